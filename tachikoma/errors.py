@@ -1,0 +1,13 @@
+"""Exceptions that carry a one-line, user-facing reason."""
+
+
+class TachikomaError(Exception):
+    """A failure the user can act on; its message is one line that says how."""
+
+
+class EmbedderError(TachikomaError):
+    """The embedder cannot run (server unreachable, model missing, weights corrupt)."""
+
+
+class EmbedderMismatch(TachikomaError):
+    """The index was built with a different embedder than the one requested."""
