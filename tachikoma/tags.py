@@ -1,0 +1,101 @@
+"""Quality metadata: the tag vocabulary, validation and a file's tag status.
+
+Values are case-insensitive. An unknown trust or confidence value counts as
+missing for ranking and is reported as invalid; it is never silently dropped
+from the file that holds it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+TRUST_VALUES = ("owner", "self", "external", "untrusted")
+CONFIDENCE_VALUES = ("high", "medium", "low", "speculative")
+TAG_KEYS = ("trust", "confidence", "source")
+ALLOWED = {"trust": TRUST_VALUES, "confidence": CONFIDENCE_VALUES}
+
+# Status of a file's tags, as counted by `tachikoma stats`.
+TAGGED, PARTIAL, UNTAGGED, INVALID = "tagged", "partial", "untagged", "invalid"
+STATUSES = (TAGGED, PARTIAL, UNTAGGED, INVALID)
+
+
+class InvalidTagValue(ValueError):
+    """A value given by a person (CLI, web form) is not in the vocabulary."""
+
+
+def normalise_value(key: str, raw: object) -> str | None:
+    """Return the canonical value for `key`, or None when `raw` is not valid.
+
+    Trust and confidence must be one of the allowed words (any case, spaces
+    around ignored). Source is free text; an empty source is missing.
+    """
+    if raw is None or isinstance(raw, (dict, list, bool)):
+        return None
+    text = str(raw).strip()
+    if not text:
+        return None
+    if key == "source":
+        return text
+    text = text.lower()
+    return text if text in ALLOWED[key] else None
+
+
+def check_value(key: str, raw: str | None) -> str | None:
+    """Validate a value a person asked for; raise InvalidTagValue if it is not allowed."""
+    if raw is None:
+        return None
+    if key not in TAG_KEYS:
+        raise InvalidTagValue(f"unknown tag {key!r}: use one of {', '.join(TAG_KEYS)}")
+    value = normalise_value(key, raw)
+    if value is None:
+        allowed = ", ".join(ALLOWED.get(key, ("any non-empty text",)))
+        raise InvalidTagValue(f"invalid {key} {raw!r}: use one of {allowed}")
+    return value
+
+
+@dataclass(frozen=True)
+class Tags:
+    """The quality metadata of one file, validated.
+
+    `trust` and `confidence` hold canonical values or None; `invalid` maps a
+    key to the raw value that was present but not allowed.
+    """
+
+    trust: str | None = None
+    confidence: str | None = None
+    source: str | None = None
+    invalid: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_mapping(cls, mapping: dict | None) -> "Tags":
+        """Build from raw front matter or a tag-file entry (keys case-insensitive)."""
+        values: dict[str, str | None] = {}
+        invalid: dict[str, str] = {}
+        lowered = {str(k).strip().lower(): v for k, v in (mapping or {}).items()}
+        for key in TAG_KEYS:
+            raw = lowered.get(key)
+            if raw is None:
+                continue
+            value = normalise_value(key, raw)
+            if value is None:
+                if str(raw).strip():
+                    invalid[key] = str(raw)
+            else:
+                values[key] = value
+        return cls(invalid=invalid, **values)
+
+    def as_dict(self) -> dict[str, str]:
+        """The valid values that are set, in canonical key order."""
+        return {k: getattr(self, k) for k in TAG_KEYS if getattr(self, k) is not None}
+
+    @property
+    def status(self) -> str:
+        """tagged: valid trust and confidence; invalid: any unknown value;
+        partial: some tag but not both trust and confidence; else untagged."""
+        if self.invalid:
+            return INVALID
+        if self.trust and self.confidence:
+            return TAGGED
+        if self.trust or self.confidence or self.source:
+            return PARTIAL
+        return UNTAGGED
