@@ -16,7 +16,7 @@ from .errors import TachikomaError
 
 CACHE_DIR = ".cache"
 INDEX_NAME = "index.db"
-TAG_FILE = "tags.yaml"
+TAG_FILE = "tachikoma-tags.yaml"
 CONFIG_FILE = "tachikoma.toml"
 
 
