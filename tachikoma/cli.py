@@ -1,0 +1,253 @@
+"""The `tachikoma` command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import date
+from pathlib import Path
+
+from . import __version__
+from .errors import TachikomaError
+
+EPILOG = """\
+The memory folder is --memory PATH, else $TACHIKOMA_MEMORY, else ./memory.
+Settings are read from tachikoma.toml in that folder (or --config PATH).
+Ollama's address comes from $OLLAMA_HOST (default http://127.0.0.1:11434).
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tachikoma",
+        description="Index, search and tag an AI agent's file-based memory (markdown notes and JSONL transcripts).",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"tachikoma {__version__}")
+    parser.add_argument("--memory", metavar="PATH", help="the memory folder (default: $TACHIKOMA_MEMORY or ./memory)")
+    parser.add_argument("--config", metavar="PATH", help="settings file (default: <memory>/tachikoma.toml)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    p = sub.add_parser("index", help="bring the index up to date with the memory folder",
+                       description="Walk the memory folder and index new and changed files. Unchanged files cost "
+                                   "nothing; removed files leave the index. Safe to interrupt: the next run finishes.")
+    p.add_argument("--embedder", metavar="NAME", help="minilm, ollama, ollama:<model> or hash (default: the index's own; "
+                                                      "for a new index Ollama if it answers, else minilm)")
+    p.add_argument("--reembed", action="store_true", help="drop all vectors and embed everything again "
+                                                          "(needed to switch embedder)")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no warnings")
+
+    p = sub.add_parser("search", help="search the memory, best first, with score explanations",
+                       description="score = similarity × trust_weight × confidence_weight × recency "
+                                   "× duplicate_penalty (at most two chunks per file; the second × 0.8).")
+    p.add_argument("query", nargs="+", help="what to look for")
+    p.add_argument("--limit", "-n", type=int, default=10, metavar="N", help="how many results (default 10)")
+    p.add_argument("--json", action="store_true", help="print results and their explanations as JSON")
+    p.add_argument("--kind", choices=["markdown", "transcript"], help="only this kind of file")
+    p.add_argument("--trust", metavar="VALUE", help="only files with this trust (or 'missing')")
+    p.add_argument("--untagged", action="store_true", help="only files with neither trust nor confidence")
+    p.add_argument("--embedder", metavar="NAME", help="must match the index's embedder")
+
+    p = sub.add_parser("tag", help="tag groups of files (default: untagged transcripts → tachikoma/self/medium)",
+                       description="With no selector and no values, gives every transcript without tags "
+                                   "source: tachikoma, trust: self, confidence: medium. Markdown is never tagged by "
+                                   "default. Existing values are kept unless --overwrite. Markdown gets front "
+                                   "matter; transcripts get entries in tachikoma-tags.yaml. In a git repository "
+                                   "the change is committed.")
+    p.add_argument("--kind", choices=["markdown", "transcript"], help="select files of this kind")
+    p.add_argument("--path", metavar="PATTERN", help="select a folder ('2026-03/') or a glob ('**/*meeting*.md')")
+    p.add_argument("--untagged", action="store_true", help="select only files with no tags at all")
+    p.add_argument("--since", type=date.fromisoformat, metavar="YYYY-MM-DD", help="select files modified on or after")
+    p.add_argument("--until", type=date.fromisoformat, metavar="YYYY-MM-DD", help="select files modified on or before")
+    p.add_argument("--all", action="store_true", help="select every file (needed to tag without another selector)")
+    p.add_argument("--trust", help="owner, self, external or untrusted")
+    p.add_argument("--confidence", help="high, medium, low or speculative")
+    p.add_argument("--source", help="free text: where the memory came from")
+    p.add_argument("--overwrite", action="store_true", help="replace values that are already set")
+    p.add_argument("--dry-run", "-n", action="store_true", help="show every change and write nothing")
+    p.add_argument("--no-commit", action="store_true", help="do not commit the change to git")
+    p.add_argument("--json", action="store_true", help="print the changes as JSON")
+
+    p = sub.add_parser("stats", help="tag coverage: tagged, partly tagged, untagged and invalid files",
+                       description="Counts come from the files themselves (the source of truth).")
+    p.add_argument("--json", action="store_true", help="print as JSON")
+
+    p = sub.add_parser("serve", help="start the web dashboard",
+                       description="Serve the dashboard. Binds to 127.0.0.1 unless told otherwise; it can "
+                                   "rewrite memory files, so think twice before exposing it.")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=5000, help="port (default 5000)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except TachikomaError as exc:
+        print(f"tachikoma: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("tachikoma: interrupted; the index stays usable and the next run finishes the work", file=sys.stderr)
+        return 130
+
+
+def _root(args) -> Path:
+    from .memory import resolve_root
+
+    return resolve_root(args.memory)
+
+
+def _config(args, root: Path):
+    from .config import load_config
+
+    return load_config(root, args.config)
+
+
+def cmd_index(args) -> int:
+    from . import indexer
+
+    root = _root(args)
+    config = _config(args, root)
+    show = not args.quiet and not args.json and sys.stderr.isatty()
+    progress, close = indexer.tqdm_progress() if show else (None, lambda: None)
+    warn = None if args.quiet or args.json else (lambda m: print(f"warning: {m}", file=sys.stderr))
+    try:
+        summary = indexer.run(root, config, embedder_name=args.embedder, reembed=args.reembed,
+                              progress=progress, warn=warn)
+    finally:
+        close()
+    if args.json:
+        print(json.dumps(summary.as_dict(), indent=2))
+    else:
+        print(summary.line())
+    return 0
+
+
+def cmd_search(args) -> int:
+    from .search import Filters, Searcher
+    from .tags import TRUST_VALUES
+
+    if args.limit < 1:
+        raise TachikomaError("--limit must be at least 1")
+    if args.trust and args.trust.lower() not in (*TRUST_VALUES, "missing"):
+        raise TachikomaError(f"--trust must be one of {', '.join(TRUST_VALUES)} or missing")
+    root = _root(args)
+    searcher = Searcher(root, _config(args, root), embedder_name=args.embedder)
+    try:
+        filters = Filters(kind=args.kind, trust=args.trust.lower() if args.trust else None, untagged=args.untagged)
+        answer = searcher.search(" ".join(args.query), args.limit, filters)
+    finally:
+        searcher.close()
+    if args.json:
+        print(json.dumps(answer, indent=2, ensure_ascii=False))
+        return 0
+    if not answer["results"]:
+        print("no results")
+    for n, r in enumerate(answer["results"], 1):
+        f = r["factors"]
+        print(f"{n:2}. {r['score']:.3f}  {r['path']}:{r['lines'][0]}-{r['lines'][1]}")
+        print(f"    = {f['similarity']:.3f} similarity × {f['trust_weight']:.2f} trust ({f['trust'] or 'untagged'})"
+              f" × {f['confidence_weight']:.2f} confidence ({f['confidence'] or 'untagged'})"
+              f" × {f['recency']:.2f} recency ({f['age_days']:.0f} days, {f['date_source']})"
+              + (f" × {f['duplicate_penalty']:.2f} second chunk of file" if f["duplicate_penalty"] < 1 else ""))
+        snippet = " ".join(r["text"].split())
+        print(f"    {snippet[:160]}{'…' if len(snippet) > 160 else ''}")
+    return 0
+
+
+def cmd_tag(args) -> int:
+    from . import tagging
+    from .tags import InvalidTagValue
+
+    root = _root(args)
+    values = {k: getattr(args, k) for k in ("trust", "confidence", "source") if getattr(args, k)}
+    has_selector = args.kind or args.path or args.untagged or args.since or args.until or args.all
+    try:
+        if not values and not has_selector:
+            plan = tagging.default_plan(root)
+        elif not values:
+            raise TachikomaError("say what to set: --trust, --confidence and/or --source")
+        elif not has_selector:
+            raise TachikomaError("say which files: --kind, --path, --untagged, --since/--until, or --all")
+        else:
+            selector = tagging.Selector(kind=args.kind, pattern=args.path, untagged_only=args.untagged,
+                                        modified_after=args.since, modified_before=args.until)
+            plan = tagging.plan(root, values, selector, overwrite=args.overwrite)
+    except InvalidTagValue as exc:
+        raise TachikomaError(str(exc)) from None
+    applied = None
+    if not args.dry_run and plan.changes:
+        applied = tagging.apply(root, plan, commit=not args.no_commit)
+        _refresh_index(root, args)
+    if args.json:
+        print(json.dumps(_plan_json(plan, applied, args.dry_run), indent=2, ensure_ascii=False))
+        return 0
+    for change in plan.changes:
+        before = ", ".join(f"{k}={v}" for k, v in change.before.items()) or "no tags"
+        after = ", ".join(f"{k}={v}" for k, v in change.after.items())
+        print(f"{change.path}: {before} → {after}")
+    for path, reason in plan.skipped:
+        print(f"skipped {path}: {reason}", file=sys.stderr)
+    if not plan.changes:
+        print("nothing to tag")
+    elif args.dry_run:
+        print(f"dry run: {len(plan.changes)} file(s) would change; nothing written")
+    else:
+        commit = f", committed {applied.commit[:10]}" if applied and applied.commit else ""
+        print(f"tagged {len(applied.changes)} file(s){commit}")
+    return 0
+
+
+def _plan_json(plan, applied, dry_run: bool) -> dict:
+    changes = applied.changes if applied else plan.changes
+    return {"dry_run": dry_run,
+            "changes": [{"path": c.path, "kind": c.kind, "before": c.before, "after": c.after} for c in changes],
+            "skipped": [{"path": p, "reason": r} for p, r in plan.skipped],
+            "commit": applied.commit if applied else None}
+
+
+def _refresh_index(root: Path, args) -> None:
+    """Carry new tags into an existing index (no re-embedding: chunk texts are unchanged)."""
+    from . import indexer, memory
+
+    if not memory.index_path(root).exists():
+        return
+    try:
+        indexer.run(root, _config(args, root))
+    except TachikomaError as exc:
+        print(f"warning: tags written, but the index was not refreshed ({exc}); run `tachikoma index`",
+              file=sys.stderr)
+
+
+def cmd_stats(args) -> int:
+    from . import stats
+
+    root = _root(args)
+    report = stats.report(root)
+    if args.json:
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+        return 0
+    print(stats.format_text(report))
+    return 0
+
+
+def cmd_serve(args) -> int:
+    root = _root(args)
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"warning: serving on {args.host}: anyone who can reach this address can read and retag "
+              "your memory", file=sys.stderr)
+    try:
+        from app import create_app
+    except ImportError as exc:
+        raise TachikomaError(f"the dashboard is not available ({exc})") from None
+    app = create_app(memory=root, config=args.config, host=args.host, port=args.port)
+    app.run(host=args.host, port=args.port, threaded=True)
+    return 0
+
+
+COMMANDS = {"index": cmd_index, "search": cmd_search, "tag": cmd_tag, "stats": cmd_stats, "serve": cmd_serve}
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,293 @@
+"""Bring the index up to date with the memory folder.
+
+files → read → chunk → embed → store. A file whose size and mtime are
+unchanged is not even read; one whose content hash is unchanged is not
+re-chunked; a chunk whose text hash is already in the index is not
+re-embedded. Work is committed in small batches, so an interrupted run
+leaves a usable index and the next run picks up where it stopped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+from filelock import FileLock, Timeout
+
+from . import gitutil, memory, tagfile
+from .chunking import chunk_document
+from .config import Config, load_config
+from .documents import TRANSCRIPT
+from .embedders import choose
+from .embedders.base import Embedder
+from .errors import TachikomaError
+from .reader import read_document
+from .store import Store
+
+Warn = Callable[[str], None]
+# Called as progress(done, total, note) while chunks are embedded.
+Progress = Callable[[int, int, str], None]
+
+BATCH_CHUNKS = 64
+
+
+@dataclass
+class Summary:
+    added: int = 0
+    changed: int = 0
+    removed: int = 0
+    unchanged: int = 0
+    skipped: int = 0
+    retagged: int = 0
+    chunks_embedded: int = 0
+    chunks_reused: int = 0
+    files: int = 0
+    chunks: int = 0
+    embedder: str = ""
+    seconds: float = 0.0
+    warnings: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+    def line(self) -> str:
+        return (f"{self.added} added, {self.changed} changed, {self.removed} removed, "
+                f"{self.skipped} skipped, {self.unchanged} unchanged; {self.chunks_embedded} chunks embedded "
+                f"({self.chunks_reused} reused) in {self.seconds:.1f} s; index holds {self.files} files, "
+                f"{self.chunks} chunks ({self.embedder})")
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+@dataclass
+class Plan:
+    """What a run has to do, found by comparing the folder with the index."""
+
+    todo: list[tuple[memory.MemoryFile, str, str]]  # (file, "added"|"changed", sha256)
+    touched: list[tuple[memory.MemoryFile, str]]  # same content, new stat: (file, sha256)
+    removed: list[str]
+    unchanged: list[memory.MemoryFile]
+
+
+def plan_run(root: Path, store: Store, warn: Warn | None = None) -> Plan:
+    known = store.files()
+    plan = Plan([], [], [], [])
+    seen = set()
+    for f in memory.walk(root, warn):
+        seen.add(f.path)
+        row = known.get(f.path)
+        if row and row.size == f.size and row.mtime_ns == f.mtime_ns:
+            plan.unchanged.append(f)
+            continue
+        try:
+            sha = file_sha256(f.abspath)
+        except OSError as exc:
+            if warn:
+                warn(f"{f.path}: cannot read ({exc.strerror}), skipped")
+            continue
+        if row and row.sha256 == sha:
+            plan.touched.append((f, sha))
+        else:
+            plan.todo.append((f, "changed" if row else "added", sha))
+    plan.removed = sorted(set(known) - seen)
+    return plan
+
+
+def pending_changes(root: Path, store: Store) -> int:
+    """How many files were added, changed or removed since the last index run."""
+    plan = plan_run(root, store)
+    return len(plan.todo) + len(plan.removed)
+
+
+def run(
+    root: Path,
+    config: Config | None = None,
+    embedder_name: str | None = None,
+    reembed: bool = False,
+    progress: Progress | None = None,
+    warn: Warn | None = None,
+    embedder: Embedder | None = None,
+) -> Summary:
+    """Index `root` incrementally and return what was done."""
+    config = config or load_config(root)
+    summary = Summary()
+    started = time.perf_counter()
+
+    def note(message: str) -> None:
+        summary.warnings.append(message)
+        if warn:
+            warn(message)
+
+    cache = memory.cache_dir(root)
+    lock = FileLock(str(cache / "index.lock"))
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        raise TachikomaError("another `tachikoma index` is running on this memory; wait for it to finish") from None
+    store = Store(memory.index_path(root))
+    try:
+        requested = embedder_name or (None if config.embedder == "auto" else config.embedder)
+        if reembed:
+            current = store.embedder
+            if embedder is None:
+                embedder = choose(requested, None) if requested else choose(None, current[0] if current else None)
+            with store.db:
+                store.clear()
+                store.set_meta("embedder", embedder.name)
+                store.set_meta("dim", str(embedder.dim))
+                store.bump_generation()
+        elif embedder is None:
+            current = store.embedder
+            embedder = choose(requested, current[0] if current else None)
+        if store.embedder is None:
+            with store.db:
+                store.set_meta("embedder", embedder.name)
+                store.set_meta("dim", str(embedder.dim))
+        summary.embedder = embedder.name
+
+        tags = tagfile.load(root)
+        for message in tags.warnings:
+            note(message)
+        git_times = gitutil.last_commit_times(root)
+        dirty = gitutil.dirty_paths(root) if git_times else set()
+
+        plan = plan_run(root, store, note)
+        summary.unchanged = len(plan.unchanged) + len(plan.touched)
+        with store.db:
+            for path in plan.removed:
+                store.delete_file(path)
+            for f, _sha in plan.touched:
+                store.update_file(f.path, size=f.size, mtime_ns=f.mtime_ns)
+            summary.removed = len(plan.removed)
+            summary.retagged = _refresh_metadata(store, tags, git_times, dirty)
+            if plan.removed:
+                store.bump_generation()
+
+        _index_files(root, store, embedder, plan.todo, tags, git_times, dirty, config, summary, progress, note)
+        with store.db:
+            store.set_meta("last_indexed_at", f"{time.time():.3f}")
+        summary.files, summary.chunks = store.counts()
+    finally:
+        store.close()
+        lock.release()
+    summary.seconds = time.perf_counter() - started
+    return summary
+
+
+def _file_info(f: memory.MemoryFile, sha: str, tags, git_times, dirty) -> dict:
+    return {
+        "path": f.path, "kind": f.kind, "sha256": sha, "size": f.size, "mtime_ns": f.mtime_ns,
+        "git_date": None if f.path in dirty else _ts(git_times.get(f.path)),
+        "trust": tags.trust, "confidence": tags.confidence, "source": tags.source,
+        "invalid": tags.invalid,
+    }
+
+
+def _ts(when) -> float | None:
+    return when.timestamp() if when is not None else None
+
+
+def _refresh_metadata(store: Store, tags, git_times, dirty) -> int:
+    """Update tags held outside the file (tag file) and git dates of indexed files."""
+    changed = 0
+    for path, row in store.files().items():
+        updates = {}
+        git_date = None if path in dirty else _ts(git_times.get(path))
+        if git_date != row.git_date:
+            updates["git_date"] = git_date
+        if row.kind == TRANSCRIPT:
+            t = tags.tags_for(path)
+            wanted = {"trust": t.trust, "confidence": t.confidence, "source": t.source, "invalid": t.invalid}
+            current = {"trust": row.trust, "confidence": row.confidence, "source": row.source, "invalid": row.invalid}
+            if wanted != current:
+                updates.update(wanted)
+                changed += 1
+        if updates:
+            store.update_file(path, **updates)
+    if changed:
+        store.bump_generation()
+    return changed
+
+
+def _index_files(root, store, embedder, todo, tags, git_times, dirty, config, summary, progress, note) -> None:
+    """Read, chunk and embed changed files, committing every few dozen chunks."""
+    prepared = []  # (info, chunks)
+    pending_chunks = 0
+    total_files = len(todo)
+
+    def flush() -> None:
+        nonlocal prepared, pending_chunks
+        if not prepared:
+            return
+        wanted = [c.hash for _, chunks in prepared for c in chunks]
+        known = store.vectors_by_hash(wanted)
+        missing = sorted({h: None for h in wanted if h not in known})
+        texts = {c.hash: c.text for _, chunks in prepared for c in chunks}
+        if missing:
+            vectors = embedder.embed_documents([texts[h] for h in missing])
+            vectors = np.asarray(vectors, dtype=np.float32)
+            for h, vec in zip(missing, vectors):
+                known[h] = vec.tobytes()
+        summary.chunks_embedded += len(missing)
+        summary.chunks_reused += len(wanted) - len(missing)
+        with store.db:
+            for info, chunks in prepared:
+                rows = [(c.index, c.line_start, c.line_end, c.text, c.hash, known[c.hash]) for c in chunks]
+                store.replace_file(info, rows)
+            store.bump_generation()
+        prepared, pending_chunks = [], 0
+
+    for done, (f, status, sha) in enumerate(todo, 1):
+        doc = read_document(root, f.path, f.kind, max_bytes=config.max_file_bytes)
+        for message in doc.warnings:
+            note(message)
+        chunks = chunk_document(doc, embedder.max_words)
+        file_tags = tags.tags_for(f.path) if f.kind == TRANSCRIPT else doc.tags
+        info = _file_info(f, sha, file_tags, git_times, dirty)
+        info["fm_date"] = _ts(doc.date)
+        info["warnings"] = doc.warnings
+        if not chunks and doc.warnings:
+            summary.skipped += 1
+        elif status == "added":
+            summary.added += 1
+        else:
+            summary.changed += 1
+        prepared.append((info, chunks))
+        pending_chunks += len(chunks)
+        if pending_chunks >= BATCH_CHUNKS:
+            flush()
+        if progress:
+            progress(done, total_files, f.path)
+    flush()
+
+
+def tqdm_progress(stream=sys.stderr) -> tuple[Progress, Callable[[], None]]:
+    """A progress callback drawing a tqdm bar (files done / files to index), and its closer."""
+    from tqdm import tqdm
+
+    bar = None
+
+    def update(done: int, total: int, note: str) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = tqdm(total=total, unit="file", file=stream, dynamic_ncols=True, leave=False)
+        bar.n = done
+        bar.set_postfix_str(note[-40:], refresh=False)
+        bar.refresh()
+
+    def close() -> None:
+        if bar is not None:
+            bar.close()
+
+    return update, close

@@ -1,0 +1,191 @@
+"""Incremental indexing against a real SQLite file."""
+
+import os
+import shutil
+import sqlite3
+
+import numpy as np
+import pytest
+
+from tachikoma import indexer, memory as mem, tagging
+from tachikoma.embedders.hashing import HashingEmbedder
+from tachikoma.errors import EmbedderMismatch, TachikomaError
+from tachikoma.store import Store
+
+
+def run(root, **kw):
+    kw.setdefault("embedder_name", "hash")
+    return indexer.run(root, **kw)
+
+
+def index_rows(root):
+    with Store(mem.index_path(root)) as store:
+        files = store.files()
+        chunks = store.db.execute("SELECT f.path, c.idx, c.text, c.hash FROM chunks c JOIN files f ON f.id = c.file_id"
+                                  " ORDER BY f.path, c.idx").fetchall()
+    return files, chunks
+
+
+class CountingEmbedder(HashingEmbedder):
+    """The hashing embedder, counting what it is asked to embed."""
+
+    def __init__(self, fail_after: int | None = None):
+        super().__init__(512)
+        self.embedded: list[str] = []
+        self.fail_after = fail_after
+
+    def embed_documents(self, texts, progress=None):
+        if self.fail_after is not None and len(self.embedded) >= self.fail_after:
+            raise KeyboardInterrupt
+        self.embedded.extend(texts)
+        return super().embed_documents(texts, progress)
+
+
+def test_first_run_indexes_every_file_and_warns_about_bad_lines(memory):
+    summary = run(memory)
+    assert summary.added == len(mem.walk(memory)) == 11
+    assert summary.chunks_embedded > 0 and summary.chunks == summary.chunks_embedded
+    assert any("design-chat.jsonl:6" in w for w in summary.warnings), summary.warnings
+    db = sqlite3.connect(mem.index_path(memory))
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert db.execute("SELECT value FROM meta WHERE key='embedder'").fetchone()[0] == "hash:512"
+    blob, = db.execute("SELECT vector FROM chunks LIMIT 1").fetchone()
+    assert len(blob) == 512 * 4  # float32
+    assert (memory / ".cache" / ".gitignore").read_text().strip().endswith("*")
+
+
+def test_unchanged_run_embeds_nothing_and_touch_does_not_reembed(memory):
+    run(memory)
+    os.utime(memory / "martin.md", (1, 1))  # new mtime, same content (as after a git clone)
+    embedder = CountingEmbedder()
+    summary = indexer.run(memory, embedder=embedder)
+    assert embedder.embedded == []
+    assert (summary.added, summary.changed, summary.removed) == (0, 0, 0)
+    assert summary.unchanged == 11
+
+
+def test_edit_one_section_reembeds_only_that_chunk(memory):
+    note = memory / "long.md"
+    sections = [f"## Section {i}\n\n" + " ".join(f"word{i}x{j}" for j in range(150)) + "\n" for i in range(5)]
+    note.write_text("# Long note\n\n" + "\n".join(sections))
+    run(memory)
+    before = {c[2] for c in index_rows(memory)[1] if c[0] == "long.md"}
+    assert len(before) >= 5
+    note.write_text(note.read_text().replace("word2x10 ", "changed "))
+    embedder = CountingEmbedder()
+    summary = indexer.run(memory, embedder=embedder)
+    assert summary.changed == 1
+    assert 1 <= len(embedder.embedded) <= 2, "only the chunks of the edited section"
+    assert all("changed" in t for t in embedder.embedded)
+
+
+def test_removed_file_leaves_the_index(memory):
+    run(memory)
+    (memory / "rumours.md").unlink()
+    summary = run(memory)
+    assert summary.removed == 1
+    files, chunks = index_rows(memory)
+    assert "rumours.md" not in files and all(c[0] != "rumours.md" for c in chunks)
+
+
+def test_interrupted_run_leaves_a_usable_index_and_the_next_run_finishes(memory):
+    for i in range(40):  # enough chunks for several batches
+        (memory / f"bulk-{i:02}.md").write_text(f"# Note {i}\n\n" + " ".join(f"t{i}w{j}" for j in range(500)))
+    embedder = CountingEmbedder(fail_after=indexer.BATCH_CHUNKS)
+    with pytest.raises(KeyboardInterrupt):
+        indexer.run(memory, embedder=embedder)
+    files, _ = index_rows(memory)
+    assert 0 < len(files) < 51, "the first batch was committed"
+    summary = run(memory)
+    assert summary.added == 51 - len(files)
+    assert index_rows(memory)[0].keys() == {f.path for f in mem.walk(memory)}
+
+
+def test_other_embedder_is_a_clear_error_naming_the_reembed_command(memory):
+    run(memory)
+    with pytest.raises(EmbedderMismatch, match="tachikoma index --reembed --embedder hash:64"):
+        indexer.run(memory, embedder_name="hash:64")
+    summary = indexer.run(memory, embedder_name="hash:64", reembed=True)
+    assert summary.embedder == "hash:64" and summary.chunks_embedded == summary.chunks
+    with Store(mem.index_path(memory)) as store:
+        dims = {len(v) for (v,) in store.db.execute("SELECT vector FROM chunks")}
+    assert dims == {64 * 4}, "vectors of two models are never mixed"
+
+
+def test_second_concurrent_run_is_refused(memory):
+    from filelock import FileLock
+
+    lock = FileLock(str(mem.cache_dir(memory) / "index.lock"))
+    with lock:
+        with pytest.raises(TachikomaError, match="another"):
+            run(memory)
+
+
+def test_symlink_out_of_the_root_is_skipped_with_a_warning(memory, tmp_path):
+    secret = tmp_path / "secret.md"
+    secret.write_text("# Secret\n\nthe launch code is 0000")
+    (memory / "leak.md").symlink_to(secret)
+    summary = run(memory)
+    assert any("leak.md" in w and "outside" in w for w in summary.warnings)
+    _, chunks = index_rows(memory)
+    assert not any("launch code" in c[2] for c in chunks)
+
+
+def test_git_dates_and_dirty_files(git_memory):
+    run(git_memory)
+    files, _ = index_rows(git_memory)
+    meeting = files["2026-03-22/meeting-notes.md"]
+    assert meeting.fm_date is None and meeting.git_date == pytest.approx(1780315200)  # 2026-06-01 12:00 UTC
+    (git_memory / "2026-03-22/meeting-notes.md").write_text("# Edited, not committed\n")
+    run(git_memory)
+    files, _ = index_rows(git_memory)
+    assert files["2026-03-22/meeting-notes.md"].git_date is None, "an uncommitted edit is dated by mtime"
+
+
+def test_tags_survive_deleting_the_index(git_memory):
+    tagging.apply(git_memory, tagging.default_plan(git_memory))
+    run(git_memory)
+    files_before, chunks_before = index_rows(git_memory)
+    tags_before = {p: (r.trust, r.confidence, r.source, r.invalid) for p, r in files_before.items()}
+    assert tags_before["2026-03-22/session-abc.jsonl"] == ("self", "medium", "tachikoma", {})
+    shutil.rmtree(git_memory / ".cache")
+    run(git_memory)
+    files_after, chunks_after = index_rows(git_memory)
+    assert {p: (r.trust, r.confidence, r.source, r.invalid) for p, r in files_after.items()} == tags_before
+    assert chunks_after == chunks_before
+
+
+def test_tag_file_edit_reaches_the_index_without_reembedding(memory):
+    run(memory)
+    tags = memory / "tachikoma-tags.yaml"
+    tags.write_text(tags.read_text() + "2026-05-10/design-chat.jsonl:\n  trust: external\n")
+    embedder = CountingEmbedder()
+    summary = indexer.run(memory, embedder=embedder)
+    assert summary.retagged == 1 and embedder.embedded == []
+    assert index_rows(memory)[0]["2026-05-10/design-chat.jsonl"].trust == "external"
+
+
+def test_binary_and_oversized_files_are_skipped_not_fatal(memory):
+    (memory / "blob.md").write_bytes(b"\x00\x01\x02" * 100)
+    (memory / "huge.md").write_text("x " * 3_000_000)
+    summary = run(memory)
+    assert summary.skipped == 2
+    assert any("blob.md" in w for w in summary.warnings) and any("huge.md" in w for w in summary.warnings)
+    assert summary.files == 13
+
+
+def test_pending_changes_counts_files_changed_since_last_run(memory):
+    run(memory)
+    (memory / "new.md").write_text("# New\n")
+    (memory / "martin.md").write_text("# Changed\n")
+    (memory / "rumours.md").unlink()
+    with Store(mem.index_path(memory)) as store:
+        assert indexer.pending_changes(memory, store) == 3
+
+
+def test_vectors_are_unit_float32(memory):
+    run(memory)
+    with Store(mem.index_path(memory)) as store:
+        _, _, matrix = store.load_matrix(512)
+    assert matrix.dtype == np.float32
+    assert np.allclose(np.linalg.norm(matrix, axis=1), 1.0, atol=1e-5)
