@@ -114,3 +114,56 @@ def set_keys(text: str, values: dict[str, str]) -> str:
         if str(check.meta.get(key)) != value:
             raise ValueError(f"could not update front matter safely: {key} reads back differently")
     return result
+
+
+def remove_keys(text: str, keys, drop_empty_block: bool = False) -> str:
+    """Return `text` without the top-level front matter `keys` (matched case-insensitively).
+
+    Only the lines of those keys (and indented lines continuing their value)
+    are removed; the body is copied verbatim. A file without front matter is
+    returned unchanged. When `drop_empty_block` is true and nothing is left
+    between the fences, the whole block goes, so a block that tachikoma added
+    disappears again; otherwise an empty ``---``/``---`` block stays. Raises
+    ValueError when the existing front matter is malformed.
+    """
+    wanted = {str(key).lower() for key in keys}
+    fm = split(text)
+    if fm.error:
+        raise ValueError(fm.error)
+    if not fm.block:
+        return text
+    # Split on "\n" only: str.splitlines would also split at \r, U+2028 and others.
+    lines = re.findall(r"[^\n]*\n|[^\n]+", fm.block)
+    opening, body_lines, closing = lines[0], lines[1:-1], lines[-1]
+    kept: list[str] = []
+    dropping = False
+    blanks: list[str] = []  # blank lines met while dropping: inside the value only if indented lines follow
+    for line in body_lines:
+        if dropping:
+            if not line.strip():
+                blanks.append(line)
+                continue
+            if line[:1] in (" ", "\t"):
+                blanks = []
+                continue
+            kept.extend(blanks)
+            blanks = []
+        dropping = False
+        match = re.match(r"^([A-Za-z_][\w-]*)[ \t]*:", line)
+        if match and match.group(1).lower() in wanted:
+            dropping = True
+            continue
+        kept.append(line)
+    kept.extend(blanks)
+    expected_body = fm.body
+    if drop_empty_block and not kept:
+        bom = "\ufeff" if opening.startswith("\ufeff") else ""
+        result = expected_body = bom + fm.body
+    else:
+        result = opening + "".join(kept) + closing + fm.body
+    check = split(result)
+    if check.error or check.body != expected_body:
+        raise ValueError(f"could not update front matter safely: {check.error or 'body changed'}")
+    if any(str(k).lower() in wanted for k in check.meta):
+        raise ValueError("could not update front matter safely: a key is still present")
+    return result

@@ -1,0 +1,70 @@
+"""Replace a file's contents atomically: readers see the old file or the new one, never half.
+
+The new contents go to a hidden temporary file in the same folder, which is
+flushed and fsynced, given the permission bits of the file it replaces, and
+then renamed over it with ``os.replace``; the folder is fsynced so the rename
+survives a crash. On any failure the temporary file is removed and the
+original is left untouched.
+
+Text is encoded as given: line endings are never translated (``newline=""``
+semantics), so ``\\r\\n`` stays ``\\r\\n`` and a missing final newline stays
+missing. When `path` is a symlink, the file it points to is replaced and the
+link is kept.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import stat
+from pathlib import Path
+
+__all__ = ["atomic_write_bytes", "atomic_write_text"]
+
+
+def atomic_write_text(path: str | os.PathLike, text: str, encoding: str = "utf-8") -> None:
+    """Write `text` to `path` atomically, without translating line endings."""
+    atomic_write_bytes(path, text.encode(encoding))
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
+    """Write `data` to `path` atomically (see the module docstring)."""
+    target = Path(os.path.realpath(path))
+    folder = target.parent
+    try:
+        mode = stat.S_IMODE(os.stat(target).st_mode)
+    except FileNotFoundError:
+        mode = None
+    # A hidden name, so a memory walk running at the same time never sees it.
+    temp = folder / f".{target.name}.{secrets.token_hex(6)}.tmp"
+    # 0o666 is filtered by the umask, as for any newly created file.
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+            if mode is not None:
+                os.chmod(temp, mode)
+        os.replace(temp, target)
+    except BaseException:
+        try:
+            os.unlink(temp)
+        except FileNotFoundError:
+            pass
+        raise
+    _fsync_dir(folder)
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make the rename durable. Not possible on every platform (Windows): ignored there."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

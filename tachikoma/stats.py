@@ -1,0 +1,134 @@
+"""Tag coverage, counted over the memory files themselves (not the index).
+
+Markdown tags come from front matter (only the head of each note is read,
+up to the closing fence); transcript tags come from the tag file (the
+transcripts themselves are not opened). A note whose front matter is
+malformed counts as untagged and is listed under "problems".
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import tagfile
+from .documents import KINDS, MARKDOWN
+from .memory import TAG_FILE, walk
+from .tagging import read_front_matter
+from .tags import CONFIDENCE_VALUES, STATUSES, TRUST_VALUES, Tags
+
+
+def _bucket() -> dict:
+    return {"files": 0, **{status: 0 for status in STATUSES}}
+
+
+def _finish(bucket: dict) -> dict:
+    files = bucket["files"]
+    bucket["percent"] = {
+        status: (round(100.0 * bucket[status] / files, 1) if files else 0.0) for status in STATUSES
+    }
+    return bucket
+
+
+def coverage(root: Path) -> dict:
+    """Counts of tagged / partial / untagged / invalid files, overall and by kind and folder.
+
+    Shape::
+
+        {"files", "tagged", "partial", "untagged", "invalid",
+         "percent": {"tagged", "partial", "untagged", "invalid"},   # of files, 1 decimal
+         "by_kind": {"markdown": {...same counts and percent...}, "transcript": {...}},
+         "by_folder": {"<top-level folder, or '.' for files at the root>": {...}},
+         "trust": {"owner", "self", "external", "untrusted", "missing"},
+         "confidence": {"high", "medium", "low", "speculative", "missing"},
+         "invalid_values": [{"path", "key", "value"}],
+         "problems": [{"path", "reason"}]}
+
+    An invalid value counts as missing in "trust" / "confidence". Raises
+    TagFileError when the tag file is malformed.
+    """
+    root = Path(root).resolve()
+    problems: list[dict] = []
+    tags_file = tagfile.load(root)
+    for warning in tags_file.warnings:
+        problems.append({"path": TAG_FILE, "reason": warning})
+    for stale in tags_file.stale():
+        problems.append({"path": TAG_FILE, "reason": f"{TAG_FILE}:{tags_file.lines.get(stale, '?')}: "
+                                                    f"entry for {stale}, which does not exist (kept)"})
+
+    def walk_warning(message: str) -> None:
+        path, _, reason = message.partition(": ")
+        problems.append({"path": path, "reason": reason or message})
+
+    total = _bucket()
+    by_kind = {kind: _bucket() for kind in KINDS}
+    by_folder: dict[str, dict] = {}
+    trust = {**{value: 0 for value in TRUST_VALUES}, "missing": 0}
+    confidence = {**{value: 0 for value in CONFIDENCE_VALUES}, "missing": 0}
+    invalid_values: list[dict] = []
+
+    for item in walk(root, warn=walk_warning):
+        if item.kind == MARKDOWN:
+            tags = Tags()
+            try:
+                fm = read_front_matter(item.abspath)
+            except UnicodeDecodeError:
+                problems.append({"path": item.path, "reason": "front matter is not UTF-8 text"})
+            except OSError as exc:
+                problems.append({"path": item.path, "reason": f"cannot read ({exc.strerror})"})
+            else:
+                if fm.error:
+                    problems.append({"path": item.path, "reason": fm.error})
+                else:
+                    tags = Tags.from_mapping(fm.meta)
+        else:
+            tags = tags_file.tags_for(item.path)
+        status = tags.status
+        folder = item.path.split("/", 1)[0] if "/" in item.path else "."
+        for bucket in (total, by_kind[item.kind], by_folder.setdefault(folder, _bucket())):
+            bucket["files"] += 1
+            bucket[status] += 1
+        trust[tags.trust or "missing"] += 1
+        confidence[tags.confidence or "missing"] += 1
+        for key, value in sorted(tags.invalid.items()):
+            invalid_values.append({"path": item.path, "key": key, "value": value})
+
+    result = _finish(total)
+    result["by_kind"] = {kind: _finish(bucket) for kind, bucket in by_kind.items()}
+    result["by_folder"] = {folder: _finish(by_folder[folder]) for folder in sorted(by_folder)}
+    result["trust"] = trust
+    result["confidence"] = confidence
+    result["invalid_values"] = invalid_values
+    result["problems"] = problems
+    return result
+
+
+#: The same as `coverage` (the name the command line uses).
+report = coverage
+
+
+def _line(bucket: dict) -> str:
+    p = bucket["percent"]
+    return (f"{bucket['files']} files: {bucket['tagged']} tagged ({p['tagged']}%), "
+            f"{bucket['partial']} partial ({p['partial']}%), {bucket['untagged']} untagged ({p['untagged']}%), "
+            f"{bucket['invalid']} invalid ({p['invalid']}%)")
+
+
+def format_text(result: dict) -> str:
+    """A plain-text rendering of a `coverage` result, for people."""
+    out = [_line(result)]
+    for kind, bucket in result["by_kind"].items():
+        out.append(f"  {kind:<11} {_line(bucket)}")
+    if result["by_folder"]:
+        out.append("by folder:")
+        width = max(len(folder) for folder in result["by_folder"])
+        for folder, bucket in result["by_folder"].items():
+            out.append(f"  {folder:<{width}}  {_line(bucket)}")
+    for key in ("trust", "confidence"):
+        out.append(f"{key}: " + ", ".join(f"{value} {n}" for value, n in result[key].items()))
+    if result["invalid_values"]:
+        out.append("invalid values (count as missing; fix or retag with --overwrite):")
+        out.extend(f"  {item['path']}: {item['key']} {item['value']!r}" for item in result["invalid_values"])
+    if result.get("problems"):
+        out.append("problems:")
+        out.extend(f"  {item['path']}: {item['reason']}" for item in result["problems"])
+    return "\n".join(out)

@@ -1,0 +1,246 @@
+"""The tag file: quality tags for files that cannot carry front matter.
+
+Markdown notes keep their ``trust``, ``confidence`` and ``source`` in YAML
+front matter. Session transcripts (``*.jsonl``) cannot, so their tags live
+in one file at the top of the memory folder, ``tachikoma-tags.yaml``. It is
+meant to be committed to git next to the files it describes, and it may be
+edited by hand. The search index only ever holds a copy of these tags.
+
+Format
+------
+
+A YAML mapping. Each key is the path of a file relative to the memory
+folder, written with forward slashes (``/``) on every platform. Each value is
+a mapping of tag keys to values::
+
+    # tachikoma tag file — tags for files that cannot carry front matter.
+    2026-03-22/session-abc.jsonl:
+      trust: self
+      confidence: medium
+      source: tachikoma
+    "notes from the field/2026-04-01 call.jsonl":
+      trust: external
+
+- ``trust``: ``owner``, ``self``, ``external`` or ``untrusted``.
+- ``confidence``: ``high``, ``medium``, ``low`` or ``speculative``.
+- ``source``: any text (where the content came from).
+
+Tag keys and values are case-insensitive. A key may be left out; an unknown
+value counts as missing when ranking and is reported by ``tachikoma stats``.
+Quote a path that contains ``: `` or starts with a special character; tachikoma
+quotes such paths itself when it writes the file.
+
+Rules:
+
+- A file that is not valid YAML, or whose top level is not a mapping, is an
+  error naming the line: tachikoma refuses to use it (or write over it) until
+  it is fixed, because treating it as empty would erase every tag on the next
+  write.
+- Entries for markdown files are ignored with a warning: front matter is
+  where a note's tags live.
+- Entries for files that no longer exist are kept (the file may come back)
+  and are listed as stale.
+- Entries that are not a mapping, and keys other than the three tags, are
+  reported as warnings and kept as they are.
+- When tachikoma writes the file it starts it with a fixed comment, sorts the
+  paths, writes tags in the order trust, confidence, source and drops
+  entries left without any key. Other comments are not kept.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+import yaml
+
+from .atomic import atomic_write_text
+from .documents import SUFFIX_KIND, MARKDOWN
+from .errors import TachikomaError
+from .memory import TAG_FILE
+from .tags import TAG_KEYS, Tags
+
+HEADER = (
+    "# tachikoma tag file — tags for files that cannot carry front matter.\n"
+    "# Keys are paths relative to this folder; values map trust, confidence and source.\n"
+    "# trust: owner | self | external | untrusted\n"
+    "# confidence: high | medium | low | speculative\n"
+    "# source: free text\n"
+)
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+class TagFileError(TachikomaError):
+    """The tag file cannot be read safely."""
+
+
+@dataclass
+class TagFile:
+    """The parsed tag file of one memory folder."""
+
+    root: Path
+    #: path -> the raw mapping written for it (every mapping entry, markdown ones included).
+    entries: dict[str, dict] = field(default_factory=dict)
+    #: Entries that are not `path: mapping`, kept verbatim so a save never loses them.
+    extra: dict = field(default_factory=dict)
+    #: "tachikoma-tags.yaml:LINE: what is wrong" for each entry ignored in whole or part.
+    warnings: list[str] = field(default_factory=list)
+    #: path -> 1-based line of its entry.
+    lines: dict[str, int] = field(default_factory=dict)
+    #: Whether the file exists on disk.
+    exists: bool = False
+
+    @property
+    def path(self) -> Path:
+        return self.root / TAG_FILE
+
+    def tags_for(self, path: str) -> Tags:
+        """The tags of the file at relative POSIX `path` (empty for markdown paths)."""
+        entry = self.entries.get(path)
+        if entry is None or _is_markdown(path):
+            return Tags()
+        return Tags.from_mapping(entry)
+
+    def stale(self) -> list[str]:
+        """Paths with an entry whose file does not exist (kept, but reported)."""
+        return sorted(p for p in self.entries if not (self.root / p).is_file())
+
+    def all_entries(self) -> dict:
+        """Everything to pass to `save` to write the file back without loss."""
+        merged = dict(self.extra)
+        merged.update(self.entries)
+        return merged
+
+
+def tag_file_path(root: Path) -> Path:
+    return Path(root) / TAG_FILE
+
+
+def load(root: Path) -> TagFile:
+    """Read `<root>/tachikoma-tags.yaml`. A missing file is an empty TagFile.
+
+    Raises TagFileError naming the file and line when the YAML is malformed,
+    its top level is not a mapping, or a path appears twice.
+    """
+    root = Path(root)
+    result = TagFile(root=root)
+    path = result.path
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return result
+    except OSError as exc:
+        raise TagFileError(f"{path}: cannot read the tag file ({exc.strerror})") from exc
+    result.exists = True
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise TagFileError(f"{path}: not UTF-8 text (byte {exc.start}); fix or re-save it as UTF-8") from exc
+
+    loader = _Loader(text)
+    try:
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
+        if isinstance(data, dict) and isinstance(node, yaml.MappingNode):
+            keyed = [(loader.construct_object(k, deep=True), k.start_mark.line + 1) for k, _ in node.value]
+        else:
+            keyed = []
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise TagFileError(f"{path}: malformed YAML{where}: {problem}; fix the file before tagging") from exc
+    finally:
+        loader.dispose()
+    if data is None:
+        return result
+    if not isinstance(data, dict) or not isinstance(node, yaml.MappingNode):
+        raise TagFileError(
+            f"{path}: line 1: expected a mapping of file paths to tags, found {type(data).__name__}; "
+            "fix the file before tagging"
+        )
+
+    first_line: dict = {}
+    for key, line in keyed:
+        where = f"{TAG_FILE}:{line}"
+        try:
+            seen = first_line.get(key)
+        except TypeError:  # an unhashable key cannot be a path
+            raise TagFileError(f"{path}: line {line}: a key is not a file path; fix the file before tagging") from None
+        if seen is not None:
+            raise TagFileError(
+                f"{path}: line {line}: {key!r} is listed twice (first at line {seen}); merge the two entries"
+            )
+        first_line[key] = line
+        value = data.get(key)
+        if not isinstance(key, str) or not _is_relative_posix(key):
+            result.warnings.append(f"{where}: {key!r} is not a relative path inside the memory folder; ignored")
+            result.extra[key] = value
+            continue
+        if not isinstance(value, dict):
+            if value is None:
+                result.warnings.append(f"{where}: {key} has no tags; ignored")
+            else:
+                result.warnings.append(
+                    f"{where}: {key}: expected a mapping of tags, found {type(value).__name__}; ignored")
+            result.extra[key] = value
+            continue
+        result.entries[key] = value
+        result.lines[key] = line
+        if _is_markdown(key):
+            result.warnings.append(
+                f"{where}: {key} is a markdown file: put its tags in its front matter; entry ignored")
+            continue
+        for tag_key, tag_value in value.items():
+            name = str(tag_key).strip().lower()
+            if name not in TAG_KEYS:
+                result.warnings.append(
+                    f"{where}: {key}: unknown key {tag_key!r} (use {', '.join(TAG_KEYS)}); ignored")
+            elif isinstance(tag_value, (dict, list)):
+                result.warnings.append(f"{where}: {key}: {tag_key} must be a single value; ignored")
+    return result
+
+
+def save(root: Path, entries: dict) -> Path:
+    """Write `entries` (path -> mapping of tags) to the tag file atomically.
+
+    Paths are sorted, tag keys written trust, confidence, source first, and
+    entries with an empty mapping are dropped. Values that are not mappings
+    (see `TagFile.extra`) are written back as they are. Returns the file path.
+    """
+    data: dict = {}
+    for key in sorted(entries, key=lambda k: (not isinstance(k, str), str(k))):
+        value = entries[key]
+        if isinstance(value, dict):
+            if not value:
+                continue
+            ordered = {}
+            lowered = {str(k).strip().lower(): k for k in value}
+            for tag in TAG_KEYS:
+                if tag in lowered:
+                    ordered[lowered[tag]] = value[lowered[tag]]
+            for k, v in value.items():
+                if k not in ordered:
+                    ordered[k] = v
+            value = ordered
+        data[key] = value
+    body = ""
+    if data:
+        body = yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True,
+                         default_flow_style=False, width=10**9)
+    path = tag_file_path(root)
+    atomic_write_text(path, HEADER + body)
+    return path
+
+
+def _is_markdown(path: str) -> bool:
+    return SUFFIX_KIND.get(PurePosixPath(path).suffix.lower()) == MARKDOWN
+
+
+def _is_relative_posix(path: str) -> bool:
+    if not path or "\\" in path or "\x00" in path:
+        return False
+    pure = PurePosixPath(path)
+    return not pure.is_absolute() and all(part not in ("..", ".", "") for part in path.split("/"))

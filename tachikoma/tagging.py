@@ -1,0 +1,567 @@
+"""Bulk tagging: choose files, see what would change, write it, and take it back.
+
+`plan` never writes anything. `apply` writes a plan: markdown tags go into
+each note's front matter (only the tag lines change, the body stays byte for
+byte), transcript tags go into the tag file. It holds a lock on
+``<root>/.cache/tag.lock`` while it writes, re-reads every file first and
+skips any file whose tags changed since the plan was made, so two people (or
+processes) tagging at once never lose each other's tags. In a git repository
+the changed files are committed with a message that says what was tagged.
+`undo` puts back exactly what was there before, byte for byte when the files
+were not touched since.
+
+Markdown files are never tagged by default: `default_plan` tags only
+transcripts that have no tags at all.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import re
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime
+from pathlib import Path
+from typing import NamedTuple
+
+from filelock import FileLock, Timeout
+
+from . import gitutil, tagfile
+from .atomic import atomic_write_bytes
+from .documents import KINDS, MARKDOWN, TRANSCRIPT
+from .errors import TachikomaError
+from .frontmatter import FrontMatter, remove_keys, set_keys, split
+from .memory import TAG_FILE, PathOutsideMemory, cache_dir, safe_path, walk
+from .tags import TAG_KEYS, UNTAGGED, InvalidTagValue, Tags, check_value
+
+DEFAULTS = {"source": "tachikoma", "trust": "self", "confidence": "medium"}
+LOCK_NAME = "tag.lock"
+#: Front matter longer than this is not read to the end (reported as a problem).
+MAX_FRONT_MATTER = 1 << 20
+
+_BOM = "\ufeff"
+_OPEN_LINE = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n\Z")
+_CLOSE_LINE = re.compile(r"\A(?:---|\.\.\.)[ \t]*\r?\n?\Z")
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def read_front_matter(path: Path) -> FrontMatter:
+    """Split the front matter of the markdown file at `path`, reading only its head.
+
+    Reads lines up to the closing fence, so a long note costs one small read.
+    `body` of the result is always "" (it was not read). Raises OSError when
+    the file cannot be read and UnicodeDecodeError when the head is not UTF-8.
+    """
+    with open(path, "rb") as handle:
+        first = handle.readline(MAX_FRONT_MATTER)
+        if not _OPEN_LINE.match(first.decode("utf-8", "replace")):
+            return FrontMatter()
+        head = [first]
+        size = len(first)
+        while True:
+            line = handle.readline(MAX_FRONT_MATTER)
+            if not line:
+                break
+            head.append(line)
+            size += len(line)
+            if _CLOSE_LINE.match(line.decode("utf-8")):
+                break
+            if size > MAX_FRONT_MATTER:
+                return FrontMatter(error=f"front matter longer than {MAX_FRONT_MATTER} bytes or never closed")
+    return split(b"".join(head).decode("utf-8"))
+
+
+def current_values(mapping: dict | None) -> dict[str, str]:
+    """The raw tag values present in a front matter or tag-file mapping, as text.
+
+    Keys are lower-cased tag keys; empty values count as absent.
+    """
+    found: dict[str, str] = {}
+    for key, value in (mapping or {}).items():
+        name = str(key).strip().lower()
+        if name in TAG_KEYS and value is not None and str(value).strip():
+            found[name] = str(value)
+    return found
+
+
+# --------------------------------------------------------------------------- selecting
+
+
+@dataclass(frozen=True)
+class Selector:
+    """Which files a tagging run looks at.
+
+    - `kind`: "markdown", "transcript" or None for both.
+    - `pattern`: matched on the path relative to the memory root. With a
+      ``*``, ``?`` or ``[`` it is a glob: ``*`` matches within one folder
+      level, ``**/`` any number of folders (``**/*.jsonl`` also matches
+      ``a.jsonl`` at the top), and a glob without ``/`` matches the file name
+      in any folder. Otherwise it is a folder (``2026-03/`` or ``2026-03``)
+      or one file's path.
+    - `untagged_only`: only files with no tag at all (no valid or invalid value).
+    - `modified_after` / `modified_before`: only files whose modification date
+      (local calendar day) is strictly after / strictly before the date. A
+      file's modification time is its last commit time when it is committed
+      and unchanged since, else its file-system modification time.
+    """
+
+    kind: str | None = None
+    pattern: str | None = None
+    untagged_only: bool = False
+    modified_after: date | None = None
+    modified_before: date | None = None
+
+    def __post_init__(self):
+        if self.kind is not None and self.kind not in KINDS:
+            raise ValueError(f"unknown kind {self.kind!r}: use {' or '.join(KINDS)}")
+
+    def matches_path(self, path: str, kind: str) -> bool:
+        """Whether `path` (relative, POSIX) of `kind` passes the kind and pattern tests."""
+        if self.kind is not None and kind != self.kind:
+            return False
+        if not self.pattern:
+            return True
+        return _pattern_matches(self.pattern, path)
+
+    def matches_date(self, modified: datetime) -> bool:
+        day = modified.astimezone().date()
+        if self.modified_after is not None and not day > self.modified_after:
+            return False
+        if self.modified_before is not None and not day < self.modified_before:
+            return False
+        return True
+
+    @property
+    def uses_dates(self) -> bool:
+        return self.modified_after is not None or self.modified_before is not None
+
+
+def _pattern_matches(pattern: str, path: str) -> bool:
+    pattern = pattern.replace("\\", "/")
+    while pattern.startswith("./"):
+        pattern = pattern[2:]
+    if any(ch in pattern for ch in "*?["):
+        if "/" not in pattern:
+            return _glob_regex(pattern).match(path.rsplit("/", 1)[-1]) is not None
+        return _glob_regex(pattern.lstrip("/")).match(path) is not None
+    prefix = pattern.strip("/")
+    if not prefix:
+        return True
+    return path == prefix or path.startswith(prefix + "/")
+
+
+_GLOB_CACHE: dict[str, re.Pattern] = {}
+
+
+def _glob_regex(pattern: str) -> re.Pattern:
+    cached = _GLOB_CACHE.get(pattern)
+    if cached is not None:
+        return cached
+    out, i, n = [], 0, len(pattern)
+    while i < n:
+        ch = pattern[i]
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif ch == "*":
+            out.append("[^/]*")
+            i += 1
+        elif ch == "?":
+            out.append("[^/]")
+            i += 1
+        elif ch == "[":
+            end = pattern.find("]", i + 2 if pattern.startswith(("[!", "[^"), i) else i + 1)
+            if end == -1:
+                out.append(re.escape(ch))
+                i += 1
+                continue
+            inner = pattern[i + 1:end]
+            negate = inner[:1] in ("!", "^")
+            if negate:
+                inner = inner[1:]
+            inner = inner.replace("\\", "\\\\")
+            out.append(f"[{'^/' if negate else ''}{inner}]")
+            i = end + 1
+        else:
+            out.append(re.escape(ch))
+            i += 1
+    compiled = re.compile("".join(out) + r"\Z", re.DOTALL)
+    _GLOB_CACHE[pattern] = compiled
+    return compiled
+
+
+# --------------------------------------------------------------------------- planning
+
+
+@dataclass
+class Change:
+    """The tags of one file before and after.
+
+    Only keys that change appear. A key missing from `before` was absent from
+    the file; a key missing from `after` is removed from it (undo).
+    `created_block` is true for a markdown file whose front matter block
+    exists only because of this tagging: undoing it removes the block again.
+    """
+
+    path: str
+    kind: str
+    before: dict[str, str]
+    after: dict[str, str]
+    created_block: bool = False
+
+    def inverse(self) -> "Change":
+        return Change(self.path, self.kind, dict(self.after), dict(self.before), self.created_block)
+
+    @property
+    def keys(self) -> list[str]:
+        return [k for k in TAG_KEYS if k in self.before or k in self.after]
+
+
+class Skip(NamedTuple):
+    """A file left alone, and why (unpacks as `path, reason`)."""
+
+    path: str
+    reason: str
+
+
+@dataclass
+class Plan:
+    root: Path
+    values: dict[str, str]
+    overwrite: bool
+    changes: list[Change] = field(default_factory=list)
+    skipped: list[Skip] = field(default_factory=list)
+    #: Files that passed the selector (changed, skipped or already tagged).
+    matched: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Restore:
+    """How to put one file back byte for byte: its bytes before (None: it did not
+    exist) and the hash of the bytes tachikoma wrote."""
+
+    original: bytes | None
+    written_sha256: str
+
+
+@dataclass
+class Applied:
+    """What `apply` (or `undo`) wrote."""
+
+    changes: list[Change] = field(default_factory=list)
+    skipped: list[Skip] = field(default_factory=list)
+    #: The commit id, or None (not a repository, commit=False, nothing to commit, or it failed).
+    commit: str | None = None
+    #: Why committing failed; the files were written all the same.
+    commit_error: str | None = None
+    message: str = ""
+    #: Relative path (or TAG_FILE) -> how to restore it exactly. In memory only.
+    restore: dict[str, Restore] = field(default_factory=dict)
+
+    @property
+    def paths(self) -> list[str]:
+        return [c.path for c in self.changes]
+
+
+def check_values(values: dict[str, str | None]) -> dict[str, str]:
+    """Validate and canonicalise values a person asked for (None values are dropped)."""
+    checked: dict[str, str] = {}
+    for key, raw in values.items():
+        name = str(key).strip().lower()
+        value = check_value(name, raw)
+        if value is not None:
+            checked[name] = value
+    if not checked:
+        raise InvalidTagValue(f"no tag values given: set at least one of {', '.join(TAG_KEYS)}")
+    return {k: checked[k] for k in TAG_KEYS if k in checked}
+
+
+def plan(root: Path, values: dict[str, str], selector: Selector | None = None, overwrite: bool = False) -> Plan:
+    """What tagging the files chosen by `selector` with `values` would change. Writes nothing.
+
+    Existing valid values are kept unless `overwrite`; an invalid existing
+    value counts as missing and is replaced. Files whose front matter is
+    malformed are listed in `skipped` and never rewritten. Raises
+    InvalidTagValue for a value outside the vocabulary, and TagFileError when
+    the tag file cannot be read.
+    """
+    root = Path(root).resolve()
+    selector = selector or Selector()
+    values = check_values(values)
+    result = Plan(root=root, values=values, overwrite=overwrite)
+    tags_file = tagfile.load(root)
+    result.warnings.extend(tags_file.warnings)
+    times = gitutil.last_commit_times(root) if selector.uses_dates else {}
+    dirty = gitutil.dirty_paths(root) if times else set()
+    for item in walk(root, warn=result.warnings.append):
+        if not selector.matches_path(item.path, item.kind):
+            continue
+        if selector.uses_dates:
+            committed = None if item.path in dirty else times.get(item.path)
+            modified = committed or datetime.fromtimestamp(item.mtime_ns / 1e9).astimezone()
+            if not selector.matches_date(modified):
+                continue
+        created_block = False
+        if item.kind == MARKDOWN:
+            try:
+                fm = read_front_matter(item.abspath)
+            except UnicodeDecodeError:
+                result.matched += 1
+                result.skipped.append(Skip(item.path, "front matter is not UTF-8 text; not rewritten"))
+                continue
+            except OSError as exc:
+                result.matched += 1
+                result.skipped.append(Skip(item.path, f"cannot read ({exc.strerror})"))
+                continue
+            if fm.error:
+                result.matched += 1
+                result.skipped.append(Skip(item.path, f"{fm.error}; fix it by hand, tachikoma will not rewrite it"))
+                continue
+            mapping = fm.meta
+            created_block = not fm.block
+        else:
+            entry = tags_file.entries.get(item.path)
+            if item.path in tags_file.extra:
+                result.matched += 1
+                result.skipped.append(Skip(item.path, f"its {TAG_FILE} entry is not a mapping of tags; fix it by hand"))
+                continue
+            mapping = entry
+        tags = Tags.from_mapping(mapping)
+        if selector.untagged_only and tags.status != UNTAGGED:
+            continue
+        result.matched += 1
+        change = _change_for(item.path, item.kind, mapping, tags, values, overwrite)
+        if change is not None:
+            change.created_block = created_block
+            result.changes.append(change)
+    return result
+
+
+def default_plan(root: Path) -> Plan:
+    """The default tags (`DEFAULTS`) for every transcript that has no tags at all."""
+    return plan(root, DEFAULTS, Selector(kind=TRANSCRIPT, untagged_only=True))
+
+
+def _change_for(path, kind, mapping, tags: Tags, values, overwrite) -> Change | None:
+    present = current_values(mapping)
+    before: dict[str, str] = {}
+    after: dict[str, str] = {}
+    for key, value in values.items():
+        valid = getattr(tags, key)
+        if valid is not None and (not overwrite or valid == value):
+            continue
+        if key in present:
+            before[key] = present[key]
+        after[key] = value
+    return Change(path, kind, before, after) if after else None
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def apply(root: Path, plan: Plan, commit: bool = True, lock_timeout: float = 120) -> Applied:
+    """Write `plan`; commit the changed files when in git and `commit`.
+
+    Files whose tags changed since the plan was made are skipped with a
+    reason. Raises TagFileError (before writing anything) when the tag file is
+    malformed, and TachikomaError when the lock cannot be had in time.
+    """
+    values = ", ".join(f"{k}={v}" for k, v in plan.values.items())
+
+    def message(paths: list[str]) -> str:
+        return f"tachikoma: tag {_files(len(paths))} ({values})" + _listing(paths)
+
+    return _write(Path(root), plan.changes, commit, message, restore=None, lock_timeout=lock_timeout)
+
+
+def undo(root: Path, applied: "Applied | list[Change]", commit: bool = True, lock_timeout: float = 120) -> Applied:
+    """Put back the tags as they were before `applied` (an Applied or its Changes).
+
+    A file not touched since the apply gets its exact former bytes back
+    (this needs an Applied from the same process). Otherwise the changed
+    keys are set back or removed, and a front matter block that tachikoma
+    added is removed when it becomes empty. A file whose tags changed since
+    the apply is skipped with a reason. Returns what the undo wrote (undoing
+    that re-applies).
+    """
+    if isinstance(applied, Applied):
+        changes, restore = applied.changes, applied.restore
+    else:
+        changes, restore = list(applied), {}
+
+    def message(paths: list[str]) -> str:
+        return f"tachikoma: undo tagging of {_files(len(paths))}" + _listing(paths)
+
+    return _write(Path(root), [c.inverse() for c in changes], commit, message, restore=restore,
+                  lock_timeout=lock_timeout)
+
+
+def _files(n: int) -> str:
+    return f"{n} file" if n == 1 else f"{n} files"
+
+
+def _listing(paths: list[str]) -> str:
+    return "\n\n" + "\n".join(paths) + "\n" if paths else "\n"
+
+
+def _sha(data: bytes | None) -> str | None:
+    return None if data is None else hashlib.sha256(data).hexdigest()
+
+
+def lock_for(root: Path, timeout: float = 120) -> FileLock:
+    """The lock every tag writer holds: `<root>/.cache/tag.lock`."""
+    return FileLock(str(cache_dir(Path(root)) / LOCK_NAME), timeout=timeout)
+
+
+def _write(root: Path, changes: list[Change], commit: bool, message, restore, lock_timeout: float) -> Applied:
+    root = root.resolve()
+    result = Applied()
+    lock = lock_for(root, lock_timeout)
+    try:
+        lock.acquire()
+    except Timeout:
+        raise TachikomaError(
+            f"another tachikoma process is writing tags in {root} (lock {lock.lock_file}); try again later"
+        ) from None
+    try:
+        markdown = [c for c in changes if c.kind == MARKDOWN]
+        transcripts = [c for c in changes if c.kind == TRANSCRIPT]
+        for change in changes:
+            if change.kind not in KINDS:
+                result.skipped.append(Skip(change.path, f"unknown kind {change.kind!r}"))
+        # Read the tag file before writing anything, so a malformed one stops us early.
+        tags_file = tagfile.load(root) if transcripts else None
+        written: list[str] = []
+        for change in markdown:
+            if _write_markdown(root, change, restore or {}, result):
+                written.append(change.path)
+        if transcripts:
+            written += _write_transcripts(root, tags_file, transcripts, restore or {}, result)
+        if written:
+            result.message = message([c.path for c in result.changes])
+        if commit and written:
+            try:
+                result.commit = gitutil.commit(root, written, result.message)
+            except TachikomaError as exc:
+                result.commit_error = str(exc)
+    finally:
+        lock.release()
+    return result
+
+
+def _mismatch(now: dict[str, str], change: Change) -> str | None:
+    """Why the file's tags no longer match `change.before`, or None."""
+    for key in change.keys:
+        expected, found = change.before.get(key), now.get(key)
+        if expected != found:
+            shown = "absent" if found is None else repr(found)
+            return f"changed since the plan was made ({key} is now {shown}); not touched"
+    return None
+
+
+def _write_markdown(root: Path, change: Change, restore: dict[str, Restore], result: Applied) -> bool:
+    try:
+        path = safe_path(root, change.path)
+        data = path.read_bytes()
+    except PathOutsideMemory as exc:
+        result.skipped.append(Skip(change.path, str(exc)))
+        return False
+    except FileNotFoundError:
+        result.skipped.append(Skip(change.path, "no longer exists"))
+        return False
+    except OSError as exc:
+        result.skipped.append(Skip(change.path, f"cannot read ({exc.strerror})"))
+        return False
+    exact = restore.get(change.path)
+    if exact is not None and exact.original is not None and _sha(data) == exact.written_sha256:
+        new = exact.original
+    else:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            result.skipped.append(Skip(change.path, "not UTF-8 text; not rewritten"))
+            return False
+        bom = _BOM if text.startswith(_BOM) else ""
+        text = text[len(bom):]
+        fm = split(text)
+        if fm.error:
+            result.skipped.append(Skip(change.path, f"{fm.error}; not rewritten"))
+            return False
+        why = _mismatch(current_values(fm.meta), change)
+        if why:
+            result.skipped.append(Skip(change.path, why))
+            return False
+        removed = [k for k in change.keys if k not in change.after]
+        if not removed:
+            # Setting tags: note whether the block is new, so undo can remove it again.
+            change = replace(change, created_block=not fm.block)
+        try:
+            if removed:
+                text = remove_keys(text, removed, drop_empty_block=change.created_block)
+            if change.after:
+                text = set_keys(text, change.after)
+        except ValueError as exc:
+            result.skipped.append(Skip(change.path, f"{exc}; not rewritten"))
+            return False
+        new = (bom + text).encode("utf-8")
+    if new != data:
+        atomic_write_bytes(path, new)
+    result.changes.append(change)
+    result.restore[change.path] = Restore(original=data, written_sha256=_sha(new))
+    return new != data
+
+
+def _write_transcripts(root: Path, tags_file: tagfile.TagFile, changes: list[Change],
+                       restore: dict[str, Restore], result: Applied) -> list[str]:
+    target = tags_file.path
+    try:
+        before_bytes: bytes | None = target.read_bytes()
+    except FileNotFoundError:
+        before_bytes = None
+    exact = restore.get(TAG_FILE)
+    if exact is not None and _sha(before_bytes) == exact.written_sha256:
+        # Nothing touched the tag file since we wrote it: put the old bytes back.
+        if exact.original is None:
+            target.unlink()
+        else:
+            atomic_write_bytes(target, exact.original)
+        result.changes.extend(changes)
+        result.restore[TAG_FILE] = Restore(original=before_bytes, written_sha256=_sha(exact.original))
+        return [TAG_FILE]
+
+    entries = copy.deepcopy(tags_file.all_entries())
+    done: list[Change] = []
+    for change in changes:
+        if change.path in tags_file.extra:
+            result.skipped.append(Skip(change.path, f"its {TAG_FILE} entry is not a mapping of tags; fix it by hand"))
+            continue
+        try:
+            safe_path(root, change.path)
+        except PathOutsideMemory as exc:
+            result.skipped.append(Skip(change.path, str(exc)))
+            continue
+        entry = entries.get(change.path) or {}
+        why = _mismatch(current_values(entry), change)
+        if why:
+            result.skipped.append(Skip(change.path, why))
+            continue
+        for key in change.keys:
+            for existing in [k for k in entry if str(k).strip().lower() == key]:
+                del entry[existing]
+            if key in change.after:
+                entry[key] = change.after[key]
+        entries[change.path] = entry
+        done.append(change)
+    if not done:
+        return []
+    tagfile.save(root, entries)
+    after_bytes = target.read_bytes()
+    result.changes.extend(done)
+    result.restore[TAG_FILE] = Restore(original=before_bytes, written_sha256=_sha(after_bytes))
+    return [TAG_FILE] if after_bytes != before_bytes else []

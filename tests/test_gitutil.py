@@ -1,0 +1,225 @@
+import os
+import subprocess
+from datetime import datetime, timezone
+
+import pytest
+
+from tachikoma import gitutil
+from tachikoma.errors import TachikomaError
+
+
+@pytest.fixture(autouse=True)
+def isolated_git(tmp_path, monkeypatch):
+    """No global or system git config: no identity configured anywhere."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    for name in ("GIT_CONFIG_GLOBAL", "GIT_DIR", "GIT_WORK_TREE", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL",
+                 "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL", "GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def git(cwd, *args, date=None):
+    env = dict(os.environ)
+    if date:
+        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = date
+    return subprocess.run(["git", "-c", "user.name=Test", "-c", "user.email=test@example.com", *args],
+                          cwd=cwd, check=True, capture_output=True, text=True, env=env).stdout
+
+
+def make_repo(path):
+    path.mkdir(parents=True, exist_ok=True)
+    git(path, "init", "-q")
+    return path
+
+
+def write(path, text="x\n"):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def test_repo_toplevel(tmp_path):
+    repo = make_repo(tmp_path / "repo")
+    (repo / "memory").mkdir()
+    assert gitutil.repo_toplevel(repo / "memory").resolve() == repo.resolve()
+    assert gitutil.repo_toplevel(repo).resolve() == repo.resolve()
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    assert gitutil.repo_toplevel(plain) is None
+
+
+def test_git_missing_means_no_repo(tmp_path, monkeypatch):
+    repo = make_repo(tmp_path / "repo")
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing-here"))
+    assert gitutil.repo_toplevel(repo) is None
+    assert gitutil.last_commit_times(repo) == {}
+    assert gitutil.commit(repo, ["a.md"], "m") is None
+
+
+def test_last_commit_times_subfolder_and_odd_names(tmp_path):
+    repo = make_repo(tmp_path / "repo")
+    root = repo / "mem ory"
+    write(root / "a b.md")
+    write(root / "ünï cödé" / "日本.jsonl")
+    write(root / "quote\"and\\back.md")
+    write(repo / "outside.md")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "one", date="2026-01-02T03:04:05+00:00")
+    write(root / "a b.md", "changed\n")
+    git(repo, "commit", "-qam", "two", date="2026-02-03T10:00:00+02:00")
+
+    times = gitutil.last_commit_times(root)
+    assert set(times) == {"a b.md", "ünï cödé/日本.jsonl", "quote\"and\\back.md"}
+    assert times["a b.md"] == datetime(2026, 2, 3, 8, 0, 0, tzinfo=timezone.utc)
+    assert times["ünï cödé/日本.jsonl"] == datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
+    assert all(t.tzinfo is not None and t.utcoffset().total_seconds() == 0 for t in times.values())
+
+    top = gitutil.last_commit_times(repo)
+    assert "outside.md" in top and "mem ory/a b.md" in top
+
+
+def test_last_commit_times_renames_and_newline_names(tmp_path):
+    repo = make_repo(tmp_path / "repo")
+    write(repo / "old.md")
+    write(repo / "\nstarts with newline.md")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "one", date="2026-01-01T00:00:00+00:00")
+    git(repo, "mv", "old.md", "new.md")
+    git(repo, "commit", "-qm", "rename", date="2026-01-05T00:00:00+00:00")
+    git(repo, "commit", "-q", "--allow-empty", "-m", "empty", date="2026-01-09T00:00:00+00:00")
+    times = gitutil.last_commit_times(repo)
+    assert times["new.md"] == datetime(2026, 1, 5, tzinfo=timezone.utc)
+    assert times["\nstarts with newline.md"] == datetime(2026, 1, 1, tzinfo=timezone.utc)
+
+
+def test_last_commit_times_not_a_repo_or_empty_repo(tmp_path):
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    assert gitutil.last_commit_times(plain) == {}
+    assert gitutil.last_commit_times(make_repo(tmp_path / "empty")) == {}
+
+
+def test_parse_log_empty_commits_and_digit_names():
+    out = (b"\x001700000300\x00"                       # a commit without files
+           b"\x001700000200\x00\n123\x00a.md\x00"       # a file named like a timestamp
+           b"\x001700000100\x00\na.md\x00b.md\x00")
+    times = gitutil._parse_log(out, "")
+    assert times == {
+        "123": datetime.fromtimestamp(1700000200, timezone.utc),
+        "a.md": datetime.fromtimestamp(1700000200, timezone.utc),
+        "b.md": datetime.fromtimestamp(1700000100, timezone.utc),
+    }
+
+
+def head(repo):
+    return git(repo, "rev-parse", "HEAD").strip()
+
+
+def committed_files(repo, rev="HEAD"):
+    return git(repo, "show", "--name-only", "--format=", rev).split("\n")
+
+
+def test_commit_exactly_the_paths_given(tmp_path):
+    repo = make_repo(tmp_path / "repo")
+    root = repo / "memory"
+    write(root / "a.md")
+    write(root / "b.md")
+    write(root / "staged-by-someone.md")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "init")
+    write(root / "a.md", "a2\n")
+    write(root / "b.md", "b2\n")
+    write(root / "staged-by-someone.md", "s2\n")
+    write(root / "new *glob* name.md", "n\n")
+    git(repo, "add", "memory/staged-by-someone.md")
+
+    commit_id = gitutil.commit(root, ["a.md", "new *glob* name.md"], "tachikoma: test\n\nbody")
+    assert commit_id == head(repo)
+    assert [p for p in committed_files(repo) if p] == ["memory/a.md", "memory/new *glob* name.md"]
+    assert git(repo, "log", "-1", "--format=%B").strip() == "tachikoma: test\n\nbody"
+    status = git(repo, "status", "--porcelain")
+    assert "M  memory/staged-by-someone.md" in status  # still staged, not committed
+    assert " M memory/b.md" in status  # untouched
+
+
+def test_commit_nothing_to_commit_returns_none(tmp_path):
+    repo = make_repo(tmp_path / "repo")
+    write(repo / "a.md")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "init")
+    before = head(repo)
+    assert gitutil.commit(repo, ["a.md"], "m") is None
+    assert gitutil.commit(repo, [], "m") is None
+    assert head(repo) == before
+
+
+def test_commit_outside_a_repo_returns_none(tmp_path):
+    write(tmp_path / "plain" / "a.md")
+    assert gitutil.commit(tmp_path / "plain", ["a.md"], "m") is None
+
+
+def test_commit_deletion(tmp_path):
+    repo = make_repo(tmp_path / "repo")
+    write(repo / "a.md")
+    write(repo / "b.md")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "init")
+    (repo / "a.md").unlink()
+    assert gitutil.commit(repo, ["a.md", "never-existed.md"], "delete a") == head(repo)
+    assert git(repo, "ls-files").split() == ["b.md"]
+
+
+def test_first_commit_of_a_repository(tmp_path):
+    repo = make_repo(tmp_path / "repo")
+    write(repo / "a.md")
+    write(repo / "other.md")
+    assert gitutil.commit(repo, ["a.md"], "first") == head(repo)
+    assert git(repo, "ls-files").split() == ["a.md"]
+
+
+def test_commit_without_identity_configured(tmp_path):
+    repo = make_repo(tmp_path / "repo")
+    assert subprocess.run(["git", "config", "user.email"], cwd=repo, capture_output=True).returncode != 0
+    write(repo / "a.md")
+    commit_id = gitutil.commit(repo, ["a.md"], "m")
+    assert commit_id
+    assert git(repo, "log", "-1", "--format=%an <%ae>") == "tachikoma <tachikoma@localhost>\n"
+
+
+def test_commit_keeps_configured_identity(tmp_path):
+    repo = make_repo(tmp_path / "repo")
+    subprocess.run(["git", "config", "user.name", "Ada"], cwd=repo, check=True)
+    subprocess.run(["git", "config", "user.email", "ada@example.com"], cwd=repo, check=True)
+    write(repo / "a.md")
+    gitutil.commit(repo, ["a.md"], "m")
+    assert git(repo, "log", "-1", "--format=%an <%ae>") == "Ada <ada@example.com>\n"
+
+
+def test_commit_failure_is_a_clear_error(tmp_path):
+    repo = make_repo(tmp_path / "repo")
+    write(repo / ".gitignore", "ignored.md\n")
+    write(repo / "ignored.md")
+    with pytest.raises(TachikomaError, match="git add failed"):
+        gitutil.commit(repo, ["ignored.md"], "m")
+
+
+def test_dirty_paths(tmp_path):
+    repo = make_repo(tmp_path / "repo")
+    root = repo / "mem"
+    for name in ("clean.md", "modified.md", "staged.md", "deleted.md", "old name.md"):
+        write(root / name)
+    write(repo / "outside.md")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "init")
+    assert gitutil.dirty_paths(root) == set()
+    write(root / "modified.md", "m\n")
+    write(root / "staged.md", "s\n")
+    git(repo, "add", "mem/staged.md")
+    (root / "deleted.md").unlink()
+    git(repo, "mv", "mem/old name.md", "mem/new näme.md")
+    write(root / "untracked.md")
+    write(repo / "outside.md", "changed\n")
+    assert gitutil.dirty_paths(root) == {"modified.md", "staged.md", "deleted.md", "old name.md", "new näme.md"}
+    assert gitutil.dirty_paths(tmp_path / "home") == set()

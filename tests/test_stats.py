@@ -1,0 +1,152 @@
+import builtins
+import time
+from pathlib import Path
+
+import pytest
+
+from tachikoma import stats, tagging
+from tachikoma.memory import TAG_FILE
+from tachikoma.stats import coverage
+from tachikoma.tagfile import TagFileError
+
+
+def put(root: Path, rel: str, data):
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+
+
+def pct(tagged, partial, untagged, invalid):
+    return {"tagged": tagged, "partial": partial, "untagged": untagged, "invalid": invalid}
+
+
+@pytest.fixture
+def crafted(tmp_path):
+    root = tmp_path / "memory"
+    put(root, "a.md", "---\ntrust: owner\nconfidence: high\n---\nbody\n")               # tagged
+    put(root, "b.md", "---\ntrust: self\n---\nbody\n")                                  # partial
+    put(root, "c.md", "# no front matter\n")                                            # untagged
+    put(root, "d.md", "---\r\nsource: web\r\n---\r\nbody\r\n")                          # partial
+    put(root, "notes/e.md", "---\ntrust: bogus\nconfidence: low\n---\nbody\n")          # invalid
+    put(root, "notes/f.md", "---\ntrust: owner\nconfidence: [high\n---\nbody\n")        # malformed: untagged
+    put(root, "notes/g.md", "\ufeff---\nTrust: External\nconfidence: SPECULATIVE\n---\n")  # tagged
+    put(root, "notes/h.md", b"---\ntrust: untrusted\nconfidence: medium\n---\n\xff\xfe not utf-8 body\n")  # tagged
+    put(root, ".hidden/x.md", "---\ntrust: owner\n---\n")                               # not memory
+    put(root, "2026-03/s1.jsonl", "{}\n")                                               # tagged
+    put(root, "2026-03/s2.jsonl", "{}\n")                                               # untagged
+    put(root, "2026-03/s3.jsonl", "{}\n")                                               # invalid
+    put(root, "2026-03/s4.jsonl", b"\xff not even json\n")                              # partial
+    put(root, TAG_FILE, (
+        "2026-03/s1.jsonl:\n  trust: self\n  confidence: medium\n"
+        "2026-03/s3.jsonl:\n  confidence: wat\n"
+        "2026-03/s4.jsonl:\n  source: x\n"
+        "a.md:\n  trust: untrusted\n"
+        "gone.jsonl:\n  trust: owner\n"
+    ))
+    return root
+
+
+def test_crafted_folder_counts(crafted):
+    result = coverage(crafted)
+    assert (result["files"], result["tagged"], result["partial"], result["untagged"], result["invalid"]) == (12, 4, 3, 3, 2)
+    assert result["percent"] == pct(33.3, 25.0, 25.0, 16.7)
+    assert result["by_kind"] == {
+        "markdown": {"files": 8, "tagged": 3, "partial": 2, "untagged": 2, "invalid": 1,
+                     "percent": pct(37.5, 25.0, 25.0, 12.5)},
+        "transcript": {"files": 4, "tagged": 1, "partial": 1, "untagged": 1, "invalid": 1,
+                       "percent": pct(25.0, 25.0, 25.0, 25.0)},
+    }
+    assert result["by_folder"] == {
+        ".": {"files": 4, "tagged": 1, "partial": 2, "untagged": 1, "invalid": 0,
+              "percent": pct(25.0, 50.0, 25.0, 0.0)},
+        "2026-03": {"files": 4, "tagged": 1, "partial": 1, "untagged": 1, "invalid": 1,
+                    "percent": pct(25.0, 25.0, 25.0, 25.0)},
+        "notes": {"files": 4, "tagged": 2, "partial": 0, "untagged": 1, "invalid": 1,
+                  "percent": pct(50.0, 0.0, 25.0, 25.0)},
+    }
+    assert result["trust"] == {"owner": 1, "self": 2, "external": 1, "untrusted": 1, "missing": 7}
+    assert result["confidence"] == {"high": 1, "medium": 2, "low": 1, "speculative": 1, "missing": 7}
+    assert result["invalid_values"] == [
+        {"path": "2026-03/s3.jsonl", "key": "confidence", "value": "wat"},
+        {"path": "notes/e.md", "key": "trust", "value": "bogus"},
+    ]
+    problems = {(p["path"], p["reason"].split(":")[0]) for p in result["problems"]}
+    assert any(path == "notes/f.md" and reason.startswith("malformed front matter") for path, reason in problems)
+    reasons = " ".join(p["reason"] for p in result["problems"] if p["path"] == TAG_FILE)
+    assert "a.md is a markdown file" in reasons
+    assert "gone.jsonl, which does not exist" in reasons
+    assert not any(p["path"].startswith(("notes/h.md", "2026-03/s4")) for p in result["problems"])
+
+
+def test_keys_are_exactly_the_documented_shape(crafted):
+    result = coverage(crafted)
+    assert list(result) == ["files", "tagged", "partial", "untagged", "invalid", "percent", "by_kind",
+                            "by_folder", "trust", "confidence", "invalid_values", "problems"]
+
+
+def test_empty_folder(tmp_path):
+    result = coverage(tmp_path)
+    assert result["files"] == 0
+    assert result["percent"] == pct(0.0, 0.0, 0.0, 0.0)
+    assert result["by_kind"]["markdown"]["files"] == 0 and result["by_folder"] == {}
+
+
+def test_stats_follow_tagging(crafted):
+    tagging.apply(crafted, tagging.default_plan(crafted))
+    result = coverage(crafted)
+    assert result["by_kind"]["transcript"]["tagged"] == 2  # s1 and s2 (s3 and s4 had tags already)
+    assert result["by_kind"]["transcript"]["untagged"] == 0
+
+
+def test_malformed_tag_file_is_an_error(crafted):
+    put(crafted, TAG_FILE, "a: [\n")
+    with pytest.raises(TagFileError):
+        coverage(crafted)
+
+
+def test_reads_only_heads_and_never_transcripts(crafted, monkeypatch):
+    opened = []
+    real_open = builtins.open
+
+    def spy(path, *args, **kwargs):
+        opened.append(str(path))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(tagging, "open", spy, raising=False)
+    monkeypatch.setattr(builtins, "open", spy)
+    big = "---\ntrust: owner\nconfidence: low\n---\n" + ("x" * 1000 + "\n") * 20000
+    put(crafted, "big.md", big)
+    start = time.perf_counter()
+    coverage(crafted)
+    assert time.perf_counter() - start < 2
+    assert not any(p.endswith(".jsonl") for p in opened)
+    assert any(p.endswith("big.md") for p in opened)
+
+
+def test_fast_on_ten_thousand_files(tmp_path):
+    root = tmp_path / "memory"
+    lines = []
+    for i in range(5000):
+        folder = f"f{i % 20:02d}"
+        put(root, f"{folder}/n{i}.md", f"---\ntitle: note {i}\ntrust: self\nconfidence: low\n---\n" + "text\n" * 200)
+        put(root, f"{folder}/s{i}.jsonl", '{"role": "user", "content": "x"}\n' * 50)
+        if i % 2:
+            lines.append(f"{folder}/s{i}.jsonl:\n  trust: self\n  confidence: medium\n")
+    put(root, TAG_FILE, "".join(lines))
+    start = time.perf_counter()
+    result = coverage(root)
+    elapsed = time.perf_counter() - start
+    assert result["files"] == 10000
+    assert result["tagged"] == 7500 and result["untagged"] == 2500
+    assert len(result["by_folder"]) == 20
+    assert elapsed < 10, elapsed
+
+
+def test_format_text_mentions_every_count(crafted):
+    result = stats.report(crafted)
+    text = stats.format_text(result)
+    assert text.splitlines()[0] == ("12 files: 4 tagged (33.3%), 3 partial (25.0%), 3 untagged (25.0%), "
+                                    "2 invalid (16.7%)")
+    assert "trust: owner 1, self 2, external 1, untrusted 1, missing 7" in text
+    assert "notes/e.md: trust 'bogus'" in text
+    assert "notes/f.md: malformed front matter" in text

@@ -1,0 +1,545 @@
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+from datetime import date, datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from tachikoma import tagfile, tagging
+from tachikoma.frontmatter import split
+from tachikoma.memory import TAG_FILE
+from tachikoma.tagfile import TagFileError
+from tachikoma.tagging import DEFAULTS, Selector, apply, default_plan, plan, undo
+from tachikoma.tags import InvalidTagValue
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def isolated_git(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    for name in ("GIT_CONFIG_GLOBAL", "GIT_DIR", "GIT_WORK_TREE", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL",
+                 "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL", "GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def git(cwd, *args, date=None):
+    env = dict(os.environ)
+    if date:
+        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = date
+    return subprocess.run(["git", "-c", "user.name=Test", "-c", "user.email=test@example.com", *args],
+                          cwd=cwd, check=True, capture_output=True, text=True, env=env).stdout
+
+
+def put(root: Path, rel: str, data):
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+
+
+MARKDOWN = {
+    "plain.md": "# Plain\n\nNo front matter.\n",
+    "crlf.md": "---\r\ntitle: Windows\r\n---\r\n# CRLF body\r\nline two\r\n",
+    "crlf-nofm.md": "# CRLF without front matter\r\nsecond\r\n",
+    "no-newline.md": "# No trailing newline",
+    "bom.md": "\ufeff# BOM note\nbody\n",
+    "bom-fm.md": "\ufeff---\ntitle: bom\n---\nbody\n",
+    "unicode/ünï 日本.md": "---\n# a comment kept\ntitle: 'Ünï'\ntags: [a, b]\n---\nΑλφα — 日本語 🙂\n",
+    "partial.md": "---\ntrust: owner\n---\nowner wrote this\n",
+    "invalid.md": "---\ntrust: bogus\nconfidence: HIGH\n---\nbody\n",
+    "tagged.md": "---\ntrust: external\nconfidence: low\nsource: web\n---\nbody\n",
+    "empty-fm.md": "---\n---\nbody after empty block\n",
+}
+MALFORMED = {
+    "broken/unclosed.md": "---\ntitle: never closed\nbody\n",
+    "broken/bad-yaml.md": "---\ntitle: [oops\n---\nbody\n",
+}
+TRANSCRIPTS = {
+    "2026-03/s1.jsonl": '{"role": "user", "content": "hi"}\n',
+    "2026-03/s2.jsonl": '{"role": "user", "content": "hello"}\n',
+    "2026-04/s3.jsonl": '{"role": "user", "content": "yo"}\n',
+    "2026-04/partial.jsonl": "{}\n",
+    "2026-04/invalid.jsonl": "{}\n",
+}
+TAGS_YAML = "# my own comment\n2026-04/partial.jsonl:\n  source: me\n2026-04/invalid.jsonl:\n  trust: maybe\n"
+
+
+def make_memory(root: Path) -> Path:
+    for rel, text in {**MARKDOWN, **MALFORMED, **TRANSCRIPTS}.items():
+        put(root, rel, text)
+    put(root, TAG_FILE, TAGS_YAML)
+    return root
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes()
+            for p in sorted(root.rglob("*")) if p.is_file() and ".git" not in p.relative_to(root).parts}
+
+
+def memory_files(snap: dict[str, bytes]) -> dict[str, bytes]:
+    return {k: v for k, v in snap.items() if not k.startswith(".cache/")}
+
+
+def body_of(data: bytes) -> str:
+    text = data.decode("utf-8").removeprefix("\ufeff")
+    return split(text).body
+
+
+@pytest.fixture
+def memory(tmp_path):
+    return make_memory(tmp_path / "memory")
+
+
+@pytest.fixture
+def repo(tmp_path):
+    top = tmp_path / "repo"
+    top.mkdir()
+    git(top, "init", "-q")
+    root = make_memory(top / "mem")
+    put(top, "elsewhere.md", "not memory\n")
+    git(top, "add", "-A")
+    git(top, "commit", "-qm", "init")
+    return root
+
+
+# --------------------------------------------------------------------------- values
+
+
+@pytest.mark.parametrize("values", [
+    {"trust": "friend"},
+    {"confidence": "certain"},
+    {"colour": "blue"},
+    {"source": "   "},
+    {},
+])
+def test_invalid_values_given_raise(memory, values):
+    before = snapshot(memory)
+    with pytest.raises(InvalidTagValue):
+        plan(memory, values)
+    assert snapshot(memory) == before
+
+
+def test_values_are_canonicalised(memory):
+    p = plan(memory, {"Trust": " OWNER ", "confidence": "High"}, Selector(pattern="plain.md"))
+    assert p.values == {"trust": "owner", "confidence": "high"}
+    assert p.changes[0].after == {"trust": "owner", "confidence": "high"}
+
+
+# --------------------------------------------------------------------------- plans
+
+
+def test_default_plan_tags_only_untagged_transcripts(memory):
+    p = default_plan(memory)
+    assert p.values == DEFAULTS
+    assert sorted(c.path for c in p.changes) == ["2026-03/s1.jsonl", "2026-03/s2.jsonl", "2026-04/s3.jsonl"]
+    assert all(c.kind == "transcript" and c.before == {} for c in p.changes)
+    assert all(c.after == {"trust": "self", "confidence": "medium", "source": "tachikoma"} for c in p.changes)
+
+
+def test_plan_writes_nothing(memory):
+    before = snapshot(memory)
+    plan(memory, {"trust": "owner"}, overwrite=True)
+    default_plan(memory)
+    plan(memory, {"confidence": "low"}, Selector(kind="markdown", untagged_only=True))
+    assert snapshot(memory) == before
+
+
+def test_keep_versus_overwrite(memory):
+    keep = {c.path: c for c in plan(memory, {"trust": "self", "confidence": "medium"}, Selector(kind="markdown")).changes}
+    assert "tagged.md" not in keep  # both values valid already
+    assert keep["partial.md"].before == {} and keep["partial.md"].after == {"confidence": "medium"}
+    # an invalid existing value counts as missing and gets replaced; a valid one (HIGH) is kept
+    assert keep["invalid.md"].before == {"trust": "bogus"}
+    assert keep["invalid.md"].after == {"trust": "self"}
+
+    over = {c.path: c for c in plan(memory, {"trust": "self", "confidence": "medium"},
+                                      Selector(kind="markdown"), overwrite=True).changes}
+    assert over["tagged.md"].before == {"trust": "external", "confidence": "low"}
+    assert over["tagged.md"].after == {"trust": "self", "confidence": "medium"}
+    assert over["partial.md"].before == {"trust": "owner"}
+    assert over["invalid.md"].before == {"trust": "bogus", "confidence": "HIGH"}
+    # overwriting with the value already there is not a change
+    same = plan(memory, {"trust": "external"}, Selector(pattern="tagged.md"), overwrite=True)
+    assert same.changes == [] and same.matched == 1
+
+
+def test_malformed_front_matter_is_skipped(memory):
+    p = plan(memory, {"trust": "owner"}, Selector(kind="markdown"))
+    skipped = {s.path: s.reason for s in p.skipped}
+    assert set(skipped) == set(MALFORMED)
+    assert "never closed" in skipped["broken/unclosed.md"]
+    assert "malformed" in skipped["broken/bad-yaml.md"]
+    assert not any(c.path in MALFORMED for c in p.changes)
+    before = {rel: (memory / rel).read_bytes() for rel in MALFORMED}
+    apply(memory, p)
+    assert {rel: (memory / rel).read_bytes() for rel in MALFORMED} == before
+
+
+def test_malformed_file_at_apply_time_is_not_rewritten(memory):
+    p = plan(memory, {"trust": "owner"}, Selector(pattern="plain.md"))
+    put(memory, "plain.md", "---\ntitle: [broken\n---\nbody\n")
+    applied = apply(memory, p)
+    assert applied.changes == []
+    assert (memory / "plain.md").read_bytes() == b"---\ntitle: [broken\n---\nbody\n"
+    assert "malformed" in applied.skipped[0].reason
+
+
+@pytest.mark.parametrize("pattern,expected", [
+    ("2026-03/", ["2026-03/s1.jsonl", "2026-03/s2.jsonl"]),
+    ("2026-03", ["2026-03/s1.jsonl", "2026-03/s2.jsonl"]),
+    ("2026-0", []),
+    ("**/*.jsonl", sorted(TRANSCRIPTS)),
+    ("*.jsonl", sorted(TRANSCRIPTS)),
+    ("2026-04/s?.jsonl", ["2026-04/s3.jsonl"]),
+    ("*/s[12].jsonl", ["2026-03/s1.jsonl", "2026-03/s2.jsonl"]),
+    ("unicode/**", ["unicode/ünï 日本.md"]),
+    ("*.md", sorted({*MARKDOWN, *MALFORMED})),
+    ("broken/", sorted(MALFORMED)),
+    ("crlf.md", ["crlf.md"]),
+])
+def test_selector_patterns(memory, pattern, expected):
+    p = plan(memory, {"source": "x"}, Selector(pattern=pattern), overwrite=True)
+    assert sorted([c.path for c in p.changes] + [s.path for s in p.skipped]) == expected
+    assert p.matched == len(expected)
+
+
+def test_selector_kind_and_untagged_only(memory):
+    p = plan(memory, {"source": "x"}, Selector(kind="markdown", untagged_only=True))
+    assert sorted(c.path for c in p.changes) == sorted(
+        ["plain.md", "crlf.md", "crlf-nofm.md", "no-newline.md", "bom.md", "bom-fm.md", "unicode/ünï 日本.md",
+         "empty-fm.md"])
+    with pytest.raises(ValueError):
+        Selector(kind="pdf")
+
+
+def test_selector_modified_dates(tmp_path):
+    top = tmp_path / "repo"
+    top.mkdir()
+    git(top, "init", "-q")
+    root = top / "mem"
+    put(root, "old.md", "old\n")
+    put(root, "edited.md", "edited later\n")
+    git(top, "add", "-A")
+    git(top, "commit", "-qm", "old", date="2026-01-10T12:00:00+00:00")
+    put(root, "mid.md", "mid\n")
+    git(top, "add", "-A")
+    git(top, "commit", "-qm", "mid", date="2026-02-10T12:00:00+00:00")
+    stamp = datetime(2026, 3, 10, 12, tzinfo=timezone.utc).timestamp()
+    put(root, "uncommitted.md", "new\n")
+    os.utime(root / "uncommitted.md", (stamp, stamp))
+    # the file-system time of a committed, unchanged file is not what counts...
+    os.utime(root / "old.md", (stamp, stamp))
+    # ...but a file changed since its last commit counts by its file-system time
+    put(root, "edited.md", "edited later, changed\n")
+    os.utime(root / "edited.md", (stamp, stamp))
+
+    def chosen(**kw):
+        return sorted(c.path for c in plan(root, {"trust": "self"}, Selector(**kw)).changes)
+
+    assert chosen(modified_after=date(2026, 2, 1)) == ["edited.md", "mid.md", "uncommitted.md"]
+    assert chosen(modified_before=date(2026, 2, 1)) == ["old.md"]
+    assert chosen(modified_after=date(2026, 1, 20), modified_before=date(2026, 3, 1)) == ["mid.md"]
+    assert chosen(modified_after=date(2026, 3, 20)) == []
+
+
+# --------------------------------------------------------------------------- apply and undo
+
+
+def test_apply_then_undo_restores_every_file(memory):
+    before = snapshot(memory)
+    p = plan(memory, {"trust": "self", "confidence": "medium", "source": "tachikoma"}, overwrite=True)
+    applied = apply(memory, p)
+    after = snapshot(memory)
+    changed = {rel for rel in before if before[rel] != after.get(rel)}
+    assert changed == {c.path for c in applied.changes if c.kind == "markdown"} | {TAG_FILE}
+    # every markdown body is byte-for-byte the same
+    for rel in MARKDOWN:
+        assert body_of(after[rel]) == body_of(before[rel]), rel
+        assert after[rel].startswith(b"\xef\xbb\xbf") == before[rel].startswith(b"\xef\xbb\xbf")
+    undone = undo(memory, applied)
+    assert memory_files(snapshot(memory)) == memory_files(before)
+    assert len(undone.changes) == len(applied.changes)
+
+
+def test_undo_from_changes_alone_restores_bytes(memory):
+    """Without the in-memory originals, undo works key by key and still gives back the same bytes."""
+    before = snapshot(memory)
+    p = plan(memory, {"trust": "owner", "confidence": "high"}, Selector(kind="markdown"))
+    applied = apply(memory, p)
+    assert snapshot(memory) != before
+    undo(memory, list(applied.changes))
+    after = memory_files(snapshot(memory))
+    for rel in MARKDOWN:  # including empty-fm.md: an empty block the person wrote stays
+        assert after[rel] == before[rel], rel
+
+
+def test_apply_results_read_back(memory):
+    p = plan(memory, {"trust": "self", "confidence": "medium"}, Selector(kind="markdown"))
+    apply(memory, p)
+    crlf = (memory / "crlf-nofm.md").read_bytes()
+    assert crlf == b"---\r\ntrust: self\r\nconfidence: medium\r\n---\r\n# CRLF without front matter\r\nsecond\r\n"
+    assert (memory / "bom.md").read_bytes() == "\ufeff---\ntrust: self\nconfidence: medium\n---\n# BOM note\nbody\n".encode()
+    assert (memory / "no-newline.md").read_bytes().endswith(b"---\n# No trailing newline")
+    uni = (memory / "unicode/ünï 日本.md").read_text(encoding="utf-8")
+    assert "# a comment kept\n" in uni and "tags: [a, b]\n" in uni
+    invalid = split((memory / "invalid.md").read_text()).meta
+    assert invalid["trust"] == "self" and invalid["confidence"] == "HIGH"
+
+
+def test_transcripts_tagged_through_the_tag_file(memory):
+    applied = apply(memory, default_plan(memory))
+    tf = tagfile.load(memory)
+    for rel in ["2026-03/s1.jsonl", "2026-03/s2.jsonl", "2026-04/s3.jsonl"]:
+        assert tf.tags_for(rel).as_dict() == {"trust": "self", "confidence": "medium", "source": "tachikoma"}
+    assert tf.entries["2026-04/partial.jsonl"] == {"source": "me"}
+    assert tf.entries["2026-04/invalid.jsonl"] == {"trust": "maybe"}
+    # transcripts themselves are never written
+    for rel, text in TRANSCRIPTS.items():
+        assert (memory / rel).read_text() == text
+    assert applied.commit is None  # not a git repository
+
+
+def test_invalid_values_in_files_are_replaced(memory):
+    apply(memory, plan(memory, {"trust": "self"}))
+    assert tagfile.load(memory).tags_for("2026-04/invalid.jsonl").trust == "self"
+    assert split((memory / "invalid.md").read_text()).meta["trust"] == "self"
+
+
+def test_file_changed_after_plan_is_skipped_not_clobbered(memory):
+    p = plan(memory, {"trust": "self"}, Selector(pattern="*.md"))
+    put(memory, "plain.md", "---\ntrust: owner\n---\nthe person tagged it meanwhile\n")
+    tf = tagfile.load(memory)
+    p2 = plan(memory, {"trust": "self"}, Selector(kind="transcript"))
+    tagfile.save(memory, {**tf.all_entries(), "2026-03/s1.jsonl": {"trust": "external"}})
+    applied = apply(memory, p)
+    applied2 = apply(memory, p2)
+    assert (memory / "plain.md").read_bytes() == b"---\ntrust: owner\n---\nthe person tagged it meanwhile\n"
+    assert "plain.md" in {s.path for s in applied.skipped}
+    assert "changed since" in {s.path: s.reason for s in applied.skipped}["plain.md"]
+    assert "2026-03/s1.jsonl" in {s.path for s in applied2.skipped}
+    assert tagfile.load(memory).tags_for("2026-03/s1.jsonl").trust == "external"
+    assert tagfile.load(memory).tags_for("2026-03/s2.jsonl").trust == "self"
+
+
+def test_undo_keeps_later_body_edits_and_skips_retagged_files(memory):
+    applied = apply(memory, plan(memory, {"trust": "self"}, Selector(pattern="plain.md")))
+    applied2 = apply(memory, plan(memory, {"trust": "self"}, Selector(pattern="crlf.md")))
+    text = (memory / "plain.md").read_text()
+    put(memory, "plain.md", text + "a line added later\n")
+    put(memory, "crlf.md", (memory / "crlf.md").read_bytes().replace(b"trust: self", b"trust: owner"))
+    undone = undo(memory, applied)
+    assert (memory / "plain.md").read_text() == MARKDOWN["plain.md"] + "a line added later\n"
+    assert [c.path for c in undone.changes] == ["plain.md"]
+    not_undone = undo(memory, applied2)
+    assert not_undone.changes == []
+    assert "changed since" in not_undone.skipped[0].reason
+    assert b"trust: owner" in (memory / "crlf.md").read_bytes()
+
+
+def test_undo_removes_a_tag_file_it_created(tmp_path):
+    root = tmp_path / "m"
+    put(root, "a.jsonl", "{}\n")
+    applied = apply(root, default_plan(root))
+    assert (root / TAG_FILE).exists()
+    undo(root, applied)
+    assert not (root / TAG_FILE).exists()
+
+
+def test_undo_key_by_key_in_the_tag_file(memory):
+    before = tagfile.load(memory).entries
+    applied = apply(memory, plan(memory, {"trust": "owner", "source": "bulk"}, Selector(kind="transcript"),
+                                 overwrite=True))
+    # someone else edits the tag file afterwards: exact restore is impossible, key-level undo still works
+    tf = tagfile.load(memory)
+    tagfile.save(memory, {**tf.all_entries(), "elsewhere.jsonl": {"trust": "self"}})
+    undo(memory, applied)
+    after = tagfile.load(memory).entries
+    assert after.pop("elsewhere.jsonl") == {"trust": "self"}
+    assert after == before
+
+
+def test_malformed_tag_file_stops_apply_before_writing(memory):
+    p = plan(memory, {"trust": "self"})
+    put(memory, TAG_FILE, "a.jsonl: [unclosed\n")
+    before = snapshot(memory)
+    with pytest.raises(TagFileError):
+        apply(memory, p)
+    assert memory_files(snapshot(memory)) == memory_files(before)
+
+
+def test_apply_holds_the_lock_in_cache(memory, monkeypatch):
+    real = tagging.FileLock
+    seen = []
+
+    class Spy(real):
+        def __init__(self, path, *args, **kw):
+            seen.append(path)
+            super().__init__(path, *args, **kw)
+
+    def save_checking_lock(root, entries):
+        probe = real(str(memory / ".cache" / "tag.lock"), timeout=0)
+        with pytest.raises(tagging.Timeout):
+            probe.acquire()
+        return real_save(root, entries)
+
+    real_save = tagfile.save
+    monkeypatch.setattr(tagging, "FileLock", Spy)
+    monkeypatch.setattr(tagfile, "save", save_checking_lock)
+    apply(memory, default_plan(memory))
+    assert seen == [str(memory.resolve() / ".cache" / "tag.lock")]
+    assert (memory / ".cache" / ".gitignore").exists()
+
+
+# --------------------------------------------------------------------------- git
+
+
+def test_commit_message_and_files(repo):
+    top = repo.parent
+    p = plan(repo, {"trust": "self", "confidence": "medium", "source": "tachikoma"}, Selector(pattern="2026-03/"))
+    p.changes += plan(repo, {"trust": "self", "confidence": "medium", "source": "tachikoma"},
+                      Selector(pattern="plain.md")).changes
+    applied = apply(repo, p)
+    assert applied.commit == git(top, "rev-parse", "HEAD").strip()
+    message = git(top, "log", "-1", "--format=%B")
+    assert message.startswith("tachikoma: tag 3 files (trust=self, confidence=medium, source=tachikoma)\n\n")
+    for rel in ["2026-03/s1.jsonl", "2026-03/s2.jsonl", "plain.md"]:
+        assert rel in message
+    stat = git(top, "show", "--stat=200", "--format=", "HEAD")
+    files = sorted(line.split("|")[0].strip() for line in stat.splitlines() if "|" in line)
+    assert files == ["mem/plain.md", f"mem/{TAG_FILE}"]
+    assert git(top, "status", "--porcelain", "--untracked-files=no") == ""
+
+    undone = undo(repo, applied)
+    assert undone.commit == git(top, "rev-parse", "HEAD").strip()
+    assert git(top, "log", "-1", "--format=%s").strip() == "tachikoma: undo tagging of 3 files"
+    assert git(top, "diff", "HEAD~2", "HEAD", "--stat") == ""
+
+
+def test_commit_leaves_other_work_alone(repo):
+    top = repo.parent
+    put(repo, "crlf.md", "someone is editing\n")
+    put(top, "elsewhere.md", "staged by someone\n")
+    git(top, "add", "elsewhere.md")
+    applied = apply(repo, default_plan(repo))
+    assert applied.commit
+    assert git(top, "show", "--name-only", "--format=", "HEAD").split() == [f"mem/{TAG_FILE}"]
+    status = git(top, "status", "--porcelain")
+    assert "M  elsewhere.md" in status and " M mem/crlf.md" in status
+
+
+def test_commit_false_and_commit_identity(repo):
+    top = repo.parent
+    head = git(top, "rev-parse", "HEAD")
+    applied = apply(repo, default_plan(repo), commit=False)
+    assert applied.commit is None and git(top, "rev-parse", "HEAD") == head
+    assert undo(repo, applied, commit=False).commit is None
+    applied = apply(repo, default_plan(repo))
+    assert git(top, "log", "-1", "--format=%an <%ae>") == "tachikoma <tachikoma@localhost>\n"
+
+
+def test_commit_failure_is_reported_not_raised(repo, monkeypatch):
+    from tachikoma import gitutil
+
+    def failing(root, paths, message):
+        raise gitutil.GitError("git commit failed: hook said no")
+
+    monkeypatch.setattr(gitutil, "commit", failing)
+    applied = apply(repo, default_plan(repo))
+    assert applied.commit is None and "hook said no" in applied.commit_error
+    assert tagfile.load(repo).tags_for("2026-03/s1.jsonl").trust == "self"
+
+
+# --------------------------------------------------------------------------- concurrency
+
+
+def test_concurrent_applies_in_threads_lose_no_tags(tmp_path):
+    root = tmp_path / "m"
+    names = [f"t/{i:03d}.jsonl" for i in range(40)] + [f"n/{i:03d}.md" for i in range(20)]
+    for rel in names:
+        put(root, rel, "{}\n" if rel.endswith(".jsonl") else "# note\n")
+    plans = [plan(root, {"trust": "self"}, Selector(pattern=rel)) for rel in names]
+    plans += [plan(root, {"confidence": "low"}, Selector(pattern=rel)) for rel in names]
+    errors = []
+
+    def work(chunk):
+        try:
+            for p in chunk:
+                apply(root, p, commit=False)
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(plans[i::6],)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    tf = tagfile.load(root)
+    for rel in names:
+        if rel.endswith(".jsonl"):
+            tags = tf.tags_for(rel)
+        else:
+            from tachikoma.tags import Tags
+            tags = Tags.from_mapping(split((root / rel).read_text()).meta)
+        assert (tags.trust, tags.confidence) == ("self", "low"), rel
+
+
+def test_concurrent_applies_in_processes_lose_no_tags(tmp_path):
+    root = tmp_path / "m"
+    for i in range(60):
+        put(root, f"t/{i:03d}.jsonl", "{}\n")
+    script = textwrap.dedent("""
+        import sys
+        from pathlib import Path
+        from tachikoma.tagging import Selector, apply, plan
+        root, start = Path(sys.argv[1]), int(sys.argv[2])
+        for i in range(start, 60, 3):
+            apply(root, plan(root, {"trust": "self"}, Selector(pattern=f"t/{i:03d}.jsonl")), commit=False)
+    """)
+    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
+    procs = [subprocess.Popen([sys.executable, "-c", script, str(root), str(k)], env=env,
+                              stderr=subprocess.PIPE) for k in range(3)]
+    for proc in procs:
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err.decode()
+    tf = tagfile.load(root)
+    assert sorted(tf.entries) == [f"t/{i:03d}.jsonl" for i in range(60)]
+    assert all(tf.tags_for(p).trust == "self" for p in tf.entries)
+
+
+# --------------------------------------------------------------------------- frontmatter.remove_keys
+
+
+def test_remove_keys_keeps_everything_else():
+    from tachikoma.frontmatter import remove_keys
+
+    text = "---\r\ntitle: x\r\nTrust: self\r\nsource: >\r\n  folded\r\n  text\r\n# note\r\n---\r\nbody\r\nno newline"
+    out = remove_keys(text, ["trust", "source"])
+    assert out == "---\r\ntitle: x\r\n# note\r\n---\r\nbody\r\nno newline"
+    assert remove_keys("no front matter", ["trust"]) == "no front matter"
+    with pytest.raises(ValueError):
+        remove_keys("---\ntrust: [x\n---\nbody", ["trust"])
+
+
+def test_remove_keys_empty_block():
+    from tachikoma.frontmatter import remove_keys
+
+    text = "\ufeff---\ntrust: self\n---\n# body\n"
+    assert remove_keys(text, ["trust"]) == "\ufeff---\n---\n# body\n"
+    assert remove_keys(text, ["trust"], drop_empty_block=True) == "\ufeff# body\n"
+    kept = "---\ntrust: self\ntitle: t\n---\n# body\n"
+    assert remove_keys(kept, ["trust"], drop_empty_block=True) == "---\ntitle: t\n---\n# body\n"
+
+
+def test_remove_keys_block_values_and_odd_line_breaks():
+    from tachikoma.frontmatter import remove_keys
+
+    text = "---\nsource: |\n  one\n\n  two\n\ntitle: t\ntrust: \"a\u2028b\"\n---\nbody\n"
+    assert remove_keys(text, ["source", "trust"]) == "---\n\ntitle: t\n---\nbody\n"
