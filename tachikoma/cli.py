@@ -188,8 +188,10 @@ def cmd_tag(args) -> int:
         before = ", ".join(f"{k}={v}" for k, v in change.before.items()) or "no tags"
         after = ", ".join(f"{k}={v}" for k, v in change.after.items())
         print(f"{change.path}: {before} → {after}")
-    for path, reason in plan.skipped:
+    for path, reason in plan.skipped + (applied.skipped if applied else []):
         print(f"skipped {path}: {reason}", file=sys.stderr)
+    if applied and applied.commit_error:
+        print(f"warning: files were tagged but not committed: {applied.commit_error}", file=sys.stderr)
     if not plan.changes:
         print("nothing to tag")
     elif args.dry_run:
@@ -204,8 +206,9 @@ def _plan_json(plan, applied, dry_run: bool) -> dict:
     changes = applied.changes if applied else plan.changes
     return {"dry_run": dry_run,
             "changes": [{"path": c.path, "kind": c.kind, "before": c.before, "after": c.after} for c in changes],
-            "skipped": [{"path": p, "reason": r} for p, r in plan.skipped],
-            "commit": applied.commit if applied else None}
+            "skipped": [{"path": p, "reason": r} for p, r in plan.skipped + (applied.skipped if applied else [])],
+            "commit": applied.commit if applied else None,
+            "commit_error": applied.commit_error if applied else None}
 
 
 def _refresh_index(root: Path, args) -> None:

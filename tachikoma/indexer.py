@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import sys
 import time
+from datetime import datetime, timezone
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -108,6 +109,24 @@ def pending_changes(root: Path, store: Store) -> int:
     """How many files were added, changed or removed since the last index run."""
     plan = plan_run(root, store)
     return len(plan.todo) + len(plan.removed)
+
+
+def freshness(root: Path) -> dict:
+    """When the index was last updated and how many files changed since (None values: no index yet)."""
+    path = memory.index_path(root)
+    empty = {"last_indexed_at": None, "changed_since": None, "files": 0, "chunks": 0, "embedder": None}
+    if not path.exists():
+        return empty
+    with Store(path) as store:
+        stamp = store.get_meta("last_indexed_at")
+        if stamp is None:
+            return empty
+        files, chunks = store.counts()
+        return {
+            "last_indexed_at": datetime.fromtimestamp(float(stamp), timezone.utc).isoformat(timespec="seconds"),
+            "changed_since": pending_changes(root, store),
+            "files": files, "chunks": chunks, "embedder": store.get_meta("embedder"),
+        }
 
 
 def run(

@@ -102,8 +102,13 @@ def coverage(root: Path) -> dict:
     return result
 
 
-#: The same as `coverage` (the name the command line uses).
-report = coverage
+def report(root: Path) -> dict:
+    """`coverage` plus how fresh the index is: what `tachikoma stats --json` prints."""
+    from .indexer import freshness
+
+    result = coverage(root)
+    result["index"] = freshness(root)
+    return result
 
 
 def _line(bucket: dict) -> str:
@@ -128,6 +133,13 @@ def format_text(result: dict) -> str:
     if result["invalid_values"]:
         out.append("invalid values (count as missing; fix or retag with --overwrite):")
         out.extend(f"  {item['path']}: {item['key']} {item['value']!r}" for item in result["invalid_values"])
+    index = result.get("index")
+    if index is not None:
+        if index["last_indexed_at"] is None:
+            out.append("index: none yet (run `tachikoma index`)")
+        else:
+            out.append(f"index: updated {index['last_indexed_at']}, {index['files']} files, {index['chunks']} chunks "
+                       f"({index['embedder']}); {index['changed_since']} file(s) changed since")
     if result.get("problems"):
         out.append("problems:")
         out.extend(f"  {item['path']}: {item['reason']}" for item in result["problems"])
