@@ -1,0 +1,117 @@
+"""Search through the real index: JSON shape, explanations, filters, dates."""
+
+import math
+from datetime import datetime, timezone
+
+import pytest
+
+from tachikoma import indexer
+from tachikoma.config import load_config
+from tachikoma.errors import EmbedderMismatch, TachikomaError
+from tachikoma.search import Filters, Searcher
+
+NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)
+FACTOR_KEYS = {"similarity", "trust", "trust_weight", "confidence", "confidence_weight", "age_days", "date_source",
+               "recency", "duplicate_penalty"}
+
+
+@pytest.fixture
+def searcher(git_memory):
+    indexer.run(git_memory, embedder_name="hash")
+    s = Searcher(git_memory)
+    yield s
+    s.close()
+
+
+def test_json_shape_and_score_is_the_product_of_its_factors(searcher):
+    answer = searcher.search("DRV8353 gate driver samples", limit=10, now=NOW)
+    assert answer["query"] == "DRV8353 gate driver samples"
+    assert answer["results"], "the example memory mentions the DRV8353 several times"
+    for r in answer["results"]:
+        assert set(r) >= {"path", "chunk", "lines", "text", "score", "factors"}
+        assert isinstance(r["lines"], list) and r["lines"][0] <= r["lines"][1]
+        f = r["factors"]
+        assert set(f) >= FACTOR_KEYS
+        assert f["date_source"] in ("frontmatter", "git", "mtime")
+        product = f["similarity"] * f["trust_weight"] * f["confidence_weight"] * f["recency"] * f["duplicate_penalty"]
+        assert r["score"] == pytest.approx(product, rel=1e-12)
+        assert f["recency"] == pytest.approx(1 / (1 + f["age_days"] / 30))
+    scores = [r["score"] for r in answer["results"]]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_explanations_name_tags_and_date_sources(searcher):
+    results = searcher.search("Martin meeting stand-up agenda coffee", limit=20, now=NOW)["results"]
+    by_path = {r["path"]: r["factors"] for r in results}
+    martin = by_path["martin.md"]
+    assert (martin["trust"], martin["trust_weight"], martin["confidence"], martin["confidence_weight"]) == \
+        ("owner", 1.0, "high", 1.0)
+    assert martin["date_source"] == "frontmatter"
+    assert martin["age_days"] == pytest.approx(11.0)  # updated: 2026-11-20
+    meeting = by_path.get("2026-03-22/meeting-notes.md")
+    if meeting:
+        assert meeting["date_source"] == "git" and meeting["trust"] is None and meeting["trust_weight"] == 0.6
+
+
+def test_at_most_two_chunks_per_file(memory):
+    (memory / "big.md").write_text("\n".join(f"## Part {i}\n\n" + "ferrofluid pump " * 150 for i in range(6)))
+    indexer.run(memory, embedder_name="hash")
+    s = Searcher(memory)
+    results = s.search("ferrofluid pump", limit=10, now=NOW)["results"]
+    s.close()
+    big = [r for r in results if r["path"] == "big.md"]
+    assert len(big) == 2
+    assert [r["factors"]["duplicate_penalty"] for r in big] == [1.0, 0.8]
+
+
+def test_filters(searcher):
+    q = "DRV8353 heat sink Jonas"
+    kinds = {r["kind"] for r in searcher.search(q, 20, Filters(kind="transcript"), NOW)["results"]}
+    assert kinds == {"transcript"}
+    trusted = searcher.search(q, 20, Filters(trust="untrusted"), NOW)["results"]
+    assert {r["path"] for r in trusted} == {"rumours.md"}
+    untagged = searcher.search(q, 20, Filters(untagged=True), NOW)["results"]
+    assert untagged and all(r["factors"]["trust"] is None and r["factors"]["confidence"] is None for r in untagged)
+
+
+def test_weights_apply_at_query_time_without_reindex(git_memory, searcher):
+    q = "Martin meeting stand-up agenda"
+    before = {r["path"]: r["factors"]["trust_weight"] for r in searcher.search(q, 20, now=NOW)["results"]}
+    (git_memory / "tachikoma.toml").write_text("[ranking.trust]\nowner = 0.25\n")
+    fresh = Searcher(git_memory)
+    after = {r["path"]: r for r in fresh.search(q, 20, now=NOW)["results"]}
+    fresh.close()
+    assert before["martin.md"] == 1.0 and after["martin.md"]["factors"]["trust_weight"] == 0.25
+
+
+def test_config_errors_are_clear(git_memory):
+    (git_memory / "tachikoma.toml").write_text("[ranking.trust]\nowner = 7\n")
+    with pytest.raises(TachikomaError, match="ranking.trust.owner must be a number between 0 and 1"):
+        load_config(git_memory)
+
+
+def test_searcher_reloads_after_the_index_changes(memory):
+    indexer.run(memory, embedder_name="hash")
+    s = Searcher(memory)
+    assert not s.search("zanzibar quokka", 5, now=NOW)["results"]
+    (memory / "zoo.md").write_text("# Zoo\n\nThe zanzibar quokka exhibit opens in June.\n")
+    indexer.run(memory)
+    assert s.search("zanzibar quokka", 5, now=NOW)["results"][0]["path"] == "zoo.md"
+    s.close()
+
+
+def test_no_index_and_wrong_embedder_are_clear_errors(memory):
+    with pytest.raises(TachikomaError, match="run `tachikoma index`"):
+        Searcher(memory)
+    indexer.run(memory, embedder_name="hash")
+    with pytest.raises(EmbedderMismatch, match="--reembed"):
+        Searcher(memory, embedder_name="hash:64")
+
+
+def test_empty_query_is_refused(searcher):
+    with pytest.raises(TachikomaError, match="empty query"):
+        searcher.search("   ")
+
+
+def test_no_result_without_any_shared_signal(searcher):
+    assert searcher.search("xylophone", 5, now=NOW)["results"] == []
