@@ -1,0 +1,339 @@
+"""Split a Document into Chunks small enough to embed.
+
+Words are whitespace-separated tokens (``str.split``). Every chunk's own text
+holds at most `max_words` words; a markdown chunk may carry one extra
+*context line* in front (see below). Line numbers are file line numbers.
+
+Markdown
+    The body is cut into sections at ATX headings (``#`` to ``######``;
+    ``#`` lines inside ``` or ~~~ fenced code blocks are not headings). Text
+    before the first heading is a section of its own.
+
+    Consecutive sections are merged into one chunk when they fit within
+    `max_words` together. Where a group that does not fit is cut depends on
+    the headings alone: each heading gets a *rank*, a hash of it and the
+    headings above it. The whole note is one chunk if it fits; otherwise it
+    is cut before its highest-ranked heading and each side is treated the
+    same way, down to single sections. Because sizes only decide *whether* a group is cut,
+    never *where*, editing one section can only reshape the group that holds
+    it: every chunk outside that group (before or after the edit) keeps its
+    exact text, and so its embedding. (Greedy packing from the top would
+    shift every later chunk when one early section grows, and every chunk of
+    a log that gets new entries on top.) The price is a few more, smaller
+    chunks than greedy packing would make.
+
+    A section bigger than `max_words` is split on its own: at paragraph
+    (blank line) boundaries, a paragraph that is still too big at line
+    boundaries, a line at sentence boundaries, a sentence between words.
+    Each piece after the first starts with an overlap of about
+    `overlap_words` words (default 15% of `max_words`) from the end of the
+    previous piece, taken in the largest units that fit.
+
+    Context line: a chunk whose first section is under a heading gets the
+    heading path, e.g. ``"Parent › Child"``, as its first line, unless the
+    chunk starts with that section's own heading line and the heading has no
+    parents (then the heading says it all). Continuation pieces of a split
+    section therefore always name where they are. The context line is not
+    counted in `max_words`.
+
+Transcripts
+    Each turn is rendered ``"speaker: text"``. Consecutive turns are packed
+    into windows of at most `max_words` words; each window after the first
+    starts again with the previous window's last turn when both fit, so a
+    question and its answer are never only seen apart. A turn that alone
+    exceeds the budget is split by words into pieces (with `overlap_words`
+    overlap), each rendered ``"speaker: ..."`` and all with that turn's line.
+
+Chunking is deterministic: the same document always gives the same chunks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+
+from .documents import MARKDOWN, TRANSCRIPT, Chunk, Document, Turn
+
+#: Separator between heading titles in a context line.
+PATH_SEPARATOR = " › "
+DEFAULT_OVERLAP = 0.15
+
+_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
+_CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+$")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
+
+
+def chunk_document(doc: Document, max_words: int, overlap_words: int | None = None) -> list[Chunk]:
+    """The chunks of `doc`, indexed from 0, in file order."""
+    if max_words < 1:
+        raise ValueError("max_words must be at least 1")
+    if overlap_words is None:
+        overlap_words = int(max_words * DEFAULT_OVERLAP)
+    if not 0 <= overlap_words < max_words:
+        raise ValueError("overlap_words must be at least 0 and less than max_words")
+    if doc.kind == MARKDOWN:
+        pieces = _chunk_markdown(doc.text, doc.body_line, max_words, overlap_words)
+    elif doc.kind == TRANSCRIPT:
+        pieces = _chunk_turns(doc.turns, max_words, overlap_words)
+    else:
+        raise ValueError(f"unknown document kind {doc.kind!r}")
+    return [Chunk(index=i, text=text, line_start=start, line_end=end)
+            for i, (text, start, end) in enumerate(pieces)]
+
+
+# ---------------------------------------------------------------- pieces
+
+@dataclass
+class _Atom:
+    """A run of text with the file lines it came from.
+
+    `joiner` says how it attaches to the atom before it ("\\n\\n" between
+    paragraphs, "\\n" between lines, " " within a line); `level` is how
+    finely it was cut (0 paragraph, 1 line, 2 sentence, 3 word).
+    """
+
+    text: str
+    start: int
+    end: int
+    joiner: str
+    level: int
+    words: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.words = 1 if self.level == 3 else len(self.text.split())
+
+
+def _render(atoms: list[_Atom]) -> str:
+    out = []
+    for i, atom in enumerate(atoms):
+        if i:
+            out.append(atom.joiner)
+        out.append(atom.text)
+    return "".join(out)
+
+
+def _subdivide(atom: _Atom) -> list[_Atom]:
+    """`atom` cut one level finer (a single word cannot be cut: returns [atom])."""
+    if atom.level == 0:  # paragraph → lines
+        lines = atom.text.split("\n")
+        return [_Atom(line.strip(), atom.start + i, atom.start + i, "\n" if i else atom.joiner, 1)
+                for i, line in enumerate(lines) if line.strip()]
+    if atom.level == 1:  # line → sentences
+        parts = [p for p in _SENTENCE_END.split(atom.text) if p.strip()]
+        if len(parts) > 1:
+            return [_Atom(p.strip(), atom.start, atom.end, " " if i else atom.joiner, 2)
+                    for i, p in enumerate(parts)]
+    words = atom.text.split()
+    if len(words) <= 1:
+        return [atom]
+    return [_Atom(w, atom.start, atom.end, " " if i else atom.joiner, 3) for i, w in enumerate(words)]
+
+
+def _fit(atoms: list[_Atom], budget: int) -> list[_Atom]:
+    """Cut atoms finer until each holds at most `budget` words."""
+    out: list[_Atom] = []
+    stack = list(reversed(atoms))
+    while stack:
+        atom = stack.pop()
+        if atom.level == 3 or atom.words <= budget:
+            out.append(atom)
+        else:
+            stack.extend(reversed(_subdivide(atom)))
+    return out
+
+
+def _overlap(previous: list[_Atom], budget: int) -> list[_Atom]:
+    """The tail of `previous` worth at most `budget` words, in the largest units that fit."""
+    taken: list[_Atom] = []
+    used = 0
+    pending = list(previous)
+    while pending and used < budget:
+        atom = pending.pop()
+        if used + atom.words <= budget:
+            taken.append(atom)
+            used += atom.words
+        elif not taken and (finer := _subdivide(atom)) != [atom]:
+            pending.extend(finer)
+        else:
+            break
+    taken.reverse()
+    return taken
+
+
+def _pack(atoms: list[_Atom], max_words: int, overlap_words: int) -> list[list[_Atom]]:
+    """Greedy pieces of at most `max_words`, each after the first opening with an overlap."""
+    pieces: list[list[_Atom]] = []
+    current: list[_Atom] = []
+    used = 0
+    for atom in _fit(atoms, max_words):
+        if current and used + atom.words > max_words:
+            pieces.append(current)
+            current = _overlap(current, min(overlap_words, max_words - atom.words))
+            used = sum(a.words for a in current)
+        current.append(atom)
+        used += atom.words
+    if current:
+        pieces.append(current)
+    return pieces
+
+
+# ---------------------------------------------------------------- markdown
+
+def _rank(headings: list[tuple[int, str]]) -> int:
+    """Where a section's heading cuts a group that does not fit: higher ranks cut first.
+
+    A hash of the heading and the headings above it (so "### Summary" under
+    different dates ranks differently). It depends on headings alone, never on
+    sizes or on the text of any section.
+    """
+    key = "\n".join(f"{level} {title}" for level, title in headings)
+    return int.from_bytes(hashlib.sha256(key.encode("utf-8")).digest()[:8], "big")
+
+
+@dataclass
+class _Section:
+    path: tuple[str, ...]  # heading titles, outermost first; () before the first heading
+    heading: bool  # its first line is its heading
+    lines: list[tuple[int, str]]  # (file line, text)
+    rank: int = 0
+
+    @property
+    def words(self) -> int:
+        return sum(len(text.split()) for _, text in self.lines)
+
+
+def _sections(text: str, first_line: int) -> list[_Section]:
+    sections = [_Section(path=(), heading=False, lines=[])]
+    stack: list[tuple[int, str]] = []
+    fence: str | None = None
+    for i, line in enumerate(text.split("\n")):
+        number = first_line + i
+        if fence is not None:
+            closing = line.strip()
+            if closing.startswith(fence) and set(closing) == {fence[0]}:
+                fence = None
+        elif (opening := _FENCE.match(line)) is not None and not (
+                opening.group(1)[0] == "`" and "`" in line[opening.end():]):
+            fence = opening.group(1)
+        elif (heading := _HEADING.match(line)) is not None:
+            level = len(heading.group(1))
+            title = _CLOSING_HASHES.sub("", heading.group(2) or "").strip()
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            stack.append((level, title))
+            sections.append(_Section(tuple(t for _, t in stack), True, [], _rank(stack)))
+        sections[-1].lines.append((number, line))
+    return [s for s in sections if s.words]
+
+
+def _context(section: _Section, starts_at_heading: bool) -> str:
+    titles = [t for t in section.path if t]
+    parents = [t for t in section.path[:-1] if t]
+    if not titles or (starts_at_heading and not parents):
+        return ""
+    return PATH_SEPARATOR.join(titles)
+
+
+def _with_context(context: str, text: str) -> str:
+    return f"{context}\n{text}" if context else text
+
+
+def _whole(sections: list[_Section]) -> tuple[str, int, int]:
+    lines = [(n, t) for s in sections for n, t in s.lines]
+    while not lines[0][1].strip():
+        lines.pop(0)
+    while not lines[-1][1].strip():
+        lines.pop()
+    text = "\n".join(t.rstrip() for _, t in lines)
+    first = sections[0]
+    return _with_context(_context(first, first.heading), text), lines[0][0], lines[-1][0]
+
+
+def _split_section(section: _Section, max_words: int, overlap_words: int) -> list[tuple[str, int, int]]:
+    paragraphs: list[_Atom] = []
+    block: list[tuple[int, str]] = []
+    for number, line in section.lines + [(0, "")]:
+        if line.strip():
+            block.append((number, line.rstrip()))
+        elif block:
+            paragraphs.append(_Atom("\n".join(t for _, t in block), block[0][0], block[-1][0], "\n\n", 0))
+            block = []
+    out = []
+    for i, piece in enumerate(_pack(paragraphs, max_words, overlap_words)):
+        context = _context(section, section.heading and i == 0)
+        out.append((_with_context(context, _render(piece)), piece[0].start, max(a.end for a in piece)))
+    return out
+
+
+def _chunk_markdown(text: str, first_line: int, max_words: int, overlap_words: int) -> list[tuple[str, int, int]]:
+    sections = _sections(text, first_line)
+    before = [0]  # before[i]: words in sections[:i]
+    for section in sections:
+        before.append(before[-1] + section.words)
+    out: list[tuple[str, int, int]] = []
+    todo = [(0, len(sections))] if sections else []
+    while todo:  # depth first, left to right: chunks come out in file order
+        lo, hi = todo.pop()
+        if before[hi] - before[lo] <= max_words:
+            out.append(_whole(sections[lo:hi]))
+        elif hi - lo == 1:
+            out.extend(_split_section(sections[lo], max_words, overlap_words))
+        else:
+            top = max(sections[i].rank for i in range(lo + 1, hi))
+            # Equal ranks come from repeated identical headings: cut at the middle one.
+            tied = [i for i in range(lo + 1, hi) if sections[i].rank == top]
+            cut = tied[(len(tied) - 1) // 2]
+            todo += [(cut, hi), (lo, cut)]
+    return out
+
+
+# ---------------------------------------------------------------- transcripts
+
+def _render_turn(turn: Turn) -> str:
+    return f"{turn.speaker}: {turn.text}"
+
+
+def _chunk_turns(turns: list[Turn], max_words: int, overlap_words: int) -> list[tuple[str, int, int]]:
+    out: list[tuple[str, int, int]] = []
+    window: list[tuple[Turn, str, int]] = []
+    used = 0
+
+    def emit() -> None:
+        out.append(("\n".join(text for _, text, _ in window), window[0][0].line, window[-1][0].line))
+
+    for turn in turns:
+        text = _render_turn(turn)
+        words = len(text.split())
+        if words > max_words:
+            if window:
+                emit()
+            out.extend(_split_turn(turn, max_words, overlap_words))
+            window, used = [], 0
+            continue
+        if window and used + words > max_words:
+            emit()
+            last = window[-1]
+            window = [last] if last[2] + words <= max_words else []
+            used = sum(w for _, _, w in window)
+        window.append((turn, text, words))
+        used += words
+    if window:  # it always holds a turn not emitted yet: overlap only comes with a new turn
+        emit()
+    return out
+
+
+def _split_turn(turn: Turn, max_words: int, overlap_words: int) -> list[tuple[str, int, int]]:
+    label = f"{turn.speaker}:"
+    budget = max(1, max_words - len(label.split()))
+    overlap = min(overlap_words, budget - 1)
+    words = turn.text.split()
+    out = []
+    start = 0
+    while True:
+        piece = words[start:start + budget]
+        out.append((f"{label} {' '.join(piece)}", turn.line, turn.line))
+        if start + budget >= len(words):
+            return out
+        start += budget - overlap

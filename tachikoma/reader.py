@@ -1,0 +1,165 @@
+"""Read one memory file into a Document, whatever state the file is in.
+
+Bad content never raises: every problem becomes a warning
+``"path[:line]: reason"`` in ``Document.warnings``. A file that cannot be
+indexed at all (too big, binary, unreadable) comes back as an empty Document
+with a warning, which the indexer reports as skipped. Everything else is
+indexed as well as it can be: invalid UTF-8 is decoded with replacement
+characters, and a markdown file with malformed front matter is indexed whole,
+so nothing in it is lost from search.
+
+Text is normalised in two ways that keep line numbers intact: a leading
+UTF-8 byte order mark is dropped and CRLF line endings become LF.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import re
+import stat
+from datetime import datetime
+from pathlib import Path
+
+from .documents import KINDS, MARKDOWN, Document
+from .frontmatter import split
+from .memory import safe_path
+from .tags import Tags
+from .transcripts import parse_timestamp, parse_transcript
+
+#: A NUL byte within this many leading bytes marks a file as binary.
+BINARY_SNIFF_BYTES = 8192
+_DATE_KEYS = ("updated", "date")
+_AT_LINE = re.compile(r" at line (\d+)")
+
+
+def read_document(root: Path, rel_path: str, kind: str, max_bytes: int = 5_000_000) -> Document:
+    """Read `rel_path` (relative to the memory `root`) as a `kind` document.
+
+    The file is opened only through `memory.safe_path`, so a path that leaves
+    the root raises `memory.PathOutsideMemory` (a caller error, not bad
+    content). Never raises for what the file contains.
+    """
+    if kind not in KINDS:
+        raise ValueError(f"unknown document kind {kind!r}")
+    doc = Document(path=rel_path, kind=kind)
+    path = safe_path(root, rel_path)
+    data = _read_bytes(path, rel_path, max_bytes, doc.warnings)
+    if data is None:
+        return doc
+    text = _decode(data, rel_path, doc.warnings)
+    if kind == MARKDOWN:
+        _fill_markdown(doc, text)
+    else:
+        doc.turns, problems = parse_transcript(text, rel_path)
+        doc.warnings.extend(problems)
+    return doc
+
+
+def read_front_matter_tags(path: Path, max_bytes: int = 64_000) -> tuple[Tags, dict, str | None]:
+    """(tags, meta, error) from the front matter of the markdown file at `path`.
+
+    Reads at most `max_bytes` from the start of the file, for statistics over
+    many files. On any problem the tags and meta are empty and `error` says
+    why; the body is never looked at.
+    """
+    try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            return Tags(), {}, "not a regular file"
+        with open(path, "rb") as handle:
+            data = handle.read(max_bytes + 1)
+    except OSError as exc:
+        return Tags(), {}, f"cannot read ({exc.strerror or exc})"
+    truncated = len(data) > max_bytes
+    if truncated:
+        # Keep whole lines only: a cut "----" line must not read as a closing fence.
+        data = data[: data.rfind(b"\n", 0, max_bytes) + 1]
+    if b"\x00" in data[:BINARY_SNIFF_BYTES]:
+        return Tags(), {}, "binary file (contains NUL bytes)"
+    text = _strip_bom(data).decode("utf-8", "replace").replace("\r\n", "\n")
+    fm = split(text)
+    if fm.error:
+        if truncated and not fm.block:
+            return Tags(), {}, f"front matter not closed within the first {max_bytes} bytes"
+        return Tags(), {}, fm.error
+    return Tags.from_mapping(fm.meta), fm.meta, None
+
+
+def _read_bytes(path: Path, rel_path: str, max_bytes: int, warnings: list[str]) -> bytes | None:
+    """The file's bytes, or None (with a warning) when it must be skipped."""
+    try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            warnings.append(f"{rel_path}: not a regular file, skipped")
+            return None
+        if info.st_size > max_bytes:
+            warnings.append(f"{rel_path}: {info.st_size} bytes, over the {max_bytes}-byte limit, skipped")
+            return None
+        with open(path, "rb") as handle:
+            data = handle.read(max_bytes + 1)
+    except OSError as exc:
+        warnings.append(f"{rel_path}: cannot read ({exc.strerror or exc}), skipped")
+        return None
+    if len(data) > max_bytes:  # grew since it was measured
+        warnings.append(f"{rel_path}: over the {max_bytes}-byte limit, skipped")
+        return None
+    if b"\x00" in data[:BINARY_SNIFF_BYTES]:
+        warnings.append(f"{rel_path}: binary file (contains NUL bytes), skipped")
+        return None
+    return data
+
+
+def _strip_bom(data: bytes) -> bytes:
+    return data[len(codecs.BOM_UTF8):] if data.startswith(codecs.BOM_UTF8) else data
+
+
+def _decode(data: bytes, rel_path: str, warnings: list[str]) -> str:
+    """UTF-8 text with LF line endings; bad bytes become U+FFFD with a warning."""
+    data = _strip_bom(data)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        warnings.append(f"{rel_path}:{line}: invalid UTF-8, undecodable bytes replaced")
+        text = data.decode("utf-8", "replace")
+    return text.replace("\r\n", "\n")
+
+
+def _fill_markdown(doc: Document, text: str) -> None:
+    fm = split(text)
+    if fm.error:
+        match = _AT_LINE.search(fm.error)
+        line = match.group(1) if match else "1"
+        reason = _AT_LINE.sub("", fm.error, count=1)
+        doc.warnings.append(f"{doc.path}:{line}: {reason}; the whole file is indexed as text")
+        doc.text, doc.body_line = text, 1
+        return
+    doc.meta = fm.meta
+    doc.text, doc.body_line = fm.body, fm.body_line
+    doc.tags = Tags.from_mapping(fm.meta)
+    doc.date = _front_matter_date(doc, fm.block)
+
+
+def _front_matter_date(doc: Document, block: str) -> datetime | None:
+    """`updated`, else `date`, as an aware UTC datetime; unparseable values are reported."""
+    lowered = {str(k).strip().lower(): v for k, v in doc.meta.items()}
+    for key in _DATE_KEYS:
+        value = lowered.get(key)
+        if value is None:
+            continue
+        parsed = None if isinstance(value, (int, float)) else parse_timestamp(value)
+        if parsed is not None:
+            return parsed
+        where = _key_line(block, key)
+        doc.warnings.append(f"{doc.path}{where}: front matter {key} {str(value)!r} is not a date, ignored")
+    return None
+
+
+def _key_line(block: str, key: str) -> str:
+    """":N" for the front matter line that sets `key`, or ""."""
+    pattern = re.compile(rf"^[ \t]*['\"]?{re.escape(key)}['\"]?[ \t]*:", re.IGNORECASE)
+    for number, line in enumerate(block.split("\n"), 1):
+        if pattern.match(line):
+            return f":{number}"
+    return ""

@@ -1,0 +1,241 @@
+import json
+from datetime import datetime, timezone
+
+import pytest
+
+from tachikoma.documents import MARKDOWN, TRANSCRIPT
+from tachikoma.memory import PathOutsideMemory
+from tachikoma.reader import read_document, read_front_matter_tags
+from tachikoma.tags import Tags
+
+UTC = timezone.utc
+
+
+def write(tmp_path, rel, content):
+    path = tmp_path / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(content, str):
+        content = content.encode("utf-8")
+    path.write_bytes(content)
+    return path
+
+
+def test_markdown_with_front_matter(tmp_path):
+    write(tmp_path, "notes/a.md",
+          "---\ntrust: Owner\nconfidence: high\nsource: martin\nupdated: 2026-11-20\ndate: 2020-01-01\n---\n"
+          "# Title\n\nBody text.\n")
+    doc = read_document(tmp_path, "notes/a.md", MARKDOWN)
+    assert doc.warnings == []
+    assert doc.path == "notes/a.md" and doc.kind == MARKDOWN
+    assert doc.tags == Tags(trust="owner", confidence="high", source="martin")
+    assert doc.meta["source"] == "martin"
+    assert doc.date == datetime(2026, 11, 20, tzinfo=UTC)
+    assert doc.text == "# Title\n\nBody text.\n"
+    assert doc.body_line == 8
+    assert doc.turns == []
+
+
+def test_markdown_without_front_matter(tmp_path):
+    write(tmp_path, "plain.md", "# Just a note\ntext\n")
+    doc = read_document(tmp_path, "plain.md", MARKDOWN)
+    assert doc.warnings == [] and doc.meta == {} and doc.tags == Tags() and doc.date is None
+    assert doc.text == "# Just a note\ntext\n" and doc.body_line == 1
+
+
+@pytest.mark.parametrize("value, expected", [
+    ("2026-03-01T10:00:00+02:00", datetime(2026, 3, 1, 8, tzinfo=UTC)),  # aware datetime from YAML
+    ("2026-03-01 10:00:00", datetime(2026, 3, 1, 10, tzinfo=UTC)),  # naive datetime → UTC
+    ("'2026-03-01'", datetime(2026, 3, 1, tzinfo=UTC)),  # quoted: a str
+    ("'2026-03-01T10:00:00Z'", datetime(2026, 3, 1, 10, tzinfo=UTC)),
+])
+def test_front_matter_date_forms(tmp_path, value, expected):
+    write(tmp_path, "d.md", f"---\ndate: {value}\n---\nbody\n")
+    doc = read_document(tmp_path, "d.md", MARKDOWN)
+    assert doc.warnings == []
+    assert doc.date == expected
+    assert doc.date.tzinfo is not None and doc.date.utcoffset().total_seconds() == 0
+
+
+def test_unparseable_date_is_a_warning_and_falls_back(tmp_path):
+    write(tmp_path, "d.md", "---\ntrust: self\nupdated: last tuesday\ndate: 2024-02-03\n---\nbody\n")
+    doc = read_document(tmp_path, "d.md", MARKDOWN)
+    assert doc.date == datetime(2024, 2, 3, tzinfo=UTC)
+    assert len(doc.warnings) == 1
+    assert doc.warnings[0].startswith("d.md:3: ") and "updated" in doc.warnings[0]
+    assert doc.tags.trust == "self"
+
+
+def test_unparseable_only_date_gives_none(tmp_path):
+    write(tmp_path, "d.md", "---\ndate: 2024\n---\nbody\n")
+    doc = read_document(tmp_path, "d.md", MARKDOWN)
+    assert doc.date is None
+    assert len(doc.warnings) == 1 and doc.warnings[0].startswith("d.md:2: ")
+
+
+@pytest.mark.parametrize("content, line, words", [
+    ("---\ntrust: owner\n# never closed\nsecret words here\n", "1", "never closed"),  # unterminated
+    ("---\ntrust: owner\nconfidence: [high\n---\nsecret words here\n", None, "malformed"),  # YAML syntax error
+    ("---\n- trust\n- owner\n---\nsecret words here\n", "1", "not a mapping"),  # a list
+    ("---\njust a string\n---\nsecret words here\n", "1", "not a mapping"),  # a scalar
+])
+def test_malformed_front_matter_indexes_the_whole_text(tmp_path, content, line, words):
+    write(tmp_path, "bad.md", content)
+    doc = read_document(tmp_path, "bad.md", MARKDOWN)
+    assert doc.text == content
+    assert doc.body_line == 1
+    assert doc.tags == Tags() and doc.meta == {} and doc.date is None
+    assert len(doc.warnings) == 1
+    assert words in doc.warnings[0]
+    prefix = doc.warnings[0].split(": ")[0]
+    if line is None:
+        assert prefix.startswith("bad.md:") and int(prefix.split(":")[1]) > 1
+    else:
+        assert prefix == f"bad.md:{line}"
+
+
+def test_crlf_and_bom(tmp_path):
+    raw = "\ufeff---\r\ntrust: owner\r\n---\r\n# Title\r\nline two\r\n"
+    write(tmp_path, "w.md", raw)
+    doc = read_document(tmp_path, "w.md", MARKDOWN)
+    assert doc.warnings == []
+    assert doc.tags.trust == "owner"
+    assert doc.text == "# Title\nline two\n"
+    assert doc.body_line == 4
+    assert "\r" not in doc.text and "\ufeff" not in doc.text
+
+
+def test_bom_without_front_matter(tmp_path):
+    write(tmp_path, "b.md", "\ufeff# Heading\n")
+    doc = read_document(tmp_path, "b.md", MARKDOWN)
+    assert doc.text == "# Heading\n" and doc.warnings == []
+
+
+def test_invalid_utf8_is_replaced_and_reported_with_its_line(tmp_path):
+    write(tmp_path, "latin.md", b"# Title\nfine line\ncaf\xe9 au lait\nmore \xff\n")
+    doc = read_document(tmp_path, "latin.md", MARKDOWN)
+    assert doc.warnings == ["latin.md:3: invalid UTF-8, undecodable bytes replaced"]
+    assert "caf\ufffd au lait" in doc.text
+    assert "fine line" in doc.text
+
+
+def test_binary_file_is_skipped(tmp_path):
+    write(tmp_path, "img.md", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + b"x" * 100)
+    doc = read_document(tmp_path, "img.md", MARKDOWN)
+    assert doc.text == "" and doc.turns == []
+    assert len(doc.warnings) == 1 and doc.warnings[0].startswith("img.md: ") and "binary" in doc.warnings[0]
+
+
+def test_oversized_file_is_skipped(tmp_path):
+    write(tmp_path, "big.md", "word " * 300)
+    doc = read_document(tmp_path, "big.md", MARKDOWN, max_bytes=1000)
+    assert doc.text == "" and doc.turns == []
+    assert len(doc.warnings) == 1 and doc.warnings[0].startswith("big.md: ") and "1000" in doc.warnings[0]
+    exact = read_document(tmp_path, "big.md", MARKDOWN, max_bytes=1500)
+    assert exact.warnings == [] and exact.text.startswith("word")
+
+
+def test_empty_files(tmp_path):
+    write(tmp_path, "e.md", "")
+    write(tmp_path, "e.jsonl", "")
+    md = read_document(tmp_path, "e.md", MARKDOWN)
+    tr = read_document(tmp_path, "e.jsonl", TRANSCRIPT)
+    assert md.text == "" and md.warnings == []
+    assert tr.turns == [] and tr.warnings == []
+
+
+def test_missing_file_is_a_warning(tmp_path):
+    doc = read_document(tmp_path, "gone.md", MARKDOWN)
+    assert doc.text == "" and len(doc.warnings) == 1 and doc.warnings[0].startswith("gone.md: cannot read")
+
+
+def test_paths_outside_the_root_are_refused(tmp_path):
+    root = tmp_path / "memory"
+    root.mkdir()
+    write(tmp_path, "secret.md", "secret")
+    for rel in ("../secret.md", str(tmp_path / "secret.md"), ".git/config"):
+        with pytest.raises(PathOutsideMemory):
+            read_document(root, rel, MARKDOWN)
+
+
+def test_transcript(tmp_path):
+    lines = [json.dumps({"type": "user", "timestamp": "2025-01-02T03:04:05Z",
+                         "message": {"role": "user", "content": "hello"}}),
+             "{broken",
+             json.dumps({"speaker": "Ann", "text": "hi"})]
+    write(tmp_path, "s/t.jsonl", "\r\n".join(lines) + "\r\n")
+    doc = read_document(tmp_path, "s/t.jsonl", TRANSCRIPT)
+    assert doc.kind == TRANSCRIPT and doc.text == ""
+    assert [(t.speaker, t.text, t.line) for t in doc.turns] == [("user", "hello", 1), ("Ann", "hi", 3)]
+    assert doc.turns[0].timestamp == datetime(2025, 1, 2, 3, 4, 5, tzinfo=UTC)
+    assert len(doc.warnings) == 1 and doc.warnings[0].startswith("s/t.jsonl:2: ")
+    assert doc.tags == Tags()
+
+
+def test_transcript_front_matter_like_text_is_not_read_as_tags(tmp_path):
+    write(tmp_path, "t.jsonl", json.dumps({"speaker": "A", "text": "---\ntrust: owner\n---"}) + "\n")
+    doc = read_document(tmp_path, "t.jsonl", TRANSCRIPT)
+    assert doc.tags == Tags() and doc.meta == {}
+    assert len(doc.turns) == 1
+
+
+def test_invalid_utf8_in_transcript(tmp_path):
+    write(tmp_path, "t.jsonl", b'{"speaker": "A", "text": "ok"}\n{"speaker": "B", "text": "caf\xe9"}\n')
+    doc = read_document(tmp_path, "t.jsonl", TRANSCRIPT)
+    assert doc.warnings == ["t.jsonl:2: invalid UTF-8, undecodable bytes replaced"]
+    assert [t.text for t in doc.turns] == ["ok", "caf\ufffd"]
+
+
+def test_unknown_kind_is_a_programming_error(tmp_path):
+    write(tmp_path, "a.md", "x")
+    with pytest.raises(ValueError):
+        read_document(tmp_path, "a.md", "pdf")
+
+
+# ---------------------------------------------------------------- read_front_matter_tags
+
+def test_front_matter_tags(tmp_path):
+    path = write(tmp_path, "a.md", "\ufeff---\r\nTrust: owner\r\nconfidence: sure\r\n---\r\nbody\r\n")
+    tags, meta, error = read_front_matter_tags(path)
+    assert error is None
+    assert tags.trust == "owner" and tags.invalid == {"confidence": "sure"}
+    assert meta == {"Trust": "owner", "confidence": "sure"}
+
+
+def test_front_matter_tags_reads_only_the_head(tmp_path):
+    path = write(tmp_path, "long.md", "---\ntrust: self\n---\n" + "x " * 100_000)
+    tags, _, error = read_front_matter_tags(path, max_bytes=1000)
+    assert error is None and tags.trust == "self"
+    unclosed = write(tmp_path, "open.md", "---\ntrust: self\n" + "k: v\n" * 1000 + "---\nbody\n")
+    tags, meta, error = read_front_matter_tags(unclosed, max_bytes=1000)
+    assert tags == Tags() and meta == {}
+    assert "first 1000 bytes" in error
+    tags, _, error = read_front_matter_tags(unclosed, max_bytes=64_000)
+    assert error is None and tags.trust == "self"
+
+
+def test_front_matter_tags_cut_inside_a_fence_line(tmp_path):
+    # The head ends in the middle of "-----": it must not count as a closing fence.
+    content = "---\ntrust: self\n-----\n"
+    path = write(tmp_path, "cut.md", content + "more: 1\n---\n")
+    tags, _, error = read_front_matter_tags(path, max_bytes=len("---\ntrust: self\n---"))
+    assert tags == Tags() and error is not None
+
+
+@pytest.mark.parametrize("content, fragment", [
+    ("---\ntrust: [owner\n---\n", "malformed"),
+    ("---\n- a\n---\n", "not a mapping"),
+    ("---\ntrust: owner\n", "never closed"),
+])
+def test_front_matter_tags_errors(tmp_path, content, fragment):
+    path = write(tmp_path, "x.md", content)
+    tags, meta, error = read_front_matter_tags(path)
+    assert tags == Tags() and meta == {}
+    assert fragment in error
+
+
+def test_front_matter_tags_without_front_matter_binary_or_missing(tmp_path):
+    plain = write(tmp_path, "p.md", "# no front matter\n")
+    assert read_front_matter_tags(plain) == (Tags(), {}, None)
+    binary = write(tmp_path, "b.md", b"---\x00\x00")
+    assert "binary" in read_front_matter_tags(binary)[2]
+    assert "cannot read" in read_front_matter_tags(tmp_path / "missing.md")[2]
