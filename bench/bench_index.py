@@ -1,0 +1,143 @@
+"""Benchmark: index time, unchanged re-index time and search latency at growing sizes.
+
+    python bench/bench_index.py --sizes 1000 10000 --chunks-per-file 10 --dim 768
+
+Builds a synthetic memory (markdown notes with front matter and JSONL
+transcripts) in a temporary folder, indexes it, re-indexes it unchanged, and
+times searches. Vectors come from a seeded random embedder, so the figures
+measure tachikoma (walking, hashing, SQLite, ranking), not a model; the query
+embedding is excluded from search latency. "warm" keeps the vectors in memory
+between queries, as the dashboard does; "cold" opens the index and loads the
+vectors for every query, as the command line does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import random
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from tachikoma import indexer
+from tachikoma.config import Config
+from tachikoma.embedders.base import l2_normalise
+from tachikoma.search import Searcher, rank_snapshot
+
+WORDS = ("motor controller meeting agenda heat sink firmware thermal board revision sample order "
+         "school concert coffee preference owner memory index ranking trust confidence schedule "
+         "review decision question action item deadline project status note summary transcript").split()
+
+
+class RandomEmbedder:
+    """Seeded random unit vectors: instant, so the benchmark times everything but a model."""
+
+    max_words = 120
+
+    def __init__(self, dim: int):
+        self.dim = dim
+        self.name = f"bench-random:{dim}"
+
+    def embed_documents(self, texts, progress=None):
+        seed = int.from_bytes(hashlib.blake2b("".join(texts[:1]).encode(), digest_size=8).digest(), "little")
+        return l2_normalise(np.random.default_rng(seed).standard_normal((len(texts), self.dim), dtype=np.float32))
+
+    def embed_query(self, text):
+        return self.embed_documents([text])[0]
+
+
+def words(rng: random.Random, n: int) -> str:
+    return " ".join(rng.choice(WORDS) + str(rng.randrange(1000)) for _ in range(n))
+
+
+def build_memory(root: Path, files: int, chunks_per_file: int, seed: int = 0) -> None:
+    rng = random.Random(seed)
+    for i in range(files):
+        folder = root / f"2026-{1 + i % 12:02}" / f"d{i % 97:02}"
+        folder.mkdir(parents=True, exist_ok=True)
+        if i % 4 == 3:
+            with open(folder / f"session-{i}.jsonl", "w") as out:
+                for t in range(chunks_per_file * 2):
+                    out.write(json.dumps({"role": "user" if t % 2 else "assistant", "content": words(rng, 55)}) + "\n")
+        else:
+            trust = rng.choice(["owner", "self", "external", "untrusted", None])
+            head = f"---\ntrust: {trust}\nconfidence: medium\n---\n" if trust else ""
+            body = "".join(f"## Part {p}\n\n{words(rng, 100)}\n\n" for p in range(chunks_per_file))
+            (folder / f"note-{i}.md").write_text(f"{head}# Note {i}\n\n{body}")
+
+
+def percentile(values: list[float], q: float) -> float:
+    return float(np.percentile(values, q))
+
+
+def bench(size: int, chunks_per_file: int, dim: int, queries: int, cold_queries: int) -> dict:
+    root = Path(tempfile.mkdtemp(prefix=f"tachikoma-bench-{size}-"))
+    try:
+        build_memory(root, size, chunks_per_file)
+        embedder = RandomEmbedder(dim)
+        t = time.perf_counter()
+        summary = indexer.run(root, Config(), embedder=embedder)
+        index_s = time.perf_counter() - t
+        t = time.perf_counter()
+        again = indexer.run(root, Config(), embedder=embedder)
+        reindex_s = time.perf_counter() - t
+        assert again.chunks_embedded == 0 and again.added == again.changed == 0
+
+        rng = np.random.default_rng(1)
+        qvecs = l2_normalise(rng.standard_normal((queries, dim), dtype=np.float32))
+        searcher = Searcher(root, embedder=embedder)
+        snap = searcher.snapshot()
+        warm = []
+        for q in qvecs:
+            t = time.perf_counter()
+            rank_snapshot(snap, q, 10, searcher.config)
+            warm.append((time.perf_counter() - t) * 1000)
+        searcher.close()
+        cold = []
+        for q in qvecs[:cold_queries]:
+            t = time.perf_counter()
+            s = Searcher(root, embedder=embedder)
+            rank_snapshot(s.snapshot(), q, 10, s.config)
+            s.close()
+            cold.append((time.perf_counter() - t) * 1000)
+        db_mb = (root / ".cache" / "index.db").stat().st_size / 1e6
+        return {"files": size, "chunks": summary.chunks, "dim": dim, "index_s": round(index_s, 2),
+                "reindex_unchanged_s": round(reindex_s, 3),
+                "warm_p50_ms": round(percentile(warm, 50), 2), "warm_p95_ms": round(percentile(warm, 95), 2),
+                "cold_p50_ms": round(percentile(cold, 50), 1), "cold_p95_ms": round(percentile(cold, 95), 1),
+                "index_mb": round(db_mb, 1)}
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000], help="numbers of files")
+    parser.add_argument("--chunks-per-file", type=int, default=10)
+    parser.add_argument("--dim", type=int, default=768, help="vector dimension (768 = nomic-embed-text)")
+    parser.add_argument("--queries", type=int, default=200, help="warm searches per size")
+    parser.add_argument("--cold-queries", type=int, default=10, help="cold searches per size")
+    parser.add_argument("--json", action="store_true", help="print rows as JSON")
+    args = parser.parse_args()
+    rows = []
+    header = ("files", "chunks", "dim", "index_s", "reindex_unchanged_s", "warm_p50_ms", "warm_p95_ms",
+              "cold_p50_ms", "cold_p95_ms", "index_mb")
+    if not args.json:
+        print(" | ".join(header))
+    for size in args.sizes:
+        row = bench(size, args.chunks_per_file, args.dim, args.queries, args.cold_queries)
+        rows.append(row)
+        if not args.json:
+            print(" | ".join(str(row[h]) for h in header), flush=True)
+    if args.json:
+        print(json.dumps(rows, indent=2))
+
+
+if __name__ == "__main__":
+    main()
