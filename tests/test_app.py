@@ -1,0 +1,623 @@
+"""The dashboard's routes, through Flask's test client.
+
+Every route is exercised in its full-page and htmx forms, and every way a
+request must be refused: missing or wrong CSRF tokens (nothing changes on
+disk), a foreign Host header, paths that leave the memory folder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+import threading
+from html import unescape
+from pathlib import Path
+
+import pytest
+from flask.testing import FlaskClient
+
+from app import create_app
+from tachikoma import cli, stats
+from tachikoma.errors import EmbedderError
+from web_helpers import build_index, copy_memory, git_run, snapshot
+
+HOST = "127.0.0.1:5000"
+HTMX = {"HX-Request": "true"}
+
+
+@pytest.fixture
+def root(tmp_path) -> Path:
+    return copy_memory(tmp_path / "memory")
+
+
+@pytest.fixture
+def indexed(root) -> Path:
+    build_index(root)
+    return root
+
+
+class Client(FlaskClient):
+    """A test client that talks to the served address unless told otherwise."""
+
+    def open(self, *args, **kwargs):
+        kwargs.setdefault("base_url", f"http://{HOST}")
+        return super().open(*args, **kwargs)
+
+
+def make_client(app):
+    app.test_client_class = Client
+    return app.test_client()
+
+
+@pytest.fixture
+def app(indexed):
+    app = create_app(memory=indexed, port=5000)
+    yield app
+    app.extensions["tachikoma"].index_job.wait(30)
+
+
+@pytest.fixture
+def client(app):
+    return make_client(app)
+
+
+def csrf_token(client) -> str:
+    html = client.get("/tag").get_data(as_text=True)
+    return re.search(r'<meta name="csrf-token" content="([^"]+)"', html).group(1)
+
+
+def run_cli(*args: str) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert cli.main(list(args)) == 0
+    return out.getvalue()
+
+
+def text_of(html: str) -> str:
+    return unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)))
+
+
+# --------------------------------------------------------------------------- factory, hosts, headers
+
+
+def test_factory_reads_memory_from_environment(indexed, monkeypatch):
+    monkeypatch.setenv("TACHIKOMA_MEMORY", str(indexed))
+    app = create_app()  # what `flask --app app run` does
+    assert app.config["TACHIKOMA_ROOT"] == indexed
+    response = app.test_client().get("/", headers={"Host": "localhost:5000"})
+    assert response.status_code == 200
+
+
+def test_secret_key_is_per_process_unless_configured(indexed, monkeypatch):
+    monkeypatch.delenv("TACHIKOMA_SECRET_KEY", raising=False)
+    first, second = create_app(memory=indexed), create_app(memory=indexed)
+    assert len(first.config["SECRET_KEY"]) == 64
+    assert first.config["SECRET_KEY"] != second.config["SECRET_KEY"]
+    assert create_app(memory=indexed, secret_key="fixed").config["SECRET_KEY"] == "fixed"
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1:5000", "localhost:5000", "[::1]:5000", "LOCALHOST:5000"])
+def test_served_addresses_are_answered(app, host):
+    assert app.test_client().get("/", headers={"Host": host}).status_code == 200
+
+
+@pytest.mark.parametrize("host", ["evil.example", "evil.example:5000", "127.0.0.1:5001", "localhost",
+                                  "127.0.0.1.evil.example:5000", "[::2]:5000", ""])
+def test_foreign_host_header_is_refused(app, host):
+    response = app.test_client().get("/", headers={"Host": host})
+    assert response.status_code == 421
+    assert app.test_client().get("/api/stats", headers={"Host": host}).status_code == 421
+
+
+def test_configured_host_is_answered(indexed):
+    app = create_app(memory=indexed, host="192.168.1.20", port=8080)
+    assert app.test_client().get("/", headers={"Host": "192.168.1.20:8080"}).status_code == 200
+    assert app.test_client().get("/", headers={"Host": "localhost:8080"}).status_code == 200
+    assert app.test_client().get("/", headers={"Host": "evil.example:8080"}).status_code == 421
+
+
+def test_foreign_host_cannot_apply_tags(app, client, indexed):
+    token = csrf_token(client)
+    before = snapshot(indexed)
+    form = preview_form(client)
+    response = client.post("/tag/apply", data={**form, "csrf_token": token},
+                           headers={"Host": "attacker.example:5000"})
+    assert response.status_code == 421
+    assert snapshot(indexed) == before
+
+
+def test_security_headers(client):
+    for url in ("/", "/coverage", "/tag", "/reindex", "/file/martin.md", "/api/stats", "/nope"):
+        response = client.get(url)
+        csp = response.headers["Content-Security-Policy"]
+        assert "default-src 'self'" in csp and "unsafe-inline" not in csp and "unsafe-eval" not in csp
+        assert "frame-ancestors 'none'" in csp
+        assert response.headers["X-Content-Type-Options"] == "nosniff"
+        assert response.headers["X-Frame-Options"] == "DENY"
+        assert response.headers["Referrer-Policy"] == "no-referrer"
+
+
+def test_htmx_is_served_locally_and_no_inline_script(client):
+    html = client.get("/").get_data(as_text=True)
+    scripts = re.findall(r"<script[^>]*>", html)
+    assert scripts == ['<script src="/vendor/htmx.min.js" defer>']
+    assert not re.search(r"\son[a-z]+=", html)
+    response = client.get("/vendor/htmx.min.js")
+    assert response.status_code == 200
+    assert response.mimetype == "text/javascript"
+    assert b"htmx" in response.data[:200]
+
+
+def test_csrf_token_sent_by_htmx_from_body(client):
+    html = client.get("/").get_data(as_text=True)
+    token = re.search(r'<meta name="csrf-token" content="([^"]+)"', html).group(1)
+    headers = json.loads(unescape(re.search(r"<body hx-headers='([^']+)'", html).group(1)))
+    assert headers == {"X-CSRFToken": token}
+
+
+# --------------------------------------------------------------------------- search
+
+
+def test_search_page_full_and_fragment(client):
+    full = client.get("/?q=martin+meetings")
+    assert full.status_code == 200
+    assert "<html" in full.get_data(as_text=True)
+    assert "HX-Request" in full.headers["Vary"]
+    fragment = client.get("/?q=martin+meetings", headers=HTMX)
+    body = fragment.get_data(as_text=True)
+    assert fragment.status_code == 200
+    assert "<html" not in body and "<ol class=\"results\">" in body
+    # a history restore asks for the whole page again
+    restore = client.get("/?q=martin", headers={**HTMX, "HX-History-Restore-Request": "true"})
+    assert "<html" in restore.get_data(as_text=True)
+
+
+def test_search_form_is_live_and_pushes_url(client):
+    html = client.get("/").get_data(as_text=True)
+    assert 'hx-trigger="input changed delay:300ms, search"' in html
+    assert 'hx-push-url="true"' in html
+    assert 'action="/" method="get"' in html  # plain GET without JavaScript
+
+
+def test_search_results_are_explained(client):
+    answer = client.get("/api/search?q=martin+meetings&limit=5").get_json()
+    html = client.get("/?q=martin+meetings&limit=5", headers=HTMX).get_data(as_text=True)
+    for r in answer["results"]:
+        f = r["factors"]
+        terms = [f["similarity"], f["trust_weight"], f["confidence_weight"], f["recency"]]
+        if f["duplicate_penalty"] < 1:
+            terms.append(f["duplicate_penalty"])
+        arithmetic = " × ".join(f"{t:.2f}" for t in terms) + f" = {r['score']:.2f}"
+        assert arithmetic in html
+        assert f'href="/file/{r["path"]}?lines={r["lines"][0]}-{r["lines"][1]}#hit"' in html
+    text = text_of(html)
+    assert "trust: owner" in text and "confidence: high" in text
+    assert re.search(r"updated \d+ days? ago \((front matter|git|file time)\)", text)
+    for name in ("similarity", "trust", "confidence", "recency", "duplicate penalty"):
+        assert f"<th scope=\"row\">{name}</th>" in html
+
+
+def test_search_highlights_query_words_after_escaping(indexed):
+    (indexed / "inbox" / "html.md").write_text("# Markup\n\nThe <b>meeting</b> & the <script>alert(1)</script> tag.\n")
+    build_index(indexed)
+    client = make_client(create_app(memory=indexed, port=5000))
+    html = client.get("/?q=meeting+script&kind=markdown", headers=HTMX).get_data(as_text=True)
+    assert "<script>alert" not in html
+    assert "&lt;b&gt;<mark>meeting</mark>&lt;/b&gt;" in html
+    assert "&lt;<mark>script</mark>&gt;alert(1)" in html
+
+
+def test_search_filters(client):
+    for kind in ("markdown", "transcript"):
+        answer = client.get(f"/api/search?q=martin&kind={kind}&limit=50").get_json()
+        assert answer["results"] and {r["kind"] for r in answer["results"]} == {kind}
+    untagged = client.get("/api/search?q=martin&untagged=1&limit=50").get_json()
+    assert {r["path"] for r in untagged["results"]} <= {"2026-03-22/meeting-notes.md",
+                                                       "2026-03-22/session-abc.jsonl", "2026-05-10/design-chat.jsonl"}
+    owner = client.get("/api/search?q=martin&trust=owner&limit=50").get_json()
+    assert {r["tags"].get("trust") for r in owner["results"]} == {"owner"}
+    html = client.get("/?q=martin&kind=transcript", headers=HTMX).get_data(as_text=True)
+    assert "markdown</span>" not in html
+
+
+def test_search_bad_parameters(client):
+    assert client.get("/?q=x&limit=0").status_code == 400
+    assert client.get("/?q=x&kind=pdf").status_code == 400
+    for url in ("/api/search", "/api/search?q=", "/api/search?q=x&limit=abc", "/api/search?q=x&limit=1000",
+                "/api/search?q=x&trust=boss"):
+        response = client.get(url)
+        assert response.status_code == 400
+        assert response.is_json and set(response.get_json()) == {"error", "status"}
+
+
+def test_search_without_query_shows_a_hint(client):
+    html = client.get("/", headers=HTMX).get_data(as_text=True)
+    assert "Type what you are looking for" in html
+
+
+def test_no_index_yet(root):
+    client = make_client(create_app(memory=root, port=5000))
+    for url in ("/", "/?q=martin"):
+        text = text_of(client.get(url).get_data(as_text=True))
+        assert "No index yet" in text and "tachikoma index" in text and "Re-index" in text
+    response = client.get("/api/search?q=martin")
+    assert response.status_code == 503
+    assert "no index yet" in response.get_json()["error"]
+    assert not (root / ".cache" / "index.db").exists()  # looking did not create one
+
+
+def test_embedder_unreachable_is_explained(app, client, monkeypatch):
+    def unreachable(*args, **kwargs):
+        raise EmbedderError("cannot reach Ollama at http://127.0.0.1:11434: start it with `ollama serve` "
+                            "(or set OLLAMA_HOST)")
+
+    monkeypatch.setattr(app.extensions["tachikoma"], "search", unreachable)
+    response = client.get("/?q=martin", headers=HTMX)
+    assert response.status_code == 503
+    text = text_of(response.get_data(as_text=True))
+    assert "The embedder is not available" in text and "ollama serve" in text
+    api = client.get("/api/search?q=martin")
+    assert api.status_code == 503 and "ollama serve" in api.get_json()["error"]
+
+
+def test_no_results(client):
+    html = client.get("/?q=zzzzqqqq+xxyyzz&kind=transcript&trust=owner", headers=HTMX).get_data(as_text=True)
+    assert "No results for" in html and "searching without them" in html
+
+
+# --------------------------------------------------------------------------- JSON API
+
+
+def test_api_search_is_the_cli_json(client, indexed):
+    api = client.get("/api/search?q=heat+sink&limit=4")
+    assert api.status_code == 200 and api.mimetype == "application/json"
+    ours = api.get_json()
+    theirs = json.loads(run_cli("--memory", str(indexed), "search", "--json", "-n", "4", "heat", "sink"))
+    assert set(ours) == set(theirs) == {"query", "results", "embedder", "timing_ms"}
+    assert ours["query"] == theirs["query"] and ours["embedder"] == theirs["embedder"]
+    assert len(ours["results"]) == len(theirs["results"]) >= 3
+    for a, b in zip(ours["results"], theirs["results"]):
+        assert set(a) == set(b) and set(a["factors"]) == set(b["factors"])
+        assert (a["path"], a["chunk"], a["lines"], a["text"], a["tags"]) == (b["path"], b["chunk"], b["lines"],
+                                                                           b["text"], b["tags"])
+        assert a["score"] == pytest.approx(b["score"], rel=1e-6)
+
+
+def test_api_stats_is_the_cli_json(client, indexed):
+    response = client.get("/api/stats")
+    assert response.status_code == 200 and response.mimetype == "application/json"
+    assert response.get_data(as_text=True) == run_cli("--memory", str(indexed), "stats", "--json")
+
+
+def test_api_errors_are_json(client):
+    response = client.get("/api/unknown")
+    assert response.status_code == 404 and response.get_json()["status"] == 404
+
+
+# --------------------------------------------------------------------------- a memory file
+
+
+def test_markdown_file_page(client):
+    html = client.get("/file/martin.md").get_data(as_text=True)
+    assert "<h1>Martin Keller</h1>" in html
+    assert "trust: owner" in html and "confidence: high" in html and "source: martin" in html
+    assert 'id="hit"' not in html
+
+
+def test_markdown_chunk_is_highlighted(client):
+    html = client.get("/file/martin.md?lines=12-16").get_data(as_text=True)
+    hits = re.findall(r'<div class="block hit" id="([^"]+)" data-lines="(\d+)-(\d+)">', html)
+    assert hits and hits[0][0] == "hit"
+    for _, start, end in hits:
+        assert int(start) <= 16 and int(end) >= 12
+    assert "Preferences" in html.split('id="hit"', 1)[1][:200]
+
+
+def test_transcript_page_is_a_conversation(client):
+    html = client.get("/file/2026-03-22/session-abc.jsonl?lines=5-5").get_data(as_text=True)
+    speakers = re.findall(r'<span class="speaker">([^<]+)</span>', html)
+    assert speakers[:3] == ["summary", "user", "assistant"]
+    turn = re.search(r'<li class="turn speaker-assistant hit" id="hit">(.*?)</li>', html, re.S).group(1)
+    assert "ship on 27 March" in turn
+    assert "untagged" in html  # no entry in the tag file
+    tagged = client.get("/file/2026-04-02/session-chat.jsonl").get_data(as_text=True)
+    assert "trust: self" in tagged and "confidence: high" in tagged
+
+
+def test_invalid_tag_shown(client):
+    html = client.get("/file/inbox/bad-tag.md").get_data(as_text=True)
+    assert "trust: maybe (invalid)" in html
+
+
+XSS = """---
+trust: self
+source: "<script>alert('source')</script>"
+---
+# Hostile note <script>alert('title')</script>
+
+<script>alert('body')</script>
+<img src="x" onerror="alert('img')">
+<a href="javascript:alert('a')">a link</a> and [md link](javascript:alert('md'))
+<div onclick="alert('div')" style="color:red">styled</div>
+<iframe src="https://example.org"></iframe>
+[relative](projects/tachikoma.md) and [escape](../../etc/passwd)
+"""
+
+
+def test_hostile_markdown_renders_inert(indexed):
+    (indexed / "inbox" / "hostile.md").write_text(XSS)
+    client = make_client(create_app(memory=indexed, port=5000))
+    html = client.get("/file/inbox/hostile.md").get_data(as_text=True)
+    body = html.split('<main id="main"', 1)[1]
+    assert "<script" not in body.lower()
+    assert not re.search(r"\son[a-z]+\s*=", body)
+    assert "javascript:" not in body.lower()
+    assert "<iframe" not in body and "style=" not in body
+    assert "&lt;script&gt;alert(&#39;source&#39;)&lt;/script&gt;" in body  # the tag value, escaped
+    assert '<a href="/file/inbox/projects/tachikoma.md"' in body
+    assert '<a rel="noopener noreferrer nofollow">escape</a>' in body  # a link out of the folder loses its href
+
+
+@pytest.mark.parametrize("url", [
+    "/file/../outside.md", "/file/%2e%2e/outside.md", "/file/%2E%2E%2Foutside.md", "/file/inbox/../../outside.md",
+    "/file//etc/passwd", "/file/%2Fetc%2Fpasswd", "/file/.git/config", "/file/.cache/index.db",
+    "/file/..%5Coutside.md", "/file/tachikoma-tags.yaml", "/file/nope.md", "/file/inbox",
+    "/file/link-out.md", "/file/%252e%252e/outside.md",
+])
+def test_paths_outside_memory_are_404(client, indexed, url):
+    (indexed.parent / "outside.md").write_text("# secret outside the memory\n")
+    link = indexed / "link-out.md"
+    if not link.exists():
+        link.symlink_to(indexed.parent / "outside.md")
+    response = client.get(url, follow_redirects=True)  # werkzeug merges "//" with a redirect first
+    assert response.status_code == 404
+    assert b"secret outside" not in response.data
+
+
+# --------------------------------------------------------------------------- coverage
+
+
+def test_coverage_page_shows_stats_report(client, indexed):
+    report = stats.report(indexed)
+    html = client.get("/coverage").get_data(as_text=True)
+    for status in ("tagged", "partial", "untagged", "invalid"):
+        card = re.search(rf'<div class="card s-{status}" data-status="{status}">(.*?)</div>\s*</div>', html, re.S)
+        numbers = text_of(card.group(1))
+        assert numbers.split()[0] == str(report[status])
+        assert f"{report['percent'][status]:g}%" in numbers or f"{report['percent'][status]}%" in numbers
+    for kind, bucket in report["by_kind"].items():
+        row = re.search(rf'<tr data-name="{kind}">(.*?)</tr>', html, re.S).group(1)
+        for status in ("tagged", "partial", "untagged", "invalid"):
+            cell = re.search(rf'data-status="{status}">(\d+)', row).group(1)
+            assert int(cell) == bucket[status]
+    for folder in report["by_folder"]:
+        assert f'<tr data-name="{folder}">' in html
+    for value, count in report["trust"].items():
+        assert re.search(rf'<td class="num" data-value="{value}">{count}</td>', html)
+    for item in report["invalid_values"]:
+        assert item["path"] in html and item["value"] in html
+    assert f'data-changed-since="{report["index"]["changed_since"]}"' in html
+
+
+def test_coverage_fragment(client):
+    fragment = client.get("/coverage", headers=HTMX).get_data(as_text=True)
+    assert "<html" not in fragment and 'class="cards"' in fragment
+
+
+def test_coverage_of_broken_tag_file(client, indexed):
+    (indexed / "tachikoma-tags.yaml").write_text("a: [unclosed\n")
+    response = client.get("/coverage")
+    assert response.status_code == 500
+    assert "Coverage cannot be counted" in response.get_data(as_text=True)
+    assert client.get("/api/stats").status_code == 500
+
+
+# --------------------------------------------------------------------------- bulk tagging
+
+
+PREVIEW = {"preview": "1", "kind": "transcript", "untagged": "1", "trust": "self", "confidence": "medium",
+           "source": "tachikoma", "mode": "fill"}
+
+
+def preview_form(client, args=PREVIEW) -> dict:
+    """The hidden fields of the Apply form shown by a preview."""
+    html = client.get("/tag", query_string=args).get_data(as_text=True)
+    form = html.split('<form class="apply"', 1)[1].split("</form>", 1)[0]
+    return {name: unescape(value) for name, value in re.findall(r'name="([^"]+)" value="([^"]*)"', form)
+            if name != "csrf_token"}
+
+
+def test_tag_page_and_preview_write_nothing(client, indexed):
+    before = snapshot(indexed)
+    assert "Choose files and values" in client.get("/tag").get_data(as_text=True)
+    response = client.get("/tag", query_string=PREVIEW, headers=HTMX)
+    html = response.get_data(as_text=True)
+    assert response.status_code == 200 and "<html" not in html
+    assert "2 files would change" in html
+    assert 'data-path="2026-03-22/session-abc.jsonl"' in html and 'data-path="2026-05-10/design-chat.jsonl"' in html
+    assert "2026-04-02/session-chat.jsonl" not in html  # already tagged
+    assert '<ins title="after">self</ins>' in html
+    assert snapshot(indexed) == before
+
+
+def test_preview_shows_before_values_on_overwrite(client):
+    html = client.get("/tag", query_string={"preview": "1", "path": "inbox/", "trust": "external",
+                                            "mode": "overwrite"}).get_data(as_text=True)
+    assert '<del title="before">maybe</del>' in html and '<del title="before">self</del>' in html
+
+
+def test_preview_form_errors(client):
+    response = client.get("/tag", query_string={"preview": "1", "trust": "boss", "after": "yesterday"})
+    assert response.status_code == 400
+    text = text_of(response.get_data(as_text=True))
+    assert "invalid trust 'boss'" in text and "use a date like" in text
+    empty = client.get("/tag", query_string={"preview": "1", "kind": "markdown"})
+    assert empty.status_code == 400 and "choose at least one value" in empty.get_data(as_text=True)
+
+
+@pytest.mark.parametrize("token", [None, "", "not-a-token", "forged.token.value"])
+def test_apply_without_valid_csrf_is_refused(client, indexed, token):
+    form = preview_form(client)
+    before = snapshot(indexed)
+    data = dict(form) if token is None else {**form, "csrf_token": token}
+    response = client.post("/tag/apply", data=data)
+    assert response.status_code == 400
+    assert "Nothing was changed" in response.get_data(as_text=True)
+    assert snapshot(indexed) == before
+
+
+def test_token_from_another_session_is_refused(app, client, indexed):
+    other = make_client(app)
+    token = csrf_token(other)
+    before = snapshot(indexed)
+    assert client.post("/tag/apply", data={**preview_form(client), "csrf_token": token}).status_code == 400
+    assert snapshot(indexed) == before
+
+
+def test_apply_and_undo(app, client, indexed):
+    original = snapshot(indexed)
+    commits = git_run(indexed, "rev-list", "--count", "HEAD").strip()
+    token = csrf_token(client)
+    form = preview_form(client)
+    response = client.post("/tag/apply", data=form, headers={**HTMX, "X-CSRFToken": token})
+    html = response.get_data(as_text=True)
+    assert response.status_code == 200 and "<html" not in html
+    assert "Tagged 2 files" in html and "Committed" in html
+    tags = (indexed / "tachikoma-tags.yaml").read_text()
+    assert "2026-03-22/session-abc.jsonl" in tags and "2026-05-10/design-chat.jsonl" in tags
+    assert int(git_run(indexed, "rev-list", "--count", "HEAD")) == int(commits) + 1
+    assert stats.report(indexed)["by_kind"]["transcript"]["tagged"] == 3
+    assert "data-coverage-tagged>8<" in html
+
+    undo_url = re.search(r'hx-post="(/tag/undo/[^"]+)"', html).group(1)
+    refused = client.post(undo_url, headers=HTMX)  # no token
+    assert refused.status_code == 400
+    assert "2026-03-22/session-abc.jsonl" in (indexed / "tachikoma-tags.yaml").read_text()
+
+    undone = client.post(undo_url, headers={**HTMX, "X-CSRFToken": token})
+    assert undone.status_code == 200 and "Undone: 2 files restored" in undone.get_data(as_text=True)
+    assert snapshot(indexed) == original  # byte for byte
+    assert stats.report(indexed)["by_kind"]["transcript"]["tagged"] == 1
+    again = client.post(undo_url, headers={**HTMX, "X-CSRFToken": token})
+    assert again.status_code == 404
+
+
+def test_apply_markdown_and_undo_byte_for_byte(client, indexed):
+    original = snapshot(indexed)
+    token = csrf_token(client)
+    args = {"preview": "1", "path": "2026-03-22/*.md", "trust": "owner", "confidence": "high", "mode": "fill"}
+    form = preview_form(client, args)
+    html = client.post("/tag/apply", data={**form, "csrf_token": token}).get_data(as_text=True)
+    assert "<html" in html and "Tagged 1 file" in html  # a plain form post gets the whole page
+    text = (indexed / "2026-03-22" / "meeting-notes.md").read_text()
+    assert text.startswith("---\ntrust: owner\nconfidence: high\n---\n")
+    undo_url = re.search(r'action="(/tag/undo/[^"]+)"', html).group(1)
+    client.post(undo_url, data={"csrf_token": token})
+    assert snapshot(indexed) == original
+
+
+def test_apply_refuses_a_stale_preview(client, indexed):
+    token = csrf_token(client)
+    form = preview_form(client)
+    (indexed / "tachikoma-tags.yaml").write_text(
+        (indexed / "tachikoma-tags.yaml").read_text() + "2026-05-10/design-chat.jsonl:\n  trust: owner\n")
+    before = snapshot(indexed)
+    response = client.post("/tag/apply", data={**form, "csrf_token": token})
+    assert response.status_code == 409
+    assert "nothing was written" in response.get_data(as_text=True)
+    assert snapshot(indexed) == before
+
+
+def test_apply_refreshes_the_index(app, client, indexed):
+    token = csrf_token(client)
+    client.post("/tag/apply", data={**preview_form(client), "csrf_token": token})
+    job = app.extensions["tachikoma"].index_job.wait(30)
+    assert job["state"] == "done" and job["summary"]["retagged"] == 2
+    found = client.get("/api/search?q=heat+sink&trust=self&kind=transcript&limit=20").get_json()
+    assert "2026-05-10/design-chat.jsonl" in {r["path"] for r in found["results"]}
+    coverage = client.get("/coverage").get_data(as_text=True)
+    assert 'data-changed-since="0"' in coverage
+
+
+# --------------------------------------------------------------------------- re-index
+
+
+def test_reindex_refused_without_csrf(app, client):
+    assert client.post("/reindex", headers=HTMX).status_code == 400
+    assert client.post("/reindex", data={"csrf_token": "bad"}).status_code == 400
+    assert app.extensions["tachikoma"].index_job.snapshot()["state"] == "idle"
+
+
+def test_reindex_runs_in_background(app, client, indexed):
+    token = csrf_token(client)
+    (indexed / "inbox" / "new.md").write_text("# New\n\nA new note about fans.\n")
+    response = client.post("/reindex", headers={**HTMX, "X-CSRFToken": token})
+    assert response.status_code == 202
+    assert 'class="reindex"' in response.get_data(as_text=True)
+    job = app.extensions["tachikoma"].index_job.wait(30)
+    assert job["state"] == "done" and job["summary"]["added"] == 1
+    status = client.get("/reindex/status", headers=HTMX).get_data(as_text=True)
+    assert "<html" not in status and "Done." in status and "1 added" in status
+    assert "hx-trigger" not in status.split("<form", 1)[0]  # polling stops once done
+    page = client.post("/reindex", data={"csrf_token": token})
+    assert page.status_code == 303 and page.headers["Location"].endswith("/reindex")
+    app.extensions["tachikoma"].index_job.wait(30)
+    assert "Last updated" in client.get("/reindex").get_data(as_text=True)
+
+
+def test_reindex_progress_is_polled(app, client, monkeypatch):
+    from tachikoma import indexer
+
+    release = threading.Event()
+
+    def slow_run(root, config=None, progress=None, **kwargs):
+        progress(1, 4, "inbox/bad-tag.md")
+        release.wait(10)
+        return indexer.Summary(added=4, files=4, chunks=4, embedder="hash:512")
+
+    monkeypatch.setattr(indexer, "run", slow_run)
+    token = csrf_token(client)
+    first = client.post("/reindex", headers={**HTMX, "X-CSRFToken": token})
+    assert first.status_code == 202
+    status = client.get("/reindex/status", headers=HTMX).get_data(as_text=True)
+    assert 'hx-trigger="every 500ms"' in status
+    assert '<progress max="4" value="1"' in status and "inbox/bad-tag.md" in status
+    second = client.post("/reindex", headers={**HTMX, "X-CSRFToken": token})
+    assert second.status_code == 409 and "already going" in second.get_data(as_text=True)
+    release.set()
+    assert app.extensions["tachikoma"].index_job.wait(10)["state"] == "done"
+
+
+def test_reindex_failure_is_shown(app, client, monkeypatch):
+    from tachikoma import indexer
+
+    def unreachable(*args, **kwargs):
+        raise EmbedderError("cannot reach Ollama at http://127.0.0.1:9: start it with `ollama serve`")
+
+    monkeypatch.setattr(indexer, "run", unreachable)
+    client.post("/reindex", headers={**HTMX, "X-CSRFToken": csrf_token(client)})
+    app.extensions["tachikoma"].index_job.wait(10)
+    text = text_of(client.get("/reindex/status", headers=HTMX).get_data(as_text=True))
+    assert "The embedder is not available" in text and "ollama serve" in text
+
+
+# --------------------------------------------------------------------------- other pages
+
+
+@pytest.mark.parametrize("url,fragment_marker", [
+    ("/coverage", 'class="cards"'), ("/tag", "Choose files and values"), ("/reindex", 'class="reindex"'),
+    ("/file/martin.md", 'class="doc prose"'),
+])
+def test_every_page_has_full_and_fragment_forms(client, url, fragment_marker):
+    full = client.get(url).get_data(as_text=True)
+    fragment = client.get(url, headers=HTMX).get_data(as_text=True)
+    assert "<html" in full and fragment_marker in full
+    assert "<html" not in fragment and fragment_marker in fragment
+
+
+def test_unknown_page_is_404(client):
+    response = client.get("/nope")
+    assert response.status_code == 404 and "Not found" in response.get_data(as_text=True)
+    assert client.post("/coverage", data={}).status_code in (400, 405)
