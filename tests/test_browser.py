@@ -1,0 +1,278 @@
+"""The dashboard in a real browser: headless Debian Chromium driven by Playwright.
+
+Each test serves a fresh copy of the example memory (a git repository, so
+tagging commits) with werkzeug on 127.0.0.1 and a free port. Every page is
+also checked for console errors, which is where Content-Security-Policy
+violations appear.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.request
+
+import pytest
+
+from app import create_app
+from tachikoma import stats
+from web_helpers import CHROMIUM, LiveServer, build_index, copy_memory, launch_chromium, snapshot
+
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
+                                reason=f"needs Debian's Chromium at {CHROMIUM} (apt-get install -y chromium)")
+
+
+# htmx logs these when a newer request replaces an older one (hx-sync="replace"): typing then Enter.
+EXPECTED = {"htmx:sendAbort", "htmx:afterRequest"}
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = launch_chromium(p)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def memory(tmp_path):
+    root = copy_memory(tmp_path / "memory")
+    build_index(root)
+    return root
+
+
+@pytest.fixture
+def server(memory):
+    app = create_app(memory=memory)
+    with LiveServer(app) as live:
+        yield live
+        app.extensions["tachikoma"].index_job.wait(60)
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.problems = []
+    page.dialogs = []
+    page.on("console", lambda m: page.problems.append(m.text) if m.type == "error" and m.text not in EXPECTED else None)
+    page.on("pageerror", lambda e: page.problems.append(str(e)))
+
+    def on_dialog(dialog):
+        page.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    page.on("dialog", on_dialog)
+    yield page
+    context.close()
+
+
+def api(server, path: str) -> dict:
+    with urllib.request.urlopen(server.url + path) as response:
+        return json.loads(response.read())
+
+
+def test_search_as_you_type_with_explanations(server, page):
+    page.goto(server.url + "/")
+    assert page.evaluate("document.activeElement.id") == "q"  # ready to type
+    page.locator("#q").press_sequentially("martin meetings", delay=40)
+    page.wait_for_selector("li.result")
+    page.wait_for_url(re.compile(r"\?q=martin(\+|%20)meetings"))  # the URL follows the query
+    expected = api(server, "/api/search?q=martin+meetings")
+    paths = page.locator("li.result a.path").all_inner_texts()
+    assert paths == [r["path"] for r in expected["results"]]
+    scores = [float(s.split()[-1]) for s in page.locator("li.result .score").all_inner_texts()]
+    assert scores == sorted(scores, reverse=True)
+
+    first = page.locator("li.result").first
+    assert not first.locator("table.factors").is_visible()
+    first.locator("details.why summary").click()
+    assert first.locator("table.factors").is_visible()
+    r = expected["results"][0]
+    f = r["factors"]
+    terms = [f["similarity"], f["trust_weight"], f["confidence_weight"], f["recency"]]
+    terms += [f["duplicate_penalty"]] if f["duplicate_penalty"] < 1 else []
+    arithmetic = " × ".join(f"{t:.2f}" for t in terms) + f" = {r['score']:.2f}"
+    assert first.locator(".arithmetic").inner_text() == arithmetic
+    rows = first.locator("table.factors tbody th").all_inner_texts()
+    assert rows == ["similarity", "trust", "confidence", "recency", "duplicate penalty"]
+    assert f"trust: {f['trust']}" in first.locator("table.factors").inner_text()
+    assert first.locator("mark").count() >= 1
+
+    # filters narrow the results in place
+    page.select_option("select[name=kind]", "transcript")
+    page.wait_for_url(re.compile(r"kind=transcript"))
+    page.wait_for_function("[...document.querySelectorAll('li.result .kind')].every(e => e.textContent === 'transcript')")
+    # opening a result shows the file with the matching chunk highlighted and scrolled to
+    page.locator("li.result a.path").first.click()
+    page.wait_for_selector("#hit")
+    assert page.locator("#hit").is_visible()
+    assert page.locator(".hit").count() >= 1
+    assert page.evaluate("document.getElementById('hit').getBoundingClientRect().top < window.innerHeight")
+    assert page.problems == []
+
+
+def test_search_works_without_javascript(server, browser):
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(server.url + "/")
+    page.fill("#q", "heat sink")
+    page.press("#q", "Enter")
+    page.wait_for_url(re.compile(r"\?q=heat\+sink"))
+    assert page.locator("li.result").count() >= 1
+    page.locator("li.result details.why summary").first.click()
+    assert "×" in page.locator("li.result .arithmetic").first.inner_text()
+    context.close()
+
+
+def coverage_numbers(page) -> dict:
+    cards = {s: page.locator(f".card[data-status={s}] .card-num").inner_text() for s in stats.STATUSES}
+    pcts = {s: page.locator(f".card[data-status={s}] .card-pct").inner_text() for s in stats.STATUSES}
+    kinds = {}
+    for kind in ("markdown", "transcript"):
+        row = page.locator(f"table[data-buckets=kind] tr[data-name={kind}]")
+        kinds[kind] = {s: int(row.locator(f"td[data-status={s}]").inner_text().split()[0]) for s in stats.STATUSES}
+    return {"cards": {s: int(v) for s, v in cards.items()}, "percent": pcts, "by_kind": kinds,
+            "total": int(page.locator("[data-total]").inner_text())}
+
+
+def expect_coverage(page, report: dict) -> None:
+    seen = coverage_numbers(page)
+    assert seen["total"] == report["files"]
+    assert seen["cards"] == {s: report[s] for s in stats.STATUSES}
+    for s in stats.STATUSES:
+        assert float(seen["percent"][s].rstrip("%")) == report["percent"][s]
+    for kind, bucket in report["by_kind"].items():
+        assert seen["by_kind"][kind] == {s: bucket[s] for s in stats.STATUSES}
+
+
+def test_coverage_matches_stats(server, page, memory):
+    page.goto(server.url + "/coverage")
+    report = stats.report(memory)
+    assert api(server, "/api/stats") == json.loads(json.dumps(report))
+    expect_coverage(page, report)
+    for folder, bucket in report["by_folder"].items():
+        row = page.locator(f"table[data-buckets=folder] tr[data-name='{folder}']")
+        assert int(row.locator("td.num").first.inner_text()) == bucket["files"]
+    for value, count in report["trust"].items():
+        assert page.locator(f"table[data-distribution=trust] td[data-value='{value}']").inner_text() == str(count)
+    for value, count in report["confidence"].items():
+        assert page.locator(f"table[data-distribution=confidence] td[data-value='{value}']").inner_text() == str(count)
+    assert page.locator("table.invalid").inner_text().count("maybe") == 1
+    assert page.locator("[data-changed-since]").get_attribute("data-changed-since") == "0"
+    assert page.problems == []
+
+
+def test_bulk_tag_preview_apply_undo(server, page, memory, browser):
+    original = snapshot(memory)
+    page.goto(server.url + "/tag")
+    page.select_option("select[name=kind]", "transcript")
+    page.check("input[name=untagged]")
+    page.select_option("select[name=trust]", "self")
+    page.select_option("select[name=confidence]", "medium")
+    page.fill("input[name=source]", "tachikoma")
+    page.click("button:has-text('Preview')")
+    page.wait_for_selector("table[data-preview]")
+    page.wait_for_url(re.compile(r"/tag\?preview=1"))
+    rows = page.locator("table[data-preview] tbody tr")
+    assert sorted(rows.evaluate_all("rows => rows.map(r => r.dataset.path)")) == [
+        "2026-03-22/session-abc.jsonl", "2026-05-10/design-chat.jsonl"]
+    assert "trust none → self" in " ".join(rows.first.inner_text().split())
+    assert snapshot(memory) == original  # a preview writes nothing
+
+    page.click("button:has-text('Apply to 2 files')")
+    page.wait_for_selector("[data-result=applied]")
+    assert "Tagged 2 files" in page.locator("[data-result=applied] h2").inner_text()
+    tag_file = (memory / "tachikoma-tags.yaml").read_text()
+    for path in ("2026-03-22/session-abc.jsonl", "2026-05-10/design-chat.jsonl"):
+        assert path in tag_file
+    after_apply = stats.report(memory)
+    assert after_apply["by_kind"]["transcript"]["tagged"] == 3
+
+    coverage = page.context.new_page()  # same session, so the first tab keeps its Undo button
+    coverage.goto(server.url + "/coverage")
+    expect_coverage(coverage, after_apply)
+
+    page.click("button:has-text('Undo')")
+    page.wait_for_selector("[data-result=undone]")
+    assert snapshot(memory) == original  # exactly the previous bytes
+    coverage.reload()
+    expect_coverage(coverage, stats.report(memory))
+    assert coverage_numbers(coverage)["by_kind"]["transcript"]["tagged"] == 1
+    assert page.problems == []
+
+
+HOSTILE = """---
+trust: external
+source: "<img src=x onerror=alert('source')>"
+---
+# Hostile note <script>alert('title')</script>
+
+<script>alert('body')</script>
+<img src="x" onerror="alert('img')">
+<svg onload="alert('svg')"><circle r="4"/></svg>
+<a id="js-link" href="javascript:alert('a')">click me</a> and [md link](javascript:alert('md'))
+<div onmouseover="alert('div')">hover me</div>
+<iframe src="javascript:alert('iframe')"></iframe>
+<form action="javascript:alert('form')"><button>go</button></form>
+"""
+
+
+def test_hostile_memory_renders_inert(server, page, memory):
+    (memory / "inbox" / "hostile.md").write_text(HOSTILE)
+    build_index(memory)
+    page.goto(server.url + "/file/inbox/hostile.md")
+    page.wait_for_selector("article.doc")
+    page.hover("text=hover me")
+    page.click("text=click me")
+    page.wait_for_timeout(300)
+    assert page.dialogs == []
+    found = page.evaluate("""() => {
+        const bad = [];
+        for (const el of document.querySelectorAll('*')) {
+            for (const a of el.attributes) {
+                if (a.name.startsWith('on')) bad.push(el.tagName + ' ' + a.name);
+                if (/^\\s*javascript:/i.test(a.value)) bad.push(el.tagName + ' ' + a.name + '=' + a.value);
+            }
+        }
+        const scripts = [...document.scripts].map(s => s.src);
+        return {bad, scripts, iframes: document.querySelectorAll('iframe').length};
+    }""")
+    assert found["bad"] == []
+    assert found["scripts"] == [server.url + "/vendor/htmx.min.js"]
+    assert found["iframes"] == 0
+    assert "onerror=alert('source')" in page.locator(".badge.source").inner_text()  # shown as text
+
+    # the same payloads as search results
+    page.goto(server.url + "/?q=hostile+note+alert")
+    page.wait_for_selector("li.result")
+    page.locator("li.result details.why summary").first.click()
+    page.wait_for_timeout(300)
+    assert page.dialogs == []
+    assert page.evaluate("[...document.querySelectorAll('#results *')].some(e => e.tagName === 'SCRIPT' || e.tagName === 'IMG')") is False
+
+
+def test_reindex_progress_reaches_summary(tmp_path, page):
+    root = copy_memory(tmp_path / "memory")
+    (root / "tachikoma.toml").write_text('[embedder]\nname = "minilm"\n')  # the real offline model
+    app = create_app(memory=root)
+    polls = []
+    page.on("request", lambda r: polls.append(r.url) if "/reindex/status" in r.url else None)
+    with LiveServer(app) as live:
+        page.goto(live.url + "/")
+        assert "No index yet" in page.locator("#results").inner_text()
+        page.click("button:has-text('Re-index')")
+        page.wait_for_selector(".reindex[data-state=running] progress")
+        page.wait_for_selector("[data-summary]", timeout=180_000)
+        summary = page.locator("[data-summary]").inner_text()
+        assert "Done." in summary and "11 added" in summary
+        assert polls, "the status partial was polled"
+        assert page.locator(".reindex[hx-trigger]").count() == 0  # polling stopped
+        page.fill("#q", "when does Martin like meetings")
+        page.press("#q", "Enter")
+        page.wait_for_selector("li.result")
+        assert page.locator("li.result a.path").first.inner_text() == "martin.md"
+        assert page.problems == []
+        app.extensions["tachikoma"].index_job.wait(60)
