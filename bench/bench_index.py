@@ -18,7 +18,6 @@ import hashlib
 import json
 import random
 import shutil
-import statistics
 import tempfile
 import time
 from pathlib import Path

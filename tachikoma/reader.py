@@ -56,36 +56,6 @@ def read_document(root: Path, rel_path: str, kind: str, max_bytes: int = 5_000_0
     return doc
 
 
-def read_front_matter_tags(path: Path, max_bytes: int = 64_000) -> tuple[Tags, dict, str | None]:
-    """(tags, meta, error) from the front matter of the markdown file at `path`.
-
-    Reads at most `max_bytes` from the start of the file, for statistics over
-    many files. On any problem the tags and meta are empty and `error` says
-    why; the body is never looked at.
-    """
-    try:
-        info = os.stat(path)
-        if not stat.S_ISREG(info.st_mode):
-            return Tags(), {}, "not a regular file"
-        with open(path, "rb") as handle:
-            data = handle.read(max_bytes + 1)
-    except OSError as exc:
-        return Tags(), {}, f"cannot read ({exc.strerror or exc})"
-    truncated = len(data) > max_bytes
-    if truncated:
-        # Keep whole lines only: a cut "----" line must not read as a closing fence.
-        data = data[: data.rfind(b"\n", 0, max_bytes) + 1]
-    if b"\x00" in data[:BINARY_SNIFF_BYTES]:
-        return Tags(), {}, "binary file (contains NUL bytes)"
-    text = _strip_bom(data).decode("utf-8", "replace").replace("\r\n", "\n")
-    fm = split(text)
-    if fm.error:
-        if truncated and not fm.block:
-            return Tags(), {}, f"front matter not closed within the first {max_bytes} bytes"
-        return Tags(), {}, fm.error
-    return Tags.from_mapping(fm.meta), fm.meta, None
-
-
 def _read_bytes(path: Path, rel_path: str, max_bytes: int, warnings: list[str]) -> bytes | None:
     """The file's bytes, or None (with a warning) when it must be skipped."""
     try:
@@ -111,7 +81,7 @@ def _read_bytes(path: Path, rel_path: str, max_bytes: int, warnings: list[str]) 
 
 
 def _strip_bom(data: bytes) -> bytes:
-    return data[len(codecs.BOM_UTF8):] if data.startswith(codecs.BOM_UTF8) else data
+    return data.removeprefix(codecs.BOM_UTF8)
 
 
 def _decode(data: bytes, rel_path: str, warnings: list[str]) -> str:

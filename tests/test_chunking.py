@@ -3,7 +3,7 @@ import re
 from collections import Counter
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tachikoma.chunking import PATH_SEPARATOR, chunk_document
@@ -112,7 +112,7 @@ def test_unclosed_fence_hides_later_headings():
     text = f"# A\n{body}\n```\ncode\n# B\n{body}\n"
     chunks = chunk_document(md(text), 25, overlap_words=0)
     assert not any(c.text.startswith(f"A{PATH_SEPARATOR}B") for c in chunks)
-    assert any(c.text.startswith(f"A\n") for c in chunks)  # continuation pieces of section A
+    assert any(c.text.startswith("A\n") for c in chunks)  # continuation pieces of section A
 
 
 def test_small_sections_merge_up_to_the_budget():

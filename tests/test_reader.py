@@ -1,14 +1,14 @@
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
 from tachikoma.documents import MARKDOWN, TRANSCRIPT
 from tachikoma.memory import PathOutsideMemory
-from tachikoma.reader import read_document, read_front_matter_tags
+from tachikoma.reader import read_document
 from tachikoma.tags import Tags
 
-UTC = timezone.utc
+UTC = UTC
 
 
 def write(tmp_path, rel, content):
@@ -191,51 +191,3 @@ def test_unknown_kind_is_a_programming_error(tmp_path):
         read_document(tmp_path, "a.md", "pdf")
 
 
-# ---------------------------------------------------------------- read_front_matter_tags
-
-def test_front_matter_tags(tmp_path):
-    path = write(tmp_path, "a.md", "\ufeff---\r\nTrust: owner\r\nconfidence: sure\r\n---\r\nbody\r\n")
-    tags, meta, error = read_front_matter_tags(path)
-    assert error is None
-    assert tags.trust == "owner" and tags.invalid == {"confidence": "sure"}
-    assert meta == {"Trust": "owner", "confidence": "sure"}
-
-
-def test_front_matter_tags_reads_only_the_head(tmp_path):
-    path = write(tmp_path, "long.md", "---\ntrust: self\n---\n" + "x " * 100_000)
-    tags, _, error = read_front_matter_tags(path, max_bytes=1000)
-    assert error is None and tags.trust == "self"
-    unclosed = write(tmp_path, "open.md", "---\ntrust: self\n" + "k: v\n" * 1000 + "---\nbody\n")
-    tags, meta, error = read_front_matter_tags(unclosed, max_bytes=1000)
-    assert tags == Tags() and meta == {}
-    assert "first 1000 bytes" in error
-    tags, _, error = read_front_matter_tags(unclosed, max_bytes=64_000)
-    assert error is None and tags.trust == "self"
-
-
-def test_front_matter_tags_cut_inside_a_fence_line(tmp_path):
-    # The head ends in the middle of "-----": it must not count as a closing fence.
-    content = "---\ntrust: self\n-----\n"
-    path = write(tmp_path, "cut.md", content + "more: 1\n---\n")
-    tags, _, error = read_front_matter_tags(path, max_bytes=len("---\ntrust: self\n---"))
-    assert tags == Tags() and error is not None
-
-
-@pytest.mark.parametrize("content, fragment", [
-    ("---\ntrust: [owner\n---\n", "malformed"),
-    ("---\n- a\n---\n", "not a mapping"),
-    ("---\ntrust: owner\n", "never closed"),
-])
-def test_front_matter_tags_errors(tmp_path, content, fragment):
-    path = write(tmp_path, "x.md", content)
-    tags, meta, error = read_front_matter_tags(path)
-    assert tags == Tags() and meta == {}
-    assert fragment in error
-
-
-def test_front_matter_tags_without_front_matter_binary_or_missing(tmp_path):
-    plain = write(tmp_path, "p.md", "# no front matter\n")
-    assert read_front_matter_tags(plain) == (Tags(), {}, None)
-    binary = write(tmp_path, "b.md", b"---\x00\x00")
-    assert "binary" in read_front_matter_tags(binary)[2]
-    assert "cannot read" in read_front_matter_tags(tmp_path / "missing.md")[2]

@@ -1,6 +1,5 @@
 """Search through the real index: JSON shape, explanations, filters, dates."""
 
-import math
 from datetime import datetime, timezone
 
 import pytest
