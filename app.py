@@ -172,6 +172,10 @@ class Dashboard:
                 self._applied.popitem(last=False)
         return key
 
+    def keep(self, key: str, applied: tagging.Applied) -> None:
+        with self._applied_lock:
+            self._applied[key] = applied
+
     def take(self, key: str) -> tagging.Applied | None:
         with self._applied_lock:
             return self._applied.pop(key, None)
@@ -394,9 +398,9 @@ def highlight(text: str, query: str) -> Markup:
     return Markup("".join(out))
 
 
-def snippet(text: str, query: str, width: int = 480) -> str:
-    """At most about `width` characters of `text`, around the first query word."""
-    text = re.sub(r"\n{3,}", "\n\n", text.strip())
+def snippet(text: str, query: str, width: int = 360) -> str:
+    """At most about `width` characters of `text`, around the first query word, without blank lines."""
+    text = re.sub(r"\n\s*\n+", "\n", text.strip())
     if len(text) <= width:
         return text
     pattern = _terms_pattern(query_terms(query))
@@ -429,8 +433,8 @@ DATE_SOURCES = {"frontmatter": "front matter", "git": "git", "mtime": "file time
 def explain(result: dict) -> dict:
     """What the explanation panel shows: a bar per factor, where it came from, the arithmetic."""
     f = result["factors"]
-    trust = f"trust: {f['trust']}" if f["trust"] else "trust: not tagged"
-    confidence = f"confidence: {f['confidence']}" if f["confidence"] else "confidence: not tagged"
+    trust = f"trust: {f['trust']}" if f["trust"] else "trust: none (missing or invalid)"
+    confidence = f"confidence: {f['confidence']}" if f["confidence"] else "confidence: none (missing or invalid)"
     penalty = f["duplicate_penalty"]
     rows = [
         {"name": "similarity", "value": f["similarity"], "source": "how close the passage's meaning is to the query"},
@@ -778,6 +782,9 @@ def _install_routes(app: Flask) -> None:  # noqa: C901 - one place that lists ev
                 status = 500
         elif not form.q:
             ctx["no_index"] = not dash().has_index()
+            job = dash().index_job.snapshot()
+            if job["state"] == "done" and job["reason"] == "reindex" and time.time() - job["finished"] < 120:
+                ctx["fresh_job"] = job  # just re-indexed from this page: say so with the summary
         if ctx["no_index"]:
             ctx["job"] = dash().index_job.snapshot()
         return page("search.html", "partials/results.html", status=status, **ctx)
@@ -915,7 +922,7 @@ def _install_routes(app: Flask) -> None:  # noqa: C901 - one place that lists ev
         try:
             undone = tagging.undo(dash().root, applied, commit=True)
         except TachikomaError as exc:
-            dash()._applied[undo_id] = applied  # still undoable once the problem is fixed
+            dash().keep(undo_id, applied)  # still undoable once the problem is fixed
             return error_response(500, "Undo failed", str(exc))
         dash().refresh_index()
         return page("tag.html", "partials/tag_applied.html", form=form, applied=undone, undo_id=None,
@@ -940,8 +947,11 @@ def _install_routes(app: Flask) -> None:  # noqa: C901 - one place that lists ev
 
     @app.get("/reindex/status")
     def reindex_status():
-        return page("reindex.html", "partials/reindex.html", job=dash().index_job.snapshot(),
-                    has_index=dash().has_index())
+        job = dash().index_job.snapshot()
+        response = page("reindex.html", "partials/reindex.html", job=job, has_index=dash().has_index())
+        if request.args.get("poll") and job["state"] in ("done", "failed"):
+            response.headers["HX-Trigger"] = "index-updated"  # pages showing index data refresh themselves
+        return response
 
     @app.post("/reindex")
     def reindex_start():

@@ -561,6 +561,9 @@ def test_reindex_runs_in_background(app, client, indexed):
     status = client.get("/reindex/status", headers=HTMX).get_data(as_text=True)
     assert "<html" not in status and "Done." in status and "1 added" in status
     assert "hx-trigger" not in status.split("<form", 1)[0]  # polling stops once done
+    assert "HX-Trigger" not in client.get("/reindex/status", headers=HTMX).headers
+    last_poll = client.get("/reindex/status?poll=1", headers=HTMX)
+    assert last_poll.headers["HX-Trigger"] == "index-updated"  # the coverage and search pages refresh
     page = client.post("/reindex", data={"csrf_token": token})
     assert page.status_code == 303 and page.headers["Location"].endswith("/reindex")
     app.extensions["tachikoma"].index_job.wait(30)

@@ -162,6 +162,16 @@ def test_coverage_matches_stats(server, page, memory):
         assert page.locator(f"table[data-distribution=confidence] td[data-value='{value}']").inner_text() == str(count)
     assert page.locator("table.invalid").inner_text().count("maybe") == 1
     assert page.locator("[data-changed-since]").get_attribute("data-changed-since") == "0"
+
+    # a new note makes the index stale; Re-index brings it up to date and the page refreshes itself
+    (memory / "inbox" / "new.md").write_text("---\ntrust: self\n---\n# New\n\nA new note.\n")
+    page.reload()
+    assert page.locator("[data-changed-since]").get_attribute("data-changed-since") == "1"
+    assert page.locator("[data-total]").inner_text() == str(report["files"] + 1)
+    page.click("button:has-text('Re-index')")
+    page.wait_for_selector("[data-changed-since='0']")
+    assert page.locator("[data-summary]").is_visible()
+    assert "1 added" in page.locator("[data-summary]").inner_text()
     assert page.problems == []
 
 
