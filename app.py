@@ -446,6 +446,14 @@ def explain(result: dict) -> dict:
         {"name": "duplicate penalty", "value": penalty,
          "source": "first passage from this file" if penalty >= 1 else "a better passage from this file ranks above"},
     ]
+    if "vector_similarity" in f:  # hybrid search: similarity fuses meaning (vectors) and keywords (BM25)
+        rows[0]["source"] = _fusion_text(f)
+        rows[1:1] = [
+            {"name": "meaning", "value": f["vector_similarity"], "sub": True,
+             "source": "cosine similarity of the query's and the passage's embeddings"},
+            {"name": "keywords", "value": f["keyword_score"], "sub": True,
+             "source": "BM25 keyword match (the query's best match = 1)"},
+        ]
     terms = [f["similarity"], f["trust_weight"], f["confidence_weight"], f["recency"]]
     names = ["similarity", "trust", "confidence", "recency"]
     if penalty < 1:
@@ -453,6 +461,16 @@ def explain(result: dict) -> dict:
         names.append("duplicate penalty")
     arithmetic = " × ".join(f"{t:.2f}" for t in terms) + f" = {result['score']:.2f}"
     return {"rows": rows, "arithmetic": arithmetic, "formula": " × ".join(names) + " = score"}
+
+
+def _fusion_text(f: dict) -> str:
+    fusion = f.get("fusion") or {}
+    w = float(fusion.get("keyword_weight", 0.0))
+    v, k = f["vector_similarity"], f["keyword_score"]
+    if fusion.get("method") == "rrf":
+        return (f"reciprocal rank fusion of meaning ({v:.2f}) and keywords ({k:.2f}), "
+                f"keyword weight {w:g}, k = {float(fusion.get('rrf_k', 60)):g}")
+    return f"{1 - w:.2f} × meaning {v:.2f} + {w:.2f} × keywords {k:.2f}"
 
 
 # --------------------------------------------------------------------------- rendering memory files

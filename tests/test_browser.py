@@ -96,7 +96,7 @@ def test_search_as_you_type_with_explanations(server, page):
     terms += [f["duplicate_penalty"]] if f["duplicate_penalty"] < 1 else []
     arithmetic = " × ".join(f"{t:.2f}" for t in terms) + f" = {r['score']:.2f}"
     assert first.locator(".arithmetic").inner_text() == arithmetic
-    rows = first.locator("table.factors tbody th").all_inner_texts()
+    rows = first.locator("table.factors tbody tr:not(.sub) th").all_inner_texts()
     assert rows == ["similarity", "trust", "confidence", "recency", "duplicate penalty"]
     assert f"trust: {f['trust']}" in first.locator("table.factors").inner_text()
     assert first.locator("mark").count() >= 1
@@ -211,6 +211,32 @@ def test_bulk_tag_preview_apply_undo(server, page, memory, browser):
     coverage.reload()
     expect_coverage(coverage, stats.report(memory))
     assert coverage_numbers(coverage)["by_kind"]["transcript"]["tagged"] == 1
+    assert page.problems == []
+
+
+def test_stale_preview_and_missing_token_are_refused_in_place(server, page, memory):
+    page.goto(server.url + "/tag")
+    page.click("text=Use the defaults")
+    page.wait_for_selector("table[data-preview]")
+    tags = memory / "tachikoma-tags.yaml"
+    tags.write_text(tags.read_text() + "2026-05-10/design-chat.jsonl:\n  trust: owner\n")  # someone else tags
+    before = snapshot(memory)
+    page.click("button:has-text('Apply to 2 files')")
+    page.wait_for_selector("text=nothing was written")  # a 409, swapped in place
+    assert snapshot(memory) == before
+    # the new preview: design-chat has a tag now, so only the other untagged transcript is left
+    paths = page.locator("table[data-preview] tbody tr").evaluate_all("rows => rows.map(r => r.dataset.path)")
+    assert paths == ["2026-03-22/session-abc.jsonl"]
+
+    # an Apply whose CSRF header and field are both wrong is refused, and says so where the result would be
+    page.evaluate("""() => {
+        document.body.setAttribute('hx-headers', JSON.stringify({'X-CSRFToken': 'forged'}));
+        document.querySelector('form.apply input[name=csrf_token]').value = 'forged';
+    }""")
+    page.click("button:has-text('Apply to 1 file')")
+    page.wait_for_selector("#tag-result >> text=Request refused")
+    assert snapshot(memory) == before
+    page.problems = [p for p in page.problems if "400" not in p and "409" not in p and "htmx:responseError" not in p]
     assert page.problems == []
 
 
