@@ -130,6 +130,7 @@ class Dashboard:
         self._searcher: Searcher | None = None
         self._applied: OrderedDict[str, tagging.Applied] = OrderedDict()
         self._applied_lock = threading.Lock()
+        self._warmed = False
 
     def config(self):
         return load_config(self.root, self.config_path)
@@ -142,6 +143,23 @@ class Dashboard:
         config = self.config()
         with self._search_lock:
             return self._current_searcher(config).search(query, limit, filters, config=config)
+
+    def warm_up(self) -> None:
+        """Load the index and the embedder in the background once, so the first query is fast."""
+        with self._applied_lock:
+            if self._warmed or not self.has_index():
+                return
+            self._warmed = True
+
+        def work() -> None:
+            try:
+                config = self.config()
+                with self._search_lock:
+                    self._current_searcher(config).embedder.embed_query("warm up")
+            except Exception as exc:  # noqa: BLE001 - the first real search reports any problem
+                log.debug("warm-up failed: %s", exc)
+
+        threading.Thread(target=work, name="tachikoma-warm-up", daemon=True).start()
 
     def _current_searcher(self, config) -> Searcher:
         if not self.has_index():
@@ -800,6 +818,7 @@ def _install_routes(app: Flask) -> None:  # noqa: C901 - one place that lists ev
                 status = 500
         elif not form.q:
             ctx["no_index"] = not dash().has_index()
+            dash().warm_up()
             job = dash().index_job.snapshot()
             if job["state"] == "done" and job["reason"] == "reindex" and time.time() - job["finished"] < 120:
                 ctx["fresh_job"] = job  # just re-indexed from this page: say so with the summary

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+import urllib.request
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -44,6 +45,7 @@ def main(argv: list[str] | None = None) -> int:
         app = create_app(memory=root)
         with LiveServer(app) as live, sync_playwright() as p:
             browser = launch_chromium(p)
+            urllib.request.urlopen(live.url + "/api/search?q=warm+up").read()  # load the model first
             shots = [
                 ("search", QUERY, open_first_explanation),
                 ("coverage", "/coverage", None),
