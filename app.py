@@ -38,7 +38,7 @@ from pathlib import Path, PurePosixPath
 
 import markdown
 import nh3
-from flask import Flask, abort, make_response, redirect, render_template, request, send_file, url_for
+from flask import Flask, abort, current_app, make_response, redirect, render_template, request, send_file, url_for
 from flask_wtf.csrf import CSRFError, CSRFProtect
 from htmx_flask import Htmx
 from markupsafe import Markup, escape
@@ -111,8 +111,6 @@ def create_app(memory: str | os.PathLike | None = None, config: str | os.PathLik
 
 
 def dash() -> "Dashboard":
-    from flask import current_app
-
     return current_app.extensions["tachikoma"]
 
 
