@@ -717,7 +717,7 @@ class TagForm:
         if self.errors:
             return None
         selector = tagging.Selector(kind=self.kind or None, pattern=self.path or None, untagged_only=self.untagged,
-                                    modified_after=dates.get("after"), modified_before=dates.get("before"))
+                                    modified_since=dates.get("after"), modified_until=dates.get("before"))
         return selector, values
 
     def args(self) -> dict:

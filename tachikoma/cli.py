@@ -173,7 +173,7 @@ def cmd_tag(args) -> int:
             raise TachikomaError("say which files: --kind, --path, --untagged, --since/--until, or --all")
         else:
             selector = tagging.Selector(kind=args.kind, pattern=args.path, untagged_only=args.untagged,
-                                        modified_after=args.since, modified_before=args.until)
+                                        modified_since=args.since, modified_until=args.until)
             plan = tagging.plan(root, values, selector, overwrite=args.overwrite)
     except InvalidTagValue as exc:
         raise TachikomaError(str(exc)) from None

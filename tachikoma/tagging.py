@@ -101,8 +101,8 @@ class Selector:
       in any folder. Otherwise it is a folder (``2026-03/`` or ``2026-03``)
       or one file's path.
     - `untagged_only`: only files with no tag at all (no valid or invalid value).
-    - `modified_after` / `modified_before`: only files whose modification date
-      (local calendar day) is strictly after / strictly before the date. A
+    - `modified_since` / `modified_until`: only files whose modification date
+      (local calendar day) is on or after / on or before the date. A
       file's modification time is its last commit time when it is committed
       and unchanged since, else its file-system modification time.
     """
@@ -110,8 +110,8 @@ class Selector:
     kind: str | None = None
     pattern: str | None = None
     untagged_only: bool = False
-    modified_after: date | None = None
-    modified_before: date | None = None
+    modified_since: date | None = None
+    modified_until: date | None = None
 
     def __post_init__(self):
         if self.kind is not None and self.kind not in KINDS:
@@ -127,15 +127,15 @@ class Selector:
 
     def matches_date(self, modified: datetime) -> bool:
         day = modified.astimezone().date()
-        if self.modified_after is not None and not day > self.modified_after:
+        if self.modified_since is not None and day < self.modified_since:
             return False
-        if self.modified_before is not None and not day < self.modified_before:
+        if self.modified_until is not None and day > self.modified_until:
             return False
         return True
 
     @property
     def uses_dates(self) -> bool:
-        return self.modified_after is not None or self.modified_before is not None
+        return self.modified_since is not None or self.modified_until is not None
 
 
 def _pattern_matches(pattern: str, path: str) -> bool:

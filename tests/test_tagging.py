@@ -243,10 +243,12 @@ def test_selector_modified_dates(tmp_path):
     def chosen(**kw):
         return sorted(c.path for c in plan(root, {"trust": "self"}, Selector(**kw)).changes)
 
-    assert chosen(modified_after=date(2026, 2, 1)) == ["edited.md", "mid.md", "uncommitted.md"]
-    assert chosen(modified_before=date(2026, 2, 1)) == ["old.md"]
-    assert chosen(modified_after=date(2026, 1, 20), modified_before=date(2026, 3, 1)) == ["mid.md"]
-    assert chosen(modified_after=date(2026, 3, 20)) == []
+    assert chosen(modified_since=date(2026, 2, 1)) == ["edited.md", "mid.md", "uncommitted.md"]
+    assert chosen(modified_until=date(2026, 2, 1)) == ["old.md"]
+    assert chosen(modified_since=date(2026, 1, 20), modified_until=date(2026, 3, 1)) == ["mid.md"]
+    assert chosen(modified_since=date(2026, 3, 20)) == []
+    # both bounds include their own day
+    assert chosen(modified_since=date(2026, 2, 10), modified_until=date(2026, 2, 10)) == ["mid.md"]
 
 
 # --------------------------------------------------------------------------- apply and undo
