@@ -4,7 +4,9 @@
 
 where recency = 1 / (1 + age_days / half_life_days) and the duplicate
 penalty is repeat_penalty ** (n - 1) for the n-th chunk of a file among the
-results (at most `per_file` chunks of one file are kept). Nothing here reads
+results (at most `per_file` chunks of one file are kept). `similarity` is
+itself a fusion of the vector's cosine similarity and a keyword (BM25)
+score: see `keyword_relevance` and `fuse`. Nothing here reads
 files or the database; every input is an array, so each rule is testable
 on its own.
 """
@@ -15,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .config import RankingConfig
+from .config import RankingConfig, SearchConfig
 
 
 def tag_weights(values: np.ndarray, table: dict[str, float]) -> np.ndarray:
@@ -32,6 +34,61 @@ def recency(age_days: np.ndarray, half_life_days: float) -> np.ndarray:
 def file_weights(trust: np.ndarray, confidence: np.ndarray, age_days: np.ndarray, cfg: RankingConfig) -> np.ndarray:
     """Per-file product trust × confidence × recency (the part of a score a file contributes)."""
     return tag_weights(trust, cfg.trust) * tag_weights(confidence, cfg.confidence) * recency(age_days, cfg.half_life_days)
+
+
+def keyword_relevance(bm25: np.ndarray) -> np.ndarray:
+    """FTS5 ``bm25()`` values (negative; lower is a better match) → 0..1, the best match 1.
+
+    Rows that did not match hold NaN and get 0. Dividing by the query's best
+    score makes the keyword part comparable across queries whatever their
+    length and rarity.
+    """
+    raw = np.asarray(bm25, dtype=np.float64)
+    strength = np.where(np.isnan(raw), 0.0, np.maximum(-raw, 0.0))
+    best = strength.max() if strength.size else 0.0
+    return strength / best if best > 0 else np.zeros_like(strength)
+
+
+def rrf_ranks(values: np.ndarray, depth: int) -> np.ndarray:
+    """Rank (1 = best) of each of the `depth` highest positive values; 0 for the rest.
+
+    Ties are broken by position, so the result is deterministic.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    ranks = np.zeros(values.shape[0], dtype=np.int64)
+    positive = np.flatnonzero(values > 0)
+    if positive.shape[0] == 0 or depth <= 0:
+        return ranks
+    if positive.shape[0] > depth:
+        part = np.argpartition(-values[positive], depth - 1)[:depth]
+        positive = positive[part]
+    order = positive[np.lexsort((positive, -values[positive]))]
+    ranks[order] = np.arange(1, order.shape[0] + 1)
+    return ranks
+
+
+def fuse(vector: np.ndarray, keyword: np.ndarray, cfg: SearchConfig) -> np.ndarray:
+    """The similarity factor from vector similarity (0..1) and keyword relevance (0..1).
+
+    convex: (1 − w) × vector + w × keyword.
+    rrf: (c + 1) × ((1 − w) / (c + rank_vector) + w / (c + rank_keyword)) over
+    the top `keyword_candidates` of each list (absent from a list: no share).
+    Both give values in 0..1; w = keyword_weight, c = rrf_k.
+    """
+    vector = np.asarray(vector, dtype=np.float64)
+    keyword = np.asarray(keyword, dtype=np.float64)
+    w = cfg.keyword_weight
+    if cfg.fusion == "convex":
+        return (1.0 - w) * vector + w * keyword
+    if cfg.fusion == "rrf":
+        c = cfg.rrf_k
+        fused = np.zeros(vector.shape[0], dtype=np.float64)
+        for share, ranks in ((1.0 - w, rrf_ranks(vector, cfg.keyword_candidates)),
+                             (w, rrf_ranks(keyword, cfg.keyword_candidates))):
+            listed = ranks > 0
+            fused[listed] += share * (c + 1.0) / (c + ranks[listed])
+        return np.minimum(fused, 1.0)
+    raise ValueError(f"unknown fusion method {cfg.fusion!r}")
 
 
 @dataclass

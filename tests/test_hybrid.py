@@ -1,0 +1,212 @@
+"""Hybrid relevance: FTS5 BM25 fused with vector similarity, its explanation, hostile queries."""
+
+import sqlite3
+from datetime import datetime, timezone
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tachikoma import indexer, ranking
+from tachikoma.config import Config, SearchConfig, load_config
+from tachikoma.embedders.base import l2_normalise
+from tachikoma.errors import TachikomaError
+from tachikoma.search import Searcher, keyword_expression, keyword_search, query_terms, rank_snapshot
+
+NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)
+
+
+class TopicEmbedder:
+    """Vectors by topic words only: blind to names and numbers, like a model that never saw them."""
+
+    name = "topic:5"
+    dim = 5
+    max_words = 200
+    TOPICS = ("invoice", "garden", "meeting", "boat")
+
+    def _vector(self, text):
+        words = text.lower().split()
+        vec = np.array([sum(w.strip(".,:?") == t for w in words) for t in self.TOPICS] + [0], dtype=np.float32)
+        return vec if vec.any() else np.array([0, 0, 0, 0, 1], dtype=np.float32)  # no topic: unlike everything
+
+    def embed_documents(self, texts, progress=None):
+        return l2_normalise(np.stack([self._vector(t) for t in texts]))
+
+    def embed_query(self, text):
+        return l2_normalise(self._vector(text))
+
+
+@pytest.fixture
+def notes(tmp_path):
+    root = tmp_path / "memory"
+    root.mkdir()
+    (root / "a.md").write_text("# Invoice\n\nThe invoice for the garden shed was paid.\n")
+    (root / "b.md").write_text("# Invoice\n\nInvoice INV-88213 from Kowalczyk went to the archive.\n")
+    (root / "c.md").write_text("# Meeting\n\nThe meeting moved to Tuesday.\n")
+    (root / "d.md").write_text("# Boat\n\nThe boat needs new paint before spring.\n")
+    (root / "e.md").write_text("# Boat\n\nThe boat Aurora-7 sails from Gdynia.\n")
+    embedder = TopicEmbedder()
+    indexer.run(root, Config(), embedder=embedder)
+    searcher = Searcher(root, Config(), embedder=embedder)
+    yield root, searcher
+    searcher.close()
+
+
+def test_exact_rare_name_and_number_the_vector_misses_are_found(notes):
+    root, searcher = notes
+    vector_only = Config(search=SearchConfig(keyword_weight=0.0))
+    for query in ("Kowalczyk", "INV-88213", "what did Kowalczyk send"):
+        missed = searcher.search(query, 5, now=NOW, config=vector_only)["results"]
+        assert all(r["path"] != "b.md" for r in missed), "the vector alone does not find it"
+        hybrid = searcher.search(query, 5, now=NOW)["results"]
+        assert hybrid and hybrid[0]["path"] == "b.md", query
+        assert hybrid[0]["factors"]["keyword_score"] == 1.0
+
+
+def test_keyword_breaks_a_tie_the_vector_cannot(notes):
+    _, searcher = notes
+    # Both boat notes are equally close to "boat" for the vector; only e.md names the Aurora-7.
+    results = searcher.search("boat Aurora-7", 5, now=NOW)["results"]
+    assert [r["path"] for r in results[:2]] == ["e.md", "d.md"]
+    e, d = results[0]["factors"], results[1]["factors"]
+    assert e["vector_similarity"] == pytest.approx(d["vector_similarity"])
+    assert e["keyword_score"] > d["keyword_score"]
+
+
+def test_explanation_shows_both_parts_and_the_product_still_holds(notes):
+    _, searcher = notes
+    answer = searcher.search("garden invoice Kowalczyk", 10, now=NOW)
+    assert answer["results"]
+    w = Config().search.keyword_weight
+    for r in answer["results"]:
+        f = r["factors"]
+        assert f["fusion"] == {"method": "convex", "keyword_weight": w}
+        assert 0 <= f["vector_similarity"] <= 1 and 0 <= f["keyword_score"] <= 1
+        assert f["similarity"] == pytest.approx((1 - w) * f["vector_similarity"] + w * f["keyword_score"], rel=1e-12)
+        product = f["similarity"] * f["trust_weight"] * f["confidence_weight"] * f["recency"] * f["duplicate_penalty"]
+        assert r["score"] == pytest.approx(product, rel=1e-12)
+    assert max(r["factors"]["keyword_score"] for r in answer["results"]) == 1.0
+
+
+def test_weight_and_method_come_from_tachikoma_toml(notes):
+    root, _ = notes
+    (root / "tachikoma.toml").write_text('[search]\nkeyword_weight = 0\n')
+    s = Searcher(root, embedder=TopicEmbedder())
+    for r in s.search("garden invoice", 5, now=NOW)["results"]:
+        assert r["factors"]["similarity"] == r["factors"]["vector_similarity"]
+        assert r["factors"]["fusion"]["keyword_weight"] == 0.0
+    s.close()
+    (root / "tachikoma.toml").write_text('[search]\nfusion = "rrf"\nkeyword_weight = 0.5\nrrf_k = 10\n')
+    s = Searcher(root, embedder=TopicEmbedder())
+    results = s.search("Kowalczyk invoice", 5, now=NOW)["results"]
+    s.close()
+    assert results[0]["path"] == "b.md"  # first in both lists: (1 − w) + w = 1
+    assert results[0]["factors"]["similarity"] == pytest.approx(1.0)
+    assert results[0]["factors"]["fusion"] == {"method": "rrf", "keyword_weight": 0.5, "rrf_k": 10.0}
+
+
+@pytest.mark.parametrize("toml, message", [
+    ("[search]\nkeyword_weight = 1.5\n", "search.keyword_weight must be a number between 0 and 1"),
+    ("[search]\nkeyword_weight = true\n", "search.keyword_weight must be a number between 0 and 1"),
+    ('[search]\nfusion = "max"\n', "search.fusion must be one of convex, rrf"),
+    ("[search]\nkeyword_candidates = 0\n", "search.keyword_candidates must be a whole number"),
+    ("[search]\nweight = 0.3\n", "unknown key search.weight"),
+])
+def test_search_settings_are_checked(tmp_path, toml, message):
+    (tmp_path / "tachikoma.toml").write_text(toml)
+    with pytest.raises(TachikomaError, match=message):
+        load_config(tmp_path)
+
+
+def test_fusion_functions():
+    cfg = SearchConfig(keyword_weight=0.25)
+    fused = ranking.fuse(np.array([0.8, 0.0, 0.4]), np.array([0.0, 1.0, 0.5]), cfg)
+    assert fused.tolist() == pytest.approx([0.6, 0.25, 0.425])
+    assert ranking.keyword_relevance(np.array([-2.0, np.nan, -0.5])).tolist() == [1.0, 0.0, 0.25]
+    assert ranking.keyword_relevance(np.array([np.nan, np.nan])).tolist() == [0.0, 0.0]
+    assert ranking.rrf_ranks(np.array([0.1, 0.0, 0.9, 0.5]), 2).tolist() == [0, 0, 1, 2]
+    rrf = ranking.fuse(np.array([0.9, 0.5, 0.0]), np.array([0.0, 1.0, 0.2]), SearchConfig(keyword_weight=0.5,
+                                                                                         fusion="rrf", rrf_k=1))
+    # ranks: vector 1, 2, –; keyword –, 1, 2 → 2 × (0.5/(1+r_v) + 0.5/(1+r_k))
+    assert rrf.tolist() == pytest.approx([0.5, 0.5 * 2 / 3 + 0.5, 0.5 * 2 / 3])
+
+
+def test_rank_snapshot_without_keyword_scores_is_vector_only(notes):
+    _, searcher = notes
+    snap = searcher.snapshot()
+    q = TopicEmbedder().embed_query("garden")
+    cfg = Config(search=SearchConfig(keyword_weight=0.0))
+    answer = rank_snapshot(snap, q, 5, cfg, now=NOW)
+    assert answer["factors"][0]["similarity"] == answer["factors"][0]["vector_similarity"]
+    assert answer["factors"][0]["keyword_score"] == 0.0
+
+
+def test_query_terms_and_expression():
+    assert query_terms('say "hi" AND (bye OR NEAR/3) x* ^y col:umn') == \
+        ["say", "hi", "AND", "bye", "OR", "NEAR", "3", "x", "y", "col", "umn"]
+    assert query_terms("Hi hi HI") == ["Hi"]
+    assert query_terms("日本語のテキスト café naïve") == ["日本語のテキスト", "café", "naïve"]
+    assert query_terms("😀 ✨ --- \x00 \u200b") == []
+    assert keyword_expression(["AND", "x"]) == '"AND" OR "x"'
+    assert len(query_terms(" ".join(f"w{i}" for i in range(100)))) == 32
+
+
+def _fts(texts):
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE VIRTUAL TABLE chunks_fts USING fts5(text, tokenize='porter unicode61 remove_diacritics 2')")
+    db.executemany("INSERT INTO chunks_fts(rowid, text) VALUES (?, ?)", enumerate(texts, 1))
+    return db
+
+
+def test_words_in_most_chunks_and_over_the_budget_are_left_out():
+    db = _fts(["the cat sat", "the dog ran", "the cow slept", "a zebra ate"])
+    assert keyword_search(db, "the", 4, 10) == []  # in 3 of 4 chunks: no BM25 weight
+    assert [r for r, _ in keyword_search(db, "the zebra", 4, 10)] == [4]
+    db = _fts([f"alpha {i}" if i % 2 else f"beta {i}" for i in range(100)] + ["gamma"])
+    # alpha and beta are each in 50 of 101 chunks; with a budget of 60 postings only gamma and one of them fit
+    ids = {r for r, _ in keyword_search(db, "alpha beta gamma", 101, None, postings=60)}
+    assert 101 in ids and len(ids) == 51
+
+
+HOSTILE = ['"', '""', "'", "AND", "OR", "NOT", "a AND", "NEAR(a b, 3)", "*", "a*", "^start", "(", ")", "((a)",
+           "text:foo", ":", "-x", "+y", "a\x00b", "\\", "日本語", "حروف عربية", "😀🔥", "{col}", "a OR OR b",
+           "NOT NOT", "near/2", "\u200b", "x" * 5000, "🇫🇷 café", "D8:6; D9:17", "'; DROP TABLE chunks; --"]
+
+
+@pytest.fixture(scope="module")
+def example_searcher(tmp_path_factory):
+    import shutil
+    from pathlib import Path
+
+    root = tmp_path_factory.mktemp("hostile") / "memory"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "examples" / "memory", root)
+    indexer.run(root, embedder_name="hash")
+    s = Searcher(root)
+    yield s
+    s.close()
+
+
+@pytest.mark.parametrize("query", HOSTILE)
+def test_hostile_queries_do_not_crash(example_searcher, query):
+    if not query.strip():
+        return
+    answer = example_searcher.search(query, 5, now=NOW)
+    assert isinstance(answer["results"], list)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.text(max_size=80))
+def test_any_text_is_a_safe_keyword_query(example_searcher, text):
+    snap = example_searcher.snapshot()
+    for _rowid, score in keyword_search(example_searcher.store.db, text, len(snap.chunk_ids), 50):
+        assert score <= 0
+    if text.strip():
+        example_searcher.search(text, 3, now=NOW)
+
+
+def test_english_function_words_are_not_keywords():
+    db = _fts(["what did you do", "zebra stripes", "the cat did run", "a dog", "an owl"])
+    assert keyword_search(db, "what did you do", 5, 10) == []
+    assert [r for r, _ in keyword_search(db, "What did the zebra do?", 5, 10)] == [2]
+    assert query_terms("What did the zebra do", skip=frozenset({"what", "did", "the", "do"})) == ["zebra"]
