@@ -1,0 +1,1 @@
+"""Retrieval evaluations: benchmark data → memory folders → the normal index and search → metrics."""

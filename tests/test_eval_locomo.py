@@ -1,0 +1,185 @@
+"""`tachikoma eval locomo` end to end on a tiny LoCoMo-shaped file, with the hash embedder."""
+
+import json
+import math
+from datetime import datetime, timezone
+
+import pytest
+
+from tachikoma.cli import main
+from tachikoma.evaluation import locomo
+from tachikoma.search import Searcher
+
+FILLER = [{"speaker": "Bob" if i % 2 else "Ann", "text": "fine " * 12} for i in range(30)]
+
+
+def turns(session, items):
+    return [{**t, "dia_id": f"D{session}:{i}"} for i, t in enumerate(items, 1)]
+
+
+def tiny() -> list:
+    long_session = ([{"speaker": "Ann", "text": "My sister plays the theremin in Oslo."}] + FILLER
+                    + [{"speaker": "Ann", "text": "The theremin concert in Oslo was loud, a concert to remember."}])
+    first = {
+        "sample_id": "conv-t1",
+        "conversation": {
+            "speaker_a": "Ann", "speaker_b": "Bob",
+            "session_1_date_time": "1:00 pm on 1 January, 2023",
+            "session_1": turns(1, [{"speaker": "Ann", "text": "I adopted a greyhound named Pixel."},
+                                   {"speaker": "Bob", "text": "Lovely dog!",
+                                    "img_url": ["x"], "blip_caption": "a photo of a lighthouse"}]),
+            "session_2_date_time": "2:00 pm on 1 March, 2023",
+            "session_2": turns(2, long_session),
+            "session_3_date_time": "3:00 pm on 1 June, 2023",
+            "session_3": turns(3, [{"speaker": "Bob", "text": "We planted tomatoes."},
+                                   {"speaker": "Ann", "text": "Pixel loves the garden."}]),
+            "session_4_date_time": "4:00 pm on 2 June, 2023",  # a date without a session, as in conv-26
+        },
+        "qa": [
+            {"question": "Greyhound?", "answer": "Pixel", "evidence": ["D1:1"], "category": 4},
+            {"question": "theremin concert Oslo", "answer": "x", "evidence": ["D2:01"], "category": 2},
+            {"question": "lighthouse tomatoes", "answer": "x", "evidence": ["D1:2; D:3:1", "D9:9", "D"],
+             "category": 1},
+            {"question": "Would Ann like it?", "answer": "x", "evidence": [], "category": 3},
+            {"question": "Pixel garden?", "evidence": ["D3:2"], "category": 5, "adversarial_answer": "x"},
+        ],
+        "observation": {}, "session_summary": {}, "event_summary": {},
+    }
+    second = {
+        "sample_id": "conv-t2",
+        "conversation": {
+            "speaker_a": "Cy", "speaker_b": "Di",
+            "session_1_date_time": "9:00 am on 5 May, 2022",
+            "session_1": turns(1, [{"speaker": "Cy", "text": "The theremin is mine now."}]),
+            "session_2_date_time": "9:00 am on 6 May, 2022",
+            "session_2": turns(2, [{"speaker": "Di", "text": "Rain again today."}]),
+            "session_3_date_time": "9:00 am on 7 May, 2022",
+            "session_3": turns(3, [{"speaker": "Cy", "text": "Lunch was soup."}]),
+        },
+        "qa": [{"question": "Whose theremin?", "answer": "Cy", "evidence": ["D1:1"], "category": 4}],
+    }
+    return [first, second]
+
+
+@pytest.fixture
+def report(tmp_path):
+    data = tmp_path / "locomo-tiny.json"
+    data.write_text(json.dumps(tiny()))
+    out, work = tmp_path / "out", tmp_path / "work"
+    code = main(["eval", "locomo", str(data), "--embedder", "hash", "--out", str(out), "--work", str(work),
+                 "--quiet"])
+    assert code == 0
+    return json.loads((out / "report.json").read_text()), out, work
+
+
+def cell(report, system, group="overall"):
+    return report["results"][system][group]
+
+
+def test_report_files_counts_and_quirks(report):
+    rep, out, _ = report
+    assert {p.name for p in out.iterdir()} == {"report.md", "report.json", "per_question.jsonl"}
+    meta = rep["meta"]
+    assert meta["data"]["conversations"] == 2 and meta["data"]["sessions"] == 6
+    assert meta["data"]["questions"] == 5
+    assert meta["data"]["questions_by_category"] == {"1": 1, "2": 1, "3": 0, "4": 2, "5": 1}
+    q = meta["quirks"]
+    assert q["split_entries"] == 1 and q["repaired_ids"] == 2  # D2:01 and D:3:1
+    assert q["unparseable_ids"] == ["conv-t1 #2: 'D'"]
+    assert q["missing_turns"] == ["conv-t1: D9:9"]
+    assert q["skipped_no_evidence"] == ["conv-t1 #3 (category 3)"]
+    assert meta["index"]["embedder"] == "hash:512"
+    assert [s["key"] for s in rep["systems"]][:5] == ["bm25", "vector", "vector+file", "vector+file+recency",
+                                                      "hybrid"]
+    assert cell(rep, "bm25", "3")["questions"] == 0
+    md = (out / "report.md").read_text()
+    assert "1 multi-hop" in md and "5 adversarial" in md and "LoCoMo R, chunk unit" in md
+    lines = (out / "per_question.jsonl").read_text().splitlines()
+    assert len(lines) == 5 and "theremin" not in "".join(lines), "per-question rows hold no data text"
+
+
+def test_bm25_metrics_by_hand(report):
+    rep, _, _ = report
+    per = {(r["conversation"], r["qa"]): r["metrics"]["bm25"]
+           for r in map(json.loads, (report[1] / "per_question.jsonl").read_text().splitlines())}
+
+    # "theremin concert Oslo": the best chunk is session 2's last one (all three words, "concert" twice);
+    # the evidence D2:1 is in session 2's first chunk, which comes second.
+    m = per[("conv-t1", 1)]
+    assert m["session_recall_any@1"] == m["session_R@1"] == m["session_ndcg@1"] == 1.0
+    assert m["chunk_R@1"] == 0.0 and m["chunk_R@3"] == 1.0
+
+    # "lighthouse tomatoes": evidence D1:2 (the caption) and D3:1; D9:9 and "D" dropped. Each session
+    # matches one word of equal rarity, so both are found, in some order, and nothing else matches.
+    m = per[("conv-t1", 2)]
+    assert m["session_recall_any@1"] == 1.0 and m["session_recall_all@1"] == 0.0
+    assert m["session_R@1"] == 0.5 and m["chunk_R@1"] == 0.5
+    assert m["session_recall_all@3"] == m["session_R@3"] == m["session_ndcg@3"] == 1.0
+    assert m["session_ndcg@1"] == 1.0
+
+    # "Greyhound?" → session 1; "Pixel garden?" → session 3 (two words) before session 1 (one word).
+    assert per[("conv-t1", 0)]["session_ndcg@1"] == 1.0
+    assert per[("conv-t1", 4)]["session_R@1"] == 1.0
+    # conv-t2 is asked of its own sessions only (conv-t1's session 2 also names the theremin).
+    assert per[("conv-t2", 0)]["session_R@1"] == 1.0
+
+    overall = cell(rep, "bm25")
+    assert overall["questions"] == 5
+    assert overall["session_R@1"] == pytest.approx((1 + 1 + 0.5 + 1 + 1) / 5)
+    assert overall["chunk_R@1"] == pytest.approx((1 + 0 + 0.5 + 1 + 1) / 5)
+    assert overall["session_recall_all@1"] == pytest.approx(4 / 5)
+    assert cell(rep, "bm25", "1")["session_ndcg@10"] == 1.0
+    # Every metric of every system is a share.
+    for system in rep["results"].values():
+        for group in system.values():
+            assert all(0 <= v <= 1 for k, v in group.items() if k != "questions" and v is not None)
+
+
+def test_memory_folders_are_dated_transcripts_searched_the_normal_way(report):
+    _, _, work = report
+    root = work / "hash_512" / "conv-t1"
+    assert sorted(p.name for p in root.glob("*.jsonl")) == ["session_01.jsonl", "session_02.jsonl",
+                                                            "session_03.jsonl"]
+    lines = (root / "session_01.jsonl").read_text().splitlines()
+    assert json.loads(lines[1]) == {"speaker": "Bob", "text": "Lovely dog! [image: a photo of a lighthouse]"}
+    assert (root / "session_02.jsonl").read_text().count("\n") == 32  # one line per turn
+    conversations, _ = locomo.load(report[1].parent / "locomo-tiny.json")
+    now = conversations[0].now
+    assert now == datetime(2023, 6, 1, 15, 0, tzinfo=timezone.utc)
+    searcher = Searcher(root, embedder=locomo.CachedQueries(locomo.choose("hash", None)))
+    try:
+        result = searcher.search("greyhound", 1, now=now)["results"][0]
+    finally:
+        searcher.close()
+    f = result["factors"]
+    assert result["path"] == "session_01.jsonl" and result["lines"] == [1, 2]
+    assert f["date_source"] == "mtime" and f["date"] == "2023-01-01T13:00:00+00:00"
+    assert f["age_days"] == pytest.approx((now - datetime(2023, 1, 1, 13, tzinfo=timezone.utc)).days + 2 / 24)
+    assert f["recency"] == pytest.approx(1 / (1 + f["age_days"] / 30))
+
+
+def test_ndcg_in_the_report_is_binary_and_capped(report):
+    rep, _, _ = report
+    # For the two-session question, @1 nDCG is 1 (a gold session first) while recall_all@1 is 0.
+    assert cell(rep, "bm25", "1")["session_ndcg@1"] == 1.0
+    assert cell(rep, "bm25", "1")["session_recall_all@1"] == 0.0
+    assert math.isclose(cell(rep, "bm25", "1")["session_ndcg@3"], 1.0)
+
+
+def test_rerun_reuses_the_index(tmp_path, report):
+    _, _, work = report
+    data = tmp_path / "locomo-tiny.json"
+    again = locomo.evaluate(data, "hash", work=work, progress=False)
+    assert again["meta"]["index"]["chunks_embedded"] == 0
+    assert again["results"]["bm25"] == report[0]["results"]["bm25"]
+
+
+def test_limit_conversations_and_bad_input(tmp_path, capsys):
+    data = tmp_path / "d.json"
+    data.write_text(json.dumps(tiny()))
+    assert main(["eval", "locomo", str(data), "--embedder", "hash", "--limit-conversations", "1", "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    assert "4 questions" in printed and "session nDCG @5" in printed
+    assert main(["eval", "locomo", str(data), "--limit-conversations", "0"]) == 1
+    (tmp_path / "bad.json").write_text("{")
+    assert main(["eval", "locomo", str(tmp_path / "bad.json"), "--embedder", "hash", "--quiet"]) == 1
