@@ -209,9 +209,13 @@ class Searcher:
                  embedder: Embedder | None = None):
         self.root = root
         self.config = config or load_config(root)
-        self.store = Store(memory.index_path(root))
+        path = memory.index_path(root)
+        if not path.exists():  # never create an empty index just by searching
+            raise TachikomaError("no index yet: run `tachikoma index` first")
+        self.store = Store(path)
         built_with = self.store.embedder
         if built_with is None:
+            self.store.close()
             raise TachikomaError("no index yet: run `tachikoma index` first")
         requested = embedder_name or (None if self.config.embedder == "auto" else self.config.embedder)
         self.embedder = embedder or choose(requested, built_with[0])

@@ -102,6 +102,7 @@ def test_searcher_reloads_after_the_index_changes(memory):
 def test_no_index_and_wrong_embedder_are_clear_errors(memory):
     with pytest.raises(TachikomaError, match="run `tachikoma index`"):
         Searcher(memory)
+    assert not (memory / ".cache" / "index.db").exists(), "searching must not create an index"
     indexer.run(memory, embedder_name="hash")
     with pytest.raises(EmbedderMismatch, match="--reembed"):
         Searcher(memory, embedder_name="hash:64")
