@@ -1,0 +1,151 @@
+"""The dashboard's forms, read from request arguments and checked: search and bulk tagging."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from datetime import date
+
+from tachikoma import tagging
+from tachikoma.documents import KINDS
+from tachikoma.search import Filters
+from tachikoma.tags import TAG_KEYS, TRUST_VALUES, InvalidTagValue
+
+DEFAULT_LIMIT = 10
+MAX_LIMIT = 100
+
+
+def _text(data, name: str) -> str:
+    return (data.get(name) or "").strip()
+
+
+def _checked(data, name: str) -> bool:
+    return _text(data, name) not in ("", "0", "false", "off")
+
+
+def _int(value: str | None, default: int) -> int | None:
+    if value in (None, ""):
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        return None
+
+
+def _kind_error(kind: str) -> str | None:
+    return f"kind must be {' or '.join(KINDS)}" if kind and kind not in KINDS else None
+
+
+@dataclass
+class SearchForm:
+    q: str = ""
+    kind: str = ""
+    trust: str = ""
+    untagged: bool = False
+    limit: int = DEFAULT_LIMIT
+    errors: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, args) -> SearchForm:
+        form = cls(q=_text(args, "q"), kind=_text(args, "kind").lower(), trust=_text(args, "trust").lower(),
+                   untagged=_checked(args, "untagged"))
+        if error := _kind_error(form.kind):
+            form.errors["kind"] = error
+        if form.trust and form.trust not in (*TRUST_VALUES, "missing"):
+            form.errors["trust"] = f"trust must be one of {', '.join(TRUST_VALUES)} or missing"
+        limit = _int(args.get("limit"), DEFAULT_LIMIT)
+        if limit is None or not 1 <= limit <= MAX_LIMIT:
+            form.errors["limit"] = f"limit must be a whole number from 1 to {MAX_LIMIT}"
+        else:
+            form.limit = limit
+        return form
+
+    def api_refusal(self) -> str | None:
+        """Why /api/search cannot answer this form (it needs a query), or None."""
+        if not self.q:
+            return "empty query: pass q=what to look for"
+        return "; ".join(self.errors.values()) or None
+
+    def filters(self) -> Filters:
+        return Filters(kind=self.kind or None, trust=self.trust or None, untagged=self.untagged)
+
+    @property
+    def filtered(self) -> bool:
+        return bool(self.kind or self.trust or self.untagged)
+
+    def args(self, **changes) -> dict:
+        """The query string for this search (defaults left out), with `changes`."""
+        values = {"q": self.q, "kind": self.kind, "trust": self.trust, "untagged": "1" if self.untagged else "",
+                  "limit": self.limit if self.limit != DEFAULT_LIMIT else ""}
+        values.update(changes)
+        return {k: v for k, v in values.items() if v not in ("", None)}
+
+
+@dataclass
+class TagForm:
+    """The bulk tagging form: which files (selector) and which values."""
+
+    kind: str = ""
+    path: str = ""
+    untagged: bool = False
+    after: str = ""
+    before: str = ""
+    trust: str = ""
+    confidence: str = ""
+    source: str = ""
+    mode: str = "fill"
+    errors: dict[str, str] = field(default_factory=dict)
+    FIELDS = ("kind", "path", "untagged", "after", "before", "trust", "confidence", "source", "mode")
+
+    @classmethod
+    def read(cls, data) -> TagForm:
+        return cls(kind=_text(data, "kind").lower(), path=_text(data, "path"), untagged=_checked(data, "untagged"),
+                   after=_text(data, "after"), before=_text(data, "before"), trust=_text(data, "trust").lower(),
+                   confidence=_text(data, "confidence").lower(), source=_text(data, "source"),
+                   mode="overwrite" if _text(data, "mode") == "overwrite" else "fill")
+
+    @property
+    def overwrite(self) -> bool:
+        return self.mode == "overwrite"
+
+    def parse(self) -> tuple[tagging.Selector, dict[str, str]] | None:
+        """The selector and checked values, or None with `errors` filled in."""
+        if error := _kind_error(self.kind):
+            self.errors["kind"] = error
+        dates = {}
+        for name in ("after", "before"):
+            raw = getattr(self, name)
+            try:
+                dates[name] = date.fromisoformat(raw) if raw else None
+            except ValueError:
+                self.errors[name] = "use a date like 2026-03-31"
+        if dates.get("after") and dates.get("before") and dates["after"] >= dates["before"]:
+            self.errors["before"] = "must be later than “modified after”"
+        values = {}
+        for key in TAG_KEYS:
+            raw = getattr(self, key)
+            if raw:
+                try:
+                    values.update(tagging.check_values({key: raw}))
+                except InvalidTagValue as exc:
+                    self.errors[key] = str(exc)
+        if not values and not any(k in self.errors for k in TAG_KEYS):
+            self.errors["values"] = "choose at least one value to set: trust, confidence or source"
+        if self.errors:
+            return None
+        selector = tagging.Selector(kind=self.kind or None, pattern=self.path or None, untagged_only=self.untagged,
+                                    modified_since=dates.get("after"), modified_until=dates.get("before"))
+        return selector, values
+
+    def args(self) -> dict:
+        """The form's fields as the Apply form sends them back (empty ones left out)."""
+        values = {name: getattr(self, name) for name in self.FIELDS}
+        values["untagged"] = "1" if self.untagged else ""
+        return {k: v for k, v in values.items() if v}
+
+
+def plan_fingerprint(plan: tagging.Plan) -> str:
+    """Identifies the exact changes a preview showed, so Apply writes only those."""
+    data = [[c.path, c.kind, c.before, c.after] for c in plan.changes]
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:24]

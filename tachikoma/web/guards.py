@@ -1,0 +1,100 @@
+"""The dashboard's defences around every request.
+
+The dashboard can rewrite memory files, so:
+
+- requests whose Host header is not the served address are refused with
+  421 (DNS rebinding);
+- a strict Content-Security-Policy (no inline script or style) and the
+  usual nosniff / referrer / frame headers go with every response;
+- a POST without a valid CSRF token (flask-wtf) is refused and changes
+  nothing.
+"""
+
+from __future__ import annotations
+
+from flask import Flask, current_app, request
+from flask_wtf.csrf import CSRFError
+
+from tachikoma.web.responses import error_response
+
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+WILDCARD_HOSTS = ("0.0.0.0", "::", "")
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+       "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
+       "form-action 'self'; frame-ancestors 'none'")
+SECURITY_HEADERS = {
+    "Content-Security-Policy": CSP,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Cross-Origin-Resource-Policy": "same-origin",
+}
+
+
+def install_guards(app: Flask) -> None:
+    """Install before CSRFProtect, so a foreign Host is refused before anything else runs."""
+    app.before_request(refuse_foreign_host)
+    app.after_request(add_security_headers)
+    app.register_error_handler(CSRFError, csrf_refused)
+
+
+def refuse_foreign_host():
+    header = request.headers.get("Host", "")
+    if not host_allowed(current_app.config, header):
+        return error_response(421, "Misdirected request",
+                              f"this dashboard does not answer to the host {header!r}; "
+                              "open it at the address `tachikoma serve` printed")
+    return None
+
+
+def add_security_headers(response):
+    response.headers.update(SECURITY_HEADERS)
+    if response.mimetype == "text/html":
+        response.vary.add("HX-Request")
+        response.headers.setdefault("Cache-Control", "no-cache")
+    return response
+
+
+def csrf_refused(exc: CSRFError):
+    return error_response(400, "Request refused",
+                          f"{exc.description} Nothing was changed: reload the page and try again.")
+
+
+def host_allowed(config, header: str) -> bool:
+    """Whether the Host `header` names the served address (app `config`: TACHIKOMA_HOST, _PORT, _ALLOWED_HOSTS).
+
+    Loopback names are always allowed; with TACHIKOMA_PORT None any port is.
+    """
+    name, port = split_host(header)
+    names = set(LOOPBACK_NAMES) | set(config["TACHIKOMA_ALLOWED_HOSTS"])
+    configured = config["TACHIKOMA_HOST"] or ""
+    if configured not in WILDCARD_HOSTS:
+        names.add(host_label(configured))
+    if name not in names:
+        return False
+    served = config["TACHIKOMA_PORT"]
+    if served is None:
+        return True
+    return port == str(served) or (port is None and int(served) == 80)
+
+
+def split_host(value: str) -> tuple[str, str | None]:
+    """A Host header as (lower-case name, port or None); IPv6 names keep their brackets."""
+    value = value.strip().lower()
+    if value.startswith("["):
+        end = value.find("]")
+        if end == -1:
+            return value, None
+        name, rest = value[:end + 1], value[end + 1:]
+        return name, rest[1:] if rest.startswith(":") else None
+    if value.count(":") == 1:
+        name, port = value.split(":")
+        return name, port
+    return value, None
+
+
+def host_label(host: str) -> str:
+    """A host name as a Host header spells it: IPv6 addresses in brackets."""
+    host = host.strip().lower()
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host

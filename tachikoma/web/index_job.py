@@ -1,0 +1,93 @@
+"""One index run at a time, in a background thread, with progress to poll."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tachikoma import indexer
+from tachikoma.errors import EmbedderError, TachikomaError
+
+if TYPE_CHECKING:
+    from tachikoma.config import Config
+
+log = logging.getLogger("tachikoma.web")
+
+
+class IndexJob:
+    """Runs `indexer.run` for `root` in a thread; `snapshot()` is its state for the page.
+
+    The state is a dict: "state" (idle, running, done, failed), "reason"
+    (reindex, or refresh after tagging), progress ("done", "total", "path")
+    and, once finished, the summary or the error.
+    """
+
+    def __init__(self, root: Path, settings: Callable[[], Config]):
+        self.root = root
+        self.settings = settings
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._again = False
+        self.state = {"state": "idle"}
+
+    def start(self, reason: str = "reindex") -> bool:
+        """Start a run; False when one is already running (a refresh then runs again after it)."""
+        with self._lock:
+            if self._thread is not None and self._thread.is_alive():
+                if reason == "refresh":
+                    self._again = True
+                return False
+            self.state = self._fresh(reason)
+            self._thread = threading.Thread(target=self._work, name="tachikoma-index", daemon=True)
+            self._thread.start()
+            return True
+
+    @staticmethod
+    def _fresh(reason: str) -> dict:
+        return {"state": "running", "reason": reason, "done": 0, "total": 0, "path": "",
+                "started": time.time(), "finished": None, "summary": None, "line": None, "error": None}
+
+    def snapshot(self) -> dict:
+        with self._lock:
+            return dict(self.state)
+
+    def finished_recently(self, reason: str, seconds: float) -> dict | None:
+        """The state of a run for `reason` that ended well in the last `seconds`, else None."""
+        job = self.snapshot()
+        if job["state"] == "done" and job["reason"] == reason and time.time() - job["finished"] < seconds:
+            return job
+        return None
+
+    def wait(self, timeout: float | None = None) -> dict:
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout)
+        return self.snapshot()
+
+    def _progress(self, done: int, total: int, path: str) -> None:
+        with self._lock:
+            self.state.update(done=done, total=total, path=path)
+
+    def _work(self) -> None:
+        while True:
+            outcome: dict
+            try:
+                summary = indexer.run(self.root, self.settings(), progress=self._progress)
+                outcome = {"state": "done", "summary": summary.as_dict(), "line": summary.line()}
+            except TachikomaError as exc:
+                outcome = {"state": "failed", "error": str(exc),
+                           "embedder_error": isinstance(exc, EmbedderError)}
+            except Exception as exc:  # noqa: BLE001 - reported on the page instead of dying silently
+                log.exception("index run failed")
+                outcome = {"state": "failed", "error": f"unexpected error: {type(exc).__name__}: {exc}"}
+            with self._lock:
+                if self._again:
+                    self._again = False
+                    self.state = self._fresh("refresh")
+                    continue
+                self.state.update(outcome, finished=time.time())
+                return

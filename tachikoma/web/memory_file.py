@@ -1,0 +1,217 @@
+"""A memory file as its page shows it: markdown rendered block by block and
+sanitised (so a search hit's lines can be highlighted), or a transcript as
+a list of turns.
+
+Everything but `read_memory_file` is a pure function. Links between memory
+files are made by a `link_for(rel_path)` callable the caller passes, so
+nothing here needs a Flask request.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+import markdown
+import nh3
+from markupsafe import Markup
+
+from tachikoma import memory, tagfile
+from tachikoma.documents import MARKDOWN, Turn
+from tachikoma.errors import TachikomaError
+from tachikoma.reader import read_document
+from tachikoma.tags import TAG_KEYS, Tags
+
+LinkFor = Callable[[str], str]
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_REF_DEF = re.compile(r"^ {0,3}\[[^\]]+\]:\s*\S")
+_LIST_ITEM = re.compile(r"^ {0,3}(?:[-*+]|\d{1,9}[.)])(?:\s|$)")
+_SCHEME_OR_ABSOLUTE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:|^[/#?]")
+MD_EXTENSIONS = ["fenced_code", "tables", "sane_lists"]
+URL_SCHEMES = {"http", "https", "mailto"}
+SPEAKER_CLASSES = {"user", "assistant", "system", "summary", "tool"}
+
+
+def read_memory_file(root: Path, rel: str, lines: tuple[int, int] | None, link_for: LinkFor,
+                     max_bytes: int | None = None) -> dict | None:
+    """What the file page shows for `rel`, or None when it is not a memory file inside `root`.
+
+    `lines` is the passage to highlight (a search hit); the result's
+    "found" says whether it is still in the file.
+    """
+    kind = memory.kind_of(rel)
+    try:
+        path = memory.safe_path(root, rel)
+    except memory.PathOutsideMemory:
+        return None
+    if kind is None or not path.is_file():
+        return None
+    doc = read_document(root, rel, kind, **({"max_bytes": max_bytes} if max_bytes is not None else {}))
+    warnings = list(doc.warnings)
+    blocks, turns = [], []
+    if kind == MARKDOWN:
+        tags = doc.tags
+        blocks = render_markdown(doc.text, doc.body_line, rel, lines, link_for)
+        found = mark_first([b for b in blocks if b.hit])
+    else:
+        try:
+            tags = tagfile.load(root).tags_for(rel)
+        except TachikomaError as exc:
+            tags = Tags()
+            warnings.append(str(exc))
+        turns = transcript_turns(doc.turns, lines)
+        found = mark_first([t for t in turns if t.hit])
+    meta = {k: v for k, v in doc.meta.items() if str(k).strip().lower() not in TAG_KEYS}
+    return {"rel": rel, "kind": kind, "doc": doc, "tags": tags, "meta": meta, "blocks": blocks, "turns": turns,
+            "lines": lines, "warnings": warnings, "found": found}
+
+
+def parse_lines(value: str | None) -> tuple[int, int] | None:
+    """A line range from "12-16", "12–16", "12:16" or "12" (in order), or None."""
+    match = re.fullmatch(r"\s*(\d{1,9})\s*(?:[-–:]\s*(\d{1,9}))?\s*", value or "")
+    if not match:
+        return None
+    a = int(match.group(1))
+    b = int(match.group(2) or a)
+    return (min(a, b), max(a, b))
+
+
+def overlaps(start: int, end: int, lines: tuple[int, int] | None) -> bool:
+    return bool(lines) and start <= lines[1] and end >= lines[0]
+
+
+def mark_first(hits: list) -> bool:
+    """Mark the first of `hits` (the page scrolls to it); whether there is one."""
+    if hits:
+        hits[0].first = True
+    return bool(hits)
+
+
+# --------------------------------------------------------------------------- markdown
+
+
+@dataclass
+class Block:
+    start: int
+    end: int
+    lines: list[str]
+    html: Markup = Markup("")
+    hit: bool = False
+    first: bool = False  # the first block of the highlighted chunk (scrolled to)
+
+
+def render_markdown(text: str, first_line: int, rel_path: str, lines: tuple[int, int] | None,
+                    link_for: LinkFor) -> list[Block]:
+    """Markdown rendered block by block (so a chunk's lines can be highlighted), sanitised.
+
+    `first_line` is the file line `text` starts on; blocks overlapping
+    `lines` are hits. Reference-style link definitions apply in every block.
+    """
+    blocks = split_blocks(text, first_line)
+    refs = [line for line in text.split("\n") if _REF_DEF.match(line)]
+    converter = markdown.Markdown(extensions=MD_EXTENSIONS, output_format="html")
+    for block in blocks:
+        source = "\n".join(block.lines + ([""] + refs if refs else []))
+        block.html = sanitise(converter.reset().convert(source), rel_path, link_for)
+        block.hit = overlaps(block.start, block.end, lines)
+    return [b for b in blocks if str(b.html).strip()]
+
+
+def split_blocks(text: str, first_line: int) -> list[Block]:
+    """Markdown split at blank lines (outside code fences) into blocks with file line numbers.
+
+    A block that continues a list (indented, or another list item after a
+    list) stays with the block before it, so loose lists render as one list.
+    """
+    blocks: list[Block] = []
+    current: list[str] = []
+    start = first_line
+    fence: str | None = None
+    lines = text.split("\n")
+    for offset, line in enumerate(lines):
+        number = first_line + offset
+        marker = _FENCE.match(line)
+        if fence is not None:
+            current.append(line)
+            if marker and marker.group(1)[0] == fence[0] and len(marker.group(1)) >= len(fence):
+                fence = None
+            continue
+        if marker:
+            fence = marker.group(1)
+        if not line.strip():
+            if current:
+                blocks.append(Block(start, number - 1, current))
+                current = []
+            continue
+        if not current:
+            start = number
+        current.append(line)
+    if current:
+        blocks.append(Block(start, first_line + len(lines) - 1, current))
+    merged: list[Block] = []
+    for block in blocks:
+        first = block.lines[0]
+        if merged and (first[:1] in (" ", "\t") or (_LIST_ITEM.match(first) and _LIST_ITEM.match(merged[-1].lines[0]))):
+            prev = merged[-1]
+            prev.lines += [""] * (block.start - prev.end - 1) + block.lines
+            prev.end = block.end
+        else:
+            merged.append(block)
+    return merged
+
+
+def sanitise(html: str, base: str, link_for: LinkFor) -> Markup:
+    """HTML from markdown made safe: no script, no event handlers, no javascript: or data: links.
+
+    Relative links (from the memory file `base`) point at `link_for(path)`,
+    the page of the file they name; one that climbs out of the memory
+    folder is dropped.
+    """
+    def rewrite(element: str, attribute: str, value: str) -> str | None:
+        if attribute in ("href", "src") and value and not _SCHEME_OR_ABSOLUTE.match(value):
+            target = join_rel(base, value)
+            return link_for(target) if target else None
+        return value
+
+    return Markup(nh3.clean(html, url_schemes=URL_SCHEMES, attribute_filter=rewrite,
+                            link_rel="noopener noreferrer nofollow"))
+
+
+def join_rel(base: str, link: str) -> str | None:
+    """The memory path `link` names, relative to the file `base`; None when it leaves the memory folder."""
+    link = link.split("#", 1)[0].split("?", 1)[0]
+    parts: list[str] = list(PurePosixPath(base).parent.parts)
+    for part in link.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not parts:
+                return None
+            parts.pop()
+        else:
+            parts.append(part)
+    return "/".join(parts) or None
+
+
+# --------------------------------------------------------------------------- transcripts
+
+
+@dataclass
+class TurnView:
+    turn: Turn
+    hit: bool = False
+    first: bool = False
+
+
+def transcript_turns(turns: list[Turn], lines: tuple[int, int] | None) -> list[TurnView]:
+    """The turns of a transcript, those whose line is in `lines` marked as hits."""
+    return [TurnView(t, hit=overlaps(t.line, t.line, lines)) for t in turns]
+
+
+def speaker_class(speaker: str) -> str:
+    """The CSS class for a speaker: a known role, else "other"."""
+    name = (speaker or "").strip().lower()
+    return name if name in SPEAKER_CLASSES else "other"

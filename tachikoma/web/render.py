@@ -1,0 +1,170 @@
+"""Presentation of search results and numbers: query-word highlighting,
+snippets, the score explanation, dates and percentages.
+
+Pure functions of their arguments (no Flask request state), so they are
+tested directly.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+
+from markupsafe import Markup, escape
+
+STOP_WORDS = frozenset("""a an and are as at be by did do does for from has have he her his how i in is it
+its me my of on or our she that the their them they this to was we were what when where which who why
+will with you your""".split())
+_WORD = re.compile(r"\w+", re.UNICODE)
+DATE_SOURCES = {"frontmatter": "front matter", "git": "git", "mtime": "file time"}
+
+
+# --------------------------------------------------------------------------- query words in text
+
+
+def query_terms(query: str) -> list[str]:
+    """The words of a query worth highlighting (no stop words, longest first)."""
+    words = {w.lower() for w in _WORD.findall(query or "") if len(w) > 1 and w.lower() not in STOP_WORDS}
+    return sorted(words, key=lambda w: (-len(w), w))
+
+
+def _terms_pattern(query: str) -> re.Pattern | None:
+    terms = query_terms(query)
+    if not terms:
+        return None
+    return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(t) for t in terms) + r")\w*", re.IGNORECASE)
+
+
+def highlight(text: str, query: str) -> Markup:
+    """`text` escaped, with words that start like a query word wrapped in <mark>."""
+    pattern = _terms_pattern(query)
+    if pattern is None:
+        return Markup(escape(text))
+    out, last = [], 0
+    for match in pattern.finditer(text):
+        out.append(str(escape(text[last:match.start()])))
+        out.append(f"<mark>{escape(match.group(0))}</mark>")
+        last = match.end()
+    out.append(str(escape(text[last:])))
+    return Markup("".join(out))
+
+
+def snippet(text: str, query: str, width: int = 360) -> str:
+    """At most about `width` characters of `text`, around the first query word, without blank lines."""
+    text = re.sub(r"\n\s*\n+", "\n", text.strip())
+    if len(text) <= width:
+        return text
+    pattern = _terms_pattern(query)
+    match = pattern.search(text) if pattern else None
+    start = 0
+    if match and match.start() > width // 3:
+        start = text.rfind(" ", 0, match.start() - width // 4) + 1
+    end = start + width
+    cut = text.rfind(" ", start, end)
+    end = cut if cut > start + width // 2 else end
+    return ("… " if start else "") + text[start:end].rstrip() + " …"
+
+
+# --------------------------------------------------------------------------- the score explanation
+
+
+def explain(result: dict) -> dict:
+    """What the explanation panel shows: a bar per factor, where it came from, the arithmetic.
+
+    `result` is one result of `Searcher.search`. The arithmetic multiplies
+    the factors as shown (two decimals) and ends with the score.
+    """
+    f = result["factors"]
+    trust = f"trust: {f['trust']}" if f["trust"] else "trust: none (missing or invalid)"
+    confidence = f"confidence: {f['confidence']}" if f["confidence"] else "confidence: none (missing or invalid)"
+    penalty = f["duplicate_penalty"]
+    rows = [
+        {"name": "similarity", "value": f["similarity"], "source": "how close the passage's meaning is to the query"},
+        {"name": "trust", "value": f["trust_weight"], "source": trust},
+        {"name": "confidence", "value": f["confidence_weight"], "source": confidence},
+        {"name": "recency", "value": f["recency"],
+         "source": f"updated {ago(f['age_days'])} ({DATE_SOURCES.get(f['date_source'], f['date_source'])})",
+         "title": f["date"]},
+        {"name": "duplicate penalty", "value": penalty,
+         "source": "first passage from this file" if penalty >= 1 else "a better passage from this file ranks above"},
+    ]
+    if "vector_similarity" in f:  # hybrid search: similarity fuses meaning (vectors) and keywords (BM25)
+        rows[0]["source"] = fusion_text(f)
+        rows[1:1] = [
+            {"name": "meaning", "value": f["vector_similarity"], "sub": True,
+             "source": "cosine similarity of the query's and the passage's embeddings"},
+            {"name": "keywords", "value": f["keyword_score"], "sub": True,
+             "source": "BM25 keyword match (the query's best match = 1)"},
+        ]
+    terms = [f["similarity"], f["trust_weight"], f["confidence_weight"], f["recency"]]
+    names = ["similarity", "trust", "confidence", "recency"]
+    if penalty < 1:
+        terms.append(penalty)
+        names.append("duplicate penalty")
+    arithmetic = " × ".join(f"{t:.2f}" for t in terms) + f" = {result['score']:.2f}"
+    return {"rows": rows, "arithmetic": arithmetic, "formula": " × ".join(names) + " = score"}
+
+
+def fusion_text(factors: dict) -> str:
+    """How the hybrid similarity was made from meaning and keywords."""
+    fusion = factors.get("fusion") or {}
+    w = float(fusion.get("keyword_weight", 0.0))
+    v, k = factors["vector_similarity"], factors["keyword_score"]
+    if fusion.get("method") == "rrf":
+        return (f"reciprocal rank fusion of meaning ({v:.2f}) and keywords ({k:.2f}), "
+                f"keyword weight {w:g}, k = {float(fusion.get('rrf_k', 60)):g}")
+    return f"{1 - w:.2f} × meaning {v:.2f} + {w:.2f} × keywords {k:.2f}"
+
+
+# --------------------------------------------------------------------------- dates and numbers
+
+
+def ago(days: float | None) -> str:
+    """An age in days as "just now", "5 minutes ago", "3 hours ago", "2 days ago"; None is "never"."""
+    if days is None:
+        return "never"
+    if days < 1:
+        hours = days * 24
+        if hours < 1:
+            minutes = int(hours * 60)
+            return "just now" if minutes < 1 else f"{minutes} minute{'s' if minutes != 1 else ''} ago"
+        return f"{int(hours)} hour{'s' if int(hours) != 1 else ''} ago"
+    n = int(days)
+    return f"{n} day{'s' if n != 1 else ''} ago"
+
+
+def when(value) -> dict:
+    """{"text": local date and time, "ago": "3 minutes ago", "iso": ...} for seconds or ISO text."""
+    if value in (None, ""):
+        return {"text": "never", "ago": "never", "iso": ""}
+    try:
+        if isinstance(value, (int, float)) or re.fullmatch(r"\d+(\.\d+)?", str(value)):
+            moment = datetime.fromtimestamp(float(value), timezone.utc)
+        else:
+            moment = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+            if moment.tzinfo is None:
+                moment = moment.replace(tzinfo=timezone.utc)
+    except (ValueError, OverflowError, OSError):
+        return {"text": str(value), "ago": "", "iso": str(value)}
+    days = (datetime.now(timezone.utc) - moment).total_seconds() / 86400
+    return {"text": moment.astimezone().strftime("%Y-%m-%d %H:%M"), "ago": ago(max(days, 0.0)),
+            "iso": moment.isoformat(timespec="seconds")}
+
+
+def plural(n: int, word: str) -> str:
+    """"1 file", "2 files", "0 files"."""
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def num(x: float, digits: int = 2) -> str:
+    return f"{x:.{digits}f}"
+
+
+def pct(x) -> str:
+    """A percentage with at most one decimal ("66.7%", "50%"); "–" for no number."""
+    return f"{x:.1f}".rstrip("0").rstrip(".") + "%" if isinstance(x, (int, float)) else "–"
+
+
+def fraction(part: float, whole: float) -> float:
+    """`part` as a percentage of `whole` (0 when `whole` is 0)."""
+    return (100.0 * part / whole) if whole else 0.0

@@ -1,0 +1,131 @@
+"""What outlives a request: the searcher (loaded once, shared under a lock),
+its warm-up, the background index job and the taggings that can be undone."""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import threading
+from collections import OrderedDict
+from pathlib import Path
+
+from tachikoma import memory, tagging
+from tachikoma.config import load_config
+from tachikoma.errors import TachikomaError
+from tachikoma.search import Filters, Searcher
+from tachikoma.web.index_job import IndexJob
+
+log = logging.getLogger("tachikoma.web")
+
+NO_INDEX = "no index yet: run `tachikoma index` or press Re-index"
+KEPT_UNDOS = 50
+
+
+class NoIndex(TachikomaError):
+    """The memory folder has not been indexed yet."""
+
+    def __init__(self) -> None:
+        super().__init__(NO_INDEX)
+
+
+class Dashboard:
+    """The dashboard of one memory folder: its settings, searcher, index job and undo store."""
+
+    def __init__(self, root: Path, config_path: str | os.PathLike | None):
+        self.root = root
+        self.config_path = config_path
+        self.index_job = IndexJob(root, self.config)
+        self.undos = UndoStore(KEPT_UNDOS)
+        self._search_lock = threading.Lock()
+        self._searcher: Searcher | None = None
+        self._warm_lock = threading.Lock()
+        self._warmed = False
+
+    def config(self):
+        return load_config(self.root, self.config_path)
+
+    def max_file_bytes(self) -> int | None:
+        """The largest file to read, from the settings; None (the reader's default) when they are broken."""
+        try:
+            return self.config().max_file_bytes
+        except TachikomaError:
+            return None
+
+    def has_index(self) -> bool:
+        return memory.index_path(self.root).is_file()
+
+    def search(self, query: str, limit: int, filters: Filters) -> dict:
+        """The same answer as `tachikoma search --json`. Raises NoIndex, EmbedderError, TachikomaError."""
+        config = self.config()
+        with self._search_lock:
+            return self._current_searcher(config).search(query, limit, filters, config=config)
+
+    def warm_up(self) -> None:
+        """Load the index and the embedder in the background once, so the first query is fast."""
+        with self._warm_lock:
+            if self._warmed or not self.has_index():
+                return
+            self._warmed = True
+
+        def work() -> None:
+            try:
+                config = self.config()
+                with self._search_lock:
+                    self._current_searcher(config).embedder.embed_query("warm up")
+            except Exception as exc:  # noqa: BLE001 - the first real search reports any problem
+                log.debug("warm-up failed: %s", exc)
+
+        threading.Thread(target=work, name="tachikoma-warm-up", daemon=True).start()
+
+    def refresh_index(self) -> None:
+        """Carry new tags into the index (no re-embedding), if there is one."""
+        if self.has_index():
+            self.index_job.start("refresh")
+
+    def _current_searcher(self, config) -> Searcher:
+        if not self.has_index():
+            self._drop_searcher()
+            raise NoIndex()
+        if self._searcher is not None and self._searcher.store.embedder != (
+                self._searcher.embedder.name, self._searcher.dim):
+            self._drop_searcher()  # rebuilt with another embedder since
+        if self._searcher is None:
+            try:
+                self._searcher = Searcher(self.root, config)
+            except TachikomaError as exc:
+                if "no index yet" in str(exc):
+                    raise NoIndex() from None
+                raise
+        return self._searcher
+
+    def _drop_searcher(self) -> None:
+        if self._searcher is not None:
+            self._searcher.close()
+            self._searcher = None
+
+
+class UndoStore:
+    """Applied taggings by a random key, so a later request can undo one; the oldest beyond `size` are forgotten."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self._applied: OrderedDict[str, tagging.Applied] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def remember(self, applied: tagging.Applied) -> str:
+        key = secrets.token_urlsafe(12)
+        with self._lock:
+            self._applied[key] = applied
+            while len(self._applied) > self.size:
+                self._applied.popitem(last=False)
+        return key
+
+    def take(self, key: str) -> tagging.Applied | None:
+        with self._lock:
+            return self._applied.pop(key, None)
+
+    def put_back(self, key: str, applied: tagging.Applied) -> None:
+        """Make `applied` undoable again under `key` (its undo failed)."""
+        with self._lock:
+            self._applied[key] = applied

@@ -1,0 +1,30 @@
+"""What the templates can use besides their context: filters, globals, and
+the memory folder and current page for the layout."""
+
+from __future__ import annotations
+
+from flask import Flask, request
+
+from tachikoma.documents import KINDS
+from tachikoma.tags import CONFIDENCE_VALUES, STATUSES, TAG_KEYS, TRUST_VALUES
+from tachikoma.web import render
+from tachikoma.web.memory_file import speaker_class
+
+
+def install_template_helpers(app: Flask) -> None:
+    app.jinja_env.trim_blocks = True
+    app.jinja_env.lstrip_blocks = True
+    app.jinja_env.filters.update(
+        highlight=render.highlight, snippet=render.snippet, ago=render.ago, when=render.when,
+        num=render.num, pct=render.pct, fraction=render.fraction, plural=render.plural,
+    )
+    app.jinja_env.globals.update(
+        explain=render.explain, speaker_class=speaker_class, STATUSES=STATUSES, KINDS=KINDS,
+        TRUST_VALUES=TRUST_VALUES, CONFIDENCE_VALUES=CONFIDENCE_VALUES, TAG_KEYS=TAG_KEYS,
+    )
+
+    @app.context_processor
+    def layout():
+        endpoint = request.endpoint or ""
+        return {"memory_root": str(app.config["TACHIKOMA_ROOT"]), "nav": endpoint.rpartition(".")[2]}
+

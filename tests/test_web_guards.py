@@ -1,0 +1,53 @@
+"""The Host allow-list, without Flask: which Host headers name the served address.
+
+The routes' refusals (421, CSRF, security headers) are in test_app.py.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tachikoma.web.guards import host_allowed, host_label, split_host
+
+
+def served(host="127.0.0.1", port=5000, allowed=()) -> dict:
+    return {"TACHIKOMA_HOST": host, "TACHIKOMA_PORT": port, "TACHIKOMA_ALLOWED_HOSTS": list(allowed)}
+
+
+@pytest.mark.parametrize("header,parts", [
+    ("127.0.0.1:5000", ("127.0.0.1", "5000")), ("LocalHost", ("localhost", None)),
+    ("[::1]:8080", ("[::1]", "8080")), ("[::1]", ("[::1]", None)), ("[::1", ("[::1", None)),
+    ("::1", ("::1", None)), (" example.org:80 ", ("example.org", "80")), ("", ("", None)),
+])
+def test_split_host(header, parts):
+    assert split_host(header) == parts
+
+
+def test_host_label_brackets_ipv6():
+    assert host_label("::1") == "[::1]" and host_label("[::1]") == "[::1]" and host_label("Box") == "box"
+
+
+@pytest.mark.parametrize("header,ok", [
+    ("127.0.0.1:5000", True), ("localhost:5000", True), ("[::1]:5000", True), ("LOCALHOST:5000", True),
+    ("127.0.0.1:5001", False), ("localhost", False), ("evil.example:5000", False),
+    ("127.0.0.1.evil.example:5000", False), ("[::2]:5000", False), ("", False), ("::1:5000", False),
+])
+def test_loopback_on_the_served_port(header, ok):
+    assert host_allowed(served(), header) is ok
+
+
+def test_any_port_when_the_port_is_not_known():
+    assert host_allowed(served(port=None), "localhost:1234") and host_allowed(served(port=None), "localhost")
+    assert not host_allowed(served(port=None), "evil.example")
+
+
+def test_port_80_may_be_left_out():
+    assert host_allowed(served(port=80), "localhost") and host_allowed(served(port=80), "localhost:80")
+
+
+def test_configured_and_allowed_names():
+    config = served(host="192.168.1.20", port=8080, allowed=["box.lan"])
+    assert host_allowed(config, "192.168.1.20:8080") and host_allowed(config, "box.lan:8080")
+    assert not host_allowed(config, "box.lan:8081") and not host_allowed(config, "other.lan:8080")
+    assert host_allowed(served(host="fe80::1", port=8080), "[fe80::1]:8080")
+    assert not host_allowed(served(host="0.0.0.0", port=8080), "0.0.0.0:8080")  # a wildcard is not a name
