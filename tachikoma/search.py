@@ -14,10 +14,11 @@ changes. The command line builds one per query (a cold search).
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -168,9 +169,9 @@ class Snapshot:
     """Everything ranking needs, as arrays: one row per chunk, one per file."""
 
     generation: int
-    chunk_ids: np.ndarray  # (N,) chunk row ids
+    chunk_ids: np.ndarray  # (N,) chunk row ids, ascending
     chunk_file: np.ndarray  # (N,) position into the file arrays
-    matrix: np.ndarray  # (N, dim) float32 unit vectors
+    matrix: np.ndarray  # (N, dim) float32 unit vectors (may be a read-only memory map)
     paths: np.ndarray  # (F,) object
     kinds: np.ndarray
     trust: np.ndarray
@@ -178,16 +179,25 @@ class Snapshot:
     sources: np.ndarray
     date: np.ndarray  # (F,) unix seconds used for recency
     date_source: np.ndarray  # (F,) "frontmatter" | "git" | "mtime"
+    _weights: dict = field(default_factory=dict, repr=False)
 
     @classmethod
     def load(cls, store: Store, dim: int) -> "Snapshot":
-        generation = store.generation
-        rows = store.db.execute(
-            "SELECT id, path, kind, trust, confidence, source, fm_date, git_date, mtime_ns FROM files ORDER BY id"
-        ).fetchall()
-        position = {r[0]: i for i, r in enumerate(rows)}
-        ids, file_ids, matrix = store.load_matrix(dim)
-        chunk_file = np.array([position[f] for f in file_ids.tolist()], dtype=np.int64)
+        """Read the index in one consistent read transaction (WAL snapshot isolation)."""
+        in_transaction = store.db.in_transaction
+        if not in_transaction:
+            store.db.execute("BEGIN")
+        try:
+            generation = store.generation
+            rows = store.db.execute(
+                "SELECT id, path, kind, trust, confidence, source, fm_date, git_date, mtime_ns FROM files ORDER BY id"
+            ).fetchall()
+            ids, file_ids, matrix = load_vectors(store, dim, generation)
+        finally:
+            if not in_transaction:
+                store.db.execute("COMMIT")
+        file_row_ids = np.array([r[0] for r in rows], dtype=np.int64)
+        chunk_file = np.searchsorted(file_row_ids, file_ids)
         dates, sources = [], []
         for r in rows:
             fm_date, git_date, mtime_ns = r[6], r[7], r[8]
@@ -200,6 +210,58 @@ class Snapshot:
         column = lambda i: np.array([r[i] for r in rows], dtype=object)  # noqa: E731
         return cls(generation, ids, chunk_file, matrix, column(1), column(2), column(3), column(4),
                    column(5), np.array(dates, dtype=np.float64), np.array(sources, dtype=object))
+
+    def tag_weights(self, cfg) -> tuple[np.ndarray, np.ndarray]:
+        """Per-file trust and confidence weights for a ranking config, computed once per config."""
+        key = (tuple(sorted(cfg.trust.items())), tuple(sorted(cfg.confidence.items())))
+        if key not in self._weights:
+            self._weights.clear()
+            self._weights[key] = (ranking.tag_weights(self.trust, cfg.trust),
+                                  ranking.tag_weights(self.confidence, cfg.confidence))
+        return self._weights[key]
+
+
+VECTOR_CACHE = "vectors-{generation}.{part}.npy"
+
+
+def load_vectors(store: Store, dim: int, generation: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Chunk ids, their file ids and the (N, dim) matrix, through a cache beside the index.
+
+    Reading 100,000 vector BLOBs out of SQLite takes seconds; a memory-mapped
+    ``.npy`` copy of the same generation opens at once, which is what makes a
+    cold search from the command line fast. The cache is derived like the
+    index: written atomically, named by the index generation, replaced when
+    the index changes, and rebuilt whenever it is missing or unreadable.
+    """
+    folder = store.path.parent
+    matrix_file = folder / VECTOR_CACHE.format(generation=generation, part="f32")
+    ids_file = folder / VECTOR_CACHE.format(generation=generation, part="ids")
+    try:
+        ids = np.load(ids_file)
+        matrix = np.load(matrix_file, mmap_mode="r")
+        if ids.shape == (2, matrix.shape[0]) and matrix.shape[1:] == (dim,) and matrix.dtype == np.float32:
+            return ids[0], ids[1], matrix
+    except (OSError, ValueError):
+        pass
+    chunk_ids, file_ids, matrix = store.load_matrix(dim)
+    _write_vector_cache(folder, generation, np.stack([chunk_ids, file_ids]), matrix, ids_file, matrix_file)
+    return chunk_ids, file_ids, matrix
+
+
+def _write_vector_cache(folder: Path, generation: int, ids: np.ndarray, matrix: np.ndarray,
+                        ids_file: Path, matrix_file: Path) -> None:
+    """Best effort: a read-only or full disk only costs speed, never a search."""
+    try:
+        for target, array in ((matrix_file, matrix), (ids_file, ids)):
+            temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+            with open(temp, "wb") as out:
+                np.save(out, array)
+            os.replace(temp, target)
+        for old in folder.glob(VECTOR_CACHE.format(generation="*", part="*")):
+            if not old.name.startswith(f"vectors-{generation}."):
+                old.unlink(missing_ok=True)
+    except OSError:
+        pass
 
 
 class Searcher:
@@ -277,8 +339,7 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
     if fusion.fusion == "rrf":
         method["rrf_k"] = fusion.rrf_k
     age_days = np.maximum(now_ts - snap.date, 0.0) / DAY
-    trust_w = ranking.tag_weights(snap.trust, cfg.trust)
-    conf_w = ranking.tag_weights(snap.confidence, cfg.confidence)
+    trust_w, conf_w = snap.tag_weights(cfg)
     rec = ranking.recency(age_days, cfg.half_life_days)
     mask = similarity > 0  # a chunk that shares nothing with the query is not a match
     if filters:

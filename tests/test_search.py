@@ -2,6 +2,7 @@
 
 from datetime import datetime, timezone
 
+import numpy as np
 import pytest
 
 from tachikoma import indexer
@@ -115,3 +116,37 @@ def test_empty_query_is_refused(searcher):
 
 def test_no_result_without_any_shared_signal(searcher):
     assert searcher.search("xylophone", 5, now=NOW)["results"] == []
+
+
+def test_vector_cache_is_written_used_and_replaced(memory):
+    indexer.run(memory, embedder_name="hash")
+    cache = memory / ".cache"
+    s = Searcher(memory)
+    first = s.search("DRV8353 samples", 5, now=NOW)
+    s.close()
+    files = sorted(p.name for p in cache.glob("vectors-*.npy"))
+    assert len(files) == 2, files
+    s = Searcher(memory)
+    snap = s.snapshot()
+    assert isinstance(snap.matrix, np.memmap), "a cold search maps the cache instead of reading SQLite"
+    assert s.search("DRV8353 samples", 5, now=NOW)["results"] == first["results"]
+    s.close()
+    (memory / "zoo.md").write_text("# Zoo\n\nThe zanzibar quokka exhibit opens in June.\n")
+    indexer.run(memory)
+    s = Searcher(memory)
+    assert s.search("zanzibar quokka", 5, now=NOW)["results"][0]["path"] == "zoo.md"
+    s.close()
+    assert len(list(cache.glob("vectors-*.npy"))) == 2, "the old generation's cache is removed"
+
+
+def test_damaged_vector_cache_is_rebuilt(memory):
+    indexer.run(memory, embedder_name="hash")
+    Searcher(memory).close()
+    s = Searcher(memory)
+    s.snapshot()
+    s.close()
+    for f in (memory / ".cache").glob("vectors-*.npy"):
+        f.write_bytes(b"garbage")
+    s = Searcher(memory)
+    assert s.search("DRV8353 samples", 5, now=NOW)["results"]
+    s.close()
