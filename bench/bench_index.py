@@ -7,8 +7,9 @@ transcripts) in a temporary folder, indexes it, re-indexes it unchanged, and
 times searches. Vectors come from a seeded random embedder, so the figures
 measure tachikoma (walking, hashing, SQLite, ranking), not a model; the query
 embedding is excluded from search latency. "warm" keeps the vectors in memory
-between queries, as the dashboard does; "cold" opens the index and loads the
-vectors for every query, as the command line does.
+between queries, as the dashboard does; "cold" opens the index for every query, as the command line does: the first
+cold search after an index change reads the vectors out of SQLite and writes
+the memory-mapped cache, later ones map it.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import numpy as np
 from tachikoma import indexer
 from tachikoma.config import Config
 from tachikoma.embedders.base import l2_normalise
-from tachikoma.search import Searcher, rank_snapshot
+from tachikoma.search import Searcher
 
 WORDS = ("motor controller meeting agenda heat sink firmware thermal board revision sample order "
          "school concert coffee preference owner memory index ranking trust confidence schedule "
@@ -88,28 +89,28 @@ def bench(size: int, chunks_per_file: int, dim: int, queries: int, cold_queries:
         reindex_s = time.perf_counter() - t
         assert again.chunks_embedded == 0 and again.added == again.changed == 0
 
-        rng = np.random.default_rng(1)
-        qvecs = l2_normalise(rng.standard_normal((queries, dim), dtype=np.float32))
+        # Searches go through Searcher.search (vector + keyword + ranking + chunk texts); the
+        # query embedding is excluded by reading the answer's own "rank" timing.
+        rng = random.Random(1)
+        texts = [words(rng, rng.randrange(2, 7)) for _ in range(queries)]
         searcher = Searcher(root, embedder=embedder)
-        snap = searcher.snapshot()
-        warm = []
-        for q in qvecs:
-            t = time.perf_counter()
-            rank_snapshot(snap, q, 10, searcher.config)
-            warm.append((time.perf_counter() - t) * 1000)
+        searcher.search(texts[0], 10)  # load the snapshot once: that is what "warm" means
+        warm = [searcher.search(q, 10)["timing_ms"]["rank"] for q in texts]
         searcher.close()
+        for stale in (root / ".cache").glob("vectors-*.npy"):  # the first cold search rebuilds the cache
+            stale.unlink()
         cold = []
-        for q in qvecs[:cold_queries]:
+        for q in texts[:cold_queries]:
             t = time.perf_counter()
             s = Searcher(root, embedder=embedder)
-            rank_snapshot(s.snapshot(), q, 10, s.config)
+            embed_ms = s.search(q, 10)["timing_ms"]["embed"]
             s.close()
-            cold.append((time.perf_counter() - t) * 1000)
+            cold.append((time.perf_counter() - t) * 1000 - embed_ms)
         db_mb = (root / ".cache" / "index.db").stat().st_size / 1e6
         return {"files": size, "chunks": summary.chunks, "dim": dim, "index_s": round(index_s, 2),
                 "reindex_unchanged_s": round(reindex_s, 3),
                 "warm_p50_ms": round(percentile(warm, 50), 2), "warm_p95_ms": round(percentile(warm, 95), 2),
-                "cold_p50_ms": round(percentile(cold, 50), 1), "cold_p95_ms": round(percentile(cold, 95), 1),
+                "cold_first_ms": round(cold[0], 1), "cold_p50_ms": round(percentile(cold[1:] or cold, 50), 1),
                 "index_mb": round(db_mb, 1)}
     finally:
         shutil.rmtree(root, ignore_errors=True)
@@ -126,7 +127,7 @@ def main() -> None:
     args = parser.parse_args()
     rows = []
     header = ("files", "chunks", "dim", "index_s", "reindex_unchanged_s", "warm_p50_ms", "warm_p95_ms",
-              "cold_p50_ms", "cold_p95_ms", "index_mb")
+              "cold_first_ms", "cold_p50_ms", "index_mb")
     if not args.json:
         print(" | ".join(header))
     for size in args.sizes:
