@@ -2,7 +2,9 @@
 
 Nothing outside the root is ever read or written. Hidden files and folders
 (``.git``, ``.cache``) are not memory. A symlink that resolves outside the
-root is skipped with a warning.
+root, into a hidden folder, or nowhere (a loop), is skipped with a warning,
+and so is a file whose name is not valid UTF-8 (the index stores names as
+text). `printable` shows a name safely in a terminal.
 """
 
 from __future__ import annotations
@@ -36,10 +38,16 @@ def resolve_root(path: str | os.PathLike | None = None) -> Path:
 def cache_dir(root: Path) -> Path:
     """`<root>/.cache`, created on demand, ignoring itself for git."""
     cache = root / CACHE_DIR
-    cache.mkdir(exist_ok=True)
-    ignore = cache / ".gitignore"
-    if not ignore.exists():
-        ignore.write_text("# tachikoma's derived index: rebuildable, never committed\n*\n")
+    if cache.exists() and not cache.is_dir():
+        raise TachikomaError(f"{printable(str(cache))} is a file, not a folder: tachikoma keeps its index there; "
+                             "move or delete that file")
+    try:
+        cache.mkdir(exist_ok=True)
+        ignore = cache / ".gitignore"
+        if not ignore.exists():
+            ignore.write_text("# tachikoma's derived index: rebuildable, never committed\n*\n")
+    except OSError as exc:
+        raise TachikomaError(f"cannot create {printable(str(cache))} ({exc.strerror})") from None
     return cache
 
 
@@ -52,22 +60,67 @@ def kind_of(rel_path: str) -> str | None:
     return SUFFIX_KIND.get(PurePosixPath(rel_path).suffix.lower())
 
 
+def printable(text: str) -> str:
+    """`text` safe to show on one terminal line: control and invisible format characters
+    as backslash escapes (``\\n``, ``\\x1b``, ``\\u202e``), and bytes of a file name that
+    are not UTF-8 (kept by Python as lone surrogates) as ``\\xNN``."""
+    if text.isprintable():
+        return text
+    out = []
+    for ch in text:
+        code = ord(ch)
+        if 0xDC80 <= code <= 0xDCFF:
+            out.append(f"\\x{code - 0xDC00:02x}")
+        elif ch.isprintable():
+            out.append(ch)
+        else:
+            out.append(ch.encode("unicode_escape").decode("ascii"))
+    return "".join(out)
+
+
+def _is_utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _refusal(root: Path, path: Path) -> str | None:
+    """Why the file or folder at `path` (under `root`, maybe through symlinks) may not be
+    read, or None. `root` must be resolved."""
+    try:
+        target = path.resolve()
+    except (RuntimeError, OSError):  # RuntimeError: Python < 3.13 on a symlink loop
+        return "symlink loop (or too many levels of symlinks)"
+    if target == root:
+        return None
+    try:
+        inside = target.relative_to(root)
+    except ValueError:
+        return "symlink points outside the memory folder"
+    if any(part.startswith(".") for part in inside.parts):
+        return "symlink points into a hidden folder or file"
+    return None
+
+
 def safe_path(root: Path, rel_path: str) -> Path:
     """Resolve `rel_path` inside `root`, refusing anything that escapes it.
 
-    Absolute paths, ``..`` components, hidden components and symlinks that
-    resolve outside the root raise PathOutsideMemory.
+    Absolute paths, ``..`` components, hidden components, NUL characters and
+    symlinks that resolve outside the root, into a hidden folder (or loop)
+    raise PathOutsideMemory. On POSIX a backslash is an ordinary character
+    of a file name; on Windows it separates folders.
     """
     if not rel_path or "\x00" in rel_path:
         raise PathOutsideMemory("empty or invalid path")
-    pure = PurePosixPath(rel_path.replace("\\", "/"))
+    pure = PurePosixPath(rel_path.replace("\\", "/") if os.sep == "\\" else rel_path)
     if pure.is_absolute() or any(part in ("..", "") or part.startswith(".") for part in pure.parts):
-        raise PathOutsideMemory(f"{rel_path!r} is not a path inside the memory folder")
-    candidate = root / pure
-    resolved = candidate.resolve()
-    if resolved != root and root not in resolved.parents:
-        raise PathOutsideMemory(f"{rel_path!r} points outside the memory folder")
-    return candidate
+        raise PathOutsideMemory(f"{printable(repr(rel_path))} is not a path inside the memory folder")
+    reason = _refusal(Path(root).resolve(), Path(root).resolve() / pure)
+    if reason is not None:
+        raise PathOutsideMemory(f"{printable(repr(rel_path))}: {reason}")
+    return root / pure
 
 
 @dataclass(frozen=True)
@@ -82,7 +135,11 @@ class MemoryFile:
 def walk(root: Path, warn=None) -> list[MemoryFile]:
     """Every markdown and transcript file under `root`, sorted by path.
 
-    `warn(message)` is called for each skipped symlink that leaves the root.
+    `warn(message)` is called for each file or folder skipped for a reason
+    the person may want to fix: a symlink that leaves the root, points into
+    a hidden folder or loops, a symlinked folder (never followed), a name
+    that is not UTF-8, a file that cannot be read. Names in messages go
+    through `printable`.
     """
     root = root.resolve()
     found: list[MemoryFile] = []
@@ -93,13 +150,14 @@ def walk(root: Path, warn=None) -> list[MemoryFile]:
             if name.startswith("."):
                 continue
             sub = here / name
+            shown = printable(sub.relative_to(root).as_posix())
+            if not _is_utf8(name):
+                _warn(warn, f"{shown}: folder name is not valid UTF-8, skipped (rename it to index it)")
+                continue
             if sub.is_symlink():
-                target = sub.resolve()
-                if target != root and root not in target.parents:
-                    _warn(warn, f"{sub.relative_to(root).as_posix()}: symlink points outside the memory folder, skipped")
-                    continue
-                # Followed by os.walk? No: walk it ourselves would risk loops; skip with note.
-                _warn(warn, f"{sub.relative_to(root).as_posix()}: symlinked folder not followed")
+                reason = _refusal(root, sub)
+                # Never followed: walking it would risk loops and reading a file twice.
+                _warn(warn, f"{shown}: {reason}, skipped" if reason else f"{shown}: symlinked folder not followed")
                 continue
             kept.append(name)
         dirnames[:] = kept
@@ -111,15 +169,18 @@ def walk(root: Path, warn=None) -> list[MemoryFile]:
                 continue
             full = here / name
             rel = full.relative_to(root).as_posix()
+            if not _is_utf8(name):
+                _warn(warn, f"{printable(rel)}: file name is not valid UTF-8, skipped (rename it to index it)")
+                continue
             if full.is_symlink():
-                target = full.resolve()
-                if root not in target.parents:
-                    _warn(warn, f"{rel}: symlink points outside the memory folder, skipped")
+                reason = _refusal(root, full)
+                if reason is not None:
+                    _warn(warn, f"{printable(rel)}: {reason}, skipped")
                     continue
             try:
                 st = full.stat()
             except OSError as exc:
-                _warn(warn, f"{rel}: cannot read ({exc.strerror}), skipped")
+                _warn(warn, f"{printable(rel)}: cannot read ({exc.strerror}), skipped")
                 continue
             if not full.is_file():
                 continue

@@ -3,6 +3,7 @@
 import os
 import shutil
 import sqlite3
+import sys
 
 import numpy as np
 import pytest
@@ -189,3 +190,23 @@ def test_vectors_are_unit_float32(memory):
         _, _, matrix = store.load_matrix(512)
     assert matrix.dtype == np.float32
     assert np.allclose(np.linalg.norm(matrix, axis=1), 1.0, atol=1e-5)
+
+
+def test_symlink_loops_odd_names_and_links_into_git_do_not_stop_a_run(memory):
+    (memory / "l1.md").symlink_to("l2.md")
+    (memory / "l2.md").symlink_to("l1.md")
+    (memory / ".git").mkdir()
+    (memory / ".git" / "config").write_text('[remote "origin"]\n\turl = https://u:TOKEN123@example.com/x.git\n')
+    (memory / "cfg.md").symlink_to(".git/config")
+    (memory / "a\\b.jsonl").write_text('{"role": "user", "content": "backslash words"}\n')
+    if sys.platform != "darwin":
+        with open(os.path.join(os.fsencode(memory), b"caf\xe9.md"), "w") as handle:
+            handle.write("# caf\n")
+    summary = run(memory)
+    assert summary.added == 12, "the 11 example files and a\\b.jsonl"
+    files, chunks = index_rows(memory)
+    assert "a\\b.jsonl" in files and not any("TOKEN123" in c[2] for c in chunks)
+    assert any(w.startswith("l1.md: symlink loop") for w in summary.warnings)
+    assert any(w.startswith("cfg.md: symlink points into a hidden folder") for w in summary.warnings)
+    if sys.platform != "darwin":
+        assert any(w.startswith("caf\\xe9.md: file name is not valid UTF-8") for w in summary.warnings)

@@ -1,0 +1,98 @@
+"""Which files belong to the memory, and which paths inside it may be opened."""
+
+import os
+import sys
+
+import pytest
+
+from tachikoma import memory as mem
+from tachikoma.errors import TachikomaError
+
+
+def walk(root):
+    warnings = []
+    return [f.path for f in mem.walk(root, warnings.append)], warnings
+
+
+def test_symlink_loop_is_skipped_with_a_warning(tmp_path):
+    (tmp_path / "ok.md").write_text("# ok\n")
+    (tmp_path / "l1.md").symlink_to("l2.md")
+    (tmp_path / "l2.md").symlink_to("l1.md")
+    paths, warnings = walk(tmp_path)
+    assert paths == ["ok.md"]
+    assert any(w.startswith("l1.md: symlink loop") for w in warnings), warnings
+    with pytest.raises(mem.PathOutsideMemory, match="symlink loop"):
+        mem.safe_path(tmp_path, "l1.md")
+
+
+@pytest.mark.skipif(sys.platform == "darwin", reason="macOS file systems refuse names that are not UTF-8")
+def test_name_that_is_not_utf8_is_skipped_and_shown_readably(tmp_path):
+    (tmp_path / "ok.md").write_text("# ok\n")
+    os.mkdir(os.path.join(os.fsencode(tmp_path), b"d\xe9j\xe0"))
+    open(os.path.join(os.fsencode(tmp_path), b"d\xe9j\xe0", b"inner.md"), "w").close()
+    with open(os.path.join(os.fsencode(tmp_path), b"caf\xe9.md"), "w") as handle:
+        handle.write("# x\n")
+    paths, warnings = walk(tmp_path)
+    assert paths == ["ok.md"]
+    assert "caf\\xe9.md: file name is not valid UTF-8, skipped (rename it to index it)" in warnings
+    assert any(w.startswith("d\\xe9j\\xe0: folder name is not valid UTF-8") for w in warnings), warnings
+    for w in warnings:
+        w.encode("utf-8")  # printable anywhere
+
+
+def test_symlink_into_a_hidden_folder_is_refused(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "config").write_text("[remote]\nurl = https://u:TOKEN@example.com/x.git\n")
+    (tmp_path / "cfg.md").symlink_to(".git/config")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "up.md").symlink_to("../.git/config")
+    (tmp_path / "note.md").write_text("# note\n")
+    (tmp_path / "alias.md").symlink_to("note.md")  # inside and visible: fine
+    paths, warnings = walk(tmp_path)
+    assert paths == ["alias.md", "note.md"]
+    assert "cfg.md: symlink points into a hidden folder or file, skipped" in warnings
+    assert "sub/up.md: symlink points into a hidden folder or file, skipped" in warnings
+    for rel in ("cfg.md", "sub/up.md"):
+        with pytest.raises(mem.PathOutsideMemory, match="hidden"):
+            mem.safe_path(tmp_path, rel)
+    assert mem.safe_path(tmp_path, "alias.md") == tmp_path / "alias.md"
+
+
+def test_symlinked_folder_into_a_hidden_folder_is_refused(tmp_path):
+    (tmp_path / ".private").mkdir()
+    (tmp_path / ".private" / "secret.md").write_text("# secret\n")
+    (tmp_path / "open").symlink_to(".private")
+    paths, warnings = walk(tmp_path)
+    assert paths == [] and warnings == ["open: symlink points into a hidden folder or file, skipped"]
+    with pytest.raises(mem.PathOutsideMemory, match="hidden"):
+        mem.safe_path(tmp_path, "open/secret.md")
+
+
+@pytest.mark.skipif(os.sep == "\\", reason="on Windows a backslash separates folders")
+def test_backslash_is_an_ordinary_character_on_posix(tmp_path):
+    (tmp_path / "a\\b.jsonl").write_text('{"role":"user","content":"x"}\n')
+    paths, _ = walk(tmp_path)
+    assert paths == ["a\\b.jsonl"]
+    assert mem.safe_path(tmp_path, "a\\b.jsonl").read_text().startswith("{")
+    for bad in ("x\\..\\..\\y.md", "..\\etc\\passwd", "../x.md", "/etc/passwd", ".git/config", "a/.hidden.md",
+                "a\x00.md", ""):
+        if bad.startswith("x\\"):  # one odd file name inside the root: allowed (it does not exist)
+            assert mem.safe_path(tmp_path, bad) == tmp_path / bad
+            continue
+        with pytest.raises(mem.PathOutsideMemory):
+            mem.safe_path(tmp_path, bad)
+
+
+def test_printable_escapes_control_characters_and_undecodable_bytes():
+    assert mem.printable("café/notes.md") == "café/notes.md"
+    assert mem.printable("new\nline.md") == "new\\nline.md"
+    assert mem.printable("\x1b[31mred.md") == "\\x1b[31mred.md"
+    assert mem.printable("evil\u202egnp.md") == "evil\\u202egnp.md"
+    assert mem.printable(os.fsdecode(b"caf\xe9.md")) == "caf\\xe9.md"
+
+
+def test_cache_that_is_a_file_is_a_one_line_error(tmp_path):
+    (tmp_path / ".cache").write_text("not a folder")
+    with pytest.raises(TachikomaError, match=r"\.cache is a file, not a folder"):
+        mem.cache_dir(tmp_path)
+    assert (tmp_path / ".cache").read_text() == "not a folder"
