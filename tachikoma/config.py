@@ -66,12 +66,13 @@ Hybrid relevance (``[search]``)
 
 from __future__ import annotations
 
+import math
 import os
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
-from .errors import TachikomaError
+from .errors import EmbedderError, TachikomaError
 from .memory import CONFIG_FILE
 from .tags import CONFIDENCE_VALUES, TRUST_VALUES
 
@@ -125,6 +126,8 @@ def load_config(root: Path, path: str | os.PathLike | None = None) -> Config:
         data = tomllib.loads(file.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise TachikomaError(f"{file}: not valid TOML: {exc}") from exc
+    except OSError as exc:
+        raise TachikomaError(f"{file}: cannot read ({exc.strerror})") from None
     try:
         return _from_dict(data, file)
     except (TypeError, ValueError) as exc:
@@ -132,29 +135,90 @@ def load_config(root: Path, path: str | os.PathLike | None = None) -> Config:
 
 
 def _from_dict(data: dict, file: Path) -> Config:
+    """Every key is checked for its type and range; the first problem is a ValueError naming the key."""
     known = {"ranking", "search", "embedder", "index"}
     unknown = set(data) - known
     if unknown:
         raise ValueError(f"unknown section(s) {', '.join(sorted(unknown))}; known: {', '.join(sorted(known))}")
     ranking = RankingConfig()
-    r = dict(data.get("ranking", {}))
-    trust = {**ranking.trust, **_weights(r.pop("trust", {}), TRUST_VALUES, "ranking.trust")}
-    confidence = {**ranking.confidence, **_weights(r.pop("confidence", {}), CONFIDENCE_VALUES, "ranking.confidence")}
-    scalar_names = {f.name for f in fields(RankingConfig)} - {"trust", "confidence"}
-    for key in r:
-        if key not in scalar_names:
-            raise ValueError(f"unknown key ranking.{key}")
-    ranking = replace(ranking, trust=trust, confidence=confidence, **r)
-    if ranking.half_life_days <= 0:
-        raise ValueError("ranking.half_life_days must be positive")
-    if not (isinstance(ranking.per_file, int) and ranking.per_file >= 1):
-        raise ValueError("ranking.per_file must be a whole number ≥ 1")
-    if not 0 <= ranking.repeat_penalty <= 1:
-        raise ValueError("ranking.repeat_penalty must be between 0 and 1")
-    search = _search(dict(data.get("search", {})))
-    embedder = data.get("embedder", {}).get("name", "auto")
-    max_bytes = data.get("index", {}).get("max_file_bytes", Config.max_file_bytes)
-    return Config(ranking=ranking, search=search, embedder=str(embedder), max_file_bytes=int(max_bytes), path=file)
+    r = _table(data, "ranking")
+    trust = {**ranking.trust, **_weights(_table(r, "trust", "ranking."), TRUST_VALUES, "ranking.trust")}
+    confidence = {**ranking.confidence,
+                  **_weights(_table(r, "confidence", "ranking."), CONFIDENCE_VALUES, "ranking.confidence")}
+    r.pop("trust", None)
+    r.pop("confidence", None)
+    _known_keys(r, {f.name for f in fields(RankingConfig)} - {"trust", "confidence"}, "ranking")
+    half_life = _number(r.get("half_life_days", ranking.half_life_days), "ranking.half_life_days")
+    if not half_life > 0:
+        raise ValueError("ranking.half_life_days must be a number > 0")
+    per_file = _whole(r.get("per_file", ranking.per_file), "ranking.per_file", minimum=1)
+    penalty = _number(r.get("repeat_penalty", ranking.repeat_penalty), "ranking.repeat_penalty")
+    if not 0 <= penalty <= 1:
+        raise ValueError("ranking.repeat_penalty must be a number between 0 and 1")
+    ranking = replace(ranking, trust=trust, confidence=confidence, half_life_days=half_life, per_file=per_file,
+                      repeat_penalty=penalty)
+    search = _search(_table(data, "search"))
+    e = _table(data, "embedder")
+    _known_keys(e, {"name"}, "embedder")
+    embedder = e.get("name", "auto")
+    if not isinstance(embedder, str):
+        raise ValueError(f"embedder.name must be a string (auto, minilm, ollama, ollama:<model> or hash), "
+                         f"not {_toml_type(embedder)}")
+    if embedder.strip() != "auto":
+        from .embedders import canonical_name  # numpy: only when a name needs checking
+
+        try:
+            canonical_name(embedder)
+        except EmbedderError as exc:
+            raise ValueError(f"embedder.name: {exc}") from None
+    i = _table(data, "index")
+    _known_keys(i, {"max_file_bytes"}, "index")
+    max_bytes = _whole(i.get("max_file_bytes", Config.max_file_bytes), "index.max_file_bytes", minimum=1)
+    return Config(ranking=ranking, search=search, embedder=embedder.strip(), max_file_bytes=max_bytes, path=file)
+
+
+def _toml_type(value) -> str:
+    """What a TOML value is, in TOML's words, for error messages."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return f"the integer {value}"
+    if isinstance(value, float):
+        return f"the float {value}"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "a table"
+    return "a date or time"
+
+
+def _table(data: dict, key: str, prefix: str = "") -> dict:
+    """`data[key]` (a copy; {} when absent), which must be a TOML table."""
+    value = data.get(key, {})
+    if not isinstance(value, dict):
+        raise ValueError(f"{prefix}{key} must be a table ([{prefix}{key}] section), not {_toml_type(value)}")
+    return dict(value)
+
+
+def _known_keys(table: dict, names: set[str], section: str) -> None:
+    for key in table:
+        if key not in names:
+            raise ValueError(f"unknown key {section}.{key}; known: {', '.join(sorted(names))}")
+
+
+def _number(value, name: str) -> float:
+    """A finite int or float (not a boolean), as a float."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, not {_toml_type(value)}")
+    return float(value)
+
+
+def _whole(value, name: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ValueError(f"{name} must be a whole number ≥ {minimum}, not {_toml_type(value)}")
+    return value
 
 
 def _search(table: dict) -> SearchConfig:
@@ -171,7 +235,8 @@ def _search(table: dict) -> SearchConfig:
     candidates = search.keyword_candidates
     if isinstance(candidates, bool) or not isinstance(candidates, int) or candidates < 1:
         raise ValueError("search.keyword_candidates must be a whole number ≥ 1")
-    if isinstance(search.rrf_k, bool) or not isinstance(search.rrf_k, (int, float)) or search.rrf_k < 0:
+    rrf_k = search.rrf_k
+    if isinstance(rrf_k, bool) or not isinstance(rrf_k, (int, float)) or not 0 <= rrf_k < math.inf:
         raise ValueError("search.rrf_k must be a number ≥ 0")
     return replace(search, keyword_weight=float(weight), rrf_k=float(search.rrf_k))
 
@@ -181,7 +246,7 @@ def _weights(table: dict, allowed: tuple[str, ...], name: str) -> dict[str, floa
     for key, value in table.items():
         if key not in (*allowed, "missing"):
             raise ValueError(f"unknown key {name}.{key}; known: {', '.join((*allowed, 'missing'))}")
-        if not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
             raise ValueError(f"{name}.{key} must be a number between 0 and 1")
         out[key] = float(value)
     return out
