@@ -1,8 +1,9 @@
 """Split a Document into Chunks small enough to embed.
 
 Words are whitespace-separated tokens (``str.split``). Every chunk's own text
-holds at most `max_words` words; a markdown chunk may carry one extra
-*context line* in front (see below). Line numbers are file line numbers.
+holds at most `max_words` words; a chunk may carry one extra *context line*
+in front (a markdown heading path or a transcript's dates, see below). Line
+numbers are file line numbers.
 
 Markdown
     The body is cut into sections at ATX headings (``#`` to ``######``;
@@ -44,6 +45,18 @@ Transcripts
     exceeds the budget is split by words into pieces (with `overlap_words`
     overlap), each rendered ``"speaker: ..."`` and all with that turn's line.
 
+    Context line: when turns of a chunk carry timestamps, the chunk starts
+    with the day (or days) they were said on, as an ISO date and spelled out
+    in English, e.g. ``"[2023-05-08, Monday 8 May 2023]"`` or, for a chunk
+    spanning days, ``"[2023-05-08 – 2023-05-10, Monday 8 May – Wednesday 10
+    May 2023]"``, so that both keyword search and the embedder can match
+    "May 2023", "8 May", "Monday" or "2023-05-08". Days are UTC days (the
+    transcript reader normalises every timestamp to UTC; naive ones are
+    taken as UTC), and names come from fixed tables, never the locale. Turns
+    without a timestamp are left out of the range; a chunk none of whose
+    turns has one gets no line. Like the heading path, the line is not
+    counted in `max_words` and does not change the chunk's line range.
+
 Chunking is deterministic: the same document always gives the same chunks.
 """
 
@@ -52,6 +65,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
+from datetime import date, datetime, timezone
 
 from .documents import MARKDOWN, TRANSCRIPT, Chunk, Document, Turn
 
@@ -63,6 +77,11 @@ _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
 _CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
+#: Between the first and last day of a transcript chunk's date line.
+DATE_RANGE_SEPARATOR = " – "
+_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December")
 
 
 def chunk_document(doc: Document, max_words: int, overlap_words: int | None = None) -> list[Chunk]:
@@ -295,13 +314,39 @@ def _render_turn(turn: Turn) -> str:
     return f"{turn.speaker}: {turn.text}"
 
 
+def _day(stamp: datetime) -> date:
+    """The UTC day of a timestamp (a naive one is taken as UTC, never as local time)."""
+    if stamp.tzinfo is not None and stamp.utcoffset() is not None:
+        stamp = stamp.astimezone(timezone.utc)
+    return stamp.date()
+
+
+def _spelled(day: date, year: bool = True) -> str:
+    out = f"{_WEEKDAYS[day.weekday()]} {day.day} {_MONTHS[day.month - 1]}"
+    return f"{out} {day.year}" if year else out
+
+
+def date_context(turns: list[Turn]) -> str:
+    """The date line of a chunk holding `turns`: ``"[2023-05-08, Monday 8 May 2023]"``; "" without timestamps."""
+    days = sorted({_day(t.timestamp) for t in turns if isinstance(t.timestamp, datetime)})
+    if not days:
+        return ""
+    first, last = days[0], days[-1]
+    if first == last:
+        return f"[{first.isoformat()}, {_spelled(first)}]"
+    spelled = _spelled(first, year=first.year != last.year) + DATE_RANGE_SEPARATOR + _spelled(last)
+    return f"[{first.isoformat()}{DATE_RANGE_SEPARATOR}{last.isoformat()}, {spelled}]"
+
+
 def _chunk_turns(turns: list[Turn], max_words: int, overlap_words: int) -> list[tuple[str, int, int]]:
     out: list[tuple[str, int, int]] = []
     window: list[tuple[Turn, str, int]] = []
     used = 0
 
     def emit() -> None:
-        out.append(("\n".join(text for _, text, _ in window), window[0][0].line, window[-1][0].line))
+        text = "\n".join(text for _, text, _ in window)
+        context = date_context([turn for turn, _, _ in window])
+        out.append((_with_context(context, text), window[0][0].line, window[-1][0].line))
 
     for turn in turns:
         text = _render_turn(turn)
@@ -326,6 +371,7 @@ def _chunk_turns(turns: list[Turn], max_words: int, overlap_words: int) -> list[
 
 def _split_turn(turn: Turn, max_words: int, overlap_words: int) -> list[tuple[str, int, int]]:
     label = f"{turn.speaker}:"
+    context = date_context([turn])
     budget = max(1, max_words - len(label.split()))
     overlap = min(overlap_words, budget - 1)
     words = turn.text.split()
@@ -333,7 +379,7 @@ def _split_turn(turn: Turn, max_words: int, overlap_words: int) -> list[tuple[st
     start = 0
     while True:
         piece = words[start:start + budget]
-        out.append((f"{label} {' '.join(piece)}", turn.line, turn.line))
+        out.append((_with_context(context, f"{label} {' '.join(piece)}"), turn.line, turn.line))
         if start + budget >= len(words):
             return out
         start += budget - overlap

@@ -1,12 +1,13 @@
 import json
 import re
 from collections import Counter
+from datetime import datetime, timedelta, timezone
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tachikoma.chunking import PATH_SEPARATOR, chunk_document
+from tachikoma.chunking import PATH_SEPARATOR, chunk_document, date_context
 from tachikoma.documents import MARKDOWN, TRANSCRIPT, Document, Turn
 from tachikoma.reader import read_document
 
@@ -451,3 +452,128 @@ def test_transcript_chunk_properties(turns, max_words):
     for t in built:
         covering = [c for c in chunks if c.line_start <= t.line <= c.line_end]
         assert set(t.text.split()) <= {w for c in covering for w in words(c.text)}
+
+
+# ---------------------------------------------------------------- transcript date lines
+
+UTC = timezone.utc
+
+
+def at(day, hour=12, minute=0, tz=UTC):
+    return datetime(2023, 5, day, hour, minute, tzinfo=tz)
+
+
+def split_date_line(chunk_text):
+    """(date line, the rest) of a transcript chunk; ("", text) without one."""
+    first, _, rest = chunk_text.partition("\n")
+    return (first, rest) if re.fullmatch(r"\[\d{4}-\d\d-\d\d.*\]", first) else ("", chunk_text)
+
+
+def test_chunk_of_one_day_starts_with_its_date():
+    turns = [Turn("Caroline", "I went to the support group.", 1, at(8, 13, 56)),
+             Turn("Melanie", "How was it?", 2, at(8, 14, 2))]
+    chunks = chunk_document(tdoc(turns), 100)
+    assert [(c.text, c.line_start, c.line_end) for c in chunks] == [
+        ("[2023-05-08, Monday 8 May 2023]\nCaroline: I went to the support group.\nMelanie: How was it?", 1, 2)]
+
+
+def test_chunk_spanning_days_names_the_range():
+    turns = [Turn("user", "start", 1, at(8)), Turn("assistant", "middle", 2, at(9)),
+             Turn("user", "end", 3, at(10, 23, 59))]
+    assert chunk_document(tdoc(turns), 100)[0].text.split("\n")[0] == \
+        "[2023-05-08 – 2023-05-10, Monday 8 May – Wednesday 10 May 2023]"
+    new_year = [Turn("user", "late", 1, datetime(2023, 12, 31, 23, tzinfo=UTC)),
+                Turn("user", "early", 2, datetime(2024, 1, 1, 1, tzinfo=UTC))]
+    assert date_context(new_year) == \
+        "[2023-12-31 – 2024-01-01, Sunday 31 December 2023 – Monday 1 January 2024]"
+
+
+def test_date_line_uses_utc_days_and_fixed_english_names():
+    # 23:30 at UTC-5 is the next day in UTC; a naive time is taken as UTC, not as local time.
+    evening = datetime(2023, 5, 8, 23, 30, tzinfo=timezone(timedelta(hours=-5)))
+    assert date_context([Turn("a", "x", 1, evening)]) == "[2023-05-09, Tuesday 9 May 2023]"
+    assert date_context([Turn("a", "x", 1, datetime(2023, 5, 8, 23, 30))]) == "[2023-05-08, Monday 8 May 2023]"
+    week = [date_context([Turn("a", "x", 1, at(day))]) for day in range(8, 15)]
+    assert [w.split(", ")[1].split()[0] for w in week] == [
+        "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+    months = [date_context([Turn("a", "x", 1, datetime(2024, m, 1, tzinfo=UTC))]).split()[3] for m in range(1, 13)]
+    assert months == ["January", "February", "March", "April", "May", "June", "July", "August", "September",
+                      "October", "November", "December"]
+
+
+def test_turns_without_timestamps_are_left_out_of_the_range():
+    turns = [Turn("summary", "plan", 1), Turn("user", "hi", 2, at(8)), Turn("assistant", "hello", 3)]
+    assert chunk_document(tdoc(turns), 100)[0].text == "[2023-05-08, Monday 8 May 2023]\nsummary: plan\nuser: hi\n" \
+        "assistant: hello"
+    assert date_context([Turn("user", "hi", 1)]) == ""
+    # A chunk none of whose turns has a time gets no line, even when its neighbours do.
+    turns = [Turn("user", "one two three four", 1, at(8)), Turn("user", "five six seven eight", 2),
+             Turn("user", "nine ten eleven twelve", 3)]
+    texts = [c.text for c in chunk_document(tdoc(turns), 5)]
+    assert texts == ["[2023-05-08, Monday 8 May 2023]\nuser: one two three four", "user: five six seven eight",
+                     "user: nine ten eleven twelve"]
+
+
+def test_date_line_is_context_not_budget():
+    """With timestamps, every chunk is the same as without, behind its date line."""
+    plain = [Turn("user" if i % 2 == 0 else "assistant", " ".join(f"t{i}w{j}" for j in range(9)), line=i + 1)
+             for i in range(12)]
+    dated = [Turn(t.speaker, t.text, t.line, at(8 + i // 5)) for i, t in enumerate(plain)]
+    without, with_dates = chunk_document(tdoc(plain), 25), chunk_document(tdoc(dated), 25)
+    assert len(without) == len(with_dates) > 2
+    for a, b in zip(without, with_dates):
+        line, rest = split_date_line(b.text)
+        assert line and rest == a.text and (a.line_start, a.line_end) == (b.line_start, b.line_end)
+        assert len(words(rest)) <= 25
+    assert {split_date_line(c.text)[0] for c in with_dates} >= {
+        "[2023-05-08, Monday 8 May 2023]", "[2023-05-08 – 2023-05-09, Monday 8 May – Tuesday 9 May 2023]"}
+
+
+def test_pieces_of_an_oversized_turn_carry_its_date():
+    long_text = " ".join(f"w{j}" for j in range(100))
+    turns = [Turn("user", "short question", 1, at(8)), Turn("assistant", long_text, 2, at(9, 0, 5))]
+    chunks = chunk_document(tdoc(turns), 30, overlap_words=5)
+    assert chunks[0].text == "[2023-05-08, Monday 8 May 2023]\nuser: short question"
+    pieces = chunks[1:]
+    assert len(pieces) >= 4
+    for p in pieces:
+        line, rest = split_date_line(p.text)
+        assert line == "[2023-05-09, Tuesday 9 May 2023]" and rest.startswith("assistant: ")
+        assert len(words(rest)) <= 30 and p.line_start == p.line_end == 2
+
+
+def test_timestamped_jsonl_file_gets_date_lines(tmp_path):
+    rows = [
+        {"type": "user", "timestamp": "2025-06-01T09:31:02.123Z", "message": {"role": "user", "content": "When?"}},
+        {"type": "assistant", "timestamp": "2025-06-02T08:00:00Z",
+         "message": {"role": "assistant", "content": "Tomorrow."}},
+        {"speaker": "Ann", "text": "Noted.", "date": "2025-06-02"},
+    ]
+    (tmp_path / "t.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    doc = read_document(tmp_path, "t.jsonl", TRANSCRIPT)
+    [chunk] = chunk_document(doc, 100)
+    assert chunk.text == ("[2025-06-01 – 2025-06-02, Sunday 1 June – Monday 2 June 2025]\n"
+                          "user: When?\nassistant: Tomorrow.\nAnn: Noted.")
+    assert (chunk.line_start, chunk.line_end) == (1, 3)
+
+
+@settings(max_examples=200, deadline=None)
+@given(turns=st.lists(st.tuples(st.sampled_from(["user", "assistant", "Ann"]),
+                                st.lists(word, min_size=1, max_size=50).map(" ".join),
+                                st.integers(1, 3),
+                                st.one_of(st.none(), st.integers(0, 3 * 24 * 60))), max_size=25),
+       max_words=st.integers(2, 60))
+def test_dated_transcript_chunks_are_the_plain_chunks_behind_their_turns_dates(turns, max_words):
+    line, plain, dated = 0, [], []
+    for speaker, text, gap, minutes in turns:
+        line += gap
+        plain.append(Turn(speaker, text, line))
+        stamp = None if minutes is None else datetime(2023, 5, 8, tzinfo=UTC) + timedelta(minutes=minutes)
+        dated.append(Turn(speaker, text, line, stamp))
+    a, b = chunk_document(tdoc(plain), max_words), chunk_document(tdoc(dated), max_words)
+    assert b == chunk_document(tdoc(dated), max_words)  # deterministic
+    assert [(c.index, c.line_start, c.line_end) for c in a] == [(c.index, c.line_start, c.line_end) for c in b]
+    for x, y in zip(a, b):
+        inside = [t for t in dated if y.line_start <= t.line <= y.line_end]
+        context = date_context(inside)
+        assert y.text == (f"{context}\n{x.text}" if context else x.text)

@@ -141,7 +141,8 @@ def test_memory_folders_are_dated_transcripts_searched_the_normal_way(report):
     assert sorted(p.name for p in root.glob("*.jsonl")) == ["session_01.jsonl", "session_02.jsonl",
                                                             "session_03.jsonl"]
     lines = (root / "session_01.jsonl").read_text().splitlines()
-    assert json.loads(lines[1]) == {"speaker": "Bob", "text": "Lovely dog! [image: a photo of a lighthouse]"}
+    assert json.loads(lines[1]) == {"speaker": "Bob", "text": "Lovely dog! [image: a photo of a lighthouse]",
+                                    "timestamp": "2023-01-01T13:00:00Z"}  # the session's date, on every turn
     assert (root / "session_02.jsonl").read_text().count("\n") == 32  # one line per turn
     conversations, _ = locomo.load(report[1].parent / "locomo-tiny.json")
     now = conversations[0].now
@@ -149,10 +150,17 @@ def test_memory_folders_are_dated_transcripts_searched_the_normal_way(report):
     searcher = Searcher(root, embedder=locomo.CachedQueries(locomo.choose("hash", None)))
     try:
         result = searcher.search("greyhound", 1, now=now)["results"][0]
+        by_month = searcher.search("What happened in June 2023?", 1, now=now)["results"][0]
     finally:
         searcher.close()
     f = result["factors"]
     assert result["path"] == "session_01.jsonl" and result["lines"] == [1, 2]
+    # Each chunk starts with its session's date line, so a question naming the month finds the session.
+    assert result["text"].split("\n") == ["[2023-01-01, Sunday 1 January 2023]",
+                                          "Ann: I adopted a greyhound named Pixel.",
+                                          "Bob: Lovely dog! [image: a photo of a lighthouse]"]
+    assert by_month["path"] == "session_03.jsonl"
+    assert by_month["text"].startswith("[2023-06-01, Thursday 1 June 2023]\nBob: We planted tomatoes.")
     assert f["date_source"] == "mtime" and f["date"] == "2023-01-01T13:00:00+00:00"
     assert f["age_days"] == pytest.approx((now - datetime(2023, 1, 1, 13, tzinfo=timezone.utc)).days + 2 / 24)
     assert f["recency"] == pytest.approx(1 / (1 + f["age_days"] / 30))

@@ -9,14 +9,17 @@ How a conversation becomes a memory
     One folder per conversation, one transcript per session,
     ``session_07.jsonl``, one line per turn in dialogue order::
 
-        {"speaker": "Caroline", "text": "..."}
+        {"speaker": "Caroline", "text": "...", "timestamp": "2023-05-08T13:56:00Z"}
 
     so line n of the file is turn n of the session (``D7:n``), and a chunk's
     line range says which turns it holds. An image turn carries the image's
     BLIP caption after its text as ``[image: a photo of ...]`` (the caption is
-    all a text index can know of the image). The file's modification time is
-    set to the session's date ("1:56 pm on 8 May, 2023", read as UTC), so the
-    normal date logic dates it (``date_source`` "mtime"). The folder is
+    all a text index can know of the image). Every turn's ``timestamp`` is
+    the session's date-time ("1:56 pm on 8 May, 2023", read as UTC; LoCoMo
+    dates sessions, not turns), so the transcript chunker starts each chunk
+    with its date line, as it does for any timestamped transcript. The
+    file's modification time is set to the same date, so the normal date
+    logic dates the file (``date_source`` "mtime"). The folder is
     indexed by the normal ``indexer.run`` and every question is asked of its
     own conversation only, through ``Searcher.search``, with "now" at the
     conversation's last session.
@@ -246,9 +249,11 @@ def write_memory(conv: Conversation, root: Path) -> dict[tuple[int, int], tuple[
     where: dict[tuple[int, int], tuple[str, int]] = {}
     for session in conv.sessions:
         name = session_file(session.number)
+        stamp_text = session.date.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
         lines = []
         for line, t in enumerate(session.turns, 1):
-            lines.append(json.dumps({"speaker": t.speaker, "text": t.text}, ensure_ascii=False))
+            lines.append(json.dumps({"speaker": t.speaker, "text": t.text, "timestamp": stamp_text},
+                                    ensure_ascii=False))
             where[(t.session, t.turn)] = (name, line)
         content = ("\n".join(lines) + "\n").encode("utf-8")
         path = root / name
