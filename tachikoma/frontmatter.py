@@ -4,17 +4,140 @@ A markdown file may start with a block fenced by ``---`` lines holding YAML.
 Reading never raises: malformed YAML yields an error message and an empty
 mapping. Writing edits only the lines of the keys it sets, so comments, key
 order and every byte of the body stay as they were.
+
+All YAML that tachikoma reads (front matter and the tag file) goes through
+`load_yaml`, which differs from PyYAML's ``safe_load`` in three ways:
+
+- Booleans follow YAML 1.2: only ``true`` / ``false`` (any of the three
+  usual capitalisations) are booleans. ``yes``, ``no``, ``on`` and ``off``
+  stay text, so ``source: no`` is the source "no".
+- Timestamps are never constructed: ``date: 2026-03-22`` is the text
+  "2026-03-22". Whoever needs a date parses it (see `reader`), so an
+  impossible date such as 2026-02-30 is a warning there, not a crash here.
+- A ``source`` value that YAML would read as a number or boolean
+  (``source: 1.0``, ``source: 0x1F``) keeps the text as written.
+
+A value that YAML cannot build (``!!int abc``, ``!!timestamp 2026-13-45``)
+makes the document malformed, like a syntax error. A key given twice
+counts with the value written last.
 """
 
 from __future__ import annotations
 
+import collections.abc
 import re
 from dataclasses import dataclass, field
 
 import yaml
+from yaml.constructor import ConstructorError
+from yaml.nodes import MappingNode, ScalarNode
 
 _OPEN = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n")
 _CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
+
+# --------------------------------------------------------------------------- YAML
+
+_BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_BOOL = "tag:yaml.org,2002:bool"
+_TIMESTAMP = "tag:yaml.org,2002:timestamp"
+_STR = "tag:yaml.org,2002:str"
+_NOT_TEXT = ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float", _BOOL)
+#: Keys whose scalar values are always text, as written.
+TEXT_KEYS = ("source",)
+#: Everything `load_yaml` may raise on bad input, besides YamlError itself.
+_CONSTRUCT_ERRORS = (ValueError, TypeError, OverflowError)
+
+
+class YamlLoader(_BaseLoader):
+    """PyYAML's safe loader with YAML 1.2 booleans, no timestamps, and text ``source`` values."""
+
+    def construct_object(self, node, deep=False):
+        try:
+            return super().construct_object(node, deep=deep)
+        except _CONSTRUCT_ERRORS as exc:
+            # e.g. "!!int abc" or "!!timestamp 2026-02-30": malformed, with the place it is at.
+            raise ConstructorError(None, None, f"cannot read this value ({exc})", node.start_mark) from exc
+
+    def construct_mapping(self, node, deep=False):
+        if isinstance(node, MappingNode):
+            self.flatten_mapping(node)
+        if not isinstance(node, MappingNode):
+            raise ConstructorError(None, None, f"expected a mapping node, but found {node.id}", node.start_mark)
+        mapping: dict = {}
+        for key_node, value_node in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if not isinstance(key, collections.abc.Hashable):
+                raise ConstructorError("while constructing a mapping", node.start_mark,
+                                       "found unhashable key", key_node.start_mark)
+            if (isinstance(key, str) and key.strip().lower() in TEXT_KEYS
+                    and isinstance(value_node, ScalarNode) and value_node.tag in _NOT_TEXT):
+                value = value_node.value
+            else:
+                value = self.construct_object(value_node, deep=deep)
+            # A repeated key counts where it was written last (PyYAML keeps its first place).
+            mapping.pop(key, None)
+            mapping[key] = value
+        return mapping
+
+
+YamlLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag not in (_BOOL, _TIMESTAMP)]
+    for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
+}
+YamlLoader.add_implicit_resolver(_BOOL, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
+
+
+class YamlError(ValueError):
+    """YAML that cannot be read: `problem` says what, `line` (1-based) where, when known."""
+
+    def __init__(self, problem: str, line: int | None = None):
+        super().__init__(problem if line is None else f"line {line}: {problem}")
+        self.problem = problem
+        self.line = line
+
+
+@dataclass
+class YamlDocument:
+    """One loaded YAML document."""
+
+    data: object = None
+    #: For a top-level mapping, each key in the order written: (key, 1-based line, sub-keys),
+    #: where sub-keys lists (key, line) of the value when that is a mapping, else None.
+    keys: list[tuple[object, int, list[tuple[object, int]] | None]] = field(default_factory=list)
+
+
+def load_yaml(text: str, first_line: int = 1) -> YamlDocument:
+    """Load one YAML document with tachikoma's rules (see the module docstring).
+
+    `first_line` is the line of the file that `text` starts on, for messages.
+    Raises YamlError for anything that is not well-formed YAML it can build.
+    """
+    loader = YamlLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return YamlDocument()
+        data = loader.construct_document(node)
+        keys: list = []
+        if isinstance(node, MappingNode) and isinstance(data, dict):
+            for key_node, value_node in node.value:
+                sub = None
+                if isinstance(value_node, MappingNode):
+                    sub = [(loader.construct_object(k, deep=True), k.start_mark.line + first_line)
+                           for k, _ in value_node.value]
+                keys.append((loader.construct_object(key_node, deep=True), key_node.start_mark.line + first_line, sub))
+        return YamlDocument(data=data, keys=keys)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        problem = getattr(exc, "problem", None) or (str(exc).splitlines() or ["invalid YAML"])[0]
+        raise YamlError(problem, mark.line + first_line if mark is not None else None) from exc
+    except _CONSTRUCT_ERRORS + (RecursionError,) as exc:
+        raise YamlError(f"cannot read it ({type(exc).__name__}: {exc})") from exc
+    finally:
+        loader.dispose()
+
+
+# --------------------------------------------------------------------------- front matter
 
 
 @dataclass
@@ -49,17 +172,15 @@ def split(text: str) -> FrontMatter:
     body_line = block.count("\n") + 1
     yaml_text = text[opening.end() : closing.start()]
     try:
-        meta = yaml.safe_load(yaml_text) if yaml_text.strip() else {}
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 2}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or "invalid YAML"
+        doc = load_yaml(yaml_text, first_line=2) if yaml_text.strip() else YamlDocument(data={})
+    except YamlError as exc:
+        where = f" at line {exc.line}" if exc.line is not None else ""
         return FrontMatter(block=block, body=body, body_line=body_line,
-                           error=f"malformed front matter{where}: {problem}")
-    if not isinstance(meta, dict):
+                           error=f"malformed front matter{where}: {exc.problem}")
+    if not isinstance(doc.data, dict):
         return FrontMatter(block=block, body=body, body_line=body_line,
                            error="front matter is not a mapping of keys to values")
-    return FrontMatter(meta=meta, block=block, body=body, body_line=body_line)
+    return FrontMatter(meta=doc.data, block=block, body=body, body_line=body_line)
 
 
 def _yaml_scalar(value: str) -> str:

@@ -18,7 +18,7 @@ import codecs
 import os
 import re
 import stat
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from .documents import KINDS, MARKDOWN, Document
@@ -31,6 +31,14 @@ from .transcripts import parse_timestamp, parse_transcript
 BINARY_SNIFF_BYTES = 8192
 _DATE_KEYS = ("updated", "date")
 _AT_LINE = re.compile(r" at line (\d+)")
+#: YAML 1.1 timestamp forms that datetime.fromisoformat does not take (one-digit
+#: month or day, spaces before the zone, "+1" zones).
+_YAML_TIMESTAMP = re.compile(
+    r"""(?P<year>[0-9]{4})-(?P<month>[0-9]{1,2})-(?P<day>[0-9]{1,2})
+        (?:(?:[Tt]|[ \t]+)(?P<hour>[0-9]{1,2}):(?P<minute>[0-9]{2}):(?P<second>[0-9]{2})
+           (?:\.(?P<fraction>[0-9]*))?
+           (?:[ \t]*(?P<tz>Z|z|(?P<sign>[-+])(?P<tz_hour>[0-9]{1,2})(?::?(?P<tz_minute>[0-9]{2}))?))?)?""",
+    re.VERBOSE)
 
 
 def read_document(root: Path, rel_path: str, kind: str, max_bytes: int = 5_000_000) -> Document:
@@ -112,18 +120,58 @@ def _fill_markdown(doc: Document, text: str) -> None:
 
 
 def _front_matter_date(doc: Document, block: str) -> datetime | None:
-    """`updated`, else `date`, as an aware UTC datetime; unparseable values are reported."""
+    """`updated`, else `date`, as an aware UTC datetime; unparseable values are reported.
+
+    Front matter dates arrive as text (YAML loading never builds dates), so an
+    impossible one such as 2026-02-30 is a warning with its line, not a crash.
+    """
     lowered = {str(k).strip().lower(): v for k, v in doc.meta.items()}
     for key in _DATE_KEYS:
         value = lowered.get(key)
         if value is None:
             continue
-        parsed = None if isinstance(value, (int, float)) else parse_timestamp(value)
+        parsed = parse_date(value)
         if parsed is not None:
             return parsed
         where = _key_line(block, key)
         doc.warnings.append(f"{doc.path}{where}: front matter {key} {str(value)!r} is not a date, ignored")
     return None
+
+
+def parse_date(value: object) -> datetime | None:
+    """A front matter date or timestamp as an aware UTC datetime, or None when it is not one.
+
+    Takes ISO 8601 text (``2026-03-22``, ``2026-03-22T10:00:00+02:00``, a
+    trailing ``Z``), YAML's looser forms (``2026-3-2``, ``2026-03-22 10:00:00
+    +2``) and date/datetime objects. Numbers are not dates here. Impossible
+    dates (month 13, February 30, hour 25) are None. Naive values are UTC.
+    """
+    if isinstance(value, (bool, int, float)):
+        return None
+    if not isinstance(value, str):
+        return parse_timestamp(value)
+    text = value.strip()
+    if not text:
+        return None
+    parsed = parse_timestamp(text)
+    if parsed is not None:
+        return parsed
+    match = _YAML_TIMESTAMP.fullmatch(text)
+    if not match:
+        return None
+    g = match.groupdict()
+    try:
+        fraction = (g["fraction"] or "")[:6].ljust(6, "0")
+        result = datetime(int(g["year"]), int(g["month"]), int(g["day"]), int(g["hour"] or 0),
+                          int(g["minute"] or 0), int(g["second"] or 0), int(fraction))
+        if g["sign"]:
+            offset = timedelta(hours=int(g["tz_hour"]), minutes=int(g["tz_minute"] or 0))
+            result = result.replace(tzinfo=timezone(-offset if g["sign"] == "-" else offset))
+    except ValueError:  # month 13, day 30 of February, hour 25, zone over 24 hours
+        return None
+    if result.tzinfo is None:
+        return result.replace(tzinfo=timezone.utc)
+    return result.astimezone(timezone.utc)
 
 
 def _key_line(block: str, key: str) -> str:

@@ -42,6 +42,8 @@ Rules:
   and are listed as stale.
 - Entries that are not a mapping, and keys other than the three tags, are
   reported as warnings and kept as they are.
+- Values are read as for front matter (`frontmatter.load_yaml`): ``no`` and
+  ``on`` are text, dates are text, ``source`` keeps numbers as written.
 - When tachikoma writes the file it starts it with a fixed comment, sorts the
   paths, writes tags in the order trust, confidence, source and drops
   entries left without any key. Other comments are not kept.
@@ -57,6 +59,7 @@ import yaml
 from .atomic import atomic_write_text
 from .documents import SUFFIX_KIND, MARKDOWN
 from .errors import TachikomaError
+from .frontmatter import YamlError, load_yaml
 from .memory import TAG_FILE
 from .tags import TAG_KEYS, Tags
 
@@ -68,7 +71,6 @@ HEADER = (
     "# source: free text\n"
 )
 
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
@@ -139,31 +141,22 @@ def load(root: Path) -> TagFile:
     except UnicodeDecodeError as exc:
         raise TagFileError(f"{path}: not UTF-8 text (byte {exc.start}); fix or re-save it as UTF-8") from exc
 
-    loader = _Loader(text)
     try:
-        node = loader.get_single_node()
-        data = loader.construct_document(node) if node is not None else None
-        if isinstance(data, dict) and isinstance(node, yaml.MappingNode):
-            keyed = [(loader.construct_object(k, deep=True), k.start_mark.line + 1) for k, _ in node.value]
-        else:
-            keyed = []
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise TagFileError(f"{path}: malformed YAML{where}: {problem}; fix the file before tagging") from exc
-    finally:
-        loader.dispose()
+        doc = load_yaml(text)
+    except YamlError as exc:
+        where = f" at line {exc.line}" if exc.line is not None else ""
+        raise TagFileError(f"{path}: malformed YAML{where}: {exc.problem}; fix the file before tagging") from exc
+    data = doc.data
     if data is None:
         return result
-    if not isinstance(data, dict) or not isinstance(node, yaml.MappingNode):
+    if not isinstance(data, dict):
         raise TagFileError(
             f"{path}: line 1: expected a mapping of file paths to tags, found {type(data).__name__}; "
             "fix the file before tagging"
         )
 
     first_line: dict = {}
-    for key, line in keyed:
+    for key, line, _ in doc.keys:
         where = f"{TAG_FILE}:{line}"
         try:
             seen = first_line.get(key)

@@ -191,3 +191,37 @@ def test_unknown_kind_is_a_programming_error(tmp_path):
         read_document(tmp_path, "a.md", "pdf")
 
 
+
+
+@pytest.mark.parametrize("value", ["2026-02-30", "2026-13-45", "2026-03-22T25:00:00", "2026-02-29 10:00:00"])
+def test_impossible_date_is_a_warning_with_its_line_not_a_crash(tmp_path, value):
+    write(tmp_path, "d.md", f"---\ntrust: self\ndate: {value}\n---\nbody words\n")
+    doc = read_document(tmp_path, "d.md", MARKDOWN)
+    assert doc.date is None and doc.tags.trust == "self" and doc.text == "body words\n"
+    assert doc.warnings == [f"d.md:3: front matter date {value!r} is not a date, ignored"]
+    assert doc.meta["date"] == value
+
+
+def test_impossible_updated_falls_back_to_date(tmp_path):
+    write(tmp_path, "d.md", "---\nupdated: 2026-02-30\ndate: 2026-02-28\n---\nbody\n")
+    doc = read_document(tmp_path, "d.md", MARKDOWN)
+    assert doc.date == datetime(2026, 2, 28, tzinfo=UTC)
+    assert len(doc.warnings) == 1 and doc.warnings[0].startswith("d.md:2: ")
+
+
+@pytest.mark.parametrize("value, expected", [
+    ("2026-3-2", datetime(2026, 3, 2, tzinfo=UTC)),  # YAML allows one-digit month and day
+    ("2026-03-01 10:00:00 +2", datetime(2026, 3, 1, 8, tzinfo=UTC)),
+    ("2026-03-01t10:00:00.25Z", datetime(2026, 3, 1, 10, 0, 0, 250000, tzinfo=UTC)),
+    ("2026-03-01 10:00:00.1234567 -01:30", datetime(2026, 3, 1, 11, 30, 0, 123456, tzinfo=UTC)),
+])
+def test_yaml_timestamp_forms_still_parse(tmp_path, value, expected):
+    write(tmp_path, "d.md", f"---\ndate: {value}\n---\nbody\n")
+    doc = read_document(tmp_path, "d.md", MARKDOWN)
+    assert doc.warnings == [] and doc.date == expected
+
+
+def test_source_no_reads_as_text(tmp_path):
+    write(tmp_path, "d.md", "---\ntrust: self\nconfidence: low\nsource: no\n---\nbody\n")
+    doc = read_document(tmp_path, "d.md", MARKDOWN)
+    assert doc.tags.source == "no" and doc.tags.status == "tagged" and doc.warnings == []

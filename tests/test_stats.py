@@ -145,3 +145,21 @@ def test_format_text_mentions_every_count(crafted):
     assert "trust: owner 1, self 2, external 1, untrusted 1, missing 7" in text
     assert "notes/e.md: trust 'bogus'" in text
     assert "notes/f.md: malformed front matter" in text
+
+
+def test_impossible_dates_do_not_crash(tmp_path):
+    root = tmp_path / "m"
+    put(root, "n.md", "---\ntrust: self\ndate: 2026-02-30\nupdated: 2026-03-22T25:00:00\n---\nbody\n")
+    put(root, "a.jsonl", "{}\n")
+    put(root, TAG_FILE, "a.jsonl: {trust: self, date: 2026-13-01}\n")
+    result = coverage(root)
+    assert result["files"] == 2 and result["trust"]["self"] == 2
+
+
+def test_source_no_or_on_is_text_not_invalid(tmp_path):
+    root = tmp_path / "m"
+    put(root, "n.md", "---\nsource: no\n---\nbody\n")
+    put(root, "a.jsonl", "{}\n")
+    put(root, TAG_FILE, "a.jsonl: {source: on}\n")
+    result = coverage(root)
+    assert result["invalid"] == 0 and result["partial"] == 2 and result["invalid_values"] == []

@@ -162,3 +162,17 @@ def test_save_is_atomic_via_atomic_write(tmp_path, monkeypatch):
     monkeypatch.setattr(tagfile, "atomic_write_text", lambda path, text: calls.append(path))
     save(tmp_path, {"a.jsonl": {"trust": "self"}})
     assert calls == [tmp_path / TAG_FILE]
+
+
+def test_dates_and_yaml_1_1_booleans_are_text(tmp_path):
+    write(tmp_path, "a.jsonl: {trust: self, source: no, date: 2026-13-01}\nb.jsonl: {source: 2026-02-30}\n")
+    tf = load(tmp_path)
+    assert tf.entries["a.jsonl"] == {"trust": "self", "source": "no", "date": "2026-13-01"}
+    assert tf.tags_for("b.jsonl").source == "2026-02-30"
+    assert tf.tags_for("a.jsonl").status == "partial"
+
+
+def test_value_yaml_cannot_build_is_malformed(tmp_path):
+    write(tmp_path, "a.jsonl: {trust: self}\nb.jsonl: {date: !!timestamp 2026-02-30}\n")
+    with pytest.raises(TagFileError, match="line 2"):
+        load(tmp_path)

@@ -399,6 +399,27 @@ def test_apply_holds_the_lock_in_cache(memory, monkeypatch):
     assert (memory / ".cache" / ".gitignore").exists()
 
 
+# --------------------------------------------------------------------------- odd files
+
+
+def test_impossible_dates_do_not_stop_tagging(tmp_path):
+    root = tmp_path / "m"
+    put(root, "n.md", "---\ndate: 2026-02-30\n---\nbody\n")
+    put(root, "a.jsonl", "{}\n")
+    put(root, TAG_FILE, "a.jsonl: {date: 2026-13-01}\n")
+    applied = apply(root, plan(root, {"trust": "self"}, Selector()))
+    assert sorted(c.path for c in applied.changes) == ["a.jsonl", "n.md"]
+    assert (root / "n.md").read_text() == "---\ndate: 2026-02-30\ntrust: self\n---\nbody\n"
+    assert tagfile.load(root).entries["a.jsonl"] == {"trust": "self", "date": "2026-13-01"}
+
+
+def test_source_no_counts_as_a_source(tmp_path):
+    root = tmp_path / "m"
+    put(root, "n.md", "---\nsource: no\n---\nbody\n")
+    p = plan(root, {"source": "x", "trust": "self"}, Selector())
+    assert [(c.before, c.after) for c in p.changes] == [({}, {"trust": "self"})]
+
+
 # --------------------------------------------------------------------------- git
 
 
