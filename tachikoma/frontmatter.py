@@ -18,8 +18,10 @@ All YAML that tachikoma reads (front matter and the tag file) goes through
   (``source: 1.0``, ``source: 0x1F``) keeps the text as written.
 
 A value that YAML cannot build (``!!int abc``, ``!!timestamp 2026-13-45``)
-makes the document malformed, like a syntax error. A key given twice
-counts with the value written last.
+makes the document malformed, like a syntax error. A key given twice,
+exactly or differing only in case, is not an error when reading: the value
+written last counts, and `FrontMatter.duplicate_keys` reports the repetition
+so callers can warn (the reader, stats) or refuse to rewrite it (tagging).
 """
 
 from __future__ import annotations
@@ -137,6 +139,24 @@ def load_yaml(text: str, first_line: int = 1) -> YamlDocument:
         loader.dispose()
 
 
+def duplicate_keys(keys) -> dict[str, list[tuple[str, int]]]:
+    """Keys written more than once, exactly or differing only in case / surrounding spaces.
+
+    `keys` is a sequence of (key, line, ...) as in `YamlDocument.keys`. Returns
+    the lower-cased key -> [(key as written, line), ...] for each repeated one.
+    """
+    seen: dict[str, list[tuple[str, int]]] = {}
+    for key, line, *_ in keys:
+        seen.setdefault(str(key).strip().lower(), []).append((str(key), line))
+    return {name: places for name, places in seen.items() if len(places) > 1}
+
+
+def describe_duplicates(name: str, places: list[tuple[str, int]]) -> str:
+    """"trust is set more than once (trust at line 2, Trust at line 3)"."""
+    where = ", ".join(f"{key} at line {line}" for key, line in places)
+    return f"{name} is set more than once ({where})"
+
+
 # --------------------------------------------------------------------------- front matter
 
 
@@ -153,6 +173,23 @@ class FrontMatter:
     body_line: int = 1
     #: A one-line description of what was wrong, or None.
     error: str | None = None
+    #: Each top-level key as written, with its 1-based line in the file.
+    key_lines: list[tuple[object, int]] = field(default_factory=list)
+
+    def duplicate_keys(self, names=None) -> dict[str, list[tuple[str, int]]]:
+        """Keys set more than once (case-insensitively), limited to `names` (lower-case) if given."""
+        found = duplicate_keys(self.key_lines)
+        if names is not None:
+            wanted = {str(n).lower() for n in names}
+            found = {k: v for k, v in found.items() if k in wanted}
+        return found
+
+    def duplicate_problem(self, names=None) -> str | None:
+        """A sentence naming every repeated key (of `names`), or None."""
+        found = self.duplicate_keys(names)
+        if not found:
+            return None
+        return "front matter: " + "; ".join(describe_duplicates(k, v) for k, v in found.items())
 
 
 def split(text: str) -> FrontMatter:
@@ -180,7 +217,8 @@ def split(text: str) -> FrontMatter:
     if not isinstance(doc.data, dict):
         return FrontMatter(block=block, body=body, body_line=body_line,
                            error="front matter is not a mapping of keys to values")
-    return FrontMatter(meta=doc.data, block=block, body=body, body_line=body_line)
+    return FrontMatter(meta=doc.data, block=block, body=body, body_line=body_line,
+                       key_lines=[(key, line) for key, line, _ in doc.keys])
 
 
 def _yaml_scalar(value: str) -> str:
@@ -189,50 +227,104 @@ def _yaml_scalar(value: str) -> str:
     return dumped.removesuffix("\n...\n").rstrip("\n")
 
 
+_KEY_LINE = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:")
+
+
+def _lines(block: str) -> list[str]:
+    # Split on "\n" only: str.splitlines would also split at \r, U+2028 and others.
+    return re.findall(r"[^\n]*\n|[^\n]+", block)
+
+
+def _continues(line: str) -> bool:
+    """Whether `line` can only belong to the value of the key above it."""
+    return line[:1] in (" ", "\t") or line.rstrip("\r\n") == "-" or line.startswith("- ")
+
+
+def _key_spans(body_lines: list[str]) -> list[tuple[str, int, int]]:
+    """(lower-cased key, first line, end) of each top-level ``key:`` line and its value.
+
+    The value runs over the indented lines (and ``- `` items) that follow,
+    with the blank lines between them. Blank lines after the value stay
+    outside (they separate it from the next key), except after a value of
+    several lines at the very end of the block, where YAML counts them in it.
+    """
+    spans = []
+    i, n = 0, len(body_lines)
+    while i < n:
+        match = _KEY_LINE.match(body_lines[i])
+        if not match:
+            i += 1
+            continue
+        end = j = i + 1
+        while j < n:
+            if not body_lines[j].strip():
+                j += 1
+                continue
+            if not _continues(body_lines[j]):
+                break
+            j += 1
+            end = j
+        if j == n and end > i + 1:
+            end = n
+        spans.append((match.group(1).lower(), i, end))
+        i = end
+    return spans
+
+
+def _refuse_duplicates(fm: FrontMatter, names) -> None:
+    problem = fm.duplicate_problem(names)
+    if problem:
+        raise ValueError(f"{problem}; tachikoma will not guess which one to change")
+
+
+def _check_result(result: str, expected_body: str, names) -> FrontMatter:
+    check = split(result)
+    if check.error or check.body != expected_body:
+        raise ValueError(f"could not update front matter safely: {check.error or 'body changed'}")
+    if check.duplicate_keys(names):
+        raise ValueError("could not update front matter safely: a key would be set twice")
+    return check
+
+
 def set_keys(text: str, values: dict[str, str]) -> str:
     """Return `text` with top-level front matter keys set to `values`.
 
     Existing lines for those keys are replaced in place (keys matched
-    case-insensitively); missing keys are appended at the end of the block;
-    a file without front matter gets a new block. The body is copied verbatim.
-    Raises ValueError when the existing front matter is malformed, because
-    rewriting it could lose what the person wrote.
+    case-insensitively, written back lower-case), together with the lines
+    of a value that continued below them; missing keys are appended at the
+    end of the block; a file without front matter gets a new block. The body
+    is copied verbatim. Raises ValueError when the existing front matter is
+    malformed, or sets one of the keys more than once (``trust`` and
+    ``Trust``), because rewriting it could lose what the person wrote.
     """
+    values = {str(k).lower(): v for k, v in values.items()}
     fm = split(text)
     if fm.error:
         raise ValueError(fm.error)
+    _refuse_duplicates(fm, values)
     newline = "\r\n" if "\r\n" in (fm.block or text[:200]) else "\n"
-    lines = fm.block.splitlines(keepends=True)
+    lines = _lines(fm.block)
     if not lines:
         lines = ["---" + newline, "---" + newline]
     body_lines, closing = lines[1:-1], lines[-1]
-    if not closing.endswith(("\n", "\r")):
-        closing += newline
     remaining = dict(values)
-    for i, line in enumerate(body_lines):
-        match = re.match(r"^([A-Za-z_][\w-]*)[ \t]*:", line)
-        if not match:
+    for key, start, end in _key_spans(body_lines):
+        if key not in remaining:
             continue
-        key = match.group(1).lower()
-        if key in remaining:
-            eol = newline if line.endswith(("\n", "\r")) else ""
-            body_lines[i] = f"{key}: {_yaml_scalar(remaining.pop(key))}{eol}"
-            # A block value continued on indented lines would now be orphaned.
-            j = i + 1
-            while j < len(body_lines) and body_lines[j][:1] in (" ", "\t"):
-                body_lines[j] = ""
-                j += 1
-    if body_lines and not body_lines[-1].endswith(("\n", "\r")) and remaining:
+        line = body_lines[start]
+        eol = newline if line.endswith("\n") else ""
+        body_lines[start] = f"{key}: {_yaml_scalar(remaining.pop(key))}{eol}"
+        for j in range(start + 1, end):
+            body_lines[j] = ""
+    if body_lines and not body_lines[-1].endswith("\n") and remaining:
         body_lines[-1] += newline
     for key, value in remaining.items():
         body_lines.append(f"{key}: {_yaml_scalar(value)}{newline}")
-    new_block = lines[0] + "".join(body_lines) + closing
-    result = new_block + fm.body
-    check = split(result)
-    if check.error or check.body != fm.body:
-        raise ValueError(f"could not update front matter safely: {check.error or 'body changed'}")
+    result = lines[0] + "".join(body_lines) + closing + fm.body
+    check = _check_result(result, fm.body, values)
+    lowered = {str(k).strip().lower(): v for k, v in check.meta.items()}
     for key, value in values.items():
-        if str(check.meta.get(key)) != value:
+        if str(lowered.get(key)) != value:
             raise ValueError(f"could not update front matter safely: {key} reads back differently")
     return result
 
@@ -240,12 +332,13 @@ def set_keys(text: str, values: dict[str, str]) -> str:
 def remove_keys(text: str, keys, drop_empty_block: bool = False) -> str:
     """Return `text` without the top-level front matter `keys` (matched case-insensitively).
 
-    Only the lines of those keys (and indented lines continuing their value)
-    are removed; the body is copied verbatim. A file without front matter is
-    returned unchanged. When `drop_empty_block` is true and nothing is left
-    between the fences, the whole block goes, so a block that tachikoma added
-    disappears again; otherwise an empty ``---``/``---`` block stays. Raises
-    ValueError when the existing front matter is malformed.
+    Only the lines of those keys (and the lines of a value continued below
+    them) are removed; the body is copied verbatim. A file without front
+    matter is returned unchanged. When `drop_empty_block` is true and nothing
+    is left between the fences, the whole block goes, so a block that
+    tachikoma added disappears again; otherwise an empty ``---``/``---``
+    block stays. Raises ValueError when the existing front matter is
+    malformed or sets one of the keys more than once.
     """
     wanted = {str(key).lower() for key in keys}
     fm = split(text)
@@ -253,38 +346,21 @@ def remove_keys(text: str, keys, drop_empty_block: bool = False) -> str:
         raise ValueError(fm.error)
     if not fm.block:
         return text
-    # Split on "\n" only: str.splitlines would also split at \r, U+2028 and others.
-    lines = re.findall(r"[^\n]*\n|[^\n]+", fm.block)
+    _refuse_duplicates(fm, wanted)
+    lines = _lines(fm.block)
     opening, body_lines, closing = lines[0], lines[1:-1], lines[-1]
-    kept: list[str] = []
-    dropping = False
-    blanks: list[str] = []  # blank lines met while dropping: inside the value only if indented lines follow
-    for line in body_lines:
-        if dropping:
-            if not line.strip():
-                blanks.append(line)
-                continue
-            if line[:1] in (" ", "\t"):
-                blanks = []
-                continue
-            kept.extend(blanks)
-            blanks = []
-        dropping = False
-        match = re.match(r"^([A-Za-z_][\w-]*)[ \t]*:", line)
-        if match and match.group(1).lower() in wanted:
-            dropping = True
-            continue
-        kept.append(line)
-    kept.extend(blanks)
+    for key, start, end in _key_spans(body_lines):
+        if key in wanted:
+            for j in range(start, end):
+                body_lines[j] = ""
+    kept = [line for line in body_lines if line]
     expected_body = fm.body
     if drop_empty_block and not kept:
         bom = "\ufeff" if opening.startswith("\ufeff") else ""
         result = expected_body = bom + fm.body
     else:
         result = opening + "".join(kept) + closing + fm.body
-    check = split(result)
-    if check.error or check.body != expected_body:
-        raise ValueError(f"could not update front matter safely: {check.error or 'body changed'}")
-    if any(str(k).lower() in wanted for k in check.meta):
+    check = _check_result(result, expected_body, wanted)
+    if any(str(k).strip().lower() in wanted for k in check.meta):
         raise ValueError("could not update front matter safely: a key is still present")
     return result

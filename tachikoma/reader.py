@@ -22,7 +22,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from .documents import KINDS, MARKDOWN, Document
-from .frontmatter import split
+from .frontmatter import describe_duplicates, split
 from .memory import safe_path
 from .tags import Tags
 from .transcripts import parse_timestamp, parse_transcript
@@ -115,6 +115,8 @@ def _fill_markdown(doc: Document, text: str) -> None:
         return
     doc.meta = fm.meta
     doc.text, doc.body_line = fm.body, fm.body_line
+    for name, places in fm.duplicate_keys().items():
+        doc.warnings.append(f"{doc.path}:{places[-1][1]}: {describe_duplicates(name, places)}; the last one is used")
     doc.tags = Tags.from_mapping(fm.meta)
     doc.date = _front_matter_date(doc, fm.block)
 

@@ -3,7 +3,9 @@
 Markdown tags come from front matter (only the head of each note is read,
 up to the closing fence); transcript tags come from the tag file (the
 transcripts themselves are not opened). A note whose front matter is
-malformed counts as untagged and is listed under "problems".
+malformed counts as untagged and is listed under "problems"; so is a note
+that sets a tag twice (``trust`` and ``Trust``), counted with the value
+written last.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from . import tagfile
 from .documents import KINDS, MARKDOWN
 from .memory import TAG_FILE, walk
 from .tagging import read_front_matter
-from .tags import CONFIDENCE_VALUES, STATUSES, TRUST_VALUES, Tags
+from .tags import CONFIDENCE_VALUES, STATUSES, TAG_KEYS, TRUST_VALUES, Tags
 
 
 def _bucket() -> dict:
@@ -80,6 +82,9 @@ def coverage(root: Path) -> dict:
                     problems.append({"path": item.path, "reason": fm.error})
                 else:
                     tags = Tags.from_mapping(fm.meta)
+                    repeated = fm.duplicate_problem(TAG_KEYS)
+                    if repeated:
+                        problems.append({"path": item.path, "reason": f"{repeated}; the last one is counted"})
         else:
             tags = tags_file.tags_for(item.path)
         status = tags.status

@@ -42,6 +42,8 @@ Rules:
   and are listed as stale.
 - Entries that are not a mapping, and keys other than the three tags, are
   reported as warnings and kept as they are.
+- A tag given twice in one entry (``trust`` and ``Trust``) is reported; the
+  value written last counts, and tagging that key replaces both.
 - Values are read as for front matter (`frontmatter.load_yaml`): ``no`` and
   ``on`` are text, dates are text, ``source`` keeps numbers as written.
 - When tachikoma writes the file it starts it with a fixed comment, sorts the
@@ -59,7 +61,7 @@ import yaml
 from .atomic import atomic_write_text
 from .documents import SUFFIX_KIND, MARKDOWN
 from .errors import TachikomaError
-from .frontmatter import YamlError, load_yaml
+from .frontmatter import YamlError, describe_duplicates, duplicate_keys, load_yaml
 from .memory import TAG_FILE
 from .tags import TAG_KEYS, Tags
 
@@ -156,7 +158,7 @@ def load(root: Path) -> TagFile:
         )
 
     first_line: dict = {}
-    for key, line, _ in doc.keys:
+    for key, line, sub_keys in doc.keys:
         where = f"{TAG_FILE}:{line}"
         try:
             seen = first_line.get(key)
@@ -193,6 +195,10 @@ def load(root: Path) -> TagFile:
                     f"{where}: {key}: unknown key {tag_key!r} (use {', '.join(TAG_KEYS)}); ignored")
             elif isinstance(tag_value, (dict, list)):
                 result.warnings.append(f"{where}: {key}: {tag_key} must be a single value; ignored")
+        for name, places in duplicate_keys(sub_keys or []).items():
+            if name in TAG_KEYS:
+                result.warnings.append(f"{TAG_FILE}:{places[-1][1]}: {key}: {describe_duplicates(name, places)}; "
+                                       "the last one is used")
     return result
 
 

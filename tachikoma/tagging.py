@@ -10,6 +10,11 @@ the changed files are committed with a message that says what was tagged.
 `undo` puts back exactly what was there before, byte for byte when the files
 were not touched since.
 
+A note whose front matter sets a tag twice (exactly, or as ``trust`` and
+``Trust``) is skipped with a reason rather than guessed at; in the tag file,
+where tachikoma rewrites whole entries, tagging a key replaces every spelling
+of it.
+
 Markdown files are never tagged by default: `default_plan` tags only
 transcripts that have no tags at all.
 """
@@ -323,6 +328,12 @@ def plan(root: Path, values: dict[str, str], selector: Selector | None = None, o
                 result.matched += 1
                 result.skipped.append(Skip(item.path, f"{fm.error}; fix it by hand, tachikoma will not rewrite it"))
                 continue
+            repeated = fm.duplicate_problem(TAG_KEYS)
+            if repeated:
+                result.matched += 1
+                result.skipped.append(Skip(item.path, f"{repeated}; fix it by hand, tachikoma will not guess "
+                                                      "which one to change"))
+                continue
             mapping = fm.meta
             created_block = not fm.block
         else:
@@ -492,6 +503,10 @@ def _write_markdown(root: Path, change: Change, restore: dict[str, Restore], res
         fm = split(text)
         if fm.error:
             result.skipped.append(Skip(change.path, f"{fm.error}; not rewritten"))
+            return False
+        repeated = fm.duplicate_problem(TAG_KEYS)
+        if repeated:
+            result.skipped.append(Skip(change.path, f"{repeated}; not rewritten"))
             return False
         why = _mismatch(current_values(fm.meta), change)
         if why:

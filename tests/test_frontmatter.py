@@ -1,6 +1,6 @@
 import pytest
 
-from tachikoma.frontmatter import YamlError, load_yaml, set_keys, split
+from tachikoma.frontmatter import YamlError, load_yaml, remove_keys, set_keys, split
 from tachikoma.tags import INVALID, PARTIAL, Tags
 
 # --------------------------------------------------------------------------- load_yaml
@@ -72,6 +72,18 @@ def test_syntax_error_line_numbers():
         load_yaml("a: [")
 
 
+def test_key_lines_and_duplicate_keys():
+    fm = split("---\ntrust: owner\ntitle: x\nTrust: self\n---\nbody\n")
+    assert fm.error is None
+    assert fm.key_lines == [("trust", 2), ("title", 3), ("Trust", 4)]
+    assert fm.duplicate_keys() == {"trust": [("trust", 2), ("Trust", 4)]}
+    assert fm.duplicate_keys(["source"]) == {}
+    assert fm.duplicate_problem(["trust"]) == "front matter: trust is set more than once (trust at line 2, Trust at line 4)"
+    exact = split("---\nsource: a\nsource: b\n---\n")
+    assert exact.duplicate_keys() == {"source": [("source", 2), ("source", 3)]}
+    assert split("---\ntrust: owner\n---\n").duplicate_problem() is None
+
+
 @pytest.mark.parametrize("text, trust", [
     ("trust: a\nTrust: b", "b"),
     ("Trust: a\ntrust: b", "b"),
@@ -84,6 +96,58 @@ def test_the_value_written_last_counts(text, trust):
 
 
 # --------------------------------------------------------------------------- set_keys / remove_keys
+
+
+@pytest.mark.parametrize("text", [
+    "---\ntrust: owner\nTrust: self\n---\nbody\n",
+    "---\ntrust: owner\ntrust: self\n---\nbody\n",
+    "---\nTRUST: owner\ntitle: t\ntrust_note: x\ntrust: self\n---\nbody\n",
+])
+def test_set_and_remove_refuse_a_key_set_twice(text):
+    with pytest.raises(ValueError, match="trust is set more than once"):
+        set_keys(text, {"trust": "external"})
+    with pytest.raises(ValueError, match="trust is set more than once"):
+        remove_keys(text, ["trust"])
+
+
+def test_set_keys_leaves_other_repeated_keys_alone():
+    text = "---\ntitle: a\ntitle: b\n---\nbody\n"
+    assert set_keys(text, {"trust": "self"}) == "---\ntitle: a\ntitle: b\ntrust: self\n---\nbody\n"
+
+
+def test_set_keys_refuses_to_write_a_second_spelling():
+    # A quoted key is not recognised as a key line; appending would set trust twice.
+    with pytest.raises(ValueError, match="set twice"):
+        set_keys('---\n"trust": owner\n---\nbody\n', {"trust": "external"})
+
+
+def test_set_keys_replaces_a_case_variant_key_in_place():
+    assert set_keys("---\nTrust: owner\ntitle: t\n---\nb\n", {"trust": "self"}) == "---\ntrust: self\ntitle: t\n---\nb\n"
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("---\nsource: |\n  a\n  b\n---\nx", "---\nsource: new\n---\nx"),
+    ("---\nsource: |\n  a\n\n  b\ntitle: t\n---\nx", "---\nsource: new\ntitle: t\n---\nx"),
+    ("---\nsource: |\n  a\n  b\n\n---\nx", "---\nsource: new\n---\nx"),
+    ("---\nsource: >-\n  a\n\n\n  b\n\ntitle: t\n---\nx", "---\nsource: new\n\ntitle: t\n---\nx"),
+    ("---\nsource:\n- a\n- b\ntitle: t\n---\nx", "---\nsource: new\ntitle: t\n---\nx"),
+    ("---\nsource: x\n\n---\nx", "---\nsource: new\n\n---\nx"),
+    ("---\r\nsource: |\r\n  a\r\n\r\n  b\r\n---\r\nx", "---\r\nsource: new\r\n---\r\nx"),
+])
+def test_replacing_a_multi_line_value_leaves_no_stray_lines(text, expected):
+    assert set_keys(text, {"source": "new"}) == expected
+
+
+def test_a_file_without_final_newline_gains_none():
+    assert set_keys("---\ntitle: x\n---", {"trust": "self"}) == "---\ntitle: x\ntrust: self\n---"
+    assert set_keys("---\ntrust: owner\n---", {"trust": "self"}) == "---\ntrust: self\n---"
+    assert set_keys("---\n---", {"trust": "self"}) == "---\ntrust: self\n---"
+    assert set_keys("body", {"trust": "self"}) == "---\ntrust: self\n---\nbody"
+
+
+def test_set_keys_splits_lines_only_at_newlines():
+    text = "---\ntitle: \"a\u2028trust: b\"\ntrust: owner\n---\nbody\n"
+    assert set_keys(text, {"trust": "self"}) == "---\ntitle: \"a\u2028trust: b\"\ntrust: self\n---\nbody\n"
 
 
 def test_set_keys_values_that_look_like_other_types_read_back_as_text():

@@ -225,3 +225,11 @@ def test_source_no_reads_as_text(tmp_path):
     write(tmp_path, "d.md", "---\ntrust: self\nconfidence: low\nsource: no\n---\nbody\n")
     doc = read_document(tmp_path, "d.md", MARKDOWN)
     assert doc.tags.source == "no" and doc.tags.status == "tagged" and doc.warnings == []
+
+
+def test_key_set_twice_is_a_warning_and_the_last_counts(tmp_path):
+    write(tmp_path, "d.md", "---\ntrust: owner\nTrust: self\n---\nbody\n")
+    doc = read_document(tmp_path, "d.md", MARKDOWN)
+    assert doc.tags.trust == "self"
+    assert doc.warnings == ["d.md:3: trust is set more than once (trust at line 2, Trust at line 3); "
+                            "the last one is used"]

@@ -163,3 +163,12 @@ def test_source_no_or_on_is_text_not_invalid(tmp_path):
     put(root, TAG_FILE, "a.jsonl: {source: on}\n")
     result = coverage(root)
     assert result["invalid"] == 0 and result["partial"] == 2 and result["invalid_values"] == []
+
+
+def test_tag_key_set_twice_is_a_problem(tmp_path):
+    root = tmp_path / "m"
+    put(root, "n.md", "---\ntrust: owner\nTrust: self\n---\nbody\n")
+    result = coverage(root)
+    assert result["trust"]["self"] == 1
+    assert result["problems"] == [{"path": "n.md", "reason": "front matter: trust is set more than once "
+                                   "(trust at line 2, Trust at line 3); the last one is counted"}]

@@ -176,3 +176,11 @@ def test_value_yaml_cannot_build_is_malformed(tmp_path):
     write(tmp_path, "a.jsonl: {trust: self}\nb.jsonl: {date: !!timestamp 2026-02-30}\n")
     with pytest.raises(TagFileError, match="line 2"):
         load(tmp_path)
+
+
+def test_tag_given_twice_in_an_entry_warns(tmp_path):
+    write(tmp_path, "a.jsonl:\n  trust: self\n  Trust: owner\n")
+    tf = load(tmp_path)
+    assert tf.tags_for("a.jsonl").trust == "owner"
+    assert tf.warnings == [f"{TAG_FILE}:3: a.jsonl: trust is set more than once (trust at line 2, Trust at line 3); "
+                           "the last one is used"]

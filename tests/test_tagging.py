@@ -402,6 +402,31 @@ def test_apply_holds_the_lock_in_cache(memory, monkeypatch):
 # --------------------------------------------------------------------------- odd files
 
 
+def test_key_set_twice_is_skipped_with_a_reason(tmp_path):
+    root = tmp_path / "m"
+    text = "---\ntrust: owner\nTrust: self\n---\nbody\n"
+    put(root, "n.md", text)
+    p = plan(root, {"trust": "external"}, Selector(), overwrite=True)
+    assert p.changes == [] and p.matched == 1
+    assert p.skipped == [("n.md", "front matter: trust is set more than once (trust at line 2, Trust at line 3); "
+                                  "fix it by hand, tachikoma will not guess which one to change")]
+    # A change made from an older plan is refused at write time too.
+    put(root, "n.md", "---\ntrust: owner\n---\nbody\n")
+    stale = plan(root, {"trust": "external"}, Selector(), overwrite=True)
+    put(root, "n.md", text)
+    applied = apply(root, stale)
+    assert applied.changes == [] and "more than once" in applied.skipped[0].reason
+    assert (root / "n.md").read_text() == text
+
+
+def test_tag_file_entry_with_a_key_twice_gets_every_spelling_replaced(tmp_path):
+    root = tmp_path / "m"
+    put(root, "a.jsonl", "{}\n")
+    put(root, TAG_FILE, "a.jsonl:\n  trust: owner\n  Trust: self\n")
+    apply(root, plan(root, {"trust": "external"}, Selector(), overwrite=True))
+    assert tagfile.load(root).entries == {"a.jsonl": {"trust": "external"}}
+
+
 def test_impossible_dates_do_not_stop_tagging(tmp_path):
     root = tmp_path / "m"
     put(root, "n.md", "---\ndate: 2026-02-30\n---\nbody\n")
