@@ -42,6 +42,10 @@ Rules:
   and are listed as stale.
 - Entries that are not a mapping, and keys other than the three tags, are
   reported as warnings and kept as they are.
+- A path is any relative POSIX path (``/`` between folders, no empty, ``.``
+  or ``..`` part); a backslash is an ordinary character in a file name.
+- Each entry is its own mapping once loaded: YAML anchors and aliases
+  (``b.jsonl: *x``) are copied, so tagging one path never changes another.
 - A tag given twice in one entry (``trust`` and ``Trust``) is reported; the
   value written last counts, and tagging that key replaces both.
 - Values are read as for front matter (`frontmatter.load_yaml`): ``no`` and
@@ -53,6 +57,7 @@ Rules:
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -170,6 +175,8 @@ def load(root: Path) -> TagFile:
             )
         first_line[key] = line
         value = data.get(key)
+        # Each entry gets its own copy: an alias (b.jsonl: *x) must not share a's mapping.
+        value = copy.deepcopy(value)
         if not isinstance(key, str) or not _is_relative_posix(key):
             result.warnings.append(f"{where}: {key!r} is not a relative path inside the memory folder; ignored")
             result.extra[key] = value
@@ -239,7 +246,11 @@ def _is_markdown(path: str) -> bool:
 
 
 def _is_relative_posix(path: str) -> bool:
-    if not path or "\\" in path or "\x00" in path:
+    """Whether `path` is a relative POSIX path, as `memory.walk` writes them.
+
+    A backslash is an ordinary file-name character on POSIX, so ``a\\b.jsonl``
+    is one file at the top of the folder.
+    """
+    if not path or "\x00" in path or path.startswith("/"):
         return False
-    pure = PurePosixPath(path)
-    return not pure.is_absolute() and all(part not in ("..", ".", "") for part in path.split("/"))
+    return all(part not in ("..", ".", "") for part in path.split("/"))

@@ -550,7 +550,8 @@ def _write_transcripts(root: Path, tags_file: tagfile.TagFile, changes: list[Cha
         result.restore[TAG_FILE] = Restore(original=before_bytes, written_sha256=_sha(exact.original))
         return [TAG_FILE]
 
-    entries = copy.deepcopy(tags_file.all_entries())
+    # Every entry its own copy, so changing one can never change another.
+    entries = {key: copy.deepcopy(value) for key, value in tags_file.all_entries().items()}
     done: list[Change] = []
     for change in changes:
         if change.path in tags_file.extra:

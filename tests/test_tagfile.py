@@ -164,6 +164,31 @@ def test_save_is_atomic_via_atomic_write(tmp_path, monkeypatch):
     assert calls == [tmp_path / TAG_FILE]
 
 
+def test_aliased_entries_are_independent(tmp_path):
+    write(tmp_path, "a.jsonl: &x {trust: self}\nb.jsonl: *x\nc.jsonl: {<<: *x, source: s}\n")
+    tf = load(tmp_path)
+    assert tf.entries["a.jsonl"] == tf.entries["b.jsonl"] == {"trust": "self"}
+    tf.entries["a.jsonl"]["trust"] = "owner"
+    assert tf.entries["b.jsonl"] == {"trust": "self"}
+    assert tf.entries["c.jsonl"] == {"trust": "self", "source": "s"}
+
+
+def test_backslash_is_an_ordinary_file_name_character(tmp_path):
+    (tmp_path / "a\\b.jsonl").write_text("{}\n")
+    save(tmp_path, {"a\\b.jsonl": {"trust": "self"}})
+    tf = load(tmp_path)
+    assert tf.warnings == [] and tf.extra == {}
+    assert tf.tags_for("a\\b.jsonl").trust == "self"
+    assert tf.stale() == []
+
+
+@pytest.mark.parametrize("key", ["/abs.jsonl", "../up.jsonl", "a//b.jsonl", "./a.jsonl", "a/./b.jsonl", "a/"])
+def test_paths_that_are_not_relative_are_still_refused(tmp_path, key):
+    write(tmp_path, f"{key!r}: {{trust: self}}\n")
+    tf = load(tmp_path)
+    assert tf.entries == {} and key in tf.extra
+
+
 def test_dates_and_yaml_1_1_booleans_are_text(tmp_path):
     write(tmp_path, "a.jsonl: {trust: self, source: no, date: 2026-13-01}\nb.jsonl: {source: 2026-02-30}\n")
     tf = load(tmp_path)

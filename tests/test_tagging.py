@@ -402,6 +402,27 @@ def test_apply_holds_the_lock_in_cache(memory, monkeypatch):
 # --------------------------------------------------------------------------- odd files
 
 
+def test_aliased_tag_file_entries_are_tagged_independently(tmp_path):
+    root = tmp_path / "m"
+    for name in ("a", "b"):
+        put(root, f"{name}.jsonl", "{}\n")
+    put(root, TAG_FILE, "a.jsonl: &x {trust: self}\nb.jsonl: *x\n")
+    applied = apply(root, plan(root, {"trust": "owner"}, Selector(pattern="a.jsonl"), overwrite=True))
+    assert [c.path for c in applied.changes] == ["a.jsonl"]
+    tf = tagfile.load(root)
+    assert tf.tags_for("a.jsonl").trust == "owner" and tf.tags_for("b.jsonl").trust == "self"
+
+
+def test_transcript_with_a_backslash_in_its_name(tmp_path):
+    root = tmp_path / "m"
+    put(root, "a\\b.jsonl", "{}\n")
+    applied = apply(root, default_plan(root))
+    assert [c.path for c in applied.changes] == ["a\\b.jsonl"] and applied.skipped == []
+    assert tagfile.load(root).tags_for("a\\b.jsonl").trust == "self"
+    again = default_plan(root)
+    assert again.changes == [] and again.skipped == [] and again.warnings == []
+
+
 def test_key_set_twice_is_skipped_with_a_reason(tmp_path):
     root = tmp_path / "m"
     text = "---\ntrust: owner\nTrust: self\n---\nbody\n"
