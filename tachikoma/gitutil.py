@@ -1,18 +1,30 @@
 """The little git that tachikoma needs: where the repository is, when files were
-last committed, and committing exactly the files it changed.
+last committed, and committing exactly the change it made.
 
 Every function works on a memory root that may be a subfolder of the
 repository. Paths given and returned are relative to that root, with forward
 slashes. When git is not installed or the root is not in a work tree,
 `repo_toplevel` and `last_commit_times` quietly say so (None, {}); `commit`
-returns None.
+and `commit_blobs` return None.
+
+Committing never sweeps in anything else. `commit_blobs` commits given file
+contents (not the work tree) on top of HEAD, through a private index: other
+staged files stay staged and out of the commit, and the work tree is not
+touched. So tachikoma can commit only its own edit of a file whose work-tree
+copy also holds someone's unsaved change (see `tagging`). The commit is made
+with ``git commit-tree`` and moved into place with ``git update-ref``,
+which fails rather than overwrite a HEAD that moved meanwhile; commit hooks
+do not run for these commits.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
+import tempfile
 import time
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -26,18 +38,24 @@ class GitError(TachikomaError):
     """A git command failed."""
 
 
-def _run(root: Path, args: list[str], check: bool = True, literal: bool = True) -> subprocess.CompletedProcess:
-    """Run git in `root`. Raises GitError when git is missing or (with check) fails."""
+def _run(root: Path, args: list[str], check: bool = True, literal: bool = True, input: bytes | None = None,
+         env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """Run git in `root` (with `input` on stdin and `env` added to the environment).
+
+    Raises GitError when git is missing or (with check) fails.
+    """
     command = ["git"]
     if literal:
         # A file named "*.md" or ":x" must mean that file, not a pattern.
         command.append("--literal-pathspecs")
     command += args
-    env = dict(os.environ)
-    env.setdefault("LC_ALL", "C")  # stable error messages
-    env["GIT_TERMINAL_PROMPT"] = "0"
+    environment = dict(os.environ)
+    environment.setdefault("LC_ALL", "C")  # stable error messages
+    environment["GIT_TERMINAL_PROMPT"] = "0"
+    environment.update(env or {})
+    stdin = {"input": input} if input is not None else {"stdin": subprocess.DEVNULL}
     try:
-        proc = subprocess.run(command, cwd=root, capture_output=True, env=env, stdin=subprocess.DEVNULL)
+        proc = subprocess.run(command, cwd=root, capture_output=True, env=environment, **stdin)
     except FileNotFoundError as exc:
         raise GitError("git is not installed (or not on PATH)") from exc
     except OSError as exc:
@@ -190,47 +208,258 @@ def _identity_args(root: Path) -> list[str]:
     return args
 
 
-def commit(root: Path, paths: list[str], message: str) -> str | None:
-    """Commit exactly `paths` (relative to `root`) with `message`; return the commit id.
+@dataclass(frozen=True)
+class Blob:
+    """The content of one file for git, and its mode ("100644", "100755" or "120000").
 
-    Other staged or modified files are left alone. Paths that were deleted are
-    committed as deletions. Returns None when `root` is not in a git work tree
-    or none of the paths differs from the last commit. Raises GitError when
-    git fails (the files on disk are not touched either way).
+    `worktree` marks work-tree bytes: git's clean filters and line-ending
+    rules apply to them as for ``git add``. Other data is stored as it is
+    (content taken from git and edited).
+    """
+
+    data: bytes
+    mode: str = "100644"
+    worktree: bool = False
+
+
+@dataclass(frozen=True)
+class Versions:
+    """What git holds for one path: its content in HEAD and in the index (None: not there)."""
+
+    head: Blob | None = None
+    index: Blob | None = None
+    #: The index holds an unresolved merge conflict for it.
+    conflicted: bool = False
+    #: Neither in HEAD nor in the index, and matched by .gitignore.
+    ignored: bool = False
+
+    @property
+    def tracked(self) -> bool:
+        return self.head is not None or self.index is not None or self.conflicted
+
+
+def _where(root: Path) -> tuple[Path, str] | None:
+    """(top of the work tree, `root` relative to it as "" or "sub/"), or None."""
+    top = repo_toplevel(root)
+    prefix = _prefix(root)
+    if top is None or prefix is None:
+        return None
+    return top, prefix
+
+
+def _head(root: Path) -> str | None:
+    proc = _run(root, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], check=False, literal=False)
+    return proc.stdout.decode().strip() if proc.returncode == 0 else None
+
+
+def _read_blobs(root: Path, oids: set[str]) -> dict[str, bytes]:
+    """The contents of the blobs `oids`, in one ``git cat-file --batch``."""
+    if not oids:
+        return {}
+    order = sorted(oids)
+    out = _run(root, ["cat-file", "--batch"], input="".join(o + "\n" for o in order).encode(), literal=False).stdout
+    found: dict[str, bytes] = {}
+    pos = 0
+    for oid in order:
+        newline = out.index(b"\n", pos)
+        header = out[pos:newline].split()
+        if len(header) != 3:
+            raise GitError(f"git cat-file: cannot read object {oid}")
+        size = int(header[2])
+        found[oid] = out[newline + 1:newline + 1 + size]
+        pos = newline + 1 + size + 1
+    return found
+
+
+def versions(root: Path, paths: list[str]) -> dict[str, Versions] | None:
+    """HEAD and index contents of each of `paths` (relative to `root`); None when not in git.
+
+    Paths git does not know have empty Versions (with `ignored` set when
+    .gitignore matches them).
+    """
+    root = Path(root)
+    where = _where(root)
+    if where is None:
+        return None
+    _, prefix = where
+    wanted = set(paths)
+    head_entries: dict[str, tuple[str, str]] = {}
+    if _head(root) is not None:
+        out = _run(root, ["ls-tree", "-r", "-z", "--full-name", "HEAD", "--", "."]).stdout
+        for record in out.split(b"\0"):
+            if not record:
+                continue
+            info, _, name = record.partition(b"\t")
+            mode, kind, oid = info.decode().split()
+            rel = _relative(name, prefix)
+            if rel in wanted and kind == "blob":
+                head_entries[rel] = (mode, oid)
+    index_entries: dict[str, tuple[str, str]] = {}
+    conflicted: set[str] = set()
+    out = _run(root, ["ls-files", "-s", "-z", "--full-name", "--", "."]).stdout
+    for record in out.split(b"\0"):
+        if not record:
+            continue
+        info, _, name = record.partition(b"\t")
+        mode, oid, stage = info.decode().split()
+        rel = _relative(name, prefix)
+        if rel not in wanted:
+            continue
+        if stage != "0":
+            conflicted.add(rel)
+        else:
+            index_entries[rel] = (mode, oid)
+    unknown = [p for p in paths if p not in head_entries and p not in index_entries and p not in conflicted]
+    ignored: set[str] = set()
+    if unknown:
+        # check-ignore takes path names, not patterns (and refuses --literal-pathspecs).
+        proc = _run(root, ["check-ignore", "-z", "--stdin"], check=False, literal=False,
+                    input=b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in unknown))
+        if proc.returncode not in (0, 1):
+            raise GitError(f"git check-ignore failed in {root}: {proc.stderr.decode('utf-8', 'replace').strip()}")
+        ignored = {name.decode("utf-8", "surrogateescape") for name in proc.stdout.split(b"\0") if name}
+    contents = _read_blobs(root, {oid for _, oid in head_entries.values()} | {oid for _, oid in index_entries.values()})
+
+    def blob(entry):
+        return None if entry is None else Blob(contents[entry[1]], entry[0])
+
+    return {p: Versions(head=blob(head_entries.get(p)), index=None if p in conflicted else blob(index_entries.get(p)),
+                        conflicted=p in conflicted, ignored=p in ignored) for p in paths}
+
+
+def _relative(name: bytes, prefix: str) -> str | None:
+    path = name.decode("utf-8", "surrogateescape")
+    return path[len(prefix):] if path.startswith(prefix) else None
+
+
+def _hash_objects(top: Path, prefix: str, blobs: list[tuple[str, Blob]]) -> dict[int, str]:
+    """Write each blob into the object store; returns id(blob) -> object id."""
+    oids: dict[int, str] = {}
+    raw = [(path, blob) for path, blob in blobs if not blob.worktree]
+    with tempfile.TemporaryDirectory(prefix="tachikoma-git-") as tmp:
+        names = []
+        for i, (_, blob) in enumerate(raw):
+            name = os.path.join(tmp, str(i))
+            with open(name, "wb") as handle:
+                handle.write(blob.data)
+            names.append(name)
+        if names:
+            out = _run(top, ["hash-object", "-w", "--no-filters", "--stdin-paths"],
+                       input="".join(n + "\n" for n in names).encode(), literal=False).stdout.decode().split()
+            for (_, blob), oid in zip(raw, out):
+                oids[id(blob)] = oid
+    for path, blob in blobs:
+        if blob.worktree:
+            # As `git add` would store it: clean filters and line endings for this path.
+            out = _run(top, ["hash-object", "-w", "--stdin", f"--path={prefix}{path}"], input=blob.data,
+                       literal=False).stdout.decode().strip()
+            oids[id(blob)] = out
+    return oids
+
+
+def _update_index(top: Path, prefix: str, entries: dict[str, Blob | None], oids: dict[int, str],
+                  env: dict[str, str] | None = None) -> None:
+    """Set (or with None remove) index entries, in the index named by `env` or the real one."""
+    info = b"".join(f"{blob.mode} {oids[id(blob)]}\t{prefix}{path}".encode("utf-8", "surrogateescape") + b"\0"
+                    for path, blob in entries.items() if blob is not None)
+    gone = b"".join(f"{prefix}{path}".encode("utf-8", "surrogateescape") + b"\0"
+                    for path, blob in entries.items() if blob is None)
+    if info:
+        _retry(lambda: _run(top, ["update-index", "-z", "--index-info"], input=info, env=env, literal=False))
+    if gone:
+        _retry(lambda: _run(top, ["update-index", "-z", "--force-remove", "--stdin"], input=gone, env=env,
+                            literal=False))
+
+
+def commit_blobs(root: Path, contents: dict[str, Blob | None], message: str,
+                 stage: dict[str, Blob | None] | None = None) -> str | None:
+    """Commit `contents` (path relative to `root` -> Blob, or None to delete it) on top of HEAD.
+
+    The commit is HEAD plus exactly these contents, whatever the work tree
+    or the index hold. Afterwards the real index gets `stage` for its paths
+    (None removes a path from it; paths not named are left as they were),
+    so that what was committed does not show up as a staged change back.
+    Returns the commit id, or None when `root` is not in a work tree or the
+    commit would change nothing. Raises GitError when git fails or HEAD moved
+    while committing; then nothing was committed.
+    """
+    root = Path(root)
+    if not contents:
+        return None
+    where = _where(root)
+    if where is None:
+        return None
+    top, prefix = where
+    base = _head(root)
+    stage = dict(stage or {})
+    wanted = [(p, b) for p, b in list(contents.items()) + list(stage.items()) if b is not None]
+    oids = _hash_objects(top, prefix, wanted)
+    with tempfile.TemporaryDirectory(prefix="tachikoma-index-") as tmp:
+        env = {"GIT_INDEX_FILE": os.path.join(tmp, "index")}
+        _run(top, ["read-tree", base] if base else ["read-tree", "--empty"], env=env, literal=False)
+        _update_index(top, prefix, contents, oids, env=env)
+        tree = _run(top, ["write-tree"], env=env, literal=False).stdout.decode().strip()
+    if base is not None:
+        base_tree = _run(top, ["rev-parse", f"{base}^{{tree}}"], literal=False).stdout.decode().strip()
+        if tree == base_tree:
+            return None
+    parents = ["-p", base] if base else []
+    new = _run(top, _identity_args(root) + ["commit-tree", tree, *parents, "-F", "-"],
+               input=message.encode("utf-8"), literal=False).stdout.decode().strip()
+    subject = message.strip().splitlines()[0] if message.strip() else ""
+    reflog = f"commit{'' if base else ' (initial)'}: {subject}"
+    proc = _run(top, ["update-ref", "-m", reflog, "HEAD", new, base or ""], check=False, literal=False)
+    if proc.returncode != 0:
+        reason = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GitError(f"git update-ref failed in {root} (did HEAD move meanwhile?): {'; '.join(reason)[:300]}")
+    if stage:
+        try:
+            _update_index(top, prefix, stage, oids)
+        except GitError as exc:
+            raise GitError(f"committed {new[:10]}, but could not update the index to match ({exc}); "
+                           "`git status` may show the commit's change staged back") from exc
+    return new
+
+
+def commit(root: Path, paths: list[str], message: str) -> str | None:
+    """Commit exactly `paths` (relative to `root`) as they are in the work tree; return the commit id.
+
+    Other staged or modified files are left alone (and stay staged). Paths
+    that were deleted are committed as deletions; the index is updated to
+    match what was committed. Returns None when `root` is not in a git work
+    tree or none of the paths differs from the last commit. Raises GitError
+    when git fails or a path is ignored by git (the files on disk are not
+    touched either way).
     """
     root = Path(root)
     paths = sorted(set(paths))
-    if not paths or repo_toplevel(root) is None:
+    if not paths:
         return None
-    present = [p for p in paths if os.path.lexists(root / p)]
-    absent = [p for p in paths if p not in present]
-    tracked_absent: list[str] = []
-    if absent:
-        proc = _run(root, ["ls-files", "-z", "--", *absent])
-        tracked_absent = [p for p in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if p]
-        # ls-files prints paths relative to the cwd, which is root.
-    if present:
-        _retry(lambda: _run(root, ["add", "--", *present]))
-    if tracked_absent:
-        _retry(lambda: _run(root, ["rm", "--cached", "--quiet", "--ignore-unmatch", "--", *tracked_absent]))
-    targets = present + tracked_absent
-    if not targets:
+    known = versions(root, paths)
+    if known is None:
         return None
-    has_head = _run(root, ["rev-parse", "--verify", "--quiet", "HEAD"], check=False, literal=False).returncode == 0
-    if has_head:
-        diff = _run(root, ["diff", "--cached", "--quiet", "HEAD", "--", *targets], check=False)
-        if diff.returncode == 0:
-            return None
-    args = _identity_args(root) + ["commit", "--quiet", "--no-edit", "-m", message]
-    if has_head:
-        args += ["--only", "--", *targets]
-    else:
-        # The first commit of a repository: --only needs a HEAD, so commit the
-        # index, which holds only what was staged (ours and anything staged before).
-        args += ["--", *targets]
-    _retry(lambda: _run(root, args))
-    head = _run(root, ["rev-parse", "HEAD"], literal=False)
-    return head.stdout.decode().strip()
+    contents: dict[str, Blob | None] = {}
+    for path in paths:
+        now = known[path]
+        full = root / path
+        if now.conflicted:
+            raise GitError(f"{path} has an unresolved merge conflict; not committed")
+        if not os.path.lexists(full):
+            if now.tracked:
+                contents[path] = None
+            continue
+        if now.ignored:
+            raise GitError(f"git add failed in {root}: {path} is ignored by git (.gitignore); not committed")
+        contents[path] = _worktree_blob(full, now)
+    return commit_blobs(root, contents, message, stage=contents)
+
+
+def _worktree_blob(full: Path, known: Versions) -> Blob:
+    info = os.lstat(full)
+    if stat.S_ISLNK(info.st_mode):
+        return Blob(os.fsencode(os.readlink(full)), "120000")
+    mode = "100755" if info.st_mode & stat.S_IXUSR else "100644"
+    return Blob(full.read_bytes(), mode, worktree=True)
 
 
 def _retry(action, attempts: int = 20, delay: float = 0.25):

@@ -134,15 +134,25 @@ def load(root: Path) -> TagFile:
     its top level is not a mapping, or a path appears twice.
     """
     root = Path(root)
-    result = TagFile(root=root)
-    path = result.path
+    path = tag_file_path(root)
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
-        return result
+        return TagFile(root=root)
     except OSError as exc:
         raise TagFileError(f"{path}: cannot read the tag file ({exc.strerror})") from exc
-    result.exists = True
+    return parse(root, raw)
+
+
+def parse(root: Path, raw: bytes, name: str | None = None) -> TagFile:
+    """Parse the bytes of a tag file (as `load` does) for the memory folder `root`.
+
+    `name` is how to call the file in errors (default: its path). The
+    result has `exists` set. Raises TagFileError like `load`.
+    """
+    root = Path(root)
+    result = TagFile(root=root, exists=True)
+    path = name or result.path
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -216,6 +226,13 @@ def save(root: Path, entries: dict) -> Path:
     entries with an empty mapping are dropped. Values that are not mappings
     (see `TagFile.extra`) are written back as they are. Returns the file path.
     """
+    path = tag_file_path(root)
+    atomic_write_text(path, render(entries))
+    return path
+
+
+def render(entries: dict) -> str:
+    """The text `save` writes for `entries`."""
     data: dict = {}
     for key in sorted(entries, key=lambda k: (not isinstance(k, str), str(k))):
         value = entries[key]
@@ -236,9 +253,7 @@ def save(root: Path, entries: dict) -> Path:
     if data:
         body = yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True,
                          default_flow_style=False, width=10**9)
-    path = tag_file_path(root)
-    atomic_write_text(path, HEADER + body)
-    return path
+    return HEADER + body
 
 
 def _is_markdown(path: str) -> bool:

@@ -10,6 +10,17 @@ the changed files are committed with a message that says what was tagged.
 `undo` puts back exactly what was there before, byte for byte when the files
 were not touched since.
 
+The commit holds only tachikoma's change, never someone's uncommitted edit
+of the same file: the same tag edit is made to the file as it is in HEAD
+(and, separately, as it is staged in the index), and those versions are
+committed and staged, while the work tree keeps both the person's edit and
+the tags. So reverting a tagging commit takes back only the tags. A file
+whose committed version cannot be edited safely (malformed front matter
+there, not UTF-8, a merge conflict) is written but left out of the commit,
+and `Applied.commit_error` says so. A file git has no version of yet
+(untracked, including a new tag file) is committed whole, as it is in the
+work tree; git-ignored files are not committed. Undo commits the same way.
+
 A note whose front matter sets a tag twice (exactly, or as ``trust`` and
 ``Trust``) is skipped with a reason rather than guessed at; in the tag file,
 where tachikoma rewrites whole entries, tagging a key replaces every spelling
@@ -23,6 +34,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import os
 import re
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
@@ -36,6 +48,7 @@ from .atomic import atomic_write_bytes
 from .documents import KINDS, MARKDOWN, TRANSCRIPT
 from .errors import TachikomaError
 from .frontmatter import FrontMatter, remove_keys, set_keys, split
+from .gitutil import Blob
 from .memory import TAG_FILE, PathOutsideMemory, cache_dir, safe_path, walk
 from .tags import TAG_KEYS, UNTAGGED, InvalidTagValue, Tags, check_value
 
@@ -263,7 +276,7 @@ class Applied:
     skipped: list[Skip] = field(default_factory=list)
     #: The commit id, or None (not a repository, commit=False, nothing to commit, or it failed).
     commit: str | None = None
-    #: Why committing failed; the files were written all the same.
+    #: Why committing failed, for all files or some (each named); the files were written all the same.
     commit_error: str | None = None
     message: str = ""
     #: Relative path (or TAG_FILE) -> how to restore it exactly. In memory only.
@@ -457,13 +470,154 @@ def _write(root: Path, changes: list[Change], commit: bool, message, restore, lo
         if written:
             result.message = message([c.path for c in result.changes])
         if commit and written:
-            try:
-                result.commit = gitutil.commit(root, written, result.message)
-            except TachikomaError as exc:
-                result.commit_error = str(exc)
+            _commit(root, written, result, message, restore or {})
     finally:
         lock.release()
     return result
+
+
+def _commit(root: Path, written: list[str], result: Applied, message, restore: dict[str, Restore]) -> None:
+    """Commit tachikoma's change to each of `written` (see the module docstring).
+
+    `restore` is what undo was given (empty for apply).
+    """
+    try:
+        known = gitutil.versions(root, written)
+    except TachikomaError as exc:
+        result.commit_error = str(exc)
+        return
+    if known is None:
+        return
+    contents: dict[str, Blob | None] = {}
+    stage: dict[str, Blob | None] = {}
+    problems: list[str] = []
+    for path in written:
+        now = known[path]
+        edit = _git_edit(root, path, result, restore.get(path))
+        if now.conflicted:
+            problems.append(f"{path} has an unresolved merge conflict in git")
+            continue
+        if not now.tracked:
+            if now.ignored:
+                problems.append(f"{path} is ignored by git")
+                continue
+            full = root / path
+            if not os.path.lexists(full):
+                continue
+            try:
+                data = full.read_bytes()
+            except OSError as exc:
+                problems.append(f"{path}: cannot read ({exc.strerror})")
+                continue
+            # No earlier version in git: the file is committed whole, as it is now.
+            mode = "100755" if os.stat(full).st_mode & 0o100 else "100644"
+            contents[path] = stage[path] = Blob(data, mode, worktree=True)
+            continue
+        if any(v is not None and v.mode not in ("100644", "100755") for v in (now.head, now.index)):
+            problems.append(f"{path} is not a regular file in git")
+            continue
+        try:
+            head = edit(now.head.data) if now.head is not None else None
+            staged = edit(now.index.data) if now.index is not None else None
+        except (ValueError, TachikomaError) as exc:
+            problems.append(f"{path}: its version in git cannot be tagged safely ({exc}); "
+                            "the file is tagged but the change is not committed")
+            continue
+        if now.head is not None:
+            contents[path] = None if head is None else Blob(head, now.head.mode)
+        else:
+            contents[path] = None if staged is None else Blob(staged, now.index.mode)
+        if now.index is not None:
+            stage[path] = None if staged is None else Blob(staged, now.index.mode)
+    errors = [f"not committed: {'; '.join(problems)}"] if problems else []
+    committed = [c.path for c in result.changes if (TAG_FILE if c.kind == TRANSCRIPT else c.path) in contents]
+    if committed:
+        if problems:
+            result.message = message(committed)
+        try:
+            result.commit = gitutil.commit_blobs(root, contents, result.message, stage=stage)
+        except TachikomaError as exc:
+            errors.append(str(exc))
+    result.commit_error = "; ".join(errors) or None
+
+
+def _git_edit(root: Path, path: str, result: Applied, earlier: Restore | None):
+    """A function making tachikoma's change to another version (bytes) of the file at `path`.
+
+    A version equal to the file as it was before this write becomes the file
+    as written; for undo, a version equal to what the apply wrote (`earlier`)
+    gets its exact former bytes back; any other version gets the same tag
+    edit made to it. The function returns the new bytes (None: the file
+    should not exist) and raises ValueError or TagFileError when that
+    version cannot be edited safely.
+    """
+    if path == TAG_FILE:
+        transcripts = [c for c in result.changes if c.kind == TRANSCRIPT]
+        keep = os.path.lexists(root / TAG_FILE)
+
+        def semantic(data: bytes) -> bytes | None:
+            return _edit_tag_file(root, data, transcripts, keep)
+    else:
+        change = next(c for c in result.changes if c.path == path)
+
+        def semantic(data: bytes) -> bytes | None:
+            return _edit_markdown(data, change)
+
+    mine = result.restore.get(path)
+
+    def edit(data: bytes) -> bytes | None:
+        if mine is not None and mine.original is not None and data == mine.original:
+            try:
+                now: bytes | None = (root / path).read_bytes()
+            except FileNotFoundError:
+                now = None
+            if _sha(now) == mine.written_sha256:
+                return now
+        if earlier is not None and _sha(data) == earlier.written_sha256:
+            return earlier.original
+        return semantic(data)
+
+    return edit
+
+
+def _edit_markdown(data: bytes, change: Change) -> bytes:
+    """`data`, a markdown file's bytes, with `change` made to its front matter. Raises ValueError."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError("not UTF-8 text") from None
+    bom = _BOM if text.startswith(_BOM) else ""
+    text = text[len(bom):]
+    removed = [k for k in change.keys if k not in change.after]
+    if removed:
+        text = remove_keys(text, removed, drop_empty_block=change.created_block)
+    if change.after:
+        text = set_keys(text, change.after)
+    return (bom + text).encode("utf-8")
+
+
+def _edit_entry(entries: dict, change: Change) -> None:
+    """Make `change` to the tag-file entry of its path, replacing every spelling of each key."""
+    entry = dict(entries.get(change.path) or {})
+    for key in change.keys:
+        for existing in [k for k in entry if str(k).strip().lower() == key]:
+            del entry[existing]
+        if key in change.after:
+            entry[key] = change.after[key]
+    entries[change.path] = entry
+
+
+def _edit_tag_file(root: Path, data: bytes, changes: list[Change], keep: bool) -> bytes | None:
+    """`data`, a tag file's bytes, with only `changes` made (None: no entry left and `keep` false)."""
+    parsed = tagfile.parse(root, data, name=f"{TAG_FILE} (in git)")
+    entries = parsed.all_entries()
+    for change in changes:
+        if change.path in parsed.extra:
+            raise ValueError(f"its entry for {change.path} is not a mapping of tags")
+        _edit_entry(entries, change)
+    if not keep and all(isinstance(v, dict) and not v for v in entries.values()):
+        return None  # the work-tree file is gone and nothing is left to keep
+    return tagfile.render(entries).encode("utf-8")
 
 
 def _mismatch(now: dict[str, str], change: Change) -> str | None:
@@ -517,14 +671,10 @@ def _write_markdown(root: Path, change: Change, restore: dict[str, Restore], res
             # Setting tags: note whether the block is new, so undo can remove it again.
             change = replace(change, created_block=not fm.block)
         try:
-            if removed:
-                text = remove_keys(text, removed, drop_empty_block=change.created_block)
-            if change.after:
-                text = set_keys(text, change.after)
+            new = _edit_markdown(data, change)
         except ValueError as exc:
             result.skipped.append(Skip(change.path, f"{exc}; not rewritten"))
             return False
-        new = (bom + text).encode("utf-8")
     if new != data:
         atomic_write_bytes(path, new)
     result.changes.append(change)
@@ -562,17 +712,11 @@ def _write_transcripts(root: Path, tags_file: tagfile.TagFile, changes: list[Cha
         except PathOutsideMemory as exc:
             result.skipped.append(Skip(change.path, str(exc)))
             continue
-        entry = entries.get(change.path) or {}
-        why = _mismatch(current_values(entry), change)
+        why = _mismatch(current_values(entries.get(change.path)), change)
         if why:
             result.skipped.append(Skip(change.path, why))
             continue
-        for key in change.keys:
-            for existing in [k for k in entry if str(k).strip().lower() == key]:
-                del entry[existing]
-            if key in change.after:
-                entry[key] = change.after[key]
-        entries[change.path] = entry
+        _edit_entry(entries, change)
         done.append(change)
     if not done:
         return []

@@ -201,7 +201,7 @@ def test_commit_failure_is_a_clear_error(tmp_path):
     repo = make_repo(tmp_path / "repo")
     write(repo / ".gitignore", "ignored.md\n")
     write(repo / "ignored.md")
-    with pytest.raises(TachikomaError, match="git add failed"):
+    with pytest.raises(TachikomaError, match="ignored by git"):
         gitutil.commit(repo, ["ignored.md"], "m")
 
 
@@ -223,3 +223,102 @@ def test_dirty_paths(tmp_path):
     write(repo / "outside.md", "changed\n")
     assert gitutil.dirty_paths(root) == {"modified.md", "staged.md", "deleted.md", "old name.md", "new näme.md"}
     assert gitutil.dirty_paths(tmp_path / "home") == set()
+
+
+def test_versions_reads_head_and_index(tmp_path):
+    repo = make_repo(tmp_path / "repo")
+    root = repo / "mem"
+    write(root / "same.md", "v1\n")
+    write(root / "staged.md", "v1\n")
+    write(root / "gone-from-index.md", "v1\n")
+    write(repo / ".gitignore", "mem/ignored.md\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "init")
+    write(root / "staged.md", "v2\n")
+    git(repo, "add", "mem/staged.md")
+    write(root / "staged.md", "v3 in the work tree only\n")
+    write(root / "new-staged.md", "n\n")
+    git(repo, "add", "mem/new-staged.md")
+    git(repo, "rm", "-q", "--cached", "mem/gone-from-index.md")
+    write(root / "untracked.md")
+    write(root / "ignored.md")
+    names = ["same.md", "staged.md", "new-staged.md", "gone-from-index.md", "untracked.md", "ignored.md"]
+    found = gitutil.versions(root, names)
+    assert found["same.md"] == gitutil.Versions(gitutil.Blob(b"v1\n"), gitutil.Blob(b"v1\n"))
+    assert found["staged.md"] == gitutil.Versions(gitutil.Blob(b"v1\n"), gitutil.Blob(b"v2\n"))
+    assert found["new-staged.md"] == gitutil.Versions(None, gitutil.Blob(b"n\n"))
+    assert found["gone-from-index.md"] == gitutil.Versions(gitutil.Blob(b"v1\n"), None)
+    assert found["untracked.md"] == gitutil.Versions() and not found["untracked.md"].tracked
+    assert found["ignored.md"].ignored and not found["ignored.md"].tracked
+    assert gitutil.versions(tmp_path / "home", ["x.md"]) is None
+
+
+def test_commit_blobs_commits_the_given_content_not_the_work_tree(tmp_path):
+    repo = make_repo(tmp_path / "repo")
+    root = repo / "mem"
+    write(root / "a.md", "a1\n")
+    write(root / "other.md", "o1\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "init")
+    write(root / "a.md", "a1\nperson's edit\n")
+    write(root / "other.md", "o2\n")
+    git(repo, "add", "mem/other.md")
+    blob = gitutil.Blob(b"tagged\na1\n")
+    commit_id = gitutil.commit_blobs(root, {"a.md": blob, "new file.md": gitutil.Blob(b"n\n", "100755")},
+                                     "m\n\nbody", stage={"a.md": blob})
+    assert commit_id == head(repo)
+    assert git(repo, "show", "HEAD:mem/a.md") == "tagged\na1\n"
+    assert git(repo, "ls-tree", "HEAD", "mem/new file.md").startswith("100755 ")
+    assert git(repo, "log", "-1", "--format=%B").strip() == "m\n\nbody"
+    assert git(repo, "show", ":mem/a.md") == "tagged\na1\n"  # staged as committed
+    assert git(repo, "show", ":mem/other.md") == "o2\n"  # someone's staged change: still staged ...
+    assert git(repo, "show", "HEAD:mem/other.md") == "o1\n"  # ... and not committed
+    assert (root / "a.md").read_text() == "a1\nperson's edit\n"  # work tree untouched
+    assert git(repo, "reflog", "-1", "--format=%gs").strip() == "commit: m"
+    # Nothing new: no commit.
+    assert gitutil.commit_blobs(root, {"a.md": blob}, "again") is None
+    # Deleting.
+    assert gitutil.commit_blobs(root, {"a.md": None}, "delete", stage={"a.md": None}) == head(repo)
+    assert "mem/a.md" not in git(repo, "ls-files")
+
+
+def test_commit_blobs_first_commit_and_not_a_repo(tmp_path):
+    repo = make_repo(tmp_path / "repo")
+    write(repo / "staged-by-someone.md")
+    git(repo, "add", "staged-by-someone.md")
+    commit_id = gitutil.commit_blobs(repo, {"a.md": gitutil.Blob(b"x\n")}, "first")
+    assert commit_id == head(repo)
+    assert git(repo, "ls-tree", "--name-only", "HEAD").split() == ["a.md"]
+    assert git(repo, "reflog", "-1", "--format=%gs").strip() == "commit (initial): first"
+    assert gitutil.commit_blobs(tmp_path / "home", {"a.md": gitutil.Blob(b"x")}, "m") is None
+
+
+def test_commit_blobs_refuses_when_head_moved(tmp_path, monkeypatch):
+    repo = make_repo(tmp_path / "repo")
+    write(repo / "a.md")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "init")
+    real_hash = gitutil._hash_objects
+
+    def meanwhile(*args, **kwargs):
+        result = real_hash(*args, **kwargs)
+        write(repo / "b.md")
+        git(repo, "add", "b.md")
+        git(repo, "commit", "-qm", "someone else")
+        return result
+
+    monkeypatch.setattr(gitutil, "_hash_objects", meanwhile)
+    with pytest.raises(gitutil.GitError, match="HEAD move"):
+        gitutil.commit_blobs(repo, {"a.md": gitutil.Blob(b"new\n")}, "m")
+    assert git(repo, "log", "-1", "--format=%s").strip() == "someone else"
+    assert git(repo, "show", "HEAD:a.md") == "x\n"
+
+
+def test_worktree_blobs_get_gits_filters(tmp_path):
+    repo = make_repo(tmp_path / "repo")
+    write(repo / ".gitattributes", "*.md text eol=lf\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "init")
+    blob = gitutil.Blob(b"a\r\nb\r\n", worktree=True)
+    gitutil.commit_blobs(repo, {"a.md": blob}, "m")
+    assert subprocess.run(["git", "cat-file", "-p", "HEAD:a.md"], cwd=repo, capture_output=True).stdout == b"a\nb\n"

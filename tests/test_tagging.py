@@ -503,6 +503,119 @@ def test_commit_leaves_other_work_alone(repo):
     assert "M  elsewhere.md" in status and " M mem/crlf.md" in status
 
 
+def show(top, rev_path):
+    return subprocess.run(["git", "show", rev_path], cwd=top, check=True, capture_output=True).stdout.decode()
+
+
+def test_commit_holds_only_the_tags_not_an_unrelated_edit(repo):
+    top = repo.parent
+    original = (repo / "partial.md").read_text()
+    with open(repo / "partial.md", "a") as handle:
+        handle.write("UNRELATED EDIT\n")
+    applied = apply(repo, plan(repo, {"source": "manual"}, Selector(pattern="partial.md"), overwrite=True))
+    assert applied.commit and applied.commit_error is None
+    committed = show(top, "HEAD:mem/partial.md")
+    assert committed == original.replace("trust: owner\n", "trust: owner\nsource: manual\n")
+    assert "UNRELATED EDIT" not in committed
+    on_disk = (repo / "partial.md").read_text()
+    assert "source: manual" in on_disk and on_disk.endswith("UNRELATED EDIT\n")
+    # The index matches the commit: only the person's edit shows, unstaged.
+    assert git(top, "status", "--porcelain", "--untracked-files=no") == " M mem/partial.md\n"
+    assert git(top, "diff", "--cached") == ""
+    added = [line for line in git(top, "diff").splitlines() if line.startswith("+") and not line.startswith("+++")]
+    assert added == ["+UNRELATED EDIT"]
+
+    # Reverting the tagging commit takes back the tags only.
+    git(top, "stash")
+    git(top, "revert", "--no-edit", "HEAD")
+    git(top, "stash", "pop")
+    assert (repo / "partial.md").read_text() == original + "UNRELATED EDIT\n"
+
+
+def test_undo_commits_only_the_tags_too(repo):
+    top = repo.parent
+    original = (repo / "partial.md").read_text()
+    applied = apply(repo, plan(repo, {"source": "manual"}, Selector(pattern="partial.md")))
+    with open(repo / "partial.md", "a") as handle:
+        handle.write("EDIT AFTER TAGGING\n")
+    undone = undo(repo, applied)
+    assert undone.commit and undone.commit_error is None
+    assert show(top, "HEAD:mem/partial.md") == original
+    assert (repo / "partial.md").read_text() == original + "EDIT AFTER TAGGING\n"
+    assert git(top, "status", "--porcelain", "--untracked-files=no") == " M mem/partial.md\n"
+
+
+def test_staged_edit_stays_staged_and_out_of_the_commit(repo):
+    top = repo.parent
+    original = (repo / "tagged.md").read_text()
+    put(repo, "tagged.md", original + "staged line\n")
+    git(top, "add", "mem/tagged.md")
+    put(repo, "tagged.md", original + "staged line\nunstaged line\n")
+    applied = apply(repo, plan(repo, {"trust": "owner"}, Selector(pattern="tagged.md"), overwrite=True))
+    assert applied.commit
+    tagged = original.replace("trust: external", "trust: owner")
+    assert show(top, "HEAD:mem/tagged.md") == tagged
+    assert show(top, ":mem/tagged.md") == tagged + "staged line\n"
+    assert (repo / "tagged.md").read_text() == tagged + "staged line\nunstaged line\n"
+
+
+def test_tag_file_commit_holds_only_tachikomas_entries(repo):
+    top = repo.parent
+    committed_before = show(top, f"HEAD:mem/{TAG_FILE}")
+    with open(repo / TAG_FILE, "a") as handle:
+        handle.write("2026-04/s3.jsonl:\n  source: written by hand, not committed\n")
+    applied = apply(repo, plan(repo, {"trust": "external"}, Selector(pattern="2026-03/s1.jsonl")))
+    assert applied.commit and applied.commit_error is None
+    committed = tagfile.parse(repo, show(top, f"HEAD:mem/{TAG_FILE}").encode())
+    assert committed.entries == {**tagfile.parse(repo, committed_before.encode()).entries,
+                                 "2026-03/s1.jsonl": {"trust": "external"}}
+    on_disk = tagfile.load(repo)
+    assert on_disk.tags_for("2026-04/s3.jsonl").source == "written by hand, not committed"
+    assert on_disk.tags_for("2026-03/s1.jsonl").trust == "external"
+
+
+def test_file_malformed_in_git_is_tagged_but_not_committed(repo):
+    top = repo.parent
+    put(repo, "broken/bad-yaml.md", "---\ntitle: fixed now\n---\nbody\n")  # fixed, not committed
+    head = git(top, "rev-parse", "HEAD")
+    applied = apply(repo, plan(repo, {"trust": "self"}, Selector(pattern="broken/bad-yaml.md")))
+    assert [c.path for c in applied.changes] == ["broken/bad-yaml.md"]
+    assert "trust: self" in (repo / "broken/bad-yaml.md").read_text()
+    assert applied.commit is None and git(top, "rev-parse", "HEAD") == head
+    assert "broken/bad-yaml.md" in applied.commit_error and "malformed" in applied.commit_error
+    assert "not committed" in applied.commit_error
+
+
+def test_some_files_committed_when_others_cannot_be(repo):
+    top = repo.parent
+    put(repo, "broken/bad-yaml.md", "---\ntitle: fixed now\n---\nbody\n")
+    applied = apply(repo, plan(repo, {"trust": "self"}, Selector(pattern="broken/bad-yaml.md")))
+    p = plan(repo, {"source": "x"}, Selector(pattern="plain.md"))
+    p.changes += plan(repo, {"source": "x"}, Selector(pattern="broken/bad-yaml.md"), overwrite=True).changes
+    applied = apply(repo, p)
+    assert applied.commit and "broken/bad-yaml.md" in applied.commit_error
+    assert git(top, "show", "--name-only", "--format=", "HEAD").split() == ["mem/plain.md"]
+    assert git(top, "log", "-1", "--format=%B").startswith("tachikoma: tag 1 file (source=x)\n\nplain.md\n")
+
+
+def test_untracked_file_is_committed_whole(repo):
+    top = repo.parent
+    put(repo, "new.md", "# brand new\n")
+    applied = apply(repo, plan(repo, {"trust": "self"}, Selector(pattern="new.md")))
+    assert applied.commit
+    assert show(top, "HEAD:mem/new.md") == "---\ntrust: self\n---\n# brand new\n"
+    assert git(top, "status", "--porcelain", "--untracked-files=no") == ""
+
+
+def test_ignored_file_is_not_committed(repo):
+    top = repo.parent
+    put(top, ".gitignore", "mem/private/\n")
+    put(repo, "private/p.md", "# private\n")
+    applied = apply(repo, plan(repo, {"trust": "self"}, Selector(pattern="private/")))
+    assert applied.commit is None and "private/p.md is ignored by git" in applied.commit_error
+    assert "mem/private/p.md" not in git(top, "ls-files")
+
+
 def test_commit_false_and_commit_identity(repo):
     top = repo.parent
     head = git(top, "rev-parse", "HEAD")
@@ -516,10 +629,10 @@ def test_commit_false_and_commit_identity(repo):
 def test_commit_failure_is_reported_not_raised(repo, monkeypatch):
     from tachikoma import gitutil
 
-    def failing(root, paths, message):
+    def failing(root, contents, message, stage=None):
         raise gitutil.GitError("git commit failed: hook said no")
 
-    monkeypatch.setattr(gitutil, "commit", failing)
+    monkeypatch.setattr(gitutil, "commit_blobs", failing)
     applied = apply(repo, default_plan(repo))
     assert applied.commit is None and "hook said no" in applied.commit_error
     assert tagfile.load(repo).tags_for("2026-03/s1.jsonl").trust == "self"
