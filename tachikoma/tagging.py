@@ -224,6 +224,8 @@ class Change:
     the file; a key missing from `after` is removed from it (undo).
     `created_block` is true for a markdown file whose front matter block
     exists only because of this tagging: undoing it removes the block again.
+    `current` holds all the tags the file had when the change was planned
+    (changing or not), for showing the change in context; see `describe`.
     """
 
     path: str
@@ -231,13 +233,41 @@ class Change:
     before: dict[str, str]
     after: dict[str, str]
     created_block: bool = False
+    current: dict[str, str] = field(default_factory=dict)
 
     def inverse(self) -> "Change":
-        return Change(self.path, self.kind, dict(self.after), dict(self.before), self.created_block)
+        return Change(self.path, self.kind, dict(self.after), dict(self.before), self.created_block,
+                      current=self.result)
 
     @property
     def keys(self) -> list[str]:
         return [k for k in TAG_KEYS if k in self.before or k in self.after]
+
+    @property
+    def result(self) -> dict[str, str]:
+        """All the file's tags once the change is made."""
+        tags = {k: v for k, v in self.current.items() if k not in self.keys}
+        tags.update(self.after)
+        return {k: tags[k] for k in TAG_KEYS if k in tags}
+
+    def describe(self) -> str:
+        """The change in context, e.g. "trust=owner, confidence=high → + source=x".
+
+        Left of the arrow: every tag the file has now ("no tags"). Right: each
+        change, "+ key=value" for an added tag, "key=value" for a replaced one
+        and "- key" for a removed one.
+        """
+        now = {**self.current, **self.before}
+        left = ", ".join(f"{k}={now[k]}" for k in TAG_KEYS if k in now) or "no tags"
+        right = []
+        for key in self.keys:
+            if key not in self.after:
+                right.append(f"- {key}")
+            elif key in self.before:
+                right.append(f"{key}={self.after[key]}")
+            else:
+                right.append(f"+ {key}={self.after[key]}")
+        return f"{left} → {', '.join(right)}"
 
 
 class Skip(NamedTuple):
@@ -383,7 +413,7 @@ def _change_for(path, kind, mapping, tags: Tags, values, overwrite) -> Change | 
         if key in present:
             before[key] = present[key]
         after[key] = value
-    return Change(path, kind, before, after) if after else None
+    return Change(path, kind, before, after, current=present) if after else None
 
 
 # --------------------------------------------------------------------------- writing

@@ -466,6 +466,23 @@ def test_source_no_counts_as_a_source(tmp_path):
     assert [(c.before, c.after) for c in p.changes] == [({}, {"trust": "self"})]
 
 
+def test_change_shows_the_files_current_tags(memory):
+    p = plan(memory, {"source": "x", "trust": "owner"}, Selector(pattern="tagged.md"), overwrite=True)
+    change = p.changes[0]
+    assert change.current == {"trust": "external", "confidence": "low", "source": "web"}
+    assert change.describe() == "trust=external, confidence=low, source=web → trust=owner, source=x"
+    assert change.result == {"trust": "owner", "confidence": "low", "source": "x"}
+    p = plan(memory, {"source": "x"}, Selector(pattern="partial.md"))
+    assert p.changes[0].describe() == "trust=owner → + source=x"
+    assert plan(memory, {"trust": "self"}, Selector(pattern="plain.md")).changes[0].describe() == \
+        "no tags → + trust=self"
+    back = p.changes[0].inverse()
+    assert back.current == {"trust": "owner", "source": "x"}
+    assert back.describe() == "trust=owner, source=x → - source"
+    applied = apply(memory, p)
+    assert applied.changes[0].current == {"trust": "owner"}
+
+
 # --------------------------------------------------------------------------- git
 
 
