@@ -5,11 +5,25 @@ unchanged is not even read; one whose content hash is unchanged is not
 re-chunked; a chunk whose text hash is already in the index is not
 re-embedded. Work is committed in small batches, so an interrupted run
 leaves a usable index and the next run picks up where it stopped.
+
+Progress is recorded as it is committed: ``last_indexed_at`` with every
+batch, ``run_complete`` = "0" while a run is under way (or after it was
+interrupted) and "1" with ``last_complete_at`` once it finished. Before each
+batch the indexer checks that the index file it opened is still there, so
+deleting ``.cache`` during a run stops it with an error instead of filling
+an unlinked file.
+
+Re-embedding (``--reembed``) first checks that the new embedder works on one
+probe text, then replaces every vector in one transaction: until it commits,
+searches keep using the old index, and a failure or Ctrl-C leaves the old
+index exactly as it was.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import sqlite3
 import sys
 import time
 from datetime import datetime, timezone
@@ -26,9 +40,9 @@ from .config import Config, load_config
 from .documents import TRANSCRIPT
 from .embedders import choose
 from .embedders.base import Embedder
-from .errors import TachikomaError
+from .errors import EmbedderError, TachikomaError
 from .reader import read_document
-from .store import Store
+from .store import IndexDamaged, Store, damaged, index_error
 
 Warn = Callable[[str], None]
 # Called as progress(done, total, note) while chunks are embedded.
@@ -112,21 +126,61 @@ def pending_changes(root: Path, store: Store) -> int:
 
 
 def freshness(root: Path) -> dict:
-    """When the index was last updated and how many files changed since (None values: no index yet)."""
+    """The state of the index, when it was last updated and how many files changed since.
+
+    Never raises for a bad index file: "state" is "none" (no index yet; the
+    other values None or 0), "complete", "incomplete" (a run is under way or
+    was interrupted: "note" says to finish it), "damaged" or "unreadable"
+    ("error" and "note" hold the one-line reason).
+    """
     path = memory.index_path(root)
-    empty = {"last_indexed_at": None, "changed_since": None, "files": 0, "chunks": 0, "embedder": None}
+    empty = {"state": "none", "last_indexed_at": None, "last_complete_at": None, "changed_since": None,
+             "files": 0, "chunks": 0, "embedder": None, "note": None}
     if not path.exists():
         return empty
-    with Store(path) as store:
-        stamp = store.get_meta("last_indexed_at")
-        if stamp is None:
-            return empty
-        files, chunks = store.counts()
-        return {
-            "last_indexed_at": datetime.fromtimestamp(float(stamp), timezone.utc).isoformat(timespec="seconds"),
-            "changed_since": pending_changes(root, store),
-            "files": files, "chunks": chunks, "embedder": store.get_meta("embedder"),
-        }
+    try:
+        with Store(path) as store:
+            stamp = store.get_meta("last_indexed_at")
+            if stamp is None:
+                return empty
+            complete = store.get_meta("run_complete") != "0"  # absent: an index from before the flag
+            finished = store.get_meta("last_complete_at") or (stamp if complete else None)
+            files, chunks = store.counts()
+            built_with = store.embedder  # these parse stored values: damage shows here, not in a search
+            _ = store.generation
+            return {
+                "state": "complete" if complete else "incomplete",
+                "last_indexed_at": _iso(path, stamp), "last_complete_at": _iso(path, finished),
+                "changed_since": pending_changes(root, store),
+                "files": files, "chunks": chunks, "embedder": built_with[0] if built_with else None,
+                "note": None if complete else "the last index run did not finish (it is still running or was "
+                                              "interrupted): run `tachikoma index` to finish it",
+            }
+    except IndexDamaged as exc:
+        return {**empty, "state": "damaged", "error": str(exc), "note": str(exc)}
+    except TachikomaError as exc:
+        return {**empty, "state": "unreadable", "error": str(exc), "note": str(exc)}
+
+
+def _iso(path: Path, stamp: str | None) -> str | None:
+    if stamp is None:
+        return None
+    try:
+        return datetime.fromtimestamp(float(stamp), timezone.utc).isoformat(timespec="seconds")
+    except (ValueError, OverflowError, OSError) as exc:
+        raise damaged(path, f"unreadable time {stamp!r}") from exc
+
+
+def probe(embedder: Embedder) -> None:
+    """Embed one short text and check the vector, so a broken embedder fails before anything changes."""
+    try:
+        vectors = np.asarray(embedder.embed_documents(["tachikoma checks that the embedder works"]),
+                             dtype=np.float32)
+    except TachikomaError as exc:
+        raise EmbedderError(f"{exc} (the index was not changed)") from exc
+    if vectors.shape != (1, embedder.dim) or not np.isfinite(vectors).all():
+        raise EmbedderError(f"{embedder.name} returned a vector of shape {vectors.shape} (expected (1, "
+                            f"{embedder.dim}), finite): the index was not changed")
 
 
 def run(
@@ -154,54 +208,93 @@ def run(
         lock.acquire(timeout=0)
     except Timeout:
         raise TachikomaError("another `tachikoma index` is running on this memory; wait for it to finish") from None
-    store = Store(memory.index_path(root))
+    try:
+        store = Store(memory.index_path(root))
+    except BaseException:
+        lock.release()
+        raise
     try:
         requested = embedder_name or (None if config.embedder == "auto" else config.embedder)
         if reembed:
             current = store.embedder
             if embedder is None:
                 embedder = choose(requested, None) if requested else choose(None, current[0] if current else None)
-            with store.db:
-                store.clear()
-                store.set_meta("embedder", embedder.name)
-                store.set_meta("dim", str(embedder.dim))
-                store.bump_generation()
+            probe(embedder)
         elif embedder is None:
             current = store.embedder
             embedder = choose(requested, current[0] if current else None)
-        if store.embedder is None:
-            with store.db:
-                store.set_meta("embedder", embedder.name)
-                store.set_meta("dim", str(embedder.dim))
         summary.embedder = embedder.name
-
-        tags = tagfile.load(root)
-        for message in tags.warnings:
-            note(message)
-        git_times = gitutil.last_commit_times(root)
-        dirty = gitutil.dirty_paths(root) if git_times else set()
-
-        plan = plan_run(root, store, note)
-        summary.unchanged = len(plan.unchanged) + len(plan.touched)
-        with store.db:
-            for path in plan.removed:
-                store.delete_file(path)
-            for f, _sha in plan.touched:
-                store.update_file(f.path, size=f.size, mtime_ns=f.mtime_ns)
-            summary.removed = len(plan.removed)
-            summary.retagged = _refresh_metadata(store, tags, git_times, dirty)
-            if plan.removed:
-                store.bump_generation()
-
-        _index_files(root, store, embedder, plan.todo, tags, git_times, dirty, config, summary, progress, note)
-        with store.db:
-            store.set_meta("last_indexed_at", f"{time.time():.3f}")
-        summary.files, summary.chunks = store.counts()
+        with _whole_run(store, reembed) as batch:
+            _run(root, store, embedder, reembed, config, summary, progress, note, batch)
+    except sqlite3.DatabaseError as exc:
+        raise index_error(store.path, exc) from exc
     finally:
         store.close()
         lock.release()
     summary.seconds = time.perf_counter() - started
     return summary
+
+
+@contextlib.contextmanager
+def _whole_run(store: Store, single: bool):
+    """Yield the context manager each batch commits with. With `single` (re-embedding) the whole run
+    is one transaction, committed at the end and rolled back on any failure, so readers see the old
+    index until the new one is complete; otherwise each batch commits on its own."""
+    if not single:
+        yield lambda: store.db
+        return
+    store.db.execute("BEGIN IMMEDIATE")
+    try:
+        yield contextlib.nullcontext
+    except BaseException:
+        store.db.rollback()
+        raise
+    store.check_present()
+    store.db.commit()
+    store.check_present()
+
+
+def _run(root, store, embedder, reembed, config, summary, progress, note, batch) -> None:
+    with batch():
+        if reembed:
+            store.clear()
+            store.set_meta("embedder", embedder.name)
+            store.set_meta("dim", str(embedder.dim))
+            store.bump_generation()
+        elif store.embedder is None:
+            store.set_meta("embedder", embedder.name)
+            store.set_meta("dim", str(embedder.dim))
+
+    tags = tagfile.load(root)
+    for message in tags.warnings:
+        note(message)
+    git_times = gitutil.last_commit_times(root)
+    dirty = gitutil.dirty_paths(root) if git_times else set()
+
+    plan = plan_run(root, store, note)
+    summary.unchanged = len(plan.unchanged) + len(plan.touched)
+    store.check_present()
+    with batch():
+        for path in plan.removed:
+            store.delete_file(path)
+        for f, _sha in plan.touched:
+            store.update_file(f.path, size=f.size, mtime_ns=f.mtime_ns)
+        summary.removed = len(plan.removed)
+        summary.retagged = _refresh_metadata(store, tags, git_times, dirty)
+        if plan.removed:
+            store.bump_generation()
+        store.set_meta("run_complete", "0")
+        store.set_meta("last_indexed_at", f"{time.time():.3f}")
+
+    _index_files(root, store, embedder, plan.todo, tags, git_times, dirty, config, summary, progress, note, batch)
+    store.check_present()
+    with batch():
+        now = f"{time.time():.3f}"
+        store.set_meta("last_indexed_at", now)
+        store.set_meta("last_complete_at", now)
+        store.set_meta("run_complete", "1")
+    store.check_present()  # deleted during the last commit: the work went into a file nobody can open
+    summary.files, summary.chunks = store.counts()
 
 
 def _file_info(f: memory.MemoryFile, sha: str, tags, git_times, dirty) -> dict:
@@ -239,10 +332,12 @@ def _refresh_metadata(store: Store, tags, git_times, dirty) -> int:
     return changed
 
 
-def _index_files(root, store, embedder, todo, tags, git_times, dirty, config, summary, progress, note) -> None:
+def _index_files(root, store, embedder, todo, tags, git_times, dirty, config, summary, progress, note,
+                 batch=None) -> None:
     """Read, chunk and embed changed files, committing every few dozen chunks."""
     prepared = []  # (info, chunks)
     pending_chunks = 0
+    batch = batch or (lambda: store.db)
     total_files = len(todo)
 
     def flush() -> None:
@@ -260,11 +355,13 @@ def _index_files(root, store, embedder, todo, tags, git_times, dirty, config, su
                 known[h] = vec.tobytes()
         summary.chunks_embedded += len(missing)
         summary.chunks_reused += len(wanted) - len(missing)
-        with store.db:
+        store.check_present()
+        with batch():
             for info, chunks in prepared:
                 rows = [(c.index, c.line_start, c.line_end, c.text, c.hash, known[c.hash]) for c in chunks]
                 store.replace_file(info, rows)
             store.bump_generation()
+            store.set_meta("last_indexed_at", f"{time.time():.3f}")
         prepared, pending_chunks = [], 0
 
     for done, (f, status, sha) in enumerate(todo, 1):

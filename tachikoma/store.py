@@ -4,11 +4,19 @@ The index is derived from the memory files and can be deleted at any time.
 WAL mode lets the dashboard read while an indexer writes; each file's chunks
 are replaced in one transaction, so an interrupted run leaves a usable index
 that the next run completes.
+
+A damaged index file (corrupt pages, a missing table, unreadable metadata)
+raises `IndexDamaged`, whose one-line message says to delete the ``.cache``
+folder and index again: the index is derived, so that is always safe.
+`index_error` maps any SQLite error to a one-line TachikomaError, for code
+that queries `Store.db` directly.
 """
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 import sqlite3
 import time
 from dataclasses import dataclass
@@ -65,6 +73,58 @@ END;
 """
 
 
+class IndexDamaged(TachikomaError):
+    """The index file cannot be read as an index; deleting it and indexing again fixes it."""
+
+
+def damaged(path: Path, reason: str) -> IndexDamaged:
+    path = Path(path)
+    return IndexDamaged(f"the index {path} is damaged ({reason}): delete {path.parent} and run `tachikoma index` "
+                        "to rebuild it from the memory files")
+
+
+def index_error(path: Path, exc: sqlite3.Error) -> TachikomaError:
+    """A one-line error for an SQLite failure on the index at `path`: busy, read-only,
+    full disk and I/O failures say so; anything else means the file is damaged."""
+    reason = " ".join(str(exc).split()) or type(exc).__name__
+    lowered = reason.lower()
+    if isinstance(exc, sqlite3.OperationalError):
+        if "locked" in lowered or "busy" in lowered:
+            return TachikomaError(f"the index {path} is busy (another process is writing it): try again")
+        if "readonly" in lowered or "read-only" in lowered:
+            return TachikomaError(f"cannot write the index {path}: it or its folder is read-only")
+        if "full" in lowered:
+            return TachikomaError(f"cannot write the index {path}: the disk is full")
+        if "unable to open" in lowered or "i/o error" in lowered:
+            return TachikomaError(f"cannot open the index {path} ({reason})")
+    return damaged(path, reason)
+
+
+def _guarded(parses: bool = False):
+    """Turn SQLite errors of a Store method into one-line TachikomaErrors; with `parses`,
+    also a stored value that does not parse (ValueError, TypeError) into IndexDamaged."""
+    def wrap(method):
+        @functools.wraps(method)
+        def guarded(self, *args, **kwargs):
+            try:
+                return method(self, *args, **kwargs)
+            except (sqlite3.ProgrammingError, sqlite3.InterfaceError):
+                raise  # a bug in the caller, not the file
+            except sqlite3.DatabaseError as exc:
+                raise index_error(self.path, exc) from exc
+            except (ValueError, TypeError) as exc:
+                if not parses:
+                    raise
+                raise damaged(self.path, f"unreadable {method.__name__}: {exc}") from exc
+        return guarded
+    return wrap
+
+
+#: Tables, indexes and triggers every index has; one missing means the file was damaged.
+REQUIRED = frozenset({"meta", "files", "chunks", "chunks_file", "chunks_hash", "chunks_fts", "chunks_ai",
+                      "chunks_ad"})
+
+
 @dataclass
 class FileRow:
     id: int
@@ -90,21 +150,45 @@ class Store:
         self.path = Path(path)
         if readonly and not self.path.exists():
             raise TachikomaError(f"no index yet at {self.path}: run `tachikoma index` first")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise TachikomaError(f"cannot create {self.path.parent} ({exc.strerror})") from None
         uri = f"file:{self.path}?mode=ro" if readonly else f"file:{self.path}"
         try:
             self.db = sqlite3.connect(uri, uri=True, timeout=30, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise index_error(self.path, exc) from exc
+        try:
             self.db.execute("PRAGMA busy_timeout = 30000")
             if not readonly:
                 self.db.execute("PRAGMA journal_mode = WAL")
                 self.db.execute("PRAGMA synchronous = NORMAL")
             self.db.execute("PRAGMA foreign_keys = ON")
             self._migrate(readonly)
+            self._identity = self._file_identity()
         except sqlite3.DatabaseError as exc:
-            raise TachikomaError(
-                f"{self.path} is not a usable index ({exc}): delete it and run `tachikoma index`"
-            ) from exc
+            self.db.close()
+            raise index_error(self.path, exc) from exc
+        except BaseException:
+            self.db.close()
+            raise
 
+    def _file_identity(self) -> tuple[int, int] | None:
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return None
+        return st.st_dev, st.st_ino
+
+    def check_present(self) -> None:
+        """Raise if the index file was deleted or replaced since it was opened (say `rm -rf .cache`
+        during a run): writing on would only fill a file nobody can open any more."""
+        if self._identity is None or self._file_identity() != self._identity:
+            raise TachikomaError(f"the index {self.path} was deleted or replaced while tachikoma was using it: "
+                                 "run `tachikoma index` again")
+
+    @_guarded(parses=True)
     def _migrate(self, readonly: bool) -> None:
         has_meta = self.db.execute(
             "SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchone()
@@ -119,7 +203,12 @@ class Store:
         elif int(version) != SCHEMA_VERSION:
             raise TachikomaError(
                 f"{self.path} has index schema {version}, this tachikoma reads {SCHEMA_VERSION}: "
-                "delete the .cache folder and run `tachikoma index` to rebuild it")
+                f"delete {self.path.parent} and run `tachikoma index` to rebuild it")
+        else:
+            present = {name for (name,) in self.db.execute("SELECT name FROM sqlite_master")}
+            missing = sorted(REQUIRED - present)
+            if missing:
+                raise damaged(self.path, f"missing {', '.join(missing)}")
 
     def close(self) -> None:
         self.db.close()
@@ -131,38 +220,46 @@ class Store:
         self.close()
 
     # -- metadata -------------------------------------------------------
+    @_guarded()
     def get_meta(self, key: str) -> str | None:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return row[0] if row else None
 
+    @_guarded()
     def set_meta(self, key: str, value: str) -> None:
         self.db.execute("INSERT INTO meta(key, value) VALUES (?, ?) "
                         "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
 
     @property
+    @_guarded(parses=True)
     def embedder(self) -> tuple[str, int] | None:
         name, dim = self.get_meta("embedder"), self.get_meta("dim")
         return (name, int(dim)) if name and dim else None
 
+    @_guarded()
     def bump_generation(self) -> None:
         """Mark the index as changed, so long-running readers reload their vectors."""
         self.db.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")
 
     @property
+    @_guarded(parses=True)
     def generation(self) -> int:
         return int(self.get_meta("generation") or 0)
 
     # -- files ------------------------------------------------------------
+    @_guarded(parses=True)
     def files(self) -> dict[str, FileRow]:
         rows = self.db.execute(
             "SELECT id, path, kind, sha256, size, mtime_ns, fm_date, git_date, trust, confidence, "
             "source, invalid, warnings, indexed_at FROM files").fetchall()
         return {r[1]: FileRow(*r[:11], json.loads(r[11]), json.loads(r[12]), r[13]) for r in rows}
 
+    @_guarded()
     def chunk_hashes(self, file_id: int) -> dict[str, bytes]:
         """Vectors of a file's current chunks by content hash, for reuse on re-index."""
         return dict(self.db.execute("SELECT hash, vector FROM chunks WHERE file_id = ?", (file_id,)))
 
+    @_guarded()
     def vectors_by_hash(self, hashes: list[str]) -> dict[str, bytes]:
         """Any stored vector whose chunk text hash is in `hashes` (moved or copied text)."""
         found: dict[str, bytes] = {}
@@ -173,6 +270,7 @@ class Store:
                 f"SELECT hash, vector FROM chunks WHERE hash IN ({marks})", part))
         return found
 
+    @_guarded()
     def replace_file(self, info: dict, chunks: list[tuple[int, int, int, str, str, bytes]]) -> None:
         """Insert or replace one file and all its chunks (idx, start, end, text, hash, vector).
 
@@ -193,6 +291,7 @@ class Store:
             "INSERT INTO chunks(file_id, idx, line_start, line_end, text, hash, vector) "
             "VALUES (?,?,?,?,?,?,?)", [(file_id, *c) for c in chunks])
 
+    @_guarded()
     def update_file(self, path: str, **columns) -> None:
         """Change some columns of a file row (stat after a touch, tags, git date)."""
         if "invalid" in columns:
@@ -200,12 +299,14 @@ class Store:
         sets = ", ".join(f"{name} = ?" for name in columns)
         self.db.execute(f"UPDATE files SET {sets} WHERE path = ?", (*columns.values(), path))
 
+    @_guarded()
     def delete_file(self, path: str) -> None:
         row = self.db.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchone()
         if row:
             self.db.execute("DELETE FROM chunks WHERE file_id = ?", (row[0],))
             self.db.execute("DELETE FROM files WHERE id = ?", (row[0],))
 
+    @_guarded()
     def clear(self) -> None:
         """Forget every file and chunk (used before re-embedding with another model)."""
         self.db.execute("DELETE FROM chunks")
@@ -213,6 +314,7 @@ class Store:
         self.db.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')")
 
     # -- reading for search ------------------------------------------------
+    @_guarded(parses=True)
     def load_matrix(self, dim: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """All chunk ids, their file ids and an (N, dim) float32 vector matrix."""
         rows = self.db.execute("SELECT id, file_id, vector FROM chunks ORDER BY id").fetchall()
@@ -223,6 +325,7 @@ class Store:
             np.empty((0, dim), dtype=np.float32)
         return ids, file_ids, matrix
 
+    @_guarded()
     def chunk_details(self, chunk_ids: list[int]) -> dict[int, tuple]:
         """id → (path, kind, idx, line_start, line_end, text) for the given chunks."""
         if not chunk_ids:
@@ -233,6 +336,7 @@ class Store:
             f"JOIN files f ON f.id = c.file_id WHERE c.id IN ({marks})", chunk_ids)
         return {r[0]: r[1:] for r in rows}
 
+    @_guarded()
     def counts(self) -> tuple[int, int]:
         files = self.db.execute("SELECT count(*) FROM files").fetchone()[0]
         chunks = self.db.execute("SELECT count(*) FROM chunks").fetchone()[0]

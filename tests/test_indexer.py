@@ -10,8 +10,8 @@ import pytest
 
 from tachikoma import indexer, memory as mem, tagging
 from tachikoma.embedders.hashing import HashingEmbedder
-from tachikoma.errors import EmbedderMismatch, TachikomaError
-from tachikoma.store import Store
+from tachikoma.errors import EmbedderError, EmbedderMismatch, TachikomaError
+from tachikoma.store import IndexDamaged, Store
 
 
 def run(root, **kw):
@@ -210,3 +210,127 @@ def test_symlink_loops_odd_names_and_links_into_git_do_not_stop_a_run(memory):
     assert any(w.startswith("cfg.md: symlink points into a hidden folder") for w in summary.warnings)
     if sys.platform != "darwin":
         assert any(w.startswith("caf\\xe9.md: file name is not valid UTF-8") for w in summary.warnings)
+
+
+class BrokenEmbedder(HashingEmbedder):
+    """An embedder whose server is gone: every call fails."""
+
+    def __init__(self):
+        super().__init__(64)
+
+    def embed_documents(self, texts, progress=None):
+        raise EmbedderError("cannot reach the embedding server")
+
+
+def test_failed_reembed_leaves_the_old_index_untouched(memory):
+    run(memory)
+    before = index_rows(memory)
+    with pytest.raises(EmbedderError, match="the index was not changed"):
+        indexer.run(memory, reembed=True, embedder=BrokenEmbedder())
+    assert index_rows(memory) == before
+    with Store(mem.index_path(memory)) as store:
+        assert store.embedder == ("hash:512", 512)
+
+
+def test_reembed_failing_halfway_rolls_back_to_the_old_index(memory):
+    for i in range(20):
+        (memory / f"bulk-{i:02}.md").write_text(f"# Note {i}\n\n" + " ".join(f"t{i}w{j}" for j in range(500)))
+    run(memory)
+    before = index_rows(memory)
+    with Store(mem.index_path(memory)) as store:
+        generation = store.generation
+    embedder = CountingEmbedder(fail_after=indexer.BATCH_CHUNKS + 1)  # the probe, then one batch
+    embedder.dim = 512
+    with pytest.raises(KeyboardInterrupt):
+        indexer.run(memory, reembed=True, embedder=CountingEmbedderNamed(embedder, "hash:999"))
+    assert index_rows(memory) == before, "nothing of the half-done re-embedding is visible"
+    with Store(mem.index_path(memory)) as store:
+        assert store.embedder == ("hash:512", 512) and store.generation == generation
+    assert indexer.freshness(memory)["state"] == "complete"
+
+
+class CountingEmbedderNamed:
+    """Wraps an embedder under another name (a different model with the same dimension)."""
+
+    def __init__(self, inner, name):
+        self.inner, self.name, self.dim, self.max_words = inner, name, inner.dim, inner.max_words
+
+    def embed_documents(self, texts, progress=None):
+        return self.inner.embed_documents(texts, progress)
+
+    def embed_query(self, text):
+        return self.inner.embed_query(text)
+
+
+def test_interrupted_run_is_recorded_as_incomplete_and_the_next_run_completes_it(memory):
+    assert indexer.freshness(memory)["state"] == "none"
+    for i in range(40):
+        (memory / f"bulk-{i:02}.md").write_text(f"# Note {i}\n\n" + " ".join(f"t{i}w{j}" for j in range(500)))
+    with pytest.raises(KeyboardInterrupt):
+        indexer.run(memory, embedder=CountingEmbedder(fail_after=indexer.BATCH_CHUNKS))
+    fresh = indexer.freshness(memory)
+    assert fresh["state"] == "incomplete" and fresh["last_indexed_at"] is not None
+    assert fresh["last_complete_at"] is None and fresh["files"] > 0 and fresh["changed_since"] > 0
+    assert "run `tachikoma index` to finish" in fresh["note"]
+    run(memory)
+    fresh = indexer.freshness(memory)
+    assert fresh["state"] == "complete" and fresh["note"] is None and fresh["changed_since"] == 0
+    assert fresh["last_complete_at"] == fresh["last_indexed_at"]
+
+
+def test_index_folder_deleted_during_a_run_stops_it_with_an_error(memory):
+    for i in range(20):
+        (memory / f"bulk-{i:02}.md").write_text(f"# Note {i}\n\n" + " ".join(f"t{i}w{j}" for j in range(500)))
+
+    class Deleting(CountingEmbedder):
+        def embed_documents(self, texts, progress=None):
+            if len(self.embedded) >= indexer.BATCH_CHUNKS:
+                shutil.rmtree(memory / ".cache", ignore_errors=True)
+            return super().embed_documents(texts, progress)
+
+    with pytest.raises(TachikomaError, match="was deleted or replaced while tachikoma was using it"):
+        indexer.run(memory, embedder=Deleting())
+    summary = run(memory)  # starts again from nothing
+    assert summary.added == 31 and indexer.freshness(memory)["state"] == "complete"
+
+
+def damage_pages(path, seed=7):
+    """Overwrite every page but the first (the schema) with random bytes."""
+    rng = np.random.default_rng(seed)
+    size = path.stat().st_size
+    with open(path, "r+b") as handle:
+        handle.seek(4096)
+        handle.write(rng.bytes(size - 4096))
+
+
+def test_damaged_index_is_a_one_line_error_and_freshness_says_so(memory):
+    run(memory)
+    damage_pages(mem.index_path(memory))
+    with pytest.raises(IndexDamaged, match=r"is damaged \(.*\): delete .*\.cache and run `tachikoma index`"):
+        with Store(mem.index_path(memory)) as store:
+            store.files()
+    with pytest.raises(IndexDamaged):
+        run(memory)
+    fresh = indexer.freshness(memory)
+    assert fresh["state"] == "damaged" and "delete" in fresh["error"] and fresh["last_indexed_at"] is None
+    shutil.rmtree(memory / ".cache")
+    assert run(memory).added == 11
+
+
+@pytest.mark.parametrize("damage", [
+    "UPDATE meta SET value = 'abc' WHERE key = 'schema_version'",
+    "DROP TABLE chunks_fts",
+    "UPDATE meta SET value = 'soon' WHERE key = 'generation'",
+    "UPDATE meta SET value = 'x' WHERE key = 'dim'",
+    "UPDATE files SET warnings = '{not json'",
+])
+def test_unreadable_metadata_or_missing_tables_are_damage(memory, damage):
+    run(memory)
+    db = sqlite3.connect(mem.index_path(memory))
+    db.execute(damage)
+    db.commit()
+    db.close()
+    with pytest.raises(IndexDamaged, match="is damaged"):
+        with Store(mem.index_path(memory)) as store:
+            store.files(), store.generation, store.embedder
+    assert indexer.freshness(memory)["state"] == "damaged"
