@@ -4,31 +4,51 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import sqlite3
 import sys
 from datetime import date
 from pathlib import Path
 
 from . import __version__
 from .errors import TachikomaError
+from .memory import printable
 
 EPILOG = """\
 The memory folder is --memory PATH, else $TACHIKOMA_MEMORY, else ./memory.
 Settings are read from tachikoma.toml in that folder (or --config PATH).
+--memory and --config may come before or after the command.
 Ollama's address comes from $OLLAMA_HOST (default http://127.0.0.1:11434).
 """
 
 
+def _port(text: str) -> int:
+    """A TCP port for argparse: a whole number from 1 to 65535."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (1-65535)") from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port number (1-65535)")
+    return port
+
+
 def build_parser() -> argparse.ArgumentParser:
+    # --memory and --config are accepted before and after the command. SUPPRESS: a subcommand's
+    # parser leaves the value given before the command alone when the option is not repeated.
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--memory", metavar="PATH", default=argparse.SUPPRESS,
+                        help="the memory folder (default: $TACHIKOMA_MEMORY or ./memory)")
+    common.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS,
+                        help="settings file (default: <memory>/tachikoma.toml)")
     parser = argparse.ArgumentParser(
         prog="tachikoma",
         description="Index, search and tag an AI agent's file-based memory (markdown notes and JSONL transcripts).",
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter, parents=[common])
     parser.add_argument("--version", action="version", version=f"tachikoma {__version__}")
-    parser.add_argument("--memory", metavar="PATH", help="the memory folder (default: $TACHIKOMA_MEMORY or ./memory)")
-    parser.add_argument("--config", metavar="PATH", help="settings file (default: <memory>/tachikoma.toml)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    p = sub.add_parser("index", help="bring the index up to date with the memory folder",
+    p = sub.add_parser("index", parents=[common], help="bring the index up to date with the memory folder",
                        description="Walk the memory folder and index new and changed files. Unchanged files cost "
                                    "nothing; removed files leave the index. Safe to interrupt: the next run finishes.")
     p.add_argument("--embedder", metavar="NAME", help="minilm, ollama, ollama:<model> or hash (default: the index's own; "
@@ -38,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no warnings")
 
-    p = sub.add_parser("search", help="search the memory, best first, with score explanations",
+    p = sub.add_parser("search", parents=[common], help="search the memory, best first, with score explanations",
                        description="score = similarity × trust_weight × confidence_weight × recency "
                                    "× duplicate_penalty (at most two chunks per file; the second × 0.8).")
     p.add_argument("query", nargs="+", help="what to look for")
@@ -49,7 +69,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--untagged", action="store_true", help="only files with neither trust nor confidence")
     p.add_argument("--embedder", metavar="NAME", help="must match the index's embedder")
 
-    p = sub.add_parser("tag", help="tag groups of files (default: untagged transcripts → tachikoma/self/medium)",
+    p = sub.add_parser("tag", parents=[common],
+                       help="tag groups of files (default: untagged transcripts → tachikoma/self/medium)",
                        description="With no selector and no values, gives every transcript without tags "
                                    "source: tachikoma, trust: self, confidence: medium. Markdown is never tagged by "
                                    "default. Existing values are kept unless --overwrite. Markdown gets front "
@@ -69,21 +90,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-commit", action="store_true", help="do not commit the change to git")
     p.add_argument("--json", action="store_true", help="print the changes as JSON")
 
-    p = sub.add_parser("stats", help="tag coverage: tagged, partly tagged, untagged and invalid files",
+    p = sub.add_parser("stats", parents=[common],
+                       help="tag coverage: tagged, partly tagged, untagged and invalid files",
                        description="Counts come from the files themselves (the source of truth).")
     p.add_argument("--json", action="store_true", help="print as JSON")
 
-    p = sub.add_parser("serve", help="start the web dashboard",
+    p = sub.add_parser("serve", parents=[common], help="start the web dashboard",
                        description="Serve the dashboard. Binds to 127.0.0.1 unless told otherwise; it can "
                                    "rewrite memory files, so think twice before exposing it.")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=5000, help="port (default 5000)")
+    p.add_argument("--port", type=_port, default=5000, help="port, 1-65535 (default 5000)")
 
-    p = sub.add_parser("eval", help="measure retrieval quality on a benchmark",
+    p = sub.add_parser("eval", parents=[common], help="measure retrieval quality on a benchmark",
                        description="Build a memory per benchmark conversation, index it and ask its questions "
                                    "through the normal search, then report retrieval metrics.")
     bench = p.add_subparsers(dest="benchmark", metavar="BENCHMARK", required=True)
-    b = bench.add_parser("locomo", help="LoCoMo-10: per-category recall and nDCG at k = 1, 3, 5, 10",
+    b = bench.add_parser("locomo", parents=[common],
+                         help="LoCoMo-10: per-category recall and nDCG at k = 1, 3, 5, 10",
                          description="Each conversation becomes a memory folder with one transcript per session "
                                      "(dated by the session), indexed and searched the normal way. Compares a "
                                      "BM25 baseline, vector similarity alone, + the per-file rule, + recency "
@@ -100,15 +123,69 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command. Every failure is one line on stderr, never a traceback: exit 1 for an
+    error, 2 for a usage error (argparse's), 130 for Ctrl-C, 141 when the reader of stdout went
+    away (`tachikoma search x | head -1`). TACHIKOMA_DEBUG=1 shows the traceback of an
+    unexpected error."""
     args = build_parser().parse_args(argv)
+    for name in ("memory", "config"):
+        if not hasattr(args, name):
+            setattr(args, name, None)
     try:
-        return COMMANDS[args.command](args)
-    except TachikomaError as exc:
-        print(f"tachikoma: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("tachikoma: interrupted; the index stays usable and the next run finishes the work", file=sys.stderr)
-        return 130
+        try:
+            code = COMMANDS[args.command](args)
+            sys.stdout.flush()  # a closed pipe shows here, inside the guard, not at exit
+            return code
+        except TachikomaError as exc:
+            _error(str(exc))
+            return 1
+        except KeyboardInterrupt:
+            if getattr(args, "reembed", False):
+                _error("interrupted; the index was left as it was (re-embedding is all or nothing)")
+            else:
+                _error("interrupted; the index stays usable and the next run finishes the work")
+            return 130
+        except sqlite3.DatabaseError as exc:  # a query outside the Store's own methods
+            _error(str(_index_error(args, exc)))
+            return 1
+        except BrokenPipeError:
+            raise
+        except Exception as exc:
+            if os.environ.get("TACHIKOMA_DEBUG"):
+                raise
+            _error(_unexpected(exc))
+            return 1
+    except BrokenPipeError:
+        # The reader closed the pipe: stop quietly. Point stdout at devnull so that
+        # flushing it at exit cannot fail again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return 141
+
+
+def _error(message: str) -> None:
+    print(f"tachikoma: {printable(message)}", file=sys.stderr)
+
+
+def _index_error(args, exc: sqlite3.DatabaseError) -> TachikomaError:
+    from .memory import index_path, resolve_root
+    from .store import index_error
+
+    try:
+        path = index_path(resolve_root(args.memory))
+    except TachikomaError:
+        path = Path("<memory>/.cache/index.db")
+    return index_error(path, exc)
+
+
+def _unexpected(exc: Exception) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        where = f": {exc.filename}" if exc.filename else ""
+        return f"{exc.strerror}{where}"
+    reason = " ".join(str(exc).split())
+    return (f"unexpected error ({type(exc).__name__}{': ' + reason if reason else ''}); "
+            "set TACHIKOMA_DEBUG=1 to see where, and please report it")
 
 
 def _root(args) -> Path:
@@ -123,6 +200,10 @@ def _config(args, root: Path):
     return load_config(root, args.config)
 
 
+def _warn(message: str) -> None:
+    print(f"warning: {printable(message)}", file=sys.stderr)
+
+
 def cmd_index(args) -> int:
     from . import indexer
 
@@ -130,7 +211,7 @@ def cmd_index(args) -> int:
     config = _config(args, root)
     show = not args.quiet and not args.json and sys.stderr.isatty()
     progress, close = indexer.tqdm_progress() if show else (None, lambda: None)
-    warn = None if args.quiet or args.json else (lambda m: print(f"warning: {m}", file=sys.stderr))
+    warn = None if args.quiet or args.json else _warn
     try:
         summary = indexer.run(root, config, embedder_name=args.embedder, reembed=args.reembed,
                               progress=progress, warn=warn)
@@ -165,12 +246,12 @@ def cmd_search(args) -> int:
         print("no results")
     for n, r in enumerate(answer["results"], 1):
         f = r["factors"]
-        print(f"{n:2}. {r['score']:.3f}  {r['path']}:{r['lines'][0]}-{r['lines'][1]}")
+        print(f"{n:2}. {r['score']:.3f}  {printable(r['path'])}:{r['lines'][0]}-{r['lines'][1]}")
         print(f"    = {f['similarity']:.3f} similarity × {f['trust_weight']:.2f} trust ({f['trust'] or 'untagged'})"
               f" × {f['confidence_weight']:.2f} confidence ({f['confidence'] or 'untagged'})"
               f" × {f['recency']:.2f} recency ({f['age_days']:.0f} days, {f['date_source']})"
               + (f" × {f['duplicate_penalty']:.2f} second chunk of file" if f["duplicate_penalty"] < 1 else ""))
-        snippet = " ".join(r["text"].split())
+        snippet = printable(" ".join(r["text"].split()))
         print(f"    {snippet[:160]}{'…' if len(snippet) > 160 else ''}")
     return 0
 
@@ -205,11 +286,13 @@ def cmd_tag(args) -> int:
     for change in plan.changes:
         before = ", ".join(f"{k}={v}" for k, v in change.before.items()) or "no tags"
         after = ", ".join(f"{k}={v}" for k, v in change.after.items())
-        print(f"{change.path}: {before} → {after}")
+        print(printable(f"{change.path}: {before} → {after}"))
+    for message in getattr(plan, "warnings", []):
+        _warn(message)
     for path, reason in plan.skipped + (applied.skipped if applied else []):
-        print(f"skipped {path}: {reason}", file=sys.stderr)
+        print(printable(f"skipped {path}: {reason}"), file=sys.stderr)
     if applied and applied.commit_error:
-        print(f"warning: files were tagged but not committed: {applied.commit_error}", file=sys.stderr)
+        _warn(f"files were tagged but not committed: {applied.commit_error}")
     if not plan.changes:
         print("nothing to tag")
     elif args.dry_run:
@@ -226,7 +309,8 @@ def _plan_json(plan, applied, dry_run: bool) -> dict:
             "changes": [{"path": c.path, "kind": c.kind, "before": c.before, "after": c.after} for c in changes],
             "skipped": [{"path": p, "reason": r} for p, r in plan.skipped + (applied.skipped if applied else [])],
             "commit": applied.commit if applied else None,
-            "commit_error": applied.commit_error if applied else None}
+            "commit_error": applied.commit_error if applied else None,
+            "warnings": list(getattr(plan, "warnings", []))}
 
 
 def _refresh_index(root: Path, args) -> None:
@@ -238,8 +322,7 @@ def _refresh_index(root: Path, args) -> None:
     try:
         indexer.run(root, _config(args, root))
     except TachikomaError as exc:
-        print(f"warning: tags written, but the index was not refreshed ({exc}); run `tachikoma index`",
-              file=sys.stderr)
+        _warn(f"tags written, but the index was not refreshed ({exc}); run `tachikoma index`")
 
 
 def cmd_stats(args) -> int:
@@ -250,8 +333,25 @@ def cmd_stats(args) -> int:
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
         return 0
-    print(stats.format_text(report))
+    index = report.get("index") or {}
+    if index.get("state") in ("damaged", "unreadable"):
+        report = {**report, "index": None}  # the coverage still counts; the index gets its own line
+    print(stats.format_text(_printable_report(report)))
+    if index.get("note"):
+        print(f"index: {printable(index['note'])}")
     return 0
+
+
+def _printable_report(report: dict) -> dict:
+    """The report with file names and reasons escaped for a terminal (one line each)."""
+    out = dict(report)
+    if "by_folder" in out:
+        out["by_folder"] = {printable(folder): bucket for folder, bucket in out["by_folder"].items()}
+    for key in ("invalid_values", "problems"):
+        if key in out:
+            out[key] = [{k: printable(v) if isinstance(v, str) and k != "value" else v for k, v in item.items()}
+                        for item in out[key]]
+    return out
 
 
 def cmd_serve(args) -> int:

@@ -96,3 +96,115 @@ def test_tag_markdown_by_path_keeps_body_bytes(git_memory):
 def test_values_need_a_selector(memory):
     out = tachikoma("--memory", str(memory), "tag", "--trust", "owner")
     assert out.returncode == 1 and "say which files" in out.stderr
+
+
+def one_line(out):
+    """The command failed with exactly one line on stderr and no traceback."""
+    assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr, out.stderr
+    return out.stderr
+
+
+def test_memory_and_config_are_accepted_after_the_command(memory, tmp_path):
+    settings = tmp_path / "settings.toml"
+    settings.write_text("[index]\nmax_file_bytes = 50\n")
+    out = tachikoma("index", "--memory", str(memory), "--embedder", "hash", "--json", "--config", str(settings))
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["skipped"] > 0, "the --config after the command was read"
+    out = tachikoma("--memory", str(tmp_path / "elsewhere"), "stats", "--json", "--memory", str(memory))
+    assert out.returncode == 0 and json.loads(out.stdout)["files"] == 11, "the later --memory wins"
+
+
+def test_usage_errors_exit_2_with_one_error_line(memory):
+    for args in (("serve", "--port", "70000"), ("serve", "--port", "0"), ("serve", "--port", "http")):
+        out = tachikoma("--memory", str(memory), *args)
+        assert out.returncode == 2 and "Traceback" not in out.stderr
+        errors = [line for line in out.stderr.splitlines() if "error:" in line]
+        assert len(errors) == 1 and "is not a port number (1-65535)" in errors[0], out.stderr
+
+
+def test_closed_pipe_ends_quietly(memory):
+    assert tachikoma("--memory", str(memory), "index", "--embedder", "hash", "-q").returncode == 0
+    for args in (("search", "DRV8353 samples"), ("stats",)):
+        read, write = os.pipe()
+        os.close(read)  # nobody will read what tachikoma prints
+        out = subprocess.run([sys.executable, "-m", "tachikoma", "--memory", str(memory), *args], stdout=write,
+                             stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                             timeout=120)
+        os.close(write)
+        assert out.returncode == 141 and out.stderr == "", out.stderr
+
+
+def test_damaged_index_is_one_line_and_stats_still_counts_the_files(memory):
+    assert tachikoma("--memory", str(memory), "index", "--embedder", "hash", "-q").returncode == 0
+    index = memory / ".cache" / "index.db"
+    with open(index, "r+b") as handle:  # what the QA found: random bytes over pages 4 to 7
+        handle.seek(4096 * 3)
+        handle.write(bytes((i * 7919 + 13) % 251 for i in range(4096 * 4)))
+    for args in (("search", "martin"), ("index",)):
+        out = tachikoma("--memory", str(memory), *args)
+        assert out.returncode == 1 and "is damaged" in one_line(out), out.stderr
+        assert f"delete {memory / '.cache'} and run `tachikoma index`" in out.stderr
+    stats = tachikoma("--memory", str(memory), "stats")
+    assert stats.returncode == 0 and stats.stdout.startswith("11 files:"), stats.stderr
+    assert "index: none yet" not in stats.stdout
+    assert stats.stdout.rstrip().splitlines()[-1].startswith(f"index: the index {index} is damaged")
+    report = json.loads(tachikoma("--memory", str(memory), "stats", "--json").stdout)
+    assert report["files"] == 11 and report["index"]["state"] == "damaged"
+
+
+def test_cache_that_is_a_file_is_one_line_for_every_command(memory):
+    (memory / ".cache").write_text("not a folder\n")
+    for args in (("index", "--embedder", "hash"), ("tag",), ("search", "martin")):
+        out = tachikoma("--memory", str(memory), *args)
+        assert out.returncode == 1, (args, out.stderr)
+        one_line(out)
+    assert (memory / ".cache").read_text() == "not a folder\n"
+
+
+def test_failed_reembed_keeps_the_index(memory):
+    assert tachikoma("--memory", str(memory), "index", "--embedder", "hash", "-q").returncode == 0
+    out = tachikoma("--memory", str(memory), "index", "--reembed", "--embedder", "ollama",
+                    env={"OLLAMA_HOST": "http://127.0.0.1:9"})
+    assert out.returncode == 1 and "the index was not changed" in one_line(out)
+    search = tachikoma("--memory", str(memory), "search", "DRV8353 samples", "--json")
+    assert search.returncode == 0 and json.loads(search.stdout)["results"], search.stderr
+
+
+def test_interrupted_index_shows_as_incomplete_in_stats(memory):
+    from tachikoma import indexer
+    from tachikoma.embedders.hashing import HashingEmbedder
+
+    class Interrupted(HashingEmbedder):
+        calls = 0
+
+        def embed_documents(self, texts, progress=None):
+            Interrupted.calls += 1
+            if Interrupted.calls > 1:
+                raise KeyboardInterrupt
+            return super().embed_documents(texts, progress)
+
+    for i in range(20):
+        (memory / f"bulk-{i:02}.md").write_text(f"# Note {i}\n\n" + " ".join(f"t{i}w{j}" for j in range(500)))
+    try:
+        indexer.run(memory, embedder=Interrupted(512))
+    except KeyboardInterrupt:
+        pass
+    stats = tachikoma("--memory", str(memory), "stats")
+    assert "index: none yet" not in stats.stdout and "index: updated" in stats.stdout
+    assert "run `tachikoma index` to finish it" in stats.stdout
+    assert tachikoma("--memory", str(memory), "index", "-q").returncode == 0
+    assert "to finish it" not in tachikoma("--memory", str(memory), "stats").stdout
+
+
+def test_file_names_with_control_characters_are_escaped(memory):
+    (memory / "new\nline.md").write_text("# odd name\n")
+    (memory / "bin\x1b[2Jary.md").write_bytes(b"\x00\x01\x02" * 50)
+    out = tachikoma("--memory", str(memory), "index", "--embedder", "hash")
+    assert out.returncode == 0
+    warnings = out.stderr.splitlines()
+    assert warnings and all(line.startswith("warning: ") for line in warnings), out.stderr
+    assert any("bin\\x1b[2Jary.md" in line for line in warnings) and "\x1b" not in out.stderr
+    tag = tachikoma("--memory", str(memory), "tag", "--path", "*.md", "--trust", "self", "--dry-run")
+    assert "new\\nline.md: no tags" in tag.stdout
+    search = tachikoma("--memory", str(memory), "search", "odd name")
+    assert "new\\nline.md:1-1" in search.stdout
