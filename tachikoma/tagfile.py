@@ -124,7 +124,18 @@ class TagFile:
 
 
 def tag_file_path(root: Path) -> Path:
-    return Path(root) / TAG_FILE
+    """`<root>/tachikoma-tags.yaml`; a symlink there must stay inside the memory folder."""
+    path = Path(root) / TAG_FILE
+    if path.is_symlink():
+        try:
+            target = path.resolve(strict=False)
+            inside = Path(root).resolve() in target.parents
+        except (OSError, RuntimeError):
+            inside = False
+        if not inside:
+            raise TagFileError(f"{path} is a symlink that points outside the memory folder: "
+                               "tachikoma will not read or write through it")
+    return path
 
 
 def load(root: Path) -> TagFile:

@@ -209,3 +209,18 @@ def test_tag_given_twice_in_an_entry_warns(tmp_path):
     assert tf.tags_for("a.jsonl").trust == "owner"
     assert tf.warnings == [f"{TAG_FILE}:3: a.jsonl: trust is set more than once (trust at line 2, Trust at line 3); "
                            "the last one is used"]
+
+
+def test_tag_file_symlinked_outside_the_root_is_neither_read_nor_written(tmp_path):
+    from tachikoma import tagfile as tf
+
+    root = tmp_path / "memory"
+    root.mkdir()
+    outside = tmp_path / "outside.yaml"
+    outside.write_text("a.jsonl:\n  trust: self\n")
+    (root / tf.TAG_FILE).symlink_to(outside)
+    with pytest.raises(tf.TagFileError, match="outside the memory folder"):
+        tf.load(root)
+    with pytest.raises(tf.TagFileError, match="outside the memory folder"):
+        tf.save(root, {"b.jsonl": {"trust": "owner"}})
+    assert outside.read_text() == "a.jsonl:\n  trust: self\n"
