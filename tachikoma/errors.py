@@ -11,3 +11,7 @@ class EmbedderError(TachikomaError):
 
 class EmbedderMismatch(TachikomaError):
     """The index was built with a different embedder than the one requested."""
+
+
+class IndexDamaged(TachikomaError):
+    """The index file cannot be read as an index; deleting ``.cache`` and indexing again fixes it."""

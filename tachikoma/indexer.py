@@ -40,9 +40,9 @@ from .config import Config, load_config
 from .documents import TRANSCRIPT
 from .embedders import choose
 from .embedders.base import Embedder
-from .errors import EmbedderError, TachikomaError
+from .errors import EmbedderError, IndexDamaged, TachikomaError
 from .reader import read_document
-from .store import IndexDamaged, Store, damaged, index_error
+from .store import Store, damaged, index_error
 
 Warn = Callable[[str], None]
 # Called as progress(done, total, note) while chunks are embedded.

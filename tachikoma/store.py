@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import TachikomaError
+from .errors import IndexDamaged, TachikomaError
 
 SCHEMA_VERSION = 1
 
@@ -73,10 +73,6 @@ END;
 """
 
 
-class IndexDamaged(TachikomaError):
-    """The index file cannot be read as an index; deleting it and indexing again fixes it."""
-
-
 def damaged(path: Path, reason: str) -> IndexDamaged:
     path = Path(path)
     return IndexDamaged(f"the index {path} is damaged ({reason}): delete {path.parent} and run `tachikoma index` "
@@ -100,9 +96,10 @@ def index_error(path: Path, exc: sqlite3.Error) -> TachikomaError:
     return damaged(path, reason)
 
 
-def _guarded(parses: bool = False):
-    """Turn SQLite errors of a Store method into one-line TachikomaErrors; with `parses`,
-    also a stored value that does not parse (ValueError, TypeError) into IndexDamaged."""
+def _guarded(parses: str | None = None):
+    """Turn SQLite errors of a Store method into one-line TachikomaErrors; with `parses` (what
+    the method reads), also a stored value that does not parse (ValueError, TypeError) into
+    IndexDamaged."""
     def wrap(method):
         @functools.wraps(method)
         def guarded(self, *args, **kwargs):
@@ -115,7 +112,7 @@ def _guarded(parses: bool = False):
             except (ValueError, TypeError) as exc:
                 if not parses:
                     raise
-                raise damaged(self.path, f"unreadable {method.__name__}: {exc}") from exc
+                raise damaged(self.path, f"unreadable {parses}: {exc}") from exc
         return guarded
     return wrap
 
@@ -188,7 +185,7 @@ class Store:
             raise TachikomaError(f"the index {self.path} was deleted or replaced while tachikoma was using it: "
                                  "run `tachikoma index` again")
 
-    @_guarded(parses=True)
+    @_guarded(parses="schema version")
     def _migrate(self, readonly: bool) -> None:
         has_meta = self.db.execute(
             "SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchone()
@@ -231,7 +228,7 @@ class Store:
                         "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
 
     @property
-    @_guarded(parses=True)
+    @_guarded(parses="embedder dimension")
     def embedder(self) -> tuple[str, int] | None:
         name, dim = self.get_meta("embedder"), self.get_meta("dim")
         return (name, int(dim)) if name and dim else None
@@ -242,12 +239,12 @@ class Store:
         self.db.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")
 
     @property
-    @_guarded(parses=True)
+    @_guarded(parses="generation")
     def generation(self) -> int:
         return int(self.get_meta("generation") or 0)
 
     # -- files ------------------------------------------------------------
-    @_guarded(parses=True)
+    @_guarded(parses="file rows")
     def files(self) -> dict[str, FileRow]:
         rows = self.db.execute(
             "SELECT id, path, kind, sha256, size, mtime_ns, fm_date, git_date, trust, confidence, "
@@ -314,7 +311,7 @@ class Store:
         self.db.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')")
 
     # -- reading for search ------------------------------------------------
-    @_guarded(parses=True)
+    @_guarded(parses="vectors")
     def load_matrix(self, dim: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """All chunk ids, their file ids and an (N, dim) float32 vector matrix."""
         rows = self.db.execute("SELECT id, file_id, vector FROM chunks ORDER BY id").fetchall()
