@@ -247,13 +247,24 @@ def cmd_search(args) -> int:
     for n, r in enumerate(answer["results"], 1):
         f = r["factors"]
         print(f"{n:2}. {r['score']:.3f}  {printable(r['path'])}:{r['lines'][0]}-{r['lines'][1]}")
-        print(f"    = {f['similarity']:.3f} similarity × {f['trust_weight']:.2f} trust ({f['trust'] or 'untagged'})"
+        print(f"    = {f['similarity']:.3f} similarity{_fusion_text(f)} × {f['trust_weight']:.2f} trust"
+              f" ({f['trust'] or 'untagged'})"
               f" × {f['confidence_weight']:.2f} confidence ({f['confidence'] or 'untagged'})"
               f" × {f['recency']:.2f} recency ({f['age_days']:.0f} days, {f['date_source']})"
               + (f" × {f['duplicate_penalty']:.2f} second chunk of file" if f["duplicate_penalty"] < 1 else ""))
         snippet = printable(" ".join(r["text"].split()))
         print(f"    {snippet[:160]}{'…' if len(snippet) > 160 else ''}")
     return 0
+
+
+def _fusion_text(factors: dict) -> str:
+    """How the similarity was fused, e.g. " (0.6 × vector 0.41 + 0.4 × keyword 0.77)"."""
+    fusion = factors.get("fusion") or {}
+    if fusion.get("method") != "convex" or "vector_similarity" not in factors:
+        return ""
+    w = fusion["keyword_weight"]
+    return (f" ({1 - w:.1f} × vector {factors['vector_similarity']:.2f}"
+            f" + {w:.1f} × keyword {factors['keyword_score']:.2f})")
 
 
 def cmd_tag(args) -> int:
@@ -284,9 +295,7 @@ def cmd_tag(args) -> int:
         print(json.dumps(_plan_json(plan, applied, args.dry_run), indent=2, ensure_ascii=False))
         return 0
     for change in plan.changes:
-        before = ", ".join(f"{k}={v}" for k, v in change.before.items()) or "no tags"
-        after = ", ".join(f"{k}={v}" for k, v in change.after.items())
-        print(printable(f"{change.path}: {before} → {after}"))
+        print(printable(f"{change.path}: {change.describe()}"))
     for message in getattr(plan, "warnings", []):
         _warn(message)
     for path, reason in plan.skipped + (applied.skipped if applied else []):
@@ -333,12 +342,7 @@ def cmd_stats(args) -> int:
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
         return 0
-    index = report.get("index") or {}
-    if index.get("state") in ("damaged", "unreadable"):
-        report = {**report, "index": None}  # the coverage still counts; the index gets its own line
     print(stats.format_text(_printable_report(report)))
-    if index.get("note"):
-        print(f"index: {printable(index['note'])}")
     return 0
 
 

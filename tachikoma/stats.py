@@ -140,9 +140,13 @@ def format_text(result: dict) -> str:
         out.extend(f"  {item['path']}: {item['key']} {item['value']!r}" for item in result["invalid_values"])
     index = result.get("index")
     if index is not None:
-        if index["last_indexed_at"] is None:
+        if index.get("state") in ("damaged", "unreadable"):
+            out.append(f"index: {index['note']}")
+        elif index["last_indexed_at"] is None:
             out.append("index: none yet (run `tachikoma index`)")
         else:
+            if index.get("note"):
+                out.append(f"index: {index['note']}")
             out.append(f"index: updated {index['last_indexed_at']}, {index['files']} files, {index['chunks']} chunks "
                        f"({index['embedder']}); {index['changed_since']} file(s) changed since")
     if result.get("problems"):
