@@ -569,10 +569,11 @@ def test_reindex_runs_in_background(app, client, indexed):
 def test_reindex_progress_is_polled(app, client, monkeypatch):
     from tachikoma import indexer
 
-    release = threading.Event()
+    release, reported = threading.Event(), threading.Event()
 
     def slow_run(root, config=None, progress=None, **kwargs):
         progress(1, 4, "inbox/bad-tag.md")
+        reported.set()
         release.wait(10)
         return indexer.Summary(added=4, files=4, chunks=4, embedder="hash:512")
 
@@ -580,6 +581,7 @@ def test_reindex_progress_is_polled(app, client, monkeypatch):
     token = csrf_token(client)
     first = client.post("/reindex", headers={**HTMX, "X-CSRFToken": token})
     assert first.status_code == 202
+    assert reported.wait(10), "the background run reports progress"
     status = client.get("/reindex/status", headers=HTMX).get_data(as_text=True)
     assert 'hx-trigger="every 500ms"' in status
     assert '<progress max="4" value="1"' in status and "inbox/bad-tag.md" in status
