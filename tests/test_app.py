@@ -622,3 +622,12 @@ def test_unknown_page_is_404(client):
     response = client.get("/nope")
     assert response.status_code == 404 and "Not found" in response.get_data(as_text=True)
     assert client.post("/coverage", data={}).status_code in (400, 405)
+
+
+def test_coverage_names_a_damaged_index(app, client):
+    root = app.config["TACHIKOMA_ROOT"]
+    index = root / ".cache" / "index.db"
+    index.parent.mkdir(exist_ok=True)
+    index.write_bytes(b"this is not an SQLite database" * 100)
+    page = client.get("/coverage").get_data(as_text=True)
+    assert "damaged" in page and "delete" in page
