@@ -1,21 +1,13 @@
 """Shared fixtures: a private copy of the example memory, optionally as a git repository."""
 
-import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
+from gitrepo import git, isolate
+
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "memory"
-
-
-def git(root: Path, *args: str, date: str | None = None) -> str:
-    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "t@example.com",
-           "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "t@example.com"}
-    if date:
-        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = date
-    return subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True, text=True).stdout
 
 
 @pytest.fixture
@@ -33,3 +25,9 @@ def git_memory(memory) -> Path:
     git(memory, "add", "-A")
     git(memory, "commit", "-q", "-m", "memory", date="2026-06-01T12:00:00+00:00")
     return memory
+
+
+@pytest.fixture
+def isolated_git(tmp_path, monkeypatch):
+    """The code under test sees no global or system git config (no identity anywhere)."""
+    isolate(monkeypatch, tmp_path / "home")

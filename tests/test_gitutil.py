@@ -1,32 +1,14 @@
-import os
 import subprocess
 from datetime import datetime, timezone
 
 import pytest
+from gitrepo import git
 
 from tachikoma import gitutil
 from tachikoma.errors import TachikomaError
 
 
-@pytest.fixture(autouse=True)
-def isolated_git(tmp_path, monkeypatch):
-    """No global or system git config: no identity configured anywhere."""
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    for name in ("GIT_CONFIG_GLOBAL", "GIT_DIR", "GIT_WORK_TREE", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL",
-                 "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL", "GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE"):
-        monkeypatch.delenv(name, raising=False)
-
-
-def git(cwd, *args, date=None):
-    env = dict(os.environ)
-    if date:
-        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = date
-    return subprocess.run(["git", "-c", "user.name=Test", "-c", "user.email=test@example.com", *args],
-                          cwd=cwd, check=True, capture_output=True, text=True, env=env).stdout
+pytestmark = pytest.mark.usefixtures("isolated_git")
 
 
 def make_repo(path):

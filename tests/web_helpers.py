@@ -3,22 +3,20 @@ a live server in a thread, and a headless Chromium."""
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
 import threading
 from contextlib import contextmanager
 from pathlib import Path
 
 from werkzeug.serving import WSGIRequestHandler, make_server
 
+from gitrepo import git
+
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "examples" / "memory"
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
-GIT_ENV = {"GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.invalid",
-           "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.invalid"}
 
 
 def copy_memory(target: Path, git: bool = True) -> Path:
@@ -32,9 +30,7 @@ def copy_memory(target: Path, git: bool = True) -> Path:
 
 
 def git_run(root: Path, *args: str) -> str:
-    env = {**os.environ, **GIT_ENV}
-    done = subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, text=True, env=env)
-    return done.stdout
+    return git(root, *args)
 
 
 def build_index(root: Path, embedder: str = "hash"):

@@ -1,0 +1,28 @@
+"""Git for tests: one way to run git with a fixed identity, and isolation from the user's config."""
+
+import os
+import subprocess
+from pathlib import Path
+
+IDENTITY = ("-c", "user.name=Test", "-c", "user.email=test@example.com")
+ENV_VARS = ("GIT_CONFIG_GLOBAL", "GIT_DIR", "GIT_WORK_TREE", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL",
+            "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL", "GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE")
+
+
+def git(cwd: Path, *args: str, date: str | None = None) -> str:
+    """Run git in `cwd` as "Test", optionally with a fixed author and committer date; return stdout."""
+    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1"}
+    if date:
+        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = date
+    return subprocess.run(["git", *IDENTITY, *args], cwd=cwd, check=True, capture_output=True, text=True,
+                          env=env).stdout
+
+
+def isolate(monkeypatch, home: Path) -> None:
+    """No global or system git config for the code under test: no identity configured anywhere."""
+    home.mkdir(exist_ok=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    for name in ENV_VARS:
+        monkeypatch.delenv(name, raising=False)
