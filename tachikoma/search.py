@@ -60,15 +60,22 @@ def query_terms(text: str, limit: int = MAX_KEYWORD_TERMS, skip: frozenset[str] 
 
     Everything else (spaces, punctuation, quotes, operators such as ``*`` or
     ``^``, symbols, emoji, control characters) separates words. Case-folded
-    duplicates and words whose case-folded form is in `skip` are dropped.
+    duplicates and words whose case-folded form is in `skip` are dropped,
+    except a capitalised word after the first one: there "May" is a month and
+    "Will" a name, not a function word.
     """
     terms, seen, current = [], set(), []
+    first = True
 
     def close() -> None:
+        nonlocal first
         if current:
             word = "".join(current)
             key = word.casefold()
-            if key not in seen and key not in skip:
+            # A capitalised stop word after the first word is a name or a month ("in May", "Will said").
+            skipped = key in skip and (first or len(word) < 2 or not word[:1].isupper())
+            first = False
+            if key not in seen and not skipped:
                 seen.add(key)
                 terms.append(word)
             current.clear()

@@ -210,3 +210,11 @@ def test_english_function_words_are_not_keywords():
     assert keyword_search(db, "what did you do", 5, 10) == []
     assert [r for r, _ in keyword_search(db, "What did the zebra do?", 5, 10)] == [2]
     assert query_terms("What did the zebra do", skip=frozenset({"what", "did", "the", "do"})) == ["zebra"]
+
+
+def test_capitalised_stop_words_after_the_first_word_are_kept():
+    from tachikoma.search import STOPWORDS, query_terms
+
+    assert query_terms("What did Melanie do in May 2023?", skip=STOPWORDS) == ["Melanie", "May", "2023"]
+    assert query_terms("May I ask what Will said", skip=STOPWORDS) == ["ask", "Will", "said"]
+    assert query_terms("what may happen", skip=STOPWORDS) == ["happen"]
