@@ -28,5 +28,9 @@ demo: install
 test: install-dev
 	$(BIN)/python -m pytest -q
 
+bench: install
+	PYTHONPATH=. $(BIN)/python bench/bench_index.py --sizes 1000 10000
+	PYTHONPATH=. $(BIN)/python bench/bench_minilm.py
+
 clean:
 	rm -rf $(VENV) $(MEMORY)/.cache
