@@ -118,10 +118,10 @@ def _fill_markdown(doc: Document, text: str) -> None:
     for name, places in fm.duplicate_keys().items():
         doc.warnings.append(f"{doc.path}:{places[-1][1]}: {describe_duplicates(name, places)}; the last one is used")
     doc.tags = Tags.from_mapping(fm.meta)
-    doc.date = _front_matter_date(doc, fm.block)
+    doc.date = _front_matter_date(doc, fm.key_lines)
 
 
-def _front_matter_date(doc: Document, block: str) -> datetime | None:
+def _front_matter_date(doc: Document, key_lines: list[tuple[object, int]]) -> datetime | None:
     """`updated`, else `date`, as an aware UTC datetime; unparseable values are reported.
 
     Front matter dates arrive as text (YAML loading never builds dates), so an
@@ -135,7 +135,7 @@ def _front_matter_date(doc: Document, block: str) -> datetime | None:
         parsed = parse_date(value)
         if parsed is not None:
             return parsed
-        where = _key_line(block, key)
+        where = _key_line(key_lines, key)
         doc.warnings.append(f"{doc.path}{where}: front matter {key} {str(value)!r} is not a date, ignored")
     return None
 
@@ -176,10 +176,7 @@ def parse_date(value: object) -> datetime | None:
     return result.astimezone(timezone.utc)
 
 
-def _key_line(block: str, key: str) -> str:
-    """":N" for the front matter line that sets `key`, or ""."""
-    pattern = re.compile(rf"^[ \t]*['\"]?{re.escape(key)}['\"]?[ \t]*:", re.IGNORECASE)
-    for number, line in enumerate(block.split("\n"), 1):
-        if pattern.match(line):
-            return f":{number}"
-    return ""
+def _key_line(key_lines: list[tuple[object, int]], key: str) -> str:
+    """":N" for the top-level front matter line whose `key` value counts (the last one written), or ""."""
+    lines = [line for name, line in key_lines if str(name).strip().lower() == key]
+    return f":{lines[-1]}" if lines else ""
