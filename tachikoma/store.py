@@ -252,11 +252,6 @@ class Store:
         return {r[1]: FileRow(*r[:11], json.loads(r[11]), json.loads(r[12]), r[13]) for r in rows}
 
     @_guarded()
-    def chunk_hashes(self, file_id: int) -> dict[str, bytes]:
-        """Vectors of a file's current chunks by content hash, for reuse on re-index."""
-        return dict(self.db.execute("SELECT hash, vector FROM chunks WHERE file_id = ?", (file_id,)))
-
-    @_guarded()
     def vectors_by_hash(self, hashes: list[str]) -> dict[str, bytes]:
         """Any stored vector whose chunk text hash is in `hashes` (moved or copied text)."""
         found: dict[str, bytes] = {}
@@ -272,10 +267,7 @@ class Store:
         """Insert or replace one file and all its chunks (idx, start, end, text, hash, vector).
 
         Call inside a transaction (`with store.db:`)."""
-        row = self.db.execute("SELECT id FROM files WHERE path = ?", (info["path"],)).fetchone()
-        if row:
-            self.db.execute("DELETE FROM chunks WHERE file_id = ?", (row[0],))
-            self.db.execute("DELETE FROM files WHERE id = ?", (row[0],))
+        self.delete_file(info["path"])
         cur = self.db.execute(
             "INSERT INTO files(path, kind, sha256, size, mtime_ns, fm_date, git_date, trust, confidence,"
             " source, invalid, warnings, indexed_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
