@@ -222,10 +222,7 @@ def _whole(value, name: str, minimum: int) -> int:
 
 
 def _search(table: dict) -> SearchConfig:
-    names = {f.name for f in fields(SearchConfig)}
-    for key in table:
-        if key not in names:
-            raise ValueError(f"unknown key search.{key}; known: {', '.join(sorted(names))}")
+    _known_keys(table, {f.name for f in fields(SearchConfig)}, "search")
     search = replace(SearchConfig(), **table)
     weight = search.keyword_weight
     if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 <= weight <= 1:
