@@ -10,6 +10,7 @@ text). `printable` shows a name safely in a terminal.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -164,7 +165,7 @@ def walk(root: Path, warn=None) -> list[MemoryFile]:
         for name in sorted(filenames):
             if name.startswith("."):
                 continue
-            kind = SUFFIX_KIND.get(Path(name).suffix.lower())
+            kind = kind_of(name)
             if kind is None:
                 continue
             full = here / name
@@ -182,7 +183,7 @@ def walk(root: Path, warn=None) -> list[MemoryFile]:
             except OSError as exc:
                 _warn(warn, f"{printable(rel)}: cannot read ({exc.strerror}), skipped")
                 continue
-            if not full.is_file():
+            if not stat.S_ISREG(st.st_mode):  # what is_file() would say, without a second stat
                 continue
             found.append(MemoryFile(rel, kind, full, st.st_size, st.st_mtime_ns))
     found.sort(key=lambda f: f.path)
