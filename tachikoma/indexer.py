@@ -215,14 +215,13 @@ def run(
         raise
     try:
         requested = embedder_name or (None if config.embedder == "auto" else config.embedder)
+        current = store.embedder  # read even when an embedder is given: a damaged value stops the run here
+        if embedder is None:
+            # Re-embedding with a named embedder replaces the index's own, so it is not checked against it.
+            built_with = None if (reembed and requested) or current is None else current[0]
+            embedder = choose(requested, built_with)
         if reembed:
-            current = store.embedder
-            if embedder is None:
-                embedder = choose(requested, None) if requested else choose(None, current[0] if current else None)
             probe(embedder)
-        elif embedder is None:
-            current = store.embedder
-            embedder = choose(requested, current[0] if current else None)
         summary.embedder = embedder.name
         with _whole_run(store, reembed) as batch:
             _run(root, store, embedder, reembed, config, summary, progress, note, batch)
@@ -258,10 +257,8 @@ def _run(root, store, embedder, reembed, config, summary, progress, note, batch)
     with batch():
         if reembed:
             store.clear()
-            store.set_meta("embedder", embedder.name)
-            store.set_meta("dim", str(embedder.dim))
             store.bump_generation()
-        elif store.embedder is None:
+        if reembed or store.embedder is None:
             store.set_meta("embedder", embedder.name)
             store.set_meta("dim", str(embedder.dim))
 
@@ -333,11 +330,10 @@ def _refresh_metadata(store: Store, tags, git_times, dirty) -> int:
 
 
 def _index_files(root, store, embedder, todo, tags, git_times, dirty, config, summary, progress, note,
-                 batch=None) -> None:
+                 batch) -> None:
     """Read, chunk and embed changed files, committing every few dozen chunks."""
     prepared = []  # (info, chunks)
     pending_chunks = 0
-    batch = batch or (lambda: store.db)
     total_files = len(todo)
 
     def flush() -> None:
