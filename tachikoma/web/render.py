@@ -12,10 +12,9 @@ from datetime import datetime, timezone
 
 from markupsafe import Markup, escape
 
-STOP_WORDS = frozenset("""a an and are as at be by did do does for from has have he her his how i in is it
-its me my of on or our she that the their them they this to was we were what when where which who why
-will with you your""".split())
-_WORD = re.compile(r"\w+", re.UNICODE)
+from tachikoma.search import STOPWORDS
+from tachikoma.search import query_terms as search_terms
+
 DATE_SOURCES = {"frontmatter": "front matter", "git": "git", "mtime": "file time"}
 
 
@@ -23,8 +22,8 @@ DATE_SOURCES = {"frontmatter": "front matter", "git": "git", "mtime": "file time
 
 
 def query_terms(query: str) -> list[str]:
-    """The words of a query worth highlighting (no stop words, longest first)."""
-    words = {w.lower() for w in _WORD.findall(query or "") if len(w) > 1 and w.lower() not in STOP_WORDS}
+    """The words of a query worth highlighting: those keyword search uses, but no single letters, longest first."""
+    words = {w.lower() for w in search_terms(query or "", skip=STOPWORDS) if len(w) > 1}
     return sorted(words, key=lambda w: (-len(w), w))
 
 
