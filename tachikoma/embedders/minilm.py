@@ -30,6 +30,7 @@ from typing import Sequence
 
 import numpy as np
 
+from tachikoma.embedders import MINILM
 from tachikoma.embedders.base import ProgressCallback, l2_normalise
 from tachikoma.errors import EmbedderError
 
@@ -293,7 +294,7 @@ class MiniLMEmbedder:
     and the tokenizer load on the first embedding call, or on ``load()``.
     """
 
-    name = "minilm:all-MiniLM-L6-v2"
+    name = MINILM
     dim = 384
     # ~1.3 word-piece tokens per English word leaves room in 256 tokens for
     # punctuation, numbers and rarer words that split into several pieces.

@@ -18,10 +18,11 @@ import numpy as np
 import ollama
 import pydantic
 
+from tachikoma.embedders import OLLAMA_DEFAULT_MODEL
 from tachikoma.embedders.base import ProgressCallback, l2_normalise
 from tachikoma.errors import EmbedderError
 
-DEFAULT_MODEL = "nomic-embed-text"
+DEFAULT_MODEL = OLLAMA_DEFAULT_MODEL
 #: Where Ollama listens when neither ``host`` nor ``OLLAMA_HOST`` says otherwise
 #: (the ``ollama`` client's own default).
 DEFAULT_URL = "http://127.0.0.1:11434"
