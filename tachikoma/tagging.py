@@ -193,7 +193,8 @@ def _glob_regex(pattern: str) -> re.Pattern:
             out.append("[^/]")
             i += 1
         elif ch == "[":
-            end = pattern.find("]", i + 2 if pattern.startswith(("[!", "[^"), i) else i + 1)
+            # A "]" right after "[" (or the "!"/"^" of "[!", "[^") is a member, not the end.
+            end = pattern.find("]", i + 2)
             if end == -1:
                 out.append(re.escape(ch))
                 i += 1

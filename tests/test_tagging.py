@@ -194,6 +194,13 @@ def test_selector_patterns(memory, pattern, expected):
     assert p.matched == len(expected)
 
 
+def test_selector_glob_with_a_bracket_right_after_the_opening_one():
+    from tachikoma.tagging import _pattern_matches
+    assert _pattern_matches("x[]].md", "x].md")
+    assert not _pattern_matches("x[]].md", "xa.md")
+    assert _pattern_matches("[]", "[]") and not _pattern_matches("[]", "a")
+
+
 def test_selector_kind_and_untagged_only(memory):
     p = plan(memory, {"source": "x"}, Selector(kind="markdown", untagged_only=True))
     assert sorted(c.path for c in p.changes) == sorted(
