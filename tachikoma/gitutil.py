@@ -450,11 +450,11 @@ def commit(root: Path, paths: list[str], message: str) -> str | None:
             continue
         if now.ignored:
             raise GitError(f"git add failed in {root}: {path} is ignored by git (.gitignore); not committed")
-        contents[path] = _worktree_blob(full, now)
+        contents[path] = _worktree_blob(full)
     return commit_blobs(root, contents, message, stage=contents)
 
 
-def _worktree_blob(full: Path, known: Versions) -> Blob:
+def _worktree_blob(full: Path) -> Blob:
     info = os.lstat(full)
     if stat.S_ISLNK(info.st_mode):
         return Blob(os.fsencode(os.readlink(full)), "120000")
