@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timezone
+from functools import lru_cache
 
 from markupsafe import Markup, escape
 
@@ -27,6 +28,7 @@ def query_terms(query: str) -> list[str]:
     return sorted(words, key=lambda w: (-len(w), w))
 
 
+@lru_cache(maxsize=32)  # snippet and highlight ask for the same query once per result
 def _terms_pattern(query: str) -> re.Pattern | None:
     terms = query_terms(query)
     if not terms:
