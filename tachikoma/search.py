@@ -309,11 +309,21 @@ class Searcher:
         started = time.perf_counter()
         qvec = np.asarray(self.embedder.embed_query(query), dtype=np.float32)
         embedded = time.perf_counter()
-        snap = self.snapshot()
-        matches = keyword_search(self.store.db, query, len(snap.chunk_ids), config.search.keyword_candidates)
-        keyword = keyword_scores(snap, matches)
-        answer = rank_snapshot(snap, qvec, limit, config, filters, now, keyword)
-        details = self.store.chunk_details([int(snap.chunk_ids[i]) for i in answer["positions"]])
+        # One read transaction: the snapshot, the keyword matches and the chunk texts all see
+        # the same state of the index, even while `tachikoma index` writes to it.
+        db = self.store.db
+        began = not db.in_transaction
+        if began:
+            db.execute("BEGIN")
+        try:
+            snap = self.snapshot()
+            matches = keyword_search(db, query, len(snap.chunk_ids), config.search.keyword_candidates)
+            keyword = keyword_scores(snap, matches)
+            answer = rank_snapshot(snap, qvec, limit, config, filters, now, keyword)
+            details = self.store.chunk_details([int(snap.chunk_ids[i]) for i in answer["positions"]])
+        finally:
+            if began:
+                db.execute("COMMIT")
         results = []
         for pos, factors, score in zip(answer["positions"], answer["factors"], answer["scores"]):
             path, kind, idx, start, end, text = details[int(snap.chunk_ids[pos])]

@@ -150,3 +150,26 @@ def test_damaged_vector_cache_is_rebuilt(memory):
     s = Searcher(memory)
     assert s.search("DRV8353 samples", 5, now=NOW)["results"]
     s.close()
+
+
+def test_a_write_between_snapshot_and_chunk_texts_cannot_break_a_search(memory, monkeypatch):
+    # The dashboard keeps one Searcher while `tachikoma index` rewrites chunks: the search
+    # must read the snapshot and the chunk texts from the same state of the index.
+    indexer.run(memory, embedder_name="hash")
+    s = Searcher(memory)
+    s.search("DRV8353 samples", 5, now=NOW)
+    from tachikoma import search as search_module
+
+    original = search_module.rank_snapshot
+
+    def rank_then_reindex(*args, **kwargs):
+        answer = original(*args, **kwargs)
+        (memory / "2026-03-22" / "session-abc.jsonl").write_text(
+            '{"role": "user", "content": "DRV8353 samples replaced entirely"}\n')
+        indexer.run(memory)  # deletes and re-inserts that file's chunks in another connection
+        return answer
+
+    monkeypatch.setattr(search_module, "rank_snapshot", rank_then_reindex)
+    results = s.search("DRV8353 samples", 5, now=NOW)["results"]
+    s.close()
+    assert results and "2026-03-22/session-abc.jsonl" in {r["path"] for r in results}
