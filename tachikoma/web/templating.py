@@ -8,6 +8,7 @@ from flask import Flask, request
 from tachikoma.documents import KINDS
 from tachikoma.tags import CONFIDENCE_VALUES, STATUSES, TAG_KEYS, TRUST_VALUES
 from tachikoma.web import render
+from tachikoma.web.forms import DEFAULT_LIMIT, MAX_LIMIT
 from tachikoma.web.memory_file import speaker_class
 
 
@@ -21,6 +22,7 @@ def install_template_helpers(app: Flask) -> None:
     app.jinja_env.globals.update(
         explain=render.explain, speaker_class=speaker_class, STATUSES=STATUSES, KINDS=KINDS,
         TRUST_VALUES=TRUST_VALUES, CONFIDENCE_VALUES=CONFIDENCE_VALUES, TAG_KEYS=TAG_KEYS,
+        DEFAULT_LIMIT=DEFAULT_LIMIT, MAX_LIMIT=MAX_LIMIT,
     )
 
     @app.context_processor
