@@ -29,6 +29,7 @@ from __future__ import annotations
 import collections.abc
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import yaml
 from yaml.constructor import ConstructorError
@@ -36,6 +37,8 @@ from yaml.nodes import MappingNode, ScalarNode
 
 _OPEN = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n")
 _CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
+#: `read_front_matter` gives up on front matter longer than this (reported as a problem).
+MAX_FRONT_MATTER = 1 << 20
 
 # --------------------------------------------------------------------------- YAML
 
@@ -219,6 +222,32 @@ def split(text: str) -> FrontMatter:
                            error="front matter is not a mapping of keys to values")
     return FrontMatter(meta=doc.data, block=block, body=body, body_line=body_line,
                        key_lines=[(key, line) for key, line, _ in doc.keys])
+
+
+def read_front_matter(path: Path) -> FrontMatter:
+    """Split the front matter of the markdown file at `path`, reading only its head.
+
+    Reads lines up to the closing fence, so a long note costs one small read.
+    `body` of the result is always "" (it was not read). Raises OSError when
+    the file cannot be read and UnicodeDecodeError when the head is not UTF-8.
+    """
+    with open(path, "rb") as handle:
+        first = handle.readline(MAX_FRONT_MATTER)
+        if not _OPEN.match(first.decode("utf-8", "replace")):
+            return FrontMatter()
+        head = [first]
+        size = len(first)
+        while True:
+            line = handle.readline(MAX_FRONT_MATTER)
+            if not line:
+                break
+            head.append(line)
+            size += len(line)
+            if _CLOSE.match(line.decode("utf-8")):
+                break
+            if size > MAX_FRONT_MATTER:
+                return FrontMatter(error=f"front matter longer than {MAX_FRONT_MATTER} bytes or never closed")
+    return split(b"".join(head).decode("utf-8"))
 
 
 def _yaml_scalar(value: str) -> str:

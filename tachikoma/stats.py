@@ -15,7 +15,7 @@ from pathlib import Path
 from . import tagfile
 from .documents import KINDS, MARKDOWN
 from .memory import TAG_FILE, walk
-from .tagging import read_front_matter
+from .frontmatter import read_front_matter
 from .tags import CONFIDENCE_VALUES, STATUSES, TAG_KEYS, TRUST_VALUES, Tags
 
 

@@ -47,48 +47,17 @@ from . import gitutil, tagfile
 from .atomic import atomic_write_bytes
 from .documents import KINDS, MARKDOWN, TRANSCRIPT
 from .errors import TachikomaError
-from .frontmatter import FrontMatter, remove_keys, set_keys, split
+from .frontmatter import read_front_matter, remove_keys, set_keys, split
 from .gitutil import Blob
 from .memory import TAG_FILE, PathOutsideMemory, cache_dir, safe_path, walk
 from .tags import TAG_KEYS, UNTAGGED, InvalidTagValue, Tags, check_value
 
 DEFAULTS = {"source": "tachikoma", "trust": "self", "confidence": "medium"}
 LOCK_NAME = "tag.lock"
-#: Front matter longer than this is not read to the end (reported as a problem).
-MAX_FRONT_MATTER = 1 << 20
-
 _BOM = "\ufeff"
-_OPEN_LINE = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n\Z")
-_CLOSE_LINE = re.compile(r"\A(?:---|\.\.\.)[ \t]*\r?\n?\Z")
 
 
 # --------------------------------------------------------------------------- reading
-
-
-def read_front_matter(path: Path) -> FrontMatter:
-    """Split the front matter of the markdown file at `path`, reading only its head.
-
-    Reads lines up to the closing fence, so a long note costs one small read.
-    `body` of the result is always "" (it was not read). Raises OSError when
-    the file cannot be read and UnicodeDecodeError when the head is not UTF-8.
-    """
-    with open(path, "rb") as handle:
-        first = handle.readline(MAX_FRONT_MATTER)
-        if not _OPEN_LINE.match(first.decode("utf-8", "replace")):
-            return FrontMatter()
-        head = [first]
-        size = len(first)
-        while True:
-            line = handle.readline(MAX_FRONT_MATTER)
-            if not line:
-                break
-            head.append(line)
-            size += len(line)
-            if _CLOSE_LINE.match(line.decode("utf-8")):
-                break
-            if size > MAX_FRONT_MATTER:
-                return FrontMatter(error=f"front matter longer than {MAX_FRONT_MATTER} bytes or never closed")
-    return split(b"".join(head).decode("utf-8"))
 
 
 def current_values(mapping: dict | None) -> dict[str, str]:
