@@ -32,7 +32,6 @@ transcripts that have no tags at all.
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import os
 import re
@@ -700,8 +699,9 @@ def _write_transcripts(root: Path, tags_file: tagfile.TagFile, changes: list[Cha
         result.restore[TAG_FILE] = Restore(original=before_bytes, written_sha256=_sha(exact.original))
         return [TAG_FILE]
 
-    # Every entry its own copy, so changing one can never change another.
-    entries = {key: copy.deepcopy(value) for key, value in tags_file.all_entries().items()}
+    # `tagfile.parse` already gave every entry its own copy, and `_edit_entry` replaces
+    # an entry rather than changing it in place.
+    entries = tags_file.all_entries()
     done: list[Change] = []
     for change in changes:
         if change.path in tags_file.extra:
