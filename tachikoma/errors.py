@@ -15,3 +15,7 @@ class EmbedderMismatch(TachikomaError):
 
 class IndexDamaged(TachikomaError):
     """The index file cannot be read as an index; deleting ``.cache`` and indexing again fixes it."""
+
+
+class NoIndexYet(TachikomaError):
+    """The memory folder has not been indexed yet."""

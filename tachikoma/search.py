@@ -28,7 +28,7 @@ from . import memory, ranking
 from .config import Config, load_config
 from .embedders import choose
 from .embedders.base import Embedder
-from .errors import TachikomaError
+from .errors import NoIndexYet, TachikomaError
 from .store import Store
 from .tags import Tags
 
@@ -280,12 +280,12 @@ class Searcher:
         self.config = config or load_config(root)
         path = memory.index_path(root)
         if not path.exists():  # never create an empty index just by searching
-            raise TachikomaError("no index yet: run `tachikoma index` first")
+            raise NoIndexYet("no index yet: run `tachikoma index` first")
         self.store = Store(path)
         built_with = self.store.embedder
         if built_with is None:
             self.store.close()
-            raise TachikomaError("no index yet: run `tachikoma index` first")
+            raise NoIndexYet("no index yet: run `tachikoma index` first")
         requested = embedder_name or (None if self.config.embedder == "auto" else self.config.embedder)
         self.embedder = embedder or choose(requested, built_with[0])
         self.dim = built_with[1]

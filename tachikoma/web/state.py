@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tachikoma import memory, tagging
 from tachikoma.config import load_config
-from tachikoma.errors import TachikomaError
+from tachikoma.errors import NoIndexYet, TachikomaError
 from tachikoma.search import Filters, Searcher
 from tachikoma.web.index_job import IndexJob
 
@@ -93,10 +93,8 @@ class Dashboard:
         if self._searcher is None:
             try:
                 self._searcher = Searcher(self.root, config)
-            except TachikomaError as exc:
-                if "no index yet" in str(exc):
-                    raise NoIndex() from None
-                raise
+            except NoIndexYet:
+                raise NoIndex() from None
         return self._searcher
 
     def _drop_searcher(self) -> None:
