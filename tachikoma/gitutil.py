@@ -67,32 +67,30 @@ def _run(root: Path, args: list[str], check: bool = True, literal: bool = True, 
     return proc
 
 
-def repo_toplevel(root: Path) -> Path | None:
-    """The top folder of the git work tree holding `root`, or None."""
+def _rev_parse(root: Path, *flags: str) -> list[str] | None:
+    """The lines `git rev-parse` prints for `flags`, or None when `root` is not in a work tree."""
     try:
-        proc = _run(Path(root), ["rev-parse", "--is-inside-work-tree", "--show-toplevel"], check=False)
-    except GitError:
-        return None
-    if proc.returncode != 0:
-        return None
-    lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
-    if len(lines) < 2 or lines[0].strip() != "true":
-        return None
-    return Path(lines[1])
-
-
-def _prefix(root: Path) -> str | None:
-    """`root` relative to the top of its work tree ("" at the top, "sub/" below it)."""
-    try:
-        proc = _run(Path(root), ["rev-parse", "--is-inside-work-tree", "--show-prefix"], check=False)
+        proc = _run(Path(root), ["rev-parse", "--is-inside-work-tree", *flags], check=False)
     except GitError:
         return None
     if proc.returncode != 0:
         return None
     lines = proc.stdout.decode("utf-8", "surrogateescape").split("\n")
-    if not lines or lines[0].strip() != "true":
+    if lines[0].strip() != "true" or len(lines) < len(flags) + 1:
         return None
-    return lines[1] if len(lines) > 1 else ""
+    return lines[1:len(flags) + 1]
+
+
+def repo_toplevel(root: Path) -> Path | None:
+    """The top folder of the git work tree holding `root`, or None."""
+    found = _rev_parse(root, "--show-toplevel")
+    return Path(found[0]) if found else None
+
+
+def _prefix(root: Path) -> str | None:
+    """`root` relative to the top of its work tree ("" at the top, "sub/" below it)."""
+    found = _rev_parse(root, "--show-prefix")
+    return found[0] if found else None
 
 
 def last_commit_times(root: Path) -> dict[str, datetime]:
@@ -240,11 +238,8 @@ class Versions:
 
 def _where(root: Path) -> tuple[Path, str] | None:
     """(top of the work tree, `root` relative to it as "" or "sub/"), or None."""
-    top = repo_toplevel(root)
-    prefix = _prefix(root)
-    if top is None or prefix is None:
-        return None
-    return top, prefix
+    found = _rev_parse(root, "--show-toplevel", "--show-prefix")
+    return (Path(found[0]), found[1]) if found else None
 
 
 def _head(root: Path) -> str | None:
