@@ -295,12 +295,17 @@ def _run(root, store, embedder, reembed, config, summary, progress, note, batch)
 
 
 def _file_info(f: memory.MemoryFile, sha: str, tags, git_times, dirty) -> dict:
-    return {
-        "path": f.path, "kind": f.kind, "sha256": sha, "size": f.size, "mtime_ns": f.mtime_ns,
-        "git_date": None if f.path in dirty else _ts(git_times.get(f.path)),
-        "trust": tags.trust, "confidence": tags.confidence, "source": tags.source,
-        "invalid": tags.invalid,
-    }
+    return {"path": f.path, "kind": f.kind, "sha256": sha, "size": f.size, "mtime_ns": f.mtime_ns,
+            "git_date": _git_date(f.path, git_times, dirty), **_tag_columns(tags)}
+
+
+def _git_date(path: str, git_times, dirty) -> float | None:
+    """The last commit time of `path`, unless it has uncommitted changes (then its mtime counts)."""
+    return None if path in dirty else _ts(git_times.get(path))
+
+
+def _tag_columns(tags) -> dict:
+    return {"trust": tags.trust, "confidence": tags.confidence, "source": tags.source, "invalid": tags.invalid}
 
 
 def _ts(when) -> float | None:
@@ -312,14 +317,12 @@ def _refresh_metadata(store: Store, tags, git_times, dirty) -> int:
     changed = 0
     for path, row in store.files().items():
         updates = {}
-        git_date = None if path in dirty else _ts(git_times.get(path))
+        git_date = _git_date(path, git_times, dirty)
         if git_date != row.git_date:
             updates["git_date"] = git_date
         if row.kind == TRANSCRIPT:
-            t = tags.tags_for(path)
-            wanted = {"trust": t.trust, "confidence": t.confidence, "source": t.source, "invalid": t.invalid}
-            current = {"trust": row.trust, "confidence": row.confidence, "source": row.source, "invalid": row.invalid}
-            if wanted != current:
+            wanted = _tag_columns(tags.tags_for(path))
+            if wanted != _tag_columns(row):
                 updates.update(wanted)
                 changed += 1
         if updates:
