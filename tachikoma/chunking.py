@@ -80,7 +80,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 #: Between the first and last day of a transcript chunk's date line.
 DATE_RANGE_SEPARATOR = " – "
 _WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
-_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
            "November", "December")
 
 
@@ -322,7 +322,7 @@ def _day(stamp: datetime) -> date:
 
 
 def _spelled(day: date, year: bool = True) -> str:
-    out = f"{_WEEKDAYS[day.weekday()]} {day.day} {_MONTHS[day.month - 1]}"
+    out = f"{_WEEKDAYS[day.weekday()]} {day.day} {MONTH_NAMES[day.month - 1]}"
     return f"{out} {day.year}" if year else out
 
 

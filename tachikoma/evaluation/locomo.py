@@ -64,7 +64,8 @@ from typing import Callable
 
 import numpy as np
 
-from .. import indexer, memory
+from .. import indexer
+from ..chunking import MONTH_NAMES
 from ..config import Config, SearchConfig
 from ..embedders import choose
 from ..errors import TachikomaError
@@ -80,9 +81,7 @@ METRICS = (
     ("session_R", "LoCoMo R, session unit"),
     ("chunk_R", "LoCoMo R, chunk unit"),
 )
-MONTHS = {m: i for i, m in enumerate(
-    ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-     "november", "december"), 1)}
+MONTHS = {name.lower(): number for number, name in enumerate(MONTH_NAMES, 1)}
 _DATE = re.compile(r"^\s*(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$", re.I)
 _SESSION = re.compile(r"^session_(\d+)$")
 _ID = re.compile(r"^D:?(\d+):(\d+)$")
