@@ -140,8 +140,7 @@ class OllamaEmbedder:
 
         base = _base_model(self.model)
         # "x" and "x:latest" are the same model in Ollama, so the same index.
-        shown = self.model[: -len(":latest")] if self.model.endswith(":latest") else self.model
-        self.name = f"ollama:{shown}"
+        self.name = f"ollama:{self.model.removesuffix(':latest')}"
         self.max_words = KNOWN_MAX_WORDS.get(base, DEFAULT_MAX_WORDS)
         self.document_prefix, self.query_prefix = TASK_PREFIXES.get(base, ("", ""))
         self._dim: int | None = KNOWN_DIMS.get(base)
