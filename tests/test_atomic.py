@@ -41,29 +41,16 @@ def test_new_file_follows_umask(tmp_path):
     assert stat.S_IMODE(os.stat(tmp_path / "new.md").st_mode) == 0o640
 
 
-def test_failure_leaves_original_and_no_temp(tmp_path, monkeypatch):
+@pytest.mark.parametrize("call, message", [("replace", "disk on fire"), ("fsync", "fsync failed")])
+def test_failure_keeps_the_original_and_removes_the_temp_file(tmp_path, monkeypatch, call, message):
     path = tmp_path / "f.md"
     path.write_bytes(b"original")
 
-    def broken_replace(src, dst):
-        raise OSError("disk on fire")
+    def broken(*args):
+        raise OSError(message)
 
-    monkeypatch.setattr(atomic.os, "replace", broken_replace)
-    with pytest.raises(OSError, match="disk on fire"):
-        atomic_write_bytes(path, b"new")
-    assert path.read_bytes() == b"original"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["f.md"]
-
-
-def test_failure_while_writing_removes_temp(tmp_path, monkeypatch):
-    path = tmp_path / "f.md"
-    path.write_bytes(b"original")
-
-    def broken_fsync(fd):
-        raise OSError("fsync failed")
-
-    monkeypatch.setattr(atomic.os, "fsync", broken_fsync)
-    with pytest.raises(OSError, match="fsync failed"):
+    monkeypatch.setattr(atomic.os, call, broken)
+    with pytest.raises(OSError, match=message):
         atomic_write_bytes(path, b"new")
     assert path.read_bytes() == b"original"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["f.md"]
