@@ -58,6 +58,9 @@ Transcripts
     counted in `max_words` and does not change the chunk's line range.
 
 Chunking is deterministic: the same document always gives the same chunks.
+An index records the `signature` of the chunking it was built with; when
+the rules (`VERSION`) or the embedder's window change, the indexer chunks
+every file again (chunks whose text did not change keep their vectors).
 """
 
 from __future__ import annotations
@@ -68,20 +71,27 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 
 from .documents import MARKDOWN, TRANSCRIPT, Chunk, Document, Turn
+from .fences import FenceTracker
 
+#: Bump when a change to the rules gives other chunks for the same document and window.
+VERSION = 2
 #: Separator between heading titles in a context line.
 PATH_SEPARATOR = " › "
 DEFAULT_OVERLAP = 0.15
 
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
 _CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+$")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 #: Between the first and last day of a transcript chunk's date line.
 DATE_RANGE_SEPARATOR = " – "
 _WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
            "November", "December")
+
+
+def signature(max_words: int) -> str:
+    """What an index records of how its chunks were cut: the rules' version and the window."""
+    return f"v{VERSION}, {max_words} words"
 
 
 def chunk_document(doc: Document, max_words: int, overlap_words: int | None = None) -> list[Chunk]:
@@ -226,16 +236,11 @@ class _Section:
 def _sections(text: str, first_line: int) -> list[_Section]:
     sections = [_Section(path=(), heading=False, lines=[])]
     stack: list[tuple[int, str]] = []
-    fence: str | None = None
+    fences = FenceTracker()
     for i, line in enumerate(text.split("\n")):
         number = first_line + i
-        if fence is not None:
-            closing = line.strip()
-            if closing.startswith(fence) and set(closing) == {fence[0]}:
-                fence = None
-        elif (opening := _FENCE.match(line)) is not None and not (
-                opening.group(1)[0] == "`" and "`" in line[opening.end():]):
-            fence = opening.group(1)
+        if fences.code(line):
+            pass
         elif (heading := _HEADING.match(line)) is not None:
             level = len(heading.group(1))
             title = _CLOSING_HASHES.sub("", heading.group(2) or "").strip()

@@ -21,12 +21,12 @@ from markupsafe import Markup
 from tachikoma import memory, tagfile
 from tachikoma.documents import MARKDOWN, Turn
 from tachikoma.errors import TachikomaError
+from tachikoma.fences import FenceTracker
 from tachikoma.reader import read_document
 from tachikoma.tags import TAG_KEYS, Tags
 
 LinkFor = Callable[[str], str]
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _REF_DEF = re.compile(r"^ {0,3}\[[^\]]+\]:\s*\S")
 _LIST_ITEM = re.compile(r"^ {0,3}(?:[-*+]|\d{1,9}[.)])(?:\s|$)")
 _SCHEME_OR_ABSOLUTE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:|^[/#?]")
@@ -129,19 +129,11 @@ def split_blocks(text: str, first_line: int) -> list[Block]:
     blocks: list[Block] = []
     current: list[str] = []
     start = first_line
-    fence: str | None = None
+    fences = FenceTracker()
     lines = text.split("\n")
     for offset, line in enumerate(lines):
         number = first_line + offset
-        marker = _FENCE.match(line)
-        if fence is not None:
-            current.append(line)
-            if marker and marker.group(1)[0] == fence[0] and len(marker.group(1)) >= len(fence):
-                fence = None
-            continue
-        if marker:
-            fence = marker.group(1)
-        if not line.strip():
+        if not fences.code(line) and not line.strip():
             if current:
                 blocks.append(Block(start, number - 1, current))
                 current = []
