@@ -6,6 +6,13 @@ re-chunked; a chunk whose text hash is already in the index is not
 re-embedded. Work is committed in small batches, so an interrupted run
 leaves a usable index and the next run picks up where it stopped.
 
+The index records how its chunks were cut (``chunking``: the chunker's
+version and the embedder's window, `chunking.signature`). When that differs
+from the current one, for example after an upgrade that makes chunks
+smaller, every file is read and chunked again ("re-chunked"); chunks whose
+text is unchanged keep their vectors. The signature is recorded when such a
+run completes, so an interrupted one is resumed the same way.
+
 Progress is recorded as it is committed: ``last_indexed_at`` with every
 batch, ``run_complete`` = "0" while a run is under way (or after it was
 interrupted) and "1" with ``last_complete_at`` once it finished. Before each
@@ -34,11 +41,11 @@ from typing import Callable
 import numpy as np
 from filelock import FileLock, Timeout
 
-from . import gitutil, memory, tagfile
+from . import chunking, gitutil, memory, tagfile
 from .chunking import chunk_document
 from .config import Config, load_config
 from .documents import TRANSCRIPT
-from .embedders import choose
+from .embedders import choose, create
 from .embedders.base import Embedder
 from .errors import EmbedderError, IndexDamaged, TachikomaError
 from .reader import read_document
@@ -58,6 +65,7 @@ class Summary:
     removed: int = 0
     unchanged: int = 0
     skipped: int = 0
+    rechunked: int = 0  # unchanged files chunked again because the chunking changed
     retagged: int = 0
     chunks_embedded: int = 0
     chunks_reused: int = 0
@@ -71,8 +79,10 @@ class Summary:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
     def line(self) -> str:
+        rechunked = f", {self.rechunked} re-chunked" if self.rechunked else ""
         return (f"{self.added} added, {self.changed} changed, {self.removed} removed, "
-                f"{self.skipped} skipped, {self.unchanged} unchanged; {self.chunks_embedded} chunks embedded "
+                f"{self.skipped} skipped, {self.unchanged} unchanged{rechunked}; "
+                f"{self.chunks_embedded} chunks embedded "
                 f"({self.chunks_reused} reused) in {self.seconds:.1f} s; index holds {self.files} files, "
                 f"{self.chunks} chunks ({self.embedder})")
 
@@ -89,13 +99,14 @@ def file_sha256(path: Path) -> str:
 class Plan:
     """What a run has to do, found by comparing the folder with the index."""
 
-    todo: list[tuple[memory.MemoryFile, str, str]]  # (file, "added"|"changed", sha256)
+    todo: list[tuple[memory.MemoryFile, str, str]]  # (file, "added"|"changed"|"rechunked", sha256)
     touched: list[tuple[memory.MemoryFile, str]]  # same content, new stat: (file, sha256)
     removed: list[str]
     unchanged: list[memory.MemoryFile]
 
 
-def plan_run(root: Path, store: Store, warn: Warn | None = None) -> Plan:
+def plan_run(root: Path, store: Store, warn: Warn | None = None, rechunk: bool = False) -> Plan:
+    """Compare the folder with the index. `rechunk`: unchanged files are to be chunked again too."""
     known = store.files()
     plan = Plan([], [], [], [])
     seen = set()
@@ -103,7 +114,10 @@ def plan_run(root: Path, store: Store, warn: Warn | None = None) -> Plan:
         seen.add(f.path)
         row = known.get(f.path)
         if row and row.size == f.size and row.mtime_ns == f.mtime_ns:
-            plan.unchanged.append(f)
+            if rechunk:
+                plan.todo.append((f, "rechunked", row.sha256))
+            else:
+                plan.unchanged.append(f)
             continue
         try:
             sha = file_sha256(f.abspath)
@@ -112,7 +126,10 @@ def plan_run(root: Path, store: Store, warn: Warn | None = None) -> Plan:
                 warn(f"{f.path}: cannot read ({exc.strerror}), skipped")
             continue
         if row and row.sha256 == sha:
-            plan.touched.append((f, sha))
+            if rechunk:
+                plan.todo.append((f, "rechunked", sha))
+            else:
+                plan.touched.append((f, sha))
         else:
             plan.todo.append((f, "changed" if row else "added", sha))
     plan.removed = sorted(set(known) - seen)
@@ -148,18 +165,32 @@ def freshness(root: Path) -> dict:
             files, chunks = store.counts()
             built_with = store.embedder  # these parse stored values: damage shows here, not in a search
             _ = store.generation
+            note = None
+            if not complete:
+                note = ("the last index run did not finish (it is still running or was interrupted): "
+                        "run `tachikoma index` to finish it")
+            elif files and built_with and _chunking_for(built_with[0]) not in (None, store.get_meta("chunking")):
+                note = ("the index was chunked by an older tachikoma: run `tachikoma index` to chunk every "
+                        "file again (unchanged text keeps its vectors)")
             return {
                 "state": "complete" if complete else "incomplete",
                 "last_indexed_at": _iso(path, stamp), "last_complete_at": _iso(path, finished),
                 "changed_since": pending_changes(root, store),
                 "files": files, "chunks": chunks, "embedder": built_with[0] if built_with else None,
-                "note": None if complete else "the last index run did not finish (it is still running or was "
-                                              "interrupted): run `tachikoma index` to finish it",
+                "note": note,
             }
     except IndexDamaged as exc:
         return {**empty, "state": "damaged", "error": str(exc), "note": str(exc)}
     except TachikomaError as exc:
         return {**empty, "state": "unreadable", "error": str(exc), "note": str(exc)}
+
+
+def _chunking_for(embedder_name: str) -> str | None:
+    """The chunking signature an index built with `embedder_name` should have; None if unknown."""
+    try:
+        return chunking.signature(create(embedder_name).max_words)
+    except TachikomaError:
+        return None
 
 
 def _iso(path: Path, stamp: str | None) -> str | None:
@@ -268,7 +299,9 @@ def _run(root, store, embedder, reembed, config, summary, progress, note, batch)
     git_times = gitutil.last_commit_times(root)
     dirty = gitutil.dirty_paths(root) if git_times else set()
 
-    plan = plan_run(root, store, note)
+    wanted_chunking = chunking.signature(embedder.max_words)
+    rechunk = store.get_meta("chunking") != wanted_chunking and store.counts()[0] > 0
+    plan = plan_run(root, store, note, rechunk)
     summary.unchanged = len(plan.unchanged) + len(plan.touched)
     store.check_present()
     with batch():
@@ -290,6 +323,7 @@ def _run(root, store, embedder, reembed, config, summary, progress, note, batch)
         store.set_meta("last_indexed_at", now)
         store.set_meta("last_complete_at", now)
         store.set_meta("run_complete", "1")
+        store.set_meta("chunking", wanted_chunking)
     store.check_present()  # deleted during the last commit: the work went into a file nobody can open
     summary.files, summary.chunks = store.counts()
 
@@ -376,6 +410,8 @@ def _index_files(root, store, embedder, todo, tags, git_times, dirty, config, su
             summary.skipped += 1
         elif status == "added":
             summary.added += 1
+        elif status == "rechunked":
+            summary.rechunked += 1
         else:
             summary.changed += 1
         prepared.append((info, chunks))

@@ -334,3 +334,59 @@ def test_unreadable_metadata_or_missing_tables_are_damage(memory, damage):
         with Store(mem.index_path(memory)) as store:
             store.files(), store.generation, store.embedder
     assert indexer.freshness(memory)["state"] == "damaged"
+
+
+class NarrowEmbedder(CountingEmbedder):
+    """The counting hash embedder with a smaller window: what an upgrade to smaller chunks looks like."""
+
+    max_words = 40
+
+
+def test_a_new_chunking_re_chunks_every_file_and_keeps_unchanged_vectors(memory, monkeypatch):
+    note = memory / "long.md"
+    note.write_text("# Long note\n\n" + "\n\n".join(" ".join(f"p{i}w{j}" for j in range(30)) for i in range(6)))
+    run(memory)
+    files_before, chunks_before = index_rows(memory)
+    assert indexer.freshness(memory)["note"] is None
+
+    # The same files, chunked with a 40-word window instead of 200: every file is chunked again.
+    monkeypatch.setattr("tachikoma.embedders.hashing.HashingEmbedder.max_words", 40)
+    assert "chunked by an older tachikoma" in indexer.freshness(memory)["note"]
+    embedder = NarrowEmbedder()
+    summary = indexer.run(memory, embedder=embedder)
+    assert summary.rechunked == len(files_before) and summary.changed == summary.added == 0
+    assert f"{len(files_before)} re-chunked" in summary.line()
+    files_after, chunks_after = index_rows(memory)
+    assert set(files_after) == set(files_before)
+    long_before = [c for c in chunks_before if c[0] == "long.md"]
+    long_after = [c for c in chunks_after if c[0] == "long.md"]
+    assert len(long_before) == 1 and len(long_after) > 1
+    assert all(len(text.split()) <= 40 + 5 for _, _, text, _ in long_after)  # + the heading context line
+    # Chunks whose text did not change (short notes) kept their vectors: only new texts were embedded.
+    unchanged = {c[3] for c in chunks_before} & {c[3] for c in chunks_after}
+    assert unchanged and len(embedder.embedded) == len({c[3] for c in chunks_after} - unchanged)
+    assert indexer.freshness(memory)["note"] is None
+
+    # Recorded: the next run is an ordinary unchanged run.
+    again = indexer.run(memory, embedder=NarrowEmbedder())
+    assert again.rechunked == 0 and again.unchanged == len(files_before) and again.chunks_embedded == 0
+
+
+def test_an_interrupted_re_chunking_is_resumed_by_the_next_run(memory, monkeypatch):
+    for i in range(30):
+        (memory / f"bulk-{i:02}.md").write_text(f"# Note {i}\n\n" + " ".join(f"t{i}w{j}" for j in range(150)))
+    run(memory)
+    monkeypatch.setattr("tachikoma.embedders.hashing.HashingEmbedder.max_words", 40)
+
+    class Failing(NarrowEmbedder):
+        def __init__(self):
+            super().__init__(fail_after=indexer.BATCH_CHUNKS)
+
+    with pytest.raises(KeyboardInterrupt):
+        indexer.run(memory, embedder=Failing())
+    summary = indexer.run(memory, embedder=NarrowEmbedder())
+    assert summary.rechunked == 41, "every file again, since the new chunking was not recorded yet"
+    _, chunks = index_rows(memory)
+    bulk = [c for c in chunks if c[0].startswith("bulk-")]
+    assert len(bulk) >= 30 * 4, "150-word notes now make at least 4 chunks each"
+    assert indexer.freshness(memory)["note"] is None
