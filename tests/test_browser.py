@@ -9,6 +9,7 @@ violations appear.
 from __future__ import annotations
 
 import json
+import os
 import re
 import urllib.request
 
@@ -18,6 +19,9 @@ from app import create_app
 from tachikoma import stats
 from web_helpers import CHROMIUM, LiveServer, build_index, copy_memory, launch_chromium, snapshot
 
+# CI sets TACHIKOMA_REQUIRE_BROWSER=1: there a missing Chromium is a failure, never a quiet skip.
+if not CHROMIUM.exists() and os.environ.get("TACHIKOMA_REQUIRE_BROWSER") == "1":
+    raise RuntimeError(f"TACHIKOMA_REQUIRE_BROWSER=1 but there is no Chromium at {CHROMIUM}")
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
                                 reason=f"needs Debian's Chromium at {CHROMIUM} (apt-get install -y chromium)")
 
