@@ -129,6 +129,13 @@ def test_bm25_metrics_by_hand(report):
     assert overall["chunk_R@1"] == pytest.approx((1 + 0 + 0.5 + 1 + 1) / 5)
     assert overall["session_recall_all@1"] == pytest.approx(4 / 5)
     assert cell(rep, "bm25", "1")["session_ndcg@10"] == 1.0
+    # Per conversation: conv-t2's one question, and conv-t1's four, averaged on their own.
+    by_conv = rep["by_conversation"]["bm25"]
+    assert by_conv["conv-t2"] == {**by_conv["conv-t2"], "questions": 1, "session_R@1": 1.0}
+    assert by_conv["conv-t1"]["questions"] == 4
+    assert by_conv["conv-t1"]["session_R@1"] == pytest.approx((1 + 1 + 0.5 + 1) / 4)
+    md = (report[1] / "report.md").read_text()
+    assert "**session_R@5 per conversation**" in md and "| conv-t1 | conv-t2 |" in md
     # Every metric of every system is a share.
     for system in rep["results"].values():
         for group in system.values():

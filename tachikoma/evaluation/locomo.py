@@ -420,6 +420,7 @@ def evaluate(path: Path, embedder_name: str = "minilm", limit_conversations: int
         "meta": _meta(path, embedder.name, conversations, quirks, stats, started, argv, base),
         "systems": [r.as_dict() for r in rows],
         "results": aggregate(per_question, [r.key for r in rows]),
+        "by_conversation": by_conversation(per_question, [r.key for r in rows]),
     }
     report["per_question"] = per_question
     return report
@@ -455,6 +456,18 @@ def aggregate(per_question: list[dict], keys: list[str]) -> dict:
     groups = {"overall": per_question}
     for c in CATEGORIES:
         groups[str(c)] = [q for q in per_question if q["category"] == c]
+    return _means(groups, keys)
+
+
+def by_conversation(per_question: list[dict], keys: list[str]) -> dict:
+    """system → conversation id → {"questions": n, metric@k: mean}: how steady a figure is across memories."""
+    groups: dict[str, list[dict]] = {}
+    for q in per_question:
+        groups.setdefault(q["conversation"], []).append(q)
+    return _means(groups, keys)
+
+
+def _means(groups: dict[str, list[dict]], keys: list[str]) -> dict:
     out: dict = {}
     for key in keys:
         out[key] = {}
@@ -546,6 +559,21 @@ def full_table(report: dict, group: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def conversation_table(report: dict, metric: str = "session_R@5") -> str:
+    """Markdown: one metric per system and conversation, with how many conversations each system wins."""
+    table = report.get("by_conversation") or {}
+    keys = [s["key"] for s in report["systems"] if s["key"] in table]
+    if not keys:
+        return ""
+    conversations = list(table[keys[0]])
+    lines = [f"**{metric} per conversation**\n",
+             "| system | " + " | ".join(conversations) + " |",
+             "|---|" + "---:|" * len(conversations)]
+    for key in keys:
+        lines.append(f"| {key} | " + " | ".join(_fmt(table[key][c].get(metric)) for c in conversations) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def markdown(report: dict) -> str:
     meta = report["meta"]
     q = meta["quirks"]
@@ -576,6 +604,9 @@ def markdown(report: dict) -> str:
               "", "## At k = 5", "", headline(report), "## All metrics", ""]
     for group in ["overall"] + [str(c) for c in CATEGORIES]:
         lines += [full_table(report, group)]
+    if report.get("by_conversation"):
+        lines += ["## Per conversation", "", conversation_table(report, "session_R@5"),
+                  conversation_table(report, "session_ndcg@5")]
     return "\n".join(lines)
 
 
