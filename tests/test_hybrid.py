@@ -163,6 +163,8 @@ def test_words_in_most_chunks_and_over_the_budget_are_left_out():
     db = _fts(["the cat sat", "the dog ran", "the cow slept", "a zebra ate"])
     assert keyword_search(db, "the", 4, 10) == []  # in 3 of 4 chunks: no BM25 weight
     assert [r for r, _ in keyword_search(db, "the zebra", 4, 10)] == [4]
+    # A memory of one chunk: its words are in "more than half" of the chunks, and still match.
+    assert [r for r, _ in keyword_search(_fts(["Martin prefers short meetings"]), "Martin meetings", 1, 10)] == [1]
     db = _fts([f"alpha {i}" if i % 2 else f"beta {i}" for i in range(100)] + ["gamma"])
     # alpha and beta are each in 50 of 101 chunks; with a budget of 60 postings only gamma and one of them fit
     ids = {r for r, _ in keyword_search(db, "alpha beta gamma", 101, None, postings=60)}
