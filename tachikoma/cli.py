@@ -118,6 +118,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--work", type=Path, metavar="DIR", help="keep the memory folders and indexes here and reuse "
                                                           "them next time (default: a temporary folder)")
     b.add_argument("--sweep", action="store_true", help="also rank with other fusion methods and keyword weights")
+    b.add_argument("--max-words", type=int, metavar="N",
+                   help="chunk the transcripts into at most N words instead of the embedder's own window "
+                        "(to study chunk sizes; minilm's is 80)")
     b.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
     return parser
 
@@ -377,13 +380,16 @@ def cmd_eval(args) -> int:
 
     if args.limit_conversations is not None and args.limit_conversations < 1:
         raise TachikomaError("--limit-conversations must be at least 1")
+    if args.max_words is not None and args.max_words < 2:
+        raise TachikomaError("--max-words must be at least 2")
     config = _config(args, Path(".")) if args.config else None
     argv = ([f"--config {args.config}"] if args.config else []) + ["eval", "locomo", str(args.path), "--embedder",
                                                                    args.embedder]
     argv += [f"--limit-conversations {args.limit_conversations}"] if args.limit_conversations else []
     argv += ["--sweep"] if args.sweep else []
+    argv += [f"--max-words {args.max_words}"] if args.max_words else []
     report = locomo.evaluate(args.path, args.embedder, args.limit_conversations, config, sweep=args.sweep,
-                             work=args.work, progress=not args.quiet, argv=argv)
+                             work=args.work, progress=not args.quiet, argv=argv, max_words=args.max_words)
     print(locomo.terminal(report))
     if args.out:
         for written in locomo.write_report(report, args.out):

@@ -144,7 +144,7 @@ def test_bm25_metrics_by_hand(report):
 
 def test_memory_folders_are_dated_transcripts_searched_the_normal_way(report):
     _, _, work = report
-    root = work / "hash_512" / "conv-t1"
+    root = work / "hash_512-200w" / "conv-t1"
     assert sorted(p.name for p in root.glob("*.jsonl")) == ["session_01.jsonl", "session_02.jsonl",
                                                             "session_03.jsonl"]
     lines = (root / "session_01.jsonl").read_text().splitlines()
@@ -198,3 +198,21 @@ def test_limit_conversations_and_bad_input(tmp_path, capsys):
     assert main(["eval", "locomo", str(data), "--limit-conversations", "0"]) == 1
     (tmp_path / "bad.json").write_text("{")
     assert main(["eval", "locomo", str(tmp_path / "bad.json"), "--embedder", "hash", "--quiet"]) == 1
+
+
+def test_max_words_chunks_the_transcripts_smaller_in_a_work_folder_of_its_own(tmp_path, report):
+    rep, _, work = report
+    data = tmp_path / "locomo-tiny.json"
+    assert rep["meta"]["index"]["max_words"] == 200  # the hash embedder's own window
+    small = locomo.evaluate(data, "hash", work=work, progress=False, max_words=10)
+    assert small["meta"]["index"]["max_words"] == 10
+    assert small["meta"]["index"]["chunks"] > rep["meta"]["index"]["chunks"]
+    assert small["meta"]["index"]["chunks_embedded"] > 0, "a new index, not the 200-word one reused"
+    assert sorted(p.name for p in work.iterdir()) == ["hash_512-10w", "hash_512-200w"]
+    searcher = Searcher(work / "hash_512-10w" / "conv-t1", embedder=locomo.choose("hash", None))
+    try:
+        texts = [t for (t,) in searcher.store.db.execute("SELECT text FROM chunks")]
+    finally:
+        searcher.close()
+    assert all(len(t.split("\n", 1)[1].split()) <= 10 for t in texts)  # after the date line
+    assert main(["eval", "locomo", str(data), "--embedder", "hash", "--max-words", "1", "--quiet"]) == 1

@@ -315,11 +315,13 @@ def systems(base: Config, sweep: bool = False) -> list[System]:
 # ------------------------------------------------------------------ running
 
 class CachedQueries:
-    """An embedder that embeds each distinct query once (every system asks the same questions)."""
+    """An embedder that embeds each distinct query once (every system asks the same questions).
 
-    def __init__(self, inner):
+    `max_words` replaces the embedder's own chunk window (for a study of chunk sizes)."""
+
+    def __init__(self, inner, max_words: int | None = None):
         self.inner = inner
-        self.name, self.dim, self.max_words = inner.name, inner.dim, inner.max_words
+        self.name, self.dim, self.max_words = inner.name, inner.dim, max_words or inner.max_words
         self._queries: dict[str, np.ndarray] = {}
 
     def embed_documents(self, texts, progress=None):
@@ -368,19 +370,19 @@ Bar = Callable[..., object]
 
 def evaluate(path: Path, embedder_name: str = "minilm", limit_conversations: int | None = None,
              base: Config | None = None, sweep: bool = False, work: Path | None = None,
-             progress: bool = True, argv: list[str] | None = None) -> dict:
+             progress: bool = True, argv: list[str] | None = None, max_words: int | None = None) -> dict:
     """Run the whole evaluation and return the report (see `write_report` for its files)."""
     started = time.perf_counter()
     path = Path(path)
     conversations, quirks = load(path, limit_conversations)
     base = base or Config()
     rows = systems(base, sweep)
-    embedder = CachedQueries(choose(embedder_name, None))
+    embedder = CachedQueries(choose(embedder_name, None), max_words)
     scratch = None
     if work is None:
         scratch = Path(tempfile.mkdtemp(prefix="tachikoma-locomo-"))
         work = scratch
-    work = Path(work) / re.sub(r"[^A-Za-z0-9._-]+", "_", embedder.name)
+    work = Path(work) / re.sub(r"[^A-Za-z0-9._-]+", "_", f"{embedder.name}-{embedder.max_words}w")
     from tqdm import tqdm
 
     disable = None if progress else True  # None: draw only on a terminal
@@ -417,7 +419,8 @@ def evaluate(path: Path, embedder_name: str = "minilm", limit_conversations: int
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
     report = {
-        "meta": _meta(path, embedder.name, conversations, quirks, stats, started, argv, base),
+        "meta": _meta(path, embedder.name, embedder.max_words, conversations, quirks, stats, started, argv,
+                      base),
         "systems": [r.as_dict() for r in rows],
         "results": aggregate(per_question, [r.key for r in rows]),
         "by_conversation": by_conversation(per_question, [r.key for r in rows]),
@@ -480,8 +483,8 @@ def _means(groups: dict[str, list[dict]], keys: list[str]) -> dict:
     return out
 
 
-def _meta(path: Path, embedder: str, conversations, quirks: Quirks, stats: dict, started: float,
-          argv, base: Config) -> dict:
+def _meta(path: Path, embedder: str, max_words: int, conversations, quirks: Quirks, stats: dict,
+          started: float, argv, base: Config) -> dict:
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     questions = {str(c): sum(1 for conv in conversations for q in conv.questions if q.category == c)
                  for c in CATEGORIES}
@@ -490,7 +493,8 @@ def _meta(path: Path, embedder: str, conversations, quirks: Quirks, stats: dict,
         "data": {"path": str(path), "sha256": digest, "conversations": len(conversations),
                  "sessions": stats["sessions"], "questions": sum(questions.values()),
                  "questions_by_category": questions},
-        "index": {"embedder": embedder, "chunks": stats["chunks"], "chunks_embedded": stats["chunks_embedded"]},
+        "index": {"embedder": embedder, "max_words": max_words, "chunks": stats["chunks"],
+                  "chunks_embedded": stats["chunks_embedded"]},
         "quirks": asdict(quirks),
         "seconds": {"index": round(stats["index_seconds"], 1), "search": round(stats["search_seconds"], 1),
                     "total": round(time.perf_counter() - started, 1)},
@@ -584,7 +588,8 @@ def markdown(report: dict) -> str:
         f"Data: {meta['data']['path']} (sha256 {meta['data']['sha256'][:12]}…), "
         f"{meta['data']['conversations']} conversations, {meta['data']['sessions']} sessions, "
         f"{meta['data']['questions']} questions.",
-        f"Index: {meta['index']['chunks']} chunks, embedder {meta['index']['embedder']}.",
+        f"Index: {meta['index']['chunks']} chunks of at most {meta['index']['max_words']} words, "
+        f"embedder {meta['index']['embedder']}.",
         f"Time: {meta['seconds']['total']} s (index {meta['seconds']['index']} s, "
         f"search {meta['seconds']['search']} s) on {meta['machine']['cpus']} CPUs "
         f"({meta['machine']['processor']}), {meta['machine']['platform']}.",
