@@ -239,9 +239,7 @@ def _sections(text: str, first_line: int) -> list[_Section]:
     fences = FenceTracker()
     for i, line in enumerate(text.split("\n")):
         number = first_line + i
-        if fences.code(line):
-            pass
-        elif (heading := _HEADING.match(line)) is not None:
+        if not fences.code(line) and (heading := _HEADING.match(line)) is not None:
             level = len(heading.group(1))
             title = _CLOSING_HASHES.sub("", heading.group(2) or "").strip()
             while stack and stack[-1][0] >= level:

@@ -110,8 +110,9 @@ def keyword_search(db: sqlite3.Connection, query: str, total_chunks: int, limit:
     English function words (`STOPWORDS`) are left out. Each other word's
     document frequency is counted first (cheaply, capped). Words in more than
     half of the chunks are left out too (except in a memory of one chunk):
-    FTS5 gives them no BM25 weight, so they would only add matches scored zero. The rest are used rarest first
-    while their frequencies fit the `postings` budget.
+    FTS5 gives them no BM25 weight, so they would only add matches scored
+    zero. The rest are used rarest first while their frequencies fit the
+    `postings` budget.
     `limit` None returns every match (the evaluation's BM25 baseline).
     """
     terms = query_terms(query, skip=STOPWORDS)

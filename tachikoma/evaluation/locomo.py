@@ -399,8 +399,8 @@ def evaluate(path: Path, embedder_name: str = "minilm", limit_conversations: int
             t = time.perf_counter()
             done_before = index_bar.n
 
-            def tick(done: int, total: int, note: str) -> None:
-                index_bar.n = done_before + done
+            def tick(done: int, total: int, note: str, start: int = done_before) -> None:
+                index_bar.n = start + done
                 index_bar.refresh()
 
             summary = indexer.run(root, base, embedder=embedder, progress=tick)
