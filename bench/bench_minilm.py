@@ -1,10 +1,11 @@
 """Throughput of the numpy MiniLM embedder: chunks/s and query latency.
 
-    python bench/bench_minilm.py [--chunks 200] [--queries 50]
+    python bench/bench_minilm.py [--chunks 200] [--queries 50] [--max-words N]
 
-Chunks are ~max_words words of varied English prose (close to the 256-token
-window, as the chunker produces); queries are short questions. Model loading
-is timed separately and excluded from both numbers.
+Chunks are 2/3 to all of max_words words of varied English prose (about
+the size the chunker produces); queries are short questions. Model loading
+is timed separately and excluded from both numbers. Words/s is the figure
+to compare across chunk sizes: a memory costs its words, not its chunks.
 """
 
 from __future__ import annotations
@@ -44,12 +45,14 @@ def main() -> None:
     parser.add_argument("--chunks", type=int, default=200)
     parser.add_argument("--queries", type=int, default=50)
     parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--max-words", type=int, help="chunk size in words (default: the embedder's, 80)")
     args = parser.parse_args()
 
     rng = random.Random(0)
     embedder = MiniLMEmbedder(batch_size=args.batch_size)
+    max_words = args.max_words or embedder.max_words
     chunks = [
-        make_chunk(rng, rng.randint(embedder.max_words * 2 // 3, embedder.max_words))
+        make_chunk(rng, rng.randint(max_words * 2 // 3, max_words))
         for _ in range(args.chunks)
     ]
     queries = [" ".join(rng.choice(VOCAB) for _ in range(rng.randint(3, 10))) + "?" for _ in range(args.queries)]
@@ -59,6 +62,7 @@ def main() -> None:
     load_s = time.perf_counter() - start
 
     tokens = [len(e.ids) for e in embedder._tokenizer.encode_batch(chunks)]  # type: ignore[union-attr]
+    words = sum(len(c.split()) for c in chunks)
     start = time.perf_counter()
     embedder.embed_documents(chunks)
     docs_s = time.perf_counter() - start
@@ -73,7 +77,7 @@ def main() -> None:
     print(f"load (sha256 + weights + tokenizer): {load_s:.2f} s")
     print(
         f"documents: {args.chunks} chunks, mean {statistics.mean(tokens):.0f} tokens "
-        f"(max {max(tokens)}), {docs_s:.2f} s -> {args.chunks / docs_s:.1f} chunks/s"
+        f"(max {max(tokens)}), {docs_s:.2f} s -> {args.chunks / docs_s:.1f} chunks/s, {words / docs_s:.0f} words/s"
     )
     print(
         f"queries: p50 {statistics.median(latencies):.1f} ms, "

@@ -53,15 +53,16 @@ Hybrid relevance (``[search]``)
 
     Why convex with w = 0.4: measured on LoCoMo-10 with the offline MiniLM
     embedder (`tachikoma eval locomo ... --sweep`, docs/evaluation.md), without
-    recency, session-level R@5 / nDCG@5 were 0.732 / 0.605 for the vector
-    alone, 0.876 / 0.802 for BM25 alone, and for convex fusion 0.845 / 0.745
-    at w = 0.1, 0.889 / 0.814 at 0.3, 0.892 / 0.818 at 0.4, 0.890 / 0.817 at
-    0.5 and 0.882 / 0.807 at 0.9; RRF (k = 60) reached 0.879 / 0.784 at its
-    best (w = 0.7). The curve is flat between 0.3 and 0.6, and 0.4 was also
-    the best R@5 on each half of the conversations taken alone, so the choice
-    is not a fluke of one conversation. Convex fusion keeps the cosine's
-    absolute level (a weak vector match stays weak), where RRF keeps ranks
-    only. The weight was chosen on the same data it is reported on.
+    recency, session-level R@5 / nDCG@5 were 0.736 / 0.617 for the vector
+    alone, 0.888 / 0.821 for BM25 alone, and for convex fusion 0.846 / 0.754
+    at w = 0.1, 0.903 / 0.838 at 0.3, 0.905 / 0.842 at 0.4, 0.906 / 0.840 at
+    0.5 and 0.894 / 0.825 at 0.9; RRF (k = 60) reached 0.892 / 0.803 at its
+    best (w = 0.7). The curve is flat between 0.3 and 0.6, and 0.4 was picked
+    before the chunks shrank to 80 words, when it was also within 0.003 of
+    the best R@5 on each half of the conversations taken alone. Convex fusion
+    keeps the cosine's absolute level (a weak vector match stays weak),
+    where RRF keeps ranks only. The weight was chosen on the same data it is
+    reported on.
 """
 
 from __future__ import annotations
