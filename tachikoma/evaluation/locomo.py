@@ -564,7 +564,7 @@ def full_table(report: dict, group: str) -> str:
 
 
 def conversation_table(report: dict, metric: str = "session_R@5") -> str:
-    """Markdown: one metric per system and conversation, with how many conversations each system wins."""
+    """Markdown: one metric per system (rows) and conversation (columns)."""
     table = report.get("by_conversation") or {}
     keys = [s["key"] for s in report["systems"] if s["key"] in table]
     if not keys:
