@@ -280,24 +280,12 @@ def versions(root: Path, paths: list[str]) -> dict[str, Versions] | None:
     wanted = set(paths)
     head_entries: dict[str, tuple[str, str]] = {}
     if _head(root) is not None:
-        out = _run(root, ["ls-tree", "-r", "-z", "--full-name", "HEAD", "--", "."]).stdout
-        for record in out.split(b"\0"):
-            if not record:
-                continue
-            info, _, name = record.partition(b"\t")
-            mode, kind, oid = info.decode().split()
-            rel = _relative(name, prefix)
+        for (mode, kind, oid), rel in _entries(root, ["ls-tree", "-r"], prefix, "HEAD"):
             if rel in wanted and kind == "blob":
                 head_entries[rel] = (mode, oid)
     index_entries: dict[str, tuple[str, str]] = {}
     conflicted: set[str] = set()
-    out = _run(root, ["ls-files", "-s", "-z", "--full-name", "--", "."]).stdout
-    for record in out.split(b"\0"):
-        if not record:
-            continue
-        info, _, name = record.partition(b"\t")
-        mode, oid, stage = info.decode().split()
-        rel = _relative(name, prefix)
+    for (mode, oid, stage), rel in _entries(root, ["ls-files", "-s"], prefix):
         if rel not in wanted:
             continue
         if stage != "0":
@@ -320,6 +308,16 @@ def versions(root: Path, paths: list[str]) -> dict[str, Versions] | None:
 
     return {p: Versions(head=blob(head_entries.get(p)), index=None if p in conflicted else blob(index_entries.get(p)),
                         conflicted=p in conflicted, ignored=p in ignored) for p in paths}
+
+
+def _entries(root: Path, command: list[str], prefix: str, *revision: str):
+    """(fields, path relative to `root`) of each "fields<TAB>name" record `git <command> -z` prints
+    for the tree below `root` (ls-tree: mode, type, object; ls-files -s: mode, object, stage)."""
+    out = _run(root, [*command, "-z", "--full-name", *revision, "--", "."]).stdout
+    for record in out.split(b"\0"):
+        if record:
+            info, _, name = record.partition(b"\t")
+            yield info.decode().split(), _relative(name, prefix)
 
 
 def _relative(name: bytes, prefix: str) -> str | None:
