@@ -336,12 +336,6 @@ def test_unreadable_metadata_or_missing_tables_are_damage(memory, damage):
     assert indexer.freshness(memory)["state"] == "damaged"
 
 
-class NarrowEmbedder(CountingEmbedder):
-    """The counting hash embedder with a smaller window: what an upgrade to smaller chunks looks like."""
-
-    max_words = 40
-
-
 def test_a_new_chunking_re_chunks_every_file_and_keeps_unchanged_vectors(memory, monkeypatch):
     note = memory / "long.md"
     note.write_text("# Long note\n\n" + "\n\n".join(" ".join(f"p{i}w{j}" for j in range(30)) for i in range(6)))
@@ -349,10 +343,11 @@ def test_a_new_chunking_re_chunks_every_file_and_keeps_unchanged_vectors(memory,
     files_before, chunks_before = index_rows(memory)
     assert indexer.freshness(memory)["note"] is None
 
-    # The same files, chunked with a 40-word window instead of 200: every file is chunked again.
+    # The same files, chunked with a 40-word window instead of 200 (what an upgrade to smaller chunks
+    # looks like; freshness sees it too): every file is chunked again.
     monkeypatch.setattr("tachikoma.embedders.hashing.HashingEmbedder.max_words", 40)
     assert "chunked by an older tachikoma" in indexer.freshness(memory)["note"]
-    embedder = NarrowEmbedder()
+    embedder = CountingEmbedder()
     summary = indexer.run(memory, embedder=embedder)
     assert summary.rechunked == len(files_before) and summary.changed == summary.added == 0
     assert f"{len(files_before)} re-chunked" in summary.line()
@@ -368,7 +363,7 @@ def test_a_new_chunking_re_chunks_every_file_and_keeps_unchanged_vectors(memory,
     assert indexer.freshness(memory)["note"] is None
 
     # Recorded: the next run is an ordinary unchanged run.
-    again = indexer.run(memory, embedder=NarrowEmbedder())
+    again = indexer.run(memory, embedder=CountingEmbedder())
     assert again.rechunked == 0 and again.unchanged == len(files_before) and again.chunks_embedded == 0
 
 
@@ -378,13 +373,9 @@ def test_an_interrupted_re_chunking_is_resumed_by_the_next_run(memory, monkeypat
     run(memory)
     monkeypatch.setattr("tachikoma.embedders.hashing.HashingEmbedder.max_words", 40)
 
-    class Failing(NarrowEmbedder):
-        def __init__(self):
-            super().__init__(fail_after=indexer.BATCH_CHUNKS)
-
     with pytest.raises(KeyboardInterrupt):
-        indexer.run(memory, embedder=Failing())
-    summary = indexer.run(memory, embedder=NarrowEmbedder())
+        indexer.run(memory, embedder=CountingEmbedder(fail_after=indexer.BATCH_CHUNKS))
+    summary = indexer.run(memory, embedder=CountingEmbedder())
     assert summary.rechunked == 41, "every file again, since the new chunking was not recorded yet"
     _, chunks = index_rows(memory)
     bulk = [c for c in chunks if c[0].startswith("bulk-")]
