@@ -1,21 +1,17 @@
 """Shared fixtures: a private copy of the example memory, optionally as a git repository."""
 
-import shutil
 from pathlib import Path
 
 import pytest
 
+from example_memory import copy_example
 from gitrepo import git, isolate
-
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "memory"
 
 
 @pytest.fixture
 def memory(tmp_path) -> Path:
     """A copy of examples/memory, safe to change."""
-    root = tmp_path / "memory"
-    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".cache"))
-    return root
+    return copy_example(tmp_path / "memory")
 
 
 @pytest.fixture

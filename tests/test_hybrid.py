@@ -8,6 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from example_memory import copy_example
+
 from tachikoma import indexer, ranking
 from tachikoma.config import Config, SearchConfig, load_config
 from tachikoma.embedders.base import l2_normalise
@@ -178,11 +180,7 @@ HOSTILE = ['"', '""', "'", "AND", "OR", "NOT", "a AND", "NEAR(a b, 3)", "*", "a*
 
 @pytest.fixture(scope="module")
 def example_searcher(tmp_path_factory):
-    import shutil
-    from pathlib import Path
-
-    root = tmp_path_factory.mktemp("hostile") / "memory"
-    shutil.copytree(Path(__file__).resolve().parent.parent / "examples" / "memory", root)
+    root = copy_example(tmp_path_factory.mktemp("hostile") / "memory")
     indexer.run(root, embedder_name="hash")
     s = Searcher(root)
     yield s

@@ -3,17 +3,15 @@ a live server in a thread, and a headless Chromium."""
 
 from __future__ import annotations
 
-import shutil
 import threading
 from contextlib import contextmanager
 from pathlib import Path
 
 from werkzeug.serving import WSGIRequestHandler, make_server
 
+from example_memory import copy_example
 from gitrepo import git
 
-REPO = Path(__file__).resolve().parent.parent
-EXAMPLE = REPO / "examples" / "memory"
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -21,7 +19,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 
 def copy_memory(target: Path, git: bool = True) -> Path:
     """A fresh copy of examples/memory at `target` (committed to a new git repo when `git`)."""
-    shutil.copytree(EXAMPLE, target, ignore=shutil.ignore_patterns(".cache"))
+    copy_example(target)
     if git:
         git_run(target, "init", "-q", "-b", "main")
         git_run(target, "add", "-A")
