@@ -27,11 +27,13 @@ from __future__ import annotations
 
 import os
 import secrets
+from pathlib import Path
 
 from flask import Blueprint, Flask, abort, current_app, redirect, request, send_file, url_for
 from flask_wtf.csrf import CSRFProtect
 from htmx_flask import Htmx
 
+import tachikoma.web
 from tachikoma import indexer, stats, tagging
 from tachikoma.config import load_config
 from tachikoma.errors import EmbedderError, TachikomaError
@@ -49,6 +51,13 @@ bp = Blueprint("dashboard", __name__)
 FRESH_REINDEX_SECONDS = 120  # the search page says "the index is ready" this long after a re-index
 
 
+def _folder(name: str) -> str:
+    """templates/ or static/: the copy an installed wheel ships inside tachikoma.web (see setup.py),
+    else the folder beside this file in a checkout."""
+    shipped = Path(tachikoma.web.__file__).parent / name
+    return str(shipped if shipped.is_dir() else Path(__file__).resolve().parent / name)
+
+
 def create_app(memory: str | os.PathLike | None = None, config: str | os.PathLike | None = None,
                host: str = "127.0.0.1", port: int | None = None, secret_key: str | None = None,
                allowed_hosts: tuple[str, ...] | list[str] = ()) -> Flask:
@@ -62,7 +71,7 @@ def create_app(memory: str | os.PathLike | None = None, config: str | os.PathLik
     each process unless `secret_key` or $TACHIKOMA_SECRET_KEY is given.
     """
     root = resolve_root(memory)
-    app = Flask(__name__)
+    app = Flask(__name__, template_folder=_folder("templates"), static_folder=_folder("static"))
     app.config.update(
         SECRET_KEY=secret_key or os.environ.get("TACHIKOMA_SECRET_KEY") or secrets.token_hex(32),
         TACHIKOMA_ROOT=root,

@@ -1,0 +1,121 @@
+"""A non-editable install works (issue 12): the wheel that `pip install .` builds ships app.py,
+templates/ and static/, and its `tachikoma serve` answers with the dashboard, far from any checkout.
+
+The wheel is built without build isolation (setuptools comes from requirements-dev.txt) and
+installed with --no-deps into a fresh virtual environment; the dependencies (flask, numpy, ...)
+are borrowed from the test environment through a .pth file, so nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import site
+import socket
+import subprocess
+import sys
+import tarfile
+import time
+import urllib.error
+import urllib.request
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from example_memory import copy_example
+
+REPO = Path(__file__).resolve().parent.parent
+NOT_SOURCE = shutil.ignore_patterns(".*", "__pycache__", "*.egg-info", "build", "dist", "out")
+ASSETS = sorted(p.relative_to(REPO).as_posix() for folder in ("templates", "static")
+                for p in (REPO / folder).rglob("*") if p.is_file())
+
+
+def _run(*args, **kwargs) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "TACHIKOMA_MEMORY")}
+    done = subprocess.run([str(a) for a in args], capture_output=True, text=True, env=env, **kwargs)
+    assert done.returncode == 0, f"{args} failed:\n{done.stdout}\n{done.stderr}"
+    return done
+
+
+def _build_wheel(source: Path, out: Path) -> Path:
+    done = _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
+                "-w", out, source)
+    assert "Warning" not in done.stdout + done.stderr  # e.g. setuptools' project.license deprecation
+    (wheel,) = out.glob("tachikoma-*.whl")
+    return wheel
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    """The wheel `pip install .` builds, from a copy of the checkout (no build/ left in it)."""
+    tmp = tmp_path_factory.mktemp("wheel")
+    shutil.copytree(REPO, tmp / "src", ignore=NOT_SOURCE)
+    return _build_wheel(tmp / "src", tmp / "dist")
+
+
+def test_the_wheel_ships_every_template_and_static_file_inside_tachikoma_web(wheel):
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "app.py" in names
+    assert ASSETS and sorted(n.removeprefix("tachikoma/web/") for n in names
+                             if n.startswith(("tachikoma/web/templates/", "tachikoma/web/static/"))) == ASSETS
+    assert not [n for n in names if n.startswith(("templates/", "static/"))]  # no top-level folders in site-packages
+
+
+def test_a_wheel_built_from_the_sdist_ships_them_too(tmp_path):
+    shutil.copytree(REPO, tmp_path / "src", ignore=NOT_SOURCE)
+    _run(sys.executable, "-c", f"from setuptools import build_meta; build_meta.build_sdist({str(tmp_path)!r})",
+         cwd=tmp_path / "src")
+    (sdist,) = tmp_path.glob("tachikoma-*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        archive.extractall(tmp_path / "unpacked", filter="data")
+    (source,) = (tmp_path / "unpacked").iterdir()
+    names = zipfile.ZipFile(_build_wheel(source, tmp_path / "dist")).namelist()
+    assert all(f"tachikoma/web/{asset}" in names for asset in ASSETS)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _get(url: str, server: subprocess.Popen, deadline: float) -> bytes:
+    """The body at `url`, waiting for the server to start listening (an HTTP error fails at once)."""
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=5) as response:
+                return response.read()
+        except urllib.error.HTTPError:
+            raise
+        except OSError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
+def test_tachikoma_serve_from_a_fresh_venv_serves_the_dashboard(wheel, tmp_path):
+    venv = tmp_path / "venv"
+    _run(sys.executable, "-m", "venv", "--without-pip", venv)
+    python, tachikoma = venv / "bin" / "python", venv / "bin" / "tachikoma"
+    _run(sys.executable, "-m", "pip", "--python", python, "install", "--quiet", "--no-deps", "--no-index", wheel)
+    purelib = Path(_run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])").stdout.strip())
+    (purelib / "borrowed_dependencies.pth").write_text("\n".join(site.getsitepackages()) + "\n")
+
+    where = _run(python, "-c", "import app, tachikoma; print(app.__file__); print(tachikoma.__file__); "
+                 "print(app._folder('templates'))", cwd=tmp_path).stdout.split()
+    assert all(Path(p).is_relative_to(purelib) for p in where), where  # the installed copy, not the checkout
+
+    memory = copy_example(tmp_path / "memory")
+    _run(tachikoma, "--memory", memory, "index", "--embedder", "hash", "--quiet", cwd=tmp_path)
+    port = _free_port()
+    server = subprocess.Popen([tachikoma, "--memory", memory, "serve", "--port", str(port)], cwd=tmp_path,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        page = _get(f"http://127.0.0.1:{port}/?q=Martin+meetings", server, time.monotonic() + 30).decode()
+        css = _get(f"http://127.0.0.1:{port}/static/style.css", server, time.monotonic() + 5)
+    finally:
+        server.terminate()
+        errors = server.communicate(timeout=10)[1]
+    assert "martin.md" in page and "/static/style.css" in page, errors
+    assert css == (REPO / "static" / "style.css").read_bytes()
