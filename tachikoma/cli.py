@@ -57,6 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
                                                           "(needed to switch embedder)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no warnings")
+    p.add_argument("--watch", action="store_true", help="after indexing, keep watching the folder and re-index "
+                                                        "each change until Ctrl-C")
 
     p = sub.add_parser("search", parents=[common], help="search the memory, best first, with score explanations",
                        description="score = similarity × trust_weight × confidence_weight × recency "
@@ -68,6 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--trust", metavar="VALUE", help="only files with this trust (or 'missing')")
     p.add_argument("--untagged", action="store_true", help="only files with neither trust nor confidence")
     p.add_argument("--embedder", metavar="NAME", help="must match the index's embedder")
+    p.add_argument("--min-score", type=float, metavar="X",
+                   help="relevance floor, 0-1: passages whose vector similarity is below it are not "
+                        "results (default: [search] min_score, else 0.42 for minilm; 0 = off)")
 
     p = sub.add_parser("tag", parents=[common],
                        help="tag groups of files (default: untagged transcripts → tachikoma/self/medium)",
@@ -100,6 +105,15 @@ def build_parser() -> argparse.ArgumentParser:
                                    "rewrite memory files, so think twice before exposing it.")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     p.add_argument("--port", type=_port, default=5000, help="port, 1-65535 (default 5000)")
+    p.add_argument("--no-watch", action="store_true", help="do not watch the memory folder (re-index by hand)")
+
+    p = sub.add_parser("mcp", parents=[common], help="serve the memory to an agent over MCP (stdio)",
+                       description="A Model Context Protocol server on stdin/stdout with the tools search, read, "
+                                   "stats, remember and tag. It watches the memory folder and keeps the index "
+                                   "fresh. Add it to an agent with e.g. `claude mcp add tachikoma -- tachikoma mcp "
+                                   "--memory PATH`.")
+    p.add_argument("--read-only", action="store_true", help="leave out the tools that write (remember, tag)")
+    p.add_argument("--no-watch", action="store_true", help="do not watch the memory folder (re-index by hand)")
 
     p = sub.add_parser("eval", parents=[common], help="measure retrieval quality on a benchmark",
                        description="Build a memory per benchmark conversation, index it and ask its questions "
@@ -122,6 +136,20 @@ def build_parser() -> argparse.ArgumentParser:
                    help="chunk the transcripts into at most N words instead of the embedder's own window "
                         "(to study chunk sizes; minilm's is 80)")
     b.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
+    b = bench.add_parser("abstention", parents=[common],
+                         help="choose the relevance floor (min_score) on LoCoMo-10",
+                         description="Ask every answerable question of its own conversation, every adversarial "
+                                     "question of the other conversations and made-up nonsense, and report how "
+                                     "each relevance floor keeps the first and says 'no good match' to the rest.")
+    b.add_argument("path", type=Path, help="locomo10.json")
+    b.add_argument("--embedder", default="minilm", metavar="NAME", help="minilm (default), ollama[:<model>] or hash")
+    b.add_argument("--limit-conversations", type=int, metavar="N", help="only the first N conversations")
+    b.add_argument("--work", type=Path, metavar="DIR", required=True,
+                   help="keep the memory folders and indexes here (shared with `eval locomo --work`)")
+    b.add_argument("--out", type=Path, metavar="DIR", help="write abstention.md and abstention.json here")
+    b.add_argument("--recall", type=float, default=0.98, metavar="R",
+                   help="keep at least this share of the answerable questions (default 0.98)")
+    b.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     return parser
 
 
@@ -224,7 +252,35 @@ def cmd_index(args) -> int:
         print(json.dumps(summary.as_dict(), indent=2))
     else:
         print(summary.line())
+    if args.watch:
+        _watch(root, args, config)
     return 0
+
+
+def _watch(root: Path, args, config) -> None:
+    """Re-index on every change until Ctrl-C, printing one line per run."""
+    import time
+
+    from .watcher import Reindexer, Watcher
+
+    def report(paths: set[str]) -> None:
+        reindexer(paths)
+        last = reindexer.last
+        if args.json:
+            print(json.dumps(last), flush=True)
+        elif last["state"] == "done":
+            print(last["line"], flush=True)
+
+    reindexer = Reindexer(root, lambda: _config(args, root), warn=None if args.quiet else _warn)
+    watcher = Watcher(root, report, catch_up=False).start()
+    if not args.quiet and not args.json:
+        print(f"watching {printable(str(root))} for changes (Ctrl-C to stop)", file=sys.stderr)
+    try:
+        while watcher.running:
+            time.sleep(0.5)
+        raise TachikomaError(watcher.error or "the watcher stopped")
+    finally:
+        watcher.stop()
 
 
 def cmd_search(args) -> int:
@@ -235,18 +291,24 @@ def cmd_search(args) -> int:
         raise TachikomaError("--limit must be at least 1")
     if args.trust and args.trust.lower() not in (*TRUST_VALUES, "missing"):
         raise TachikomaError(f"--trust must be one of {', '.join(TRUST_VALUES)} or missing")
+    if args.min_score is not None and not 0 <= args.min_score <= 1:
+        raise TachikomaError("--min-score must be between 0 and 1")
     root = _root(args)
     searcher = Searcher(root, _config(args, root), embedder_name=args.embedder)
     try:
         filters = Filters(kind=args.kind, trust=args.trust.lower() if args.trust else None, untagged=args.untagged)
-        answer = searcher.search(" ".join(args.query), args.limit, filters)
+        answer = searcher.search(" ".join(args.query), args.limit, filters, min_score=args.min_score)
     finally:
         searcher.close()
     if args.json:
         print(json.dumps(answer, indent=2, ensure_ascii=False))
         return 0
-    if not answer["results"]:
-        print("no results")
+    fresh = answer["freshness"]
+    if fresh["changed_since"] or fresh["state"] != "complete":
+        _warn(f"the index is not up to date ({fresh['changed_since']} file(s) changed since "
+              f"{fresh['last_indexed_at']}): run `tachikoma index`")
+    if answer["no_good_match"]:
+        print(f"no good match (nothing reaches the relevance floor, min_score {answer['min_score']:g})")
     for n, r in enumerate(answer["results"], 1):
         f = r["factors"]
         print(f"{n:2}. {r['score']:.3f}  {printable(r['path'])}:{r['lines'][0]}-{r['lines'][1]}")
@@ -370,12 +432,24 @@ def cmd_serve(args) -> int:
         from app import create_app
     except ImportError as exc:
         raise TachikomaError(f"the dashboard is not available ({exc})") from None
-    app = create_app(memory=root, config=args.config, host=args.host, port=args.port)
+    app = create_app(memory=root, config=args.config, host=args.host, port=args.port, watch=not args.no_watch)
     app.run(host=args.host, port=args.port, threaded=True)
     return 0
 
 
+def cmd_mcp(args) -> int:
+    root = _root(args)
+    try:
+        from .mcp_server import run_stdio
+    except ImportError as exc:
+        raise TachikomaError(f"the MCP server is not available ({exc}); install the `mcp` package") from None
+    run_stdio(root, args.config, read_only=args.read_only, watch=not args.no_watch)
+    return 0
+
+
 def cmd_eval(args) -> int:
+    if args.benchmark == "abstention":
+        return _eval_abstention(args)
     from .evaluation import locomo
 
     if args.limit_conversations is not None and args.limit_conversations < 1:
@@ -397,8 +471,25 @@ def cmd_eval(args) -> int:
     return 0
 
 
+def _eval_abstention(args) -> int:
+    from .evaluation import abstention
+
+    if args.limit_conversations is not None and args.limit_conversations < 1:
+        raise TachikomaError("--limit-conversations must be at least 1")
+    if not 0 < args.recall <= 1:
+        raise TachikomaError("--recall must be above 0 and at most 1")
+    config = _config(args, Path(".")) if args.config else None
+    result = abstention.measure(args.path, args.embedder, args.limit_conversations, config, work=args.work,
+                                progress=not args.quiet, target_recall=args.recall)
+    print(abstention.terminal(result))
+    if args.out:
+        for written in abstention.write_report(result, args.out):
+            print(f"wrote {written}", file=sys.stderr)
+    return 0
+
+
 COMMANDS = {"index": cmd_index, "search": cmd_search, "tag": cmd_tag, "stats": cmd_stats, "serve": cmd_serve,
-            "eval": cmd_eval}
+            "mcp": cmd_mcp, "eval": cmd_eval}
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -30,6 +30,7 @@ Example ``tachikoma.toml``::
     fusion = "convex"            # "convex" or "rrf" (reciprocal rank fusion)
     keyword_candidates = 200     # how many best keyword matches are scored
     rrf_k = 60                   # RRF's rank offset (fusion = "rrf" only)
+    min_score = 0.42             # relevance floor on vector similarity (default: measured per embedder)
 
     [embedder]
     name = "auto"                # auto, minilm, ollama, ollama:<model>, hash
@@ -50,6 +51,15 @@ Hybrid relevance (``[search]``)
 
     The rest of the formula is unchanged on top of it:
     score = similarity × trust_weight × confidence_weight × recency × duplicate_penalty.
+
+    The relevance floor ``min_score`` applies to the vector's cosine
+    similarity (how close the chunk's meaning is to the query), not to the
+    weighted score: an old or untrusted note that matches well is still a
+    result, ranked low. The keyword part is left out because it is relative
+    (the best keyword match of any query scores 1). When no chunk reaches
+    the floor the answer says ``no_good_match``. Unset, the floor is the one
+    measured for the embedder (0.42 for MiniLM, `tachikoma eval abstention`,
+    docs/evaluation.md; none for the others); 0 turns it off.
 
     Why convex with w = 0.4: measured on LoCoMo-10 with the offline MiniLM
     embedder (`tachikoma eval locomo ... --sweep`, docs/evaluation.md), without
@@ -104,6 +114,7 @@ class SearchConfig:
     fusion: str = "convex"
     keyword_candidates: int = 200
     rrf_k: float = 60.0
+    min_score: float | None = None  # None: the embedder's measured floor (search.relevance_floor)
 
 
 @dataclass(frozen=True)
@@ -236,7 +247,11 @@ def _search(table: dict) -> SearchConfig:
     rrf_k = search.rrf_k
     if isinstance(rrf_k, bool) or not isinstance(rrf_k, (int, float)) or not 0 <= rrf_k < math.inf:
         raise ValueError("search.rrf_k must be a number ≥ 0")
-    return replace(search, keyword_weight=float(weight), rrf_k=float(search.rrf_k))
+    floor = search.min_score
+    if floor is not None and (isinstance(floor, bool) or not isinstance(floor, (int, float)) or not 0 <= floor <= 1):
+        raise ValueError("search.min_score must be a number between 0 and 1")
+    return replace(search, keyword_weight=float(weight), rrf_k=float(search.rrf_k),
+                   min_score=None if floor is None else float(floor))
 
 
 def _weights(table: dict, allowed: tuple[str, ...], name: str) -> dict[str, float]:

@@ -142,6 +142,20 @@ def pending_changes(root: Path, store: Store) -> int:
     return len(plan.todo) + len(plan.removed)
 
 
+def answer_freshness(root: Path, store: Store) -> dict:
+    """The freshness every search answer carries: when the index was last updated, whether
+    that run finished, and how many files were added, changed or removed since.
+
+    ``state`` is "complete" or "incomplete" (a run is under way or was
+    interrupted); times are ISO 8601 UTC.
+    """
+    stamp = store.get_meta("last_indexed_at")
+    complete = store.get_meta("run_complete") != "0"
+    return {"state": "complete" if complete else "incomplete",
+            "last_indexed_at": _iso(store.path, stamp),
+            "changed_since": pending_changes(root, store)}
+
+
 def freshness(root: Path) -> dict:
     """The state of the index, when it was last updated and how many files changed since.
 
@@ -222,8 +236,12 @@ def run(
     progress: Progress | None = None,
     warn: Warn | None = None,
     embedder: Embedder | None = None,
+    lock_timeout: float = 0,
 ) -> Summary:
-    """Index `root` incrementally and return what was done."""
+    """Index `root` incrementally and return what was done.
+
+    One run at a time per memory (a lock in ``.cache``): another run waits
+    up to `lock_timeout` seconds for the one under way, then fails."""
     config = config or load_config(root)
     summary = Summary()
     started = time.perf_counter()
@@ -236,7 +254,7 @@ def run(
     cache = memory.cache_dir(root)
     lock = FileLock(str(cache / "index.lock"))
     try:
-        lock.acquire(timeout=0)
+        lock.acquire(timeout=lock_timeout)
     except Timeout:
         raise TachikomaError("another `tachikoma index` is running on this memory; wait for it to finish") from None
     try:

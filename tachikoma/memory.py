@@ -124,6 +124,34 @@ def safe_path(root: Path, rel_path: str) -> Path:
     return root / pure
 
 
+def read_text(root: Path, rel_path: str, lines: str | None = None, max_bytes: int = 5_000_000) -> dict:
+    """A memory file's text, whole or the line range `lines` ("12-40" or "12"), for an agent to read.
+
+    Only memory files (notes and transcripts) inside `root`. Returns
+    {"path", "lines": [first, last], "total_lines", "text"}; raises
+    TachikomaError for anything else, a range outside the file, or a file
+    larger than `max_bytes`. Undecodable bytes are shown as U+FFFD.
+    """
+    full = safe_path(root, rel_path)
+    if kind_of(rel_path) is None or not full.is_file():
+        raise TachikomaError(f"{printable(repr(rel_path))} is not a memory file (a .md note or .jsonl "
+                             "transcript) in the memory folder")
+    size = full.stat().st_size
+    if size > max_bytes:
+        raise TachikomaError(f"{printable(rel_path)} is {size:,} bytes, more than the {max_bytes:,} read at most")
+    all_lines = full.read_bytes().decode("utf-8", "replace").splitlines()
+    first, last = 1, len(all_lines)
+    if lines:
+        parts = [int(p) for p in lines.replace(" ", "").split("-")]
+        first, last = parts[0], parts[-1]
+        if not 1 <= first <= last or first > len(all_lines):
+            raise TachikomaError(f"lines {lines} are not within {printable(rel_path)}, "
+                                 f"which has {len(all_lines)} line(s)")
+        last = min(last, len(all_lines))
+    return {"path": rel_path, "lines": [first, last], "total_lines": len(all_lines),
+            "text": "\n".join(all_lines[first - 1:last])}
+
+
 @dataclass(frozen=True)
 class MemoryFile:
     path: str  # relative, POSIX separators

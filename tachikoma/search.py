@@ -26,13 +26,20 @@ import numpy as np
 
 from . import memory, ranking
 from .config import Config, load_config
-from .embedders import choose
+from .embedders import MINILM, choose
 from .embedders.base import Embedder
 from .errors import NoIndexYet, TachikomaError
 from .store import Store
 from .tags import Tags
 
 DAY = 86400.0
+#: A searcher that lives on (dashboard, MCP) re-counts the files changed since the last index run
+#: at most this often while the index is unchanged; a walk of the folder costs a stat per file.
+FRESHNESS_SECONDS = 2.0
+#: The relevance floor measured per embedder (see `relevance_floor`).
+MEASURED_FLOORS = {MINILM: 0.42}
+#: Re-rankings after finding result files missing before every file is checked.
+MISSING_ROUNDS = 3
 
 #: At most this many distinct words of a query are looked up by keyword.
 MAX_KEYWORD_TERMS = 32
@@ -151,6 +158,17 @@ def keyword_scores(snap: "Snapshot", matches: list[tuple[int, float]]) -> np.nda
         known = snap.chunk_ids[pos] == ids  # a chunk written after the snapshot was taken is ignored
         raw[pos[known]] = values[known]
     return ranking.keyword_relevance(raw)
+
+
+def relevance_floor(embedder_name: str) -> float:
+    """The default `min_score` for an embedder: measured for MiniLM, none (0) for the others.
+
+    0.42 keeps 98% of LoCoMo's answerable questions and says "no good match"
+    to 84% of questions about other conversations and to all nonsense
+    queries (`tachikoma eval abstention`, docs/evaluation.md). Cosines of
+    other models live on other scales, so they get no floor until measured.
+    """
+    return MEASURED_FLOORS.get(embedder_name, 0.0)
 
 
 @dataclass
@@ -291,6 +309,7 @@ class Searcher:
         self.embedder = embedder or choose(requested, built_with[0])
         self.dim = built_with[1]
         self._snapshot: Snapshot | None = None
+        self._freshness: tuple[int, float, dict] | None = None
 
     def close(self) -> None:
         self.store.close()
@@ -301,12 +320,24 @@ class Searcher:
         return self._snapshot
 
     def search(self, query: str, limit: int = 10, filters: Filters | None = None,
-               now: datetime | None = None, config: Config | None = None) -> dict:
-        """Rank chunks for `query` and return the JSON-ready answer with explanations."""
+               now: datetime | None = None, config: Config | None = None, min_score: float | None = None) -> dict:
+        """Rank chunks for `query` and return the JSON-ready answer with explanations.
+
+        Chunks whose meaning is too far from the query (vector similarity
+        below `min_score`; default: the config's ``[search] min_score``, else
+        the floor measured for the embedder, `relevance_floor`) are not
+        results; with none left the answer says ``no_good_match``. A result
+        never names a file that is gone from the memory folder, even before
+        the index has caught up with it.
+        """
         query = query.strip()
         if not query:
             raise TachikomaError("empty query: say what to look for")
         config = config or self.config
+        floor = min_score if min_score is not None else config.search.min_score
+        floor = relevance_floor(self.embedder.name) if floor is None else float(floor)
+        if not 0 <= floor <= 1:
+            raise TachikomaError(f"min_score must be between 0 and 1, not {floor:g}")
         started = time.perf_counter()
         qvec = np.asarray(self.embedder.embed_query(query), dtype=np.float32)
         embedded = time.perf_counter()
@@ -320,7 +351,7 @@ class Searcher:
             snap = self.snapshot()
             matches = keyword_search(db, query, len(snap.chunk_ids), config.search.keyword_candidates)
             keyword = keyword_scores(snap, matches)
-            answer = rank_snapshot(snap, qvec, limit, config, filters, now, keyword)
+            answer, hidden = self._rank_existing(snap, qvec, limit, config, filters, now, keyword, floor)
             details = self.store.chunk_details([int(snap.chunk_ids[i]) for i in answer["positions"]])
         finally:
             if began:
@@ -333,18 +364,55 @@ class Searcher:
             results.append({"path": path, "kind": kind, "chunk": idx, "lines": [start, end], "text": text,
                             "score": score, "tags": tags.as_dict(), "factors": factors})
         finished = time.perf_counter()
-        return {"query": query, "results": results, "embedder": self.embedder.name,
+        freshness = dict(self.freshness(), missing_files=hidden)
+        return {"query": query, "results": results, "min_score": floor, "no_good_match": not results,
+                "freshness": freshness, "embedder": self.embedder.name,
                 "timing_ms": {"embed": round((embedded - started) * 1000, 2),
                               "rank": round((finished - embedded) * 1000, 2)}}
+
+    def _rank_existing(self, snap: Snapshot, qvec, limit, config, filters, now, keyword, floor) -> tuple[dict, int]:
+        """`rank_snapshot`, leaving out files deleted or renamed since the index last saw them.
+
+        Only the files of the results are checked (a stat each); a missing one
+        is excluded and the ranking done again. Returns the answer and how
+        many indexed files were found missing.
+        """
+        gone = np.zeros(len(snap.paths), dtype=bool)
+        for attempt in range(MISSING_ROUNDS + 1):
+            answer = rank_snapshot(snap, qvec, limit, config, filters, now, keyword, floor,
+                                   exclude=gone if gone.any() else None)
+            files = {int(snap.chunk_file[p]) for p in answer["positions"]}
+            if attempt == MISSING_ROUNDS - 1:
+                files = range(len(snap.paths))  # many files went at once: check them all, once
+            missing = [f for f in files if not gone[f] and not os.path.lexists(self.root / snap.paths[f])]
+            if not missing:
+                return answer, int(gone.sum())
+            gone[missing] = True
+        return answer, int(gone.sum())
+
+    def freshness(self) -> dict:
+        """How fresh the index is (`indexer.answer_freshness`), recomputed at most every
+        `FRESHNESS_SECONDS` while the index is unchanged."""
+        now = time.monotonic()
+        generation = self.store.generation
+        cached = self._freshness
+        if cached is None or cached[0] != generation or now - cached[1] > FRESHNESS_SECONDS:
+            from .indexer import answer_freshness
+
+            cached = self._freshness = (generation, now, answer_freshness(self.root, self.store))
+        return dict(cached[2])
 
 
 def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
                   filters: Filters | None = None, now: datetime | None = None,
-                  keyword: np.ndarray | None = None) -> dict:
+                  keyword: np.ndarray | None = None, min_score: float = 0.0,
+                  exclude: np.ndarray | None = None) -> dict:
     """Score all chunks of a snapshot against a query vector; explain the top `limit`.
 
     `keyword`: per-chunk keyword relevance in 0..1 (`keyword_scores`); None
-    counts as no keyword match anywhere.
+    counts as no keyword match anywhere. Chunks whose vector similarity is
+    below `min_score` (and, in any case, those sharing nothing with the
+    query) are left out, as are the chunks of files flagged in `exclude` (F,).
     """
     cfg = config.ranking
     fusion = config.search
@@ -359,7 +427,10 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
     age_days = np.maximum(now_ts - snap.date, 0.0) / DAY
     trust_w, conf_w = snap.tag_weights(cfg)
     rec = ranking.recency(age_days, cfg.half_life_days)
-    mask = similarity > 0  # a chunk that shares nothing with the query is not a match
+    # A chunk that shares nothing with the query is not a match, nor is one whose meaning is below the floor.
+    mask = (similarity > 0) & (vector >= min_score)
+    if exclude is not None:
+        mask &= ~exclude[snap.chunk_file]
     if filters:
         extra = filters.mask(snap)
         if extra is not None:

@@ -86,6 +86,7 @@ class Selector:
       ``a.jsonl`` at the top), and a glob without ``/`` matches the file name
       in any folder. Otherwise it is a folder (``2026-03/`` or ``2026-03``)
       or one file's path.
+    - `paths`: only these files (relative paths), e.g. the ones an agent names.
     - `untagged_only`: only files with no tag at all (no valid or invalid value).
     - `modified_since` / `modified_until`: only files whose modification date
       (local calendar day) is on or after / on or before the date. A
@@ -98,6 +99,7 @@ class Selector:
     untagged_only: bool = False
     modified_since: date | None = None
     modified_until: date | None = None
+    paths: frozenset[str] | None = None
 
     def __post_init__(self):
         if self.kind is not None and self.kind not in KINDS:
@@ -106,6 +108,8 @@ class Selector:
     def matches_path(self, path: str, kind: str) -> bool:
         """Whether `path` (relative, POSIX) of `kind` passes the kind and pattern tests."""
         if self.kind is not None and kind != self.kind:
+            return False
+        if self.paths is not None and path not in self.paths:
             return False
         if not self.pattern:
             return True

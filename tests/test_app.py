@@ -271,7 +271,8 @@ def test_api_search_is_the_cli_json(client, indexed):
     assert api.status_code == 200 and api.mimetype == "application/json"
     ours = api.get_json()
     theirs = json.loads(run_cli("--memory", str(indexed), "search", "--json", "-n", "4", "heat", "sink"))
-    assert set(ours) == set(theirs) == {"query", "results", "embedder", "timing_ms"}
+    assert set(ours) == set(theirs) == {"query", "results", "min_score", "no_good_match", "freshness", "embedder",
+                                        "timing_ms"}
     assert ours["query"] == theirs["query"] and ours["embedder"] == theirs["embedder"]
     assert len(ours["results"]) == len(theirs["results"]) >= 3
     for a, b in zip(ours["results"], theirs["results"]):

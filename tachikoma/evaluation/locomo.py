@@ -283,7 +283,12 @@ class System:
 
 
 def systems(base: Config, sweep: bool = False) -> list[System]:
-    """The rows of the report: the BM25 baseline, the ablation ladder, and optionally a weight sweep."""
+    """The rows of the report: the BM25 baseline, the ablation ladder, and optionally a weight sweep.
+
+    Retrieval is measured without the relevance floor (`min_score` 0): every
+    question here has its answer in the memory, and the floor is measured on
+    its own (`tachikoma.evaluation.abstention`)."""
+    base = replace(base, search=replace(base.search, min_score=0.0))
     no_file = replace(base.ranking, per_file=10**9, repeat_penalty=1.0)
     no_recency = float("inf")
     vector_only = replace(base.search, keyword_weight=0.0)
@@ -305,10 +310,10 @@ def systems(base: Config, sweep: bool = False) -> list[System]:
         flat = replace(base.ranking, half_life_days=no_recency)
         for w in (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9):
             ladder.append(System(f"sweep:convex:{w:g}", f"convex fusion, keyword_weight {w:g}, no recency",
-                                 replace(base, ranking=flat, search=SearchConfig(keyword_weight=w, fusion="convex"))))
+                                 replace(base, ranking=flat, search=SearchConfig(keyword_weight=w, fusion="convex", min_score=0.0))))
         for w in (0.3, 0.5, 0.7):
             ladder.append(System(f"sweep:rrf:{w:g}", f"RRF (k = 60), keyword_weight {w:g}, no recency",
-                                 replace(base, ranking=flat, search=SearchConfig(keyword_weight=w, fusion="rrf"))))
+                                 replace(base, ranking=flat, search=SearchConfig(keyword_weight=w, fusion="rrf", min_score=0.0))))
     return ladder
 
 

@@ -1,0 +1,299 @@
+"""`tachikoma mcp`: the memory as Model Context Protocol tools, over stdio.
+
+Built on the official `mcp` SDK (`MCPServer`). Each tool is a thin call
+into the package, the same calls the command line and the dashboard make:
+
+- ``search``: `Searcher.search`, the answer of ``search --json`` as
+  structured content plus a short text rendering;
+- ``read``: a memory file or a line range of it (`memory.read_text`);
+- ``stats``: tag coverage (`stats.report`) and the index's freshness;
+- ``remember``: a new note (`notes.remember`), committed and indexed at once;
+- ``tag``: the bulk tagger's plan and apply, for the files named.
+
+``--read-only`` leaves out the two tools that write. Every path is checked
+to lie inside the memory folder. A mistake (bad arguments, an unknown file,
+an invalid tag value) is a tool error the model can read and correct; the
+server keeps running. Unless ``--no-watch``, the folder is watched and
+re-indexed in the background (`tachikoma.watcher`), and a first run brings
+the index up to date (or builds it) when the server starts.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+from typing import Annotated, Literal
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field
+
+from . import __version__, indexer, memory, notes, stats, tagging
+from .config import load_config
+from .errors import NoIndexYet, TachikomaError
+from .search import Filters, Searcher
+from .tags import CONFIDENCE_VALUES, TRUST_VALUES, InvalidTagValue
+from .watcher import LOCK_WAIT_SECONDS, Reindexer, Watcher
+
+log = logging.getLogger("tachikoma.mcp")
+
+INSTRUCTIONS = """\
+tachikoma indexes this agent's file memory (markdown notes and session transcripts) and ranks
+memories by relevance × trust × confidence × recency, explaining every score. Search before
+answering questions about the user, past sessions, decisions or preferences; read a result's
+file when its snippet is not enough; remember durable facts worth keeping (not chit-chat).
+When search says no_good_match, the memory holds nothing relevant: say so rather than guess."""
+
+SEARCH_HELP = """\
+Search the agent's memory (notes and past session transcripts) for passages relevant to a
+question, best first. Use it before answering anything that may depend on what was said or
+decided before: the user's preferences, people, projects, earlier sessions. Each result has the
+file path and line range (pass them to `read` for more context), the passage, its tags and the
+score's explanation (similarity × trust × confidence × recency). `no_good_match: true` means
+nothing reached the relevance floor (`min_score`): the memory holds nothing relevant, so do not
+guess from weak matches. `freshness` says when the index was last updated and how many files
+changed since."""
+
+READ_HELP = """\
+Read one memory file (a path from `search`, relative to the memory folder), whole or a line
+range such as "12-40". Use it when a search snippet is not enough context. Lines are numbered
+from 1 in the answer. Only files inside the memory folder can be read."""
+
+STATS_HELP = """\
+Describe the memory: how many files there are, how many are tagged with trust/confidence/source
+(coverage by kind and folder), files with problems, and how fresh the search index is (last
+update, files changed since, whether the folder is being watched). Use it to check the memory's
+state, not to find content (use `search` for that)."""
+
+REMEMBER_HELP = """\
+Save a new memory as a markdown note, so later sessions can find it with `search`. Use it for
+durable facts worth keeping: a decision, a preference the user stated, a lesson learned, a
+summary of finished work. Write self-contained text (names and dates spelled out). It never
+overwrites anything: a new file is made (a numbered name if the title is taken), committed when
+the memory is a git repository, and indexed at once. Returns the new file's path."""
+
+TAG_HELP = """\
+Set trust, confidence and/or source on memory files named by path, to change how they rank:
+trust (owner, self, external, untrusted) says who the memory came from, confidence (high,
+medium, low, speculative) how sure it is. Use it when you learn that a memory is wrong,
+outdated or especially reliable. Values already set are replaced. Markdown notes get the tags
+in their front matter (the text is untouched); transcripts in the tag file. The change is
+committed in a git memory, so it can be reverted."""
+
+Kind = Literal["markdown", "transcript"]
+Trust = Literal["owner", "self", "external", "untrusted"]
+TrustFilter = Literal["owner", "self", "external", "untrusted", "missing"]
+Confidence = Literal["high", "medium", "low", "speculative"]
+assert set(Trust.__args__) == set(TRUST_VALUES) and set(Confidence.__args__) == set(CONFIDENCE_VALUES)
+
+
+class MemoryTools:
+    """The tools' state: one searcher kept between calls, the watcher, the settings."""
+
+    def __init__(self, root: Path, config_path: str | None = None, watch: bool = True):
+        self.root = root
+        self.config_path = config_path
+        load_config(root, config_path)  # a broken settings file stops the server at start
+        self._lock = threading.Lock()
+        self._searcher: Searcher | None = None
+        self.reindexer = Reindexer(root, self.config, warn=log.warning)
+        self.watcher = Watcher(root, self.reindexer).start() if watch else None
+
+    def config(self):
+        return load_config(self.root, self.config_path)
+
+    def close(self) -> None:
+        if self.watcher is not None:
+            self.watcher.stop()
+        with self._lock:
+            if self._searcher is not None:
+                self._searcher.close()
+                self._searcher = None
+
+    def watching(self) -> dict:
+        if self.watcher is None:
+            return {"watching": False}
+        return {"watching": self.watcher.running, "watch_error": self.watcher.error,
+                "last_watch_run": self.reindexer.last}
+
+    # ------------------------------------------------------------------ tools
+
+    def search(self, query: str, limit: int = 10, kind: str | None = None, trust: str | None = None,
+               min_score: float | None = None, recency: str | None = None) -> dict:
+        config = self.config()
+        if recency is not None:
+            raise TachikomaError(f"recency presets are not available in this version (got {recency!r})")
+        with self._lock:
+            searcher = self._current_searcher(config)
+            answer = searcher.search(query, limit, Filters(kind=kind, trust=trust), config=config,
+                                     min_score=min_score)
+        answer["freshness"].update(self.watching())
+        return answer
+
+    def _current_searcher(self, config) -> Searcher:
+        if self._searcher is not None and self._searcher.store.embedder != (
+                self._searcher.embedder.name, self._searcher.dim):
+            self._searcher.close()  # rebuilt with another embedder since
+            self._searcher = None
+        if self._searcher is None:
+            try:
+                self._searcher = Searcher(self.root, config)
+            except NoIndexYet:
+                if self.watcher is not None and self.reindexer.runs == 0:
+                    raise TachikomaError("the index is being built for the first time; try again in a moment")
+                raise
+        return self._searcher
+
+    def stats(self) -> dict:
+        report = stats.report(self.root)
+        report["index"].update(self.watching())
+        return report
+
+    def remember(self, text: str, title: str | None, folder: str | None, trust: str | None,
+                 confidence: str | None, source: str | None) -> dict:
+        written = notes.remember(self.root, text, title, folder,
+                                 {"trust": trust, "confidence": confidence, "source": source})
+        summary = indexer.run(self.root, self.config(), lock_timeout=LOCK_WAIT_SECONDS)
+        return {"path": written.path, "commit": written.commit, "commit_error": written.commit_error,
+                "indexed": True, "index": summary.line()}
+
+    def tag(self, paths: list[str], trust: str | None, confidence: str | None, source: str | None) -> dict:
+        values = {k: v for k, v in (("trust", trust), ("confidence", confidence), ("source", source)) if v}
+        if not values:
+            raise TachikomaError("say what to set: trust, confidence and/or source")
+        wanted = set()
+        for rel in paths:
+            full = memory.safe_path(self.root, rel)
+            if memory.kind_of(rel) is None or not full.is_file():
+                raise TachikomaError(f"{rel!r} is not a memory file (a .md note or .jsonl transcript) in the memory")
+            wanted.add(rel)
+        plan = tagging.plan(self.root, values, tagging.Selector(paths=frozenset(wanted)), overwrite=True)
+        applied = tagging.apply(self.root, plan, commit=True) if plan.changes else None
+        if applied is not None and memory.index_path(self.root).exists():
+            indexer.run(self.root, self.config(), lock_timeout=LOCK_WAIT_SECONDS)
+        changes = applied.changes if applied else []
+        return {"changed": [{"path": c.path, "before": c.before, "after": c.after} for c in changes],
+                "unchanged": sorted(wanted - {c.path for c in changes} - {s.path for s in plan.skipped}),
+                "skipped": [{"path": p, "reason": r} for p, r in plan.skipped + (applied.skipped if applied else [])],
+                "commit": applied.commit if applied else None,
+                "commit_error": applied.commit_error if applied else None}
+
+
+def answer_text(answer: dict) -> str:
+    """The search answer as short text for models that read text (the same data is structured)."""
+    fresh = answer["freshness"]
+    when = fresh.get("last_indexed_at") or "never"
+    lines = [f"index updated {when}; {fresh.get('changed_since', 0)} file(s) changed since"]
+    if answer["no_good_match"]:
+        lines.insert(0, f"no good match: nothing in the memory reaches the relevance floor "
+                        f"(min_score {answer['min_score']:g}) for {answer['query']!r}")
+        return "\n".join(lines)
+    for n, r in enumerate(answer["results"], 1):
+        f = r["factors"]
+        lines.append(f"\n{n}. {r['path']} lines {r['lines'][0]}-{r['lines'][1]}  score {r['score']:.3f} = "
+                     f"similarity {f['similarity']:.2f} × trust {f['trust_weight']:.2f} "
+                     f"({f['trust'] or 'untagged'}) × confidence {f['confidence_weight']:.2f} "
+                     f"({f['confidence'] or 'untagged'}) × recency {f['recency']:.2f} ({f['age_days']:.0f} days)"
+                     + (f" × {f['duplicate_penalty']:.2f} (2nd passage of the file)"
+                        if f["duplicate_penalty"] < 1 else ""))
+        lines.append(r["text"].strip())
+    return "\n".join(lines)
+
+
+def build_server(root: Path, config_path: str | None = None, read_only: bool = False, watch: bool = True):
+    """The MCP server for the memory at `root`, and its tools' state (to close)."""
+    tools = MemoryTools(root, config_path, watch=watch)
+    server = MCPServer("tachikoma", title="tachikoma memory", instructions=INSTRUCTIONS, version=__version__)
+    reading = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+
+    def result(text: str, data: dict) -> CallToolResult:
+        return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
+
+    def guarded(call):
+        """Run a tool body; the package's errors become tool errors the model can read."""
+        try:
+            return call()
+        except (TachikomaError, InvalidTagValue) as exc:
+            raise ToolError(str(exc)) from None
+
+    @server.tool(title="Search memory", description=SEARCH_HELP, annotations=reading)
+    def search(
+        query: Annotated[str, Field(min_length=1, max_length=2000, description="what to look for, in words")],
+        limit: Annotated[int, Field(ge=1, le=100, description="how many passages at most")] = 10,
+        kind: Annotated[Kind | None, Field(description="only notes (markdown) or transcripts")] = None,
+        trust: Annotated[TrustFilter | None, Field(description="only files with this trust ('missing': none)")] = None,
+        min_score: Annotated[float | None, Field(ge=0, le=1, description="relevance floor on similarity "
+                                                 "(default: the memory's setting)")] = None,
+        recency: Annotated[str | None, Field(description="recency preset: off, default, strong or seed")] = None,
+    ) -> CallToolResult:
+        answer = guarded(lambda: tools.search(query, limit, kind, trust, min_score, recency))
+        return result(answer_text(answer), answer)
+
+    @server.tool(title="Read a memory file", description=READ_HELP, annotations=reading)
+    def read(
+        path: Annotated[str, Field(min_length=1, max_length=1000, description="path relative to the memory folder")],
+        lines: Annotated[str | None, Field(pattern=r"^\s*\d{1,9}\s*(-\s*\d{1,9}\s*)?$",
+                                           description="a line range such as '12-40', or one line")] = None,
+    ) -> CallToolResult:
+        view = guarded(lambda: memory.read_text(tools.root, path, lines, tools.config().max_file_bytes))
+        numbered = "\n".join(f"{n:>5}  {line}" for n, line in enumerate(view["text"].splitlines(), view["lines"][0]))
+        return result(f"{view['path']} lines {view['lines'][0]}-{view['lines'][1]} of {view['total_lines']}"
+                      f"\n{numbered}", view)
+
+    @server.tool(name="stats", title="Memory coverage and index freshness", description=STATS_HELP,
+                 annotations=reading)
+    def stats_tool() -> CallToolResult:
+        report = guarded(tools.stats)
+        fresh = report["index"]
+        text = (f"{report['files']} files: {report['tagged']} tagged, {report['partial']} partly, "
+                f"{report['untagged']} untagged, {report['invalid']} with invalid values; "
+                f"{len(report.get('problems', []))} problem(s). Index: {fresh.get('state')}, updated "
+                f"{fresh.get('last_indexed_at') or 'never'}, {fresh.get('changed_since') or 0} file(s) changed since, "
+                f"{'watching' if fresh.get('watching') else 'not watching'} the folder.")
+        return result(text, report)
+
+    if not read_only:
+        @server.tool(title="Remember a new note", description=REMEMBER_HELP,
+                     annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False,
+                                                 idempotent_hint=False, open_world_hint=False))
+        def remember(
+            text: Annotated[str, Field(min_length=1, description="the memory, as markdown")],
+            title: Annotated[str | None, Field(max_length=200, description="a short title (names the file)")] = None,
+            folder: Annotated[str | None, Field(max_length=500, description="a folder inside the memory, "
+                                                "e.g. 'notes/2026' (made if missing)")] = None,
+            trust: Annotated[Trust | None, Field(description="who it came from (default: self)")] = "self",
+            confidence: Annotated[Confidence | None, Field(description="how sure (default: medium)")] = "medium",
+            source: Annotated[str | None, Field(max_length=200, description="where it came from")] = None,
+        ) -> CallToolResult:
+            done = guarded(lambda: tools.remember(text, title, folder, trust, confidence, source))
+            committed = f", committed {done['commit'][:10]}" if done["commit"] else ""
+            return result(f"remembered in {done['path']}{committed}; indexed", done)
+
+        @server.tool(title="Tag memory files", description=TAG_HELP,
+                     annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True,
+                                                 idempotent_hint=True, open_world_hint=False))
+        def tag(
+            paths: Annotated[list[str], Field(min_length=1, max_length=1000,
+                                              description="memory files, relative to the memory folder")],
+            trust: Annotated[Trust | None, Field(description="who the memory came from")] = None,
+            confidence: Annotated[Confidence | None, Field(description="how sure it is")] = None,
+            source: Annotated[str | None, Field(max_length=200, description="where it came from")] = None,
+        ) -> CallToolResult:
+            done = guarded(lambda: tools.tag(paths, trust, confidence, source))
+            text = "; ".join(f"{c['path']}: {c['after']}" for c in done["changed"]) or "nothing changed"
+            if done["skipped"]:
+                text += "; skipped " + "; ".join(f"{s['path']} ({s['reason']})" for s in done["skipped"])
+            return result(text, done)
+
+    return server, tools
+
+
+def run_stdio(root: Path, config_path: str | None = None, read_only: bool = False, watch: bool = True) -> None:
+    """Serve over stdin/stdout until the client closes the connection."""
+    server, tools = build_server(root, config_path, read_only, watch)
+    try:
+        server.run("stdio")
+    finally:
+        tools.close()

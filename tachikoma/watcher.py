@@ -1,0 +1,137 @@
+"""Keep the index fresh: watch the memory folder and re-index when it changes.
+
+`watchfiles` (inotify, FSEvents or ReadDirectoryChangesW under the hood)
+reports changes; nothing is polled while the folder is quiet. Changes are
+grouped until the folder has been quiet for `QUIET_MS` (at most `GROUP_MS`
+of changes are grouped), so an editor's save or a `git checkout` makes one
+run, not one per file. Hidden files and folders (``.cache`` with the index
+itself, ``.git``, editors' temporary files) are ignored, as the indexer
+ignores them; memory files, the tag file and settings count.
+
+Runs are incremental (`indexer.run`), one at a time: the watcher's own runs
+follow each other, and it waits for a run that another process holds the
+index lock for (`tachikoma index`, the dashboard's button) and then runs
+after it, so changes made meanwhile are never left out.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from .memory import CONFIG_FILE, TAG_FILE, kind_of
+
+log = logging.getLogger("tachikoma.watch")
+
+QUIET_MS = 200
+GROUP_MS = 2_000
+#: How long a watcher's run waits for another process's index run to finish.
+LOCK_WAIT_SECONDS = 600.0
+
+
+def relevant(root: Path, path: str) -> bool:
+    """Whether a change at `path` (absolute) can change the index."""
+    try:
+        rel = Path(path).relative_to(root)
+    except ValueError:
+        return False
+    if any(part.startswith(".") for part in rel.parts):
+        return False
+    name = rel.name
+    # A folder (renamed or removed whole) has no suffix: it may hold memory files.
+    return kind_of(rel.as_posix()) is not None or name in (TAG_FILE, CONFIG_FILE) or "." not in name
+
+
+class Watcher:
+    """Calls `on_change(paths)` in a background thread after each quiet group of relevant changes.
+
+    `on_change` runs in the watcher's thread, so calls never overlap; it is
+    first called once with no paths when `catch_up` is set (changes made
+    while nothing was watching).
+    """
+
+    def __init__(self, root: Path, on_change: Callable[[set[str]], None], catch_up: bool = True,
+                 quiet_ms: int = QUIET_MS, group_ms: int = GROUP_MS):
+        self.root = Path(root).resolve()
+        self.on_change = on_change
+        self.catch_up = catch_up
+        self.quiet_ms, self.group_ms = quiet_ms, group_ms
+        self._stop = threading.Event()
+        self._ready = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.error: str | None = None
+
+    def start(self) -> "Watcher":
+        self._thread = threading.Thread(target=self._loop, name="tachikoma-watch", daemon=True)
+        self._thread.start()
+        return self
+
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        """Wait until the folder is being watched (changes from then on are seen)."""
+        return self._ready.wait(timeout)
+
+    def stop(self, timeout: float | None = 5.0) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive() and not self._stop.is_set()
+
+    def _loop(self) -> None:
+        from watchfiles import watch
+
+        if self.catch_up:
+            self._call(set())
+        try:
+            changes = watch(self.root, watch_filter=lambda _change, path: relevant(self.root, path),
+                            debounce=self.group_ms, step=self.quiet_ms, stop_event=self._stop,
+                            rust_timeout=1_000, yield_on_timeout=True, raise_interrupt=False)
+            for batch in changes:
+                self._ready.set()
+                if self._stop.is_set():
+                    return
+                if batch:
+                    self._call({path for _change, path in batch})
+        except Exception as exc:  # noqa: BLE001 - a watcher that dies says why, and searching goes on
+            self.error = f"watching {self.root} stopped: {type(exc).__name__}: {exc}"
+            log.error("%s", self.error)
+        finally:
+            self._ready.set()
+
+    def _call(self, paths: set[str]) -> None:
+        try:
+            self.on_change(paths)
+        except Exception:  # noqa: BLE001 - one failed run must not stop the watching
+            log.exception("re-indexing after a change failed")
+
+
+class Reindexer:
+    """`on_change` for a watcher: runs `indexer.run` and remembers how the last run went."""
+
+    def __init__(self, root: Path, settings: Callable, warn: Callable[[str], None] | None = None):
+        self.root = root
+        self.settings = settings
+        self.warn = warn
+        self.runs = 0
+        self.last: dict | None = None
+
+    def __call__(self, paths: set[str]) -> None:
+        from . import indexer
+        from .errors import TachikomaError
+
+        started = time.time()
+        self.last = {"state": "running", "started": started, "changed": len(paths)}
+        try:
+            summary = indexer.run(self.root, self.settings(), lock_timeout=LOCK_WAIT_SECONDS)
+            outcome = {"state": "done", "line": summary.line()}
+        except TachikomaError as exc:
+            outcome = {"state": "failed", "error": str(exc)}
+            if self.warn:
+                self.warn(f"re-indexing failed: {exc}")
+        self.last = {**self.last, **outcome, "finished": time.time()}
+        self.runs += 1

@@ -1,0 +1,258 @@
+"""`tachikoma mcp` spawned as a subprocess and driven by the official MCP SDK's own stdio client."""
+
+import asyncio
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+from gitrepo import git
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+MINILM = '[embedder]\nname = "minilm"\n'
+
+
+def server(root: Path, *extra: str) -> StdioServerParameters:
+    return StdioServerParameters(command=sys.executable, args=["-m", "tachikoma", "mcp", "--memory", str(root),
+                                                               *extra],
+                                 env={"TACHIKOMA_DEBUG": ""})
+
+
+def run(scenario):
+    """Run an async scenario (the SDK's client is async; the tests stay plain functions)."""
+    return asyncio.run(asyncio.wait_for(scenario(), timeout=120))
+
+
+async def call(client: Client, name: str, arguments: dict) -> tuple[bool, str, dict | None]:
+    result = await client.call_tool(name, arguments)
+    return result.is_error, result.content[0].text, result.structured_content
+
+
+async def until(check, seconds: float = 30.0):
+    """Poll the async `check` until it returns something true; its last value."""
+    deadline = time.monotonic() + seconds
+    while True:
+        value = await check()
+        if value or time.monotonic() > deadline:
+            return value
+        await asyncio.sleep(0.2)
+
+
+@pytest.fixture
+def mem(git_memory: Path) -> Path:
+    """The example memory in git, with the offline MiniLM named in its settings (so no Ollama probe)."""
+    (git_memory / "tachikoma.toml").write_text(MINILM)
+    git(git_memory, "add", "tachikoma.toml")
+    git(git_memory, "commit", "-q", "-m", "settings")
+    return git_memory
+
+
+def test_tools_listed_with_annotations_and_read_only_leaves_out_writers(mem):
+    async def scenario():
+        async with Client(server(mem, "--no-watch")) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+        async with Client(server(mem, "--no-watch", "--read-only")) as client:
+            read_only = {t.name for t in (await client.list_tools()).tools}
+        return tools, read_only
+
+    tools, read_only = run(scenario)
+    assert set(tools) == {"search", "read", "stats", "remember", "tag"}
+    assert read_only == {"search", "read", "stats"}
+    for name in ("search", "read", "stats"):
+        assert tools[name].annotations.read_only_hint is True
+    assert tools["remember"].annotations.read_only_hint is False
+    assert tools["remember"].annotations.destructive_hint is False
+    assert tools["tag"].annotations.destructive_hint is True
+    assert set(tools["search"].input_schema["properties"]) == {"query", "limit", "kind", "trust", "min_score",
+                                                               "recency"}
+    assert set(tools["remember"].input_schema["properties"]) == {"text", "title", "folder", "trust", "confidence",
+                                                                 "source"}
+    assert set(tools["tag"].input_schema["properties"]) == {"paths", "trust", "confidence", "source"}
+    assert "no_good_match" in tools["search"].description  # tells a model how to read the answer
+
+
+def test_search_matches_the_cli_and_says_no_good_match(mem):
+    subprocess.run([sys.executable, "-m", "tachikoma", "--memory", str(mem), "index", "-q"], check=True)
+    cli = json.loads(subprocess.run([sys.executable, "-m", "tachikoma", "--memory", str(mem), "search", "--json",
+                                     "when does Martin like meetings", "--limit", "5"],
+                                    check=True, capture_output=True, text=True).stdout)
+
+    async def scenario():
+        async with Client(server(mem, "--no-watch")) as client:
+            found = await call(client, "search", {"query": "when does Martin like meetings", "limit": 5})
+            nonsense = await call(client, "search", {"query": "zxqv blorf"})
+            floored = await call(client, "search", {"query": "when does Martin like meetings", "min_score": 0.99})
+            markdown = await call(client, "search", {"query": "Martin", "kind": "markdown", "trust": "owner"})
+            return found, nonsense, floored, markdown
+
+    found, nonsense, floored, markdown = run(scenario)
+    error, text, data = found
+    assert not error and not data["no_good_match"]
+    assert [(r["path"], r["lines"]) for r in data["results"]] == [(r["path"], r["lines"]) for r in cli["results"]]
+    # The same scores (recency moves by the seconds between the two searches).
+    assert [r["score"] for r in data["results"]] == pytest.approx([r["score"] for r in cli["results"]], rel=1e-4)
+    assert data["results"][0]["factors"]["similarity"] > 0
+    assert data["freshness"]["changed_since"] == 0 and data["freshness"]["last_indexed_at"]
+    assert data["freshness"]["watching"] is False
+    assert f"1. {data['results'][0]['path']} lines" in text and "score" in text
+    error, text, data = nonsense
+    assert not error and data["no_good_match"] is True and data["results"] == []
+    assert text.startswith("no good match")
+    assert floored[2]["no_good_match"] is True and floored[2]["min_score"] == 0.99
+    assert all(r["kind"] == "markdown" and r["tags"].get("trust") == "owner" for r in markdown[2]["results"])
+
+
+def test_bad_arguments_are_tool_errors_and_the_server_lives_on(mem):
+    async def scenario():
+        async with Client(server(mem, "--no-watch")) as client:
+            outcomes = [await call(client, name, args) for name, args in [
+                ("search", {"query": ""}),
+                ("search", {"query": "x", "limit": 0}),
+                ("search", {"query": "x", "limit": "many"}),
+                ("search", {"query": "x", "min_score": 2}),
+                ("search", {"query": "x", "kind": "video"}),
+                ("search", {}),
+                ("read", {"path": "../../etc/passwd"}),
+                ("read", {"path": "/etc/passwd"}),
+                ("read", {"path": ".git/config"}),
+                ("read", {"path": "tachikoma.toml"}),
+                ("read", {"path": "martin.md", "lines": "900-950"}),
+                ("read", {"path": "martin.md", "lines": "all"}),
+                ("tag", {"paths": ["martin.md"], "trust": "maybe"}),
+                ("tag", {"paths": ["martin.md"]}),
+                ("tag", {"paths": ["../outside.md"], "trust": "self"}),
+                ("tag", {"paths": ["nowhere.md"], "trust": "self"}),
+                ("remember", {"text": "   "}),
+                ("remember", {"text": "x", "folder": "../escape"}),
+                ("remember", {"text": "x", "folder": ".git"}),
+                ("no_such_tool", {}),
+            ]]
+            alive = await call(client, "read", {"path": "martin.md", "lines": "1-2"})
+            return outcomes, alive
+
+    outcomes, alive = run(scenario)
+    for error, text, _ in outcomes:
+        assert error, text
+        assert "Traceback" not in text
+    assert "not a path inside the memory folder" in outcomes[6][1]
+    assert "not a memory file" in outcomes[9][1]
+    assert "not within" in outcomes[10][1]
+    assert "trust" in outcomes[12][1]
+    assert "say what to set" in outcomes[13][1]
+    assert "not a memory file" in outcomes[15][1]
+    assert not alive[0] and alive[2]["lines"] == [1, 2]
+    assert not (mem.parent / "escape").exists() and not (mem.parent / "outside.md").exists()
+    assert git(mem, "status", "--porcelain") == ""  # nothing written by any refused call
+
+
+def test_read_whole_file_and_a_range(mem):
+    async def scenario():
+        async with Client(server(mem, "--no-watch")) as client:
+            return (await call(client, "read", {"path": "martin.md"}),
+                    await call(client, "read", {"path": "martin.md", "lines": "2-3"}))
+
+    (error, text, whole), (_, range_text, part) = run(scenario)
+    lines = (mem / "martin.md").read_text().splitlines()
+    assert not error and whole["text"].splitlines() == lines and whole["total_lines"] == len(lines)
+    assert part["text"].splitlines() == lines[1:3] and part["lines"] == [2, 3]
+    assert range_text.splitlines()[1].strip() == f"2  {lines[1]}".strip()
+
+
+def test_remember_writes_commits_and_indexes_at_once_without_overwriting(mem):
+    text = "The staging database password rotates every **90 days**; ask Priya.\n\n- rotation: quarterly\n"
+
+    async def scenario():
+        async with Client(server(mem, "--no-watch")) as client:
+            first = await call(client, "remember", {"text": text, "title": "Staging DB: password rotation",
+                                                    "folder": "notes/ops", "confidence": "high",
+                                                    "source": "chat with Priya"})
+            found = await call(client, "search", {"query": "how often does the staging password rotate"})
+            second = await call(client, "remember", {"text": "Another note.", "title": "Staging DB: password rotation",
+                                                     "folder": "notes/ops"})
+            return first, found, second
+
+    first, found, second = run(scenario)
+    error, message, data = first
+    assert not error, message
+    assert data["path"] == "notes/ops/staging-db-password-rotation.md"
+    written = (mem / data["path"]).read_text()
+    assert written.endswith("---\n\n" + text)  # the body byte for byte
+    head = written.split("---\n")[1]
+    assert "title: 'Staging DB: password rotation'" in head
+    assert "trust: self" in head and "confidence: high" in head and "source: chat with Priya" in head
+    assert git(mem, "show", "--name-only", "--format=%s", data["commit"]).split() == \
+        ["tachikoma:", "remember", data["path"], data["path"]]
+    assert found[2]["results"][0]["path"] == data["path"]  # searchable in the same breath
+    assert second[2]["path"] == "notes/ops/staging-db-password-rotation-2.md"
+    assert (mem / data["path"]).read_text() == written  # the first note was not overwritten
+    assert git(mem, "status", "--porcelain") == ""
+
+
+def test_tag_uses_the_tagging_engine_and_commits(mem):
+    subprocess.run([sys.executable, "-m", "tachikoma", "--memory", str(mem), "index", "-q"], check=True)
+    before = (mem / "martin.md").read_text()
+    body = before.split("---\n", 2)[2] if before.startswith("---\n") else before
+
+    async def scenario():
+        async with Client(server(mem, "--no-watch")) as client:
+            tagged = await call(client, "tag", {"paths": ["martin.md", "2026-03-22/session-abc.jsonl"],
+                                                "trust": "external", "confidence": "low"})
+            search = await call(client, "search", {"query": "Martin meetings", "limit": 20})
+            return tagged, search
+
+    (error, text, data), (_, _, search) = run(scenario)
+    assert not error, text
+    assert {c["path"] for c in data["changed"]} == {"martin.md", "2026-03-22/session-abc.jsonl"}
+    assert data["commit"] and git(mem, "status", "--porcelain") == ""
+    after = (mem / "martin.md").read_text()
+    assert after.endswith(body) and "trust: external" in after and "confidence: low" in after
+    assert "2026-03-22/session-abc.jsonl" in (mem / "tachikoma-tags.yaml").read_text()
+    martin = [r for r in search["results"] if r["path"] == "martin.md"]
+    assert martin and martin[0]["tags"]["trust"] == "external"  # the index carries the new tags
+
+
+def test_stats_reports_coverage_and_freshness(mem):
+    async def scenario():
+        async with Client(server(mem)) as client:
+            return await until(lambda: _ready_stats(client))
+
+    error, text, report = run(scenario)
+    assert not error
+    assert report["files"] >= 10 and {"tagged", "untagged", "by_kind", "problems"} <= set(report)
+    assert report["index"]["watching"] is True and report["index"]["state"] == "complete"
+    assert "watching the folder" in text
+
+
+async def _ready_stats(client):
+    outcome = await call(client, "stats", {})
+    return outcome if outcome[2]["index"]["state"] == "complete" else None
+
+
+def test_watcher_keeps_results_fresh_after_add_delete_and_rename(mem):
+    async def found(client, query, path):
+        _, _, data = await call(client, "search", {"query": query, "limit": 20})
+        return [r["path"] for r in data["results"]].count(path) > 0
+
+    async def scenario():
+        async with Client(server(mem)) as client:
+            assert await until(lambda: _ready_stats(client))
+            note = mem / "inbox" / "sailing.md"
+            note.write_text("# Sailing\nThe dinghy is moored at pier 7 in Kiel harbour.\n")
+            added = await until(lambda: found(client, "where is the dinghy moored", "inbox/sailing.md"))
+            note.rename(mem / "inbox" / "boat.md")
+            old_gone = not await found(client, "where is the dinghy moored", "inbox/sailing.md")  # at once
+            renamed = await until(lambda: found(client, "where is the dinghy moored", "inbox/boat.md"))
+            (mem / "martin.md").unlink()
+            deleted = not await found(client, "when does Martin like meetings", "martin.md")  # at once
+            _, _, data = await call(client, "search", {"query": "when does Martin like meetings"})
+            return added, old_gone, renamed, deleted, data
+
+    added, old_gone, renamed, deleted, data = run(scenario)
+    assert added and old_gone and renamed and deleted
+    assert all((mem / r["path"]).exists() for r in data["results"])
