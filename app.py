@@ -60,7 +60,7 @@ def _folder(name: str) -> str:
 
 def create_app(memory: str | os.PathLike | None = None, config: str | os.PathLike | None = None,
                host: str = "127.0.0.1", port: int | None = None, secret_key: str | None = None,
-               allowed_hosts: tuple[str, ...] | list[str] = ()) -> Flask:
+               allowed_hosts: tuple[str, ...] | list[str] = (), watch: bool = False) -> Flask:
     """The dashboard for the memory folder `memory` (default $TACHIKOMA_MEMORY or ./memory).
 
     `host` and `port` are the address it is served on: only requests whose
@@ -69,6 +69,8 @@ def create_app(memory: str | os.PathLike | None = None, config: str | os.PathLik
     names. `allowed_hosts` adds host names (e.g. a machine name when bound
     to 0.0.0.0). The secret key signing sessions and CSRF tokens is new for
     each process unless `secret_key` or $TACHIKOMA_SECRET_KEY is given.
+    With `watch` the memory folder is watched and re-indexed on every change
+    (`tachikoma serve` does so unless --no-watch).
     """
     root = resolve_root(memory)
     app = Flask(__name__, template_folder=_folder("templates"), static_folder=_folder("static"))
@@ -86,6 +88,8 @@ def create_app(memory: str | os.PathLike | None = None, config: str | os.PathLik
     )
     load_config(root, config)  # a broken settings file is an error at start, not on first search
     app.extensions["tachikoma"] = Dashboard(root, config)
+    if watch:
+        app.extensions["tachikoma"].start_watching()
     Htmx(app)
     install_guards(app)  # before CSRFProtect: a foreign Host is refused before anything else runs
     CSRFProtect(app)
@@ -117,7 +121,7 @@ def search():
     status = 400 if form.errors else 200
     if form.q and not form.errors:
         try:
-            ctx["answer"] = dash().search(form.q, form.limit, form.filters())
+            ctx["answer"] = dash().search(form.q, form.limit, form.filters(), form.min_score)
         except NoIndex:
             ctx["no_index"] = True
         except EmbedderError as exc:
@@ -139,7 +143,7 @@ def api_search():
     if refusal := form.api_refusal():
         return json_error(refusal, 400)
     try:
-        return json_response(dash().search(form.q, form.limit, form.filters()))
+        return json_response(dash().search(form.q, form.limit, form.filters(), form.min_score))
     except TachikomaError as exc:
         return json_error(str(exc), failure_status(exc))
 

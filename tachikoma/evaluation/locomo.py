@@ -310,10 +310,12 @@ def systems(base: Config, sweep: bool = False) -> list[System]:
         flat = replace(base.ranking, half_life_days=no_recency)
         for w in (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9):
             ladder.append(System(f"sweep:convex:{w:g}", f"convex fusion, keyword_weight {w:g}, no recency",
-                                 replace(base, ranking=flat, search=SearchConfig(keyword_weight=w, fusion="convex", min_score=0.0))))
+                                 replace(base, ranking=flat, search=SearchConfig(keyword_weight=w, fusion="convex",
+                                                                                 min_score=0.0))))
         for w in (0.3, 0.5, 0.7):
             ladder.append(System(f"sweep:rrf:{w:g}", f"RRF (k = 60), keyword_weight {w:g}, no recency",
-                                 replace(base, ranking=flat, search=SearchConfig(keyword_weight=w, fusion="rrf", min_score=0.0))))
+                                 replace(base, ranking=flat, search=SearchConfig(keyword_weight=w, fusion="rrf",
+                                                                                 min_score=0.0))))
     return ladder
 
 

@@ -44,6 +44,7 @@ class SearchForm:
     trust: str = ""
     untagged: bool = False
     limit: int = DEFAULT_LIMIT
+    min_score: float | None = None  # None: the memory's setting
     errors: dict[str, str] = field(default_factory=dict)
 
     @classmethod
@@ -59,6 +60,15 @@ class SearchForm:
             form.errors["limit"] = f"limit must be a whole number from 1 to {MAX_LIMIT}"
         else:
             form.limit = limit
+        floor = _text(args, "min_score")
+        if floor:
+            try:
+                form.min_score = float(floor)
+            except ValueError:
+                form.min_score = -1.0
+            if not 0 <= form.min_score <= 1:
+                form.errors["min_score"] = "min_score must be a number from 0 to 1"
+                form.min_score = None
         return form
 
     def api_refusal(self) -> str | None:
@@ -77,7 +87,8 @@ class SearchForm:
     def args(self, **changes) -> dict:
         """The query string for this search (defaults left out), with `changes`."""
         values = {"q": self.q, "kind": self.kind, "trust": self.trust, "untagged": "1" if self.untagged else "",
-                  "limit": self.limit if self.limit != DEFAULT_LIMIT else ""}
+                  "limit": self.limit if self.limit != DEFAULT_LIMIT else "",
+                  "min_score": "" if self.min_score is None else f"{self.min_score:g}"}
         values.update(changes)
         return {k: v for k, v in values.items() if v not in ("", None)}
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from tachikoma import indexer
 from tachikoma.errors import EmbedderError, TachikomaError
+from tachikoma.watcher import LOCK_WAIT_SECONDS
 
 if TYPE_CHECKING:
     from tachikoma.config import Config
@@ -31,15 +32,16 @@ class IndexJob:
         self.settings = settings
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
-        self._again = False
+        self._again: str | bool = False  # the reason of a run to make after the current one
         self.state = {"state": "idle"}
 
     def start(self, reason: str = "reindex") -> bool:
-        """Start a run; False when one is already running (a refresh then runs again after it)."""
+        """Start a run; False when one is already running (a refresh, or the watcher's run, then
+        runs again after it, so the changes it was started for are not left out)."""
         with self._lock:
             if self._thread is not None and self._thread.is_alive():
-                if reason == "refresh":
-                    self._again = True
+                if reason in ("refresh", "watch"):
+                    self._again = reason
                 return False
             self.state = self._fresh(reason)
             self._thread = threading.Thread(target=self._work, name="tachikoma-index", daemon=True)
@@ -76,7 +78,9 @@ class IndexJob:
         while True:
             outcome: dict
             try:
-                summary = indexer.run(self.root, self.settings(), progress=self._progress)
+                # The button's run fails at once when another process indexes; the automatic ones wait for it.
+                wait = 0 if self.state["reason"] == "reindex" else LOCK_WAIT_SECONDS
+                summary = indexer.run(self.root, self.settings(), progress=self._progress, lock_timeout=wait)
                 outcome = {"state": "done", "summary": summary.as_dict(), "line": summary.line()}
             except TachikomaError as exc:
                 outcome = {"state": "failed", "error": str(exc),
@@ -86,8 +90,8 @@ class IndexJob:
                 outcome = {"state": "failed", "error": f"unexpected error: {type(exc).__name__}: {exc}"}
             with self._lock:
                 if self._again:
+                    self.state = self._fresh(self._again)
                     self._again = False
-                    self.state = self._fresh("refresh")
                     continue
                 self.state.update(outcome, finished=time.time())
                 return

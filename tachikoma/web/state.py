@@ -14,6 +14,7 @@ from tachikoma import memory, tagging
 from tachikoma.config import load_config
 from tachikoma.errors import NoIndexYet, TachikomaError
 from tachikoma.search import Filters, Searcher
+from tachikoma.watcher import Watcher
 from tachikoma.web.index_job import IndexJob
 
 log = logging.getLogger("tachikoma.web")
@@ -41,6 +42,17 @@ class Dashboard:
         self._searcher: Searcher | None = None
         self._warm_lock = threading.Lock()
         self._warmed = False
+        self.watcher: Watcher | None = None
+
+    def start_watching(self) -> None:
+        """Re-index in the background whenever the memory folder changes (after a first run that
+        catches up with changes made while nothing was watching)."""
+        self.watcher = Watcher(self.root, lambda _paths: self.index_job.start("watch")).start()
+
+    def watching(self) -> dict:
+        """Whether the folder is watched, for the freshness every answer carries."""
+        return {"watching": self.watcher is not None and self.watcher.running,
+                "watch_error": self.watcher.error if self.watcher is not None else None}
 
     def config(self):
         return load_config(self.root, self.config_path)
@@ -55,11 +67,14 @@ class Dashboard:
     def has_index(self) -> bool:
         return memory.index_path(self.root).is_file()
 
-    def search(self, query: str, limit: int, filters: Filters) -> dict:
+    def search(self, query: str, limit: int, filters: Filters, min_score: float | None = None) -> dict:
         """The same answer as `tachikoma search --json`. Raises NoIndex, EmbedderError, TachikomaError."""
         config = self.config()
         with self._search_lock:
-            return self._current_searcher(config).search(query, limit, filters, config=config)
+            answer = self._current_searcher(config).search(query, limit, filters, config=config,
+                                                           min_score=min_score)
+        answer["freshness"].update(self.watching())
+        return answer
 
     def warm_up(self) -> None:
         """Load the index and the embedder in the background once, so the first query is fast."""
