@@ -16,6 +16,7 @@ from . import tagfile
 from .documents import KINDS, MARKDOWN
 from .memory import TAG_FILE, walk
 from .frontmatter import read_front_matter
+from .humanize import plural, when
 from .tags import CONFIDENCE_VALUES, STATUSES, TAG_KEYS, TRUST_VALUES, Tags
 
 
@@ -118,7 +119,7 @@ def report(root: Path) -> dict:
 
 def _line(bucket: dict) -> str:
     p = bucket["percent"]
-    return (f"{bucket['files']} files: {bucket['tagged']} tagged ({p['tagged']}%), "
+    return (f"{plural(bucket['files'], 'file')}: {bucket['tagged']} tagged ({p['tagged']}%), "
             f"{bucket['partial']} partial ({p['partial']}%), {bucket['untagged']} untagged ({p['untagged']}%), "
             f"{bucket['invalid']} invalid ({p['invalid']}%)")
 
@@ -147,8 +148,10 @@ def format_text(result: dict) -> str:
         else:
             if index.get("note"):
                 out.append(f"index: {index['note']}")
-            out.append(f"index: updated {index['last_indexed_at']}, {index['files']} files, {index['chunks']} chunks "
-                       f"({index['embedder']}); {index['changed_since']} file(s) changed since")
+            updated = when(index["last_indexed_at"])
+            out.append(f"index: updated {updated['text']} ({updated['ago']}), {plural(index['files'], 'file')}, "
+                       f"{plural(index['chunks'], 'chunk')} ({index['embedder']}); "
+                       f"{plural(index['changed_since'], 'file')} changed since")
     if result.get("problems"):
         out.append("problems:")
         out.extend(f"  {item['path']}: {item['reason']}" for item in result["problems"])

@@ -8,11 +8,11 @@ tested directly.
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
 from functools import lru_cache
 
 from markupsafe import Markup, escape
 
+from tachikoma.humanize import ago, plural, when  # noqa: F401 (template helpers, see templating.py)
 from tachikoma.search import STOPWORDS
 from tachikoma.search import query_terms as search_terms
 
@@ -118,43 +118,6 @@ def fusion_text(factors: dict) -> str:
 
 
 # --------------------------------------------------------------------------- dates and numbers
-
-
-def ago(days: float | None) -> str:
-    """An age in days as "just now", "5 minutes ago", "3 hours ago", "2 days ago"; None is "never"."""
-    if days is None:
-        return "never"
-    if days < 1:
-        hours = days * 24
-        if hours < 1:
-            minutes = int(hours * 60)
-            return "just now" if minutes < 1 else f"{minutes} minute{'s' if minutes != 1 else ''} ago"
-        return f"{int(hours)} hour{'s' if int(hours) != 1 else ''} ago"
-    n = int(days)
-    return f"{n} day{'s' if n != 1 else ''} ago"
-
-
-def when(value) -> dict:
-    """{"text": local date and time, "ago": "3 minutes ago", "iso": ...} for seconds or ISO text."""
-    if value in (None, ""):
-        return {"text": "never", "ago": "never", "iso": ""}
-    try:
-        if isinstance(value, (int, float)) or re.fullmatch(r"\d+(\.\d+)?", str(value)):
-            moment = datetime.fromtimestamp(float(value), timezone.utc)
-        else:
-            moment = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-            if moment.tzinfo is None:
-                moment = moment.replace(tzinfo=timezone.utc)
-    except (ValueError, OverflowError, OSError):
-        return {"text": str(value), "ago": "", "iso": str(value)}
-    days = (datetime.now(timezone.utc) - moment).total_seconds() / 86400
-    return {"text": moment.astimezone().strftime("%Y-%m-%d %H:%M"), "ago": ago(max(days, 0.0)),
-            "iso": moment.isoformat(timespec="seconds")}
-
-
-def plural(n: int, word: str) -> str:
-    """"1 file", "2 files", "0 files"."""
-    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def num(x: float, digits: int = 2) -> str:

@@ -1,0 +1,46 @@
+"""Words and dates for people: "1 file" / "2 files", "3 hours ago", a local date and time.
+
+Shared by the text faces (the CLI's `stats`) and the dashboard's templates, so
+both say the same thing the same way. JSON keeps ISO dates.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+
+
+def ago(days: float | None) -> str:
+    """An age in days as "just now", "5 minutes ago", "3 hours ago", "2 days ago"; None is "never"."""
+    if days is None:
+        return "never"
+    if days >= 1:
+        return f"{plural(int(days), 'day')} ago"
+    hours = days * 24
+    if hours >= 1:
+        return f"{plural(int(hours), 'hour')} ago"
+    minutes = int(hours * 60)
+    return "just now" if minutes < 1 else f"{plural(minutes, 'minute')} ago"
+
+
+def when(value) -> dict:
+    """{"text": local date and time, "ago": "3 minutes ago", "iso": ...} for seconds or ISO text."""
+    if value in (None, ""):
+        return {"text": "never", "ago": "never", "iso": ""}
+    try:
+        if isinstance(value, (int, float)) or re.fullmatch(r"\d+(\.\d+)?", str(value)):
+            moment = datetime.fromtimestamp(float(value), timezone.utc)
+        else:
+            moment = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+            if moment.tzinfo is None:
+                moment = moment.replace(tzinfo=timezone.utc)
+    except (ValueError, OverflowError, OSError):
+        return {"text": str(value), "ago": "", "iso": str(value)}
+    days = (datetime.now(timezone.utc) - moment).total_seconds() / 86400
+    return {"text": moment.astimezone().strftime("%Y-%m-%d %H:%M"), "ago": ago(max(days, 0.0)),
+            "iso": moment.isoformat(timespec="seconds")}
+
+
+def plural(n: int, word: str) -> str:
+    """"1 file", "2 files", "0 files"."""
+    return f"{n} {word}{'' if n == 1 else 's'}"
