@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
 import sqlite3
@@ -11,15 +12,34 @@ from datetime import date
 from pathlib import Path
 
 from . import __version__
+from .config import MAX_LIMIT
 from .errors import TachikomaError
 from .memory import printable
+from .tags import InvalidTagValue, check_value
 
 EPILOG = """\
 The memory folder is --memory PATH, else $TACHIKOMA_MEMORY, else ./memory.
 Settings are read from tachikoma.toml in that folder (or --config PATH).
 --memory and --config may come before or after the command.
+A search returns at most 100 results (--limit), as the dashboard and its JSON API do.
 Ollama's address comes from $OLLAMA_HOST (default http://127.0.0.1:11434).
 """
+
+
+class CommandParser(argparse.ArgumentParser):
+    """The parser of one command: a mistyped option is reported with this command's usage (plain
+    argparse hands it up to the top-level parser, whose usage lists commands, not options), and
+    with the closest option it knows."""
+
+    def parse_known_args(self, args=None, namespace=None):
+        namespace, extras = super().parse_known_args(args, namespace)
+        if extras:
+            message = f"unrecognized arguments: {' '.join(extras)}"
+            if extras[0].startswith("-"):
+                close = difflib.get_close_matches(extras[0].split("=")[0], self._option_string_actions, n=1)
+                message += f" (did you mean {close[0]}?)" if close else ""
+            self.error(message)
+        return namespace, extras
 
 
 def _port(text: str) -> int:
@@ -31,6 +51,42 @@ def _port(text: str) -> int:
     if not 1 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"{port} is not a port number (1-65535)")
     return port
+
+
+def _date(text: str) -> date:
+    """A YYYY-MM-DD date for argparse; a wrong one is named, with what is wrong with it."""
+    try:
+        return date.fromisoformat(text)
+    except ValueError as exc:
+        looks_like_a_date = len(text) == 10 and text[4] == text[7] == "-"
+        reason = f" ({exc})" if looks_like_a_date else ""
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date{reason}: expected YYYY-MM-DD, "
+                                         "e.g. 2026-03-22") from None
+
+
+def _limit(text: str) -> int:
+    """How many results, for argparse: a whole number from 1 to MAX_LIMIT (as on the web)."""
+    try:
+        limit = int(text)
+    except ValueError:
+        limit = 0
+    if not 1 <= limit <= MAX_LIMIT:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number from 1 to {MAX_LIMIT}")
+    return limit
+
+
+def _tag_value(key: str):
+    """An argparse type that checks a --trust/--confidence/--source value against the vocabulary,
+    so a wrong value is reported before anything else is asked of the command line."""
+
+    def check(text: str) -> str:
+        try:
+            return check_value(key, text)
+        except InvalidTagValue as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    check.__name__ = key  # argparse names the type in some messages
+    return check
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -46,7 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Index, search and tag an AI agent's file-based memory (markdown notes and JSONL transcripts).",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter, parents=[common])
     parser.add_argument("--version", action="version", version=f"tachikoma {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=CommandParser)
 
     p = sub.add_parser("index", parents=[common], help="bring the index up to date with the memory folder",
                        description="Walk the memory folder and index new and changed files. Unchanged files cost "
@@ -64,7 +120,8 @@ def build_parser() -> argparse.ArgumentParser:
                        description="score = similarity × trust_weight × confidence_weight × recency "
                                    "× duplicate_penalty (at most two chunks per file; the second × 0.8).")
     p.add_argument("query", nargs="+", help="what to look for")
-    p.add_argument("--limit", "-n", type=int, default=10, metavar="N", help="how many results (default 10)")
+    p.add_argument("--limit", "-n", type=_limit, default=10, metavar="N",
+                   help=f"how many results, 1-{MAX_LIMIT} (default 10)")
     p.add_argument("--json", action="store_true", help="print results and their explanations as JSON")
     p.add_argument("--kind", choices=["markdown", "transcript"], help="only this kind of file")
     p.add_argument("--trust", metavar="VALUE", help="only files with this trust (or 'missing')")
@@ -84,14 +141,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--kind", choices=["markdown", "transcript"], help="select files of this kind")
     p.add_argument("--path", metavar="PATTERN", help="select a folder ('2026-03/') or a glob ('**/*meeting*.md')")
     p.add_argument("--untagged", action="store_true", help="select only files with no tags at all")
-    p.add_argument("--since", type=date.fromisoformat, metavar="YYYY-MM-DD", help="select files modified on or after")
-    p.add_argument("--until", type=date.fromisoformat, metavar="YYYY-MM-DD", help="select files modified on or before")
+    p.add_argument("--since", type=_date, metavar="YYYY-MM-DD", help="select files modified on or after")
+    p.add_argument("--until", type=_date, metavar="YYYY-MM-DD", help="select files modified on or before")
     p.add_argument("--all", action="store_true", help="select every file (needed to tag without another selector)")
-    p.add_argument("--trust", help="owner, self, external or untrusted")
-    p.add_argument("--confidence", help="high, medium, low or speculative")
-    p.add_argument("--source", help="free text: where the memory came from")
+    p.add_argument("--trust", type=_tag_value("trust"), help="owner, self, external or untrusted")
+    p.add_argument("--confidence", type=_tag_value("confidence"), help="high, medium, low or speculative")
+    p.add_argument("--source", type=_tag_value("source"), help="free text: where the memory came from")
     p.add_argument("--overwrite", action="store_true", help="replace values that are already set")
-    p.add_argument("--dry-run", "-n", action="store_true", help="show every change and write nothing")
+    p.add_argument("--dry-run", action="store_true", help="show every change and write nothing")
     p.add_argument("--no-commit", action="store_true", help="do not commit the change to git")
     p.add_argument("--json", action="store_true", help="print the changes as JSON")
 
@@ -287,8 +344,6 @@ def cmd_search(args) -> int:
     from .search import Filters, Searcher
     from .tags import TRUST_VALUES
 
-    if args.limit < 1:
-        raise TachikomaError("--limit must be at least 1")
     if args.trust and args.trust.lower() not in (*TRUST_VALUES, "missing"):
         raise TachikomaError(f"--trust must be one of {', '.join(TRUST_VALUES)} or missing")
     if args.min_score is not None and not 0 <= args.min_score <= 1:
@@ -334,7 +389,6 @@ def _fusion_text(factors: dict) -> str:
 
 def cmd_tag(args) -> int:
     from . import tagging
-    from .tags import InvalidTagValue
 
     root = _root(args)
     values = {k: getattr(args, k) for k in ("trust", "confidence", "source") if getattr(args, k)}

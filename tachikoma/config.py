@@ -87,6 +87,10 @@ from .errors import EmbedderError, TachikomaError
 from .memory import CONFIG_FILE
 from .tags import CONFIDENCE_VALUES, TRUST_VALUES
 
+#: The most results one search returns, the same on every face: CLI `--limit`, the search page,
+#: the JSON API and MCP. Past it, a narrower query or a filter helps more than a longer list.
+MAX_LIMIT = 100
+
 
 def _trust_defaults() -> dict[str, float]:
     return {"owner": 1.0, "self": 0.9, "external": 0.7, "untrusted": 0.5, "missing": 0.6}

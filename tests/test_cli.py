@@ -52,7 +52,7 @@ def test_failures_exit_non_zero_with_one_line(tmp_path, memory):
     no_index = tachikoma("--memory", str(memory), "search", "hello")
     assert no_index.returncode == 1 and "tachikoma index" in no_index.stderr
     bad_value = tachikoma("--memory", str(memory), "tag", "--all", "--trust", "bogus")
-    assert bad_value.returncode == 1 and "invalid trust 'bogus'" in bad_value.stderr
+    assert bad_value.returncode == 2 and "invalid trust 'bogus'" in bad_value.stderr  # a usage error
 
 
 def test_stats_json_shape(memory):

@@ -8,12 +8,12 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from tachikoma import tagging
+from tachikoma.config import MAX_LIMIT
 from tachikoma.documents import KINDS
 from tachikoma.search import Filters
 from tachikoma.tags import TAG_KEYS, TRUST_VALUES, InvalidTagValue
 
 DEFAULT_LIMIT = 10
-MAX_LIMIT = 100
 
 
 def _text(data, name: str) -> str:

@@ -1,0 +1,106 @@
+"""The command line's usage papercuts (issue 12): each mistake gets a message that says what is
+wrong and how to fix it, with the usage of the command that was mistyped."""
+
+import argparse
+import json
+from datetime import datetime
+
+import pytest
+
+from tachikoma import cli, indexer
+from tachikoma.config import MAX_LIMIT
+from tachikoma.web.forms import SearchForm
+
+
+def usage_error(capsys, *argv: str) -> str:
+    """stderr of a command line that argparse refuses (exit 2)."""
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(list(argv))
+    assert exit_.value.code == 2
+    return capsys.readouterr().err
+
+
+def test_a_memory_path_that_is_a_file_is_called_a_file(memory, capsys):
+    assert cli.main(["--memory", str(memory / "martin.md"), "stats"]) == 1
+    err = capsys.readouterr().err
+    assert "is a file, not a folder" in err and f"--memory {str(memory)!r}" in err
+    assert cli.main(["--memory", str(memory / "nope"), "stats"]) == 1
+    assert "does not exist" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value, reason", [
+    ("2026-13-01", " (month must be in 1..12)"),
+    ("2026-02-30", " (day is out of range for month)"),
+    ("yesterday", ""),
+])
+def test_a_wrong_date_is_named_with_the_expected_format(capsys, value, reason):
+    err = usage_error(capsys, "tag", "--since", value, "--trust", "self")
+    assert err.startswith("usage: tachikoma tag")
+    assert f"argument --since: {value!r} is not a date{reason}: expected YYYY-MM-DD" in err
+
+
+def test_a_mistyped_option_shows_the_usage_of_its_command_and_the_closest_option(capsys):
+    err = usage_error(capsys, "search", "--limt", "3", "hello")
+    assert err.startswith("usage: tachikoma search") and "--limit N" in err
+    assert "unrecognized arguments: --limt (did you mean --limit?)" in err
+    err = usage_error(capsys, "eval", "locomo", "x.json", "--sweeep")
+    assert err.startswith("usage: tachikoma eval locomo") and "(did you mean --sweep?)" in err
+    assert "did you mean" not in usage_error(capsys, "stats", "--xyzzy")
+
+
+def test_an_invalid_tag_value_is_reported_before_the_missing_selector(capsys):
+    err = usage_error(capsys, "tag", "--trust", "maybe")
+    assert "argument --trust: invalid trust 'maybe': use one of owner, self, external, untrusted" in err
+    assert "say which files" not in err
+    assert "invalid confidence 'sure'" in usage_error(capsys, "tag", "--all", "--confidence", "sure")
+    args = cli.build_parser().parse_args(["tag", "--trust", " Owner ", "--confidence", "HIGH"])
+    assert (args.trust, args.confidence) == ("owner", "high")  # case-insensitive, as in front matter
+
+
+@pytest.mark.parametrize("limit", ["0", "1", "10", str(MAX_LIMIT), str(MAX_LIMIT + 1), "1000000", "-3", "ten"])
+def test_limit_is_checked_like_on_the_web(capsys, limit):
+    web_accepts = "limit" not in SearchForm.read({"q": "x", "limit": limit}).errors
+    if web_accepts:
+        assert cli.build_parser().parse_args(["search", "x", "--limit", limit]).limit == int(limit)
+    else:
+        assert f"is not a whole number from 1 to {MAX_LIMIT}" in usage_error(capsys, "search", "x", "--limit", limit)
+
+
+def _parsers(parser: argparse.ArgumentParser):
+    """`parser` and the parsers of all its commands, at any depth (eval locomo)."""
+    yield parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                yield from _parsers(sub)
+
+
+def test_a_short_flag_means_the_same_option_in_every_command():
+    meaning: dict[str, set[str]] = {}
+    for parser in _parsers(cli.build_parser()):
+        for action in parser._actions:
+            shorts = [o for o in action.option_strings if not o.startswith("--")]
+            longs = tuple(o for o in action.option_strings if o.startswith("--"))
+            for short in shorts:
+                meaning.setdefault(short, set()).add(longs)
+    assert meaning["-n"] == {("--limit",)}
+    assert {short: longs for short, longs in meaning.items() if len(longs) > 1} == {}
+
+
+def test_stats_text_speaks_english_and_json_keeps_iso(tmp_path, capsys):
+    root = tmp_path / "memory"
+    root.mkdir()
+    (root / "note.md").write_text("# One note\n\nA single short note.\n")
+    indexer.run(root, embedder_name="hash")
+
+    assert cli.main(["--memory", str(root), "stats"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("1 file: 0 tagged") and "1 files" not in text and "file(s)" not in text
+    index_line = next(line for line in text.splitlines() if line.startswith("index:"))
+    assert " (just now), 1 file, 1 chunk (hash:512); 0 files changed since" in index_line
+    stamp = index_line.removeprefix("index: updated ").split(" (")[0]
+    assert datetime.strptime(stamp, "%Y-%m-%d %H:%M")  # a local date and time, no "T" or offset
+
+    assert cli.main(["--memory", str(root), "stats", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert datetime.fromisoformat(report["index"]["last_indexed_at"]).tzinfo is not None
