@@ -39,6 +39,9 @@ class Document:
     date: datetime | None = None  # front matter `updated`, else `date` (aware, UTC)
     turns: list[Turn] = field(default_factory=list)  # transcript only
     warnings: list[str] = field(default_factory=list)  # "path:line: what happened"
+    #: sha256 of the bytes that were read, or None when the file could not be read (vanished,
+    #: an I/O error, over the size limit): the index records a file as done only with this.
+    sha256: str | None = None
 
 
 @dataclass

@@ -99,47 +99,72 @@ def file_sha256(path: Path) -> str:
 class Plan:
     """What a run has to do, found by comparing the folder with the index."""
 
-    todo: list[tuple[memory.MemoryFile, str, str]]  # (file, "added"|"changed"|"rechunked", sha256)
+    todo: list[tuple[memory.MemoryFile, str]]  # (file, "added"|"changed"|"rechunked")
     touched: list[tuple[memory.MemoryFile, str]]  # same content, new stat: (file, sha256)
     removed: list[str]
     unchanged: list[memory.MemoryFile]
 
 
-def plan_run(root: Path, store: Store, warn: Warn | None = None, rechunk: bool = False) -> Plan:
-    """Compare the folder with the index. `rechunk`: unchanged files are to be chunked again too."""
+def plan_run(root: Path, store: Store, warn: Warn | None = None, rechunk: bool = False,
+             max_bytes: int | None = None) -> Plan:
+    """Compare the folder with the index. `rechunk`: unchanged files are to be chunked again too.
+
+    A row's sha256 is the hash of the content that was read and chunked; a row
+    with none ("") was never read (it vanished, failed, or was over the size
+    limit), so it is always read again, except a file still over `max_bytes`
+    with the same size and time (it stays skipped, and reported). A file over
+    `max_bytes` is never hashed: the reader skips it after one stat.
+    """
     known = store.files()
     plan = Plan([], [], [], [])
     seen = set()
     for f in memory.walk(root, warn):
         seen.add(f.path)
         row = known.get(f.path)
-        if row and row.size == f.size and row.mtime_ns == f.mtime_ns:
+        same_stat = row is not None and row.size == f.size and row.mtime_ns == f.mtime_ns
+        if max_bytes is not None and f.size > max_bytes:
+            if same_stat and not row.sha256:
+                plan.unchanged.append(f)  # skipped before, skipped again: nothing to do
+            else:
+                plan.todo.append((f, "changed" if row else "added"))  # the reader skips it, with a warning
+            continue
+        if row is None or not row.sha256:
+            plan.todo.append((f, "changed" if row else "added"))
+            continue
+        if same_stat:
             if rechunk:
-                plan.todo.append((f, "rechunked", row.sha256))
+                plan.todo.append((f, "rechunked"))
             else:
                 plan.unchanged.append(f)
             continue
         try:
             sha = file_sha256(f.abspath)
-        except OSError as exc:
-            if warn:
-                warn(f"{f.path}: cannot read ({exc.strerror}), skipped")
+        except OSError:
+            plan.todo.append((f, "changed"))  # the reader reports it, and leaves it marked as unread
             continue
-        if row and row.sha256 == sha:
+        if row.sha256 == sha:
             if rechunk:
-                plan.todo.append((f, "rechunked", sha))
+                plan.todo.append((f, "rechunked"))
             else:
                 plan.touched.append((f, sha))
         else:
-            plan.todo.append((f, "changed" if row else "added", sha))
+            plan.todo.append((f, "changed"))
     plan.removed = sorted(set(known) - seen)
     return plan
 
 
-def pending_changes(root: Path, store: Store) -> int:
-    """How many files were added, changed or removed since the last index run."""
-    plan = plan_run(root, store)
-    return len(plan.todo) + len(plan.removed)
+def pending_changes(root: Path, store: Store, max_bytes: int | None = None) -> int:
+    """How many files were added, changed, removed or re-tagged (transcripts, in the tag file) since
+    the last index run, or still need reading."""
+    plan = plan_run(root, store, max_bytes=max_bytes)
+    due = {f.path for f, _ in plan.todo} | set(plan.removed)
+    try:
+        tags = tagfile.load(root)
+    except TachikomaError:
+        tags = None  # a malformed tag file is reported by stats itself
+    if tags is not None:
+        due.update(_retagged(store.files(), tags))
+    return len(due)
 
 
 def answer_freshness(root: Path, store: Store) -> dict:
@@ -189,7 +214,7 @@ def freshness(root: Path) -> dict:
             return {
                 "state": "complete" if complete else "incomplete",
                 "last_indexed_at": _iso(path, stamp), "last_complete_at": _iso(path, finished),
-                "changed_since": pending_changes(root, store),
+                "changed_since": pending_changes(root, store, _max_file_bytes(root)),
                 "files": files, "chunks": chunks, "embedder": built_with[0] if built_with else None,
                 "note": note,
             }
@@ -197,6 +222,39 @@ def freshness(root: Path) -> dict:
         return {**empty, "state": "damaged", "error": str(exc), "note": str(exc)}
     except TachikomaError as exc:
         return {**empty, "state": "unreadable", "error": str(exc), "note": str(exc)}
+
+
+def not_indexed(root: Path) -> list[dict]:
+    """Files the index holds no content of, and why: ``{"path", "reason", "kind"}`` with kind
+    "too-large" (over ``[index] max_file_bytes``), "read-failed" (vanished or an I/O error: the
+    next run reads it again) or "binary". Empty when there is no readable index."""
+    path = memory.index_path(root)
+    if not path.exists():
+        return []
+    try:
+        with Store(path, readonly=True) as store:
+            rows = store.files()
+    except TachikomaError:
+        return []  # freshness reports a damaged or unreadable index
+    found = []
+    for row in sorted(rows.values(), key=lambda r: r.path):
+        reason = row.warnings[0] if row.warnings else "not read"
+        if not row.sha256:
+            kind = "too-large" if "-byte limit" in reason else "read-failed"
+        elif "binary file" in reason:
+            kind = "binary"
+        else:
+            continue
+        found.append({"path": row.path, "reason": reason.removeprefix(f"{row.path}: "), "kind": kind})
+    return found
+
+
+def _max_file_bytes(root: Path) -> int:
+    """The size limit from the settings file (the default when the file cannot be read)."""
+    try:
+        return load_config(root).max_file_bytes
+    except TachikomaError:
+        return Config.max_file_bytes
 
 
 def _chunking_for(embedder_name: str) -> str | None:
@@ -319,7 +377,7 @@ def _run(root, store, embedder, reembed, config, summary, progress, note, batch)
 
     wanted_chunking = chunking.signature(embedder.max_words)
     rechunk = store.get_meta("chunking") != wanted_chunking and store.counts()[0] > 0
-    plan = plan_run(root, store, note, rechunk)
+    plan = plan_run(root, store, note, rechunk, config.max_file_bytes)
     summary.unchanged = len(plan.unchanged) + len(plan.touched)
     store.check_present()
     with batch():
@@ -366,22 +424,26 @@ def _ts(when) -> float | None:
 
 def _refresh_metadata(store: Store, tags, git_times, dirty) -> int:
     """Update tags held outside the file (tag file) and git dates of indexed files."""
-    changed = 0
-    for path, row in store.files().items():
+    rows = store.files()
+    retagged = set(_retagged(rows, tags))
+    for path, row in rows.items():
         updates = {}
         git_date = _git_date(path, git_times, dirty)
         if git_date != row.git_date:
             updates["git_date"] = git_date
-        if row.kind == TRANSCRIPT:
-            wanted = _tag_columns(tags.tags_for(path))
-            if wanted != _tag_columns(row):
-                updates.update(wanted)
-                changed += 1
+        if path in retagged:
+            updates.update(_tag_columns(tags.tags_for(path)))
         if updates:
             store.update_file(path, **updates)
-    if changed:
+    if retagged:
         store.bump_generation()
-    return changed
+    return len(retagged)
+
+
+def _retagged(rows, tags) -> list[str]:
+    """Indexed transcripts whose tags in the tag file differ from the index's."""
+    return [path for path, row in rows.items()
+            if row.kind == TRANSCRIPT and _tag_columns(tags.tags_for(path)) != _tag_columns(row)]
 
 
 def _index_files(root, store, embedder, todo, tags, git_times, dirty, config, summary, progress, note,
@@ -415,13 +477,14 @@ def _index_files(root, store, embedder, todo, tags, git_times, dirty, config, su
             store.set_meta("last_indexed_at", f"{time.time():.3f}")
         prepared, pending_chunks = [], 0
 
-    for done, (f, status, sha) in enumerate(todo, 1):
+    for done, (f, status) in enumerate(todo, 1):
         doc = read_document(root, f.path, f.kind, max_bytes=config.max_file_bytes)
         for message in doc.warnings:
             note(message)
         chunks = chunk_document(doc, embedder.max_words)
         file_tags = tags.tags_for(f.path) if f.kind == TRANSCRIPT else doc.tags
-        info = _file_info(f, sha, file_tags, git_times, dirty)
+        # The fingerprint of what was read; "" (never read) keeps the file due for the next run.
+        info = _file_info(f, doc.sha256 or "", file_tags, git_times, dirty)
         info["fm_date"] = _ts(doc.date)
         info["warnings"] = doc.warnings
         if not chunks and doc.warnings:

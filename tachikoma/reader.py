@@ -3,7 +3,9 @@
 Bad content never raises: every problem becomes a warning
 ``"path[:line]: reason"`` in ``Document.warnings``. A file that cannot be
 indexed at all (too big, binary, unreadable) comes back as an empty Document
-with a warning, which the indexer reports as skipped. Everything else is
+with a warning, which the indexer reports as skipped. `Document.sha256` is
+the hash of the bytes actually read (None when nothing could be read), so the
+index fingerprints exactly the content it chunked, never a version seen before. Everything else is
 indexed as well as it can be: invalid UTF-8 is decoded with replacement
 characters, and a markdown file with malformed front matter is indexed whole,
 so nothing in it is lost from search.
@@ -15,6 +17,7 @@ UTF-8 byte order mark is dropped and CRLF line endings become LF.
 from __future__ import annotations
 
 import codecs
+import hashlib
 import os
 import re
 import stat
@@ -55,6 +58,10 @@ def read_document(root: Path, rel_path: str, kind: str, max_bytes: int = 5_000_0
     data = _read_bytes(path, rel_path, max_bytes, doc.warnings)
     if data is None:
         return doc
+    doc.sha256 = hashlib.sha256(data).hexdigest()
+    if is_binary(data):
+        doc.warnings.append(f"{rel_path}: binary file (contains NUL bytes), skipped")
+        return doc
     text = _decode(data, rel_path, doc.warnings)
     if kind == MARKDOWN:
         _fill_markdown(doc, text)
@@ -72,7 +79,8 @@ def _read_bytes(path: Path, rel_path: str, max_bytes: int, warnings: list[str]) 
             warnings.append(f"{rel_path}: not a regular file, skipped")
             return None
         if info.st_size > max_bytes:
-            warnings.append(f"{rel_path}: {info.st_size} bytes, over the {max_bytes}-byte limit, skipped")
+            warnings.append(f"{rel_path}: {info.st_size} bytes, over the {max_bytes}-byte limit "
+                            "([index] max_file_bytes), skipped")
             return None
         with open(path, "rb") as handle:
             data = handle.read(max_bytes + 1)
@@ -80,12 +88,14 @@ def _read_bytes(path: Path, rel_path: str, max_bytes: int, warnings: list[str]) 
         warnings.append(f"{rel_path}: cannot read ({exc.strerror or exc}), skipped")
         return None
     if len(data) > max_bytes:  # grew since it was measured
-        warnings.append(f"{rel_path}: over the {max_bytes}-byte limit, skipped")
-        return None
-    if b"\x00" in data[:BINARY_SNIFF_BYTES]:
-        warnings.append(f"{rel_path}: binary file (contains NUL bytes), skipped")
+        warnings.append(f"{rel_path}: over the {max_bytes}-byte limit ([index] max_file_bytes), skipped")
         return None
     return data
+
+
+def is_binary(head: bytes) -> bool:
+    """Whether a file starting with `head` is binary (a NUL in its first `BINARY_SNIFF_BYTES`)."""
+    return b"\x00" in head[:BINARY_SNIFF_BYTES]
 
 
 def _strip_bom(data: bytes) -> bytes:

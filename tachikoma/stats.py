@@ -109,11 +109,13 @@ def coverage(root: Path) -> dict:
 
 
 def report(root: Path) -> dict:
-    """`coverage` plus how fresh the index is: what `tachikoma stats --json` prints."""
-    from .indexer import freshness
+    """`coverage` plus how fresh the index is, and the files it could not index (under
+    "problems"): what `tachikoma stats --json` prints."""
+    from .indexer import freshness, not_indexed
 
     result = coverage(root)
     result["index"] = freshness(root)
+    result["problems"] += not_indexed(Path(root).resolve())
     return result
 
 

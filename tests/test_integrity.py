@@ -1,0 +1,156 @@
+"""Issue 10: a file's fingerprint in the index means "this content was read and chunked".
+
+A read that fails (the file vanished for a moment, an I/O error, over the
+size limit) must leave the file marked as needing work, so a later run
+retries it, and a change of the size limit makes the affected files eligible.
+"""
+
+import os
+
+import pytest
+
+from tachikoma import indexer, memory as mem, stats, tagging
+from tachikoma.store import Store
+
+
+def run(root, **kw):
+    kw.setdefault("embedder_name", "hash")
+    return indexer.run(root, **kw)
+
+
+def chunk_count(root, path):
+    with Store(mem.index_path(root)) as store:
+        return store.db.execute("SELECT count(*) FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path = ?",
+                                (path,)).fetchone()[0]
+
+
+def fresh_count(root, path, tmp_path):
+    """The chunks a rebuild from scratch gives `path`."""
+    copy = tmp_path / "fresh"
+    copy.mkdir()
+    (copy / path).write_bytes((root / path).read_bytes())
+    run(copy)
+    return chunk_count(copy, path)
+
+
+def test_a_file_that_vanished_during_its_read_is_read_again_when_it_comes_back(memory, monkeypatch, tmp_path):
+    """Deterministic form of the race: a sync tool (or git checkout) replaces martin.md just as it is read."""
+    target = memory / "martin.md"
+    original = indexer.read_document
+
+    def flaky(root, rel, kind, **kw):
+        if rel == "martin.md":
+            data = target.read_bytes()
+            target.unlink()
+            try:
+                return original(root, rel, kind, **kw)
+            finally:
+                target.write_bytes(data)
+        return original(root, rel, kind, **kw)
+
+    monkeypatch.setattr(indexer, "read_document", flaky)
+    first = run(memory)
+    assert any("martin.md" in w and "cannot read" in w for w in first.warnings), first.warnings
+    assert chunk_count(memory, "martin.md") == 0
+    monkeypatch.setattr(indexer, "read_document", original)
+    assert {"path": "martin.md", "kind": "read-failed"}.items() <= \
+        next(p for p in stats.report(memory)["problems"] if p["path"] == "martin.md").items()
+
+    with Store(mem.index_path(memory)) as store:
+        assert indexer.pending_changes(memory, store) == 1, "the unread file still needs work"
+    second = run(memory)
+    assert chunk_count(memory, "martin.md") == fresh_count(memory, "martin.md", tmp_path) > 0
+    assert second.changed + second.added == 1
+    with Store(mem.index_path(memory)) as store:
+        assert indexer.pending_changes(memory, store) == 0
+
+
+def test_a_failed_read_with_an_unchanged_stat_is_still_retried(memory, monkeypatch):
+    """Even when size and mtime come back identical, a file that was never read is not "unchanged"."""
+    original = indexer.read_document
+    stat = os.stat(memory / "martin.md")
+
+    def failing(root, rel, kind, **kw):
+        doc = original(root, rel, kind, max_bytes=1) if rel == "martin.md" else original(root, rel, kind, **kw)
+        return doc
+
+    monkeypatch.setattr(indexer, "read_document", failing)
+    run(memory)
+    assert chunk_count(memory, "martin.md") == 0
+    monkeypatch.setattr(indexer, "read_document", original)
+    os.utime(memory / "martin.md", ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    run(memory)
+    assert chunk_count(memory, "martin.md") > 0
+
+
+def write_config(root, max_bytes):
+    (root / "tachikoma.toml").write_text(f"[index]\nmax_file_bytes = {max_bytes}\n")
+
+
+def test_raising_the_size_limit_indexes_a_note_skipped_as_too_big(memory):
+    big = memory / "big.md"
+    big.write_text("# Big\n\n" + "zebra crossing notes. " * 2000)
+    write_config(memory, 10_000)
+    first = run(memory)
+    assert any("big.md" in w and "limit" in w for w in first.warnings), first.warnings
+    assert chunk_count(memory, "big.md") == 0
+
+    # Still over the limit: reported by stats (not silently "unchanged").
+    run(memory)
+    problems = [p for p in stats.report(memory)["problems"] if p["path"] == "big.md"]
+    assert [p["kind"] for p in problems] == ["too-large"], problems
+    assert "limit" in problems[0]["reason"]
+
+    write_config(memory, 1_000_000)
+    big.touch()
+    run(memory)
+    assert chunk_count(memory, "big.md") > 0
+
+
+def test_raising_the_size_limit_needs_no_touch(memory):
+    big = memory / "big.md"
+    big.write_text("# Big\n\n" + "zebra crossing notes. " * 2000)
+    write_config(memory, 10_000)
+    run(memory)
+    write_config(memory, 1_000_000)
+    run(memory)
+    assert chunk_count(memory, "big.md") > 0
+
+
+def test_lowering_the_size_limit_drops_a_note_now_over_it(memory):
+    big = memory / "big.md"
+    big.write_text("# Big\n\n" + "zebra crossing notes. " * 2000)
+    run(memory)
+    assert chunk_count(memory, "big.md") > 0
+    write_config(memory, 10_000)
+    summary = run(memory)
+    assert any("big.md" in w and "limit" in w for w in summary.warnings), summary.warnings
+    assert chunk_count(memory, "big.md") == 0
+
+
+def test_an_oversized_file_is_not_hashed(memory, monkeypatch):
+    """The size check comes before reading: a 5 GB file must not be hashed to learn it is skipped."""
+    big = memory / "huge.md"
+    with open(big, "wb") as handle:
+        handle.truncate(50_000_000)  # sparse
+    hashed = []
+    real = indexer.file_sha256
+    monkeypatch.setattr(indexer, "file_sha256", lambda path: hashed.append(path.name) or real(path))
+    run(memory)  # first sight: nothing known, nothing hashed for planning either
+    big.touch()
+    os.utime(big, (1, 1))
+    summary = run(memory)
+    assert "huge.md" not in hashed
+    assert any("huge.md" in w and "limit" in w for w in summary.warnings)
+
+
+def test_changed_since_counts_transcripts_retagged_since_the_last_run(memory):
+    """Tagging transcripts changes only the tag file, yet their tags in the index are stale until indexed."""
+    run(memory)
+    plan = tagging.plan(memory, {"trust": "owner"}, tagging.Selector(kind="transcript"), overwrite=True)
+    assert plan.changes
+    tagging.apply(memory, plan, commit=False)
+    assert indexer.freshness(memory)["changed_since"] == len(plan.changes)
+    summary = run(memory)
+    assert summary.retagged == len(plan.changes)
+    assert indexer.freshness(memory)["changed_since"] == 0
