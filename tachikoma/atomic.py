@@ -10,16 +10,45 @@ Text is encoded as given: line endings are never translated (``newline=""``
 semantics), so ``\\r\\n`` stays ``\\r\\n`` and a missing final newline stays
 missing. When `path` is a symlink, the file it points to is replaced and the
 link is kept.
+
+A process killed (kill -9) between writing the temporary file and renaming
+it leaves that file behind (``.name.<12 hex>.tmp``); `remove_leftovers`
+deletes them, for a caller that holds the lock all writers of `path` take.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import stat
 from pathlib import Path
 
-__all__ = ["atomic_write_bytes", "atomic_write_text"]
+from . import faults
+
+__all__ = ["atomic_write_bytes", "atomic_write_text", "remove_leftovers"]
+
+
+_TOKEN_BYTES = 6
+
+
+def remove_leftovers(path: str | os.PathLike) -> list[Path]:
+    """Delete the temporary files that interrupted writes of `path` left behind; return them."""
+    target = Path(os.path.realpath(path))
+    pattern = re.compile(rf"\.{re.escape(target.name)}\.[0-9a-f]{{{2 * _TOKEN_BYTES}}}\.tmp")
+    removed = []
+    try:
+        names = os.listdir(target.parent)
+    except OSError:
+        return removed
+    for name in names:
+        if pattern.fullmatch(name):
+            try:
+                os.unlink(target.parent / name)
+            except FileNotFoundError:
+                continue
+            removed.append(target.parent / name)
+    return removed
 
 
 def atomic_write_text(path: str | os.PathLike, text: str, encoding: str = "utf-8") -> None:
@@ -36,7 +65,7 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
     except FileNotFoundError:
         mode = None
     # A hidden name, so a memory walk running at the same time never sees it.
-    temp = folder / f".{target.name}.{secrets.token_hex(6)}.tmp"
+    temp = folder / f".{target.name}.{secrets.token_hex(_TOKEN_BYTES)}.tmp"
     # 0o666 is filtered by the umask, as for any newly created file.
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
     try:
@@ -46,6 +75,7 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
             os.fsync(handle.fileno())
             if mode is not None:
                 os.chmod(temp, mode)
+        faults.point("atomic-before-rename")
         os.replace(temp, target)
     except BaseException:
         try:

@@ -393,6 +393,9 @@ def cmd_tag(args) -> int:
     root = _root(args)
     values = {k: getattr(args, k) for k in ("trust", "confidence", "source") if getattr(args, k)}
     has_selector = args.kind or args.path or args.untagged or args.since or args.until or args.all
+    recovered = None if args.dry_run else tagging.recover(root)
+    if recovered is not None and not args.json:
+        _report_recovered(recovered)
     try:
         if not values and not has_selector:
             plan = tagging.default_plan(root)
@@ -411,7 +414,10 @@ def cmd_tag(args) -> int:
         applied = tagging.apply(root, plan, commit=not args.no_commit)
         _refresh_index(root, args)
     if args.json:
-        print(json.dumps(_plan_json(plan, applied, args.dry_run), indent=2, ensure_ascii=False))
+        answer = _plan_json(plan, applied, args.dry_run)
+        answer["recovered"] = None if recovered is None else {
+            "paths": recovered.paths, "commit": recovered.commit, "commit_error": recovered.commit_error}
+        print(json.dumps(answer, indent=2, ensure_ascii=False))
         return 0
     for change in plan.changes:
         print(printable(f"{change.path}: {change.describe()}"))
@@ -429,6 +435,14 @@ def cmd_tag(args) -> int:
         commit = f", committed {applied.commit[:10]}" if applied and applied.commit else ""
         print(f"tagged {len(applied.changes)} file(s){commit}")
     return 0
+
+
+def _report_recovered(recovered) -> None:
+    """One line on stderr about finishing a tagging run that was killed before it committed."""
+    commit = f", committed {recovered.commit[:10]}" if recovered.commit else ""
+    _warn(f"finished an interrupted tagging run: {len(recovered.changes)} file(s) it had written{commit}")
+    if recovered.commit_error:
+        _warn(f"the interrupted tagging run was not committed: {recovered.commit_error}")
 
 
 def _plan_json(plan, applied, dry_run: bool) -> dict:

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from . import faults
 from .errors import TachikomaError
 
 FALLBACK_NAME = "tachikoma"
@@ -350,13 +351,14 @@ def _hash_objects(top: Path, prefix: str, blobs: list[tuple[str, Blob]]) -> dict
     return oids
 
 
-def _update_index(top: Path, prefix: str, entries: dict[str, Blob | None], oids: dict[int, str],
+def _update_index(top: Path, prefix: str, entries: dict[str, tuple[str, str] | None],
                   env: dict[str, str] | None = None) -> None:
-    """Set (or with None remove) index entries, in the index named by `env` or the real one."""
-    info = b"".join(f"{blob.mode} {oids[id(blob)]}\t{prefix}{path}".encode("utf-8", "surrogateescape") + b"\0"
-                    for path, blob in entries.items() if blob is not None)
+    """Set entries (path -> (mode, object id), or None to remove the path) in the index named by
+    `env`, or the real one."""
+    info = b"".join(f"{mode} {oid}\t{prefix}{path}".encode("utf-8", "surrogateescape") + b"\0"
+                    for path, (mode, oid) in ((p, e) for p, e in entries.items() if e is not None))
     gone = b"".join(f"{prefix}{path}".encode("utf-8", "surrogateescape") + b"\0"
-                    for path, blob in entries.items() if blob is None)
+                    for path, entry in entries.items() if entry is None)
     if info:
         _retry(lambda: _run(top, ["update-index", "-z", "--index-info"], input=info, env=env, literal=False))
     if gone:
@@ -364,14 +366,33 @@ def _update_index(top: Path, prefix: str, entries: dict[str, Blob | None], oids:
                             literal=False))
 
 
+def _index_entries(root: Path, prefix: str, paths) -> dict[str, tuple[str, str] | None]:
+    """The real index's (mode, object id) of each of `paths` (None: not in it, or conflicted)."""
+    wanted = set(paths)
+    found: dict[str, tuple[str, str] | None] = dict.fromkeys(wanted)
+    for (mode, oid, stage), rel in _entries(root, ["ls-files", "-s"], prefix):
+        if rel in wanted and stage == "0":
+            found[rel] = (mode, oid)
+    return found
+
+
 def commit_blobs(root: Path, contents: dict[str, Blob | None], message: str,
                  stage: dict[str, Blob | None] | None = None) -> str | None:
     """Commit `contents` (path relative to `root` -> Blob, or None to delete it) on top of HEAD.
 
     The commit is HEAD plus exactly these contents, whatever the work tree
-    or the index hold. Afterwards the real index gets `stage` for its paths
-    (None removes a path from it; paths not named are left as they were),
-    so that what was committed does not show up as a staged change back.
+    or the index hold. The real index gets `stage` for its paths (None
+    removes a path from it; paths not named are left as they were), so that
+    what was committed does not show up as a staged change back.
+
+    The real index is updated *before* the branch moves. Killed in between,
+    the repository holds the change staged but not committed, which a plain
+    ``git commit`` would commit; the other order would leave HEAD with the
+    change and the index without it, and the next plain commit would
+    silently take the change back out. (`tagging` finishes such a commit on
+    its next run.) If the branch cannot be moved, the index entries are put
+    back as they were.
+
     Returns the commit id, or None when `root` is not in a work tree or the
     commit would change nothing. Raises GitError when git fails or HEAD moved
     while committing; then nothing was committed.
@@ -387,10 +408,14 @@ def commit_blobs(root: Path, contents: dict[str, Blob | None], message: str,
     stage = dict(stage or {})
     wanted = [(p, b) for p, b in list(contents.items()) + list(stage.items()) if b is not None]
     oids = _hash_objects(top, prefix, wanted)
+
+    def entries(blobs: dict[str, Blob | None]) -> dict[str, tuple[str, str] | None]:
+        return {p: None if b is None else (b.mode, oids[id(b)]) for p, b in blobs.items()}
+
     with tempfile.TemporaryDirectory(prefix="tachikoma-index-") as tmp:
         env = {"GIT_INDEX_FILE": os.path.join(tmp, "index")}
         _run(top, ["read-tree", base] if base else ["read-tree", "--empty"], env=env, literal=False)
-        _update_index(top, prefix, contents, oids, env=env)
+        _update_index(top, prefix, entries(contents), env=env)
         tree = _run(top, ["write-tree"], env=env, literal=False).stdout.decode().strip()
     if base is not None:
         base_tree = _run(top, ["rev-parse", f"{base}^{{tree}}"], literal=False).stdout.decode().strip()
@@ -401,16 +426,17 @@ def commit_blobs(root: Path, contents: dict[str, Blob | None], message: str,
                input=message.encode("utf-8"), literal=False).stdout.decode().strip()
     subject = message.strip().splitlines()[0] if message.strip() else ""
     reflog = f"commit{'' if base else ' (initial)'}: {subject}"
-    proc = _run(top, ["update-ref", "-m", reflog, "HEAD", new, base or ""], check=False, literal=False)
-    if proc.returncode != 0:
-        reason = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise GitError(f"git update-ref failed in {root} (did HEAD move meanwhile?): {'; '.join(reason)[:300]}")
+    previous = _index_entries(root, prefix, stage) if stage else {}
     if stage:
-        try:
-            _update_index(top, prefix, stage, oids)
-        except GitError as exc:
-            raise GitError(f"committed {new[:10]}, but could not update the index to match ({exc}); "
-                           "`git status` may show the commit's change staged back") from exc
+        _update_index(top, prefix, entries(stage))
+    faults.point("commit-before-ref")
+    proc = _run(top, ["update-ref", "-m", reflog, "HEAD", new, base or ""], check=False, literal=False)
+    faults.point("commit-after-ref")
+    if proc.returncode != 0:
+        reason = "; ".join(proc.stderr.decode("utf-8", "replace").strip().splitlines())[:300]
+        if stage:
+            _update_index(top, prefix, previous)
+        raise GitError(f"git update-ref failed in {root} (did HEAD move meanwhile?): {reason}")
     return new
 
 

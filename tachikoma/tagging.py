@@ -32,18 +32,20 @@ transcripts that have no tags at all.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import json
 import os
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from datetime import date, datetime
 from pathlib import Path
 from typing import NamedTuple
 
 from filelock import FileLock, Timeout
 
-from . import gitutil, tagfile
-from .atomic import atomic_write_bytes
+from . import faults, gitutil, tagfile
+from .atomic import atomic_write_bytes, atomic_write_text, remove_leftovers
 from .documents import KINDS, MARKDOWN, TRANSCRIPT
 from .errors import TachikomaError
 from .frontmatter import read_front_matter, remove_keys, set_keys, split
@@ -53,6 +55,8 @@ from .tags import TAG_KEYS, UNTAGGED, InvalidTagValue, Tags, check_value
 
 DEFAULTS = {"source": "tachikoma", "trust": "self", "confidence": "medium"}
 LOCK_NAME = "tag.lock"
+#: What a writing run is about to do, kept until it is committed: see `recover`.
+JOURNAL_NAME = "tagging-journal.json"
 _BOM = "\ufeff"
 
 
@@ -284,6 +288,8 @@ class Applied:
     message: str = ""
     #: Relative path (or TAG_FILE) -> how to restore it exactly. In memory only.
     restore: dict[str, Restore] = field(default_factory=dict)
+    #: What finishing an interrupted earlier run did first (see `recover`), or None.
+    recovered: "Applied | None" = None
 
     @property
     def paths(self) -> list[str]:
@@ -400,11 +406,7 @@ def apply(root: Path, plan: Plan, commit: bool = True, lock_timeout: float = 120
     malformed, and TachikomaError when the lock cannot be had in time.
     """
     values = ", ".join(f"{k}={v}" for k, v in plan.values.items())
-
-    def message(paths: list[str]) -> str:
-        return f"tachikoma: tag {_files(len(paths))} ({values})" + _listing(paths)
-
-    return _write(Path(root), plan.changes, commit, message, restore=None, lock_timeout=lock_timeout)
+    return _write(Path(root), plan.changes, commit, ("tag", values), restore=None, lock_timeout=lock_timeout)
 
 
 def undo(root: Path, applied: "Applied | list[Change]", commit: bool = True, lock_timeout: float = 120) -> Applied:
@@ -422,11 +424,17 @@ def undo(root: Path, applied: "Applied | list[Change]", commit: bool = True, loc
     else:
         changes, restore = list(applied), {}
 
-    def message(paths: list[str]) -> str:
-        return f"tachikoma: undo tagging of {_files(len(paths))}" + _listing(paths)
-
-    return _write(Path(root), [c.inverse() for c in changes], commit, message, restore=restore,
+    return _write(Path(root), [c.inverse() for c in changes], commit, ("undo", ""), restore=restore,
                   lock_timeout=lock_timeout)
+
+
+def _message(action: str, values: str, paths: list[str], note: str = "") -> str:
+    """The commit message of a tagging run ("tag" with its `values`, or "undo") over `paths`."""
+    if action == "undo":
+        subject = f"tachikoma: undo tagging of {_files(len(paths))}"
+    else:
+        subject = f"tachikoma: tag {_files(len(paths))} ({values})"
+    return subject + (f"\n\n{note}" if note else "") + _listing(paths)
 
 
 def _files(n: int) -> str:
@@ -446,17 +454,21 @@ def lock_for(root: Path, timeout: float = 120) -> FileLock:
     return FileLock(str(cache_dir(Path(root)) / LOCK_NAME), timeout=timeout)
 
 
-def _write(root: Path, changes: list[Change], commit: bool, message, restore, lock_timeout: float) -> Applied:
+def _write(root: Path, changes: list[Change], commit: bool, action: tuple[str, str], restore,
+           lock_timeout: float) -> Applied:
+    """Write `changes` and commit them, under the lock. `action` is ("tag", values) or ("undo", "").
+
+    Before the first file is touched, the planned changes go into a journal
+    (``.cache/tagging-journal.json``), removed once they are committed. A run
+    killed on the way leaves it, and the next writing run (or `recover`)
+    first commits what that one wrote: see `recover`.
+    """
     root = root.resolve()
     result = Applied()
-    lock = lock_for(root, lock_timeout)
+    message = functools.partial(_message, *action)
+    lock = _acquire(root, lock_timeout)
     try:
-        lock.acquire()
-    except Timeout:
-        raise TachikomaError(
-            f"another tachikoma process is writing tags in {root} (lock {lock.lock_file}); try again later"
-        ) from None
-    try:
+        result.recovered = _finish_interrupted(root)
         markdown = [c for c in changes if c.kind == MARKDOWN]
         transcripts = [c for c in changes if c.kind == TRANSCRIPT]
         for change in changes:
@@ -464,19 +476,121 @@ def _write(root: Path, changes: list[Change], commit: bool, message, restore, lo
                 result.skipped.append(Skip(change.path, f"unknown kind {change.kind!r}"))
         # Read the tag file before writing anything, so a malformed one stops us early.
         tags_file = tagfile.load(root) if transcripts else None
+        if markdown or transcripts:
+            _save_journal(root, action, commit, markdown + transcripts)
         written: list[str] = []
         for change in markdown:
             if _write_markdown(root, change, restore or {}, result):
                 written.append(change.path)
+                faults.point("tag-wrote-file")
         if transcripts:
             written += _write_transcripts(root, tags_file, transcripts, restore or {}, result)
+        faults.point("tag-before-commit")
         if written:
             result.message = message([c.path for c in result.changes])
         if commit and written:
             _commit(root, written, result, message, restore or {})
+        faults.point("tag-after-commit")
+        _journal(root).unlink(missing_ok=True)
     finally:
         lock.release()
     return result
+
+
+def _acquire(root: Path, timeout: float) -> FileLock:
+    lock = lock_for(root, timeout)
+    try:
+        lock.acquire()
+    except Timeout:
+        raise TachikomaError(
+            f"another tachikoma process is writing tags in {root} (lock {lock.lock_file}); try again later"
+        ) from None
+    return lock
+
+
+def recover(root: Path, lock_timeout: float = 120) -> "Applied | None":
+    """Finish a tagging run that was killed (kill -9, a power cut) before it committed.
+
+    A run keeps its planned changes in a journal until they are committed.
+    When one is left over, the files it had already written (those whose
+    tags now read as the change made them) are committed, with tachikoma's
+    change only, as the run would have; temporary files it left are
+    removed; then the journal goes. Files it had not reached yet are left
+    alone: running the same `tag` command again tags them. Every writing run
+    does this first, so calling it is only needed when there is nothing new
+    to write. Returns what was done (its `commit`, `commit_error`, `changes`),
+    or None when no run was interrupted.
+    """
+    root = Path(root).resolve()
+    if not _journal(root).exists():
+        return None
+    lock = _acquire(root, lock_timeout)
+    try:
+        return _finish_interrupted(root)
+    finally:
+        lock.release()
+
+
+def _journal(root: Path) -> Path:
+    return cache_dir(root) / JOURNAL_NAME
+
+
+def _save_journal(root: Path, action: tuple[str, str], commit: bool, changes: list[Change]) -> None:
+    entries = [{k: v for k, v in asdict(c).items() if k != "current"} for c in changes]
+    atomic_write_text(_journal(root), json.dumps({"version": 1, "action": list(action), "commit": commit,
+                                                  "changes": entries}, ensure_ascii=False))
+
+
+def _finish_interrupted(root: Path) -> "Applied | None":
+    """`recover`, with the lock held."""
+    path = _journal(root)
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8"))
+        action = tuple(saved["action"])
+        changes = [Change(**entry) for entry in saved["changes"]]
+        commit = bool(saved["commit"])
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        path.unlink(missing_ok=True)  # killed while writing it: nothing had been touched yet
+        return Applied(commit_error=f"ignored an unreadable {JOURNAL_NAME} ({exc})")
+    result = Applied()
+    for target in {TAG_FILE if c.kind == TRANSCRIPT else c.path for c in changes}:
+        try:
+            remove_leftovers(safe_path(root, target) if target != TAG_FILE else root / TAG_FILE)
+        except (PathOutsideMemory, OSError):
+            pass
+    try:
+        tags_file = tagfile.load(root) if any(c.kind == TRANSCRIPT for c in changes) else None
+    except TachikomaError as exc:
+        result.commit_error = f"cannot finish the interrupted tagging run: {exc}"
+        return result  # the journal stays: fixing the tag file and running again finishes it
+    result.changes = [c for c in changes if _made(root, c, tags_file)]
+    written = [c.path for c in result.changes if c.kind == MARKDOWN]
+    if any(c.kind == TRANSCRIPT for c in result.changes):
+        written.append(TAG_FILE)
+    if written:
+        message = functools.partial(_message, *action, note="Finished after the run was interrupted.")
+        result.message = message([c.path for c in result.changes])
+        if commit:
+            _commit(root, written, result, message, {})
+    path.unlink(missing_ok=True)
+    return result
+
+
+def _made(root: Path, change: Change, tags_file: "tagfile.TagFile | None") -> bool:
+    """Whether the file's tags now read as `change` leaves them (the interrupted run wrote it)."""
+    if change.kind == TRANSCRIPT:
+        now = current_values(tags_file.entries.get(change.path)) if tags_file else {}
+    else:
+        try:
+            fm = read_front_matter(safe_path(root, change.path))
+        except (PathOutsideMemory, OSError, UnicodeDecodeError):
+            return False
+        if fm.error:
+            return False
+        now = current_values(fm.meta)
+    return all(now.get(key) == change.after.get(key) for key in change.keys)
 
 
 def _commit(root: Path, written: list[str], result: Applied, message, restore: dict[str, Restore]) -> None:

@@ -154,3 +154,83 @@ def test_changed_since_counts_transcripts_retagged_since_the_last_run(memory):
     summary = run(memory)
     assert summary.retagged == len(plan.changes)
     assert indexer.freshness(memory)["changed_since"] == 0
+
+
+# --------------------------------------------------------------------------- commit order and recovery
+
+
+def test_commit_stages_before_moving_the_branch(git_memory, monkeypatch):
+    """At the moment HEAD moves, the real index already holds what is committed."""
+    from gitrepo import git
+    from tachikoma import gitutil
+
+    seen = {}
+
+    def spy(step):
+        if step == "commit-before-ref":
+            seen["staged"] = git(git_memory, "ls-files", "-s", "martin.md")
+            seen["head"] = git(git_memory, "rev-parse", "HEAD")
+
+    monkeypatch.setattr(gitutil.faults, "point", spy)
+    new = b"---\ntrust: owner\n---\nchanged\n"
+    commit = gitutil.commit_blobs(git_memory, {"martin.md": gitutil.Blob(new)}, "m",
+                                  stage={"martin.md": gitutil.Blob(new)})
+    assert seen["head"].strip() != commit
+    assert git(git_memory, "ls-files", "-s", "martin.md") == seen["staged"]
+    assert git(git_memory, "show", f"{commit}:martin.md").encode() == new
+
+
+def test_head_moving_meanwhile_puts_the_index_back(git_memory, monkeypatch):
+    from gitrepo import git
+    from tachikoma import gitutil
+
+    before = git(git_memory, "ls-files", "-s", "martin.md")
+
+    def someone_commits(step):
+        if step == "commit-before-ref":
+            git(git_memory, "commit", "-q", "--allow-empty", "-m", "someone else")
+
+    monkeypatch.setattr(gitutil.faults, "point", someone_commits)
+    new = b"changed\n"
+    with pytest.raises(gitutil.GitError, match="HEAD move"):
+        gitutil.commit_blobs(git_memory, {"martin.md": gitutil.Blob(new)}, "m", stage={"martin.md": gitutil.Blob(new)})
+    assert git(git_memory, "ls-files", "-s", "martin.md") == before
+
+
+def test_recover_without_an_interrupted_run_does_nothing(git_memory):
+    assert tagging.recover(git_memory) is None
+    assert not (git_memory / ".cache" / tagging.JOURNAL_NAME).exists()
+
+
+def test_an_unreadable_journal_is_dropped_with_a_reason(git_memory):
+    journal = mem.cache_dir(git_memory) / tagging.JOURNAL_NAME
+    journal.write_text('{"version": 1, "act')  # killed while it was being written
+    done = tagging.recover(git_memory)
+    assert done is not None and "unreadable" in done.commit_error and done.commit is None
+    assert not journal.exists()
+
+
+def test_a_run_that_wrote_files_and_died_is_committed_by_the_next_run(git_memory, monkeypatch):
+    """In-process form of test_faults: the run dies after writing, before committing."""
+    from gitrepo import git
+
+    plan = tagging.plan(git_memory, {"trust": "owner"}, tagging.Selector(kind="markdown"), overwrite=True)
+
+    class Killed(BaseException):
+        pass
+
+    def die(step):
+        if step == "tag-before-commit":
+            raise Killed
+
+    monkeypatch.setattr(tagging.faults, "point", die)
+    with pytest.raises(Killed):
+        tagging.apply(git_memory, plan)
+    monkeypatch.undo()
+    assert git(git_memory, "status", "--porcelain")  # tagged, not committed
+    again = tagging.plan(git_memory, {"trust": "owner"}, tagging.Selector(kind="markdown"), overwrite=True)
+    assert again.changes == []  # the files already say trust: owner
+    done = tagging.recover(git_memory)
+    assert done.commit and sorted(done.paths) == sorted(c.path for c in plan.changes)
+    assert "interrupted" in git(git_memory, "log", "-1", "--format=%B")
+    assert git(git_memory, "status", "--porcelain") == ""
