@@ -31,7 +31,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from . import __version__, indexer, memory, notes, stats, tagging
-from .config import load_config
+from .config import MAX_LIMIT, load_config
 from .errors import NoIndexYet, TachikomaError
 from .search import Filters, Searcher
 from .tags import CONFIDENCE_VALUES, TRUST_VALUES, InvalidTagValue
@@ -221,7 +221,7 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
     @server.tool(title="Search memory", description=SEARCH_HELP, annotations=reading)
     def search(
         query: Annotated[str, Field(min_length=1, max_length=2000, description="what to look for, in words")],
-        limit: Annotated[int, Field(ge=1, le=100, description="how many passages at most")] = 10,
+        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="how many passages at most")] = 10,
         kind: Annotated[Kind | None, Field(description="only notes (markdown) or transcripts")] = None,
         trust: Annotated[TrustFilter | None, Field(description="only files with this trust ('missing': none)")] = None,
         min_score: Annotated[float | None, Field(ge=0, le=1, description="relevance floor on similarity "
