@@ -17,11 +17,11 @@ from .errors import TachikomaError
 from .memory import printable
 from .tags import InvalidTagValue, check_value
 
-EPILOG = """\
+EPILOG = f"""\
 The memory folder is --memory PATH, else $TACHIKOMA_MEMORY, else ./memory.
 Settings are read from tachikoma.toml in that folder (or --config PATH).
 --memory and --config may come before or after the command.
-A search returns at most 100 results (--limit), as the dashboard and its JSON API do.
+A search returns at most {MAX_LIMIT} results (--limit), as the dashboard, its JSON API and MCP do.
 Ollama's address comes from $OLLAMA_HOST (default http://127.0.0.1:11434).
 """
 

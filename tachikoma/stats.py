@@ -133,9 +133,10 @@ def format_text(result: dict) -> str:
         out.append(f"  {kind:<11} {_line(bucket)}")
     if result["by_folder"]:
         out.append("by folder:")
-        width = max(len(folder) for folder in result["by_folder"])
+        names = {folder: "(top level)" if folder == "." else f"{folder}/" for folder in result["by_folder"]}
+        width = max(len(name) for name in names.values())
         for folder, bucket in result["by_folder"].items():
-            out.append(f"  {folder:<{width}}  {_line(bucket)}")
+            out.append(f"  {names[folder]:<{width}}  {_line(bucket)}")
     for key in ("trust", "confidence"):
         out.append(f"{key}: " + ", ".join(f"{value} {n}" for value, n in result[key].items()))
     if result["invalid_values"]:

@@ -96,6 +96,7 @@ def test_stats_text_speaks_english_and_json_keeps_iso(tmp_path, capsys):
     assert cli.main(["--memory", str(root), "stats"]) == 0
     text = capsys.readouterr().out
     assert text.startswith("1 file: 0 tagged") and "1 files" not in text and "file(s)" not in text
+    assert "\n  (top level)  1 file: 0 tagged" in text  # as on the coverage page, not "."
     index_line = next(line for line in text.splitlines() if line.startswith("index:"))
     assert " (just now), 1 file, 1 chunk (hash:512); 0 files changed since" in index_line
     stamp = index_line.removeprefix("index: updated ").split(" (")[0]
