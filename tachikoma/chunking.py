@@ -45,7 +45,16 @@ Transcripts
     exceeds the budget is split by words into pieces (with `overlap_words`
     overlap), each rendered ``"speaker: ..."`` and all with that turn's line.
 
-    Context line: when turns of a chunk carry timestamps, the chunk starts
+    Turns are rendered with their tool lines (``"assistant: Done.\\n[Edit
+    a.py]"``). The turns of each thread (a subagent's conversation inside
+    its parent's file) are windowed on their own, so parallel subagents never
+    share a chunk. Since windows are packed from the first turn, appending
+    to a session changes only its last window and adds new ones: the chunks
+    before keep their text, and so their vectors.
+
+    Context lines: a session's context (agent, session id, folder, git
+    branch, model, as its reader found them at the window's last turn), then
+    the date line. When turns of a chunk carry timestamps, the chunk starts
     with the day (or days) they were said on, as an ISO date and spelled out
     in English, e.g. ``"[2023-05-08, Monday 8 May 2023]"`` or, for a chunk
     spanning days, ``"[2023-05-08 – 2023-05-10, Monday 8 May – Wednesday 10
@@ -74,7 +83,7 @@ from .documents import MARKDOWN, TRANSCRIPT, Chunk, Document, Turn
 from .fences import FenceTracker
 
 #: Bump when a change to the rules gives other chunks for the same document and window.
-VERSION = 2
+VERSION = 3
 #: Separator between heading titles in a context line.
 PATH_SEPARATOR = " › "
 DEFAULT_OVERLAP = 0.15
@@ -89,9 +98,10 @@ MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "
            "November", "December")
 
 
-def signature(max_words: int) -> str:
-    """What an index records of how its chunks were cut: the rules' version and the window."""
-    return f"v{VERSION}, {max_words} words"
+def signature(max_words: int, tool_errors: bool = False) -> str:
+    """What an index records of how its chunks were cut: the rules' version, the window, and
+    whether transcripts' failing tool calls carry an excerpt (``[transcripts] tool_errors``)."""
+    return f"v{VERSION}, {max_words} words" + (", tool errors" if tool_errors else "")
 
 
 def chunk_document(doc: Document, max_words: int, overlap_words: int | None = None) -> list[Chunk]:
@@ -314,7 +324,7 @@ def _chunk_markdown(text: str, first_line: int, max_words: int, overlap_words: i
 # ---------------------------------------------------------------- transcripts
 
 def _render_turn(turn: Turn) -> str:
-    return f"{turn.speaker}: {turn.text}"
+    return f"{turn.speaker}: {turn.body}"
 
 
 def _day(stamp: datetime) -> date:
@@ -342,14 +352,31 @@ def date_context(turns: list[Turn]) -> str:
 
 
 def _chunk_turns(turns: list[Turn], max_words: int, overlap_words: int) -> list[tuple[str, int, int]]:
+    """Windows of turns; the turns of each thread (a subagent inside its parent's file) are
+    windowed apart, so parallel subagents never share a chunk."""
+    threads: dict[str, list[Turn]] = {}
+    for turn in turns:
+        threads.setdefault(turn.thread, []).append(turn)
+    if len(threads) == 1:
+        return _chunk_thread(turns, max_words, overlap_words)
+    pieces = [piece for thread in threads.values() for piece in _chunk_thread(thread, max_words, overlap_words)]
+    return sorted(pieces, key=lambda piece: (piece[1], piece[2]))
+
+
+def _window_context(turns: list[Turn]) -> str:
+    """The context lines of a window: its session (as of its last turn) and its dates."""
+    return "\n".join(line for line in (turns[-1].context, date_context(turns)) if line)
+
+
+def _chunk_thread(turns: list[Turn], max_words: int, overlap_words: int) -> list[tuple[str, int, int]]:
     out: list[tuple[str, int, int]] = []
     window: list[tuple[Turn, str, int]] = []
     used = 0
 
     def emit() -> None:
         text = "\n".join(text for _, text, _ in window)
-        context = date_context([turn for turn, _, _ in window])
-        out.append((_with_context(context, text), window[0][0].line, window[-1][0].line))
+        context = _window_context([turn for turn, _, _ in window])
+        out.append((_with_context(context, text), window[0][0].line, max(t.last_line for t, _, _ in window)))
 
     for turn in turns:
         text = _render_turn(turn)
@@ -374,15 +401,15 @@ def _chunk_turns(turns: list[Turn], max_words: int, overlap_words: int) -> list[
 
 def _split_turn(turn: Turn, max_words: int, overlap_words: int) -> list[tuple[str, int, int]]:
     label = f"{turn.speaker}:"
-    context = date_context([turn])
+    context = _window_context([turn])
     budget = max(1, max_words - len(label.split()))
     overlap = min(overlap_words, budget - 1)
-    words = turn.text.split()
+    words = turn.body.split()
     out = []
     start = 0
     while True:
         piece = words[start:start + budget]
-        out.append((_with_context(context, f"{label} {' '.join(piece)}"), turn.line, turn.line))
+        out.append((_with_context(context, f"{label} {' '.join(piece)}"), turn.line, turn.last_line))
         if start + budget >= len(words):
             return out
         start += budget - overlap

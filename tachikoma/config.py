@@ -35,6 +35,9 @@ Example ``tachikoma.toml``::
     [embedder]
     name = "auto"                # auto, minilm, ollama, ollama:<model>, hash
 
+    [transcripts]
+    tool_errors = false          # true: a failed tool call's line ends with its first error line
+
 Hybrid relevance (``[search]``)
     The ``similarity`` factor of a score is a fusion of two relevances of the
     chunk to the query: the embedding's cosine similarity (clipped to 0..1)
@@ -127,6 +130,8 @@ class Config:
     search: SearchConfig = field(default_factory=SearchConfig)
     embedder: str = "auto"
     max_file_bytes: int = 5_000_000
+    #: ``[transcripts] tool_errors``: a failing tool call's line gets the first error line of its output
+    tool_errors: bool = False
     path: Path | None = None  # the file it was read from, if any
 
 
@@ -152,7 +157,7 @@ def load_config(root: Path, path: str | os.PathLike | None = None) -> Config:
 
 def _from_dict(data: dict, file: Path) -> Config:
     """Every key is checked for its type and range; the first problem is a ValueError naming the key."""
-    known = {"ranking", "search", "embedder", "index"}
+    known = {"ranking", "search", "embedder", "index", "transcripts"}
     unknown = set(data) - known
     if unknown:
         raise ValueError(f"unknown section(s) {', '.join(sorted(unknown))}; known: {', '.join(sorted(known))}")
@@ -190,7 +195,13 @@ def _from_dict(data: dict, file: Path) -> Config:
     i = _table(data, "index")
     _known_keys(i, {"max_file_bytes"}, "index")
     max_bytes = _whole(i.get("max_file_bytes", Config.max_file_bytes), "index.max_file_bytes", minimum=1)
-    return Config(ranking=ranking, search=search, embedder=embedder.strip(), max_file_bytes=max_bytes, path=file)
+    t = _table(data, "transcripts")
+    _known_keys(t, {"tool_errors"}, "transcripts")
+    tool_errors = t.get("tool_errors", False)
+    if not isinstance(tool_errors, bool):
+        raise ValueError(f"transcripts.tool_errors must be true or false, not {_toml_type(tool_errors)}")
+    return Config(ranking=ranking, search=search, embedder=embedder.strip(), max_file_bytes=max_bytes,
+                  tool_errors=tool_errors, path=file)
 
 
 def _toml_type(value) -> str:

@@ -20,12 +20,33 @@ SUFFIX_KIND = {".md": MARKDOWN, ".markdown": MARKDOWN, ".jsonl": TRANSCRIPT}
 
 @dataclass
 class Turn:
-    """One utterance in a transcript."""
+    """One message of a transcript, whatever agent wrote it.
 
-    speaker: str  # "user", "assistant", "summary", or a person's name
-    text: str
-    line: int  # 1-based line of the JSONL file it came from
-    timestamp: datetime | None = None
+    `speaker` is the label that is embedded and shown: "user", "assistant",
+    "summary" (a compaction or session summary), "subagent" or "subagent
+    Explore" (a subagent's reply), "assistant → subagent" (the task prompt
+    given to one), or a person's name in a dialogue. `role` is the same
+    without names: user, assistant, subagent, summary or other.
+    """
+
+    speaker: str
+    text: str  # what was said; may be "" when the message only acted
+    line: int  # 1-based first line of the JSONL file it came from
+    timestamp: datetime | None = None  # aware UTC
+    line_end: int = 0  # last line it came from (0: same as `line`)
+    actions: list[str] = field(default_factory=list)  # tool calls as "[Edit a.py]", "[Bash: make test]"
+    role: str = ""  # "" = the speaker
+    thread: str = ""  # a subagent's id inside its parent's file: threads never share a chunk
+    context: str = ""  # the session context line in effect (session, folder, branch, model)
+
+    @property
+    def last_line(self) -> int:
+        return max(self.line, self.line_end)
+
+    @property
+    def body(self) -> str:
+        """The text and the tool lines, as embedded."""
+        return "\n".join(part for part in (self.text, *self.actions) if part)
 
 
 @dataclass
@@ -38,6 +59,9 @@ class Document:
     tags: Tags = field(default_factory=Tags)  # front matter tags (markdown only)
     date: datetime | None = None  # front matter `updated`, else `date` (aware, UTC)
     turns: list[Turn] = field(default_factory=list)  # transcript only
+    #: transcript only: what the reader learnt of the session ("format", "agent", "session",
+    #: "cwd", "branch", "model", "parent", "subagent"...), for the file page; {} if nothing
+    session: dict = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)  # "path:line: what happened"
     #: sha256 of the bytes that were read, or None when the file could not be read (vanished,
     #: an I/O error, over the size limit): the index records a file as done only with this.

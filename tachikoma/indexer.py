@@ -49,6 +49,7 @@ from .embedders import choose, create
 from .embedders.base import Embedder
 from .errors import EmbedderError, IndexDamaged, TachikomaError
 from .reader import read_document
+from .transcripts import Options
 from .store import Store, damaged, index_error
 
 Warn = Callable[[str], None]
@@ -208,7 +209,7 @@ def freshness(root: Path) -> dict:
             if not complete:
                 note = ("the last index run did not finish (it is still running or was interrupted): "
                         "run `tachikoma index` to finish it")
-            elif files and built_with and _chunking_for(built_with[0]) not in (None, store.get_meta("chunking")):
+            elif files and built_with and _chunking_for(built_with[0], _tool_errors(root)) not in (None, store.get_meta("chunking")):
                 note = ("the index was chunked by an older tachikoma: run `tachikoma index` to chunk every "
                         "file again (unchanged text keeps its vectors)")
             return {
@@ -257,10 +258,18 @@ def _max_file_bytes(root: Path) -> int:
         return Config.max_file_bytes
 
 
-def _chunking_for(embedder_name: str) -> str | None:
+def _tool_errors(root: Path) -> bool:
+    """``[transcripts] tool_errors`` from the settings file (the default when the file cannot be read)."""
+    try:
+        return load_config(root).tool_errors
+    except TachikomaError:
+        return Config.tool_errors
+
+
+def _chunking_for(embedder_name: str, tool_errors: bool = False) -> str | None:
     """The chunking signature an index built with `embedder_name` should have; None if unknown."""
     try:
-        return chunking.signature(create(embedder_name).max_words)
+        return chunking.signature(create(embedder_name).max_words, tool_errors)
     except TachikomaError:
         return None
 
@@ -375,7 +384,7 @@ def _run(root, store, embedder, reembed, config, summary, progress, note, batch)
     git_times = gitutil.last_commit_times(root)
     dirty = gitutil.dirty_paths(root) if git_times else set()
 
-    wanted_chunking = chunking.signature(embedder.max_words)
+    wanted_chunking = chunking.signature(embedder.max_words, config.tool_errors)
     rechunk = store.get_meta("chunking") != wanted_chunking and store.counts()[0] > 0
     plan = plan_run(root, store, note, rechunk, config.max_file_bytes)
     summary.unchanged = len(plan.unchanged) + len(plan.touched)
@@ -478,7 +487,8 @@ def _index_files(root, store, embedder, todo, tags, git_times, dirty, config, su
         prepared, pending_chunks = [], 0
 
     for done, (f, status) in enumerate(todo, 1):
-        doc = read_document(root, f.path, f.kind, max_bytes=config.max_file_bytes)
+        doc = read_document(root, f.path, f.kind, max_bytes=config.max_file_bytes,
+                            transcript_options=Options(tool_errors=config.tool_errors))
         for message in doc.warnings:
             note(message)
         chunks = chunk_document(doc, embedder.max_words)

@@ -28,7 +28,7 @@ from .documents import KINDS, MARKDOWN, Document
 from .frontmatter import describe_duplicates, split
 from .memory import safe_path
 from .tags import Tags
-from .transcripts import parse_timestamp, parse_transcript
+from .transcripts import Options, parse_timestamp, parse_transcript
 
 #: A NUL byte within this many leading bytes marks a file as binary.
 BINARY_SNIFF_BYTES = 8192
@@ -44,7 +44,8 @@ _YAML_TIMESTAMP = re.compile(
     re.VERBOSE)
 
 
-def read_document(root: Path, rel_path: str, kind: str, max_bytes: int = 5_000_000) -> Document:
+def read_document(root: Path, rel_path: str, kind: str, max_bytes: int = 5_000_000,
+                  transcript_options: Options | None = None) -> Document:
     """Read `rel_path` (relative to the memory `root`) as a `kind` document.
 
     The file is opened only through `memory.safe_path`, so a path that leaves
@@ -66,8 +67,11 @@ def read_document(root: Path, rel_path: str, kind: str, max_bytes: int = 5_000_0
     if kind == MARKDOWN:
         _fill_markdown(doc, text)
     else:
-        doc.turns, problems = parse_transcript(text, rel_path)
-        doc.warnings.extend(problems)
+        transcript = parse_transcript(text, rel_path, transcript_options)
+        doc.turns, doc.session = transcript.turns, transcript.session
+        if transcript.format:
+            doc.session["format"] = transcript.format
+        doc.warnings.extend(transcript.warnings)
     return doc
 
 

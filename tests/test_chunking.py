@@ -547,13 +547,13 @@ def test_timestamped_jsonl_file_gets_date_lines(tmp_path):
         {"type": "user", "timestamp": "2025-06-01T09:31:02.123Z", "message": {"role": "user", "content": "When?"}},
         {"type": "assistant", "timestamp": "2025-06-02T08:00:00Z",
          "message": {"role": "assistant", "content": "Tomorrow."}},
-        {"speaker": "Ann", "text": "Noted.", "date": "2025-06-02"},
+        {"type": "user", "timestamp": "2025-06-02T09:00:00Z", "message": {"role": "user", "content": "Noted."}},
     ]
     (tmp_path / "t.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     doc = read_document(tmp_path, "t.jsonl", TRANSCRIPT)
     [chunk] = chunk_document(doc, 100)
     assert chunk.text == ("[2025-06-01 – 2025-06-02, Sunday 1 June – Monday 2 June 2025]\n"
-                          "user: When?\nassistant: Tomorrow.\nAnn: Noted.")
+                          "user: When?\nassistant: Tomorrow.\nuser: Noted.")
     assert (chunk.line_start, chunk.line_end) == (1, 3)
 
 

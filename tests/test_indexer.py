@@ -46,7 +46,8 @@ def test_first_run_indexes_every_file_and_warns_about_bad_lines(memory):
     summary = run(memory)
     assert summary.added == len(mem.walk(memory)) == 11
     assert summary.chunks_embedded > 0 and summary.chunks == summary.chunks_embedded
-    assert any("design-chat.jsonl:6" in w for w in summary.warnings), summary.warnings
+    assert [w for w in summary.warnings if "design-chat.jsonl" in w] == [
+        "2026-05-10/design-chat.jsonl:4: 2 lines not a JSON object, skipped (line 4, 6)"]
     db = sqlite3.connect(mem.index_path(memory))
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert db.execute("SELECT value FROM meta WHERE key='embedder'").fetchone()[0] == "hash:512"

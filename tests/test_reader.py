@@ -161,11 +161,12 @@ def test_transcript(tmp_path):
     lines = [json.dumps({"type": "user", "timestamp": "2025-01-02T03:04:05Z",
                          "message": {"role": "user", "content": "hello"}}),
              "{broken",
-             json.dumps({"speaker": "Ann", "text": "hi"})]
+             json.dumps({"type": "assistant", "message": {"role": "assistant", "content": "hi"}})]
     write(tmp_path, "s/t.jsonl", "\r\n".join(lines) + "\r\n")
     doc = read_document(tmp_path, "s/t.jsonl", TRANSCRIPT)
     assert doc.kind == TRANSCRIPT and doc.text == ""
-    assert [(t.speaker, t.text, t.line) for t in doc.turns] == [("user", "hello", 1), ("Ann", "hi", 3)]
+    assert [(t.speaker, t.text, t.line) for t in doc.turns] == [("user", "hello", 1), ("assistant", "hi", 3)]
+    assert doc.session == {"format": "claude-code"}
     assert doc.turns[0].timestamp == datetime(2025, 1, 2, 3, 4, 5, tzinfo=UTC)
     assert len(doc.warnings) == 1 and doc.warnings[0].startswith("s/t.jsonl:2: ")
     assert doc.tags == Tags()

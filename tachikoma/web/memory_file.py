@@ -200,7 +200,7 @@ class TurnView:
 
 def transcript_turns(turns: list[Turn], lines: tuple[int, int] | None) -> list[TurnView]:
     """The turns of a transcript, those whose line is in `lines` marked as hits."""
-    return [TurnView(t, hit=overlaps(t.line, t.line, lines)) for t in turns]
+    return [TurnView(t, hit=overlaps(t.line, t.last_line, lines)) for t in turns]
 
 
 def speaker_class(speaker: str) -> str:

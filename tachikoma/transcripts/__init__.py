@@ -1,0 +1,164 @@
+"""Session transcripts: JSONL files of an agent's conversations, one reader per format.
+
+The format is detected per file: the first line that a reader claims picks
+the reader for the whole file (`FORMATS`, in order). Adding a format means
+adding one module with:
+
+* ``NAME`` (as in tag sources and the file page: ``"claude-code"``),
+  ``AGENT`` (for people: ``"Claude Code"``) and ``SOURCE`` (the default tag
+  ``source`` of its files);
+* ``claims(obj) -> bool``: whether one parsed line is of this format;
+* ``read(lines, options) -> Transcript``: the turns of the file;
+* optionally ``locate(path, session)``: what the file's place tells (a
+  subagent's parent session).
+
+Every reader yields the same `Turn` model (documents.py): one turn per
+message, with its speaker, text, timestamp (aware UTC), line range and the
+tool calls it made as compact lines (``[Edit src/app.py]``). Tool results,
+thinking, reasoning, images and file snapshots never become text.
+
+Nothing is silently lost. Each of these is reported once per file, in
+`Transcript.warnings`, in words that `problem_kind` recognises (``stats``
+lists them under "problems" with that kind):
+
+* ``not-a-transcript``: no line of a ``.jsonl`` file is a message of a known
+  format (a data file): the file is not indexed and not tagged by default;
+* ``no-turns``: a transcript in which no message has any text;
+* ``unknown-lines``: lines of a kind its reader does not know, counted by kind;
+* ``bad-lines``: lines that are not JSON objects.
+
+Lines are split on ``\\n`` only (JSON strings may hold U+2028 and other
+characters that ``str.splitlines`` would treat as line breaks), so a turn's
+line is the line an editor shows.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from . import claude_code, codex, codex_legacy, generic, openclaw
+from .common import Line, Options, Transcript, parse_timestamp
+
+__all__ = ["FORMATS", "Options", "Transcript", "parse_timestamp", "parse_transcript", "problem_kind",
+           "sniff_format", "default_source", "reader_named"]
+
+#: Readers in the order they are asked to claim a line (the specific before the generic).
+FORMATS = (claude_code, openclaw, codex, codex_legacy, generic)
+#: How many bad lines a "not valid JSON" problem names before "…".
+_LINES_NAMED = 5
+
+#: The words of each kind of problem in a warning (see `problem_kind`).
+_PROBLEM_WORDS = {
+    "not-a-transcript": ": not a transcript:",
+    "no-turns": "transcript with no conversation turn",
+    "unknown-lines": "of an unknown kind skipped",
+    "bad-lines": "not a JSON object, skipped",
+}
+
+
+def problem_kind(warning: str) -> str | None:
+    """The kind of a transcript problem ("not-a-transcript", "no-turns", "unknown-lines",
+    "bad-lines") a warning reports, or None for any other warning."""
+    return next((kind for kind, words in _PROBLEM_WORDS.items() if words in warning), None)
+
+
+def reader_named(name: str):
+    """The reader module whose NAME is `name`, or None."""
+    return next((reader for reader in FORMATS if reader.NAME == name), None)
+
+
+def default_source(name: str | None) -> str:
+    """The default tag ``source`` for a transcript of format `name`: the agent that wrote it, or
+    "tachikoma" for a generic transcript."""
+    reader = reader_named(name) if name else None
+    return reader.SOURCE if reader else generic.SOURCE
+
+
+def _detect(obj: dict):
+    return next((reader for reader in FORMATS if reader.claims(obj)), None)
+
+
+def parse_transcript(text: str, path: str, options: Options | None = None) -> Transcript:
+    """Read a JSONL transcript: its format, turns, session context and warnings.
+
+    Never raises for bad content. A line that is not a JSON object is skipped
+    and counted; the rest of the file is still read. Blank lines are ignored.
+    """
+    options = options or Options()
+    lines: list[Line] = []
+    bad: list[int] = []
+    reader = None
+    raw_lines = text.split("\n")
+    for number, raw in enumerate(raw_lines, 1):
+        stripped = raw.strip()
+        if not stripped:
+            continue
+        try:
+            obj = json.loads(stripped)
+        except (ValueError, RecursionError):
+            bad.append(number)
+            continue
+        if not isinstance(obj, dict):
+            bad.append(number)
+            continue
+        if reader is None:
+            reader = _detect(obj)
+        lines.append(Line(number, obj))
+
+    if reader is None:
+        result = Transcript()
+        if lines or bad:
+            result.warnings.append(
+                f"{path}: not a transcript: none of its {len(lines) + len(bad)} lines is a message of a known "
+                "format (Claude Code, OpenClaw, Codex, chat {role, content} or dialogue {speaker, text}); "
+                "not indexed, and not tagged by default")
+        return result  # an empty file (as an empty note): nothing lost, nothing to say
+
+    result = reader.read(lines, options)
+    result.format = reader.NAME
+    if hasattr(reader, "locate"):
+        reader.locate(path, result.session)
+    if bad:
+        named = ", ".join(str(n) for n in bad[:_LINES_NAMED]) + (", …" if len(bad) > _LINES_NAMED else "")
+        incomplete = bad[-1] == len(raw_lines) and raw_lines[-1].strip() != ""
+        note = "; the last line has no line break yet (still being written?)" if incomplete else ""
+        result.warnings.append(f"{path}:{bad[0]}: {_count(len(bad))} not a JSON object, skipped "
+                               f"(line {named}){note}")
+    if result.unknown:
+        kinds = ", ".join(f"{kind} ×{n}" for kind, n in result.unknown.most_common())
+        result.warnings.append(f"{path}:{result.unknown_first}: {_count(sum(result.unknown.values()))} "
+                               f"of an unknown kind skipped ({kinds})")
+    if not result.turns:
+        result.warnings.append(f"{path}: {reader.AGENT} transcript with no conversation turn "
+                               f"({_count(len(lines))} read)")
+    return result
+
+
+def _count(n: int) -> str:
+    return f"{n} line" if n == 1 else f"{n} lines"
+
+
+def sniff_format(path: Path, max_bytes: int = 5_000_000) -> str | None:
+    """The format NAME of a transcript file from its first recognisable line, read lazily.
+
+    "" when no line within `max_bytes` is a transcript line (not a transcript),
+    None when the file cannot be read. Cheap for real sessions: their first
+    line or two decide.
+    """
+    try:
+        with open(path, "rb") as handle:
+            read = 0
+            for raw in handle:
+                read += len(raw)
+                if read > max_bytes:
+                    return ""
+                try:
+                    obj = json.loads(raw)
+                except (ValueError, RecursionError):
+                    continue
+                if isinstance(obj, dict) and (reader := _detect(obj)) is not None:
+                    return reader.NAME
+    except OSError:
+        return None
+    return ""
