@@ -41,8 +41,9 @@ from tachikoma.memory import resolve_root
 from tachikoma.web.forms import SearchForm, TagForm, plan_fingerprint
 from tachikoma.web.guards import install_guards
 from tachikoma.web.memory_file import parse_lines, read_memory_file
-from tachikoma.web.responses import (error_response, failure_status, install_error_pages, is_fragment_request,
-                                     json_error, json_response, page)
+from tachikoma.tagfile import TagFileError
+from tachikoma.web.responses import (TAG_FILE_STATUS, error_response, failure_status, install_error_pages,
+                                     is_fragment_request, json_error, json_response, page, tag_file_problem)
 from tachikoma.web.state import Dashboard, NoIndex
 from tachikoma.web.templating import install_template_helpers
 from tachikoma.web.vendor import htmx_script
@@ -169,10 +170,13 @@ def file_url(rel: str) -> str:
 
 @bp.get("/coverage")
 def coverage():
+    report, error, status = None, None, 200
     try:
-        report, error, status = stats.report(dash().root), None, 200
+        report = stats.report(dash().root)
+    except TagFileError as exc:
+        error, status = tag_file_problem(exc), TAG_FILE_STATUS
     except TachikomaError as exc:
-        report, error, status = None, str(exc), 500
+        error, status = {"problem": str(exc), "message": str(exc)}, 500
     return page("coverage.html", "partials/coverage.html", status=status, report=report, error=error,
                 job=dash().index_job.snapshot())
 
@@ -181,6 +185,9 @@ def coverage():
 def api_stats():
     try:
         return json_response(stats.report(dash().root))
+    except TagFileError as exc:
+        problem = tag_file_problem(exc)
+        return json_error(problem["message"], TAG_FILE_STATUS, file=problem["file"], line=problem["line"])
     except TachikomaError as exc:
         return json_error(str(exc), 500)
 

@@ -82,7 +82,16 @@ _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
 class TagFileError(TachikomaError):
-    """The tag file cannot be read safely."""
+    """The tag file cannot be read safely.
+
+    `line` (1-based, or None) and `problem` (what is wrong, without the advice
+    to fix it) let a read-only face such as the coverage page say it its own way.
+    """
+
+    def __init__(self, message: str, line: int | None = None, problem: str | None = None):
+        super().__init__(message)
+        self.line = line
+        self.problem = problem or message
 
 
 @dataclass
@@ -167,21 +176,21 @@ def parse(root: Path, raw: bytes, name: str | None = None) -> TagFile:
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise TagFileError(f"{path}: not UTF-8 text (byte {exc.start}); fix or re-save it as UTF-8") from exc
+        raise TagFileError(f"{path}: not UTF-8 text (byte {exc.start}); fix or re-save it as UTF-8",
+                           problem=f"not UTF-8 text (byte {exc.start})") from exc
 
     try:
         doc = load_yaml(text)
     except YamlError as exc:
         where = f" at line {exc.line}" if exc.line is not None else ""
-        raise TagFileError(f"{path}: malformed YAML{where}: {exc.problem}; fix the file before tagging") from exc
+        raise TagFileError(f"{path}: malformed YAML{where}: {exc.problem}; fix the file before tagging",
+                           line=exc.line, problem=f"malformed YAML: {exc.problem}") from exc
     data = doc.data
     if data is None:
         return result
     if not isinstance(data, dict):
-        raise TagFileError(
-            f"{path}: line 1: expected a mapping of file paths to tags, found {type(data).__name__}; "
-            "fix the file before tagging"
-        )
+        problem = f"expected a mapping of file paths to tags, found {type(data).__name__}"
+        raise TagFileError(f"{path}: line 1: {problem}; fix the file before tagging", line=1, problem=problem)
 
     first_line: dict = {}
     for key, line, sub_keys in doc.keys:
@@ -189,11 +198,11 @@ def parse(root: Path, raw: bytes, name: str | None = None) -> TagFile:
         try:
             seen = first_line.get(key)
         except TypeError:  # an unhashable key cannot be a path
-            raise TagFileError(f"{path}: line {line}: a key is not a file path; fix the file before tagging") from None
+            raise TagFileError(f"{path}: line {line}: a key is not a file path; fix the file before tagging",
+                               line=line, problem="a key is not a file path") from None
         if seen is not None:
-            raise TagFileError(
-                f"{path}: line {line}: {key!r} is listed twice (first at line {seen}); merge the two entries"
-            )
+            problem = f"{key!r} is listed twice (first at line {seen})"
+            raise TagFileError(f"{path}: line {line}: {problem}; merge the two entries", line=line, problem=problem)
         first_line[key] = line
         value = data.get(key)
         # Each entry gets its own copy: an alias (b.jsonl: *x) must not share a's mapping.

@@ -404,11 +404,18 @@ def test_coverage_fragment(client):
 
 
 def test_coverage_of_broken_tag_file(client, indexed):
-    (indexed / "tachikoma-tags.yaml").write_text("a: [unclosed\n")
+    (indexed / "tachikoma-tags.yaml").write_text("a.jsonl:\n  trust: self\nb.jsonl: [unclosed\n")
     response = client.get("/coverage")
-    assert response.status_code == 500
-    assert "Coverage cannot be counted" in response.get_data(as_text=True)
-    assert client.get("/api/stats").status_code == 500
+    html = text_of(response.get_data(as_text=True))
+    assert response.status_code == 503  # the memory's problem, not a server crash
+    assert "Coverage cannot be counted" in html
+    assert "tachikoma-tags.yaml, line 4: malformed YAML" in html  # the file and the line
+    assert "fix the file before tagging" not in html and "has not changed it" in html
+    api = client.get("/api/stats")
+    assert api.status_code == 503 and api.mimetype == "application/json"
+    body = api.get_json()
+    assert body["status"] == 503 and body["file"] == "tachikoma-tags.yaml" and body["line"] == 4
+    assert "malformed YAML" in body["error"]
 
 
 # --------------------------------------------------------------------------- bulk tagging

@@ -8,6 +8,8 @@ import json
 from flask import Flask, make_response, render_template, request
 
 from tachikoma.errors import EmbedderError, TachikomaError
+from tachikoma.memory import TAG_FILE
+from tachikoma.tagfile import TagFileError
 from tachikoma.web.state import NoIndex
 
 ERROR_PAGES = {
@@ -46,8 +48,24 @@ def json_response(payload, status: int = 200):
     return response
 
 
-def json_error(message: str, status: int):
-    return json_response({"error": message, "status": status}, status)
+def json_error(message: str, status: int, **details):
+    return json_response({"error": message, "status": status, **details}, status)
+
+
+#: A malformed tag file is the memory's problem, not the server's: nothing can be counted until it is fixed.
+TAG_FILE_STATUS = 503
+
+
+def tag_file_problem(exc: TagFileError) -> dict:
+    """What is wrong with the tag file, for a page or JSON: {"file", "line", "problem", "message"}.
+
+    "message" is one sentence that fits a read-only page (it does not tell
+    the reader to retry a tagging they never started).
+    """
+    where = f"{TAG_FILE}, line {exc.line}" if exc.line else TAG_FILE
+    return {"file": TAG_FILE, "line": exc.line, "problem": exc.problem,
+            "message": f"{where}: {exc.problem}. Tags are read from this file, so nothing can be counted "
+                       "until it is fixed in an editor; the dashboard has not changed it."}
 
 
 def error_response(status: int, title: str, message: str, hint: str | None = None):
