@@ -137,7 +137,9 @@ def build_parser() -> argparse.ArgumentParser:
                                    "source: tachikoma, trust: self, confidence: medium. Markdown is never tagged by "
                                    "default. Existing values are kept unless --overwrite. Markdown gets front "
                                    "matter; transcripts get entries in tachikoma-tags.yaml. In a git repository "
-                                   "the change is committed.")
+                                   "the change is committed. Exits 0 when the selected files end up with the "
+                                   "values, including when nothing had to change (the last line says whether "
+                                   "no file matched or every match already had them); 1 on an error.")
     p.add_argument("--kind", choices=["markdown", "transcript"], help="select files of this kind")
     p.add_argument("--path", metavar="PATTERN", help="select a folder ('2026-03/') or a glob ('**/*meeting*.md')")
     p.add_argument("--untagged", action="store_true", help="select only files with no tags at all")
@@ -428,13 +430,27 @@ def cmd_tag(args) -> int:
     if applied and applied.commit_error:
         _warn(f"files were tagged but not committed: {applied.commit_error}")
     if not plan.changes:
-        print("nothing to tag")
+        print(_nothing_to_tag(plan, args.overwrite))
     elif args.dry_run:
         print(f"dry run: {len(plan.changes)} file(s) would change; nothing written")
     else:
         commit = f", committed {applied.commit[:10]}" if applied and applied.commit else ""
         print(f"tagged {len(applied.changes)} file(s){commit}")
     return 0
+
+
+def _nothing_to_tag(plan, overwrite: bool) -> str:
+    """Why a tag run changed nothing: no file matched, or every matched file already had the values (or was skipped)."""
+    if not plan.matched:
+        return "nothing to tag: no file matched the selection"
+    reasons = []
+    if plan.unchanged:
+        reasons.append(f"{plan.unchanged} already had these values"
+                       + ("" if overwrite else " (--overwrite replaces existing values)"))
+    if plan.skipped:
+        reasons.append(f"{len(plan.skipped)} skipped (reasons above)")
+    matched = f"{plan.matched} file matched" if plan.matched == 1 else f"{plan.matched} files matched"
+    return f"nothing to tag: {matched}; " + ", ".join(reasons)
 
 
 def _report_recovered(recovered) -> None:
@@ -447,7 +463,7 @@ def _report_recovered(recovered) -> None:
 
 def _plan_json(plan, applied, dry_run: bool) -> dict:
     changes = applied.changes if applied else plan.changes
-    return {"dry_run": dry_run,
+    return {"dry_run": dry_run, "matched": plan.matched, "unchanged": plan.unchanged,
             "changes": [{"path": c.path, "kind": c.kind, "before": c.before, "after": c.after} for c in changes],
             "skipped": [{"path": p, "reason": r} for p, r in plan.skipped + (applied.skipped if applied else [])],
             "commit": applied.commit if applied else None,

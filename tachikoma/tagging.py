@@ -265,6 +265,11 @@ class Plan:
     matched: int = 0
     warnings: list[str] = field(default_factory=list)
 
+    @property
+    def unchanged(self) -> int:
+        """Matched files that already had the values (neither changed nor skipped)."""
+        return self.matched - len(self.changes) - len(self.skipped)
+
 
 @dataclass
 class Restore:

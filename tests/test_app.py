@@ -452,6 +452,18 @@ def test_preview_shows_before_values_on_overwrite(client):
     assert '<del title="before">maybe</del>' in html and '<del title="before">self</del>' in html
 
 
+def test_preview_says_why_nothing_would_change(client):
+    no_match = text_of(client.get("/tag", query_string={"preview": "1", "path": "no-such-folder/",
+                                                          "trust": "owner"}).get_data(as_text=True))
+    assert "0 files matched" in no_match and "No file matched" in no_match
+    assert "already" not in no_match  # not also "every matching file already has these values"
+    tagged = text_of(client.get("/tag", query_string={"preview": "1", "path": "2026-04-02/session-chat.jsonl",
+                                                        "trust": "self"}).get_data(as_text=True))
+    assert "1 file matched, 1 already had these values" in tagged
+    assert "every matching file already has these values (choose Overwrite" in tagged
+    assert "No file matched" not in tagged
+
+
 def test_preview_form_errors(client):
     response = client.get("/tag", query_string={"preview": "1", "trust": "boss", "after": "yesterday"})
     assert response.status_code == 400

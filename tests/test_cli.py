@@ -93,6 +93,20 @@ def test_tag_markdown_by_path_keeps_body_bytes(git_memory):
     assert "meeting-notes.md" in status, "--no-commit leaves the change uncommitted"
 
 
+def test_nothing_to_tag_says_why(memory):
+    """No match and "already had the values" are told apart; both exit 0 (the files have the values)."""
+    none = tachikoma("--memory", str(memory), "tag", "--path", "no-such-folder/", "--trust", "owner")
+    assert none.returncode == 0 and none.stdout.strip() == "nothing to tag: no file matched the selection"
+    again = ("--memory", str(memory), "tag", "--kind", "transcript", "--trust", "self", "--no-commit")
+    assert "tagged" in tachikoma(*again).stdout
+    out = tachikoma(*again)
+    assert out.returncode == 0
+    assert out.stdout.strip() == ("nothing to tag: 3 files matched; 3 already had these values "
+                                  "(--overwrite replaces existing values)")
+    data = json.loads(tachikoma(*again, "--dry-run", "--json").stdout)
+    assert (data["matched"], data["unchanged"], data["changes"]) == (3, 3, [])
+
+
 def test_values_need_a_selector(memory):
     out = tachikoma("--memory", str(memory), "tag", "--trust", "owner")
     assert out.returncode == 1 and "say which files" in out.stderr
