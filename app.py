@@ -38,7 +38,7 @@ from tachikoma import indexer, stats, tagging
 from tachikoma.config import load_config
 from tachikoma.errors import EmbedderError, TachikomaError
 from tachikoma.memory import resolve_root
-from tachikoma.web.forms import SearchForm, TagForm, plan_fingerprint
+from tachikoma.web.forms import FileListForm, SearchForm, TagForm, plan_fingerprint
 from tachikoma.web.guards import install_guards
 from tachikoma.web.memory_file import parse_lines, read_memory_file
 from tachikoma.tagfile import TagFileError
@@ -179,6 +179,22 @@ def coverage():
         error, status = {"problem": str(exc), "message": str(exc)}, 500
     return page("coverage.html", "partials/coverage.html", status=status, report=report, error=error,
                 job=dash().index_job.snapshot())
+
+
+@bp.get("/coverage/files")
+def coverage_files():
+    form = FileListForm.read(request.args)
+    files, error, status = [], None, 400 if form.errors else 200
+    if not form.errors:
+        try:
+            files = stats.files(dash().root, status=form.status or None, kind=form.kind or None,
+                                folder=form.folder or None)
+        except TagFileError as exc:
+            error, status = tag_file_problem(exc), TAG_FILE_STATUS
+        except TachikomaError as exc:
+            error, status = {"problem": str(exc), "message": str(exc)}, 500
+    return page("coverage_files.html", "partials/coverage_files.html", status=status, form=form, files=files,
+                error=error)
 
 
 @bp.get("/api/stats")

@@ -10,6 +10,7 @@ written last.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from . import tagfile
@@ -32,7 +33,7 @@ def _finish(bucket: dict) -> dict:
     return bucket
 
 
-def coverage(root: Path) -> dict:
+def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None = None) -> dict:
     """Counts of tagged / partial / untagged / invalid files, overall and by kind and folder.
 
     Shape::
@@ -47,7 +48,8 @@ def coverage(root: Path) -> dict:
          "problems": [{"path", "reason"}]}
 
     An invalid value counts as missing in "trust" / "confidence". Raises
-    TagFileError when the tag file is malformed.
+    TagFileError when the tag file is malformed. `on_file(path, kind,
+    folder, tags)` is called for every file counted (see `files`).
     """
     root = Path(root).resolve()
     problems: list[dict] = []
@@ -90,6 +92,8 @@ def coverage(root: Path) -> dict:
             tags = tags_file.tags_for(item.path)
         status = tags.status
         folder = item.path.split("/", 1)[0] if "/" in item.path else "."
+        if on_file is not None:
+            on_file(item.path, item.kind, folder, tags)
         for bucket in (total, by_kind[item.kind], by_folder.setdefault(folder, _bucket())):
             bucket["files"] += 1
             bucket[status] += 1
@@ -106,6 +110,24 @@ def coverage(root: Path) -> dict:
     result["invalid_values"] = invalid_values
     result["problems"] = problems
     return result
+
+
+def files(root: Path, status: str | None = None, kind: str | None = None, folder: str | None = None) -> list[dict]:
+    """The files behind one of `coverage`'s counts: [{"path", "kind", "folder", "status", "tags"}], by path.
+
+    `status`, `kind` and `folder` (as in "by_folder": "." for the top level)
+    narrow the list; None keeps every value. Raises TagFileError like `coverage`.
+    """
+    found: list[dict] = []
+
+    def keep(path: str, file_kind: str, file_folder: str, tags: Tags) -> None:
+        if ((status is None or tags.status == status) and (kind is None or file_kind == kind)
+                and (folder is None or file_folder == folder)):
+            found.append({"path": path, "kind": file_kind, "folder": file_folder, "status": tags.status,
+                          "tags": tags})
+
+    coverage(root, on_file=keep)
+    return sorted(found, key=lambda f: f["path"])
 
 
 def report(root: Path) -> dict:

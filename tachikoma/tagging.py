@@ -179,7 +179,7 @@ def _glob_regex(pattern: str) -> re.Pattern:
             negate = inner[:1] in ("!", "^")
             if negate:
                 inner = inner[1:]
-            inner = inner.replace("\\", "\\\\")
+            inner = inner.replace("\\", "\\\\").replace("[", "\\[")  # "[[]" is a literal "[", not a nested set
             out.append(f"[{'^/' if negate else ''}{inner}]")
             i = end + 1
         else:

@@ -380,14 +380,14 @@ def test_coverage_page_shows_stats_report(client, indexed):
     report = stats.report(indexed)
     html = client.get("/coverage").get_data(as_text=True)
     for status in ("tagged", "partial", "untagged", "invalid"):
-        card = re.search(rf'<div class="card s-{status}" data-status="{status}">(.*?)</div>\s*</div>', html, re.S)
+        card = re.search(rf'<a class="card s-{status}" data-status="{status}" href="[^"]*">(.*?)</a>', html, re.S)
         numbers = text_of(card.group(1))
         assert numbers.split()[0] == str(report[status])
         assert f"{report['percent'][status]:g}%" in numbers or f"{report['percent'][status]}%" in numbers
     for kind, bucket in report["by_kind"].items():
         row = re.search(rf'<tr data-name="{kind}">(.*?)</tr>', html, re.S).group(1)
         for status in ("tagged", "partial", "untagged", "invalid"):
-            cell = re.search(rf'data-status="{status}">(\d+)', row).group(1)
+            cell = re.search(rf'data-status="{status}"[^>]*>(?:<a [^>]*>)?(\d+)', row).group(1)
             assert int(cell) == bucket[status]
     for folder in report["by_folder"]:
         assert f'<tr data-name="{folder}">' in html
@@ -396,6 +396,73 @@ def test_coverage_page_shows_stats_report(client, indexed):
     for item in report["invalid_values"]:
         assert item["path"] in html and item["value"] in html
     assert f'data-changed-since="{report["index"]["changed_since"]}"' in html
+
+
+def count_links(html: str) -> list[tuple[str, int]]:
+    """(href, number shown) of every link from a coverage count to its list of files."""
+    return [(unescape(href), int(n)) for href, n in
+            re.findall(r'<a (?:class="card[^"]*" data-status="[^"]*" )?href="(/coverage/files[^"]*)"[^>]*>\s*'
+                       r'(?:<span class="card-num">)?(\d+)', html)]
+
+
+def test_every_coverage_count_links_to_its_files(client, indexed):
+    report = stats.report(indexed)
+    links = count_links(client.get("/coverage").get_data(as_text=True))
+    nonzero = (sum(1 for s in stats.STATUSES if report[s])
+               + sum(1 for b in [*report["by_kind"].values(), *report["by_folder"].values()]
+                     for key in ("files", *stats.STATUSES) if b[key]))
+    assert len(links) == nonzero  # every count above zero is a link (cards, and each row's files and statuses)
+    for href, shown in links:
+        page = client.get(href)
+        assert page.status_code == 200, href
+        html = page.get_data(as_text=True)
+        paths = [unescape(p) for p in re.findall(r'<li data-path="([^"]+)">', html)]
+        assert len(paths) == shown, href
+        for path in paths:
+            assert f'href="/file/{path}"' in html
+            assert f'href="/tag?path={path}"' in html  # Tag…, pre-filled with the file
+
+
+def test_file_list_filters_and_titles(client, indexed):
+    html = client.get("/coverage/files", query_string={"status": "untagged", "kind": "transcript"}).get_data(
+        as_text=True)
+    assert "<h1>Untagged transcript files" in html
+    paths = re.findall(r'<li data-path="([^"]+)">', html)
+    assert paths == ["2026-03-22/session-abc.jsonl", "2026-05-10/design-chat.jsonl"]
+    top = client.get("/coverage/files", query_string={"folder": "."}).get_data(as_text=True)
+    assert "<h1>Files at the top level" in top
+    assert re.findall(r'<li data-path="([^"]+)">', top) == ["identity.md", "martin.md", "rumours.md"]
+    bad = client.get("/coverage/files", query_string={"status": "lost"})
+    assert bad.status_code == 400 and "status must be one of" in bad.get_data(as_text=True)
+    fragment = client.get("/coverage/files", query_string={"status": "invalid"}, headers=HTMX).get_data(as_text=True)
+    assert "<html" not in fragment and 'data-path="inbox/bad-tag.md"' in fragment
+
+
+def test_tag_link_of_a_file_selects_only_that_file(client, indexed):
+    (indexed / "odd[1].md").write_text("# odd\n\nA name with glob characters.\n")
+    (indexed / "inbox" / "odd1.md").write_text("# odd too\n")
+    html = client.get("/coverage/files", query_string={"status": "untagged"}).get_data(as_text=True)
+    link = unescape(re.search(r'<li data-path="odd\[1\].md">.*?href="(/tag\?path=[^"]+)"', html, re.S).group(1))
+    preview = text_of(client.get(link + "&preview=1&trust=self").get_data(as_text=True))
+    assert "1 file would change" in preview and "1 file matched" in preview
+
+
+def test_top_level_row_has_a_tag_link(client, indexed):
+    html = client.get("/coverage").get_data(as_text=True)
+    row = re.search(r'<tr data-name="\.">(.*?)</tr>', html, re.S).group(1)
+    assert "(top level)" in row
+    link = unescape(re.search(r'href="(/tag\?path=[^"]+)"[^>]*>Tag…', row).group(1))
+    preview = client.get(link + "&preview=1&trust=owner&mode=overwrite").get_data(as_text=True)
+    changed = set(re.findall(r'<tr data-path="([^"]+)">', preview))
+    assert changed and changed <= {"identity.md", "martin.md", "rumours.md"}  # only files at the top level
+    assert "3 files matched" in text_of(preview)
+
+
+def test_problems_link_to_their_files(client, indexed):
+    (indexed / "inbox" / "broken.md").write_text("---\ntrust: [unclosed\n---\nbody\n")
+    html = client.get("/coverage").get_data(as_text=True)
+    problems = html.split('class="problems"', 1)[1].split("</ul>", 1)[0]
+    assert '<a href="/file/inbox/broken.md"><code>inbox/broken.md</code></a>' in problems
 
 
 def test_coverage_fragment(client):

@@ -317,3 +317,41 @@ def test_reindex_progress_reaches_summary(tmp_path, page):
         assert page.locator("li.result a.path").first.inner_text() == "martin.md"
         assert page.problems == []
         app.extensions["tachikoma"].index_job.wait(60)
+
+
+PHONE = {"width": 390, "height": 844}
+WIDTHS = """() => ({page: document.documentElement.scrollWidth,
+                  scrollers: [...document.querySelectorAll('.table-scroll')].map(e => e.scrollWidth - e.clientWidth)})"""
+
+
+def test_phone_pages_fit_the_screen(server, browser, memory):
+    """At 390 px no page is wider than the screen and no table hides columns in a sideways scroll."""
+    context = browser.new_context(viewport=PHONE, is_mobile=True)
+    page = context.new_page()
+    for path in ("/coverage", "/coverage/files?status=untagged", "/?q=motor+driver+samples",
+                 "/tag?preview=1&kind=transcript&untagged=1&trust=self", "/file/martin.md", "/reindex"):
+        page.goto(server.url + path)
+        widths = page.evaluate(WIDTHS)
+        assert widths["page"] <= PHONE["width"], (path, widths)
+        assert all(extra <= 1 for extra in widths["scrollers"]), (path, widths)
+    page.goto(server.url + "/coverage")
+    row = page.locator("table[data-buckets=folder] tr[data-name='inbox']")
+    assert row.locator("td[data-status=invalid]").is_visible()  # all four counts are on screen, labelled
+    box, screen = row.locator("td[data-status=invalid]").bounding_box(), PHONE["width"]
+    assert box["x"] + box["width"] <= screen
+    context.close()
+
+
+def test_hit_is_not_under_the_sticky_header_on_a_phone(server, browser, memory):
+    long_note = "# Long note\n\n" + "\n\n".join(f"Paragraph {n} of filler text." for n in range(1, 80)) + "\n"
+    (memory / "inbox" / "long.md").write_text(long_note)
+    context = browser.new_context(viewport=PHONE, is_mobile=True)
+    page = context.new_page()
+    page.goto(server.url + "/file/inbox/long.md?lines=81-81#hit")  # paragraph 40: the page scrolls to it
+    page.wait_for_timeout(200)
+    header = page.locator("header.top").bounding_box()
+    hit = page.locator("#hit").bounding_box()
+    assert page.evaluate("window.scrollY") > 0
+    # below the header with room to spare (the old 5rem margin left 0.1 px: any larger font hid it)
+    assert hit["y"] >= header["y"] + header["height"] + 8, (hit, header)
+    context.close()

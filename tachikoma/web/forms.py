@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -11,7 +12,7 @@ from tachikoma import tagging
 from tachikoma.config import MAX_LIMIT
 from tachikoma.documents import KINDS
 from tachikoma.search import Filters
-from tachikoma.tags import TAG_KEYS, TRUST_VALUES, InvalidTagValue
+from tachikoma.tags import STATUSES, TAG_KEYS, TRUST_VALUES, InvalidTagValue
 
 DEFAULT_LIMIT = 10
 
@@ -160,3 +161,46 @@ def plan_fingerprint(plan: tagging.Plan) -> str:
     """Identifies the exact changes a preview showed, so Apply writes only those."""
     data = [[c.path, c.kind, c.before, c.after] for c in plan.changes]
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:24]
+
+
+@dataclass
+class FileListForm:
+    """Which files a coverage count stands for: a tag status, a kind, a top-level folder ("." the top level)."""
+
+    status: str = ""
+    kind: str = ""
+    folder: str = ""
+    errors: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, args) -> FileListForm:
+        form = cls(status=_text(args, "status").lower(), kind=_text(args, "kind").lower(),
+                   folder=_text(args, "folder").strip("/") or ("." if _text(args, "folder") else ""))
+        if form.status and form.status not in STATUSES:
+            form.errors["status"] = f"status must be one of {', '.join(STATUSES)}"
+        if error := _kind_error(form.kind):
+            form.errors["kind"] = error
+        return form
+
+    def title(self) -> str:
+        """What the list holds, e.g. "Untagged markdown files in 2026-03/"."""
+        status = {"partial": "partly tagged"}.get(self.status, self.status)
+        words = [status.capitalize() if status else "", self.kind, "files"]
+        text = " ".join(w for w in words if w)
+        text = text[0].upper() + text[1:]
+        if self.folder == ".":
+            text += " at the top level"
+        elif self.folder:
+            text += f" in {self.folder}/"
+        return text
+
+
+def file_pattern(path: str) -> str:
+    """A tagging selector pattern that matches exactly the one file `path`.
+
+    A plain path already does; glob characters in a name are put in brackets,
+    and a leading "/" keeps a top-level name from matching in every folder.
+    """
+    if not any(ch in path for ch in "*?["):
+        return path
+    return "/" + re.sub(r"([*?\[])", r"[\1]", path)

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from flask import Flask, request
 
+from tachikoma import memory
 from tachikoma.documents import KINDS
 from tachikoma.tags import CONFIDENCE_VALUES, STATUSES, TAG_KEYS, TRUST_VALUES
 from tachikoma.web import render
-from tachikoma.web.forms import DEFAULT_LIMIT, MAX_LIMIT
+from tachikoma.web.forms import DEFAULT_LIMIT, MAX_LIMIT, file_pattern
 from tachikoma.web.memory_file import speaker_class
 
 
@@ -22,7 +23,7 @@ def install_template_helpers(app: Flask) -> None:
     app.jinja_env.globals.update(
         explain=render.explain, speaker_class=speaker_class, STATUSES=STATUSES, KINDS=KINDS,
         TRUST_VALUES=TRUST_VALUES, CONFIDENCE_VALUES=CONFIDENCE_VALUES, TAG_KEYS=TAG_KEYS,
-        DEFAULT_LIMIT=DEFAULT_LIMIT, MAX_LIMIT=MAX_LIMIT,
+        DEFAULT_LIMIT=DEFAULT_LIMIT, MAX_LIMIT=MAX_LIMIT, file_pattern=file_pattern, kind_of=memory.kind_of,
     )
 
     @app.context_processor
