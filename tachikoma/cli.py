@@ -128,7 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--untagged", action="store_true", help="only files with neither trust nor confidence")
     p.add_argument("--embedder", metavar="NAME", help="must match the index's embedder")
     p.add_argument("--min-score", type=float, metavar="X",
-                   help="relevance floor, 0-1: passages whose vector similarity is below it are not "
+                   help="relevance floor, 0-1: passages whose meaning similarity (cosine of the embeddings) is below it are not "
                         "results (default: [search] min_score, else 0.42 for minilm; 0 = off)")
 
     p = sub.add_parser("tag", parents=[common],
@@ -380,13 +380,17 @@ def cmd_search(args) -> int:
 
 
 def _fusion_text(factors: dict) -> str:
-    """How the similarity was fused, e.g. " (0.6 × vector 0.41 + 0.4 × keyword 0.77)"."""
+    """How the similarity was fused, e.g. " (0.6 × meaning 0.41 + 0.4 × keywords 0.77)".
+
+    "meaning" (cosine of the embeddings) and "keywords" (BM25) are the words the
+    dashboard uses too; the JSON keys stay vector_similarity and keyword_score.
+    """
     fusion = factors.get("fusion") or {}
     if fusion.get("method") != "convex" or "vector_similarity" not in factors:
         return ""
     w = fusion["keyword_weight"]
-    return (f" ({1 - w:.1f} × vector {factors['vector_similarity']:.2f}"
-            f" + {w:.1f} × keyword {factors['keyword_score']:.2f})")
+    return (f" ({1 - w:.1f} × meaning {factors['vector_similarity']:.2f}"
+            f" + {w:.1f} × keywords {factors['keyword_score']:.2f})")
 
 
 def cmd_tag(args) -> int:

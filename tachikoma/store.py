@@ -28,6 +28,9 @@ from .errors import IndexDamaged, TachikomaError
 
 SCHEMA_VERSION = 1
 
+#: How the keyword index splits and stems words (FTS5 porter over unicode61); the dashboard's highlighting uses it too.
+FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
     key TEXT PRIMARY KEY,
@@ -62,7 +65,7 @@ CREATE TABLE IF NOT EXISTS chunks (
 CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id, idx);
 CREATE INDEX IF NOT EXISTS chunks_hash ON chunks(hash);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
-    text, content='chunks', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2'
+    text, content='chunks', content_rowid='id', tokenize='""" + FTS_TOKENIZE + """'
 );
 CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
     INSERT INTO chunks_fts(rowid, text) VALUES (new.id, new.text);

@@ -58,6 +58,22 @@ def test_highlight_without_query_words_only_escapes():
     assert highlight("a < b", "the of") == "a &lt; b"
 
 
+def test_highlight_matches_inflections_as_the_keyword_index_does():
+    # FTS5's porter stemmer matched these, so the page marks them too
+    assert highlight("Two retries, then it retried.", "retry") == "Two <mark>retries</mark>, then it <mark>retried</mark>."
+    assert highlight("The meeting ran long", "meetings") == "The <mark>meeting</mark> ran long"
+    assert highlight("configuration", "config") == "configuration"  # no stem in common: not a keyword match
+
+
+def test_highlight_keeps_offsets_with_private_use_characters_in_memory():
+    assert highlight("\ue000retry\ue001 retries", "retry") == "\ue000<mark>retry</mark>\ue001 <mark>retries</mark>"
+
+
+def test_snippet_leaves_out_markdown_syntax():
+    text = "# Motor\n\n## Decisions\n\n| Part | Choice |\n|---|:---:|\n| driver | **DRV8353** |\n```\ncode\n```"
+    assert snippet(text, "driver") == "Motor\nDecisions\nPart · Choice\ndriver · DRV8353\ncode"
+
+
 def test_snippet_short_text_loses_blank_lines_only():
     assert snippet("one\n\n\ntwo\n", "x") == "one\ntwo"
 

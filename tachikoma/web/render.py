@@ -8,13 +8,16 @@ tested directly.
 from __future__ import annotations
 
 import re
+import sqlite3
+import threading
 from functools import lru_cache
 
 from markupsafe import Markup, escape
 
 from tachikoma.humanize import ago, plural, when  # noqa: F401 (template helpers, see templating.py)
-from tachikoma.search import STOPWORDS
+from tachikoma.search import STOPWORDS, keyword_expression
 from tachikoma.search import query_terms as search_terms
+from tachikoma.store import FTS_TOKENIZE
 
 DATE_SOURCES = {"frontmatter": "front matter", "git": "git", "mtime": "file time"}
 
@@ -28,38 +31,94 @@ def query_terms(query: str) -> list[str]:
     return sorted(words, key=lambda w: (-len(w), w))
 
 
-@lru_cache(maxsize=32)  # snippet and highlight ask for the same query once per result
-def _terms_pattern(query: str) -> re.Pattern | None:
+_OPEN, _CLOSE = "\ue000", "\ue001"  # private-use characters: highlight() markers, never kept from memory text
+_fts = threading.local()
+
+
+def _fts_table() -> sqlite3.Connection:
+    """This thread's in-memory FTS5 table, tokenised exactly like the index's keyword table."""
+    db = getattr(_fts, "db", None)
+    if db is None:
+        db = sqlite3.connect(":memory:")
+        db.execute(f"CREATE VIRTUAL TABLE t USING fts5(text, tokenize='{FTS_TOKENIZE}')")
+        _fts.db = db
+    return db
+
+
+@lru_cache(maxsize=256)  # snippet and highlight ask for the same text and query
+def keyword_spans(text: str, query: str) -> tuple[tuple[int, int], ...]:
+    """(start, end) of each word in `text` that keyword search matches for `query`.
+
+    SQLite's FTS5 marks them with the index's own tokenizer (porter
+    stemming), so "retry" finds "retries" and "meetings" finds "meeting",
+    just as the keyword index did.
+    """
     terms = query_terms(query)
-    if not terms:
-        return None
-    return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(t) for t in terms) + r")\w*", re.IGNORECASE)
+    if not terms or not text:
+        return ()
+    clean = text.replace(_OPEN, " ").replace(_CLOSE, " ")
+    db = _fts_table()
+    with db:
+        db.execute("DELETE FROM t")
+        db.execute("INSERT INTO t(text) VALUES (?)", (clean,))
+        row = db.execute("SELECT highlight(t, 0, ?, ?) FROM t WHERE t MATCH ?",
+                         (_OPEN, _CLOSE, keyword_expression(terms))).fetchone()
+    if row is None:
+        return ()
+    spans, offset, start = [], 0, 0
+    for ch in row[0]:
+        if ch == _OPEN:
+            start = offset
+        elif ch == _CLOSE:
+            spans.append((start, offset))
+        else:
+            offset += 1
+    return tuple(spans)
 
 
 def highlight(text: str, query: str) -> Markup:
-    """`text` escaped, with words that start like a query word wrapped in <mark>."""
-    pattern = _terms_pattern(query)
-    if pattern is None:
-        return Markup(escape(text))
+    """`text` escaped, with the words keyword search matched for `query` wrapped in <mark>."""
     out, last = [], 0
-    for match in pattern.finditer(text):
-        out.append(str(escape(text[last:match.start()])))
-        out.append(f"<mark>{escape(match.group(0))}</mark>")
-        last = match.end()
+    for start, end in keyword_spans(text, query):
+        out.append(str(escape(text[last:start])))
+        out.append(f"<mark>{escape(text[start:end])}</mark>")
+        last = end
     out.append(str(escape(text[last:])))
     return Markup("".join(out))
 
 
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+_TABLE_ROW = re.compile(r"^\s*\|(.*)\|\s*$")
+_FENCE = re.compile(r"^\s{0,3}(?:`{3,}|~{3,})")
+_STRONG = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+
+
+def plain(text: str) -> str:
+    """Markdown syntax a snippet should not show, taken out: heading marks, table rules and
+    pipes (cells joined by " · "), code fences, ** and __ around bold text."""
+    lines = []
+    for line in text.split("\n"):
+        if _TABLE_RULE.match(line) or _FENCE.match(line):
+            continue
+        row = _TABLE_ROW.match(line)
+        if row:
+            line = " · ".join(cell.strip() for cell in row.group(1).split("|"))
+        line = _STRONG.sub(r"\2", _HEADING.sub("", line))
+        lines.append(line)
+    return "\n".join(lines)
+
+
 def snippet(text: str, query: str, width: int = 360) -> str:
-    """At most about `width` characters of `text`, around the first query word, without blank lines."""
-    text = re.sub(r"\n\s*\n+", "\n", text.strip())
+    """At most about `width` characters of `text` as plain text, around the first matched query word,
+    without blank lines."""
+    text = re.sub(r"\n\s*\n+", "\n", plain(text).strip())
     if len(text) <= width:
         return text
-    pattern = _terms_pattern(query)
-    match = pattern.search(text) if pattern else None
+    spans = keyword_spans(text, query)
     start = 0
-    if match and match.start() > width // 3:
-        start = text.rfind(" ", 0, match.start() - width // 4) + 1
+    if spans and spans[0][0] > width // 3:
+        start = text.rfind(" ", 0, spans[0][0] - width // 4) + 1
     end = start + width
     cut = text.rfind(" ", start, end)
     end = cut if cut > start + width // 2 else end
