@@ -158,7 +158,8 @@ def file_page(rel: str):
     view = read_memory_file(dash().root, rel, lines, link_for=file_url, max_bytes=dash().max_file_bytes())
     if view is None:
         abort(404)
-    return page("file.html", "partials/file_body.html", **view)
+    came_from = SearchForm.read(request.args)  # the search a result link came from, for the breadcrumb
+    return page("file.html", "partials/file_body.html", search_args=came_from.args() if came_from.q else {}, **view)
 
 
 def file_url(rel: str) -> str:

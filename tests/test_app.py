@@ -143,7 +143,8 @@ def test_security_headers(client):
 def test_htmx_is_served_locally_and_no_inline_script(client):
     html = client.get("/").get_data(as_text=True)
     scripts = re.findall(r"<script[^>]*>", html)
-    assert scripts == ['<script src="/vendor/htmx.min.js" defer>']
+    assert scripts == ['<script src="/vendor/htmx.min.js" defer>', '<script src="/static/dashboard.js" defer>']
+    assert client.get("/static/dashboard.js").status_code == 200
     assert not re.search(r"\son[a-z]+=", html)
     response = client.get("/vendor/htmx.min.js")
     assert response.status_code == 200
@@ -187,7 +188,7 @@ def test_search_results_are_explained(client):
     html = client.get("/?q=martin+meetings&limit=5", headers=HTMX).get_data(as_text=True)
     for r in answer["results"]:
         assert f"<code>{explain(r)['arithmetic']}</code>" in html  # the arithmetic itself: test_web_render.py
-        assert f'href="/file/{r["path"]}?lines={r["lines"][0]}-{r["lines"][1]}#hit"' in html
+        assert f'href="/file/{r["path"]}?lines={r["lines"][0]}-{r["lines"][1]}&amp;q=martin+meetings&amp;limit=5#hit"' in html
     text = text_of(html)
     assert "trust: owner" in text and "confidence: high" in text
     assert re.search(r"updated \d+ days? ago \((front matter|git|file time)\)", text)
@@ -203,6 +204,59 @@ def test_search_highlights_query_words_after_escaping(indexed):
     assert "<script>alert" not in html
     assert "&lt;b&gt;<mark>meeting</mark>&lt;/b&gt;" in html
     assert "&lt;<mark>script</mark>&gt;alert(1)" in html
+
+
+def test_search_highlights_the_inflections_keyword_search_matched(indexed):
+    (indexed / "inbox" / "flaky.md").write_text("# Flaky upload\n\nThe uploader retries twice, then gives up.\n")
+    build_index(indexed)
+    client = make_client(create_app(memory=indexed, port=5000))
+    answer = client.get("/api/search?q=retry&limit=1").get_json()
+    assert answer["results"][0]["path"] == "inbox/flaky.md"
+    assert answer["results"][0]["factors"]["keyword_score"] > 0  # the index matched "retries" for "retry"
+    html = client.get("/?q=retry&limit=1", headers=HTMX).get_data(as_text=True)
+    assert "uploader <mark>retries</mark> twice" in html
+
+
+def test_second_passage_of_a_file_shows_the_duplicate_penalty_in_its_arithmetic(indexed):
+    sections = "\n\n".join(f"## Part {n}\n\n" + " ".join(["gearbox backlash measurement"] * 40) for n in range(4))
+    (indexed / "inbox" / "gearbox.md").write_text("# Gearbox\n\n" + sections + "\n")
+    build_index(indexed)
+    client = make_client(create_app(memory=indexed, port=5000))
+    results = client.get("/api/search?q=gearbox+backlash&limit=5").get_json()["results"]
+    second = next(r for r in results if r["factors"]["duplicate_penalty"] < 1)
+    html = client.get("/?q=gearbox+backlash&limit=5", headers=HTMX).get_data(as_text=True)
+    arithmetic = explain(second)["arithmetic"]
+    assert arithmetic.split(" = ")[0].endswith(f" × {second['factors']['duplicate_penalty']:.2f}")
+    assert f"<code>{arithmetic}</code>" in html
+    assert "similarity × trust × confidence × recency × duplicate penalty = score" in html
+
+
+def test_search_page_details(client):
+    html = client.get("/").get_data(as_text=True)
+    placeholder = re.search(r'placeholder="([^"]+)"', html).group(1)
+    assert "Martin" not in placeholder and "meetings" not in placeholder  # nothing from the demo memory
+    footer = html.split('<footer', 1)[1]
+    example = unescape(re.search(r'href="(/api/search\?[^"]+)"', footer).group(1))
+    response = client.get(example)
+    assert response.status_code == 200 and "results" in response.get_json()  # a working example
+    assert unescape(re.search(r'<a href="/api/search\?[^"]+">([^<]+)</a>', footer).group(1)) == example
+
+
+def test_file_page_breadcrumb_keeps_the_search(client):
+    html = client.get("/?q=martin+meetings&kind=markdown", headers=HTMX).get_data(as_text=True)
+    link = unescape(re.search(r'<a class="path" href="([^"]+)"', html).group(1))
+    assert "q=martin+meetings" in link and "kind=markdown" in link
+    page = client.get(link.split("#")[0]).get_data(as_text=True)
+    crumbs = page.split('class="crumbs"', 1)[1].split("</nav>", 1)[0]
+    assert 'href="/?q=martin+meetings&amp;kind=markdown"' in crumbs and "Search “martin meetings”" in crumbs
+    plain = client.get("/file/martin.md").get_data(as_text=True)
+    assert '<a href="/">Search</a>' in plain.split('class="crumbs"', 1)[1]
+
+
+def test_cli_explanation_uses_the_dashboard_words(indexed):
+    out = run_cli("--memory", str(indexed), "search", "martin meetings", "--limit", "2")
+    assert "× meaning " in out and "× keywords " in out
+    assert "vector" not in out and "keyword " not in out
 
 
 def test_search_filters(client):

@@ -281,7 +281,7 @@ def test_hostile_memory_renders_inert(server, page, memory):
         return {bad, scripts, iframes: document.querySelectorAll('iframe').length};
     }""")
     assert found["bad"] == []
-    assert found["scripts"] == [server.url + "/vendor/htmx.min.js"]
+    assert found["scripts"] == [server.url + "/vendor/htmx.min.js", server.url + "/static/dashboard.js"]
     assert found["iframes"] == 0
     assert "onerror=alert('source')" in page.locator(".badge.source").inner_text()  # shown as text
 
@@ -355,3 +355,50 @@ def test_hit_is_not_under_the_sticky_header_on_a_phone(server, browser, memory):
     # below the header with room to spare (the old 5rem margin left 0.1 px: any larger font hid it)
     assert hit["y"] >= header["y"] + header["height"] + 8, (hit, header)
     context.close()
+
+
+def test_keyboard_slash_search_and_few_tabs_to_why(server, page):
+    page.goto(server.url + "/coverage")
+    page.keyboard.press("/")  # from another page: opens search, ready to type
+    page.wait_for_url(server.url + "/")
+    page.wait_for_function("() => document.activeElement.id === 'q'")
+    page.keyboard.type("martin meetings")
+    page.wait_for_selector("li.result")
+    page.locator(".results-meta").click()  # focus leaves the box
+    page.keyboard.press("/")
+    assert page.evaluate("document.activeElement.id") == "q"
+    assert page.evaluate("document.getElementById('q').value") == "martin meetings"  # not typed into the box
+
+    # from the box, Tab goes through the filters, then the first result, then its "Why?"
+    filters = page.locator("fieldset.filters").locator("select, input:not([type=hidden]), a, button").count()
+    tabs = 0
+    while page.evaluate("!(document.activeElement.tagName === 'SUMMARY')") and tabs < 20:
+        page.keyboard.press("Tab")
+        tabs += 1
+    assert page.evaluate("document.activeElement.closest('li.result') === document.querySelector('li.result')")
+    assert tabs == filters + 2, tabs  # was 7 with three filters: the Search button and JSON link came first
+
+    # typing "/" into a field types it
+    page.goto(server.url + "/tag")
+    page.fill("input[name=path]", "")
+    page.locator("input[name=path]").press_sequentially("2026-03-22/")
+    assert page.input_value("input[name=path]") == "2026-03-22/"
+    assert page.url == server.url + "/tag"
+    assert page.problems == []
+
+
+def test_focus_moves_to_the_result_after_apply_and_undo(server, page, memory):
+    page.goto(server.url + "/tag")
+    page.click("text=Use the defaults")
+    page.wait_for_selector("table[data-preview]")
+    page.locator("form.apply button").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_selector("[data-result=applied]")
+    page.wait_for_function("() => document.activeElement.dataset.result === 'applied'")
+    for _ in range(2):  # from the message: the "Coverage now" link, then Undo
+        page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.textContent.trim()") == "Undo"
+    page.keyboard.press("Enter")
+    page.wait_for_selector("[data-result=undone]")
+    page.wait_for_function("() => document.activeElement.dataset.result === 'undone'")
+    assert page.problems == []
