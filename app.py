@@ -44,7 +44,7 @@ from tachikoma.web.memory_file import parse_lines, read_memory_file
 from tachikoma.tagfile import TagFileError
 from tachikoma.web.responses import (TAG_FILE_STATUS, error_response, failure_status, install_error_pages,
                                      is_fragment_request, json_error, json_response, page, tag_file_problem)
-from tachikoma.web.state import Dashboard, NoIndex
+from tachikoma.web.state import KEPT_UNDOS, Dashboard, NoIndex
 from tachikoma.web.templating import install_template_helpers
 from tachikoma.web.vendor import htmx_script
 
@@ -216,7 +216,7 @@ def api_stats():
 def tag():
     form = TagForm.read(request.args)
     ctx, status = preview(form) if "preview" in request.args else (preview_context(form), 200)
-    return page("tag.html", "partials/tag_preview.html", status=status, **ctx)
+    return page("tag.html", "partials/tag_preview.html", status=status, recent=dash().undos.recent(), **ctx)
 
 
 @bp.post("/tag/apply")
@@ -232,9 +232,14 @@ def tag_apply():
     except TachikomaError as exc:
         ctx["error"] = str(exc)
         return page("tag.html", "partials/tag_preview.html", status=500, **ctx)
-    undo_id = dash().undos.remember(applied) if applied.changes else None
+    undo_id, undo_error = None, None
+    if applied.changes:
+        try:
+            undo_id = dash().undos.remember(applied)
+        except (OSError, TachikomaError) as exc:
+            undo_error = f"Undo is not available: the undo record could not be saved ({exc})"
     dash().refresh_index()
-    return tagged_page(form, applied, undo_id=undo_id, undone=False)
+    return tagged_page(form, applied, undo_id=undo_id, undone=False, undo_error=undo_error)
 
 
 @bp.post("/tag/undo/<undo_id>")
@@ -242,8 +247,8 @@ def tag_undo(undo_id: str):
     applied = dash().undos.take(undo_id)
     if applied is None:
         return error_response(404, "Nothing to undo",
-                              "this change was already undone, or the server restarted since it was made; "
-                              "revert its git commit instead (`git log`, then `git revert <commit>`)")
+                              f"this change was already undone, or it is older than the last {KEPT_UNDOS} taggings "
+                              "kept for undoing; revert its git commit instead (`git log`, then `git revert <commit>`)")
     try:
         undone = tagging.undo(dash().root, applied, commit=True)
     except TachikomaError as exc:
@@ -270,13 +275,24 @@ def preview(form: TagForm) -> tuple[dict, int]:
     return preview_context(form, plan=plan, fingerprint=plan_fingerprint(plan)), 200
 
 
-def tagged_page(form: TagForm, applied: tagging.Applied, undo_id: str | None, undone: bool):
+def tagged_page(form: TagForm, applied: tagging.Applied, undo_id: str | None, undone: bool,
+                undo_error: str | None = None):
     try:
         coverage_now = stats.coverage(dash().root)
     except TachikomaError:
         coverage_now = None
-    return page("tag.html", "partials/tag_applied.html", form=form, applied=applied, undo_id=undo_id,
-                coverage=coverage_now, undone=undone)
+    response = page("tag.html", "partials/tag_applied.html", form=form, applied=applied, undo_id=undo_id,
+                    coverage=coverage_now, undone=undone, undo_error=undo_error, recent=dash().undos.recent())
+    response.headers["HX-Trigger"] = "tags-changed"  # the list of recent taggings refreshes itself
+    return response
+
+
+@bp.get("/tag/recent")
+def tag_recent():
+    """The recent taggings that can be undone (the tagging page refreshes its list with this)."""
+    if not is_fragment_request():
+        return redirect(url_for("dashboard.tag"), code=303)
+    return page("tag.html", "partials/tag_recent.html", recent=dash().undos.recent())
 
 
 # --------------------------------------------------------------------------- re-index

@@ -641,6 +641,67 @@ def test_apply_and_undo(app, client, indexed):
     assert again.status_code == 404
 
 
+def apply_defaults(client) -> str:
+    """Apply the default tags through the page; the undo address it offers."""
+    html = client.post("/tag/apply", data={**preview_form(client), "csrf_token": csrf_token(client)},
+                       headers=HTMX).get_data(as_text=True)
+    assert "Tagged 2 files" in html
+    return re.search(r'hx-post="(/tag/undo/[^"]+)"', html).group(1)
+
+
+def test_undo_survives_a_restart(app, client, indexed):
+    original = snapshot(indexed)
+    undo_url = apply_defaults(client)
+    assert snapshot(indexed) != original
+    restarted = make_client(create_app(memory=indexed, port=5000))  # a new process: new secret, empty memory
+    page = restarted.get("/tag").get_data(as_text=True)
+    recent = page.split('id="tag-recent"', 1)[1]
+    assert f'hx-post="{undo_url}"' in recent and "Tag 2 files (trust=self" in recent
+    stale = restarted.post(undo_url, headers={**HTMX, "X-CSRFToken": csrf_token(client)})  # the old page's token
+    assert stale.status_code == 400 and snapshot(indexed) != original
+    undone = restarted.post(undo_url, headers={**HTMX, "X-CSRFToken": csrf_token(restarted)})
+    assert undone.status_code == 200 and "Undone: 2 files restored" in undone.get_data(as_text=True)
+    assert undone.headers["HX-Trigger"] == "tags-changed"
+    assert snapshot(indexed) == original  # exact, byte for byte
+    assert f'hx-post="{undo_url}"' not in restarted.get("/tag/recent", headers=HTMX).get_data(as_text=True)
+    again = restarted.post(undo_url, headers={**HTMX, "X-CSRFToken": csrf_token(restarted)})
+    assert again.status_code == 404
+
+
+def test_undo_after_a_restart_leaves_a_file_changed_since_alone(app, client, indexed):
+    undo_url = apply_defaults(client)
+    tags = indexed / "tachikoma-tags.yaml"
+    tags.write_text(tags.read_text().replace("trust: self", "trust: owner", 1))  # someone retags one file by hand
+    edited = tags.read_text()
+    restarted = make_client(create_app(memory=indexed, port=5000))
+    html = restarted.post(undo_url, headers={**HTMX, "X-CSRFToken": csrf_token(restarted)}).get_data(as_text=True)
+    assert "Undone: 1 file restored" in html
+    assert "1 file not touched" in text_of(html) and "changed since the plan was made" in html
+    now = tags.read_text()
+    assert now != edited and "trust: owner" in now  # the other file's tags went, the hand edit stayed
+
+
+def test_undo_records_are_bounded_and_keys_never_name_a_path(client, indexed):
+    from tachikoma import tagging
+    from tachikoma.web.undo import UndoStore
+
+    store = UndoStore(indexed, 3)
+    applied = tagging.Applied(changes=[tagging.Change("a.jsonl", "transcript", {}, {"trust": "self"})], message="m",
+                              restore={"tachikoma-tags.yaml": tagging.Restore(b"\x00old bytes", "ab" * 32)})
+    keys = [store.remember(applied, created=1_000_000 + n) for n in range(5)]
+    kept = {p.stem for p in (indexed / ".cache" / "undo").glob("*.json")}
+    assert kept == set(keys[2:])  # the newest three
+    assert [r["key"] for r in store.recent()] == keys[:1:-1]
+    assert store.take(keys[0]) is None
+    taken = store.take(keys[-1])
+    assert taken.changes == applied.changes and taken.restore == applied.restore  # bytes round-trip exactly
+    assert store.take(keys[-1]) is None  # taken once
+    for key in ("../../tachikoma-tags", "", "a/b", "x" * 100):
+        assert store.take(key) is None
+    response = client.post("/tag/undo/..%2F..%2Fetc", headers={**HTMX, "X-CSRFToken": csrf_token(client)})
+    assert response.status_code == 404
+
+
 def test_apply_markdown_and_undo_byte_for_byte(client, indexed):
     original = snapshot(indexed)
     token = csrf_token(client)

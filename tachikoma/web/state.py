@@ -1,21 +1,21 @@
 """What outlives a request: the searcher (loaded once, shared under a lock),
-its warm-up, the background index job and the taggings that can be undone."""
+its warm-up, the background index job and the taggings that can be undone
+(kept on disk by `tachikoma.web.undo`)."""
 
 from __future__ import annotations
 
 import logging
 import os
-import secrets
 import threading
-from collections import OrderedDict
 from pathlib import Path
 
-from tachikoma import memory, tagging
+from tachikoma import memory
 from tachikoma.config import load_config
 from tachikoma.errors import NoIndexYet, TachikomaError
 from tachikoma.search import Filters, Searcher
 from tachikoma.watcher import Watcher
 from tachikoma.web.index_job import IndexJob
+from tachikoma.web.undo import UndoStore
 
 log = logging.getLogger("tachikoma.web")
 
@@ -37,7 +37,7 @@ class Dashboard:
         self.root = root
         self.config_path = config_path
         self.index_job = IndexJob(root, self.config)
-        self.undos = UndoStore(KEPT_UNDOS)
+        self.undos = UndoStore(root, KEPT_UNDOS)
         self._search_lock = threading.Lock()
         self._searcher: Searcher | None = None
         self._warm_lock = threading.Lock()
@@ -116,29 +116,3 @@ class Dashboard:
         if self._searcher is not None:
             self._searcher.close()
             self._searcher = None
-
-
-class UndoStore:
-    """Applied taggings by a random key, so a later request can undo one; the oldest beyond `size` are forgotten."""
-
-    def __init__(self, size: int):
-        self.size = size
-        self._applied: OrderedDict[str, tagging.Applied] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def remember(self, applied: tagging.Applied) -> str:
-        key = secrets.token_urlsafe(12)
-        with self._lock:
-            self._applied[key] = applied
-            while len(self._applied) > self.size:
-                self._applied.popitem(last=False)
-        return key
-
-    def take(self, key: str) -> tagging.Applied | None:
-        with self._lock:
-            return self._applied.pop(key, None)
-
-    def put_back(self, key: str, applied: tagging.Applied) -> None:
-        """Make `applied` undoable again under `key` (its undo failed)."""
-        with self._lock:
-            self._applied[key] = applied

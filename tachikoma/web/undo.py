@@ -1,0 +1,128 @@
+"""Taggings the dashboard can undo, kept on disk so Undo survives a restart.
+
+Each one is a JSON file in ``<root>/.cache/undo/``, named by a random key:
+the changes (each file's tags before and after), the exact bytes to put back
+(base64) with the hash of what was written, the commit and when. Like the
+rest of ``.cache`` it is derived and private: deleting the folder only loses
+the Undo buttons (a tagging commit can still be reverted with git). Undo
+stays exact: `tagging.undo` gives a file its former bytes back only when it
+still holds what the tagging wrote, and skips a file whose tags changed since.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import os
+import re
+import secrets
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+from tachikoma import tagging
+from tachikoma.atomic import atomic_write_bytes
+from tachikoma.memory import cache_dir
+
+log = logging.getLogger("tachikoma.web")
+
+FOLDER = "undo"
+_KEY = re.compile(r"[A-Za-z0-9_-]{16,64}")
+VERSION = 1
+
+
+def encode(applied: tagging.Applied, created: float) -> dict:
+    """`applied` as a JSON-ready record (bytes as base64)."""
+    return {
+        "version": VERSION, "created": created, "message": applied.message, "commit": applied.commit,
+        "changes": [asdict(c) for c in applied.changes],
+        "restore": {path: {"original": None if r.original is None else base64.b64encode(r.original).decode("ascii"),
+                           "written_sha256": r.written_sha256} for path, r in applied.restore.items()},
+    }
+
+
+def decode(record: dict) -> tagging.Applied:
+    """The Applied an `encode` record describes. Raises KeyError, TypeError or ValueError when it is damaged."""
+    if record.get("version") != VERSION:
+        raise ValueError(f"unknown undo record version {record.get('version')!r}")
+    return tagging.Applied(
+        changes=[tagging.Change(**c) for c in record["changes"]],
+        commit=record.get("commit"), message=record.get("message", ""),
+        restore={path: tagging.Restore(None if r["original"] is None else base64.b64decode(r["original"]),
+                                       r["written_sha256"]) for path, r in record["restore"].items()},
+    )
+
+
+class UndoStore:
+    """The last `size` taggings of the memory folder `root` that can be undone, by random key."""
+
+    def __init__(self, root: Path, size: int):
+        self.root = Path(root)
+        self.size = size
+
+    def _folder(self) -> Path:
+        folder = cache_dir(self.root) / FOLDER
+        folder.mkdir(exist_ok=True)
+        return folder
+
+    def _path(self, key: str) -> Path | None:
+        return self._folder() / f"{key}.json" if _KEY.fullmatch(key or "") else None
+
+    def remember(self, applied: tagging.Applied, key: str | None = None, created: float | None = None) -> str:
+        """Keep `applied` for undoing; its key. The oldest records beyond `size` are forgotten."""
+        key = key or secrets.token_urlsafe(18)
+        path = self._path(key)
+        created = time.time() if created is None else created
+        atomic_write_bytes(path, json.dumps(encode(applied, created)).encode("utf-8"))
+        os.utime(path, (created, created))  # records are ordered by modification time
+        for old in self._records()[self.size:]:
+            old.unlink(missing_ok=True)
+        return key
+
+    def take(self, key: str) -> tagging.Applied | None:
+        """The tagging under `key`, removed from the store (None: unknown, already undone, or damaged).
+
+        Taking renames the record first, so two Undo clicks at once (even
+        from two dashboards) cannot both get it.
+        """
+        path = self._path(key)
+        if path is None:
+            return None
+        claimed = path.with_suffix(f".taken-{secrets.token_hex(4)}")
+        try:
+            os.replace(path, claimed)
+        except FileNotFoundError:
+            return None
+        try:
+            return decode(json.loads(claimed.read_bytes()))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            log.warning("undo record %s is damaged: %s", path.name, exc)
+            return None
+        finally:
+            claimed.unlink(missing_ok=True)
+
+    def put_back(self, key: str, applied: tagging.Applied) -> None:
+        """Make `applied` undoable again under `key` (its undo failed)."""
+        self.remember(applied, key=key)
+
+    def recent(self, limit: int = 5) -> list[dict]:
+        """The newest records for the page: {"key", "created", "message", "commit", "paths"}."""
+        found = []
+        for path in self._records()[:limit]:
+            try:
+                record = json.loads(path.read_bytes())
+                found.append({"key": path.stem, "created": record["created"], "message": record["message"],
+                              "commit": record.get("commit"), "paths": [c["path"] for c in record["changes"]]})
+            except (OSError, ValueError, KeyError, TypeError):
+                continue
+        return found
+
+    def _records(self) -> list[Path]:
+        """Record files, newest first."""
+        def created(path: Path) -> float:
+            try:
+                return path.stat().st_mtime
+            except OSError:
+                return 0.0
+        return sorted((p for p in self._folder().glob("*.json") if _KEY.fullmatch(p.stem)), key=created, reverse=True)
