@@ -269,7 +269,8 @@ def preview(form: TagForm) -> tuple[dict, int]:
         return preview_context(form), 400
     selector, values = parsed
     try:
-        plan = tagging.plan(dash().root, values, selector, overwrite=form.overwrite)
+        plan = tagging.plan(dash().root, values, selector, overwrite=form.overwrite,
+                            max_bytes=dash().max_file_bytes())
     except TachikomaError as exc:
         return preview_context(form, error=str(exc)), 500
     return preview_context(form, plan=plan, fingerprint=plan_fingerprint(plan)), 200

@@ -23,10 +23,11 @@ import re
 import secrets
 import stat
 from pathlib import Path
+from typing import BinaryIO, Callable
 
 from . import faults
 
-__all__ = ["atomic_write_bytes", "atomic_write_text", "remove_leftovers"]
+__all__ = ["atomic_write_bytes", "atomic_write_text", "atomic_write_with", "remove_leftovers"]
 
 
 _TOKEN_BYTES = 6
@@ -58,6 +59,12 @@ def atomic_write_text(path: str | os.PathLike, text: str, encoding: str = "utf-8
 
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
     """Write `data` to `path` atomically (see the module docstring)."""
+    atomic_write_with(path, lambda handle: handle.write(data))
+
+
+def atomic_write_with(path: str | os.PathLike, fill: Callable[[BinaryIO], object]) -> None:
+    """Replace `path` atomically with what `fill(handle)` writes to an open binary file, so
+    large contents can be streamed instead of held in memory (see the module docstring)."""
     target = Path(os.path.realpath(path))
     folder = target.parent
     try:
@@ -70,7 +77,7 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            fill(handle)
             handle.flush()
             os.fsync(handle.fileno())
             if mode is not None:

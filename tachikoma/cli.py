@@ -412,7 +412,8 @@ def cmd_tag(args) -> int:
         else:
             selector = tagging.Selector(kind=args.kind, pattern=args.path, untagged_only=args.untagged,
                                         modified_since=args.since, modified_until=args.until)
-            plan = tagging.plan(root, values, selector, overwrite=args.overwrite)
+            plan = tagging.plan(root, values, selector, overwrite=args.overwrite,
+                                max_bytes=_config(args, root).max_file_bytes)
     except InvalidTagValue as exc:
         raise TachikomaError(str(exc)) from None
     applied = None

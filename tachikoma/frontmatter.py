@@ -26,10 +26,12 @@ so callers can warn (the reader, stats) or refuse to rewrite it (tagging).
 
 from __future__ import annotations
 
+import codecs
 import collections.abc
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 import yaml
 from yaml.constructor import ConstructorError
@@ -232,22 +234,44 @@ def read_front_matter(path: Path) -> FrontMatter:
     the file cannot be read and UnicodeDecodeError when the head is not UTF-8.
     """
     with open(path, "rb") as handle:
-        first = handle.readline(MAX_FRONT_MATTER)
-        if not _OPEN.match(first.decode("utf-8", "replace")):
-            return FrontMatter()
-        head = [first]
-        size = len(first)
-        while True:
-            line = handle.readline(MAX_FRONT_MATTER)
-            if not line:
-                break
-            head.append(line)
-            size += len(line)
-            if _CLOSE.match(line.decode("utf-8")):
-                break
-            if size > MAX_FRONT_MATTER:
-                return FrontMatter(error=f"front matter longer than {MAX_FRONT_MATTER} bytes or never closed")
-    return split(b"".join(head).decode("utf-8"))
+        try:
+            head = read_head(handle)
+        except ValueError as exc:
+            return FrontMatter(error=str(exc))
+    if head in (b"", codecs.BOM_UTF8):
+        return FrontMatter()
+    return split(head.decode("utf-8"))
+
+
+def read_head(handle: BinaryIO) -> bytes:
+    """The bytes a front matter edit may change, read from the start of the open binary `handle`.
+
+    That is the front matter block with both fences and the closing line's
+    newline (with a UTF-8 byte order mark before it, if any); for a file with
+    no block, only its byte order mark, or b"". The handle is left just after
+    them, so the rest is the body, which can be copied without being read
+    into memory. A block never closed comes back whole (`split` then reports
+    it). Raises ValueError when the block is longer than `MAX_FRONT_MATTER`.
+    """
+    start = handle.tell()
+    first = handle.readline(MAX_FRONT_MATTER)
+    if not _OPEN.match(first.decode("utf-8", "replace")):
+        bom = codecs.BOM_UTF8 if first.startswith(codecs.BOM_UTF8) else b""
+        handle.seek(start + len(bom))
+        return bom
+    head = [first]
+    size = len(first)
+    while True:
+        line = handle.readline(MAX_FRONT_MATTER)
+        if not line:
+            break
+        head.append(line)
+        size += len(line)
+        if _CLOSE.match(line.decode("utf-8", "replace")):
+            break
+        if size > MAX_FRONT_MATTER:
+            raise ValueError(f"front matter longer than {MAX_FRONT_MATTER} bytes or never closed")
+    return b"".join(head)
 
 
 def _yaml_scalar(value: str) -> str:

@@ -34,23 +34,26 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import io
 import json
 import os
 import re
 from dataclasses import asdict, dataclass, field, replace
 from datetime import date, datetime
 from pathlib import Path
-from typing import NamedTuple
+from typing import BinaryIO, NamedTuple
 
 from filelock import FileLock, Timeout
 
 from . import faults, gitutil, tagfile
-from .atomic import atomic_write_bytes, atomic_write_text, remove_leftovers
+from .atomic import atomic_write_bytes, atomic_write_text, atomic_write_with, remove_leftovers
 from .documents import KINDS, MARKDOWN, TRANSCRIPT
+from .config import load_config
 from .errors import TachikomaError
-from .frontmatter import read_front_matter, remove_keys, set_keys, split
+from .frontmatter import read_front_matter, read_head, remove_keys, set_keys, split
 from .gitutil import Blob
 from .memory import TAG_FILE, PathOutsideMemory, cache_dir, safe_path, walk
+from .reader import BINARY_SNIFF_BYTES, is_binary
 from .tags import TAG_KEYS, UNTAGGED, InvalidTagValue, Tags, check_value
 
 DEFAULTS = {"source": "tachikoma", "trust": "self", "confidence": "medium"}
@@ -264,6 +267,8 @@ class Plan:
     #: Files that passed the selector (changed, skipped or already tagged).
     matched: int = 0
     warnings: list[str] = field(default_factory=list)
+    #: Notes larger than this are not tagged (``[index] max_file_bytes``: what indexing reads).
+    max_bytes: int | None = None
 
     @property
     def unchanged(self) -> int:
@@ -273,11 +278,25 @@ class Plan:
 
 @dataclass
 class Restore:
-    """How to put one file back byte for byte: its bytes before (None: it did not
-    exist) and the hash of the bytes tachikoma wrote."""
+    """How to put one file back byte for byte once tachikoma wrote it.
+
+    For the tag file, `original` is all its bytes before (None: it did not
+    exist). For a note, whose body tagging never changes, `original` is only
+    its head before (the front matter block, see `frontmatter.read_head`)
+    and `head_only` is set: the body is taken from the file, so restoring
+    a large note never holds it in memory.
+    """
 
     original: bytes | None
     written_sha256: str
+    original_sha256: str | None = None
+    head_only: bool = False
+
+    def before(self, written: bytes) -> bytes | None:
+        """The bytes before the write, given the bytes written (which hash to `written_sha256`)."""
+        if not self.head_only or self.original is None:
+            return self.original
+        return self.original + written[len(read_head(io.BytesIO(written))):]
 
 
 @dataclass
@@ -314,19 +333,24 @@ def check_values(values: dict[str, str | None]) -> dict[str, str]:
     return {k: checked[k] for k in TAG_KEYS if k in checked}
 
 
-def plan(root: Path, values: dict[str, str], selector: Selector | None = None, overwrite: bool = False) -> Plan:
+def plan(root: Path, values: dict[str, str], selector: Selector | None = None, overwrite: bool = False,
+         max_bytes: int | None = None) -> Plan:
     """What tagging the files chosen by `selector` with `values` would change. Writes nothing.
 
     Existing valid values are kept unless `overwrite`; an invalid existing
     value counts as missing and is replaced. Files whose front matter is
-    malformed are listed in `skipped` and never rewritten. Raises
+    malformed are listed in `skipped` and never rewritten, and so are notes
+    indexing would not read: binary, or over `max_bytes` (default: the
+    memory's ``[index] max_file_bytes``). Raises
     InvalidTagValue for a value outside the vocabulary, and TagFileError when
     the tag file cannot be read.
     """
     root = Path(root).resolve()
     selector = selector or Selector()
     values = check_values(values)
-    result = Plan(root=root, values=values, overwrite=overwrite)
+    if max_bytes is None:
+        max_bytes = load_config(root).max_file_bytes
+    result = Plan(root=root, values=values, overwrite=overwrite, max_bytes=max_bytes)
     tags_file = tagfile.load(root)
     result.warnings.extend(tags_file.warnings)
     times = gitutil.last_commit_times(root) if selector.uses_dates else {}
@@ -342,6 +366,12 @@ def plan(root: Path, values: dict[str, str], selector: Selector | None = None, o
         created_block = False
         if item.kind == MARKDOWN:
             try:
+                with open(item.abspath, "rb") as handle:
+                    refused = refusal(handle, max_bytes)
+                if refused:
+                    result.matched += 1
+                    result.skipped.append(Skip(item.path, refused))
+                    continue
                 fm = read_front_matter(item.abspath)
             except UnicodeDecodeError:
                 result.matched += 1
@@ -411,7 +441,9 @@ def apply(root: Path, plan: Plan, commit: bool = True, lock_timeout: float = 120
     malformed, and TachikomaError when the lock cannot be had in time.
     """
     values = ", ".join(f"{k}={v}" for k, v in plan.values.items())
-    return _write(Path(root), plan.changes, commit, ("tag", values), restore=None, lock_timeout=lock_timeout)
+    limit = plan.max_bytes if plan.max_bytes is not None else load_config(Path(root)).max_file_bytes
+    return _write(Path(root), plan.changes, commit, ("tag", values), restore=None, lock_timeout=lock_timeout,
+                  max_bytes=limit)
 
 
 def undo(root: Path, applied: "Applied | list[Change]", commit: bool = True, lock_timeout: float = 120) -> Applied:
@@ -460,7 +492,7 @@ def lock_for(root: Path, timeout: float = 120) -> FileLock:
 
 
 def _write(root: Path, changes: list[Change], commit: bool, action: tuple[str, str], restore,
-           lock_timeout: float) -> Applied:
+           lock_timeout: float, max_bytes: int | None = None) -> Applied:
     """Write `changes` and commit them, under the lock. `action` is ("tag", values) or ("undo", "").
 
     Before the first file is touched, the planned changes go into a journal
@@ -485,7 +517,7 @@ def _write(root: Path, changes: list[Change], commit: bool, action: tuple[str, s
             _save_journal(root, action, commit, markdown + transcripts)
         written: list[str] = []
         for change in markdown:
-            if _write_markdown(root, change, restore or {}, result):
+            if _write_markdown(root, change, restore or {}, result, max_bytes):
                 written.append(change.path)
                 faults.point("tag-wrote-file")
         if transcripts:
@@ -688,7 +720,7 @@ def _git_edit(root: Path, path: str, result: Applied, earlier: Restore | None):
     mine = result.restore.get(path)
 
     def edit(data: bytes) -> bytes | None:
-        if mine is not None and mine.original is not None and data == mine.original:
+        if mine is not None and mine.original_sha256 is not None and _sha(data) == mine.original_sha256:
             try:
                 now: bytes | None = (root / path).read_bytes()
             except FileNotFoundError:
@@ -696,7 +728,7 @@ def _git_edit(root: Path, path: str, result: Applied, earlier: Restore | None):
             if _sha(now) == mine.written_sha256:
                 return now
         if earlier is not None and _sha(data) == earlier.written_sha256:
-            return earlier.original
+            return earlier.before(data)
         return semantic(data)
 
     return edit
@@ -704,18 +736,32 @@ def _git_edit(root: Path, path: str, result: Applied, earlier: Restore | None):
 
 def _edit_markdown(data: bytes, change: Change) -> bytes:
     """`data`, a markdown file's bytes, with `change` made to its front matter. Raises ValueError."""
+    head = read_head(io.BytesIO(data))
+    return _edit_head(head, data[len(head):len(head) + _SAMPLE], change) + data[len(head):]
+
+
+#: How much of the body `_edit_head` sees: enough to choose the line ending of a new block.
+_SAMPLE = 200
+
+
+def _edit_head(head: bytes, sample: bytes, change: Change) -> bytes:
+    """The new head (see `frontmatter.read_head`) of a note whose head is `head` and whose body
+    starts with `sample`, once `change` is made. Raises ValueError when it cannot be done safely."""
     try:
-        text = data.decode("utf-8")
+        text = head.decode("utf-8")
     except UnicodeDecodeError:
-        raise ValueError("not UTF-8 text") from None
+        raise ValueError("front matter is not UTF-8 text") from None
+    start = sample.decode("utf-8", "replace")  # only read to pick a line ending; the body is never rewritten
     bom = _BOM if text.startswith(_BOM) else ""
-    text = text[len(bom):]
+    text = text[len(bom):] + start
     removed = [k for k in change.keys if k not in change.after]
     if removed:
         text = remove_keys(text, removed, drop_empty_block=change.created_block)
     if change.after:
         text = set_keys(text, change.after)
-    return (bom + text).encode("utf-8")
+    if not text.endswith(start):
+        raise ValueError("could not update front matter safely: the body would change")
+    return (bom + text[:len(text) - len(start)]).encode("utf-8")
 
 
 def _edit_entry(entries: dict, change: Change) -> None:
@@ -752,10 +798,24 @@ def _mismatch(now: dict[str, str], change: Change) -> str | None:
     return None
 
 
-def _write_markdown(root: Path, change: Change, restore: dict[str, Restore], result: Applied) -> bool:
+def refusal(handle: BinaryIO, max_bytes: int | None) -> str | None:
+    """Why the open note must not be tagged, as indexing would not read it: over `max_bytes`
+    (``[index] max_file_bytes``) or binary. Costs one stat and one small read."""
+    size = os.fstat(handle.fileno()).st_size
+    if max_bytes is not None and size > max_bytes:
+        return f"{size} bytes, over the {max_bytes}-byte limit ([index] max_file_bytes); not tagged"
+    position = handle.tell()
+    binary = is_binary(handle.read(BINARY_SNIFF_BYTES))
+    handle.seek(position)
+    return "binary file (contains NUL bytes); not tagged" if binary else None
+
+
+def _write_markdown(root: Path, change: Change, restore: dict[str, Restore], result: Applied,
+                    max_bytes: int | None) -> bool:
+    """Make `change` to one note: only its head is read and rewritten, the body is copied through."""
     try:
         path = safe_path(root, change.path)
-        data = path.read_bytes()
+        handle = open(path, "rb")
     except PathOutsideMemory as exc:
         result.skipped.append(Skip(change.path, str(exc)))
         return False
@@ -765,43 +825,74 @@ def _write_markdown(root: Path, change: Change, restore: dict[str, Restore], res
     except OSError as exc:
         result.skipped.append(Skip(change.path, f"cannot read ({exc.strerror})"))
         return False
-    exact = restore.get(change.path)
-    if exact is not None and exact.original is not None and _sha(data) == exact.written_sha256:
-        new = exact.original
-    else:
+    with handle:
         try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            result.skipped.append(Skip(change.path, "not UTF-8 text; not rewritten"))
-            return False
-        bom = _BOM if text.startswith(_BOM) else ""
-        text = text[len(bom):]
-        fm = split(text)
-        if fm.error:
-            result.skipped.append(Skip(change.path, f"{fm.error}; not rewritten"))
-            return False
-        repeated = fm.duplicate_problem(TAG_KEYS)
-        if repeated:
-            result.skipped.append(Skip(change.path, f"{repeated}; not rewritten"))
-            return False
-        why = _mismatch(current_values(fm.meta), change)
+            why = refusal(handle, max_bytes)
+            head = read_head(handle)
+        except ValueError as exc:
+            why = f"{exc}; not rewritten"
+        except OSError as exc:
+            why = f"cannot read ({exc.strerror})"
         if why:
             result.skipped.append(Skip(change.path, why))
             return False
-        removed = [k for k in change.keys if k not in change.after]
-        if not removed:
-            # Setting tags: note whether the block is new, so undo can remove it again.
-            change = replace(change, created_block=not fm.block)
-        try:
-            new = _edit_markdown(data, change)
-        except ValueError as exc:
-            result.skipped.append(Skip(change.path, f"{exc}; not rewritten"))
-            return False
-    if new != data:
-        atomic_write_bytes(path, new)
+        old_sha = _stream_sha(handle, head)
+        exact = restore.get(change.path)
+        if exact is not None and exact.head_only and exact.original is not None and old_sha == exact.written_sha256:
+            new_head = exact.original
+        else:
+            try:
+                fm = split(head.decode("utf-8").removeprefix(_BOM))
+            except UnicodeDecodeError:
+                result.skipped.append(Skip(change.path, "front matter is not UTF-8 text; not rewritten"))
+                return False
+            problem = fm.error or fm.duplicate_problem(TAG_KEYS)
+            why = f"{problem}; not rewritten" if problem else _mismatch(current_values(fm.meta), change)
+            if why:
+                result.skipped.append(Skip(change.path, why))
+                return False
+            if not [k for k in change.keys if k not in change.after]:
+                # Setting tags: note whether the block is new, so undo can remove it again.
+                change = replace(change, created_block=not fm.block)
+            handle.seek(len(head))
+            try:
+                new_head = _edit_head(head, handle.read(_SAMPLE), change)
+            except ValueError as exc:
+                result.skipped.append(Skip(change.path, f"{exc}; not rewritten"))
+                return False
+        new_sha = old_sha if new_head == head else _rewrite_head(path, handle, len(head), new_head)
     result.changes.append(change)
-    result.restore[change.path] = Restore(original=data, written_sha256=_sha(new))
-    return new != data
+    result.restore[change.path] = Restore(original=head, written_sha256=new_sha, original_sha256=old_sha,
+                                          head_only=True)
+    return new_head != head
+
+
+def _stream_sha(handle: BinaryIO, head: bytes) -> str:
+    """The sha256 of the whole open file, read in blocks (`head` is its start, already read)."""
+    digest = hashlib.sha256(head)
+    handle.seek(len(head))
+    for block in iter(lambda: handle.read(_BLOCK), b""):
+        digest.update(block)
+    return digest.hexdigest()
+
+
+_BLOCK = 1 << 20
+
+
+def _rewrite_head(path: Path, handle: BinaryIO, body_at: int, new_head: bytes) -> str:
+    """Atomically replace the file's first `body_at` bytes with `new_head`, copying the body from
+    `handle` block by block; return the sha256 of what was written."""
+    digest = hashlib.sha256(new_head)
+
+    def fill(out: BinaryIO) -> None:
+        out.write(new_head)
+        handle.seek(body_at)
+        for block in iter(lambda: handle.read(_BLOCK), b""):
+            out.write(block)
+            digest.update(block)
+
+    atomic_write_with(path, fill)
+    return digest.hexdigest()
 
 
 def _write_transcripts(root: Path, tags_file: tagfile.TagFile, changes: list[Change],
@@ -819,7 +910,8 @@ def _write_transcripts(root: Path, tags_file: tagfile.TagFile, changes: list[Cha
         else:
             atomic_write_bytes(target, exact.original)
         result.changes.extend(changes)
-        result.restore[TAG_FILE] = Restore(original=before_bytes, written_sha256=_sha(exact.original))
+        result.restore[TAG_FILE] = Restore(original=before_bytes, written_sha256=_sha(exact.original),
+                                           original_sha256=_sha(before_bytes))
         return [TAG_FILE]
 
     # `tagfile.parse` already gave every entry its own copy, and `_edit_entry` replaces
@@ -846,5 +938,6 @@ def _write_transcripts(root: Path, tags_file: tagfile.TagFile, changes: list[Cha
     tagfile.save(root, entries)
     after_bytes = target.read_bytes()
     result.changes.extend(done)
-    result.restore[TAG_FILE] = Restore(original=before_bytes, written_sha256=_sha(after_bytes))
+    result.restore[TAG_FILE] = Restore(original=before_bytes, written_sha256=_sha(after_bytes),
+                                       original_sha256=_sha(before_bytes))
     return [TAG_FILE] if after_bytes != before_bytes else []

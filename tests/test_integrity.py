@@ -234,3 +234,72 @@ def test_a_run_that_wrote_files_and_died_is_committed_by_the_next_run(git_memory
     assert done.commit and sorted(done.paths) == sorted(c.path for c in plan.changes)
     assert "interrupted" in git(git_memory, "log", "-1", "--format=%B")
     assert git(git_memory, "status", "--porcelain") == ""
+
+
+# --------------------------------------------------------------------------- tagging huge and binary files
+
+
+def sparse(path, size):
+    with open(path, "wb") as handle:
+        handle.write(b"---\ntitle: huge\n---\n")
+        handle.truncate(size)
+
+
+def test_tag_refuses_a_note_over_the_size_limit_without_reading_it(git_memory):
+    huge = git_memory / "huge.md"
+    sparse(huge, 60_000_000)
+    blocks = os.stat(huge).st_blocks
+    plan = tagging.plan(git_memory, {"trust": "self"}, tagging.Selector(pattern="huge.md"))
+    assert plan.changes == []
+    [(path, reason)] = plan.skipped
+    assert path == "huge.md" and "60000000 bytes" in reason and "max_file_bytes" in reason, reason
+    # A change planned before the file grew is refused at write time too.
+    change = tagging.Change("huge.md", "markdown", {}, {"trust": "self"})
+    applied = tagging.apply(git_memory, tagging.Plan(root=git_memory, values={"trust": "self"}, overwrite=False,
+                                                     changes=[change]))
+    assert applied.changes == [] and "max_file_bytes" in applied.skipped[0].reason
+    assert os.stat(huge).st_blocks == blocks, "the sparse file was not rewritten"
+    assert applied.commit is None
+
+
+def test_tag_uses_the_configured_size_limit(git_memory):
+    (git_memory / "tachikoma.toml").write_text("[index]\nmax_file_bytes = 100\n")
+    plan = tagging.plan(git_memory, {"trust": "self"}, tagging.Selector(pattern="martin.md"), overwrite=True)
+    assert plan.changes == [] and "over the 100-byte limit" in plan.skipped[0].reason
+
+
+def test_tag_refuses_a_binary_note(git_memory):
+    (git_memory / "blob.md").write_bytes(b"---\ntitle: x\n---\n\x00\x01\x02binary")
+    plan = tagging.plan(git_memory, {"trust": "self"}, tagging.Selector(pattern="blob.md"))
+    assert plan.changes == [] and "binary" in plan.skipped[0].reason
+
+
+def test_cli_tag_on_a_huge_note_says_why_and_changes_nothing(git_memory):
+    import subprocess
+    import sys
+
+    sparse(git_memory / "huge.md", 60_000_000)
+    done = subprocess.run([sys.executable, "-m", "tachikoma", "--memory", str(git_memory), "tag", "--path", "huge.md",
+                           "--trust", "self"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "huge.md" in done.stderr and "limit" in done.stderr
+    assert "nothing to tag" in done.stdout
+
+
+def test_the_body_is_streamed_byte_for_byte_even_when_it_is_not_utf8(git_memory):
+    """The rewrite copies the body without decoding it: bytes across block boundaries, invalid UTF-8, CRLF."""
+    from gitrepo import git
+
+    body = b"".join(bytes([i % 256]) * 3 + b"\r\n\xe2\x82" for i in range(1, 700_000)).replace(b"\x00", b"0")
+    note = git_memory / "big.md"
+    note.write_bytes(b"---\r\ntitle: big\r\n---\r\n" + body)
+    git(git_memory, "add", "big.md")
+    git(git_memory, "commit", "-q", "-m", "big")
+    plan = tagging.plan(git_memory, {"trust": "self"}, tagging.Selector(pattern="big.md"))
+    assert [c.path for c in plan.changes] == ["big.md"], plan.skipped
+    applied = tagging.apply(git_memory, plan)
+    assert applied.commit, applied.commit_error
+    assert note.read_bytes() == b"---\r\ntitle: big\r\ntrust: self\r\n---\r\n" + body
+    assert git(git_memory, "status", "--porcelain") == ""
+    undone = tagging.undo(git_memory, applied)
+    assert undone.commit and note.read_bytes() == b"---\r\ntitle: big\r\n---\r\n" + body
