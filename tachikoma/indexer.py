@@ -119,7 +119,8 @@ def plan_run(root: Path, store: Store, warn: Warn | None = None, rechunk: bool =
     known = store.files()
     plan = Plan([], [], [], [])
     seen = set()
-    for f in memory.walk(root, warn):
+    unlisted: list[str] = []
+    for f in memory.walk(root, warn, unlisted):
         seen.add(f.path)
         row = known.get(f.path)
         same_stat = row is not None and row.size == f.size and row.mtime_ns == f.mtime_ns
@@ -150,7 +151,9 @@ def plan_run(root: Path, store: Store, warn: Warn | None = None, rechunk: bool =
                 plan.touched.append((f, sha))
         else:
             plan.todo.append((f, "changed"))
-    plan.removed = sorted(set(known) - seen)
+    # A folder that could not be listed (for now) still holds its files: they are not removed.
+    hidden = tuple("" if folder == "." else folder + "/" for folder in unlisted)
+    plan.removed = sorted(path for path in set(known) - seen if not path.startswith(hidden))
     return plan
 
 
@@ -196,7 +199,7 @@ def freshness(root: Path) -> dict:
     if not path.exists():
         return empty
     try:
-        with Store(path) as store:
+        with Store(path, readonly=True) as store:
             stamp = store.get_meta("last_indexed_at")
             if stamp is None:
                 return empty

@@ -121,6 +121,9 @@ def safe_path(root: Path, rel_path: str) -> Path:
     pure = PurePosixPath(rel_path.replace("\\", "/") if os.sep == "\\" else rel_path)
     if pure.is_absolute() or any(part in ("..", "") or part.startswith(".") for part in pure.parts):
         raise PathOutsideMemory(f"{printable(repr(rel_path))} is not a path inside the memory folder")
+    if _too_long(Path(root), pure):
+        # No file can have this name: asking the file system would fail with ENAMETOOLONG.
+        raise PathOutsideMemory(f"{printable(repr(rel_path[:60]))}…: name too long to be a file in the memory folder")
     reason = _refusal(Path(root).resolve(), Path(root).resolve() / pure)
     if reason is not None:
         raise PathOutsideMemory(f"{printable(repr(rel_path))}: {reason}")
@@ -155,6 +158,16 @@ def read_text(root: Path, rel_path: str, lines: str | None = None, max_bytes: in
             "text": "\n".join(all_lines[first - 1:last])}
 
 
+def _too_long(root: Path, pure: PurePosixPath) -> bool:
+    """Whether a name in `pure`, or the whole path below `root`, is longer than the file system allows."""
+    try:
+        name_max, path_max = os.pathconf(root, "PC_NAME_MAX"), os.pathconf(root, "PC_PATH_MAX")
+    except (OSError, ValueError, AttributeError):  # not POSIX, or unknown here
+        name_max, path_max = 255, 4096
+    return (any(len(os.fsencode(part)) > name_max for part in pure.parts)
+            or len(os.fsencode(str(root / pure))) >= path_max)
+
+
 @dataclass(frozen=True)
 class MemoryFile:
     path: str  # relative, POSIX separators
@@ -164,18 +177,28 @@ class MemoryFile:
     mtime_ns: int
 
 
-def walk(root: Path, warn=None) -> list[MemoryFile]:
+def walk(root: Path, warn=None, unlisted: list[str] | None = None) -> list[MemoryFile]:
     """Every markdown and transcript file under `root`, sorted by path.
 
     `warn(message)` is called for each file or folder skipped for a reason
     the person may want to fix: a symlink that leaves the root, points into
     a hidden folder or loops, a symlinked folder (never followed), a name
-    that is not UTF-8, a file that cannot be read. Names in messages go
+    that is not UTF-8, a file that cannot be read, a folder that cannot be
+    listed ("cannot list (Permission denied)": its files are unknown, and
+    its relative path is added to `unlisted` when given). Names in messages go
     through `printable`.
     """
     root = root.resolve()
     found: list[MemoryFile] = []
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+
+    def unlistable(exc: OSError) -> None:
+        folder = Path(exc.filename) if exc.filename else root
+        rel = folder.relative_to(root).as_posix() if folder != root else "."
+        if unlisted is not None:
+            unlisted.append(rel)
+        _warn(warn, f"{printable(rel)}: cannot list ({exc.strerror or exc}), skipped")
+
+    for dirpath, dirnames, filenames in os.walk(root, onerror=unlistable, followlinks=False):
         here = Path(dirpath)
         kept = []
         for name in sorted(dirnames):

@@ -300,7 +300,7 @@ class Searcher:
         path = memory.index_path(root)
         if not path.exists():  # never create an empty index just by searching
             raise NoIndexYet("no index yet: run `tachikoma index` first")
-        self.store = Store(path)
+        self.store = Store(path, readonly=True)  # searching needs no write access to the memory
         built_with = self.store.embedder
         if built_with is None:
             self.store.close()

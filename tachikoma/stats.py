@@ -62,7 +62,8 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
 
     def walk_warning(message: str) -> None:
         path, _, reason = message.partition(": ")
-        problems.append({"path": path, "reason": reason or message})
+        problems.append({"path": path, "reason": reason or message,
+                         **({"kind": "unreadable-folder"} if reason.startswith("cannot list") else {})})
 
     total = _bucket()
     by_kind = {kind: _bucket() for kind in KINDS}

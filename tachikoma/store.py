@@ -154,22 +154,32 @@ class Store:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise TachikomaError(f"cannot create {self.path.parent} ({exc.strerror})") from None
-        uri = f"file:{self.path}?mode=ro" if readonly else f"file:{self.path}"
         try:
-            self.db = sqlite3.connect(uri, uri=True, timeout=30, check_same_thread=False)
-        except sqlite3.Error as exc:
+            self._open(f"file:{self.path}?mode=ro" if readonly else f"file:{self.path}", readonly)
+        except sqlite3.OperationalError as exc:
+            # A read-only reader of a WAL index needs its -shm file, which a folder it cannot write
+            # (a read-only mount, another user's memory) lets it neither find nor create; SQLite
+            # can then read the file only as immutable, so no writer may be running there.
+            if not readonly or "unable to open" not in str(exc):
+                raise index_error(self.path, exc) from exc
+            try:
+                self._open(f"file:{self.path}?mode=ro&immutable=1", readonly)
+            except sqlite3.DatabaseError as again:
+                raise index_error(self.path, again) from again
+        except sqlite3.DatabaseError as exc:
             raise index_error(self.path, exc) from exc
+
+    def _open(self, uri: str, readonly: bool) -> None:
+        self.db = sqlite3.connect(uri, uri=True, timeout=30, check_same_thread=False)
         try:
             self.db.execute("PRAGMA busy_timeout = 30000")
             if not readonly:
                 self.db.execute("PRAGMA journal_mode = WAL")
                 self.db.execute("PRAGMA synchronous = NORMAL")
             self.db.execute("PRAGMA foreign_keys = ON")
+            self.db.execute("SELECT count(*) FROM sqlite_master").fetchone()  # the first read opens the file
             self._migrate(readonly)
             self._identity = self._file_identity()
-        except sqlite3.DatabaseError as exc:
-            self.db.close()
-            raise index_error(self.path, exc) from exc
         except BaseException:
             self.db.close()
             raise

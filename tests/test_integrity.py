@@ -5,7 +5,9 @@ size limit) must leave the file marked as needing work, so a later run
 retries it, and a change of the size limit makes the affected files eligible.
 """
 
+import json
 import os
+from pathlib import Path
 
 import pytest
 
@@ -303,3 +305,96 @@ def test_the_body_is_streamed_byte_for_byte_even_when_it_is_not_utf8(git_memory)
     assert git(git_memory, "status", "--porcelain") == ""
     undone = tagging.undo(git_memory, applied)
     assert undone.commit and note.read_bytes() == b"---\r\ntitle: big\r\n---\r\n" + body
+
+
+# --------------------------------------------------------------------------- siblings
+
+
+@pytest.mark.parametrize("rel", ["a" * 300 + ".md", "/".join(["d" * 200] * 30) + "/x.md", "x/" + "b" * 5000])
+def test_file_page_with_a_very_long_path_is_404(memory, rel):
+    from app import create_app
+
+    indexer.run(memory, embedder_name="hash")
+    client = create_app(memory=memory, port=5000).test_client()
+    answer = client.get(f"/file/{rel}", base_url="http://127.0.0.1:5000")
+    assert answer.status_code == 404, answer.get_data(as_text=True)[:500]
+
+
+READ_ONLY_VIEW = 'mount --bind "$1" "$1" && mount -o remount,ro,bind "$1" && shift && exec "$@"'
+
+
+def run_without_write_access(root, *args):
+    """tachikoma `args` in a process that cannot write `root`. As root (who writes anywhere) that is
+    a read-only bind mount in a private mount namespace, as for a mounted backup; otherwise the
+    folders are made read-only, as for another user's memory."""
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "tachikoma", "--memory", str(root), *args]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    if os.geteuid() == 0:
+        view = ["unshare", "--mount", "sh", "-c", READ_ONLY_VIEW, "sh", str(root)]
+        try:
+            probe = subprocess.run([*view, "sh", "-c", "! touch \"$0/probe\"", str(root)], capture_output=True)
+        except FileNotFoundError:
+            probe = None
+        if probe is None or probe.returncode != 0:
+            pytest.skip("running as root, and no read-only mount can be made here")
+        return subprocess.run([*view, *command], capture_output=True, text=True, timeout=60, env=env)
+    folders = [p for p in [root, *root.rglob("*")] if p.is_dir()]
+    for folder in folders:
+        folder.chmod(0o555)
+    try:
+        return subprocess.run(command, capture_output=True, text=True, timeout=60, env=env)
+    finally:
+        for folder in folders:
+            folder.chmod(0o755)
+
+
+def test_search_works_on_a_read_only_memory_folder(memory):
+    """Another user's memory, or a mounted backup: the index is readable, nothing can be written."""
+    indexer.run(memory, embedder_name="hash")
+    done = run_without_write_access(memory, "search", "DRV8353", "--json")
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert answer["results"] and "DRV8353" in json.dumps(answer["results"])
+    assert answer.get("freshness", {}).get("state", "complete") == "complete", answer.get("freshness")
+    assert not list((memory / ".cache").glob("vectors-*")), "no vector cache could be written"
+
+
+def test_a_folder_that_cannot_be_listed_is_a_warning_and_a_problem(memory, monkeypatch):
+    locked = memory / "locked"
+    locked.mkdir()
+    (locked / "secret.md").write_text("# hidden\n")
+    scandir = os.scandir
+
+    def denied(path="."):
+        if Path(path) == locked:
+            raise PermissionError(13, "Permission denied", str(path))
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", denied)  # root may list anything, so chmod 0 cannot show it
+    warnings = []
+    found = mem.walk(memory, warnings.append)
+    assert "locked/secret.md" not in {f.path for f in found}
+    assert "locked: cannot list (Permission denied), skipped" in warnings, warnings
+    problem = next(p for p in stats.report(memory)["problems"] if p["path"] == "locked")
+    assert problem["kind"] == "unreadable-folder" and "cannot list" in problem["reason"]
+    assert any("locked: cannot list" in w for w in indexer.run(memory, embedder_name="hash").warnings)
+
+
+def test_files_of_a_folder_that_cannot_be_listed_for_now_stay_indexed(memory, monkeypatch):
+    locked = memory / "projects"
+    run(memory)
+    before = chunk_count(memory, "projects/tachikoma.md")
+    scandir = os.scandir
+
+    def denied(path="."):
+        if Path(path) == locked:
+            raise PermissionError(13, "Permission denied", str(path))
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", denied)
+    summary = run(memory)
+    assert summary.removed == 0
+    assert chunk_count(memory, "projects/tachikoma.md") == before > 0
