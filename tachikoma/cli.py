@@ -85,7 +85,6 @@ def _tag_value(key: str):
         except InvalidTagValue as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
 
-    check.__name__ = key  # argparse names the type in some messages
     return check
 
 
