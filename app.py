@@ -159,7 +159,8 @@ def file_page(rel: str):
     if view is None:
         abort(404)
     came_from = SearchForm.read(request.args)  # the search a result link came from, for the breadcrumb
-    return page("file.html", "partials/file_body.html", search_args=came_from.args() if came_from.q else {}, **view)
+    return page("file.html", "partials/file_body.html", search_args=came_from.args() if came_from.q else {},
+                tag_form=TagForm.for_file(rel, view["kind"], view["tags"]), **view)
 
 
 def file_url(rel: str) -> str:

@@ -702,6 +702,54 @@ def test_undo_records_are_bounded_and_keys_never_name_a_path(client, indexed):
     assert response.status_code == 404
 
 
+def editor_fields(html: str) -> dict:
+    """The one-file tag editor's fields on a file page: hidden ones and the chosen values."""
+    form = html.split('class="file-tag-form"', 1)[1].split("</form>", 1)[0]
+    fields = {name: unescape(value) for name, value in re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', form)}
+    for name in ("trust", "confidence"):
+        select = form.split(f'<select name="{name}">', 1)[1].split("</select>", 1)[0]
+        chosen = re.search(r'<option value="([^"]*)" selected>', select)
+        fields[name] = chosen.group(1) if chosen else ""
+    fields["source"] = unescape(re.search(r'name="source" value="([^"]*)"', form).group(1))
+    return fields
+
+
+def test_file_page_tag_editor_previews_applies_and_undoes(client, indexed):
+    note = indexed / "inbox" / "quick-thought.md"
+    original, before = note.read_bytes(), snapshot(indexed)
+    fields = editor_fields(client.get("/file/inbox/quick-thought.md").get_data(as_text=True))
+    assert fields == {"preview": "1", "kind": "markdown", "path": "inbox/quick-thought.md", "mode": "overwrite",
+                      "trust": "self", "confidence": "", "source": ""}  # the file's own values, chosen
+    unchanged = text_of(client.get("/tag", query_string=fields, headers=HTMX).get_data(as_text=True))
+    assert "1 file matched, 1 already had these values" in unchanged
+    fields.update(trust="owner", confidence="high")
+    preview = client.get("/tag", query_string=fields, headers=HTMX).get_data(as_text=True)
+    assert "1 file would change" in text_of(preview) and 'data-path="inbox/quick-thought.md"' in preview
+    assert snapshot(indexed) == before  # the preview wrote nothing
+    apply = {name: unescape(v) for name, v in re.findall(r'name="([^"]+)" value="([^"]*)"',
+                                                         preview.split('<form class="apply"', 1)[1])}
+    applied = client.post("/tag/apply", data=apply, headers=HTMX).get_data(as_text=True)
+    assert "Tagged 1 file" in applied and "Committed" in applied
+    text = note.read_bytes()
+    assert text.startswith(b"---\ntrust: owner\nconfidence: high\n---\n") and text.endswith(original.split(b"---\n", 2)[2])
+    assert "trust: owner" in client.get("/file/inbox/quick-thought.md").get_data(as_text=True)
+    undo_url = re.search(r'hx-post="(/tag/undo/[^"]+)"', applied).group(1)
+    client.post(undo_url, headers={**HTMX, "X-CSRFToken": csrf_token(client)})
+    assert note.read_bytes() == original and snapshot(indexed) == before
+
+
+def test_transcript_page_tag_editor_writes_the_tag_file(client, indexed):
+    fields = editor_fields(client.get("/file/2026-03-22/session-abc.jsonl").get_data(as_text=True))
+    assert (fields["kind"], fields["trust"], fields["confidence"]) == ("transcript", "", "")
+    fields.update(trust="external", source="imported")
+    preview = client.get("/tag", query_string=fields, headers=HTMX).get_data(as_text=True)
+    apply = {name: unescape(v) for name, v in re.findall(r'name="([^"]+)" value="([^"]*)"',
+                                                         preview.split('<form class="apply"', 1)[1])}
+    assert "Tagged 1 file" in client.post("/tag/apply", data=apply, headers=HTMX).get_data(as_text=True)
+    tags = (indexed / "tachikoma-tags.yaml").read_text()
+    assert "2026-03-22/session-abc.jsonl:\n  trust: external\n  source: imported" in tags
+
+
 def test_apply_markdown_and_undo_byte_for_byte(client, indexed):
     original = snapshot(indexed)
     token = csrf_token(client)

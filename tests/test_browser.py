@@ -402,3 +402,24 @@ def test_focus_moves_to_the_result_after_apply_and_undo(server, page, memory):
     page.wait_for_selector("[data-result=undone]")
     page.wait_for_function("() => document.activeElement.dataset.result === 'undone'")
     assert page.problems == []
+
+
+def test_file_page_tag_editor(server, page, memory):
+    note = memory / "inbox" / "quick-thought.md"
+    original = note.read_bytes()
+    page.goto(server.url + "/file/inbox/quick-thought.md")
+    assert page.input_value("#tags select[name=trust]") == "self"  # the file's value, chosen
+    page.select_option("#tags select[name=confidence]", "low")
+    page.click("#tags button:has-text('Preview')")
+    page.wait_for_selector("#tags table[data-preview]")
+    assert page.url == server.url + "/file/inbox/quick-thought.md"  # the preview came in place
+    assert "confidence none → low" in " ".join(page.locator("#tags table[data-preview]").inner_text().split())
+    assert note.read_bytes() == original
+    page.click("#tags button:has-text('Apply to 1 file')")
+    page.wait_for_selector("#tags [data-result=applied]")
+    page.wait_for_function("() => document.activeElement.dataset.result === 'applied'")
+    assert b"confidence: low" in note.read_bytes()
+    page.click("#tags button:has-text('Undo')")
+    page.wait_for_selector("#tags [data-result=undone]")
+    assert note.read_bytes() == original
+    assert page.problems == []

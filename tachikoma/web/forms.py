@@ -121,6 +121,12 @@ class TagForm:
     def overwrite(self) -> bool:
         return self.mode == "overwrite"
 
+    @classmethod
+    def for_file(cls, rel: str, kind: str, tags) -> TagForm:
+        """The form of one file's tag editor: that file only, its current values chosen, replacing them."""
+        current = {key: getattr(tags, key, None) or "" for key in TAG_KEYS}
+        return cls(kind=kind, path=file_pattern(rel), mode="overwrite", **current)
+
     def parse(self) -> tuple[tagging.Selector, dict[str, str]] | None:
         """The selector and checked values, or None with `errors` filled in."""
         if error := _kind_error(self.kind):
