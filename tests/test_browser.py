@@ -408,6 +408,8 @@ def test_file_page_tag_editor(server, page, memory):
     note = memory / "inbox" / "quick-thought.md"
     original = note.read_bytes()
     page.goto(server.url + "/file/inbox/quick-thought.md")
+    assert not page.locator("#tags select[name=trust]").is_visible()  # folded away: the note comes first
+    page.click("#tags summary:has-text('Edit tags')")
     assert page.input_value("#tags select[name=trust]") == "self"  # the file's value, chosen
     page.select_option("#tags select[name=confidence]", "low")
     page.click("#tags button:has-text('Preview')")
