@@ -41,9 +41,8 @@ from tachikoma.memory import resolve_root
 from tachikoma.web.forms import FileListForm, SearchForm, TagForm, plan_fingerprint
 from tachikoma.web.guards import install_guards
 from tachikoma.web.memory_file import parse_lines, read_memory_file
-from tachikoma.tagfile import TagFileError
-from tachikoma.web.responses import (TAG_FILE_STATUS, error_response, failure_status, install_error_pages,
-                                     is_fragment_request, json_error, json_response, page, tag_file_problem)
+from tachikoma.web.responses import (counting_failure, error_response, failure_status, install_error_pages,
+                                     is_fragment_request, json_error, json_response, page)
 from tachikoma.web.state import KEPT_UNDOS, Dashboard, NoIndex
 from tachikoma.web.templating import install_template_helpers
 from tachikoma.web.vendor import htmx_script
@@ -175,10 +174,8 @@ def coverage():
     report, error, status = None, None, 200
     try:
         report = stats.report(dash().root)
-    except TagFileError as exc:
-        error, status = tag_file_problem(exc), TAG_FILE_STATUS
     except TachikomaError as exc:
-        error, status = {"problem": str(exc), "message": str(exc)}, 500
+        error, status = counting_failure(exc)
     return page("coverage.html", "partials/coverage.html", status=status, report=report, error=error,
                 job=dash().index_job.snapshot())
 
@@ -191,10 +188,8 @@ def coverage_files():
         try:
             files = stats.files(dash().root, status=form.status or None, kind=form.kind or None,
                                 folder=form.folder or None)
-        except TagFileError as exc:
-            error, status = tag_file_problem(exc), TAG_FILE_STATUS
         except TachikomaError as exc:
-            error, status = {"problem": str(exc), "message": str(exc)}, 500
+            error, status = counting_failure(exc)
     return page("coverage_files.html", "partials/coverage_files.html", status=status, form=form, files=files,
                 error=error)
 
@@ -203,11 +198,9 @@ def coverage_files():
 def api_stats():
     try:
         return json_response(stats.report(dash().root))
-    except TagFileError as exc:
-        problem = tag_file_problem(exc)
-        return json_error(problem["message"], TAG_FILE_STATUS, file=problem["file"], line=problem["line"])
     except TachikomaError as exc:
-        return json_error(str(exc), 500)
+        problem, status = counting_failure(exc)
+        return json_error(problem["message"], status, file=problem["file"], line=problem["line"])
 
 
 # --------------------------------------------------------------------------- bulk tagging

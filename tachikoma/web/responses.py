@@ -56,6 +56,13 @@ def json_error(message: str, status: int, **details):
 TAG_FILE_STATUS = 503
 
 
+def counting_failure(exc: TachikomaError) -> tuple[dict, int]:
+    """Why coverage could not be counted, for a page or JSON, and the status: see `tag_file_problem`."""
+    if isinstance(exc, TagFileError):
+        return tag_file_problem(exc), TAG_FILE_STATUS
+    return {"file": None, "line": None, "problem": str(exc), "message": str(exc)}, 500
+
+
 def tag_file_problem(exc: TagFileError) -> dict:
     """What is wrong with the tag file, for a page or JSON: {"file", "line", "problem", "message"}.
 
