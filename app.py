@@ -158,7 +158,8 @@ def file_page(rel: str):
     if view is None:
         abort(404)
     came_from = SearchForm.read(request.args)  # the search a result link came from, for the breadcrumb
-    return page("file.html", "partials/file_body.html", search_args=came_from.args() if came_from.q else {},
+    part = "partials/file_head.html" if request.args.get("part") == "head" else "partials/file_body.html"
+    return page("file.html", part, search_args=came_from.args() if came_from.q else {},
                 tag_form=TagForm.for_file(rel, view["kind"], view["tags"]), **view)
 
 

@@ -732,7 +732,8 @@ def test_file_page_tag_editor_previews_applies_and_undoes(client, indexed):
     assert "Tagged 1 file" in applied and "Committed" in applied
     text = note.read_bytes()
     assert text.startswith(b"---\ntrust: owner\nconfidence: high\n---\n") and text.endswith(original.split(b"---\n", 2)[2])
-    assert "trust: owner" in client.get("/file/inbox/quick-thought.md").get_data(as_text=True)
+    head = client.get("/file/inbox/quick-thought.md?part=head", headers=HTMX).get_data(as_text=True)
+    assert "<html" not in head and head.lstrip().startswith("<header") and "trust: owner" in head  # badges refresh
     undo_url = re.search(r'hx-post="(/tag/undo/[^"]+)"', applied).group(1)
     client.post(undo_url, headers={**HTMX, "X-CSRFToken": csrf_token(client)})
     assert note.read_bytes() == original and snapshot(indexed) == before

@@ -421,7 +421,9 @@ def test_file_page_tag_editor(server, page, memory):
     page.wait_for_selector("#tags [data-result=applied]")
     page.wait_for_function("() => document.activeElement.dataset.result === 'applied'")
     assert b"confidence: low" in note.read_bytes()
+    page.wait_for_selector(".file-head .badge:has-text('confidence: low')")  # the page's badges follow
     page.click("#tags button:has-text('Undo')")
     page.wait_for_selector("#tags [data-result=undone]")
     assert note.read_bytes() == original
+    page.wait_for_selector(".file-head .badge:has-text('confidence: low')", state="detached")
     assert page.problems == []
