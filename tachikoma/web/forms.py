@@ -191,8 +191,7 @@ class FileListForm:
     def title(self) -> str:
         """What the list holds, e.g. "Untagged markdown files in 2026-03/"."""
         status = {"partial": "partly tagged"}.get(self.status, self.status)
-        words = [status.capitalize() if status else "", self.kind, "files"]
-        text = " ".join(w for w in words if w)
+        text = " ".join(w for w in (status, self.kind, "files") if w)
         text = text[0].upper() + text[1:]
         if self.folder == ".":
             text += " at the top level"
