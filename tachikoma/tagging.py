@@ -32,6 +32,7 @@ transcripts that have no tags at all.
 
 from __future__ import annotations
 
+import base64
 import functools
 import hashlib
 import io
@@ -291,6 +292,19 @@ class Restore:
     written_sha256: str
     original_sha256: str | None = None
     head_only: bool = False
+
+    def as_json(self) -> dict:
+        """A JSON-ready record (bytes as base64), for undo data kept on disk."""
+        return {"original": None if self.original is None else base64.b64encode(self.original).decode("ascii"),
+                "written_sha256": self.written_sha256, "original_sha256": self.original_sha256,
+                "head_only": self.head_only}
+
+    @classmethod
+    def from_json(cls, record: dict) -> "Restore":
+        """The Restore `as_json` made. Raises KeyError, TypeError or ValueError when it is damaged."""
+        original = record["original"]
+        return cls(None if original is None else base64.b64decode(original), record["written_sha256"],
+                   record.get("original_sha256"), bool(record.get("head_only", False)))
 
     def before(self, written: bytes) -> bytes | None:
         """The bytes before the write, given the bytes written (which hash to `written_sha256`)."""

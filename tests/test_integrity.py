@@ -398,3 +398,22 @@ def test_files_of_a_folder_that_cannot_be_listed_for_now_stay_indexed(memory, mo
     summary = run(memory)
     assert summary.removed == 0
     assert chunk_count(memory, "projects/tachikoma.md") == before > 0
+
+
+def test_undo_after_a_restart_puts_whole_notes_back_on_disk_and_in_git(git_memory):
+    """The dashboard keeps undo records on disk; a note's record holds only its head, never its body."""
+    from gitrepo import git
+    from tachikoma.web import undo as records
+
+    original = (git_memory / "martin.md").read_bytes()
+    plan = tagging.plan(git_memory, {"trust": "untrusted"}, tagging.Selector(pattern="martin.md"), overwrite=True)
+    applied = tagging.apply(git_memory, plan)
+    assert applied.commit
+    record = json.loads(json.dumps(records.encode(applied, 0.0)))
+    assert len(record["restore"]["martin.md"]["original"]) < len(original)  # the head, as base64
+    note = git_memory / "martin.md"
+    note.write_bytes(note.read_bytes() + b"\nAn edit not committed yet.\n")
+    undone = tagging.undo(git_memory, records.decode(record))
+    assert undone.commit, undone.commit_error
+    assert git(git_memory, "show", "HEAD:martin.md").encode() == original
+    assert note.read_bytes() == original + b"\nAn edit not committed yet.\n"

@@ -2,7 +2,8 @@
 
 Each one is a JSON file in ``<root>/.cache/undo/``, named by a random key:
 the changes (each file's tags before and after), the exact bytes to put back
-(base64) with the hash of what was written, the commit and when. Like the
+(base64; for a note only its front matter head, see `tagging.Restore`) with
+the hash of what was written, the commit and when. Like the
 rest of ``.cache`` it is derived and private: deleting the folder only loses
 the Undo buttons (a tagging commit can still be reverted with git). Undo
 stays exact: `tagging.undo` gives a file its former bytes back only when it
@@ -11,7 +12,6 @@ still holds what the tagging wrote, and skips a file whose tags changed since.
 
 from __future__ import annotations
 
-import base64
 import json
 import logging
 import os
@@ -37,8 +37,7 @@ def encode(applied: tagging.Applied, created: float) -> dict:
     return {
         "version": VERSION, "created": created, "message": applied.message, "commit": applied.commit,
         "changes": [asdict(c) for c in applied.changes],
-        "restore": {path: {"original": None if r.original is None else base64.b64encode(r.original).decode("ascii"),
-                           "written_sha256": r.written_sha256} for path, r in applied.restore.items()},
+        "restore": {path: r.as_json() for path, r in applied.restore.items()},
     }
 
 
@@ -49,8 +48,7 @@ def decode(record: dict) -> tagging.Applied:
     return tagging.Applied(
         changes=[tagging.Change(**c) for c in record["changes"]],
         commit=record.get("commit"), message=record.get("message", ""),
-        restore={path: tagging.Restore(None if r["original"] is None else base64.b64decode(r["original"]),
-                                       r["written_sha256"]) for path, r in record["restore"].items()},
+        restore={path: tagging.Restore.from_json(r) for path, r in record["restore"].items()},
     )
 
 
