@@ -168,7 +168,7 @@ class MemoryTools:
             full = memory.safe_path(self.root, rel)
             if memory.kind_of(rel) is None or not full.is_file():
                 raise TachikomaError(f"{rel!r} is not a memory file (a .md note or .jsonl transcript) in the memory")
-            wanted.add(rel)
+            wanted.add(full.relative_to(self.root).as_posix())  # "./a.md" and "a//b.md" as the walk spells them
         plan = tagging.plan(self.root, values, tagging.Selector(paths=frozenset(wanted)), overwrite=True)
         applied = tagging.apply(self.root, plan, commit=True) if plan.changes else None
         if applied is not None and memory.index_path(self.root).exists():

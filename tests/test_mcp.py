@@ -217,6 +217,21 @@ def test_tag_uses_the_tagging_engine_and_commits(mem):
     assert martin and martin[0]["tags"]["trust"] == "external"  # the index carries the new tags
 
 
+def test_tag_takes_a_path_as_an_agent_spells_it(mem):
+    """"./martin.md" and "2026-03-22//x.jsonl" name the same files as their plain spelling: they are
+    tagged, not reported as unchanged."""
+    async def scenario():
+        async with Client(server(mem, "--no-watch")) as client:
+            return await call(client, "tag", {"paths": ["./martin.md", "2026-03-22//session-abc.jsonl"],
+                                              "trust": "external"})
+
+    error, text, data = run(scenario)
+    assert not error, text
+    assert {c["path"] for c in data["changed"]} == {"martin.md", "2026-03-22/session-abc.jsonl"}
+    assert data["unchanged"] == [] and data["commit"]
+    assert "trust: external" in (mem / "martin.md").read_text()
+
+
 def test_stats_reports_coverage_and_freshness(mem):
     async def scenario():
         async with Client(server(mem)) as client:
