@@ -379,6 +379,11 @@ def plan(root: Path, values: dict[str, str], selector: Selector | None = None, o
                 continue
         created_block = False
         if item.kind == MARKDOWN:
+            if item.abspath.is_symlink():  # writing through it would change a file git knows by another name
+                target = item.abspath.resolve().relative_to(root).as_posix()
+                result.matched += 1
+                result.skipped.append(Skip(item.path, f"a symlink to {target}: tag {target} itself"))
+                continue
             try:
                 with open(item.abspath, "rb") as handle:
                     refused = refusal(handle, max_bytes)

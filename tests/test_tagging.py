@@ -499,6 +499,25 @@ def test_commit_message_and_files(repo):
     assert git(top, "diff", "HEAD~2", "HEAD", "--stat") == ""
 
 
+def test_symlinked_note_is_skipped_and_its_target_tagged_and_committed(tmp_path):
+    """A note reached through a symlink inside the memory is tagged as its target, once: writing through
+    the link left the target changed but uncommitted (git cannot commit a file through a symlink) and
+    the target itself skipped as 'changed since the plan'."""
+    put(tmp_path, "real.md", "# Real\n\nbody text\n")
+    os.symlink("real.md", tmp_path / "alias.md")
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-q", "-m", "notes")
+    p = plan(tmp_path, {"trust": "owner"}, Selector(pattern="*.md"))
+    assert [c.path for c in p.changes] == ["real.md"]
+    assert [(s.path, "real.md" in s.reason) for s in p.skipped] == [("alias.md", True)]
+    applied = apply(tmp_path, p)
+    assert applied.commit and not applied.commit_error and not applied.skipped
+    assert git(tmp_path, "status", "--porcelain") == ""
+    assert (tmp_path / "alias.md").is_symlink()
+    assert (tmp_path / "real.md").read_text() == "---\ntrust: owner\n---\n# Real\n\nbody text\n"
+
+
 def test_commit_leaves_other_work_alone(repo):
     top = repo.parent
     put(repo, "crlf.md", "someone is editing\n")
