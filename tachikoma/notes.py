@@ -108,7 +108,10 @@ def _folder(root: Path, folder: str | None) -> str:
         raise NoteError(f"folder {exc}") from None
     if full.exists() and not full.is_dir():
         raise NoteError(f"{folder!r} is a file, not a folder")
-    full.mkdir(parents=True, exist_ok=True)
+    try:
+        full.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a file on the way ("a.md/sub"), a dangling symlink
+        raise NoteError(f"cannot make the folder {folder!r} ({exc.strerror})") from None
     safe_path(root, folder)  # made through a symlink that points away: refused after all
     return folder
 

@@ -52,6 +52,17 @@ def test_folder_is_made_inside_the_memory_only(tmp_path):
         notes.remember(root, "x", "a", "file.md", now=WHEN)
 
 
+def test_a_folder_that_cannot_be_made_is_a_note_error(tmp_path):
+    """A folder under a file, or a dangling symlink inside the memory, cannot be made: a NoteError
+    that says so (an agent got "Error executing tool remember" and nothing else), nothing written."""
+    (tmp_path / "file.md").write_text("x")
+    os.symlink("gone", tmp_path / "dangling")
+    for folder, words in (("file.md/sub", "file.md/sub"), ("dangling", "dangling")):
+        with pytest.raises(notes.NoteError, match=words):
+            notes.remember(tmp_path, "x", "a", folder, now=WHEN)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dangling", "file.md"]
+
+
 def test_refuses_empty_text_bad_values_and_huge_notes(tmp_path):
     for text in ("", "   \n", "a\x00b"):
         with pytest.raises(notes.NoteError):
