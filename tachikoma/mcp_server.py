@@ -53,8 +53,8 @@ decided before: the user's preferences, people, projects, earlier sessions. Each
 file path and line range (pass them to `read` for more context), the passage, its tags and the
 score's explanation (similarity × trust × confidence × recency). `no_good_match: true` means
 nothing reached the relevance floor (`min_score`): the memory holds nothing relevant, so do not
-guess from weak matches. `freshness` says when the index was last updated and how many files
-changed since."""
+guess from weak matches; unless `freshness` shows files changed since the last update (or a
+state other than complete): then search again shortly."""
 
 READ_HELP = """\
 Read one memory file (a path from `search`, relative to the memory folder), whole or a line
@@ -187,8 +187,12 @@ def answer_text(answer: dict) -> str:
     when = fresh.get("last_indexed_at") or "never"
     lines = [f"index updated {when}; {fresh.get('changed_since', 0)} file(s) changed since"]
     if answer["no_good_match"]:
-        lines.insert(0, f"no good match: nothing in the memory reaches the relevance floor "
-                        f"(min_score {answer['min_score']:g}) for {answer['query']!r}")
+        if fresh.get("state") == "complete" and not fresh.get("changed_since"):
+            lines.insert(0, f"no good match: nothing in the memory reaches the relevance floor "
+                            f"(min_score {answer['min_score']:g}) for {answer['query']!r}")
+        else:  # files not indexed yet (a first build, a change not re-indexed): they may hold the answer
+            lines.insert(0, f"no good match among the indexed files for {answer['query']!r}, but the index is "
+                            "not up to date: search again once it is")
         return "\n".join(lines)
     for n, r in enumerate(answer["results"], 1):
         f = r["factors"]

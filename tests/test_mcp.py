@@ -108,6 +108,22 @@ def test_search_matches_the_cli_and_says_no_good_match(mem):
     assert all(r["kind"] == "markdown" and r["tags"].get("trust") == "owner" for r in markdown[2]["results"])
 
 
+def test_no_good_match_in_a_stale_index_does_not_say_the_memory_holds_nothing(mem):
+    """Files changed since the last index run (a first build under way, the watcher off): an empty
+    answer must not tell the model that the memory holds nothing relevant."""
+    subprocess.run([sys.executable, "-m", "tachikoma", "--memory", str(mem), "index", "-q"], check=True)
+    (mem / "boat.md").write_text("# Boat\n\nThe catamaran Wavedancer is moored at pier seven in Kiel.\n")
+
+    async def scenario():
+        async with Client(server(mem, "--no-watch")) as client:
+            return await call(client, "search", {"query": "Wavedancer catamaran pier", "min_score": 0.99})
+
+    error, text, data = run(scenario)
+    assert not error and data["no_good_match"] is True and data["freshness"]["changed_since"] == 1
+    assert "nothing in the memory" not in text
+    assert text.startswith("no good match among the indexed files") and "1 file(s) changed since" in text
+
+
 def test_bad_arguments_are_tool_errors_and_the_server_lives_on(mem):
     async def scenario():
         async with Client(server(mem, "--no-watch")) as client:
