@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import IndexDamaged, TachikomaError
+from .errors import IndexDamaged, NoIndexYet, TachikomaError
 
 SCHEMA_VERSION = 1
 
@@ -149,7 +149,7 @@ class Store:
     def __init__(self, path: Path, readonly: bool = False):
         self.path = Path(path)
         if readonly and not self.path.exists():
-            raise TachikomaError(f"no index yet at {self.path}: run `tachikoma index` first")
+            raise NoIndexYet(f"no index yet at {self.path}: run `tachikoma index` first")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -205,7 +205,7 @@ class Store:
         version = self.get_meta("schema_version") if has_meta else None
         if version is None:
             if readonly:
-                raise TachikomaError(f"no index yet at {self.path}: run `tachikoma index` first")
+                raise NoIndexYet(f"no index yet at {self.path}: run `tachikoma index` first")
             with self.db:
                 self.db.executescript(SCHEMA)
                 self.set_meta("schema_version", str(SCHEMA_VERSION))

@@ -4,7 +4,7 @@ import sqlite3
 
 import pytest
 
-from tachikoma.errors import TachikomaError
+from tachikoma.errors import NoIndexYet, TachikomaError
 from tachikoma.store import IndexDamaged, Store, index_error
 
 
@@ -43,3 +43,16 @@ def test_a_bug_in_the_caller_is_not_reported_as_damage(tmp_path):
     store.close()
     with pytest.raises(sqlite3.ProgrammingError):
         store.get_meta("generation")
+
+
+def test_a_reader_before_the_first_run_has_written_the_schema_gets_no_index_yet(tmp_path):
+    """The first index run creates the file an instant before its tables: a search then must get the
+    typed NoIndexYet (the dashboard's "no index yet" panel, MCP's "being built"), not a plain error
+    that the dashboard showed as a 500 "Search failed"."""
+    path = tmp_path / ".cache" / "index.db"
+    with pytest.raises(NoIndexYet):
+        Store(path, readonly=True)
+    path.parent.mkdir()
+    path.touch()
+    with pytest.raises(NoIndexYet):
+        Store(path, readonly=True)
