@@ -136,6 +136,15 @@ class Selector:
         return self.modified_since is not None or self.modified_until is not None
 
 
+def _in_memory(root: Path, pattern: str) -> str | None:
+    """An absolute path inside the memory (as a shell completes it, or pasted) relative to the memory
+    folder, as patterns are. Any other pattern is kept, so "/*" still means the top level."""
+    absolute = os.path.abspath(pattern)
+    if absolute == str(root) or absolute.startswith(str(root) + os.sep):
+        return absolute[len(str(root)) + 1:] or None
+    return pattern
+
+
 def _pattern_matches(pattern: str, path: str) -> bool:
     pattern = pattern.replace("\\", "/")
     while pattern.startswith("./"):
@@ -361,6 +370,8 @@ def plan(root: Path, values: dict[str, str], selector: Selector | None = None, o
     """
     root = Path(root).resolve()
     selector = selector or Selector()
+    if selector.pattern and os.path.isabs(selector.pattern):
+        selector = replace(selector, pattern=_in_memory(root, selector.pattern))
     values = check_values(values)
     if max_bytes is None:
         max_bytes = load_config(root).max_file_bytes

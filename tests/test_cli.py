@@ -93,6 +93,17 @@ def test_tag_markdown_by_path_keeps_body_bytes(git_memory):
     assert "meeting-notes.md" in status, "--no-commit leaves the change uncommitted"
 
 
+def test_tag_path_may_be_the_absolute_path_of_a_memory_file(memory):
+    """A path as the shell completes it (absolute, inside the memory) selects that file or folder; it
+    matched nothing, since patterns are relative to the memory folder."""
+    note = (memory / "2026-03-22" / "meeting-notes.md").resolve()
+    one = tachikoma("--memory", str(memory), "tag", "--path", str(note), "--trust", "owner", "--dry-run", "--json")
+    assert [c["path"] for c in json.loads(one.stdout)["changes"]] == ["2026-03-22/meeting-notes.md"]
+    folder = tachikoma("--memory", str(memory), "tag", "--path", f"{note.parent}/", "--trust", "owner",
+                       "--dry-run", "--json")
+    assert "2026-03-22/meeting-notes.md" in [c["path"] for c in json.loads(folder.stdout)["changes"]]
+
+
 def test_nothing_to_tag_says_why(memory):
     """No match and "already had the values" are told apart; both exit 0 (the files have the values)."""
     none = tachikoma("--memory", str(memory), "tag", "--path", "no-such-folder/", "--trust", "owner")
