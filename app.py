@@ -29,7 +29,8 @@ import os
 import secrets
 from pathlib import Path
 
-from flask import Blueprint, Flask, abort, current_app, redirect, request, send_file, url_for
+from flask import (Blueprint, Flask, abort, current_app, make_response, redirect, render_template, request, send_file,
+                   url_for)
 from flask_wtf.csrf import CSRFProtect
 from htmx_flask import Htmx
 
@@ -296,11 +297,37 @@ def tag_recent():
 
 @bp.get("/reindex")
 def reindex_page():
+    context = index_panel_context()
+    return reindex_panel(context.pop("job"), **context)
+
+
+@bp.get("/reindex/panel")
+def reindex_panel_fragment():
+    """The Index panel (facts and job), which the page reloads when the index or the job changes."""
+    return render_template("partials/index_panel.html", **index_panel_context())
+
+
+def index_panel_context() -> dict:
     try:
         fresh = indexer.freshness(dash().root)
     except TachikomaError as exc:
         fresh = {"error": str(exc)}
-    return reindex_panel(dash().index_job.snapshot(), fresh=fresh)
+    return {"fresh": fresh, "job": dash().index_job.snapshot(), "has_index": dash().has_index(),
+            "watching": dash().watching()}
+
+
+@bp.get("/index/beacon")
+def index_beacon():
+    """204 while nothing changed since `seen`; else a new beacon and the events that say what changed."""
+    seen, now = request.args.get("seen", ""), dash().index_version()
+    if seen == now:
+        return "", 204
+    response = make_response(render_template("partials/index_beacon.html", version=now))
+    (old_index, _, old_job), (new_index, _, new_job) = seen.partition("|"), now.partition("|")
+    events = (["index-updated"] if old_index != new_index else []) + (["index-job"] if old_job != new_job else [])
+    if events:
+        response.headers["HX-Trigger"] = ", ".join(events)
+    return response
 
 
 @bp.get("/reindex/status")
@@ -321,4 +348,5 @@ def reindex_start():
 
 
 def reindex_panel(job: dict, status: int = 200, **ctx):
-    return page("reindex.html", "partials/reindex.html", status=status, job=job, has_index=dash().has_index(), **ctx)
+    ctx.setdefault("has_index", dash().has_index())
+    return page("reindex.html", "partials/reindex.html", status=status, job=job, **ctx)

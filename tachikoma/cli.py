@@ -301,6 +301,7 @@ def cmd_index(args) -> int:
     show = not args.quiet and not args.json and sys.stderr.isatty()
     progress, close = indexer.tqdm_progress() if show else (None, lambda: None)
     warn = None if args.quiet or args.json else _warn
+    watcher = _start_watching(root, args) if args.watch else None
     try:
         summary = indexer.run(root, config, embedder_name=args.embedder, reembed=args.reembed,
                               progress=progress, warn=warn)
@@ -311,15 +312,15 @@ def cmd_index(args) -> int:
     else:
         print(summary.line())
     if args.watch:
-        _watch(root, args, config)
+        _watch(watcher, root, args)
     return 0
 
 
-def _watch(root: Path, args, config) -> None:
-    """Re-index on every change until Ctrl-C, printing one line per run."""
-    import time
-
+def _start_watching(root: Path, args):
+    """For `index --watch`: a watcher started before the first run, so no change is missed."""
     from .watcher import Reindexer, Watcher
+
+    reindexer = Reindexer(root, lambda: _config(args, root), warn=None if args.quiet else _warn)
 
     def report(paths: set[str]) -> None:
         reindexer(paths)
@@ -329,10 +330,17 @@ def _watch(root: Path, args, config) -> None:
         elif last["state"] == "done":
             print(last["line"], flush=True)
 
-    reindexer = Reindexer(root, lambda: _config(args, root), warn=None if args.quiet else _warn)
     watcher = Watcher(root, report, catch_up=False).start()
-    if not args.quiet and not args.json:
-        print(f"watching {printable(str(root))} for changes (Ctrl-C to stop)", file=sys.stderr)
+    watcher.wait_ready(10)
+    return watcher
+
+
+def _watch(watcher, root: Path, args) -> None:
+    """Re-index on every change until Ctrl-C, printing one line per run."""
+    import time
+
+    if not args.quiet:
+        print(f"watching {printable(str(root))} for changes (Ctrl-C to stop)", file=sys.stderr, flush=True)
     try:
         while watcher.running:
             time.sleep(0.5)

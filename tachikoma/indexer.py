@@ -460,13 +460,19 @@ def _retagged(rows, tags) -> list[str]:
 
 def _index_files(root, store, embedder, todo, tags, git_times, dirty, config, summary, progress, note,
                  batch) -> None:
-    """Read, chunk and embed changed files, committing every few dozen chunks."""
+    """Read, chunk and embed changed files, committing every few dozen chunks.
+
+    Progress counts the files whose chunks are embedded and stored, so it
+    reaches the total only when the run's work is done (embedding is most of
+    it); the note is the file being read or stored.
+    """
     prepared = []  # (info, chunks)
     pending_chunks = 0
     total_files = len(todo)
+    stored = 0
 
     def flush() -> None:
-        nonlocal prepared, pending_chunks
+        nonlocal prepared, pending_chunks, stored
         if not prepared:
             return
         wanted = [c.hash for _, chunks in prepared for c in chunks]
@@ -487,9 +493,12 @@ def _index_files(root, store, embedder, todo, tags, git_times, dirty, config, su
                 store.replace_file(info, rows)
             store.bump_generation()
             store.set_meta("last_indexed_at", f"{time.time():.3f}")
+        stored += len(prepared)
+        if progress:
+            progress(stored, total_files, prepared[-1][0]["path"])
         prepared, pending_chunks = [], 0
 
-    for done, (f, status) in enumerate(todo, 1):
+    for f, status in todo:
         doc = read_document(root, f.path, f.kind, max_bytes=config.max_file_bytes,
                             transcript_options=Options(tool_errors=config.tool_errors))
         for message in doc.warnings:
@@ -510,10 +519,10 @@ def _index_files(root, store, embedder, todo, tags, git_times, dirty, config, su
             summary.changed += 1
         prepared.append((info, chunks))
         pending_chunks += len(chunks)
+        if progress:
+            progress(stored, total_files, f.path)
         if pending_chunks >= BATCH_CHUNKS:
             flush()
-        if progress:
-            progress(done, total_files, f.path)
     flush()
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sqlite3
 import threading
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from tachikoma import memory
 from tachikoma.config import load_config
 from tachikoma.errors import NoIndexYet, TachikomaError
 from tachikoma.search import Filters, Searcher
+from tachikoma.store import Store
 from tachikoma.watcher import Watcher
 from tachikoma.web.index_job import IndexJob
 from tachikoma.web.undo import UndoStore
@@ -48,6 +50,23 @@ class Dashboard:
         """Re-index in the background whenever the memory folder changes (after a first run that
         catches up with changes made while nothing was watching)."""
         self.watcher = Watcher(self.root, lambda _paths: self.index_job.start("watch")).start()
+
+    def index_version(self) -> str:
+        """Changes whenever an index run (from here, the watcher or the command line) writes to the
+        index or this process's job starts or ends: what pages poll to refresh themselves."""
+        job = self.index_job.snapshot()
+        return f"{self.index_stamp()}|{job['state']}:{job.get('started') or ''}"
+
+    def index_stamp(self) -> str:
+        """The index's last update (time, whether that run completed, generation); cheap to read."""
+        path = memory.index_path(self.root)
+        if not path.is_file():
+            return "none"
+        try:
+            with Store(path, readonly=True) as store:
+                return f"{store.get_meta('last_indexed_at')}:{store.get_meta('run_complete')}:{store.generation}"
+        except (TachikomaError, sqlite3.Error, ValueError):
+            return "unreadable"
 
     def watching(self) -> dict:
         """Whether the folder is watched, for the freshness every answer carries."""

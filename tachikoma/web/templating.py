@@ -29,5 +29,6 @@ def install_template_helpers(app: Flask) -> None:
     @app.context_processor
     def layout():
         endpoint = request.endpoint or ""
-        return {"memory_root": str(app.config["TACHIKOMA_ROOT"]), "nav": endpoint.rpartition(".")[2]}
+        return {"memory_root": str(app.config["TACHIKOMA_ROOT"]), "nav": endpoint.rpartition(".")[2],
+                "index_version": app.extensions["tachikoma"].index_version}
 
