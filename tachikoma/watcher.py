@@ -25,6 +25,7 @@ from pathlib import Path
 from .memory import CONFIG_FILE, TAG_FILE, kind_of
 
 log = logging.getLogger("tachikoma.watch")
+logging.getLogger("watchfiles").setLevel(logging.WARNING)  # not "1 change detected" on every save
 
 QUIET_MS = 200
 GROUP_MS = 2_000
