@@ -228,7 +228,7 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
         limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="how many passages at most")] = 10,
         kind: Annotated[Kind | None, Field(description="only notes (markdown) or transcripts")] = None,
         trust: Annotated[TrustFilter | None, Field(description="only files with this trust ('missing': none)")] = None,
-        min_score: Annotated[float | None, Field(ge=0, le=1, description="relevance floor on similarity "
+        min_score: Annotated[float | None, Field(ge=0, le=1, description="relevance floor on vector similarity "
                                                  "(default: the memory's setting)")] = None,
         recency: Annotated[str | None, Field(description="recency preset: off, default, strong or seed")] = None,
     ) -> CallToolResult:
