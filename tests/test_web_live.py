@@ -175,3 +175,19 @@ def test_relevance_floor_on_the_page_and_the_api(app):
         assert response.status_code == 400 and "min_score" in response.get_json()["error"]
     page = client.get("/?q=DRV8353+gate+driver", headers=HTMX).get_data(as_text=True)
     assert 'class="freshness"' in page and "up to date" in page
+
+
+def test_a_run_under_way_refreshes_the_panel_but_not_the_results(app, root):
+    from tachikoma.memory import index_path
+    from tachikoma.store import Store
+
+    client = client_for(app)
+    url = beacon_url(client.get("/").get_data(as_text=True))
+    with Store(index_path(root)) as store:  # what a run in another process does first
+        store.set_meta("run_complete", "0")
+        store.db.commit()
+    started = client.get(url)
+    assert started.status_code == 200 and started.headers["HX-Trigger"] == "index-job"
+    indexer.run(root)
+    finished = client.get(beacon_url(started.get_data(as_text=True)))
+    assert set(finished.headers["HX-Trigger"].split(", ")) == {"index-updated", "index-job"}

@@ -52,21 +52,23 @@ class Dashboard:
         self.watcher = Watcher(self.root, lambda _paths: self.index_job.start("watch")).start()
 
     def index_version(self) -> str:
-        """Changes whenever an index run (from here, the watcher or the command line) writes to the
-        index or this process's job starts or ends: what pages poll to refresh themselves."""
+        """What pages poll to refresh themselves: "<index>|<runs>". The first part changes when an
+        index run (from here, the watcher or the command line) completes, the second when one starts
+        or this process's job changes state."""
         job = self.index_job.snapshot()
-        return f"{self.index_stamp()}|{job['state']}:{job.get('started') or ''}"
+        completed, complete_flag = self.index_stamp()
+        return f"{completed}|{complete_flag}:{job['state']}:{job.get('started') or ''}"
 
-    def index_stamp(self) -> str:
-        """The index's last update (time, whether that run completed, generation); cheap to read."""
+    def index_stamp(self) -> tuple[str, str]:
+        """When the last index run completed, and whether the last run completed; cheap to read."""
         path = memory.index_path(self.root)
         if not path.is_file():
-            return "none"
+            return "none", ""
         try:
             with Store(path, readonly=True) as store:
-                return f"{store.get_meta('last_indexed_at')}:{store.get_meta('run_complete')}:{store.generation}"
-        except (TachikomaError, sqlite3.Error, ValueError):
-            return "unreadable"
+                return str(store.get_meta("last_complete_at")), str(store.get_meta("run_complete"))
+        except (TachikomaError, sqlite3.Error):
+            return "unreadable", ""
 
     def watching(self) -> dict:
         """Whether the folder is watched, for the freshness every answer carries."""
