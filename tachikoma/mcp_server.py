@@ -20,6 +20,7 @@ the index up to date (or builds it) when the server starts.
 
 from __future__ import annotations
 
+import inspect
 import logging
 import threading
 from pathlib import Path
@@ -83,6 +84,7 @@ in their front matter (the text is untouched); transcripts in the tag file. The 
 committed in a git memory, so it can be reverted."""
 
 Kind = Literal["markdown", "transcript"]
+Recency = Literal["off", "default", "strong", "seed"]
 Trust = Literal["owner", "self", "external", "untrusted"]
 TrustFilter = Literal["owner", "self", "external", "untrusted", "missing"]
 Confidence = Literal["high", "medium", "low", "speculative"]
@@ -123,12 +125,16 @@ class MemoryTools:
     def search(self, query: str, limit: int = 10, kind: str | None = None, trust: str | None = None,
                min_score: float | None = None, recency: str | None = None) -> dict:
         config = self.config()
-        if recency is not None:
-            raise TachikomaError(f"recency presets are not available in this version (got {recency!r})")
+        extra = {}
+        if recency is not None:  # the presets (TEAM.md) arrive with the recency work; until then, say so
+            if "recency" not in inspect.signature(Searcher.search).parameters:
+                raise TachikomaError(f"recency presets are not available in this version (got {recency!r}); "
+                                     "leave recency out")
+            extra["recency"] = recency
         with self._lock:
             searcher = self._current_searcher(config)
             answer = searcher.search(query, limit, Filters(kind=kind, trust=trust), config=config,
-                                     min_score=min_score)
+                                     min_score=min_score, **extra)
         answer["freshness"].update(self.watching())
         return answer
 
@@ -230,7 +236,8 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
         trust: Annotated[TrustFilter | None, Field(description="only files with this trust ('missing': none)")] = None,
         min_score: Annotated[float | None, Field(ge=0, le=1, description="relevance floor on vector similarity "
                                                  "(default: the memory's setting)")] = None,
-        recency: Annotated[str | None, Field(description="recency preset: off, default, strong or seed")] = None,
+        recency: Annotated[Recency | None, Field(description="how much newer memories count: off, default, "
+                                                 "strong or seed (default: the memory's setting)")] = None,
     ) -> CallToolResult:
         answer = guarded(lambda: tools.search(query, limit, kind, trust, min_score, recency))
         return result(answer_text(answer), answer)

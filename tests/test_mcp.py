@@ -134,6 +134,7 @@ def test_bad_arguments_are_tool_errors_and_the_server_lives_on(mem):
                 ("search", {"query": "x", "min_score": 2}),
                 ("search", {"query": "x", "kind": "video"}),
                 ("search", {}),
+                ("search", {"query": "x", "recency": "sometimes"}),
                 ("read", {"path": "../../etc/passwd"}),
                 ("read", {"path": "/etc/passwd"}),
                 ("read", {"path": ".git/config"}),
@@ -156,12 +157,12 @@ def test_bad_arguments_are_tool_errors_and_the_server_lives_on(mem):
     for error, text, _ in outcomes:
         assert error, text
         assert "Traceback" not in text
-    assert "not a path inside the memory folder" in outcomes[6][1]
-    assert "not a memory file" in outcomes[9][1]
-    assert "not within" in outcomes[10][1]
-    assert "trust" in outcomes[12][1]
-    assert "say what to set" in outcomes[13][1]
-    assert "not a memory file" in outcomes[15][1]
+    assert "not a path inside the memory folder" in outcomes[7][1]
+    assert "not a memory file" in outcomes[10][1]
+    assert "not within" in outcomes[11][1]
+    assert "trust" in outcomes[13][1]
+    assert "say what to set" in outcomes[14][1]
+    assert "not a memory file" in outcomes[16][1]
     assert not alive[0] and alive[2]["lines"] == [1, 2]
     assert not (mem.parent / "escape").exists() and not (mem.parent / "outside.md").exists()
     assert git(mem, "status", "--porcelain") == ""  # nothing written by any refused call
