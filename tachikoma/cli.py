@@ -127,8 +127,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--untagged", action="store_true", help="only files with neither trust nor confidence")
     p.add_argument("--embedder", metavar="NAME", help="must match the index's embedder")
     p.add_argument("--min-score", type=float, metavar="X",
-                   help="relevance floor, 0-1: passages whose meaning similarity (cosine of the embeddings) is below it are not "
-                        "results (default: [search] min_score, else 0.42 for minilm; 0 = off)")
+                   help="relevance floor, 0-1: passages whose meaning similarity (cosine of the embeddings) is "
+                        "below it are not results (default: [search] min_score, else 0.41 for minilm; 0 = off)")
 
     p = sub.add_parser("tag", parents=[common],
                        help="tag groups of files (default: untagged transcripts → tachikoma/self/medium)",

@@ -30,7 +30,7 @@ Example ``tachikoma.toml``::
     fusion = "convex"            # "convex" or "rrf" (reciprocal rank fusion)
     keyword_candidates = 200     # how many best keyword matches are scored
     rrf_k = 60                   # RRF's rank offset (fusion = "rrf" only)
-    min_score = 0.42             # relevance floor on vector similarity (default: measured per embedder)
+    min_score = 0.41             # relevance floor on vector similarity (default: measured per embedder)
 
     [embedder]
     name = "auto"                # auto, minilm, ollama, ollama:<model>, hash
@@ -61,7 +61,7 @@ Hybrid relevance (``[search]``)
     result, ranked low. The keyword part is left out because it is relative
     (the best keyword match of any query scores 1). When no chunk reaches
     the floor the answer says ``no_good_match``. Unset, the floor is the one
-    measured for the embedder (0.42 for MiniLM, `tachikoma eval abstention`,
+    measured for the embedder (0.41 for MiniLM, `tachikoma eval abstention`,
     docs/evaluation.md; none for the others); 0 turns it off.
 
     Why convex with w = 0.4: measured on LoCoMo-10 with the offline MiniLM
