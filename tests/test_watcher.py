@@ -62,7 +62,7 @@ def test_changes_are_grouped_and_the_index_writes_do_not_loop(tmp_path):
 def test_index_watch_reindexes_each_change_until_interrupted(memory):
     proc = subprocess.Popen([sys.executable, "-m", "tachikoma", "--memory", str(memory), "index", "--watch",
                              "--json", "--embedder", "hash"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+                            text=True, preexec_fn=_default_sigint)
     try:
         first = _json_block(proc)  # the normal run's summary
         assert first["added"] == 11
@@ -72,8 +72,18 @@ def test_index_watch_reindexes_each_change_until_interrupted(memory):
         assert line["state"] == "done" and "1 removed" in line["line"]
     finally:
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=30)
+        try:
+            out, err = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise
     assert proc.returncode == 130 and "interrupted" in err
+
+
+def _default_sigint() -> None:
+    """Ctrl-C's default in the child: a test run started in the background (`cmd &`) ignores SIGINT,
+    and a child inheriting that would never see the interrupt this test sends."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _json_block(proc) -> dict:
