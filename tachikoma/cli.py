@@ -164,6 +164,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     p.add_argument("--port", type=_port, default=5000, help="port, 1-65535 (default 5000)")
     p.add_argument("--no-watch", action="store_true", help="do not watch the memory folder (re-index by hand)")
+    p.add_argument("--mcp", action="store_true", help="also serve MCP over streamable HTTP at /mcp (localhost only)")
+    p.add_argument("--mcp-read-only", action="store_true", help="with --mcp: leave out the tools that write")
 
     p = sub.add_parser("mcp", parents=[common], help="serve the memory to an agent over MCP (stdio)",
                        description="A Model Context Protocol server on stdin/stdout with the tools search, read, "
@@ -528,9 +530,31 @@ def cmd_serve(args) -> int:
         from app import create_app
     except ImportError as exc:
         raise TachikomaError(f"the dashboard is not available ({exc})") from None
+    if (args.mcp or args.mcp_read_only) and args.host not in ("127.0.0.1", "localhost", "::1"):
+        raise TachikomaError("--mcp serves tools that read and write your memory: it binds to localhost only "
+                             "(leave out --host, or use 127.0.0.1)")
     app = create_app(memory=root, config=args.config, host=args.host, port=args.port, watch=not args.no_watch)
-    app.run(host=args.host, port=args.port, threaded=True)
+    if args.mcp or args.mcp_read_only:
+        _serve_with_mcp(app, root, args)
+    else:
+        app.run(host=args.host, port=args.port, threaded=True)
     return 0
+
+
+def _serve_with_mcp(app, root: Path, args) -> None:
+    """The dashboard and MCP's streamable HTTP transport on one address, served by uvicorn."""
+    import uvicorn
+
+    from .mcp_server import dashboard_with_mcp
+
+    both, tools = dashboard_with_mcp(app, root, args.port, args.config, read_only=args.mcp_read_only,
+                                     watching=app.extensions["tachikoma"].watching)
+    print(f"dashboard on http://{args.host}:{args.port}/ and MCP (streamable HTTP) on "
+          f"http://{args.host}:{args.port}/mcp", file=sys.stderr)
+    try:
+        uvicorn.run(both, host=args.host, port=args.port, log_level="warning")
+    finally:
+        tools.close()
 
 
 def cmd_mcp(args) -> int:

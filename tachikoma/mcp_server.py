@@ -301,6 +301,33 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
     return server, tools
 
 
+def dashboard_with_mcp(wsgi_app, root: Path, port: int, config_path: str | None = None, read_only: bool = False,
+                       watching=None):
+    """One ASGI application: MCP's streamable HTTP transport at ``/mcp`` and the dashboard (a WSGI
+    application, through `a2wsgi`) everywhere else, for `tachikoma serve --mcp` on 127.0.0.1:`port`.
+
+    The MCP endpoint refuses a Host header other than 127.0.0.1, localhost or
+    [::1] on `port` (421: DNS rebinding) and an Origin header from any other
+    page (403), with the SDK's own transport security; the dashboard keeps
+    its Host check and CSRF. The index is kept fresh by the dashboard's
+    watcher: `watching` reports on it. Returns the app and the tools' state.
+    """
+    from a2wsgi import WSGIMiddleware
+    from mcp.server.transport_security import TransportSecuritySettings
+    from starlette.routing import Mount
+
+    server, tools = build_server(root, config_path, read_only, watch=False)
+    logging.getLogger("mcp").setLevel(logging.WARNING)  # not a line per session on the dashboard's console
+    if watching is not None:
+        tools.watching = watching
+    hosts = [f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"]
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts,
+                                         allowed_origins=[f"http://{h}" for h in hosts])
+    app = server.streamable_http_app(streamable_http_path="/mcp", transport_security=security)
+    app.router.routes.append(Mount("/", app=WSGIMiddleware(wsgi_app)))
+    return app, tools
+
+
 def run_stdio(root: Path, config_path: str | None = None, read_only: bool = False, watch: bool = True) -> None:
     """Serve over stdin/stdout until the client closes the connection."""
     server, tools = build_server(root, config_path, read_only, watch)

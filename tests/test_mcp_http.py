@@ -1,0 +1,90 @@
+"""`tachikoma serve --mcp`: MCP's streamable HTTP transport beside the dashboard, on one localhost address,
+driven by the SDK's own HTTP client; foreign Host and Origin headers are refused."""
+
+import asyncio
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import httpx
+import pytest
+from mcp import Client
+
+from web_helpers import build_index, copy_memory
+
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                         "clientInfo": {"name": "test", "version": "1"}}}
+STREAMABLE = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def served(tmp_path):
+    root = copy_memory(tmp_path / "memory")
+    build_index(root)
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "tachikoma", "serve", "--memory", str(root), "--port", str(port),
+                             "--mcp", "--no-watch"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            urllib.request.urlopen(base + "/api/stats", timeout=2).read()
+            break
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(proc.stderr.read())
+            time.sleep(0.2)
+    yield base, port
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def test_mcp_over_http_beside_the_dashboard(served):
+    base, port = served
+
+    async def scenario():
+        async with Client(base + "/mcp") as client:
+            names = {t.name for t in (await client.list_tools()).tools}
+            found = await client.call_tool("search", {"query": "DRV8353 gate driver", "min_score": 0})
+            bad = await client.call_tool("read", {"path": "../outside.md"})
+            return names, found, bad
+
+    names, found, bad = asyncio.run(asyncio.wait_for(scenario(), 60))
+    assert names == {"search", "read", "stats", "remember", "tag"}
+    assert not found.is_error and found.structured_content["results"]
+    assert bad.is_error and "not a path inside the memory folder" in bad.content[0].text
+    api = httpx.get(base + "/api/search", params={"q": "DRV8353", "min_score": 0}).json()
+    assert [r["path"] for r in api["results"]][:3] == [r["path"] for r in found.structured_content["results"]][:3]
+
+
+def test_foreign_host_and_origin_are_refused(served):
+    base, port = served
+    refused_host = httpx.post(base + "/mcp", json=INITIALIZE, headers={**STREAMABLE, "Host": f"evil.example:{port}"})
+    assert refused_host.status_code == 421
+    refused_origin = httpx.post(base + "/mcp", json=INITIALIZE, headers={**STREAMABLE, "Origin": "http://evil.example"})
+    assert refused_origin.status_code == 403
+    own_page = httpx.post(base + "/mcp", json=INITIALIZE, headers={**STREAMABLE, "Origin": f"http://127.0.0.1:{port}"})
+    assert own_page.status_code == 200
+    assert httpx.get(base + "/", headers={"Host": f"evil.example:{port}"}).status_code == 421  # the dashboard's guard
+    assert httpx.post(base + "/reindex").status_code == 400  # still no POST without a CSRF token
+
+
+def test_mcp_over_http_binds_to_localhost_only(tmp_path):
+    root = copy_memory(tmp_path / "memory")
+    result = subprocess.run([sys.executable, "-m", "tachikoma", "serve", "--memory", str(root), "--host", "0.0.0.0",
+                             "--mcp"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1 and "localhost only" in result.stderr
