@@ -161,9 +161,12 @@ class MemoryTools:
                  confidence: str | None, source: str | None) -> dict:
         written = notes.remember(self.root, text, title, folder,
                                  {"trust": trust, "confidence": confidence, "source": source})
-        summary = indexer.run(self.root, self.config(), lock_timeout=LOCK_WAIT_SECONDS)
-        return {"path": written.path, "commit": written.commit, "commit_error": written.commit_error,
-                "indexed": True, "index": summary.line()}
+        done = {"path": written.path, "commit": written.commit, "commit_error": written.commit_error}
+        try:
+            summary = indexer.run(self.root, self.config(), lock_timeout=LOCK_WAIT_SECONDS)
+        except TachikomaError as exc:  # the note is written (and committed) all the same: say so
+            return {**done, "indexed": False, "index": f"not indexed: {exc}"}
+        return {**done, "indexed": True, "index": summary.line()}
 
     def tag(self, paths: list[str], trust: str | None, confidence: str | None, source: str | None) -> dict:
         values = {k: v for k, v in (("trust", trust), ("confidence", confidence), ("source", source)) if v}
@@ -280,7 +283,8 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
         ) -> CallToolResult:
             done = guarded(lambda: tools.remember(text, title, folder, trust, confidence, source))
             committed = f", committed {done['commit'][:10]}" if done["commit"] else ""
-            return result(f"remembered in {done['path']}{committed}; indexed", done)
+            indexed = "searchable now" if done["indexed"] else done["index"]
+            return result(f"remembered in {done['path']}{committed}; {indexed}", done)
 
         @server.tool(title="Tag memory files", description=TAG_HELP,
                      annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True,
