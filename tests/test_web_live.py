@@ -7,26 +7,13 @@ import time
 from pathlib import Path
 
 import pytest
-from flask.testing import FlaskClient
 
 from app import create_app
 from tachikoma import indexer
 from tachikoma.embedders.hashing import HashingEmbedder
+from test_app import HTMX
+from test_app import make_client as client_for
 from web_helpers import build_index, copy_memory
-
-HOST = "127.0.0.1:5000"
-HTMX = {"HX-Request": "true"}
-
-
-class Client(FlaskClient):
-    def open(self, *args, **kwargs):
-        kwargs.setdefault("base_url", f"http://{HOST}")
-        return super().open(*args, **kwargs)
-
-
-def client_for(app):
-    app.test_client_class = Client
-    return app.test_client()
 
 
 @pytest.fixture
