@@ -31,12 +31,22 @@ __all__ = ["atomic_write_bytes", "atomic_write_text", "atomic_write_with", "remo
 
 
 _TOKEN_BYTES = 6
+#: How much of a file's name its temporary file repeats: ".", that much, ".<12 hex>.tmp" fit in 255 bytes.
+_NAME_BYTES = 255 - len(".") - len(".tmp") - 1 - 2 * _TOKEN_BYTES
+
+
+def _temp_prefix(name: str) -> str:
+    """The start of the temporary files' names for a file `name`: ".<name>." with the name cut short
+    enough for the file system (a 250-byte name is allowed, a 268-byte temporary name is not)."""
+    while len(os.fsencode(name)) > _NAME_BYTES:
+        name = name[:-1]
+    return f".{name}."
 
 
 def remove_leftovers(path: str | os.PathLike) -> list[Path]:
     """Delete the temporary files that interrupted writes of `path` left behind; return them."""
     target = Path(os.path.realpath(path))
-    pattern = re.compile(rf"\.{re.escape(target.name)}\.[0-9a-f]{{{2 * _TOKEN_BYTES}}}\.tmp")
+    pattern = re.compile(rf"{re.escape(_temp_prefix(target.name))}[0-9a-f]{{{2 * _TOKEN_BYTES}}}\.tmp")
     removed = []
     try:
         names = os.listdir(target.parent)
@@ -72,7 +82,7 @@ def atomic_write_with(path: str | os.PathLike, fill: Callable[[BinaryIO], object
     except FileNotFoundError:
         mode = None
     # A hidden name, so a memory walk running at the same time never sees it.
-    temp = folder / f".{target.name}.{secrets.token_hex(_TOKEN_BYTES)}.tmp"
+    temp = folder / f"{_temp_prefix(target.name)}{secrets.token_hex(_TOKEN_BYTES)}.tmp"
     # 0o666 is filtered by the umask, as for any newly created file.
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
     try:

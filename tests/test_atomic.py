@@ -79,3 +79,16 @@ def test_symlink_is_kept_and_target_replaced(tmp_path):
     atomic_write_text(link, "new")
     assert link.is_symlink()
     assert target.read_text() == "new"
+
+
+@pytest.mark.parametrize("name", ["a" * 252 + ".md", "ü" * 125 + ".md"])  # 255 bytes: the longest name allowed
+def test_a_file_with_the_longest_name_is_written_and_its_leftovers_found(tmp_path, name):
+    """The temporary file repeats the name, so a name over 237 bytes made it too long for the file system
+    (a note with a long name could not be tagged, and the whole tagging run stopped)."""
+    path = tmp_path / name
+    path.write_bytes(b"old")
+    atomic_write_bytes(path, b"new")
+    assert path.read_bytes() == b"new" and os.listdir(tmp_path) == [name]
+    leftover = tmp_path / (atomic._temp_prefix(name) + "0123456789ab.tmp")  # as kill -9 before the rename leaves
+    leftover.write_bytes(b"half")
+    assert atomic.remove_leftovers(path) == [leftover] and os.listdir(tmp_path) == [name]
