@@ -230,6 +230,9 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
             return call()
         except (TachikomaError, InvalidTagValue) as exc:
             raise ToolError(str(exc)) from None
+        except OSError as exc:  # a memory it cannot write (read-only, full): say so, as the CLI does
+            where = f": {exc.filename}" if exc.filename else ""
+            raise ToolError(f"{exc.strerror or exc}{where}") from None
 
     @server.tool(title="Search memory", description=SEARCH_HELP, annotations=reading)
     def search(

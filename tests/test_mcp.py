@@ -1,6 +1,7 @@
 """`tachikoma mcp` spawned as a subprocess and driven by the official MCP SDK's own stdio client."""
 
 import asyncio
+import errno
 import json
 import subprocess
 import sys
@@ -288,3 +289,25 @@ def test_watcher_keeps_results_fresh_after_add_delete_and_rename(mem):
     added, old_gone, renamed, deleted, data = run(scenario)
     assert added and old_gone and renamed and deleted
     assert all((mem / r["path"]).exists() for r in data["results"])
+
+
+def test_a_file_system_error_is_a_tool_error_that_says_why(mem, monkeypatch):
+    """A memory the server cannot write (a read-only mount, another user's folder): the model gets the
+    reason, as the command line prints it, instead of a bare 'Error executing tool remember'."""
+    from tachikoma import mcp_server
+
+    def read_only(*_args, **_kwargs):
+        raise PermissionError(errno.EACCES, "Permission denied", str(mem / ".note.0123456789ab.tmp"))
+
+    monkeypatch.setattr(mcp_server.notes, "remember", read_only)
+    server, tools = mcp_server.build_server(mem, watch=False)
+
+    async def scenario():
+        async with Client(server) as client:  # the SDK's client, connected in-process
+            return await call(client, "remember", {"text": "The lab door code is 4711."})
+
+    try:
+        error, text, _ = run(scenario)
+    finally:
+        tools.close()
+    assert error and "Permission denied" in text and ".note.0123456789ab.tmp" in text
