@@ -12,7 +12,7 @@ from datetime import date
 from pathlib import Path
 
 from . import __version__
-from .config import MAX_LIMIT
+from .config import MAX_LIMIT, RECENCY_PRESETS
 from .errors import TachikomaError
 from .memory import printable
 from .tags import InvalidTagValue, check_value
@@ -129,6 +129,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--min-score", type=float, metavar="X",
                    help="relevance floor, 0-1: passages whose meaning similarity (cosine of the embeddings) is "
                         "below it are not results (default: [search] min_score, else 0.41 for minilm; 0 = off)")
+    p.add_argument("--recency", choices=list(RECENCY_PRESETS), type=str.lower,
+                   help="how much a memory's age counts: off; default (age costs at most 10%%, and a memory "
+                        "that a newer one supersedes loses half); strong (down to half at 90 days); seed "
+                        "(the original 1 / (1 + days / 30)). Default: [ranking] recency")
 
     p = sub.add_parser("tag", parents=[common],
                        help="tag groups of files (default: untagged transcripts → tachikoma/self/medium)",
@@ -188,6 +192,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("path", type=Path, help="locomo10.json")
     b.add_argument("--embedder", default="minilm", metavar="NAME", help="minilm (default), ollama[:<model>] or hash")
     b.add_argument("--limit-conversations", type=int, metavar="N", help="only the first N conversations")
+    b.add_argument("--conversations", metavar="RANGE",
+                   help="only the conversations at these positions, from 0: 0-4 (where the recency default was "
+                        "chosen), 5-9 (held out), 0,3,7")
     b.add_argument("--out", type=Path, metavar="DIR", help="write report.md, report.json and per_question.jsonl here")
     b.add_argument("--work", type=Path, metavar="DIR", help="keep the memory folders and indexes here and reuse "
                                                           "them next time (default: a temporary folder)")
@@ -363,7 +370,8 @@ def cmd_search(args) -> int:
     searcher = Searcher(root, _config(args, root), embedder_name=args.embedder)
     try:
         filters = Filters(kind=args.kind, trust=args.trust.lower() if args.trust else None, untagged=args.untagged)
-        answer = searcher.search(" ".join(args.query), args.limit, filters, min_score=args.min_score)
+        answer = searcher.search(" ".join(args.query), args.limit, filters, min_score=args.min_score,
+                                 recency=args.recency)
     finally:
         searcher.close()
     if args.json:
@@ -381,11 +389,18 @@ def cmd_search(args) -> int:
         print(f"    = {f['similarity']:.3f} similarity{_fusion_text(f)} × {f['trust_weight']:.2f} trust"
               f" ({f['trust'] or 'untagged'})"
               f" × {f['confidence_weight']:.2f} confidence ({f['confidence'] or 'untagged'})"
-              f" × {f['recency']:.2f} recency ({f['age_days']:.0f} days, {f['date_source']})"
+              f" × {f['recency']:.2f} recency ({recency_text(f)})"
               + (f" × {f['duplicate_penalty']:.2f} second chunk of file" if f["duplicate_penalty"] < 1 else ""))
         snippet = printable(" ".join(r["text"].split()))
         print(f"    {snippet[:160]}{'…' if len(snippet) > 160 else ''}")
     return 0
+
+
+def recency_text(factors: dict) -> str:
+    """Why the recency factor is what it is: "evergreen", "off" or "2026-03-22, 12 days, path"."""
+    if factors.get("recency_reason") in ("evergreen", "off"):
+        return factors["recency_reason"]
+    return f"{factors['date'][:10]}, {factors['age_days']:.0f} days, {factors['date_source']}"
 
 
 def _fusion_text(factors: dict) -> str:
@@ -580,10 +595,13 @@ def cmd_eval(args) -> int:
     argv = ([f"--config {args.config}"] if args.config else []) + ["eval", "locomo", str(args.path), "--embedder",
                                                                    args.embedder]
     argv += [f"--limit-conversations {args.limit_conversations}"] if args.limit_conversations else []
+    argv += [f"--conversations {args.conversations}"] if args.conversations else []
     argv += ["--sweep"] if args.sweep else []
     argv += [f"--max-words {args.max_words}"] if args.max_words else []
+    only = locomo.parse_selection(args.conversations) if args.conversations else None
     report = locomo.evaluate(args.path, args.embedder, args.limit_conversations, config, sweep=args.sweep,
-                             work=args.work, progress=not args.quiet, argv=argv, max_words=args.max_words)
+                             work=args.work, progress=not args.quiet, argv=argv, max_words=args.max_words,
+                             only=only)
     print(locomo.terminal(report))
     if args.out:
         for written in locomo.write_report(report, args.out):

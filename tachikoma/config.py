@@ -104,12 +104,67 @@ def _confidence_defaults() -> dict[str, float]:
 
 
 @dataclass(frozen=True)
+class Recency:
+    """A recency rule: recency = floor + (1 − floor) / (1 + age_days / half_life_days), per kind of memory.
+
+    `half_life_days` None is no recency at all (every memory 1.0).
+    """
+
+    half_life_days: float | None  # markdown notes
+    floor: float = 0.0
+    transcript_half_life_days: float | None = None  # None: the same as notes
+
+    def half_life(self, kind: str) -> float | None:
+        if kind == "transcript" and self.transcript_half_life_days is not None:
+            return self.transcript_half_life_days
+        return self.half_life_days
+
+
+#: The named recency rules (`[ranking] recency`, CLI/API `recency=`). "seed" is the original rule,
+#: exactly 1 / (1 + days / 30); "default" was chosen by measurement (docs/evaluation.md).
+RECENCY_PRESETS = {
+    "off": Recency(None),
+    "default": Recency(180.0, floor=0.7, transcript_half_life_days=180.0),
+    "strong": Recency(30.0, floor=0.3),
+    "seed": Recency(30.0),
+}
+#: Files whose recency is always 1.0: standing facts about the agent and its user. A glob without
+#: "/" matches the file name in any folder; matching ignores case.
+DEFAULT_EVERGREEN = ("identity.md", "MEMORY.md", "USER.md", "SOUL.md", "AGENTS.md", "CLAUDE.md")
+
+
+@dataclass(frozen=True)
 class RankingConfig:
     trust: dict[str, float] = field(default_factory=_trust_defaults)
     confidence: dict[str, float] = field(default_factory=_confidence_defaults)
-    half_life_days: float = 30.0
+    recency: str = "default"  # a name in RECENCY_PRESETS
+    half_life_days: float | None = None  # overrides the preset's half-life (every kind)
+    recency_floor: float | None = None  # overrides the preset's floor
+    evergreen: tuple[str, ...] = DEFAULT_EVERGREEN
     per_file: int = 2
     repeat_penalty: float = 0.8
+
+    @property
+    def rule(self) -> Recency:
+        """The recency rule in force: the preset with this config's overrides."""
+        preset = RECENCY_PRESETS[self.recency]
+        if preset.half_life_days is None:
+            return preset
+        if self.half_life_days is not None:
+            preset = replace(preset, half_life_days=self.half_life_days, transcript_half_life_days=None)
+        if self.recency_floor is not None:
+            preset = replace(preset, floor=self.recency_floor)
+        return preset
+
+    def with_recency(self, name: str) -> "RankingConfig":
+        """The same config with another recency preset (its overrides dropped); ValueError for an unknown name."""
+        return replace(self, recency=check_recency(name), half_life_days=None, recency_floor=None)
+
+
+def check_recency(name) -> str:
+    if not isinstance(name, str) or name.strip().lower() not in RECENCY_PRESETS:
+        raise ValueError(f"unknown recency {name!r}: use one of {', '.join(RECENCY_PRESETS)}")
+    return name.strip().lower()
 
 
 FUSION_METHODS = ("convex", "rrf")
@@ -169,14 +224,26 @@ def _from_dict(data: dict, file: Path) -> Config:
     r.pop("trust", None)
     r.pop("confidence", None)
     _known_keys(r, {f.name for f in fields(RankingConfig)} - {"trust", "confidence"}, "ranking")
-    half_life = _number(r.get("half_life_days", ranking.half_life_days), "ranking.half_life_days")
-    if not half_life > 0:
-        raise ValueError("ranking.half_life_days must be a number > 0")
+    recency = check_recency(r["recency"]) if "recency" in r else ranking.recency
+    half_life = r.get("half_life_days")
+    if half_life is not None:
+        half_life = _number(half_life, "ranking.half_life_days")
+        if not half_life > 0:
+            raise ValueError("ranking.half_life_days must be a number > 0")
+    floor = r.get("recency_floor")
+    if floor is not None:
+        floor = _number(floor, "ranking.recency_floor")
+        if not 0 <= floor <= 1:
+            raise ValueError("ranking.recency_floor must be a number between 0 and 1")
+    evergreen = r.get("evergreen", list(ranking.evergreen))
+    if not isinstance(evergreen, list) or not all(isinstance(g, str) and g.strip() for g in evergreen):
+        raise ValueError(f"ranking.evergreen must be an array of non-empty glob strings, not {_toml_type(evergreen)}")
     per_file = _whole(r.get("per_file", ranking.per_file), "ranking.per_file", minimum=1)
     penalty = _number(r.get("repeat_penalty", ranking.repeat_penalty), "ranking.repeat_penalty")
     if not 0 <= penalty <= 1:
         raise ValueError("ranking.repeat_penalty must be a number between 0 and 1")
-    ranking = replace(ranking, trust=trust, confidence=confidence, half_life_days=half_life, per_file=per_file,
+    ranking = replace(ranking, trust=trust, confidence=confidence, recency=recency, half_life_days=half_life,
+                      recency_floor=floor, evergreen=tuple(g.strip() for g in evergreen), per_file=per_file,
                       repeat_penalty=penalty)
     search = _search(_table(data, "search"))
     e = _table(data, "embedder")

@@ -157,6 +157,128 @@ def _parse_log(output: bytes, prefix: str) -> dict[str, datetime]:
     return {path: datetime.fromtimestamp(ts, timezone.utc) for path, ts in times.items()}
 
 
+#: The git trailer that marks tachikoma's own tagging commits (see `tagging`); `content_times` skips them.
+TAGGING_TRAILER = "Tachikoma-Tagging"
+#: Front matter keys that say how to rank a note, not what it says: a commit changing only these
+#: does not make the note younger.
+METADATA_KEYS = frozenset({"trust", "confidence", "source", "evergreen"})
+_MARKDOWN_SUFFIXES = (".md", ".markdown")
+_NULL_OID = "0" * 40
+
+
+def content_times(root: Path, verdicts: dict[str, bool] | None = None) -> dict[str, datetime]:
+    """When each file under `root` last changed in what it says: the time (aware, UTC) of the
+    last commit that changed more than its quality tags.
+
+    Skipped: commits carrying the ``Tachikoma-Tagging: 1`` trailer, and
+    commits whose change to a markdown note touches nothing but front matter
+    keys in `METADATA_KEYS` (tags edited by hand, or tagged by an older
+    tachikoma). A file whose every commit is skipped is absent (so it is
+    dated by what comes next, never by its tagging). History only: a fresh
+    clone gives the same dates.
+
+    `verdicts` caches "is this change (old blob:new blob) metadata only?",
+    which never changes; pass the same dict (e.g. persisted) to skip reading
+    blobs again. Empty when `root` is not in a repository.
+    """
+    root = Path(root)
+    prefix = _prefix(root)
+    if prefix is None:
+        return {}
+    proc = _run(
+        root,
+        ["log", "--no-renames", "--no-color", "--no-show-signature", "--raw", "--no-abbrev", "-z",
+         f"--format=%x00%ct %(trailers:key={TAGGING_TRAILER},valueonly,separator=%x2C)", "--", "."],
+        check=False, literal=False,
+    )
+    if proc.returncode != 0:
+        return {}  # an empty repository (no commit yet) has no history to read
+    history = _parse_raw_log(proc.stdout, prefix)  # path -> [(time, tagging, old, new)], newest first
+    verdicts = {} if verdicts is None else verdicts
+    position = dict.fromkeys(history, 0)
+    found: dict[str, float] = {}
+    while position:
+        ask: dict[str, tuple[str, str]] = {}
+        for path, i in list(position.items()):
+            changes = history[path]
+            while i < len(changes) and changes[i][1]:
+                i += 1  # a tachikoma tagging commit
+            if i == len(changes):
+                del position[path]
+                continue
+            when, _, old, new = changes[i]
+            position[path] = i
+            pair = f"{old}:{new}"
+            if not path.endswith(_MARKDOWN_SUFFIXES) or _NULL_OID in (old, new) or old == new:
+                found[path] = when  # added, deleted, or not a note: its content changed
+                del position[path]
+            elif pair in verdicts:
+                if verdicts[pair]:
+                    position[path] = i + 1
+                else:
+                    found[path] = when
+                    del position[path]
+            else:
+                ask[pair] = (old, new)
+        if ask:
+            blobs = _read_blobs(root, {oid for pair in ask.values() for oid in pair})
+            for pair, (old, new) in ask.items():
+                verdicts[pair] = metadata_only(blobs[old], blobs[new])
+    return {path: datetime.fromtimestamp(ts, timezone.utc) for path, ts in found.items()}
+
+
+def metadata_only(old: bytes, new: bytes) -> bool:
+    """Whether two versions of a note differ only in front matter keys of `METADATA_KEYS`."""
+    from .frontmatter import split  # the YAML loader, only when a change needs reading
+
+    try:
+        before, after = split(old.decode("utf-8-sig")), split(new.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        return False
+    if before.error or after.error:
+        return False
+
+    def content(fm) -> tuple:
+        meta = {str(k): v for k, v in (fm.meta or {}).items() if str(k).strip().lower() not in METADATA_KEYS}
+        return repr(sorted(meta.items(), key=lambda kv: kv[0])), fm.body.replace("\r\n", "\n")
+
+    return content(before) == content(after)
+
+
+def _parse_raw_log(output: bytes, prefix: str) -> dict[str, list[tuple[float, bool, str, str]]]:
+    """Parse `git log --raw --no-abbrev -z --format=%x00%ct <trailer values>`.
+
+    Each commit is NUL, "time trailer-values", NUL, then per file a
+    ":modes old new status" field (the first one after a newline) and the
+    file name field.
+    """
+    history: dict[str, list[tuple[float, bool, str, str]]] = {}
+    fields = output.split(b"\0")
+    current: tuple[float, bool] | None = None
+    i, n = 0, len(fields)
+    while i < n:
+        field = fields[i]
+        if field == b"":
+            if i + 1 < n and fields[i + 1]:
+                head = fields[i + 1].decode("utf-8", "replace").split(" ", 1)
+                try:
+                    current = (float(head[0]), "1" in (head[1] if len(head) > 1 else "").split(","))
+                except ValueError:
+                    current = None
+            i += 2
+            continue
+        info = field.lstrip(b"\n")
+        if info.startswith(b":") and i + 1 < n and current is not None:
+            parts = info.decode("ascii", "replace").split()
+            path = fields[i + 1].decode("utf-8", "surrogateescape")
+            if len(parts) >= 5 and path.startswith(prefix) and len(path) > len(prefix):
+                history.setdefault(path[len(prefix):], []).append((current[0], current[1], parts[2], parts[3]))
+            i += 2
+            continue
+        i += 1
+    return history
+
+
 def dirty_paths(root: Path) -> set[str]:
     """Tracked files under `root` whose working copy differs from the last commit.
 

@@ -11,7 +11,10 @@ version and the embedder's window, `chunking.signature`). When that differs
 from the current one, for example after an upgrade that makes chunks
 smaller, every file is read and chunked again ("re-chunked"); chunks whose
 text is unchanged keep their vectors. The signature is recorded when such a
-run completes, so an interrupted one is resumed the same way.
+run completes, so an interrupted one is resumed the same way. An index made
+before per-chunk dates (``dates`` differs from `DATES_VERSION`) is upgraded
+the same way: every file is read again to date its chunks, and nothing is
+embedded again.
 
 Progress is recorded as it is committed: ``last_indexed_at`` with every
 batch, ``run_complete`` = "0" while a run is under way (or after it was
@@ -30,6 +33,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import sqlite3
 import sys
 import time
@@ -41,7 +45,8 @@ from typing import Callable
 import numpy as np
 from filelock import FileLock, Timeout
 
-from . import chunking, gitutil, memory, tagfile
+from . import chunking, dates, gitutil, memory, tagfile
+from .atomic import atomic_write_text
 from .chunking import chunk_document
 from .config import Config, load_config
 from .documents import TRANSCRIPT
@@ -57,6 +62,11 @@ Warn = Callable[[str], None]
 Progress = Callable[[int, int, str], None]
 
 BATCH_CHUNKS = 64
+#: What the stored dates mean (`dates`). An index whose ``dates`` differs (made before per-chunk dates)
+#: has every file read and chunked again by the next run, reusing every vector, to fill them in.
+DATES_VERSION = "1"
+#: Cache of `gitutil.content_times` verdicts (is a commit's change to a note its tags only?).
+GIT_VERDICTS = "git-verdicts.json"
 
 
 @dataclass
@@ -215,6 +225,9 @@ def freshness(root: Path) -> dict:
             elif files and built_with and _chunking_for(built_with[0], _tool_errors(root)) not in (None, store.get_meta("chunking")):
                 note = ("the index was chunked by an older tachikoma: run `tachikoma index` to chunk every "
                         "file again (unchanged text keeps its vectors)")
+            elif files and store.get_meta("dates") != DATES_VERSION:
+                note = ("the index was dated by an older tachikoma: run `tachikoma index` to date every chunk "
+                        "(nothing is embedded again)")
             return {
                 "state": "complete" if complete else "incomplete",
                 "last_indexed_at": _iso(path, stamp), "last_complete_at": _iso(path, finished),
@@ -384,11 +397,12 @@ def _run(root, store, embedder, reembed, config, summary, progress, note, batch)
     tags = tagfile.load(root)
     for message in tags.warnings:
         note(message)
-    git_times = gitutil.last_commit_times(root)
+    git_times = _content_times(root)
     dirty = gitutil.dirty_paths(root) if git_times else set()
 
     wanted_chunking = chunking.signature(embedder.max_words, config.tool_errors)
-    rechunk = store.get_meta("chunking") != wanted_chunking and store.counts()[0] > 0
+    outdated = store.get_meta("chunking") != wanted_chunking or store.get_meta("dates") != DATES_VERSION
+    rechunk = outdated and store.counts()[0] > 0
     plan = plan_run(root, store, note, rechunk, config.max_file_bytes)
     summary.unchanged = len(plan.unchanged) + len(plan.touched)
     store.check_present()
@@ -412,13 +426,34 @@ def _run(root, store, embedder, reembed, config, summary, progress, note, batch)
         store.set_meta("last_complete_at", now)
         store.set_meta("run_complete", "1")
         store.set_meta("chunking", wanted_chunking)
+        store.set_meta("dates", DATES_VERSION)
     store.check_present()  # deleted during the last commit: the work went into a file nobody can open
     summary.files, summary.chunks = store.counts()
 
 
 def _file_info(f: memory.MemoryFile, sha: str, tags, git_times, dirty) -> dict:
     return {"path": f.path, "kind": f.kind, "sha256": sha, "size": f.size, "mtime_ns": f.mtime_ns,
-            "git_date": _git_date(f.path, git_times, dirty), **_tag_columns(tags)}
+            "git_date": _git_date(f.path, git_times, dirty), "path_date": _ts(dates.path_date(f.path)),
+            **_tag_columns(tags)}
+
+
+def _content_times(root: Path) -> dict:
+    """`gitutil.content_times`, with its verdicts kept in ``.cache`` between runs (they never change)."""
+    cache = memory.cache_dir(root) / GIT_VERDICTS
+    try:
+        verdicts = json.loads(cache.read_text(encoding="utf-8"))
+        if not isinstance(verdicts, dict):
+            verdicts = {}
+    except (OSError, ValueError):
+        verdicts = {}
+    known = len(verdicts)
+    times = gitutil.content_times(root, verdicts)
+    if len(verdicts) != known:
+        try:
+            atomic_write_text(cache, json.dumps(verdicts))
+        except OSError:
+            pass  # only a cache: the next run reads the blobs again
+    return times
 
 
 def _git_date(path: str, git_times, dirty) -> float | None:
@@ -489,7 +524,8 @@ def _index_files(root, store, embedder, todo, tags, git_times, dirty, config, su
         store.check_present()
         with batch():
             for info, chunks in prepared:
-                rows = [(c.index, c.line_start, c.line_end, c.text, c.hash, known[c.hash]) for c in chunks]
+                rows = [(c.index, c.line_start, c.line_end, c.text, c.hash, known[c.hash], when)
+                        for c, when in zip(chunks, info.pop("chunk_dates"))]
                 store.replace_file(info, rows)
             store.bump_generation()
             store.set_meta("last_indexed_at", f"{time.time():.3f}")
@@ -508,6 +544,9 @@ def _index_files(root, store, embedder, todo, tags, git_times, dirty, config, su
         # The fingerprint of what was read; "" (never read) keeps the file due for the next run.
         info = _file_info(f, doc.sha256 or "", file_tags, git_times, dirty)
         info["fm_date"] = _ts(doc.date)
+        info["turn_date"] = dates.last_turn_date(doc)
+        info["evergreen"] = dates.front_matter_evergreen(doc.meta)
+        info["chunk_dates"] = dates.chunk_dates(doc, chunks)
         info["warnings"] = doc.warnings
         if not chunks and doc.warnings:
             summary.skipped += 1

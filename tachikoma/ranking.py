@@ -2,7 +2,10 @@
 
     score = similarity × trust_weight × confidence_weight × recency × duplicate_penalty
 
-where recency = 1 / (1 + age_days / half_life_days) and the duplicate
+where recency = floor + (1 − floor) / (1 + age_days / half_life_days) for
+the chunk's own date (1.0 for an evergreen memory or with recency off; the
+named rules are `config.RECENCY_PRESETS`, "seed" being 1 / (1 + days / 30)),
+and the duplicate
 penalty is repeat_penalty ** (n - 1) for the n-th chunk of a file among the
 results (at most `per_file` chunks of one file are kept). `similarity` is
 itself a fusion of the vector's cosine similarity and a keyword (BM25)
@@ -17,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .config import RankingConfig, SearchConfig
+from .config import RankingConfig, Recency, SearchConfig
 
 
 def tag_weights(values: np.ndarray, table: dict[str, float]) -> np.ndarray:
@@ -26,14 +29,30 @@ def tag_weights(values: np.ndarray, table: dict[str, float]) -> np.ndarray:
     return np.array([table.get(v, missing) if v else missing for v in values], dtype=np.float64)
 
 
-def recency(age_days: np.ndarray, half_life_days: float) -> np.ndarray:
-    """1 / (1 + days / half_life): 1.0 today, 0.5 at one half-life. Future dates count as today."""
-    return 1.0 / (1.0 + np.maximum(np.asarray(age_days, dtype=np.float64), 0.0) / half_life_days)
+def recency(age_days: np.ndarray, half_life_days, floor: float = 0.0) -> np.ndarray:
+    """floor + (1 − floor) / (1 + days / half_life): 1.0 today, halfway to the floor at one half-life,
+    never below the floor. `half_life_days` may be an array (per chunk). Future dates count as today.
+
+    With floor 0 this is exactly the seed's 1 / (1 + days / half_life).
+    """
+    decay = 1.0 / (1.0 + np.maximum(np.asarray(age_days, dtype=np.float64), 0.0) / half_life_days)
+    return decay if floor == 0 else floor + (1.0 - floor) * decay
+
+
+def recency_rule(age_days: np.ndarray, transcript: np.ndarray, evergreen: np.ndarray, rule: Recency) -> np.ndarray:
+    """Per chunk: the recency of `rule` for its age and kind (`transcript` bool), 1.0 where `evergreen`."""
+    age_days = np.asarray(age_days, dtype=np.float64)
+    if rule.half_life_days is None:
+        return np.ones(age_days.shape[0])
+    half_life = np.where(transcript, rule.half_life("transcript"), rule.half_life("markdown"))
+    return np.where(evergreen, 1.0, recency(age_days, half_life, rule.floor))
 
 
 def file_weights(trust: np.ndarray, confidence: np.ndarray, age_days: np.ndarray, cfg: RankingConfig) -> np.ndarray:
     """Per-file product trust × confidence × recency (the part of a score a file contributes)."""
-    return tag_weights(trust, cfg.trust) * tag_weights(confidence, cfg.confidence) * recency(age_days, cfg.half_life_days)
+    no = np.zeros(len(age_days), dtype=bool)
+    return (tag_weights(trust, cfg.trust) * tag_weights(confidence, cfg.confidence)
+            * recency_rule(age_days, no, no, cfg.rule))
 
 
 def keyword_relevance(bm25: np.ndarray) -> np.ndarray:
@@ -109,15 +128,19 @@ def rank(
     per_file: int = 2,
     repeat_penalty: float = 0.8,
     mask: np.ndarray | None = None,
+    chunk_weight: np.ndarray | None = None,
 ) -> Ranked:
-    """The k best chunks by similarity × file_weight[file], at most `per_file` per file.
+    """The k best chunks by similarity × file_weight[file] (× chunk_weight), at most `per_file` per file.
 
     similarity: (N,) per chunk; chunk_file: (N,) file position of each chunk;
-    file_weight: (F,) from `file_weights`; mask: (N,) bool, False excludes.
+    file_weight: (F,) from `file_weights`; chunk_weight: (N,) a per-chunk factor
+    (recency, from each chunk's own date); mask: (N,) bool, False excludes.
     Exact: candidates are taken from the top of the base scores and widened
     until no chunk outside them could still make the top k.
     """
     base = np.asarray(similarity, dtype=np.float64) * file_weight[chunk_file]
+    if chunk_weight is not None:
+        base = base * chunk_weight
     allowed = np.flatnonzero(mask) if mask is not None else np.arange(base.shape[0])
     n = allowed.shape[0]
     empty = np.empty(0)

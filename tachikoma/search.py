@@ -18,17 +18,18 @@ import os
 import sqlite3
 import time
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 
-from . import memory, ranking
+from . import dates, memory, ranking
 from .config import Config, load_config
 from .embedders import MINILM, choose
 from .embedders.base import Embedder
 from .errors import NoIndexYet, TachikomaError
+from .globs import name_or_path_matches
 from .store import Store
 from .tags import Tags
 
@@ -203,8 +204,9 @@ class Snapshot:
     trust: np.ndarray
     confidence: np.ndarray
     sources: np.ndarray
-    date: np.ndarray  # (F,) unix seconds used for recency
-    date_source: np.ndarray  # (F,) "frontmatter" | "git" | "mtime"
+    date: np.ndarray  # (N,) unix seconds used for recency, per chunk (`dates.choose`)
+    date_source: np.ndarray  # (N,) index into dates.SOURCES
+    evergreen: np.ndarray  # (F,) bool: front matter (or tag file) says evergreen
     _weights: dict = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -216,32 +218,46 @@ class Snapshot:
         try:
             generation = store.generation
             rows = store.db.execute(
-                "SELECT id, path, kind, trust, confidence, source, fm_date, git_date, mtime_ns FROM files ORDER BY id"
-            ).fetchall()
+                "SELECT id, path, kind, trust, confidence, source, turn_date, fm_date, path_date, git_date, "
+                "mtime_ns, evergreen FROM files ORDER BY id").fetchall()
             ids, file_ids, matrix = load_vectors(store, dim, generation)
+            dated = store.db.execute("SELECT id, date FROM chunks WHERE date IS NOT NULL ORDER BY id").fetchall()
         finally:
             if not in_transaction:
                 store.db.execute("COMMIT")
         file_row_ids = np.array([r[0] for r in rows], dtype=np.int64)
         chunk_file = np.searchsorted(file_row_ids, file_ids)
-        dates, sources = [], []
-        for r in rows:
-            fm_date, git_date, mtime_ns = r[6], r[7], r[8]
-            if fm_date is not None:
-                dates.append(fm_date), sources.append("frontmatter")
-            elif git_date is not None:
-                dates.append(git_date), sources.append("git")
-            else:
-                dates.append(mtime_ns / 1e9), sources.append("mtime")
+        chunk_date = np.full(len(ids), np.nan)
+        if dated and len(ids):
+            dated_ids = np.array([r[0] for r in dated], dtype=np.int64)
+            pos = np.minimum(np.searchsorted(ids, dated_ids), len(ids) - 1)
+            known = ids[pos] == dated_ids
+            chunk_date[pos[known]] = np.array([r[1] for r in dated], dtype=np.float64)[known]
+
+        def per_chunk(i: int, scale: float = 1.0) -> np.ndarray:
+            values = np.array([np.nan if r[i] is None else r[i] / scale for r in rows], dtype=np.float64)
+            return values[chunk_file]
+
+        date, source = dates.choose(chunk_date, per_chunk(6), per_chunk(7), per_chunk(8), per_chunk(9),
+                                    per_chunk(10, 1e9))
         column = lambda i: np.array([r[i] for r in rows], dtype=object)  # noqa: E731
         return cls(generation, ids, chunk_file, matrix, column(1), column(2), column(3), column(4),
-                   column(5), np.array(dates, dtype=np.float64), np.array(sources, dtype=object))
+                   column(5), date, source, np.array([bool(r[11]) for r in rows], dtype=bool))
+
+    def evergreen_files(self, globs: tuple[str, ...]) -> np.ndarray:
+        """(F,) bool: evergreen by the file itself or by a `globs` pattern, computed once per list."""
+        key = ("evergreen", globs)
+        if key not in self._weights:
+            by_glob = np.array([any(name_or_path_matches(g, p) for g in globs) for p in self.paths], dtype=bool)
+            self._weights[key] = self.evergreen | by_glob if len(self.paths) else self.evergreen
+        return self._weights[key]
 
     def tag_weights(self, cfg) -> tuple[np.ndarray, np.ndarray]:
         """Per-file trust and confidence weights for a ranking config, computed once per config."""
         key = (tuple(sorted(cfg.trust.items())), tuple(sorted(cfg.confidence.items())))
         if key not in self._weights:
-            self._weights.clear()
+            if len(self._weights) > 8:
+                self._weights.clear()
             self._weights[key] = (ranking.tag_weights(self.trust, cfg.trust),
                                   ranking.tag_weights(self.confidence, cfg.confidence))
         return self._weights[key]
@@ -320,7 +336,8 @@ class Searcher:
         return self._snapshot
 
     def search(self, query: str, limit: int = 10, filters: Filters | None = None,
-               now: datetime | None = None, config: Config | None = None, min_score: float | None = None) -> dict:
+               now: datetime | None = None, config: Config | None = None, min_score: float | None = None,
+               recency: str | None = None) -> dict:
         """Rank chunks for `query` and return the JSON-ready answer with explanations.
 
         Chunks whose meaning is too far from the query (vector similarity
@@ -328,12 +345,18 @@ class Searcher:
         the floor measured for the embedder, `relevance_floor`) are not
         results; with none left the answer says ``no_good_match``. A result
         never names a file that is gone from the memory folder, even before
-        the index has caught up with it.
+        the index has caught up with it. `recency` names a preset (`config.RECENCY_PRESETS`) to use
+        instead of the config's ``[ranking] recency``.
         """
         query = query.strip()
         if not query:
             raise TachikomaError("empty query: say what to look for")
         config = config or self.config
+        if recency is not None:
+            try:
+                config = replace(config, ranking=config.ranking.with_recency(recency))
+            except ValueError as exc:
+                raise TachikomaError(str(exc)) from None
         floor = min_score if min_score is not None else config.search.min_score
         floor = relevance_floor(self.embedder.name) if floor is None else float(floor)
         if not 0 <= floor <= 1:
@@ -366,6 +389,7 @@ class Searcher:
         finished = time.perf_counter()
         freshness = dict(self.freshness(), missing_files=hidden)
         return {"query": query, "results": results, "min_score": floor, "no_good_match": not results,
+                "recency": config.ranking.recency,
                 "freshness": freshness, "embedder": self.embedder.name,
                 "timing_ms": {"embed": round((embedded - started) * 1000, 2),
                               "rank": round((finished - embedded) * 1000, 2)}}
@@ -426,7 +450,10 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
         method["rrf_k"] = fusion.rrf_k
     age_days = np.maximum(now_ts - snap.date, 0.0) / DAY
     trust_w, conf_w = snap.tag_weights(cfg)
-    rec = ranking.recency(age_days, cfg.half_life_days)
+    rule = cfg.rule
+    evergreen = snap.evergreen_files(cfg.evergreen)
+    rec = ranking.recency_rule(age_days, snap.kinds[snap.chunk_file] == "transcript", evergreen[snap.chunk_file],
+                               rule)
     # A chunk that shares nothing with the query is not a match, nor is one whose meaning is below the floor.
     mask = (similarity > 0) & (vector >= min_score)
     if exclude is not None:
@@ -435,8 +462,8 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
         extra = filters.mask(snap)
         if extra is not None:
             mask &= extra
-    ranked = ranking.rank(similarity, snap.chunk_file, trust_w * conf_w * rec, limit,
-                          cfg.per_file, cfg.repeat_penalty, mask)
+    ranked = ranking.rank(similarity, snap.chunk_file, trust_w * conf_w, limit,
+                          cfg.per_file, cfg.repeat_penalty, mask, chunk_weight=rec)
     factors = []
     for pos, penalty in zip(ranked.chunks, ranked.penalty):
         f = snap.chunk_file[pos]
@@ -445,8 +472,11 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
             "vector_similarity": float(vector[pos]), "keyword_score": float(keyword[pos]), "fusion": dict(method),
             "trust": snap.trust[f], "trust_weight": float(trust_w[f]),
             "confidence": snap.confidence[f], "confidence_weight": float(conf_w[f]),
-            "age_days": float(age_days[f]), "date_source": snap.date_source[f],
-            "date": datetime.fromtimestamp(snap.date[f], timezone.utc).isoformat(timespec="seconds"),
-            "recency": float(rec[f]), "duplicate_penalty": float(penalty),
+            "age_days": float(age_days[pos]), "date_source": dates.SOURCES[snap.date_source[pos]],
+            "date": datetime.fromtimestamp(snap.date[pos], timezone.utc).isoformat(timespec="seconds"),
+            "recency": float(rec[pos]), "recency_rule": cfg.recency,
+            "recency_reason": ("off" if rule.half_life_days is None else
+                               "evergreen" if evergreen[f] else "age"),
+            "duplicate_penalty": float(penalty),
         })
     return {"positions": ranked.chunks.tolist(), "scores": [float(s) for s in ranked.scores], "factors": factors}

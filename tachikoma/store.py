@@ -26,7 +26,16 @@ import numpy as np
 
 from .errors import IndexDamaged, NoIndexYet, TachikomaError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+#: Columns each schema version added, so an older index is upgraded in place (its vectors kept).
+#: Version 2: the dates of issue 8 (per-chunk transcript dates, dates in paths, evergreen notes);
+#: the next `tachikoma index` reads every file again to fill them (`DATES_VERSION`).
+MIGRATIONS = {
+    2: ("ALTER TABLE files ADD COLUMN path_date REAL",
+        "ALTER TABLE files ADD COLUMN turn_date REAL",
+        "ALTER TABLE files ADD COLUMN evergreen INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE chunks ADD COLUMN date REAL"),
+}
 
 #: How the keyword index splits and stems words (FTS5 porter over unicode61); the dashboard's highlighting uses it too.
 FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"
@@ -44,13 +53,16 @@ CREATE TABLE IF NOT EXISTS files (
     size INTEGER NOT NULL,
     mtime_ns INTEGER NOT NULL,
     fm_date REAL,            -- front matter updated/date, unix seconds
-    git_date REAL,           -- last commit touching the file, unix seconds
+    git_date REAL,           -- last commit changing the file's content (not its tags), unix seconds
     trust TEXT,
     confidence TEXT,
     source TEXT,
     invalid TEXT NOT NULL DEFAULT '{}',   -- JSON {key: raw value}
     warnings TEXT NOT NULL DEFAULT '[]',  -- JSON list of strings
-    indexed_at REAL NOT NULL
+    indexed_at REAL NOT NULL,
+    path_date REAL,          -- YYYY-MM-DD in the file or folder name, unix seconds
+    turn_date REAL,          -- a transcript's last timestamped turn, unix seconds
+    evergreen INTEGER NOT NULL DEFAULT 0  -- front matter `evergreen: true` (or the tag file's)
 );
 CREATE TABLE IF NOT EXISTS chunks (
     id INTEGER PRIMARY KEY,
@@ -60,7 +72,8 @@ CREATE TABLE IF NOT EXISTS chunks (
     line_end INTEGER NOT NULL,
     text TEXT NOT NULL,
     hash TEXT NOT NULL,
-    vector BLOB NOT NULL
+    vector BLOB NOT NULL,
+    date REAL                -- transcripts: the chunk's last timestamped turn, unix seconds
 );
 CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id, idx);
 CREATE INDEX IF NOT EXISTS chunks_hash ON chunks(hash);
@@ -141,6 +154,9 @@ class FileRow:
     invalid: dict
     warnings: list
     indexed_at: float
+    path_date: float | None = None
+    turn_date: float | None = None
+    evergreen: bool = False
 
 
 class Store:
@@ -210,6 +226,15 @@ class Store:
                 self.db.executescript(SCHEMA)
                 self.set_meta("schema_version", str(SCHEMA_VERSION))
                 self.set_meta("generation", "0")
+        elif 1 <= int(version) < SCHEMA_VERSION:
+            if readonly:
+                raise TachikomaError(f"{self.path} was made by an older tachikoma (index schema {version}): "
+                                     "run `tachikoma index` to upgrade it (its vectors are kept)")
+            with self.db:
+                for step in range(int(version) + 1, SCHEMA_VERSION + 1):
+                    for statement in MIGRATIONS[step]:
+                        self.db.execute(statement)
+                self.set_meta("schema_version", str(SCHEMA_VERSION))
         elif int(version) != SCHEMA_VERSION:
             raise TachikomaError(
                 f"{self.path} has index schema {version}, this tachikoma reads {SCHEMA_VERSION}: "
@@ -261,8 +286,9 @@ class Store:
     def files(self) -> dict[str, FileRow]:
         rows = self.db.execute(
             "SELECT id, path, kind, sha256, size, mtime_ns, fm_date, git_date, trust, confidence, "
-            "source, invalid, warnings, indexed_at FROM files").fetchall()
-        return {r[1]: FileRow(*r[:11], json.loads(r[11]), json.loads(r[12]), r[13]) for r in rows}
+            "source, invalid, warnings, indexed_at, path_date, turn_date, evergreen FROM files").fetchall()
+        return {r[1]: FileRow(*r[:11], json.loads(r[11]), json.loads(r[12]), r[13], r[14], r[15], bool(r[16]))
+                for r in rows}
 
     @_guarded()
     def vectors_by_hash(self, hashes: list[str]) -> dict[str, bytes]:
@@ -276,22 +302,24 @@ class Store:
         return found
 
     @_guarded()
-    def replace_file(self, info: dict, chunks: list[tuple[int, int, int, str, str, bytes]]) -> None:
-        """Insert or replace one file and all its chunks (idx, start, end, text, hash, vector).
+    def replace_file(self, info: dict, chunks: list[tuple[int, int, int, str, str, bytes, float | None]]) -> None:
+        """Insert or replace one file and all its chunks (idx, start, end, text, hash, vector, date).
 
         Call inside a transaction (`with store.db:`)."""
         self.delete_file(info["path"])
         cur = self.db.execute(
             "INSERT INTO files(path, kind, sha256, size, mtime_ns, fm_date, git_date, trust, confidence,"
-            " source, invalid, warnings, indexed_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            " source, invalid, warnings, indexed_at, path_date, turn_date, evergreen)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (info["path"], info["kind"], info["sha256"], info["size"], info["mtime_ns"],
              info.get("fm_date"), info.get("git_date"), info.get("trust"), info.get("confidence"),
              info.get("source"), json.dumps(info.get("invalid", {})),
-             json.dumps(info.get("warnings", [])), time.time()))
+             json.dumps(info.get("warnings", [])), time.time(), info.get("path_date"), info.get("turn_date"),
+             int(bool(info.get("evergreen")))))
         file_id = cur.lastrowid
         self.db.executemany(
-            "INSERT INTO chunks(file_id, idx, line_start, line_end, text, hash, vector) "
-            "VALUES (?,?,?,?,?,?,?)", [(file_id, *c) for c in chunks])
+            "INSERT INTO chunks(file_id, idx, line_start, line_end, text, hash, vector, date) "
+            "VALUES (?,?,?,?,?,?,?,?)", [(file_id, *c) for c in chunks])
 
     @_guarded()
     def update_file(self, path: str, **columns) -> None:

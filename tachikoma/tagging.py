@@ -38,7 +38,6 @@ import hashlib
 import io
 import json
 import os
-import re
 from dataclasses import asdict, dataclass, field, replace
 from datetime import date, datetime
 from pathlib import Path
@@ -52,6 +51,7 @@ from .documents import KINDS, MARKDOWN, TRANSCRIPT
 from .config import load_config
 from .errors import TachikomaError
 from .frontmatter import read_front_matter, read_head, remove_keys, set_keys, split
+from .globs import pattern_matches as _pattern_matches
 from .gitutil import Blob
 from .memory import TAG_FILE, PathOutsideMemory, cache_dir, safe_path, walk
 from .reader import BINARY_SNIFF_BYTES, is_binary
@@ -143,64 +143,6 @@ def _in_memory(root: Path, pattern: str) -> str | None:
     if absolute == str(root) or absolute.startswith(str(root) + os.sep):
         return absolute[len(str(root)) + 1:] or None
     return pattern
-
-
-def _pattern_matches(pattern: str, path: str) -> bool:
-    pattern = pattern.replace("\\", "/")
-    while pattern.startswith("./"):
-        pattern = pattern[2:]
-    if any(ch in pattern for ch in "*?["):
-        if "/" not in pattern:
-            return _glob_regex(pattern).match(path.rsplit("/", 1)[-1]) is not None
-        return _glob_regex(pattern.lstrip("/")).match(path) is not None
-    prefix = pattern.strip("/")
-    if not prefix:
-        return True
-    return path == prefix or path.startswith(prefix + "/")
-
-
-_GLOB_CACHE: dict[str, re.Pattern] = {}
-
-
-def _glob_regex(pattern: str) -> re.Pattern:
-    cached = _GLOB_CACHE.get(pattern)
-    if cached is not None:
-        return cached
-    out, i, n = [], 0, len(pattern)
-    while i < n:
-        ch = pattern[i]
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif ch == "*":
-            out.append("[^/]*")
-            i += 1
-        elif ch == "?":
-            out.append("[^/]")
-            i += 1
-        elif ch == "[":
-            # A "]" right after "[" (or the "!"/"^" of "[!", "[^") is a member, not the end.
-            end = pattern.find("]", i + 2)
-            if end == -1:
-                out.append(re.escape(ch))
-                i += 1
-                continue
-            inner = pattern[i + 1:end]
-            negate = inner[:1] in ("!", "^")
-            if negate:
-                inner = inner[1:]
-            inner = inner.replace("\\", "\\\\").replace("[", "\\[")  # "[[]" is a literal "[", not a nested set
-            out.append(f"[{'^/' if negate else ''}{inner}]")
-            i = end + 1
-        else:
-            out.append(re.escape(ch))
-            i += 1
-    compiled = re.compile("".join(out) + r"\Z", re.DOTALL)
-    _GLOB_CACHE[pattern] = compiled
-    return compiled
 
 
 # --------------------------------------------------------------------------- planning
@@ -501,7 +443,9 @@ def _message(action: str, values: str, paths: list[str], note: str = "") -> str:
         subject = f"tachikoma: undo tagging of {_files(len(paths))}"
     else:
         subject = f"tachikoma: tag {_files(len(paths))} ({values})"
-    return subject + (f"\n\n{note}" if note else "") + _listing(paths)
+    # The trailer (its own last paragraph) tells `gitutil.content_times` this commit changed tags only,
+    # so tagging never makes a memory younger.
+    return subject + (f"\n\n{note}" if note else "") + _listing(paths) + f"\n{gitutil.TAGGING_TRAILER}: 1\n"
 
 
 def _files(n: int) -> str:

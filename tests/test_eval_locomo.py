@@ -7,6 +7,7 @@ from datetime import datetime, timezone
 import pytest
 
 from tachikoma.cli import main
+from tachikoma.config import RECENCY_PRESETS
 from tachikoma.evaluation import locomo
 from tachikoma.search import Searcher
 
@@ -168,9 +169,12 @@ def test_memory_folders_are_dated_transcripts_searched_the_normal_way(report):
                                           "Bob: Lovely dog! [image: a photo of a lighthouse]"]
     assert by_month["path"] == "session_03.jsonl"
     assert by_month["text"].startswith("[2023-06-01, Thursday 1 June 2023]\nBob: We planted tomatoes.")
-    assert f["date_source"] == "mtime" and f["date"] == "2023-01-01T13:00:00+00:00"
+    # Dated by its turns' timestamps (the file's mtime says the same, but the transcript comes first).
+    assert f["date_source"] == "transcript" and f["date"] == "2023-01-01T13:00:00+00:00"
     assert f["age_days"] == pytest.approx((now - datetime(2023, 1, 1, 13, tzinfo=timezone.utc)).days + 2 / 24)
-    assert f["recency"] == pytest.approx(1 / (1 + f["age_days"] / 30))
+    rule = RECENCY_PRESETS["default"]
+    assert f["recency_rule"] == "default" and f["recency_reason"] == "age"
+    assert f["recency"] == pytest.approx(rule.floor + (1 - rule.floor) / (1 + f["age_days"] / rule.half_life("transcript")))
 
 
 def test_ndcg_in_the_report_is_binary_and_capped(report):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tachikoma import indexer
-from tachikoma.config import load_config
+from tachikoma.config import RECENCY_PRESETS, load_config
 from tachikoma.errors import EmbedderMismatch, TachikomaError
 from tachikoma.search import Filters, Searcher
 
@@ -32,10 +32,12 @@ def test_json_shape_and_score_is_the_product_of_its_factors(searcher):
         assert isinstance(r["lines"], list) and r["lines"][0] <= r["lines"][1]
         f = r["factors"]
         assert set(f) >= FACTOR_KEYS
-        assert f["date_source"] in ("frontmatter", "git", "mtime")
+        assert f["date_source"] in ("transcript", "frontmatter", "path", "git", "mtime")
         product = f["similarity"] * f["trust_weight"] * f["confidence_weight"] * f["recency"] * f["duplicate_penalty"]
         assert r["score"] == pytest.approx(product, rel=1e-12)
-        assert f["recency"] == pytest.approx(1 / (1 + f["age_days"] / 30))
+        rule = RECENCY_PRESETS["default"]
+        expected = rule.floor + (1 - rule.floor) / (1 + f["age_days"] / rule.half_life(r["kind"]))
+        assert f["recency"] == (1.0 if f["recency_reason"] == "evergreen" else pytest.approx(expected))
     scores = [r["score"] for r in answer["results"]]
     assert scores == sorted(scores, reverse=True)
 
@@ -50,7 +52,9 @@ def test_explanations_name_tags_and_date_sources(searcher):
     assert martin["age_days"] == pytest.approx(11.0)  # updated: 2026-11-20
     meeting = by_path.get("2026-03-22/meeting-notes.md")
     if meeting:
-        assert meeting["date_source"] == "git" and meeting["trust"] is None and meeting["trust_weight"] == 0.6
+        # dated by its folder's name, before git
+        assert meeting["date_source"] == "path" and meeting["date"] == "2026-03-22T00:00:00+00:00"
+        assert meeting["trust"] is None and meeting["trust_weight"] == 0.6
 
 
 def test_at_most_two_chunks_per_file(memory):

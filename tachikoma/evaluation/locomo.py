@@ -167,8 +167,25 @@ def parse_evidence(raw: list, quirks: Quirks | None = None, where: str = "") -> 
     return out
 
 
-def load(path: Path, limit: int | None = None) -> tuple[list[Conversation], Quirks]:
-    """The conversations of a LoCoMo file (the first `limit`), and the evidence quirks met."""
+def parse_selection(spec: str) -> list[int]:
+    """"0-4" → [0, 1, 2, 3, 4]; "0,2,5-6" → [0, 2, 5, 6] (conversation positions, from 0)."""
+    chosen: list[int] = []
+    for part in spec.split(","):
+        first, dash, last = part.strip().partition("-")
+        try:
+            low = int(first)
+            high = int(last) if dash else low
+        except ValueError:
+            raise TachikomaError(f"--conversations {spec!r}: use positions from 0 like 0-4 or 0,2,5-9") from None
+        if low < 0 or high < low:
+            raise TachikomaError(f"--conversations {spec!r}: {part.strip()!r} is not a range of positions from 0")
+        chosen += [i for i in range(low, high + 1) if i not in chosen]
+    return chosen
+
+
+def load(path: Path, limit: int | None = None, only: list[int] | None = None) -> tuple[list[Conversation], Quirks]:
+    """The conversations of a LoCoMo file (the first `limit`, or those at the positions `only`), and
+    the evidence quirks met."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -177,6 +194,11 @@ def load(path: Path, limit: int | None = None) -> tuple[list[Conversation], Quir
         raise TachikomaError(f"{path}: expected a JSON list of conversations")
     quirks = Quirks()
     conversations = []
+    if only is not None:
+        missing = [i for i in only if i >= len(data)]
+        if missing:
+            raise TachikomaError(f"{path}: has {len(data)} conversations, no position {missing[0]} (from 0)")
+        data = [data[i] for i in only]
     for item in data[:limit] if limit else data:
         try:
             conversations.append(_conversation(item, quirks))
@@ -277,7 +299,7 @@ class System:
             r, s = self.config.ranking, self.config.search
             out["config"] = {"per_file": r.per_file if r.per_file < 10**6 else None,
                              "repeat_penalty": r.repeat_penalty,
-                             "half_life_days": r.half_life_days if np.isfinite(r.half_life_days) else None,
+                             "recency": r.recency,
                              "keyword_weight": s.keyword_weight, "fusion": s.fusion}
         return out
 
@@ -289,25 +311,27 @@ def systems(base: Config, sweep: bool = False) -> list[System]:
     question here has its answer in the memory, and the floor is measured on
     its own (`tachikoma.evaluation.abstention`)."""
     base = replace(base, search=replace(base.search, min_score=0.0))
-    no_file = replace(base.ranking, per_file=10**9, repeat_penalty=1.0)
-    no_recency = float("inf")
+    flat = base.ranking.with_recency("off")
+    no_file = replace(flat, per_file=10**9, repeat_penalty=1.0)
     vector_only = replace(base.search, keyword_weight=0.0)
     s = base.search
+    rule = base.ranking.recency
     ladder = [
         System("bm25", "SQLite FTS5 bm25() over the same chunks, alone", None),
         System("vector", "cosine similarity alone (no per-file rule, no recency)",
-               replace(base, ranking=replace(no_file, half_life_days=no_recency), search=vector_only)),
+               replace(base, ranking=no_file, search=vector_only)),
         System("vector+file", "+ at most 2 chunks per file, the 2nd × 0.8",
-               replace(base, ranking=replace(base.ranking, half_life_days=no_recency), search=vector_only)),
-        System("vector+file+recency", "+ recency (half-life 30 days): the ranking before hybrid",
-               replace(base, search=vector_only)),
-        System("hybrid", f"+ keyword relevance ({s.fusion}, keyword_weight {s.keyword_weight:g}): the defaults",
-               base),
-        System("hybrid-recency", "hybrid without recency",
-               replace(base, ranking=replace(base.ranking, half_life_days=no_recency))),
+               replace(base, ranking=flat, search=vector_only)),
+        System("vector+file+recency", f"+ recency ({rule})", replace(base, search=vector_only)),
+        System("hybrid", f"+ keyword relevance ({s.fusion}, keyword_weight {s.keyword_weight:g}): the defaults "
+                         f"(recency {rule})", base),
+        System("hybrid-recency", "hybrid without recency (recency off)", replace(base, ranking=flat)),
+        System("hybrid-seed", "hybrid with the seed's recency, 1 / (1 + days / 30)",
+               replace(base, ranking=base.ranking.with_recency("seed"))),
+        System("hybrid-strong", "hybrid with the strong recency preset",
+               replace(base, ranking=base.ranking.with_recency("strong"))),
     ]
     if sweep:
-        flat = replace(base.ranking, half_life_days=no_recency)
         for w in (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9):
             ladder.append(System(f"sweep:convex:{w:g}", f"convex fusion, keyword_weight {w:g}, no recency",
                                  replace(base, ranking=flat, search=SearchConfig(keyword_weight=w, fusion="convex",
@@ -377,11 +401,14 @@ Bar = Callable[..., object]
 
 def evaluate(path: Path, embedder_name: str = "minilm", limit_conversations: int | None = None,
              base: Config | None = None, sweep: bool = False, work: Path | None = None,
-             progress: bool = True, argv: list[str] | None = None, max_words: int | None = None) -> dict:
-    """Run the whole evaluation and return the report (see `write_report` for its files)."""
+             progress: bool = True, argv: list[str] | None = None, max_words: int | None = None,
+             only: list[int] | None = None) -> dict:
+    """Run the whole evaluation and return the report (see `write_report` for its files).
+
+    `only`: the positions (from 0) of the conversations to use, e.g. 0-4 to tune and 5-9 to report."""
     started = time.perf_counter()
     path = Path(path)
-    conversations, quirks = load(path, limit_conversations)
+    conversations, quirks = load(path, limit_conversations, only)
     base = base or Config()
     rows = systems(base, sweep)
     embedder = CachedQueries(choose(embedder_name, None), max_words)
@@ -506,7 +533,7 @@ def _meta(path: Path, embedder: str, max_words: int, conversations, quirks: Quir
         "seconds": {"index": round(stats["index_seconds"], 1), "search": round(stats["search_seconds"], 1),
                     "total": round(time.perf_counter() - started, 1)},
         "defaults": {"keyword_weight": base.search.keyword_weight, "fusion": base.search.fusion,
-                     "half_life_days": base.ranking.half_life_days, "per_file": base.ranking.per_file,
+                     "recency": base.ranking.recency, "per_file": base.ranking.per_file,
                      "repeat_penalty": base.ranking.repeat_penalty},
         "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version(),
                     "numpy": np.__version__, "sqlite": sqlite3.sqlite_version, "processor": _cpu_name()},
