@@ -118,11 +118,12 @@ def htmx_js():
 @bp.get("/")
 def search():
     form = SearchForm.read(request.args)
-    ctx = {"form": form, "answer": None, "error": None, "no_index": False}
+    ctx = {"form": form, "answer": None, "error": None, "no_index": False,
+           "recency": form.recency or dash().recency()}
     status = 400 if form.errors else 200
     if form.q and not form.errors:
         try:
-            ctx["answer"] = dash().search(form.q, form.limit, form.filters(), form.min_score)
+            ctx["answer"] = dash().search(form.q, form.limit, form.filters(), form.min_score, form.recency or None)
         except NoIndex:
             ctx["no_index"] = True
         except EmbedderError as exc:
@@ -144,7 +145,7 @@ def api_search():
     if refusal := form.api_refusal():
         return json_error(refusal, 400)
     try:
-        return json_response(dash().search(form.q, form.limit, form.filters(), form.min_score))
+        return json_response(dash().search(form.q, form.limit, form.filters(), form.min_score, form.recency or None))
     except TachikomaError as exc:
         return json_error(str(exc), failure_status(exc))
 

@@ -191,7 +191,10 @@ def test_search_results_are_explained(client):
         assert f'href="/file/{r["path"]}?lines={r["lines"][0]}-{r["lines"][1]}&amp;q=martin+meetings&amp;limit=5#hit"' in html
     text = text_of(html)
     assert "trust: owner" in text and "confidence: high" in text
-    assert re.search(r"updated \d+ days? ago \((front matter|git|file time)\)", text)
+    assert re.search(r"dated \d{4}-\d\d-\d\d, from (front matter|the date in its path|its last content commit|"
+                     r"the file's modification time) \(\d+ days? ago\); default rule", text)
+    for r in answer["results"]:  # each result says when it is from and how that is known
+        assert f'title="{r["factors"]["date"]}">{r["factors"]["date"][:10]}, from ' in html
     for name in ("similarity", "trust", "confidence", "recency", "duplicate penalty"):
         assert f"<th scope=\"row\">{name}</th>" in html
 
@@ -326,7 +329,7 @@ def test_api_search_is_the_cli_json(client, indexed):
     ours = api.get_json()
     theirs = json.loads(run_cli("--memory", str(indexed), "search", "--json", "-n", "4", "heat", "sink"))
     assert set(ours) == set(theirs) == {"query", "results", "min_score", "no_good_match", "freshness", "embedder",
-                                        "timing_ms"}
+                                        "recency", "timing_ms"}
     assert ours["query"] == theirs["query"] and ours["embedder"] == theirs["embedder"]
     assert len(ours["results"]) == len(theirs["results"]) >= 3
     for a, b in zip(ours["results"], theirs["results"]):

@@ -126,11 +126,23 @@ def test_explanation_rows_and_formula():
     x = explain(result(factors(penalty=0.7)))
     assert [row["name"] for row in x["rows"]] == ["similarity", "trust", "confidence", "recency", "duplicate penalty"]
     assert x["formula"] == "similarity × trust × confidence × recency × duplicate penalty = score"
-    assert x["rows"][3]["source"] == "updated 3 days ago (git)" and x["rows"][3]["title"].startswith("2026-03-01")
+    assert x["rows"][3]["source"] == "dated 2026-03-01, from its last content commit (3 days ago); default rule"
+    assert x["rows"][3]["title"].startswith("2026-03-01")
     assert x["rows"][4]["source"] == "a better passage from this file ranks above"
     first = explain(result(factors()))
     assert first["formula"] == "similarity × trust × confidence × recency = score"
     assert first["arithmetic"].count(" × ") == 3
+
+
+@pytest.mark.parametrize("reason, rule, words", [
+    ("evergreen", "default", "evergreen: its age never counts (dated 2026-03-01, from its last content commit"),
+    ("off", "off", "recency is off for this search"),
+    ("age", "seed", "; seed rule"),
+])
+def test_recency_row_says_why(reason, rule, words):
+    f = factors()
+    f.update(recency_reason=reason, recency_rule=rule)
+    assert words in explain(result(f))["rows"][3]["source"]
 
 
 def test_missing_tags_are_explained():

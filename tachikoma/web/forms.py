@@ -46,6 +46,7 @@ class SearchForm:
     untagged: bool = False
     limit: int = DEFAULT_LIMIT
     min_score: float | None = None  # None: the memory's setting
+    recency: str = ""  # a recency preset; "": the memory's setting
     errors: dict[str, str] = field(default_factory=dict)
 
     @classmethod
@@ -70,6 +71,11 @@ class SearchForm:
             if not 0 <= form.min_score <= 1:
                 form.errors["min_score"] = "min_score must be a number from 0 to 1"
                 form.min_score = None
+        recency = _text(args, "recency").lower()
+        if recency and recency not in RECENCY_PRESETS:
+            form.errors["recency"] = f"recency must be one of {', '.join(RECENCY_PRESETS)}"
+        elif recency:
+            form.recency = recency
         return form
 
     def api_refusal(self) -> str | None:
@@ -89,7 +95,7 @@ class SearchForm:
         """The query string for this search (defaults left out), with `changes`."""
         values = {"q": self.q, "kind": self.kind, "trust": self.trust, "untagged": "1" if self.untagged else "",
                   "limit": self.limit if self.limit != DEFAULT_LIMIT else "",
-                  "min_score": "" if self.min_score is None else f"{self.min_score:g}"}
+                  "min_score": "" if self.min_score is None else f"{self.min_score:g}", "recency": self.recency}
         values.update(changes)
         return {k: v for k, v in values.items() if v not in ("", None)}
 

@@ -19,7 +19,26 @@ from tachikoma.search import STOPWORDS, keyword_expression
 from tachikoma.search import query_terms as search_terms
 from tachikoma.store import FTS_TOKENIZE
 
-DATE_SOURCES = {"frontmatter": "front matter", "git": "git", "mtime": "file time"}
+#: Where a memory's date came from, in words (`dates.SOURCES`).
+DATE_SOURCES = {"transcript": "the last turn's timestamp", "frontmatter": "front matter", "path": "the date in its path",
+                "git": "its last content commit", "mtime": "the file's modification time"}
+
+
+def dated(factors: dict) -> str:
+    """A result's date and where it came from: "2026-03-22, from the date in its path"."""
+    source = factors["date_source"]
+    return f"{factors['date'][:10]}, from {DATE_SOURCES.get(source, source)}"
+
+
+def recency_source(factors: dict) -> str:
+    """Why the recency factor is what it is, for the explanation panel."""
+    reason, rule = factors.get("recency_reason", "age"), factors.get("recency_rule", "default")
+    if reason == "off":
+        return "recency is off for this search"
+    age = f"dated {dated(factors)} ({ago(factors['age_days'])})"
+    if reason == "evergreen":
+        return f"evergreen: its age never counts ({age})"
+    return f"{age}; {rule} rule"
 
 
 # --------------------------------------------------------------------------- query words in text
@@ -142,9 +161,7 @@ def explain(result: dict) -> dict:
         {"name": "similarity", "value": f["similarity"], "source": "how close the passage's meaning is to the query"},
         {"name": "trust", "value": f["trust_weight"], "source": trust},
         {"name": "confidence", "value": f["confidence_weight"], "source": confidence},
-        {"name": "recency", "value": f["recency"],
-         "source": f"updated {ago(f['age_days'])} ({DATE_SOURCES.get(f['date_source'], f['date_source'])})",
-         "title": f["date"]},
+        {"name": "recency", "value": f["recency"], "source": recency_source(f), "title": f["date"]},
         {"name": "duplicate penalty", "value": penalty,
          "source": "first passage from this file" if penalty >= 1 else "a better passage from this file ranks above"},
     ]

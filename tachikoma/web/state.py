@@ -85,15 +85,23 @@ class Dashboard:
         except TachikomaError:
             return None
 
+    def recency(self) -> str:
+        """The recency preset the settings choose ("default" when they are broken)."""
+        try:
+            return self.config().ranking.recency
+        except TachikomaError:
+            return "default"
+
     def has_index(self) -> bool:
         return memory.index_path(self.root).is_file()
 
-    def search(self, query: str, limit: int, filters: Filters, min_score: float | None = None) -> dict:
+    def search(self, query: str, limit: int, filters: Filters, min_score: float | None = None,
+               recency: str | None = None) -> dict:
         """The same answer as `tachikoma search --json`. Raises NoIndex, EmbedderError, TachikomaError."""
         config = self.config()
         with self._search_lock:
             answer = self._current_searcher(config).search(query, limit, filters, config=config,
-                                                           min_score=min_score)
+                                                           min_score=min_score, recency=recency)
         answer["freshness"].update(self.watching())
         return answer
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from flask import Flask, request
 
 from tachikoma import memory
+from tachikoma.config import RECENCY_PRESETS
 from tachikoma.documents import KINDS
 from tachikoma.tags import CONFIDENCE_VALUES, STATUSES, TAG_KEYS, TRUST_VALUES
 from tachikoma.web import render
@@ -18,12 +19,13 @@ def install_template_helpers(app: Flask) -> None:
     app.jinja_env.lstrip_blocks = True
     app.jinja_env.filters.update(
         highlight=render.highlight, snippet=render.snippet, ago=render.ago, when=render.when,
-        num=render.num, pct=render.pct, fraction=render.fraction, plural=render.plural,
+        num=render.num, pct=render.pct, dated=render.dated, fraction=render.fraction, plural=render.plural,
     )
     app.jinja_env.globals.update(
         explain=render.explain, speaker_class=speaker_class, STATUSES=STATUSES, KINDS=KINDS,
         TRUST_VALUES=TRUST_VALUES, CONFIDENCE_VALUES=CONFIDENCE_VALUES, TAG_KEYS=TAG_KEYS,
         DEFAULT_LIMIT=DEFAULT_LIMIT, MAX_LIMIT=MAX_LIMIT, file_pattern=file_pattern, kind_of=memory.kind_of,
+        RECENCY_PRESETS=tuple(RECENCY_PRESETS),
     )
 
     @app.context_processor

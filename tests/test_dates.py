@@ -1,0 +1,317 @@
+"""The date of each memory: every source, in order, per chunk; tagging never changes it."""
+
+import json
+import os
+import shutil
+from datetime import datetime, timezone
+
+import numpy as np
+import pytest
+
+from tachikoma import dates, gitutil, indexer, ranking, tagging
+from tachikoma.chunking import chunk_document
+from tachikoma.config import RECENCY_PRESETS, Config, RankingConfig
+from tachikoma.documents import Chunk, Document, Turn
+from tachikoma.search import Searcher
+from tachikoma.store import Store
+
+from gitrepo import git
+
+NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)
+UTC = timezone.utc
+
+
+def at(*parts) -> float:
+    return datetime(*parts, tzinfo=UTC).timestamp()
+
+
+def put(root, rel, text, mtime=None):
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    if mtime is not None:
+        os.utime(path, (mtime, mtime))
+    return path
+
+
+def factors_by_path(root, query, **kwargs):
+    searcher = Searcher(root)
+    try:
+        results = searcher.search(query, 50, now=NOW, min_score=0, **kwargs)["results"]
+    finally:
+        searcher.close()
+    found = {}
+    for r in results:
+        found.setdefault(r["path"], r["factors"])
+    return found
+
+
+# ----------------------------------------------------------------------------- pure parts
+
+
+@pytest.mark.parametrize("path, expected", [
+    ("memory/2026-02-10.md", (2026, 2, 10)),  # OpenClaw's daily file
+    ("2026-03-22/notes.md", (2026, 3, 22)),  # the seed's daily folder
+    ("2025-01-01/2026-04-05-standup.md", (2026, 4, 5)),  # the deepest part wins
+    ("2026-02-30/notes.md", None),  # not a real date
+    ("2026-02-30-and-2026-02-03.md", (2026, 2, 3)),
+    ("notes/v2026-01-01x.md", (2026, 1, 1)),
+    ("notes/120260-01-01.md", None),  # five digits are no year
+    ("notes/plain.md", None),
+])
+def test_path_dates(path, expected):
+    found = dates.path_date(path)
+    assert found == (datetime(*expected, tzinfo=UTC) if expected else None)
+
+
+def test_a_transcript_chunk_is_dated_by_its_last_timestamped_turn():
+    turns = [Turn("user", "a", 1, datetime(2026, 1, 1, 9, tzinfo=UTC)),
+             Turn("assistant", "b", 2, datetime(2026, 1, 1, 10, tzinfo=UTC)),
+             Turn("user", "c", 3, None),
+             Turn("assistant", "d", 5, datetime(2026, 1, 2, 8, tzinfo=UTC)),
+             Turn("user", "e", 7, None)]
+    doc = Document("s.jsonl", "transcript", turns=turns)
+    chunks = [Chunk(0, "", 1, 3), Chunk(1, "", 3, 5), Chunk(2, "", 6, 7)]
+    assert dates.chunk_dates(doc, chunks) == [at(2026, 1, 1, 10), at(2026, 1, 2, 8), None]
+    assert dates.last_turn_date(doc) == at(2026, 1, 2, 8)
+    assert dates.chunk_dates(Document("n.md", "markdown"), chunks) == [None, None, None]
+
+
+def test_real_chunks_of_a_long_session_get_their_own_dates():
+    turns = [Turn("user" if i % 2 else "assistant", f"message number {i} " * 30, i + 1,
+                  datetime(2026, 1, 1 + i, tzinfo=UTC)) for i in range(8)]
+    doc = Document("s.jsonl", "transcript", turns=turns)
+    chunks = chunk_document(doc, 80)
+    found = dates.chunk_dates(doc, chunks)
+    assert len(chunks) > 2 and len(set(found)) > 2, "each chunk dated by its own turns"
+    for chunk, when in zip(chunks, found):
+        last = max(t for t in turns if chunk.line_start <= t.line <= chunk.line_end)
+        assert when == last.timestamp.timestamp()
+
+
+def test_choose_takes_sources_in_order():
+    nan = np.nan
+    date, source = dates.choose(
+        chunk_date=np.array([1.0, nan, nan, nan, nan, nan]),
+        turn_date=np.array([9.0, 2.0, nan, nan, nan, nan]),
+        fm_date=np.array([9.0, 9.0, 3.0, nan, nan, nan]),
+        path_date=np.array([9.0, 9.0, 9.0, 4.0, nan, nan]),
+        git_date=np.array([9.0, 9.0, 9.0, 9.0, 5.0, nan]),
+        mtime=np.array([9.0, 9.0, 9.0, 9.0, 9.0, 6.0]))
+    assert date.tolist() == [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+    assert [dates.SOURCES[i] for i in source] == ["transcript", "transcript", "frontmatter", "path", "git", "mtime"]
+
+
+@pytest.mark.parametrize("meta, expected", [
+    ({"evergreen": True}, True), ({"Evergreen": "true"}, True), ({"evergreen": False}, False),
+    ({"evergreen": "no"}, False), ({}, False), (None, False),
+])
+def test_front_matter_evergreen(meta, expected):
+    assert dates.front_matter_evergreen(meta) is expected
+
+
+# ----------------------------------------------------------------------------- presets
+
+
+def test_seed_preset_is_exactly_the_seed_rule():
+    days = np.array([0.0, 1.0, 7.5, 30.0, 90.0, 184.0, 400.0])
+    no = np.zeros(days.shape[0], dtype=bool)
+    seed = ranking.recency_rule(days, no, no, RECENCY_PRESETS["seed"])
+    assert seed.tolist() == (1.0 / (1.0 + days / 30.0)).tolist()  # bit for bit
+
+
+def test_presets_order_and_floor():
+    days = np.array([0.0, 30.0, 184.0, 400.0, 10_000.0])
+    no = np.zeros(days.shape[0], dtype=bool)
+    values = {name: ranking.recency_rule(days, no, no, rule) for name, rule in RECENCY_PRESETS.items()}
+    assert values["off"].tolist() == [1.0] * 5
+    for name in ("default", "strong", "seed"):
+        assert values[name][0] == 1.0 and np.all(np.diff(values[name]) < 0), "fresher is always more"
+    default = RECENCY_PRESETS["default"]
+    assert values["default"].min() > default.floor, "never below the floor: it orders, it does not bury"
+    assert np.all(values["default"] >= values["strong"]) and np.all(values["strong"][1:] > values["seed"][1:])
+    evergreen = np.ones(days.shape[0], dtype=bool)
+    assert ranking.recency_rule(days, no, evergreen, RECENCY_PRESETS["seed"]).tolist() == [1.0] * 5
+
+
+def test_config_overrides_of_the_preset(tmp_path):
+    from tachikoma.config import load_config
+
+    (tmp_path / "tachikoma.toml").write_text('[ranking]\nrecency = "Strong"\nrecency_floor = 0.5\n'
+                                             'half_life_days = 10\nevergreen = ["*.pinned.md"]\n')
+    cfg = load_config(tmp_path).ranking
+    assert cfg.recency == "strong" and cfg.rule.floor == 0.5 and cfg.rule.half_life("transcript") == 10
+    assert cfg.evergreen == ("*.pinned.md",)
+    assert cfg.with_recency("seed").rule == RECENCY_PRESETS["seed"], "a named preset drops the overrides"
+    for bad, message in (('recency = "fast"', "unknown recency 'fast'"),
+                         ("recency_floor = 1.5", "recency_floor must be a number between 0 and 1"),
+                         ('evergreen = "MEMORY.md"', "ranking.evergreen must be an array")):
+        (tmp_path / "tachikoma.toml").write_text(f"[ranking]\n{bad}\n")
+        with pytest.raises(Exception, match=message):
+            load_config(tmp_path)
+    assert RankingConfig().recency == "default"
+
+
+# ----------------------------------------------------------------------------- through the index
+
+
+@pytest.fixture
+def dated(tmp_path):
+    """One memory per date source, all about the same thing."""
+    root = tmp_path / "mem"
+    put(root, "session.jsonl", "".join(json.dumps(x) + "\n" for x in [
+        {"role": "user", "content": "the lighthouse lamp needs a new bulb", "timestamp": "2026-11-20T10:00:00Z"},
+        {"role": "assistant", "content": "noted: lighthouse lamp bulb", "timestamp": "2026-11-21T10:00:00Z"},
+    ]), mtime=at(2026, 1, 1))
+    put(root, "fm.md", "---\ndate: 2026-05-01\nupdated: 2026-06-01\n---\nThe lighthouse lamp was repainted.\n",
+        mtime=at(2026, 1, 1))
+    put(root, "fmdate.md", "---\ndate: 2026-05-01\n---\nThe lighthouse lamp is red.\n", mtime=at(2026, 1, 1))
+    put(root, "daily/2026-03-22.md", "Walked to the lighthouse lamp.\n", mtime=at(2026, 1, 1))
+    put(root, "2026-04-02/notes.md", "Lighthouse lamp photos.\n", mtime=at(2026, 1, 1))
+    put(root, "loose.md", "Lighthouse lamp rumours.\n", mtime=at(2026, 2, 3, 4, 5))
+    return root
+
+
+def test_every_date_source_through_the_index(dated):
+    indexer.run(dated, embedder_name="hash")
+    found = factors_by_path(dated, "lighthouse lamp")
+    expect = {"session.jsonl": ("transcript", "2026-11-21T10:00:00+00:00"),
+              "fm.md": ("frontmatter", "2026-06-01T00:00:00+00:00"),  # updated before date
+              "fmdate.md": ("frontmatter", "2026-05-01T00:00:00+00:00"),
+              "daily/2026-03-22.md": ("path", "2026-03-22T00:00:00+00:00"),
+              "2026-04-02/notes.md": ("path", "2026-04-02T00:00:00+00:00"),
+              "loose.md": ("mtime", "2026-02-03T04:05:00+00:00")}
+    assert {p: (f["date_source"], f["date"]) for p, f in found.items()} == expect
+    f = found["daily/2026-03-22.md"]
+    assert f["age_days"] == pytest.approx((NOW - datetime(2026, 3, 22, tzinfo=UTC)).days)
+
+
+def test_git_dates_skip_tagging_and_tag_only_commits(tmp_path):
+    top = tmp_path / "repo"
+    top.mkdir()
+    git(top, "init", "-q")
+    put(top, "old-note.md", "Vendors: we buy brackets from Misumi.\n")
+    put(top, "other.md", "Nothing about it.\n")
+    git(top, "add", ".")
+    git(top, "commit", "-qm", "notes", date="2026-05-31T12:00:00Z")
+    put(top, "old-note.md", "---\ntrust: owner\n---\nVendors: we buy brackets from Misumi.\n")
+    git(top, "commit", "-qam", "tags by hand", date="2026-09-01T12:00:00Z")
+    put(top, "other.md", "Now it says something.\n")
+    git(top, "commit", "-qam", "content", date="2026-10-01T12:00:00Z")
+    times = gitutil.content_times(top)
+    assert times["old-note.md"] == datetime(2026, 5, 31, 12, tzinfo=UTC), "a tag-only hand edit does not count"
+    assert times["other.md"] == datetime(2026, 10, 1, 12, tzinfo=UTC)
+
+    applied = tagging.apply(top, tagging.plan(top, {"source": "x", "confidence": "high"},
+                                              tagging.Selector(pattern="old-note.md")))
+    assert applied.commit and "Tachikoma-Tagging: 1" in git(top, "log", "-1", "--format=%B")
+    assert git(top, "log", "-1", "--format=%(trailers:key=Tachikoma-Tagging,valueonly)").strip() == "1"
+    assert gitutil.content_times(top)["old-note.md"] == datetime(2026, 5, 31, 12, tzinfo=UTC)
+
+
+def test_tagging_never_changes_a_memory_age(tmp_path):
+    """The issue's report: tagging a 184-day-old note made it "0 days, git" and raised its score."""
+    top = tmp_path / "repo"
+    top.mkdir()
+    git(top, "init", "-q")
+    put(top, "vendors.md", "Vendors: we buy brackets from Misumi.\n")
+    put(top, "notes/2026-05-01.md", "Brackets arrived from Misumi.\n")
+    put(top, "chat.jsonl", json.dumps({"role": "user", "content": "order brackets from Misumi"}) + "\n")
+    git(top, "add", ".")
+    git(top, "commit", "-qm", "notes", date="2026-05-31T12:00:00Z")
+    indexer.run(top, embedder_name="hash")
+    before = factors_by_path(top, "brackets Misumi")
+    assert before["vendors.md"]["date_source"] == "git" and before["vendors.md"]["age_days"] == pytest.approx(183.5)
+
+    plan = tagging.plan(top, {"source": "x", "trust": "owner"}, tagging.Selector())
+    assert {c.path for c in plan.changes} == {"vendors.md", "notes/2026-05-01.md", "chat.jsonl"}
+    assert tagging.apply(top, plan).commit
+    assert git(top, "status", "--porcelain") == "" or "tachikoma-tags" not in git(top, "status", "--porcelain")
+    summary = indexer.run(top, embedder_name="hash")
+    assert summary.changed == 2 and summary.chunks_embedded == 0
+    after = factors_by_path(top, "brackets Misumi")
+    shutil.rmtree(top / ".cache")  # a fresh index (as after a clone) gives the same dates
+    indexer.run(top, embedder_name="hash")
+    rebuilt = factors_by_path(top, "brackets Misumi")
+    for path in before:
+        for key in ("date", "date_source", "age_days", "recency", "similarity", "confidence_weight"):
+            assert after[path][key] == before[path][key] == rebuilt[path][key], (path, key)
+        assert after[path]["trust"] == "owner" and after[path]["trust_weight"] == 1.0
+
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(top), str(clone))
+    indexer.run(clone, embedder_name="hash")
+    cloned = factors_by_path(clone, "brackets Misumi")
+    assert {p: f["date"] for p, f in cloned.items()} == {p: f["date"] for p, f in before.items()}
+
+
+def test_tagging_outside_git_keeps_the_file_time(tmp_path):
+    root = tmp_path / "mem"
+    note = put(root, "note.md", "The brackets come from Misumi.\n", mtime=at(2026, 3, 1))
+    indexer.run(root, embedder_name="hash")
+    before = factors_by_path(root, "brackets Misumi")["note.md"]
+    tagging.apply(root, tagging.plan(root, {"trust": "owner"}, tagging.Selector()))
+    assert note.read_text().startswith("---\ntrust: owner\n---\n")
+    summary = indexer.run(root, embedder_name="hash")
+    assert summary.changed == 1, "the index still sees the tag change"
+    after = factors_by_path(root, "brackets Misumi")["note.md"]
+    assert (after["date"], after["date_source"], after["recency"]) == (before["date"], "mtime", before["recency"])
+    assert after["trust_weight"] == 1.0 and before["trust_weight"] == 0.6
+
+
+def test_evergreen_by_front_matter_and_by_config_glob(tmp_path):
+    root = tmp_path / "mem"
+    put(root, "MEMORY.md", "Lighthouse lamp facts.\n", mtime=at(2024, 1, 1))
+    put(root, "sub/identity.md", "I keep the lighthouse lamp.\n", mtime=at(2024, 1, 1))
+    put(root, "pinned.md", "---\nevergreen: true\n---\nLighthouse lamp rules.\n", mtime=at(2024, 1, 1))
+    put(root, "old.md", "Lighthouse lamp gossip.\n", mtime=at(2024, 1, 1))
+    indexer.run(root, embedder_name="hash")
+    found = factors_by_path(root, "lighthouse lamp")
+    for path in ("MEMORY.md", "sub/identity.md", "pinned.md"):
+        assert found[path]["recency"] == 1.0 and found[path]["recency_reason"] == "evergreen", path
+        assert found[path]["date_source"] == "mtime" and found[path]["age_days"] > 600
+    assert found["old.md"]["recency_reason"] == "age" and found["old.md"]["recency"] < 1
+    (root / "tachikoma.toml").write_text('[ranking]\nevergreen = ["old.md"]\n')
+    found = factors_by_path(root, "lighthouse lamp")
+    assert found["old.md"]["recency"] == 1.0 and found["MEMORY.md"]["recency_reason"] == "age"
+    assert found["pinned.md"]["recency_reason"] == "evergreen", "front matter needs no glob"
+    off = factors_by_path(root, "lighthouse lamp", recency="off")
+    assert {f["recency_reason"] for f in off.values()} == {"off"} and {f["recency"] for f in off.values()} == {1.0}
+
+
+def test_an_old_index_is_upgraded_without_embedding(dated):
+    indexer.run(dated, embedder_name="hash")
+    path = dated / ".cache" / "index.db"
+    with Store(path) as store:  # make it look like an index of schema 1, from before dates
+        db = store.db
+        db.execute("UPDATE chunks SET date = NULL")
+        db.execute("UPDATE files SET path_date = NULL, turn_date = NULL")
+        db.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+        db.execute("DELETE FROM meta WHERE key = 'dates'")
+        db.commit()
+        for column in ("path_date", "turn_date", "evergreen"):
+            db.execute(f"ALTER TABLE files DROP COLUMN {column}")
+        db.execute("ALTER TABLE chunks DROP COLUMN date")
+        db.commit()
+    with pytest.raises(Exception, match="older tachikoma .* run `tachikoma index` to upgrade"):
+        Store(path, readonly=True)
+    assert indexer.freshness(dated)["note"].startswith("the index was dated by an older tachikoma")
+    summary = indexer.run(dated, embedder_name="hash")
+    assert summary.chunks_embedded == 0 and summary.rechunked == 6
+    assert indexer.freshness(dated)["note"] is None
+    found = factors_by_path(dated, "lighthouse lamp")
+    assert found["session.jsonl"]["date_source"] == "transcript" and found["2026-04-02/notes.md"]["date_source"] == "path"
+    assert indexer.run(dated, embedder_name="hash").rechunked == 0
+
+
+def test_recency_of_each_chunk_in_a_search(dated):
+    """The default rule never buries: a half-year-old exact match still beats fresh near-misses."""
+    put(dated, "fresh.md", "lamp\n", mtime=at(2026, 11, 30))
+    indexer.run(dated, embedder_name="hash")
+    found = factors_by_path(dated, "lighthouse lamp")
+    default = Config().ranking.rule
+    for f in found.values():
+        assert f["recency"] == pytest.approx(default.floor + (1 - default.floor) / (1 + f["age_days"] / 180))
+    seed = factors_by_path(dated, "lighthouse lamp", recency="seed")
+    for f in seed.values():
+        assert f["recency"] == 1 / (1 + f["age_days"] / 30) and f["recency_rule"] == "seed"
