@@ -152,6 +152,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--trust", type=_tag_value("trust"), help="owner, self, external or untrusted")
     p.add_argument("--confidence", type=_tag_value("confidence"), help="high, medium, low or speculative")
     p.add_argument("--source", type=_tag_value("source"), help="free text: where the memory came from")
+    p.add_argument("--evergreen", action=argparse.BooleanOptionalAction, default=None,
+                   help="mark the files evergreen (their age never lowers their rank: standing facts such as "
+                        "identity or preferences) or, with --no-evergreen, not; always applied, no --overwrite "
+                        "needed")
     p.add_argument("--overwrite", action="store_true", help="replace values that are already set")
     p.add_argument("--dry-run", action="store_true", help="show every change and write nothing")
     p.add_argument("--no-commit", action="store_true", help="do not commit the change to git")
@@ -422,6 +426,8 @@ def cmd_tag(args) -> int:
 
     root = _root(args)
     values = {k: getattr(args, k) for k in ("trust", "confidence", "source") if getattr(args, k)}
+    if args.evergreen is not None:
+        values["evergreen"] = "true" if args.evergreen else "false"
     has_selector = args.kind or args.path or args.untagged or args.since or args.until or args.all
     recovered = None if args.dry_run else tagging.recover(root)
     if recovered is not None and not args.json:
@@ -430,7 +436,7 @@ def cmd_tag(args) -> int:
         if not values and not has_selector:
             plan = tagging.default_plan(root)
         elif not values:
-            raise TachikomaError("say what to set: --trust, --confidence and/or --source")
+            raise TachikomaError("say what to set: --trust, --confidence, --source and/or --[no-]evergreen")
         elif not has_selector:
             raise TachikomaError("say which files: --kind, --path, --untagged, --since/--until, or --all")
         else:

@@ -339,7 +339,7 @@ def _check_result(result: str, expected_body: str, names) -> FrontMatter:
     return check
 
 
-def set_keys(text: str, values: dict[str, str]) -> str:
+def set_keys(text: str, values: dict[str, str | bool]) -> str:
     """Return `text` with top-level front matter keys set to `values`.
 
     Existing lines for those keys are replaced in place (keys matched
@@ -377,7 +377,8 @@ def set_keys(text: str, values: dict[str, str]) -> str:
     check = _check_result(result, fm.body, values)
     lowered = {str(k).strip().lower(): v for k, v in check.meta.items()}
     for key, value in values.items():
-        if str(lowered.get(key)) != value:
+        read = lowered.get(key)
+        if (read is not value) if isinstance(value, bool) else (str(read) != value):
             raise ValueError(f"could not update front matter safely: {key} reads back differently")
     return result
 

@@ -473,24 +473,32 @@ def _refresh_metadata(store: Store, tags, git_times, dirty) -> int:
     """Update tags held outside the file (tag file) and git dates of indexed files."""
     rows = store.files()
     retagged = set(_retagged(rows, tags))
+    changed = False
     for path, row in rows.items():
         updates = {}
         git_date = _git_date(path, git_times, dirty)
         if git_date != row.git_date:
             updates["git_date"] = git_date
         if path in retagged:
-            updates.update(_tag_columns(tags.tags_for(path)))
+            updates.update(_tag_columns(tags.tags_for(path)), evergreen=int(_tag_file_evergreen(tags, path)))
         if updates:
             store.update_file(path, **updates)
-    if retagged:
-        store.bump_generation()
+            changed = True
+    if changed:
+        store.bump_generation()  # a searcher that lives on reloads the dates and tags
     return len(retagged)
+
+
+def _tag_file_evergreen(tags, path: str) -> bool:
+    """Whether a transcript's tag-file entry says ``evergreen: true``."""
+    return dates.front_matter_evergreen(tags.entries.get(path))
 
 
 def _retagged(rows, tags) -> list[str]:
     """Indexed transcripts whose tags in the tag file differ from the index's."""
     return [path for path, row in rows.items()
-            if row.kind == TRANSCRIPT and _tag_columns(tags.tags_for(path)) != _tag_columns(row)]
+            if row.kind == TRANSCRIPT and (_tag_columns(tags.tags_for(path)) != _tag_columns(row)
+                                           or _tag_file_evergreen(tags, path) != row.evergreen)]
 
 
 def _index_files(root, store, embedder, todo, tags, git_times, dirty, config, summary, progress, note,
@@ -545,7 +553,8 @@ def _index_files(root, store, embedder, todo, tags, git_times, dirty, config, su
         info = _file_info(f, doc.sha256 or "", file_tags, git_times, dirty)
         info["fm_date"] = _ts(doc.date)
         info["turn_date"] = dates.last_turn_date(doc)
-        info["evergreen"] = dates.front_matter_evergreen(doc.meta)
+        info["evergreen"] = (_tag_file_evergreen(tags, f.path) if f.kind == TRANSCRIPT
+                             else dates.front_matter_evergreen(doc.meta))
         info["chunk_dates"] = dates.chunk_dates(doc, chunks)
         info["warnings"] = doc.warnings
         if not chunks and doc.warnings:

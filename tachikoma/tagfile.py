@@ -68,7 +68,7 @@ from .documents import SUFFIX_KIND, MARKDOWN
 from .errors import TachikomaError
 from .frontmatter import YamlError, describe_duplicates, duplicate_keys, load_yaml
 from .memory import TAG_FILE
-from .tags import TAG_KEYS, Tags
+from .tags import TAG_KEYS, WRITABLE_KEYS, Tags
 
 HEADER = (
     "# tachikoma tag file — tags for files that cannot carry front matter.\n"
@@ -227,13 +227,13 @@ def parse(root: Path, raw: bytes, name: str | None = None) -> TagFile:
             continue
         for tag_key, tag_value in value.items():
             name = str(tag_key).strip().lower()
-            if name not in TAG_KEYS:
+            if name not in WRITABLE_KEYS:
                 result.warnings.append(
-                    f"{where}: {key}: unknown key {tag_key!r} (use {', '.join(TAG_KEYS)}); ignored")
+                    f"{where}: {key}: unknown key {tag_key!r} (use {', '.join(WRITABLE_KEYS)}); ignored")
             elif isinstance(tag_value, (dict, list)):
                 result.warnings.append(f"{where}: {key}: {tag_key} must be a single value; ignored")
         for name, places in duplicate_keys(sub_keys or []).items():
-            if name in TAG_KEYS:
+            if name in WRITABLE_KEYS:
                 result.warnings.append(f"{TAG_FILE}:{places[-1][1]}: {key}: {describe_duplicates(name, places)}; "
                                        "the last one is used")
     return result
@@ -261,7 +261,7 @@ def render(entries: dict) -> str:
                 continue
             ordered = {}
             lowered = {str(k).strip().lower(): k for k in value}
-            for tag in TAG_KEYS:
+            for tag in WRITABLE_KEYS:
                 if tag in lowered:
                     ordered[lowered[tag]] = value[lowered[tag]]
             for k, v in value.items():

@@ -55,7 +55,7 @@ from .globs import pattern_matches as _pattern_matches
 from .gitutil import Blob
 from .memory import TAG_FILE, PathOutsideMemory, cache_dir, safe_path, walk
 from .reader import BINARY_SNIFF_BYTES, is_binary
-from .tags import TAG_KEYS, UNTAGGED, InvalidTagValue, Tags, check_value
+from .tags import EVERGREEN, UNTAGGED, WRITABLE_KEYS, InvalidTagValue, Tags, check_value, normalise_value
 
 DEFAULTS = {"source": "tachikoma", "trust": "self", "confidence": "medium"}
 LOCK_NAME = "tag.lock"
@@ -75,8 +75,8 @@ def current_values(mapping: dict | None) -> dict[str, str]:
     found: dict[str, str] = {}
     for key, value in (mapping or {}).items():
         name = str(key).strip().lower()
-        if name in TAG_KEYS and value is not None and str(value).strip():
-            found[name] = str(value)
+        if name in WRITABLE_KEYS and value is not None and str(value).strip():
+            found[name] = (normalise_value(name, value) or str(value)) if name == EVERGREEN else str(value)
     return found
 
 
@@ -173,14 +173,14 @@ class Change:
 
     @property
     def keys(self) -> list[str]:
-        return [k for k in TAG_KEYS if k in self.before or k in self.after]
+        return [k for k in WRITABLE_KEYS if k in self.before or k in self.after]
 
     @property
     def result(self) -> dict[str, str]:
         """All the file's tags once the change is made."""
         tags = {k: v for k, v in self.current.items() if k not in self.keys}
         tags.update(self.after)
-        return {k: tags[k] for k in TAG_KEYS if k in tags}
+        return {k: tags[k] for k in WRITABLE_KEYS if k in tags}
 
     def describe(self) -> str:
         """The change in context, e.g. "trust=owner, confidence=high → + source=x".
@@ -190,7 +190,7 @@ class Change:
         and "- key" for a removed one.
         """
         now = {**self.current, **self.before}
-        left = ", ".join(f"{k}={now[k]}" for k in TAG_KEYS if k in now) or "no tags"
+        left = ", ".join(f"{k}={now[k]}" for k in WRITABLE_KEYS if k in now) or "no tags"
         right = []
         for key in self.keys:
             if key not in self.after:
@@ -294,8 +294,8 @@ def check_values(values: dict[str, str | None]) -> dict[str, str]:
         if value is not None:
             checked[name] = value
     if not checked:
-        raise InvalidTagValue(f"no tag values given: set at least one of {', '.join(TAG_KEYS)}")
-    return {k: checked[k] for k in TAG_KEYS if k in checked}
+        raise InvalidTagValue(f"no tag values given: set at least one of {', '.join(WRITABLE_KEYS)}")
+    return {k: checked[k] for k in WRITABLE_KEYS if k in checked}
 
 
 def plan(root: Path, values: dict[str, str], selector: Selector | None = None, overwrite: bool = False,
@@ -357,7 +357,7 @@ def plan(root: Path, values: dict[str, str], selector: Selector | None = None, o
                 result.matched += 1
                 result.skipped.append(Skip(item.path, f"{fm.error}; fix it by hand, tachikoma will not rewrite it"))
                 continue
-            repeated = fm.duplicate_problem(TAG_KEYS)
+            repeated = fm.duplicate_problem(WRITABLE_KEYS)
             if repeated:
                 result.matched += 1
                 result.skipped.append(Skip(item.path, f"{repeated}; fix it by hand, tachikoma will not guess "
@@ -393,9 +393,13 @@ def _change_for(path, kind, mapping, tags: Tags, values, overwrite) -> Change | 
     before: dict[str, str] = {}
     after: dict[str, str] = {}
     for key, value in values.items():
-        valid = getattr(tags, key)
-        if valid is not None and (not overwrite or valid == value):
-            continue
+        if key == EVERGREEN:  # a switch: always set as asked
+            if normalise_value(key, present.get(key)) == value:
+                continue
+        else:
+            valid = getattr(tags, key)
+            if valid is not None and (not overwrite or valid == value):
+                continue
         if key in present:
             before[key] = present[key]
         after[key] = value
@@ -732,7 +736,7 @@ def _edit_head(head: bytes, sample: bytes, change: Change) -> bytes:
     if removed:
         text = remove_keys(text, removed, drop_empty_block=change.created_block)
     if change.after:
-        text = set_keys(text, change.after)
+        text = set_keys(text, {k: _written(k, v) for k, v in change.after.items()})
     if not text.endswith(start):
         raise ValueError("could not update front matter safely: the body would change")
     return (bom + text[:len(text) - len(start)]).encode("utf-8")
@@ -745,8 +749,13 @@ def _edit_entry(entries: dict, change: Change) -> None:
         for existing in [k for k in entry if str(k).strip().lower() == key]:
             del entry[existing]
         if key in change.after:
-            entry[key] = change.after[key]
+            entry[key] = _written(key, change.after[key])
     entries[change.path] = entry
+
+
+def _written(key: str, value: str) -> str | bool:
+    """How a value is written: evergreen as a YAML boolean (``evergreen: true``), the rest as text."""
+    return value == "true" if key == EVERGREEN else value
 
 
 def _edit_tag_file(root: Path, data: bytes, changes: list[Change], keep: bool) -> bytes | None:
@@ -820,7 +829,7 @@ def _write_markdown(root: Path, change: Change, restore: dict[str, Restore], res
             except UnicodeDecodeError:
                 result.skipped.append(Skip(change.path, "front matter is not UTF-8 text; not rewritten"))
                 return False
-            problem = fm.error or fm.duplicate_problem(TAG_KEYS)
+            problem = fm.error or fm.duplicate_problem(WRITABLE_KEYS)
             why = f"{problem}; not rewritten" if problem else _mismatch(current_values(fm.meta), change)
             if why:
                 result.skipped.append(Skip(change.path, why))

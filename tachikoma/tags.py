@@ -13,6 +13,12 @@ TRUST_VALUES = ("owner", "self", "external", "untrusted")
 CONFIDENCE_VALUES = ("high", "medium", "low", "speculative")
 TAG_KEYS = ("trust", "confidence", "source")
 ALLOWED = {"trust": TRUST_VALUES, "confidence": CONFIDENCE_VALUES}
+#: A ranking switch the bulk tagger also writes: an evergreen memory's age never counts (`dates`).
+#: It is not a quality tag: it never makes a file tagged, partial or invalid.
+EVERGREEN = "evergreen"
+WRITABLE_KEYS = (*TAG_KEYS, EVERGREEN)
+_BOOLEANS = {"true": "true", "yes": "true", "on": "true", "1": "true",
+             "false": "false", "no": "false", "off": "false", "0": "false"}
 
 # Status of a file's tags, as counted by `tachikoma stats`.
 TAGGED, PARTIAL, UNTAGGED, INVALID = "tagged", "partial", "untagged", "invalid"
@@ -29,6 +35,8 @@ def normalise_value(key: str, raw: object) -> str | None:
     Trust and confidence must be one of the allowed words (any case, spaces
     around ignored). Source is free text; an empty source is missing.
     """
+    if key == EVERGREEN:
+        return _BOOLEANS.get(str(raw).strip().lower()) if isinstance(raw, (str, bool, int)) else None
     if raw is None or isinstance(raw, (dict, list, bool)):
         return None
     text = str(raw).strip()
@@ -44,11 +52,11 @@ def check_value(key: str, raw: str | None) -> str | None:
     """Validate a value a person asked for; raise InvalidTagValue if it is not allowed."""
     if raw is None:
         return None
-    if key not in TAG_KEYS:
-        raise InvalidTagValue(f"unknown tag {key!r}: use one of {', '.join(TAG_KEYS)}")
+    if key not in WRITABLE_KEYS:
+        raise InvalidTagValue(f"unknown tag {key!r}: use one of {', '.join(WRITABLE_KEYS)}")
     value = normalise_value(key, raw)
     if value is None:
-        allowed = ", ".join(ALLOWED.get(key, ("any non-empty text",)))
+        allowed = ", ".join(ALLOWED.get(key, ("true", "false") if key == EVERGREEN else ("any non-empty text",)))
         raise InvalidTagValue(f"invalid {key} {raw!r}: use one of {allowed}")
     return value
 

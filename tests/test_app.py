@@ -768,6 +768,42 @@ def test_apply_markdown_and_undo_byte_for_byte(client, indexed):
     assert snapshot(indexed) == original
 
 
+def test_evergreen_from_the_tag_form_preview_apply_commit_undo(app, client, indexed):
+    original = snapshot(indexed)
+    commits = int(git_run(indexed, "rev-list", "--count", "HEAD"))
+    token = csrf_token(client)
+    preview = client.get("/tag", query_string={"preview": "1", "path": "martin.md", "evergreen": "true"}).get_data(
+        as_text=True)
+    assert re.search(r'<span class="k">evergreen</span> .*?<ins title="after">true</ins>', preview)
+    assert snapshot(indexed) == original, "a preview writes nothing"
+    form = preview_form(client, {"preview": "1", "path": "martin.md", "evergreen": "true"})
+    html = client.post("/tag/apply", data={**form, "csrf_token": token}).get_data(as_text=True)
+    assert "Tagged 1 file" in html
+    text = (indexed / "martin.md").read_text()
+    assert "\nevergreen: true\n" in text and text.encode().endswith(original["martin.md"].split(b"---\n", 2)[2])
+    assert int(git_run(indexed, "rev-list", "--count", "HEAD")) == commits + 1
+    assert "Tachikoma-Tagging: 1" in git_run(indexed, "log", "-1", "--format=%B")
+    assert app.extensions["tachikoma"].index_job.wait(30)["state"] == "done"
+    answer = client.get("/api/search?q=martin+meetings&limit=20&min_score=0").get_json()
+    martin = next(r for r in answer["results"] if r["path"] == "martin.md")
+    assert martin["factors"]["recency"] == 1.0 and martin["factors"]["recency_reason"] == "evergreen"
+    undo_url = re.search(r'action="(/tag/undo/[^"]+)"', html).group(1)
+    client.post(undo_url, data={"csrf_token": token})
+    assert snapshot(indexed) == original
+
+
+def test_recency_control_is_kept_in_the_url(client, indexed):
+    html = client.get("/?q=martin+meetings&recency=seed").get_data(as_text=True)
+    assert '<option value="seed" selected>seed</option>' in html
+    assert "seed rule" in text_of(html)
+    assert "recency=seed" in html  # the JSON link keeps it
+    off = client.get("/api/search?q=martin+meetings&recency=off").get_json()
+    assert off["recency"] == "off" and {r["factors"]["recency"] for r in off["results"]} == {1.0}
+    bad = client.get("/api/search?q=martin&recency=fast")
+    assert bad.status_code == 400 and "recency must be one of off, default, strong, seed" in bad.get_json()["error"]
+    assert '<option value="default" selected>default</option>' in client.get("/?q=martin").get_data(as_text=True)
+
+
 def test_apply_refuses_a_stale_preview(client, indexed):
     token = csrf_token(client)
     form = preview_form(client)

@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from tachikoma import tagging
-from tachikoma.config import MAX_LIMIT
+from tachikoma.config import MAX_LIMIT, RECENCY_PRESETS
 from tachikoma.documents import KINDS
 from tachikoma.search import Filters
-from tachikoma.tags import STATUSES, TAG_KEYS, TRUST_VALUES, InvalidTagValue
+from tachikoma.tags import STATUSES, TAG_KEYS, TRUST_VALUES, WRITABLE_KEYS, InvalidTagValue
 
 DEFAULT_LIMIT = 10
 
@@ -112,15 +112,17 @@ class TagForm:
     trust: str = ""
     confidence: str = ""
     source: str = ""
+    evergreen: str = ""  # "true", "false" or "" (leave as is)
     mode: str = "fill"
     errors: dict[str, str] = field(default_factory=dict)
-    FIELDS = ("kind", "path", "untagged", "after", "before", "trust", "confidence", "source", "mode")
+    FIELDS = ("kind", "path", "untagged", "after", "before", "trust", "confidence", "source", "evergreen", "mode")
 
     @classmethod
     def read(cls, data) -> TagForm:
         return cls(kind=_text(data, "kind").lower(), path=_text(data, "path"), untagged=_checked(data, "untagged"),
                    after=_text(data, "after"), before=_text(data, "before"), trust=_text(data, "trust").lower(),
                    confidence=_text(data, "confidence").lower(), source=_text(data, "source"),
+                   evergreen=_text(data, "evergreen").lower(),
                    mode="overwrite" if _text(data, "mode") == "overwrite" else "fill")
 
     @property
@@ -147,15 +149,15 @@ class TagForm:
         if dates.get("after") and dates.get("before") and dates["after"] >= dates["before"]:
             self.errors["before"] = "must be later than “modified after”"
         values = {}
-        for key in TAG_KEYS:
+        for key in WRITABLE_KEYS:
             raw = getattr(self, key)
             if raw:
                 try:
                     values.update(tagging.check_values({key: raw}))
                 except InvalidTagValue as exc:
                     self.errors[key] = str(exc)
-        if not values and not any(k in self.errors for k in TAG_KEYS):
-            self.errors["values"] = "choose at least one value to set: trust, confidence or source"
+        if not values and not any(k in self.errors for k in WRITABLE_KEYS):
+            self.errors["values"] = "choose at least one value to set: trust, confidence, source or evergreen"
         if self.errors:
             return None
         selector = tagging.Selector(kind=self.kind or None, pattern=self.path or None, untagged_only=self.untagged,
