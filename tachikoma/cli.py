@@ -401,10 +401,13 @@ def cmd_search(args) -> int:
 
 
 def recency_text(factors: dict) -> str:
-    """Why the recency factor is what it is: "evergreen", "off" or "2026-03-22, 12 days, path"."""
+    """Why the recency factor is what it is: "evergreen", "off", "2026-03-22, 12 days, path", plus
+    "; superseded by notes/b.md of 2026-05-01" for a knowledge update."""
     if factors.get("recency_reason") in ("evergreen", "off"):
         return factors["recency_reason"]
-    return f"{factors['date'][:10]}, {factors['age_days']:.0f} days, {factors['date_source']}"
+    text = f"{factors['date'][:10]}, {factors['age_days']:.0f} days, {factors['date_source']}"
+    newer = factors.get("superseded_by")
+    return text + (f"; superseded by {printable(newer['path'])} of {newer['date'][:10]}" if newer else "")
 
 
 def _fusion_text(factors: dict) -> str:

@@ -105,27 +105,25 @@ def _confidence_defaults() -> dict[str, float]:
 
 @dataclass(frozen=True)
 class Recency:
-    """A recency rule: recency = floor + (1 − floor) / (1 + age_days / half_life_days), per kind of memory.
+    """A recency rule: recency = floor + (1 − floor) / (1 + age_days / half_life_days), × `superseded`
+    for a chunk a newer one supersedes (a knowledge update, `ranking.supersessions`).
 
     `half_life_days` None is no recency at all (every memory 1.0).
     """
 
-    half_life_days: float | None  # markdown notes
+    half_life_days: float | None
     floor: float = 0.0
-    transcript_half_life_days: float | None = None  # None: the same as notes
-
-    def half_life(self, kind: str) -> float | None:
-        if kind == "transcript" and self.transcript_half_life_days is not None:
-            return self.transcript_half_life_days
-        return self.half_life_days
+    superseded: float = 1.0  # 1.0: nothing is ever superseded
 
 
 #: The named recency rules (`[ranking] recency`, CLI/API `recency=`). "seed" is the original rule,
-#: exactly 1 / (1 + days / 30); "default" was chosen by measurement (docs/evaluation.md).
+#: exactly 1 / (1 + days / 30). "default" was chosen by measurement (docs/evaluation.md): age alone
+#: costs at most 10% (a tie-breaker that never buries a strong match), and a memory that a newer one
+#: supersedes loses half. "strong" is for "what is the state now" work: down to half with age.
 RECENCY_PRESETS = {
     "off": Recency(None),
-    "default": Recency(180.0, floor=0.7, transcript_half_life_days=180.0),
-    "strong": Recency(30.0, floor=0.3),
+    "default": Recency(365.0, floor=0.9, superseded=0.5),
+    "strong": Recency(90.0, floor=0.5, superseded=0.5),
     "seed": Recency(30.0),
 }
 #: Files whose recency is always 1.0: standing facts about the agent and its user. A glob without
@@ -151,7 +149,7 @@ class RankingConfig:
         if preset.half_life_days is None:
             return preset
         if self.half_life_days is not None:
-            preset = replace(preset, half_life_days=self.half_life_days, transcript_half_life_days=None)
+            preset = replace(preset, half_life_days=self.half_life_days)
         if self.recency_floor is not None:
             preset = replace(preset, floor=self.recency_floor)
         return preset

@@ -427,6 +427,31 @@ class Searcher:
         return dict(cached[2])
 
 
+#: How many of the best chunks are compared for knowledge updates (`ranking.supersessions`).
+SUPERSESSION_CANDIDATES = 50
+
+
+def _supersede(snap: Snapshot, similarity, file_weight, rec, mask, evergreen, rule, limit):
+    """Recency × `rule.superseded` for the best candidates that a newer one supersedes; also, per
+    chunk, the position of the chunk that supersedes it (-1: none)."""
+    superseded_by = np.full(similarity.shape[0], -1, dtype=np.int64)
+    if rule.half_life_days is None or rule.superseded >= 1:
+        return rec, superseded_by
+    weight = np.where(mask, similarity * file_weight[snap.chunk_file] * rec, -1.0)
+    m = min(int(mask.sum()), max(2 * limit, SUPERSESSION_CANDIDATES))
+    if m < 2:
+        return rec, superseded_by
+    top = np.argpartition(-weight, m - 1)[:m]
+    files = snap.chunk_file[top]
+    by = ranking.supersessions(similarity[top], snap.matrix[top], snap.date[top], files, ~evergreen[files],
+                               snap.kinds[files] == "transcript")
+    hit = by >= 0
+    superseded_by[top[hit]] = top[by[hit]]
+    rec = rec.copy()
+    rec[top[hit]] *= rule.superseded
+    return rec, superseded_by
+
+
 def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
                   filters: Filters | None = None, now: datetime | None = None,
                   keyword: np.ndarray | None = None, min_score: float = 0.0,
@@ -452,8 +477,7 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
     trust_w, conf_w = snap.tag_weights(cfg)
     rule = cfg.rule
     evergreen = snap.evergreen_files(cfg.evergreen)
-    rec = ranking.recency_rule(age_days, snap.kinds[snap.chunk_file] == "transcript", evergreen[snap.chunk_file],
-                               rule)
+    rec = ranking.recency_rule(age_days, evergreen[snap.chunk_file], rule)
     # A chunk that shares nothing with the query is not a match, nor is one whose meaning is below the floor.
     mask = (similarity > 0) & (vector >= min_score)
     if exclude is not None:
@@ -462,6 +486,7 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
         extra = filters.mask(snap)
         if extra is not None:
             mask &= extra
+    rec, superseded_by = _supersede(snap, similarity, trust_w * conf_w, rec, mask, evergreen, rule, limit)
     ranked = ranking.rank(similarity, snap.chunk_file, trust_w * conf_w, limit,
                           cfg.per_file, cfg.repeat_penalty, mask, chunk_weight=rec)
     factors = []
@@ -475,8 +500,13 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
             "age_days": float(age_days[pos]), "date_source": dates.SOURCES[snap.date_source[pos]],
             "date": datetime.fromtimestamp(snap.date[pos], timezone.utc).isoformat(timespec="seconds"),
             "recency": float(rec[pos]), "recency_rule": cfg.recency,
-            "recency_reason": ("off" if rule.half_life_days is None else
-                               "evergreen" if evergreen[f] else "age"),
+            "recency_reason": ("off" if rule.half_life_days is None else "evergreen" if evergreen[f] else
+                               "superseded" if superseded_by[pos] >= 0 else "age"),
             "duplicate_penalty": float(penalty),
         })
+        if superseded_by[pos] >= 0:
+            newer = superseded_by[pos]
+            factors[-1]["superseded_by"] = {
+                "path": str(snap.paths[snap.chunk_file[newer]]),
+                "date": datetime.fromtimestamp(snap.date[newer], timezone.utc).isoformat(timespec="seconds")}
     return {"positions": ranked.chunks.tolist(), "scores": [float(s) for s in ranked.scores], "factors": factors}

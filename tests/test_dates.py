@@ -116,14 +116,14 @@ def test_front_matter_evergreen(meta, expected):
 def test_seed_preset_is_exactly_the_seed_rule():
     days = np.array([0.0, 1.0, 7.5, 30.0, 90.0, 184.0, 400.0])
     no = np.zeros(days.shape[0], dtype=bool)
-    seed = ranking.recency_rule(days, no, no, RECENCY_PRESETS["seed"])
+    seed = ranking.recency_rule(days, no, RECENCY_PRESETS["seed"])
     assert seed.tolist() == (1.0 / (1.0 + days / 30.0)).tolist()  # bit for bit
 
 
 def test_presets_order_and_floor():
     days = np.array([0.0, 30.0, 184.0, 400.0, 10_000.0])
     no = np.zeros(days.shape[0], dtype=bool)
-    values = {name: ranking.recency_rule(days, no, no, rule) for name, rule in RECENCY_PRESETS.items()}
+    values = {name: ranking.recency_rule(days, no, rule) for name, rule in RECENCY_PRESETS.items()}
     assert values["off"].tolist() == [1.0] * 5
     for name in ("default", "strong", "seed"):
         assert values[name][0] == 1.0 and np.all(np.diff(values[name]) < 0), "fresher is always more"
@@ -131,7 +131,7 @@ def test_presets_order_and_floor():
     assert values["default"].min() > default.floor, "never below the floor: it orders, it does not bury"
     assert np.all(values["default"] >= values["strong"]) and np.all(values["strong"][1:] > values["seed"][1:])
     evergreen = np.ones(days.shape[0], dtype=bool)
-    assert ranking.recency_rule(days, no, evergreen, RECENCY_PRESETS["seed"]).tolist() == [1.0] * 5
+    assert ranking.recency_rule(days, evergreen, RECENCY_PRESETS["seed"]).tolist() == [1.0] * 5
 
 
 def test_config_overrides_of_the_preset(tmp_path):
@@ -140,7 +140,7 @@ def test_config_overrides_of_the_preset(tmp_path):
     (tmp_path / "tachikoma.toml").write_text('[ranking]\nrecency = "Strong"\nrecency_floor = 0.5\n'
                                              'half_life_days = 10\nevergreen = ["*.pinned.md"]\n')
     cfg = load_config(tmp_path).ranking
-    assert cfg.recency == "strong" and cfg.rule.floor == 0.5 and cfg.rule.half_life("transcript") == 10
+    assert cfg.recency == "strong" and cfg.rule.floor == 0.5 and cfg.rule.half_life_days == 10
     assert cfg.evergreen == ("*.pinned.md",)
     assert cfg.with_recency("seed").rule == RECENCY_PRESETS["seed"], "a named preset drops the overrides"
     for bad, message in (('recency = "fast"', "unknown recency 'fast'"),
@@ -305,13 +305,57 @@ def test_an_old_index_is_upgraded_without_embedding(dated):
 
 
 def test_recency_of_each_chunk_in_a_search(dated):
-    """The default rule never buries: a half-year-old exact match still beats fresh near-misses."""
     put(dated, "fresh.md", "lamp\n", mtime=at(2026, 11, 30))
     indexer.run(dated, embedder_name="hash")
     found = factors_by_path(dated, "lighthouse lamp")
     default = Config().ranking.rule
     for f in found.values():
-        assert f["recency"] == pytest.approx(default.floor + (1 - default.floor) / (1 + f["age_days"] / 180))
+        expected = default.floor + (1 - default.floor) / (1 + f["age_days"] / default.half_life_days)
+        assert f["recency"] == pytest.approx(expected * (default.superseded if "superseded_by" in f else 1.0))
     seed = factors_by_path(dated, "lighthouse lamp", recency="seed")
     for f in seed.values():
         assert f["recency"] == 1 / (1 + f["age_days"] / 30) and f["recency_rule"] == "seed"
+        assert f["recency_reason"] == "age", "the seed's rule knows no supersession"
+
+
+def test_supersessions_rule():
+    """j supersedes i: another file, more than a day newer, alike, and about as relevant."""
+    v = np.array([[1.0, 0.0], [0.8, 0.6], [-0.6, 0.8], [1.0, 0.0]], dtype=np.float32)
+    day = 86400.0
+    sim = np.array([0.8, 0.7, 0.9, 0.5])
+    dates_ = np.array([0.0, 10 * day, 20 * day, 30 * day])
+    files = np.array([0, 1, 2, 0])
+    yes = np.ones(4, dtype=bool)
+    no = np.zeros(4, dtype=bool)
+    by = ranking.supersessions(sim, v, dates_, files, yes, no)
+    # 0 is superseded by 1 (cos 0.8, sim 0.7 >= 0.75 × 0.8); 3 (same file, sim 0.5 < 0.6) does not count;
+    # 2 is unlike everything; 1 and 3: 3 is newer and alike but far less relevant (0.5 < 0.75 × 0.7).
+    assert by.tolist() == [1, -1, -1, -1]
+    assert ranking.supersessions(sim, v, dates_, files, ~yes, no).tolist() == [-1] * 4, "evergreen never"
+    same_day = np.array([0.0, 0.5 * day, 20 * day, 30 * day])
+    assert ranking.supersessions(sim, v, same_day, files, yes, no)[0] == -1, "a day apart at least"
+    both_transcripts = ranking.supersessions(sim, v, dates_, files, yes, yes)
+    assert both_transcripts[0] == -1, "conversation excerpts must be far more alike (0.9)"
+
+
+def test_a_knowledge_update_ranks_the_newer_fact_first(tmp_path):
+    root = tmp_path / "mem"
+    put(root, "people/priya-2025.md", "---\ndate: 2025-08-01\n---\nPriya lives in Lisbon, in a flat near the old tram line by the river.\n")
+    put(root, "people/priya-2026.md", "---\ndate: 2026-07-01\n---\nPriya lives in Oslo now, in a flat near the old tram line by the river.\n")
+    put(root, "2026-11-29/groceries.md", "Buy tram tickets and milk.\n")
+    indexer.run(root, embedder_name="hash")
+    searcher = Searcher(root)
+    try:
+        off = searcher.search("where does Priya live", 5, now=NOW, min_score=0, recency="off")["results"]
+        default = searcher.search("where does Priya live", 5, now=NOW, min_score=0)["results"]
+    finally:
+        searcher.close()
+    old = next(r for r in default if r["path"] == "people/priya-2025.md")
+    assert old["factors"]["recency_reason"] == "superseded"
+    assert old["factors"]["superseded_by"] == {"path": "people/priya-2026.md", "date": "2026-07-01T00:00:00+00:00"}
+    assert default[0]["path"] == "people/priya-2026.md"
+    product = 1.0
+    for key in ("similarity", "trust_weight", "confidence_weight", "recency", "duplicate_penalty"):
+        product *= old["factors"][key]
+    assert old["score"] == pytest.approx(product, rel=1e-12), "the explanation still multiplies out"
+    assert {r["factors"]["recency_reason"] for r in off} == {"off"}

@@ -174,7 +174,7 @@ def test_memory_folders_are_dated_transcripts_searched_the_normal_way(report):
     assert f["age_days"] == pytest.approx((now - datetime(2023, 1, 1, 13, tzinfo=timezone.utc)).days + 2 / 24)
     rule = RECENCY_PRESETS["default"]
     assert f["recency_rule"] == "default" and f["recency_reason"] == "age"
-    assert f["recency"] == pytest.approx(rule.floor + (1 - rule.floor) / (1 + f["age_days"] / rule.half_life("transcript")))
+    assert f["recency"] == pytest.approx(rule.floor + (1 - rule.floor) / (1 + f["age_days"] / rule.half_life_days))
 
 
 def test_ndcg_in_the_report_is_binary_and_capped(report):

@@ -138,10 +138,11 @@ def test_explanation_rows_and_formula():
     ("evergreen", "default", "evergreen: its age never counts (dated 2026-03-01, from its last content commit"),
     ("off", "off", "recency is off for this search"),
     ("age", "seed", "; seed rule"),
+    ("superseded", "default", "; superseded by the newer b.md of 2026-04-01, which says much the same; default"),
 ])
 def test_recency_row_says_why(reason, rule, words):
     f = factors()
-    f.update(recency_reason=reason, recency_rule=rule)
+    f.update(recency_reason=reason, recency_rule=rule, superseded_by={"path": "b.md", "date": "2026-04-01T00:00:00"})
     assert words in explain(result(f))["rows"][3]["source"]
 
 

@@ -13,8 +13,9 @@ what it is for:
 
 Cases are generated from templates with varied vocabulary and phrasing (a
 fixed seed, so every run builds the same memory). Ages run from 1 to 400
-days. Every case's memories go into one memory folder, so each search also
-meets every other case's memories. A memory is dated the way real ones are,
+days. Every case's memories go into one memory folder, and each question
+competes only with its own memories (the others are left out of its
+ranking; keyword statistics come from the whole folder). A memory is dated the way real ones are,
 chosen at random per memory: front matter ``date`` or ``updated``, a
 ``YYYY-MM-DD`` folder or file name, a transcript's turn timestamps, or the
 file's modification time. The folder is indexed by the normal indexer and
@@ -35,10 +36,13 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import numpy as np
+
 from .. import indexer
 from ..config import RECENCY_PRESETS, Config
 from ..embedders import choose
-from ..search import Searcher
+from ..search import Searcher, keyword_scores, keyword_search, rank_snapshot
+from .locomo import CachedQueries
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=timezone.utc)
 CASES = 240
@@ -100,74 +104,83 @@ UPDATE_KINDS, EXACT_KINDS = 10, 8
 
 
 def _update_templates(rng: random.Random, choice: int, person: str, thing: str):
-    """(old statement, new statement, query) for one fact of `person` or project `thing` that changed."""
+    """(old statement, new statement, query) for one fact of `person` or project `thing` that changed.
+
+    The newer statement restates the fact in its own words (the two are comparably relevant, as
+    an update usually is); whether it names the old value too varies.
+    """
     a, b = rng.sample(range(1000), 2)
     pick = lambda pool: [_words(x) for x in rng.sample(pool, 2)]  # noqa: E731
     if choice == 0:
         c1, c2 = pick(CITIES)
-        return (f"{person} lives in {c1} and likes the old town there.",
-                rng.choice([f"{person} has moved to {c2}.", f"{person} moved from {c1} to {c2} last month.",
-                            f"News: {person} now lives in {c2}."]),
-                rng.choice([f"Where does {person} live?", f"which city is {person} based in",
-                            f"{person} home city"]))
+        return (rng.choice([f"{person} lives in {c1}.", f"{person} lives in {c1} and likes the old town."]),
+                rng.choice([f"{person} lives in {c2} now.", f"{person} moved from {c1}; {person} lives in {c2}.",
+                            f"Update: {person} now lives in {c2}."]),
+                rng.choice([f"Where does {person} live?", f"which city does {person} live in",
+                            f"{person} lives where"]))
     if choice == 1:
         t1, t2 = pick(TOOLS)
         return (f"The {thing} team tracks its bugs in {t1}.",
-                rng.choice([f"The {thing} team switched bug tracking to {t2}.",
-                            f"{thing} moved its issues from {t1} to {t2}."]),
-                rng.choice([f"What does the {thing} team use for bug tracking?", f"{thing} issue tracker",
-                            f"where are {thing} bugs tracked"]))
+                rng.choice([f"The {thing} team tracks its bugs in {t2} now.",
+                            f"{thing} switched bug tracking from {t1} to {t2}; bugs are tracked in {t2}."]),
+                rng.choice([f"Where does the {thing} team track bugs?", f"{thing} bug tracker",
+                            f"which tool tracks {thing} bugs"]))
     if choice == 2:
         return (f"{person}'s phone number is +44 7700 {a:03d}{b:03d}.",
-                rng.choice([f"{person} has a new phone number: +44 7700 {b:03d}{a:03d}.",
-                            f"Update {person}'s number to +44 7700 {b:03d}{a:03d}."]),
-                rng.choice([f"What is {person}'s phone number?", f"{person} phone", f"how do I call {person}"]))
+                rng.choice([f"{person}'s phone number is now +44 7700 {b:03d}{a:03d}.",
+                            f"{person} has a new phone number: +44 7700 {b:03d}{a:03d}."]),
+                rng.choice([f"What is {person}'s phone number?", f"{person} phone number",
+                            f"phone number for {person}"]))
     if choice == 3:
         d1, d2 = rng.sample(DAYS, 2)
         t1, t2 = rng.sample(TIMES, 2)
         return (f"The {thing} stand-up is every {d1} at {t1}.",
-                rng.choice([f"The {thing} stand-up moved to {d2}s at {t2}.",
-                            f"From now on the {thing} stand-up happens on {d2} at {t2}."]),
-                rng.choice([f"When is the {thing} stand-up?", f"{thing} standup day and time",
-                            f"what time do we meet for {thing}"]))
+                rng.choice([f"The {thing} stand-up is every {d2} at {t2} from now on.",
+                            f"The {thing} stand-up moved to {d2} at {t2}."]),
+                rng.choice([f"When is the {thing} stand-up?", f"{thing} stand-up day and time",
+                            f"what time is the {thing} stand-up"]))
     if choice == 4:
         v1, v2 = pick(VENDORS)
         part = _words(rng.choice(PARTS))
         return (f"We order {part} for {thing} from {v1}.",
-                rng.choice([f"We now buy the {thing} {part} from {v2}.",
-                            f"Switched the supplier of {part} for {thing} from {v1} to {v2}."]),
-                rng.choice([f"Where do we buy {part} for {thing}?", f"{thing} {part} supplier",
-                            f"who sells us {part} for {thing}"]))
+                rng.choice([f"We order {part} for {thing} from {v2} now.",
+                            f"Changed supplier: {part} for {thing} are ordered from {v2}, no longer {v1}."]),
+                rng.choice([f"Where do we order {part} for {thing}?", f"{thing} {part} supplier",
+                            f"who do we order {thing} {part} from"]))
     if choice == 5:
         c1, c2 = pick(COMPANIES)
         r1, r2 = pick(ROLES)
-        return (f"{person} works as a {r1} at {c1}.",
-                rng.choice([f"{person} started a new job as {r2} at {c2}.",
-                            f"{person} left {c1} and joined {c2} as a {r2}."]),
-                rng.choice([f"Where does {person} work?", f"What is {person}'s job?", f"{person} employer"]))
+        return (f"{person} works at {c1} as a {r1}.",
+                rng.choice([f"{person} works at {c2} now, as a {r2}.",
+                            f"{person} left {c1}; {person} works at {c2} as a {r2}."]),
+                rng.choice([f"Where does {person} work?", f"{person} works at which company",
+                            f"{person} employer and job"]))
     if choice == 6:
         d1, d2 = rng.sample(DATABASES, 2)
         return (f"The {thing} staging database runs {d1}.",
-                rng.choice([f"The {thing} staging database was upgraded to {d2}.",
-                            f"Migrated {thing} staging from {d1} to {d2}."]),
-                rng.choice([f"Which database version does {thing} staging run?", f"{thing} staging database",
-                            f"what DB is {thing} staging on"]))
+                rng.choice([f"The {thing} staging database runs {d2} since the upgrade.",
+                            f"Upgraded the {thing} staging database from {d1}; it runs {d2}."]),
+                rng.choice([f"Which database does {thing} staging run?", f"{thing} staging database version",
+                            f"what database runs {thing} staging"]))
     if choice == 7:
         k1, k2 = pick(DRINKS)
-        return (f"{person} always drinks {k1} in the morning.",
-                rng.choice([f"{person} has switched to {k2} in the mornings.",
-                            f"{person} gave up {k1}; it is {k2} every morning now."]),
+        return (f"{person} drinks {k1} every morning.",
+                rng.choice([f"{person} drinks {k2} every morning these days.",
+                            f"{person} switched from {k1}: {person} drinks {k2} in the morning."]),
                 rng.choice([f"What does {person} drink in the morning?", f"{person} morning drink",
-                            f"what should I bring {person} for breakfast"]))
+                            f"which drink does {person} have every morning"]))
     if choice == 8:
         m1, m2 = rng.sample(MONTHS, 2)
         return (f"The {thing} launch is planned for {m1}.",
-                rng.choice([f"The {thing} launch slipped to {m2}.", f"New date for the {thing} launch: {m2}."]),
-                rng.choice([f"When does {thing} launch?", f"{thing} launch date", f"release month of {thing}"]))
+                rng.choice([f"The {thing} launch is planned for {m2} now.",
+                            f"The {thing} launch moved from {m1}; it is planned for {m2}."]),
+                rng.choice([f"When is the {thing} launch planned?", f"{thing} launch date",
+                            f"which month is the {thing} launch"]))
     h1, h2 = pick(HOSTS)
     return (f"The {thing} API is hosted on {h1}.",
-            rng.choice([f"The {thing} API now runs on {h2}.", f"We migrated the {thing} API from {h1} to {h2}."]),
-            rng.choice([f"Where is the {thing} API hosted?", f"{thing} API hosting", f"which host runs {thing}"]))
+            rng.choice([f"The {thing} API is hosted on {h2} now.",
+                        f"We migrated the {thing} API from {h1}; it is hosted on {h2}."]),
+            rng.choice([f"Where is the {thing} API hosted?", f"{thing} API hosting", f"which host runs the {thing} API"]))
 
 
 def _exact_templates(rng: random.Random, choice: int, person: str, thing: str):
@@ -176,9 +189,8 @@ def _exact_templates(rng: random.Random, choice: int, person: str, thing: str):
     if choice == 0:
         vendor, part = _words(rng.choice(VENDORS)), _words(rng.choice(PARTS))
         return (f"We buy the {part} for {thing} from {vendor}, order code {code}.",
-                [f"The {part} for {thing} arrived today, two were bent.",
-                 f"{person} asked whether {thing} needs more {part}.",
-                 f"Counted the {part} in the {thing} drawer: eleven left."],
+                [f"The {thing} prototype passed the drop test.", f"{person} is reviewing the {thing} budget.",
+                 f"{person} cleaned the {thing} workbench."],
                 rng.choice([f"Where do we buy the {part} for {thing}?", f"{thing} {part} vendor and order code",
                             f"who supplies {thing} {part}"]))
     if choice == 1:
@@ -186,47 +198,51 @@ def _exact_templates(rng: random.Random, choice: int, person: str, thing: str):
         return (f"{person} was born in {city} and grew up near the harbour.",
                 [f"{person} sent photos from the weekend.", f"{person} is travelling again next week.",
                  f"Call {person} about the invoice."],
-                rng.choice([f"Where was {person} born?", f"{person} birthplace", f"which town is {person} from"]))
+                rng.choice([f"Where was {person} born?", f"{person} was born where", f"town where {person} was born"]))
     if choice == 2:
         return (f"The wifi password for the {thing} lab is {code.lower()}-{rng.randrange(10, 99)}.",
-                [f"The {thing} lab printer is out of toner.", f"Booked the {thing} lab for Thursday.",
-                 f"The {thing} lab door sticks again."],
+                [f"The {thing} printer is out of toner.", f"Booked the {thing} lab for Thursday.",
+                 f"The {thing} door sticks again."],
                 rng.choice([f"What is the {thing} lab wifi password?", f"{thing} lab wifi",
                             f"password for the network in the {thing} lab"]))
     if choice == 3:
         allergy = rng.choice(["peanuts", "shellfish", "penicillin", "cats", "pollen", "latex", "sesame"])
-        return (f"{person} is allergic to {allergy}; keep it away at team lunches.",
+        return (f"{person} is allergic to {allergy}; keep it away from {person}.",
                 [f"Team lunch with {person} went well.", f"{person} will organise the next team lunch.",
                  f"{person} liked the new lunch place."],
-                rng.choice([f"What is {person} allergic to?", f"{person} allergy",
-                            f"anything {person} cannot eat at lunch"]))
+                rng.choice([f"What is {person} allergic to?", f"{person} is allergic to what",
+                            f"things {person} is allergic to"]))
     if choice == 4:
         month, year = rng.choice(MONTHS), rng.choice([2019, 2020, 2021, 2022])
-        return (f"We chose {_words(rng.choice(TOOLS))} for {thing} in {month} {year} because it had offline mode.",
-                [f"{thing} planning meeting notes are in the shared folder.",
-                 f"Need to revisit the {thing} roadmap.", f"{person} will demo {thing} on Friday."],
-                rng.choice([f"Why did we choose the tracker for {thing}?", f"reason for the {thing} tool choice",
-                            f"{thing} tracker decision"]))
+        return (f"We chose {_words(rng.choice(TOOLS))} as the {thing} tracker in {month} {year} because it works "
+                "offline.",
+                [f"{thing} planning meeting notes are in the shared folder, next to the budget.",
+                 f"Need to revisit the {thing} roadmap before the offsite in spring.",
+                 f"{person} will demo {thing} on Friday to the sales team."],
+                rng.choice([f"Why did we choose the {thing} tracker?", f"reason we chose the {thing} tracker",
+                            f"{thing} tracker: why was it chosen"]))
     if choice == 5:
         size = rng.choice(["38", "40", "42", "44", "M", "L", "XL"])
         return (f"{person} wears shoe size {size} and prefers {rng.choice(['running', 'hiking', 'leather'])} shoes.",
-                [f"{person} bought new shoes for the trip.", f"{person} walked 20 km on Sunday.",
-                 f"Remember {person}'s birthday next month."],
+                [f"{person} bought new hiking boots for the trip to the coast.",
+                 f"{person} walked 20 km on Sunday along the river.",
+                 f"Remember {person}'s birthday next month; maybe a book."],
                 rng.choice([f"What shoe size does {person} wear?", f"{person} shoe size",
-                            f"gift shoes for {person}: which size"]))
+                            f"which shoe size for {person}"]))
     if choice == 6:
         port = rng.randrange(2000, 9999)
         return (f"The {thing} metrics server listens on port {port} behind the VPN.",
-                [f"The {thing} metrics dashboard looked odd this morning.",
-                 f"Restarted the {thing} server after the update.", f"{person} is on call for {thing} this week."],
-                rng.choice([f"Which port does the {thing} metrics server use?", f"{thing} metrics port",
-                            f"how do I reach {thing} metrics"]))
+                [f"The {thing} dashboard looked odd this morning.",
+                 f"Restarted the {thing} build after the update.", f"{person} is on call for {thing} this week."],
+                rng.choice([f"Which port does the {thing} metrics server listen on?", f"{thing} metrics server port",
+                            f"port of the {thing} metrics server"]))
     anniversary = f"{rng.randrange(1, 28)} {rng.choice(MONTHS)}"
     return (f"{person} and their partner celebrate their anniversary on {anniversary}.",
-            [f"{person} took a day off with their partner.", f"{person}'s partner joined the team dinner.",
-             f"Ask {person} about holiday plans."],
+            [f"{person} fixed the flaky login test before lunch.",
+             f"{person}'s partner joined the team dinner on Friday.",
+             f"Ask {person} about the holiday plans for August."],
             rng.choice([f"When is {person}'s anniversary?", f"{person} anniversary date",
-                        f"what day do {person} and their partner celebrate"]))
+                        f"what date is the anniversary of {person} and their partner"]))
 
 
 def build(n: int = CASES, seed: int = SEED) -> tuple[list[Case], list[Case]]:
@@ -244,8 +260,8 @@ def build(n: int = CASES, seed: int = SEED) -> tuple[list[Case], list[Case]]:
     updates, exact = [], []
     for i, (choice, person, thing) in enumerate(subjects(UPDATE_KINDS)):
         old_text, new_text, query = _update_templates(rng, choice, person, thing)
-        new_age = rng.uniform(1, 360)
-        old_age = rng.uniform(new_age + 7, 400)  # replaced at least a week later
+        new_age = rng.uniform(1, 370)
+        old_age = rng.uniform(new_age + 30, 400)  # replaced at least a month later
         updates.append(Case("update", query, f"u{i}-new", [f"u{i}-old"],
                             [Memory(f"u{i}-old", old_text, old_age), Memory(f"u{i}-new", new_text, new_age)]))
     for i, (choice, person, thing) in enumerate(subjects(EXACT_KINDS)):
@@ -278,8 +294,8 @@ def write_memory(cases: list[Case], root: Path, now: datetime = NOW, seed: int =
             stamp = when.strftime("%Y-%m-%dT%H:%M:%SZ")
             if way == "transcript":
                 rel = f"sessions/{m.key}.jsonl"
-                lines = [{"role": "user", "content": "Note this down, please.", "timestamp": stamp},
-                         {"role": "assistant", "content": m.text, "timestamp": stamp}]
+                lines = [{"role": "user", "content": m.text, "timestamp": stamp},
+                         {"role": "assistant", "content": "Noted.", "timestamp": stamp}]
                 content = "".join(json.dumps(line) + "\n" for line in lines)
             elif way.startswith("frontmatter"):
                 rel = f"notes/{m.key}.md"
@@ -318,6 +334,25 @@ def passed(case: Case, ranked: list[str], where: dict[str, str]) -> bool:
     return target in ranked and (stale not in ranked or ranked.index(target) < ranked.index(stale))
 
 
+def ranked_paths(searcher: Searcher, case: Case, where: dict[str, str], config: Config) -> list[str]:
+    """The case's own memories as the search ranks them for its question (best first).
+
+    The normal ranking (`search.rank_snapshot`: fused similarity, tags,
+    recency, per-file rule) over the whole index, with every other case's
+    memories left out, so a case measures the competition it was built for;
+    keyword statistics still come from the whole memory.
+    """
+    snap = searcher.snapshot()
+    own = {where[m.key] for m in case.memories}
+    exclude = np.array([p not in own for p in snap.paths], dtype=bool)
+    qvec = np.asarray(searcher.embedder.embed_query(case.query), dtype=np.float32)
+    db = searcher.store.db
+    keyword = keyword_scores(snap, keyword_search(db, case.query, len(snap.chunk_ids),
+                                                  config.search.keyword_candidates))
+    answer = rank_snapshot(snap, qvec, DEPTH, config, now=NOW, keyword=keyword, exclude=exclude)
+    return list(dict.fromkeys(str(snap.paths[snap.chunk_file[p]]) for p in answer["positions"]))
+
+
 def measure(embedder_name: str = "minilm", base: Config | None = None, work: Path | None = None,
             n: int = CASES, presets: tuple[str, ...] = tuple(RECENCY_PRESETS), progress=None) -> dict:
     """Both sets under each recency preset: {"sets": {set: {preset: {"passed", "cases", "rate"}}}, ...}."""
@@ -329,7 +364,7 @@ def measure(embedder_name: str = "minilm", base: Config | None = None, work: Pat
     if work is None:
         scratch = Path(tempfile.mkdtemp(prefix="tachikoma-recency-"))
         work = scratch
-    embedder = choose(embedder_name, None)
+    embedder = CachedQueries(choose(embedder_name, None))  # each question is asked once per preset
     root = Path(work) / re.sub(r"[^A-Za-z0-9._-]+", "_", f"recency-{embedder.name}")
     try:
         where = write_memory(updates + exact, root)
@@ -343,8 +378,7 @@ def measure(embedder_name: str = "minilm", base: Config | None = None, work: Pat
                 for name, cases in (("knowledge_updates", updates), ("old_exact_match", exact)):
                     ok = 0
                     for case in cases:
-                        results = searcher.search(case.query, DEPTH, now=NOW, config=config)["results"]
-                        ranked = list(dict.fromkeys(r["path"] for r in results))
+                        ranked = ranked_paths(searcher, case, where, config)
                         if passed(case, ranked, where):
                             ok += 1
                         elif preset == "default":

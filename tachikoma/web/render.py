@@ -38,6 +38,10 @@ def recency_source(factors: dict) -> str:
     age = f"dated {dated(factors)} ({ago(factors['age_days'])})"
     if reason == "evergreen":
         return f"evergreen: its age never counts ({age})"
+    if reason == "superseded":
+        newer = factors["superseded_by"]
+        return (f"{age}; superseded by the newer {newer['path']} of {newer['date'][:10]}, which says much the "
+                f"same; {rule} rule")
     return f"{age}; {rule} rule"
 
 
