@@ -14,6 +14,7 @@ from pathlib import Path
 from . import __version__
 from .config import MAX_LIMIT, RECENCY_PRESETS
 from .errors import TachikomaError
+from .humanize import recency_text
 from .memory import printable
 from .tags import InvalidTagValue, check_value
 
@@ -393,21 +394,11 @@ def cmd_search(args) -> int:
         print(f"    = {f['similarity']:.3f} similarity{_fusion_text(f)} × {f['trust_weight']:.2f} trust"
               f" ({f['trust'] or 'untagged'})"
               f" × {f['confidence_weight']:.2f} confidence ({f['confidence'] or 'untagged'})"
-              f" × {f['recency']:.2f} recency ({recency_text(f)})"
+              f" × {f['recency']:.2f} recency ({printable(recency_text(f))})"
               + (f" × {f['duplicate_penalty']:.2f} second chunk of file" if f["duplicate_penalty"] < 1 else ""))
         snippet = printable(" ".join(r["text"].split()))
         print(f"    {snippet[:160]}{'…' if len(snippet) > 160 else ''}")
     return 0
-
-
-def recency_text(factors: dict) -> str:
-    """Why the recency factor is what it is: "evergreen", "off", "2026-03-22, 12 days, path", plus
-    "; superseded by notes/b.md of 2026-05-01" for a knowledge update."""
-    if factors.get("recency_reason") in ("evergreen", "off"):
-        return factors["recency_reason"]
-    text = f"{factors['date'][:10]}, {factors['age_days']:.0f} days, {factors['date_source']}"
-    newer = factors.get("superseded_by")
-    return text + (f"; superseded by {printable(newer['path'])} of {newer['date'][:10]}" if newer else "")
 
 
 def _fusion_text(factors: dict) -> str:

@@ -44,3 +44,13 @@ def when(value) -> dict:
 def plural(n: int, word: str) -> str:
     """"1 file", "2 files", "0 files"."""
     return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def recency_text(factors: dict) -> str:
+    """Why the recency factor is what it is: "evergreen", "off", "2026-03-22, 12 days, path", plus
+    "; superseded by notes/b.md of 2026-05-01" for a knowledge update."""
+    if factors.get("recency_reason") in ("evergreen", "off"):
+        return factors["recency_reason"]
+    text = f"{factors['date'][:10]}, {factors['age_days']:.0f} days, {factors['date_source']}"
+    newer = factors.get("superseded_by")
+    return text + (f"; superseded by {newer['path']} of {newer['date'][:10]}" if newer else "")

@@ -20,7 +20,6 @@ the index up to date (or builds it) when the server starts.
 
 from __future__ import annotations
 
-import inspect
 import logging
 import threading
 from pathlib import Path
@@ -34,6 +33,7 @@ from pydantic import Field
 from . import __version__, indexer, memory, notes, stats, tagging
 from .config import MAX_LIMIT, load_config
 from .errors import NoIndexYet, TachikomaError
+from .humanize import recency_text
 from .search import Filters, Searcher
 from .tags import CONFIDENCE_VALUES, TRUST_VALUES, InvalidTagValue
 from .watcher import LOCK_WAIT_SECONDS, Reindexer, Watcher
@@ -125,16 +125,10 @@ class MemoryTools:
     def search(self, query: str, limit: int = 10, kind: str | None = None, trust: str | None = None,
                min_score: float | None = None, recency: str | None = None) -> dict:
         config = self.config()
-        extra = {}
-        if recency is not None:  # the presets (TEAM.md) arrive with the recency work; until then, say so
-            if "recency" not in inspect.signature(Searcher.search).parameters:
-                raise TachikomaError(f"recency presets are not available in this version (got {recency!r}); "
-                                     "leave recency out")
-            extra["recency"] = recency
         with self._lock:
             searcher = self._current_searcher(config)
             answer = searcher.search(query, limit, Filters(kind=kind, trust=trust), config=config,
-                                     min_score=min_score, **extra)
+                                     min_score=min_score, recency=recency)
         answer["freshness"].update(self.watching())
         return answer
 
@@ -208,7 +202,7 @@ def answer_text(answer: dict) -> str:
         lines.append(f"\n{n}. {r['path']} lines {r['lines'][0]}-{r['lines'][1]}  score {r['score']:.3f} = "
                      f"similarity {f['similarity']:.2f} × trust {f['trust_weight']:.2f} "
                      f"({f['trust'] or 'untagged'}) × confidence {f['confidence_weight']:.2f} "
-                     f"({f['confidence'] or 'untagged'}) × recency {f['recency']:.2f} ({f['age_days']:.0f} days)"
+                     f"({f['confidence'] or 'untagged'}) × recency {f['recency']:.2f} ({recency_text(f)})"
                      + (f" × {f['duplicate_penalty']:.2f} (2nd passage of the file)"
                         if f["duplicate_penalty"] < 1 else ""))
         lines.append(r["text"].strip())
