@@ -200,6 +200,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--conversations", metavar="RANGE",
                    help="only the conversations at these positions, from 0: 0-4 (where the recency default was "
                         "chosen), 5-9 (held out), 0,3,7")
+    b.add_argument("--recency-cases", type=int, default=240, metavar="N",
+                   help="cases in each recency set run beside LoCoMo (default 240; 0: skip them)")
     b.add_argument("--out", type=Path, metavar="DIR", help="write report.md, report.json and per_question.jsonl here")
     b.add_argument("--work", type=Path, metavar="DIR", help="keep the memory folders and indexes here and reuse "
                                                           "them next time (default: a temporary folder)")
@@ -208,6 +210,19 @@ def build_parser() -> argparse.ArgumentParser:
                    help="chunk the transcripts into at most N words instead of the embedder's own window "
                         "(to study chunk sizes; minilm's is 80)")
     b.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
+    b = bench.add_parser("recency", parents=[common],
+                         help="knowledge updates and old exact matches: what recency is for, per preset",
+                         description="Builds one memory of generated cases (dated by front matter, paths, "
+                                     "transcript timestamps and file times; ages 1-400 days) and asks each case's "
+                                     "question per recency preset: knowledge updates (the newer of a fact and its "
+                                     "replacement must rank above the older) and old exact match (an old only "
+                                     "answer must come first among fresh memories sharing words with it).")
+    b.add_argument("--embedder", default="minilm", metavar="NAME", help="minilm (default), ollama[:<model>] or hash")
+    b.add_argument("--cases", type=int, default=240, metavar="N", help="cases in each set (default 240)")
+    b.add_argument("--seed", type=int, default=8, metavar="N",
+                   help="draw other cases from the same templates (the default rule was set on seed 8)")
+    b.add_argument("--work", type=Path, metavar="DIR", help="keep the memory folder and index here and reuse them")
+    b.add_argument("--out", type=Path, metavar="DIR", help="write recency.md and recency.json here")
     b = bench.add_parser("abstention", parents=[common],
                          help="choose the relevance floor (min_score) on LoCoMo-10",
                          description="Ask every answerable question of its own conversation, every adversarial "
@@ -585,12 +600,16 @@ def cmd_mcp(args) -> int:
 def cmd_eval(args) -> int:
     if args.benchmark == "abstention":
         return _eval_abstention(args)
+    if args.benchmark == "recency":
+        return _eval_recency(args)
     from .evaluation import locomo
 
     if args.limit_conversations is not None and args.limit_conversations < 1:
         raise TachikomaError("--limit-conversations must be at least 1")
     if args.max_words is not None and args.max_words < 2:
         raise TachikomaError("--max-words must be at least 2")
+    if args.recency_cases < 0:
+        raise TachikomaError("--recency-cases must be 0 or more")
     config = _config(args, Path(".")) if args.config else None
     argv = ([f"--config {args.config}"] if args.config else []) + ["eval", "locomo", str(args.path), "--embedder",
                                                                    args.embedder]
@@ -601,11 +620,29 @@ def cmd_eval(args) -> int:
     only = locomo.parse_selection(args.conversations) if args.conversations else None
     report = locomo.evaluate(args.path, args.embedder, args.limit_conversations, config, sweep=args.sweep,
                              work=args.work, progress=not args.quiet, argv=argv, max_words=args.max_words,
-                             only=only)
+                             only=only, recency_cases=args.recency_cases)
     print(locomo.terminal(report))
     if args.out:
         for written in locomo.write_report(report, args.out):
             print(f"wrote {written}", file=sys.stderr)
+    return 0
+
+
+def _eval_recency(args) -> int:
+    from .evaluation import recency
+
+    if not 1 <= args.cases <= recency.MAX_CASES:
+        raise TachikomaError(f"--cases must be from 1 to {recency.MAX_CASES}")
+    config = _config(args, Path(".")) if args.config else None
+    result = recency.measure(args.embedder, config, work=args.work, n=args.cases, seed=args.seed)
+    print(recency.table(result))
+    print(f"{result['memories']} memories, {result['embedder']}, target {result['target']:.0%}, "
+          f"{result['seconds']} s")
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "recency.md").write_text(recency.table(result) + "\n", encoding="utf-8")
+        (args.out / "recency.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+        print(f"wrote {args.out / 'recency.md'} and recency.json", file=sys.stderr)
     return 0
 
 

@@ -68,9 +68,36 @@ def report(tmp_path):
     data.write_text(json.dumps(tiny()))
     out, work = tmp_path / "out", tmp_path / "work"
     code = main(["eval", "locomo", str(data), "--embedder", "hash", "--out", str(out), "--work", str(work),
-                 "--quiet"])
+                 "--quiet", "--recency-cases", "10"])
     assert code == 0
     return json.loads((out / "report.json").read_text()), out, work
+
+
+def test_recency_rules_and_sets_beside_locomo(report, capsys):
+    rep, out, _ = report
+    rows = {r["recency"]: r for r in rep["recency_rows"]}
+    assert list(rows) == ["default", "strong", "seed", "off", "BM25 (no recency)"]
+    assert rows["default"]["all"]["questions"] == rows["off"]["0-4"]["questions"] == 5  # both tiny conversations
+    assert "5-9" not in rows["default"]
+    sets = rep["recency_sets"]
+    assert sets["cases"] == 10 and set(sets["sets"]) == {"knowledge_updates", "old_exact_match"}
+    assert set(sets["sets"]["knowledge_updates"]) == {"off", "default", "strong", "seed"}
+    md = (out / "report.md").read_text()
+    assert "## Recency rules" in md and "knowledge updates (newer above older)" in md
+    assert "conversations 0-4 (chosen on)" in md
+
+
+def test_conversations_by_position(tmp_path):
+    data = tmp_path / "locomo-tiny.json"
+    data.write_text(json.dumps(tiny()))
+    assert locomo.parse_selection("0-2,5") == [0, 1, 2, 5]
+    conversations, _ = locomo.load(data, only=[1])
+    assert [(c.sample_id, c.position) for c in conversations] == [(tiny()[1]["sample_id"], 1)]
+    with pytest.raises(Exception, match="no position 7"):
+        locomo.load(data, only=[7])
+    for bad in ("x", "3-1", "-2"):
+        with pytest.raises(Exception, match="--conversations"):
+            locomo.parse_selection(bad)
 
 
 def cell(report, system, group="overall"):
@@ -212,7 +239,7 @@ def test_max_words_chunks_the_transcripts_smaller_in_a_work_folder_of_its_own(tm
     assert small["meta"]["index"]["max_words"] == 10
     assert small["meta"]["index"]["chunks"] > rep["meta"]["index"]["chunks"]
     assert small["meta"]["index"]["chunks_embedded"] > 0, "a new index, not the 200-word one reused"
-    assert sorted(p.name for p in work.iterdir()) == ["hash_512-10w", "hash_512-200w"]
+    assert sorted(p.name for p in work.iterdir()) == ["hash_512-10w", "hash_512-200w", "recency-hash_512-10-8"]
     searcher = Searcher(work / "hash_512-10w" / "conv-t1", embedder=locomo.choose("hash", None))
     try:
         texts = [t for (t,) in searcher.store.db.execute("SELECT text FROM chunks")]

@@ -118,6 +118,7 @@ class Conversation:
     sample_id: str
     sessions: list[Session]
     questions: list[Question]
+    position: int = 0  # in the file, from 0 (conversations 0-4 chose the recency default; 5-9 are held out)
 
     @property
     def now(self) -> datetime:
@@ -198,10 +199,13 @@ def load(path: Path, limit: int | None = None, only: list[int] | None = None) ->
         missing = [i for i in only if i >= len(data)]
         if missing:
             raise TachikomaError(f"{path}: has {len(data)} conversations, no position {missing[0]} (from 0)")
-        data = [data[i] for i in only]
-    for item in data[:limit] if limit else data:
+    positions = list(only) if only is not None else list(range(len(data)))
+    if limit:
+        positions = positions[:limit]
+    for position in positions:
+        item = data[position]
         try:
-            conversations.append(_conversation(item, quirks))
+            conversations.append(replace(_conversation(item, quirks), position=position))
         except (KeyError, TypeError, ValueError) as exc:
             raise TachikomaError(f"{path}: conversation {item.get('sample_id', '?')}: {exc}") from exc
     return conversations, quirks
@@ -402,10 +406,11 @@ Bar = Callable[..., object]
 def evaluate(path: Path, embedder_name: str = "minilm", limit_conversations: int | None = None,
              base: Config | None = None, sweep: bool = False, work: Path | None = None,
              progress: bool = True, argv: list[str] | None = None, max_words: int | None = None,
-             only: list[int] | None = None) -> dict:
+             only: list[int] | None = None, recency_cases: int = 0) -> dict:
     """Run the whole evaluation and return the report (see `write_report` for its files).
 
-    `only`: the positions (from 0) of the conversations to use, e.g. 0-4 to tune and 5-9 to report."""
+    `only`: the positions (from 0) of the conversations to use, e.g. 0-4 to tune and 5-9 to report.
+    `recency_cases` > 0 also runs the two recency sets (`evaluation.recency`) with that many cases each."""
     started = time.perf_counter()
     path = Path(path)
     conversations, quirks = load(path, limit_conversations, only)
@@ -459,8 +464,52 @@ def evaluate(path: Path, embedder_name: str = "minilm", limit_conversations: int
         "results": aggregate(per_question, [r.key for r in rows]),
         "by_conversation": by_conversation(per_question, [r.key for r in rows]),
     }
+    report["recency_rows"] = recency_rows(per_question)
+    if recency_cases:
+        from . import recency
+
+        report["recency_sets"] = recency.measure(embedder_name, base, work=work.parent, n=recency_cases)
     report["per_question"] = per_question
     return report
+
+
+#: The rows of the recency comparison: the same hybrid ranking with each recency rule, and BM25.
+RECENCY_ROWS = (("hybrid", "default"), ("hybrid-strong", "strong"), ("hybrid-seed", "seed"),
+                ("hybrid-recency", "off"), ("bm25", "BM25 (no recency)"))
+HALVES = (("0-4", range(0, 5)), ("5-9", range(5, 10)))
+
+
+def recency_rows(per_question: list[dict], k: int = 5) -> list[dict]:
+    """Session R@k and nDCG@k of each recency rule, overall and for conversations 0-4 (where the default
+    was chosen) and 5-9 (held out), for the conversations that were asked."""
+    out = []
+    for key, name in RECENCY_ROWS:
+        row = {"system": key, "recency": name}
+        for group, positions in (("all", None), *HALVES):
+            rows = [q for q in per_question if key in q["metrics"]
+                    and (positions is None or q.get("position") in positions)]
+            if rows:
+                row[group] = {"questions": len(rows),
+                              "session_R": float(np.mean([q["metrics"][key][f"session_R@{k}"] for q in rows])),
+                              "session_ndcg": float(np.mean([q["metrics"][key][f"session_ndcg@{k}"] for q in rows]))}
+        out.append(row)
+    return out
+
+
+def recency_table(report: dict) -> str:
+    """Markdown: session R@5 / nDCG@5 per recency rule, overall and per half of the conversations."""
+    rows = report.get("recency_rows") or []
+    groups = [g for g in ("all", "0-4", "5-9") if any(g in r for r in rows)]
+    titles = {"all": "all asked", "0-4": "conversations 0-4 (chosen on)", "5-9": "conversations 5-9 (held out)"}
+    lines = ["| recency | " + " | ".join(f"{titles[g]} R@5 | nDCG@5" for g in groups) + " |",
+             "|---|" + "---:|---:|" * len(groups)]
+    for r in rows:
+        cells = []
+        for g in groups:
+            cell = r.get(g)
+            cells += [_fmt(cell["session_R"]), _fmt(cell["session_ndcg"])] if cell else ["–", "–"]
+        lines.append(f"| {r['recency']} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
 
 
 def _ask(root: Path, conv: Conversation, where: dict, rows: list[System], embedder, base: Config, bar) -> list[dict]:
@@ -474,7 +523,8 @@ def _ask(root: Path, conv: Conversation, where: dict, rows: list[System], embedd
         want = max(KS)
         for q in conv.questions:
             evidence = [where[e] for e in q.evidence]
-            row = {"conversation": conv.sample_id, "qa": q.index, "category": q.category, "metrics": {}}
+            row = {"conversation": conv.sample_id, "position": conv.position, "qa": q.index, "category": q.category,
+                   "metrics": {}}
             for system in rows:
                 if system.config is None:
                     spans = bm25_spans(searcher.store.db, q.text, total, spans_by_id)
@@ -640,13 +690,24 @@ def markdown(report: dict) -> str:
               "recall_any / recall_all: some / every gold session in the top k; nDCG binary; "
               "R_sess: LoCoMo R@k, share of evidence turns whose session is in the top k sessions; "
               "R_chunk: LoCoMo R@k, share of evidence turns inside the line range of one of the top k chunks.",
-              "", "## At k = 5", "", headline(report), "## All metrics", ""]
+              "", "## Recency rules", "", recency_table(report), *_recency_sets_lines(report),
+              "## At k = 5", "", headline(report), "## All metrics", ""]
     for group in ["overall"] + [str(c) for c in CATEGORIES]:
         lines += [full_table(report, group)]
     if report.get("by_conversation"):
         lines += ["## Per conversation", "", conversation_table(report, "session_R@5"),
                   conversation_table(report, "session_ndcg@5")]
     return "\n".join(lines)
+
+
+def _recency_sets_lines(report: dict) -> list[str]:
+    if "recency_sets" not in report:
+        return []
+    from . import recency
+
+    sets = report["recency_sets"]
+    return ["The recency sets (`tachikoma eval recency`: each case's own memories, target "
+            f"{sets['target']:.0%}, {sets['cases']} cases each):", "", recency.table(sets), ""]
 
 
 def write_report(report: dict, out: Path) -> list[Path]:
@@ -665,6 +726,7 @@ def write_report(report: dict, out: Path) -> list[Path]:
 def terminal(report: dict) -> str:
     """What the command prints: the k = 5 tables and the overall table."""
     meta = report["meta"]
-    return "\n".join([headline(report), full_table(report, "overall"),
+    return "\n".join([headline(report), full_table(report, "overall"), "Recency rules (session @5):",
+                      recency_table(report), *_recency_sets_lines(report),
                       f"{meta['data']['questions']} questions, {meta['index']['chunks']} chunks, "
                       f"{meta['index']['embedder']}, {meta['seconds']['total']} s"])

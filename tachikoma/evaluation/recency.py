@@ -75,6 +75,7 @@ Cobalt Driftwood Ember Granite Heron Indigo Kestrel Lantern Meridian Nimbus Ospr
 Thistle Umber Vireo Wren Yarrow Aurora Bramble Cinder Dune Fjord Glacier Hollow""".split()
 DATABASES = ["PostgreSQL 13", "PostgreSQL 15", "PostgreSQL 16", "MySQL 8.0", "MariaDB 10.11", "SQLite 3.45"]
 MONTHS = "January February March April May June July August September October November December".split()
+MAX_CASES = 320  # each subject meets each template once at most (see `build`)
 HOSTS = """Hetzner Fly.io Render Heroku DigitalOcean Linode Vultr OVH Scaleway Railway""".split()
 
 
@@ -354,20 +355,23 @@ def ranked_paths(searcher: Searcher, case: Case, where: dict[str, str], config: 
 
 
 def measure(embedder_name: str = "minilm", base: Config | None = None, work: Path | None = None,
-            n: int = CASES, presets: tuple[str, ...] = tuple(RECENCY_PRESETS), progress=None) -> dict:
-    """Both sets under each recency preset: {"sets": {set: {preset: {"passed", "cases", "rate"}}}, ...}."""
+            n: int = CASES, presets: tuple[str, ...] = tuple(RECENCY_PRESETS), progress=None,
+            seed: int = SEED) -> dict:
+    """Both sets under each recency preset: {"sets": {set: {preset: {"passed", "cases", "rate"}}}, ...}.
+
+    `seed` draws other cases from the same templates (the default rule was set with `SEED`)."""
     started = time.perf_counter()
     base = base or Config()
     base = replace(base, search=replace(base.search, min_score=0.0))
-    updates, exact = build(n)
+    updates, exact = build(n, seed)
     scratch = None
     if work is None:
         scratch = Path(tempfile.mkdtemp(prefix="tachikoma-recency-"))
         work = scratch
     embedder = CachedQueries(choose(embedder_name, None))  # each question is asked once per preset
-    root = Path(work) / re.sub(r"[^A-Za-z0-9._-]+", "_", f"recency-{embedder.name}")
+    root = Path(work) / re.sub(r"[^A-Za-z0-9._-]+", "_", f"recency-{embedder.name}-{n}-{seed}")
     try:
-        where = write_memory(updates + exact, root)
+        where = write_memory(updates + exact, root, seed=seed)
         summary = indexer.run(root, base, embedder=embedder)
         searcher = Searcher(root, base, embedder=embedder)
         sets: dict = {"knowledge_updates": {}, "old_exact_match": {}}
@@ -392,7 +396,8 @@ def measure(embedder_name: str = "minilm", base: Config | None = None, work: Pat
     finally:
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
-    return {"sets": sets, "target": TARGET, "cases": n, "embedder": embedder.name, "now": NOW.isoformat(),
+    return {"sets": sets, "target": TARGET, "cases": n, "seed": seed, "embedder": embedder.name,
+            "now": NOW.isoformat(),
             "memories": summary.files, "seconds": round(time.perf_counter() - started, 1),
             "failures_default": failures}
 
