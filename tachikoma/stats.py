@@ -13,7 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from . import tagfile
+from . import dates, tagfile
+from .config import DEFAULT_EVERGREEN, load_config
+from .errors import TachikomaError
+from .globs import name_or_path_matches
 from .documents import KINDS, MARKDOWN
 from .memory import TAG_FILE, walk
 from .frontmatter import read_front_matter
@@ -45,6 +48,7 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
          "trust": {"owner", "self", "external", "untrusted", "missing"},
          "confidence": {"high", "medium", "low", "speculative", "missing"},
          "invalid_values": [{"path", "key", "value"}],
+         "evergreen": {"files", "marked", "by_config"},  # recency 1.0: `evergreen: true`, or a config glob
          "problems": [{"path", "reason"}]}
 
     An invalid value counts as missing in "trust" / "confidence". Raises
@@ -71,8 +75,14 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
     trust = {**{value: 0 for value in TRUST_VALUES}, "missing": 0}
     confidence = {**{value: 0 for value in CONFIDENCE_VALUES}, "missing": 0}
     invalid_values: list[dict] = []
+    evergreen = {"files": 0, "marked": 0, "by_config": 0}
+    try:
+        globs = load_config(root).ranking.evergreen
+    except TachikomaError:
+        globs = DEFAULT_EVERGREEN  # a broken settings file is reported by search and index
 
     for item in walk(root, warn=walk_warning):
+        marked = False
         if item.kind == MARKDOWN:
             tags = Tags()
             try:
@@ -86,11 +96,17 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
                     problems.append({"path": item.path, "reason": fm.error})
                 else:
                     tags = Tags.from_mapping(fm.meta)
+                    marked = dates.front_matter_evergreen(fm.meta)
                     repeated = fm.duplicate_problem(TAG_KEYS)
                     if repeated:
                         problems.append({"path": item.path, "reason": f"{repeated}; the last one is counted"})
         else:
             tags = tags_file.tags_for(item.path)
+            marked = dates.front_matter_evergreen(tags_file.entries.get(item.path))
+        by_config = any(name_or_path_matches(g, item.path) for g in globs)
+        evergreen["files"] += marked or by_config
+        evergreen["marked"] += marked
+        evergreen["by_config"] += by_config and not marked
         status = tags.status
         folder = item.path.split("/", 1)[0] if "/" in item.path else "."
         if on_file is not None:
@@ -109,6 +125,7 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
     result["trust"] = trust
     result["confidence"] = confidence
     result["invalid_values"] = invalid_values
+    result["evergreen"] = evergreen
     result["problems"] = problems
     return result
 
@@ -162,6 +179,10 @@ def format_text(result: dict) -> str:
             out.append(f"  {names[folder]:<{width}}  {_line(bucket)}")
     for key in ("trust", "confidence"):
         out.append(f"{key}: " + ", ".join(f"{value} {n}" for value, n in result[key].items()))
+    green = result.get("evergreen")
+    if green is not None:
+        out.append(f"evergreen (age never counts): {plural(green['files'], 'file')} ({green['marked']} marked "
+                   f"evergreen: true, {green['by_config']} by [ranking] evergreen)")
     if result["invalid_values"]:
         out.append("invalid values (count as missing; fix or retag with --overwrite):")
         out.extend(f"  {item['path']}: {item['key']} {item['value']!r}" for item in result["invalid_values"])

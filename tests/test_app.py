@@ -787,6 +787,7 @@ def test_evergreen_from_the_tag_form_preview_apply_commit_undo(app, client, inde
     answer = client.get("/api/search?q=martin+meetings&limit=20&min_score=0").get_json()
     martin = next(r for r in answer["results"] if r["path"] == "martin.md")
     assert martin["factors"]["recency"] == 1.0 and martin["factors"]["recency_reason"] == "evergreen"
+    assert 'data-evergreen="2"' in client.get("/coverage").get_data(as_text=True)  # martin.md and identity.md
     undo_url = re.search(r'action="(/tag/undo/[^"]+)"', html).group(1)
     client.post(undo_url, data={"csrf_token": token})
     assert snapshot(indexed) == original

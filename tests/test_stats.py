@@ -80,7 +80,20 @@ def test_crafted_folder_counts(crafted):
 def test_keys_are_exactly_the_documented_shape(crafted):
     result = coverage(crafted)
     assert list(result) == ["files", "tagged", "partial", "untagged", "invalid", "percent", "by_kind",
-                            "by_folder", "trust", "confidence", "invalid_values", "problems"]
+                            "by_folder", "trust", "confidence", "invalid_values", "evergreen", "problems"]
+
+
+def test_evergreen_files_are_counted(tmp_path):
+    (tmp_path / "people").mkdir()
+    (tmp_path / "MEMORY.md").write_text("index of memories\n")
+    (tmp_path / "people" / "USER.md").write_text("---\nevergreen: true\n---\nthe user\n")
+    (tmp_path / "pinned.md").write_text("---\nEvergreen: true\n---\nrules\n")
+    (tmp_path / "not.md").write_text("---\nevergreen: false\n---\nnews\n")
+    (tmp_path / "chat.jsonl").write_text('{"role": "user", "content": "hi"}\n')
+    (tmp_path / "tachikoma-tags.yaml").write_text("chat.jsonl:\n  evergreen: true\n")
+    assert coverage(tmp_path)["evergreen"] == {"files": 4, "marked": 3, "by_config": 1}
+    (tmp_path / "tachikoma.toml").write_text('[ranking]\nevergreen = ["not.md"]\n')
+    assert coverage(tmp_path)["evergreen"] == {"files": 4, "marked": 3, "by_config": 1}
 
 
 def test_empty_folder(tmp_path):
