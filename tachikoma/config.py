@@ -7,7 +7,10 @@ clear error naming the file.
 Example ``tachikoma.toml``::
 
     [ranking]
-    half_life_days = 30          # recency = 1 / (1 + days / half_life_days)
+    recency = "default"          # off, default, strong or seed (see "Recency" below)
+    # half_life_days = 365       # overrides the preset's half-life
+    # recency_floor = 0.9        # overrides the preset's floor
+    evergreen = ["identity.md", "MEMORY.md", "USER.md", "SOUL.md", "AGENTS.md", "CLAUDE.md"]
     per_file = 2                 # at most this many chunks of one file
     repeat_penalty = 0.8         # the 2nd chunk of a file scores × 0.8
 
@@ -37,6 +40,37 @@ Example ``tachikoma.toml``::
 
     [transcripts]
     tool_errors = false          # true: a failed tool call's line ends with its first error line
+
+Recency (``[ranking] recency``)
+    recency = floor + (1 − floor) / (1 + age_days / half_life_days), from each
+    chunk's own date (`tachikoma.dates`), × `superseded` when a newer chunk
+    supersedes it (a knowledge update: another file, more than a day newer,
+    embeddings at least 0.6 alike, 0.9 between two transcript chunks, and at
+    least 0.75 of its similarity to the query). Evergreen memories (front
+    matter ``evergreen: true``, or a path matching a glob of ``evergreen``; a
+    glob without "/" matches the file name in any folder, ignoring case)
+    always get 1.0.
+
+    ========  ==========  =====  ==========
+    preset    half-life   floor  superseded
+    ========  ==========  =====  ==========
+    off       (1.0 for every memory)
+    default   365 days    0.9    × 0.5
+    strong    90 days     0.5    × 0.5
+    seed      30 days     0      never: exactly 1 / (1 + days / 30)
+    ========  ==========  =====  ==========
+
+    Why this default (docs/evaluation.md): on LoCoMo conversations 0-4 (where
+    the answer is as often a year old as a week) any age curve below a floor
+    of about 0.7 costs recall (the seed's curve: session R@5 0.524 against
+    0.915 without recency), while a floor of 0.9 costs nothing (0.917 /
+    nDCG@5 0.852, BM25 0.904 / 0.829). Age alone then cannot make a newer
+    fact win over its older version when the older is worded closer to the
+    question (knowledge updates: 0.49 at floor 0.9), and no age curve can do
+    both: the seed's curve puts the newer fact first in 0.92 of cases but the
+    one old answer first in 0.02. Supersession decides updates by what the
+    memories say, not by age alone: knowledge updates 0.93, old exact match
+    0.94 with the default (targets 0.95).
 
 Hybrid relevance (``[search]``)
     The ``similarity`` factor of a score is a fusion of two relevances of the
