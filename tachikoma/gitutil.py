@@ -4,7 +4,7 @@ last committed, and committing exactly the change it made.
 Every function works on a memory root that may be a subfolder of the
 repository. Paths given and returned are relative to that root, with forward
 slashes. When git is not installed or the root is not in a work tree,
-`repo_toplevel` and `last_commit_times` quietly say so (None, {}); `commit`
+`repo_toplevel` and `content_times` quietly say so (None, {}); `commit`
 and `commit_blobs` return None.
 
 Committing never sweeps in anything else. `commit_blobs` commits given file
@@ -92,69 +92,6 @@ def _prefix(root: Path) -> str | None:
     """`root` relative to the top of its work tree ("" at the top, "sub/" below it)."""
     found = _rev_parse(root, "--show-prefix")
     return found[0] if found else None
-
-
-def last_commit_times(root: Path) -> dict[str, datetime]:
-    """Last commit time (aware, UTC) of every file ever committed under `root`.
-
-    Keys are paths relative to `root`. One `git log` call covers the whole
-    history; renames are seen as a deletion plus an addition, so a deleted or
-    renamed-away path may appear too (callers look up the paths they have).
-    Files never committed are absent. Empty when `root` is not in a repository.
-    """
-    root = Path(root)
-    prefix = _prefix(root)
-    if prefix is None:
-        return {}
-    proc = _run(
-        root,
-        ["log", "--no-renames", "--no-color", "--no-show-signature", "--name-only", "-z",
-         "--format=%x00%ct", "--", "."],
-        check=False, literal=False,
-    )
-    if proc.returncode != 0:
-        # An empty repository (no commit yet) has no history to read.
-        return {}
-    return _parse_log(proc.stdout, prefix)
-
-
-def _parse_log(output: bytes, prefix: str) -> dict[str, datetime]:
-    """Parse `git log --format=%x00%ct --name-only -z` output.
-
-    Each commit is NUL, its timestamp, NUL, then a newline and its file names
-    each ended by NUL. File names are never empty, so an empty field always
-    starts a commit.
-    """
-    times: dict[str, float] = {}
-    fields = output.split(b"\0")
-    current: float | None = None
-    first_name = False
-    i = 0
-    n = len(fields)
-    while i < n:
-        field = fields[i]
-        if field == b"":
-            if i + 1 < n:
-                try:
-                    current = float(fields[i + 1].strip())
-                except ValueError:
-                    current = None
-                first_name = True
-                i += 2
-                continue
-            break
-        if current is not None:
-            name = field
-            if first_name and name.startswith(b"\n"):
-                name = name[1:]
-            first_name = False
-            path = name.decode("utf-8", "surrogateescape")
-            if path.startswith(prefix):
-                rel = path[len(prefix):]
-                if rel and (rel not in times or times[rel] < current):
-                    times[rel] = current
-        i += 1
-    return {path: datetime.fromtimestamp(ts, timezone.utc) for path, ts in times.items()}
 
 
 #: The git trailer that marks tachikoma's own tagging commits (see `tagging`); `content_times` skips them.

@@ -98,8 +98,9 @@ class Selector:
     - `untagged_only`: only files with no tag at all (no valid or invalid value).
     - `modified_since` / `modified_until`: only files whose modification date
       (local calendar day) is on or after / on or before the date. A
-      file's modification time is its last commit time when it is committed
-      and unchanged since, else its file-system modification time.
+      file's modification time is its last content commit's time when it is
+      committed and unchanged since (tagging commits do not count,
+      `gitutil.content_times`), else its file-system modification time.
     """
 
     kind: str | None = None
@@ -320,7 +321,7 @@ def plan(root: Path, values: dict[str, str], selector: Selector | None = None, o
     result = Plan(root=root, values=values, overwrite=overwrite, max_bytes=max_bytes)
     tags_file = tagfile.load(root)
     result.warnings.extend(tags_file.warnings)
-    times = gitutil.last_commit_times(root) if selector.uses_dates else {}
+    times = gitutil.content_times(root) if selector.uses_dates else {}
     dirty = gitutil.dirty_paths(root) if times else set()
     for item in walk(root, warn=result.warnings.append):
         if not selector.matches_path(item.path, item.kind):

@@ -36,11 +36,11 @@ def test_git_missing_means_no_repo(tmp_path, monkeypatch):
     repo = make_repo(tmp_path / "repo")
     monkeypatch.setenv("PATH", str(tmp_path / "nothing-here"))
     assert gitutil.repo_toplevel(repo) is None
-    assert gitutil.last_commit_times(repo) == {}
+    assert gitutil.content_times(repo) == {}
     assert gitutil.commit(repo, ["a.md"], "m") is None
 
 
-def test_last_commit_times_subfolder_and_odd_names(tmp_path):
+def test_content_times_subfolder_and_odd_names(tmp_path):
     repo = make_repo(tmp_path / "repo")
     root = repo / "mem ory"
     write(root / "a b.md")
@@ -52,17 +52,17 @@ def test_last_commit_times_subfolder_and_odd_names(tmp_path):
     write(root / "a b.md", "changed\n")
     git(repo, "commit", "-qam", "two", date="2026-02-03T10:00:00+02:00")
 
-    times = gitutil.last_commit_times(root)
+    times = gitutil.content_times(root)
     assert set(times) == {"a b.md", "ünï cödé/日本.jsonl", "quote\"and\\back.md"}
     assert times["a b.md"] == datetime(2026, 2, 3, 8, 0, 0, tzinfo=timezone.utc)
     assert times["ünï cödé/日本.jsonl"] == datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
     assert all(t.tzinfo is not None and t.utcoffset().total_seconds() == 0 for t in times.values())
 
-    top = gitutil.last_commit_times(repo)
+    top = gitutil.content_times(repo)
     assert "outside.md" in top and "mem ory/a b.md" in top
 
 
-def test_last_commit_times_renames_and_newline_names(tmp_path):
+def test_content_times_renames_and_newline_names(tmp_path):
     repo = make_repo(tmp_path / "repo")
     write(repo / "old.md")
     write(repo / "\nstarts with newline.md")
@@ -71,28 +71,28 @@ def test_last_commit_times_renames_and_newline_names(tmp_path):
     git(repo, "mv", "old.md", "new.md")
     git(repo, "commit", "-qm", "rename", date="2026-01-05T00:00:00+00:00")
     git(repo, "commit", "-q", "--allow-empty", "-m", "empty", date="2026-01-09T00:00:00+00:00")
-    times = gitutil.last_commit_times(repo)
+    times = gitutil.content_times(repo)
     assert times["new.md"] == datetime(2026, 1, 5, tzinfo=timezone.utc)
     assert times["\nstarts with newline.md"] == datetime(2026, 1, 1, tzinfo=timezone.utc)
 
 
-def test_last_commit_times_not_a_repo_or_empty_repo(tmp_path):
+def test_content_times_not_a_repo_or_empty_repo(tmp_path):
     plain = tmp_path / "plain"
     plain.mkdir()
-    assert gitutil.last_commit_times(plain) == {}
-    assert gitutil.last_commit_times(make_repo(tmp_path / "empty")) == {}
+    assert gitutil.content_times(plain) == {}
+    assert gitutil.content_times(make_repo(tmp_path / "empty")) == {}
 
 
-def test_parse_log_empty_commits_and_digit_names():
-    out = (b"\x001700000300\x00"                       # a commit without files
-           b"\x001700000200\x00\n123\x00a.md\x00"       # a file named like a timestamp
-           b"\x001700000100\x00\na.md\x00b.md\x00")
-    times = gitutil._parse_log(out, "")
-    assert times == {
-        "123": datetime.fromtimestamp(1700000200, timezone.utc),
-        "a.md": datetime.fromtimestamp(1700000200, timezone.utc),
-        "b.md": datetime.fromtimestamp(1700000100, timezone.utc),
-    }
+def test_parse_raw_log_empty_commits_digit_names_and_trailers():
+    oid = lambda n: f"{n:040d}".encode()  # noqa: E731
+    change = lambda old, new: b":100644 100644 " + oid(old) + b" " + oid(new) + b" M"  # noqa: E731
+    out = (b"\x001700000300 \x00"                                   # a commit without files
+           b"\x001700000200 1\x00\n" + change(1, 2) + b"\x00123\x00"  # a tagging commit; a file named 123
+           b"\x001700000100 \x00\n" + change(0, 1) + b"\x00123\x00" + change(0, 3) + b"\x00b.md\x00")
+    history = gitutil._parse_raw_log(out, "")
+    assert history == {"123": [(1700000200.0, True, oid(1).decode(), oid(2).decode()),
+                               (1700000100.0, False, oid(0).decode(), oid(1).decode())],
+                       "b.md": [(1700000100.0, False, oid(0).decode(), oid(3).decode())]}
 
 
 def head(repo):
