@@ -90,9 +90,10 @@ def test_search_matches_the_cli_and_says_no_good_match(mem):
             nonsense = await call(client, "search", {"query": "zxqv blorf"})
             floored = await call(client, "search", {"query": "when does Martin like meetings", "min_score": 0.99})
             markdown = await call(client, "search", {"query": "Martin", "kind": "markdown", "trust": "owner"})
-            return found, nonsense, floored, markdown
+            seed = await call(client, "search", {"query": "when does Martin like meetings", "recency": "seed"})
+            return found, nonsense, floored, markdown, seed
 
-    found, nonsense, floored, markdown = run(scenario)
+    found, nonsense, floored, markdown, seed = run(scenario)
     error, text, data = found
     assert not error and not data["no_good_match"]
     assert [(r["path"], r["lines"]) for r in data["results"]] == [(r["path"], r["lines"]) for r in cli["results"]]
@@ -107,6 +108,12 @@ def test_search_matches_the_cli_and_says_no_good_match(mem):
     assert text.startswith("no good match")
     assert floored[2]["no_good_match"] is True and floored[2]["min_score"] == 0.99
     assert all(r["kind"] == "markdown" and r["tags"].get("trust") == "owner" for r in markdown[2]["results"])
+    error, text, data = seed
+    assert not error and data["recency"] == "seed"
+    for r in data["results"]:
+        expected = 1.0 if r["factors"]["recency_reason"] == "evergreen" else 1 / (1 + r["factors"]["age_days"] / 30)
+        assert r["factors"]["recency"] == pytest.approx(expected)
+    assert f"({data['results'][0]['factors']['date'][:10]}, " in text  # the date and its source, in words
 
 
 def test_no_good_match_in_a_stale_index_does_not_say_the_memory_holds_nothing(mem):
