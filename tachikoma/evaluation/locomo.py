@@ -17,9 +17,9 @@ How a conversation becomes a memory
     all a text index can know of the image). Every turn's ``timestamp`` is
     the session's date-time ("1:56 pm on 8 May, 2023", read as UTC; LoCoMo
     dates sessions, not turns), so the transcript chunker starts each chunk
-    with its date line, as it does for any timestamped transcript. The
-    file's modification time is set to the same date, so the normal date
-    logic dates the file (``date_source`` "mtime"). The folder is
+    with its date line, as it does for any timestamped transcript, and each
+    chunk is dated by its turns (``date_source`` "transcript"; the file's
+    modification time is set to the same date as well). The folder is
     indexed by the normal ``indexer.run`` and every question is asked of its
     own conversation only, through ``Searcher.search``, with "now" at the
     conversation's last session.
@@ -37,9 +37,12 @@ Systems compared in one run, over the very same chunks:
   BM25 order (the keyword part of hybrid search on its own).
 * ``vector``: cosine similarity alone (no per-file limit, no recency).
 * ``vector+file``: + at most two chunks per file, the second × 0.8.
-* ``vector+file+recency``: + recency (tachikoma's ranking before hybrid).
+* ``vector+file+recency``: + the configured recency (the default preset).
 * ``hybrid``: + keyword relevance fused into similarity (tachikoma's defaults).
 * ``hybrid-recency``: the same without recency.
+* ``hybrid-seed`` / ``hybrid-strong``: the same with the ``seed`` and
+  ``strong`` recency presets (the recency rows of the report, per half of the
+  conversations: `recency_rows`).
 
 With ``sweep``, more hybrid rows (fusion method × keyword weight, without
 recency) show how the default weight was chosen.
