@@ -3,9 +3,10 @@
     score = similarity × trust_weight × confidence_weight × recency × duplicate_penalty
 
 where recency = floor + (1 − floor) / (1 + age_days / half_life_days) for
-the chunk's own date (1.0 for an evergreen memory or with recency off; the
-named rules are `config.RECENCY_PRESETS`, "seed" being 1 / (1 + days / 30)),
-and the duplicate
+the chunk's own date, × the rule's `superseded` factor when a newer chunk
+supersedes it (`supersessions`, a knowledge update); 1.0 for an evergreen
+memory or with recency off. The named rules are `config.RECENCY_PRESETS`,
+"seed" being exactly 1 / (1 + days / 30). The duplicate
 penalty is repeat_penalty ** (n - 1) for the n-th chunk of a file among the
 results (at most `per_file` chunks of one file are kept). `similarity` is
 itself a fusion of the vector's cosine similarity and a keyword (BM25)
@@ -31,7 +32,7 @@ def tag_weights(values: np.ndarray, table: dict[str, float]) -> np.ndarray:
 
 def recency(age_days: np.ndarray, half_life_days, floor: float = 0.0) -> np.ndarray:
     """floor + (1 − floor) / (1 + days / half_life): 1.0 today, halfway to the floor at one half-life,
-    never below the floor. `half_life_days` may be an array (per chunk). Future dates count as today.
+    never below the floor. Future dates count as today.
 
     With floor 0 this is exactly the seed's 1 / (1 + days / half_life).
     """
