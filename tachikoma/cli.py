@@ -136,9 +136,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "(the original 1 / (1 + days / 30)). Default: [ranking] recency")
 
     p = sub.add_parser("tag", parents=[common],
-                       help="tag groups of files (default: untagged transcripts → tachikoma/self/medium)",
+                       help="tag groups of files (default: untagged transcripts → self/medium, source: the agent)",
                        description="With no selector and no values, gives every transcript without tags "
-                                   "source: tachikoma, trust: self, confidence: medium. Markdown is never tagged by "
+                                   "trust: self, confidence: medium and as source the agent that wrote it "
+                                   "(claude-code, codex, openclaw; tachikoma for a generic transcript). A .jsonl "
+                                   "file that is not a transcript is skipped. Markdown is never tagged by "
                                    "default. Existing values are kept unless --overwrite. Markdown gets front "
                                    "matter; transcripts get entries in tachikoma-tags.yaml. In a git repository "
                                    "the change is committed. Exits 0 when the selected files end up with the "

@@ -1,8 +1,10 @@
 """Tag coverage, counted over the memory files themselves (not the index).
 
 Markdown tags come from front matter (only the head of each note is read,
-up to the closing fence); transcript tags come from the tag file (the
-transcripts themselves are not opened). A note whose front matter is
+up to the closing fence); transcript tags come from the tag file (of a
+transcript only the first lines are read, to tell a data file from a
+transcript; what the indexer found wrong inside transcripts is added by
+`report`). A note whose front matter is
 malformed counts as untagged and is listed under "problems"; so is a note
 that sets a tag twice (``trust`` and ``Trust``), counted with the value
 written last.
@@ -13,12 +15,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from . import dates, tagfile
+from . import dates, tagfile, transcripts
 from .config import DEFAULT_EVERGREEN, load_config
 from .errors import TachikomaError
 from .globs import name_or_path_matches
-from .documents import KINDS, MARKDOWN
-from .memory import TAG_FILE, walk
+from .documents import KINDS, MARKDOWN, TRANSCRIPT
+from .memory import TAG_FILE, index_path, walk
 from .frontmatter import read_front_matter
 from .humanize import plural, when
 from .tags import CONFIDENCE_VALUES, STATUSES, TAG_KEYS, TRUST_VALUES, Tags
@@ -69,6 +71,7 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
         problems.append({"path": path, "reason": reason or message,
                          **({"kind": "unreadable-folder"} if reason.startswith("cannot list") else {})})
 
+    max_bytes = _max_file_bytes(root)
     total = _bucket()
     by_kind = {kind: _bucket() for kind in KINDS}
     by_folder: dict[str, dict] = {}
@@ -102,6 +105,10 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
                         problems.append({"path": item.path, "reason": f"{repeated}; the last one is counted"})
         else:
             tags = tags_file.tags_for(item.path)
+            if transcripts.sniff_format(item.abspath, max_bytes) == "":
+                problems.append({"path": item.path, "kind": "not-a-transcript",
+                                 "reason": "not a transcript: no line is a message of a known format; "
+                                           "not indexed, and not tagged by default"})
             marked = dates.front_matter_evergreen(tags_file.entries.get(item.path))
         by_config = any(name_or_path_matches(g, item.path) for g in globs)
         evergreen["files"] += marked or by_config
@@ -156,7 +163,45 @@ def report(root: Path) -> dict:
     result = coverage(root)
     result["index"] = freshness(root)
     result["problems"] += not_indexed(Path(root).resolve())
+    result["problems"] += transcript_problems(Path(root).resolve())
     return result
+
+
+def transcript_problems(root: Path) -> list[dict]:
+    """What the last index run found wrong inside transcripts: ``{"path", "reason", "kind"}`` with kind
+    "no-turns", "unknown-lines" or "bad-lines" (see `transcripts.problem_kind`). Reading a whole
+    transcript is the indexer's job, so these come from the index; "not-a-transcript" is found by
+    `coverage` itself. Empty when there is no readable index."""
+    from .store import Store
+
+    path = index_path(root)
+    if not path.exists():
+        return []
+    try:
+        with Store(path, readonly=True) as store:
+            rows = store.files()
+    except TachikomaError:
+        return []  # freshness reports a damaged or unreadable index
+    found = []
+    for row in sorted(rows.values(), key=lambda r: r.path):
+        if row.kind != TRANSCRIPT:
+            continue
+        for warning in row.warnings:
+            kind = transcripts.problem_kind(warning)
+            if kind is not None and kind != "not-a-transcript":
+                reason = warning.removeprefix(row.path)
+                reason = f"line {reason[1:]}" if reason[1:2].isdigit() else reason.removeprefix(": ")
+                found.append({"path": row.path, "reason": reason, "kind": kind})
+    return found
+
+
+def _max_file_bytes(root: Path) -> int:
+    from .config import Config, load_config
+
+    try:
+        return load_config(root).max_file_bytes
+    except TachikomaError:
+        return Config.max_file_bytes
 
 
 def _line(bucket: dict) -> str:

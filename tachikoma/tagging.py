@@ -27,7 +27,7 @@ where tachikoma rewrites whole entries, tagging a key replaces every spelling
 of it.
 
 Markdown files are never tagged by default: `default_plan` tags only
-transcripts that have no tags at all.
+transcripts that have no tags at all, with the agent that wrote them as source.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from typing import BinaryIO, NamedTuple
 
 from filelock import FileLock, Timeout
 
-from . import faults, gitutil, tagfile
+from . import faults, gitutil, tagfile, transcripts
 from .atomic import atomic_write_bytes, atomic_write_text, atomic_write_with, remove_leftovers
 from .documents import KINDS, MARKDOWN, TRANSCRIPT
 from .config import load_config
@@ -385,8 +385,31 @@ def plan(root: Path, values: dict[str, str], selector: Selector | None = None, o
 
 
 def default_plan(root: Path) -> Plan:
-    """The default tags (`DEFAULTS`) for every transcript that has no tags at all."""
-    return plan(root, DEFAULTS, Selector(kind=TRANSCRIPT, untagged_only=True))
+    """The default tags (`DEFAULTS`) for every transcript that has no tags at all.
+
+    The source tells who wrote it: a session of another agent gets that agent
+    (``claude-code``, ``codex``, ``openclaw``), a generic transcript keeps
+    ``tachikoma``; trust and confidence are the same for all. A ``.jsonl`` file
+    in which no line is a transcript line (a data file) is skipped with a reason.
+    """
+    result = plan(root, DEFAULTS, Selector(kind=TRANSCRIPT, untagged_only=True))
+    kept = []
+    for change in result.changes:
+        found = transcripts.sniff_format(result.root / change.path)
+        if found == "":
+            result.skipped.append(Skip(change.path, "not a transcript (no line is a message of a known format); "
+                                                    "not tagged by default"))
+            continue
+        if "source" in change.after:
+            change.after["source"] = transcripts.default_source(found)
+        kept.append(change)
+    result.changes = kept
+    sources = sorted({c.after["source"] for c in kept if "source" in c.after})
+    if len(sources) > 1:  # for the commit message: which sources the run set
+        result.values = {**result.values, "source": " / ".join(sources)}
+    elif sources:
+        result.values = {**result.values, "source": sources[0]}
+    return result
 
 
 def _change_for(path, kind, mapping, tags: Tags, values, overwrite) -> Change | None:

@@ -71,7 +71,9 @@ def test_tag_defaults_dry_run_then_apply_and_commit(git_memory):
     dry = tachikoma("--memory", str(git_memory), "tag", "--dry-run", "--json")
     plan = json.loads(dry.stdout)
     assert {c["path"] for c in plan["changes"]} == {"2026-03-22/session-abc.jsonl", "2026-05-10/design-chat.jsonl"}
-    assert all(c["after"] == {"trust": "self", "confidence": "medium", "source": "tachikoma"} for c in plan["changes"])
+    assert {c["path"]: c["after"]["source"] for c in plan["changes"]} == {
+        "2026-03-22/session-abc.jsonl": "claude-code", "2026-05-10/design-chat.jsonl": "tachikoma"}
+    assert all(c["after"]["trust"] == "self" and c["after"]["confidence"] == "medium" for c in plan["changes"])
     assert {p: p.read_bytes() for p in before} == before, "a dry run writes nothing"
     applied = tachikoma("--memory", str(git_memory), "tag")
     assert applied.returncode == 0 and "tagged 2 file(s), committed" in applied.stdout

@@ -149,7 +149,7 @@ def test_tags_survive_deleting_the_index(git_memory):
     run(git_memory)
     files_before, chunks_before = index_rows(git_memory)
     tags_before = {p: (r.trust, r.confidence, r.source, r.invalid) for p, r in files_before.items()}
-    assert tags_before["2026-03-22/session-abc.jsonl"] == ("self", "medium", "tachikoma", {})
+    assert tags_before["2026-03-22/session-abc.jsonl"] == ("self", "medium", "claude-code", {})
     shutil.rmtree(git_memory / ".cache")
     run(git_memory)
     files_after, chunks_after = index_rows(git_memory)

@@ -7,6 +7,8 @@ from tachikoma import stats, tagging
 from tachikoma.memory import TAG_FILE
 from tachikoma.stats import coverage
 from tachikoma.tagfile import TagFileError
+#: A transcript of one turn (a file that is "{}" would be a data file, not a transcript).
+TURN = '{"role": "user", "content": "hi"}\n'
 
 
 def put(root: Path, rel: str, data):
@@ -31,9 +33,9 @@ def crafted(tmp_path):
     put(root, "notes/g.md", "\ufeff---\nTrust: External\nconfidence: SPECULATIVE\n---\n")  # tagged
     put(root, "notes/h.md", b"---\ntrust: untrusted\nconfidence: medium\n---\n\xff\xfe not utf-8 body\n")  # tagged
     put(root, ".hidden/x.md", "---\ntrust: owner\n---\n")                               # not memory
-    put(root, "2026-03/s1.jsonl", "{}\n")                                               # tagged
-    put(root, "2026-03/s2.jsonl", "{}\n")                                               # untagged
-    put(root, "2026-03/s3.jsonl", "{}\n")                                               # invalid
+    put(root, "2026-03/s1.jsonl", TURN)                                               # tagged
+    put(root, "2026-03/s2.jsonl", TURN)                                               # untagged
+    put(root, "2026-03/s3.jsonl", TURN)                                               # invalid
     put(root, "2026-03/s4.jsonl", b"\xff not even json\n")                              # partial
     put(root, TAG_FILE, (
         "2026-03/s1.jsonl:\n  trust: self\n  confidence: medium\n"
@@ -74,7 +76,10 @@ def test_crafted_folder_counts(crafted):
     reasons = " ".join(p["reason"] for p in result["problems"] if p["path"] == TAG_FILE)
     assert "a.md is a markdown file" in reasons
     assert "gone.jsonl, which does not exist" in reasons
-    assert not any(p["path"].startswith(("notes/h.md", "2026-03/s4")) for p in result["problems"])
+    assert not any(p["path"].startswith("notes/h.md") for p in result["problems"])
+    assert [p for p in result["problems"] if p["path"].endswith(".jsonl") and p["path"] != TAG_FILE] == [
+        {"path": "2026-03/s4.jsonl", "kind": "not-a-transcript",
+         "reason": "not a transcript: no line is a message of a known format; not indexed, and not tagged by default"}]
 
 
 def test_keys_are_exactly_the_documented_shape(crafted):
@@ -116,21 +121,44 @@ def test_malformed_tag_file_is_an_error(crafted):
         coverage(crafted)
 
 
-def test_reads_only_heads_and_never_transcripts(crafted, monkeypatch):
+def test_reads_only_heads(crafted, monkeypatch):
+    """Notes up to their front matter's end; transcripts up to their first transcript line."""
     opened = []
+    read = {}
     real_open = builtins.open
+
+    class Counting:
+        def __init__(self, handle, path):
+            self.handle, self.path = handle, path
+
+        def __iter__(self):
+            for line in self.handle:
+                read[self.path] = read.get(self.path, 0) + len(line)
+                yield line
+
+        def __getattr__(self, name):
+            return getattr(self.handle, name)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.handle.close()
 
     def spy(path, *args, **kwargs):
         opened.append(str(path))
-        return real_open(path, *args, **kwargs)
+        handle = real_open(path, *args, **kwargs)
+        return Counting(handle, str(path)) if str(path).endswith(".jsonl") else handle
 
     monkeypatch.setattr(tagging, "open", spy, raising=False)
     monkeypatch.setattr(builtins, "open", spy)
     big = "---\ntrust: owner\nconfidence: low\n---\n" + ("x" * 1000 + "\n") * 20000
     put(crafted, "big.md", big)
+    line = '{"role": "user", "content": "%s"}\n' % ("word " * 200)
+    put(crafted, "big.jsonl", line * 20000)
     coverage(crafted)
-    assert not any(p.endswith(".jsonl") for p in opened)
     assert any(p.endswith("big.md") for p in opened)
+    assert read[str(crafted / "big.jsonl")] == len(line)
 
 
 def test_counts_a_large_folder(tmp_path):
@@ -163,7 +191,7 @@ def test_format_text_mentions_every_count(crafted):
 def test_impossible_dates_do_not_crash(tmp_path):
     root = tmp_path / "m"
     put(root, "n.md", "---\ntrust: self\ndate: 2026-02-30\nupdated: 2026-03-22T25:00:00\n---\nbody\n")
-    put(root, "a.jsonl", "{}\n")
+    put(root, "a.jsonl", TURN)
     put(root, TAG_FILE, "a.jsonl: {trust: self, date: 2026-13-01}\n")
     result = coverage(root)
     assert result["files"] == 2 and result["trust"]["self"] == 2
@@ -172,7 +200,7 @@ def test_impossible_dates_do_not_crash(tmp_path):
 def test_source_no_or_on_is_text_not_invalid(tmp_path):
     root = tmp_path / "m"
     put(root, "n.md", "---\nsource: no\n---\nbody\n")
-    put(root, "a.jsonl", "{}\n")
+    put(root, "a.jsonl", TURN)
     put(root, TAG_FILE, "a.jsonl: {source: on}\n")
     result = coverage(root)
     assert result["invalid"] == 0 and result["partial"] == 2 and result["invalid_values"] == []

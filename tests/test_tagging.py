@@ -20,6 +20,8 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
 pytestmark = pytest.mark.usefixtures("isolated_git")
+#: A transcript of one turn (a file that is "{}" would be a data file, not a transcript).
+TURN = '{"role": "user", "content": "hi"}\n'
 
 
 def put(root: Path, rel: str, data):
@@ -49,8 +51,8 @@ TRANSCRIPTS = {
     "2026-03/s1.jsonl": '{"role": "user", "content": "hi"}\n',
     "2026-03/s2.jsonl": '{"role": "user", "content": "hello"}\n',
     "2026-04/s3.jsonl": '{"role": "user", "content": "yo"}\n',
-    "2026-04/partial.jsonl": "{}\n",
-    "2026-04/invalid.jsonl": "{}\n",
+    "2026-04/partial.jsonl": '{"role": "user", "content": "hey"}\n',
+    "2026-04/invalid.jsonl": '{"role": "user", "content": "hm"}\n',
 }
 TAGS_YAML = "# my own comment\n2026-04/partial.jsonl:\n  source: me\n2026-04/invalid.jsonl:\n  trust: maybe\n"
 
@@ -125,6 +127,29 @@ def test_default_plan_tags_only_untagged_transcripts(memory):
     assert sorted(c.path for c in p.changes) == ["2026-03/s1.jsonl", "2026-03/s2.jsonl", "2026-04/s3.jsonl"]
     assert all(c.kind == "transcript" and c.before == {} for c in p.changes)
     assert all(c.after == {"trust": "self", "confidence": "medium", "source": "tachikoma"} for c in p.changes)
+
+
+def test_default_plan_names_the_agent_and_skips_data_files(tmp_path):
+    from pathlib import Path
+    import shutil
+
+    data = Path(__file__).parent / "data" / "sessions"
+    for rel in ("claude-code/-Users-ken-shop/0b9d2e61-7c3a-4e55-8f10-c2d4e6f80a13.jsonl",
+                "openclaw/agents/main/sessions/8e2f4c6a-1d3b-4a5c-9e7f-0b2d4f6a8c1e.jsonl",
+                "codex/sessions/rollout-2025-05-07-2f6e1c3a-8b7d-4e59-a0c1-d2e3f4a5b6c7.jsonl",
+                "generic/chat.jsonl", "not-a-transcript/prices.jsonl"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(data / rel, tmp_path / rel)
+    p = default_plan(tmp_path)
+    assert {c.path.split("/")[0]: c.after for c in p.changes} == {
+        "claude-code": {"trust": "self", "confidence": "medium", "source": "claude-code"},
+        "openclaw": {"trust": "self", "confidence": "medium", "source": "openclaw"},
+        "codex": {"trust": "self", "confidence": "medium", "source": "codex"},
+        "generic": {"trust": "self", "confidence": "medium", "source": "tachikoma"},
+    }
+    assert p.skipped == [("not-a-transcript/prices.jsonl",
+                          "not a transcript (no line is a message of a known format); not tagged by default")]
+    assert p.values["source"] == "claude-code / codex / openclaw / tachikoma"
 
 
 def test_plan_writes_nothing(memory):
@@ -338,7 +363,7 @@ def test_undo_keeps_later_body_edits_and_skips_retagged_files(memory):
 
 def test_undo_removes_a_tag_file_it_created(tmp_path):
     root = tmp_path / "m"
-    put(root, "a.jsonl", "{}\n")
+    put(root, "a.jsonl", TURN)
     applied = apply(root, default_plan(root))
     assert (root / TAG_FILE).exists()
     undo(root, applied)
@@ -396,7 +421,7 @@ def test_apply_holds_the_lock_in_cache(memory, monkeypatch):
 def test_aliased_tag_file_entries_are_tagged_independently(tmp_path):
     root = tmp_path / "m"
     for name in ("a", "b"):
-        put(root, f"{name}.jsonl", "{}\n")
+        put(root, f"{name}.jsonl", TURN)
     put(root, TAG_FILE, "a.jsonl: &x {trust: self}\nb.jsonl: *x\n")
     applied = apply(root, plan(root, {"trust": "owner"}, Selector(pattern="a.jsonl"), overwrite=True))
     assert [c.path for c in applied.changes] == ["a.jsonl"]
@@ -406,7 +431,7 @@ def test_aliased_tag_file_entries_are_tagged_independently(tmp_path):
 
 def test_transcript_with_a_backslash_in_its_name(tmp_path):
     root = tmp_path / "m"
-    put(root, "a\\b.jsonl", "{}\n")
+    put(root, "a\\b.jsonl", TURN)
     applied = apply(root, default_plan(root))
     assert [c.path for c in applied.changes] == ["a\\b.jsonl"] and applied.skipped == []
     assert tagfile.load(root).tags_for("a\\b.jsonl").trust == "self"
@@ -433,7 +458,7 @@ def test_key_set_twice_is_skipped_with_a_reason(tmp_path):
 
 def test_tag_file_entry_with_a_key_twice_gets_every_spelling_replaced(tmp_path):
     root = tmp_path / "m"
-    put(root, "a.jsonl", "{}\n")
+    put(root, "a.jsonl", TURN)
     put(root, TAG_FILE, "a.jsonl:\n  trust: owner\n  Trust: self\n")
     apply(root, plan(root, {"trust": "external"}, Selector(), overwrite=True))
     assert tagfile.load(root).entries == {"a.jsonl": {"trust": "external"}}
@@ -442,7 +467,7 @@ def test_tag_file_entry_with_a_key_twice_gets_every_spelling_replaced(tmp_path):
 def test_impossible_dates_do_not_stop_tagging(tmp_path):
     root = tmp_path / "m"
     put(root, "n.md", "---\ndate: 2026-02-30\n---\nbody\n")
-    put(root, "a.jsonl", "{}\n")
+    put(root, "a.jsonl", TURN)
     put(root, TAG_FILE, "a.jsonl: {date: 2026-13-01}\n")
     applied = apply(root, plan(root, {"trust": "self"}, Selector()))
     assert sorted(c.path for c in applied.changes) == ["a.jsonl", "n.md"]
@@ -672,7 +697,7 @@ def test_concurrent_applies_in_threads_lose_no_tags(tmp_path):
     root = tmp_path / "m"
     names = [f"t/{i:03d}.jsonl" for i in range(40)] + [f"n/{i:03d}.md" for i in range(20)]
     for rel in names:
-        put(root, rel, "{}\n" if rel.endswith(".jsonl") else "# note\n")
+        put(root, rel, TURN if rel.endswith(".jsonl") else "# note\n")
     plans = [plan(root, {"trust": "self"}, Selector(pattern=rel)) for rel in names]
     plans += [plan(root, {"confidence": "low"}, Selector(pattern=rel)) for rel in names]
     errors = []
@@ -703,7 +728,7 @@ def test_concurrent_applies_in_threads_lose_no_tags(tmp_path):
 def test_concurrent_applies_in_processes_lose_no_tags(tmp_path):
     root = tmp_path / "m"
     for i in range(60):
-        put(root, f"t/{i:03d}.jsonl", "{}\n")
+        put(root, f"t/{i:03d}.jsonl", TURN)
     script = textwrap.dedent("""
         import sys
         from pathlib import Path

@@ -32,7 +32,10 @@ _LIST_ITEM = re.compile(r"^ {0,3}(?:[-*+]|\d{1,9}[.)])(?:\s|$)")
 _SCHEME_OR_ABSOLUTE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:|^[/#?]")
 MD_EXTENSIONS = ["fenced_code", "tables", "sane_lists"]
 URL_SCHEMES = {"http", "https", "mailto"}
-SPEAKER_CLASSES = {"user", "assistant", "system", "summary", "tool"}
+SPEAKER_CLASSES = {"user", "assistant", "system", "summary", "tool", "subagent"}
+#: What a session's context shows on its page, in this order: (key in Document.session, label).
+SESSION_FIELDS = (("agent", "Agent"), ("session", "Session"), ("subagent", "Subagent"), ("cwd", "Folder"),
+                  ("branch", "Branch"), ("model", "Model"))
 
 
 def read_memory_file(root: Path, rel: str, lines: tuple[int, int] | None, link_for: LinkFor,
@@ -51,7 +54,7 @@ def read_memory_file(root: Path, rel: str, lines: tuple[int, int] | None, link_f
         return None
     doc = read_document(root, rel, kind, **({"max_bytes": max_bytes} if max_bytes is not None else {}))
     warnings = list(doc.warnings)
-    blocks, turns = [], []
+    blocks, turns, session = [], [], []
     if kind == MARKDOWN:
         tags = doc.tags
         blocks = render_markdown(doc.text, doc.body_line, rel, lines, link_for)
@@ -64,9 +67,10 @@ def read_memory_file(root: Path, rel: str, lines: tuple[int, int] | None, link_f
             warnings.append(str(exc))
         turns = transcript_turns(doc.turns, lines)
         found = mark_first([t for t in turns if t.hit])
+        session = session_details(doc.session, root, link_for)
     meta = {k: v for k, v in doc.meta.items() if str(k).strip().lower() not in TAG_KEYS}
     return {"rel": rel, "kind": kind, "doc": doc, "tags": tags, "meta": meta, "blocks": blocks, "turns": turns,
-            "lines": lines, "warnings": warnings, "found": found}
+            "session": session, "lines": lines, "warnings": warnings, "found": found}
 
 
 def parse_lines(value: str | None) -> tuple[int, int] | None:
@@ -201,6 +205,31 @@ class TurnView:
 def transcript_turns(turns: list[Turn], lines: tuple[int, int] | None) -> list[TurnView]:
     """The turns of a transcript, those whose line is in `lines` marked as hits."""
     return [TurnView(t, hit=overlaps(t.line, t.last_line, lines)) for t in turns]
+
+
+@dataclass
+class Detail:
+    label: str
+    value: str
+    href: str | None = None
+
+
+def session_details(session: dict, root: Path, link_for: LinkFor) -> list[Detail]:
+    """What a transcript's reader learnt of its session, for the page: agent, session id, folder,
+    branch, model, and a link to the parent session of a subagent when that file is in the memory."""
+    from tachikoma.transcripts import reader_named
+
+    reader = reader_named(session.get("format", ""))
+    values = {**session, "agent": reader.AGENT if reader and reader.NAME != "generic" else None}
+    out = [Detail(label, str(values[key])) for key, label in SESSION_FIELDS if values.get(key)]
+    parent = session.get("parent")
+    if isinstance(parent, str):
+        try:
+            exists = memory.safe_path(root, parent).is_file()
+        except memory.PathOutsideMemory:
+            exists = False
+        out.append(Detail("Parent session", parent, link_for(parent) if exists else None))
+    return out
 
 
 def speaker_class(speaker: str) -> str:

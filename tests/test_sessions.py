@@ -1,0 +1,132 @@
+"""Agent session folders end to end: indexed, reported, tagged and shown as a user points
+tachikoma at them (a folder like ~/.claude/projects or ~/.openclaw, not a git repository)."""
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from tachikoma import indexer, memory as mem, stats, tagging
+from tachikoma.embedders.hashing import HashingEmbedder
+
+DATA = Path(__file__).parent / "data" / "sessions"
+CLAUDE = "claude-code/-home-mira-code-tachikoma/5c1e7a90-2b44-4f0e-9d61-3a7be0c4d218.jsonl"
+SUBAGENT = "claude-code/-home-mira-code-tachikoma/5c1e7a90-2b44-4f0e-9d61-3a7be0c4d218/subagents/agent-a7f3c21.jsonl"
+
+
+class CountingEmbedder(HashingEmbedder):
+    """The hashing embedder with MiniLM's window (80 words), counting what it embeds."""
+
+    max_words = 80
+
+    def __init__(self):
+        super().__init__(512)
+        self.embedded: list[str] = []
+
+    def embed_documents(self, texts, progress=None):
+        self.embedded.extend(texts)
+        return super().embed_documents(texts, progress)
+
+
+@pytest.fixture
+def sessions(tmp_path) -> Path:
+    root = tmp_path / "agents"
+    shutil.copytree(DATA, root)
+    return root.resolve()
+
+
+def chunks_of(root: Path, rel: str) -> list[str]:
+    db = sqlite3.connect(mem.index_path(root))
+    try:
+        return [t for (t,) in db.execute("SELECT c.text FROM chunks c JOIN files f ON f.id = c.file_id "
+                                         "WHERE f.path = ? ORDER BY c.idx", (rel,))]
+    finally:
+        db.close()
+
+
+def test_session_folder_is_indexed_with_context_and_tool_lines(sessions):
+    summary = indexer.run(sessions, embedder=CountingEmbedder())
+    assert summary.files == 9 and summary.skipped == 1  # the data file yields nothing
+    chunks = chunks_of(sessions, CLAUDE)
+    assert len(chunks) == 3
+    assert chunks[0].startswith("Claude Code session 5c1e7a90 · ~/code/tachikoma · branch sessions · "
+                                "claude-sonnet-4-5-20250929\n[2026-02-10, Tuesday 10 February 2026]\n")
+    assert chunks[-1].startswith("Claude Code session 5c1e7a90 · ~/code/tachikoma · branch sessions-rebase · ")
+    everything = "\n".join(chunks)
+    for line in ("[Edit tachikoma/search.py]", "[Bash: git rebase -i main]", "[Read tachikoma/ranking.py]",
+                 "[Bash: pytest -q tests/test_search.py] failed"):
+        assert line in everything
+    assert "TOOL-OUTPUT" not in everything and "SECRET" not in everything
+    sub = chunks_of(sessions, SUBAGENT)
+    assert len(sub) == 1 and sub[0].startswith("Claude Code subagent a7f3c21 of session 5c1e7a90")
+
+
+def test_stats_reports_each_problem_once_with_its_kind(sessions):
+    before = stats.report(sessions)["problems"]
+    assert before == [{"path": "not-a-transcript/prices.jsonl", "kind": "not-a-transcript",
+                       "reason": "not a transcript: no line is a message of a known format; not indexed, and not "
+                                 "tagged by default"}]
+    (sessions / "openclaw/agents/main/sessions/empty-run.jsonl").write_text(
+        json.dumps({"type": "session", "version": 3, "id": "s2", "cwd": "/w"}) + "\n")
+    indexer.run(sessions, embedder=CountingEmbedder())
+    problems = stats.report(sessions)["problems"]
+    kinds = sorted((p["path"].split("/")[0], p["kind"]) for p in problems)
+    assert kinds == [("claude-code", "unknown-lines"), ("codex", "unknown-lines"), ("not-a-transcript",
+                     "not-a-transcript"), ("openclaw", "no-turns"), ("openclaw", "unknown-lines")]
+    claude = next(p for p in problems if p["path"] == CLAUDE)
+    assert claude["reason"] == "line 30: 1 line of an unknown kind skipped (x-future-record ×1)"
+    assert "not-a-transcript/prices.jsonl: not a transcript" in stats.format_text(stats.report(sessions))
+
+
+def test_default_tags_go_to_the_tag_file_at_the_root_without_git(sessions):
+    applied = tagging.apply(sessions, tagging.default_plan(sessions))
+    assert applied.commit is None  # not a repository: nothing to commit, the tags are written all the same
+    tags = (sessions / mem.TAG_FILE).read_text()
+    assert f"{CLAUDE}:\n  trust: self\n  confidence: medium\n  source: claude-code\n" in tags
+    assert "prices.jsonl" not in tags
+    report = stats.report(sessions)
+    assert report["by_kind"]["transcript"]["untagged"] == 1  # the data file
+
+
+def test_appending_to_a_session_embeds_only_the_new_lines_chunks(sessions):
+    indexer.run(sessions, embedder=CountingEmbedder())
+    old = chunks_of(sessions, CLAUDE)
+    turns = []
+    for i in range(12):
+        turns.append({"type": "user", "uuid": f"n{i}u", "sessionId": "5c1e7a90-2b44-4f0e-9d61-3a7be0c4d218",
+                      "cwd": "/home/mira/code/tachikoma", "gitBranch": "sessions-rebase",
+                      "timestamp": f"2026-02-10T10:{i:02d}:00Z",
+                      "message": {"role": "user", "content": f"Question {i} about the heat map colours and legend."}})
+        turns.append({"type": "assistant", "uuid": f"n{i}a", "sessionId": "5c1e7a90-2b44-4f0e-9d61-3a7be0c4d218",
+                      "timestamp": f"2026-02-10T10:{i:02d}:05Z",
+                      "message": {"id": f"msg_n{i}", "role": "assistant", "model": "claude-sonnet-4-5-20250929",
+                                  "content": [{"type": "text", "text": f"Answer {i}: the legend uses five steps."}]}})
+    with open(sessions / CLAUDE, "a") as handle:
+        handle.write("".join(json.dumps(t) + "\n" for t in turns))
+    embedder = CountingEmbedder()
+    summary = indexer.run(sessions, embedder=embedder)
+    new = chunks_of(sessions, CLAUDE)
+    assert len(old) == 3 and len(new) == 6
+    assert summary.changed == 1
+    assert new[:len(old) - 1] == old[:-1], "every chunk but the last one keeps its text"
+    assert summary.chunks_reused >= len(old) - 1
+    assert summary.chunks_embedded == len(new) - (len(old) - 1) == len(embedder.embedded)
+
+
+def test_file_page_shows_the_session_and_links_a_subagent_to_its_parent(sessions):
+    from app import create_app
+
+    indexer.run(sessions, embedder=CountingEmbedder())
+    app = create_app(memory=sessions, port=5000)
+    client = app.test_client()
+    html = client.get(f"/file/{SUBAGENT}", base_url="http://127.0.0.1:5000").get_data(as_text=True)
+    assert "<dt>Agent</dt><dd>Claude Code</dd>" in html
+    assert "<dt>Subagent</dt><dd>a7f3c21</dd>" in html
+    assert f'<dt>Parent session</dt><dd><a href="/file/{CLAUDE}">{CLAUDE}</a></dd>' in html
+    html = client.get(f"/file/{CLAUDE}?lines=14-15", base_url="http://127.0.0.1:5000").get_data(as_text=True)
+    assert "<dt>Branch</dt><dd>sessions-rebase</dd>" in html
+    assert "<li><code>[Edit tachikoma/search.py]</code></li>" in html
+    assert "lines 14–15" in html and "speaker-summary" in html
+    app.extensions["tachikoma"].index_job.wait(30)
