@@ -87,7 +87,7 @@ def _read_bytes(path: Path, rel_path: str, max_bytes: int, warnings: list[str]) 
                             "([index] max_file_bytes), skipped")
             return None
         with open(path, "rb") as handle:
-            data = handle.read(max_bytes + 1)
+            data = _read_at_most(handle, max_bytes + 1)
     except OSError as exc:
         warnings.append(f"{rel_path}: cannot read ({exc.strerror or exc}), skipped")
         return None
@@ -95,6 +95,19 @@ def _read_bytes(path: Path, rel_path: str, max_bytes: int, warnings: list[str]) 
         warnings.append(f"{rel_path}: over the {max_bytes}-byte limit ([index] max_file_bytes), skipped")
         return None
     return data
+
+
+def _read_at_most(handle, limit: int, block: int = 1 << 20) -> bytes:
+    """Up to `limit` bytes, read in blocks: ``read(limit)`` would allocate the whole limit up
+    front, a gigabyte for every file when ``max_file_bytes`` is raised for long sessions."""
+    parts, total = [], 0
+    while total < limit:
+        part = handle.read(min(block, limit - total))
+        if not part:
+            break
+        parts.append(part)
+        total += len(part)
+    return b"".join(parts)
 
 
 def is_binary(head: bytes) -> bool:

@@ -8,7 +8,8 @@ adding one module with:
   ``AGENT`` (for people: ``"Claude Code"``) and ``SOURCE`` (the default tag
   ``source`` of its files);
 * ``claims(obj) -> bool``: whether one parsed line is of this format;
-* ``read(lines, options) -> Transcript``: the turns of the file;
+* ``read(lines, options) -> Transcript``: the turns of the file, from an
+  iterator of its parsed lines (read once, in order);
 * optionally ``locate(path, session)``: what the file's place tells (a
   subagent's parent session).
 
@@ -34,6 +35,7 @@ line is the line an editor shows.
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -84,38 +86,48 @@ def parse_transcript(text: str, path: str, options: Options | None = None) -> Tr
 
     Never raises for bad content. A line that is not a JSON object is skipped
     and counted; the rest of the file is still read. Blank lines are ignored.
+    Lines are parsed one at a time and handed to the reader as they come, so
+    a long session is never held in memory as parsed JSON all at once.
     """
     options = options or Options()
-    lines: list[Line] = []
-    bad: list[int] = []
-    reader = None
     raw_lines = text.split("\n")
-    for number, raw in enumerate(raw_lines, 1):
-        stripped = raw.strip()
-        if not stripped:
-            continue
-        try:
-            obj = json.loads(stripped)
-        except (ValueError, RecursionError):
-            bad.append(number)
-            continue
-        if not isinstance(obj, dict):
-            bad.append(number)
-            continue
-        if reader is None:
-            reader = _detect(obj)
-        lines.append(Line(number, obj))
+    bad: list[int] = []
+    seen = 0
 
+    def parsed():
+        nonlocal seen
+        for number, raw in enumerate(raw_lines, 1):
+            stripped = raw.strip()
+            if not stripped:
+                continue
+            seen += 1
+            try:
+                obj = json.loads(stripped)
+            except (ValueError, RecursionError):
+                obj = None
+            if isinstance(obj, dict):
+                yield Line(number, obj)
+            else:
+                bad.append(number)
+
+    lines = parsed()
+    before: list[Line] = []  # lines no reader claimed, before the first one a reader did
+    reader = None
+    for line in lines:
+        before.append(line)
+        reader = _detect(line.obj)
+        if reader is not None:
+            break
     if reader is None:
         result = Transcript()
-        if lines or bad:
+        if seen:
             result.warnings.append(
-                f"{path}: not a transcript: none of its {len(lines) + len(bad)} lines is a message of a known "
+                f"{path}: not a transcript: none of its {seen} lines is a message of a known "
                 "format (Claude Code, OpenClaw, Codex, chat {role, content} or dialogue {speaker, text}); "
                 "not indexed, and not tagged by default")
         return result  # an empty file (as an empty note): nothing lost, nothing to say
 
-    result = reader.read(lines, options)
+    result = reader.read(itertools.chain(before, lines), options)
     result.format = reader.NAME
     if hasattr(reader, "locate"):
         reader.locate(path, result.session)
@@ -131,7 +143,7 @@ def parse_transcript(text: str, path: str, options: Options | None = None) -> Tr
                                f"of an unknown kind skipped ({kinds})")
     if not result.turns:
         result.warnings.append(f"{path}: {reader.AGENT} transcript with no conversation turn "
-                               f"({_count(len(lines))} read)")
+                               f"({_count(seen - len(bad))} read)")
     return result
 
 

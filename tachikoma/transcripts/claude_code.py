@@ -26,6 +26,7 @@ How they become turns:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from ..documents import Turn
 from .common import (Line, Options, Transcript, block_text, context_line, count_unknown, join, mark_failed,
@@ -239,7 +240,7 @@ def locate(path: str, session: dict) -> None:
             session["subagent"] = match["agent"]
 
 
-def read(lines: list[Line], options: Options) -> Transcript:
+def read(lines: Iterable[Line], options: Options) -> Transcript:
     reader = _Reader(options)
     for line in lines:
         reader.read(line)

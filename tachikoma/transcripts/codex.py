@@ -24,6 +24,7 @@ are one turn.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from ..documents import Turn
 from .common import (Line, Options, Transcript, block_text, command_text, context_line, count_unknown, join,
@@ -115,7 +116,7 @@ class Reader:
         cwd = self.session.get("cwd")
         if kind == "message":
             if self.from_events:
-                return
+                return  # read from the events instead
             text = block_text(item.get("content"))
             if item.get("role") == "user":
                 if not _INJECTED.match(text):
@@ -150,7 +151,7 @@ class Reader:
 
     def event(self, line: Line, event: dict) -> None:
         if not self.from_events:
-            return  # the same conversation as the response items
+            return  # the same conversation as the response items (read by the other Reader)
         kind = event.get("type")
         if kind == "user_message" and isinstance(event.get("message"), str):
             self.assistant = None
@@ -190,10 +191,16 @@ def _failed(output: object) -> bool:
     return bool(match) and match.group(1) != "0"
 
 
-def read(lines: list[Line], options: Options) -> Transcript:
-    has_items = any(line.obj.get("type") == "response_item" and isinstance(line.obj.get("payload"), dict)
-                    and line.obj["payload"].get("type") == "message" for line in lines)
-    reader = Reader(options, from_events=not has_items)
+def read(lines: Iterable[Line], options: Options) -> Transcript:
+    # Read both ways in one pass; keep the events' reading only when no response item was a message.
+    items, events = Reader(options, from_events=False), Reader(options, from_events=True)
+    has_items = False
     for line in lines:
-        reader.read(line)
-    return reader.result
+        items.read(line)
+        events.read(line)
+        payload = line.obj.get("payload")
+        has_items = has_items or (line.obj.get("type") == "response_item" and isinstance(payload, dict)
+                                  and payload.get("type") == "message")
+    if not has_items:
+        items.result.turns = events.result.turns
+    return items.result

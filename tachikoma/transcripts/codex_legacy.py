@@ -11,6 +11,8 @@ Items are read exactly as in the current format (`codex`).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from . import codex
 from .common import Line, Options, Transcript, count_unknown
 
@@ -35,7 +37,7 @@ def claims(obj: dict) -> bool:
     return _is_header(obj) or obj.get("record_type") == "state" or _is_item(obj)
 
 
-def read(lines: list[Line], options: Options) -> Transcript:
+def read(lines: Iterable[Line], options: Options) -> Transcript:
     reader = codex.Reader(options, from_events=False)
     when = None
     for line in lines:

@@ -11,6 +11,8 @@ becomes a tool line with its key argument. Timestamps are read from
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from ..documents import Turn
 from .common import Line, Options, Transcript, block_text, count_unknown, join, parse_timestamp, tool_line
 
@@ -28,7 +30,7 @@ def claims(obj: dict) -> bool:
     return isinstance(obj.get("speaker"), str) and isinstance(obj.get("text"), str)
 
 
-def read(lines: list[Line], options: Options) -> Transcript:
+def read(lines: Iterable[Line], options: Options) -> Transcript:
     result = Transcript()
     for line in lines:
         obj = line.obj

@@ -14,6 +14,8 @@ Lines are entries of a session tree, each with a ``type``:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from ..documents import Turn
 from .common import (Line, Options, Transcript, block_text, context_line, count_unknown, join, mark_failed,
                      one_line, parse_timestamp, tool_line)
@@ -36,7 +38,7 @@ def claims(obj: dict) -> bool:
     return kind == "model_change" and "modelId" in obj
 
 
-def read(lines: list[Line], options: Options) -> Transcript:
+def read(lines: Iterable[Line], options: Options) -> Transcript:
     result = Transcript()
     session = result.session
     tools: dict[str, tuple[Turn, int]] = {}
