@@ -111,6 +111,14 @@ def test_claude_code_subagent_file_is_its_own_document_linked_to_its_parent():
                                        "branch sessions · claude-haiku-4-5-20251001\n[2026-02-10,")
 
 
+def test_claude_code_subagent_file_beside_its_session_links_it_too():
+    text = (DATA / CLAUDE_SUBAGENT).read_text(encoding="utf-8")
+    result = parse_transcript(text, "claude-code/-home-mira-code-tachikoma/agent-a7f3c21.jsonl")
+    assert result.session["parent"] == "claude-code/-home-mira-code-tachikoma/5c1e7a90-2b44-4f0e-9d61-3a7be0c4d218.jsonl"
+    main = parse_transcript((DATA / CLAUDE).read_text(encoding="utf-8"), "p/agent-notes.jsonl")
+    assert "parent" not in main.session  # a main session that happens to be called agent-*.jsonl
+
+
 def test_claude_code_inline_parallel_subagents_are_named_and_never_share_a_chunk():
     result = parse(CLAUDE_INLINE)
     assert spoken(result)[2:6] == [

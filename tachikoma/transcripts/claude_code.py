@@ -228,16 +228,21 @@ def clean_user_text(text: str) -> tuple[str, list[str]]:
 
 
 _SUBAGENT_PATH = re.compile(r"^(?P<folder>(?:.*/)?)(?P<session>[^/]+)/subagents/agent-(?P<agent>[^/]+)\.jsonl$")
+_PROJECT_AGENT_PATH = re.compile(r"^(?P<folder>(?:.*/)?)agent-(?P<agent>[^/]+)\.jsonl$")
 
 
 def locate(path: str, session: dict) -> None:
-    """A subagent file ``<session-id>/subagents/agent-<id>.jsonl`` names its parent session's file."""
+    """A subagent file names its parent session's file: ``<session-id>/subagents/agent-<id>.jsonl``
+    (current versions) or ``agent-<id>.jsonl`` beside the session (2.0 versions, whose lines
+    carry the parent's sessionId)."""
     match = _SUBAGENT_PATH.match(path)
     if match:
         session["parent"] = f"{match['folder']}{match['session']}.jsonl"
         session.setdefault("session", match["session"])
-        if not session.get("subagent"):
-            session["subagent"] = match["agent"]
+    elif "subagent" in session and session.get("session") and (match := _PROJECT_AGENT_PATH.match(path)):
+        session["parent"] = f"{match['folder']}{session['session']}.jsonl"
+    if match and not session.get("subagent"):
+        session["subagent"] = match["agent"]
 
 
 def read(lines: Iterable[Line], options: Options) -> Transcript:
