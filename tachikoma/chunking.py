@@ -42,8 +42,11 @@ Transcripts
     into windows of at most `max_words` words; each window after the first
     starts again with the previous window's last turn when both fit, so a
     question and its answer are never only seen apart. A turn that alone
-    exceeds the budget is split by words into pieces (with `overlap_words`
-    overlap), each rendered ``"speaker: ..."`` and all with that turn's line.
+    exceeds the budget is split into pieces, each rendered ``"speaker: ..."``
+    and all with that turn's lines: between its lines (paragraphs, tool lines)
+    where they fit, a line that alone is too long at sentences, then words,
+    each piece after the first opening with an overlap of about
+    `overlap_words` words.
 
     Turns are rendered with their tool lines (``"assistant: Done.\\n[Edit
     a.py]"``). The turns of each thread (a subagent's conversation inside
@@ -83,7 +86,7 @@ from .documents import MARKDOWN, TRANSCRIPT, Chunk, Document, Turn
 from .fences import FenceTracker
 
 #: Bump when a change to the rules gives other chunks for the same document and window.
-VERSION = 3
+VERSION = 4
 #: Separator between heading titles in a context line.
 PATH_SEPARATOR = " › "
 DEFAULT_OVERLAP = 0.15
@@ -400,16 +403,14 @@ def _chunk_thread(turns: list[Turn], max_words: int, overlap_words: int) -> list
 
 
 def _split_turn(turn: Turn, max_words: int, overlap_words: int) -> list[tuple[str, int, int]]:
+    """Pieces of a turn too long for one window, each ``"speaker: ..."``: cut between its lines
+    (paragraphs, tool lines) where they fit, a line that alone is too long at sentences, then
+    words, as a markdown section is; each piece after the first opens with an overlap."""
     label = f"{turn.speaker}:"
     context = _window_context([turn])
     budget = max(1, max_words - len(label.split()))
     overlap = min(overlap_words, budget - 1)
-    words = turn.body.split()
-    out = []
-    start = 0
-    while True:
-        piece = words[start:start + budget]
-        out.append((_with_context(context, f"{label} {' '.join(piece)}"), turn.line, turn.last_line))
-        if start + budget >= len(words):
-            return out
-        start += budget - overlap
+    lines = [line.strip() for line in turn.body.split("\n") if line.strip()]
+    atoms = [_Atom(line, turn.line, turn.last_line, "\n", 1) for line in lines]
+    return [(_with_context(context, f"{label} {_render(piece)}"), turn.line, turn.last_line)
+            for piece in _pack(atoms, budget, overlap)]

@@ -542,6 +542,21 @@ def test_pieces_of_an_oversized_turn_carry_its_date():
         assert len(words(rest)) <= 30 and p.line_start == p.line_end == 2
 
 
+def test_an_oversized_turn_is_cut_between_its_tool_lines():
+    actions = [f"[Bash: pytest -q tests/test_{i}.py]" for i in range(20)]
+    turn = Turn("assistant", "I ran the whole suite file by file.", 7, at(8), line_end=60, actions=actions)
+    chunks = chunk_document(tdoc([turn]), 30, overlap_words=5)
+    assert len(chunks) > 2
+    for chunk in chunks:
+        _, rest = split_date_line(chunk.text)
+        assert rest.startswith("assistant: ") and len(words(rest)) <= 30
+        assert (chunk.line_start, chunk.line_end) == (7, 60)
+        for line in rest.removeprefix("assistant: ").split("\n"):
+            assert line in [turn.text, *actions], line  # whole lines only, never half a tool line
+    seen = {line for c in chunks for line in split_date_line(c.text)[1].removeprefix("assistant: ").split("\n")}
+    assert seen == {turn.text, *actions}
+
+
 def test_timestamped_jsonl_file_gets_date_lines(tmp_path):
     rows = [
         {"type": "user", "timestamp": "2025-06-01T09:31:02.123Z", "message": {"role": "user", "content": "When?"}},
