@@ -26,9 +26,9 @@ from pathlib import Path
 
 from .documents import KINDS, MARKDOWN, Document
 from .frontmatter import describe_duplicates, split
-from .memory import safe_path
+from .memory import PathOutsideMemory, safe_path
 from .tags import Tags
-from .transcripts import Options, parse_timestamp, parse_transcript
+from .transcripts import Options, claude_code, parse_timestamp, parse_transcript
 
 #: A NUL byte within this many leading bytes marks a file as binary.
 BINARY_SNIFF_BYTES = 8192
@@ -68,11 +68,24 @@ def read_document(root: Path, rel_path: str, kind: str, max_bytes: int = 5_000_0
         _fill_markdown(doc, text)
     else:
         transcript = parse_transcript(text, rel_path, transcript_options)
+        if transcript.format == claude_code.NAME and isinstance(transcript.session.get("parent"), str):
+            parent = _sibling_text(root, transcript.session["parent"], max_bytes)
+            if parent:
+                claude_code.name_subagent(transcript, parent)
         doc.turns, doc.session = transcript.turns, transcript.session
         if transcript.format:
             doc.session["format"] = transcript.format
         doc.warnings.extend(transcript.warnings)
     return doc
+
+
+def _sibling_text(root: Path, rel_path: str, max_bytes: int) -> str:
+    """Another memory file's text (a subagent's parent session), or "" when it cannot be read."""
+    try:
+        data = _read_bytes(safe_path(root, rel_path), rel_path, max_bytes, [])
+    except PathOutsideMemory:
+        return ""
+    return "" if data is None else data.decode("utf-8", "replace")
 
 
 def _read_bytes(path: Path, rel_path: str, max_bytes: int, warnings: list[str]) -> bytes | None:

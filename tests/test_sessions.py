@@ -60,7 +60,10 @@ def test_session_folder_is_indexed_with_context_and_tool_lines(sessions):
         assert line in everything
     assert "TOOL-OUTPUT" not in everything and "SECRET" not in everything
     sub = chunks_of(sessions, SUBAGENT)
-    assert len(sub) == 1 and sub[0].startswith("Claude Code subagent a7f3c21 of session 5c1e7a90")
+    # Named after the Task call in its parent session that gave it its prompt.
+    assert len(sub) == 1 and sub[0].startswith("Claude Code subagent Explore (a7f3c21) of session 5c1e7a90")
+    assert "\nassistant → subagent Explore: List every function" in sub[0]
+    assert "\nsubagent Explore: Two readers use it" in sub[0]
 
 
 def test_stats_reports_each_problem_once_with_its_kind(sessions):
@@ -123,7 +126,7 @@ def test_file_page_shows_the_session_and_links_a_subagent_to_its_parent(sessions
     client = app.test_client()
     html = client.get(f"/file/{SUBAGENT}", base_url="http://127.0.0.1:5000").get_data(as_text=True)
     assert "<dt>Agent</dt><dd>Claude Code</dd>" in html
-    assert "<dt>Subagent</dt><dd>a7f3c21</dd>" in html
+    assert "<dt>Subagent</dt><dd>Explore (a7f3c21)</dd>" in html
     assert f'<dt>Parent session</dt><dd><a href="/file/{CLAUDE}">{CLAUDE}</a></dd>' in html
     html = client.get(f"/file/{CLAUDE}?lines=14-15", base_url="http://127.0.0.1:5000").get_data(as_text=True)
     assert "<dt>Branch</dt><dd>sessions-rebase</dd>" in html

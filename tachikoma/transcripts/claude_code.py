@@ -25,12 +25,13 @@ How they become turns:
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable
 
 from ..documents import Turn
 from .common import (Line, Options, Transcript, block_text, context_line, count_unknown, join, mark_failed,
-                     one_line, parse_timestamp, tool_line)
+                     one_line, parse_timestamp, short_id, tool_line)
 
 NAME = "claude-code"
 AGENT = "Claude Code"
@@ -243,6 +244,35 @@ def locate(path: str, session: dict) -> None:
         session["parent"] = f"{match['folder']}{session['session']}.jsonl"
     if match and not session.get("subagent"):
         session["subagent"] = match["agent"]
+
+
+def name_subagent(result: Transcript, parent_text: str) -> None:
+    """Name a subagent file's speakers after the ``subagent_type`` of the Task call in its parent
+    session whose prompt is the one the subagent was given (``"subagent Explore"``)."""
+    prompt = next((t.text for t in result.turns if t.speaker == "assistant → subagent"), None)
+    if not prompt or result.session.get("subagent_name"):
+        return
+    reader = _Reader(Options())
+    for raw in parent_text.split("\n"):
+        if '"subagent_type"' in raw:
+            try:
+                obj = json.loads(raw)
+            except (ValueError, RecursionError):
+                continue
+            message = obj.get("message") if isinstance(obj, dict) else None
+            content = message.get("content") if isinstance(message, dict) else None
+            for block in content if isinstance(content, list) else []:
+                if isinstance(block, dict) and block.get("type") == "tool_use":
+                    reader.remember_task(block)
+    name = reader.prompts.get(prompt)
+    if not name:
+        return
+    result.session["subagent_name"] = name
+    agent = short_id(result.session.get("subagent"))
+    for turn in result.turns:
+        if turn.role == "subagent":
+            turn.speaker = f"{turn.speaker} {name}"
+            turn.context = turn.context.replace(f" subagent {agent} of ", f" subagent {name} ({agent}) of ", 1)
 
 
 def read(lines: Iterable[Line], options: Options) -> Transcript:

@@ -221,6 +221,8 @@ def session_details(session: dict, root: Path, link_for: LinkFor) -> list[Detail
 
     reader = reader_named(session.get("format", ""))
     values = {**session, "agent": reader.AGENT if reader and reader.NAME != "generic" else None}
+    if session.get("subagent_name"):
+        values["subagent"] = f"{session['subagent_name']} ({session.get('subagent')})"
     out = [Detail(label, str(values[key])) for key, label in SESSION_FIELDS if values.get(key)]
     parent = session.get("parent")
     if isinstance(parent, str):
