@@ -302,16 +302,11 @@ def main() -> None:
               f"{biggest.size / 1e6:.1f} MB, peaks at {peak / 1e6:.0f} MB of Python memory:")
         print(f"{'format':<12} {'files':>6} {'MB':>7} {'MB/s':>7} {'turns':>7} {'tool lines':>10} {'chunks':>7} "
               f"{'to embedder':>11}")
-        for kind, r in sorted(reading.items()):
+        total_row = {key: sum(r[key] for r in reading.values()) for key in next(iter(reading.values()))}
+        for kind, r in [*sorted(reading.items()), ("all", total_row)]:
             print(f"{kind:<12} {r['files']:>6} {r['bytes'] / 1e6:>7.1f} {r['bytes'] / 1e6 / r['seconds']:>7.1f} "
                   f"{r['turns']:>7} {r['tool_lines']:>10} {r['chunks']:>7} {100 * r['embedded_bytes'] / r['bytes']:>10.1f}%")
-        all_bytes = sum(r["bytes"] for r in reading.values())
-        embedded = sum(r["embedded_bytes"] for r in reading.values())
-        seconds = sum(r["seconds"] for r in reading.values())
-        print(f"{'all':<12} {sum(r['files'] for r in reading.values()):>6} {all_bytes / 1e6:>7.1f} "
-              f"{all_bytes / 1e6 / seconds:>7.1f} {sum(r['turns'] for r in reading.values()):>7} "
-              f"{sum(r['tool_lines'] for r in reading.values()):>10} {sum(r['chunks'] for r in reading.values()):>7} "
-              f"{100 * embedded / all_bytes:>10.1f}%")
+        all_bytes = total_row["bytes"]
 
         (work / "tachikoma.toml").write_text("[index]\nmax_file_bytes = 1000000000\n")
         started = time.perf_counter()

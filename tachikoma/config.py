@@ -222,6 +222,15 @@ class Config:
     path: Path | None = None  # the file it was read from, if any
 
 
+def settings_or_defaults(root: Path) -> Config:
+    """`load_config(root)`, or the defaults when the settings file cannot be read: for reports
+    (freshness, stats) that must not fail on a bad file an index run would name."""
+    try:
+        return load_config(root)
+    except TachikomaError:
+        return Config()
+
+
 def load_config(root: Path, path: str | os.PathLike | None = None) -> Config:
     """Read `path`, else $TACHIKOMA_CONFIG, else `<root>/tachikoma.toml` if present."""
     chosen = path or os.environ.get("TACHIKOMA_CONFIG")

@@ -45,10 +45,10 @@ from typing import Callable
 import numpy as np
 from filelock import FileLock, Timeout
 
-from . import chunking, dates, gitutil, memory, tagfile
+from . import chunking, dates, gitutil, memory, tagfile, transcripts
 from .atomic import atomic_write_text
 from .chunking import chunk_document
-from .config import Config, load_config
+from .config import Config, load_config, settings_or_defaults
 from .documents import TRANSCRIPT
 from .embedders import choose, create
 from .embedders.base import Embedder
@@ -222,7 +222,7 @@ def freshness(root: Path) -> dict:
             if not complete:
                 note = ("the last index run did not finish (it is still running or was interrupted): "
                         "run `tachikoma index` to finish it")
-            elif files and built_with and _chunking_for(built_with[0], _tool_errors(root)) not in (None, store.get_meta("chunking")):
+            elif files and built_with and _chunking_for(built_with[0], settings_or_defaults(root).tool_errors) not in (None, store.get_meta("chunking")):
                 note = ("the index was chunked by an older tachikoma: run `tachikoma index` to chunk every "
                         "file again (unchanged text keeps its vectors)")
             elif files and store.get_meta("dates") != DATES_VERSION:
@@ -231,7 +231,7 @@ def freshness(root: Path) -> dict:
             return {
                 "state": "complete" if complete else "incomplete",
                 "last_indexed_at": _iso(path, stamp), "last_complete_at": _iso(path, finished),
-                "changed_since": pending_changes(root, store, _max_file_bytes(root)),
+                "changed_since": pending_changes(root, store, settings_or_defaults(root).max_file_bytes),
                 "files": files, "chunks": chunks, "embedder": built_with[0] if built_with else None,
                 "note": note,
             }
@@ -241,10 +241,9 @@ def freshness(root: Path) -> dict:
         return {**empty, "state": "unreadable", "error": str(exc), "note": str(exc)}
 
 
-def not_indexed(root: Path) -> list[dict]:
-    """Files the index holds no content of, and why: ``{"path", "reason", "kind"}`` with kind
-    "too-large" (over ``[index] max_file_bytes``), "read-failed" (vanished or an I/O error: the
-    next run reads it again) or "binary". Empty when there is no readable index."""
+def _indexed_files(root: Path) -> list:
+    """The index's file rows, sorted by path; [] when there is no readable index (freshness
+    reports a damaged or unreadable one)."""
     path = memory.index_path(root)
     if not path.exists():
         return []
@@ -252,9 +251,31 @@ def not_indexed(root: Path) -> list[dict]:
         with Store(path, readonly=True) as store:
             rows = store.files()
     except TachikomaError:
-        return []  # freshness reports a damaged or unreadable index
+        return []
+    return sorted(rows.values(), key=lambda r: r.path)
+
+
+def transcript_problems(root: Path) -> list[dict]:
+    """What the last run found wrong inside transcripts: ``{"path", "reason", "kind"}`` with kind
+    "no-turns", "unknown-lines" or "bad-lines" (see `transcripts.problem_kind`). Only an index run
+    reads whole transcripts; "not-a-transcript" is found by `stats.coverage` from the first lines."""
     found = []
-    for row in sorted(rows.values(), key=lambda r: r.path):
+    for row in _indexed_files(root):
+        for warning in row.warnings if row.kind == TRANSCRIPT else []:
+            kind = transcripts.problem_kind(warning)
+            if kind is not None and kind != "not-a-transcript":
+                reason = warning.removeprefix(row.path)
+                reason = f"line {reason[1:]}" if reason[1:2].isdigit() else reason.removeprefix(": ")
+                found.append({"path": row.path, "reason": reason, "kind": kind})
+    return found
+
+
+def not_indexed(root: Path) -> list[dict]:
+    """Files the index holds no content of, and why: ``{"path", "reason", "kind"}`` with kind
+    "too-large" (over ``[index] max_file_bytes``), "read-failed" (vanished or an I/O error: the
+    next run reads it again) or "binary". Empty when there is no readable index."""
+    found = []
+    for row in _indexed_files(root):
         reason = row.warnings[0] if row.warnings else "not read"
         if not row.sha256:
             kind = "too-large" if "-byte limit" in reason else "read-failed"
@@ -264,22 +285,6 @@ def not_indexed(root: Path) -> list[dict]:
             continue
         found.append({"path": row.path, "reason": reason.removeprefix(f"{row.path}: "), "kind": kind})
     return found
-
-
-def _max_file_bytes(root: Path) -> int:
-    """The size limit from the settings file (the default when the file cannot be read)."""
-    try:
-        return load_config(root).max_file_bytes
-    except TachikomaError:
-        return Config.max_file_bytes
-
-
-def _tool_errors(root: Path) -> bool:
-    """``[transcripts] tool_errors`` from the settings file (the default when the file cannot be read)."""
-    try:
-        return load_config(root).tool_errors
-    except TachikomaError:
-        return Config.tool_errors
 
 
 def _chunking_for(embedder_name: str, tool_errors: bool = False) -> str | None:

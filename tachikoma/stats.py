@@ -16,11 +16,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from . import dates, tagfile, transcripts
-from .config import DEFAULT_EVERGREEN, load_config
-from .errors import TachikomaError
+from .config import settings_or_defaults
 from .globs import name_or_path_matches
-from .documents import KINDS, MARKDOWN, TRANSCRIPT
-from .memory import TAG_FILE, index_path, walk
+from .documents import KINDS, MARKDOWN
+from .memory import TAG_FILE, walk
 from .frontmatter import read_front_matter
 from .humanize import plural, when
 from .tags import CONFIDENCE_VALUES, STATUSES, TAG_KEYS, TRUST_VALUES, Tags
@@ -71,7 +70,7 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
         problems.append({"path": path, "reason": reason or message,
                          **({"kind": "unreadable-folder"} if reason.startswith("cannot list") else {})})
 
-    max_bytes = _max_file_bytes(root)
+    settings = settings_or_defaults(root)  # a broken settings file is reported by search and index
     total = _bucket()
     by_kind = {kind: _bucket() for kind in KINDS}
     by_folder: dict[str, dict] = {}
@@ -79,10 +78,7 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
     confidence = {**{value: 0 for value in CONFIDENCE_VALUES}, "missing": 0}
     invalid_values: list[dict] = []
     evergreen = {"files": 0, "marked": 0, "by_config": 0}
-    try:
-        globs = load_config(root).ranking.evergreen
-    except TachikomaError:
-        globs = DEFAULT_EVERGREEN  # a broken settings file is reported by search and index
+    globs = settings.ranking.evergreen
 
     for item in walk(root, warn=walk_warning):
         marked = False
@@ -105,7 +101,7 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
                         problems.append({"path": item.path, "reason": f"{repeated}; the last one is counted"})
         else:
             tags = tags_file.tags_for(item.path)
-            if transcripts.sniff_format(item.abspath, max_bytes) == "":
+            if transcripts.sniff_format(item.abspath, settings.max_file_bytes) == "":
                 problems.append({"path": item.path, "kind": "not-a-transcript",
                                  "reason": "not a transcript: no line is a message of a known format; "
                                            "not indexed, and not tagged by default"})
@@ -158,50 +154,13 @@ def files(root: Path, status: str | None = None, kind: str | None = None, folder
 def report(root: Path) -> dict:
     """`coverage` plus how fresh the index is, and the files it could not index (under
     "problems"): what `tachikoma stats --json` prints."""
-    from .indexer import freshness, not_indexed
+    from .indexer import freshness, not_indexed, transcript_problems
 
     result = coverage(root)
     result["index"] = freshness(root)
     result["problems"] += not_indexed(Path(root).resolve())
     result["problems"] += transcript_problems(Path(root).resolve())
     return result
-
-
-def transcript_problems(root: Path) -> list[dict]:
-    """What the last index run found wrong inside transcripts: ``{"path", "reason", "kind"}`` with kind
-    "no-turns", "unknown-lines" or "bad-lines" (see `transcripts.problem_kind`). Reading a whole
-    transcript is the indexer's job, so these come from the index; "not-a-transcript" is found by
-    `coverage` itself. Empty when there is no readable index."""
-    from .store import Store
-
-    path = index_path(root)
-    if not path.exists():
-        return []
-    try:
-        with Store(path, readonly=True) as store:
-            rows = store.files()
-    except TachikomaError:
-        return []  # freshness reports a damaged or unreadable index
-    found = []
-    for row in sorted(rows.values(), key=lambda r: r.path):
-        if row.kind != TRANSCRIPT:
-            continue
-        for warning in row.warnings:
-            kind = transcripts.problem_kind(warning)
-            if kind is not None and kind != "not-a-transcript":
-                reason = warning.removeprefix(row.path)
-                reason = f"line {reason[1:]}" if reason[1:2].isdigit() else reason.removeprefix(": ")
-                found.append({"path": row.path, "reason": reason, "kind": kind})
-    return found
-
-
-def _max_file_bytes(root: Path) -> int:
-    from .config import Config, load_config
-
-    try:
-        return load_config(root).max_file_bytes
-    except TachikomaError:
-        return Config.max_file_bytes
 
 
 def _line(bucket: dict) -> str:

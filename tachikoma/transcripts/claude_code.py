@@ -30,7 +30,7 @@ import re
 from collections.abc import Iterable
 
 from ..documents import Turn
-from .common import (Line, Options, Transcript, block_text, context_line, count_unknown, join, mark_failed,
+from .common import (Line, Options, Transcript, block_text, blocks, context_line, count_unknown, join, mark_failed,
                      one_line, parse_timestamp, short_id, tool_line)
 
 NAME = "claude-code"
@@ -132,17 +132,14 @@ class _Reader:
             return
         texts: list[str] = []
         markers: list[str] = []
-        for block in content if isinstance(content, list) else [content]:
-            if isinstance(block, str):
-                texts.append(block)
-            elif isinstance(block, dict):
-                kind = block.get("type")
-                if kind == "text" and isinstance(block.get("text"), str):
-                    texts.append(block["text"])
-                elif kind == "tool_result":
-                    self.tool_result(block)
-                elif kind in ("image", "document"):
-                    markers.append(f"[{kind}]")
+        for block in blocks(content):
+            kind = block.get("type")
+            if kind == "text" and isinstance(block.get("text"), str):
+                texts.append(block["text"])
+            elif kind == "tool_result":
+                self.tool_result(block)
+            elif kind in ("image", "document"):
+                markers.append(f"[{kind}]")
         text, commands = clean_user_text("\n".join(texts))
         if sidechain:
             if thread and text in self.prompts:
@@ -167,18 +164,15 @@ class _Reader:
         texts: list[str] = []
         calls: list[tuple[str, str]] = []  # (tool_use id, tool line)
         content = message.get("content")
-        for block in content if isinstance(content, list) else [content]:
-            if isinstance(block, str):
-                texts.append(block)
-            elif isinstance(block, dict):
-                kind = block.get("type")
-                if kind == "text" and isinstance(block.get("text"), str):
-                    texts.append(block["text"])
-                elif kind in ("tool_use", "server_tool_use"):
-                    calls.append((str(block.get("id") or ""), tool_line(block.get("name"), block.get("input"),
-                                                                     self.session.get("cwd"))))
-                    self.remember_task(block)
-                # thinking, redacted_thinking, *_tool_result: not speech
+        for block in blocks(content):
+            kind = block.get("type")
+            if kind == "text" and isinstance(block.get("text"), str):
+                texts.append(block["text"])
+            elif kind in ("tool_use", "server_tool_use"):
+                calls.append((str(block.get("id") or ""), tool_line(block.get("name"), block.get("input"),
+                                                                 self.session.get("cwd"))))
+                self.remember_task(block)
+            # thinking, redacted_thinking, *_tool_result: not speech
         key = message.get("id")
         turn = self.open.get(key) if isinstance(key, str) else None
         if turn is not None:
@@ -261,8 +255,8 @@ def name_subagent(result: Transcript, parent_text: str) -> None:
                 continue
             message = obj.get("message") if isinstance(obj, dict) else None
             content = message.get("content") if isinstance(message, dict) else None
-            for block in content if isinstance(content, list) else []:
-                if isinstance(block, dict) and block.get("type") == "tool_use":
+            for block in blocks(content if isinstance(content, list) else []):
+                if block.get("type") == "tool_use":
                     reader.remember_task(block)
     name = reader.prompts.get(prompt)
     if not name:

@@ -231,6 +231,15 @@ def mark_failed(turn: Turn, index: int, output: object, options: Options) -> Non
     turn.actions[index] += f" failed: {excerpt}" if excerpt else " failed"
 
 
+def blocks(content: object):
+    """A message's content as blocks: a string is one text block, a list gives its dict blocks."""
+    for block in content if isinstance(content, list) else [content]:
+        if isinstance(block, str):
+            yield {"type": "text", "text": block}
+        elif isinstance(block, dict):
+            yield block
+
+
 def block_text(content: object) -> str:
     """The text of a string or of a list of text blocks (``{"type": "text", "text": ...}``)."""
     if isinstance(content, str):

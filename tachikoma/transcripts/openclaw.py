@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..documents import Turn
-from .common import (Line, Options, Transcript, block_text, context_line, count_unknown, join, mark_failed,
+from .common import (Line, Options, Transcript, block_text, blocks, context_line, count_unknown, join, mark_failed,
                      one_line, parse_timestamp, tool_line)
 
 NAME = "openclaw"
@@ -77,23 +77,19 @@ def read(lines: Iterable[Line], options: Options) -> Transcript:
             when = message.get("timestamp")
             if role == "user":
                 content = message.get("content")
-                images = [f"[{b['type']}]" for b in content if isinstance(b, dict) and b.get("type") == "image"] \
-                    if isinstance(content, list) else []
+                images = [f"[{b['type']}]" for b in blocks(content) if b.get("type") == "image"]
                 add(line, "user", block_text(content), images, when)
             elif role == "assistant":
                 if isinstance(message.get("model"), str) and message["model"].strip():
                     session["model"] = message["model"].strip()
                 texts, calls = [], []
                 content = message.get("content")
-                for block in content if isinstance(content, list) else [content]:
-                    if isinstance(block, str):
-                        texts.append(block)
-                    elif isinstance(block, dict):
-                        if block.get("type") == "text" and isinstance(block.get("text"), str):
-                            texts.append(block["text"])
-                        elif block.get("type") == "toolCall":
-                            calls.append((str(block.get("id") or ""),
-                                          tool_line(block.get("name"), block.get("arguments"), session.get("cwd"))))
+                for block in blocks(content):
+                    if block.get("type") == "text" and isinstance(block.get("text"), str):
+                        texts.append(block["text"])
+                    elif block.get("type") == "toolCall":
+                        calls.append((str(block.get("id") or ""),
+                                      tool_line(block.get("name"), block.get("arguments"), session.get("cwd"))))
                 turn = add(line, "assistant", "\n".join(texts), [c for _, c in calls], when)
                 if turn is not None:
                     for index, (call_id, _) in enumerate(calls):
