@@ -33,6 +33,7 @@ test: install-dev
 bench: install
 	PYTHONPATH=. $(BIN)/python bench/bench_index.py --sizes 1000 10000
 	PYTHONPATH=. $(BIN)/python bench/bench_minilm.py
+	PYTHONPATH=. $(BIN)/python bench/bench_sessions.py --mb 10
 
 clean:
 	rm -rf $(VENV) $(MEMORY)/.cache
