@@ -175,26 +175,23 @@ class _Reader:
             # thinking, redacted_thinking, *_tool_result: not speech
         key = message.get("id")
         turn = self.open.get(key) if isinstance(key, str) else None
-        if turn is not None:
-            turn.text = join(turn.text, *texts)
-            turn.line_end = line.number
-        else:
+        if turn is None:
             name = self.names.get(thread) if sidechain else None
             speaker = "assistant" if not sidechain else f"subagent {name}" if name else "subagent"
             turn = self.add(line, speaker, "subagent" if sidechain else "assistant", "\n".join(texts),
                             [call for _, call in calls], thread)
             if turn is None:
-                return
-            calls_offset = 0
+                return  # thinking only: the reply's turn starts with its first visible block
             if isinstance(key, str):
                 self.open = {key: turn}
-            for tool_id, _ in calls:
-                self.tools[tool_id] = (turn, calls_offset)
-                calls_offset += 1
-            return
-        for tool_id, call in calls:
-            self.tools[tool_id] = (turn, len(turn.actions))
-            turn.actions.append(call)
+            first = 0
+        else:
+            turn.text = join(turn.text, *texts)
+            turn.line_end = line.number
+            first = len(turn.actions)
+            turn.actions.extend(call for _, call in calls)
+        for index, (tool_id, _) in enumerate(calls, first):
+            self.tools[tool_id] = (turn, index)
 
     def remember_task(self, block: dict) -> None:
         """A Task call's prompt, so the sidechain it starts can be named after its subagent_type."""
