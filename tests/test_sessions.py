@@ -130,6 +130,7 @@ def test_file_page_shows_the_session_and_links_a_subagent_to_its_parent(sessions
     assert f'<dt>Parent session</dt><dd><a href="/file/{CLAUDE}">{CLAUDE}</a></dd>' in html
     html = client.get(f"/file/{CLAUDE}?lines=14-15", base_url="http://127.0.0.1:5000").get_data(as_text=True)
     assert "<dt>Branch</dt><dd>sessions-rebase</dd>" in html
+    assert f'<dt>Subagent file</dt><dd><a href="/file/{SUBAGENT}">agent-a7f3c21.jsonl</a></dd>' in html
     assert "<li><code>[Edit tachikoma/search.py]</code></li>" in html
     assert "lines 14–15" in html and "speaker-summary" in html
     app.extensions["tachikoma"].index_job.wait(30)

@@ -67,7 +67,7 @@ def read_memory_file(root: Path, rel: str, lines: tuple[int, int] | None, link_f
             warnings.append(str(exc))
         turns = transcript_turns(doc.turns, lines)
         found = mark_first([t for t in turns if t.hit])
-        session = session_details(doc.session, root, link_for)
+        session = session_details(doc.session, root, link_for, rel)
     meta = {k: v for k, v in doc.meta.items() if str(k).strip().lower() not in TAG_KEYS}
     return {"rel": rel, "kind": kind, "doc": doc, "tags": tags, "meta": meta, "blocks": blocks, "turns": turns,
             "session": session, "lines": lines, "warnings": warnings, "found": found}
@@ -214,9 +214,10 @@ class Detail:
     href: str | None = None
 
 
-def session_details(session: dict, root: Path, link_for: LinkFor) -> list[Detail]:
+def session_details(session: dict, root: Path, link_for: LinkFor, rel: str = "") -> list[Detail]:
     """What a transcript's reader learnt of its session, for the page: agent, session id, folder,
-    branch, model, and a link to the parent session of a subagent when that file is in the memory."""
+    branch, model, a link to the parent session of a subagent when that file is in the memory,
+    and links to a Claude Code session's subagent files (``<session>/subagents/agent-*.jsonl``)."""
     from tachikoma.transcripts import reader_named
 
     reader = reader_named(session.get("format", ""))
@@ -231,6 +232,13 @@ def session_details(session: dict, root: Path, link_for: LinkFor) -> list[Detail
         except memory.PathOutsideMemory:
             exists = False
         out.append(Detail("Parent session", parent, link_for(parent) if exists else None))
+    elif rel.endswith(".jsonl") and session.get("format") == "claude-code":
+        folder = PurePosixPath(rel).with_suffix("") / "subagents"
+        try:
+            found = sorted(p.name for p in memory.safe_path(root, folder.as_posix()).glob("agent-*.jsonl"))
+        except (memory.PathOutsideMemory, OSError):
+            found = []
+        out += [Detail("Subagent file", name, link_for((folder / name).as_posix())) for name in found]
     return out
 
 
