@@ -149,6 +149,30 @@ def keyword_search(db: sqlite3.Connection, query: str, total_chunks: int, limit:
     return [(int(r[0]), float(r[1])) for r in db.execute(sql, args)]
 
 
+def holding_every_term(db: sqlite3.Connection, query: str, snap: "Snapshot") -> np.ndarray:
+    """(N,) bool: the chunks that hold every word of `query` (function words aside), as the keyword
+    index reads them.
+
+    Such a chunk passes the relevance floor whatever its vector similarity:
+    MiniLM gives an identifier ("88-1234", "CN-1041", "92 °C") a cosine far
+    below the floor even in the one note that holds it, and the answer said
+    "no good match". Made-up words match no chunk, and a question about
+    someone else's life rarely has all its words in one chunk (3 of 4,014 on
+    LoCoMo, `tachikoma eval abstention`).
+    """
+    found = np.zeros(len(snap.chunk_ids), dtype=bool)
+    terms = query_terms(query, skip=STOPWORDS)
+    if not terms or not len(snap.chunk_ids):
+        return found
+    rows = db.execute("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?",
+                      (" AND ".join(quote_term(t) for t in terms),)).fetchall()
+    if rows:
+        ids = np.array([r[0] for r in rows], dtype=np.int64)
+        pos = np.minimum(np.searchsorted(snap.chunk_ids, ids), len(snap.chunk_ids) - 1)
+        found[pos[snap.chunk_ids[pos] == ids]] = True  # a chunk written after the snapshot is ignored
+    return found
+
+
 def keyword_scores(snap: "Snapshot", matches: list[tuple[int, float]]) -> np.ndarray:
     """Per-chunk keyword relevance (0..1) from `keyword_search` matches; unmatched chunks 0."""
     raw = np.full(len(snap.chunk_ids), np.nan)
@@ -374,7 +398,9 @@ class Searcher:
             snap = self.snapshot()
             matches = keyword_search(db, query, len(snap.chunk_ids), config.search.keyword_candidates)
             keyword = keyword_scores(snap, matches)
-            answer, hidden = self._rank_existing(snap, qvec, limit, config, filters, now, keyword, floor)
+            # The floor, per chunk: none for a chunk holding every word of the query (an identifier).
+            floors = np.where(holding_every_term(db, query, snap), 0.0, floor) if floor > 0 else floor
+            answer, hidden = self._rank_existing(snap, qvec, limit, config, filters, now, keyword, floors)
             details = self.store.chunk_details([int(snap.chunk_ids[i]) for i in answer["positions"]])
         finally:
             if began:
@@ -454,14 +480,15 @@ def _supersede(snap: Snapshot, similarity, file_weight, rec, mask, evergreen, ru
 
 def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
                   filters: Filters | None = None, now: datetime | None = None,
-                  keyword: np.ndarray | None = None, min_score: float = 0.0,
+                  keyword: np.ndarray | None = None, min_score: "float | np.ndarray" = 0.0,
                   exclude: np.ndarray | None = None) -> dict:
     """Score all chunks of a snapshot against a query vector; explain the top `limit`.
 
     `keyword`: per-chunk keyword relevance in 0..1 (`keyword_scores`); None
     counts as no keyword match anywhere. Chunks whose vector similarity is
-    below `min_score` (and, in any case, those sharing nothing with the
-    query) are left out, as are the chunks of files flagged in `exclude` (F,).
+    below `min_score` (one floor, or one per chunk) and, in any case, those
+    sharing nothing with the query are left out, as are the chunks of files
+    flagged in `exclude` (F,).
     """
     cfg = config.ranking
     fusion = config.search

@@ -25,20 +25,38 @@ def hashed(memory):
     s.close()
 
 
+#: No chunk holds every word of it ("Zanzibar" is nowhere), so the floor applies to every chunk.
+QUERY = "DRV8353 gate driver samples for Zanzibar"
+
+
 def test_floor_applies_to_vector_similarity_and_says_no_good_match(hashed):
-    everything = hashed.search("DRV8353 gate driver samples", limit=50, min_score=0)
+    everything = hashed.search(QUERY, limit=50, min_score=0)
     assert everything["results"] and everything["no_good_match"] is False and everything["min_score"] == 0
     vectors = sorted(r["factors"]["vector_similarity"] for r in everything["results"])
     floor = vectors[len(vectors) // 2]
-    kept = hashed.search("DRV8353 gate driver samples", limit=50, min_score=floor)
+    kept = hashed.search(QUERY, limit=50, min_score=floor)
     assert kept["results"] and all(r["factors"]["vector_similarity"] >= floor for r in kept["results"])
     # Everything at or above the floor is still there; only weaker meaning is gone.
     assert {(r["path"], r["chunk"]) for r in kept["results"]} == \
            {(r["path"], r["chunk"]) for r in everything["results"] if r["factors"]["vector_similarity"] >= floor}
-    none = hashed.search("DRV8353 gate driver samples", limit=50, min_score=1.0)
+    none = hashed.search(QUERY, limit=50, min_score=1.0)
     assert none["results"] == [] and none["no_good_match"] is True
     with pytest.raises(TachikomaError, match="min_score"):
         hashed.search("x", min_score=1.5)
+
+
+def test_a_chunk_holding_every_word_of_the_query_passes_the_floor(hashed):
+    """An identifier means little to an embedder: "DRV8353" alone has a low cosine even with the notes that
+    name it, and the floor answered "no good match" (with MiniLM: "88-1234", "CN-1041", "92"). A chunk
+    holding every word of the query passes the floor; made-up words and a query with a word that is
+    nowhere still get no good match."""
+    found = hashed.search("DRV8353", limit=50, min_score=0.99)
+    assert found["no_good_match"] is False and found["results"]
+    assert all("drv8353" in r["text"].lower() for r in found["results"])
+    assert all(r["factors"]["vector_similarity"] < 0.99 for r in found["results"])
+    for query in ("zxqv blorf", "DRV8353 Zanzibar"):
+        assert hashed.search(query, limit=50, min_score=0.99)["no_good_match"] is True
+    assert hashed.search("DRV8353 Zanzibar", limit=50, min_score=0)["results"]  # the floor, not the words
 
 
 def test_floor_comes_from_settings_else_the_embedder(memory, hashed):
@@ -46,7 +64,7 @@ def test_floor_comes_from_settings_else_the_embedder(memory, hashed):
     assert 0 < MEASURED_FLOORS["minilm:all-MiniLM-L6-v2"] < 1
     assert hashed.search("DRV8353", min_score=None)["min_score"] == 0.0
     (memory / "tachikoma.toml").write_text("[search]\nmin_score = 0.99\n")
-    answer = hashed.search("DRV8353", config=load_config(memory))
+    answer = hashed.search("DRV8353 Zanzibar", config=load_config(memory))
     assert answer["min_score"] == 0.99 and answer["no_good_match"] is True
     for bad in ("1.5", "-0.1", "true", '"high"'):
         (memory / "tachikoma.toml").write_text(f"[search]\nmin_score = {bad}\n")
@@ -95,7 +113,7 @@ def _epoch(iso: str) -> float:
 
 def test_cli_min_score_and_no_good_match(memory, capsys):
     indexer.run(memory, embedder_name="hash")
-    assert main(["--memory", str(memory), "search", "DRV8353", "--min-score", "1"]) == 0
+    assert main(["--memory", str(memory), "search", "DRV8353 Zanzibar", "--min-score", "1"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("no good match") and "min_score 1" in out
     assert main(["--memory", str(memory), "search", "DRV8353", "--json", "--min-score", "0"]) == 0
@@ -122,6 +140,14 @@ def test_floor_report_counts_by_hand():
     assert result["signals"]["vector"]["chosen"]["floor"] == 0.6  # the highest floor keeping 3 of 4
     assert result["meta"]["queries"] == {"answerable": 4, "elsewhere": 3, "nonsense": 2}
     assert abstention.nonsense_queries() == abstention.nonsense_queries()  # the same every run
+    # A query some chunk holds word for word is answered at any floor, as in the search.
+    held = {"answerable": np.array([True, False, False, False]), "elsewhere": np.array([False, True, False]),
+            "nonsense": np.array([False, False])}
+    row = abstention.floor_row(values, 0.6, held)
+    assert row["recall"] == 1.0 and row["abstain_elsewhere"] == pytest.approx(1 / 3, abs=1e-4)
+    rows[0]["every_term"] = True
+    assert abstention.report(rows, target_recall=0.75)["meta"]["every_term"] == \
+        {"answerable": 1, "elsewhere": 0, "nonsense": 0}
 
 
 def test_eval_abstention_end_to_end(tmp_path, capsys):

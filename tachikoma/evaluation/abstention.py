@@ -38,7 +38,7 @@ import numpy as np
 from .. import indexer, ranking
 from ..config import Config
 from ..embedders import choose
-from ..search import Searcher, keyword_scores, keyword_search
+from ..search import Searcher, holding_every_term, keyword_scores, keyword_search
 from . import locomo
 
 SETS = ("answerable", "elsewhere", "nonsense")
@@ -106,8 +106,9 @@ def measure(path: Path, embedder_name: str = "minilm", limit_conversations: int 
                          + [("nonsense", text) for text in nonsense])
                 for kind, text in asked:
                     fused, vector = best_similarity(searcher, text, base)
+                    every = bool(holding_every_term(searcher.store.db, text, searcher.snapshot()).any())
                     rows.append({"set": kind, "conversation": conv.sample_id, "similarity": fused,
-                                 "vector": vector})
+                                 "vector": vector, "every_term": every})
             finally:
                 searcher.close()
             bar.update(1)
@@ -122,18 +123,24 @@ def measure(path: Path, embedder_name: str = "minilm", limit_conversations: int 
 def report(rows: list[dict], target_recall: float = TARGET_RECALL, meta: dict | None = None) -> dict:
     """Counts per set, the curve over `FLOORS` for both signals, and the chosen floor."""
     signals = {}
+    # A query that some chunk answers word for word passes any floor, as in the search (`holding_every_term`).
+    held = {s: np.array([bool(r.get("every_term")) for r in rows if r["set"] == s]) for s in SETS}
     for signal in ("similarity", "vector"):
         values = {s: np.array([r[signal] for r in rows if r["set"] == s]) for s in SETS}
-        curve = [floor_row(values, f) for f in FLOORS]
+        curve = [floor_row(values, f, held) for f in FLOORS]
         signals[signal] = {"curve": curve, "chosen": choose_floor(curve, target_recall),
                            "quantiles": {s: _quantiles(v) for s, v in values.items()}}
     counts = {s: sum(1 for r in rows if r["set"] == s) for s in SETS}
-    return {"meta": {**(meta or {}), "target_recall": target_recall, "queries": counts}, "signals": signals}
+    every_term = {s: int(held[s].sum()) for s in SETS}
+    return {"meta": {**(meta or {}), "target_recall": target_recall, "queries": counts, "every_term": every_term},
+            "signals": signals}
 
 
-def floor_row(values: dict[str, np.ndarray], floor: float) -> dict:
-    """What a floor does to each set. A query is answered when its best similarity reaches the floor."""
-    answered = {s: int((v >= floor).sum()) if v.size else 0 for s, v in values.items()}
+def floor_row(values: dict[str, np.ndarray], floor: float, held: dict[str, np.ndarray] | None = None) -> dict:
+    """What a floor does to each set. A query is answered when its best similarity reaches the floor,
+    or (`held`) when a chunk holds every word of it."""
+    held = held or {}
+    answered = {s: int(((v >= floor) | held.get(s, False)).sum()) if v.size else 0 for s, v in values.items()}
     total = {s: int(v.size) for s, v in values.items()}
     unanswerable = total["elsewhere"] + total["nonsense"]
     wrongly_answered = answered["elsewhere"] + answered["nonsense"]
