@@ -93,8 +93,10 @@ Hybrid relevance (``[search]``)
     similarity (how close the chunk's meaning is to the query), not to the
     weighted score: an old or untrusted note that matches well is still a
     result, ranked low. The keyword part is left out because it is relative
-    (the best keyword match of any query scores 1). When no chunk reaches
-    the floor the answer says ``no_good_match``. Unset, the floor is the one
+    (the best keyword match of any query scores 1); but a chunk that holds
+    every word of the query passes the floor whatever its cosine, since an
+    identifier ("88-1234") means little to an embedder. When no chunk
+    reaches the floor the answer says ``no_good_match``. Unset, the floor is the one
     measured for the embedder (0.41 for MiniLM, `tachikoma eval abstention`,
     docs/evaluation.md; none for the others); 0 turns it off.
 
