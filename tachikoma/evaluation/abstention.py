@@ -181,6 +181,10 @@ def markdown(result: dict) -> str:
              f"{q['elsewhere']} adversarial questions asked of other conversations, "
              f"{q['nonsense']} nonsense queries; embedder {meta.get('embedder')}; "
              f"target recall {meta['target_recall']:.2f}.", ""]
+    if "every_term" in meta:
+        held = meta["every_term"]
+        lines += [f"Answered at any floor, a chunk holding every word of the query: {held['answerable']} "
+                  f"answerable, {held['elsewhere']} elsewhere, {held['nonsense']} nonsense.", ""]
     for signal, title in (("vector", "vector cosine (what `min_score` applies to)"),
                           ("similarity", "fused similarity, vector and keyword (for comparison)")):
         data = result["signals"][signal]
