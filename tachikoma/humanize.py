@@ -51,6 +51,6 @@ def recency_text(factors: dict) -> str:
     "; superseded by notes/b.md of 2026-05-01" for a knowledge update."""
     if factors.get("recency_reason") in ("evergreen", "off"):
         return factors["recency_reason"]
-    text = f"{factors['date'][:10]}, {factors['age_days']:.0f} days, {factors['date_source']}"
+    text = f"{factors['date'][:10]}, {plural(round(factors['age_days']), 'day')}, {factors['date_source']}"
     newer = factors.get("superseded_by")
     return text + (f"; superseded by {newer['path']} of {newer['date'][:10]}" if newer else "")

@@ -177,6 +177,15 @@ def test_ago(days, text):
     assert ago(days) == text
 
 
+@pytest.mark.parametrize("age, days", [(0.2, "0 days"), (1.2, "1 day"), (216.4, "216 days")])
+def test_recency_text_says_1_day(age, days):
+    """The CLI's and MCP's recency reason: "1 day", not "1 days"."""
+    from tachikoma.humanize import recency_text
+
+    factors = {"age_days": age, "date": "2026-12-02T10:00:00+00:00", "date_source": "git"}
+    assert recency_text(factors) == f"2026-12-02, {days}, git"
+
+
 def test_when_reads_seconds_and_iso_text():
     assert when(None) == {"text": "never", "ago": "never", "iso": ""}
     now = time.time()
