@@ -164,8 +164,9 @@ def holding_every_term(db: sqlite3.Connection, query: str, snap: "Snapshot") -> 
     terms = query_terms(query, skip=STOPWORDS)
     if not terms or not len(snap.chunk_ids):
         return found
-    rows = db.execute("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?",
-                      (" AND ".join(quote_term(t) for t in terms),)).fetchall()
+    # At most `KEYWORD_POSTINGS` of them, as for the keyword search: words that common prove nothing.
+    rows = db.execute("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?",
+                      (" AND ".join(quote_term(t) for t in terms), KEYWORD_POSTINGS)).fetchall()
     if rows:
         ids = np.array([r[0] for r in rows], dtype=np.int64)
         pos = np.minimum(np.searchsorted(snap.chunk_ids, ids), len(snap.chunk_ids) - 1)
