@@ -30,13 +30,13 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
-from . import __version__, indexer, memory, notes, stats, tagging
+from . import __version__, memory, notes, stats, tagging
 from .config import MAX_LIMIT, load_config
 from .errors import NoIndexYet, TachikomaError
 from .humanize import recency_text
 from .search import Filters, Searcher
 from .tags import CONFIDENCE_VALUES, TRUST_VALUES, InvalidTagValue
-from .watcher import LOCK_WAIT_SECONDS, Reindexer, Watcher
+from .watcher import Reindexer, Watcher
 
 log = logging.getLogger("tachikoma.mcp")
 
@@ -157,7 +157,7 @@ class MemoryTools:
                                  {"trust": trust, "confidence": confidence, "source": source})
         done = {"path": written.path, "commit": written.commit, "commit_error": written.commit_error}
         try:
-            summary = indexer.run(self.root, self.config(), lock_timeout=LOCK_WAIT_SECONDS)
+            summary = self.reindexer.index()
         except TachikomaError as exc:  # the note is written (and committed) all the same: say so
             return {**done, "indexed": False, "index": f"not indexed: {exc}"}
         return {**done, "indexed": True, "index": summary.line()}
@@ -175,7 +175,7 @@ class MemoryTools:
         plan = tagging.plan(self.root, values, tagging.Selector(paths=frozenset(wanted)), overwrite=True)
         applied = tagging.apply(self.root, plan, commit=True) if plan.changes else None
         if applied is not None and memory.index_path(self.root).exists():
-            indexer.run(self.root, self.config(), lock_timeout=LOCK_WAIT_SECONDS)
+            self.reindexer.index()
         changes = applied.changes if applied else []
         return {"changed": [{"path": c.path, "before": c.before, "after": c.after} for c in changes],
                 "unchanged": sorted(wanted - {c.path for c in changes} - {s.path for s in plan.skipped}),

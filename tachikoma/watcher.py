@@ -111,6 +111,46 @@ class Watcher:
             log.exception("re-indexing after a change failed")
 
 
+class KeptEmbedder:
+    """The index's embedder, kept loaded between the runs of a long-lived process.
+
+    Loading the offline MiniLM (reading and checking 90 MB of weights) costs
+    about half a second of CPU: done for every run a watcher starts, it would
+    take most of the machine while files change. The embedder is made the
+    way `indexer.run` makes it, and made again when the index's embedder or
+    the settings change; None (let `indexer.run` decide) when there is no
+    index yet or the settings ask for another embedder than the index's (the
+    run then says so).
+    """
+
+    def __init__(self) -> None:
+        self._kept = None
+        self._lock = threading.Lock()
+
+    def for_run(self, root: Path, config):
+        from .embedders import choose
+        from .errors import TachikomaError
+        from .memory import index_path
+        from .store import Store
+
+        path = index_path(root)
+        if not path.is_file():
+            return None
+        try:
+            with Store(path, readonly=True) as store:
+                built = store.embedder
+            if built is None:
+                return None
+            fresh = choose(None if config.embedder == "auto" else config.embedder, built[0])
+        except TachikomaError:
+            return None
+        with self._lock:
+            if self._kept is None or (self._kept.name, self._kept.dim) != (fresh.name, fresh.dim) \
+                    or fresh.dim != built[1]:
+                self._kept = fresh
+            return self._kept
+
+
 class Reindexer:
     """`on_change` for a watcher: runs `indexer.run` and remembers how the last run went."""
 
@@ -120,15 +160,23 @@ class Reindexer:
         self.warn = warn
         self.runs = 0
         self.last: dict | None = None
+        self.embedder = KeptEmbedder()
+
+    def index(self):
+        """One incremental run with the kept embedder, after any run under way elsewhere; its Summary."""
+        from . import indexer
+
+        config = self.settings()
+        return indexer.run(self.root, config, lock_timeout=LOCK_WAIT_SECONDS,
+                           embedder=self.embedder.for_run(self.root, config))
 
     def __call__(self, paths: set[str]) -> None:
-        from . import indexer
         from .errors import TachikomaError
 
         started = time.time()
         self.last = {"state": "running", "started": started, "changed": len(paths)}
         try:
-            summary = indexer.run(self.root, self.settings(), lock_timeout=LOCK_WAIT_SECONDS)
+            summary = self.index()
             outcome = {"state": "done", "line": summary.line()}
         except TachikomaError as exc:
             outcome = {"state": "failed", "error": str(exc)}

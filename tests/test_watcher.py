@@ -94,3 +94,22 @@ def _json_block(proc) -> dict:
         lines.append(line)
         if line.startswith("}"):
             return json.loads("".join(lines))
+
+
+def test_runs_keep_one_loaded_embedder_until_the_index_changes_embedder(memory):
+    from tachikoma.watcher import KeptEmbedder
+
+    config = indexer.load_config(memory)
+    kept = KeptEmbedder()
+    assert kept.for_run(memory, config) is None  # no index yet: the run chooses
+    indexer.run(memory, embedder_name="hash")
+    first = kept.for_run(memory, config)
+    assert first is not None and first.name.startswith("hash")
+    assert kept.for_run(memory, config) is first  # loaded once, reused by every run
+    summary = indexer.run(memory, config, embedder=first)
+    assert summary.embedder == first.name
+    indexer.run(memory, embedder_name="hash:64", reembed=True)  # rebuilt with another embedder
+    again = kept.for_run(memory, config)
+    assert again is not first and again.dim == 64
+    (memory / "tachikoma.toml").write_text('[embedder]\nname = "minilm"\n')
+    assert kept.for_run(memory, indexer.load_config(memory)) is None  # a mismatch: the run itself says so

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from tachikoma import indexer
 from tachikoma.errors import EmbedderError, TachikomaError
-from tachikoma.watcher import LOCK_WAIT_SECONDS
+from tachikoma.watcher import LOCK_WAIT_SECONDS, KeptEmbedder
 
 if TYPE_CHECKING:
     from tachikoma.config import Config
@@ -34,6 +34,7 @@ class IndexJob:
         self._thread: threading.Thread | None = None
         self._again: str | bool = False  # the reason of a run to make after the current one
         self.state = {"state": "idle"}
+        self._embedder = KeptEmbedder()  # loaded once, not for every run the watcher starts
 
     def start(self, reason: str = "reindex") -> bool:
         """Start a run; False when one is already running (a refresh, or the watcher's run, then
@@ -80,7 +81,9 @@ class IndexJob:
             try:
                 # The button's run fails at once when another process indexes; the automatic ones wait for it.
                 wait = 0 if self.state["reason"] == "reindex" else LOCK_WAIT_SECONDS
-                summary = indexer.run(self.root, self.settings(), progress=self._progress, lock_timeout=wait)
+                config = self.settings()
+                summary = indexer.run(self.root, config, progress=self._progress, lock_timeout=wait,
+                                      embedder=self._embedder.for_run(self.root, config))
                 outcome = {"state": "done", "summary": summary.as_dict(), "line": summary.line()}
             except TachikomaError as exc:
                 outcome = {"state": "failed", "error": str(exc),
