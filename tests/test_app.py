@@ -709,7 +709,7 @@ def editor_fields(html: str) -> dict:
     """The one-file tag editor's fields on a file page: hidden ones and the chosen values."""
     form = html.split('class="file-tag-form"', 1)[1].split("</form>", 1)[0]
     fields = {name: unescape(value) for name, value in re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', form)}
-    for name in ("trust", "confidence"):
+    for name in ("trust", "confidence", "evergreen"):
         select = form.split(f'<select name="{name}">', 1)[1].split("</select>", 1)[0]
         chosen = re.search(r'<option value="([^"]*)" selected>', select)
         fields[name] = chosen.group(1) if chosen else ""
@@ -722,7 +722,7 @@ def test_file_page_tag_editor_previews_applies_and_undoes(client, indexed):
     original, before = note.read_bytes(), snapshot(indexed)
     fields = editor_fields(client.get("/file/inbox/quick-thought.md").get_data(as_text=True))
     assert fields == {"preview": "1", "kind": "markdown", "path": "inbox/quick-thought.md", "mode": "overwrite",
-                      "trust": "self", "confidence": "", "source": ""}  # the file's own values, chosen
+                      "trust": "self", "confidence": "", "source": "", "evergreen": ""}  # the file's own values
     unchanged = text_of(client.get("/tag", query_string=fields, headers=HTMX).get_data(as_text=True))
     assert "1 file matched, 1 already had these values" in unchanged
     fields.update(trust="owner", confidence="high")
@@ -740,6 +740,19 @@ def test_file_page_tag_editor_previews_applies_and_undoes(client, indexed):
     undo_url = re.search(r'hx-post="(/tag/undo/[^"]+)"', applied).group(1)
     client.post(undo_url, headers={**HTMX, "X-CSRFToken": csrf_token(client)})
     assert note.read_bytes() == original and snapshot(indexed) == before
+
+
+def test_tag_editor_shows_and_sets_evergreen(client, indexed):
+    note = indexed / "inbox" / "standing.md"
+    note.write_text("---\nTrust: OWNER\nevergreen: yes\n---\n# Standing fact\n\nThe lab is on floor 3.\n")
+    fields = editor_fields(client.get("/file/inbox/standing.md").get_data(as_text=True))
+    assert (fields["trust"], fields["evergreen"]) == ("owner", "true")  # read as the ranking reads them
+    fields.update(evergreen="false")
+    preview = client.get("/tag", query_string=fields, headers=HTMX).get_data(as_text=True)
+    apply = {name: unescape(v) for name, v in re.findall(r'name="([^"]+)" value="([^"]*)"',
+                                                         preview.split('<form class="apply"', 1)[1])}
+    assert "Tagged 1 file" in client.post("/tag/apply", data=apply, headers=HTMX).get_data(as_text=True)
+    assert "evergreen: false" in note.read_text() and note.read_text().endswith("The lab is on floor 3.\n")
 
 
 def test_transcript_page_tag_editor_writes_the_tag_file(client, indexed):

@@ -12,7 +12,7 @@ from tachikoma import tagging
 from tachikoma.config import MAX_LIMIT, RECENCY_PRESETS
 from tachikoma.documents import KINDS
 from tachikoma.search import Filters
-from tachikoma.tags import STATUSES, TAG_KEYS, TRUST_VALUES, WRITABLE_KEYS, InvalidTagValue
+from tachikoma.tags import STATUSES, TRUST_VALUES, WRITABLE_KEYS, InvalidTagValue, normalise_value
 
 DEFAULT_LIMIT = 10
 
@@ -130,9 +130,10 @@ class TagForm:
         return self.mode == "overwrite"
 
     @classmethod
-    def for_file(cls, rel: str, kind: str, tags) -> TagForm:
-        """The form of one file's tag editor: that file only, its current values chosen, replacing them."""
-        current = {key: getattr(tags, key, None) or "" for key in TAG_KEYS}
+    def for_file(cls, rel: str, kind: str, values: dict[str, str]) -> TagForm:
+        """The form of one file's tag editor: that file only, its current `values` (raw, as
+        `tagging.current_values` reads them) chosen, replacing them. An invalid value is left unchosen."""
+        current = {key: normalise_value(key, values.get(key)) or "" for key in WRITABLE_KEYS}
         return cls(kind=kind, path=file_pattern(rel), mode="overwrite", **current)
 
     def parse(self) -> tuple[tagging.Selector, dict[str, str]] | None:

@@ -23,6 +23,7 @@ from tachikoma.documents import MARKDOWN, Turn
 from tachikoma.errors import TachikomaError
 from tachikoma.fences import FenceTracker
 from tachikoma.reader import read_document
+from tachikoma.tagging import current_values
 from tachikoma.tags import TAG_KEYS, Tags
 
 LinkFor = Callable[[str], str]
@@ -56,21 +57,23 @@ def read_memory_file(root: Path, rel: str, lines: tuple[int, int] | None, link_f
     warnings = list(doc.warnings)
     blocks, turns, session = [], [], []
     if kind == MARKDOWN:
-        tags = doc.tags
+        tags, tag_values = doc.tags, current_values(doc.meta)
         blocks = render_markdown(doc.text, doc.body_line, rel, lines, link_for)
         found = mark_first([b for b in blocks if b.hit])
     else:
         try:
-            tags = tagfile.load(root).tags_for(rel)
+            tags_file = tagfile.load(root)
+            tags, tag_values = tags_file.tags_for(rel), current_values(tags_file.entries.get(rel))
         except TachikomaError as exc:
-            tags = Tags()
+            tags, tag_values = Tags(), {}
             warnings.append(str(exc))
         turns = transcript_turns(doc.turns, lines)
         found = mark_first([t for t in turns if t.hit])
         session = session_details(doc.session, root, link_for, rel)
     meta = {k: v for k, v in doc.meta.items() if str(k).strip().lower() not in TAG_KEYS}
-    return {"rel": rel, "kind": kind, "doc": doc, "tags": tags, "meta": meta, "blocks": blocks, "turns": turns,
-            "session": session, "lines": lines, "warnings": warnings, "found": found}
+    return {"rel": rel, "kind": kind, "doc": doc, "tags": tags, "tag_values": tag_values, "meta": meta,
+            "blocks": blocks, "turns": turns, "session": session, "lines": lines, "warnings": warnings,
+            "found": found}
 
 
 def parse_lines(value: str | None) -> tuple[int, int] | None:
