@@ -137,7 +137,14 @@ def load_yaml(text: str, first_line: int = 1) -> YamlDocument:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         problem = getattr(exc, "problem", None) or (str(exc).splitlines() or ["invalid YAML"])[0]
-        raise YamlError(problem, mark.line + first_line if mark is not None else None) from exc
+        if mark is None:
+            raise YamlError(problem) from exc
+        # At the end of the text PyYAML's mark sits on the empty line after the last one, a line the
+        # file does not have: name the last line instead.
+        last = max(len(text.splitlines()) - 1, 0)
+        if mark.line > last and "end of stream" not in problem:
+            problem += " at the end of the file"
+        raise YamlError(problem, min(mark.line, last) + first_line) from exc
     except _CONSTRUCT_ERRORS + (RecursionError,) as exc:
         raise YamlError(f"cannot read it ({type(exc).__name__}: {exc})") from exc
     finally:

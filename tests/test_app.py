@@ -533,12 +533,12 @@ def test_coverage_of_broken_tag_file(client, indexed):
     html = text_of(response.get_data(as_text=True))
     assert response.status_code == 503  # the memory's problem, not a server crash
     assert "Coverage cannot be counted" in html
-    assert "tachikoma-tags.yaml, line 4: malformed YAML" in html  # the file and the line
+    assert "tachikoma-tags.yaml, line 3: malformed YAML" in html  # the file and its last line, where it breaks
     assert "fix the file before tagging" not in html and "has not changed it" in html
     api = client.get("/api/stats")
     assert api.status_code == 503 and api.mimetype == "application/json"
     body = api.get_json()
-    assert body["status"] == 503 and body["file"] == "tachikoma-tags.yaml" and body["line"] == 4
+    assert body["status"] == 503 and body["file"] == "tachikoma-tags.yaml" and body["line"] == 3
     assert "malformed YAML" in body["error"]
 
 

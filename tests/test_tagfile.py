@@ -87,6 +87,18 @@ def test_malformed_yaml_line_number_is_right(tmp_path):
         load(tmp_path)
 
 
+@pytest.mark.parametrize("text", ["a.jsonl:\n  trust: self\nb.jsonl: [unclosed\n",
+                                  "a.jsonl:\n  trust: self\nb.jsonl: [unclosed",
+                                  "a.jsonl:\n  trust: self\nb.jsonl: \"unclosed\n"])
+def test_yaml_error_at_the_end_names_the_last_line(tmp_path, text):
+    """PyYAML marks an error at the end of the text on the line after the last one; a 3-line file
+    has no line 4."""
+    write(tmp_path, text)
+    with pytest.raises(TagFileError) as info:
+        load(tmp_path)
+    assert info.value.line == 3 and "line 3" in str(info.value)
+
+
 def test_top_level_not_a_mapping_is_an_error(tmp_path):
     write(tmp_path, "- a.jsonl\n- b.jsonl\n")
     with pytest.raises(TagFileError, match="mapping"):
