@@ -38,6 +38,7 @@ import tachikoma.web
 from tachikoma import indexer, stats, tagging
 from tachikoma.config import load_config
 from tachikoma.errors import EmbedderError, TachikomaError
+from tachikoma.humanize import when
 from tachikoma.memory import resolve_root
 from tachikoma.web.forms import FileListForm, SearchForm, TagForm, plan_fingerprint
 from tachikoma.web.guards import install_guards
@@ -242,6 +243,12 @@ def tag_apply():
 @bp.post("/tag/undo/<undo_id>")
 def tag_undo(undo_id: str):
     applied = dash().undos.take(undo_id)
+    if applied is None and (done := dash().undos.undone(undo_id)):
+        moment = when(done["undone"])
+        by = f" by commit {done['commit'][:10]}" if done["commit"] else ""
+        return error_response(409, "Already undone",
+                              f"This tagging was already undone {moment['ago']} ({moment['text']}){by}. "
+                              "Nothing was changed now.")
     if applied is None:
         return error_response(404, "Nothing to undo",
                               f"this change was already undone, or it is older than the last {KEPT_UNDOS} taggings "
@@ -251,6 +258,7 @@ def tag_undo(undo_id: str):
     except TachikomaError as exc:
         dash().undos.put_back(undo_id, applied)  # still undoable once the problem is fixed
         return error_response(500, "Undo failed", str(exc))
+    dash().undos.mark_undone(undo_id, undone.commit)
     dash().refresh_index()
     return tagged_page(TagForm.read(request.form), undone, undo_id=None, undone=True)
 
@@ -280,17 +288,20 @@ def tagged_page(form: TagForm, applied: tagging.Applied, undo_id: str | None, un
     except TachikomaError:
         coverage_now = None
     response = page("tag.html", "partials/tag_applied.html", form=form, applied=applied, undo_id=undo_id,
-                    coverage=coverage_now, undone=undone, undo_error=undo_error, recent=dash().undos.recent())
-    response.headers["HX-Trigger"] = "tags-changed"  # the list of recent taggings refreshes itself
+                    coverage=coverage_now, undone=undone, undo_error=undo_error,
+                    recent=dash().undos.recent(exclude=undo_id))  # its Undo button is in the message already
+    # After the swap, so the list's refresh sees which tagging the new message shows (and leaves it out).
+    response.headers["HX-Trigger-After-Swap"] = "tags-changed"
     return response
 
 
 @bp.get("/tag/recent")
 def tag_recent():
-    """The recent taggings that can be undone (the tagging page refreshes its list with this)."""
+    """The recent taggings that can be undone (the tagging page refreshes its list with this), but the
+    one whose Undo the page's result message shows (`shown`)."""
     if not is_fragment_request():
         return redirect(url_for("dashboard.tag"), code=303)
-    return page("tag.html", "partials/tag_recent.html", recent=dash().undos.recent())
+    return page("tag.html", "partials/tag_recent.html", recent=dash().undos.recent(exclude=request.args.get("shown")))
 
 
 # --------------------------------------------------------------------------- re-index

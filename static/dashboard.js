@@ -20,6 +20,13 @@
     }
   });
 
+  // "Recent taggings" refreshes itself after Apply and Undo; it leaves out the tagging whose Undo the result shows.
+  document.addEventListener("htmx:configRequest", function (event) {
+    if (event.detail.elt.id !== "tag-recent") return;
+    var shown = document.querySelector("#tag-result [name=shown]");
+    if (shown) event.detail.parameters.shown = shown.value;
+  });
+
   // After htmx swaps in a result that asks for it (Apply, Undo, their errors), focus it rather than <body>.
   document.addEventListener("htmx:afterSettle", function (event) {
     var target = event.detail && event.detail.target;

@@ -640,8 +640,10 @@ def test_apply_and_undo(app, client, indexed):
     assert undone.status_code == 200 and "Undone: 2 files restored" in undone.get_data(as_text=True)
     assert snapshot(indexed) == original  # byte for byte
     assert stats.report(indexed)["by_kind"]["transcript"]["tagged"] == 1
-    again = client.post(undo_url, headers={**HTMX, "X-CSRFToken": token})
-    assert again.status_code == 404
+    again = client.post(undo_url, headers={**HTMX, "X-CSRFToken": token})  # e.g. from a second tab
+    said = text_of(again.get_data(as_text=True))
+    assert again.status_code == 409 and "Already undone" in said and "This tagging was already undone" in said
+    assert "Nothing was changed now" in said and snapshot(indexed) == original
 
 
 def apply_defaults(client) -> str:
@@ -664,11 +666,52 @@ def test_undo_survives_a_restart(app, client, indexed):
     assert stale.status_code == 400 and snapshot(indexed) != original
     undone = restarted.post(undo_url, headers={**HTMX, "X-CSRFToken": csrf_token(restarted)})
     assert undone.status_code == 200 and "Undone: 2 files restored" in undone.get_data(as_text=True)
-    assert undone.headers["HX-Trigger"] == "tags-changed"
+    assert undone.headers["HX-Trigger-After-Swap"] == "tags-changed"
     assert snapshot(indexed) == original  # exact, byte for byte
     assert f'hx-post="{undo_url}"' not in restarted.get("/tag/recent", headers=HTMX).get_data(as_text=True)
     again = restarted.post(undo_url, headers={**HTMX, "X-CSRFToken": csrf_token(restarted)})
-    assert again.status_code == 404
+    assert again.status_code == 409 and "already undone" in again.get_data(as_text=True)
+
+
+def test_a_tagging_just_applied_is_offered_for_undo_once(client, indexed):
+    """The result message has its Undo button; "Recent taggings" leaves that tagging out, on the full
+    page and when the list refreshes itself (it sends the key the message shows)."""
+    earlier = apply_defaults(client)
+    client.post(earlier, headers={**HTMX, "X-CSRFToken": csrf_token(client)})
+    form = {"path": "inbox/", "confidence": "low", "mode": "overwrite"}
+    plan = client.get("/tag", query_string={"preview": "1", **form}).get_data(as_text=True)
+    fingerprint = re.search(r'name="fingerprint" value="([^"]+)"', plan).group(1)
+    html = client.post("/tag/apply", data={**form, "fingerprint": fingerprint,
+                                           "csrf_token": csrf_token(client)}).get_data(as_text=True)  # no JS
+    undo_url = re.search(r'action="(/tag/undo/[^"]+)"', html).group(1)
+    key = undo_url.rsplit("/", 1)[1]
+    assert html.count(f'action="{undo_url}"') == 1
+    refreshed = client.get("/tag/recent", query_string={"shown": key}, headers=HTMX).get_data(as_text=True)
+    assert undo_url not in refreshed
+    assert undo_url in client.get("/tag/recent", headers=HTMX).get_data(as_text=True)  # shown nowhere else: listed
+
+
+def test_undo_store_lists_from_small_summaries(indexed):
+    from tachikoma import tagging
+    from tachikoma.web.undo import UndoStore
+
+    store = UndoStore(indexed, 3)
+    applied = tagging.Applied(changes=[tagging.Change("a.jsonl", "transcript", {}, {"trust": "self"})], message="m",
+                              restore={"tachikoma-tags.yaml": tagging.Restore(b"x" * 100_000, "ab" * 32)})
+    key = store.remember(applied)
+    summary = indexed / ".cache" / "undo" / f"{key}.summary"
+    assert summary.stat().st_size < 200  # not the 100 kB of former bytes
+    record = indexed / ".cache" / "undo" / f"{key}.json"
+    whole = record.read_bytes()
+    record.write_bytes(b"not read by the listing")
+    assert [(r["key"], r["paths"], r["message"]) for r in store.recent()] == [(key, ["a.jsonl"], "m")]
+    record.write_bytes(whole)
+    summary.unlink()  # a record from before summaries: read whole
+    assert [r["key"] for r in store.recent()] == [key]
+    assert store.recent(exclude=key) == []
+    assert store.take(key) is not None and store.recent() == [] and store.undone(key) is None
+    store.mark_undone(key, "abc123")
+    assert store.undone(key)["commit"] == "abc123"
 
 
 def test_undo_after_a_restart_leaves_a_file_changed_since_alone(app, client, indexed):

@@ -404,6 +404,29 @@ def test_focus_moves_to_the_result_after_apply_and_undo(server, page, memory):
     assert page.problems == []
 
 
+def test_apply_offers_one_undo_and_a_second_undo_says_already_undone(server, page, memory):
+    page.goto(server.url + "/tag")
+    page.click("text=Use the defaults")
+    page.wait_for_selector("table[data-preview]")
+    page.evaluate("""() => { window.listRefreshed = 0;
+        document.body.addEventListener('htmx:afterSettle', e => {
+          if (e.detail.target.id === 'tag-recent') window.listRefreshed += 1; }); }""")
+    page.click("form.apply button")
+    page.wait_for_selector("[data-result=applied]")
+    page.wait_for_function("() => window.listRefreshed >= 1")  # "Recent taggings" has refreshed itself
+    undo_url = page.get_attribute("[data-result=applied] form", "action")
+    assert page.locator(f'form[action="{undo_url}"]').count() == 1  # was 2: the message and the list
+    page.click("[data-result=applied] button:has-text('Undo')")
+    page.wait_for_selector("[data-result=undone]")
+    page.wait_for_function("() => window.listRefreshed >= 2")
+    assert page.locator(f'form[action="{undo_url}"]').count() == 0
+    again = page.evaluate("""async url => { const token = document.querySelector('meta[name=csrf-token]').content;
+        const r = await fetch(url, {method: 'POST', headers: {'X-CSRFToken': token, 'HX-Request': 'true'}});
+        return [r.status, await r.text()]; }""", undo_url)  # an old tab's Undo button
+    assert again[0] == 409 and "already undone" in again[1]
+    assert page.problems == ["Failed to load resource: the server responded with a status of 409 (CONFLICT)"]
+
+
 def test_file_page_tag_editor(server, page, memory):
     note = memory / "inbox" / "quick-thought.md"
     original = note.read_bytes()

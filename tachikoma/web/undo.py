@@ -3,7 +3,10 @@
 Each one is a JSON file in ``<root>/.cache/undo/``, named by a random key:
 the changes (each file's tags before and after), the exact bytes to put back
 (base64; for a note only its front matter head, see `tagging.Restore`) with
-the hash of what was written, the commit and when. Like the
+the hash of what was written, the commit and when. Beside it a small
+``<key>.summary`` (what the page lists, so listing never parses the
+originals), and once undone a ``<key>.undone`` note (when, which commit), so
+a second Undo can say it was already done. Like the
 rest of ``.cache`` it is derived and private: deleting the folder only loses
 the Undo buttons (a tagging commit can still be reverted with git). Undo
 stays exact: `tagging.undo` gives a file its former bytes back only when it
@@ -72,10 +75,13 @@ class UndoStore:
         key = key or secrets.token_urlsafe(18)
         path = self._path(key)
         created = time.time() if created is None else created
-        atomic_write_bytes(path, json.dumps(encode(applied, created)).encode("utf-8"))
+        record = encode(applied, created)
+        atomic_write_bytes(path.with_suffix(".summary"), json.dumps(summary(record)).encode("utf-8"))
+        atomic_write_bytes(path, json.dumps(record).encode("utf-8"))
         os.utime(path, (created, created))  # records are ordered by modification time
         for old in self._records()[self.size:]:
             old.unlink(missing_ok=True)
+            old.with_suffix(".summary").unlink(missing_ok=True)
         return key
 
     def take(self, key: str) -> tagging.Applied | None:
@@ -92,6 +98,7 @@ class UndoStore:
             os.replace(path, claimed)
         except FileNotFoundError:
             return None
+        path.with_suffix(".summary").unlink(missing_ok=True)
         try:
             return decode(json.loads(claimed.read_bytes()))
         except (OSError, ValueError, KeyError, TypeError) as exc:
@@ -104,23 +111,59 @@ class UndoStore:
         """Make `applied` undoable again under `key` (its undo failed)."""
         self.remember(applied, key=key)
 
-    def recent(self, limit: int = 5) -> list[dict]:
-        """The newest records for the page: {"key", "created", "message", "commit", "paths"}."""
+    def mark_undone(self, key: str, commit: str | None) -> None:
+        """Note that the tagging under `key` was undone (by `commit`), for a later Undo of it to say so."""
+        path = self._path(key)
+        if path is None:
+            return
+        atomic_write_bytes(path.with_suffix(".undone"), json.dumps({"undone": time.time(), "commit": commit}).encode())
+        for old in _newest_first(self._folder().glob("*.undone"))[self.size:]:
+            old.unlink(missing_ok=True)
+
+    def undone(self, key: str) -> dict | None:
+        """{"undone": time, "commit"} when the tagging under `key` was undone here, else None."""
+        path = self._path(key)
+        try:
+            note = json.loads(path.with_suffix(".undone").read_bytes()) if path else None
+            return {"undone": float(note["undone"]), "commit": note.get("commit")} if note else None
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def recent(self, limit: int = 5, exclude: str | None = None) -> list[dict]:
+        """The newest records for the page, but `exclude`: {"key", "created", "message", "commit", "paths"}.
+
+        Each is read from its small summary (a record written before summaries
+        existed is read whole)."""
         found = []
-        for path in self._records()[:limit]:
+        for path in self._records():
+            if len(found) == limit:
+                break
+            if path.stem == exclude:
+                continue
             try:
-                record = json.loads(path.read_bytes())
-                found.append({"key": path.stem, "created": record["created"], "message": record["message"],
-                              "commit": record.get("commit"), "paths": [c["path"] for c in record["changes"]]})
+                try:
+                    found.append({"key": path.stem, **json.loads(path.with_suffix(".summary").read_bytes())})
+                except FileNotFoundError:
+                    found.append({"key": path.stem, **summary(json.loads(path.read_bytes()))})
             except (OSError, ValueError, KeyError, TypeError):
                 continue
         return found
 
     def _records(self) -> list[Path]:
         """Record files, newest first."""
-        def created(path: Path) -> float:
-            try:
-                return path.stat().st_mtime
-            except OSError:
-                return 0.0
-        return sorted((p for p in self._folder().glob("*.json") if _KEY.fullmatch(p.stem)), key=created, reverse=True)
+        return _newest_first(p for p in self._folder().glob("*.json") if _KEY.fullmatch(p.stem))
+
+
+def summary(record: dict) -> dict:
+    """What the page lists of an `encode` record: {"created", "message", "commit", "paths"}."""
+    return {"created": record["created"], "message": record["message"], "commit": record.get("commit"),
+            "paths": [c["path"] for c in record["changes"]]}
+
+
+def _newest_first(paths) -> list[Path]:
+    def modified(path: Path) -> float:
+        try:
+            return path.stat().st_mtime
+        except OSError:
+            return 0.0
+    return sorted(paths, key=modified, reverse=True)
