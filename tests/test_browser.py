@@ -384,6 +384,16 @@ def test_keyboard_slash_search_and_few_tabs_to_why(server, page):
     page.locator("input[name=path]").press_sequentially("2026-03-22/")
     assert page.input_value("input[name=path]") == "2026-03-22/"
     assert page.url == server.url + "/tag"
+
+    # "/" outside the fields of a half-filled form does not leave the page (it would lose the input)
+    page.select_option("select[name=trust]", "owner")
+    page.locator("h1").click()
+    page.keyboard.press("/")
+    page.wait_for_function("() => document.activeElement.matches('.nav a')")  # points at search instead
+    assert page.url == server.url + "/tag"
+    assert page.input_value("input[name=path]") == "2026-03-22/" and page.input_value("select[name=trust]") == "owner"
+    page.keyboard.press("Enter")  # the person's choice
+    page.wait_for_url(server.url + "/")
     assert page.problems == []
 
 
