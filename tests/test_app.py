@@ -234,6 +234,13 @@ def test_second_passage_of_a_file_shows_the_duplicate_penalty_in_its_arithmetic(
     assert "similarity × trust × confidence × recency × duplicate penalty = score" in html
 
 
+def test_session_snippets_start_with_what_was_said(client):
+    html = client.get("/", query_string={"q": "DRV8353 samples", "kind": "transcript"}).get_data(as_text=True)
+    snippets = [text_of(p) for p in re.findall(r'<p class="text">(.*?)</p>', html, re.S)]
+    assert snippets and all(not s.startswith(("Claude Code session", "[2026-")) for s in snippets), snippets
+    assert any(s.startswith("summary: Planning the board revision") for s in snippets)
+
+
 def test_search_page_details(client):
     html = client.get("/").get_data(as_text=True)
     placeholder = re.search(r'placeholder="([^"]+)"', html).group(1)

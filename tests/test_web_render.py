@@ -353,3 +353,25 @@ def test_transcript_turns_mark_hits_and_the_first():
                                          ("Martin", "other"), ("", "other"), (None, "other")])
 def test_speaker_class(speaker, cls):
     assert speaker_class(speaker) == cls
+
+
+def test_transcript_passages_lose_their_context_and_date_lines():
+    """A session hit's snippet starts with what was said, not with the chunk's context and date lines
+    (the result shows the file and date above it)."""
+    from tachikoma.chunking import date_context
+    from tachikoma.transcripts.common import context_line
+    from tachikoma.web.render import passage
+
+    context = context_line("Claude Code", {"session": "3f2a9c1d5e", "cwd": "/home/al/shop", "branch": "main",
+                                           "model": "claude-sonnet-4-5"})
+    sub = context_line("Codex", {"subagent": "a1b2c3d4e5", "subagent_name": "Explore", "session": "3f2a9c1d5e"})
+    turns = [Turn(speaker="user", text="x", line=1, timestamp=datetime(2026, 3, 22, 9, tzinfo=timezone.utc)),
+             Turn(speaker="user", text="y", line=2, timestamp=datetime(2026, 3, 24, 9, tzinfo=timezone.utc))]
+    dates = date_context(turns)
+    body = "user: Can you check when the samples arrive?\nassistant: Friday."
+    assert passage(f"{context}\n{dates}\n{body}", "transcript") == body
+    assert passage(f"{sub}\n{body}", "transcript") == body
+    assert passage(f"{dates}\n{body}", "transcript") == body
+    assert passage(f"{context}\n{dates}\n{body}", "markdown").startswith("Claude Code session")  # notes keep theirs
+    said = "Claude Code is great\nuser: agreed"  # a line that only starts like a context line stays
+    assert passage(said, "transcript") == said

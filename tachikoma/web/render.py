@@ -18,6 +18,7 @@ from tachikoma.humanize import ago, plural, when  # noqa: F401 (template helpers
 from tachikoma.search import STOPWORDS, keyword_expression
 from tachikoma.search import query_terms as search_terms
 from tachikoma.store import FTS_TOKENIZE
+from tachikoma.transcripts import claude_code, codex, codex_legacy, generic, openclaw
 
 #: Where a memory's date came from, in words (`dates.SOURCES`).
 DATE_SOURCES = {"transcript": "the last turn's timestamp", "frontmatter": "front matter", "path": "the date in its path",
@@ -130,6 +131,25 @@ def plain(text: str) -> str:
         line = _STRONG.sub(r"\2", _HEADING.sub("", line))
         lines.append(line)
     return "\n".join(lines)
+
+
+_AGENTS = "|".join(re.escape(agent) for agent in sorted({claude_code.AGENT, codex.AGENT, codex_legacy.AGENT,
+                                                         generic.AGENT, openclaw.AGENT}))
+_SESSION_CONTEXT = re.compile(rf"(?:{_AGENTS})(?: (?:session|subagent) .*| · .*)?")  # chunking's context line
+_DATE_LINE = re.compile(r"\[\d{4}-\d{2}-\d{2}[^\]\n]*\]")  # chunking.date_context
+
+
+def passage(text: str, kind: str) -> str:
+    """A result's text without the lines chunking put before a transcript passage (the session's
+    context line, then its date line): the result already shows the file and its date."""
+    if kind != "transcript":
+        return text
+    lines = text.split("\n")
+    if lines and _SESSION_CONTEXT.fullmatch(lines[0]):
+        lines.pop(0)
+    if lines and _DATE_LINE.fullmatch(lines[0]):
+        lines.pop(0)
+    return "\n".join(lines) if any(line.strip() for line in lines) else text
 
 
 def snippet(text: str, query: str, width: int = 360) -> str:

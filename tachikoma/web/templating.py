@@ -18,7 +18,7 @@ def install_template_helpers(app: Flask) -> None:
     app.jinja_env.trim_blocks = True
     app.jinja_env.lstrip_blocks = True
     app.jinja_env.filters.update(
-        highlight=render.highlight, snippet=render.snippet, ago=render.ago, when=render.when,
+        highlight=render.highlight, snippet=render.snippet, passage=render.passage, ago=render.ago, when=render.when,
         num=render.num, pct=render.pct, dated=render.dated, fraction=render.fraction, plural=render.plural,
     )
     app.jinja_env.globals.update(
