@@ -111,9 +111,9 @@ def keyword_expression(terms: list[str]) -> str:
     return " OR ".join(quote_term(t) for t in terms)
 
 
-def keyword_search(db: sqlite3.Connection, query: str, total_chunks: int, limit: int | None,
-                   postings: int = KEYWORD_POSTINGS) -> list[tuple[int, float]]:
-    """(chunk id, bm25) of the best keyword matches for `query`, best first.
+def keyword_terms(db: sqlite3.Connection, query: str, total_chunks: int,
+                  postings: int = KEYWORD_POSTINGS) -> list[str]:
+    """The words of `query` that keyword search uses, rarest first.
 
     English function words (`STOPWORDS`) are left out. Each other word's
     document frequency is counted first (cheaply, capped). Words in more than
@@ -121,7 +121,6 @@ def keyword_search(db: sqlite3.Connection, query: str, total_chunks: int, limit:
     FTS5 gives them no BM25 weight, so they would only add matches scored
     zero. The rest are used rarest first while their frequencies fit the
     `postings` budget.
-    `limit` None returns every match (the evaluation's BM25 baseline).
     """
     terms = query_terms(query, skip=STOPWORDS)
     if not terms or total_chunks <= 0:
@@ -139,6 +138,16 @@ def keyword_search(db: sqlite3.Connection, query: str, total_chunks: int, limit:
             break
         kept.append(term)
         used += count
+    return kept
+
+
+def keyword_search(db: sqlite3.Connection, query: str, total_chunks: int, limit: int | None,
+                   postings: int = KEYWORD_POSTINGS, terms: list[str] | None = None) -> list[tuple[int, float]]:
+    """(chunk id, bm25) of the best keyword matches for `query`, best first, using its
+    `keyword_terms` (or `terms` when the caller already has them).
+    `limit` None returns every match (the evaluation's BM25 baseline).
+    """
+    kept = keyword_terms(db, query, total_chunks, postings) if terms is None else terms
     if not kept:
         return []
     sql = "SELECT rowid, bm25(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts), rowid"
@@ -398,7 +407,8 @@ class Searcher:
             db.execute("BEGIN")
         try:
             snap = self.snapshot()
-            matches = keyword_search(db, query, len(snap.chunk_ids), config.search.keyword_candidates)
+            keywords = keyword_terms(db, query, len(snap.chunk_ids))
+            matches = keyword_search(db, query, len(snap.chunk_ids), config.search.keyword_candidates, terms=keywords)
             keyword = keyword_scores(snap, matches)
             # The floor, per chunk: none for a chunk holding every word of the query (an identifier).
             floors = np.where(holding_every_term(db, query, snap), 0.0, floor) if floor > 0 else floor
@@ -416,7 +426,8 @@ class Searcher:
                             "score": score, "tags": tags.as_dict(), "factors": factors})
         finished = time.perf_counter()
         freshness = dict(self.freshness(), missing_files=hidden)
-        return {"query": query, "results": results, "min_score": floor, "no_good_match": not results,
+        return {"query": query, "keywords": keywords, "results": results, "min_score": floor,
+                "no_good_match": not results,
                 "recency": config.ranking.recency,
                 "freshness": freshness, "embedder": self.embedder.name,
                 "timing_ms": {"embed": round((embedded - started) * 1000, 2),

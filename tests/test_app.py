@@ -234,6 +234,17 @@ def test_second_passage_of_a_file_shows_the_duplicate_penalty_in_its_arithmetic(
     assert "similarity × trust × confidence × recency × duplicate penalty = score" in html
 
 
+def test_highlight_marks_only_the_words_keyword_search_used(client):
+    """ "martin" is in 9 of the example's 11 chunks: keyword search drops it (it would score zero),
+    so the snippets mark "meetings" but not "Martin"."""
+    assert client.get("/api/search", query_string={"q": "martin meetings"}).get_json()["keywords"] == ["meetings"]
+    html = client.get("/", query_string={"q": "martin meetings"}).get_data(as_text=True)
+    snippets = re.findall(r'<p class="text">(.*?)</p>', html, re.S)
+    assert any("Martin" in s for s in snippets)
+    marked = {m.lower() for s in snippets for m in re.findall(r"<mark>(.*?)</mark>", s)}
+    assert marked and marked <= {"meeting", "meetings"}, marked
+
+
 def test_session_snippets_start_with_what_was_said(client):
     html = client.get("/", query_string={"q": "DRV8353 samples", "kind": "transcript"}).get_data(as_text=True)
     snippets = [text_of(p) for p in re.findall(r'<p class="text">(.*?)</p>', html, re.S)]
@@ -335,7 +346,7 @@ def test_api_search_is_the_cli_json(client, indexed):
     assert api.status_code == 200 and api.mimetype == "application/json"
     ours = api.get_json()
     theirs = json.loads(run_cli("--memory", str(indexed), "search", "--json", "-n", "4", "heat", "sink"))
-    assert set(ours) == set(theirs) == {"query", "results", "min_score", "no_good_match", "freshness", "embedder",
+    assert set(ours) == set(theirs) == {"query", "keywords", "results", "min_score", "no_good_match", "freshness", "embedder",
                                         "recency", "timing_ms"}
     assert ours["query"] == theirs["query"] and ours["embedder"] == theirs["embedder"]
     assert len(ours["results"]) == len(theirs["results"]) >= 3

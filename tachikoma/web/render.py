@@ -49,9 +49,12 @@ def recency_source(factors: dict) -> str:
 # --------------------------------------------------------------------------- query words in text
 
 
-def query_terms(query: str) -> list[str]:
-    """The words of a query worth highlighting: those keyword search uses, but no single letters, longest first."""
-    words = {w.lower() for w in search_terms(query or "", skip=STOPWORDS) if len(w) > 1}
+def query_terms(query: str, keywords: tuple[str, ...] | None = None) -> list[str]:
+    """The words worth highlighting, longest first, no single letters: those keyword search used
+    (`keywords`, the answer's: a word in more than half of the chunks scores nothing, so it is not
+    marked), or without them the query's words keyword search would consider."""
+    found = search_terms(query or "", skip=STOPWORDS) if keywords is None else keywords
+    words = {w.lower() for w in found if len(w) > 1}
     return sorted(words, key=lambda w: (-len(w), w))
 
 
@@ -70,14 +73,15 @@ def _fts_table() -> sqlite3.Connection:
 
 
 @lru_cache(maxsize=256)  # snippet and highlight ask for the same text and query
-def keyword_spans(text: str, query: str) -> tuple[tuple[int, int], ...]:
-    """(start, end) of each word in `text` that keyword search matches for `query`.
+def keyword_spans(text: str, query: str, keywords: tuple[str, ...] | None = None) -> tuple[tuple[int, int], ...]:
+    """(start, end) of each word in `text` that keyword search matches for `query` (with `keywords`:
+    for those words, see `query_terms`).
 
     SQLite's FTS5 marks them with the index's own tokenizer (porter
     stemming), so "retry" finds "retries" and "meetings" finds "meeting",
     just as the keyword index did.
     """
-    terms = query_terms(query)
+    terms = query_terms(query, keywords)
     if not terms or not text:
         return ()
     clean = text.replace(_OPEN, " ").replace(_CLOSE, " ")
@@ -100,10 +104,10 @@ def keyword_spans(text: str, query: str) -> tuple[tuple[int, int], ...]:
     return tuple(spans)
 
 
-def highlight(text: str, query: str) -> Markup:
-    """`text` escaped, with the words keyword search matched for `query` wrapped in <mark>."""
+def highlight(text: str, query: str, keywords=None) -> Markup:
+    """`text` escaped, with the words keyword search matched for `query` (or `keywords`) wrapped in <mark>."""
     out, last = [], 0
-    for start, end in keyword_spans(text, query):
+    for start, end in keyword_spans(text, query, None if keywords is None else tuple(keywords)):
         out.append(str(escape(text[last:start])))
         out.append(f"<mark>{escape(text[start:end])}</mark>")
         last = end
@@ -152,13 +156,13 @@ def passage(text: str, kind: str) -> str:
     return "\n".join(lines) if any(line.strip() for line in lines) else text
 
 
-def snippet(text: str, query: str, width: int = 360) -> str:
-    """At most about `width` characters of `text` as plain text, around the first matched query word,
-    without blank lines."""
+def snippet(text: str, query: str, width: int = 360, keywords=None) -> str:
+    """At most about `width` characters of `text` as plain text, around the first matched query word
+    (of `keywords` when given), without blank lines."""
     text = re.sub(r"\n\s*\n+", "\n", plain(text).strip())
     if len(text) <= width:
         return text
-    spans = keyword_spans(text, query)
+    spans = keyword_spans(text, query, None if keywords is None else tuple(keywords))
     start = 0
     if spans and spans[0][0] > width // 3:
         start = text.rfind(" ", 0, spans[0][0] - width // 4) + 1
