@@ -319,6 +319,16 @@ def test_reindex_progress_reaches_summary(tmp_path, page):
         app.extensions["tachikoma"].index_job.wait(60)
 
 
+def test_reindex_button_keeps_the_focus_while_it_runs(server, page):
+    page.goto(server.url + "/reindex")
+    page.locator("#reindex-button").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_selector("[data-summary]", timeout=120_000)
+    # the button kept the keyboard focus through every swap (disabled while running, it lost it to <body>)
+    assert page.evaluate("document.activeElement.id") == "reindex-button"
+    assert page.problems == []
+
+
 PHONE = {"width": 390, "height": 844}
 WIDTHS = """() => ({page: document.documentElement.scrollWidth,
                   scrollers: [...document.querySelectorAll('.table-scroll')].map(e => e.scrollWidth - e.clientWidth)})"""
