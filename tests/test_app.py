@@ -112,6 +112,20 @@ def test_foreign_host_header_is_refused(app, host):
     assert app.test_client().get("/api/stats", headers={"Host": host}).status_code == 421
 
 
+def test_every_post_route_needs_a_token_and_the_host(app, client, indexed):
+    """Every state-changing route the app has (found in its URL map, so a new one is covered too)
+    refuses a request without a CSRF token, and one with a foreign Host, and changes nothing."""
+    posts = sorted({rule.rule.replace("<undo_id>", "A" * 24) for rule in app.url_map.iter_rules()
+                    if "POST" in rule.methods})
+    assert posts == ["/reindex", "/tag/apply", "/tag/undo/" + "A" * 24]
+    before = snapshot(indexed)
+    token = csrf_token(client)
+    for path in posts:
+        assert client.post(path, headers=HTMX).status_code == 400, path
+        assert client.post(path, headers={**HTMX, "X-CSRFToken": token, "Host": "evil.example:5000"}).status_code == 421
+    assert snapshot(indexed) == before and app.extensions["tachikoma"].index_job.snapshot()["state"] != "running"
+
+
 def test_configured_host_is_answered(indexed):
     app = create_app(memory=indexed, host="192.168.1.20", port=8080)
     assert app.test_client().get("/", headers={"Host": "192.168.1.20:8080"}).status_code == 200
