@@ -33,14 +33,27 @@ class CommandParser(argparse.ArgumentParser):
     with the closest option it knows."""
 
     def parse_known_args(self, args=None, namespace=None):
+        self._dashed = [a for a in (sys.argv[1:] if args is None else args) if a.startswith("-") and a != "--"]
         namespace, extras = super().parse_known_args(args, namespace)
         if extras:
             message = f"unrecognized arguments: {' '.join(extras)}"
             if extras[0].startswith("-"):
                 close = difflib.get_close_matches(extras[0].split("=")[0], self._option_string_actions, n=1)
-                message += f" (did you mean {close[0]}?)" if close else ""
+                message += f" (did you mean {close[0]}?)" if close else self._dash_hint(extras[0])
             self.error(message)
         return namespace, extras
+
+    def error(self, message):
+        if "required: query" in message:
+            unknown = [a for a in getattr(self, "_dashed", []) if a.split("=")[0] not in self._option_string_actions]
+            message += self._dash_hint(unknown[0]) if unknown else ""
+        super().error(message)
+
+    def _dash_hint(self, word: str) -> str:
+        """For a command that takes a query: a word starting with '-' is read as an option unless it comes after '--'."""
+        if not any(action.dest == "query" for action in self._positionals._group_actions):
+            return ""
+        return f" (a query that starts with '-' goes after '--': {self.prog} -- {word} ...)"
 
 
 def _port(text: str) -> int:
@@ -89,6 +102,17 @@ def _tag_value(key: str):
     return check
 
 
+def _search_trust(text: str) -> str:
+    """A --trust filter for search, checked like tag's: a trust value or 'missing' (untagged trust)."""
+    value = text.strip().lower()
+    if value == "missing":
+        return value
+    try:
+        return check_value("trust", value)
+    except InvalidTagValue as exc:
+        raise argparse.ArgumentTypeError(f"{exc} or missing") from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     # --memory and --config are accepted before and after the command. SUPPRESS: a subcommand's
     # parser leaves the value given before the command alone when the option is not repeated.
@@ -124,7 +148,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"how many results, 1-{MAX_LIMIT} (default 10)")
     p.add_argument("--json", action="store_true", help="print results and their explanations as JSON")
     p.add_argument("--kind", choices=["markdown", "transcript"], help="only this kind of file")
-    p.add_argument("--trust", metavar="VALUE", help="only files with this trust (or 'missing')")
+    p.add_argument("--trust", type=_search_trust, metavar="VALUE",
+                   help="only files with this trust: owner, self, external, untrusted or missing")
     p.add_argument("--untagged", action="store_true", help="only files with neither trust nor confidence")
     p.add_argument("--embedder", metavar="NAME", help="must match the index's embedder")
     p.add_argument("--min-score", type=float, metavar="X",
@@ -382,16 +407,12 @@ def _watch(watcher, root: Path, args) -> None:
 
 def cmd_search(args) -> int:
     from .search import Filters, Searcher
-    from .tags import TRUST_VALUES
-
-    if args.trust and args.trust.lower() not in (*TRUST_VALUES, "missing"):
-        raise TachikomaError(f"--trust must be one of {', '.join(TRUST_VALUES)} or missing")
     if args.min_score is not None and not 0 <= args.min_score <= 1:
         raise TachikomaError("--min-score must be between 0 and 1")
     root = _root(args)
     searcher = Searcher(root, _config(args, root), embedder_name=args.embedder)
     try:
-        filters = Filters(kind=args.kind, trust=args.trust.lower() if args.trust else None, untagged=args.untagged)
+        filters = Filters(kind=args.kind, trust=args.trust, untagged=args.untagged)
         answer = searcher.search(" ".join(args.query), args.limit, filters, min_score=args.min_score,
                                  recency=args.recency)
     finally:

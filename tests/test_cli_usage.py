@@ -105,3 +105,19 @@ def test_stats_text_speaks_english_and_json_keeps_iso(tmp_path, capsys):
     assert cli.main(["--memory", str(root), "stats", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert datetime.fromisoformat(report["index"]["last_indexed_at"]).tzinfo is not None
+
+
+def test_a_query_starting_with_a_dash_is_told_to_come_after_double_dash(capsys):
+    hint = "(a query that starts with '-' goes after '--': tachikoma search -- -5V ...)"
+    assert usage_error(capsys, "search", "-5V", "rail").endswith(f"unrecognized arguments: -5V {hint}\n")
+    assert usage_error(capsys, "search", "-5V").endswith(f"the following arguments are required: query {hint}\n")
+    assert "did you mean --limit?" in usage_error(capsys, "search", "--limt", "3", "x")
+    assert cli.build_parser().parse_args(["search", "--", "-5V", "rail"]).query == ["-5V", "rail"]
+
+
+def test_an_invalid_search_trust_is_a_usage_error_naming_the_value(capsys):
+    err = usage_error(capsys, "search", "--trust", "maybe", "x")
+    assert err.startswith("usage: tachikoma search")
+    assert "argument --trust: invalid trust 'maybe': use one of owner, self, external, untrusted or missing" in err
+    assert cli.build_parser().parse_args(["search", "--trust", " Owner ", "x"]).trust == "owner"
+    assert cli.build_parser().parse_args(["search", "--trust", "MISSING", "x"]).trust == "missing"
