@@ -223,6 +223,15 @@ class Config:
     tool_errors: bool = False
     path: Path | None = None  # the file it was read from, if any
 
+    def embedder_request(self, explicit: str | None) -> tuple[str | None, str]:
+        """The embedder asked for (None: the index's own, or the automatic choice) and where that
+        came from, so a mismatch can name what to change: the option or the settings file."""
+        if explicit:
+            return explicit, "--embedder"
+        if self.embedder == "auto":
+            return None, ""
+        return self.embedder, f"[embedder] name in {self.path or 'tachikoma.toml'}"
+
 
 def settings_or_defaults(root: Path) -> Config:
     """`load_config(root)`, or the defaults when the settings file cannot be read: for reports

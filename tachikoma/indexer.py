@@ -351,12 +351,12 @@ def run(
         lock.release()
         raise
     try:
-        requested = embedder_name or (None if config.embedder == "auto" else config.embedder)
+        requested, origin = config.embedder_request(embedder_name)
         current = store.embedder  # read even when an embedder is given: a damaged value stops the run here
         if embedder is None:
             # Re-embedding with a named embedder replaces the index's own, so it is not checked against it.
             built_with = None if (reembed and requested) or current is None else current[0]
-            embedder = choose(requested, built_with)
+            embedder = choose(requested, built_with, origin=origin)
         if reembed:
             probe(embedder)
         summary.embedder = embedder.name

@@ -356,8 +356,8 @@ class Searcher:
         if built_with is None:
             self.store.close()
             raise NoIndexYet("no index yet: run `tachikoma index` first")
-        requested = embedder_name or (None if self.config.embedder == "auto" else self.config.embedder)
-        self.embedder = embedder or choose(requested, built_with[0])
+        requested, origin = self.config.embedder_request(embedder_name)
+        self.embedder = embedder or choose(requested, built_with[0], origin=origin)
         self.dim = built_with[1]
         self._snapshot: Snapshot | None = None
         self._freshness: tuple[int, float, dict] | None = None

@@ -178,3 +178,17 @@ def test_a_write_between_snapshot_and_chunk_texts_cannot_break_a_search(memory, 
     results = s.search("DRV8353 samples", 5, now=NOW)["results"]
     s.close()
     assert results and "2026-03-22/session-abc.jsonl" in {r["path"] for r in results}
+
+
+def test_a_mismatch_names_where_the_embedder_was_chosen(memory, capsys):
+    from tachikoma import cli
+
+    indexer.run(memory, embedder_name="hash")
+    with pytest.raises(EmbedderMismatch, match=r"not hash:64 \(from --embedder\).*or drop --embedder"):
+        Searcher(memory, embedder_name="hash:64")
+    (memory / "tachikoma.toml").write_text('[embedder]\nname = "hash:64"\n')
+    assert cli.main(["--memory", str(memory), "search", "anything"]) == 1
+    err = capsys.readouterr().err
+    assert f"(from [embedder] name in {memory / 'tachikoma.toml'})" in err
+    assert "set it to \"auto\" (it asks for 'hash:64') to keep using the index's own" in err
+    assert "drop --embedder" not in err

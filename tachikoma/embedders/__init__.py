@@ -58,21 +58,24 @@ def create(name: str, ollama_host: str | None = None) -> Embedder:
     return HashingEmbedder(int(name.split(":", 1)[1]))
 
 
-def choose(requested: str | None, index_embedder: str | None, ollama_host: str | None = None) -> Embedder:
+def choose(requested: str | None, index_embedder: str | None, ollama_host: str | None = None,
+           origin: str = "--embedder") -> Embedder:
     """The embedder to use for an index.
 
     An explicit request must match the index's own embedder (when the index
-    has one). With no request, an existing index keeps its embedder; a new
+    has one); `origin` says where it came from (the option or the settings file). With no request, an existing index keeps its embedder; a new
     index takes Ollama's nomic-embed-text when a server answers with that
     model, else the offline MiniLM.
     """
     if requested and requested != "auto":
         name = canonical_name(requested)
         if index_embedder and index_embedder != name:
+            keep = ("drop --embedder" if origin == "--embedder"
+                    else f"set it to \"auto\" (it asks for {requested!r})")
             raise EmbedderMismatch(
-                f"the index was built with {index_embedder}, not {name}: run "
+                f"the index was built with {index_embedder}, not {name} (from {origin}): run "
                 f"`tachikoma index --reembed --embedder {requested}` to rebuild it with {name}, "
-                "or drop --embedder to keep using the index's own")
+                f"or {keep} to keep using the index's own")
         return create(name, ollama_host)
     if index_embedder:
         return create(index_embedder, ollama_host)
