@@ -273,7 +273,7 @@ def transcript_problems(root: Path) -> list[dict]:
 def not_indexed(root: Path) -> list[dict]:
     """Files the index holds no content of, and why: ``{"path", "reason", "kind"}`` with kind
     "too-large" (over ``[index] max_file_bytes``), "read-failed" (vanished or an I/O error: the
-    next run reads it again) or "binary". Empty when there is no readable index."""
+    next run reads it again), "binary" or "not-utf8" (UTF-16/32 text). Empty when there is no readable index."""
     found = []
     for row in _indexed_files(root):
         reason = row.warnings[0] if row.warnings else "not read"
@@ -281,6 +281,8 @@ def not_indexed(root: Path) -> list[dict]:
             kind = "too-large" if "-byte limit" in reason else "read-failed"
         elif "binary file" in reason:
             kind = "binary"
+        elif "text: save it as UTF-8" in reason:
+            kind = "not-utf8"
         else:
             continue
         found.append({"path": row.path, "reason": reason.removeprefix(f"{row.path}: "), "kind": kind})

@@ -60,8 +60,8 @@ def read_document(root: Path, rel_path: str, kind: str, max_bytes: int = 5_000_0
     if data is None:
         return doc
     doc.sha256 = hashlib.sha256(data).hexdigest()
-    if is_binary(data):
-        doc.warnings.append(f"{rel_path}: binary file (contains NUL bytes), skipped")
+    if (unreadable := unreadable_reason(data[:BINARY_SNIFF_BYTES])) is not None:
+        doc.warnings.append(f"{rel_path}: {unreadable}, skipped")
         return doc
     text = _decode(data, rel_path, doc.warnings)
     if kind == MARKDOWN:
@@ -126,6 +126,19 @@ def _read_at_most(handle, limit: int, block: int = 1 << 20) -> bytes:
 def is_binary(head: bytes) -> bool:
     """Whether a file starting with `head` is binary (a NUL in its first `BINARY_SNIFF_BYTES`)."""
     return b"\x00" in head[:BINARY_SNIFF_BYTES]
+
+
+def unreadable_reason(head: bytes) -> str | None:
+    """Why a file starting with `head` is not read as text, or None. UTF-16/32 text (a byte-order
+    mark, then NULs) is named as such, so the user knows to save it as UTF-8; it is not read, as
+    tagging could not then keep its body byte for byte."""
+    if not is_binary(head):
+        return None
+    if head.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
+        return "UTF-32 text: save it as UTF-8"
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "UTF-16 text: save it as UTF-8"
+    return "binary file (contains NUL bytes)"
 
 
 def _strip_bom(data: bytes) -> bytes:

@@ -50,9 +50,11 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
          "confidence": {"high", "medium", "low", "speculative", "missing"},
          "invalid_values": [{"path", "key", "value"}],
          "evergreen": {"files", "marked", "by_config"},  # recency 1.0: `evergreen: true`, or a config glob
-         "problems": [{"path", "reason"}]}
+         "problems": [{"path", "reason", "kind"}]}
 
-    An invalid value counts as missing in "trust" / "confidence". Raises
+    An invalid value counts as missing in "trust" / "confidence". A ``.jsonl`` that is not a
+    transcript (a data file: not indexed, not tagged by default) is a problem and is not counted;
+    an empty one (a session about to start) is counted, untagged, and is no problem. Raises
     TagFileError when the tag file is malformed. `on_file(path, kind,
     folder, tags)` is called for every file counted (see `files`).
     """
@@ -60,15 +62,15 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
     problems: list[dict] = []
     tags_file = tagfile.load(root)
     for warning in tags_file.warnings:
-        problems.append({"path": TAG_FILE, "reason": warning})
+        problems.append({"path": TAG_FILE, "reason": warning, "kind": "tag-file"})
     for stale in tags_file.stale():
         problems.append({"path": TAG_FILE, "reason": f"{TAG_FILE}:{tags_file.lines.get(stale, '?')}: "
-                                                    f"entry for {stale}, which does not exist (kept)"})
+                                                    f"entry for {stale}, which does not exist (kept)",
+                         "kind": "stale-tag-entry"})
 
     def walk_warning(message: str) -> None:
         path, _, reason = message.partition(": ")
-        problems.append({"path": path, "reason": reason or message,
-                         **({"kind": "unreadable-folder"} if reason.startswith("cannot list") else {})})
+        problems.append({"path": path, "reason": reason or message, "kind": _walk_kind(reason)})
 
     settings = settings_or_defaults(root)  # a broken settings file is reported by search and index
     total = _bucket()
@@ -87,24 +89,29 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
             try:
                 fm = read_front_matter(item.abspath)
             except UnicodeDecodeError:
-                problems.append({"path": item.path, "reason": "front matter is not UTF-8 text"})
+                problems.append({"path": item.path, "reason": "front matter is not UTF-8 text",
+                                 "kind": "front-matter"})
             except OSError as exc:
-                problems.append({"path": item.path, "reason": f"cannot read ({exc.strerror})"})
+                problems.append({"path": item.path, "reason": f"cannot read ({exc.strerror})", "kind": "read-failed"})
             else:
                 if fm.error:
-                    problems.append({"path": item.path, "reason": fm.error})
+                    problems.append({"path": item.path, "reason": fm.error, "kind": "front-matter"})
                 else:
                     tags = Tags.from_mapping(fm.meta)
                     marked = dates.front_matter_evergreen(fm.meta)
                     repeated = fm.duplicate_problem(TAG_KEYS)
                     if repeated:
-                        problems.append({"path": item.path, "reason": f"{repeated}; the last one is counted"})
+                        problems.append({"path": item.path, "reason": f"{repeated}; the last one is counted",
+                                         "kind": "repeated-tag"})
         else:
             tags = tags_file.tags_for(item.path)
-            if transcripts.sniff_format(item.abspath, settings.max_file_bytes) == "":
+            # An empty .jsonl is a session about to start (agents create the file before its first
+            # line), not a problem: indexing has nothing to say about it either.
+            if item.size and transcripts.sniff_format(item.abspath, settings.max_file_bytes) == "":
                 problems.append({"path": item.path, "kind": "not-a-transcript",
                                  "reason": "not a transcript: no line is a message of a known format; "
                                            "not indexed, and not tagged by default"})
+                continue  # a problem, not memory: counting it untagged would keep coverage below 100%
             marked = dates.front_matter_evergreen(tags_file.entries.get(item.path))
         by_config = any(name_or_path_matches(g, item.path) for g in globs)
         evergreen["files"] += marked or by_config
@@ -131,6 +138,17 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
     result["evergreen"] = evergreen
     result["problems"] = problems
     return result
+
+
+def _walk_kind(reason: str) -> str:
+    """The `kind` of a file or folder the walk skipped, from its reason (memory.walk's wording)."""
+    if reason.startswith("cannot list"):
+        return "unreadable-folder"
+    if reason.startswith("cannot read"):
+        return "read-failed"
+    if "not valid UTF-8" in reason:
+        return "bad-name"
+    return "skipped"  # a symlink out of the memory, a folder symlink, not a regular file
 
 
 def files(root: Path, status: str | None = None, kind: str | None = None, folder: str | None = None) -> list[dict]:

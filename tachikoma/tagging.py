@@ -54,7 +54,7 @@ from .frontmatter import read_front_matter, read_head, remove_keys, set_keys, sp
 from .globs import pattern_matches as _pattern_matches
 from .gitutil import Blob
 from .memory import TAG_FILE, PathOutsideMemory, cache_dir, safe_path, walk
-from .reader import BINARY_SNIFF_BYTES, is_binary
+from .reader import BINARY_SNIFF_BYTES, unreadable_reason
 from .tags import EVERGREEN, UNTAGGED, WRITABLE_KEYS, InvalidTagValue, Tags, check_value, normalise_value
 
 DEFAULTS = {"source": "tachikoma", "trust": "self", "confidence": "medium"}
@@ -384,18 +384,30 @@ def plan(root: Path, values: dict[str, str], selector: Selector | None = None, o
     return result
 
 
+def _is_empty(path: Path) -> bool:
+    try:
+        return path.stat().st_size == 0
+    except OSError:
+        return False
+
+
 def default_plan(root: Path) -> Plan:
     """The default tags (`DEFAULTS`) for every transcript that has no tags at all.
 
     The source tells who wrote it: a session of another agent gets that agent
     (``claude-code``, ``codex``, ``openclaw``), a generic transcript keeps
     ``tachikoma``; trust and confidence are the same for all. A ``.jsonl`` file
-    in which no line is a transcript line (a data file) is skipped with a reason.
+    in which no line is a transcript line (a data file) is skipped with a reason, and so is an
+    empty one (an agent creates it before its first line: its agent is not known yet).
     """
     result = plan(root, DEFAULTS, Selector(kind=TRANSCRIPT, untagged_only=True))
     kept = []
     for change in result.changes:
         found = transcripts.sniff_format(result.root / change.path)
+        if found == "" and _is_empty(result.root / change.path):
+            result.skipped.append(Skip(change.path, "empty (a session about to start); not tagged by default "
+                                                    "until it holds a message"))
+            continue
         if found == "":
             result.skipped.append(Skip(change.path, "not a transcript (no line is a message of a known format); "
                                                     "not tagged by default"))
@@ -812,9 +824,9 @@ def refusal(handle: BinaryIO, max_bytes: int | None) -> str | None:
     if max_bytes is not None and size > max_bytes:
         return f"{size} bytes, over the {max_bytes}-byte limit ([index] max_file_bytes); not tagged"
     position = handle.tell()
-    binary = is_binary(handle.read(BINARY_SNIFF_BYTES))
+    unreadable = unreadable_reason(handle.read(BINARY_SNIFF_BYTES))
     handle.seek(position)
-    return "binary file (contains NUL bytes); not tagged" if binary else None
+    return f"{unreadable}; not tagged" if unreadable else None
 
 
 def _write_markdown(root: Path, change: Change, restore: dict[str, Restore], result: Applied,

@@ -382,3 +382,21 @@ def test_an_interrupted_re_chunking_is_resumed_by_the_next_run(memory, monkeypat
     bulk = [c for c in chunks if c[0].startswith("bulk-")]
     assert len(bulk) >= 30 * 4, "150-word notes now make at least 4 chunks each"
     assert indexer.freshness(memory)["note"] is None
+
+
+def test_a_utf16_note_is_named_as_utf16_text_not_binary(memory, capsys):
+    from tachikoma import cli, stats
+
+    note = "# Rail\n\nThe 5V rail browns out under load.\n"
+    (memory / "u16.md").write_bytes(note.encode("utf-16"))  # a byte-order mark, then NULs
+    (memory / "u16be.md").write_bytes(b"\xfe\xff" + note.encode("utf-16-be"))
+    summary = run(memory)
+    assert "u16.md: UTF-16 text: save it as UTF-8, skipped" in summary.warnings
+    assert "u16be.md: UTF-16 text: save it as UTF-8, skipped" in summary.warnings
+    problems = [p for p in stats.report(memory)["problems"] if p["path"].startswith("u16")]
+    assert problems == [{"path": path, "reason": "UTF-16 text: save it as UTF-8, skipped", "kind": "not-utf8"}
+                        for path in ("u16.md", "u16be.md")]
+    before = (memory / "u16.md").read_bytes()
+    assert cli.main(["--memory", str(memory), "tag", "--path", "u16.md", "--trust", "owner", "--no-commit"]) == 0
+    assert "skipped u16.md: UTF-16 text: save it as UTF-8; not tagged" in capsys.readouterr().err
+    assert (memory / "u16.md").read_bytes() == before

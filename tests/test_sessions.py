@@ -90,7 +90,9 @@ def test_default_tags_go_to_the_tag_file_at_the_root_without_git(sessions):
     assert f"{CLAUDE}:\n  trust: self\n  confidence: medium\n  source: claude-code\n" in tags
     assert "prices.jsonl" not in tags
     report = stats.report(sessions)
-    assert report["by_kind"]["transcript"]["untagged"] == 1  # the data file
+    assert report["by_kind"]["transcript"]["untagged"] == 0  # the data file is a problem, not counted
+    assert report["by_kind"]["transcript"]["percent"]["tagged"] == 100.0
+    assert "not-a-transcript/prices.jsonl" in {p["path"] for p in report["problems"]}
 
 
 def test_appending_to_a_session_embeds_only_the_new_lines_chunks(sessions):
@@ -134,3 +136,18 @@ def test_file_page_shows_the_session_and_links_a_subagent_to_its_parent(sessions
     assert "<li><code>[Edit tachikoma/search.py]</code></li>" in html
     assert "lines 14–15" in html and "speaker-summary" in html
     app.extensions["tachikoma"].index_job.wait(30)
+
+
+def test_an_empty_jsonl_is_a_session_about_to_start_not_a_problem(sessions, capsys):
+    from tachikoma import cli
+
+    empty = "claude-code/-home-mira-code-tachikoma/0e0e0e0e-0000-4000-8000-000000000000.jsonl"
+    (sessions / empty).write_bytes(b"")
+    summary = indexer.run(sessions, embedder=CountingEmbedder())
+    assert not any("0e0e0e0e" in w for w in summary.warnings)
+    report = stats.report(sessions)
+    assert not any(p["path"] == empty for p in report["problems"])  # `index` and `stats` agree: nothing wrong
+    assert empty in {f["path"] for f in stats.files(sessions, status="untagged")}
+    plan = tagging.default_plan(sessions)
+    assert empty not in {c.path for c in plan.changes}
+    assert any(s.path == empty and s.reason.startswith("empty (a session about to start)") for s in plan.skipped)

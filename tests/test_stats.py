@@ -36,7 +36,7 @@ def crafted(tmp_path):
     put(root, "2026-03/s1.jsonl", TURN)                                               # tagged
     put(root, "2026-03/s2.jsonl", TURN)                                               # untagged
     put(root, "2026-03/s3.jsonl", TURN)                                               # invalid
-    put(root, "2026-03/s4.jsonl", b"\xff not even json\n")                              # partial
+    put(root, "2026-03/s4.jsonl", b"\xff not even json\n")                # a problem: not counted
     put(root, TAG_FILE, (
         "2026-03/s1.jsonl:\n  trust: self\n  confidence: medium\n"
         "2026-03/s3.jsonl:\n  confidence: wat\n"
@@ -49,29 +49,33 @@ def crafted(tmp_path):
 
 def test_crafted_folder_counts(crafted):
     result = coverage(crafted)
-    assert (result["files"], result["tagged"], result["partial"], result["untagged"], result["invalid"]) == (12, 4, 3, 3, 2)
-    assert result["percent"] == pct(33.3, 25.0, 25.0, 16.7)
+    assert (result["files"], result["tagged"], result["partial"], result["untagged"], result["invalid"]) == (11, 4, 2, 3, 2)
+    assert result["percent"] == pct(36.4, 18.2, 27.3, 18.2)
     assert result["by_kind"] == {
         "markdown": {"files": 8, "tagged": 3, "partial": 2, "untagged": 2, "invalid": 1,
                      "percent": pct(37.5, 25.0, 25.0, 12.5)},
-        "transcript": {"files": 4, "tagged": 1, "partial": 1, "untagged": 1, "invalid": 1,
-                       "percent": pct(25.0, 25.0, 25.0, 25.0)},
+        "transcript": {"files": 3, "tagged": 1, "partial": 0, "untagged": 1, "invalid": 1,
+                       "percent": pct(33.3, 0.0, 33.3, 33.3)},
     }
     assert result["by_folder"] == {
         ".": {"files": 4, "tagged": 1, "partial": 2, "untagged": 1, "invalid": 0,
               "percent": pct(25.0, 50.0, 25.0, 0.0)},
-        "2026-03": {"files": 4, "tagged": 1, "partial": 1, "untagged": 1, "invalid": 1,
-                    "percent": pct(25.0, 25.0, 25.0, 25.0)},
+        "2026-03": {"files": 3, "tagged": 1, "partial": 0, "untagged": 1, "invalid": 1,
+                    "percent": pct(33.3, 0.0, 33.3, 33.3)},
         "notes": {"files": 4, "tagged": 2, "partial": 0, "untagged": 1, "invalid": 1,
                   "percent": pct(50.0, 0.0, 25.0, 25.0)},
     }
-    assert result["trust"] == {"owner": 1, "self": 2, "external": 1, "untrusted": 1, "missing": 7}
-    assert result["confidence"] == {"high": 1, "medium": 2, "low": 1, "speculative": 1, "missing": 7}
+    assert result["trust"] == {"owner": 1, "self": 2, "external": 1, "untrusted": 1, "missing": 6}
+    assert result["confidence"] == {"high": 1, "medium": 2, "low": 1, "speculative": 1, "missing": 6}
     assert result["invalid_values"] == [
         {"path": "2026-03/s3.jsonl", "key": "confidence", "value": "wat"},
         {"path": "notes/e.md", "key": "trust", "value": "bogus"},
     ]
     problems = {(p["path"], p["reason"].split(":")[0]) for p in result["problems"]}
+    assert all(p["kind"] for p in result["problems"]), "every problem carries a machine-readable kind"
+    kinds = {p["path"]: p["kind"] for p in result["problems"] if p["path"] != TAG_FILE}
+    assert kinds["notes/f.md"] == "front-matter"
+    assert {p["kind"] for p in result["problems"] if p["path"] == TAG_FILE} == {"tag-file", "stale-tag-entry"}
     assert any(path == "notes/f.md" and reason.startswith("malformed front matter") for path, reason in problems)
     reasons = " ".join(p["reason"] for p in result["problems"] if p["path"] == TAG_FILE)
     assert "a.md is a markdown file" in reasons
@@ -181,9 +185,9 @@ def test_counts_a_large_folder(tmp_path):
 def test_format_text_mentions_every_count(crafted):
     result = stats.report(crafted)
     text = stats.format_text(result)
-    assert text.splitlines()[0] == ("12 files: 4 tagged (33.3%), 3 partial (25.0%), 3 untagged (25.0%), "
-                                    "2 invalid (16.7%)")
-    assert "trust: owner 1, self 2, external 1, untrusted 1, missing 7" in text
+    assert text.splitlines()[0] == ("11 files: 4 tagged (36.4%), 2 partial (18.2%), 3 untagged (27.3%), "
+                                    "2 invalid (18.2%)")
+    assert "trust: owner 1, self 2, external 1, untrusted 1, missing 6" in text
     assert "notes/e.md: trust 'bogus'" in text
     assert "notes/f.md: malformed front matter" in text
 
@@ -212,4 +216,5 @@ def test_tag_key_set_twice_is_a_problem(tmp_path):
     result = coverage(root)
     assert result["trust"]["self"] == 1
     assert result["problems"] == [{"path": "n.md", "reason": "front matter: trust is set more than once "
-                                   "(trust at line 2, Trust at line 3); the last one is counted"}]
+                                   "(trust at line 2, Trust at line 3); the last one is counted",
+                                   "kind": "repeated-tag"}]
