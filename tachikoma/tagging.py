@@ -570,7 +570,7 @@ def recover(root: Path, lock_timeout: float = 120) -> "Applied | None":
     alone: running the same `tag` command again tags them. Every writing run
     does this first, so calling it is only needed when there is nothing new
     to write. Returns what was done (its `commit`, `commit_error`, `changes`),
-    or None when no run was interrupted.
+    or None when no run was interrupted or the one that was had written nothing.
     """
     root = Path(root).resolve()
     if not _journal(root).exists():
@@ -617,6 +617,9 @@ def _finish_interrupted(root: Path) -> "Applied | None":
         result.commit_error = f"cannot finish the interrupted tagging run: {exc}"
         return result  # the journal stays: fixing the tag file and running again finishes it
     result.changes = [c for c in changes if _made(root, c, tags_file)]
+    if not result.changes:
+        path.unlink(missing_ok=True)  # it had written nothing (or it failed before): nothing to finish
+        return None
     written = [c.path for c in result.changes if c.kind == MARKDOWN]
     if any(c.kind == TRANSCRIPT for c in result.changes):
         written.append(TAG_FILE)
@@ -879,11 +882,19 @@ def _write_markdown(root: Path, change: Change, restore: dict[str, Restore], res
             except ValueError as exc:
                 result.skipped.append(Skip(change.path, f"{exc}; not rewritten"))
                 return False
-        new_sha = old_sha if new_head == head else _rewrite_head(path, handle, len(head), new_head)
+        try:
+            new_sha = old_sha if new_head == head else _rewrite_head(path, handle, len(head), new_head)
+        except OSError as exc:  # EPERM, ENOSPC, an immutable file: this note only; the note is as it was
+            result.skipped.append(Skip(change.path, f"cannot write ({_why(exc)}); not tagged"))
+            return False
     result.changes.append(change)
     result.restore[change.path] = Restore(original=head, written_sha256=new_sha, original_sha256=old_sha,
                                           head_only=True)
     return new_head != head
+
+
+def _why(exc: OSError) -> str:
+    return exc.strerror or str(exc)
 
 
 def _stream_sha(handle: BinaryIO, head: bytes) -> str:
@@ -932,10 +943,13 @@ def _write_transcripts(root: Path, tags_file: tagfile.TagFile, changes: list[Cha
     exact = restore.get(TAG_FILE)
     if exact is not None and _sha(before_bytes) == exact.written_sha256:
         # Nothing touched the tag file since we wrote it: put the old bytes back.
-        if exact.original is None:
-            target.unlink()
-        else:
-            atomic_write_bytes(target, exact.original)
+        try:
+            if exact.original is None:
+                target.unlink()
+            else:
+                atomic_write_bytes(target, exact.original)
+        except OSError as exc:
+            return _unwritable_tag_file(changes, exc, result)
         result.changes.extend(changes)
         result.restore[TAG_FILE] = Restore(original=before_bytes, written_sha256=_sha(exact.original),
                                            original_sha256=_sha(before_bytes))
@@ -962,9 +976,19 @@ def _write_transcripts(root: Path, tags_file: tagfile.TagFile, changes: list[Cha
         done.append(change)
     if not done:
         return []
-    tagfile.save(root, entries)
+    try:
+        tagfile.save(root, entries)
+    except OSError as exc:
+        return _unwritable_tag_file(done, exc, result)
     after_bytes = target.read_bytes()
     result.changes.extend(done)
     result.restore[TAG_FILE] = Restore(original=before_bytes, written_sha256=_sha(after_bytes),
                                        original_sha256=_sha(before_bytes))
     return [TAG_FILE] if after_bytes != before_bytes else []
+
+
+def _unwritable_tag_file(changes: list[Change], exc: OSError, result: Applied) -> list[str]:
+    """The tag file could not be written (it is as it was): each transcript change is skipped."""
+    for change in changes:
+        result.skipped.append(Skip(change.path, f"cannot write {TAG_FILE} ({_why(exc)}); not tagged"))
+    return []

@@ -125,3 +125,37 @@ def test_without_the_variable_nothing_is_killed(repo):
     done = tachikoma(repo, *TAG)
     assert done.returncode == 0, done.stderr
     assert git(repo, "status", "--porcelain", "--untracked-files=all") == ""
+
+
+def test_a_note_that_cannot_be_written_is_skipped_and_the_rest_tagged_and_committed(repo):
+    """A real write failure on one note (EFBIG: the tag run's file-size limit is below that note's
+    size, as ENOSPC or an immutable file would refuse it) costs that note only."""
+    import resource
+
+    big = b"# Big\n\n" + b"".join(b"line %06d of a long log kept in memory\n" % i for i in range(5000))
+    (repo / "big.md").write_bytes(big)
+    git(repo, "add", "big.md")
+    git(repo, "commit", "-q", "-m", "a big note")
+    before = {name: (repo / name).read_bytes() for name in notes(repo)}
+    limit = 64 * 1024
+    assert len(big) > limit > max(len(data) for name, data in before.items() if name != "big.md")
+
+    def small_files():  # Python ignores SIGXFSZ, so a write past the limit fails with EFBIG
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "GIT_CONFIG_NOSYSTEM": "1"}
+    env.pop("TACHIKOMA_FAULT", None)
+    run = subprocess.run([sys.executable, "-m", "tachikoma", "--memory", str(repo), *TAG], capture_output=True,
+                         text=True, env=env, timeout=120, preexec_fn=small_files)
+    assert run.returncode == 0, run.stderr
+    assert "skipped big.md: cannot write (File too large); not tagged" in run.stderr
+    assert (repo / "big.md").read_bytes() == big
+    assert not [p.name for p in repo.iterdir() if p.name.endswith(".tmp")], "no temporary file is left"
+    for name, data in before.items():
+        if name != "big.md":
+            assert split((repo / name).read_text(encoding="utf-8-sig")).meta.get("trust") == "owner", name
+            assert body((repo / name).read_bytes()) == body(data), name
+    assert git(repo, "status", "--porcelain") == "", "everything written is committed by this run"
+    again = tachikoma(repo, "tag", "--path", "martin.md", "--confidence", "high", "--overwrite")
+    assert again.returncode == 0, again.stderr
+    assert "interrupted" not in again.stderr

@@ -777,3 +777,16 @@ def test_remove_keys_block_values_and_odd_line_breaks():
 
     text = "---\nsource: |\n  one\n\n  two\n\ntitle: t\ntrust: \"a\u2028b\"\n---\nbody\n"
     assert remove_keys(text, ["source", "trust"]) == "---\n\ntitle: t\n---\nbody\n"
+
+
+def test_a_journal_whose_run_wrote_nothing_is_dropped_without_announcing_a_recovery(repo):
+    """A run that failed before writing (not killed after) leaves a journal of changes it never made:
+    the next run has nothing to finish and says nothing about an interrupted run."""
+    put(repo, "plain.md", "# Plain\n\nbody\n")
+    planned = tagging.plan(repo, {"trust": "owner"}, tagging.Selector(pattern="plain.md"))
+    tagging._save_journal(repo, ("tag", "trust: owner"), True, planned.changes)
+    journal = repo / ".cache" / tagging.JOURNAL_NAME
+    assert journal.exists() and planned.changes
+    assert tagging.recover(repo) is None
+    assert not journal.exists()
+    assert (repo / "plain.md").read_bytes() == b"# Plain\n\nbody\n"
