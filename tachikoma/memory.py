@@ -186,10 +186,13 @@ def walk(root: Path, warn=None, unlisted: list[str] | None = None) -> list[Memor
     that is not UTF-8, a file that cannot be read, a folder that cannot be
     listed ("cannot list (Permission denied)": its files are unknown, and
     its relative path is added to `unlisted` when given). Names in messages go
-    through `printable`.
+    through `printable`. A symlink to a file inside the memory is listed only
+    when that file is not (`alias.md -> real.md` gives real.md alone), and
+    only once for several symlinks to the same file.
     """
     root = root.resolve()
     found: list[MemoryFile] = []
+    aliases: dict[str, str] = {}  # an in-memory symlink's path -> its target's
 
     def unlistable(exc: OSError) -> None:
         folder = Path(exc.filename) if exc.filename else root
@@ -232,6 +235,7 @@ def walk(root: Path, warn=None, unlisted: list[str] | None = None) -> list[Memor
                 if reason is not None:
                     _warn(warn, f"{printable(rel)}: {reason}, skipped")
                     continue
+                aliases[rel] = full.resolve().relative_to(root).as_posix()
             try:
                 st = full.stat()
             except OSError as exc:
@@ -241,7 +245,25 @@ def walk(root: Path, warn=None, unlisted: list[str] | None = None) -> list[Memor
                 continue
             found.append(MemoryFile(rel, kind, full, st.st_size, st.st_mtime_ns))
     found.sort(key=lambda f: f.path)
-    return found
+    return _without_aliases(found, aliases)
+
+
+def _without_aliases(found: list[MemoryFile], aliases: dict[str, str]) -> list[MemoryFile]:
+    """`found` less the symlinks whose file is listed already: the file itself when it is walked
+    (`alias.md -> real.md`), else the first symlink to it by path (`a.md -> x.txt`, `b.md -> x.txt`),
+    so a note is indexed, ranked and tagged once, under its own name when it has one."""
+    if not aliases:
+        return found
+    listed = {f.path for f in found if f.path not in aliases}
+    kept = []
+    for f in found:
+        target = aliases.get(f.path)
+        if target is not None:
+            if target in listed:
+                continue
+            listed.add(target)
+        kept.append(f)
+    return kept
 
 
 def _warn(warn, message: str) -> None:

@@ -47,9 +47,9 @@ def test_symlink_into_a_hidden_folder_is_refused(tmp_path):
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "up.md").symlink_to("../.git/config")
     (tmp_path / "note.md").write_text("# note\n")
-    (tmp_path / "alias.md").symlink_to("note.md")  # inside and visible: fine
+    (tmp_path / "alias.md").symlink_to("note.md")  # inside and visible: fine, and note.md is listed once
     paths, warnings = walk(tmp_path)
-    assert paths == ["alias.md", "note.md"]
+    assert paths == ["note.md"]
     assert "cfg.md: symlink points into a hidden folder or file, skipped" in warnings
     assert "sub/up.md: symlink points into a hidden folder or file, skipped" in warnings
     for rel in ("cfg.md", "sub/up.md"):
@@ -96,3 +96,17 @@ def test_cache_that_is_a_file_is_a_one_line_error(tmp_path):
     with pytest.raises(TachikomaError, match=r"\.cache is a file, not a folder"):
         mem.cache_dir(tmp_path)
     assert (tmp_path / ".cache").read_text() == "not a folder"
+
+
+def test_an_in_memory_symlink_is_listed_only_when_its_file_is_not(tmp_path):
+    (tmp_path / "real.md").write_text("# real\n")
+    (tmp_path / "alias.md").symlink_to("real.md")
+    (tmp_path / "deep").mkdir()
+    (tmp_path / "deep" / "again.md").symlink_to("../alias.md")  # a chain ends at real.md too
+    (tmp_path / "plain.txt").write_text("# kept as a note only through its links\n")
+    (tmp_path / "b-link.md").symlink_to("plain.txt")
+    (tmp_path / "a-link.md").symlink_to("plain.txt")
+    (tmp_path / "log.jsonl").write_text('{"role": "user", "content": "hi"}\n')
+    (tmp_path / "log-link.jsonl").symlink_to("log.jsonl")
+    paths, warnings = walk(tmp_path)
+    assert paths == ["a-link.md", "log.jsonl", "real.md"] and warnings == []
