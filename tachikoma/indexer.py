@@ -56,6 +56,7 @@ from .errors import EmbedderError, IndexDamaged, TachikomaError
 from .reader import read_document
 from .transcripts import Options
 from .store import Store, damaged, index_error
+from .tags import Tags
 
 Warn = Callable[[str], None]
 # Called as progress(done, total, note) while chunks are embedded.
@@ -401,7 +402,13 @@ def _run(root, store, embedder, reembed, config, summary, progress, note, batch)
             store.set_meta("embedder", embedder.name)
             store.set_meta("dim", str(embedder.dim))
 
-    tags = tagfile.load(root)
+    try:
+        tags = tagfile.load(root)
+    except tagfile.TagFileError as exc:
+        # One typo in the tag file (the watcher runs on every save) must not stop indexing, nor
+        # make every transcript untagged at once: each keeps the tags the index has for it.
+        note(f"{exc}; until then transcripts keep the tags the index has for them (a new one is untagged)")
+        tags = TagsFromIndex(store.files())
     for message in tags.warnings:
         note(message)
     git_times = _content_times(root)
@@ -436,6 +443,23 @@ def _run(root, store, embedder, reembed, config, summary, progress, note, batch)
         store.set_meta("dates", DATES_VERSION)
     store.check_present()  # deleted during the last commit: the work went into a file nobody can open
     summary.files, summary.chunks = store.counts()
+
+
+class TagsFromIndex:
+    """Stands in for a tag file that cannot be read: the tags (and evergreen mark) the index holds for
+    each transcript, so an index run keeps them as they were; a transcript not indexed yet has none."""
+
+    warnings: list[str] = []
+
+    def __init__(self, rows: dict):
+        self._rows = rows
+        self.entries = {path: {"evergreen": True} for path, row in rows.items() if row.evergreen}
+
+    def tags_for(self, path: str) -> Tags:
+        row = self._rows.get(path)
+        if row is None or row.kind != TRANSCRIPT:
+            return Tags()
+        return Tags(trust=row.trust, confidence=row.confidence, source=row.source, invalid=dict(row.invalid))
 
 
 def _file_info(f: memory.MemoryFile, sha: str, tags, git_times, dirty) -> dict:

@@ -183,14 +183,14 @@ def parse(root: Path, raw: bytes, name: str | None = None) -> TagFile:
         doc = load_yaml(text)
     except YamlError as exc:
         where = f" at line {exc.line}" if exc.line is not None else ""
-        raise TagFileError(f"{path}: malformed YAML{where}: {exc.problem}; fix the file before tagging",
+        raise TagFileError(f"{path}: malformed YAML{where}: {exc.problem}; fix the file",
                            line=exc.line, problem=f"malformed YAML: {exc.problem}") from exc
     data = doc.data
     if data is None:
         return result
     if not isinstance(data, dict):
         problem = f"expected a mapping of file paths to tags, found {type(data).__name__}"
-        raise TagFileError(f"{path}: line 1: {problem}; fix the file before tagging", line=1, problem=problem)
+        raise TagFileError(f"{path}: line 1: {problem}; fix the file", line=1, problem=problem)
 
     first_line: dict = {}
     for key, line, sub_keys in doc.keys:
@@ -198,7 +198,7 @@ def parse(root: Path, raw: bytes, name: str | None = None) -> TagFile:
         try:
             seen = first_line.get(key)
         except TypeError:  # an unhashable key cannot be a path
-            raise TagFileError(f"{path}: line {line}: a key is not a file path; fix the file before tagging",
+            raise TagFileError(f"{path}: line {line}: a key is not a file path; fix the file",
                                line=line, problem="a key is not a file path") from None
         if seen is not None:
             problem = f"{key!r} is listed twice (first at line {seen})"

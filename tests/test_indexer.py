@@ -400,3 +400,30 @@ def test_a_utf16_note_is_named_as_utf16_text_not_binary(memory, capsys):
     assert cli.main(["--memory", str(memory), "tag", "--path", "u16.md", "--trust", "owner", "--no-commit"]) == 0
     assert "skipped u16.md: UTF-16 text: save it as UTF-8; not tagged" in capsys.readouterr().err
     assert (memory / "u16.md").read_bytes() == before
+
+
+def test_a_malformed_tag_file_does_not_stop_indexing_and_transcripts_keep_their_tags(memory, capsys):
+    from tachikoma import cli
+
+    (memory / "2026-04-02" / "kept.jsonl").write_text('{"role": "user", "content": "kept evergreen"}\n')
+    tag_file = memory / "tachikoma-tags.yaml"
+    tag_file.write_text(tag_file.read_text() + "2026-04-02/kept.jsonl:\n  trust: owner\n  evergreen: true\n")
+    run(memory)
+    tag_file.write_text(tag_file.read_text() + "oops: [unclosed\n")  # a typo while editing it
+    (memory / "fresh.md").write_text("# Fresh\n\nThe zanzibar quokka note.\n")
+    (memory / "new.jsonl").write_text('{"role": "user", "content": "a new session"}\n')
+    with open(memory / "2026-04-02" / "kept.jsonl", "a") as session:  # read again, its tags kept
+        session.write('{"role": "assistant", "content": "and one more line"}\n')
+    summary = run(memory)
+    warning = next(w for w in summary.warnings if "malformed YAML" in w)
+    assert warning.startswith(f"{tag_file}: malformed YAML at line ")
+    assert warning.endswith("fix the file; until then transcripts keep the tags the index has for them "
+                            "(a new one is untagged)")
+    files, chunks = index_rows(memory)
+    assert {"fresh.md", "new.jsonl"} <= set(files), "the run went on"
+    session = files["2026-04-02/session-chat.jsonl"]
+    assert (session.trust, session.confidence, session.source) == ("self", "high", "tachikoma")
+    assert files["2026-04-02/kept.jsonl"].trust == "owner" and files["2026-04-02/kept.jsonl"].evergreen
+    assert files["new.jsonl"].trust is None
+    assert cli.main(["--memory", str(memory), "index", "--embedder", "hash"]) == 0
+    assert "until then transcripts keep the tags" in capsys.readouterr().err
