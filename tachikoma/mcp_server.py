@@ -5,7 +5,7 @@ into the package, the same calls the command line and the dashboard make:
 
 - ``search``: `Searcher.search`, the answer of ``search --json`` as
   structured content plus a short text rendering;
-- ``read``: a memory file or a line range of it (`memory.read_text`);
+- ``read``: a memory file or a line range of it; a transcript as its turns by default (`turn_view`);
 - ``stats``: tag coverage (`stats.report`) and the index's freshness;
 - ``remember``: a new note (`notes.remember`), committed and indexed at once;
 - ``tag``: the bulk tagger's plan and apply, for the files named.
@@ -30,7 +30,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
-from . import __version__, memory, notes, stats, tagging
+from . import __version__, memory, notes, stats, tagging, turn_view
 from .config import MAX_LIMIT, load_config
 from .errors import NoIndexYet, TachikomaError
 from .humanize import recency_text
@@ -60,7 +60,10 @@ state other than complete): then search again shortly."""
 READ_HELP = """\
 Read one memory file (a path from `search`, relative to the memory folder), whole or a line
 range such as "12-40". Use it when a search snippet is not enough context. Lines are numbered
-from 1 in the answer. Only files inside the memory folder can be read."""
+from 1 in the answer. A transcript (.jsonl) comes as its turns: speaker, time, text and tool
+lines, each with the file lines it came from (thinking, tool output and images are left out);
+view "raw" gives its JSONL lines instead. A long session is read by line range. Only files
+inside the memory folder can be read."""
 
 STATS_HELP = """\
 Describe the memory: how many files there are, how many are tagged with trust/confidence/source
@@ -85,6 +88,7 @@ committed in a git memory, so it can be reverted."""
 
 Kind = Literal["markdown", "transcript"]
 Recency = Literal["off", "default", "strong", "seed"]
+View = Literal["turns", "raw"]
 Trust = Literal["owner", "self", "external", "untrusted"]
 TrustFilter = Literal["owner", "self", "external", "untrusted", "missing"]
 Confidence = Literal["high", "medium", "low", "speculative"]
@@ -247,11 +251,19 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
         path: Annotated[str, Field(min_length=1, max_length=1000, description="path relative to the memory folder")],
         lines: Annotated[str | None, Field(pattern=r"^\s*\d{1,9}\s*(-\s*\d{1,9}\s*)?$",
                                            description="a line range such as '12-40', or one line")] = None,
+        view: Annotated[View, Field(description="for a transcript: 'turns' (speaker, time, text, tool lines) "
+                                                "or 'raw' (its JSONL lines); a note is always its text")] = "turns",
     ) -> CallToolResult:
-        view = guarded(lambda: memory.read_text(tools.root, path, lines, tools.config().max_file_bytes))
-        numbered = "\n".join(f"{n:>5}  {line}" for n, line in enumerate(view["text"].splitlines(), view["lines"][0]))
-        return result(f"{view['path']} lines {view['lines'][0]}-{view['lines'][1]} of {view['total_lines']}"
-                      f"\n{numbered}", view)
+        answer = guarded(lambda: turn_view.read_for_agent(tools.root, path, lines, view,
+                                                          tools.config().max_file_bytes))
+        where = f"{answer['path']} lines {answer['lines'][0]}-{answer['lines'][1]} of {answer['total_lines']}"
+        if answer["view"] == "turns":
+            turns = answer["turns"]
+            return result(f"{where}: {len(turns)} turn(s); thinking, tool output and images left out "
+                          f"(view 'raw' for the JSONL)\n\n{answer['text'] or '(no message in these lines)'}", answer)
+        numbered = "\n".join(f"{n:>5}  {line}" for n, line in enumerate(answer["text"].split("\n") if answer["text"] else [],
+                                                                      answer["lines"][0]))
+        return result(f"{where}\n{numbered}", answer)
 
     @server.tool(name="stats", title="Memory coverage and index freshness", description=STATS_HELP,
                  annotations=reading)

@@ -135,27 +135,38 @@ def read_text(root: Path, rel_path: str, lines: str | None = None, max_bytes: in
 
     Only memory files (notes and transcripts) inside `root`. Returns
     {"path", "lines": [first, last], "total_lines", "text"}; raises
-    TachikomaError for anything else, a range outside the file, or a file
-    larger than `max_bytes`. Undecodable bytes are shown as U+FFFD.
+    TachikomaError for anything else, a range outside the file, or more than
+    `max_bytes` to return. The file is read line by line, so a line range of
+    a file larger than `max_bytes` (a long session) can still be read. Lines
+    end at LF, as the index numbers them; undecodable bytes are shown as U+FFFD.
     """
     full = safe_path(root, rel_path)
     if kind_of(rel_path) is None or not full.is_file():
         raise TachikomaError(f"{printable(repr(rel_path))} is not a memory file (a .md note or .jsonl "
                              "transcript) in the memory folder")
-    size = full.stat().st_size
-    if size > max_bytes:
-        raise TachikomaError(f"{printable(rel_path)} is {size:,} bytes, more than the {max_bytes:,} read at most")
-    all_lines = full.read_bytes().decode("utf-8", "replace").splitlines()
-    first, last = 1, len(all_lines)
+    first, last = 1, None
     if lines:
         parts = [int(p) for p in lines.replace(" ", "").split("-")]
         first, last = parts[0], parts[-1]
-        if not 1 <= first <= last or first > len(all_lines):
-            raise TachikomaError(f"lines {lines} are not within {printable(rel_path)}, "
-                                 f"which has {len(all_lines)} line(s)")
-        last = min(last, len(all_lines))
-    return {"path": rel_path, "lines": [first, last], "total_lines": len(all_lines),
-            "text": "\n".join(all_lines[first - 1:last])}
+    size = full.stat().st_size
+    if last is None and size > max_bytes:
+        raise TachikomaError(f"{printable(rel_path)} is {size:,} bytes, more than the {max_bytes:,} read at "
+                             "most: ask for a line range such as '1-200'")
+    kept: list[bytes] = []
+    held = total = 0
+    with open(full, "rb") as handle:
+        for total, raw in enumerate(handle, 1):
+            if first <= total and (last is None or total <= last):
+                held += len(raw)
+                if held > max_bytes:
+                    raise TachikomaError(f"lines {lines} of {printable(rel_path)} hold more than the {max_bytes:,} "
+                                         "bytes read at most: ask for fewer lines")
+                kept.append(raw)
+    if lines and (not 1 <= first <= last or first > total):
+        raise TachikomaError(f"lines {lines} are not within {printable(rel_path)}, which has {total} line(s)")
+    text = b"".join(kept).decode("utf-8", "replace").removeprefix("\ufeff").replace("\r\n", "\n")
+    return {"path": rel_path, "lines": [first, min(last or total, total)], "total_lines": total,
+            "text": text.removesuffix("\n")}
 
 
 def _too_long(root: Path, pure: PurePosixPath) -> bool:

@@ -189,6 +189,41 @@ def test_read_whole_file_and_a_range(mem):
     assert range_text.splitlines()[1].strip() == f"2  {lines[1]}".strip()
 
 
+SESSION = (Path(__file__).parent / "data" / "sessions" / "claude-code" / "-home-mira-code-tachikoma"
+           / "5c1e7a90-2b44-4f0e-9d61-3a7be0c4d218.jsonl")
+
+
+def test_read_gives_a_transcript_as_turns_raw_on_request_and_a_long_one_by_line_range(mem):
+    (mem / "session.jsonl").write_bytes(SESSION.read_bytes())
+    size = SESSION.stat().st_size
+    (mem / "tachikoma.toml").write_text(MINILM + f"[index]\nmax_file_bytes = {size - 1}\n")  # over the limit
+
+    async def scenario():
+        async with Client(server(mem, "--no-watch")) as client:
+            return (await call(client, "read", {"path": "session.jsonl"}),
+                    await call(client, "read", {"path": "session.jsonl", "lines": "1-20"}),
+                    await call(client, "read", {"path": "session.jsonl", "lines": "9-11"}),
+                    await call(client, "read", {"path": "session.jsonl", "lines": "19", "view": "raw"}),
+                    await call(client, "read", {"path": "martin.md", "lines": "1-2", "view": "turns"}))
+
+    whole, turns, some, raw, note = run(scenario)
+    assert whole[0] and f"session.jsonl is {size:,} bytes" in whole[1] and "ask for a line range" in whole[1]
+    error, text, answer = turns
+    assert not error and answer["view"] == "turns" and answer["total_lines"] == 30
+    assert text.startswith("session.jsonl lines 1-20 of 30: 8 turn(s); thinking, tool output and images left out")
+    assert "[line 7 · user · 2026-02-10 09:01 UTC]\nWhy does the search page rank the old rate-limiter note" in text
+    assert "[line 9-11 · assistant · 2026-02-10 09:01 UTC]\nLet me look at how recency is computed.\n" \
+           "[Read tachikoma/ranking.py]" in text
+    assert answer["context"].startswith("Claude Code session 5c1e7a90 · ~/code/tachikoma")
+    for raw_only in ("SECRET-THOUGHT", "TOOL-OUTPUT", "iVBORw0KGgo", '"parentUuid"'):
+        assert raw_only not in text and raw_only not in json.dumps(answer)
+    assert [(t["line"], t["last_line"], t["speaker"]) for t in some[2]["turns"]] == [(9, 11, "assistant")]
+    error, text, answer = raw
+    assert not error and answer["view"] == "raw" and "iVBORw0KGgo" in answer["text"]
+    assert text.splitlines()[1].startswith("   19  {")
+    assert not note[0] and note[2]["view"] == "raw" and note[2]["lines"] == [1, 2]
+
+
 def test_remember_writes_commits_and_indexes_at_once_without_overwriting(mem):
     text = "The staging database password rotates every **90 days**; ask Priya.\n\n- rotation: quarterly\n"
 

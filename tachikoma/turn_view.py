@@ -1,0 +1,46 @@
+"""A transcript as an agent should read it: its turns (speaker, time, text, tool lines), not its JSONL.
+
+Raw session lines carry base64 images, whole tool outputs and thinking; handed to a model they
+flood its context. The turns are what the readers (`transcripts`) make of those lines, as the
+index embeds them and the dashboard's transcript view shows them. A line range is honoured: only
+those lines are read and parsed, so a session larger than ``max_file_bytes`` can be read in parts.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import memory
+from .documents import TRANSCRIPT
+from .transcripts import parse_transcript
+
+VIEWS = ("turns", "raw")
+
+
+def read_for_agent(root: Path, rel_path: str, lines: str | None = None, view: str = "turns",
+                   max_bytes: int = 5_000_000) -> dict:
+    """`memory.read_text`, and for a transcript in the "turns" view its turns instead of its lines:
+    ``{"path", "lines", "total_lines", "view", "context", "turns": [{"line", "last_line", "speaker",
+    "time", "text", "actions"}], "text"}``: "context" is the session line (agent, session, folder,
+    branch, model) and "text" that line and the turns written out for a model to read."""
+    if view not in VIEWS:
+        raise ValueError(f"unknown view {view!r}: use {' or '.join(VIEWS)}")
+    read = memory.read_text(root, rel_path, lines, max_bytes)
+    if view == "raw" or memory.kind_of(rel_path) != TRANSCRIPT:
+        return {**read, "view": "raw"}
+    first = read["lines"][0]
+    # Blank lines are skipped by the readers: padding keeps the file's own line numbers.
+    transcript = parse_transcript("\n" * (first - 1) + read["text"], rel_path)
+    turns = [{"line": t.line, "last_line": t.last_line, "speaker": t.speaker,
+              "time": t.timestamp.strftime("%Y-%m-%d %H:%M UTC") if t.timestamp else None,
+              "text": t.text, "actions": list(t.actions)} for t in transcript.turns]
+    context = next((t.context for t in transcript.turns if t.context), "")  # as the session begins here
+    text = "\n\n".join([context] * bool(context) + [_turn_text(turn) for turn in turns])
+    return {"path": read["path"], "lines": read["lines"], "total_lines": read["total_lines"], "view": "turns",
+            "context": context, "turns": turns, "text": text}
+
+
+def _turn_text(turn: dict) -> str:
+    where = f"line {turn['line']}" + (f"-{turn['last_line']}" if turn["last_line"] > turn["line"] else "")
+    head = " · ".join(part for part in (where, turn["speaker"], turn["time"]) if part)
+    return "\n".join(part for part in (f"[{head}]", turn["text"], *turn["actions"]) if part)
