@@ -50,7 +50,8 @@ class CommandParser(argparse.ArgumentParser):
         super().error(message)
 
     def _dash_hint(self, word: str) -> str:
-        """For a command that takes a query: a word starting with '-' is read as an option unless it comes after '--'."""
+        """For a command that takes a query: a word starting with '-' is read as an option unless it
+        comes after '--'."""
         if not any(action.dest == "query" for action in self._positionals._group_actions):
             return ""
         return f" (a query that starts with '-' goes after '--': {self.prog} -- {word} ...)"

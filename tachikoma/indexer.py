@@ -274,7 +274,8 @@ def transcript_problems(root: Path) -> list[dict]:
 def not_indexed(root: Path) -> list[dict]:
     """Files the index holds no content of, and why: ``{"path", "reason", "kind"}`` with kind
     "too-large" (over ``[index] max_file_bytes``), "read-failed" (vanished or an I/O error: the
-    next run reads it again), "binary" or "not-utf8" (UTF-16/32 text). Empty when there is no readable index."""
+    next run reads it again), "binary" or "not-utf8" (UTF-16/32 text). Empty when there is no
+    readable index."""
     found = []
     for row in _indexed_files(root):
         reason = row.warnings[0] if row.warnings else "not read"

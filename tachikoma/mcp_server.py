@@ -261,8 +261,8 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
             turns = answer["turns"]
             return result(f"{where}: {len(turns)} turn(s); thinking, tool output and images left out "
                           f"(view 'raw' for the JSONL)\n\n{answer['text'] or '(no message in these lines)'}", answer)
-        numbered = "\n".join(f"{n:>5}  {line}" for n, line in enumerate(answer["text"].split("\n") if answer["text"] else [],
-                                                                      answer["lines"][0]))
+        raw_lines = answer["text"].split("\n") if answer["text"] else []
+        numbered = "\n".join(f"{n:>5}  {line}" for n, line in enumerate(raw_lines, answer["lines"][0]))
         return result(f"{where}\n{numbered}", answer)
 
     @server.tool(name="stats", title="Memory coverage and index freshness", description=STATS_HELP,

@@ -63,9 +63,10 @@ def choose(requested: str | None, index_embedder: str | None, ollama_host: str |
     """The embedder to use for an index.
 
     An explicit request must match the index's own embedder (when the index
-    has one); `origin` says where it came from (the option or the settings file). With no request, an existing index keeps its embedder; a new
-    index takes Ollama's nomic-embed-text when a server answers with that
-    model, else the offline MiniLM.
+    has one); `origin` says where it came from (the option or the settings
+    file), so a mismatch names what to change. With no request, an existing
+    index keeps its embedder; a new index takes Ollama's nomic-embed-text
+    when a server answers with that model, else the offline MiniLM.
     """
     if requested and requested != "auto":
         name = canonical_name(requested)
