@@ -53,6 +53,7 @@ from .documents import TRANSCRIPT
 from .embedders import choose, create
 from .embedders.base import Embedder
 from .errors import EmbedderError, IndexDamaged, TachikomaError
+from .humanize import plural
 from .reader import read_document
 from .transcripts import Options
 from .store import Store, damaged, index_error
@@ -94,9 +95,9 @@ class Summary:
         rechunked = f", {self.rechunked} re-chunked" if self.rechunked else ""
         return (f"{self.added} added, {self.changed} changed, {self.removed} removed, "
                 f"{self.skipped} skipped, {self.unchanged} unchanged{rechunked}; "
-                f"{self.chunks_embedded} chunks embedded "
-                f"({self.chunks_reused} reused) in {self.seconds:.1f} s; index holds {self.files} files, "
-                f"{self.chunks} chunks ({self.embedder})")
+                f"{plural(self.chunks_embedded, 'chunk')} embedded "
+                f"({self.chunks_reused} reused) in {self.seconds:.1f} s; index holds {plural(self.files, 'file')}, "
+                f"{plural(self.chunks, 'chunk')} ({self.embedder})")
 
 
 def file_sha256(path: Path) -> str:
@@ -422,20 +423,23 @@ def _run(root, store, embedder, reembed, config, summary, progress, note, batch)
     summary.unchanged = len(plan.unchanged) + len(plan.touched)
     store.check_present()
     with batch():
-        for path in plan.removed:
-            store.delete_file(path)
         for f, _sha in plan.touched:
             store.update_file(f.path, size=f.size, mtime_ns=f.mtime_ns)
-        summary.removed = len(plan.removed)
         summary.retagged = _refresh_metadata(store, tags, git_times, dirty)
-        if plan.removed:
-            store.bump_generation()
         store.set_meta("run_complete", "0")
         store.set_meta("last_indexed_at", f"{time.time():.3f}")
 
     _index_files(root, store, embedder, plan.todo, tags, git_times, dirty, config, summary, progress, note, batch)
     store.check_present()
     with batch():
+        # Removed files leave only now, so a renamed file or a moved folder found their vectors by text
+        # hash (`vectors_by_hash`) instead of embedding them again. Until then searches skip them
+        # (the files behind the results are checked on every search).
+        for path in plan.removed:
+            store.delete_file(path)
+        summary.removed = len(plan.removed)
+        if plan.removed:
+            store.bump_generation()
         now = f"{time.time():.3f}"
         store.set_meta("last_indexed_at", now)
         store.set_meta("last_complete_at", now)

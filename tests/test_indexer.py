@@ -90,6 +90,31 @@ def test_removed_file_leaves_the_index(memory):
     assert "rumours.md" not in files and all(c[0] != "rumours.md" for c in chunks)
 
 
+def test_a_renamed_file_and_a_moved_folder_reuse_their_vectors(memory):
+    """Moving a note or a folder of sessions (`git mv`, reorganising by date) changes no text: nothing is
+    embedded again (the removed paths leave the index only after the new ones took their vectors)."""
+    run(memory)
+    (memory / "martin.md").rename(memory / "people-martin.md")
+    (memory / "2026-03-22").rename(memory / "archive-2026-03-22")
+    embedder = CountingEmbedder()
+    summary = indexer.run(memory, embedder=embedder)
+    assert (summary.added, summary.removed) == (3, 3)
+    assert embedder.embedded == [] and summary.chunks_embedded == 0 and summary.chunks_reused > 0
+    files, chunks = index_rows(memory)
+    assert "martin.md" not in files and "people-martin.md" in files
+    assert not any(c[0] == "martin.md" or c[0].startswith("2026-03-22/") for c in chunks)
+
+
+def test_the_run_line_counts_in_the_singular_too(memory):
+    for path in mem.walk(memory):
+        if path.path != "martin.md":
+            (memory / path.path).unlink()
+    run(memory)
+    (memory / "walrus.md").write_text("# Walrus\n\nThe walrus ate twelve clams.\n")
+    line = run(memory).line()
+    assert "1 added" in line and "; 1 chunk embedded (" in line and "index holds 2 files, " in line
+
+
 def test_interrupted_run_leaves_a_usable_index_and_the_next_run_finishes(memory):
     for i in range(40):  # enough chunks for several batches
         (memory / f"bulk-{i:02}.md").write_text(f"# Note {i}\n\n" + " ".join(f"t{i}w{j}" for j in range(500)))
