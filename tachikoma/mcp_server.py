@@ -292,6 +292,7 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
         ) -> CallToolResult:
             done = guarded(lambda: tools.remember(text, title, folder, trust, confidence, source))
             committed = f", committed {done['commit'][:10]}" if done["commit"] else ""
+            committed += f", not committed: {done['commit_error']}" if done["commit_error"] else ""
             indexed = "searchable now" if done["indexed"] else done["index"]
             return result(f"remembered in {done['path']}{committed}; {indexed}", done)
 
@@ -309,6 +310,8 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
             text = "; ".join(f"{c['path']}: {c['after']}" for c in done["changed"]) or "nothing changed"
             if done["skipped"]:
                 text += "; skipped " + "; ".join(f"{s['path']} ({s['reason']})" for s in done["skipped"])
+            if done["commit_error"]:
+                text += f"; not committed: {done['commit_error']}"
             return result(text, done)
 
     return server, tools

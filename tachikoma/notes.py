@@ -24,7 +24,7 @@ from . import gitutil
 from .atomic import _fsync_dir
 from .errors import TachikomaError
 from .memory import PathOutsideMemory, safe_path
-from .tagging import check_values
+from .tagging import _acquire, check_values
 from .tags import InvalidTagValue
 
 #: The longest note `remember` writes (the indexer's own limit is larger).
@@ -89,9 +89,15 @@ def remember(root: Path, text: str, title: str | None = None, folder: str | None
     body = render(text, title, checked, now or datetime.now(timezone.utc)).encode("utf-8")
     path = _create(root, target_folder, slug(title), body)
     written = Written(path=path, commit=None)
-    if commit:
+    if commit and gitutil.repo_toplevel(root) is not None:
         try:
-            written.commit = gitutil.commit(root, [path], f"tachikoma: remember {path}\n")
+            # One commit at a time with the tag writers (and other `remember` calls): two commits built on
+            # the same HEAD at once, the second fails ("HEAD moved") and leaves its note untracked.
+            lock = _acquire(root, 120)
+            try:
+                written.commit = gitutil.commit(root, [path], f"tachikoma: remember {path}\n")
+            finally:
+                lock.release()
         except TachikomaError as exc:
             written.commit_error = str(exc)
     return written

@@ -353,3 +353,30 @@ def test_a_file_system_error_is_a_tool_error_that_says_why(mem, monkeypatch):
     finally:
         tools.close()
     assert error and "Permission denied" in text and ".note.0123456789ab.tmp" in text
+
+
+def test_a_commit_that_failed_is_said_in_the_text_too(mem, monkeypatch):
+    """The note is written and searchable but not committed: the text a model reads says so, not only the
+    structured `commit_error` (it said "remembered in x.md; searchable now")."""
+    from tachikoma import mcp_server
+    from tachikoma.gitutil import GitError
+
+    def refused(*_args, **_kwargs):
+        raise GitError("git commit failed: HEAD moved while committing")
+
+    monkeypatch.setattr(mcp_server.notes.gitutil, "commit", refused)
+    monkeypatch.setattr(mcp_server.tagging.gitutil, "commit_blobs", refused)
+    server, tools = mcp_server.build_server(mem, watch=False)
+
+    async def scenario():
+        async with Client(server) as client:
+            return (await call(client, "remember", {"text": "The lab door code is 4711."}),
+                    await call(client, "tag", {"paths": ["rumours.md"], "trust": "external"}))
+
+    try:
+        (error, text, data), (tag_error, tag_text, tag_data) = run(scenario)
+    finally:
+        tools.close()
+    assert not error and data["commit"] is None and "HEAD moved" in data["commit_error"]
+    assert "not committed: git commit failed: HEAD moved" in text
+    assert not tag_error and "HEAD moved" in tag_data["commit_error"] and "not committed: " in tag_text

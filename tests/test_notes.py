@@ -84,6 +84,26 @@ def test_commits_only_the_new_note(git_memory):
     assert git(git_memory, "status", "--porcelain").split() == ["M", "martin.md"]
 
 
+def test_notes_remembered_at_once_are_each_committed(git_memory):
+    """An agent's parallel `remember` calls (and a tagging run beside them): every note is committed, none is
+    left untracked with "HEAD moved while committing" (they commit one at a time, under the tag writers' lock)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tachikoma import tagging
+
+    def tag_martin():
+        plan = tagging.plan(git_memory, {"confidence": "low"}, tagging.Selector(paths=["martin.md"]), overwrite=True)
+        return tagging.apply(git_memory, plan).commit_error
+
+    with ThreadPoolExecutor(6) as pool:
+        futures = [pool.submit(notes.remember, git_memory, f"Otter count {i}.", "otters", now=WHEN) for i in range(5)]
+        tagged = pool.submit(tag_martin)
+        written = [f.result() for f in futures]
+    assert [w.commit_error for w in written] == [None] * 5 and all(w.commit for w in written)
+    assert tagged.result() is None
+    assert git(git_memory, "status", "--porcelain") == ""
+
+
 def test_read_text_ranges_and_refusals(memory):
     lines = (memory / "martin.md").read_text().splitlines()
     assert read_text(memory, "martin.md")["text"].splitlines() == lines
