@@ -58,19 +58,39 @@ ALIKE_TRANSCRIPTS = 0.9
 COMPARABLE = 0.75
 #: Dates closer than this (seconds) are the same time: neither supersedes the other.
 SAME_TIME = 86400.0
+#: With the query's words known (`words`), the newer chunk must also hold at least this share of the
+#: query words the older one holds: a fresh note that only names the same person or project ("Booked
+#: the Nimbus lab for Thursday" against "the Nimbus lab wifi password is ...") is not an update of it.
+SAME_WORDS = 0.7
+#: A conversation excerpt and a note: the excerpt's date line and speaker labels keep their cosine at
+#: 0.45-0.65 even when they state the same fact, and its similarity to the query lower too. Such a pair
+#: is an update at this cosine ...
+ALIKE_MIXED = 0.5
+#: ... when the newer answers the query at least this share as well as the older, and holds every
+#: query word the older holds.
+COMPARABLE_MIXED = 0.65
 
 
 def supersessions(similarity: np.ndarray, vectors: np.ndarray, dates: np.ndarray, files: np.ndarray,
-                  eligible: np.ndarray, transcript: np.ndarray, alike: float = ALIKE,
-                  alike_transcripts: float = ALIKE_TRANSCRIPTS, comparable: float = COMPARABLE) -> np.ndarray:
+                  eligible: np.ndarray, transcript: np.ndarray, words: np.ndarray | None = None,
+                  alike: float = ALIKE, alike_transcripts: float = ALIKE_TRANSCRIPTS,
+                  comparable: float = COMPARABLE) -> np.ndarray:
     """For each of a few candidate chunks, the position of the newer candidate that supersedes it, or -1.
 
     A knowledge update: chunk j supersedes chunk i when j is from another file
-    and more than a day newer, their unit vectors are at least `alike` (cosine;
-    `alike_transcripts` when both are `transcript` chunks), and j's similarity
-    to the query is at least `comparable` × i's. The best such j (highest
-    similarity) is named. `eligible` (bool) marks chunks that can be superseded
-    (evergreen memories cannot). All arguments are per candidate.
+    and more than a day newer, and either
+    * their unit vectors are at least `alike` (cosine; `alike_transcripts` when
+      both are `transcript` chunks) and j's similarity to the query is at least
+      `comparable` × i's, and j holds at least `SAME_WORDS` of the query words
+      i holds; or
+    * one is a transcript chunk and the other not, their cosine is at least
+      `ALIKE_MIXED`, j's similarity at least `COMPARABLE_MIXED` × i's, and j
+      holds every query word i holds (and i holds one at least).
+    `words` (candidates × query words, bool) says which query words each chunk
+    holds, as the keyword index reads them; None (not known) drops the word
+    conditions and the second rule. The best such j (highest similarity) is
+    named. `eligible` (bool) marks chunks that can be superseded (evergreen
+    memories cannot). All arguments are per candidate.
     """
     similarity = np.asarray(similarity, dtype=np.float64)
     n = similarity.shape[0]
@@ -79,11 +99,20 @@ def supersessions(similarity: np.ndarray, vectors: np.ndarray, dates: np.ndarray
     vectors = np.asarray(vectors, dtype=np.float32)
     cosine = vectors @ vectors.T
     transcript = np.asarray(transcript, dtype=bool)
-    threshold = np.where(transcript[:, None] & transcript[None, :], alike_transcripts, alike)
-    ok = ((cosine >= threshold)
+    both = transcript[:, None] & transcript[None, :]
+    alike_pair = (cosine >= np.where(both, alike_transcripts, alike)) & (
+        similarity[None, :] >= comparable * similarity[:, None])
+    if words is not None:
+        held = np.asarray(words, dtype=np.float64).reshape(n, -1)
+        shared = held @ held.T  # [i, j]: query words both hold
+        own = held.sum(axis=1)
+        alike_pair &= shared >= SAME_WORDS * own[:, None]
+        mixed = transcript[:, None] != transcript[None, :]
+        alike_pair |= (mixed & (cosine >= ALIKE_MIXED) & (own[:, None] > 0) & (shared >= own[:, None])
+                       & (similarity[None, :] >= COMPARABLE_MIXED * similarity[:, None]))
+    ok = (alike_pair
           & (dates[None, :] > dates[:, None] + SAME_TIME)
           & (files[None, :] != files[:, None])
-          & (similarity[None, :] >= comparable * similarity[:, None])
           & np.asarray(eligible, dtype=bool)[:, None])
     best = np.where(ok, similarity[None, :], -1.0).argmax(axis=1)
     return np.where(ok.any(axis=1), best, -1).astype(np.int64)

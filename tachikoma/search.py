@@ -183,6 +183,23 @@ def holding_every_term(db: sqlite3.Connection, query: str, snap: "Snapshot") -> 
     return found
 
 
+def words_held(db: sqlite3.Connection, query: str, chunk_ids: np.ndarray) -> np.ndarray:
+    """(len(chunk_ids), query words) bool: which words of `query` (function words aside) each chunk
+    holds, as the keyword index reads them (stemmed: "runs" holds "run"). One lookup per word,
+    restricted to the given chunks (`ranking.supersessions` asks about a few dozen)."""
+    terms = query_terms(query, skip=STOPWORDS)
+    ids = np.asarray(chunk_ids, dtype=np.int64)
+    held = np.zeros((ids.shape[0], len(terms)), dtype=bool)
+    if not terms or not ids.shape[0]:
+        return held
+    marks = ",".join("?" * ids.shape[0])
+    for column, term in enumerate(terms):
+        rows = db.execute(f"SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN ({marks})",
+                          (quote_term(term), *ids.tolist())).fetchall()
+        held[:, column] = np.isin(ids, [r[0] for r in rows])
+    return held
+
+
 def keyword_scores(snap: "Snapshot", matches: list[tuple[int, float]]) -> np.ndarray:
     """Per-chunk keyword relevance (0..1) from `keyword_search` matches; unmatched chunks 0."""
     raw = np.full(len(snap.chunk_ids), np.nan)
@@ -412,7 +429,8 @@ class Searcher:
             keyword = keyword_scores(snap, matches)
             # The floor, per chunk: none for a chunk holding every word of the query (an identifier).
             floors = np.where(holding_every_term(db, query, snap), 0.0, floor) if floor > 0 else floor
-            answer, hidden = self._rank_existing(snap, qvec, limit, config, filters, now, keyword, floors)
+            words = lambda ids: words_held(db, query, ids)  # noqa: E731
+            answer, hidden = self._rank_existing(snap, qvec, limit, config, filters, now, keyword, floors, words)
             details = self.store.chunk_details([int(snap.chunk_ids[i]) for i in answer["positions"]])
         finally:
             if began:
@@ -433,7 +451,8 @@ class Searcher:
                 "timing_ms": {"embed": round((embedded - started) * 1000, 2),
                               "rank": round((finished - embedded) * 1000, 2)}}
 
-    def _rank_existing(self, snap: Snapshot, qvec, limit, config, filters, now, keyword, floor) -> tuple[dict, int]:
+    def _rank_existing(self, snap: Snapshot, qvec, limit, config, filters, now, keyword, floor,
+                       words=None) -> tuple[dict, int]:
         """`rank_snapshot`, leaving out files deleted or renamed since the index last saw them.
 
         Only the files of the results are checked (a stat each); a missing one
@@ -443,7 +462,7 @@ class Searcher:
         gone = np.zeros(len(snap.paths), dtype=bool)
         for attempt in range(MISSING_ROUNDS + 1):
             answer = rank_snapshot(snap, qvec, limit, config, filters, now, keyword, floor,
-                                   exclude=gone if gone.any() else None)
+                                   exclude=gone if gone.any() else None, words=words)
             files = {int(snap.chunk_file[p]) for p in answer["positions"]}
             if attempt == MISSING_ROUNDS - 1:
                 files = range(len(snap.paths))  # many files went at once: check them all, once
@@ -470,9 +489,10 @@ class Searcher:
 SUPERSESSION_CANDIDATES = 50
 
 
-def _supersede(snap: Snapshot, similarity, file_weight, rec, mask, evergreen, rule, limit):
+def _supersede(snap: Snapshot, similarity, file_weight, rec, mask, evergreen, rule, limit, words=None):
     """Recency × `rule.superseded` for the best candidates that a newer one supersedes; also, per
-    chunk, the position of the chunk that supersedes it (-1: none)."""
+    chunk, the position of the chunk that supersedes it (-1: none). `words(chunk ids)` says which
+    query words each candidate holds (`words_held`); None: not known."""
     superseded_by = np.full(similarity.shape[0], -1, dtype=np.int64)
     if rule.half_life_days is None or rule.superseded >= 1:
         return rec, superseded_by
@@ -483,7 +503,8 @@ def _supersede(snap: Snapshot, similarity, file_weight, rec, mask, evergreen, ru
     top = np.argpartition(-weight, m - 1)[:m]
     files = snap.chunk_file[top]
     by = ranking.supersessions(similarity[top], snap.matrix[top], snap.date[top], files, ~evergreen[files],
-                               snap.kinds[files] == "transcript")
+                               snap.kinds[files] == "transcript",
+                               words(snap.chunk_ids[top]) if words is not None else None)
     hit = by >= 0
     superseded_by[top[hit]] = top[by[hit]]
     rec = rec.copy()
@@ -494,14 +515,15 @@ def _supersede(snap: Snapshot, similarity, file_weight, rec, mask, evergreen, ru
 def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
                   filters: Filters | None = None, now: datetime | None = None,
                   keyword: np.ndarray | None = None, min_score: "float | np.ndarray" = 0.0,
-                  exclude: np.ndarray | None = None) -> dict:
+                  exclude: np.ndarray | None = None, words=None) -> dict:
     """Score all chunks of a snapshot against a query vector; explain the top `limit`.
 
     `keyword`: per-chunk keyword relevance in 0..1 (`keyword_scores`); None
     counts as no keyword match anywhere. Chunks whose vector similarity is
     below `min_score` (one floor, or one per chunk) and, in any case, those
     sharing nothing with the query are left out, as are the chunks of files
-    flagged in `exclude` (F,).
+    flagged in `exclude` (F,). `words(chunk ids)` → (chunks × query words) bool tells knowledge
+    updates which query words a candidate holds (`words_held`); None leaves the word conditions out.
     """
     cfg = config.ranking
     fusion = config.search
@@ -526,7 +548,7 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
         extra = filters.mask(snap)
         if extra is not None:
             mask &= extra
-    rec, superseded_by = _supersede(snap, similarity, trust_w * conf_w, rec, mask, evergreen, rule, limit)
+    rec, superseded_by = _supersede(snap, similarity, trust_w * conf_w, rec, mask, evergreen, rule, limit, words)
     ranked = ranking.rank(similarity, snap.chunk_file, trust_w * conf_w, limit,
                           cfg.per_file, cfg.repeat_penalty, mask, chunk_weight=rec)
     factors = []

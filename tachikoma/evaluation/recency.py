@@ -41,7 +41,7 @@ import numpy as np
 from .. import indexer
 from ..config import RECENCY_PRESETS, Config
 from ..embedders import choose
-from ..search import Searcher, keyword_scores, keyword_search, rank_snapshot
+from ..search import Searcher, keyword_scores, keyword_search, rank_snapshot, words_held
 from .locomo import CachedQueries
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=timezone.utc)
@@ -350,7 +350,8 @@ def ranked_paths(searcher: Searcher, case: Case, where: dict[str, str], config: 
     db = searcher.store.db
     keyword = keyword_scores(snap, keyword_search(db, case.query, len(snap.chunk_ids),
                                                   config.search.keyword_candidates))
-    answer = rank_snapshot(snap, qvec, DEPTH, config, now=NOW, keyword=keyword, exclude=exclude)
+    answer = rank_snapshot(snap, qvec, DEPTH, config, now=NOW, keyword=keyword, exclude=exclude,
+                           words=lambda ids: words_held(db, case.query, ids))
     return list(dict.fromkeys(str(snap.paths[snap.chunk_file[p]]) for p in answer["positions"]))
 
 
