@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 
 from tachikoma import dates, gitutil, indexer, ranking, tagging
+from tachikoma import search as search_module
 from tachikoma.chunking import chunk_document
 from tachikoma.config import RECENCY_PRESETS, Config, RankingConfig
 from tachikoma.documents import Chunk, Document, Turn
-from tachikoma.search import Searcher
+from tachikoma.search import Searcher, words_held
 from tachikoma.store import Store
 
 from gitrepo import git
@@ -338,6 +339,84 @@ def test_supersessions_rule():
     assert ranking.supersessions(sim, v, same_day, files, yes, no)[0] == -1, "a day apart at least"
     both_transcripts = ranking.supersessions(sim, v, dates_, files, yes, yes)
     assert both_transcripts[0] == -1, "conversation excerpts must be far more alike (0.9)"
+
+
+def test_supersessions_read_the_query_words():
+    """With the query's words known: a newer chunk holding too few of the words the older holds is no
+    update however alike; a conversation excerpt and a note holding the same words are, at cosine 0.5."""
+    day = 86400.0
+    yes = np.ones(2, dtype=bool)
+    dates_ = np.array([0.0, 10 * day])
+    files = np.array([0, 1])
+    alike = np.array([[1.0, 0.0], [0.8, 0.6]], dtype=np.float32)  # cosine 0.8
+    sim = np.array([0.8, 0.7])
+    words = np.array([[True, True, True], [True, True, True]])
+    assert ranking.supersessions(sim, alike, dates_, files, yes, ~yes, words).tolist() == [1, -1]
+    fewer = np.array([[True, True, True], [True, True, False]])  # 2 of the 3 the older holds (< 0.7)
+    assert ranking.supersessions(sim, alike, dates_, files, yes, ~yes, fewer).tolist() == [-1, -1]
+    assert ranking.supersessions(sim, alike, dates_, files, yes, ~yes).tolist() == [1, -1], "words unknown"
+    # cosine 0.55 and the newer only 0.69 of the older's similarity: an update only between a note and an
+    # excerpt (the newer one here), and only if the newer holds every word the older holds.
+    loose = np.array([[1.0, 0.0], [0.55, np.sqrt(1 - 0.55 ** 2)]], dtype=np.float32)
+    low = np.array([0.9, 0.62])
+    newer_excerpt = np.array([False, True])
+    assert ranking.supersessions(low, loose, dates_, files, yes, newer_excerpt, words).tolist() == [1, -1]
+    assert ranking.supersessions(low, loose, dates_, files, yes, ~yes, words).tolist() == [-1, -1], "two notes"
+    assert ranking.supersessions(low, loose, dates_, files, yes, yes, words).tolist() == [-1, -1], "two excerpts"
+    assert ranking.supersessions(low, loose, dates_, files, yes, newer_excerpt, fewer).tolist() == [-1, -1]
+    assert ranking.supersessions(low, loose, dates_, files, yes, newer_excerpt).tolist() == [-1, -1]
+    none = np.zeros((2, 3), dtype=bool)
+    assert ranking.supersessions(low, loose, dates_, files, yes, newer_excerpt, none).tolist() == [-1, -1], \
+        "an older chunk holding none of the words gives nothing to compare"
+    lower = np.array([0.9, 0.5])  # 0.56 of the older's similarity: below 0.65
+    assert ranking.supersessions(lower, loose, dates_, files, yes, newer_excerpt, words).tolist() == [-1, -1]
+
+
+def test_words_held_reads_the_keyword_index(tmp_path):
+    root = tmp_path / "mem"
+    put(root, "a.md", "The Granite staging database runs PostgreSQL 13; the ops team set it up in spring with backups every night.\n")
+    put(root, "b.md", "Booked the Granite lab for Thursday.\n")
+    put(root, "c.md", "Nothing relevant here at all.\n")
+    indexer.run(root, embedder_name="hash")
+    with Store(root / ".cache" / "index.db", readonly=True) as store:
+        rows = dict(store.db.execute("SELECT f.path, c.id FROM chunks c JOIN files f ON f.id = c.file_id"))
+        ids = np.array([rows["c.md"], rows["a.md"], rows["b.md"]])
+        held = words_held(store.db, "Which database does Granite staging run?", ids)
+        # the query's words, function words aside: database, Granite, staging, run ("runs" is stemmed)
+        assert held.tolist() == [[False] * 4, [True] * 4, [False, True, False, False]]
+        assert words_held(store.db, "which is the", ids).shape == (3, 0)
+        assert words_held(store.db, "Granite", ids[:0]).shape == (0, 1)
+
+
+def test_an_update_told_in_a_conversation_supersedes_the_note(tmp_path, monkeypatch):
+    """The update is a transcript turn, the old fact a note: the search reads the query's words from
+    the keyword index for the comparison and the older note says what superseded it."""
+    root = tmp_path / "mem"
+    fact = "staging database runs PostgreSQL {} on the shared cluster behind the office firewall, backed up nightly."
+    put(root, "notes/granite.md", "---\ndate: 2025-06-01\n---\nGranite " + fact.format(13) + "\n")
+    turns = [{"role": "user", "content": "Granite " + fact.format(16), "timestamp": "2026-10-01T09:00:00Z"},
+             {"role": "assistant", "content": "Noted.", "timestamp": "2026-10-01T09:00:05Z"}]
+    put(root, "sessions/upgrade.jsonl", "".join(json.dumps(t) + "\n" for t in turns))
+    put(root, "notes/lab.md", "---\ndate: 2025-03-01\n---\nThe Granite lab wifi password is kx-4471.\n")
+    put(root, "notes/booked.md", "---\ndate: 2026-11-28\n---\nBooked the Granite lab for Thursday.\n")
+    indexer.run(root, embedder_name="hash")
+    held = []
+    real = search_module.words_held
+    monkeypatch.setattr(search_module, "words_held", lambda db, query, ids: held.append(real(db, query, ids)) or held[-1])
+    searcher = Searcher(root)
+    try:
+        answer = searcher.search("Which database does Granite staging run?", 5, now=NOW, min_score=0)
+    finally:
+        searcher.close()
+    assert held and held[0].shape[1] == 4 and held[0].any(), "the candidates' query words were read"
+    note = next(r for r in answer["results"] if r["path"] == "notes/granite.md")
+    assert note["factors"]["superseded_by"]["path"] == "sessions/upgrade.jsonl"
+    assert note["factors"]["recency_reason"] == "superseded"
+    assert answer["results"][0]["path"] == "sessions/upgrade.jsonl"
+    product = 1.0
+    for key in ("similarity", "trust_weight", "confidence_weight", "recency", "duplicate_penalty"):
+        product *= note["factors"][key]
+    assert note["score"] == pytest.approx(product, rel=1e-12)
 
 
 def test_a_knowledge_update_ranks_the_newer_fact_first(tmp_path):
