@@ -194,7 +194,7 @@ def answer_freshness(root: Path, store: Store) -> dict:
     complete = store.get_meta("run_complete") != "0"
     return {"state": "complete" if complete else "incomplete",
             "last_indexed_at": _iso(store.path, stamp),
-            "changed_since": pending_changes(root, store)}
+            "changed_since": pending_changes(root, store, settings_or_defaults(root).max_file_bytes)}
 
 
 def freshness(root: Path) -> dict:

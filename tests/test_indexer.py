@@ -115,6 +115,17 @@ def test_the_run_line_counts_in_the_singular_too(memory):
     assert "1 added" in line and "; 1 chunk embedded (" in line and "index holds 2 files, " in line
 
 
+def test_a_file_over_the_size_limit_is_not_pending_in_search_answers_either(memory):
+    """A session over max_file_bytes is skipped and reported; it is not "changed since" for ever in every
+    search answer (MCP then said the index was not up to date after each run), as `stats` already counts it."""
+    (memory / "tachikoma.toml").write_text("[index]\nmax_file_bytes = 2000\n")
+    (memory / "big.md").write_text("# Big\n\n" + "word " * 1000)
+    run(memory)
+    with Store(mem.index_path(memory)) as store:
+        assert indexer.answer_freshness(memory, store)["changed_since"] == 0
+    assert indexer.freshness(memory)["changed_since"] == 0
+
+
 def test_interrupted_run_leaves_a_usable_index_and_the_next_run_finishes(memory):
     for i in range(40):  # enough chunks for several batches
         (memory / f"bulk-{i:02}.md").write_text(f"# Note {i}\n\n" + " ".join(f"t{i}w{j}" for j in range(500)))
