@@ -483,12 +483,15 @@ def cmd_tag(args) -> int:
     if not args.dry_run and plan.changes:
         applied = tagging.apply(root, plan, commit=not args.no_commit)
         _refresh_index(root, args)
+    # A selected note left untagged by a write failure, or tags left uncommitted, is not success:
+    # a script or an agent must not read "tagged" from the exit status.
+    status = 1 if applied and (applied.skipped or applied.commit_error) else 0
     if args.json:
         answer = _plan_json(plan, applied, args.dry_run)
         answer["recovered"] = None if recovered is None else {
             "paths": recovered.paths, "commit": recovered.commit, "commit_error": recovered.commit_error}
         print(json.dumps(answer, indent=2, ensure_ascii=False))
-        return 0
+        return status
     for change in plan.changes:
         print(printable(f"{change.path}: {change.describe()}"))
     for message in getattr(plan, "warnings", []):
@@ -504,7 +507,7 @@ def cmd_tag(args) -> int:
     else:
         commit = f", committed {applied.commit[:10]}" if applied and applied.commit else ""
         print(f"tagged {len(applied.changes)} file(s){commit}")
-    return 0
+    return status
 
 
 def _nothing_to_tag(plan, overwrite: bool) -> str:
