@@ -14,7 +14,7 @@ from pathlib import Path
 from . import __version__
 from .config import MAX_LIMIT, RECENCY_PRESETS
 from .errors import TachikomaError
-from .humanize import recency_text
+from .humanize import plural, recency_text
 from .memory import printable
 from .tags import InvalidTagValue, check_value
 
@@ -423,7 +423,7 @@ def cmd_search(args) -> int:
         return 0
     fresh = answer["freshness"]
     if fresh["changed_since"] or fresh["state"] != "complete":
-        _warn(f"the index is not up to date ({fresh['changed_since']} file(s) changed since "
+        _warn(f"the index is not up to date ({plural(fresh['changed_since'], 'file')} changed since "
               f"{fresh['last_indexed_at']}): run `tachikoma index`")
     if answer["no_good_match"]:
         print(f"no good match (nothing reaches the relevance floor, min_score {answer['min_score']:g})")
@@ -503,10 +503,10 @@ def cmd_tag(args) -> int:
     if not plan.changes:
         print(_nothing_to_tag(plan, args.overwrite))
     elif args.dry_run:
-        print(f"dry run: {len(plan.changes)} file(s) would change; nothing written")
+        print(f"dry run: {plural(len(plan.changes), 'file')} would change; nothing written")
     else:
         commit = f", committed {applied.commit[:10]}" if applied and applied.commit else ""
-        print(f"tagged {len(applied.changes)} file(s){commit}")
+        print(f"tagged {plural(len(applied.changes), 'file')}{commit}")
     return status
 
 
@@ -527,7 +527,7 @@ def _nothing_to_tag(plan, overwrite: bool) -> str:
 def _report_recovered(recovered) -> None:
     """One line on stderr about finishing a tagging run that was killed before it committed."""
     commit = f", committed {recovered.commit[:10]}" if recovered.commit else ""
-    _warn(f"finished an interrupted tagging run: {len(recovered.changes)} file(s) it had written{commit}")
+    _warn(f"finished an interrupted tagging run: {plural(len(recovered.changes), 'file')} it had written{commit}")
     if recovered.commit_error:
         _warn(f"the interrupted tagging run was not committed: {recovered.commit_error}")
 

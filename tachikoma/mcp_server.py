@@ -31,6 +31,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from . import __version__, memory, notes, stats, tagging, turn_view
+from .humanize import plural
 from .config import MAX_LIMIT, load_config
 from .errors import NoIndexYet, TachikomaError
 from .humanize import recency_text
@@ -192,7 +193,7 @@ def answer_text(answer: dict) -> str:
     """The search answer as short text for models that read text (the same data is structured)."""
     fresh = answer["freshness"]
     when = fresh.get("last_indexed_at") or "never"
-    lines = [f"index updated {when}; {fresh.get('changed_since', 0)} file(s) changed since"]
+    lines = [f"index updated {when}; {plural(fresh.get('changed_since') or 0, 'file')} changed since"]
     if answer["no_good_match"]:
         if fresh.get("state") == "complete" and not fresh.get("changed_since"):
             lines.insert(0, f"no good match: nothing in the memory reaches the relevance floor "
@@ -273,7 +274,7 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
         text = (f"{report['files']} files: {report['tagged']} tagged, {report['partial']} partly, "
                 f"{report['untagged']} untagged, {report['invalid']} with invalid values; "
                 f"{len(report.get('problems', []))} problem(s). Index: {fresh.get('state')}, updated "
-                f"{fresh.get('last_indexed_at') or 'never'}, {fresh.get('changed_since') or 0} file(s) changed since, "
+                f"{fresh.get('last_indexed_at') or 'never'}, {plural(fresh.get('changed_since') or 0, 'file')} changed since, "
                 f"{'watching' if fresh.get('watching') else 'not watching'} the folder.")
         return result(text, report)
 

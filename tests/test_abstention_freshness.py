@@ -123,7 +123,7 @@ def test_cli_min_score_and_no_good_match(memory, capsys):
     assert "--min-score must be between 0 and 1" in capsys.readouterr().err
     (memory / "martin.md").write_text("# changed\n")
     assert main(["--memory", str(memory), "search", "DRV8353"]) == 0
-    assert "the index is not up to date (1 file(s) changed" in capsys.readouterr().err
+    assert "the index is not up to date (1 file changed" in capsys.readouterr().err
 
 
 def test_floor_report_counts_by_hand():

@@ -76,7 +76,7 @@ def test_tag_defaults_dry_run_then_apply_and_commit(git_memory):
     assert all(c["after"]["trust"] == "self" and c["after"]["confidence"] == "medium" for c in plan["changes"])
     assert {p: p.read_bytes() for p in before} == before, "a dry run writes nothing"
     applied = tachikoma("--memory", str(git_memory), "tag")
-    assert applied.returncode == 0 and "tagged 2 file(s), committed" in applied.stdout
+    assert applied.returncode == 0 and "tagged 2 files, committed" in applied.stdout
     log = subprocess.run(["git", "log", "-1", "--format=%s"], cwd=git_memory, capture_output=True, text=True).stdout
     assert "tag 2 files" in log
     stats = json.loads(tachikoma("--memory", str(git_memory), "stats", "--json").stdout)

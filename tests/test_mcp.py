@@ -129,7 +129,7 @@ def test_no_good_match_in_a_stale_index_does_not_say_the_memory_holds_nothing(me
     error, text, data = run(scenario)
     assert not error and data["no_good_match"] is True and data["freshness"]["changed_since"] == 1
     assert "nothing in the memory" not in text
-    assert text.startswith("no good match among the indexed files") and "1 file(s) changed since" in text
+    assert text.startswith("no good match among the indexed files") and "1 file changed since" in text
 
 
 def test_bad_arguments_are_tool_errors_and_the_server_lives_on(mem):
