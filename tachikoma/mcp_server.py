@@ -31,10 +31,9 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from . import __version__, memory, notes, stats, tagging, turn_view
-from .humanize import plural
 from .config import MAX_LIMIT, load_config
 from .errors import NoIndexYet, TachikomaError
-from .humanize import recency_text
+from .humanize import plural, recency_text
 from .search import Filters, Searcher
 from .tags import CONFIDENCE_VALUES, TRUST_VALUES, InvalidTagValue
 from .watcher import Reindexer, Watcher

@@ -24,7 +24,7 @@ from . import gitutil
 from .atomic import _fsync_dir
 from .errors import TachikomaError
 from .memory import PathOutsideMemory, safe_path
-from .tagging import _acquire, check_values
+from .tagging import acquire_writers_lock, check_values
 from .tags import InvalidTagValue
 
 #: The longest note `remember` writes (the indexer's own limit is larger).
@@ -93,7 +93,7 @@ def remember(root: Path, text: str, title: str | None = None, folder: str | None
         try:
             # One commit at a time with the tag writers (and other `remember` calls): two commits built on
             # the same HEAD at once, the second fails ("HEAD moved") and leaves its note untracked.
-            lock = _acquire(root, 120)
+            lock = acquire_writers_lock(root, 120)
             try:
                 written.commit = gitutil.commit(root, [path], f"tachikoma: remember {path}\n")
             finally:

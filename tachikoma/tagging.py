@@ -517,7 +517,7 @@ def _write(root: Path, changes: list[Change], commit: bool, action: tuple[str, s
     root = root.resolve()
     result = Applied()
     message = functools.partial(_message, *action)
-    lock = _acquire(root, lock_timeout)
+    lock = acquire_writers_lock(root, lock_timeout)
     try:
         result.recovered = _finish_interrupted(root)
         markdown = [c for c in changes if c.kind == MARKDOWN]
@@ -548,7 +548,9 @@ def _write(root: Path, changes: list[Change], commit: bool, action: tuple[str, s
     return result
 
 
-def _acquire(root: Path, timeout: float) -> FileLock:
+def acquire_writers_lock(root: Path, timeout: float) -> FileLock:
+    """The lock every writer of memory files and their commits holds (tagging, undo, `remember`):
+    two commits built on the same HEAD at once would make the second fail."""
     lock = lock_for(root, timeout)
     try:
         lock.acquire()
@@ -575,7 +577,7 @@ def recover(root: Path, lock_timeout: float = 120) -> "Applied | None":
     root = Path(root).resolve()
     if not _journal(root).exists():
         return None
-    lock = _acquire(root, lock_timeout)
+    lock = acquire_writers_lock(root, lock_timeout)
     try:
         return _finish_interrupted(root)
     finally:
