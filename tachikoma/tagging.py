@@ -219,6 +219,8 @@ class Plan:
     skipped: list[Skip] = field(default_factory=list)
     #: Files that passed the selector (changed, skipped or already tagged).
     matched: int = 0
+    #: The matched files that already had the values.
+    unchanged_paths: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     #: Notes larger than this are not tagged (``[index] max_file_bytes``: what indexing reads).
     max_bytes: int | None = None
@@ -386,6 +388,8 @@ def plan(root: Path, values: dict[str, str], selector: Selector | None = None, o
         if change is not None:
             change.created_block = created_block
             result.changes.append(change)
+        else:
+            result.unchanged_paths.append(item.path)
     return result
 
 
@@ -526,7 +530,7 @@ def _write(root: Path, changes: list[Change], commit: bool, action: tuple[str, s
     message = functools.partial(_message, *action)
     lock = acquire_writers_lock(root, lock_timeout)
     try:
-        result.recovered = _finish_interrupted(root)
+        result.recovered = finish_pending(root)
         markdown = [c for c in changes if c.kind == MARKDOWN]
         transcripts = [c for c in changes if c.kind == TRANSCRIPT]
         for change in changes:
@@ -593,7 +597,7 @@ def recover(root: Path, lock_timeout: float = 120) -> "Applied | None":
         return None
     lock = acquire_writers_lock(root, lock_timeout)
     try:
-        return _finish_interrupted(root)
+        return finish_pending(root)
     finally:
         lock.release()
 
@@ -603,8 +607,8 @@ def _save_journal(root: Path, action: tuple[str, str], commit: bool, changes: li
     return journal.add(root, {"action": list(action), "commit": commit, "changes": entries})
 
 
-def _finish_interrupted(root: Path) -> "Applied | None":
-    """`recover`, with the lock held."""
+def finish_pending(root: Path) -> "Applied | None":
+    """`recover`, with the writers' lock held (`acquire_writers_lock`); `root` resolved."""
     try:
         runs = journal.load(root)
     except ValueError as exc:
