@@ -98,6 +98,7 @@ def atomic_write_with(path: str | os.PathLike, fill: Callable[[BinaryIO], object
     temp = folder / f"{_temp_prefix(target.name)}{secrets.token_hex(_TOKEN_BYTES)}.tmp"
     # 0o666 is filtered by the umask, as for any newly created file.
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    ours = True  # `temp` names the new file (not, for a moment, the one it swapped names with)
     try:
         with os.fdopen(fd, "wb") as handle:
             fill(handle)
@@ -109,19 +110,25 @@ def atomic_write_with(path: str | os.PathLike, fill: Callable[[BinaryIO], object
         if before_replace is not None:
             before_replace()
         if displaced is not None and _exchange(temp, target):
+            ours = False
             try:
                 displaced(temp)
             except BaseException:
-                _exchange(temp, target)  # the file that was there goes back; `temp` is ours again
+                try:  # the file that was there goes back
+                    _exchange(temp, target)
+                except OSError:  # `target` removed meanwhile: it comes back all the same
+                    os.replace(temp, target)
+                ours = True
                 raise
             os.unlink(temp)  # the file the new one replaced
         else:
             os.replace(temp, target)
     except BaseException:
-        try:
-            os.unlink(temp)
-        except FileNotFoundError:
-            pass
+        if ours:
+            try:
+                os.unlink(temp)
+            except FileNotFoundError:
+                pass
         raise
     _fsync_dir(folder)
 

@@ -486,10 +486,13 @@ def cmd_tag(args) -> int:
     # A selected note left untagged by a write failure, or tags left uncommitted, is not success:
     # a script or an agent must not read "tagged" from the exit status.
     status = 1 if applied and (applied.skipped or applied.commit_error) else 0
+    if recovered is not None and recovered.commit_pending:
+        status = 1  # an earlier run's files are still not committed
     if args.json:
         answer = _plan_json(plan, applied, args.dry_run)
         answer["recovered"] = None if recovered is None else {
-            "paths": recovered.paths, "commit": recovered.commit, "commit_error": recovered.commit_error}
+            "paths": recovered.paths, "remembered": recovered.remembered, "commit": recovered.commit,
+            "commit_error": recovered.commit_error, "commit_pending": recovered.commit_pending}
         print(json.dumps(answer, indent=2, ensure_ascii=False))
         return status
     for change in plan.changes:

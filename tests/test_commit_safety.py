@@ -66,6 +66,9 @@ def test_a_commit_that_failed_on_a_lock_is_finished_by_the_next_run(git_memory):
     assert first.returncode == 1 and "index.lock" in first.stderr, first.stderr
     assert "next tachikoma run" in first.stderr
     assert trust(git_memory, "martin.md") == "external" and trust(git_memory, "martin.md", "HEAD") == "owner"
+    still = tachikoma(git_memory, "tag", "--path", "martin.md", "--trust", "external", "--overwrite")
+    assert still.returncode == 1, "nothing new to tag, but the earlier run is still not committed"
+    assert "tried again by the next run" in still.stderr
     lock.unlink()
     again = tachikoma(git_memory, "tag", "--path", "martin.md", "--trust", "external", "--overwrite")
     assert again.returncode == 0, again.stderr
