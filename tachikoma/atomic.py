@@ -18,6 +18,9 @@ deletes them, for a caller that holds the lock all writers of `path` take.
 
 from __future__ import annotations
 
+import ctypes
+import errno
+import functools
 import os
 import re
 import secrets
@@ -72,9 +75,19 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
     atomic_write_with(path, lambda handle: handle.write(data))
 
 
-def atomic_write_with(path: str | os.PathLike, fill: Callable[[BinaryIO], object]) -> None:
+def atomic_write_with(path: str | os.PathLike, fill: Callable[[BinaryIO], object],
+                      before_replace: Callable[[], object] | None = None,
+                      displaced: Callable[[Path], object] | None = None) -> None:
     """Replace `path` atomically with what `fill(handle)` writes to an open binary file, so
-    large contents can be streamed instead of held in memory (see the module docstring)."""
+    large contents can be streamed instead of held in memory (see the module docstring).
+
+    `before_replace()` runs once the new contents are on disk, as the last step before the
+    rename: a caller checks there that the file did not change meanwhile, and raises to
+    leave it alone (the temporary file is removed). `displaced(old)` closes the gap between
+    that check and the rename, where another program may rename its own file over `path`:
+    where the system can (Linux, `renameat2` with RENAME_EXCHANGE), the new file and the one
+    at `path` swap names atomically and `displaced` is shown the file that was there (named
+    `old` for the moment); if it raises, the swap is undone, so that file is back in place."""
     target = Path(os.path.realpath(path))
     folder = target.parent
     try:
@@ -85,6 +98,7 @@ def atomic_write_with(path: str | os.PathLike, fill: Callable[[BinaryIO], object
     temp = folder / f"{_temp_prefix(target.name)}{secrets.token_hex(_TOKEN_BYTES)}.tmp"
     # 0o666 is filtered by the umask, as for any newly created file.
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    ours = True  # `temp` names the new file (not, for a moment, the one it swapped names with)
     try:
         with os.fdopen(fd, "wb") as handle:
             fill(handle)
@@ -93,14 +107,68 @@ def atomic_write_with(path: str | os.PathLike, fill: Callable[[BinaryIO], object
             if mode is not None:
                 os.chmod(temp, mode)
         faults.point("atomic-before-rename")
-        os.replace(temp, target)
+        if before_replace is not None:
+            before_replace()
+        if displaced is not None and _exchange(temp, target):
+            ours = False
+            try:
+                displaced(temp)
+            except BaseException:
+                try:  # the file that was there goes back
+                    _exchange(temp, target)
+                except OSError:  # `target` removed meanwhile: it comes back all the same
+                    os.replace(temp, target)
+                ours = True
+                raise
+            os.unlink(temp)  # the file the new one replaced
+        else:
+            os.replace(temp, target)
     except BaseException:
-        try:
-            os.unlink(temp)
-        except FileNotFoundError:
-            pass
+        if ours:
+            try:
+                os.unlink(temp)
+            except FileNotFoundError:
+                pass
         raise
     _fsync_dir(folder)
+
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap the names of two files atomically (Linux's renameat2). False where the system or the file
+    system cannot, nothing done; raises OSError when it fails otherwise."""
+    call = _renameat2()
+    if call is None:
+        return False
+    if call(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
+        return False
+    raise OSError(code, os.strerror(code), str(b))
+
+
+@functools.cache
+def _renameat2():
+    try:
+        return getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
+    except OSError:
+        return None
+
+
+def can_exchange(folder: str | os.PathLike) -> bool:
+    """Whether files in `folder` can swap names atomically (see `atomic_write_with`)."""
+    a, b = Path(folder) / f".exchange.{secrets.token_hex(4)}", Path(folder) / f".exchange.{secrets.token_hex(4)}"
+    a.touch()
+    b.touch()
+    try:
+        return _exchange(a, b)
+    finally:
+        a.unlink()
+        b.unlink()
 
 
 def _fsync_dir(folder: Path) -> None:

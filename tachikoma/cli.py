@@ -486,10 +486,13 @@ def cmd_tag(args) -> int:
     # A selected note left untagged by a write failure, or tags left uncommitted, is not success:
     # a script or an agent must not read "tagged" from the exit status.
     status = 1 if applied and (applied.skipped or applied.commit_error) else 0
+    if recovered is not None and recovered.commit_pending:
+        status = 1  # an earlier run's files are still not committed
     if args.json:
         answer = _plan_json(plan, applied, args.dry_run)
         answer["recovered"] = None if recovered is None else {
-            "paths": recovered.paths, "commit": recovered.commit, "commit_error": recovered.commit_error}
+            "paths": recovered.paths, "remembered": recovered.remembered, "commit": recovered.commit,
+            "commit_error": recovered.commit_error, "commit_pending": recovered.commit_pending}
         print(json.dumps(answer, indent=2, ensure_ascii=False))
         return status
     for change in plan.changes:
@@ -525,11 +528,17 @@ def _nothing_to_tag(plan, overwrite: bool) -> str:
 
 
 def _report_recovered(recovered) -> None:
-    """One line on stderr about finishing a tagging run that was killed before it committed."""
+    """One line on stderr about finishing earlier runs that were killed or could not commit."""
     commit = f", committed {recovered.commit[:10]}" if recovered.commit else ""
-    _warn(f"finished an interrupted tagging run: {plural(len(recovered.changes), 'file')} it had written{commit}")
+    if recovered.changes:
+        _warn(f"finished an earlier tagging run (interrupted, or its commit had failed): "
+              f"{plural(len(recovered.changes), 'file')} it had written{commit}")
+    if recovered.remembered:
+        _warn(f"committed {plural(len(recovered.remembered), 'note')} an interrupted remember had written: "
+              f"{', '.join(recovered.remembered)}")
     if recovered.commit_error:
-        _warn(f"the interrupted tagging run was not committed: {recovered.commit_error}")
+        still = " (it is kept, and tried again by the next run)" if recovered.commit_pending else ""
+        _warn(f"the earlier run was not committed{still}: {recovered.commit_error}")
 
 
 def _plan_json(plan, applied, dry_run: bool) -> dict:

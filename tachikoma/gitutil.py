@@ -13,8 +13,15 @@ staged files stay staged and out of the commit, and the work tree is not
 touched. So tachikoma can commit only its own edit of a file whose work-tree
 copy also holds someone's unsaved change (see `tagging`). The commit is made
 with ``git commit-tree`` and moved into place with ``git update-ref``,
-which fails rather than overwrite a HEAD that moved meanwhile; commit hooks
-do not run for these commits.
+which fails rather than overwrite a HEAD that moved meanwhile.
+
+The repository's own commit hooks run as ``git commit`` runs them (through
+``git hook run``): ``pre-commit`` with ``GIT_INDEX_FILE`` naming the private
+index (as for ``git commit <paths>``), ``prepare-commit-msg`` and
+``commit-msg`` on the message (their edits are kept), ``post-commit`` after
+the branch moved. A hook that refuses raises HookRefused and nothing is
+committed. A detached HEAD is refused (DetachedHead): a commit there is lost
+from view at the next ``git checkout`` of a branch.
 """
 
 from __future__ import annotations
@@ -37,6 +44,14 @@ FALLBACK_EMAIL = "tachikoma@localhost"
 
 class GitError(TachikomaError):
     """A git command failed."""
+
+
+class HookRefused(GitError):
+    """A commit hook of the repository (pre-commit, prepare-commit-msg, commit-msg) refused the commit."""
+
+
+class DetachedHead(GitError):
+    """HEAD is not on a branch: tachikoma does not commit there."""
 
 
 def _run(root: Path, args: list[str], check: bool = True, literal: bool = True, input: bytes | None = None,
@@ -302,6 +317,59 @@ def _where(root: Path) -> tuple[Path, str] | None:
     return (Path(found[0]), found[1]) if found else None
 
 
+def detached(root: Path) -> bool:
+    """Whether `root` is in a git work tree whose HEAD is detached (not on a branch)."""
+    if _where(Path(root)) is None:
+        return False
+    return _run(Path(root), ["symbolic-ref", "-q", "HEAD"], check=False, literal=False).returncode != 0
+
+
+def _refuse_detached(root: Path) -> None:
+    if _run(root, ["symbolic-ref", "-q", "HEAD"], check=False, literal=False).returncode != 0:
+        raise DetachedHead(f"HEAD is detached in {root} (not on a branch), so tachikoma does not commit: a commit "
+                           "there would vanish from view at the next checkout of a branch; check out a branch")
+
+
+#: How much of a refusing hook's output its error repeats (the end, where the reason usually is).
+_HOOK_OUTPUT_CHARS = 400
+
+
+def _hook(top: Path, name: str, args: list[str], env: dict[str, str] | None = None) -> None:
+    """Run the repository's `name` hook as ``git commit`` would; raise HookRefused when it exits non-zero
+    (except post-commit, whose status git ignores too). A missing hook is no refusal."""
+    proc = _run(top, ["hook", "run", "--ignore-missing", name, "--", *args], check=False, literal=False, env=env)
+    if proc.returncode == 0 or name == "post-commit":
+        return
+    said = (proc.stderr + proc.stdout).decode("utf-8", "replace").strip()
+    if proc.returncode == 129 and "usage" in said and "hook" in said:  # git < 2.36 has no `git hook run`
+        raise GitError(f"git {_git_version(top)} cannot run the repository's commit hooks (git 2.36 or newer "
+                       "can): not committed rather than committed without them")
+    tail = " ".join(said.split())
+    tail = tail if len(tail) <= _HOOK_OUTPUT_CHARS else "…" + tail[-_HOOK_OUTPUT_CHARS:]
+    raise HookRefused(f"the {name} hook refused the commit (exit status {proc.returncode})"
+                      + (f": {tail}" if tail else ""))
+
+
+def _git_version(top: Path) -> str:
+    return _run(top, ["version"], check=False, literal=False).stdout.decode("utf-8", "replace").strip()
+
+
+def _hooked_message(top: Path, folder: str, message: str, env: dict[str, str]) -> str:
+    """Run pre-commit, prepare-commit-msg and commit-msg (in `git commit`'s order) with the private
+    index `env` names; return the message as the hooks left it."""
+    _hook(top, "pre-commit", [], env)
+    path = os.path.join(folder, "COMMIT_EDITMSG")
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        handle.write(message)
+    _hook(top, "prepare-commit-msg", [path, "message"], env)
+    _hook(top, "commit-msg", [path], env)
+    with open(path, encoding="utf-8", errors="surrogateescape", newline="") as handle:
+        edited = handle.read()
+    if not edited.strip():
+        raise HookRefused("a commit hook emptied the commit message: not committed")
+    return edited
+
+
 def _head(root: Path) -> str | None:
     proc = _run(root, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], check=False, literal=False)
     return proc.stdout.decode().strip() if proc.returncode == 0 else None
@@ -452,9 +520,11 @@ def commit_blobs(root: Path, contents: dict[str, Blob | None], message: str,
     its next run.) If the branch cannot be moved, the index entries are put
     back as they were.
 
-    Returns the commit id, or None when `root` is not in a work tree or the
-    commit would change nothing. Raises GitError when git fails or HEAD moved
-    while committing; then nothing was committed.
+    The repository's hooks run (see the module docstring). Returns the
+    commit id, or None when `root` is not in a work tree or the commit would
+    change nothing. Raises GitError when git fails or HEAD moved while
+    committing, HookRefused when a hook refuses, DetachedHead when HEAD is
+    not on a branch; then nothing was committed.
     """
     root = Path(root)
     if not contents:
@@ -463,6 +533,7 @@ def commit_blobs(root: Path, contents: dict[str, Blob | None], message: str,
     if where is None:
         return None
     top, prefix = where
+    _refuse_detached(root)
     base = _head(root)
     stage = dict(stage or {})
     wanted = [(p, b) for p, b in list(contents.items()) + list(stage.items()) if b is not None]
@@ -476,10 +547,13 @@ def commit_blobs(root: Path, contents: dict[str, Blob | None], message: str,
         _run(top, ["read-tree", base] if base else ["read-tree", "--empty"], env=env, literal=False)
         _update_index(top, prefix, entries(contents), env=env)
         tree = _run(top, ["write-tree"], env=env, literal=False).stdout.decode().strip()
-    if base is not None:
-        base_tree = _run(top, ["rev-parse", f"{base}^{{tree}}"], literal=False).stdout.decode().strip()
-        if tree == base_tree:
-            return None
+        if base is not None:
+            base_tree = _run(top, ["rev-parse", f"{base}^{{tree}}"], literal=False).stdout.decode().strip()
+            if tree == base_tree:
+                return None
+        message = _hooked_message(top, tmp, message, env)
+        # What pre-commit staged (a formatter's `git add`) is committed, as `git commit` would.
+        tree = _run(top, ["write-tree"], env=env, literal=False).stdout.decode().strip()
     parents = ["-p", base] if base else []
     new = _run(top, _identity_args(root) + ["commit-tree", tree, *parents, "-F", "-"],
                input=message.encode("utf-8"), literal=False).stdout.decode().strip()
@@ -496,6 +570,7 @@ def commit_blobs(root: Path, contents: dict[str, Blob | None], message: str,
         if stage:
             _update_index(top, prefix, previous)
         raise GitError(f"git update-ref failed in {root} (did HEAD move meanwhile?): {reason}")
+    _hook(top, "post-commit", [])
     return new
 
 

@@ -159,7 +159,8 @@ class MemoryTools:
                  confidence: str | None, source: str | None) -> dict:
         written = notes.remember(self.root, text, title, folder,
                                  {"trust": trust, "confidence": confidence, "source": source})
-        done = {"path": written.path, "commit": written.commit, "commit_error": written.commit_error}
+        done = {"path": written.path, "commit": written.commit, "commit_error": written.commit_error,
+                "already_remembered": written.existing}
         try:
             summary = self.reindexer.index()
         except TachikomaError as exc:  # the note is written (and committed) all the same: say so
@@ -170,20 +171,33 @@ class MemoryTools:
         values = {k: v for k, v in (("trust", trust), ("confidence", confidence), ("source", source)) if v}
         if not values:
             raise TachikomaError("say what to set: trust, confidence and/or source")
-        wanted = set()
+        wanted, followed = set(), {}
         for rel in paths:
             full = memory.safe_path(self.root, rel)
             if memory.kind_of(rel) is None or not full.is_file():
                 raise TachikomaError(f"{rel!r} is not a memory file (a .md note or .jsonl transcript) in the memory")
-            wanted.add(full.relative_to(self.root).as_posix())  # "./a.md" and "a//b.md" as the walk spells them
+            # The file itself, as the walk spells it ("./a.md", "a//b.md"); through a symlink (a file alias,
+            # a symlinked folder: safe_path keeps them inside the memory) the file it points to.
+            real = full.resolve().relative_to(self.root.resolve()).as_posix()
+            if real != full.relative_to(self.root).as_posix():
+                if memory.kind_of(real) != memory.kind_of(rel):
+                    raise TachikomaError(f"{rel!r} is a symlink to {real!r}, which is not a memory file of its kind")
+                followed[rel] = real
+            wanted.add(real)
         plan = tagging.plan(self.root, values, tagging.Selector(paths=frozenset(wanted)), overwrite=True)
         applied = tagging.apply(self.root, plan, commit=True) if plan.changes else None
         if applied is not None and memory.index_path(self.root).exists():
             self.reindexer.index()
         changes = applied.changes if applied else []
+        skipped = [{"path": p, "reason": r} for p, r in plan.skipped + (applied.skipped if applied else [])]
+        # Only a file the plan read and found with these values is "unchanged": never claim a no-op.
+        seen = {c.path for c in plan.changes} | {s.path for s in plan.skipped} | set(plan.unchanged_paths)
+        skipped += [{"path": p, "reason": "not among the memory's files as the index walks them; not tagged"}
+                    for p in sorted(wanted - seen)]
         return {"changed": [{"path": c.path, "before": c.before, "after": c.after} for c in changes],
-                "unchanged": sorted(wanted - {c.path for c in changes} - {s.path for s in plan.skipped}),
-                "skipped": [{"path": p, "reason": r} for p, r in plan.skipped + (applied.skipped if applied else [])],
+                "unchanged": sorted(wanted & set(plan.unchanged_paths)),
+                "skipped": skipped,
+                "symlinks": [{"path": alias, "target": target} for alias, target in sorted(followed.items())],
                 "commit": applied.commit if applied else None,
                 "commit_error": applied.commit_error if applied else None}
 
@@ -294,7 +308,8 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
             committed = f", committed {done['commit'][:10]}" if done["commit"] else ""
             committed += f", not committed: {done['commit_error']}" if done["commit_error"] else ""
             indexed = "searchable now" if done["indexed"] else done["index"]
-            return result(f"remembered in {done['path']}{committed}; {indexed}", done)
+            said = "already remembered in" if done["already_remembered"] else "remembered in"
+            return result(f"{said} {done['path']}{committed}; {indexed}", done)
 
         @server.tool(title="Tag memory files", description=TAG_HELP,
                      annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True,
@@ -308,6 +323,8 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
         ) -> CallToolResult:
             done = guarded(lambda: tools.tag(paths, trust, confidence, source))
             text = "; ".join(f"{c['path']}: {c['after']}" for c in done["changed"]) or "nothing changed"
+            if done["symlinks"]:
+                text += "; " + "; ".join(f"{s['path']} is a symlink: tagged {s['target']}" for s in done["symlinks"])
             if done["skipped"]:
                 text += "; skipped " + "; ".join(f"{s['path']} ({s['reason']})" for s in done["skipped"])
             if done["commit_error"]:

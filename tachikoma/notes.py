@@ -6,10 +6,20 @@ over an existing file: the bytes go to a hidden temporary file that is then
 hard-linked to its name, which fails if the name exists (``os.link`` is
 atomic and refuses to replace). In a git memory the new file alone is
 committed. The caller indexes it.
+
+Nothing is left half done. In git, the note is written and committed under
+the writers' lock, after its run was added to the journal (`journal`); a
+`remember` killed before its commit, or whose commit failed (a refusing
+hook, a detached HEAD), is committed by the next writing run (`finish`).
+Remembering the same text again (a client's retry) with the same title,
+folder and tags gives back the note already written, committed if it was
+not, rather than a ``-2`` copy. A folder given through a symlink inside the
+memory is written to where the link points, the path the index uses.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import secrets
@@ -20,11 +30,11 @@ from pathlib import Path
 
 import yaml
 
-from . import gitutil
+from . import faults, gitutil, journal
 from .atomic import _fsync_dir
 from .errors import TachikomaError
 from .memory import PathOutsideMemory, safe_path
-from .tagging import acquire_writers_lock, check_values
+from .tagging import acquire_writers_lock, check_values, finish_pending
 from .tags import InvalidTagValue
 
 #: The longest note `remember` writes (the indexer's own limit is larger).
@@ -42,6 +52,8 @@ class Written:
     path: str  # relative to the memory root, POSIX
     commit: str | None  # None: not a git memory (or nothing to commit)
     commit_error: str | None = None
+    #: The same note was remembered before (a retry): this is that note, nothing new was written.
+    existing: bool = False
 
 
 def slug(text: str) -> str:
@@ -87,20 +99,99 @@ def remember(root: Path, text: str, title: str | None = None, folder: str | None
         raise NoteError(str(exc)) from None
     target_folder = _folder(root, folder)
     body = render(text, title, checked, now or datetime.now(timezone.utc)).encode("utf-8")
-    path = _create(root, target_folder, slug(title), body)
-    written = Written(path=path, commit=None)
-    if commit and gitutil.repo_toplevel(root) is not None:
+    stem = slug(title)
+    if not (commit and gitutil.repo_toplevel(root) is not None):
+        found = _same_note(root, target_folder, stem, body)
+        return Written(path=found, commit=None, existing=True) if found else \
+            Written(path=_create(root, target_folder, stem, body), commit=None)
+    # One writer at a time with the tag writers (and other `remember` calls): two commits built on the
+    # same HEAD at once, the second fails ("HEAD moved"); and a retry must see the first call's note.
+    lock = acquire_writers_lock(root, 120)
+    try:
+        _finish_pending(root)
+        found = _same_note(root, target_folder, stem, body)
+        if found:
+            written = Written(path=found, commit=None, existing=True)
+            run_id = None
+        else:
+            run_id = journal.add(root, {"action": ["remember", ""], "folder": target_folder, "stem": stem,
+                                        "sha256": hashlib.sha256(body).hexdigest()})
+            written = Written(path=_create(root, target_folder, stem, body), commit=None)
+            faults.point("remember-before-commit")
         try:
-            # One commit at a time with the tag writers (and other `remember` calls): two commits built on
-            # the same HEAD at once, the second fails ("HEAD moved") and leaves its note untracked.
-            lock = acquire_writers_lock(root, 120)
-            try:
-                written.commit = gitutil.commit(root, [path], f"tachikoma: remember {path}\n")
-            finally:
-                lock.release()
+            written.commit = gitutil.commit(root, [written.path], _message(written.path))
         except TachikomaError as exc:
-            written.commit_error = str(exc)
+            written.commit_error = (f"{exc} (the note is written; the next tachikoma run that writes commits it)"
+                                    if run_id else str(exc))
+        else:
+            if run_id:
+                journal.drop(root, run_id)
+    finally:
+        lock.release()
     return written
+
+
+def _message(path: str) -> str:
+    return f"tachikoma: remember {path}\n"
+
+
+def _finish_pending(root: Path) -> None:
+    """Commit what earlier runs left uncommitted (see `tagging.recover`), before this one."""
+    finish_pending(Path(root).resolve())
+
+
+def finish(root: Path, run: dict):
+    """Commit the note of a `remember` run left in the journal, if it was written (found by its bytes)
+    and not changed since. Returns a `tagging.Applied` (its `remembered`, `commit`, `commit_error`,
+    `commit_pending`: it failed again and stays in the journal), or None when there is nothing to do."""
+    from .tagging import Applied
+
+    folder, stem, sha = str(run["folder"]), str(run["stem"]), str(run["sha256"])
+    path = _find(root, folder, stem, lambda data: hashlib.sha256(data).hexdigest() == sha)
+    if path is None:
+        return None  # killed before the note was written, or it was changed or removed since
+    done = Applied(remembered=[path])
+    try:
+        done.commit = gitutil.commit(root, [path], _message(path))
+    except TachikomaError as exc:
+        done.commit_error = f"{path} was not committed: {exc}"
+        done.commit_pending = True
+    return done
+
+
+def _same_note(root: Path, folder: str, stem: str, body: bytes) -> str | None:
+    """The note `remember` wrote before with these bytes but its date (a retry), or None."""
+    wanted = _without_date(body)
+    return _find(root, folder, stem, lambda data: _without_date(data) == wanted)
+
+
+def _find(root: Path, folder: str, stem: str, matches) -> str | None:
+    """The first of `<folder>/<stem>[-n].md` whose bytes satisfy `matches`, or None."""
+    directory = root / folder if folder else root
+    name = re.compile(rf"{re.escape(stem)}(?:-([0-9]+))?\.md")
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return None
+    numbered = sorted((int(m.group(1) or 1), n) for n in names if (m := name.fullmatch(n)))
+    for _, candidate in numbered:
+        try:
+            with open(directory / candidate, "rb") as handle:
+                data = handle.read(MAX_NOTE_BYTES + 64 * 1024)
+        except OSError:
+            continue
+        if matches(data):
+            return f"{folder}/{candidate}" if folder else candidate
+    return None
+
+
+def _without_date(data: bytes) -> bytes:
+    """A note `render` wrote, less its date line (the first line starting with "date: ")."""
+    at = data.find(b"\ndate: ")
+    if at < 0:
+        return data
+    end = data.find(b"\n", at + 1)
+    return data[:at] + (data[end:] if end >= 0 else b"")
 
 
 def _folder(root: Path, folder: str | None) -> str:
@@ -118,8 +209,14 @@ def _folder(root: Path, folder: str | None) -> str:
         full.mkdir(parents=True, exist_ok=True)
     except OSError as exc:  # a file on the way ("a.md/sub"), a dangling symlink
         raise NoteError(f"cannot make the folder {folder!r} ({exc.strerror})") from None
-    safe_path(root, folder)  # made through a symlink that points away: refused after all
-    return folder
+    try:
+        safe_path(root, folder)  # made through a symlink that points away: refused after all
+    except PathOutsideMemory as exc:
+        raise NoteError(f"folder {exc}") from None
+    # Through a symlinked folder: write where it points, the path the memory walk (and so the index and
+    # git) knows the note by; the walk never follows a symlinked folder.
+    real = full.resolve().relative_to(Path(root).resolve()).as_posix()
+    return "" if real == "." else real
 
 
 def _create(root: Path, folder: str, stem: str, data: bytes) -> str:

@@ -36,8 +36,8 @@ import base64
 import functools
 import hashlib
 import io
-import json
 import os
+import time
 from dataclasses import asdict, dataclass, field, replace
 from datetime import date, datetime
 from pathlib import Path
@@ -45,8 +45,8 @@ from typing import BinaryIO, NamedTuple
 
 from filelock import FileLock, Timeout
 
-from . import faults, gitutil, tagfile, transcripts
-from .atomic import atomic_write_bytes, atomic_write_text, atomic_write_with, remove_leftovers
+from . import faults, gitutil, journal, tagfile, transcripts
+from .atomic import atomic_write_bytes, atomic_write_with, remove_leftovers
 from .documents import KINDS, MARKDOWN, TRANSCRIPT
 from .config import load_config
 from .errors import TachikomaError
@@ -59,8 +59,8 @@ from .tags import EVERGREEN, UNTAGGED, WRITABLE_KEYS, InvalidTagValue, Tags, che
 
 DEFAULTS = {"source": "tachikoma", "trust": "self", "confidence": "medium"}
 LOCK_NAME = "tag.lock"
-#: What a writing run is about to do, kept until it is committed: see `recover`.
-JOURNAL_NAME = "tagging-journal.json"
+#: What writing runs are about to do, kept until it is committed: see `recover` and `journal`.
+JOURNAL_NAME = journal.NAME
 _BOM = "\ufeff"
 
 
@@ -219,6 +219,8 @@ class Plan:
     skipped: list[Skip] = field(default_factory=list)
     #: Files that passed the selector (changed, skipped or already tagged).
     matched: int = 0
+    #: The matched files that already had the values.
+    unchanged_paths: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     #: Notes larger than this are not tagged (``[index] max_file_bytes``: what indexing reads).
     max_bytes: int | None = None
@@ -280,6 +282,11 @@ class Applied:
     restore: dict[str, Restore] = field(default_factory=dict)
     #: What finishing an interrupted earlier run did first (see `recover`), or None.
     recovered: "Applied | None" = None
+    #: Notes an interrupted `remember` had written, committed by `recover`.
+    remembered: list[str] = field(default_factory=list)
+    #: The commit failed as a whole (a lock, a full disk, a hook, a detached HEAD): the run stays in the
+    #: journal and the next writing run commits it.
+    commit_pending: bool = False
 
     @property
     def paths(self) -> list[str]:
@@ -381,6 +388,8 @@ def plan(root: Path, values: dict[str, str], selector: Selector | None = None, o
         if change is not None:
             change.created_block = created_block
             result.changes.append(change)
+        else:
+            result.unchanged_paths.append(item.path)
     return result
 
 
@@ -509,26 +518,31 @@ def _write(root: Path, changes: list[Change], commit: bool, action: tuple[str, s
            lock_timeout: float, max_bytes: int | None = None) -> Applied:
     """Write `changes` and commit them, under the lock. `action` is ("tag", values) or ("undo", "").
 
-    Before the first file is touched, the planned changes go into a journal
-    (``.cache/tagging-journal.json``), removed once they are committed. A run
-    killed on the way leaves it, and the next writing run (or `recover`)
-    first commits what that one wrote: see `recover`.
+    Before the first file is touched, the planned changes go into the
+    journal (`journal`), taken out once they are committed. A run killed on
+    the way, or whose commit fails, stays there, and the next writing run
+    (or `recover`) first commits what it wrote: see `recover`. In a
+    repository whose HEAD is detached, a committing run refuses before it
+    writes anything (raises TachikomaError).
     """
     root = root.resolve()
     result = Applied()
     message = functools.partial(_message, *action)
     lock = acquire_writers_lock(root, lock_timeout)
     try:
-        result.recovered = _finish_interrupted(root)
+        result.recovered = finish_pending(root)
         markdown = [c for c in changes if c.kind == MARKDOWN]
         transcripts = [c for c in changes if c.kind == TRANSCRIPT]
         for change in changes:
             if change.kind not in KINDS:
                 result.skipped.append(Skip(change.path, f"unknown kind {change.kind!r}"))
+        if commit and (markdown or transcripts) and gitutil.detached(root):
+            raise gitutil.DetachedHead(
+                "HEAD is detached (not on a branch): nothing was tagged, since the commit would vanish from view "
+                "at the next checkout of a branch; check out a branch first, or tag without committing")
         # Read the tag file before writing anything, so a malformed one stops us early.
         tags_file = tagfile.load(root) if transcripts else None
-        if markdown or transcripts:
-            _save_journal(root, action, commit, markdown + transcripts)
+        run_id = _save_journal(root, action, commit, markdown + transcripts) if markdown or transcripts else None
         written: list[str] = []
         for change in markdown:
             if _write_markdown(root, change, restore or {}, result, max_bytes):
@@ -542,7 +556,8 @@ def _write(root: Path, changes: list[Change], commit: bool, action: tuple[str, s
         if commit and written:
             _commit(root, written, result, message, restore or {})
         faults.point("tag-after-commit")
-        _journal(root).unlink(missing_ok=True)
+        if run_id is not None and not result.commit_pending:
+            journal.drop(root, run_id)
     finally:
         lock.release()
     return result
@@ -562,51 +577,79 @@ def acquire_writers_lock(root: Path, timeout: float) -> FileLock:
 
 
 def recover(root: Path, lock_timeout: float = 120) -> "Applied | None":
-    """Finish a tagging run that was killed (kill -9, a power cut) before it committed.
+    """Finish the writing runs that were killed (kill -9, a power cut) or could not commit.
 
-    A run keeps its planned changes in a journal until they are committed.
-    When one is left over, the files it had already written (those whose
-    tags now read as the change made them) are committed, with tachikoma's
-    change only, as the run would have; temporary files it left are
-    removed; then the journal goes. Files it had not reached yet are left
-    alone: running the same `tag` command again tags them. Every writing run
-    does this first, so calling it is only needed when there is nothing new
-    to write. Returns what was done (its `commit`, `commit_error`, `changes`),
-    or None when no run was interrupted or the one that was had written nothing.
+    A run keeps its planned changes in the journal (`journal`) until they
+    are committed. For each run left over, the files it had already written
+    (those whose tags now read as the change made them) are committed, with
+    tachikoma's change only, as the run would have; temporary files it left
+    are removed; then the run leaves the journal, unless its commit fails
+    again (it then waits for the next run). Files it had not reached yet are
+    left alone: running the same `tag` command again tags them. A `remember`
+    killed before its commit gets its note committed (`notes.finish`).
+    Every writing run does this first, so calling it is only needed when
+    there is nothing new to write. Returns what was done (its `commit`,
+    `commit_error`, `changes`, `remembered`), or None when no run was left
+    or the ones that were had written nothing.
     """
     root = Path(root).resolve()
-    if not _journal(root).exists():
+    if not journal.exists(root):
         return None
     lock = acquire_writers_lock(root, lock_timeout)
     try:
-        return _finish_interrupted(root)
+        return finish_pending(root)
     finally:
         lock.release()
 
 
-def _journal(root: Path) -> Path:
-    return cache_dir(root) / JOURNAL_NAME
-
-
-def _save_journal(root: Path, action: tuple[str, str], commit: bool, changes: list[Change]) -> None:
+def _save_journal(root: Path, action: tuple[str, str], commit: bool, changes: list[Change]) -> str:
     entries = [{k: v for k, v in asdict(c).items() if k != "current"} for c in changes]
-    atomic_write_text(_journal(root), json.dumps({"version": 1, "action": list(action), "commit": commit,
-                                                  "changes": entries}, ensure_ascii=False))
+    return journal.add(root, {"action": list(action), "commit": commit, "changes": entries})
 
 
-def _finish_interrupted(root: Path) -> "Applied | None":
-    """`recover`, with the lock held."""
-    path = _journal(root)
+def finish_pending(root: Path) -> "Applied | None":
+    """`recover`, with the writers' lock held (`acquire_writers_lock`); `root` resolved."""
     try:
-        saved = json.loads(path.read_text(encoding="utf-8"))
-        action = tuple(saved["action"])
-        changes = [Change(**entry) for entry in saved["changes"]]
-        commit = bool(saved["commit"])
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        path.unlink(missing_ok=True)  # killed while writing it: nothing had been touched yet
+        runs = journal.load(root)
+    except ValueError as exc:
+        journal.clear(root)  # killed while writing it: nothing had been touched yet
         return Applied(commit_error=f"ignored an unreadable {JOURNAL_NAME} ({exc})")
+    if not runs:
+        return None
+    total = Applied()
+    errors: list[str] = []
+    for run in runs:
+        try:
+            if list(run.get("action") or [])[:1] == ["remember"]:
+                from .notes import finish  # notes imports this module
+
+                done = finish(root, run)
+            else:
+                done = _finish_run(root, run)
+        except (KeyError, TypeError, ValueError) as exc:
+            done = Applied(commit_error=f"ignored a damaged run in {JOURNAL_NAME} ({exc})")
+        if done is None or not done.commit_pending:
+            journal.drop(root, run["id"])
+        if done is None:
+            continue
+        total.changes += done.changes
+        total.remembered += done.remembered
+        total.commit = done.commit or total.commit
+        total.commit_pending = total.commit_pending or done.commit_pending
+        total.message = total.message or done.message
+        if done.commit_error:
+            errors.append(done.commit_error)
+    total.commit_error = "; ".join(errors) or None
+    if not (total.changes or total.remembered or total.commit_error):
+        return None
+    return total
+
+
+def _finish_run(root: Path, saved: dict) -> "Applied | None":
+    """Commit what one interrupted (or uncommitted) tagging run in the journal had written, or None."""
+    action = tuple(saved["action"])
+    changes = [Change(**entry) for entry in saved["changes"]]
+    commit = bool(saved["commit"])
     result = Applied()
     for target in {TAG_FILE if c.kind == TRANSCRIPT else c.path for c in changes}:
         try:
@@ -617,20 +660,20 @@ def _finish_interrupted(root: Path) -> "Applied | None":
         tags_file = tagfile.load(root) if any(c.kind == TRANSCRIPT for c in changes) else None
     except TachikomaError as exc:
         result.commit_error = f"cannot finish the interrupted tagging run: {exc}"
-        return result  # the journal stays: fixing the tag file and running again finishes it
+        result.commit_pending = True  # it stays: fixing the tag file and running again finishes it
+        return result
     result.changes = [c for c in changes if _made(root, c, tags_file)]
     if not result.changes:
-        path.unlink(missing_ok=True)  # it had written nothing (or it failed before): nothing to finish
-        return None
+        return None  # it had written nothing (or it failed before): nothing to finish
     written = [c.path for c in result.changes if c.kind == MARKDOWN]
     if any(c.kind == TRANSCRIPT for c in result.changes):
         written.append(TAG_FILE)
     if written:
-        message = functools.partial(_message, *action, note="Finished after the run was interrupted.")
+        message = functools.partial(_message, *action, note="Finished by a later run: the run that wrote it "
+                                                            "was interrupted or could not commit.")
         result.message = message([c.path for c in result.changes])
         if commit:
             _commit(root, written, result, message, {})
-    path.unlink(missing_ok=True)
     return result
 
 
@@ -657,7 +700,8 @@ def _commit(root: Path, written: list[str], result: Applied, message, restore: d
     try:
         known = gitutil.versions(root, written)
     except TachikomaError as exc:
-        result.commit_error = str(exc)
+        result.commit_error = _pending(str(exc))
+        result.commit_pending = True
         return
     if known is None:
         return
@@ -710,8 +754,13 @@ def _commit(root: Path, written: list[str], result: Applied, message, restore: d
         try:
             result.commit = gitutil.commit_blobs(root, contents, result.message, stage=stage)
         except TachikomaError as exc:
-            errors.append(str(exc))
+            errors.append(_pending(str(exc)))
+            result.commit_pending = True
     result.commit_error = "; ".join(errors) or None
+
+
+def _pending(error: str) -> str:
+    return f"{error} (the files are written; the next tachikoma run that writes commits them)"
 
 
 def _git_edit(root: Path, path: str, result: Applied, earlier: Restore | None):
@@ -834,61 +883,106 @@ def refusal(handle: BinaryIO, max_bytes: int | None) -> str | None:
     return f"{unreadable}; not tagged" if unreadable else None
 
 
+#: How many times a note that changes while it is being tagged is read again before it is skipped.
+_ATTEMPTS = 5
+
+
+class _Changed(Exception):
+    """The note changed between being read and being replaced: nothing was replaced."""
+
+
+class _Replaced(Exception):
+    """The tagged copy replaced the note, but a write reached the note as read right after the last
+    check (it went to the old file): `written` is the stat of the copy now in place, `sha` its sha256."""
+
+    def __init__(self, written: os.stat_result, sha: str):
+        super().__init__("changed right after being replaced")
+        self.written, self.sha = written, sha
+
+
 def _write_markdown(root: Path, change: Change, restore: dict[str, Restore], result: Applied,
                     max_bytes: int | None) -> bool:
-    """Make `change` to one note: only its head is read and rewritten, the body is copied through."""
+    """Make `change` to one note: only its head is read and rewritten, the body is copied through.
+
+    Someone may write the note meanwhile (an appending agent, an editor's
+    save): the new file replaces the note only if the note is still the file
+    read, byte for byte, and a write that slips in between that check and the
+    rename is caught and put back. Each time, the note is read again and
+    tagged anew, up to `_ATTEMPTS` times; then it is skipped with a reason.
+    """
     try:
         path = safe_path(root, change.path)
-        handle = open(path, "rb")
     except PathOutsideMemory as exc:
         result.skipped.append(Skip(change.path, str(exc)))
         return False
-    except FileNotFoundError:
-        result.skipped.append(Skip(change.path, "no longer exists"))
-        return False
-    except OSError as exc:
-        result.skipped.append(Skip(change.path, f"cannot read ({exc.strerror})"))
-        return False
-    with handle:
+    for attempt in range(_ATTEMPTS):
         try:
-            why = refusal(handle, max_bytes)
-            head = read_head(handle)
-        except ValueError as exc:
-            why = f"{exc}; not rewritten"
+            handle = open(path, "rb")
+        except FileNotFoundError:
+            result.skipped.append(Skip(change.path, "no longer exists"))
+            return False
         except OSError as exc:
-            why = f"cannot read ({exc.strerror})"
+            result.skipped.append(Skip(change.path, f"cannot read ({exc.strerror})"))
+            return False
+        with handle:
+            try:
+                return _tag_note(path, handle, change, restore, result, max_bytes)
+            except _Changed:
+                pass
+            except _Replaced as late:
+                if not _put_back(path, handle, late):
+                    result.skipped.append(Skip(change.path, "written to by someone else while being tagged, twice "
+                                                            "at once: not tagged; check that the note holds all of "
+                                                            "their last write"))
+                    return False
+        time.sleep(0.01 * (attempt + 1))  # let the other writer finish
+    result.skipped.append(Skip(change.path, f"kept changing while being tagged ({_ATTEMPTS} tries): not tagged, "
+                                            "nothing lost; run again once it is quiet"))
+    return False
+
+
+def _tag_note(path: Path, handle: BinaryIO, change: Change, restore: dict[str, Restore], result: Applied,
+              max_bytes: int | None) -> bool:
+    """One try of `_write_markdown` on the open note. Raises _Changed or _Replaced (see there)."""
+    try:
+        why = refusal(handle, max_bytes)
+        head = read_head(handle)
+    except ValueError as exc:
+        why = f"{exc}; not rewritten"
+    except OSError as exc:
+        why = f"cannot read ({exc.strerror})"
+    if why:
+        result.skipped.append(Skip(change.path, why))
+        return False
+    old_sha = _stream_sha(handle, head)
+    exact = restore.get(change.path)
+    if exact is not None and exact.head_only and exact.original is not None and old_sha == exact.written_sha256:
+        new_head = exact.original
+    else:
+        try:
+            fm = split(head.decode("utf-8").removeprefix(_BOM))
+        except UnicodeDecodeError:
+            result.skipped.append(Skip(change.path, "front matter is not UTF-8 text; not rewritten"))
+            return False
+        problem = fm.error or fm.duplicate_problem(WRITABLE_KEYS)
+        why = f"{problem}; not rewritten" if problem else _mismatch(current_values(fm.meta), change)
         if why:
             result.skipped.append(Skip(change.path, why))
             return False
-        old_sha = _stream_sha(handle, head)
-        exact = restore.get(change.path)
-        if exact is not None and exact.head_only and exact.original is not None and old_sha == exact.written_sha256:
-            new_head = exact.original
-        else:
-            try:
-                fm = split(head.decode("utf-8").removeprefix(_BOM))
-            except UnicodeDecodeError:
-                result.skipped.append(Skip(change.path, "front matter is not UTF-8 text; not rewritten"))
-                return False
-            problem = fm.error or fm.duplicate_problem(WRITABLE_KEYS)
-            why = f"{problem}; not rewritten" if problem else _mismatch(current_values(fm.meta), change)
-            if why:
-                result.skipped.append(Skip(change.path, why))
-                return False
-            if not [k for k in change.keys if k not in change.after]:
-                # Setting tags: note whether the block is new, so undo can remove it again.
-                change = replace(change, created_block=not fm.block)
-            handle.seek(len(head))
-            try:
-                new_head = _edit_head(head, handle.read(_SAMPLE), change)
-            except ValueError as exc:
-                result.skipped.append(Skip(change.path, f"{exc}; not rewritten"))
-                return False
+        if not [k for k in change.keys if k not in change.after]:
+            # Setting tags: note whether the block is new, so undo can remove it again.
+            change = replace(change, created_block=not fm.block)
+        handle.seek(len(head))
         try:
-            new_sha = old_sha if new_head == head else _rewrite_head(path, handle, len(head), new_head)
-        except OSError as exc:  # EPERM, ENOSPC, an immutable file: this note only; the note is as it was
-            result.skipped.append(Skip(change.path, f"cannot write ({_why(exc)}); not tagged"))
+            new_head = _edit_head(head, handle.read(_SAMPLE), change)
+        except ValueError as exc:
+            result.skipped.append(Skip(change.path, f"{exc}; not rewritten"))
             return False
+    try:
+        new_sha = old_sha if new_head == head else _rewrite(path, handle, len(head), new_head, old_sha)[0]
+    except OSError as exc:  # EPERM, ENOSPC, an immutable file: this note only; the note is as it was
+        result.skipped.append(Skip(change.path, f"cannot write ({_why(exc)}); not tagged"))
+        return False
     result.changes.append(change)
     result.restore[change.path] = Restore(original=head, written_sha256=new_sha, original_sha256=old_sha,
                                           head_only=True)
@@ -899,7 +993,7 @@ def _why(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
-def _stream_sha(handle: BinaryIO, head: bytes) -> str:
+def _stream_sha(handle: BinaryIO, head: bytes = b"") -> str:
     """The sha256 of the whole open file, read in blocks (`head` is its start, already read)."""
     digest = hashlib.sha256(head)
     handle.seek(len(head))
@@ -911,28 +1005,92 @@ def _stream_sha(handle: BinaryIO, head: bytes) -> str:
 _BLOCK = 1 << 20
 
 
-def _rewrite_head(path: Path, handle: BinaryIO, body_at: int, new_head: bytes) -> str:
-    """Atomically replace the file's first `body_at` bytes with `new_head`, copying the body from
-    `handle` block by block; return the sha256 of what was written.
+def _identity(info: os.stat_result) -> tuple:
+    """What tells that a file was replaced or written: which file it is, its size and modification time
+    (not its ctime, which the rename over it changes)."""
+    return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns
 
-    The note keeps its modification time (plus 1 ns, so an incremental index still sees the
-    change): a tag is not news, and a note outside git is dated by its mtime (`dates`)."""
-    digest = hashlib.sha256(new_head)
-    before = os.fstat(handle.fileno())
+
+def _rewrite(path: Path, handle: BinaryIO, body_at: int, new_head: bytes, expected_sha: str | None,
+             expect: os.stat_result | None = None, tail: bytes = b"") -> tuple[str, os.stat_result]:
+    """Atomically replace `path` with `new_head`, the open file's bytes from `body_at` and `tail`;
+    return the sha256 of what was written and its stat.
+
+    The replace happens only if `path` is still the file `handle` reads (or, given, the file
+    `expect` describes), that file did not change since `handle` was read and its bytes hash to
+    `expected_sha` (when given): else _Changed, and nothing is replaced. A change to the file
+    read right after that check raises _Replaced. The note keeps its modification time (plus 1
+    ns, so an incremental index still sees the change): a tag is not news, and a note outside
+    git is dated by its mtime (`dates`)."""
+    start = os.fstat(handle.fileno())
+    digest, source = hashlib.sha256(new_head), hashlib.sha256()
 
     def fill(out: BinaryIO) -> None:
         out.write(new_head)
-        handle.seek(body_at)
+        handle.seek(0)
+        source.update(handle.read(body_at))
         for block in iter(lambda: handle.read(_BLOCK), b""):
             out.write(block)
             digest.update(block)
+            source.update(block)
+        out.write(tail)
+        digest.update(tail)
 
-    atomic_write_with(path, fill)
+    def unchanged() -> None:
+        if expected_sha is not None and source.hexdigest() != expected_sha:
+            raise _Changed()
+        if (_identity(os.fstat(handle.fileno())) != _identity(start)
+                or _identity(os.stat(path)) != _identity(expect or start)
+                or _stream_sha(handle) != source.hexdigest()):
+            raise _Changed()
+
+    def was_the_note(old: Path) -> None:  # an editor's save in the last instant is put back, not lost
+        if _identity(os.stat(old)) != _identity(expect or start):
+            raise _Changed()
+
     try:
-        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns + 1))
+        atomic_write_with(path, fill, before_replace=unchanged, displaced=was_the_note)
+    except FileNotFoundError:
+        raise _Changed() from None  # renamed away meanwhile: read it again
+    try:
+        os.utime(path, ns=(start.st_atime_ns, start.st_mtime_ns + 1))
     except OSError:
         pass  # a file system that refuses it only costs the date, never the tags
-    return digest.hexdigest()
+    written = os.stat(path)
+    if _identity(os.fstat(handle.fileno())) != _identity(start) or _stream_sha(handle) != source.hexdigest():
+        raise _Replaced(written, digest.hexdigest())
+    return digest.hexdigest(), written
+
+
+def _put_back(path: Path, handle: BinaryIO, late: _Replaced) -> bool:
+    """After _Replaced: put the note's latest bytes (in the file `handle` reads, which the tagged copy
+    replaced) back at `path`, untagged. Lines appended to the copy meanwhile (an appending writer that
+    opened it after the rename) are kept after them. Whether it was done; not when the copy was
+    changed other than by appending."""
+    for _ in range(_ATTEMPTS):
+        try:
+            appended, found = _appended_since(path, late)
+            _rewrite(path, handle, 0, b"", None, expect=found, tail=appended)
+            return True
+        except _Replaced as again:
+            late = again
+        except _Changed:
+            continue
+        except (OSError, ValueError):
+            return False
+    return False
+
+
+def _appended_since(path: Path, late: _Replaced) -> tuple[bytes, os.stat_result]:
+    """What was appended to the copy at `path` since it was written (described by `late`), and the
+    stat of the file read; raises ValueError when it was changed otherwise."""
+    with open(path, "rb") as copy:
+        found = os.fstat(copy.fileno())
+        start = copy.read(late.written.st_size)
+        if hashlib.sha256(start).hexdigest() != late.sha:
+            raise ValueError("the copy was rewritten")
+        appended = copy.read(found.st_size - len(start))
+    return appended, found
 
 
 def _write_transcripts(root: Path, tags_file: tagfile.TagFile, changes: list[Change],
