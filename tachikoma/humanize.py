@@ -46,11 +46,18 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+#: How far a result's date was trusted (`dates.TRUST`), in words; a memory's own date goes unsaid.
+TRUST_WORDS = {"commit": "last edit, not its own date", "weak": "weak date: never counts as fresh"}
+
+
 def recency_text(factors: dict) -> str:
     """Why the recency factor is what it is: "evergreen", "off", "2026-03-22, 12 days, path", plus
-    "; superseded by notes/b.md of 2026-05-01" for a knowledge update."""
+    how far a date not the memory's own was trusted, and "; superseded by notes/b.md of 2026-05-01"
+    for a knowledge update."""
     if factors.get("recency_reason") in ("evergreen", "off"):
         return factors["recency_reason"]
     text = f"{factors['date'][:10]}, {plural(round(factors['age_days']), 'day')}, {factors['date_source']}"
+    if factors.get("date_trust") in TRUST_WORDS:
+        text += f" ({TRUST_WORDS[factors['date_trust']]})"
     newer = factors.get("superseded_by")
     return text + (f"; superseded by {newer['path']} of {newer['date'][:10]}" if newer else "")

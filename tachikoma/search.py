@@ -271,7 +271,7 @@ class Snapshot:
             generation = store.generation
             rows = store.db.execute(
                 "SELECT id, path, kind, trust, confidence, source, turn_date, fm_date, path_date, git_date, "
-                "mtime_ns, evergreen FROM files ORDER BY id").fetchall()
+                "mtime_ns, evergreen, git_import FROM files ORDER BY id").fetchall()
             ids, file_ids, matrix = load_vectors(store, dim, generation)
             dated = store.db.execute("SELECT id, date FROM chunks WHERE date IS NOT NULL ORDER BY id").fetchall()
         finally:
@@ -290,8 +290,9 @@ class Snapshot:
             values = np.array([np.nan if r[i] is None else r[i] / scale for r in rows], dtype=np.float64)
             return values[chunk_file]
 
+        imported = np.array([bool(r[12]) for r in rows], dtype=bool)[chunk_file]
         date, source = dates.choose(chunk_date, per_chunk(6), per_chunk(7), per_chunk(8), per_chunk(9),
-                                    per_chunk(10, 1e9))
+                                    per_chunk(10, 1e9), imported)
         column = lambda i: np.array([r[i] for r in rows], dtype=object)  # noqa: E731
         return cls(generation, ids, chunk_file, matrix, column(1), column(2), column(3), column(4),
                    column(5), date, source, np.array([bool(r[11]) for r in rows], dtype=bool))
@@ -485,6 +486,8 @@ class Searcher:
         return dict(cached[2])
 
 
+#: Per date source (`dates.SOURCES`), how far its date is trusted (`dates.STRENGTH`).
+DATE_STRENGTH = np.array(dates.STRENGTH, dtype=np.int8)
 #: How many of the best chunks are compared for knowledge updates (`ranking.supersessions`).
 SUPERSESSION_CANDIDATES = 50
 
@@ -504,7 +507,8 @@ def _supersede(snap: Snapshot, similarity, file_weight, rec, mask, evergreen, ru
     files = snap.chunk_file[top]
     by = ranking.supersessions(similarity[top], snap.matrix[top], snap.date[top], files, ~evergreen[files],
                                snap.kinds[files] == "transcript",
-                               words(snap.chunk_ids[top]) if words is not None else None)
+                               words(snap.chunk_ids[top]) if words is not None else None,
+                               strength=DATE_STRENGTH[snap.date_source[top]])
     hit = by >= 0
     superseded_by[top[hit]] = top[by[hit]]
     rec = rec.copy()
@@ -539,7 +543,8 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
     trust_w, conf_w = snap.tag_weights(cfg)
     rule = cfg.rule
     evergreen = snap.evergreen_files(cfg.evergreen)
-    rec = ranking.recency_rule(age_days, evergreen[snap.chunk_file], rule)
+    weak_date = DATE_STRENGTH[snap.date_source] == 0
+    rec = ranking.recency_rule(age_days, evergreen[snap.chunk_file], rule, weak=weak_date)
     # A chunk that shares nothing with the query is not a match, nor is one whose meaning is below the floor.
     mask = (similarity > 0) & (vector >= min_score)
     if exclude is not None:
@@ -560,6 +565,7 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
             "trust": snap.trust[f], "trust_weight": float(trust_w[f]),
             "confidence": snap.confidence[f], "confidence_weight": float(conf_w[f]),
             "age_days": float(age_days[pos]), "date_source": dates.SOURCES[snap.date_source[pos]],
+            "date_trust": dates.TRUST[dates.SOURCES[snap.date_source[pos]]],
             "date": datetime.fromtimestamp(snap.date[pos], timezone.utc).isoformat(timespec="seconds"),
             "recency": float(rec[pos]), "recency_rule": cfg.recency,
             "recency_reason": ("off" if rule.half_life_days is None else "evergreen" if evergreen[f] else
