@@ -61,3 +61,15 @@ def recency_text(factors: dict) -> str:
         text += f" ({TRUST_WORDS[factors['date_trust']]})"
     newer = factors.get("superseded_by")
     return text + (f"; superseded by {newer['path']} of {newer['date'][:10]}" if newer else "")
+
+
+def no_match_reason(answer: dict) -> str:
+    """Why a search answer has no good match, from its ``match`` evidence (`ranking.match_evidence`):
+    "nothing is close enough in meaning (best 0.32, floor 0.41) and no passage holds most of the
+    query's words (best 45%, needs 80%)"."""
+    match = answer.get("match") or {}
+    if "best_vector_similarity" not in match:
+        return f"nothing reaches the relevance floor (min_score {answer['min_score']:g})"
+    return (f"nothing is close enough in meaning (best {match['best_vector_similarity']:.2f}, floor "
+            f"{match['min_score']:g}) and no passage holds most of the query's words (best "
+            f"{match['best_keyword_coverage']:.0%}, needs {match['keyword_floor']:.0%})")

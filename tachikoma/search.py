@@ -39,6 +39,9 @@ DAY = 86400.0
 FRESHNESS_SECONDS = 2.0
 #: The relevance floor measured per embedder (see `relevance_floor`).
 MEASURED_FLOORS = {MINILM: 0.41}
+#: An answer whose best keyword match holds at least this share of the query's words, weighted by
+#: rarity (`keyword_coverage`), is a match whatever its meaning's cosine (`ranking.match_evidence`).
+KEYWORD_FLOOR = 0.8
 #: Re-rankings after finding result files missing before every file is checked.
 MISSING_ROUNDS = 3
 
@@ -198,6 +201,33 @@ def words_held(db: sqlite3.Connection, query: str, chunk_ids: np.ndarray) -> np.
                           (quote_term(term), *ids.tolist())).fetchall()
         held[:, column] = np.isin(ids, [r[0] for r in rows])
     return held
+
+
+def keyword_coverage(db: sqlite3.Connection, query: str, snap: "Snapshot",
+                     matches: list[tuple[int, float]]) -> np.ndarray:
+    """(N,) the share of the query's words (function words aside) each keyword match holds, each word
+    weighted by its rarity in the memory (BM25's idf: a word found nowhere weighs most); 0 elsewhere.
+
+    Unlike the keyword score, which is relative (the query's best match is 1
+    however poor), this is absolute: a question about someone the memory never
+    mentions leaves that name's weight out of every chunk, while an identifier
+    or a date that a note holds covers the whole query."""
+    coverage = np.zeros(len(snap.chunk_ids))
+    terms = query_terms(query, skip=STOPWORDS)
+    total = len(snap.chunk_ids)
+    if not terms or not matches or not total:
+        return coverage
+    ids = np.array([m[0] for m in matches], dtype=np.int64)
+    cap = min(total, KEYWORD_POSTINGS)
+    df = np.array([db.execute("SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)",
+                              (quote_term(t), cap)).fetchone()[0] for t in terms], dtype=np.float64)
+    df = np.where(df >= cap, np.maximum(df, total / 2), df)  # past the cap: a common word, weighed as one
+    idf = np.log((total - df + 0.5) / (df + 0.5) + 1.0)
+    share = words_held(db, query, ids).astype(np.float64) @ idf / idf.sum()
+    pos = np.minimum(np.searchsorted(snap.chunk_ids, ids), total - 1)
+    known = snap.chunk_ids[pos] == ids  # a chunk written after the snapshot is ignored
+    coverage[pos[known]] = share[known]
+    return coverage
 
 
 def keyword_scores(snap: "Snapshot", matches: list[tuple[int, float]]) -> np.ndarray:
@@ -428,10 +458,10 @@ class Searcher:
             keywords = keyword_terms(db, query, len(snap.chunk_ids))
             matches = keyword_search(db, query, len(snap.chunk_ids), config.search.keyword_candidates, terms=keywords)
             keyword = keyword_scores(snap, matches)
-            # The floor, per chunk: none for a chunk holding every word of the query (an identifier).
-            floors = np.where(holding_every_term(db, query, snap), 0.0, floor) if floor > 0 else floor
+            coverage = keyword_coverage(db, query, snap, matches) if floor > 0 else None
             words = lambda ids: words_held(db, query, ids)  # noqa: E731
-            answer, hidden = self._rank_existing(snap, qvec, limit, config, filters, now, keyword, floors, words)
+            answer, hidden = self._rank_existing(snap, qvec, limit, config, filters, now, keyword, floor, words,
+                                                 coverage)
             details = self.store.chunk_details([int(snap.chunk_ids[i]) for i in answer["positions"]])
         finally:
             if began:
@@ -446,14 +476,14 @@ class Searcher:
         finished = time.perf_counter()
         freshness = dict(self.freshness(), missing_files=hidden)
         return {"query": query, "keywords": keywords, "results": results, "min_score": floor,
-                "no_good_match": not results,
+                "no_good_match": not results, "match": answer["match"],
                 "recency": config.ranking.recency,
                 "freshness": freshness, "embedder": self.embedder.name,
                 "timing_ms": {"embed": round((embedded - started) * 1000, 2),
                               "rank": round((finished - embedded) * 1000, 2)}}
 
     def _rank_existing(self, snap: Snapshot, qvec, limit, config, filters, now, keyword, floor,
-                       words=None) -> tuple[dict, int]:
+                       words=None, coverage=None) -> tuple[dict, int]:
         """`rank_snapshot`, leaving out files deleted or renamed since the index last saw them.
 
         Only the files of the results are checked (a stat each); a missing one
@@ -463,7 +493,7 @@ class Searcher:
         gone = np.zeros(len(snap.paths), dtype=bool)
         for attempt in range(MISSING_ROUNDS + 1):
             answer = rank_snapshot(snap, qvec, limit, config, filters, now, keyword, floor,
-                                   exclude=gone if gone.any() else None, words=words)
+                                   exclude=gone if gone.any() else None, words=words, coverage=coverage)
             files = {int(snap.chunk_file[p]) for p in answer["positions"]}
             if attempt == MISSING_ROUNDS - 1:
                 files = range(len(snap.paths))  # many files went at once: check them all, once
@@ -518,16 +548,20 @@ def _supersede(snap: Snapshot, similarity, file_weight, rec, mask, evergreen, ru
 
 def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
                   filters: Filters | None = None, now: datetime | None = None,
-                  keyword: np.ndarray | None = None, min_score: "float | np.ndarray" = 0.0,
-                  exclude: np.ndarray | None = None, words=None) -> dict:
+                  keyword: np.ndarray | None = None, min_score: float = 0.0,
+                  exclude: np.ndarray | None = None, words=None, coverage: np.ndarray | None = None,
+                  keyword_floor: float = KEYWORD_FLOOR) -> dict:
     """Score all chunks of a snapshot against a query vector; explain the top `limit`.
 
     `keyword`: per-chunk keyword relevance in 0..1 (`keyword_scores`); None
-    counts as no keyword match anywhere. Chunks whose vector similarity is
-    below `min_score` (one floor, or one per chunk) and, in any case, those
-    sharing nothing with the query are left out, as are the chunks of files
-    flagged in `exclude` (F,). `words(chunk ids)` → (chunks × query words) bool tells knowledge
-    updates which query words a candidate holds (`words_held`); None leaves the word conditions out.
+    counts as no keyword match anywhere. Chunks sharing nothing with the
+    query are left out, as are the chunks of files flagged in `exclude` (F,).
+    The relevance floor decides for the whole answer (`ranking.match_evidence`,
+    returned as ``match``): no chunk reaching `min_score` in meaning, nor
+    `keyword_floor` in keyword `coverage` (`keyword_coverage`; None: 0), means
+    no results at all; otherwise no result is removed for its own low cosine.
+    `words(chunk ids)` → (chunks × query words) bool tells knowledge updates
+    which query words a candidate holds (`words_held`); None leaves the word conditions out.
     """
     cfg = config.ranking
     fusion = config.search
@@ -545,14 +579,17 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
     evergreen = snap.evergreen_files(cfg.evergreen)
     weak_date = DATE_STRENGTH[snap.date_source] == 0
     rec = ranking.recency_rule(age_days, evergreen[snap.chunk_file], rule, weak=weak_date)
-    # A chunk that shares nothing with the query is not a match, nor is one whose meaning is below the floor.
-    mask = (similarity > 0) & (vector >= min_score)
+    mask = similarity > 0  # a chunk that shares nothing with the query is not a match
     if exclude is not None:
         mask &= ~exclude[snap.chunk_file]
     if filters:
         extra = filters.mask(snap)
         if extra is not None:
             mask &= extra
+    match = ranking.match_evidence(vector, np.zeros(vector.shape[0]) if coverage is None else coverage, mask,
+                                   min_score, keyword_floor)
+    if match["answered_by"] is None:
+        mask = np.zeros_like(mask)
     rec, superseded_by = _supersede(snap, similarity, trust_w * conf_w, rec, mask, evergreen, rule, limit, words)
     ranked = ranking.rank(similarity, snap.chunk_file, trust_w * conf_w, limit,
                           cfg.per_file, cfg.repeat_penalty, mask, chunk_weight=rec)
@@ -577,4 +614,5 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
             factors[-1]["superseded_by"] = {
                 "path": str(snap.paths[snap.chunk_file[newer]]),
                 "date": datetime.fromtimestamp(snap.date[newer], timezone.utc).isoformat(timespec="seconds")}
-    return {"positions": ranked.chunks.tolist(), "scores": [float(s) for s in ranked.scores], "factors": factors}
+    return {"positions": ranked.chunks.tolist(), "scores": [float(s) for s in ranked.scores], "factors": factors,
+            "match": match}
