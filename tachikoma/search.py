@@ -245,11 +245,11 @@ def keyword_scores(snap: "Snapshot", matches: list[tuple[int, float]]) -> np.nda
 def relevance_floor(embedder_name: str) -> float:
     """The default `min_score` for an embedder: measured for MiniLM, none (0) for the others.
 
-    0.41 keeps 99.2% of LoCoMo's answerable questions (98.6% by the vector
-    alone, the rest by `holding_every_term`) and says "no good
-    match" to 81% of questions about other conversations and to all nonsense
-    queries (`tachikoma eval abstention`, docs/evaluation.md). Cosines of
-    other models live on other scales, so they get no floor until measured.
+    0.41 with the keyword floor says "no good match" to about 80% of LoCoMo's
+    questions about other conversations and to all nonsense queries, at a cost
+    of about 0.01 session R@5 on the answerable ones (`tachikoma eval
+    abstention`, docs/evaluation.md). Cosines of other models live on other
+    scales, so they get no floor until measured.
     """
     return MEASURED_FLOORS.get(embedder_name, 0.0)
 
@@ -423,10 +423,12 @@ class Searcher:
                recency: str | None = None) -> dict:
         """Rank chunks for `query` and return the JSON-ready answer with explanations.
 
-        Chunks whose meaning is too far from the query (vector similarity
-        below `min_score`; default: the config's ``[search] min_score``, else
-        the floor measured for the embedder, `relevance_floor`) are not
-        results; with none left the answer says ``no_good_match``. A result
+        When no chunk is close enough in meaning (vector similarity at least
+        `min_score`; default: the config's ``[search] min_score``, else the
+        floor measured for the embedder, `relevance_floor`) nor holds most of
+        the query's words (`keyword_coverage`, `KEYWORD_FLOOR`), the answer
+        has no results and says ``no_good_match``; otherwise no result is left
+        out for its own low similarity (``match`` says which). A result
         never names a file that is gone from the memory folder, even before
         the index has caught up with it. `recency` names a preset (`config.RECENCY_PRESETS`) to use
         instead of the config's ``[ranking] recency``.
