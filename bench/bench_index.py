@@ -76,7 +76,8 @@ def percentile(values: list[float], q: float) -> float:
     return float(np.percentile(values, q))
 
 
-def bench(size: int, chunks_per_file: int, dim: int, queries: int, cold_queries: int) -> dict:
+def bench(size: int, chunks_per_file: int, dim: int, queries: int, cold_queries: int,
+          min_score: float | None = None) -> dict:
     root = Path(tempfile.mkdtemp(prefix=f"tachikoma-bench-{size}-"))
     try:
         build_memory(root, size, chunks_per_file)
@@ -94,8 +95,8 @@ def bench(size: int, chunks_per_file: int, dim: int, queries: int, cold_queries:
         rng = random.Random(1)
         texts = [words(rng, rng.randrange(2, 7)) for _ in range(queries)]
         searcher = Searcher(root, embedder=embedder)
-        searcher.search(texts[0], 10)  # load the snapshot once: that is what "warm" means
-        warm = [searcher.search(q, 10)["timing_ms"]["rank"] for q in texts]
+        searcher.search(texts[0], 10, min_score=min_score)  # load the snapshot once: that is what "warm" means
+        warm = [searcher.search(q, 10, min_score=min_score)["timing_ms"]["rank"] for q in texts]
         searcher.close()
         for stale in (root / ".cache").glob("vectors-*.npy"):  # the first cold search rebuilds the cache
             stale.unlink()
@@ -103,7 +104,7 @@ def bench(size: int, chunks_per_file: int, dim: int, queries: int, cold_queries:
         for q in texts[:cold_queries]:
             t = time.perf_counter()
             s = Searcher(root, embedder=embedder)
-            embed_ms = s.search(q, 10)["timing_ms"]["embed"]
+            embed_ms = s.search(q, 10, min_score=min_score)["timing_ms"]["embed"]
             s.close()
             cold.append((time.perf_counter() - t) * 1000 - embed_ms)
         db_mb = (root / ".cache" / "index.db").stat().st_size / 1e6
@@ -123,6 +124,9 @@ def main() -> None:
     parser.add_argument("--dim", type=int, default=768, help="vector dimension (768 = nomic-embed-text)")
     parser.add_argument("--queries", type=int, default=200, help="warm searches per size")
     parser.add_argument("--cold-queries", type=int, default=10, help="cold searches per size")
+    parser.add_argument("--min-score", type=float, metavar="X",
+                        help="the relevance floor of the searches (default: the memory's, 0 for this embedder); "
+                             "above 0 the search also weighs the keyword evidence of the whole answer")
     parser.add_argument("--json", action="store_true", help="print rows as JSON")
     args = parser.parse_args()
     rows = []
@@ -131,7 +135,7 @@ def main() -> None:
     if not args.json:
         print(" | ".join(header))
     for size in args.sizes:
-        row = bench(size, args.chunks_per_file, args.dim, args.queries, args.cold_queries)
+        row = bench(size, args.chunks_per_file, args.dim, args.queries, args.cold_queries, args.min_score)
         rows.append(row)
         if not args.json:
             print(" | ".join(str(row[h]) for h in header), flush=True)

@@ -6,6 +6,7 @@ import argparse
 import difflib
 import json
 import os
+import shlex
 import sqlite3
 import sys
 from datetime import date
@@ -14,7 +15,7 @@ from pathlib import Path
 from . import __version__
 from .config import MAX_LIMIT, RECENCY_PRESETS
 from .errors import TachikomaError
-from .humanize import plural, recency_text
+from .humanize import no_match_reason, plural, recency_text
 from .memory import printable
 from .tags import InvalidTagValue, check_value
 
@@ -254,16 +255,19 @@ def build_parser() -> argparse.ArgumentParser:
     b = bench.add_parser("abstention", parents=[common],
                          help="choose the relevance floor (min_score) on LoCoMo-10",
                          description="Ask every answerable question of its own conversation, every adversarial "
-                                     "question of the other conversations and made-up nonsense, and report how "
-                                     "each relevance floor keeps the first and says 'no good match' to the rest.")
+                                     "question of the other conversations and made-up nonsense, and report what "
+                                     "each relevance floor costs the first (session R@5) and how often it says "
+                                     "'no good match' to the rest.")
     b.add_argument("path", type=Path, help="locomo10.json")
     b.add_argument("--embedder", default="minilm", metavar="NAME", help="minilm (default), ollama[:<model>] or hash")
     b.add_argument("--limit-conversations", type=int, metavar="N", help="only the first N conversations")
     b.add_argument("--work", type=Path, metavar="DIR", required=True,
                    help="keep the memory folders and indexes here (shared with `eval locomo --work`)")
     b.add_argument("--out", type=Path, metavar="DIR", help="write abstention.md and abstention.json here")
-    b.add_argument("--recall", type=float, default=0.98, metavar="R",
-                   help="keep at least this share of the answerable questions (default 0.98)")
+    b.add_argument("--conversations", metavar="RANGE",
+                   help="only the conversations at these positions, from 0: 0-4, 5-9, 0,3,7")
+    b.add_argument("--max-cost", type=float, default=0.005, metavar="X",
+                   help="the most session R@5 the floor may cost the answerable questions (default 0.005)")
     b.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     return parser
 
@@ -426,7 +430,10 @@ def cmd_search(args) -> int:
         _warn(f"the index is not up to date ({plural(fresh['changed_since'], 'file')} changed since "
               f"{fresh['last_indexed_at']}): run `tachikoma index`")
     if answer["no_good_match"]:
-        print(f"no good match (nothing reaches the relevance floor, min_score {answer['min_score']:g})")
+        print(f"no good match: {no_match_reason(answer)}")
+        if answer["min_score"] > 0:
+            print(f"to see the nearest passages anyway, search without the floor: tachikoma search --min-score 0 "
+                  f"{printable(shlex.quote(answer['query']))}")
     for n, r in enumerate(answer["results"], 1):
         f = r["factors"]
         print(f"{n:2}. {r['score']:.3f}  {printable(r['path'])}:{r['lines'][0]}-{r['lines'][1]}")
@@ -683,15 +690,16 @@ def _eval_recency(args) -> int:
 
 
 def _eval_abstention(args) -> int:
-    from .evaluation import abstention
+    from .evaluation import abstention, locomo
 
     if args.limit_conversations is not None and args.limit_conversations < 1:
         raise TachikomaError("--limit-conversations must be at least 1")
-    if not 0 < args.recall <= 1:
-        raise TachikomaError("--recall must be above 0 and at most 1")
+    if not 0 <= args.max_cost < 1:
+        raise TachikomaError("--max-cost must be at least 0 and below 1")
     config = _config(args, Path(".")) if args.config else None
+    only = locomo.parse_selection(args.conversations) if args.conversations else None
     result = abstention.measure(args.path, args.embedder, args.limit_conversations, config, work=args.work,
-                                progress=not args.quiet, target_recall=args.recall)
+                                progress=not args.quiet, max_cost=args.max_cost, only=only)
     print(abstention.terminal(result))
     if args.out:
         for written in abstention.write_report(result, args.out):

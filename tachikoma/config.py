@@ -89,14 +89,14 @@ Hybrid relevance (``[search]``)
     The rest of the formula is unchanged on top of it:
     score = similarity × trust_weight × confidence_weight × recency × duplicate_penalty.
 
-    The relevance floor ``min_score`` applies to the vector's cosine
-    similarity (how close the chunk's meaning is to the query), not to the
-    weighted score: an old or untrusted note that matches well is still a
-    result, ranked low. The keyword part is left out because it is relative
-    (the best keyword match of any query scores 1); but a chunk that holds
-    every word of the query passes the floor whatever its cosine, since an
-    identifier ("88-1234") means little to an embedder. When no chunk
-    reaches the floor the answer says ``no_good_match``. Unset, the floor is the one
+    The relevance floor ``min_score`` decides for the whole answer
+    (`ranking.match_evidence`), never per chunk: the answer has a match when
+    some chunk's vector cosine (how close its meaning is to the query, not
+    the weighted score) reaches it, or when a chunk holds most of the query's
+    words weighted by rarity (`search.KEYWORD_FLOOR`), since an identifier
+    ("88-1234") means little to an embedder. The relative keyword score (the
+    best keyword match of any query scores 1) is left out. Otherwise the
+    answer says ``no_good_match``. Unset, the floor is the one
     measured for the embedder (0.41 for MiniLM, `tachikoma eval abstention`,
     docs/evaluation.md; none for the others); 0 turns it off.
 

@@ -9,11 +9,24 @@ Recency needs to know when what a chunk says was true. In order of trust:
 3. ``path``: a ``YYYY-MM-DD`` in the file or folder name
    (``memory/2026-02-10.md``, ``2026-03-22/notes.md``); the deepest wins.
 4. ``git``: the last commit that changed the file's content other than its
-   quality tags (`gitutil.content_times`): tachikoma's tagging commits and
+   quality tags (`gitutil.content_changes`): tachikoma's tagging commits and
    hand edits of tag keys alone do not count, so tagging never makes a
    memory younger and a fresh clone gives the same dates.
-5. ``mtime``: the file's modification time (not in git, or changed since
+5. ``git-import``: the same, when that commit added many files at once
+   (`gitutil.IMPORT_FILES`): a memory committed or moved in, so the date
+   says when it was imported, not when it was written.
+6. ``mtime``: the file's modification time (not in git, or changed since
    its last commit).
+
+How far a date is trusted follows its source (`TRUST`): the first three
+are the memory's **own** dates; a content **commit** is when the file was
+last edited, a weaker sign of when what it says was true; an import or a
+file time is **weak**: a copy, a clone or a first commit of an existing
+memory sets them to today for every file at once. The ranking uses this
+twice: a weak date never makes a memory look fresher than one half-life
+(`ranking.recency_rule`), and a memory is superseded only by one whose date
+is trusted at least as much as its own (`ranking.supersessions`). Each
+result says how far its date was trusted (``date_trust``).
 
 Evergreen memories (front matter ``evergreen: true``, the tag file's
 ``evergreen: true`` for a transcript, or a path matching the config's
@@ -33,10 +46,15 @@ import numpy as np
 
 from .documents import Chunk, Document
 
-TRANSCRIPT_SOURCE, FRONTMATTER, PATH, GIT, MTIME, EVERGREEN = (
-    "transcript", "frontmatter", "path", "git", "mtime", "evergreen")
+TRANSCRIPT_SOURCE, FRONTMATTER, PATH, GIT, GIT_IMPORT, MTIME, EVERGREEN = (
+    "transcript", "frontmatter", "path", "git", "git-import", "mtime", "evergreen")
 #: Every `date_source` a result can carry, best first ("evergreen" is shown as the recency reason).
-SOURCES = (TRANSCRIPT_SOURCE, FRONTMATTER, PATH, GIT, MTIME)
+SOURCES = (TRANSCRIPT_SOURCE, FRONTMATTER, PATH, GIT, GIT_IMPORT, MTIME)
+#: How far a date is trusted, by source: the memory's own date, its last edit, or a weak date.
+OWN, COMMIT, WEAK = "own", "commit", "weak"
+TRUST = {TRANSCRIPT_SOURCE: OWN, FRONTMATTER: OWN, PATH: OWN, GIT: COMMIT, GIT_IMPORT: WEAK, MTIME: WEAK}
+#: Per index into `SOURCES`: 2 own, 1 commit, 0 weak (what `ranking.supersessions` compares).
+STRENGTH = tuple({OWN: 2, COMMIT: 1, WEAK: 0}[TRUST[s]] for s in SOURCES)
 
 _PATH_DATE = re.compile(r"(?<![0-9])([0-9]{4})-([0-9]{2})-([0-9]{2})(?![0-9])")
 
@@ -96,15 +114,18 @@ def front_matter_evergreen(meta: dict | None) -> bool:
 
 
 def choose(chunk_date: np.ndarray, turn_date: np.ndarray, fm_date: np.ndarray, path_date: np.ndarray,
-           git_date: np.ndarray, mtime: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+           git_date: np.ndarray, mtime: np.ndarray,
+           git_import: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Per row, the first date present in source order and the index of its source in `SOURCES`.
 
     Every argument is a float array of unix seconds with NaN for "none";
     `mtime` is always present. A chunk date (transcript chunk) comes before
-    its file's last turn.
+    its file's last turn. `git_import` (bool) marks git dates made by an import.
     """
     transcript = np.where(np.isnan(chunk_date), turn_date, chunk_date)
-    candidates = np.vstack([transcript, fm_date, path_date, git_date, mtime])
+    imported = np.zeros(len(git_date), dtype=bool) if git_import is None else np.asarray(git_import, dtype=bool)
+    candidates = np.vstack([transcript, fm_date, path_date, np.where(imported, np.nan, git_date),
+                            np.where(imported, git_date, np.nan), mtime])
     present = ~np.isnan(candidates)
     present[-1] = True
     source = np.argmax(present, axis=0)

@@ -118,9 +118,29 @@ _MARKDOWN_SUFFIXES = (".md", ".markdown")
 _NULL_OID = "0" * 40
 
 
+#: A commit that adds at least this many files of the memory folder is an import (a memory copied
+#: in, a bulk move), not an edit: its time says when the files were committed, not when what they
+#: say was written. So is the folder's first commit when it adds more than one file.
+IMPORT_FILES = 5
+
+
+@dataclass(frozen=True)
+class ContentChange:
+    """The last commit that changed a file's content: when, and whether it was an import."""
+
+    when: datetime
+    imported: bool = False
+
+
 def content_times(root: Path, verdicts: dict[str, bool] | None = None) -> dict[str, datetime]:
+    """The time of each file's `content_changes` entry."""
+    return {path: change.when for path, change in content_changes(root, verdicts).items()}
+
+
+def content_changes(root: Path, verdicts: dict[str, bool] | None = None) -> dict[str, ContentChange]:
     """When each file under `root` last changed in what it says: the time (aware, UTC) of the
-    last commit that changed more than its quality tags.
+    last commit that changed more than its quality tags, and whether that commit was an import
+    (`IMPORT_FILES`).
 
     Skipped: commits carrying the ``Tachikoma-Tagging: 1`` trailer, and
     commits whose change to a markdown note touches nothing but front matter
@@ -145,10 +165,11 @@ def content_times(root: Path, verdicts: dict[str, bool] | None = None) -> dict[s
     )
     if proc.returncode != 0:
         return {}  # an empty repository (no commit yet) has no history to read
-    history = _parse_raw_log(proc.stdout, prefix)  # path -> [(time, tagging, old, new)], newest first
+    added: list[int] = []  # per commit, newest first: how many files of the folder it added
+    history = _parse_raw_log(proc.stdout, prefix, added)  # path -> [(time, tagging, old, new, commit)]
     verdicts = {} if verdicts is None else verdicts
     position = dict.fromkeys(history, 0)
-    found: dict[str, float] = {}
+    found: dict[str, tuple[float, int]] = {}
     while position:
         ask: dict[str, tuple[str, str]] = {}
         for path, i in list(position.items()):
@@ -158,17 +179,17 @@ def content_times(root: Path, verdicts: dict[str, bool] | None = None) -> dict[s
             if i == len(changes):
                 del position[path]
                 continue
-            when, _, old, new = changes[i]
+            when, _, old, new, number = changes[i]
             position[path] = i
             pair = f"{old}:{new}"
             if not path.endswith(_MARKDOWN_SUFFIXES) or _NULL_OID in (old, new) or old == new:
-                found[path] = when  # added, deleted, or not a note: its content changed
+                found[path] = (when, number)  # added, deleted, or not a note: its content changed
                 del position[path]
             elif pair in verdicts:
                 if verdicts[pair]:
                     position[path] = i + 1
                 else:
-                    found[path] = when
+                    found[path] = (when, number)
                     del position[path]
             else:
                 ask[pair] = (old, new)
@@ -176,7 +197,13 @@ def content_times(root: Path, verdicts: dict[str, bool] | None = None) -> dict[s
             blobs = _read_blobs(root, {oid for pair in ask.values() for oid in pair})
             for pair, (old, new) in ask.items():
                 verdicts[pair] = metadata_only(blobs[old], blobs[new])
-    return {path: datetime.fromtimestamp(ts, timezone.utc) for path, ts in found.items()}
+    first = len(added) - 1  # the folder's first commit
+
+    def imported(number: int) -> bool:
+        return added[number] >= IMPORT_FILES or (number == first and added[number] > 1)
+
+    return {path: ContentChange(datetime.fromtimestamp(ts, timezone.utc), imported(number))
+            for path, (ts, number) in found.items()}
 
 
 def metadata_only(old: bytes, new: bytes) -> bool:
@@ -197,14 +224,18 @@ def metadata_only(old: bytes, new: bytes) -> bool:
     return content(before) == content(after)
 
 
-def _parse_raw_log(output: bytes, prefix: str) -> dict[str, list[tuple[float, bool, str, str]]]:
+def _parse_raw_log(output: bytes, prefix: str,
+                   added: list[int] | None = None) -> dict[str, list[tuple[float, bool, str, str, int]]]:
     """Parse `git log --raw --no-abbrev -z --format=%x00%ct <trailer values>`.
 
     Each commit is NUL, "time trailer-values", NUL, then per file a
     ":modes old new status" field (the first one after a newline) and the
-    file name field.
+    file name field. Each change carries its commit's number (0 the first
+    listed); `added`, when given, gets per commit how many files under
+    `prefix` it added.
     """
-    history: dict[str, list[tuple[float, bool, str, str]]] = {}
+    history: dict[str, list[tuple[float, bool, str, str, int]]] = {}
+    added = [] if added is None else added
     fields = output.split(b"\0")
     current: tuple[float, bool] | None = None
     i, n = 0, len(fields)
@@ -215,6 +246,7 @@ def _parse_raw_log(output: bytes, prefix: str) -> dict[str, list[tuple[float, bo
                 head = fields[i + 1].decode("utf-8", "replace").split(" ", 1)
                 try:
                     current = (float(head[0]), "1" in (head[1] if len(head) > 1 else "").split(","))
+                    added.append(0)
                 except ValueError:
                     current = None
             i += 2
@@ -224,7 +256,10 @@ def _parse_raw_log(output: bytes, prefix: str) -> dict[str, list[tuple[float, bo
             parts = info.decode("ascii", "replace").split()
             path = fields[i + 1].decode("utf-8", "surrogateescape")
             if len(parts) >= 5 and path.startswith(prefix) and len(path) > len(prefix):
-                history.setdefault(path[len(prefix):], []).append((current[0], current[1], parts[2], parts[3]))
+                number = len(added) - 1
+                history.setdefault(path[len(prefix):], []).append(
+                    (current[0], current[1], parts[2], parts[3], number))
+                added[number] += parts[4].startswith("A")
             i += 2
             continue
         i += 1

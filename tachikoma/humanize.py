@@ -46,11 +46,30 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+#: How far a result's date was trusted (`dates.TRUST`), in words; a memory's own date goes unsaid.
+TRUST_WORDS = {"commit": "last edit, not its own date", "weak": "weak date: never counts as fresh"}
+
+
 def recency_text(factors: dict) -> str:
     """Why the recency factor is what it is: "evergreen", "off", "2026-03-22, 12 days, path", plus
-    "; superseded by notes/b.md of 2026-05-01" for a knowledge update."""
+    how far a date not the memory's own was trusted, and "; superseded by notes/b.md of 2026-05-01"
+    for a knowledge update."""
     if factors.get("recency_reason") in ("evergreen", "off"):
         return factors["recency_reason"]
     text = f"{factors['date'][:10]}, {plural(round(factors['age_days']), 'day')}, {factors['date_source']}"
+    if factors.get("date_trust") in TRUST_WORDS:
+        text += f" ({TRUST_WORDS[factors['date_trust']]})"
     newer = factors.get("superseded_by")
     return text + (f"; superseded by {newer['path']} of {newer['date'][:10]}" if newer else "")
+
+
+def no_match_reason(answer: dict) -> str:
+    """Why a search answer has no good match, from its ``match`` evidence (`ranking.match_evidence`):
+    "nothing is close enough in meaning (best 0.32, floor 0.41) and no passage holds most of the
+    query's words (best 45%, needs 80%)"."""
+    match = answer.get("match") or {}
+    if "best_vector_similarity" not in match:
+        return f"nothing reaches the relevance floor (min_score {answer['min_score']:g})"
+    return (f"nothing is close enough in meaning (best {match['best_vector_similarity']:.2f}, floor "
+            f"{match['min_score']:g}) and no passage holds most of the query's words (best "
+            f"{match['best_keyword_coverage']:.0%}, needs {match['keyword_floor']:.0%})")

@@ -469,12 +469,12 @@ class TagsFromIndex:
 
 def _file_info(f: memory.MemoryFile, sha: str, tags, git_times, dirty) -> dict:
     return {"path": f.path, "kind": f.kind, "sha256": sha, "size": f.size, "mtime_ns": f.mtime_ns,
-            "git_date": _git_date(f.path, git_times, dirty), "path_date": _ts(dates.path_date(f.path)),
+            **_git_columns(f.path, git_times, dirty), "path_date": _ts(dates.path_date(f.path)),
             **_tag_columns(tags)}
 
 
 def _content_times(root: Path) -> dict:
-    """`gitutil.content_times`, with its verdicts kept in ``.cache`` between runs (they never change)."""
+    """`gitutil.content_changes`, with its verdicts kept in ``.cache`` between runs (they never change)."""
     cache = memory.cache_dir(root) / GIT_VERDICTS
     try:
         verdicts = json.loads(cache.read_text(encoding="utf-8"))
@@ -483,7 +483,7 @@ def _content_times(root: Path) -> dict:
     except (OSError, ValueError):
         verdicts = {}
     known = len(verdicts)
-    times = gitutil.content_times(root, verdicts)
+    times = gitutil.content_changes(root, verdicts)
     if len(verdicts) != known:
         try:
             atomic_write_text(cache, json.dumps(verdicts))
@@ -492,9 +492,13 @@ def _content_times(root: Path) -> dict:
     return times
 
 
-def _git_date(path: str, git_times, dirty) -> float | None:
-    """The last commit time of `path`, unless it has uncommitted changes (then its mtime counts)."""
-    return None if path in dirty else _ts(git_times.get(path))
+def _git_columns(path: str, git_times, dirty) -> dict:
+    """The last content commit of `path` (time, and whether an import made it), unless it has
+    uncommitted changes (then its mtime counts)."""
+    change = None if path in dirty else git_times.get(path)
+    if change is None:
+        return {"git_date": None, "git_import": 0}
+    return {"git_date": _ts(change.when), "git_import": int(change.imported)}
 
 
 def _tag_columns(tags) -> dict:
@@ -512,9 +516,9 @@ def _refresh_metadata(store: Store, tags, git_times, dirty) -> int:
     changed = False
     for path, row in rows.items():
         updates = {}
-        git_date = _git_date(path, git_times, dirty)
-        if git_date != row.git_date:
-            updates["git_date"] = git_date
+        git = _git_columns(path, git_times, dirty)
+        if git["git_date"] != row.git_date or bool(git["git_import"]) != row.git_import:
+            updates.update(git)
         if path in retagged:
             updates.update(_tag_columns(tags.tags_for(path)), evergreen=int(_tag_file_evergreen(tags, path)))
         if updates:

@@ -33,7 +33,7 @@ from pydantic import Field
 from . import __version__, memory, notes, stats, tagging, turn_view
 from .config import MAX_LIMIT, load_config
 from .errors import NoIndexYet, TachikomaError
-from .humanize import plural, recency_text
+from .humanize import no_match_reason, plural, recency_text
 from .search import Filters, Searcher
 from .tags import CONFIDENCE_VALUES, TRUST_VALUES, InvalidTagValue
 from .watcher import Reindexer, Watcher
@@ -209,8 +209,8 @@ def answer_text(answer: dict) -> str:
     lines = [f"index updated {when}; {plural(fresh.get('changed_since') or 0, 'file')} changed since"]
     if answer["no_good_match"]:
         if fresh.get("state") == "complete" and not fresh.get("changed_since"):
-            lines.insert(0, f"no good match: nothing in the memory reaches the relevance floor "
-                            f"(min_score {answer['min_score']:g}) for {answer['query']!r}")
+            lines.insert(0, f"no good match for {answer['query']!r}: {no_match_reason(answer)}; call search "
+                            "with min_score 0 to see the nearest passages anyway")
         else:  # files not indexed yet (a first build, a change not re-indexed): they may hold the answer
             lines.insert(0, f"no good match among the indexed files for {answer['query']!r}, but the index is "
                             "not up to date: search again once it is")

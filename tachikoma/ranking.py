@@ -40,11 +40,18 @@ def recency(age_days: np.ndarray, half_life_days, floor: float = 0.0) -> np.ndar
     return decay if floor == 0 else floor + (1.0 - floor) * decay
 
 
-def recency_rule(age_days: np.ndarray, evergreen: np.ndarray, rule: Recency) -> np.ndarray:
-    """Per chunk: the recency of `rule` for its age (before any supersession), 1.0 where `evergreen`."""
+def recency_rule(age_days: np.ndarray, evergreen: np.ndarray, rule: Recency,
+                 weak: np.ndarray | None = None) -> np.ndarray:
+    """Per chunk: the recency of `rule` for its age (before any supersession), 1.0 where `evergreen`.
+
+    A `weak` date (an import's commit, a file time: `dates.TRUST`) counts as at
+    least one half-life old: it can say a memory is old, never that it is fresh,
+    since a copy or a first commit sets it to today for every file at once."""
     age_days = np.asarray(age_days, dtype=np.float64)
     if rule.half_life_days is None:
         return np.ones(age_days.shape[0])
+    if weak is not None:
+        age_days = np.where(weak, np.maximum(age_days, rule.half_life_days), age_days)
     return np.where(evergreen, 1.0, recency(age_days, rule.half_life_days, rule.floor))
 
 
@@ -74,7 +81,7 @@ COMPARABLE_MIXED = 0.65
 def supersessions(similarity: np.ndarray, vectors: np.ndarray, dates: np.ndarray, files: np.ndarray,
                   eligible: np.ndarray, transcript: np.ndarray, words: np.ndarray | None = None,
                   alike: float = ALIKE, alike_transcripts: float = ALIKE_TRANSCRIPTS,
-                  comparable: float = COMPARABLE) -> np.ndarray:
+                  comparable: float = COMPARABLE, strength: np.ndarray | None = None) -> np.ndarray:
     """For each of a few candidate chunks, the position of the newer candidate that supersedes it, or -1.
 
     A knowledge update: chunk j supersedes chunk i when j is from another file
@@ -90,7 +97,9 @@ def supersessions(similarity: np.ndarray, vectors: np.ndarray, dates: np.ndarray
     holds, as the keyword index reads them; None (not known) drops the word
     conditions and the second rule. The best such j (highest similarity) is
     named. `eligible` (bool) marks chunks that can be superseded (evergreen
-    memories cannot). All arguments are per candidate.
+    memories cannot). `strength` (`dates.STRENGTH` of each date's source): j
+    must have a date trusted at least as much as i's, so an import or a file
+    time never supersedes a memory's own date. All arguments are per candidate.
     """
     similarity = np.asarray(similarity, dtype=np.float64)
     n = similarity.shape[0]
@@ -114,8 +123,38 @@ def supersessions(similarity: np.ndarray, vectors: np.ndarray, dates: np.ndarray
           & (dates[None, :] > dates[:, None] + SAME_TIME)
           & (files[None, :] != files[:, None])
           & np.asarray(eligible, dtype=bool)[:, None])
+    if strength is not None:
+        strength = np.asarray(strength)
+        ok &= strength[None, :] >= strength[:, None]
     best = np.where(ok, similarity[None, :], -1.0).argmax(axis=1)
     return np.where(ok.any(axis=1), best, -1).astype(np.int64)
+
+
+def match_evidence(vector: np.ndarray, coverage: np.ndarray, mask: np.ndarray, min_score: float,
+                   keyword_floor: float) -> dict:
+    """Whether an answer has a good match at all: one decision for the whole answer, never a cut per chunk.
+
+    It has one when some allowed chunk (`mask`) is close enough in meaning
+    (vector cosine at least `min_score`) or holds enough of the query's words,
+    weighted by rarity (keyword `coverage` at least `keyword_floor`): an
+    identifier or a date means little to an embedder but is plain to keywords.
+    Otherwise the answer is "no good match". Either way no result is removed
+    for its own low cosine, so a chunk the keyword side ranks first is never
+    hidden from an answer. `answered_by` is "meaning", "keywords" or None.
+    """
+    allowed = np.asarray(mask, dtype=bool)
+    best_vector = float(np.max(vector[allowed])) if allowed.any() else 0.0
+    best_coverage = float(np.max(coverage[allowed])) if allowed.any() else 0.0
+    if not allowed.any():
+        by = None
+    elif best_vector >= min_score:
+        by = "meaning"
+    elif best_coverage >= keyword_floor:
+        by = "keywords"
+    else:
+        by = None
+    return {"answered_by": by, "best_vector_similarity": best_vector, "best_keyword_coverage": best_coverage,
+            "min_score": float(min_score), "keyword_floor": float(keyword_floor)}
 
 
 def file_weights(trust: np.ndarray, confidence: np.ndarray, age_days: np.ndarray, cfg: RankingConfig) -> np.ndarray:

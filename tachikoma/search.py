@@ -39,6 +39,9 @@ DAY = 86400.0
 FRESHNESS_SECONDS = 2.0
 #: The relevance floor measured per embedder (see `relevance_floor`).
 MEASURED_FLOORS = {MINILM: 0.41}
+#: An answer whose best keyword match holds at least this share of the query's words, weighted by
+#: rarity (`keyword_coverage`), is a match whatever its meaning's cosine (`ranking.match_evidence`).
+KEYWORD_FLOOR = 0.8
 #: Re-rankings after finding result files missing before every file is checked.
 MISSING_ROUNDS = 3
 
@@ -200,6 +203,33 @@ def words_held(db: sqlite3.Connection, query: str, chunk_ids: np.ndarray) -> np.
     return held
 
 
+def keyword_coverage(db: sqlite3.Connection, query: str, snap: "Snapshot",
+                     matches: list[tuple[int, float]]) -> np.ndarray:
+    """(N,) the share of the query's words (function words aside) each keyword match holds, each word
+    weighted by its rarity in the memory (BM25's idf: a word found nowhere weighs most); 0 elsewhere.
+
+    Unlike the keyword score, which is relative (the query's best match is 1
+    however poor), this is absolute: a question about someone the memory never
+    mentions leaves that name's weight out of every chunk, while an identifier
+    or a date that a note holds covers the whole query."""
+    coverage = np.zeros(len(snap.chunk_ids))
+    terms = query_terms(query, skip=STOPWORDS)
+    total = len(snap.chunk_ids)
+    if not terms or not matches or not total:
+        return coverage
+    ids = np.array([m[0] for m in matches], dtype=np.int64)
+    cap = min(total, KEYWORD_POSTINGS)
+    df = np.array([db.execute("SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)",
+                              (quote_term(t), cap)).fetchone()[0] for t in terms], dtype=np.float64)
+    df = np.where(df >= cap, np.maximum(df, total / 2), df)  # past the cap: a common word, weighed as one
+    idf = np.log((total - df + 0.5) / (df + 0.5) + 1.0)
+    share = words_held(db, query, ids).astype(np.float64) @ idf / idf.sum()
+    pos = np.minimum(np.searchsorted(snap.chunk_ids, ids), total - 1)
+    known = snap.chunk_ids[pos] == ids  # a chunk written after the snapshot is ignored
+    coverage[pos[known]] = share[known]
+    return coverage
+
+
 def keyword_scores(snap: "Snapshot", matches: list[tuple[int, float]]) -> np.ndarray:
     """Per-chunk keyword relevance (0..1) from `keyword_search` matches; unmatched chunks 0."""
     raw = np.full(len(snap.chunk_ids), np.nan)
@@ -215,11 +245,11 @@ def keyword_scores(snap: "Snapshot", matches: list[tuple[int, float]]) -> np.nda
 def relevance_floor(embedder_name: str) -> float:
     """The default `min_score` for an embedder: measured for MiniLM, none (0) for the others.
 
-    0.41 keeps 99.2% of LoCoMo's answerable questions (98.6% by the vector
-    alone, the rest by `holding_every_term`) and says "no good
-    match" to 81% of questions about other conversations and to all nonsense
-    queries (`tachikoma eval abstention`, docs/evaluation.md). Cosines of
-    other models live on other scales, so they get no floor until measured.
+    0.41 with the keyword floor says "no good match" to about 80% of LoCoMo's
+    questions about other conversations and to all nonsense queries, at a cost
+    of about 0.01 session R@5 on the answerable ones (`tachikoma eval
+    abstention`, docs/evaluation.md). Cosines of other models live on other
+    scales, so they get no floor until measured.
     """
     return MEASURED_FLOORS.get(embedder_name, 0.0)
 
@@ -271,7 +301,7 @@ class Snapshot:
             generation = store.generation
             rows = store.db.execute(
                 "SELECT id, path, kind, trust, confidence, source, turn_date, fm_date, path_date, git_date, "
-                "mtime_ns, evergreen FROM files ORDER BY id").fetchall()
+                "mtime_ns, evergreen, git_import FROM files ORDER BY id").fetchall()
             ids, file_ids, matrix = load_vectors(store, dim, generation)
             dated = store.db.execute("SELECT id, date FROM chunks WHERE date IS NOT NULL ORDER BY id").fetchall()
         finally:
@@ -290,8 +320,9 @@ class Snapshot:
             values = np.array([np.nan if r[i] is None else r[i] / scale for r in rows], dtype=np.float64)
             return values[chunk_file]
 
+        imported = np.array([bool(r[12]) for r in rows], dtype=bool)[chunk_file]
         date, source = dates.choose(chunk_date, per_chunk(6), per_chunk(7), per_chunk(8), per_chunk(9),
-                                    per_chunk(10, 1e9))
+                                    per_chunk(10, 1e9), imported)
         column = lambda i: np.array([r[i] for r in rows], dtype=object)  # noqa: E731
         return cls(generation, ids, chunk_file, matrix, column(1), column(2), column(3), column(4),
                    column(5), date, source, np.array([bool(r[11]) for r in rows], dtype=bool))
@@ -392,10 +423,12 @@ class Searcher:
                recency: str | None = None) -> dict:
         """Rank chunks for `query` and return the JSON-ready answer with explanations.
 
-        Chunks whose meaning is too far from the query (vector similarity
-        below `min_score`; default: the config's ``[search] min_score``, else
-        the floor measured for the embedder, `relevance_floor`) are not
-        results; with none left the answer says ``no_good_match``. A result
+        When no chunk is close enough in meaning (vector similarity at least
+        `min_score`; default: the config's ``[search] min_score``, else the
+        floor measured for the embedder, `relevance_floor`) nor holds most of
+        the query's words (`keyword_coverage`, `KEYWORD_FLOOR`), the answer
+        has no results and says ``no_good_match``; otherwise no result is left
+        out for its own low similarity (``match`` says which). A result
         never names a file that is gone from the memory folder, even before
         the index has caught up with it. `recency` names a preset (`config.RECENCY_PRESETS`) to use
         instead of the config's ``[ranking] recency``.
@@ -427,10 +460,10 @@ class Searcher:
             keywords = keyword_terms(db, query, len(snap.chunk_ids))
             matches = keyword_search(db, query, len(snap.chunk_ids), config.search.keyword_candidates, terms=keywords)
             keyword = keyword_scores(snap, matches)
-            # The floor, per chunk: none for a chunk holding every word of the query (an identifier).
-            floors = np.where(holding_every_term(db, query, snap), 0.0, floor) if floor > 0 else floor
+            coverage = keyword_coverage(db, query, snap, matches) if floor > 0 else None
             words = lambda ids: words_held(db, query, ids)  # noqa: E731
-            answer, hidden = self._rank_existing(snap, qvec, limit, config, filters, now, keyword, floors, words)
+            answer, hidden = self._rank_existing(snap, qvec, limit, config, filters, now, keyword, floor, words,
+                                                 coverage)
             details = self.store.chunk_details([int(snap.chunk_ids[i]) for i in answer["positions"]])
         finally:
             if began:
@@ -445,14 +478,14 @@ class Searcher:
         finished = time.perf_counter()
         freshness = dict(self.freshness(), missing_files=hidden)
         return {"query": query, "keywords": keywords, "results": results, "min_score": floor,
-                "no_good_match": not results,
+                "no_good_match": not results, "match": answer["match"],
                 "recency": config.ranking.recency,
                 "freshness": freshness, "embedder": self.embedder.name,
                 "timing_ms": {"embed": round((embedded - started) * 1000, 2),
                               "rank": round((finished - embedded) * 1000, 2)}}
 
     def _rank_existing(self, snap: Snapshot, qvec, limit, config, filters, now, keyword, floor,
-                       words=None) -> tuple[dict, int]:
+                       words=None, coverage=None) -> tuple[dict, int]:
         """`rank_snapshot`, leaving out files deleted or renamed since the index last saw them.
 
         Only the files of the results are checked (a stat each); a missing one
@@ -462,7 +495,7 @@ class Searcher:
         gone = np.zeros(len(snap.paths), dtype=bool)
         for attempt in range(MISSING_ROUNDS + 1):
             answer = rank_snapshot(snap, qvec, limit, config, filters, now, keyword, floor,
-                                   exclude=gone if gone.any() else None, words=words)
+                                   exclude=gone if gone.any() else None, words=words, coverage=coverage)
             files = {int(snap.chunk_file[p]) for p in answer["positions"]}
             if attempt == MISSING_ROUNDS - 1:
                 files = range(len(snap.paths))  # many files went at once: check them all, once
@@ -485,6 +518,8 @@ class Searcher:
         return dict(cached[2])
 
 
+#: Per date source (`dates.SOURCES`), how far its date is trusted (`dates.STRENGTH`).
+DATE_STRENGTH = np.array(dates.STRENGTH, dtype=np.int8)
 #: How many of the best chunks are compared for knowledge updates (`ranking.supersessions`).
 SUPERSESSION_CANDIDATES = 50
 
@@ -504,7 +539,8 @@ def _supersede(snap: Snapshot, similarity, file_weight, rec, mask, evergreen, ru
     files = snap.chunk_file[top]
     by = ranking.supersessions(similarity[top], snap.matrix[top], snap.date[top], files, ~evergreen[files],
                                snap.kinds[files] == "transcript",
-                               words(snap.chunk_ids[top]) if words is not None else None)
+                               words(snap.chunk_ids[top]) if words is not None else None,
+                               strength=DATE_STRENGTH[snap.date_source[top]])
     hit = by >= 0
     superseded_by[top[hit]] = top[by[hit]]
     rec = rec.copy()
@@ -514,16 +550,20 @@ def _supersede(snap: Snapshot, similarity, file_weight, rec, mask, evergreen, ru
 
 def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
                   filters: Filters | None = None, now: datetime | None = None,
-                  keyword: np.ndarray | None = None, min_score: "float | np.ndarray" = 0.0,
-                  exclude: np.ndarray | None = None, words=None) -> dict:
+                  keyword: np.ndarray | None = None, min_score: float = 0.0,
+                  exclude: np.ndarray | None = None, words=None, coverage: np.ndarray | None = None,
+                  keyword_floor: float = KEYWORD_FLOOR) -> dict:
     """Score all chunks of a snapshot against a query vector; explain the top `limit`.
 
     `keyword`: per-chunk keyword relevance in 0..1 (`keyword_scores`); None
-    counts as no keyword match anywhere. Chunks whose vector similarity is
-    below `min_score` (one floor, or one per chunk) and, in any case, those
-    sharing nothing with the query are left out, as are the chunks of files
-    flagged in `exclude` (F,). `words(chunk ids)` → (chunks × query words) bool tells knowledge
-    updates which query words a candidate holds (`words_held`); None leaves the word conditions out.
+    counts as no keyword match anywhere. Chunks sharing nothing with the
+    query are left out, as are the chunks of files flagged in `exclude` (F,).
+    The relevance floor decides for the whole answer (`ranking.match_evidence`,
+    returned as ``match``): no chunk reaching `min_score` in meaning, nor
+    `keyword_floor` in keyword `coverage` (`keyword_coverage`; None: 0), means
+    no results at all; otherwise no result is removed for its own low cosine.
+    `words(chunk ids)` → (chunks × query words) bool tells knowledge updates
+    which query words a candidate holds (`words_held`); None leaves the word conditions out.
     """
     cfg = config.ranking
     fusion = config.search
@@ -539,15 +579,19 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
     trust_w, conf_w = snap.tag_weights(cfg)
     rule = cfg.rule
     evergreen = snap.evergreen_files(cfg.evergreen)
-    rec = ranking.recency_rule(age_days, evergreen[snap.chunk_file], rule)
-    # A chunk that shares nothing with the query is not a match, nor is one whose meaning is below the floor.
-    mask = (similarity > 0) & (vector >= min_score)
+    weak_date = DATE_STRENGTH[snap.date_source] == 0
+    rec = ranking.recency_rule(age_days, evergreen[snap.chunk_file], rule, weak=weak_date)
+    mask = similarity > 0  # a chunk that shares nothing with the query is not a match
     if exclude is not None:
         mask &= ~exclude[snap.chunk_file]
     if filters:
         extra = filters.mask(snap)
         if extra is not None:
             mask &= extra
+    match = ranking.match_evidence(vector, np.zeros(vector.shape[0]) if coverage is None else coverage, mask,
+                                   min_score, keyword_floor)
+    if match["answered_by"] is None:
+        mask = np.zeros_like(mask)
     rec, superseded_by = _supersede(snap, similarity, trust_w * conf_w, rec, mask, evergreen, rule, limit, words)
     ranked = ranking.rank(similarity, snap.chunk_file, trust_w * conf_w, limit,
                           cfg.per_file, cfg.repeat_penalty, mask, chunk_weight=rec)
@@ -560,6 +604,7 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
             "trust": snap.trust[f], "trust_weight": float(trust_w[f]),
             "confidence": snap.confidence[f], "confidence_weight": float(conf_w[f]),
             "age_days": float(age_days[pos]), "date_source": dates.SOURCES[snap.date_source[pos]],
+            "date_trust": dates.TRUST[dates.SOURCES[snap.date_source[pos]]],
             "date": datetime.fromtimestamp(snap.date[pos], timezone.utc).isoformat(timespec="seconds"),
             "recency": float(rec[pos]), "recency_rule": cfg.recency,
             "recency_reason": ("off" if rule.half_life_days is None else "evergreen" if evergreen[f] else
@@ -571,4 +616,5 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
             factors[-1]["superseded_by"] = {
                 "path": str(snap.paths[snap.chunk_file[newer]]),
                 "date": datetime.fromtimestamp(snap.date[newer], timezone.utc).isoformat(timespec="seconds")}
-    return {"positions": ranked.chunks.tolist(), "scores": [float(s) for s in ranked.scores], "factors": factors}
+    return {"positions": ranked.chunks.tolist(), "scores": [float(s) for s in ranked.scores], "factors": factors,
+            "match": match}

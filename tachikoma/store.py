@@ -26,7 +26,7 @@ import numpy as np
 
 from .errors import IndexDamaged, NoIndexYet, TachikomaError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 #: Columns each schema version added, so an older index is upgraded in place (its vectors kept).
 #: Version 2: the dates of issue 8 (per-chunk transcript dates, dates in paths, evergreen notes);
 #: the next `tachikoma index` reads every file again to fill them (`DATES_VERSION`).
@@ -35,6 +35,8 @@ MIGRATIONS = {
         "ALTER TABLE files ADD COLUMN turn_date REAL",
         "ALTER TABLE files ADD COLUMN evergreen INTEGER NOT NULL DEFAULT 0",
         "ALTER TABLE chunks ADD COLUMN date REAL"),
+    # Version 3: whether a file's git date comes from an import (a commit adding many files at once).
+    3: ("ALTER TABLE files ADD COLUMN git_import INTEGER NOT NULL DEFAULT 0",),
 }
 
 #: How the keyword index splits and stems words (FTS5 porter over unicode61); the dashboard's highlighting uses it too.
@@ -62,7 +64,8 @@ CREATE TABLE IF NOT EXISTS files (
     indexed_at REAL NOT NULL,
     path_date REAL,          -- YYYY-MM-DD in the file or folder name, unix seconds
     turn_date REAL,          -- a transcript's last timestamped turn, unix seconds
-    evergreen INTEGER NOT NULL DEFAULT 0  -- front matter `evergreen: true` (or the tag file's)
+    evergreen INTEGER NOT NULL DEFAULT 0,  -- front matter `evergreen: true` (or the tag file's)
+    git_import INTEGER NOT NULL DEFAULT 0  -- git_date is an import's (gitutil.IMPORT_FILES): a weak date
 );
 CREATE TABLE IF NOT EXISTS chunks (
     id INTEGER PRIMARY KEY,
@@ -157,6 +160,7 @@ class FileRow:
     path_date: float | None = None
     turn_date: float | None = None
     evergreen: bool = False
+    git_import: bool = False
 
 
 class Store:
@@ -286,9 +290,9 @@ class Store:
     def files(self) -> dict[str, FileRow]:
         rows = self.db.execute(
             "SELECT id, path, kind, sha256, size, mtime_ns, fm_date, git_date, trust, confidence, "
-            "source, invalid, warnings, indexed_at, path_date, turn_date, evergreen FROM files").fetchall()
-        return {r[1]: FileRow(*r[:11], json.loads(r[11]), json.loads(r[12]), r[13], r[14], r[15], bool(r[16]))
-                for r in rows}
+            "source, invalid, warnings, indexed_at, path_date, turn_date, evergreen, git_import FROM files").fetchall()
+        return {r[1]: FileRow(*r[:11], json.loads(r[11]), json.loads(r[12]), r[13], r[14], r[15], bool(r[16]),
+                              bool(r[17])) for r in rows}
 
     @_guarded()
     def vectors_by_hash(self, hashes: list[str]) -> dict[str, bytes]:
@@ -309,13 +313,13 @@ class Store:
         self.delete_file(info["path"])
         cur = self.db.execute(
             "INSERT INTO files(path, kind, sha256, size, mtime_ns, fm_date, git_date, trust, confidence,"
-            " source, invalid, warnings, indexed_at, path_date, turn_date, evergreen)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            " source, invalid, warnings, indexed_at, path_date, turn_date, evergreen, git_import)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (info["path"], info["kind"], info["sha256"], info["size"], info["mtime_ns"],
              info.get("fm_date"), info.get("git_date"), info.get("trust"), info.get("confidence"),
              info.get("source"), json.dumps(info.get("invalid", {})),
              json.dumps(info.get("warnings", [])), time.time(), info.get("path_date"), info.get("turn_date"),
-             int(bool(info.get("evergreen")))))
+             int(bool(info.get("evergreen"))), int(bool(info.get("git_import")))))
         file_id = cur.lastrowid
         self.db.executemany(
             "INSERT INTO chunks(file_id, idx, line_start, line_end, text, hash, vector, date) "

@@ -13,7 +13,7 @@ from tachikoma.cli import main
 from tachikoma.config import load_config
 from tachikoma.errors import TachikomaError
 from tachikoma.evaluation import abstention
-from tachikoma.search import MEASURED_FLOORS, Searcher, relevance_floor
+from tachikoma.search import KEYWORD_FLOOR, MEASURED_FLOORS, Searcher, relevance_floor
 from test_eval_locomo import tiny
 
 
@@ -29,18 +29,22 @@ def hashed(memory):
 QUERY = "DRV8353 gate driver samples for Zanzibar"
 
 
-def test_floor_applies_to_vector_similarity_and_says_no_good_match(hashed):
+def test_floor_decides_for_the_whole_answer_and_never_hides_a_result(hashed):
+    """The issue's report: a per-chunk floor on the cosine dropped the very note the keyword side ranked
+    first (a date, an identifier), so answers lost the right file. The floor now decides whether the answer
+    has a good match at all; when it has, every result of `min_score=0` is there, in the same order."""
     everything = hashed.search(QUERY, limit=50, min_score=0)
     assert everything["results"] and everything["no_good_match"] is False and everything["min_score"] == 0
     vectors = sorted(r["factors"]["vector_similarity"] for r in everything["results"])
     floor = vectors[len(vectors) // 2]
     kept = hashed.search(QUERY, limit=50, min_score=floor)
-    assert kept["results"] and all(r["factors"]["vector_similarity"] >= floor for r in kept["results"])
-    # Everything at or above the floor is still there; only weaker meaning is gone.
-    assert {(r["path"], r["chunk"]) for r in kept["results"]} == \
-           {(r["path"], r["chunk"]) for r in everything["results"] if r["factors"]["vector_similarity"] >= floor}
+    assert any(r["factors"]["vector_similarity"] < floor for r in kept["results"]), "weaker meaning is kept"
+    assert [(r["path"], r["chunk"]) for r in kept["results"]] == [(r["path"], r["chunk"]) for r in everything["results"]]
+    assert [r["score"] for r in kept["results"]] == pytest.approx([r["score"] for r in everything["results"]])
+    assert kept["match"]["answered_by"] == "meaning" and kept["match"]["best_vector_similarity"] == vectors[-1]
     none = hashed.search(QUERY, limit=50, min_score=1.0)
     assert none["results"] == [] and none["no_good_match"] is True
+    assert none["match"]["answered_by"] is None and none["match"]["best_keyword_coverage"] < KEYWORD_FLOOR
     with pytest.raises(TachikomaError, match="min_score"):
         hashed.search("x", min_score=1.5)
 
@@ -48,10 +52,11 @@ def test_floor_applies_to_vector_similarity_and_says_no_good_match(hashed):
 def test_a_chunk_holding_every_word_of_the_query_passes_the_floor(hashed):
     """An identifier means little to an embedder: "DRV8353" alone has a low cosine even with the notes that
     name it, and the floor answered "no good match" (with MiniLM: "88-1234", "CN-1041", "92"). A chunk
-    holding every word of the query passes the floor; made-up words and a query with a word that is
-    nowhere still get no good match."""
+    holding (nearly) every word of the query, weighted by rarity, makes the answer a match; made-up words
+    and a query with a rare word that is nowhere still get no good match."""
     found = hashed.search("DRV8353", limit=50, min_score=0.99)
     assert found["no_good_match"] is False and found["results"]
+    assert found["match"]["answered_by"] == "keywords" and found["match"]["best_keyword_coverage"] == 1.0
     assert all("drv8353" in r["text"].lower() for r in found["results"])
     assert all(r["factors"]["vector_similarity"] < 0.99 for r in found["results"])
     for query in ("zxqv blorf", "DRV8353 Zanzibar"):
@@ -115,7 +120,8 @@ def test_cli_min_score_and_no_good_match(memory, capsys):
     indexer.run(memory, embedder_name="hash")
     assert main(["--memory", str(memory), "search", "DRV8353 Zanzibar", "--min-score", "1"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("no good match") and "min_score 1" in out
+    assert out.startswith("no good match: nothing is close enough in meaning") and "floor 1)" in out
+    assert "search without the floor: tachikoma search --min-score 0 'DRV8353 Zanzibar'" in out
     assert main(["--memory", str(memory), "search", "DRV8353", "--json", "--min-score", "0"]) == 0
     answer = json.loads(capsys.readouterr().out)
     assert answer["no_good_match"] is False and answer["freshness"]["changed_since"] == 0
@@ -127,27 +133,28 @@ def test_cli_min_score_and_no_good_match(memory, capsys):
 
 
 def test_floor_report_counts_by_hand():
-    rows = ([{"set": "answerable", "similarity": s, "vector": s} for s in (0.5, 0.6, 0.7, 0.8)]
-            + [{"set": "elsewhere", "similarity": s, "vector": s} for s in (0.3, 0.55, 0.65)]
-            + [{"set": "nonsense", "similarity": s, "vector": s} for s in (0.1, 0.2)])
-    values = {s: np.array([r["vector"] for r in rows if r["set"] == s]) for s in abstention.SETS}
-    row = abstention.floor_row(values, 0.6)
-    assert row["recall"] == 0.75  # 0.6, 0.7, 0.8 of four
+    rows = ([{"set": "answerable", "vector": v, "coverage": c, "R@5": r}
+             for v, c, r in ((0.5, 0.9, 1.0), (0.6, 0.0, 0.5), (0.7, 0.0, 1.0), (0.8, 0.0, 0.0))]
+            + [{"set": "elsewhere", "vector": v, "coverage": 0.5} for v in (0.3, 0.55, 0.65)]
+            + [{"set": "nonsense", "vector": v, "coverage": 0.0} for v in (0.1, 0.2)])
+    vector = {s: np.array([r["vector"] for r in rows if r["set"] == s]) for s in abstention.SETS}
+    coverage = {s: np.array([r["coverage"] for r in rows if r["set"] == s]) for s in abstention.SETS}
+    recall = np.array([r["R@5"] for r in rows if r["set"] == "answerable"])
+    row = abstention.floor_row(vector, 0.6, coverage, 0.8, recall)
+    assert row["recall"] == 1.0, "0.5 is answered by its keywords (0.9 >= 0.8)"
+    assert row["cost"] == 0.0
     assert row["abstain_elsewhere"] == pytest.approx(2 / 3, abs=1e-4) and row["abstain_nonsense"] == 1.0
-    assert row["answer_precision"] == 0.75  # 3 answerable of 4 answered (0.65 elsewhere)
-    assert row["abstain_precision"] == 0.8  # 4 unanswerable of 5 abstained (0.5 answerable)
-    result = abstention.report(rows, target_recall=0.75)
-    assert result["signals"]["vector"]["chosen"]["floor"] == 0.6  # the highest floor keeping 3 of 4
+    assert row["answer_precision"] == 0.8  # 4 answerable of 5 answered (0.65 elsewhere)
+    assert row["abstain_precision"] == 1.0
+    row = abstention.floor_row(vector, 0.65, coverage, 1.01, recall)
+    assert row["recall"] == 0.5 and row["cost"] == pytest.approx((1.0 + 0.5) / 4), "the R@5 of 0.5 and 0.6 is lost"
+    result = abstention.report(rows, max_cost=0.2)
+    assert result["chosen"]["floor"] == 0.7 and result["chosen"]["cost"] == 0.125, \
+        "above 0.6 the R@5 of 0.6 is lost (0.5 / 4); above 0.7 also 0.7's (1.0 / 4): over 0.2"
+    assert abstention.report(rows, max_cost=0.0)["chosen"]["floor"] == 0.6, "the highest floor losing nothing"
     assert result["meta"]["queries"] == {"answerable": 4, "elsewhere": 3, "nonsense": 2}
+    assert result["meta"]["session_R@5_without_floor"] == 0.625
     assert abstention.nonsense_queries() == abstention.nonsense_queries()  # the same every run
-    # A query some chunk holds word for word is answered at any floor, as in the search.
-    held = {"answerable": np.array([True, False, False, False]), "elsewhere": np.array([False, True, False]),
-            "nonsense": np.array([False, False])}
-    row = abstention.floor_row(values, 0.6, held)
-    assert row["recall"] == 1.0 and row["abstain_elsewhere"] == pytest.approx(1 / 3, abs=1e-4)
-    rows[0]["every_term"] = True
-    assert abstention.report(rows, target_recall=0.75)["meta"]["every_term"] == \
-        {"answerable": 1, "elsewhere": 0, "nonsense": 0}
 
 
 def test_eval_abstention_end_to_end(tmp_path, capsys):
@@ -155,7 +162,7 @@ def test_eval_abstention_end_to_end(tmp_path, capsys):
     data.write_text(json.dumps(tiny()))
     out, work = tmp_path / "out", tmp_path / "work"
     assert main(["eval", "abstention", str(data), "--embedder", "hash", "--work", str(work), "--out", str(out),
-                 "--quiet", "--recall", "0.5"]) == 0
+                 "--quiet", "--max-cost", "0.5"]) == 0
     assert capsys.readouterr().out.startswith("chosen min_score")
     result = json.loads((out / "abstention.json").read_text())
     # conv-t1 has 3 answerable questions with evidence (one adversarial, one without evidence), conv-t2 one;
@@ -165,4 +172,4 @@ def test_eval_abstention_end_to_end(tmp_path, capsys):
     assert (out / "abstention.md").read_text().startswith("# Relevance floor")
     # The indexes stay in the work folder for the next run.
     assert sorted(p.relative_to(work).parts[1] for p in work.glob("*/*/.cache/index.db")) == ["conv-t1", "conv-t2"]
-    assert main(["eval", "abstention", str(data), "--work", str(work), "--recall", "0"]) == 1
+    assert main(["eval", "abstention", str(data), "--work", str(work), "--max-cost", "1"]) == 1

@@ -222,7 +222,8 @@ def test_tagging_never_changes_a_memory_age(tmp_path):
     git(top, "commit", "-qm", "notes", date="2026-05-31T12:00:00Z")
     indexer.run(top, embedder_name="hash")
     before = factors_by_path(top, "brackets Misumi")
-    assert before["vendors.md"]["date_source"] == "git" and before["vendors.md"]["age_days"] == pytest.approx(183.5)
+    # The folder's first commit of several files is an import: a weak date, but still the same date.
+    assert before["vendors.md"]["date_source"] == "git-import" and before["vendors.md"]["age_days"] == pytest.approx(183.5)
 
     plan = tagging.plan(top, {"source": "x", "trust": "owner"}, tagging.Selector())
     assert {c.path for c in plan.changes} == {"vendors.md", "notes/2026-05-01.md", "chat.jsonl"}
@@ -235,7 +236,7 @@ def test_tagging_never_changes_a_memory_age(tmp_path):
     indexer.run(top, embedder_name="hash")
     rebuilt = factors_by_path(top, "brackets Misumi")
     for path in before:
-        for key in ("date", "date_source", "age_days", "recency", "similarity", "confidence_weight"):
+        for key in ("date", "date_source", "date_trust", "age_days", "recency", "similarity", "confidence_weight"):
             assert after[path][key] == before[path][key] == rebuilt[path][key], (path, key)
         assert after[path]["trust"] == "owner" and after[path]["trust_weight"] == 1.0
 
@@ -290,7 +291,7 @@ def test_an_old_index_is_upgraded_without_embedding(dated):
         db.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
         db.execute("DELETE FROM meta WHERE key = 'dates'")
         db.commit()
-        for column in ("path_date", "turn_date", "evergreen"):
+        for column in ("path_date", "turn_date", "evergreen", "git_import"):
             db.execute(f"ALTER TABLE files DROP COLUMN {column}")
         db.execute("ALTER TABLE chunks DROP COLUMN date")
         db.commit()
@@ -312,12 +313,16 @@ def test_recency_of_each_chunk_in_a_search(dated):
     indexer.run(dated, embedder_name="hash")
     found = factors_by_path(dated, "lighthouse lamp")
     default = Config().ranking.rule
+    assert found["fresh.md"]["date_trust"] == "weak" and found["fresh.md"]["recency"] < 1.0, \
+        "a file time says how old, never how fresh"
     for f in found.values():
-        expected = default.floor + (1 - default.floor) / (1 + f["age_days"] / default.half_life_days)
+        age = max(f["age_days"], default.half_life_days) if f["date_trust"] == "weak" else f["age_days"]
+        expected = default.floor + (1 - default.floor) / (1 + age / default.half_life_days)
         assert f["recency"] == pytest.approx(expected * (default.superseded if "superseded_by" in f else 1.0))
     seed = factors_by_path(dated, "lighthouse lamp", recency="seed")
     for f in seed.values():
-        assert f["recency"] == 1 / (1 + f["age_days"] / 30) and f["recency_rule"] == "seed"
+        age = max(f["age_days"], 30) if f["date_trust"] == "weak" else f["age_days"]
+        assert f["recency"] == 1 / (1 + age / 30) and f["recency_rule"] == "seed"
         assert f["recency_reason"] == "age", "the seed's rule knows no supersession"
 
 
@@ -440,3 +445,130 @@ def test_a_knowledge_update_ranks_the_newer_fact_first(tmp_path):
         product *= old["factors"][key]
     assert old["score"] == pytest.approx(product, rel=1e-12), "the explanation still multiplies out"
     assert {r["factors"]["recency_reason"] for r in off} == {"off"}
+
+
+# ----------------------------------------------------------------------------- how far a date is trusted
+
+
+def test_choose_tells_an_import_from_an_edit():
+    nan = np.nan
+    date, source = dates.choose(chunk_date=np.full(3, nan), turn_date=np.full(3, nan), fm_date=np.full(3, nan),
+                                path_date=np.array([nan, nan, 4.0]), git_date=np.array([5.0, 5.0, 5.0]),
+                                mtime=np.full(3, 6.0), git_import=np.array([False, True, True]))
+    assert date.tolist() == [5.0, 5.0, 4.0]
+    assert [dates.SOURCES[i] for i in source] == ["git", "git-import", "path"]
+    assert [dates.TRUST[dates.SOURCES[i]] for i in source] == ["commit", "weak", "own"]
+
+
+def test_a_weak_date_never_counts_as_fresh():
+    rule = RECENCY_PRESETS["default"]
+    ages = np.array([0.0, 0.0, 400.0])
+    weak = np.array([False, True, True])
+    rec = ranking.recency_rule(ages, np.zeros(3, dtype=bool), rule, weak=weak)
+    assert rec[0] == 1.0
+    assert rec[1] == pytest.approx(ranking.recency(np.array([rule.half_life_days]), rule.half_life_days,
+                                                   rule.floor)[0]), "at least one half-life old"
+    assert rec[2] == pytest.approx(ranking.recency(np.array([400.0]), rule.half_life_days, rule.floor)[0])
+
+
+def test_supersession_needs_a_date_trusted_as_much():
+    v = np.array([[1.0, 0.0], [1.0, 0.0]], dtype=np.float32)
+    sim = np.array([0.8, 0.8])
+    day = 86400.0
+    dates_ = np.array([0.0, 30 * day])
+    files = np.array([0, 1])
+    yes, no = np.ones(2, dtype=bool), np.zeros(2, dtype=bool)
+    own, commit, weak = 2, 1, 0
+    for older, newer, expected in ((own, own, 1), (own, commit, -1), (own, weak, -1), (commit, commit, 1),
+                                   (commit, weak, -1), (weak, weak, 1), (weak, own, 1)):
+        strength = np.array([older, newer])
+        assert ranking.supersessions(sim, v, dates_, files, yes, no, strength=strength)[0] == expected, \
+            (older, newer)
+
+
+def test_import_commits_are_told_from_edits(tmp_path):
+    top = tmp_path / "repo"
+    top.mkdir()
+    git(top, "init", "-q")
+    for name in ("a.md", "b.md"):
+        put(top, name, f"{name}\n")
+    git(top, "add", ".")
+    git(top, "commit", "-qm", "first commit of an existing memory", date="2026-03-01T12:00:00Z")
+    put(top, "a.md", "edited\n")
+    git(top, "commit", "-qam", "an edit", date="2026-03-05T12:00:00Z")
+    for i in range(gitutil.IMPORT_FILES):
+        put(top, f"moved/{i}.md", f"note {i}\n")
+    git(top, "add", ".")
+    git(top, "commit", "-qm", "many notes at once", date="2026-03-09T12:00:00Z")
+    put(top, "c.md", "one new note\n")
+    put(top, "d.md", "and another\n")
+    git(top, "add", ".")
+    git(top, "commit", "-qm", "two new notes", date="2026-03-10T12:00:00Z")
+    changes = gitutil.content_changes(top)
+    assert changes["a.md"] == gitutil.ContentChange(datetime(2026, 3, 5, 12, tzinfo=UTC), False)
+    assert changes["b.md"] == gitutil.ContentChange(datetime(2026, 3, 1, 12, tzinfo=UTC), True), \
+        "the folder's first commit of several files is an import"
+    assert changes["moved/0.md"].imported and not changes["c.md"].imported
+
+
+TOMAS = "Tomas from Nordlys visits the Porto office for the packaging review on 15 February.\n"
+TOMAS_MOVED = "Tomas from Nordlys visits the Porto office: the packaging review moved to 20 February.\n"
+
+
+def _tomas_memory(top):
+    """The issue's memory: an undated note and a dated daily note, committed in one initial commit."""
+    top.mkdir()
+    git(top, "init", "-q")
+    put(top, "people/tomas.md", "# Tomas\n\n" + TOMAS)
+    put(top, "memory/2026-02-10.md", "# 2026-02-10\n\n" + TOMAS_MOVED)
+    put(top, "memory/2026-02-09.md", "# 2026-02-09\n\nOrdered printer paper.\n")
+    put(top, "projects/pipeline.md", "The nightly run starts at 02:00.\n")
+    put(top, "skills/review.md", "How to review a packaging proof.\n")
+    git(top, "add", ".")
+    git(top, "commit", "-qm", "my memory", date="2026-03-01T12:00:00Z")
+
+
+def _search(root, query, now):
+    searcher = Searcher(root)
+    try:
+        results = searcher.search(query, 10, now=now, min_score=0)["results"]
+    finally:
+        searcher.close()
+    return {r["path"]: r for r in results}
+
+
+def test_a_first_commit_never_supersedes_a_dated_memory(tmp_path):
+    """The issue's report: right after the first commit of an existing memory, the undated
+    people/tomas.md ("15 February") was 0 days old and halved memory/2026-02-10.md ("moved to 20
+    February") as superseded."""
+    top = tmp_path / "repo"
+    _tomas_memory(top)
+    indexer.run(top, embedder_name="hash")
+    now = datetime(2026, 3, 2, tzinfo=UTC)
+    found = _search(top, "when does Tomas visit the Porto office", now)
+    tomas, daily = found["people/tomas.md"]["factors"], found["memory/2026-02-10.md"]["factors"]
+    assert daily["recency_reason"] == "age" and "superseded_by" not in daily
+    assert (tomas["date_source"], tomas["date_trust"]) == ("git-import", "weak")
+    assert (daily["date_source"], daily["date_trust"]) == ("path", "own")
+    assert tomas["recency"] < daily["recency"], "the undated note does not look fresher than the dated one"
+
+    # Edited on its own later, the note has a real edit date, still not the memory's own: no supersession.
+    put(top, "people/tomas.md", "# Tomas\n\n" + TOMAS + "He prefers email.\n")
+    git(top, "commit", "-qam", "tomas prefers email", date="2026-03-03T12:00:00Z")
+    indexer.run(top, embedder_name="hash")
+    found = _search(top, "when does Tomas visit the Porto office", datetime(2026, 3, 4, tzinfo=UTC))
+    tomas, daily = found["people/tomas.md"]["factors"], found["memory/2026-02-10.md"]["factors"]
+    assert (tomas["date_source"], tomas["date_trust"]) == ("git", "commit")
+    assert "superseded_by" not in daily
+
+
+def test_a_dated_update_still_supersedes_after_an_import(tmp_path):
+    """The memory's own dates keep working: a later daily note supersedes the imported one it updates."""
+    top = tmp_path / "repo"
+    _tomas_memory(top)
+    put(top, "memory/2026-03-05.md", "# 2026-03-05\n\n" + TOMAS_MOVED.replace("20 February", "9 March"))
+    git(top, "add", ".")
+    git(top, "commit", "-qm", "today", date="2026-03-05T18:00:00Z")
+    indexer.run(top, embedder_name="hash")
+    found = _search(top, "when does Tomas visit the Porto office", datetime(2026, 3, 6, tzinfo=UTC))
+    assert found["memory/2026-02-10.md"]["factors"]["superseded_by"]["path"] == "memory/2026-03-05.md"

@@ -89,10 +89,12 @@ def test_parse_raw_log_empty_commits_digit_names_and_trailers():
     out = (b"\x001700000300 \x00"                                   # a commit without files
            b"\x001700000200 1\x00\n" + change(1, 2) + b"\x00123\x00"  # a tagging commit; a file named 123
            b"\x001700000100 \x00\n" + change(0, 1) + b"\x00123\x00" + change(0, 3) + b"\x00b.md\x00")
-    history = gitutil._parse_raw_log(out, "")
-    assert history == {"123": [(1700000200.0, True, oid(1).decode(), oid(2).decode()),
-                               (1700000100.0, False, oid(0).decode(), oid(1).decode())],
-                       "b.md": [(1700000100.0, False, oid(0).decode(), oid(3).decode())]}
+    added = []
+    history = gitutil._parse_raw_log(out, "", added)
+    assert history == {"123": [(1700000200.0, True, oid(1).decode(), oid(2).decode(), 1),
+                               (1700000100.0, False, oid(0).decode(), oid(1).decode(), 2)],
+                       "b.md": [(1700000100.0, False, oid(0).decode(), oid(3).decode(), 2)]}
+    assert added == [0, 0, 0], "status M: nothing added"
 
 
 def head(repo):

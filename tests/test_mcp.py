@@ -105,7 +105,7 @@ def test_search_matches_the_cli_and_says_no_good_match(mem):
     assert f"1. {data['results'][0]['path']} lines" in text and "score" in text
     error, text, data = nonsense
     assert not error and data["no_good_match"] is True and data["results"] == []
-    assert text.startswith("no good match")
+    assert text.startswith("no good match") and "with min_score 0 to see the nearest passages" in text
     assert floored[2]["no_good_match"] is True and floored[2]["min_score"] == 0.99
     assert all(r["kind"] == "markdown" and r["tags"].get("trust") == "owner" for r in markdown[2]["results"])
     error, text, data = seed

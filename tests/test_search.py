@@ -5,7 +5,7 @@ from datetime import datetime, timezone
 import numpy as np
 import pytest
 
-from tachikoma import indexer
+from tachikoma import dates, indexer
 from tachikoma.config import RECENCY_PRESETS, load_config
 from tachikoma.errors import EmbedderMismatch, TachikomaError
 from tachikoma.search import Filters, Searcher
@@ -32,7 +32,8 @@ def test_json_shape_and_score_is_the_product_of_its_factors(searcher):
         assert isinstance(r["lines"], list) and r["lines"][0] <= r["lines"][1]
         f = r["factors"]
         assert set(f) >= FACTOR_KEYS
-        assert f["date_source"] in ("transcript", "frontmatter", "path", "git", "mtime")
+        assert f["date_source"] in ("transcript", "frontmatter", "path", "git", "git-import", "mtime")
+        assert f["date_trust"] == dates.TRUST[f["date_source"]]
         product = f["similarity"] * f["trust_weight"] * f["confidence_weight"] * f["recency"] * f["duplicate_penalty"]
         assert r["score"] == pytest.approx(product, rel=1e-12)
         rule = RECENCY_PRESETS["default"]

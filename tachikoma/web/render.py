@@ -22,7 +22,12 @@ from tachikoma.transcripts import claude_code, codex, codex_legacy, generic, ope
 
 #: Where a memory's date came from, in words (`dates.SOURCES`).
 DATE_SOURCES = {"transcript": "the last turn's timestamp", "frontmatter": "front matter", "path": "the date in its path",
-                "git": "its last content commit", "mtime": "the file's modification time"}
+                "git": "its last content commit", "git-import": "the commit that imported it with many other files",
+                "mtime": "the file's modification time"}
+#: How far a date was trusted (`dates.TRUST`), for the explanation panel.
+DATE_TRUST = {"own": "the memory's own date", "commit": "trusted as its last edit, not as its own date",
+              "weak": "a weak date: it never counts as fresher than one half-life, nor supersedes a better-dated "
+                      "memory"}
 
 
 def dated(factors: dict) -> str:
@@ -36,7 +41,8 @@ def recency_source(factors: dict) -> str:
     reason, rule = factors.get("recency_reason", "age"), factors.get("recency_rule", "default")
     if reason == "off":
         return "recency is off for this search"
-    age = f"dated {dated(factors)} ({ago(factors['age_days'])})"
+    age = f"dated {dated(factors)} ({ago(factors['age_days'])}"
+    age += f"; {DATE_TRUST[factors['date_trust']]})" if factors.get("date_trust") in DATE_TRUST else ")"
     if reason == "evergreen":
         return f"evergreen: its age never counts ({age})"
     if reason == "superseded":
