@@ -289,7 +289,7 @@ def _this_last(which: str, unit: str, today: date, tz, phrase: str) -> Window:
     return _days(date(today.year - 1, 1, 1), date(today.year - 1, 12, 31), tz, phrase)
 
 
-def factor(dates: np.ndarray, windows: list[Window], outside: float = OUTSIDE) -> tuple[np.ndarray, np.ndarray]:
+def factor(dates: np.ndarray, windows: list[Window], outside: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Per chunk: the time factor for its date (unix seconds) and which window it is nearest to.
 
     1.0 inside any window; outside, outside + (1 − outside) / (1 + d / w), d the days to the nearest
@@ -297,6 +297,7 @@ def factor(dates: np.ndarray, windows: list[Window], outside: float = OUTSIDE) -
     is halfway down, one a week off a month is barely lowered. With no window, all 1.0.
     """
     dates = np.asarray(dates, dtype=np.float64)
+    outside = OUTSIDE if outside is None else outside
     if not windows:
         return np.ones(dates.shape[0]), np.full(dates.shape[0], -1, dtype=np.int64)
     starts = np.array([w.start for w in windows])[:, None]

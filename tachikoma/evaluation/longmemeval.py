@@ -113,13 +113,18 @@ def load(path: Path) -> list[Question]:
         raise TachikomaError(f"{path}: cannot read the LongMemEval file ({exc})") from exc
     if not isinstance(data, list):
         raise TachikomaError(f"{path}: expected a JSON list of questions")
+    return load_items(data, str(path))
+
+
+def load_items(data: list, where: str = "data") -> list[Question]:
+    """Questions from already parsed items; a malformed one stops with its id and what is wrong."""
     out = []
     for n, item in enumerate(data):
         try:
             out.append(_question(item))
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            where = item.get("question_id", f"#{n}") if isinstance(item, dict) else f"#{n}"
-            raise TachikomaError(f"{path}: question {where}: {exc}") from exc
+            name = item.get("question_id", f"#{n}") if isinstance(item, dict) else f"#{n}"
+            raise TachikomaError(f"{where}: question {name}: {exc}") from exc
     return out
 
 
