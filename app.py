@@ -124,7 +124,8 @@ def search():
     status = 400 if form.errors else 200
     if form.q and not form.errors:
         try:
-            ctx["answer"] = dash().search(form.q, form.limit, form.filters(), form.min_score, form.recency or None)
+            ctx["answer"] = dash().search(form.q, form.limit, form.filters(), form.min_score, form.recency or None,
+                                          form.as_of or None)
         except NoIndex:
             ctx["no_index"] = True
         except EmbedderError as exc:
@@ -146,7 +147,8 @@ def api_search():
     if refusal := form.api_refusal():
         return json_error(refusal, 400)
     try:
-        return json_response(dash().search(form.q, form.limit, form.filters(), form.min_score, form.recency or None))
+        return json_response(dash().search(form.q, form.limit, form.filters(), form.min_score, form.recency or None,
+                                           form.as_of or None))
     except TachikomaError as exc:
         return json_error(str(exc), failure_status(exc))
 

@@ -161,6 +161,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="how much a memory's age counts: off; default (age costs at most 10%%, and a memory "
                         "that a newer one supersedes loses half); strong (down to half at 90 days); seed "
                         "(the original 1 / (1 + days / 30)). Default: [ranking] recency")
+    p.add_argument("--as-of", metavar="DATE", default=None,
+                   help="search as if it were this date: now (default), YYYY-MM-DD (the end of that day) or "
+                        "YYYY-MM-DDTHH:MM[+HH:MM]; recency and time in the query (\"last week\", \"in March\") "
+                        "count from it")
 
     p = sub.add_parser("tag", parents=[common],
                        help="tag groups of files (default: untagged transcripts → self/medium, source: the agent)",
@@ -239,6 +243,24 @@ def build_parser() -> argparse.ArgumentParser:
                    help="chunk the transcripts into at most N words instead of the embedder's own window "
                         "(to study chunk sizes; minilm's is 80)")
     b.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
+    b = bench.add_parser("longmemeval", parents=[common],
+                         help="LongMemEval: session recall_any, recall_all and nDCG at k = 5, 10 per question type",
+                         description="Each question becomes its own memory folder with one transcript per session "
+                                     "(dated by the session), indexed and searched the normal way as of the "
+                                     "question date. Compares the defaults with ablations (no time reading, no "
+                                     "recency, vector only, keywords only) and a BM25 over whole sessions; on "
+                                     "abstention questions, how often the answer is 'no good match'.")
+    b.add_argument("path", type=Path, help="longmemeval_s.json or .json.gz (the official format)")
+    b.add_argument("--embedder", default="minilm", metavar="NAME", help="minilm (default), ollama[:<model>] or hash")
+    b.add_argument("--limit", type=int, metavar="N", help="only N questions, a stratified subset (every type in "
+                                                          "its share; a smaller N is a prefix of a larger one)")
+    b.add_argument("--vector-cache", type=Path, metavar="FILE",
+                   help="document vectors shared across questions and runs (default: "
+                        "$XDG_CACHE_HOME/tachikoma/eval-vectors.sqlite)")
+    b.add_argument("--work", type=Path, metavar="DIR", help="keep each question's memory folder and index here "
+                                                          "(default: a temporary folder)")
+    b.add_argument("--out", type=Path, metavar="DIR", help="write report.md, report.json and per_question.jsonl here")
+    b.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     b = bench.add_parser("recency", parents=[common],
                          help="knowledge updates and old exact matches: what recency is for, per preset",
                          description="Builds one memory of generated cases (dated by front matter, paths, "
@@ -419,7 +441,7 @@ def cmd_search(args) -> int:
     try:
         filters = Filters(kind=args.kind, trust=args.trust, untagged=args.untagged)
         answer = searcher.search(" ".join(args.query), args.limit, filters, min_score=args.min_score,
-                                 recency=args.recency)
+                                 recency=args.recency, as_of=args.as_of)
     finally:
         searcher.close()
     if args.json:
@@ -441,6 +463,7 @@ def cmd_search(args) -> int:
               f" ({f['trust'] or 'untagged'})"
               f" × {f['confidence_weight']:.2f} confidence ({f['confidence'] or 'untagged'})"
               f" × {f['recency']:.2f} recency ({printable(recency_text(f))})"
+              + (f" × {f['time']:.2f} {printable(f['time_reason'])}" if f.get("time_reason") else "")
               + (f" × {f['duplicate_penalty']:.2f} second chunk of file" if f["duplicate_penalty"] < 1 else ""))
         snippet = printable(" ".join(r["text"].split()))
         print(f"    {snippet[:160]}{'…' if len(snippet) > 160 else ''}")
@@ -645,6 +668,8 @@ def cmd_eval(args) -> int:
         return _eval_abstention(args)
     if args.benchmark == "recency":
         return _eval_recency(args)
+    if args.benchmark == "longmemeval":
+        return _eval_longmemeval(args)
     from .evaluation import locomo
 
     if args.limit_conversations is not None and args.limit_conversations < 1:
@@ -667,6 +692,24 @@ def cmd_eval(args) -> int:
     print(locomo.terminal(report))
     if args.out:
         for written in locomo.write_report(report, args.out):
+            print(f"wrote {written}", file=sys.stderr)
+    return 0
+
+
+def _eval_longmemeval(args) -> int:
+    from .evaluation import longmemeval
+
+    if args.limit is not None and args.limit < 1:
+        raise TachikomaError("--limit must be at least 1")
+    config = _config(args, Path(".")) if args.config else None
+    argv = ([f"--config {args.config}"] if args.config else []) + ["eval", "longmemeval", str(args.path),
+                                                                   "--embedder", args.embedder]
+    argv += [f"--limit {args.limit}"] if args.limit else []
+    report = longmemeval.evaluate(args.path, args.embedder, args.limit, config, work=args.work,
+                                  cache=args.vector_cache, progress=not args.quiet, argv=argv)
+    print(longmemeval.terminal(report))
+    if args.out:
+        for written in longmemeval.write_report(report, args.out):
             print(f"wrote {written}", file=sys.stderr)
     return 0
 

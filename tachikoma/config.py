@@ -34,6 +34,7 @@ Example ``tachikoma.toml``::
     keyword_candidates = 200     # how many best keyword matches are scored
     rrf_k = 60                   # RRF's rank offset (fusion = "rrf" only)
     min_score = 0.41             # relevance floor on vector similarity (default: measured per embedder)
+    time_reading = true          # read the time a query asks about ("last week", "in March") and favour it
 
     [embedder]
     name = "auto"                # auto, minilm, ollama, ollama:<model>, hash
@@ -211,6 +212,7 @@ class SearchConfig:
     keyword_candidates: int = 200
     rrf_k: float = 60.0
     min_score: float | None = None  # None: the embedder's measured floor (search.relevance_floor)
+    time_reading: bool = True  # read the time a query asks about (`timeq`) and favour memories from then
 
 
 @dataclass(frozen=True)
@@ -384,6 +386,8 @@ def _search(table: dict) -> SearchConfig:
     floor = search.min_score
     if floor is not None and (isinstance(floor, bool) or not isinstance(floor, (int, float)) or not 0 <= floor <= 1):
         raise ValueError("search.min_score must be a number between 0 and 1")
+    if not isinstance(search.time_reading, bool):
+        raise ValueError("search.time_reading must be true or false")
     return replace(search, keyword_weight=float(weight), rrf_k=float(search.rrf_k),
                    min_score=None if floor is None else float(floor))
 

@@ -127,12 +127,12 @@ class MemoryTools:
     # ------------------------------------------------------------------ tools
 
     def search(self, query: str, limit: int = 10, kind: str | None = None, trust: str | None = None,
-               min_score: float | None = None, recency: str | None = None) -> dict:
+               min_score: float | None = None, recency: str | None = None, as_of: str | None = None) -> dict:
         config = self.config()
         with self._lock:
             searcher = self._current_searcher(config)
             answer = searcher.search(query, limit, Filters(kind=kind, trust=trust), config=config,
-                                     min_score=min_score, recency=recency)
+                                     min_score=min_score, recency=recency, as_of=as_of)
         answer["freshness"].update(self.watching())
         return answer
 
@@ -221,6 +221,7 @@ def answer_text(answer: dict) -> str:
                      f"similarity {f['similarity']:.2f} × trust {f['trust_weight']:.2f} "
                      f"({f['trust'] or 'untagged'}) × confidence {f['confidence_weight']:.2f} "
                      f"({f['confidence'] or 'untagged'}) × recency {f['recency']:.2f} ({recency_text(f)})"
+                     + (f" × {f['time']:.2f} ({f['time_reason']})" if f.get("time_reason") else "")
                      + (f" × {f['duplicate_penalty']:.2f} (2nd passage of the file)"
                         if f["duplicate_penalty"] < 1 else ""))
         lines.append(r["text"].strip())
@@ -256,8 +257,11 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
                                                  "(default: the memory's setting)")] = None,
         recency: Annotated[Recency | None, Field(description="how much newer memories count: off, default, "
                                                  "strong or seed (default: the memory's setting)")] = None,
+        as_of: Annotated[str | None, Field(max_length=40, description="search as if it were this date: 'now' "
+                                           "(default), YYYY-MM-DD or an ISO date-time; recency and time words in "
+                                           "the query ('last week', 'in March') count from it")] = None,
     ) -> CallToolResult:
-        answer = guarded(lambda: tools.search(query, limit, kind, trust, min_score, recency))
+        answer = guarded(lambda: tools.search(query, limit, kind, trust, min_score, recency, as_of))
         return result(answer_text(answer), answer)
 
     @server.tool(title="Read a memory file", description=READ_HELP, annotations=reading)

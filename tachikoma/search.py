@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import dates, memory, ranking
+from . import dates, memory, ranking, timeq
 from .config import Config, load_config
 from .embedders import MINILM, choose
 from .embedders.base import Embedder
@@ -420,8 +420,12 @@ class Searcher:
 
     def search(self, query: str, limit: int = 10, filters: Filters | None = None,
                now: datetime | None = None, config: Config | None = None, min_score: float | None = None,
-               recency: str | None = None) -> dict:
+               recency: str | None = None, as_of: datetime | str | None = None) -> dict:
         """Rank chunks for `query` and return the JSON-ready answer with explanations.
+
+        `as_of` (or `now`; a datetime or what `timeq.parse_as_of` reads) is the "now" of the search:
+        recency ages count from it and the time the query names ("last week", `timeq`) is read
+        against it. Default: now, in the machine's time zone.
 
         When no chunk is close enough in meaning (vector similarity at least
         `min_score`; default: the config's ``[search] min_score``, else the
@@ -442,6 +446,15 @@ class Searcher:
                 config = replace(config, ranking=config.ranking.with_recency(recency))
             except ValueError as exc:
                 raise TachikomaError(str(exc)) from None
+        if as_of is not None:
+            try:
+                now = as_of if isinstance(as_of, datetime) else timeq.parse_as_of(as_of)
+            except ValueError as exc:
+                raise TachikomaError(str(exc)) from None
+        now = now if now is not None else datetime.now().astimezone()
+        if now.tzinfo is None:
+            now = now.astimezone()
+        windows = timeq.read(query, now) if config.search.time_reading else []
         floor = min_score if min_score is not None else config.search.min_score
         floor = relevance_floor(self.embedder.name) if floor is None else float(floor)
         if not 0 <= floor <= 1:
@@ -463,7 +476,7 @@ class Searcher:
             coverage = keyword_coverage(db, query, snap, matches) if floor > 0 else None
             words = lambda ids: words_held(db, query, ids)  # noqa: E731
             answer, hidden = self._rank_existing(snap, qvec, limit, config, filters, now, keyword, floor, words,
-                                                 coverage)
+                                                 coverage, windows)
             details = self.store.chunk_details([int(snap.chunk_ids[i]) for i in answer["positions"]])
         finally:
             if began:
@@ -480,12 +493,13 @@ class Searcher:
         return {"query": query, "keywords": keywords, "results": results, "min_score": floor,
                 "no_good_match": not results, "match": answer["match"],
                 "recency": config.ranking.recency,
+                "as_of": now.isoformat(timespec="seconds"), "time": [w.as_dict() for w in windows],
                 "freshness": freshness, "embedder": self.embedder.name,
                 "timing_ms": {"embed": round((embedded - started) * 1000, 2),
                               "rank": round((finished - embedded) * 1000, 2)}}
 
     def _rank_existing(self, snap: Snapshot, qvec, limit, config, filters, now, keyword, floor,
-                       words=None, coverage=None) -> tuple[dict, int]:
+                       words=None, coverage=None, windows=()) -> tuple[dict, int]:
         """`rank_snapshot`, leaving out files deleted or renamed since the index last saw them.
 
         Only the files of the results are checked (a stat each); a missing one
@@ -495,7 +509,8 @@ class Searcher:
         gone = np.zeros(len(snap.paths), dtype=bool)
         for attempt in range(MISSING_ROUNDS + 1):
             answer = rank_snapshot(snap, qvec, limit, config, filters, now, keyword, floor,
-                                   exclude=gone if gone.any() else None, words=words, coverage=coverage)
+                                   exclude=gone if gone.any() else None, words=words, coverage=coverage,
+                                   windows=windows)
             files = {int(snap.chunk_file[p]) for p in answer["positions"]}
             if attempt == MISSING_ROUNDS - 1:
                 files = range(len(snap.paths))  # many files went at once: check them all, once
@@ -524,10 +539,13 @@ DATE_STRENGTH = np.array(dates.STRENGTH, dtype=np.int8)
 SUPERSESSION_CANDIDATES = 50
 
 
-def _supersede(snap: Snapshot, similarity, file_weight, rec, mask, evergreen, rule, limit, words=None):
+def _supersede(snap: Snapshot, similarity, file_weight, rec, mask, evergreen, rule, limit, words=None,
+               asked=None):
     """Recency × `rule.superseded` for the best candidates that a newer one supersedes; also, per
     chunk, the position of the chunk that supersedes it (-1: none). `words(chunk ids)` says which
-    query words each candidate holds (`words_held`); None: not known."""
+    query words each candidate holds (`words_held`); None: not known. `asked` (N,) bool marks chunks
+    from the time the query asks about: "what did we decide in February" wants February's answer,
+    so those are never superseded."""
     superseded_by = np.full(similarity.shape[0], -1, dtype=np.int64)
     if rule.half_life_days is None or rule.superseded >= 1:
         return rec, superseded_by
@@ -537,7 +555,8 @@ def _supersede(snap: Snapshot, similarity, file_weight, rec, mask, evergreen, ru
         return rec, superseded_by
     top = np.argpartition(-weight, m - 1)[:m]
     files = snap.chunk_file[top]
-    by = ranking.supersessions(similarity[top], snap.matrix[top], snap.date[top], files, ~evergreen[files],
+    eligible = ~evergreen[files] if asked is None else ~evergreen[files] & ~asked[top]
+    by = ranking.supersessions(similarity[top], snap.matrix[top], snap.date[top], files, eligible,
                                snap.kinds[files] == "transcript",
                                words(snap.chunk_ids[top]) if words is not None else None,
                                strength=DATE_STRENGTH[snap.date_source[top]])
@@ -552,7 +571,7 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
                   filters: Filters | None = None, now: datetime | None = None,
                   keyword: np.ndarray | None = None, min_score: float = 0.0,
                   exclude: np.ndarray | None = None, words=None, coverage: np.ndarray | None = None,
-                  keyword_floor: float = KEYWORD_FLOOR) -> dict:
+                  keyword_floor: float = KEYWORD_FLOOR, windows=()) -> dict:
     """Score all chunks of a snapshot against a query vector; explain the top `limit`.
 
     `keyword`: per-chunk keyword relevance in 0..1 (`keyword_scores`); None
@@ -564,10 +583,12 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
     no results at all; otherwise no result is removed for its own low cosine.
     `words(chunk ids)` → (chunks × query words) bool tells knowledge updates
     which query words a candidate holds (`words_held`); None leaves the word conditions out.
+    `windows`: the times the query asks about (`timeq.read`); each chunk's date gives it a time factor.
     """
     cfg = config.ranking
     fusion = config.search
-    now_ts = (now or datetime.now(timezone.utc)).timestamp()
+    now = now or datetime.now().astimezone()
+    now_ts = now.timestamp()
     vector = np.clip(snap.matrix @ qvec, 0.0, 1.0).astype(np.float64) if len(snap.chunk_ids) else np.empty(0)
     if keyword is None:
         keyword = np.zeros(vector.shape[0])
@@ -592,9 +613,11 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
                                    min_score, keyword_floor)
     if match["answered_by"] is None:
         mask = np.zeros_like(mask)
-    rec, superseded_by = _supersede(snap, similarity, trust_w * conf_w, rec, mask, evergreen, rule, limit, words)
+    in_time, nearest = timeq.factor(snap.date, list(windows))
+    rec, superseded_by = _supersede(snap, similarity, trust_w * conf_w, rec, mask, evergreen, rule, limit, words,
+                                    asked=in_time >= 1.0 if windows else None)
     ranked = ranking.rank(similarity, snap.chunk_file, trust_w * conf_w, limit,
-                          cfg.per_file, cfg.repeat_penalty, mask, chunk_weight=rec)
+                          cfg.per_file, cfg.repeat_penalty, mask, chunk_weight=rec * in_time if windows else rec)
     factors = []
     for pos, penalty in zip(ranked.chunks, ranked.penalty):
         f = snap.chunk_file[pos]
@@ -609,6 +632,9 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
             "recency": float(rec[pos]), "recency_rule": cfg.recency,
             "recency_reason": ("off" if rule.half_life_days is None else "evergreen" if evergreen[f] else
                                "superseded" if superseded_by[pos] >= 0 else "age"),
+            "time": float(in_time[pos]),
+            "time_reason": timeq.explain(float(in_time[pos]), float(snap.date[pos]),
+                                         windows[nearest[pos]] if windows else None, now.tzinfo),
             "duplicate_penalty": float(penalty),
         })
         if superseded_by[pos] >= 0:

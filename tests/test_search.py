@@ -37,7 +37,8 @@ def test_json_shape_and_score_is_the_product_of_its_factors(searcher):
         product = f["similarity"] * f["trust_weight"] * f["confidence_weight"] * f["recency"] * f["duplicate_penalty"]
         assert r["score"] == pytest.approx(product, rel=1e-12)
         rule = RECENCY_PRESETS["default"]
-        expected = rule.floor + (1 - rule.floor) / (1 + f["age_days"] / rule.half_life_days)
+        age = max(f["age_days"], rule.half_life_days) if f["date_trust"] == "weak" else f["age_days"]
+        expected = rule.floor + (1 - rule.floor) / (1 + age / rule.half_life_days)
         expected *= rule.superseded if f["recency_reason"] == "superseded" else 1.0
         assert f["recency"] == (1.0 if f["recency_reason"] == "evergreen" else pytest.approx(expected))
     scores = [r["score"] for r in answer["results"]]

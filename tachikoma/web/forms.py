@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
-from tachikoma import tagging
+from tachikoma import tagging, timeq
 from tachikoma.config import MAX_LIMIT, RECENCY_PRESETS
 from tachikoma.documents import KINDS
 from tachikoma.search import Filters
@@ -47,6 +47,7 @@ class SearchForm:
     limit: int = DEFAULT_LIMIT
     min_score: float | None = None  # None: the memory's setting
     recency: str = ""  # a recency preset; "": the memory's setting
+    as_of: str = ""  # the search's "now" as typed (timeq.parse_as_of); "": now
     errors: dict[str, str] = field(default_factory=dict)
 
     @classmethod
@@ -76,6 +77,13 @@ class SearchForm:
             form.errors["recency"] = f"recency must be one of {', '.join(RECENCY_PRESETS)}"
         elif recency:
             form.recency = recency
+        as_of = _text(args, "as_of")
+        if as_of:
+            try:
+                timeq.parse_as_of(as_of)
+                form.as_of = as_of
+            except ValueError as exc:
+                form.errors["as_of"] = str(exc)
         return form
 
     def api_refusal(self) -> str | None:
@@ -95,7 +103,8 @@ class SearchForm:
         """The query string for this search (defaults left out), with `changes`."""
         values = {"q": self.q, "kind": self.kind, "trust": self.trust, "untagged": "1" if self.untagged else "",
                   "limit": self.limit if self.limit != DEFAULT_LIMIT else "",
-                  "min_score": "" if self.min_score is None else f"{self.min_score:g}", "recency": self.recency}
+                  "min_score": "" if self.min_score is None else f"{self.min_score:g}", "recency": self.recency,
+                  "as_of": self.as_of}
         values.update(changes)
         return {k: v for k, v in values.items() if v not in ("", None)}
 

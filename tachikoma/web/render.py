@@ -196,6 +196,7 @@ def explain(result: dict) -> dict:
         {"name": "trust", "value": f["trust_weight"], "source": trust},
         {"name": "confidence", "value": f["confidence_weight"], "source": confidence},
         {"name": "recency", "value": f["recency"], "source": recency_source(f), "title": f["date"]},
+        *([{"name": "time", "value": f["time"], "source": f["time_reason"]}] if f.get("time_reason") else []),
         {"name": "duplicate penalty", "value": penalty,
          "source": "first passage from this file" if penalty >= 1 else "a better passage from this file ranks above"},
     ]
@@ -209,6 +210,9 @@ def explain(result: dict) -> dict:
         ]
     terms = [f["similarity"], f["trust_weight"], f["confidence_weight"], f["recency"]]
     names = ["similarity", "trust", "confidence", "recency"]
+    if f.get("time_reason"):
+        terms.append(f["time"])
+        names.append("time")
     if penalty < 1:
         terms.append(penalty)
         names.append("duplicate penalty")

@@ -96,12 +96,12 @@ class Dashboard:
         return memory.index_path(self.root).is_file()
 
     def search(self, query: str, limit: int, filters: Filters, min_score: float | None = None,
-               recency: str | None = None) -> dict:
+               recency: str | None = None, as_of: str | None = None) -> dict:
         """The same answer as `tachikoma search --json`. Raises NoIndex, EmbedderError, TachikomaError."""
         config = self.config()
         with self._search_lock:
             answer = self._current_searcher(config).search(query, limit, filters, config=config,
-                                                           min_score=min_score, recency=recency)
+                                                           min_score=min_score, recency=recency, as_of=as_of)
         answer["freshness"].update(self.watching())
         return answer
 

@@ -1,0 +1,342 @@
+"""The time a question asks about, read offline from its words, and the ranking factor it gives.
+
+"What did we decide in March", "what happened on 2026-03-22", "what did I do
+two weeks ago": `read` finds such phrases and resolves each to a window of
+time [start, end) against ``as_of`` (the "now" of the search, with its time
+zone: "yesterday" is the asker's yesterday). Understood:
+
+* dates: ``2026-03-22``, ``2026/03/22``, ``March 22``, ``22 March 2026``,
+  ``Mar 22nd, 2026`` (a day without a year: its latest occurrence up to as_of);
+* months and years: ``in March``, ``October 2025``, ``in 2025`` (a bare year
+  only after in/during/since/from/until/of, so "port 2026" is no date);
+* days: ``today``, ``yesterday``, ``the day before yesterday``, weekdays
+  (``on Saturday``, ``last Saturday``: the latest one before today);
+* relative: ``this/last/past week|weekend|month|year``, ``N days|weeks|months|
+  years ago`` (N a number or a word: a, one .. twelve, a couple of, a few),
+  ``in the past|last N days|weeks|months``, ``since <any of these>`` (up to as_of),
+  ``recently`` / ``lately`` (the last `RECENT_DAYS`).
+
+Numbers with dots ("version 2.1.5"), bare numbers ("port 2026", "bug 1041")
+and "May I" are not dates. dateparser's ``search_dates`` was measured for this
+and not used: it read "we", "May I", "port 2026", "30 seconds" and "1041 in
+the" as dates, returns a point where a question means a span ("in March" →
+March 25th), knows no "recently", and took ~0.1 s a query (docs/evaluation.md).
+
+`factor` turns the windows into one weight per chunk from its own date: 1.0
+inside a window, falling with the distance to the nearest window towards
+`OUTSIDE`. Pure and vectorised, like the rest of ranking.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+
+import numpy as np
+
+DAY = 86400.0
+#: "recently", "lately": this many days up to as_of.
+RECENT_DAYS = 30
+#: The factor of a memory far from every window asked about.
+OUTSIDE = 0.7
+#: Fuzz of a relative phrase: "two weeks ago" spans ±half a week around the day two weeks back.
+MONTHS = {name.lower(): n for n, name in enumerate(calendar.month_name) if name}
+MONTHS.update({name.lower(): n for n, name in enumerate(calendar.month_abbr) if name})
+MONTHS["sept"] = 9
+#: Month names that are also ordinary words: they count only capitalised and next to a date word.
+AMBIGUOUS_MONTHS = {"may", "march", "august", "jan", "mar", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+                    "feb", "apr", "sept"}
+WEEKDAYS = {name.lower(): n for n, name in enumerate(calendar.day_name)}
+NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+           "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "couple of": 2,
+           "a few": 3, "few": 3, "several": 3}
+UNITS = {"day": 1, "week": 7, "month": 30.4375, "year": 365.25}
+_PREPOSITIONS = r"(?:in|during|since|from|until|till|of|for|throughout|before|after|by)"
+
+_MONTH_WORD = "|".join(sorted(MONTHS, key=len, reverse=True))
+_NUMBER_WORD = r"(?:\d{1,3}|" + "|".join(sorted(NUMBERS, key=len, reverse=True)).replace(" ", r"\s+") + ")"
+_UNIT = r"(day|week|month|year)s?"
+_NOT_NUMBER_BEFORE = r"(?<![\w.\-/:])"
+_NOT_NUMBER_AFTER = r"(?![\w\-/:]|\.\d)"
+
+PATTERNS = [
+    ("iso", re.compile(r"(?:\bon\s+)?" + _NOT_NUMBER_BEFORE + r"(\d{4})[-/](\d{1,2})[-/](\d{1,2})" + _NOT_NUMBER_AFTER)),
+    ("month_day", re.compile(r"\b(" + _MONTH_WORD + r")\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(\d{4})\b)?"
+                             + r"(?![\-/:.]\d)", re.I)),
+    ("day_month", re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(" + _MONTH_WORD + r")\b\.?(?:,?\s+(\d{4})\b)?",
+                             re.I)),
+    ("month_year", re.compile(r"\b(" + _MONTH_WORD + r")\.?,?\s+(\d{4})\b", re.I)),
+    ("month", re.compile(r"\b(?:(" + _PREPOSITIONS + r"|early|mid|late|last|this|next|and|or|to)\s+)?(" + _MONTH_WORD
+                         + r")\b", re.I)),
+    ("year", re.compile(r"\b(" + _PREPOSITIONS + r"|the\s+year)\s+(\d{4})" + _NOT_NUMBER_AFTER, re.I)),
+    ("weekday_ago", re.compile(r"\b(?:the\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\s+("
+                               + _NUMBER_WORD + r")\s+" + _UNIT + r"\s+ago\b", re.I)),
+    ("ago", re.compile(r"\b(" + _NUMBER_WORD + r")\s+" + _UNIT + r"\s+ago\b", re.I)),
+    ("past_n", re.compile(r"\b(?:in|over|during|for|within)?\s*the\s+(?:past|last|previous)\s+(" + _NUMBER_WORD
+                          + r")\s+" + _UNIT + r"\b", re.I)),
+    ("this_last", re.compile(r"\b(this|last|past|previous|the\s+past|the\s+last|the\s+previous)\s+"
+                             r"(week|weekend|month|year)\b", re.I)),
+    ("day_word", re.compile(r"\b(today|yesterday|the\s+day\s+before\s+yesterday|tonight|this\s+morning|"
+                            r"this\s+afternoon|this\s+evening|last\s+night)\b", re.I)),
+    ("weekday", re.compile(r"\b(?:(last|this|past|previous|on)\s+)?(monday|tuesday|wednesday|thursday|friday|"
+                           r"saturday|sunday)\b", re.I)),
+    ("recent", re.compile(r"\b(recently|lately|of\s+late|these\s+days)\b", re.I)),
+]
+_SINCE = re.compile(r"\bsince\s+(?:the\s+)?$", re.I)
+
+
+@dataclass(frozen=True)
+class Window:
+    """A span of time a query asks about: [start, end) in unix seconds, the words that said it, and a
+    short label of the span (a day, a month, or first..last day)."""
+
+    start: float
+    end: float
+    phrase: str
+    label: str
+
+    def as_dict(self) -> dict:
+        return {"phrase": self.phrase, "label": self.label, "start": self.start, "end": self.end}
+
+
+def _midnight(day: date, tz) -> float:
+    return datetime.combine(day, time(0), tzinfo=tz).timestamp()
+
+
+def _days(first: date, last: date, tz, phrase: str) -> Window:
+    """The whole days first..last (inclusive) in zone `tz`."""
+    label = first.isoformat() if first == last else f"{first.isoformat()}..{last.isoformat()}"
+    if first.day == 1 and last == _month_end(first):
+        label = f"{first.year}-{first.month:02d}"
+    if first == date(first.year, 1, 1) and last == date(first.year, 12, 31):
+        label = str(first.year)
+    return Window(_midnight(first, tz), _midnight(last + timedelta(days=1), tz), phrase, label)
+
+
+def _month_end(day: date) -> date:
+    return date(day.year, day.month, calendar.monthrange(day.year, day.month)[1])
+
+
+def _month(year: int, month: int, tz, phrase: str) -> Window:
+    first = date(year, month, 1)
+    return _days(first, _month_end(first), tz, phrase)
+
+
+def _latest_month(month: int, today: date) -> int:
+    """The year of the latest `month` that has begun by `today`."""
+    return today.year if month <= today.month else today.year - 1
+
+
+def _latest_day(month: int, day: int, today: date) -> date | None:
+    for year in (today.year, today.year - 1, today.year - 2, today.year - 3, today.year - 4):
+        try:
+            candidate = date(year, month, day)
+        except ValueError:
+            continue
+        if candidate <= today:
+            return candidate
+    return None
+
+
+def _number(text: str) -> int:
+    text = " ".join(text.lower().split())
+    return int(text) if text.isdigit() else NUMBERS[text]
+
+
+def _ambiguous_month(word: str, lead: str | None, text: str, end: int) -> bool:
+    """True when a month word that is also an ordinary word ("may", "march") is not used as a month."""
+    if word.lower() not in AMBIGUOUS_MONTHS:
+        return False
+    if not word[:1].isupper():
+        return True
+    return lead is None and not re.match(r"\s*,?\s*\d", text[end:])
+
+
+def read(query: str, as_of: datetime) -> list[Window]:
+    """The windows of time `query` asks about, resolved against `as_of` (aware; its zone is the asker's).
+
+    Phrases do not overlap: the longest, earliest reading of each stretch of text wins."""
+    if as_of.tzinfo is None:
+        raise ValueError("as_of needs a time zone")
+    tz = as_of.tzinfo
+    now = as_of.timestamp()
+    today = as_of.date()
+    found: list[tuple[int, int, Window]] = []
+    taken = np.zeros(len(query) + 1, dtype=bool)
+    for kind, pattern in PATTERNS:
+        for m in pattern.finditer(query):
+            if taken[m.start():m.end()].any():
+                continue
+            window = _resolve(kind, m, query, today, now, tz)
+            if window is not None and (_SINCE.search(query[:m.start()]) or m.group(0).lower().startswith("since")):
+                first = datetime.fromtimestamp(window.start, tz).date()
+                phrase = window.phrase if window.phrase.lower().startswith("since") else f"since {window.phrase}"
+                window = _days(first, max(first, today), tz, phrase)
+            if window is not None:
+                taken[m.start():m.end()] = True
+                found.append((m.start(), m.end(), window))
+    return [w for _, _, w in sorted(found, key=lambda f: f[0])]
+
+
+def _resolve(kind: str, m: re.Match, text: str, today: date, now: float, tz) -> Window | None:
+    phrase = " ".join(m.group(0).split())
+    try:
+        if kind == "iso":
+            day = date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+            return _days(day, day, tz, phrase)
+        if kind in ("month_day", "day_month"):
+            month_word, day_text = (m.group(1), m.group(2)) if kind == "month_day" else (m.group(2), m.group(1))
+            if month_word.lower() in AMBIGUOUS_MONTHS and not month_word[:1].isupper():
+                return None
+            month, day_number = MONTHS[month_word.lower()], int(day_text)
+            if m.group(3):
+                day = date(int(m.group(3)), month, day_number)
+            else:
+                day = _latest_day(month, day_number, today)
+                if day is None:
+                    return None
+            return _days(day, day, tz, phrase)
+        if kind == "month_year":
+            return _month(int(m.group(2)), MONTHS[m.group(1).lower()], tz, phrase)
+        if kind == "month":
+            lead, word = m.group(1), m.group(2)
+            if _ambiguous_month(word, lead, text, m.end()):
+                return None
+            month = MONTHS[word.lower()]
+            if lead and lead.lower() == "next":
+                return None  # the future: nothing in memory yet
+            year = _latest_month(month, today)
+            if lead and lead.lower() == "last" and month == today.month:
+                year -= 1
+            return _month(year, month, tz, phrase)
+        if kind == "year":
+            year = int(m.group(2))
+            if not 1970 <= year <= today.year + 1:
+                return None
+            return _days(date(year, 1, 1), date(year, 12, 31), tz, phrase)
+        if kind == "weekday_ago":
+            around = _ago(_number(m.group(2)), m.group(3).lower(), today, tz, phrase)
+            centre = datetime.fromtimestamp((around.start + around.end) / 2, tz).date()
+            shift = (WEEKDAYS[m.group(1).lower()] - centre.weekday()) % 7
+            day = centre + timedelta(days=shift - 7 if shift > 3 else shift)
+            return _days(day, day, tz, phrase)
+        if kind == "ago":
+            n, unit = _number(m.group(1)), m.group(2).lower()
+            return _ago(n, unit, today, tz, phrase)
+        if kind == "past_n":
+            n, unit = _number(m.group(1)), m.group(2).lower()
+            first = today - timedelta(days=round(n * UNITS[unit]))
+            return _days(first, today, tz, phrase)
+        if kind == "this_last":
+            return _this_last(m.group(1).lower().split()[-1], m.group(2).lower(), today, tz, phrase)
+        if kind == "day_word":
+            word = " ".join(m.group(1).lower().split())
+            back = {"yesterday": 1, "last night": 1, "the day before yesterday": 2}.get(word, 0)
+            day = today - timedelta(days=back)
+            return _days(day, day, tz, phrase)
+        if kind == "weekday":
+            lead, name = (m.group(1) or "").lower(), m.group(2)
+            if not lead and not name[:1].isupper():
+                return None
+            target = WEEKDAYS[name.lower()]
+            back = (today.weekday() - target) % 7 or 7  # the latest one before today
+            if lead == "this" and (today.weekday() - target) % 7 == 0:
+                back = 0
+            day = today - timedelta(days=back)
+            return _days(day, day, tz, phrase)
+        if kind == "recent":
+            return _days(today - timedelta(days=RECENT_DAYS), today, tz, phrase)
+    except (ValueError, KeyError, OverflowError):
+        return None
+    return None
+
+
+def _ago(n: int, unit: str, today: date, tz, phrase: str) -> Window:
+    """N units back, give or take half a unit (a day for days)."""
+    span = UNITS[unit]
+    centre = today - timedelta(days=round(n * span))
+    slack = timedelta(days=1 if unit == "day" else round(span / 2))
+    return _days(centre - slack, min(centre + slack, today), tz, phrase)
+
+
+def _this_last(which: str, unit: str, today: date, tz, phrase: str) -> Window:
+    past = which in ("past", "previous", "last") and phrase.lower().startswith(("the", "past"))
+    if unit == "week":
+        monday = today - timedelta(days=today.weekday())
+        if which == "this":
+            return _days(monday, today, tz, phrase)
+        if past:  # "the past week": the last seven days
+            return _days(today - timedelta(days=7), today, tz, phrase)
+        return _days(monday - timedelta(days=7), monday - timedelta(days=1), tz, phrase)
+    if unit == "weekend":
+        saturday = today - timedelta(days=(today.weekday() - 5) % 7)
+        if which == "this" and today.weekday() >= 5:
+            return _days(saturday, today, tz, phrase)
+        return _days(saturday, saturday + timedelta(days=1), tz, phrase)
+    if unit == "month":
+        if which == "this":
+            return _days(today.replace(day=1), today, tz, phrase)
+        if past:
+            return _days(today - timedelta(days=31), today, tz, phrase)
+        first = (today.replace(day=1) - timedelta(days=1)).replace(day=1)
+        return _month(first.year, first.month, tz, phrase)
+    if which == "this":
+        return _days(date(today.year, 1, 1), today, tz, phrase)
+    if past:
+        return _days(today - timedelta(days=365), today, tz, phrase)
+    return _days(date(today.year - 1, 1, 1), date(today.year - 1, 12, 31), tz, phrase)
+
+
+def factor(dates: np.ndarray, windows: list[Window], outside: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Per chunk: the time factor for its date (unix seconds) and which window it is nearest to.
+
+    1.0 inside any window; outside, outside + (1 − outside) / (1 + d / w), d the days to the nearest
+    window and w that window's length in days (at least one): a memory a day off a one-day window
+    is halfway down, one a week off a month is barely lowered. With no window, all 1.0.
+    """
+    dates = np.asarray(dates, dtype=np.float64)
+    outside = OUTSIDE if outside is None else outside
+    if not windows:
+        return np.ones(dates.shape[0]), np.full(dates.shape[0], -1, dtype=np.int64)
+    starts = np.array([w.start for w in windows])[:, None]
+    ends = np.array([w.end for w in windows])[:, None]
+    widths = np.maximum((ends - starts) / DAY, 1.0)
+    distance = np.maximum(np.maximum(starts - dates[None, :], dates[None, :] - ends), 0.0) / DAY
+    weight = outside + (1.0 - outside) / (1.0 + distance / widths)
+    nearest = np.argmax(weight, axis=0)
+    return weight[nearest, np.arange(dates.shape[0])], nearest.astype(np.int64)
+
+
+def explain(value: float, when: float, window: Window | None, tz) -> str:
+    """"time: 2026-03-22, asked 'on 2026-03-22'" (or "… outside it")."""
+    if window is None:
+        return ""
+    day = datetime.fromtimestamp(when, tz).date().isoformat()
+    where = "" if value >= 1.0 else f", outside {window.label}"
+    return f"time: {day}, asked '{window.phrase}'{where}"
+
+
+_AS_OF_DATE = re.compile(r"^\d{4}[-/]\d{1,2}[-/]\d{1,2}$")
+
+
+def parse_as_of(text: str | None) -> datetime:
+    """The "now" of a search from what a user typed: "now" or empty, a date (``2026-03-22``: the end of
+    that day), or an ISO date-time (``2026-03-22T18:00``, ``…+09:00``). Without a zone, the machine's own.
+
+    ValueError with a message that says what is accepted."""
+    value = (text or "").strip()
+    if not value or value.lower() == "now":
+        return datetime.now().astimezone()
+    try:
+        if _AS_OF_DATE.match(value):
+            year, month, day = (int(p) for p in re.split(r"[-/]", value))
+            when = datetime.combine(date(year, month, day), time(23, 59, 59))
+        else:
+            when = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise ValueError(f"as_of {value!r} is not a date: use now, YYYY-MM-DD or YYYY-MM-DDTHH:MM[+HH:MM]") from None
+    if not 1 <= when.year <= 9998:
+        raise ValueError(f"as_of {value!r} is out of range")
+    return when if when.tzinfo is not None else when.astimezone()

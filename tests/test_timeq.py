@@ -1,0 +1,144 @@
+"""Reading the time a query asks about (`timeq.read`) against fixed as_of dates, and its factor."""
+
+from datetime import datetime, timedelta, timezone
+
+import numpy as np
+import pytest
+
+from tachikoma import timeq
+
+UTC = timezone.utc
+# Wednesday 25 March 2026, noon UTC.
+AS_OF = datetime(2026, 3, 25, 12, 0, tzinfo=UTC)
+
+
+def labels(query: str, as_of: datetime = AS_OF) -> list[tuple[str, str]]:
+    return [(w.phrase, w.label) for w in timeq.read(query, as_of)]
+
+
+@pytest.mark.parametrize("query, expected", [
+    # explicit dates in common forms
+    ("what happened on 2026-03-22?", [("on 2026-03-22", "2026-03-22")]),
+    ("notes from 2026/03/02", [("2026/03/02", "2026-03-02")]),
+    ("the meeting on March 22", [("March 22", "2026-03-22")]),
+    ("the meeting on 22nd of March 2025", [("22nd of March 2025", "2025-03-22")]),
+    ("Mar 3rd, 2024 release", [("Mar 3rd, 2024", "2024-03-03")]),
+    ("what did we say on May 3", [("May 3", "2025-05-03")]),  # May 3 2026 is still to come
+    # months and years
+    ("what did we decide in March", [("in March", "2026-03")]),
+    ("what was I building with Codex in October 2025?", [("October 2025", "2025-10")]),
+    ("what did we ship in May", [("in May", "2025-05")]),
+    ("trips last March", [("last March", "2025-03")]),
+    ("everything in 2025", [("in 2025", "2025")]),
+    ("since March", [("since March", "2026-03-01..2026-03-25")]),
+    # days and weekdays
+    ("what did I do today", [("today", "2026-03-25")]),
+    ("what did I do yesterday", [("yesterday", "2026-03-24")]),
+    ("the day before yesterday", [("the day before yesterday", "2026-03-23")]),
+    ("I received jewelry last Saturday", [("last Saturday", "2026-03-21")]),
+    ("lunch on Wednesday", [("on Wednesday", "2026-03-18")]),  # the latest one before today
+    ("What did I do with Rachel on the Wednesday two months ago?", [("the Wednesday two months ago", "2026-01-21")]),
+    # relative
+    ("what did we change last week?", [("last week", "2026-03-16..2026-03-22")]),
+    ("this week", [("this week", "2026-03-23..2026-03-25")]),
+    ("the past weekend", [("the past weekend", "2026-03-21..2026-03-22")]),
+    ("two weeks ago", [("two weeks ago", "2026-03-07..2026-03-15")]),
+    ("3 days ago", [("3 days ago", "2026-03-21..2026-03-23")]),
+    ("a couple of months ago", [("a couple of months ago", "2026-01-08..2026-02-07")]),
+    ("shoes I cleaned last month", [("last month", "2026-02")]),
+    ("in the past three months", [("in the past three months", "2025-12-24..2026-03-25")]),
+    ("what did I do recently", [("recently", "2026-02-23..2026-03-25")]),
+])
+def test_reads_each_kind_of_expression(query, expected):
+    assert labels(query) == expected
+
+
+@pytest.mark.parametrize("query", [
+    "upgrade to version 2.1.5", "the server listens on port 2026", "fix bug 1041 in the parser",
+    "May I ask about the deploy", "we march on", "I may go", "set timeout to 30 seconds", "build 2026-13-40",
+    "tag v2026.03.01", "I had 3 cats and 12 dogs", "How many engineers do I lead", "call 2026-03",
+])
+def test_non_dates_are_not_read(query):
+    assert labels(query) == []
+
+
+def test_month_and_year_boundaries():
+    new_year = datetime(2026, 1, 2, 9, 0, tzinfo=UTC)  # a Friday
+    assert labels("last month", new_year) == [("last month", "2025-12")]
+    assert labels("in December", new_year) == [("in December", "2025-12")]
+    assert labels("last week", new_year) == [("last week", "2025-12-22..2025-12-28")]
+    assert labels("yesterday", new_year) == [("yesterday", "2026-01-01")]
+    march_first = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)  # a leap year
+    assert labels("yesterday", march_first) == [("yesterday", "2024-02-29")]
+    assert labels("last month", march_first) == [("last month", "2024-02")]
+    window = timeq.read("last month", march_first)[0]
+    assert window.start == datetime(2024, 2, 1, tzinfo=UTC).timestamp()
+    assert window.end == datetime(2024, 3, 1, tzinfo=UTC).timestamp()
+    assert labels("on February 29", datetime(2025, 3, 1, tzinfo=UTC)) == [("February 29", "2024-02-29")]
+
+
+def test_days_are_the_askers_days():
+    """As of 02:00 on the 25th in Tokyo it is still the 24th in UTC: "yesterday" is Tokyo's 24th."""
+    tokyo = timezone(timedelta(hours=9))
+    as_of = datetime(2026, 3, 25, 2, 0, tzinfo=tokyo)
+    window = timeq.read("yesterday", as_of)[0]
+    assert window.label == "2026-03-24"
+    assert window.start == datetime(2026, 3, 24, 0, 0, tzinfo=tokyo).timestamp()
+    assert window.end - window.start == 86400
+    # the same instant in UTC reads another day
+    assert labels("yesterday", as_of.astimezone(UTC)) == [("yesterday", "2026-03-23")]
+    with pytest.raises(ValueError):
+        timeq.read("yesterday", datetime(2026, 3, 25))
+
+
+def test_factor_is_one_inside_and_falls_with_distance():
+    window = timeq.read("on 2026-03-22", AS_OF)
+    day = datetime(2026, 3, 22, 15, 0, tzinfo=UTC).timestamp()
+    dates = np.array([day, day + 86400 * 0.6, day + 86400 * 3, day - 86400 * 300])
+    weight, nearest = timeq.factor(dates, window)
+    assert weight[0] == 1.0
+    assert 1.0 > weight[1] > weight[2] > weight[3] > timeq.OUTSIDE
+    assert nearest.tolist() == [0, 0, 0, 0]
+    none, _ = timeq.factor(dates, [])
+    assert none.tolist() == [1.0, 1.0, 1.0, 1.0]
+
+
+def test_several_windows_count_the_nearest():
+    windows = timeq.read("in March and April", datetime(2026, 5, 10, tzinfo=UTC))
+    assert [w.label for w in windows] == ["2026-03", "2026-04"]
+    april = datetime(2026, 4, 20, tzinfo=UTC).timestamp()
+    weight, nearest = timeq.factor(np.array([april]), windows)
+    assert weight[0] == 1.0 and nearest[0] == 1
+
+
+def test_explanation_names_the_date_and_the_words():
+    window = timeq.read("what happened on 2026-03-22", AS_OF)[0]
+    inside = datetime(2026, 3, 22, 10, 0, tzinfo=UTC).timestamp()
+    assert timeq.explain(1.0, inside, window, UTC) == "time: 2026-03-22, asked 'on 2026-03-22'"
+    assert timeq.explain(0.8, inside - 86400 * 5, window, UTC) == (
+        "time: 2026-03-17, asked 'on 2026-03-22', outside 2026-03-22")
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("2026-03-22", datetime(2026, 3, 22, 23, 59, 59)),
+    ("2026-03-22T08:30+09:00", datetime(2026, 3, 22, 8, 30, tzinfo=timezone(timedelta(hours=9)))),
+    ("2026-03-22T08:30:00Z", datetime(2026, 3, 22, 8, 30, tzinfo=UTC)),
+])
+def test_parse_as_of(text, expected):
+    parsed = timeq.parse_as_of(text)
+    assert parsed.tzinfo is not None
+    if expected.tzinfo is None:
+        assert parsed.replace(tzinfo=None) == expected
+    else:
+        assert parsed == expected
+
+
+@pytest.mark.parametrize("text", ["garbage", "2026-02-30", "March", "99999-01-01"])
+def test_parse_as_of_refuses_non_dates(text):
+    with pytest.raises(ValueError, match="as_of"):
+        timeq.parse_as_of(text)
+
+
+def test_parse_as_of_now():
+    before = datetime.now(UTC)
+    assert timeq.parse_as_of("now") >= before and timeq.parse_as_of(None).tzinfo is not None
