@@ -240,7 +240,9 @@ def read_front_matter(path: Path) -> FrontMatter:
     `body` of the result is always "" (it was not read). Raises OSError when
     the file cannot be read and UnicodeDecodeError when the head is not UTF-8.
     """
-    with open(path, "rb") as handle:
+    from .memory import open_regular
+
+    with open_regular(path) as handle:  # never a FIFO: reading it would block
         try:
             head = read_head(handle)
         except ValueError as exc:
