@@ -169,3 +169,93 @@ def test_a_note_just_within_the_depth_limit_is_read(deep_tmp):
     warnings = []
     found = [f.path for f in mem.walk(root, warnings.append)]
     assert found == ["deep" + "/d" * (mem.MAX_DEPTH - 1) + "/bottom.md"] and warnings == []
+
+
+# --------------------------------------------------------------------------- 8: YAML alias bombs
+
+
+def alias_bomb(levels: int, key: str = "a") -> str:
+    """Ten short lines of YAML that expand to 9**(levels+1) values when every alias is followed."""
+    lines = [f"{key}0: &{key}0 [" + ", ".join(["lol"] * 9) + "]"]
+    for level in range(1, levels + 1):
+        lines.append(f"{key}{level}: &{key}{level} [" + ", ".join([f"*{key}{level - 1}"] * 9) + "]")
+    return "\n".join(lines) + "\n"
+
+
+BOMB_NOTE = "---\ntrust: owner\n" + alias_bomb(9) + "---\n# Bomb\nwords after the bomb\n"
+
+
+def test_front_matter_alias_bomb_is_malformed_not_expanded():
+    fm = frontmatter.split(BOMB_NOTE)
+    # Plain values only in the asserts: pytest would print a bomb it was handed, expanding it.
+    error, body, nothing_read = fm.error, fm.body, fm.meta == {}
+    assert error is not None and error.startswith("malformed front matter: aliases (*name) would expand it to ")
+    assert nothing_read and body == "# Bomb\nwords after the bomb\n"
+
+
+def test_a_value_that_contains_itself_is_malformed():
+    fm = frontmatter.split("---\ntitle: x\nloop: &l [1, *l]\n---\nbody\n")
+    error = fm.error
+    assert error == ("malformed front matter at line 3: an alias refers to a value that "
+                                          "contains it; not read")
+
+
+def test_ordinary_aliases_and_merge_keys_still_read():
+    fm = frontmatter.split("---\nbase: &b {x: 1, y: 2}\nother:\n  <<: *b\n  z: 3\nrefs: [*b, *b]\n---\nhi\n")
+    assert fm.error is None
+    assert fm.meta["other"] == {"x": 1, "y": 2, "z": 3} and fm.meta["refs"] == [{"x": 1, "y": 2}] * 2
+
+
+def test_aliases_may_add_up_to_the_budget():
+    # 100 * 100 values through aliases are within the budget; twice as many more are over it.
+    row = "r: &r [" + ", ".join(["v"] * 99) + "]\n"
+    table = "t: &t [" + ", ".join(["*r"] * 100) + "]\n"
+    assert frontmatter.load_yaml(row + table).data["t"][99][98] == "v"
+    raised = None
+    try:
+        frontmatter.load_yaml(row + table + "u: [" + ", ".join(["*t"] * 2) + "]\n")
+    except frontmatter.YamlError as exc:
+        raised = str(exc)
+    assert raised is not None and "would expand it to 30,108 values" in raised
+
+
+def test_bomb_in_a_note_is_a_front_matter_problem_for_index_stats_and_tag(tmp_path):
+    root = tmp_path / "memory"
+    note(root, "ok.md")
+    note(root, "bomb.md", BOMB_NOTE)
+    summary = run_with_timeout(lambda: indexer.run(root, embedder_name="hash"))
+    assert summary.added == 2
+    assert any(w.startswith("bomb.md:1: malformed front matter: aliases") for w in summary.warnings)
+    problems = run_with_timeout(lambda: stats.coverage(root))["problems"]
+    assert [(p["path"], p["kind"]) for p in problems] == [("bomb.md", "front-matter")]
+    plan = run_with_timeout(lambda: tagging.plan(root, {"trust": "self"}, tagging.Selector(paths={"bomb.md"})))
+    assert plan.matched == 1 and not plan.changes and "aliases" in plan.skipped[0].reason
+
+
+def test_bomb_in_the_tag_file_is_a_tag_file_error(tmp_path):
+    from tachikoma import tagfile
+
+    root = tmp_path / "memory"
+    note(root, "ok.md")
+    (root / mem.TAG_FILE).write_text(alias_bomb(9))
+    with pytest.raises(tagfile.TagFileError, match="aliases"):
+        run_with_timeout(lambda: tagfile.load(root))
+
+
+def test_file_page_shows_bomb_and_huge_values_bounded(tmp_path):
+    from app import create_app
+
+    root = tmp_path / "memory"
+    note(root, "bomb.md", "---\n" + alias_bomb(6) + "---\n# Bomb\nbody\n")
+    # Within the alias budget but large when written out: 9 * 9 * 100 values.
+    note(root, "wide.md", "---\nrow: &r [" + ", ".join(["word"] * 100) + "]\nsq: &s [" + ", ".join(["*r"] * 9)
+         + "]\ncube: [" + ", ".join(["*s"] * 9) + "]\nlong: " + "y" * 5000 + "\n---\n# Wide\nbody\n")
+    indexer.run(root, embedder_name="hash")
+    client = create_app(memory=root, port=5000).test_client()
+    for name in ("bomb.md", "wide.md"):
+        response = run_with_timeout(lambda: client.get(f"/file/{name}", base_url="http://127.0.0.1:5000"))
+        html = response.get_data(as_text=True)
+        assert response.status_code == 200, html[:500]
+        assert len(html) < 60_000, f"{name}: {len(html):,} characters"
+    html = client.get("/file/bomb.md", base_url="http://127.0.0.1:5000").get_data(as_text=True)
+    assert "aliases (*name) would expand it to" in html
