@@ -124,6 +124,7 @@ def load_yaml(text: str, first_line: int = 1) -> YamlDocument:
         node = loader.get_single_node()
         if node is None:
             return YamlDocument()
+        _check_aliases(node, first_line)
         data = loader.construct_document(node)
         keys: list = []
         if isinstance(node, MappingNode) and isinstance(data, dict):
@@ -134,6 +135,8 @@ def load_yaml(text: str, first_line: int = 1) -> YamlDocument:
                            for k, _ in value_node.value]
                 keys.append((loader.construct_object(key_node, deep=True), key_node.start_mark.line + first_line, sub))
         return YamlDocument(data=data, keys=keys)
+    except YamlError:
+        raise
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         problem = getattr(exc, "problem", None) or (str(exc).splitlines() or ["invalid YAML"])[0]
@@ -149,6 +152,50 @@ def load_yaml(text: str, first_line: int = 1) -> YamlDocument:
         raise YamlError(f"cannot read it ({type(exc).__name__}: {exc})") from exc
     finally:
         loader.dispose()
+
+
+#: How many values aliases (``*name``) may add to a document, over those written in it. A few
+#: ``<<: *defaults`` merges add dozens; ten lines of nested aliases (an "alias bomb") add billions,
+#: which no caller could compare, store or show.
+MAX_ALIAS_VALUES = 10_000
+
+
+def _check_aliases(root, first_line: int = 1) -> None:
+    """Raise YamlError when aliases make the document at `root` (a composed node) much larger than
+    written, or make a value contain itself. The nodes are counted, without recursion and each once;
+    nothing is built."""
+    expanded: dict[int, int] = {}  # id(node) -> values in it, once every alias is expanded
+    open_nodes: set[int] = set()  # nodes whose children are still being counted
+    stack = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        key = id(node)
+        children = _children(node)
+        if children_done:
+            expanded[key] = 1 + sum(expanded[id(child)] for child in children)
+            open_nodes.discard(key)
+            continue
+        if key in expanded:
+            continue
+        open_nodes.add(key)
+        stack.append((node, True))
+        for child in children:
+            if id(child) in open_nodes:
+                raise YamlError("an alias refers to a value that contains it; not read",
+                                child.start_mark.line + first_line if child.start_mark else None)
+            if id(child) not in expanded:
+                stack.append((child, False))
+    if expanded[id(root)] - len(expanded) > MAX_ALIAS_VALUES:
+        raise YamlError(f"aliases (*name) would expand it to {expanded[id(root)]:,} values, more than "
+                        f"{MAX_ALIAS_VALUES:,} beyond those written; not read")
+
+
+def _children(node) -> list:
+    if isinstance(node, MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, ScalarNode):
+        return []
+    return list(node.value)  # a sequence
 
 
 def duplicate_keys(keys) -> dict[str, list[tuple[str, int]]]:
@@ -240,7 +287,9 @@ def read_front_matter(path: Path) -> FrontMatter:
     `body` of the result is always "" (it was not read). Raises OSError when
     the file cannot be read and UnicodeDecodeError when the head is not UTF-8.
     """
-    with open(path, "rb") as handle:
+    from .memory import open_regular
+
+    with open_regular(path) as handle:  # never a FIFO: reading it would block
         try:
             head = read_head(handle)
         except ValueError as exc:

@@ -350,6 +350,10 @@ def run(
         lock.acquire(timeout=lock_timeout)
     except Timeout:
         raise TachikomaError("another `tachikoma index` is running on this memory; wait for it to finish") from None
+    except OSError as exc:  # a read-only memory, a full disk, something else where the lock file goes
+        raise TachikomaError(f"cannot take the index lock {memory.printable(str(cache / 'index.lock'))} "
+                             f"({exc.strerror or exc}): indexing needs to write in {memory.printable(str(cache))}"
+                             ) from None
     try:
         store = Store(memory.index_path(root))
     except BaseException:

@@ -121,7 +121,8 @@ class MemoryTools:
     def watching(self) -> dict:
         if self.watcher is None:
             return {"watching": False}
-        return {"watching": self.watcher.running, "watch_error": self.watcher.error,
+        # watch_error: the watching stopped, or else the last re-indexing failed (a read-only memory).
+        return {"watching": self.watcher.running, "watch_error": self.watcher.error or self.reindexer.error,
                 "last_watch_run": self.reindexer.last}
 
     # ------------------------------------------------------------------ tools
@@ -207,6 +208,8 @@ def answer_text(answer: dict) -> str:
     fresh = answer["freshness"]
     when = fresh.get("last_indexed_at") or "never"
     lines = [f"index updated {when}; {plural(fresh.get('changed_since') or 0, 'file')} changed since"]
+    if fresh.get("watch_error"):
+        lines.append(f"the index is not kept up to date: {fresh['watch_error']}")
     if answer["no_good_match"]:
         if fresh.get("state") == "complete" and not fresh.get("changed_since"):
             lines.insert(0, f"no good match for {answer['query']!r}: {no_match_reason(answer)}; call search "
@@ -292,7 +295,8 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
                 f"{report['untagged']} untagged, {report['invalid']} with invalid values; "
                 f"{len(report.get('problems', []))} problem(s). Index: {fresh.get('state')}, updated "
                 f"{fresh.get('last_indexed_at') or 'never'}, {plural(fresh.get('changed_since') or 0, 'file')} changed since, "
-                f"{'watching' if fresh.get('watching') else 'not watching'} the folder.")
+                f"{'watching' if fresh.get('watching') else 'not watching'} the folder."
+                + (f" Re-indexing failed: {fresh['watch_error']}" if fresh.get("watch_error") else ""))
         return result(text, report)
 
     if not read_only:

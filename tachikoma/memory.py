@@ -188,35 +188,94 @@ class MemoryFile:
     mtime_ns: int
 
 
+#: Folders nested deeper than this are not read (reported as a problem): no memory is organised so,
+#: and a path that deep only comes from a mistake or an attack (1,000 levels stopped every walk).
+MAX_DEPTH = 100
+
+
+def file_type(mode: int) -> str | None:
+    """What a non-regular file is ("a FIFO", "a socket", "a device"), or None for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    return "not a file"
+
+
+class NotRegularFile(OSError):
+    """A memory file's name that holds a FIFO, socket or device: never opened for reading (a FIFO
+    would block the reader until something writes to it)."""
+
+
+def open_regular(path: Path):
+    """`path` opened for binary reading, refusing anything but a regular file without blocking.
+
+    The file is opened non-blocking (opening a FIFO for reading would wait for a
+    writer), then checked with fstat, so a file replaced by a FIFO after it was
+    listed is refused too. Raises OSError (NotRegularFile for a FIFO, socket or device).
+    """
+    handle = open(path, "rb", opener=_without_blocking)
+    try:
+        what = file_type(os.fstat(handle.fileno()).st_mode)
+        if what is not None:
+            raise NotRegularFile(0, f"not a regular file: {what}", str(path))
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(handle.fileno(), True)
+        return handle
+    except BaseException:
+        handle.close()
+        raise
+
+
+def _without_blocking(path, flags: int) -> int:
+    return os.open(path, flags | getattr(os, "O_NONBLOCK", 0))
+
+
 def walk(root: Path, warn=None, unlisted: list[str] | None = None) -> list[MemoryFile]:
     """Every markdown and transcript file under `root`, sorted by path.
 
     `warn(message)` is called for each file or folder skipped for a reason
     the person may want to fix: a symlink that leaves the root, points into
     a hidden folder or loops, a symlinked folder (never followed), a name
-    that is not UTF-8, a file that cannot be read, a folder that cannot be
-    listed ("cannot list (Permission denied)": its files are unknown, and
-    its relative path is added to `unlisted` when given). Names in messages go
-    through `printable`. A symlink to a file inside the memory is listed only
-    when that file is not (`alias.md -> real.md` gives real.md alone), and
-    only once for several symlinks to the same file.
+    that is not UTF-8, a file that cannot be read, a memory file's name on
+    something that is not a regular file (a FIFO, a socket: never opened), a
+    folder that cannot be listed ("cannot list (Permission denied)": its
+    files are unknown, and its relative path is added to `unlisted` when
+    given), a folder nested deeper than `MAX_DEPTH` ("nested more than ...":
+    not read, and added to `unlisted`). Names in messages go through
+    `printable`. A symlink to a file inside the memory is listed only when
+    that file is not (`alias.md -> real.md` gives real.md alone), and only
+    once for several symlinks to the same file. The walk keeps its own
+    stack, so no nesting depth can exhaust Python's recursion limit.
     """
     root = root.resolve()
     found: list[MemoryFile] = []
     aliases: dict[str, str] = {}  # an in-memory symlink's path -> its target's
 
-    def unlistable(exc: OSError) -> None:
-        folder = Path(exc.filename) if exc.filename else root
-        rel = folder.relative_to(root).as_posix() if folder != root else "."
+    def skip_folder(rel: str, reason: str) -> None:
         if unlisted is not None:
             unlisted.append(rel)
-        _warn(warn, f"{printable(rel)}: cannot list ({exc.strerror or exc}), skipped")
+        _warn(warn, f"{printable(rel)}: {reason}")
 
-    for dirpath, dirnames, filenames in os.walk(root, onerror=unlistable, followlinks=False):
-        here = Path(dirpath)
-        kept = []
-        for name in sorted(dirnames):
-            if name.startswith("."):
+    stack: list[tuple[Path, int]] = [(root, 0)]  # top-down, each folder's subfolders in name order
+    while stack:
+        here, depth = stack.pop()
+        rel_here = here.relative_to(root).as_posix() if here != root else "."
+        try:
+            with os.scandir(here) as entries:
+                listed = sorted((entry.name, _is_dir(entry)) for entry in entries)
+        except OSError as exc:
+            skip_folder(rel_here, f"cannot list ({exc.strerror or exc}), skipped")
+            continue
+        subfolders = []
+        for name, is_dir in listed:
+            if name.startswith(".") or not is_dir:
                 continue
             sub = here / name
             shown = printable(sub.relative_to(root).as_posix())
@@ -228,10 +287,15 @@ def walk(root: Path, warn=None, unlisted: list[str] | None = None) -> list[Memor
                 # Never followed: walking it would risk loops and reading a file twice.
                 _warn(warn, f"{shown}: {reason}, skipped" if reason else f"{shown}: symlinked folder not followed")
                 continue
-            kept.append(name)
-        dirnames[:] = kept
-        for name in sorted(filenames):
-            if name.startswith("."):
+            if depth + 1 > MAX_DEPTH:
+                skip_folder(sub.relative_to(root).as_posix(),
+                            f"folder nested more than {MAX_DEPTH} levels deep, not read (move its files "
+                            "higher up to index them)")
+                continue
+            subfolders.append((sub, depth + 1))
+        stack.extend(reversed(subfolders))
+        for name, is_dir in listed:
+            if is_dir or name.startswith("."):
                 continue
             kind = kind_of(name)
             if kind is None:
@@ -252,11 +316,22 @@ def walk(root: Path, warn=None, unlisted: list[str] | None = None) -> list[Memor
             except OSError as exc:
                 _warn(warn, f"{printable(rel)}: cannot read ({exc.strerror}), skipped")
                 continue
-            if not stat.S_ISREG(st.st_mode):  # what is_file() would say, without a second stat
+            what = file_type(st.st_mode)
+            if what is not None:  # a FIFO would block whoever opens it: never read
+                _warn(warn, f"{printable(rel)}: not a regular file ({what}), skipped")
                 continue
             found.append(MemoryFile(rel, kind, full, st.st_size, st.st_mtime_ns))
     found.sort(key=lambda f: f.path)
     return _without_aliases(found, aliases)
+
+
+def _is_dir(entry: os.DirEntry) -> bool:
+    """Whether a listed entry is a folder (through a symlink too); False when that cannot be told
+    (a symlink loop), as os.walk decides: the file checks then say what is wrong with it."""
+    try:
+        return entry.is_dir(follow_symlinks=True)
+    except OSError:
+        return False
 
 
 def _without_aliases(found: list[MemoryFile], aliases: dict[str, str]) -> list[MemoryFile]:

@@ -20,13 +20,12 @@ import codecs
 import hashlib
 import os
 import re
-import stat
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from .documents import KINDS, MARKDOWN, Document
 from .frontmatter import describe_duplicates, split
-from .memory import PathOutsideMemory, safe_path
+from .memory import PathOutsideMemory, file_type, open_regular, safe_path
 from .tags import Tags
 from .transcripts import Options, claude_code, parse_timestamp, parse_transcript
 
@@ -92,14 +91,15 @@ def _read_bytes(path: Path, rel_path: str, max_bytes: int, warnings: list[str]) 
     """The file's bytes, or None (with a warning) when it must be skipped."""
     try:
         info = os.stat(path)
-        if not stat.S_ISREG(info.st_mode):
-            warnings.append(f"{rel_path}: not a regular file, skipped")
+        what = file_type(info.st_mode)
+        if what is not None:
+            warnings.append(f"{rel_path}: not a regular file ({what}), skipped")
             return None
         if info.st_size > max_bytes:
             warnings.append(f"{rel_path}: {info.st_size} bytes, over the {max_bytes}-byte limit "
                             "([index] max_file_bytes), skipped")
             return None
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:  # replaced by a FIFO since: refused, not waited on
             data = _read_at_most(handle, max_bytes + 1)
     except OSError as exc:
         warnings.append(f"{rel_path}: cannot read ({exc.strerror or exc}), skipped")

@@ -148,7 +148,11 @@ def _walk_kind(reason: str) -> str:
         return "read-failed"
     if "not valid UTF-8" in reason:
         return "bad-name"
-    return "skipped"  # a symlink out of the memory, a folder symlink, not a regular file
+    if reason.startswith("not a regular file"):
+        return "not-a-file"  # a FIFO, a socket or a device named like a memory file
+    if reason.startswith("folder nested more than"):
+        return "too-deep"
+    return "skipped"  # a symlink out of the memory, a folder symlink
 
 
 def files(root: Path, status: str | None = None, kind: str | None = None, folder: str | None = None) -> list[dict]:

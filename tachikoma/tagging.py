@@ -53,7 +53,7 @@ from .errors import TachikomaError
 from .frontmatter import read_front_matter, read_head, remove_keys, set_keys, split
 from .globs import pattern_matches as _pattern_matches
 from .gitutil import Blob
-from .memory import TAG_FILE, PathOutsideMemory, cache_dir, safe_path, walk
+from .memory import TAG_FILE, PathOutsideMemory, cache_dir, kind_of, open_regular, safe_path, walk
 from .reader import BINARY_SNIFF_BYTES, unreadable_reason
 from .tags import EVERGREEN, UNTAGGED, WRITABLE_KEYS, InvalidTagValue, Tags, check_value, normalise_value
 
@@ -330,7 +330,7 @@ def plan(root: Path, values: dict[str, str], selector: Selector | None = None, o
     result.warnings.extend(tags_file.warnings)
     times = gitutil.content_times(root) if selector.uses_dates else {}
     dirty = gitutil.dirty_paths(root) if times else set()
-    for item in walk(root, warn=result.warnings.append):
+    for item in walk(root, warn=functools.partial(_walk_warning, result, selector)):
         if not selector.matches_path(item.path, item.kind):
             continue
         if selector.uses_dates:
@@ -346,7 +346,7 @@ def plan(root: Path, values: dict[str, str], selector: Selector | None = None, o
                 result.skipped.append(Skip(item.path, f"a symlink to {target}: tag {target} itself"))
                 continue
             try:
-                with open(item.abspath, "rb") as handle:
+                with open_regular(item.abspath) as handle:
                     refused = refusal(handle, max_bytes)
                 if refused:
                     result.matched += 1
@@ -391,6 +391,18 @@ def plan(root: Path, values: dict[str, str], selector: Selector | None = None, o
         else:
             result.unchanged_paths.append(item.path)
     return result
+
+
+def _walk_warning(result: Plan, selector: Selector, message: str) -> None:
+    """A file the walk skipped (a FIFO, a symlink out of the memory) that the selection names is
+    matched and skipped with the walk's reason, not "no file matched"; anything else is a warning."""
+    path, _, reason = message.partition(": ")
+    kind = kind_of(path)
+    if reason and kind is not None and selector.matches_path(path, kind):
+        result.matched += 1
+        result.skipped.append(Skip(path, reason.removesuffix(", skipped")))
+    else:
+        result.warnings.append(message)
 
 
 def _is_empty(path: Path) -> bool:

@@ -175,12 +175,23 @@ class Reindexer:
 
         started = time.time()
         self.last = {"state": "running", "started": started, "changed": len(paths)}
+        outcome = {"state": "failed", "error": "interrupted"}
         try:
             summary = self.index()
             outcome = {"state": "done", "line": summary.line()}
         except TachikomaError as exc:
             outcome = {"state": "failed", "error": str(exc)}
-            if self.warn:
-                self.warn(f"re-indexing failed: {exc}")
-        self.last = {**self.last, **outcome, "finished": time.time()}
-        self.runs += 1
+        except Exception as exc:  # noqa: BLE001 - an OSError, a bug: said in one line, and the watching goes on
+            outcome = {"state": "failed", "error": f"{type(exc).__name__}: {exc}"}
+        finally:
+            # Never left "running": stats and search answers show how the last run ended.
+            self.last = {**self.last, **outcome, "finished": time.time()}
+            self.runs += 1
+        if self.warn and outcome["state"] == "failed":
+            self.warn(f"re-indexing failed: {outcome['error']}")
+
+    @property
+    def error(self) -> str | None:
+        """Why the last run failed, or None when it did not (or none ran yet)."""
+        last = self.last
+        return last.get("error") if last and last.get("state") == "failed" else None

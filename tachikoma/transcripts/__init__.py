@@ -158,8 +158,10 @@ def sniff_format(path: Path, max_bytes: int = 5_000_000) -> str | None:
     None when the file cannot be read. Cheap for real sessions: their first
     line or two decide.
     """
+    from ..memory import open_regular
+
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:  # never a FIFO: reading it would block
             read = 0
             for raw in handle:
                 read += len(raw)

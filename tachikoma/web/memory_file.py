@@ -10,6 +10,7 @@ nothing here needs a Flask request.
 from __future__ import annotations
 
 import re
+import reprlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -70,10 +71,24 @@ def read_memory_file(root: Path, rel: str, lines: tuple[int, int] | None, link_f
         turns = transcript_turns(doc.turns, lines)
         found = mark_first([t for t in turns if t.hit])
         session = session_details(doc.session, root, link_for, rel)
-    meta = {k: v for k, v in doc.meta.items() if str(k).strip().lower() not in TAG_KEYS}
+    meta = {shown_value(k): shown_value(v) for k, v in doc.meta.items() if str(k).strip().lower() not in TAG_KEYS}
     return {"rel": rel, "kind": kind, "doc": doc, "tags": tags, "tag_values": tag_values, "meta": meta,
             "blocks": blocks, "turns": turns, "session": session, "lines": lines, "warnings": warnings,
             "found": found}
+
+
+#: Bounds of a front matter value as the page shows it: a few levels, items and characters.
+_SHOWN = reprlib.Repr()
+_SHOWN.maxlevel, _SHOWN.maxlist, _SHOWN.maxdict, _SHOWN.maxset, _SHOWN.maxtuple = 2, 12, 12, 12, 12
+_SHOWN.maxstring = _SHOWN.maxother = _SHOWN.maxlong = MAX_SHOWN_CHARS = 300
+
+
+def shown_value(value: object) -> str:
+    """A front matter key or value as text of bounded size, however large or nested it is: text as
+    written, shortened with "…"; lists and mappings abbreviated with "..." (never expanded whole)."""
+    if isinstance(value, str):
+        return value if len(value) <= MAX_SHOWN_CHARS else value[:MAX_SHOWN_CHARS] + "…"
+    return _SHOWN.repr(value)
 
 
 def parse_lines(value: str | None) -> tuple[int, int] | None:
