@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
+from datetime import datetime, timezone
 from collections.abc import Callable
 from pathlib import Path
 
@@ -173,8 +173,7 @@ class Reindexer:
     def __call__(self, paths: set[str]) -> None:
         from .errors import TachikomaError
 
-        started = time.time()
-        self.last = {"state": "running", "started": started, "changed": len(paths)}
+        self.last = {"state": "running", "started": _now_iso(), "changed": len(paths)}
         try:
             summary = self.index()
             outcome = {"state": "done", "line": summary.line()}
@@ -182,5 +181,11 @@ class Reindexer:
             outcome = {"state": "failed", "error": str(exc)}
             if self.warn:
                 self.warn(f"re-indexing failed: {exc}")
-        self.last = {**self.last, **outcome, "finished": time.time()}
+        self.last = {**self.last, **outcome, "finished": _now_iso()}
         self.runs += 1
+
+
+def _now_iso() -> str:
+    """Now as ISO 8601 in UTC to the second, like every other time tachikoma reports
+    (`last_indexed_at`, search dates)."""
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
