@@ -31,7 +31,8 @@ Ollama's address comes from $OLLAMA_HOST (default http://127.0.0.1:11434).
 class CommandParser(argparse.ArgumentParser):
     """The parser of one command: a mistyped option is reported with this command's usage (plain
     argparse hands it up to the top-level parser, whose usage lists commands, not options), and
-    with the closest option it knows."""
+    with the closest option it knows. A command finds its parser's `error` as ``args.usage_error``,
+    for mistakes only the command can see (an empty query): exit 2 with the usage, like argparse's."""
 
     def parse_known_args(self, args=None, namespace=None):
         self._dashed = [a for a in (sys.argv[1:] if args is None else args) if a.startswith("-") and a != "--"]
@@ -42,6 +43,8 @@ class CommandParser(argparse.ArgumentParser):
                 close = difflib.get_close_matches(extras[0].split("=")[0], self._option_string_actions, n=1)
                 message += f" (did you mean {close[0]}?)" if close else self._dash_hint(extras[0])
             self.error(message)
+        if not hasattr(namespace, "usage_error"):  # the innermost command's parser sets it first
+            namespace.usage_error = self.error
         return namespace, extras
 
     def error(self, message):
@@ -89,6 +92,51 @@ def _limit(text: str) -> int:
     if not 1 <= limit <= MAX_LIMIT:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number from 1 to {MAX_LIMIT}")
     return limit
+
+
+def _fraction(text: str) -> float:
+    """A --min-score for argparse: a number from 0 to 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 1:  # also NaN
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number from 0 to 1")
+    return value
+
+
+def _whole(least: int, most: int | None = None):
+    """An argparse type: a whole number of at least `least` (and at most `most`)."""
+
+    def check(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = least - 1
+        if value < least or (most is not None and value > most):
+            span = f"from {least} to {most}" if most is not None else f"of {least} or more"
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number {span}")
+        return value
+
+    return check
+
+
+def _cases(text: str) -> int:
+    """`eval recency --cases` for argparse: from 1 to what the generator can make."""
+    from .evaluation.recency import MAX_CASES  # imported only when the option is given
+
+    return _whole(1, MAX_CASES)(text)
+
+
+def _cost(text: str) -> float:
+    """`eval abstention --max-cost` for argparse: at least 0 and below 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of at least 0 and below 1")
+    return value
 
 
 def _tag_value(key: str):
@@ -154,7 +202,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="only files with this trust: owner, self, external, untrusted or missing")
     p.add_argument("--untagged", action="store_true", help="only files with neither trust nor confidence")
     p.add_argument("--embedder", metavar="NAME", help="must match the index's embedder")
-    p.add_argument("--min-score", type=float, metavar="X",
+    p.add_argument("--min-score", type=_fraction, metavar="X",
                    help="relevance floor, 0-1: passages whose meaning similarity (cosine of the embeddings) is "
                         "below it are not results (default: [search] min_score, else 0.41 for minilm; 0 = off)")
     p.add_argument("--recency", choices=list(RECENCY_PRESETS), type=str.lower,
@@ -225,17 +273,17 @@ def build_parser() -> argparse.ArgumentParser:
                                      "and + hybrid keyword relevance over the same chunks.")
     b.add_argument("path", type=Path, help="locomo10.json")
     b.add_argument("--embedder", default="minilm", metavar="NAME", help="minilm (default), ollama[:<model>] or hash")
-    b.add_argument("--limit-conversations", type=int, metavar="N", help="only the first N conversations")
+    b.add_argument("--limit-conversations", type=_whole(1), metavar="N", help="only the first N conversations")
     b.add_argument("--conversations", metavar="RANGE",
                    help="only the conversations at these positions, from 0: 0-4 (where the recency default was "
                         "chosen), 5-9 (held out), 0,3,7")
-    b.add_argument("--recency-cases", type=int, default=240, metavar="N",
+    b.add_argument("--recency-cases", type=_whole(0), default=240, metavar="N",
                    help="cases in each recency set run beside LoCoMo (default 240; 0: skip them)")
     b.add_argument("--out", type=Path, metavar="DIR", help="write report.md, report.json and per_question.jsonl here")
     b.add_argument("--work", type=Path, metavar="DIR", help="keep the memory folders and indexes here and reuse "
                                                           "them next time (default: a temporary folder)")
     b.add_argument("--sweep", action="store_true", help="also rank with other fusion methods and keyword weights")
-    b.add_argument("--max-words", type=int, metavar="N",
+    b.add_argument("--max-words", type=_whole(2), metavar="N",
                    help="chunk the transcripts into at most N words instead of the embedder's own window "
                         "(to study chunk sizes; minilm's is 80)")
     b.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
@@ -247,7 +295,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      "replacement must rank above the older) and old exact match (an old only "
                                      "answer must come first among fresh memories sharing words with it).")
     b.add_argument("--embedder", default="minilm", metavar="NAME", help="minilm (default), ollama[:<model>] or hash")
-    b.add_argument("--cases", type=int, default=240, metavar="N", help="cases in each set (default 240)")
+    b.add_argument("--cases", type=_cases, default=240, metavar="N", help="cases in each set (default 240)")
     b.add_argument("--seed", type=int, default=8, metavar="N",
                    help="draw other cases from the same templates (the default rule was set on seed 8)")
     b.add_argument("--work", type=Path, metavar="DIR", help="keep the memory folder and index here and reuse them")
@@ -260,13 +308,13 @@ def build_parser() -> argparse.ArgumentParser:
                                      "'no good match' to the rest.")
     b.add_argument("path", type=Path, help="locomo10.json")
     b.add_argument("--embedder", default="minilm", metavar="NAME", help="minilm (default), ollama[:<model>] or hash")
-    b.add_argument("--limit-conversations", type=int, metavar="N", help="only the first N conversations")
+    b.add_argument("--limit-conversations", type=_whole(1), metavar="N", help="only the first N conversations")
     b.add_argument("--work", type=Path, metavar="DIR", required=True,
                    help="keep the memory folders and indexes here (shared with `eval locomo --work`)")
     b.add_argument("--out", type=Path, metavar="DIR", help="write abstention.md and abstention.json here")
     b.add_argument("--conversations", metavar="RANGE",
                    help="only the conversations at these positions, from 0: 0-4, 5-9, 0,3,7")
-    b.add_argument("--max-cost", type=float, default=0.005, metavar="X",
+    b.add_argument("--max-cost", type=_cost, default=0.005, metavar="X",
                    help="the most session R@5 the floor may cost the answerable questions (default 0.005)")
     b.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     return parser
@@ -350,6 +398,14 @@ def _config(args, root: Path):
     return load_config(root, args.config)
 
 
+def _usage_error(args, message: str) -> None:
+    """A mistyped command line: the command's usage and `message` on stderr, exit 2 (SystemExit)."""
+    report = getattr(args, "usage_error", None)
+    if report is None:  # args not made by build_parser
+        raise TachikomaError(message)
+    report(message)
+
+
 def _warn(message: str) -> None:
     print(f"warning: {printable(message)}", file=sys.stderr)
 
@@ -412,8 +468,8 @@ def _watch(watcher, root: Path, args) -> None:
 
 def cmd_search(args) -> int:
     from .search import Filters, Searcher
-    if args.min_score is not None and not 0 <= args.min_score <= 1:
-        raise TachikomaError("--min-score must be between 0 and 1")
+    if not " ".join(args.query).strip():
+        _usage_error(args, "the query is empty: say what to look for")
     root = _root(args)
     searcher = Searcher(root, _config(args, root), embedder_name=args.embedder)
     try:
@@ -469,16 +525,16 @@ def cmd_tag(args) -> int:
     if args.evergreen is not None:
         values["evergreen"] = "true" if args.evergreen else "false"
     has_selector = args.kind or args.path or args.untagged or args.since or args.until or args.all
+    if has_selector and not values:
+        _usage_error(args, "say what to set: --trust, --confidence, --source and/or --[no-]evergreen")
+    if values and not has_selector:
+        _usage_error(args, "say which files: --kind, --path, --untagged, --since/--until, or --all")
     recovered = None if args.dry_run else tagging.recover(root)
     if recovered is not None and not args.json:
         _report_recovered(recovered)
     try:
-        if not values and not has_selector:
+        if not values:
             plan = tagging.default_plan(root)
-        elif not values:
-            raise TachikomaError("say what to set: --trust, --confidence, --source and/or --[no-]evergreen")
-        elif not has_selector:
-            raise TachikomaError("say which files: --kind, --path, --untagged, --since/--until, or --all")
         else:
             selector = tagging.Selector(kind=args.kind, pattern=args.path, untagged_only=args.untagged,
                                         modified_since=args.since, modified_until=args.until)
@@ -647,12 +703,6 @@ def cmd_eval(args) -> int:
         return _eval_recency(args)
     from .evaluation import locomo
 
-    if args.limit_conversations is not None and args.limit_conversations < 1:
-        raise TachikomaError("--limit-conversations must be at least 1")
-    if args.max_words is not None and args.max_words < 2:
-        raise TachikomaError("--max-words must be at least 2")
-    if args.recency_cases < 0:
-        raise TachikomaError("--recency-cases must be 0 or more")
     config = _config(args, Path(".")) if args.config else None
     argv = ([f"--config {args.config}"] if args.config else []) + ["eval", "locomo", str(args.path), "--embedder",
                                                                    args.embedder]
@@ -674,8 +724,6 @@ def cmd_eval(args) -> int:
 def _eval_recency(args) -> int:
     from .evaluation import recency
 
-    if not 1 <= args.cases <= recency.MAX_CASES:
-        raise TachikomaError(f"--cases must be from 1 to {recency.MAX_CASES}")
     config = _config(args, Path(".")) if args.config else None
     result = recency.measure(args.embedder, config, work=args.work, n=args.cases, seed=args.seed)
     print(recency.table(result))
@@ -692,10 +740,6 @@ def _eval_recency(args) -> int:
 def _eval_abstention(args) -> int:
     from .evaluation import abstention, locomo
 
-    if args.limit_conversations is not None and args.limit_conversations < 1:
-        raise TachikomaError("--limit-conversations must be at least 1")
-    if not 0 <= args.max_cost < 1:
-        raise TachikomaError("--max-cost must be at least 0 and below 1")
     config = _config(args, Path(".")) if args.config else None
     only = locomo.parse_selection(args.conversations) if args.conversations else None
     result = abstention.measure(args.path, args.embedder, args.limit_conversations, config, work=args.work,

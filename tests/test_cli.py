@@ -122,7 +122,7 @@ def test_nothing_to_tag_says_why(memory):
 
 def test_values_need_a_selector(memory):
     out = tachikoma("--memory", str(memory), "tag", "--trust", "owner")
-    assert out.returncode == 1 and "say which files" in out.stderr
+    assert out.returncode == 2 and "say which files" in out.stderr and out.stderr.startswith("usage: tachikoma tag")
 
 
 def one_line(out):
