@@ -269,6 +269,12 @@ def preview_context(form: TagForm, **values) -> dict:
 
 def preview(form: TagForm) -> tuple[dict, int]:
     """The plan for the tagging form (nothing written) as the preview shows it, and the status."""
+    if form.defaults:
+        try:
+            plan = tagging.default_plan(dash().root, max_bytes=dash().max_file_bytes())
+        except TachikomaError as exc:
+            return preview_context(form, error=str(exc)), 500
+        return preview_context(form, plan=plan, fingerprint=plan_fingerprint(plan)), 200
     parsed = form.parse()
     if parsed is None:
         return preview_context(form), 400

@@ -17,7 +17,7 @@ from .config import MAX_LIMIT, RECENCY_PRESETS
 from .errors import TachikomaError
 from .humanize import no_match_reason, plural, recency_text
 from .memory import printable
-from .tags import InvalidTagValue, check_value
+from .tags import DEFAULTS_TEXT, InvalidTagValue, check_value
 
 EPILOG = f"""\
 The memory folder is --memory PATH, else $TACHIKOMA_MEMORY, else ./memory.
@@ -212,15 +212,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("tag", parents=[common],
                        help="tag groups of files (default: untagged transcripts → self/medium, source: the agent)",
-                       description="With no selector and no values, gives every transcript without tags "
-                                   "trust: self, confidence: medium and as source the agent that wrote it "
-                                   "(claude-code, codex, openclaw; tachikoma for a generic transcript). A .jsonl "
-                                   "file that is not a transcript is skipped. Markdown is never tagged by "
-                                   "default. Existing values are kept unless --overwrite. Markdown gets front "
-                                   "matter; transcripts get entries in tachikoma-tags.yaml. In a git repository "
-                                   "the change is committed. Exits 0 when the selected files end up with the "
-                                   "values, including when nothing had to change (the last line says whether "
-                                   "no file matched or every match already had them); 1 on an error.")
+                       description=f"With no selector and no values (the dashboard's \"Use the defaults\"), "
+                                   f"{DEFAULTS_TEXT}. A .jsonl file that is not a transcript (a data file) is "
+                                   "never tagged. Markdown is never tagged by default. Existing values are kept "
+                                   "unless --overwrite (each file keeping a different value of its own is "
+                                   "listed). Markdown gets front matter; transcripts get entries in "
+                                   "tachikoma-tags.yaml. In a git repository the change is committed. Exits 0 "
+                                   "when the selected files end up tagged, including when nothing had to change "
+                                   "(the last line says whether no file matched, or the matches already had the "
+                                   "values or kept their own); 1 on an error; 2 for a mistyped command line.")
     p.add_argument("--kind", choices=["markdown", "transcript"], help="select files of this kind")
     p.add_argument("--path", metavar="PATTERN", help="select a folder ('2026-03/') or a glob ('**/*meeting*.md')")
     p.add_argument("--untagged", action="store_true", help="select only files with no tags at all")
@@ -534,7 +534,7 @@ def cmd_tag(args) -> int:
         _report_recovered(recovered)
     try:
         if not values:
-            plan = tagging.default_plan(root)
+            plan = tagging.default_plan(root, max_bytes=_config(args, root).max_file_bytes)
         else:
             selector = tagging.Selector(kind=args.kind, pattern=args.path, untagged_only=args.untagged,
                                         modified_since=args.since, modified_until=args.until)
@@ -560,6 +560,8 @@ def cmd_tag(args) -> int:
         return status
     for change in plan.changes:
         print(printable(f"{change.path}: {change.describe()}"))
+    for kept in plan.kept:
+        print(printable(f"{kept.path}: {kept.describe()} (--overwrite replaces it)"))
     for message in getattr(plan, "warnings", []):
         _warn(message)
     for path, reason in plan.skipped + (applied.skipped if applied else []):
@@ -567,23 +569,37 @@ def cmd_tag(args) -> int:
     if applied and applied.commit_error:
         _warn(f"files were tagged but not committed: {applied.commit_error}")
     if not plan.changes:
-        print(_nothing_to_tag(plan, args.overwrite))
+        print(_nothing_to_tag(plan))
     elif args.dry_run:
-        print(f"dry run: {plural(len(plan.changes), 'file')} would change; nothing written")
+        print(f"dry run: {plural(len(plan.changes), 'file')} would change{_kept_text(plan)}; nothing written")
     else:
         commit = f", committed {applied.commit[:10]}" if applied and applied.commit else ""
-        print(f"tagged {plural(len(applied.changes), 'file')}{commit}")
+        print(f"tagged {plural(len(applied.changes), 'file')}{commit}{_kept_text(plan)}")
     return status
 
 
-def _nothing_to_tag(plan, overwrite: bool) -> str:
-    """Why a tag run changed nothing: no file matched, or every matched file already had the values (or was skipped)."""
+def _kept_text(plan) -> str:
+    """", 1 file kept its own value (--overwrite replaces it)", or "" when none did."""
+    if not plan.kept:
+        return ""
+    n = len(plan.kept)
+    return (f"; {plural(n, 'file')} kept {'its' if n == 1 else 'their'} own "
+            f"{'value' if all(len(k.existing) == 1 for k in plan.kept) else 'values'} (--overwrite replaces it)")
+
+
+def _nothing_to_tag(plan) -> str:
+    """Why a tag run changed nothing: no file matched, or every matched file already had the values, kept
+    its own (fill mode) or was skipped."""
     if not plan.matched:
         return "nothing to tag: no file matched the selection"
     reasons = []
-    if plan.unchanged:
-        reasons.append(f"{plan.unchanged} already had these values"
-                       + ("" if overwrite else " (--overwrite replaces existing values)"))
+    if plan.already:
+        reasons.append(f"{plan.already} already had these values")
+    if plan.kept_unchanged:
+        n = len(plan.kept_unchanged)
+        reasons.append(f"{n} kept {'its' if n == 1 else 'their'} own "
+                       f"{'value' if n == 1 and len(plan.kept_unchanged[0].existing) == 1 else 'values'} "
+                       "(--overwrite replaces existing values)")
     if plan.skipped:
         reasons.append(f"{len(plan.skipped)} skipped (reasons above)")
     matched = f"{plan.matched} file matched" if plan.matched == 1 else f"{plan.matched} files matched"
@@ -607,6 +623,7 @@ def _report_recovered(recovered) -> None:
 def _plan_json(plan, applied, dry_run: bool) -> dict:
     changes = applied.changes if applied else plan.changes
     return {"dry_run": dry_run, "matched": plan.matched, "unchanged": plan.unchanged,
+            "kept": [{"path": k.path, "kept": k.existing, "asked": k.asked} for k in plan.kept],
             "changes": [{"path": c.path, "kind": c.kind, "before": c.before, "after": c.after} for c in changes],
             "skipped": [{"path": p, "reason": r} for p, r in plan.skipped + (applied.skipped if applied else [])],
             "commit": applied.commit if applied else None,
