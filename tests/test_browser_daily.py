@@ -145,3 +145,29 @@ def test_preview_says_a_different_value_was_kept_and_how_to_overwrite(server, pa
     assert "confidence low → medium" in " ".join(page.locator("table[data-preview]").inner_text().split())
     assert page.locator("[data-kept]").count() == 0
     assert page.problems == []
+
+
+def test_a_notes_relative_images_show_and_an_svg_runs_no_script(server, page, memory):
+    """`![](diagram.png)` answered 404 with a console error. Images in the memory show; an SVG shows in
+    the page (an <img> never runs its script) and opening its address downloads it."""
+    from test_app import PIXEL
+
+    (memory / "people").mkdir()
+    (memory / "people" / "diagram.png").write_bytes(PIXEL)
+    (memory / "people" / "flow.svg").write_text(
+        '<svg xmlns="http://www.w3.org/2000/svg" width="120" height="40"><script>top.pwned = 1</script>'
+        '<rect width="120" height="40" fill="#3a7"/></svg>')
+    (memory / "people" / "diag.md").write_text("# Diagram\n\n![pixel](diagram.png)\n\n![flow](flow.svg)\n\n"
+                                               "![gone](../../../etc/passwd.png)\n")
+    page.goto(server.url + "/file/people/diag.md")
+    page.wait_for_function("[...document.querySelectorAll('.prose img[src]')].every(i => i.complete)")
+    sizes = page.locator(".prose img[src]").evaluate_all("imgs => imgs.map(i => [i.alt, i.naturalWidth])")
+    assert sizes == [["pixel", 1], ["flow", 120]]
+    assert page.locator(".prose img[alt=gone]").get_attribute("src") is None
+    assert page.evaluate("typeof window.pwned") == "undefined"
+    with page.expect_download() as download:
+        page.evaluate("url => { const a = document.createElement('a'); a.href = url; document.body.append(a); "
+                      "a.click(); }", server.url + "/image/people/flow.svg")
+    assert download.value.suggested_filename == "flow.svg"
+    assert page.evaluate("typeof window.pwned") == "undefined"
+    assert page.problems == []

@@ -264,7 +264,19 @@ def test_relative_links_point_at_the_file_page():
     assert 'href="/file/notes/other.md"' in html
     assert 'href="/file/notes/sub/x.md"' in html
     assert 'href="/file/top.md"' in html
-    assert 'src="/file/notes/img/a.png"' in html
+    assert 'src="/file/notes/img/a.png"' not in html  # a file page is no image: it answered 404
+
+
+def test_relative_images_point_at_the_image_route_and_only_images():
+    """Issue 18: `![](diagram.png)` pointed at the file page and answered 404."""
+    def image_link(rel: str) -> str:
+        return f"/image/{rel}"
+
+    text = "![pic](img/a.PNG) ![up](../b.svg) ![note](other.md) ![out](../../c.png) [see](img/a.PNG) [doc](x.md)"
+    html = "".join(str(b.html) for b in render_markdown(text, 1, "notes/a.md", None, file_link, image_link))
+    assert '<img alt="pic" src="/image/notes/img/a.PNG">' in html and '<img alt="up" src="/image/b.svg">' in html
+    assert '<img alt="note">' in html and '<img alt="out">' in html  # not an image in the memory: no source
+    assert 'href="/image/notes/img/a.PNG"' in html and 'href="/file/notes/x.md"' in html
 
 
 def test_links_that_leave_the_memory_folder_are_dropped():
