@@ -617,8 +617,13 @@ def test_preview_says_why_nothing_would_change(client):
     tagged = text_of(client.get("/tag", query_string={"preview": "1", "path": "2026-04-02/session-chat.jsonl",
                                                         "trust": "self"}).get_data(as_text=True))
     assert "1 file matched, 1 already had these values" in tagged
-    assert "every matching file already has these values (choose Overwrite" in tagged
+    assert "every matching file already has these values." in tagged  # Overwrite would change nothing
     assert "No file matched" not in tagged
+    kept = text_of(client.get("/tag", query_string={"preview": "1", "path": "2026-04-02/session-chat.jsonl",
+                                                      "confidence": "low"}).get_data(as_text=True))
+    assert "already" not in kept.split("Nothing has been written")[0]  # it holds confidence: high, not low
+    assert "1 file keeps its own value (listed below): existing values are kept. Choose Overwrite" in kept
+    assert "session-chat.jsonl" in kept and "confidence=high kept, not low" in kept
 
 
 def test_preview_form_errors(client):
