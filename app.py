@@ -43,6 +43,7 @@ from tachikoma.memory import resolve_root
 from tachikoma.web.forms import FileListForm, SearchForm, TagForm, plan_fingerprint
 from tachikoma.web.guards import install_guards
 from tachikoma.web.memory_file import parse_lines, read_memory_file
+from tachikoma.web.memory_image import SVG, SVG_CSP, find_image
 from tachikoma.web.responses import (counting_failure, error_response, failure_status, install_error_pages,
                                      is_fragment_request, json_error, json_response, page)
 from tachikoma.web.state import KEPT_UNDOS, Dashboard, NoIndex
@@ -159,7 +160,8 @@ def api_search():
 @bp.get("/file/<path:rel>")
 def file_page(rel: str):
     lines = parse_lines(request.args.get("lines"))
-    view = read_memory_file(dash().root, rel, lines, link_for=file_url, max_bytes=dash().max_file_bytes())
+    view = read_memory_file(dash().root, rel, lines, link_for=file_url, max_bytes=dash().max_file_bytes(),
+                            image_for=image_url)
     if view is None:
         abort(404)
     came_from = SearchForm.read(request.args)  # the search a result link came from, for the breadcrumb
@@ -170,6 +172,24 @@ def file_page(rel: str):
 
 def file_url(rel: str) -> str:
     return url_for("dashboard.file_page", rel=rel)
+
+
+def image_url(rel: str) -> str:
+    return url_for("dashboard.memory_image", rel=rel)
+
+
+@bp.get("/image/<path:rel>")
+def memory_image(rel: str):
+    """An image inside the memory that a note shows (`tachikoma.web.memory_image`); an SVG as an
+    attachment under a policy that runs no script."""
+    found = find_image(dash().root, rel)
+    if found is None:
+        abort(404)
+    path, mimetype = found
+    response = send_file(path, mimetype=mimetype, as_attachment=mimetype == SVG, max_age=0)
+    if mimetype == SVG:
+        response.headers["Content-Security-Policy"] = SVG_CSP  # kept by the security headers
+    return response
 
 
 # --------------------------------------------------------------------------- coverage
@@ -271,6 +291,12 @@ def preview_context(form: TagForm, **values) -> dict:
 
 def preview(form: TagForm) -> tuple[dict, int]:
     """The plan for the tagging form (nothing written) as the preview shows it, and the status."""
+    if form.defaults:
+        try:
+            plan = tagging.default_plan(dash().root, max_bytes=dash().max_file_bytes())
+        except TachikomaError as exc:
+            return preview_context(form, error=str(exc)), 500
+        return preview_context(form, plan=plan, fingerprint=plan_fingerprint(plan)), 200
     parsed = form.parse()
     if parsed is None:
         return preview_context(form), 400

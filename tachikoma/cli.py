@@ -17,7 +17,7 @@ from .config import MAX_LIMIT, RECENCY_PRESETS
 from .errors import TachikomaError
 from .humanize import no_match_reason, plural, recency_text
 from .memory import printable
-from .tags import InvalidTagValue, check_value
+from .tags import DEFAULTS_TEXT, InvalidTagValue, check_value
 
 EPILOG = f"""\
 The memory folder is --memory PATH, else $TACHIKOMA_MEMORY, else ./memory.
@@ -31,7 +31,8 @@ Ollama's address comes from $OLLAMA_HOST (default http://127.0.0.1:11434).
 class CommandParser(argparse.ArgumentParser):
     """The parser of one command: a mistyped option is reported with this command's usage (plain
     argparse hands it up to the top-level parser, whose usage lists commands, not options), and
-    with the closest option it knows."""
+    with the closest option it knows. A command finds its parser's `error` as ``args.usage_error``,
+    for mistakes only the command can see (an empty query): exit 2 with the usage, like argparse's."""
 
     def parse_known_args(self, args=None, namespace=None):
         self._dashed = [a for a in (sys.argv[1:] if args is None else args) if a.startswith("-") and a != "--"]
@@ -42,6 +43,8 @@ class CommandParser(argparse.ArgumentParser):
                 close = difflib.get_close_matches(extras[0].split("=")[0], self._option_string_actions, n=1)
                 message += f" (did you mean {close[0]}?)" if close else self._dash_hint(extras[0])
             self.error(message)
+        if not hasattr(namespace, "usage_error"):  # the innermost command's parser sets it first
+            namespace.usage_error = self.error
         return namespace, extras
 
     def error(self, message):
@@ -89,6 +92,51 @@ def _limit(text: str) -> int:
     if not 1 <= limit <= MAX_LIMIT:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number from 1 to {MAX_LIMIT}")
     return limit
+
+
+def _fraction(text: str) -> float:
+    """A --min-score for argparse: a number from 0 to 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 1:  # also NaN
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number from 0 to 1")
+    return value
+
+
+def _whole(least: int, most: int | None = None):
+    """An argparse type: a whole number of at least `least` (and at most `most`)."""
+
+    def check(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = least - 1
+        if value < least or (most is not None and value > most):
+            span = f"from {least} to {most}" if most is not None else f"of {least} or more"
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number {span}")
+        return value
+
+    return check
+
+
+def _cases(text: str) -> int:
+    """`eval recency --cases` for argparse: from 1 to what the generator can make."""
+    from .evaluation.recency import MAX_CASES  # imported only when the option is given
+
+    return _whole(1, MAX_CASES)(text)
+
+
+def _cost(text: str) -> float:
+    """`eval abstention --max-cost` for argparse: at least 0 and below 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of at least 0 and below 1")
+    return value
 
 
 def _tag_value(key: str):
@@ -154,7 +202,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="only files with this trust: owner, self, external, untrusted or missing")
     p.add_argument("--untagged", action="store_true", help="only files with neither trust nor confidence")
     p.add_argument("--embedder", metavar="NAME", help="must match the index's embedder")
-    p.add_argument("--min-score", type=float, metavar="X",
+    p.add_argument("--min-score", type=_fraction, metavar="X",
                    help="relevance floor, 0-1: passages whose meaning similarity (cosine of the embeddings) is "
                         "below it are not results (default: [search] min_score, else 0.41 for minilm; 0 = off)")
     p.add_argument("--recency", choices=list(RECENCY_PRESETS), type=str.lower,
@@ -168,15 +216,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("tag", parents=[common],
                        help="tag groups of files (default: untagged transcripts → self/medium, source: the agent)",
-                       description="With no selector and no values, gives every transcript without tags "
-                                   "trust: self, confidence: medium and as source the agent that wrote it "
-                                   "(claude-code, codex, openclaw; tachikoma for a generic transcript). A .jsonl "
-                                   "file that is not a transcript is skipped. Markdown is never tagged by "
-                                   "default. Existing values are kept unless --overwrite. Markdown gets front "
-                                   "matter; transcripts get entries in tachikoma-tags.yaml. In a git repository "
-                                   "the change is committed. Exits 0 when the selected files end up with the "
-                                   "values, including when nothing had to change (the last line says whether "
-                                   "no file matched or every match already had them); 1 on an error.")
+                       description=f"With no selector and no values (the dashboard's \"Use the defaults\"), "
+                                   f"{DEFAULTS_TEXT}. A .jsonl file that is not a transcript (a data file) is "
+                                   "never tagged. Markdown is never tagged by default. Existing values are kept "
+                                   "unless --overwrite (each file keeping a different value of its own is "
+                                   "listed). Markdown gets front matter; transcripts get entries in "
+                                   "tachikoma-tags.yaml. In a git repository the change is committed. Exits 0 "
+                                   "when the selected files end up tagged, including when nothing had to change "
+                                   "(the last line says whether no file matched, or the matches already had the "
+                                   "values or kept their own); 1 on an error; 2 for a mistyped command line.")
     p.add_argument("--kind", choices=["markdown", "transcript"], help="select files of this kind")
     p.add_argument("--path", metavar="PATTERN", help="select a folder ('2026-03/') or a glob ('**/*meeting*.md')")
     p.add_argument("--untagged", action="store_true", help="select only files with no tags at all")
@@ -229,17 +277,17 @@ def build_parser() -> argparse.ArgumentParser:
                                      "and + hybrid keyword relevance over the same chunks.")
     b.add_argument("path", type=Path, help="locomo10.json")
     b.add_argument("--embedder", default="minilm", metavar="NAME", help="minilm (default), ollama[:<model>] or hash")
-    b.add_argument("--limit-conversations", type=int, metavar="N", help="only the first N conversations")
+    b.add_argument("--limit-conversations", type=_whole(1), metavar="N", help="only the first N conversations")
     b.add_argument("--conversations", metavar="RANGE",
                    help="only the conversations at these positions, from 0: 0-4 (where the recency default was "
                         "chosen), 5-9 (held out), 0,3,7")
-    b.add_argument("--recency-cases", type=int, default=240, metavar="N",
+    b.add_argument("--recency-cases", type=_whole(0), default=240, metavar="N",
                    help="cases in each recency set run beside LoCoMo (default 240; 0: skip them)")
     b.add_argument("--out", type=Path, metavar="DIR", help="write report.md, report.json and per_question.jsonl here")
     b.add_argument("--work", type=Path, metavar="DIR", help="keep the memory folders and indexes here and reuse "
                                                           "them next time (default: a temporary folder)")
     b.add_argument("--sweep", action="store_true", help="also rank with other fusion methods and keyword weights")
-    b.add_argument("--max-words", type=int, metavar="N",
+    b.add_argument("--max-words", type=_whole(2), metavar="N",
                    help="chunk the transcripts into at most N words instead of the embedder's own window "
                         "(to study chunk sizes; minilm's is 80)")
     b.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
@@ -269,7 +317,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      "replacement must rank above the older) and old exact match (an old only "
                                      "answer must come first among fresh memories sharing words with it).")
     b.add_argument("--embedder", default="minilm", metavar="NAME", help="minilm (default), ollama[:<model>] or hash")
-    b.add_argument("--cases", type=int, default=240, metavar="N", help="cases in each set (default 240)")
+    b.add_argument("--cases", type=_cases, default=240, metavar="N", help="cases in each set (default 240)")
     b.add_argument("--seed", type=int, default=8, metavar="N",
                    help="draw other cases from the same templates (the default rule was set on seed 8)")
     b.add_argument("--work", type=Path, metavar="DIR", help="keep the memory folder and index here and reuse them")
@@ -282,13 +330,13 @@ def build_parser() -> argparse.ArgumentParser:
                                      "'no good match' to the rest.")
     b.add_argument("path", type=Path, help="locomo10.json")
     b.add_argument("--embedder", default="minilm", metavar="NAME", help="minilm (default), ollama[:<model>] or hash")
-    b.add_argument("--limit-conversations", type=int, metavar="N", help="only the first N conversations")
+    b.add_argument("--limit-conversations", type=_whole(1), metavar="N", help="only the first N conversations")
     b.add_argument("--work", type=Path, metavar="DIR", required=True,
                    help="keep the memory folders and indexes here (shared with `eval locomo --work`)")
     b.add_argument("--out", type=Path, metavar="DIR", help="write abstention.md and abstention.json here")
     b.add_argument("--conversations", metavar="RANGE",
                    help="only the conversations at these positions, from 0: 0-4, 5-9, 0,3,7")
-    b.add_argument("--max-cost", type=float, default=0.005, metavar="X",
+    b.add_argument("--max-cost", type=_cost, default=0.005, metavar="X",
                    help="the most session R@5 the floor may cost the answerable questions (default 0.005)")
     b.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     return parser
@@ -372,6 +420,14 @@ def _config(args, root: Path):
     return load_config(root, args.config)
 
 
+def _usage_error(args, message: str) -> None:
+    """A mistyped command line: the command's usage and `message` on stderr, exit 2 (SystemExit)."""
+    report = getattr(args, "usage_error", None)
+    if report is None:  # args not made by build_parser
+        raise TachikomaError(message)
+    report(message)
+
+
 def _warn(message: str) -> None:
     print(f"warning: {printable(message)}", file=sys.stderr)
 
@@ -434,8 +490,8 @@ def _watch(watcher, root: Path, args) -> None:
 
 def cmd_search(args) -> int:
     from .search import Filters, Searcher
-    if args.min_score is not None and not 0 <= args.min_score <= 1:
-        raise TachikomaError("--min-score must be between 0 and 1")
+    if not " ".join(args.query).strip():
+        _usage_error(args, "the query is empty: say what to look for")
     root = _root(args)
     searcher = Searcher(root, _config(args, root), embedder_name=args.embedder)
     try:
@@ -492,16 +548,16 @@ def cmd_tag(args) -> int:
     if args.evergreen is not None:
         values["evergreen"] = "true" if args.evergreen else "false"
     has_selector = args.kind or args.path or args.untagged or args.since or args.until or args.all
+    if has_selector and not values:
+        _usage_error(args, "say what to set: --trust, --confidence, --source and/or --[no-]evergreen")
+    if values and not has_selector:
+        _usage_error(args, "say which files: --kind, --path, --untagged, --since/--until, or --all")
     recovered = None if args.dry_run else tagging.recover(root)
     if recovered is not None and not args.json:
         _report_recovered(recovered)
     try:
-        if not values and not has_selector:
-            plan = tagging.default_plan(root)
-        elif not values:
-            raise TachikomaError("say what to set: --trust, --confidence, --source and/or --[no-]evergreen")
-        elif not has_selector:
-            raise TachikomaError("say which files: --kind, --path, --untagged, --since/--until, or --all")
+        if not values:
+            plan = tagging.default_plan(root, max_bytes=_config(args, root).max_file_bytes)
         else:
             selector = tagging.Selector(kind=args.kind, pattern=args.path, untagged_only=args.untagged,
                                         modified_since=args.since, modified_until=args.until)
@@ -527,6 +583,8 @@ def cmd_tag(args) -> int:
         return status
     for change in plan.changes:
         print(printable(f"{change.path}: {change.describe()}"))
+    for kept in plan.kept:
+        print(printable(f"{kept.path}: {kept.describe()} (--overwrite replaces it)"))
     for message in getattr(plan, "warnings", []):
         _warn(message)
     for path, reason in plan.skipped + (applied.skipped if applied else []):
@@ -534,23 +592,37 @@ def cmd_tag(args) -> int:
     if applied and applied.commit_error:
         _warn(f"files were tagged but not committed: {applied.commit_error}")
     if not plan.changes:
-        print(_nothing_to_tag(plan, args.overwrite))
+        print(_nothing_to_tag(plan))
     elif args.dry_run:
-        print(f"dry run: {plural(len(plan.changes), 'file')} would change; nothing written")
+        print(f"dry run: {plural(len(plan.changes), 'file')} would change{_kept_text(plan)}; nothing written")
     else:
         commit = f", committed {applied.commit[:10]}" if applied and applied.commit else ""
-        print(f"tagged {plural(len(applied.changes), 'file')}{commit}")
+        print(f"tagged {plural(len(applied.changes), 'file')}{commit}{_kept_text(plan)}")
     return status
 
 
-def _nothing_to_tag(plan, overwrite: bool) -> str:
-    """Why a tag run changed nothing: no file matched, or every matched file already had the values (or was skipped)."""
+def _kept_text(plan) -> str:
+    """", 1 file kept its own value (--overwrite replaces it)", or "" when none did."""
+    if not plan.kept:
+        return ""
+    n = len(plan.kept)
+    return (f"; {plural(n, 'file')} kept {'its' if n == 1 else 'their'} own "
+            f"{'value' if all(len(k.existing) == 1 for k in plan.kept) else 'values'} (--overwrite replaces it)")
+
+
+def _nothing_to_tag(plan) -> str:
+    """Why a tag run changed nothing: no file matched, or every matched file already had the values, kept
+    its own (fill mode) or was skipped."""
     if not plan.matched:
         return "nothing to tag: no file matched the selection"
     reasons = []
-    if plan.unchanged:
-        reasons.append(f"{plan.unchanged} already had these values"
-                       + ("" if overwrite else " (--overwrite replaces existing values)"))
+    if plan.already:
+        reasons.append(f"{plan.already} already had these values")
+    if plan.kept_unchanged:
+        n = len(plan.kept_unchanged)
+        reasons.append(f"{n} kept {'its' if n == 1 else 'their'} own "
+                       f"{'value' if n == 1 and len(plan.kept_unchanged[0].existing) == 1 else 'values'} "
+                       "(--overwrite replaces existing values)")
     if plan.skipped:
         reasons.append(f"{len(plan.skipped)} skipped (reasons above)")
     matched = f"{plan.matched} file matched" if plan.matched == 1 else f"{plan.matched} files matched"
@@ -574,6 +646,7 @@ def _report_recovered(recovered) -> None:
 def _plan_json(plan, applied, dry_run: bool) -> dict:
     changes = applied.changes if applied else plan.changes
     return {"dry_run": dry_run, "matched": plan.matched, "unchanged": plan.unchanged,
+            "kept": [{"path": k.path, "kept": k.existing, "asked": k.asked} for k in plan.kept],
             "changes": [{"path": c.path, "kind": c.kind, "before": c.before, "after": c.after} for c in changes],
             "skipped": [{"path": p, "reason": r} for p, r in plan.skipped + (applied.skipped if applied else [])],
             "commit": applied.commit if applied else None,
@@ -672,12 +745,6 @@ def cmd_eval(args) -> int:
         return _eval_longmemeval(args)
     from .evaluation import locomo
 
-    if args.limit_conversations is not None and args.limit_conversations < 1:
-        raise TachikomaError("--limit-conversations must be at least 1")
-    if args.max_words is not None and args.max_words < 2:
-        raise TachikomaError("--max-words must be at least 2")
-    if args.recency_cases < 0:
-        raise TachikomaError("--recency-cases must be 0 or more")
     config = _config(args, Path(".")) if args.config else None
     argv = ([f"--config {args.config}"] if args.config else []) + ["eval", "locomo", str(args.path), "--embedder",
                                                                    args.embedder]
@@ -717,8 +784,6 @@ def _eval_longmemeval(args) -> int:
 def _eval_recency(args) -> int:
     from .evaluation import recency
 
-    if not 1 <= args.cases <= recency.MAX_CASES:
-        raise TachikomaError(f"--cases must be from 1 to {recency.MAX_CASES}")
     config = _config(args, Path(".")) if args.config else None
     result = recency.measure(args.embedder, config, work=args.work, n=args.cases, seed=args.seed)
     print(recency.table(result))
@@ -735,10 +800,6 @@ def _eval_recency(args) -> int:
 def _eval_abstention(args) -> int:
     from .evaluation import abstention, locomo
 
-    if args.limit_conversations is not None and args.limit_conversations < 1:
-        raise TachikomaError("--limit-conversations must be at least 1")
-    if not 0 <= args.max_cost < 1:
-        raise TachikomaError("--max-cost must be at least 0 and below 1")
     config = _config(args, Path(".")) if args.config else None
     only = locomo.parse_selection(args.conversations) if args.conversations else None
     result = abstention.measure(args.path, args.embedder, args.limit_conversations, config, work=args.work,

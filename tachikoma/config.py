@@ -269,7 +269,8 @@ def _from_dict(data: dict, file: Path) -> Config:
     known = {"ranking", "search", "embedder", "index", "transcripts"}
     unknown = set(data) - known
     if unknown:
-        raise ValueError(f"unknown section(s) {', '.join(sorted(unknown))}; known: {', '.join(sorted(known))}")
+        word = "section" if len(unknown) == 1 else "sections"
+        raise ValueError(f"unknown {word} {', '.join(sorted(unknown))}; known: {', '.join(sorted(known))}")
     ranking = RankingConfig()
     r = _table(data, "ranking")
     trust = {**ranking.trust, **_weights(_table(r, "trust", "ranking."), TRUST_VALUES, "ranking.trust")}

@@ -1,17 +1,26 @@
 """Words and dates for people: "1 file" / "2 files", "3 hours ago", a local date and time.
 
-Shared by the text faces (the CLI's `stats`) and the dashboard's templates, so
-both say the same thing the same way. JSON keeps ISO dates.
+Shared by the text faces (the CLI, MCP's text answers) and the dashboard's
+templates, so all say the same thing the same way. JSON keeps ISO dates.
+
+Days are counted one way everywhere: calendar days in the user's time zone
+(the machine's local zone), so a memory of 2026-11-25 is "9 days" old on
+2026-12-04 all day long, on every face, whatever the hour it was written
+(`calendar_days`). A date without a time (front matter ``date: 2026-11-25``,
+a path's date: stored as midnight UTC) is that day as written; a moment (a
+transcript turn, a commit) is the day it was in the user's time zone.
 """
 
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import date, datetime, time, timedelta, timezone
 
 
 def ago(days: float | None) -> str:
-    """An age in days as "just now", "5 minutes ago", "3 hours ago", "2 days ago"; None is "never"."""
+    """A duration in days as "just now", "5 minutes ago", "3 hours ago", "2 days ago" (whole 24 hours);
+    None is "never". Ages of a day or more that a person reads are counted in calendar days
+    (`days_ago`, `when`)."""
     if days is None:
         return "never"
     if days >= 1:
@@ -36,9 +45,53 @@ def when(value) -> dict:
                 moment = moment.replace(tzinfo=timezone.utc)
     except (ValueError, OverflowError, OSError):
         return {"text": str(value), "ago": "", "iso": str(value)}
-    days = (datetime.now(timezone.utc) - moment).total_seconds() / 86400
-    return {"text": moment.astimezone().strftime("%Y-%m-%d %H:%M"), "ago": ago(max(days, 0.0)),
+    now = datetime.now(timezone.utc)
+    days = (now - moment).total_seconds() / 86400
+    shown = ago(max(days, 0.0)) if days < 1 else days_ago(calendar_days(day_of(moment), now))
+    return {"text": moment.astimezone().strftime("%Y-%m-%d %H:%M"), "ago": shown,
             "iso": moment.isoformat(timespec="seconds")}
+
+
+def day_of(moment: datetime, may_be_a_date: bool = True) -> date:
+    """The calendar day of a moment in the user's time zone. A date without a time (midnight UTC, as
+    dates from front matter and paths are stored) is that day as written, unless `may_be_a_date` is
+    false (a commit or a turn at 00:00 UTC is a moment)."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    if may_be_a_date and moment.utcoffset() == timedelta(0) and moment.time() == time(0):
+        return moment.date()
+    return moment.astimezone().date()
+
+
+def calendar_days(day: date, now: datetime) -> int:
+    """Whole calendar days from `day` to `now`'s day in the user's time zone (0 on the same day or later)."""
+    return max((now.astimezone().date() - day).days, 0)
+
+
+def days_ago(n: int) -> str:
+    """"today", "1 day ago", "9 days ago"."""
+    return "today" if n == 0 else f"{plural(n, 'day')} ago"
+
+
+#: Where a result's date may be a day without a time (`dates.FRONTMATTER`, `dates.PATH`).
+DATE_ONLY_SOURCES = ("frontmatter", "path")
+
+
+def memory_day(factors: dict) -> tuple[str, int]:
+    """A search result's day (YYYY-MM-DD) and its age in calendar days when the search ran (the moment
+    its `age_days` was measured from), both as `day_of` and `calendar_days` count them."""
+    moment = datetime.fromisoformat(str(factors["date"]).replace("Z", "+00:00"))
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    day = day_of(moment, may_be_a_date=factors.get("date_source") in DATE_ONLY_SOURCES)
+    searched = moment + timedelta(days=max(float(factors.get("age_days") or 0.0), 0.0))
+    return day.isoformat(), calendar_days(day, searched)
+
+
+def shown_day(iso: str) -> str:
+    """The calendar day (`day_of`) of an ISO 8601 time, e.g. a newer memory's date."""
+    moment = datetime.fromisoformat(str(iso).replace("Z", "+00:00"))
+    return day_of(moment).isoformat()
 
 
 def plural(n: int, word: str) -> str:
@@ -56,11 +109,12 @@ def recency_text(factors: dict) -> str:
     for a knowledge update."""
     if factors.get("recency_reason") in ("evergreen", "off"):
         return factors["recency_reason"]
-    text = f"{factors['date'][:10]}, {plural(round(factors['age_days']), 'day')}, {factors['date_source']}"
+    day, days = memory_day(factors)
+    text = f"{day}, {'today' if days == 0 else plural(days, 'day')}, {factors['date_source']}"
     if factors.get("date_trust") in TRUST_WORDS:
         text += f" ({TRUST_WORDS[factors['date_trust']]})"
     newer = factors.get("superseded_by")
-    return text + (f"; superseded by {newer['path']} of {newer['date'][:10]}" if newer else "")
+    return text + (f"; superseded by {newer['path']} of {shown_day(newer['date'])}" if newer else "")
 
 
 def no_match_reason(answer: dict) -> str:

@@ -82,8 +82,11 @@ class Summary:
     retagged: int = 0
     chunks_embedded: int = 0
     chunks_reused: int = 0
+    #: Memory files the index holds (notes and transcripts, as `stats` counts them) and their chunks.
     files: int = 0
     chunks: int = 0
+    #: .jsonl files that are not transcripts: known to the index (so it does not read them again), not memory.
+    data_files: int = 0
     embedder: str = ""
     seconds: float = 0.0
     warnings: list[str] = field(default_factory=list)
@@ -93,10 +96,12 @@ class Summary:
 
     def line(self) -> str:
         rechunked = f", {self.rechunked} re-chunked" if self.rechunked else ""
+        rechunked += f", {self.retagged} retagged" if self.retagged else ""
+        data = f" and {plural(self.data_files, '.jsonl data file')}" if self.data_files else ""
         return (f"{self.added} added, {self.changed} changed, {self.removed} removed, "
                 f"{self.skipped} skipped, {self.unchanged} unchanged{rechunked}; "
                 f"{plural(self.chunks_embedded, 'chunk')} embedded "
-                f"({self.chunks_reused} reused) in {self.seconds:.1f} s; index holds {plural(self.files, 'file')}, "
+                f"({self.chunks_reused} reused) in {self.seconds:.1f} s; index holds {plural(self.files, 'file')}{data}, "
                 f"{plural(self.chunks, 'chunk')} ({self.embedder})")
 
 
@@ -197,6 +202,16 @@ def answer_freshness(root: Path, store: Store) -> dict:
             "changed_since": pending_changes(root, store, settings_or_defaults(root).max_file_bytes)}
 
 
+def held(store: Store) -> tuple[int, int, int]:
+    """(memory files, chunks, data files) the index holds. A memory file is what `stats` counts: a note
+    or a transcript. A .jsonl data file (no line is a transcript message) has a row, so the next run
+    knows it unchanged, but it is not memory and is not counted as a file."""
+    rows, chunks = store.counts()
+    data_files = sum(any(transcripts.problem_kind(w) == "not-a-transcript" for w in warnings)
+                     for warnings in store.chunkless_warnings(TRANSCRIPT))
+    return rows - data_files, chunks, data_files
+
+
 def freshness(root: Path) -> dict:
     """The state of the index, when it was last updated and how many files changed since.
 
@@ -207,7 +222,7 @@ def freshness(root: Path) -> dict:
     """
     path = memory.index_path(root)
     empty = {"state": "none", "last_indexed_at": None, "last_complete_at": None, "changed_since": None,
-             "files": 0, "chunks": 0, "embedder": None, "note": None}
+             "files": 0, "chunks": 0, "data_files": 0, "embedder": None, "note": None}
     if not path.exists():
         return empty
     try:
@@ -217,7 +232,7 @@ def freshness(root: Path) -> dict:
                 return empty
             complete = store.get_meta("run_complete") != "0"  # absent: an index from before the flag
             finished = store.get_meta("last_complete_at") or (stamp if complete else None)
-            files, chunks = store.counts()
+            files, chunks, data_files = held(store)
             built_with = store.embedder  # these parse stored values: damage shows here, not in a search
             _ = store.generation
             note = None
@@ -234,7 +249,8 @@ def freshness(root: Path) -> dict:
                 "state": "complete" if complete else "incomplete",
                 "last_indexed_at": _iso(path, stamp), "last_complete_at": _iso(path, finished),
                 "changed_since": pending_changes(root, store, settings_or_defaults(root).max_file_bytes),
-                "files": files, "chunks": chunks, "embedder": built_with[0] if built_with else None,
+                "files": files, "chunks": chunks, "data_files": data_files,
+                "embedder": built_with[0] if built_with else None,
                 "note": note,
             }
     except IndexDamaged as exc:
@@ -451,7 +467,7 @@ def _run(root, store, embedder, reembed, config, summary, progress, note, batch)
         store.set_meta("chunking", wanted_chunking)
         store.set_meta("dates", DATES_VERSION)
     store.check_present()  # deleted during the last commit: the work went into a file nobody can open
-    summary.files, summary.chunks = store.counts()
+    summary.files, summary.chunks, summary.data_files = held(store)
 
 
 class TagsFromIndex:

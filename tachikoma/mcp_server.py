@@ -280,7 +280,7 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
         where = f"{answer['path']} lines {answer['lines'][0]}-{answer['lines'][1]} of {answer['total_lines']}"
         if answer["view"] == "turns":
             turns = answer["turns"]
-            return result(f"{where}: {len(turns)} turn(s); thinking, tool output and images left out "
+            return result(f"{where}: {plural(len(turns), 'turn')}; thinking, tool output and images left out "
                           f"(view 'raw' for the JSONL)\n\n{answer['text'] or '(no message in these lines)'}", answer)
         raw_lines = answer["text"].split("\n") if answer["text"] else []
         numbered = "\n".join(f"{n:>5}  {line}" for n, line in enumerate(raw_lines, answer["lines"][0]))
@@ -293,7 +293,7 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
         fresh = report["index"]
         text = (f"{report['files']} files: {report['tagged']} tagged, {report['partial']} partly, "
                 f"{report['untagged']} untagged, {report['invalid']} with invalid values; "
-                f"{len(report.get('problems', []))} problem(s). Index: {fresh.get('state')}, updated "
+                f"{plural(len(report.get('problems', [])), 'problem')}. Index: {fresh.get('state')}, updated "
                 f"{fresh.get('last_indexed_at') or 'never'}, {plural(fresh.get('changed_since') or 0, 'file')} changed since, "
                 f"{'watching' if fresh.get('watching') else 'not watching'} the folder."
                 + (f" Re-indexing failed: {fresh['watch_error']}" if fresh.get("watch_error") else ""))

@@ -16,6 +16,7 @@ from pathlib import Path, PurePosixPath
 
 from .documents import SUFFIX_KIND
 from .errors import TachikomaError
+from .humanize import plural
 
 CACHE_DIR = ".cache"
 INDEX_NAME = "index.db"
@@ -163,7 +164,7 @@ def read_text(root: Path, rel_path: str, lines: str | None = None, max_bytes: in
                                          "bytes read at most: ask for fewer lines")
                 kept.append(raw)
     if lines and (not 1 <= first <= last or first > total):
-        raise TachikomaError(f"lines {lines} are not within {printable(rel_path)}, which has {total} line(s)")
+        raise TachikomaError(f"lines {lines} are not within {printable(rel_path)}, which has {plural(total, 'line')}")
     text = b"".join(kept).decode("utf-8", "replace").removeprefix("\ufeff").replace("\r\n", "\n")
     return {"path": rel_path, "lines": [first, min(last or total, total)], "total_lines": total,
             "text": text.removesuffix("\n")}

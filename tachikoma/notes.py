@@ -1,7 +1,9 @@
 """Write a new memory note: what an agent's `remember` does.
 
 A note is a markdown file with YAML front matter (title, date and the tags)
-and the text as its body, byte for byte. It is written atomically and never
+and a body of the title as a ``# heading`` (as a person's note starts, and
+what a markdown viewer shows first), then the text, byte for byte. A text
+that already starts with a heading gets no second one. It is written atomically and never
 over an existing file: the bytes go to a hidden temporary file that is then
 hard-linked to its name, which fails if the name exists (``os.link`` is
 atomic and refuses to replace). In a git memory the new file alone is
@@ -63,11 +65,16 @@ def slug(text: str) -> str:
     return "-".join(words)[:80].strip("-") or "note"
 
 
+_HEADING = re.compile(r"[ ]{0,3}#{1,6}(?:[ \t]+(.*?))?[ \t#]*(?:\r?\n|$)")
+
+
 def render(text: str, title: str, values: dict[str, str], when: datetime) -> str:
-    """The note's text: front matter (dumped by YAML, so any title is safe) and `text` as the body."""
+    """The note's text: front matter (dumped by YAML, so any title is safe), the title as a
+    ``# heading`` unless `text` starts with one, then `text`."""
     meta = {"title": title, "date": when.isoformat(timespec="seconds"), **values}
     front = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=10_000)
-    return f"---\n{front}---\n\n{text if text.endswith(chr(10)) else text + chr(10)}"
+    heading = "" if _HEADING.match(text.lstrip("\r\n")) else f"# {title}\n\n"
+    return f"---\n{front}---\n\n{heading}{text if text.endswith(chr(10)) else text + chr(10)}"
 
 
 def remember(root: Path, text: str, title: str | None = None, folder: str | None = None,
@@ -91,7 +98,9 @@ def remember(root: Path, text: str, title: str | None = None, folder: str | None
     if len(title) > MAX_TITLE:
         raise NoteError(f"the title is longer than {MAX_TITLE} characters")
     if not title:
-        title = " ".join(text.split()[:_SLUG_WORDS])[:MAX_TITLE]
+        first = _HEADING.match(text.lstrip("\r\n"))
+        words = (first.group(1) or "") if first else text
+        title = " ".join(words.split()[:_SLUG_WORDS])[:MAX_TITLE] or " ".join(text.split()[:_SLUG_WORDS])[:MAX_TITLE]
     given = {k: v for k, v in (values or {}).items() if v is not None}
     try:
         checked = check_values(given) if given else {}

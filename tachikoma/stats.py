@@ -53,7 +53,7 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
          "problems": [{"path", "reason", "kind"}]}
 
     An invalid value counts as missing in "trust" / "confidence". A ``.jsonl`` that is not a
-    transcript (a data file: not indexed, not tagged by default) is a problem and is not counted;
+    transcript (a data file: not indexed, not tagged) is a problem and is not counted;
     an empty one (a session about to start) is counted, untagged, and is no problem. Raises
     TagFileError when the tag file is malformed. `on_file(path, kind,
     folder, tags)` is called for every file counted (see `files`).
@@ -107,10 +107,9 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
             tags = tags_file.tags_for(item.path)
             # An empty .jsonl is a session about to start (agents create the file before its first
             # line), not a problem: indexing has nothing to say about it either.
-            if item.size and transcripts.sniff_format(item.abspath, settings.max_file_bytes) == "":
+            if transcripts.is_data_file(item.abspath, item.size, settings.max_file_bytes):
                 problems.append({"path": item.path, "kind": "not-a-transcript",
-                                 "reason": "not a transcript: no line is a message of a known format; "
-                                           "not indexed, and not tagged by default"})
+                                 "reason": f"{transcripts.NOT_A_TRANSCRIPT}; not indexed, and not tagged"})
                 continue  # a problem, not memory: counting it untagged would keep coverage below 100%
             marked = dates.front_matter_evergreen(tags_file.entries.get(item.path))
         by_config = any(name_or_path_matches(g, item.path) for g in globs)
@@ -222,7 +221,9 @@ def format_text(result: dict) -> str:
             if index.get("note"):
                 out.append(f"index: {index['note']}")
             updated = when(index["last_indexed_at"])
-            out.append(f"index: updated {updated['text']} ({updated['ago']}), {plural(index['files'], 'file')}, "
+            data = index.get("data_files")
+            data = f" (and {plural(data, '.jsonl data file')}, not searched)" if data else ""
+            out.append(f"index: updated {updated['text']} ({updated['ago']}), {plural(index['files'], 'file')}{data}, "
                        f"{plural(index['chunks'], 'chunk')} ({index['embedder']}); "
                        f"{plural(index['changed_since'], 'file')} changed since")
     if result.get("problems"):

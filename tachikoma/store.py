@@ -294,6 +294,13 @@ class Store:
         return {r[1]: FileRow(*r[:11], json.loads(r[11]), json.loads(r[12]), r[13], r[14], r[15], bool(r[16]),
                               bool(r[17])) for r in rows}
 
+    @_guarded(parses="file rows")
+    def chunkless_warnings(self, kind: str) -> list[list[str]]:
+        """The warnings of each file of `kind` that has no chunk (nothing to index, or not indexed)."""
+        rows = self.db.execute("SELECT warnings FROM files WHERE kind = ? AND NOT EXISTS "
+                               "(SELECT 1 FROM chunks WHERE chunks.file_id = files.id)", (kind,)).fetchall()
+        return [json.loads(r[0]) for r in rows]
+
     @_guarded()
     def vectors_by_hash(self, hashes: list[str]) -> dict[str, bytes]:
         """Any stored vector whose chunk text hash is in `hashes` (moved or copied text)."""

@@ -27,7 +27,10 @@ where tachikoma rewrites whole entries, tagging a key replaces every spelling
 of it.
 
 Markdown files are never tagged by default: `default_plan` tags only
-transcripts that have no tags at all, with the agent that wrote them as source.
+transcripts that have no tags at all, with the agent that wrote them as source
+(`DEFAULTS_TEXT` says so, for every face). A .jsonl data file (no line is a
+transcript message: `transcripts.is_data_file`) is never tagged, whatever the
+selection: it is not memory.
 """
 
 from __future__ import annotations
@@ -55,9 +58,10 @@ from .globs import pattern_matches as _pattern_matches
 from .gitutil import Blob
 from .memory import TAG_FILE, PathOutsideMemory, cache_dir, kind_of, open_regular, safe_path, walk
 from .reader import BINARY_SNIFF_BYTES, unreadable_reason
-from .tags import EVERGREEN, UNTAGGED, WRITABLE_KEYS, InvalidTagValue, Tags, check_value, normalise_value
+from .tags import DEFAULTS_TEXT, EVERGREEN, UNTAGGED, WRITABLE_KEYS, InvalidTagValue, Tags, check_value, normalise_value
 
 DEFAULTS = {"source": "tachikoma", "trust": "self", "confidence": "medium"}
+
 LOCK_NAME = "tag.lock"
 #: What writing runs are about to do, kept until it is committed: see `recover` and `journal`.
 JOURNAL_NAME = journal.NAME
@@ -203,6 +207,18 @@ class Change:
         return f"{left} → {', '.join(right)}"
 
 
+class Kept(NamedTuple):
+    """A file that keeps a valid value of its own where another was asked for (fill mode, no overwrite)."""
+
+    path: str
+    existing: dict[str, str]
+    asked: dict[str, str]
+
+    def describe(self) -> str:
+        """e.g. "confidence=low kept, not medium"."""
+        return "; ".join(f"{k}={v} kept, not {self.asked[k]}" for k, v in self.existing.items())
+
+
 class Skip(NamedTuple):
     """A file left alone, and why (unpacks as `path, reason`)."""
 
@@ -224,11 +240,24 @@ class Plan:
     warnings: list[str] = field(default_factory=list)
     #: Notes larger than this are not tagged (``[index] max_file_bytes``: what indexing reads).
     max_bytes: int | None = None
+    #: Files keeping a different value of their own (not `overwrite`); they may change otherwise too.
+    kept: list[Kept] = field(default_factory=list)
 
     @property
     def unchanged(self) -> int:
-        """Matched files that already had the values (neither changed nor skipped)."""
+        """Matched files neither changed nor skipped: they had the values, or kept their own."""
         return self.matched - len(self.changes) - len(self.skipped)
+
+    @property
+    def kept_unchanged(self) -> list[Kept]:
+        """The kept files that change in no other way."""
+        changing = {c.path for c in self.changes}
+        return [k for k in self.kept if k.path not in changing]
+
+    @property
+    def already(self) -> int:
+        """Matched files that had exactly the values asked for already."""
+        return self.unchanged - len(self.kept_unchanged)
 
 
 @dataclass
@@ -384,7 +413,12 @@ def plan(root: Path, values: dict[str, str], selector: Selector | None = None, o
         if selector.untagged_only and tags.status != UNTAGGED:
             continue
         result.matched += 1
-        change = _change_for(item.path, item.kind, mapping, tags, values, overwrite)
+        if item.kind == TRANSCRIPT and transcripts.is_data_file(item.abspath, item.size, max_bytes):
+            result.skipped.append(Skip(item.path, f"{transcripts.NOT_A_TRANSCRIPT}; not tagged"))
+            continue
+        change, kept = _change_for(item.path, item.kind, mapping, tags, values, overwrite)
+        if kept is not None:
+            result.kept.append(kept)
         if change is not None:
             change.created_block = created_block
             result.changes.append(change)
@@ -412,26 +446,23 @@ def _is_empty(path: Path) -> bool:
         return False
 
 
-def default_plan(root: Path) -> Plan:
-    """The default tags (`DEFAULTS`) for every transcript that has no tags at all.
+def default_plan(root: Path, max_bytes: int | None = None) -> Plan:
+    """The default tags (`DEFAULTS`, `DEFAULTS_TEXT`) for every transcript that has no tags at all:
+    what `tachikoma tag` with no options and the dashboard's "Use the defaults" do.
 
     The source tells who wrote it: a session of another agent gets that agent
     (``claude-code``, ``codex``, ``openclaw``), a generic transcript keeps
-    ``tachikoma``; trust and confidence are the same for all. A ``.jsonl`` file
-    in which no line is a transcript line (a data file) is skipped with a reason, and so is an
-    empty one (an agent creates it before its first line: its agent is not known yet).
+    ``tachikoma``; trust and confidence are the same for all. A data file is
+    skipped with a reason (as by `plan`), and so is an empty ``.jsonl`` (an
+    agent creates it before its first line: its agent is not known yet).
     """
-    result = plan(root, DEFAULTS, Selector(kind=TRANSCRIPT, untagged_only=True))
+    result = plan(root, DEFAULTS, Selector(kind=TRANSCRIPT, untagged_only=True), max_bytes=max_bytes)
     kept = []
     for change in result.changes:
         found = transcripts.sniff_format(result.root / change.path)
         if found == "" and _is_empty(result.root / change.path):
             result.skipped.append(Skip(change.path, "empty (a session about to start); not tagged by default "
                                                     "until it holds a message"))
-            continue
-        if found == "":
-            result.skipped.append(Skip(change.path, "not a transcript (no line is a message of a known format); "
-                                                    "not tagged by default"))
             continue
         if "source" in change.after:
             change.after["source"] = transcripts.default_source(found)
@@ -445,22 +476,28 @@ def default_plan(root: Path) -> Plan:
     return result
 
 
-def _change_for(path, kind, mapping, tags: Tags, values, overwrite) -> Change | None:
+def _change_for(path, kind, mapping, tags: Tags, values, overwrite) -> tuple[Change | None, Kept | None]:
+    """The change `values` make to one file, and the different valid values it keeps (not `overwrite`)."""
     present = current_values(mapping)
     before: dict[str, str] = {}
     after: dict[str, str] = {}
+    kept: dict[str, str] = {}
     for key, value in values.items():
         if key == EVERGREEN:  # a switch: always set as asked
             if normalise_value(key, present.get(key)) == value:
                 continue
         else:
             valid = getattr(tags, key)
-            if valid is not None and (not overwrite or valid == value):
+            if valid is not None and valid != value and not overwrite:
+                kept[key] = valid
+                continue
+            if valid is not None and valid == value:
                 continue
         if key in present:
             before[key] = present[key]
         after[key] = value
-    return Change(path, kind, before, after, current=present) if after else None
+    change = Change(path, kind, before, after, current=present) if after else None
+    return change, (Kept(path, kept, {k: values[k] for k in kept}) if kept else None)
 
 
 # --------------------------------------------------------------------------- writing

@@ -17,6 +17,11 @@ ALLOWED = {"trust": TRUST_VALUES, "confidence": CONFIDENCE_VALUES}
 #: It is not a quality tag: it never makes a file tagged, partial or invalid.
 EVERGREEN = "evergreen"
 WRITABLE_KEYS = (*TAG_KEYS, EVERGREEN)
+#: What tagging with no options does (`tagging.default_plan`), in the words every face uses: the CLI's
+#: help and the dashboard's "Use the defaults". Plain text, so the command line need not import the
+#: readers; a test holds it to their sources.
+DEFAULTS_TEXT = ("transcripts without tags get trust: self, confidence: medium and as source the agent that "
+                 "wrote them (claude-code, openclaw, codex; tachikoma for a generic transcript)")
 _BOOLEANS = {"true": "true", "yes": "true", "on": "true", "1": "true",
              "false": "false", "no": "false", "off": "false", "0": "false"}
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
+from datetime import datetime, timezone
 from collections.abc import Callable
 from pathlib import Path
 
@@ -173,8 +173,7 @@ class Reindexer:
     def __call__(self, paths: set[str]) -> None:
         from .errors import TachikomaError
 
-        started = time.time()
-        self.last = {"state": "running", "started": started, "changed": len(paths)}
+        self.last = {"state": "running", "started": _now_iso(), "changed": len(paths)}
         outcome = {"state": "failed", "error": "interrupted"}
         try:
             summary = self.index()
@@ -185,7 +184,7 @@ class Reindexer:
             outcome = {"state": "failed", "error": f"{type(exc).__name__}: {exc}"}
         finally:
             # Never left "running": stats and search answers show how the last run ended.
-            self.last = {**self.last, **outcome, "finished": time.time()}
+            self.last = {**self.last, **outcome, "finished": _now_iso()}
             self.runs += 1
         if self.warn and outcome["state"] == "failed":
             self.warn(f"re-indexing failed: {outcome['error']}")
@@ -195,3 +194,9 @@ class Reindexer:
         """Why the last run failed, or None when it did not (or none ran yet)."""
         last = self.last
         return last.get("error") if last and last.get("state") == "failed" else None
+
+
+def _now_iso() -> str:
+    """Now as ISO 8601 in UTC to the second, like every other time tachikoma reports
+    (`last_indexed_at`, search dates)."""
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")

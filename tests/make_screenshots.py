@@ -23,7 +23,7 @@ from app import create_app  # noqa: E402
 from web_helpers import CHROMIUM, LiveServer, build_index, copy_memory, launch_chromium  # noqa: E402
 
 QUERY = "/?q=when+does+Martin+like+meetings"
-TAG_PREVIEW = "/tag?preview=1&kind=transcript&untagged=1&trust=self&confidence=medium&source=tachikoma&mode=fill"
+TAG_PREVIEW = "/tag?preview=1&defaults=1"  # the "Use the defaults" link
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 

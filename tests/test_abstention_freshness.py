@@ -125,8 +125,10 @@ def test_cli_min_score_and_no_good_match(memory, capsys):
     assert main(["--memory", str(memory), "search", "DRV8353", "--json", "--min-score", "0"]) == 0
     answer = json.loads(capsys.readouterr().out)
     assert answer["no_good_match"] is False and answer["freshness"]["changed_since"] == 0
-    assert main(["--memory", str(memory), "search", "DRV8353", "--min-score", "2"]) == 1
-    assert "--min-score must be between 0 and 1" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:  # a mistyped command line: usage, exit 2
+        main(["--memory", str(memory), "search", "DRV8353", "--min-score", "2"])
+    assert exit_.value.code == 2
+    assert "argument --min-score: '2' is not a number from 0 to 1" in capsys.readouterr().err
     (memory / "martin.md").write_text("# changed\n")
     assert main(["--memory", str(memory), "search", "DRV8353"]) == 0
     assert "the index is not up to date (1 file changed" in capsys.readouterr().err
@@ -172,4 +174,6 @@ def test_eval_abstention_end_to_end(tmp_path, capsys):
     assert (out / "abstention.md").read_text().startswith("# Relevance floor")
     # The indexes stay in the work folder for the next run.
     assert sorted(p.relative_to(work).parts[1] for p in work.glob("*/*/.cache/index.db")) == ["conv-t1", "conv-t2"]
-    assert main(["eval", "abstention", str(data), "--work", str(work), "--max-cost", "1"]) == 1
+    with pytest.raises(SystemExit) as exit_:  # a mistyped command line: usage, exit 2
+        main(["eval", "abstention", str(data), "--work", str(work), "--max-cost", "1"])
+    assert exit_.value.code == 2

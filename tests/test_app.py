@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import re
 import threading
 from html import unescape
@@ -616,8 +617,13 @@ def test_preview_says_why_nothing_would_change(client):
     tagged = text_of(client.get("/tag", query_string={"preview": "1", "path": "2026-04-02/session-chat.jsonl",
                                                         "trust": "self"}).get_data(as_text=True))
     assert "1 file matched, 1 already had these values" in tagged
-    assert "every matching file already has these values (choose Overwrite" in tagged
+    assert "every matching file already has these values." in tagged  # Overwrite would change nothing
     assert "No file matched" not in tagged
+    kept = text_of(client.get("/tag", query_string={"preview": "1", "path": "2026-04-02/session-chat.jsonl",
+                                                      "confidence": "low"}).get_data(as_text=True))
+    assert "already" not in kept.split("Nothing has been written")[0]  # it holds confidence: high, not low
+    assert "1 file keeps its own value (listed below): existing values are kept. Choose Overwrite" in kept
+    assert "session-chat.jsonl" in kept and "confidence=high kept, not low" in kept
 
 
 def test_preview_form_errors(client):
@@ -1010,3 +1016,42 @@ def test_coverage_names_a_damaged_index(app, client):
     index.write_bytes(b"this is not an SQLite database" * 100)
     page = client.get("/coverage").get_data(as_text=True)
     assert "damaged" in page and "delete" in page
+
+
+PIXEL = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+                      "1f15c4890000000d49444154789c63f8cfc0f01f0005000101ff89993d1d0000000049454e44ae426082")
+
+
+def test_a_notes_images_inside_the_memory_are_served_and_nothing_else(client, indexed, tmp_path):
+    """Issue 18: `![](diagram.png)` answered 404. Images inside the memory are served by the notes'
+    path rules, by a fixed list of types; an SVG only as an attachment under a script-free policy."""
+    (indexed / "people").mkdir()
+    (indexed / "people" / "diagram.png").write_bytes(PIXEL)
+    svg = '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script><rect width="9" height="9"/></svg>'
+    (indexed / "people" / "flow.svg").write_text(svg)
+    (indexed / "people" / "page.html").write_text("<script>alert(1)</script>")
+    (indexed / ".secret").mkdir()
+    (indexed / ".secret" / "key.png").write_bytes(PIXEL)
+    (tmp_path / "outside.png").write_bytes(PIXEL)
+    os.symlink(tmp_path / "outside.png", indexed / "people" / "link.png")
+    (indexed / "people" / "diag.md").write_text("# D\n\n![pixel](diagram.png)\n\n![flow](./flow.svg)\n\n"
+                                                "![out](../../outside.png)\n\n![page](page.html)\n\n"
+                                                "[the picture](diagram.png)\n")
+    page = client.get("/file/people/diag.md").get_data(as_text=True)
+    assert '<img alt="pixel" src="/image/people/diagram.png">' in page
+    assert '<img alt="flow" src="/image/people/flow.svg">' in page
+    assert '<img alt="out">' in page and '<img alt="page">' in page  # no request that can only fail
+    assert '<a href="/image/people/diagram.png"' in page
+
+    png = client.get("/image/people/diagram.png")
+    assert png.status_code == 200 and png.mimetype == "image/png" and png.data == PIXEL
+    assert png.headers["X-Content-Type-Options"] == "nosniff" and "attachment" not in png.headers.get(
+        "Content-Disposition", "")
+    drawing = client.get("/image/people/flow.svg")
+    assert drawing.status_code == 200 and drawing.mimetype == "image/svg+xml"
+    assert drawing.headers["Content-Disposition"].startswith("attachment")
+    policy = drawing.headers["Content-Security-Policy"]
+    assert "sandbox" in policy and "default-src 'none'" in policy and "script" not in policy
+    for refused in ("people/page.html", "people/diag.md", ".secret/key.png", "people/link.png", "../outside.png",
+                    "people/../../outside.png", "people/missing.png", "%2e%2e/outside.png"):
+        assert client.get(f"/image/{refused}").status_code == 404, refused

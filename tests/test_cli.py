@@ -114,15 +114,36 @@ def test_nothing_to_tag_says_why(memory):
     assert "tagged" in tachikoma(*again).stdout
     out = tachikoma(*again)
     assert out.returncode == 0
-    assert out.stdout.strip() == ("nothing to tag: 3 files matched; 3 already had these values "
-                                  "(--overwrite replaces existing values)")
+    assert out.stdout.strip() == "nothing to tag: 3 files matched; 3 already had these values"
     data = json.loads(tachikoma(*again, "--dry-run", "--json").stdout)
-    assert (data["matched"], data["unchanged"], data["changes"]) == (3, 3, [])
+    assert (data["matched"], data["unchanged"], data["changes"], data["kept"]) == (3, 3, [], [])
+
+
+def test_a_file_holding_another_value_is_said_to_keep_it(memory):
+    """Issue 18: `--confidence medium` on a note with `confidence: low` said "1 already had these
+    values", which was false: it kept its own value. Say so, and how to overwrite."""
+    note = memory / "people" / "anna.md"
+    note.parent.mkdir()
+    note.write_text("---\nconfidence: low\n---\n# Anna\nAnna likes tea.\n")
+    (memory / "people" / "ben.md").write_text("---\nconfidence: medium\n---\n# Ben\n")
+    args = ("--memory", str(memory), "tag", "--path", "people/", "--confidence", "medium", "--dry-run")
+    out = tachikoma(*args)
+    assert out.returncode == 0
+    assert out.stdout.splitlines() == [
+        "people/anna.md: confidence=low kept, not medium (--overwrite replaces it)",
+        "nothing to tag: 2 files matched; 1 already had these values, "
+        "1 kept its own value (--overwrite replaces existing values)"]
+    data = json.loads(tachikoma(*args, "--json").stdout)
+    assert data["kept"] == [{"path": "people/anna.md", "kept": {"confidence": "low"}, "asked": {"confidence": "medium"}}]
+    both = tachikoma(*args[:-1], "--trust", "self", "--dry-run").stdout.splitlines()
+    assert both[-1] == ("dry run: 2 files would change; 1 file kept its own value (--overwrite replaces it); "
+                        "nothing written")
+    assert "confidence=low" in tachikoma(*args, "--overwrite").stdout  # replaced: low → medium
 
 
 def test_values_need_a_selector(memory):
     out = tachikoma("--memory", str(memory), "tag", "--trust", "owner")
-    assert out.returncode == 1 and "say which files" in out.stderr
+    assert out.returncode == 2 and "say which files" in out.stderr and out.stderr.startswith("usage: tachikoma tag")
 
 
 def one_line(out):

@@ -121,3 +121,26 @@ def test_an_invalid_search_trust_is_a_usage_error_naming_the_value(capsys):
     assert "argument --trust: invalid trust 'maybe': use one of owner, self, external, untrusted or missing" in err
     assert cli.build_parser().parse_args(["search", "--trust", " Owner ", "x"]).trust == "owner"
     assert cli.build_parser().parse_args(["search", "--trust", "MISSING", "x"]).trust == "missing"
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["search", "coffee", "--min-score", "2"], "argument --min-score: '2' is not a number from 0 to 1"),
+    (["search", "coffee", "--min-score", "nan"], "argument --min-score: 'nan' is not a number from 0 to 1"),
+    (["search", ""], "the query is empty: say what to look for"),
+    (["search", " ", "  "], "the query is empty: say what to look for"),
+    (["tag", "--trust", "owner"], "say which files"),
+    (["tag", "--all"], "say what to set"),
+    (["eval", "locomo", "x.json", "--limit-conversations", "0"], "is not a whole number of 1 or more"),
+    (["eval", "locomo", "x.json", "--max-words", "1"], "is not a whole number of 2 or more"),
+    (["eval", "locomo", "x.json", "--recency-cases", "-1"], "is not a whole number of 0 or more"),
+    (["eval", "recency", "--cases", "0"], "is not a whole number from 1 to"),
+    (["eval", "abstention", "x.json", "--work", "w", "--max-cost", "1"], "is not a number of at least 0 and below 1"),
+])
+def test_every_mistyped_command_line_is_exit_2_with_the_commands_usage(memory, capsys, argv, words):
+    """Issue 18: `search coffee --min-score 2` and `search ""` exited 1 without the usage, while
+    `--limit 0` exited 2 with it; so did `tag` without a selector or values, and eval's numbers."""
+    command = " ".join(a for a in argv[:2] if not a.startswith("-") and a not in ("", " ", "x.json", "coffee"))
+    err = usage_error(capsys, "--memory", str(memory), *argv)
+    assert err.startswith(f"usage: tachikoma {command}"), err
+    assert words in err
+    assert not (memory / ".cache").exists()  # refused before anything was done

@@ -70,3 +70,12 @@ def test_missing_file_means_defaults_and_auto_embedder_is_fine(tmp_path):
 def test_config_path_that_is_a_folder_is_a_one_line_error(tmp_path):
     with pytest.raises(TachikomaError, match="cannot read"):
         load_config(tmp_path, tmp_path)
+
+
+def test_an_unknown_section_is_named_in_words(tmp_path):
+    (tmp_path / "tachikoma.toml").write_text("[rankng]\nx = 1\n")
+    with pytest.raises(TachikomaError, match=r"unknown section rankng; known: "):
+        load_config(tmp_path)
+    (tmp_path / "tachikoma.toml").write_text("[a]\n[b]\n")
+    with pytest.raises(TachikomaError, match=r"unknown sections a, b; known: "):
+        load_config(tmp_path)

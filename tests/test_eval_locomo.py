@@ -226,7 +226,9 @@ def test_limit_conversations_and_bad_input(tmp_path, capsys):
     assert main(["eval", "locomo", str(data), "--embedder", "hash", "--limit-conversations", "1", "--quiet"]) == 0
     printed = capsys.readouterr().out
     assert "4 questions" in printed and "session nDCG @5" in printed
-    assert main(["eval", "locomo", str(data), "--limit-conversations", "0"]) == 1
+    with pytest.raises(SystemExit) as exit_:  # a usage error
+        main(["eval", "locomo", str(data), "--limit-conversations", "0"])
+    assert exit_.value.code == 2
     (tmp_path / "bad.json").write_text("{")
     assert main(["eval", "locomo", str(tmp_path / "bad.json"), "--embedder", "hash", "--quiet"]) == 1
 
@@ -246,4 +248,6 @@ def test_max_words_chunks_the_transcripts_smaller_in_a_work_folder_of_its_own(tm
     finally:
         searcher.close()
     assert all(len(t.split("\n", 1)[1].split()) <= 10 for t in texts)  # after the date line
-    assert main(["eval", "locomo", str(data), "--embedder", "hash", "--max-words", "1", "--quiet"]) == 1
+    with pytest.raises(SystemExit) as exit_:  # a usage error
+        main(["eval", "locomo", str(data), "--embedder", "hash", "--max-words", "1", "--quiet"])
+    assert exit_.value.code == 2

@@ -13,6 +13,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from gitrepo import git
+from tachikoma.humanize import plural
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -210,7 +211,7 @@ def test_read_gives_a_transcript_as_turns_raw_on_request_and_a_long_one_by_line_
     assert whole[0] and f"session.jsonl is {size:,} bytes" in whole[1] and "ask for a line range" in whole[1]
     error, text, answer = turns
     assert not error and answer["view"] == "turns" and answer["total_lines"] == 30
-    assert text.startswith("session.jsonl lines 1-20 of 30: 8 turn(s); thinking, tool output and images left out")
+    assert text.startswith("session.jsonl lines 1-20 of 30: 8 turns; thinking, tool output and images left out")
     assert "[line 7 · user · 2026-02-10 09:01 UTC]\nWhy does the search page rank the old rate-limiter note" in text
     assert "[line 9-11 · assistant · 2026-02-10 09:01 UTC]\nLet me look at how recency is computed.\n" \
            "[Read tachikoma/ranking.py]" in text
@@ -302,6 +303,7 @@ def test_stats_reports_coverage_and_freshness(mem):
     assert report["files"] >= 10 and {"tagged", "untagged", "by_kind", "problems"} <= set(report)
     assert report["index"]["watching"] is True and report["index"]["state"] == "complete"
     assert "watching the folder" in text
+    assert plural(len(report["problems"]), "problem") + ". Index" in text and "(s)" not in text
 
 
 async def _ready_stats(client):

@@ -110,3 +110,15 @@ def test_an_in_memory_symlink_is_listed_only_when_its_file_is_not(tmp_path):
     (tmp_path / "log-link.jsonl").symlink_to("log.jsonl")
     paths, warnings = walk(tmp_path)
     assert paths == ["a-link.md", "log.jsonl", "real.md"] and warnings == []
+
+
+def test_a_line_range_past_the_end_names_the_length_in_words(tmp_path):
+    from tachikoma.errors import TachikomaError
+    from tachikoma.memory import read_text
+
+    (tmp_path / "one.md").write_text("only line\n")
+    (tmp_path / "three.md").write_text("a\nb\nc\n")
+    with pytest.raises(TachikomaError, match=r"which has 1 line$"):
+        read_text(tmp_path, "one.md", "5-9")
+    with pytest.raises(TachikomaError, match=r"which has 3 lines$"):
+        read_text(tmp_path, "three.md", "900-950")

@@ -23,8 +23,23 @@ def test_note_has_front_matter_and_the_body_byte_for_byte(tmp_path):
     fm = split(data)
     assert fm.meta == {"title": "Title: with colon and # hash", "date": "2026-11-30T09:15:00+00:00",
                        "trust": "owner", "source": "a: b"}
-    assert data.endswith("---\n\n" + body + "\n")
+    assert data.endswith("---\n\n# Title: with colon and # hash\n\n" + body + "\n")  # the title as a heading
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporary file left
+
+
+def test_the_title_is_the_notes_heading_unless_the_text_has_one(tmp_path):
+    """A note reads like a person's: `# title` first (it was only in front matter). Text that starts
+    with its own heading keeps it alone, and without a title that heading is the title."""
+    titled = notes.remember(tmp_path, "Anna prefers tea.", "Anna's drinks", now=WHEN)
+    assert split((tmp_path / titled.path).read_text()).body == "\n# Anna's drinks\n\nAnna prefers tea.\n"
+    untitled = notes.remember(tmp_path, "The deploy key lives in the vault", now=WHEN)
+    assert split((tmp_path / untitled.path).read_text()).body.startswith(
+        "\n# The deploy key lives in the vault\n\nThe deploy key")
+    own = notes.remember(tmp_path, "## Deploy keys\nThey live in the vault.", now=WHEN)
+    assert own.path == "deploy-keys.md"
+    data = (tmp_path / own.path).read_text()
+    assert split(data).meta["title"] == "Deploy keys"
+    assert data.endswith("---\n\n## Deploy keys\nThey live in the vault.\n")
 
 
 def test_never_overwrites_and_numbers_the_next_note(tmp_path):

@@ -218,3 +218,26 @@ def test_tag_key_set_twice_is_a_problem(tmp_path):
     assert result["problems"] == [{"path": "n.md", "reason": "front matter: trust is set more than once "
                                    "(trust at line 2, Trust at line 3); the last one is counted",
                                    "kind": "repeated-tag"}]
+
+
+def test_stats_the_index_and_its_run_count_the_same_files(tmp_path, capsys):
+    """Issue 18: stats said 36 files, the Index panel "holds 38 files": the index counted a .jsonl data
+    file (a row kept so the next run knows it unchanged). A memory file is a note or a transcript, for
+    every face; data files are named apart. Also an empty session and a note over max_file_bytes."""
+    from tachikoma import cli, indexer
+
+    (tmp_path / "a.md").write_text("# A\nAlpha.\n")
+    (tmp_path / "big.md").write_text("# Big\n" + "word " * 400)
+    (tmp_path / "tachikoma.toml").write_text("[index]\nmax_file_bytes = 1000\n")
+    (tmp_path / "chat.jsonl").write_text('{"role": "user", "content": "hello there"}\n')
+    (tmp_path / "starting.jsonl").write_text("")
+    (tmp_path / "metrics.jsonl").write_text('{"metric": "latency", "value": 3}\n')
+    summary = indexer.run(tmp_path, embedder_name="hash")
+    counted = coverage(tmp_path)["files"]
+    fresh = indexer.freshness(tmp_path)
+    assert counted == 4 and summary.files == fresh["files"] == counted
+    assert summary.data_files == fresh["data_files"] == 1
+    assert "index holds 4 files and 1 .jsonl data file," in summary.line()
+    assert cli.main(["--memory", str(tmp_path), "stats"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("4 files:") and "4 files (and 1 .jsonl data file, not searched)" in out

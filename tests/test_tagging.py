@@ -148,8 +148,24 @@ def test_default_plan_names_the_agent_and_skips_data_files(tmp_path):
         "generic": {"trust": "self", "confidence": "medium", "source": "tachikoma"},
     }
     assert p.skipped == [("not-a-transcript/prices.jsonl",
-                          "not a transcript (no line is a message of a known format); not tagged by default")]
+                          "not a transcript: no line is a message of a known format; not tagged")]
     assert p.values["source"] == "claude-code / codex / openclaw / tachikoma"
+    # Any selection: a data file is not a transcript for `tag --kind transcript --untagged` either (it was).
+    chosen = plan(tmp_path, {"trust": "self"}, Selector(kind="transcript", untagged_only=True))
+    assert "not-a-transcript/prices.jsonl" not in [c.path for c in chosen.changes]
+    assert chosen.skipped == p.skipped
+    assert plan(tmp_path, {"trust": "self"}, Selector(pattern="not-a-transcript/prices.jsonl")).skipped == p.skipped
+
+
+def test_the_defaults_are_said_in_the_readers_own_sources():
+    """The CLI's help and the dashboard's "Use the defaults" say DEFAULTS_TEXT (plain text, so the
+    command line need not import the readers): it names every agent's source, as `default_plan` sets it."""
+    from tachikoma import transcripts
+    from tachikoma.tags import DEFAULTS_TEXT
+
+    agents = [r.SOURCE for r in transcripts.FORMATS if r is not transcripts.generic]
+    assert f"({', '.join(dict.fromkeys(agents))}; {transcripts.generic.SOURCE} for a generic transcript)" in DEFAULTS_TEXT
+    assert f"trust: {DEFAULTS['trust']}, confidence: {DEFAULTS['confidence']}" in DEFAULTS_TEXT
 
 
 def test_plan_writes_nothing(memory):

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import threading
 import time
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from tachikoma import indexer
@@ -70,6 +71,9 @@ def test_index_watch_reindexes_each_change_until_interrupted(memory):
         (memory / "martin.md").unlink()
         line = json.loads(proc.stdout.readline())
         assert line["state"] == "done" and "1 removed" in line["line"]
+        # ISO 8601 in UTC, like every other time tachikoma reports (was epoch seconds)
+        started, finished = (datetime.fromisoformat(line[key]) for key in ("started", "finished"))
+        assert started.utcoffset() == timedelta(0) and started <= finished
     finally:
         proc.send_signal(signal.SIGINT)
         try:

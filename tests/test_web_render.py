@@ -177,7 +177,7 @@ def test_ago(days, text):
     assert ago(days) == text
 
 
-@pytest.mark.parametrize("age, days", [(0.2, "0 days"), (1.2, "1 day"), (216.4, "216 days")])
+@pytest.mark.parametrize("age, days", [(0.2, "today"), (1.2, "1 day"), (216.4, "216 days")])
 def test_recency_text_says_1_day(age, days):
     """The CLI's and MCP's recency reason: "1 day", not "1 days"."""
     from tachikoma.humanize import recency_text
@@ -264,7 +264,19 @@ def test_relative_links_point_at_the_file_page():
     assert 'href="/file/notes/other.md"' in html
     assert 'href="/file/notes/sub/x.md"' in html
     assert 'href="/file/top.md"' in html
-    assert 'src="/file/notes/img/a.png"' in html
+    assert 'src="/file/notes/img/a.png"' not in html  # a file page is no image: it answered 404
+
+
+def test_relative_images_point_at_the_image_route_and_only_images():
+    """Issue 18: `![](diagram.png)` pointed at the file page and answered 404."""
+    def image_link(rel: str) -> str:
+        return f"/image/{rel}"
+
+    text = "![pic](img/a.PNG) ![up](../b.svg) ![note](other.md) ![out](../../c.png) [see](img/a.PNG) [doc](x.md)"
+    html = "".join(str(b.html) for b in render_markdown(text, 1, "notes/a.md", None, file_link, image_link))
+    assert '<img alt="pic" src="/image/notes/img/a.PNG">' in html and '<img alt="up" src="/image/b.svg">' in html
+    assert '<img alt="note">' in html and '<img alt="out">' in html  # not an image in the memory: no source
+    assert 'href="/image/notes/img/a.PNG"' in html and 'href="/file/notes/x.md"' in html
 
 
 def test_links_that_leave_the_memory_folder_are_dropped():
@@ -375,3 +387,58 @@ def test_transcript_passages_lose_their_context_and_date_lines():
     assert passage(f"{context}\n{dates}\n{body}", "markdown").startswith("Claude Code session")  # notes keep theirs
     said = "Claude Code is great\nuser: agreed"  # a line that only starts like a context line stays
     assert passage(said, "transcript") == said
+
+
+@pytest.fixture
+def zone(monkeypatch):
+    """Set the machine's time zone for one test (and put it back)."""
+    def use(name: str) -> None:
+        monkeypatch.setenv("TZ", name)
+        time.tzset()
+
+    yield use
+    monkeypatch.undo()
+    time.tzset()
+
+
+def _searched(factors_at: str, date: str, source: str) -> dict:
+    """Factors as search makes them: `age_days` measured from `date` to the moment of the search."""
+    moment = datetime.fromisoformat(date)
+    age = (datetime.fromisoformat(factors_at) - moment).total_seconds() / 86400
+    return {"date": moment.isoformat(timespec="seconds"), "age_days": age, "date_source": source}
+
+
+@pytest.mark.parametrize("where", ["America/Los_Angeles", "Europe/Berlin", "Asia/Tokyo", "UTC"])
+def test_days_are_calendar_days_in_the_users_zone_on_every_face(zone, where):
+    """Issue 18: for 2026-11-25 the CLI said "9 days" and the dashboard "8 days ago" (round vs floor of
+    24-hour periods); a note and a transcript of 2026-11-30 were "4 days" and "3 days". Days are now
+    calendar days in the user's time zone, the same number on the CLI/MCP and the dashboard."""
+    from tachikoma.humanize import recency_text
+    from tachikoma.web.render import recency_source
+
+    zone(where)
+    at = datetime(2026, 12, 4, 18, 0).astimezone()  # 6 pm on 2026-12-04 where the user is
+    cases = [
+        (_searched(at.isoformat(), "2026-11-25T00:00:00+00:00", "path"), "2026-11-25", 9),
+        (_searched(at.isoformat(), "2026-11-30T00:00:00+00:00", "frontmatter"), "2026-11-30", 4),
+        # a turn at noon on 2026-11-30 in the user's zone
+        (_searched(at.isoformat(), datetime(2026, 11, 30, 12, 0).astimezone().isoformat(), "transcript"),
+         "2026-11-30", 4),
+        (_searched(at.isoformat(), datetime(2026, 12, 4, 0, 5).astimezone().isoformat(), "git"), "2026-12-04", 0),
+    ]
+    for factors, day, days in cases:
+        factors.update(recency_reason="age", recency_rule="default")
+        words = "today" if days == 0 else f"{days} day{'s' if days != 1 else ''}"
+        assert recency_text(factors) == f"{day}, {words}, {factors['date_source']}"
+        assert recency_source(factors).startswith(f"dated {day}, from ")
+        assert f"({'today' if days == 0 else words + ' ago'})" in recency_source(factors)
+
+
+def test_when_counts_a_day_or_more_in_calendar_days(zone):
+    """"Index updated 2 days ago" for a time two calendar days back, even under 48 hours ago
+    (24-hour periods said "1 day ago" then); under a day it stays hours and minutes."""
+    zone("Europe/Berlin")
+    now = datetime.now().astimezone()
+    late = (now - timedelta(days=2)).replace(hour=23, minute=0, second=0, microsecond=0)
+    assert when(late.isoformat())["ago"] == "2 days ago"
+    assert when((now - timedelta(hours=5)).isoformat())["ago"] == "5 hours ago"

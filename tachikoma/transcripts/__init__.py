@@ -23,7 +23,7 @@ Nothing is silently lost. Each of these is reported once per file, in
 lists them under "problems" with that kind):
 
 * ``not-a-transcript``: no line of a ``.jsonl`` file is a message of a known
-  format (a data file): the file is not indexed and not tagged by default;
+  format (a data file): the file is not indexed and not tagged (`is_data_file`);
 * ``no-turns``: a transcript in which no message has any text;
 * ``unknown-lines``: lines of a kind its reader does not know, counted by kind;
 * ``bad-lines``: lines that are not JSON objects.
@@ -42,8 +42,8 @@ from pathlib import Path
 from . import claude_code, codex, codex_legacy, generic, openclaw
 from .common import Line, Options, Transcript, parse_timestamp
 
-__all__ = ["FORMATS", "Options", "Transcript", "parse_timestamp", "parse_transcript", "problem_kind",
-           "sniff_format", "default_source", "reader_named"]
+__all__ = ["FORMATS", "NOT_A_TRANSCRIPT", "Options", "Transcript", "default_source", "is_data_file",
+           "parse_timestamp", "parse_transcript", "problem_kind", "reader_named", "sniff_format"]
 
 #: Readers in the order they are asked to claim a line (the specific before the generic).
 FORMATS = (claude_code, openclaw, codex, codex_legacy, generic)
@@ -124,7 +124,7 @@ def parse_transcript(text: str, path: str, options: Options | None = None) -> Tr
             result.warnings.append(
                 f"{path}: not a transcript: none of its {seen} lines is a message of a known "
                 "format (Claude Code, OpenClaw, Codex, chat {role, content} or dialogue {speaker, text}); "
-                "not indexed, and not tagged by default")
+                "not indexed, and not tagged")
         return result  # an empty file (as an empty note): nothing lost, nothing to say
 
     result = reader.read(itertools.chain(before, lines), options)
@@ -149,6 +149,18 @@ def parse_transcript(text: str, path: str, options: Options | None = None) -> Tr
 
 def _count(n: int) -> str:
     return f"{n} line" if n == 1 else f"{n} lines"
+
+
+#: Why a data file is not memory, in the words every face uses (stats, tagging).
+NOT_A_TRANSCRIPT = "not a transcript: no line is a message of a known format"
+
+
+def is_data_file(path: Path, size: int, max_bytes: int = 5_000_000) -> bool:
+    """Whether a .jsonl file of `size` bytes is a data file, not a transcript: no line within
+    `max_bytes` is a transcript message. An empty one is a session about to start (an agent creates
+    the file before its first line), and one that cannot be read is not known to be data: neither is.
+    The one test of what a transcript is, for stats, indexing's counts and tagging."""
+    return size > 0 and sniff_format(path, max_bytes) == ""
 
 
 def sniff_format(path: Path, max_bytes: int = 5_000_000) -> str | None:

@@ -111,7 +111,8 @@ class SearchForm:
 
 @dataclass
 class TagForm:
-    """The bulk tagging form: which files (selector) and which values."""
+    """The bulk tagging form: which files (selector) and which values, or `defaults`: what
+    `tachikoma tag` does with no options (`tagging.default_plan`), whatever the other fields say."""
 
     kind: str = ""
     path: str = ""
@@ -123,8 +124,10 @@ class TagForm:
     source: str = ""
     evergreen: str = ""  # "true", "false" or "" (leave as is)
     mode: str = "fill"
+    defaults: bool = False
     errors: dict[str, str] = field(default_factory=dict)
-    FIELDS = ("kind", "path", "untagged", "after", "before", "trust", "confidence", "source", "evergreen", "mode")
+    FIELDS = ("kind", "path", "untagged", "after", "before", "trust", "confidence", "source", "evergreen", "mode",
+              "defaults")
 
     @classmethod
     def read(cls, data) -> TagForm:
@@ -132,7 +135,8 @@ class TagForm:
                    after=_text(data, "after"), before=_text(data, "before"), trust=_text(data, "trust").lower(),
                    confidence=_text(data, "confidence").lower(), source=_text(data, "source"),
                    evergreen=_text(data, "evergreen").lower(),
-                   mode="overwrite" if _text(data, "mode") == "overwrite" else "fill")
+                   mode="overwrite" if _text(data, "mode") == "overwrite" else "fill",
+                   defaults=_checked(data, "defaults"))
 
     @property
     def overwrite(self) -> bool:
@@ -178,6 +182,7 @@ class TagForm:
         """The form's fields as the Apply form sends them back (empty ones left out)."""
         values = {name: getattr(self, name) for name in self.FIELDS}
         values["untagged"] = "1" if self.untagged else ""
+        values["defaults"] = "1" if self.defaults else ""
         return {k: v for k, v in values.items() if v}
 
 

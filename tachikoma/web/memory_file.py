@@ -3,8 +3,9 @@ sanitised (so a search hit's lines can be highlighted), or a transcript as
 a list of turns.
 
 Everything but `read_memory_file` is a pure function. Links between memory
-files are made by a `link_for(rel_path)` callable the caller passes, so
-nothing here needs a Flask request.
+files are made by a `link_for(rel_path)` callable the caller passes (and
+links to images in the memory by `image_for`), so nothing here needs a
+Flask request.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from tachikoma.fences import FenceTracker
 from tachikoma.reader import read_document
 from tachikoma.tagging import current_values
 from tachikoma.tags import TAG_KEYS, Tags
+from tachikoma.web.memory_image import image_type
 
 LinkFor = Callable[[str], str]
 
@@ -41,7 +43,7 @@ SESSION_FIELDS = (("agent", "Agent"), ("session", "Session"), ("subagent", "Suba
 
 
 def read_memory_file(root: Path, rel: str, lines: tuple[int, int] | None, link_for: LinkFor,
-                     max_bytes: int | None = None) -> dict | None:
+                     max_bytes: int | None = None, image_for: LinkFor | None = None) -> dict | None:
     """What the file page shows for `rel`, or None when it is not a memory file inside `root`.
 
     `lines` is the passage to highlight (a search hit); the result's
@@ -59,7 +61,7 @@ def read_memory_file(root: Path, rel: str, lines: tuple[int, int] | None, link_f
     blocks, turns, session = [], [], []
     if kind == MARKDOWN:
         tags, tag_values = doc.tags, current_values(doc.meta)
-        blocks = render_markdown(doc.text, doc.body_line, rel, lines, link_for)
+        blocks = render_markdown(doc.text, doc.body_line, rel, lines, link_for, image_for)
         found = mark_first([b for b in blocks if b.hit])
     else:
         try:
@@ -126,7 +128,7 @@ class Block:
 
 
 def render_markdown(text: str, first_line: int, rel_path: str, lines: tuple[int, int] | None,
-                    link_for: LinkFor) -> list[Block]:
+                    link_for: LinkFor, image_for: LinkFor | None = None) -> list[Block]:
     """Markdown rendered block by block (so a chunk's lines can be highlighted), sanitised.
 
     `first_line` is the file line `text` starts on; blocks overlapping
@@ -137,7 +139,7 @@ def render_markdown(text: str, first_line: int, rel_path: str, lines: tuple[int,
     converter = markdown.Markdown(extensions=MD_EXTENSIONS, output_format="html")
     for block in blocks:
         source = "\n".join(block.lines + ([""] + refs if refs else []))
-        block.html = sanitise(converter.reset().convert(source), rel_path, link_for)
+        block.html = sanitise(converter.reset().convert(source), rel_path, link_for, image_for)
         block.hit = overlaps(block.start, block.end, lines)
     return [b for b in blocks if str(b.html).strip()]
 
@@ -177,16 +179,21 @@ def split_blocks(text: str, first_line: int) -> list[Block]:
     return merged
 
 
-def sanitise(html: str, base: str, link_for: LinkFor) -> Markup:
+def sanitise(html: str, base: str, link_for: LinkFor, image_for: LinkFor | None = None) -> Markup:
     """HTML from markdown made safe: no script, no event handlers, no javascript: or data: links.
 
     Relative links (from the memory file `base`) point at `link_for(path)`,
-    the page of the file they name; one that climbs out of the memory
-    folder is dropped.
+    the page of the file they name, or at `image_for(path)` for an image
+    (`memory_image.IMAGE_TYPES`), which an ``<img>`` may only show; one that
+    climbs out of the memory folder is dropped.
     """
     def rewrite(element: str, attribute: str, value: str) -> str | None:
         if attribute in ("href", "src") and value and not _SCHEME_OR_ABSOLUTE.match(value):
             target = join_rel(base, value)
+            if target and image_for is not None and image_type(target):
+                return image_for(target)
+            if element == "img":
+                return None  # not an image in the memory: no request that can only fail
             return link_for(target) if target else None
         return value
 

@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from markupsafe import Markup, escape
 
-from tachikoma.humanize import ago, plural, when  # noqa: F401 (template helpers, see templating.py)
+from tachikoma.humanize import ago, days_ago, memory_day, plural, shown_day, when  # noqa: F401 (see templating.py)
 from tachikoma.search import STOPWORDS, keyword_expression
 from tachikoma.search import query_terms as search_terms
 from tachikoma.store import FTS_TOKENIZE
@@ -31,9 +31,10 @@ DATE_TRUST = {"own": "the memory's own date", "commit": "trusted as its last edi
 
 
 def dated(factors: dict) -> str:
-    """A result's date and where it came from: "2026-03-22, from the date in its path"."""
+    """A result's day (in the user's time zone, `humanize.memory_day`) and where it came from:
+    "2026-03-22, from the date in its path"."""
     source = factors["date_source"]
-    return f"{factors['date'][:10]}, from {DATE_SOURCES.get(source, source)}"
+    return f"{memory_day(factors)[0]}, from {DATE_SOURCES.get(source, source)}"
 
 
 def recency_source(factors: dict) -> str:
@@ -41,13 +42,13 @@ def recency_source(factors: dict) -> str:
     reason, rule = factors.get("recency_reason", "age"), factors.get("recency_rule", "default")
     if reason == "off":
         return "recency is off for this search"
-    age = f"dated {dated(factors)} ({ago(factors['age_days'])}"
+    age = f"dated {dated(factors)} ({days_ago(memory_day(factors)[1])}"
     age += f"; {DATE_TRUST[factors['date_trust']]})" if factors.get("date_trust") in DATE_TRUST else ")"
     if reason == "evergreen":
         return f"evergreen: its age never counts ({age})"
     if reason == "superseded":
         newer = factors["superseded_by"]
-        return (f"{age}; superseded by the newer {newer['path']} of {newer['date'][:10]}, which says much the "
+        return (f"{age}; superseded by the newer {newer['path']} of {shown_day(newer['date'])}, which says much the "
                 f"same; {rule} rule")
     return f"{age}; {rule} rule"
 

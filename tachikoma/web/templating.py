@@ -8,7 +8,7 @@ from flask import Flask, request
 from tachikoma import memory
 from tachikoma.config import RECENCY_PRESETS
 from tachikoma.documents import KINDS
-from tachikoma.tags import CONFIDENCE_VALUES, STATUSES, TAG_KEYS, TRUST_VALUES
+from tachikoma.tags import CONFIDENCE_VALUES, DEFAULTS_TEXT, STATUSES, TAG_KEYS, TRUST_VALUES
 from tachikoma.web import render
 from tachikoma.web.forms import DEFAULT_LIMIT, MAX_LIMIT, file_pattern
 from tachikoma.web.memory_file import speaker_class
@@ -25,7 +25,7 @@ def install_template_helpers(app: Flask) -> None:
         explain=render.explain, speaker_class=speaker_class, STATUSES=STATUSES, KINDS=KINDS,
         TRUST_VALUES=TRUST_VALUES, CONFIDENCE_VALUES=CONFIDENCE_VALUES, TAG_KEYS=TAG_KEYS,
         DEFAULT_LIMIT=DEFAULT_LIMIT, MAX_LIMIT=MAX_LIMIT, file_pattern=file_pattern, kind_of=memory.kind_of,
-        RECENCY_PRESETS=tuple(RECENCY_PRESETS),
+        RECENCY_PRESETS=tuple(RECENCY_PRESETS), DEFAULTS_TEXT=DEFAULTS_TEXT,
     )
 
     @app.context_processor
