@@ -596,36 +596,39 @@ def _printable_report(report: dict) -> dict:
 
 def cmd_serve(args) -> int:
     root = _root(args)
-    if args.host not in ("127.0.0.1", "localhost", "::1"):
+    local = args.host in ("127.0.0.1", "localhost", "::1")
+    if (args.mcp or args.mcp_read_only) and not local:  # refused before anything else is said
+        raise TachikomaError(f"--mcp serves tools that read and write your memory, so it binds to localhost "
+                             f"only, not {args.host}: leave out --host, or use 127.0.0.1")
+    if not local:
         print(f"warning: serving on {args.host}: anyone who can reach this address can read and retag "
               "your memory", file=sys.stderr)
     try:
         from app import create_app
+
+        from .web import serving
     except ImportError as exc:
         raise TachikomaError(f"the dashboard is not available ({exc})") from None
-    if (args.mcp or args.mcp_read_only) and args.host not in ("127.0.0.1", "localhost", "::1"):
-        raise TachikomaError("--mcp serves tools that read and write your memory: it binds to localhost only "
-                             "(leave out --host, or use 127.0.0.1)")
+    serving.quiet_logging()  # before the watcher's first index run, which says so
     app = create_app(memory=root, config=args.config, host=args.host, port=args.port, watch=not args.no_watch)
     if args.mcp or args.mcp_read_only:
-        _serve_with_mcp(app, root, args)
+        _serve_with_mcp(app, root, args, serving)
     else:
-        app.run(host=args.host, port=args.port, threaded=True)
+        serving.serve_dashboard(app, args.host, args.port)
     return 0
 
 
-def _serve_with_mcp(app, root: Path, args) -> None:
+def _serve_with_mcp(app, root: Path, args, serving) -> None:
     """The dashboard and MCP's streamable HTTP transport on one address, served by uvicorn."""
-    import uvicorn
-
     from .mcp_server import dashboard_with_mcp
 
     both, tools = dashboard_with_mcp(app, root, args.port, args.config, read_only=args.mcp_read_only,
                                      watching=app.extensions["tachikoma"].watching)
-    print(f"dashboard on http://{args.host}:{args.port}/ and MCP (streamable HTTP) on "
-          f"http://{args.host}:{args.port}/mcp", file=sys.stderr)
+    address = serving.url(args.host, args.port)
+    print(f"dashboard on {address}/ and MCP (streamable HTTP) on {address}/mcp (Ctrl-C to stop)",
+          file=sys.stderr, flush=True)
     try:
-        uvicorn.run(both, host=args.host, port=args.port, log_level="warning")
+        serving.serve_asgi(both, args.host, args.port)
     finally:
         tools.close()
 

@@ -337,7 +337,8 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
 def dashboard_with_mcp(wsgi_app, root: Path, port: int, config_path: str | None = None, read_only: bool = False,
                        watching=None):
     """One ASGI application: MCP's streamable HTTP transport at ``/mcp`` and the dashboard (a WSGI
-    application, through `a2wsgi`) everywhere else, for `tachikoma serve --mcp` on 127.0.0.1:`port`.
+    application, through `a2wsgi`, its bodies received before a thread takes them:
+    `tachikoma.web.serving.bridged_dashboard`) everywhere else, for `tachikoma serve --mcp` on 127.0.0.1:`port`.
 
     The MCP endpoint refuses a Host header other than 127.0.0.1, localhost or
     [::1] on `port` (421: DNS rebinding) and an Origin header from any other
@@ -345,9 +346,10 @@ def dashboard_with_mcp(wsgi_app, root: Path, port: int, config_path: str | None 
     its Host check and CSRF. The index is kept fresh by the dashboard's
     watcher: `watching` reports on it. Returns the app and the tools' state.
     """
-    from a2wsgi import WSGIMiddleware
     from mcp.server.transport_security import TransportSecuritySettings
     from starlette.routing import Mount
+
+    from .web.serving import bridged_dashboard
 
     server, tools = build_server(root, config_path, read_only, watch=False)
     logging.getLogger("mcp").setLevel(logging.WARNING)  # not a line per session on the dashboard's console
@@ -357,7 +359,7 @@ def dashboard_with_mcp(wsgi_app, root: Path, port: int, config_path: str | None 
     security = TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts,
                                          allowed_origins=[f"http://{h}" for h in hosts])
     app = server.streamable_http_app(streamable_http_path="/mcp", transport_security=security)
-    app.router.routes.append(Mount("/", app=WSGIMiddleware(wsgi_app)))
+    app.router.routes.append(Mount("/", app=bridged_dashboard(wsgi_app)))
     return app, tools
 
 
