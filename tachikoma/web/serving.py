@@ -34,7 +34,8 @@ def url(host: str, port: int) -> str:
 
 
 def quiet_logging() -> None:
-    """For the server's console (before the app starts its watcher): warnings and errors from everything, on stderr; tachikoma's own news (index runs) too; no access log."""
+    """The server's console (set before the app starts its watcher): warnings and errors from everything
+    on stderr, tachikoma's own news (index runs) too, and no line per request."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     ours = logging.getLogger("tachikoma")
     if not ours.handlers:
