@@ -193,9 +193,10 @@ def test_the_console_says_the_address_errors_and_index_runs_not_every_request(ro
     assert "development server" not in errors and "beacon" not in errors
 
 
-def test_mcp_on_a_public_address_is_refused_first_with_the_reason(root):
+@pytest.mark.parametrize("option", ["--mcp", "--mcp-read-only", "--mcp-allow-owner-trust"])
+def test_mcp_on_a_public_address_is_refused_first_with_the_reason(root, option):
     result = subprocess.run([sys.executable, "-m", "tachikoma", "serve", "--memory", str(root), "--host", "0.0.0.0",
-                             "--mcp"], capture_output=True, text=True, timeout=60)
+                             option], capture_output=True, text=True, timeout=60)
     assert result.returncode == 1
     assert result.stderr.splitlines() == ["tachikoma: --mcp serves tools that read and write your memory, so it "
                                           "binds to localhost only, not 0.0.0.0: leave out --host, or use 127.0.0.1"]
