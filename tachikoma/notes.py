@@ -33,7 +33,7 @@ import yaml
 from . import faults, gitutil, journal
 from .atomic import _fsync_dir
 from .errors import TachikomaError
-from .memory import PathOutsideMemory, printable, safe_path
+from .memory import PathOutsideMemory, hidden_characters, printable, safe_path
 from .tagging import acquire_writers_lock, check_values, finish_pending
 from .tags import InvalidTagValue
 
@@ -198,8 +198,7 @@ def _without_date(data: bytes) -> bytes:
 def _refuse_hidden(what: str, text: str) -> None:
     """Refuse control and invisible format characters (a newline, ESC, a right-to-left override, a
     zero-width space): in a path or a commit subject they fake lines or hide what a name says."""
-    hidden = sorted({ch for ch in text if unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Zl", "Zp")})
-    if hidden:
+    if hidden := hidden_characters(text):
         raise NoteError(f"the {what} '{printable(text)}' holds a control or invisible character "
                         f"({', '.join(printable(ch) for ch in hidden)}): leave it out")
 

@@ -146,3 +146,17 @@ def test_remember_refuses_control_and_invisible_characters_in_folder_and_title(m
         assert in_title[0] and "control or invisible character" in in_title[1] and escaped in in_title[1]
     assert git(mem, "rev-parse", "HEAD").strip() == head and git(mem, "status", "--porcelain") == ""
     assert not [p for p in mem.rglob("*") if char in p.name]
+
+
+def test_a_source_with_a_newline_or_an_override_never_reaches_a_commit_subject(mem):
+    head = git(mem, "rev-parse", "HEAD").strip()
+
+    async def scenario():
+        async with Client(server(mem, "--no-watch")) as client:
+            return [await call(client, "tag", {"paths": ["martin.md"], "source": source})
+                    for source in ("web\nfake: subject", "web\u202etxt.exe")] + \
+                   [await call(client, "remember", {"text": "A note.", "source": "x\u200by"})]
+
+    for error, text, _ in run(scenario):
+        assert error and "control or invisible character" in text and "\n" not in text, text
+    assert git(mem, "rev-parse", "HEAD").strip() == head and git(mem, "status", "--porcelain") == ""
