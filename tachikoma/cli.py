@@ -256,6 +256,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-watch", action="store_true", help="do not watch the memory folder (re-index by hand)")
     p.add_argument("--mcp", action="store_true", help="also serve MCP over streamable HTTP at /mcp (localhost only)")
     p.add_argument("--mcp-read-only", action="store_true", help="with --mcp: leave out the tools that write")
+    p.add_argument("--mcp-allow-owner-trust", action="store_true",
+                   help="with --mcp: let agents set trust 'owner' (by default they may set at most 'self')")
 
     p = sub.add_parser("mcp", parents=[common], help="serve the memory to an agent over MCP (stdio)",
                        description="A Model Context Protocol server on stdin/stdout with the tools search, read, "
@@ -263,6 +265,9 @@ def build_parser() -> argparse.ArgumentParser:
                                    "fresh. Add it to an agent with e.g. `claude mcp add tachikoma -- tachikoma mcp "
                                    "--memory PATH`.")
     p.add_argument("--read-only", action="store_true", help="leave out the tools that write (remember, tag)")
+    p.add_argument("--allow-owner-trust", action="store_true",
+                   help="let the agent set trust 'owner' (\"the user said it\") with remember and tag; by "
+                        "default it may set at most 'self'")
     p.add_argument("--no-watch", action="store_true", help="do not watch the memory folder (re-index by hand)")
 
     p = sub.add_parser("eval", parents=[common], help="measure retrieval quality on a benchmark",
@@ -692,36 +697,41 @@ def _printable_report(report: dict) -> dict:
 
 def cmd_serve(args) -> int:
     root = _root(args)
-    if args.host not in ("127.0.0.1", "localhost", "::1"):
+    local = args.host in ("127.0.0.1", "localhost", "::1")
+    mcp = args.mcp or args.mcp_read_only or args.mcp_allow_owner_trust
+    if mcp and not local:  # refused before anything else is said
+        raise TachikomaError(f"--mcp serves tools that read and write your memory, so it binds to localhost "
+                             f"only, not {args.host}: leave out --host, or use 127.0.0.1")
+    if not local:
         print(f"warning: serving on {args.host}: anyone who can reach this address can read and retag "
               "your memory", file=sys.stderr)
     try:
         from app import create_app
+
+        from .web import serving
     except ImportError as exc:
         raise TachikomaError(f"the dashboard is not available ({exc})") from None
-    if (args.mcp or args.mcp_read_only) and args.host not in ("127.0.0.1", "localhost", "::1"):
-        raise TachikomaError("--mcp serves tools that read and write your memory: it binds to localhost only "
-                             "(leave out --host, or use 127.0.0.1)")
+    serving.quiet_logging()  # before the watcher's first index run, which says so
     app = create_app(memory=root, config=args.config, host=args.host, port=args.port, watch=not args.no_watch)
-    if args.mcp or args.mcp_read_only:
-        _serve_with_mcp(app, root, args)
+    if mcp:
+        _serve_with_mcp(app, root, args, serving)
     else:
-        app.run(host=args.host, port=args.port, threaded=True)
+        serving.serve_dashboard(app, args.host, args.port)
     return 0
 
 
-def _serve_with_mcp(app, root: Path, args) -> None:
+def _serve_with_mcp(app, root: Path, args, serving) -> None:
     """The dashboard and MCP's streamable HTTP transport on one address, served by uvicorn."""
-    import uvicorn
-
     from .mcp_server import dashboard_with_mcp
 
     both, tools = dashboard_with_mcp(app, root, args.port, args.config, read_only=args.mcp_read_only,
-                                     watching=app.extensions["tachikoma"].watching)
-    print(f"dashboard on http://{args.host}:{args.port}/ and MCP (streamable HTTP) on "
-          f"http://{args.host}:{args.port}/mcp", file=sys.stderr)
+                                     watching=app.extensions["tachikoma"].watching,
+                                     allow_owner_trust=args.mcp_allow_owner_trust)
+    address = serving.url(args.host, args.port)
+    print(f"dashboard on {address}/ and MCP (streamable HTTP) on {address}/mcp (Ctrl-C to stop)",
+          file=sys.stderr, flush=True)
     try:
-        uvicorn.run(both, host=args.host, port=args.port, log_level="warning")
+        serving.serve_asgi(both, args.host, args.port)
     finally:
         tools.close()
 
@@ -732,7 +742,8 @@ def cmd_mcp(args) -> int:
         from .mcp_server import run_stdio
     except ImportError as exc:
         raise TachikomaError(f"the MCP server is not available ({exc}); install the `mcp` package") from None
-    run_stdio(root, args.config, read_only=args.read_only, watch=not args.no_watch)
+    run_stdio(root, args.config, read_only=args.read_only, watch=not args.no_watch,
+              allow_owner_trust=args.allow_owner_trust)
     return 0
 
 

@@ -65,6 +65,18 @@ def kind_of(rel_path: str) -> str | None:
     return SUFFIX_KIND.get(PurePosixPath(rel_path).suffix.lower())
 
 
+#: Unicode categories that hide or fake what a name says: control (newline, ESC), format (a right-to-left
+#: override, a zero-width space), surrogates, line and paragraph separators.
+HIDDEN_CATEGORIES = ("Cc", "Cf", "Cs", "Zl", "Zp")
+
+
+def hidden_characters(text: str) -> list[str]:
+    """The control and invisible characters in `text` (each once, in code point order)."""
+    import unicodedata
+
+    return sorted({ch for ch in text if unicodedata.category(ch) in HIDDEN_CATEGORIES})
+
+
 def printable(text: str) -> str:
     """`text` safe to show on one terminal line: control and invisible format characters
     as backslash escapes (``\\n``, ``\\x1b``, ``\\u202e``), and bytes of a file name that

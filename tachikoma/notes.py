@@ -35,7 +35,7 @@ import yaml
 from . import faults, gitutil, journal
 from .atomic import _fsync_dir
 from .errors import TachikomaError
-from .memory import PathOutsideMemory, safe_path
+from .memory import PathOutsideMemory, hidden_characters, printable, safe_path
 from .tagging import acquire_writers_lock, check_values, finish_pending
 from .tags import InvalidTagValue
 
@@ -95,6 +95,7 @@ def remember(root: Path, text: str, title: str | None = None, folder: str | None
     if len(text.encode("utf-8")) > MAX_NOTE_BYTES:
         raise NoteError(f"the note is larger than {MAX_NOTE_BYTES:,} bytes; split it")
     title = " ".join((title or "").split())
+    _refuse_hidden("title", title)
     if len(title) > MAX_TITLE:
         raise NoteError(f"the title is longer than {MAX_TITLE} characters")
     if not title:
@@ -203,11 +204,20 @@ def _without_date(data: bytes) -> bytes:
     return data[:at] + (data[end:] if end >= 0 else b"")
 
 
+def _refuse_hidden(what: str, text: str) -> None:
+    """Refuse control and invisible format characters (a newline, ESC, a right-to-left override, a
+    zero-width space): in a path or a commit subject they fake lines or hide what a name says."""
+    if hidden := hidden_characters(text):
+        raise NoteError(f"the {what} '{printable(text)}' holds a control or invisible character "
+                        f"({', '.join(printable(ch) for ch in hidden)}): leave it out")
+
+
 def _folder(root: Path, folder: str | None) -> str:
     """`folder` checked to lie inside the memory (and made); "" for the top."""
     folder = (folder or "").strip().rstrip("/")
     if not folder:
         return ""
+    _refuse_hidden("folder", folder)
     try:
         full = safe_path(root, folder)
     except PathOutsideMemory as exc:

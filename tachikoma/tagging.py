@@ -503,8 +503,9 @@ def _change_for(path, kind, mapping, tags: Tags, values, overwrite) -> tuple[Cha
 # --------------------------------------------------------------------------- writing
 
 
-def apply(root: Path, plan: Plan, commit: bool = True, lock_timeout: float = 120) -> Applied:
-    """Write `plan`; commit the changed files when in git and `commit`.
+def apply(root: Path, plan: Plan, commit: bool = True, lock_timeout: float = 120, note: str = "") -> Applied:
+    """Write `plan`; commit the changed files when in git and `commit` (`note`: a paragraph for the
+    commit message, e.g. who asked for the change).
 
     Files whose tags changed since the plan was made are skipped with a
     reason. Raises TagFileError (before writing anything) when the tag file is
@@ -513,7 +514,7 @@ def apply(root: Path, plan: Plan, commit: bool = True, lock_timeout: float = 120
     values = ", ".join(f"{k}={v}" for k, v in plan.values.items())
     limit = plan.max_bytes if plan.max_bytes is not None else load_config(Path(root)).max_file_bytes
     return _write(Path(root), plan.changes, commit, ("tag", values), restore=None, lock_timeout=lock_timeout,
-                  max_bytes=limit)
+                  max_bytes=limit, note=note)
 
 
 def undo(root: Path, applied: "Applied | list[Change]", commit: bool = True, lock_timeout: float = 120) -> Applied:
@@ -564,7 +565,7 @@ def lock_for(root: Path, timeout: float = 120) -> FileLock:
 
 
 def _write(root: Path, changes: list[Change], commit: bool, action: tuple[str, str], restore,
-           lock_timeout: float, max_bytes: int | None = None) -> Applied:
+           lock_timeout: float, max_bytes: int | None = None, note: str = "") -> Applied:
     """Write `changes` and commit them, under the lock. `action` is ("tag", values) or ("undo", "").
 
     Before the first file is touched, the planned changes go into the
@@ -576,7 +577,7 @@ def _write(root: Path, changes: list[Change], commit: bool, action: tuple[str, s
     """
     root = root.resolve()
     result = Applied()
-    message = functools.partial(_message, *action)
+    message = functools.partial(_message, *action, note=note)
     lock = acquire_writers_lock(root, lock_timeout)
     try:
         result.recovered = finish_pending(root)

@@ -60,6 +60,12 @@ def check_value(key: str, raw: str | None) -> str | None:
     if key not in WRITABLE_KEYS:
         raise InvalidTagValue(f"unknown tag {key!r}: use one of {', '.join(WRITABLE_KEYS)}")
     value = normalise_value(key, raw)
+    if key == "source" and value is not None:
+        from .memory import hidden_characters, printable
+
+        if hidden := hidden_characters(value):  # it goes into the file and the commit subject as it is
+            raise InvalidTagValue(f"invalid source '{printable(value)}': it holds a control or invisible "
+                                  f"character ({', '.join(printable(ch) for ch in hidden)}); leave it out")
     if value is None:
         allowed = ", ".join(ALLOWED.get(key, ("true", "false") if key == EVERGREEN else ("any non-empty text",)))
         raise InvalidTagValue(f"invalid {key} {raw!r}: use one of {allowed}")

@@ -8,5 +8,7 @@
 - `render`: highlighting, snippets, the score explanation, dates and numbers;
 - `memory_file`: a memory file as its page shows it (sanitised markdown
   blocks, transcript turns);
-- `templating`: the filters and globals the templates use.
+- `templating`: the filters and globals the templates use;
+- `serving`: the servers `tachikoma serve` runs on (waitress; uvicorn with
+  --mcp) and their quiet console.
 """

@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from tachikoma.config import Config
 
 log = logging.getLogger("tachikoma.web")
+#: Why a run started, as the server's console says it.
+WHY = {"watch": "files changed", "reindex": "Re-index pressed", "refresh": "tags changed"}
 
 
 class IndexJob:
@@ -75,6 +77,14 @@ class IndexJob:
         with self._lock:
             self.state.update(done=done, total=total, path=path)
 
+    def _log(self, outcome: dict) -> None:
+        """One line per run on the server's console (`tachikoma serve` shows tachikoma's INFO lines)."""
+        why = WHY.get(self.state["reason"], self.state["reason"])
+        if outcome["state"] == "done":
+            log.info("index run (%s): %s", why, outcome["line"])
+        else:
+            log.warning("index run (%s) failed: %s", why, outcome["error"])
+
     def _work(self) -> None:
         while True:
             outcome: dict
@@ -91,6 +101,7 @@ class IndexJob:
             except Exception as exc:  # noqa: BLE001 - reported on the page instead of dying silently
                 log.exception("index run failed")
                 outcome = {"state": "failed", "error": f"unexpected error: {type(exc).__name__}: {exc}"}
+            self._log(outcome)
             with self._lock:
                 if self._again:
                     self.state = self._fresh(self._again)
