@@ -40,7 +40,7 @@ DAY = 86400.0
 #: "recently", "lately": this many days up to as_of.
 RECENT_DAYS = 30
 #: The factor of a memory far from every window asked about.
-OUTSIDE = 0.7
+OUTSIDE = 0.8
 #: Fuzz of a relative phrase: "two weeks ago" spans ±half a week around the day two weeks back.
 MONTHS = {name.lower(): n for n, name in enumerate(calendar.month_name) if name}
 MONTHS.update({name.lower(): n for n, name in enumerate(calendar.month_abbr) if name})
