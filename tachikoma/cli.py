@@ -192,7 +192,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("search", parents=[common], help="search the memory, best first, with score explanations",
                        description="score = similarity × trust_weight × confidence_weight × recency "
-                                   "× duplicate_penalty (at most two chunks per file; the second × 0.8).")
+                                   "× time × duplicate_penalty (at most two chunks per file; the second × 0.8). "
+                                   "time is 1.0 unless the query names one (\"last week\", \"in March\", "
+                                   "\"on 2026-03-22\"): then memories from that time rank first.")
     p.add_argument("query", nargs="+", help="what to look for")
     p.add_argument("--limit", "-n", type=_limit, default=10, metavar="N",
                    help=f"how many results, 1-{MAX_LIMIT} (default 10)")

@@ -88,7 +88,8 @@ Hybrid relevance (``[search]``)
         c + 1 makes a chunk first in both lists score 1.
 
     The rest of the formula is unchanged on top of it:
-    score = similarity × trust_weight × confidence_weight × recency × duplicate_penalty.
+    score = similarity × trust_weight × confidence_weight × recency × time × duplicate_penalty,
+    where time is 1.0 unless the query names a time (``time_reading``, `timeq`).
 
     The relevance floor ``min_score`` decides for the whole answer
     (`ranking.match_evidence`), never per chunk: the answer has a match when

@@ -1,6 +1,6 @@
 """Quality-aware ranking: pure, vectorised functions over all chunks at once.
 
-    score = similarity × trust_weight × confidence_weight × recency × duplicate_penalty
+    score = similarity × trust_weight × confidence_weight × recency × time × duplicate_penalty
 
 where recency = floor + (1 − floor) / (1 + age_days / half_life_days) for
 the chunk's own date, × the rule's `superseded` factor when a newer chunk
@@ -10,7 +10,9 @@ memory or with recency off. The named rules are `config.RECENCY_PRESETS`,
 penalty is repeat_penalty ** (n - 1) for the n-th chunk of a file among the
 results (at most `per_file` chunks of one file are kept). `similarity` is
 itself a fusion of the vector's cosine similarity and a keyword (BM25)
-score: see `keyword_relevance` and `fuse`. Nothing here reads
+score: see `keyword_relevance` and `fuse`. `time` is 1.0 unless the query
+names a time ("last week", "in March"): then `timeq.factor` of the chunk's
+date, passed in with recency as the per-chunk weight. Nothing here reads
 files or the database; every input is an array, so each rule is testable
 on its own.
 """

@@ -40,7 +40,7 @@ DAY = 86400.0
 #: "recently", "lately": this many days up to as_of.
 RECENT_DAYS = 30
 #: The factor of a memory far from every window asked about.
-OUTSIDE = 0.7
+OUTSIDE = 0.8
 #: Fuzz of a relative phrase: "two weeks ago" spans ±half a week around the day two weeks back.
 MONTHS = {name.lower(): n for n, name in enumerate(calendar.month_name) if name}
 MONTHS.update({name.lower(): n for n, name in enumerate(calendar.month_abbr) if name})
@@ -300,13 +300,20 @@ def factor(dates: np.ndarray, windows: list[Window], outside: float | None = Non
     outside = OUTSIDE if outside is None else outside
     if not windows:
         return np.ones(dates.shape[0]), np.full(dates.shape[0], -1, dtype=np.int64)
-    starts = np.array([w.start for w in windows])[:, None]
-    ends = np.array([w.end for w in windows])[:, None]
-    widths = np.maximum((ends - starts) / DAY, 1.0)
-    distance = np.maximum(np.maximum(starts - dates[None, :], dates[None, :] - ends), 0.0) / DAY
-    weight = outside + (1.0 - outside) / (1.0 + distance / widths)
-    nearest = np.argmax(weight, axis=0)
-    return weight[nearest, np.arange(dates.shape[0])], nearest.astype(np.int64)
+    best = np.zeros(dates.shape[0])
+    nearest = np.zeros(dates.shape[0], dtype=np.int64)
+    for i, window in enumerate(windows):  # one pass of a few array operations per window (usually one)
+        width = max((window.end - window.start) / DAY, 1.0)
+        distance = np.maximum(window.start - dates, dates - window.end)
+        np.maximum(distance, 0.0, out=distance)
+        weight = outside + (1.0 - outside) / (1.0 + distance / (DAY * width))
+        if i:
+            better = weight > best
+            nearest[better] = i
+            np.maximum(best, weight, out=best)
+        else:
+            best = weight
+    return best, nearest
 
 
 def explain(value: float, when: float, window: Window | None, tz) -> str:

@@ -92,8 +92,8 @@ def test_a_question_without_time_ranks_exactly_as_without_time_reading(dated, qu
 def test_as_of_moves_now_for_recency_and_relative_words(dated):
     s = Searcher(dated)
     try:
-        early = s.search("deploy decision last month", 3, min_score=0, as_of="2025-11-20")
-        later = s.search("deploy decision last month", 3, min_score=0, as_of="2026-03-01")
+        early = s.search("deploy decision last month", 3, min_score=0, as_of="2025-11-20T12:00:00+00:00")
+        later = s.search("deploy decision last month", 3, min_score=0, as_of="2026-03-01T12:00:00+00:00")
         same = s.search("deploy decision", 3, min_score=0, now=datetime(2026, 3, 25, 12, tzinfo=timezone.utc))
         typed = s.search("deploy decision", 3, min_score=0, as_of=AS_OF)
         with pytest.raises(TachikomaError, match="as_of 'someday' is not a date"):
@@ -101,7 +101,7 @@ def test_as_of_moves_now_for_recency_and_relative_words(dated):
     finally:
         s.close()
     assert top(early) == "deploy-c.md" and top(later) == "deploy-b.md"
-    assert early["results"][0]["factors"]["age_days"] == pytest.approx(46.5, abs=0.01)  # 2025-10-05 to 11-20 end
+    assert early["results"][0]["factors"]["age_days"] == pytest.approx(46.5, abs=1e-6)  # 2025-10-05 00:00 to 11-20 12:00
     assert [r["score"] for r in same["results"]] == [r["score"] for r in typed["results"]]
 
 

@@ -134,6 +134,20 @@ def test_explanation_rows_and_formula():
     assert first["arithmetic"].count(" × ") == 3
 
 
+def test_a_time_factor_is_its_own_row_and_term():
+    f = factors(penalty=0.8)
+    f.update(time=0.85, time_reason="time: 2026-02-10, asked 'in March', outside 2026-03")
+    r = {"score": f["similarity"] * f["trust_weight"] * f["confidence_weight"] * f["recency"] * 0.85 * 0.8,
+         "factors": f}
+    x = explain(r)
+    assert [row["name"] for row in x["rows"]] == ["similarity", "trust", "confidence", "recency", "time",
+                                                  "duplicate penalty"]
+    assert x["rows"][4]["source"] == "time: 2026-02-10, asked 'in March', outside 2026-03"
+    assert x["formula"] == "similarity × trust × confidence × recency × time × duplicate penalty = score"
+    terms = [float(t) for t in x["arithmetic"].rsplit(" = ", 1)[0].split(" × ")]
+    assert terms[4] == 0.85 and math.prod(terms) == pytest.approx(r["score"], abs=0.04)
+
+
 @pytest.mark.parametrize("reason, rule, words", [
     ("evergreen", "default", "evergreen: its age never counts (dated 2026-03-01, from its last content commit"),
     ("off", "off", "recency is off for this search"),
