@@ -1,12 +1,16 @@
 """Issue 16, items 11-13: a damaged index, a full disk and a memory the watcher cannot write are
 each detected and said in one line that tells what to do, by every command that meets them."""
 
+import random
+import sqlite3
 import time
+from pathlib import Path
 
 import pytest
 
 from tachikoma import indexer, memory as mem
 from tachikoma.config import load_config
+from tachikoma.errors import TachikomaError
 from tachikoma.mcp_server import MemoryTools, answer_text
 from tachikoma.watcher import Reindexer
 
@@ -63,3 +67,138 @@ def test_mcp_stats_and_search_freshness_report_the_failed_watch_run(indexed):
         assert "the index is not kept up to date: cannot take the index lock" in answer_text(answer)
     finally:
         tools.close()
+
+
+# --------------------------------------------------------------------------- 11: a damaged index
+
+
+@pytest.fixture
+def big_indexed(tmp_path):
+    """An index of many pages, so damage can land in the middle of it."""
+    root = tmp_path / "memory"
+    for i in range(80):
+        note(root, f"n{i:02}.md", f"# Note {i}\n\n" + " ".join(f"word{(i * 7 + j) % 500}" for j in range(300)) + "\n")
+    indexer.run(root, embedder_name="hash")
+    return root
+
+
+def scribble_middle(path):
+    """Random bytes over part of every third page in the middle of the file (seeded)."""
+    rng = random.Random(7)
+    size = path.stat().st_size
+    with open(path, "r+b") as out:
+        for page in range(2, size // 4096 - 1, 3):
+            out.seek(page * 4096 + 100)
+            out.write(rng.randbytes(2000))
+
+
+def overwrite_tail(path):
+    rng = random.Random(8)
+    with open(path, "r+b") as out:
+        out.seek(path.stat().st_size - 4096)
+        out.write(rng.randbytes(4096))
+
+
+def cut_vectors(path):
+    db = sqlite3.connect(path)  # as the sqlite3 shell would: not through tachikoma
+    with db:
+        db.execute("UPDATE chunks SET vector = substr(vector, 1, 1)")
+    db.close()
+
+
+def folder_instead(path):
+    path.unlink()
+    path.mkdir()
+
+
+def stale_journal(path):
+    rng = random.Random(9)
+    Path(f"{path}-journal").write_bytes(b"\xd9\xd5\x05\xf9\x20\xa1\x63\xd7" + rng.randbytes(5000))
+
+
+DAMAGES = {"middle-pages": scribble_middle, "last-4kb": overwrite_tail, "vectors-cut": cut_vectors,
+           "folder": folder_instead, "stale-journal": stale_journal}
+
+
+def assert_damage_advice(message: str, root) -> None:
+    assert "\n" not in message
+    assert message.startswith(f"the index {mem.index_path(root)} is damaged (")
+    assert message.endswith(f"delete {root / mem.CACHE_DIR} and run `tachikoma index` to rebuild it from the memory "
+                            "files"), message
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGES))
+def test_every_reader_of_a_damaged_index_says_so_with_the_advice(big_indexed, damage):
+    from app import create_app
+    from tachikoma import stats
+    from tachikoma.search import Searcher
+
+    root = big_indexed
+    for stale in (root / mem.CACHE_DIR).glob("vectors-*"):
+        stale.unlink()
+    DAMAGES[damage](mem.index_path(root))
+    with pytest.raises(TachikomaError) as caught:
+        Searcher(root).search("word12 word40")
+    assert_damage_advice(str(caught.value), root)
+    assert_damage_advice(stats.report(root)["index"]["note"], root)
+    tools = MemoryTools(root, watch=False)
+    try:
+        with pytest.raises(TachikomaError) as caught:
+            tools.search("word12")
+        assert_damage_advice(str(caught.value), root)
+        assert_damage_advice(tools.stats()["index"]["note"], root)
+    finally:
+        tools.close()
+    client = create_app(memory=root, port=5000).test_client()
+    page = client.get("/coverage", base_url="http://127.0.0.1:5000").get_data(as_text=True)
+    assert f"delete {root / mem.CACHE_DIR} and run" in page
+    if damage == "stale-journal":
+        # The indexer opens the index for writing, which lets SQLite deal with the journal: it repairs.
+        indexer.run(root)
+        assert Searcher(root).search("word12")["results"]
+        return
+    with pytest.raises(TachikomaError) as caught:
+        indexer.run(root)  # said "0 changed" over a truncated index or cut vectors
+    assert_damage_advice(str(caught.value), root)
+
+
+def test_the_full_check_runs_once_per_state_of_the_index(big_indexed, monkeypatch):
+    from tachikoma import index_check
+    from tachikoma.search import Searcher
+
+    root = big_indexed
+    checks = []
+    real = index_check.problem
+    monkeypatch.setattr(index_check, "problem", lambda *a: checks.append(1) or real(*a))
+    for _ in range(3):
+        Searcher(root).search("word12")
+    assert checks == []  # the indexer recorded the state its own writes left
+    index_check.forget(mem.index_path(root))
+    for _ in range(3):
+        Searcher(root).search("word12")
+    assert checks == [1]
+    note(root, "new.md")
+    indexer.run(root, embedder_name="hash")
+    Searcher(root).search("word12")
+    assert checks == [1]
+
+
+def test_vectors_of_nan_are_damage_when_loaded(big_indexed):
+    from tachikoma import index_check
+    from tachikoma.search import Searcher
+
+    root = big_indexed
+    path = mem.index_path(root)
+    for stale in (root / mem.CACHE_DIR).glob("vectors-*"):
+        stale.unlink()
+    db = sqlite3.connect(path)
+    with db:
+        dim = int(db.execute("SELECT value FROM meta WHERE key = 'dim'").fetchone()[0])
+        db.execute("UPDATE chunks SET vector = ? WHERE id = (SELECT min(id) FROM chunks)",
+                   (bytes.fromhex("0000c07f") * dim,))  # NaN, the right size: the full check passes it
+    db.close()
+    index_check.record(path)  # damage that keeps the file's stamp (bits rotting on the disk)
+    with pytest.raises(TachikomaError) as caught:
+        Searcher(root).search("word12")
+    assert_damage_advice(str(caught.value), root)
+    assert "NaN" in str(caught.value)
