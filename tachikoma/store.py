@@ -270,8 +270,12 @@ class Store:
 
     def close(self) -> None:
         self.db.close()
+        self.record_whole()
+
+    def record_whole(self) -> None:
+        """Record the file's state as whole (`index_check`) after this writer's own writes, so the
+        next reader does not check it again; nothing for a read-only store or a replaced file."""
         if not self.readonly and self._identity is not None and self._file_identity() == self._identity:
-            # The index's writer trusts its own writes: what it leaves needs no check by the next reader.
             index_check.record(self.path)
 
     def __enter__(self) -> "Store":

@@ -202,3 +202,24 @@ def test_vectors_of_nan_are_damage_when_loaded(big_indexed):
         Searcher(root).search("word12")
     assert_damage_advice(str(caught.value), root)
     assert "NaN" in str(caught.value)
+
+
+def test_readers_during_an_index_run_do_not_check_the_file_again(big_indexed, monkeypatch):
+    """The indexer records the state each batch leaves: the dashboard polling during a long run
+    must not make a full check (seconds on a large index) at every poll."""
+    from tachikoma import index_check
+
+    root = big_indexed
+    for i in range(12):
+        note(root, f"more/m{i:02}.md", f"# More {i}\n\nother words {i}\n")
+    monkeypatch.setattr(indexer, "BATCH_CHUNKS", 2)
+    checks, seen = [], []
+    real = index_check.problem
+    monkeypatch.setattr(index_check, "problem", lambda *a: checks.append(1) or real(*a))
+
+    def poll(done, total, _note):
+        seen.append(indexer.freshness(root)["state"])
+
+    indexer.run(root, progress=poll)
+    assert len(seen) > 5 and set(seen) == {"incomplete"}
+    assert checks == []
