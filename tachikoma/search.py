@@ -376,17 +376,23 @@ def load_vectors(store: Store, dim: int, generation: int) -> tuple[np.ndarray, n
 def _write_vector_cache(folder: Path, generation: int, ids: np.ndarray, matrix: np.ndarray,
                         ids_file: Path, matrix_file: Path) -> None:
     """Best effort: a read-only or full disk only costs speed, never a search."""
+    temp = None
     try:
         for target, array in ((matrix_file, matrix), (ids_file, ids)):
             temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
             with open(temp, "wb") as out:
                 np.save(out, array)
             os.replace(temp, target)
+            temp = None
         for old in folder.glob(VECTOR_CACHE.format(generation="*", part="*")):
             if not old.name.startswith(f"vectors-{generation}."):
                 old.unlink(missing_ok=True)
     except OSError:
-        pass
+        if temp is not None:  # a full disk: leave no half-written copy to fill it further
+            try:
+                temp.unlink(missing_ok=True)
+            except OSError:
+                pass
 
 
 class Searcher:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import shutil
 import sqlite3
 import time
 from dataclasses import dataclass
@@ -99,11 +100,32 @@ def damaged(path: Path, reason: str) -> IndexDamaged:
                         "to rebuild it from the memory files")
 
 
+#: Less free space than this where the index lives, and an I/O failure is put down to a full disk:
+#: opening the index needs room for its shared-memory file (32 KB) and write-ahead log.
+LOW_SPACE_BYTES = 1 << 20
+
+
+def disk_full(folder: Path) -> str | None:
+    """"the disk is full (12 KB free)" when the file system holding `folder` is (nearly) full, else None."""
+    try:
+        free = shutil.disk_usage(folder).free
+    except OSError:
+        return None
+    return f"the disk is full ({free // 1024:,} KB free)" if free < LOW_SPACE_BYTES else None
+
+
 def index_error(path: Path, exc: sqlite3.Error) -> TachikomaError:
     """A one-line error for an SQLite failure on the index at `path`: busy, read-only,
     full disk and I/O failures say so; anything else means the file is damaged."""
     reason = " ".join(str(exc).split()) or type(exc).__name__
     lowered = reason.lower()
+    if isinstance(exc, sqlite3.OperationalError) and ("full" in lowered or "i/o error" in lowered
+                                                      or "unable to open" in lowered):
+        full = disk_full(Path(path).parent)
+        if full:  # SQLite says "disk I/O error" when it cannot even make its shared-memory file
+            if "full" in lowered:
+                return TachikomaError(f"cannot write the index {path}: {full}; free some space and try again")
+            return TachikomaError(f"cannot open the index {path}: {full} ({reason}); free some space and try again")
     if isinstance(exc, sqlite3.OperationalError):
         if "locked" in lowered or "busy" in lowered:
             return TachikomaError(f"the index {path} is busy (another process is writing it): try again")

@@ -1,7 +1,13 @@
 """Issue 16, items 11-13: a damaged index, a full disk and a memory the watcher cannot write are
 each detected and said in one line that tells what to do, by every command that meets them."""
 
+import errno
+import os
 import random
+import re
+import shutil
+import subprocess
+import sys
 import sqlite3
 import time
 from pathlib import Path
@@ -223,3 +229,94 @@ def test_readers_during_an_index_run_do_not_check_the_file_again(big_indexed, mo
     indexer.run(root, progress=poll)
     assert len(seen) > 5 and set(seen) == {"incomplete"}
     assert checks == []
+
+
+# --------------------------------------------------------------------------- 12: a full disk
+
+
+def fill(folder):
+    """Write a filler file until the file system holding `folder` has no room left."""
+    with open(folder / "filler", "wb", buffering=0) as out:
+        try:
+            while True:
+                out.write(b"\0" * 4096)
+        except OSError as exc:
+            assert exc.errno == errno.ENOSPC
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A real 4 MB file system (tmpfs), when this test runs as root on Linux; skipped elsewhere."""
+    if sys.platform != "linux" or os.geteuid() != 0 or not shutil.which("mount"):
+        pytest.skip("mounting a small file system needs root on Linux")
+    mount_point = tmp_path / "disk"
+    mount_point.mkdir()
+    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mount_point)],
+                          capture_output=True, text=True)
+    if made.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {made.stderr.strip()}")
+    yield mount_point
+    subprocess.run(["umount", "-l", str(mount_point)], check=False)
+
+
+def test_a_full_disk_is_named_by_search_stats_mcp_and_tag(small_disk):
+    from tachikoma import stats, tagging
+    from tachikoma.search import Searcher
+
+    root = small_disk / "memory"
+    note(root, "cats.md", "---\ntrust: owner\n---\n# cats\nsome words about cats\n")
+    indexer.run(root, embedder_name="hash")
+    before = (root / "cats.md").read_bytes()
+    fill(small_disk)
+    full = f"cannot open the index {mem.index_path(root)}: the disk is full ("
+    with pytest.raises(TachikomaError, match=re.escape(full)):
+        Searcher(root).search("cats")
+    assert stats.report(root)["index"]["note"].startswith(full)
+    tools = MemoryTools(root, watch=False)
+    try:
+        with pytest.raises(TachikomaError, match=re.escape(full)):
+            tools.search("cats")
+    finally:
+        tools.close()
+    plan = tagging.plan(root, {"trust": "self"}, tagging.Selector(paths={"cats.md"}), overwrite=True)
+    with pytest.raises(TachikomaError) as caught:
+        tagging.apply(root, plan, commit=False)  # said only "No space left on device"
+    assert str(caught.value) == (f"cannot write {root / mem.CACHE_DIR / 'tagging-journal.json'} (No space left on "
+                                 "device: the disk is full); nothing was changed (cats.md not tagged)")
+    assert (root / "cats.md").read_bytes() == before
+    assert not [p.name for p in (root / mem.CACHE_DIR).iterdir() if p.name.endswith(".tmp")]
+
+
+def test_an_io_error_on_a_nearly_full_disk_says_the_disk_is_full(tmp_path, monkeypatch):
+    """Where no small file system can be mounted: the same verdict, with the free space faked."""
+    import shutil as real_shutil
+    from tachikoma import store
+
+    path = tmp_path / ".cache" / "index.db"
+    monkeypatch.setattr(store.shutil, "disk_usage", lambda _folder: real_shutil._ntuple_diskusage(10**9, 10**9 - 4096, 4096))
+    message = str(store.index_error(path, sqlite3.OperationalError("disk I/O error")))
+    assert message == (f"cannot open the index {path}: the disk is full (4 KB free) (disk I/O error); free some "
+                       "space and try again")
+    message = str(store.index_error(path, sqlite3.OperationalError("database or disk is full")))
+    assert message == f"cannot write the index {path}: the disk is full (4 KB free); free some space and try again"
+    monkeypatch.setattr(store.shutil, "disk_usage", lambda _folder: real_shutil._ntuple_diskusage(10**9, 0, 10**9))
+    assert str(store.index_error(path, sqlite3.OperationalError("disk I/O error"))) == \
+        f"cannot open the index {path} (disk I/O error)"
+
+
+def test_tag_on_a_full_disk_names_the_file_and_changes_nothing(tmp_path, monkeypatch):
+    from tachikoma import journal, tagging
+
+    root = tmp_path / "memory"
+    note(root, "cats.md", "---\ntrust: owner\n---\n# cats\n")
+    before = (root / "cats.md").read_bytes()
+    plan = tagging.plan(root, {"trust": "self"}, tagging.Selector(paths={"cats.md"}), overwrite=True)
+
+    def no_space(path, *_args, **_kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(journal, "atomic_write_text", no_space)
+    with pytest.raises(TachikomaError, match=r"tagging-journal\.json \(No space left on device: the disk is full\); "
+                                             r"nothing was changed \(cats\.md not tagged\)"):
+        tagging.apply(root, plan, commit=False)
+    assert (root / "cats.md").read_bytes() == before
