@@ -30,7 +30,7 @@ from .embedders import MINILM, choose
 from .embedders.base import Embedder
 from .errors import NoIndexYet, TachikomaError
 from .globs import name_or_path_matches
-from .store import Store
+from .store import Store, index_error
 from .tags import Tags
 
 DAY = 86400.0
@@ -484,6 +484,8 @@ class Searcher:
             answer, hidden = self._rank_existing(snap, qvec, limit, config, filters, now, keyword, floor, words,
                                                  coverage, windows)
             details = self.store.chunk_details([int(snap.chunk_ids[i]) for i in answer["positions"]])
+        except sqlite3.DatabaseError as exc:  # the keyword queries read the index outside the Store's methods
+            raise index_error(self.store.path, exc) from exc
         finally:
             if began:
                 db.execute("COMMIT")

@@ -320,3 +320,20 @@ def test_tag_on_a_full_disk_names_the_file_and_changes_nothing(tmp_path, monkeyp
                                              r"nothing was changed \(cats\.md not tagged\)"):
         tagging.apply(root, plan, commit=False)
     assert (root / "cats.md").read_bytes() == before
+
+
+def test_damage_the_full_check_cannot_see_is_said_when_the_keyword_index_meets_it(big_indexed):
+    """quick_check does not read FTS5's own tables: a search meeting them broken says so in one line
+    (the MCP tool and the dashboard turned the raw sqlite3 error into an internal error)."""
+    from tachikoma.search import Searcher
+
+    root = big_indexed
+    db = sqlite3.connect(mem.index_path(root))
+    with db:
+        db.execute("DELETE FROM chunks_fts_data WHERE id > 10")
+    db.close()
+    for search in (lambda: Searcher(root).search("word12 word40"),
+                   lambda: MemoryTools(root, watch=False).search("word12 word40")):
+        with pytest.raises(TachikomaError) as caught:
+            search()
+        assert_damage_advice(str(caught.value), root)
