@@ -402,7 +402,7 @@ def _whole_run(store: Store, single: bool):
     is one transaction, committed at the end and rolled back on any failure, so readers see the old
     index until the new one is complete; otherwise each batch commits on its own."""
     if not single:
-        yield lambda: store.db
+        yield lambda: _committed(store)
         return
     store.db.execute("BEGIN IMMEDIATE")
     try:
@@ -413,6 +413,15 @@ def _whole_run(store: Store, single: bool):
     store.check_present()
     store.db.commit()
     store.check_present()
+
+
+@contextlib.contextmanager
+def _committed(store: Store):
+    """One batch's transaction; once it commits, the state it leaves is recorded as whole (the
+    indexer trusts its own writes), so readers during a long run do not check the file again."""
+    with store.db:
+        yield
+    store.record_whole()
 
 
 def _run(root, store, embedder, reembed, config, summary, progress, note, batch) -> None:

@@ -30,7 +30,7 @@ from .embedders import MINILM, choose
 from .embedders.base import Embedder
 from .errors import NoIndexYet, TachikomaError
 from .globs import name_or_path_matches
-from .store import Store
+from .store import Store, index_error
 from .tags import Tags
 
 DAY = 86400.0
@@ -376,17 +376,23 @@ def load_vectors(store: Store, dim: int, generation: int) -> tuple[np.ndarray, n
 def _write_vector_cache(folder: Path, generation: int, ids: np.ndarray, matrix: np.ndarray,
                         ids_file: Path, matrix_file: Path) -> None:
     """Best effort: a read-only or full disk only costs speed, never a search."""
+    temp = None
     try:
         for target, array in ((matrix_file, matrix), (ids_file, ids)):
             temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
             with open(temp, "wb") as out:
                 np.save(out, array)
             os.replace(temp, target)
+            temp = None
         for old in folder.glob(VECTOR_CACHE.format(generation="*", part="*")):
             if not old.name.startswith(f"vectors-{generation}."):
                 old.unlink(missing_ok=True)
     except OSError:
-        pass
+        if temp is not None:  # a full disk: leave no half-written copy to fill it further
+            try:
+                temp.unlink(missing_ok=True)
+            except OSError:
+                pass
 
 
 class Searcher:
@@ -478,6 +484,8 @@ class Searcher:
             answer, hidden = self._rank_existing(snap, qvec, limit, config, filters, now, keyword, floor, words,
                                                  coverage, windows)
             details = self.store.chunk_details([int(snap.chunk_ids[i]) for i in answer["positions"]])
+        except sqlite3.DatabaseError as exc:  # the keyword queries read the index outside the Store's methods
+            raise index_error(self.store.path, exc) from exc
         finally:
             if began:
                 db.execute("COMMIT")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import shutil
 import sqlite3
 import time
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import index_check
 from .errors import IndexDamaged, NoIndexYet, TachikomaError
 
 SCHEMA_VERSION = 3
@@ -98,15 +100,40 @@ def damaged(path: Path, reason: str) -> IndexDamaged:
                         "to rebuild it from the memory files")
 
 
+#: Less free space than this where the index lives, and an I/O failure is put down to a full disk:
+#: opening the index needs room for its shared-memory file (32 KB) and write-ahead log.
+LOW_SPACE_BYTES = 1 << 20
+
+
+def disk_full(folder: Path) -> str | None:
+    """"the disk is full (12 KB free)" when the file system holding `folder` is (nearly) full, else None."""
+    try:
+        free = shutil.disk_usage(folder).free
+    except OSError:
+        return None
+    return f"the disk is full ({free // 1024:,} KB free)" if free < LOW_SPACE_BYTES else None
+
+
 def index_error(path: Path, exc: sqlite3.Error) -> TachikomaError:
     """A one-line error for an SQLite failure on the index at `path`: busy, read-only,
     full disk and I/O failures say so; anything else means the file is damaged."""
     reason = " ".join(str(exc).split()) or type(exc).__name__
     lowered = reason.lower()
+    if isinstance(exc, sqlite3.OperationalError) and ("full" in lowered or "i/o error" in lowered
+                                                      or "unable to open" in lowered):
+        full = disk_full(Path(path).parent)
+        if full:  # SQLite says "disk I/O error" when it cannot even make its shared-memory file
+            if "full" in lowered:
+                return TachikomaError(f"cannot write the index {path}: {full}; free some space and try again")
+            return TachikomaError(f"cannot open the index {path}: {full} ({reason}); free some space and try again")
     if isinstance(exc, sqlite3.OperationalError):
         if "locked" in lowered or "busy" in lowered:
             return TachikomaError(f"the index {path} is busy (another process is writing it): try again")
         if "readonly" in lowered or "read-only" in lowered:
+            if os.path.exists(f"{path}-journal"):
+                # Left by a write that did not finish: a reader cannot roll it back, and the folder is
+                # not read-only for all that. (The index uses a write-ahead log, never this journal.)
+                return damaged(path, f"a leftover {Path(path).name}-journal from a write that did not finish")
             return TachikomaError(f"cannot write the index {path}: it or its folder is read-only")
         if "full" in lowered:
             return TachikomaError(f"cannot write the index {path}: the disk is full")
@@ -168,8 +195,12 @@ class Store:
 
     def __init__(self, path: Path, readonly: bool = False):
         self.path = Path(path)
+        self.readonly = readonly
+        self._created = False
         if readonly and not self.path.exists():
             raise NoIndexYet(f"no index yet at {self.path}: run `tachikoma index` first")
+        if self.path.is_dir():
+            raise damaged(self.path, "it is a folder, not a file")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -199,10 +230,19 @@ class Store:
             self.db.execute("PRAGMA foreign_keys = ON")
             self.db.execute("SELECT count(*) FROM sqlite_master").fetchone()  # the first read opens the file
             self._migrate(readonly)
+            self._check_whole()
             self._identity = self._file_identity()
         except BaseException:
             self.db.close()
             raise
+
+    def _check_whole(self) -> None:
+        """Raise IndexDamaged when the file is not whole (`index_check`: a full check only when the
+        file is in a state no check has passed, so not on every search)."""
+        if self._created:
+            return
+        dim = self.get_meta("dim")
+        index_check.ensure_whole(self.db, self.path, int(dim) * 4 if dim and dim.isdigit() else None, damaged)
 
     def _file_identity(self) -> tuple[int, int] | None:
         try:
@@ -226,6 +266,7 @@ class Store:
         if version is None:
             if readonly:
                 raise NoIndexYet(f"no index yet at {self.path}: run `tachikoma index` first")
+            self._created = True
             with self.db:
                 self.db.executescript(SCHEMA)
                 self.set_meta("schema_version", str(SCHEMA_VERSION))
@@ -251,6 +292,13 @@ class Store:
 
     def close(self) -> None:
         self.db.close()
+        self.record_whole()
+
+    def record_whole(self) -> None:
+        """Record the file's state as whole (`index_check`) after this writer's own writes, so the
+        next reader does not check it again; nothing for a read-only store or a replaced file."""
+        if not self.readonly and self._identity is not None and self._file_identity() == self._identity:
+            index_check.record(self.path)
 
     def __enter__(self) -> "Store":
         return self
@@ -362,8 +410,12 @@ class Store:
         ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
         file_ids = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
         blob = b"".join(r[2] for r in rows)
+        if len(blob) != len(rows) * dim * 4:
+            raise ValueError(f"{len(blob):,} bytes of vectors for {len(rows):,} chunks of {dim} dimensions")
         matrix = np.frombuffer(blob, dtype=np.float32).reshape(len(rows), dim) if rows else \
             np.empty((0, dim), dtype=np.float32)
+        if not np.isfinite(matrix).all():  # garbage bytes read as floats: NaN and inf rank nothing sensibly
+            raise ValueError("a vector holds NaN or infinity")
         return ids, file_ids, matrix
 
     @_guarded()

@@ -36,6 +36,7 @@ selection: it is not memory.
 from __future__ import annotations
 
 import base64
+import errno
 import functools
 import hashlib
 import io
@@ -56,7 +57,7 @@ from .errors import TachikomaError
 from .frontmatter import read_front_matter, read_head, remove_keys, set_keys, split
 from .globs import pattern_matches as _pattern_matches
 from .gitutil import Blob
-from .memory import TAG_FILE, PathOutsideMemory, cache_dir, kind_of, open_regular, safe_path, walk
+from .memory import TAG_FILE, PathOutsideMemory, cache_dir, kind_of, open_regular, printable, safe_path, walk
 from .reader import BINARY_SNIFF_BYTES, unreadable_reason
 from .tags import DEFAULTS_TEXT, EVERGREEN, UNTAGGED, WRITABLE_KEYS, InvalidTagValue, Tags, check_value, normalise_value
 
@@ -654,7 +655,13 @@ def recover(root: Path, lock_timeout: float = 120) -> "Applied | None":
 
 def _save_journal(root: Path, action: tuple[str, str], commit: bool, changes: list[Change]) -> str:
     entries = [{k: v for k, v in asdict(c).items() if k != "current"} for c in changes]
-    return journal.add(root, {"action": list(action), "commit": commit, "changes": entries})
+    try:
+        return journal.add(root, {"action": list(action), "commit": commit, "changes": entries})
+    except OSError as exc:  # a full disk, a read-only .cache: before any file was touched
+        why = f"{exc.strerror or exc}: the disk is full" if exc.errno == errno.ENOSPC else (exc.strerror or str(exc))
+        names = ", ".join(printable(c.path) for c in changes[:3]) + (", …" if len(changes) > 3 else "")
+        raise TachikomaError(f"cannot write {printable(str(journal.path(root)))} ({why}); nothing was changed "
+                             f"({names} not tagged)") from None
 
 
 def finish_pending(root: Path) -> "Applied | None":

@@ -1,12 +1,22 @@
 """Issue 16, items 11-13: a damaged index, a full disk and a memory the watcher cannot write are
 each detected and said in one line that tells what to do, by every command that meets them."""
 
+import errno
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import sqlite3
 import time
+from pathlib import Path
 
 import pytest
 
 from tachikoma import indexer, memory as mem
 from tachikoma.config import load_config
+from tachikoma.errors import TachikomaError
 from tachikoma.mcp_server import MemoryTools, answer_text
 from tachikoma.watcher import Reindexer
 
@@ -63,3 +73,267 @@ def test_mcp_stats_and_search_freshness_report_the_failed_watch_run(indexed):
         assert "the index is not kept up to date: cannot take the index lock" in answer_text(answer)
     finally:
         tools.close()
+
+
+# --------------------------------------------------------------------------- 11: a damaged index
+
+
+@pytest.fixture
+def big_indexed(tmp_path):
+    """An index of many pages, so damage can land in the middle of it."""
+    root = tmp_path / "memory"
+    for i in range(80):
+        note(root, f"n{i:02}.md", f"# Note {i}\n\n" + " ".join(f"word{(i * 7 + j) % 500}" for j in range(300)) + "\n")
+    indexer.run(root, embedder_name="hash")
+    return root
+
+
+def scribble_middle(path):
+    """Random bytes over part of every third page in the middle of the file (seeded)."""
+    rng = random.Random(7)
+    size = path.stat().st_size
+    with open(path, "r+b") as out:
+        for page in range(2, size // 4096 - 1, 3):
+            out.seek(page * 4096 + 100)
+            out.write(rng.randbytes(2000))
+
+
+def overwrite_tail(path):
+    rng = random.Random(8)
+    with open(path, "r+b") as out:
+        out.seek(path.stat().st_size - 4096)
+        out.write(rng.randbytes(4096))
+
+
+def cut_vectors(path):
+    db = sqlite3.connect(path)  # as the sqlite3 shell would: not through tachikoma
+    with db:
+        db.execute("UPDATE chunks SET vector = substr(vector, 1, 1)")
+    db.close()
+
+
+def folder_instead(path):
+    path.unlink()
+    path.mkdir()
+
+
+def stale_journal(path):
+    rng = random.Random(9)
+    Path(f"{path}-journal").write_bytes(b"\xd9\xd5\x05\xf9\x20\xa1\x63\xd7" + rng.randbytes(5000))
+
+
+DAMAGES = {"middle-pages": scribble_middle, "last-4kb": overwrite_tail, "vectors-cut": cut_vectors,
+           "folder": folder_instead, "stale-journal": stale_journal}
+
+
+def assert_damage_advice(message: str, root) -> None:
+    assert "\n" not in message
+    assert message.startswith(f"the index {mem.index_path(root)} is damaged (")
+    assert message.endswith(f"delete {root / mem.CACHE_DIR} and run `tachikoma index` to rebuild it from the memory "
+                            "files"), message
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGES))
+def test_every_reader_of_a_damaged_index_says_so_with_the_advice(big_indexed, damage):
+    from app import create_app
+    from tachikoma import stats
+    from tachikoma.search import Searcher
+
+    root = big_indexed
+    for stale in (root / mem.CACHE_DIR).glob("vectors-*"):
+        stale.unlink()
+    DAMAGES[damage](mem.index_path(root))
+    with pytest.raises(TachikomaError) as caught:
+        Searcher(root).search("word12 word40")
+    assert_damage_advice(str(caught.value), root)
+    assert_damage_advice(stats.report(root)["index"]["note"], root)
+    tools = MemoryTools(root, watch=False)
+    try:
+        with pytest.raises(TachikomaError) as caught:
+            tools.search("word12")
+        assert_damage_advice(str(caught.value), root)
+        assert_damage_advice(tools.stats()["index"]["note"], root)
+    finally:
+        tools.close()
+    client = create_app(memory=root, port=5000).test_client()
+    page = client.get("/coverage", base_url="http://127.0.0.1:5000").get_data(as_text=True)
+    assert f"delete {root / mem.CACHE_DIR} and run" in page
+    if damage == "stale-journal":
+        # The indexer opens the index for writing, which lets SQLite deal with the journal: it repairs.
+        indexer.run(root)
+        assert Searcher(root).search("word12")["results"]
+        return
+    with pytest.raises(TachikomaError) as caught:
+        indexer.run(root)  # said "0 changed" over a truncated index or cut vectors
+    assert_damage_advice(str(caught.value), root)
+
+
+def test_the_full_check_runs_once_per_state_of_the_index(big_indexed, monkeypatch):
+    from tachikoma import index_check
+    from tachikoma.search import Searcher
+
+    root = big_indexed
+    checks = []
+    real = index_check.problem
+    monkeypatch.setattr(index_check, "problem", lambda *a: checks.append(1) or real(*a))
+    for _ in range(3):
+        Searcher(root).search("word12")
+    assert checks == []  # the indexer recorded the state its own writes left
+    index_check.forget(mem.index_path(root))
+    for _ in range(3):
+        Searcher(root).search("word12")
+    assert checks == [1]
+    note(root, "new.md")
+    indexer.run(root, embedder_name="hash")
+    Searcher(root).search("word12")
+    assert checks == [1]
+
+
+def test_vectors_of_nan_are_damage_when_loaded(big_indexed):
+    from tachikoma import index_check
+    from tachikoma.search import Searcher
+
+    root = big_indexed
+    path = mem.index_path(root)
+    for stale in (root / mem.CACHE_DIR).glob("vectors-*"):
+        stale.unlink()
+    db = sqlite3.connect(path)
+    with db:
+        dim = int(db.execute("SELECT value FROM meta WHERE key = 'dim'").fetchone()[0])
+        db.execute("UPDATE chunks SET vector = ? WHERE id = (SELECT min(id) FROM chunks)",
+                   (bytes.fromhex("0000c07f") * dim,))  # NaN, the right size: the full check passes it
+    db.close()
+    index_check.record(path)  # damage that keeps the file's stamp (bits rotting on the disk)
+    with pytest.raises(TachikomaError) as caught:
+        Searcher(root).search("word12")
+    assert_damage_advice(str(caught.value), root)
+    assert "NaN" in str(caught.value)
+
+
+def test_readers_during_an_index_run_do_not_check_the_file_again(big_indexed, monkeypatch):
+    """The indexer records the state each batch leaves: the dashboard polling during a long run
+    must not make a full check (seconds on a large index) at every poll."""
+    from tachikoma import index_check
+
+    root = big_indexed
+    for i in range(12):
+        note(root, f"more/m{i:02}.md", f"# More {i}\n\nother words {i}\n")
+    monkeypatch.setattr(indexer, "BATCH_CHUNKS", 2)
+    checks, seen = [], []
+    real = index_check.problem
+    monkeypatch.setattr(index_check, "problem", lambda *a: checks.append(1) or real(*a))
+
+    def poll(done, total, _note):
+        seen.append(indexer.freshness(root)["state"])
+
+    indexer.run(root, progress=poll)
+    assert len(seen) > 5 and set(seen) == {"incomplete"}
+    assert checks == []
+
+
+# --------------------------------------------------------------------------- 12: a full disk
+
+
+def fill(folder):
+    """Write a filler file until the file system holding `folder` has no room left."""
+    with open(folder / "filler", "wb", buffering=0) as out:
+        try:
+            while True:
+                out.write(b"\0" * 4096)
+        except OSError as exc:
+            assert exc.errno == errno.ENOSPC
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A real 4 MB file system (tmpfs), when this test runs as root on Linux; skipped elsewhere."""
+    if sys.platform != "linux" or os.geteuid() != 0 or not shutil.which("mount"):
+        pytest.skip("mounting a small file system needs root on Linux")
+    mount_point = tmp_path / "disk"
+    mount_point.mkdir()
+    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mount_point)],
+                          capture_output=True, text=True)
+    if made.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {made.stderr.strip()}")
+    yield mount_point
+    subprocess.run(["umount", "-l", str(mount_point)], check=False)
+
+
+def test_a_full_disk_is_named_by_search_stats_mcp_and_tag(small_disk):
+    from tachikoma import stats, tagging
+    from tachikoma.search import Searcher
+
+    root = small_disk / "memory"
+    note(root, "cats.md", "---\ntrust: owner\n---\n# cats\nsome words about cats\n")
+    indexer.run(root, embedder_name="hash")
+    before = (root / "cats.md").read_bytes()
+    fill(small_disk)
+    full = f"cannot open the index {mem.index_path(root)}: the disk is full ("
+    with pytest.raises(TachikomaError, match=re.escape(full)):
+        Searcher(root).search("cats")
+    assert stats.report(root)["index"]["note"].startswith(full)
+    tools = MemoryTools(root, watch=False)
+    try:
+        with pytest.raises(TachikomaError, match=re.escape(full)):
+            tools.search("cats")
+    finally:
+        tools.close()
+    plan = tagging.plan(root, {"trust": "self"}, tagging.Selector(paths={"cats.md"}), overwrite=True)
+    with pytest.raises(TachikomaError) as caught:
+        tagging.apply(root, plan, commit=False)  # said only "No space left on device"
+    assert str(caught.value) == (f"cannot write {root / mem.CACHE_DIR / 'tagging-journal.json'} (No space left on "
+                                 "device: the disk is full); nothing was changed (cats.md not tagged)")
+    assert (root / "cats.md").read_bytes() == before
+    assert not [p.name for p in (root / mem.CACHE_DIR).iterdir() if p.name.endswith(".tmp")]
+
+
+def test_an_io_error_on_a_nearly_full_disk_says_the_disk_is_full(tmp_path, monkeypatch):
+    """Where no small file system can be mounted: the same verdict, with the free space faked."""
+    import shutil as real_shutil
+    from tachikoma import store
+
+    path = tmp_path / ".cache" / "index.db"
+    monkeypatch.setattr(store.shutil, "disk_usage", lambda _folder: real_shutil._ntuple_diskusage(10**9, 10**9 - 4096, 4096))
+    message = str(store.index_error(path, sqlite3.OperationalError("disk I/O error")))
+    assert message == (f"cannot open the index {path}: the disk is full (4 KB free) (disk I/O error); free some "
+                       "space and try again")
+    message = str(store.index_error(path, sqlite3.OperationalError("database or disk is full")))
+    assert message == f"cannot write the index {path}: the disk is full (4 KB free); free some space and try again"
+    monkeypatch.setattr(store.shutil, "disk_usage", lambda _folder: real_shutil._ntuple_diskusage(10**9, 0, 10**9))
+    assert str(store.index_error(path, sqlite3.OperationalError("disk I/O error"))) == \
+        f"cannot open the index {path} (disk I/O error)"
+
+
+def test_tag_on_a_full_disk_names_the_file_and_changes_nothing(tmp_path, monkeypatch):
+    from tachikoma import journal, tagging
+
+    root = tmp_path / "memory"
+    note(root, "cats.md", "---\ntrust: owner\n---\n# cats\n")
+    before = (root / "cats.md").read_bytes()
+    plan = tagging.plan(root, {"trust": "self"}, tagging.Selector(paths={"cats.md"}), overwrite=True)
+
+    def no_space(path, *_args, **_kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(journal, "atomic_write_text", no_space)
+    with pytest.raises(TachikomaError, match=r"tagging-journal\.json \(No space left on device: the disk is full\); "
+                                             r"nothing was changed \(cats\.md not tagged\)"):
+        tagging.apply(root, plan, commit=False)
+    assert (root / "cats.md").read_bytes() == before
+
+
+def test_damage_the_full_check_cannot_see_is_said_when_the_keyword_index_meets_it(big_indexed):
+    """quick_check does not read FTS5's own tables: a search meeting them broken says so in one line
+    (the MCP tool and the dashboard turned the raw sqlite3 error into an internal error)."""
+    from tachikoma.search import Searcher
+
+    root = big_indexed
+    db = sqlite3.connect(mem.index_path(root))
+    with db:
+        db.execute("DELETE FROM chunks_fts_data WHERE id > 10")
+    db.close()
+    for search in (lambda: Searcher(root).search("word12 word40"),
+                   lambda: MemoryTools(root, watch=False).search("word12 word40")):
+        with pytest.raises(TachikomaError) as caught:
+            search()
+        assert_damage_advice(str(caught.value), root)
