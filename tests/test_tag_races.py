@@ -97,7 +97,9 @@ def test_lines_written_while_tag_rewrites_the_note_are_all_kept(tmp_path, how):
     missing = sorted(set(written) - set(kept))
     assert missing == [], f"{len(missing)} of {len(written)} lines lost: {missing[:5]}; skipped {skipped}"
     assert kept == written, "lines kept in the order written"
-    assert all("changing while being tagged" in reason for _, reason in skipped), skipped
+    # A run may skip the note, with a reason; an editor's save may also put the old tags back under the plan.
+    expected = ("kept changing while being tagged", "changed since the plan was made")
+    assert [r for _, r in skipped if not r.startswith(expected)] == []
 
 
 def test_a_line_appended_during_the_copy_is_not_overwritten(tmp_path, monkeypatch):
