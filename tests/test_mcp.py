@@ -243,7 +243,7 @@ def test_remember_writes_commits_and_indexes_at_once_without_overwriting(mem):
     assert not error, message
     assert data["path"] == "notes/ops/staging-db-password-rotation.md"
     written = (mem / data["path"]).read_text()
-    assert written.endswith("---\n\n" + text)  # the body byte for byte
+    assert written.endswith("---\n\n# Staging DB: password rotation\n\n" + text)  # the title, the text byte for byte
     head = written.split("---\n")[1]
     assert "title: 'Staging DB: password rotation'" in head
     assert "trust: self" in head and "confidence: high" in head and "source: chat with Priya" in head

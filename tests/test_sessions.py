@@ -48,7 +48,8 @@ def chunks_of(root: Path, rel: str) -> list[str]:
 
 def test_session_folder_is_indexed_with_context_and_tool_lines(sessions):
     summary = indexer.run(sessions, embedder=CountingEmbedder())
-    assert summary.files == 9 and summary.skipped == 1  # the data file yields nothing
+    assert summary.files == 8 and summary.skipped == 1  # the data file yields nothing
+    assert summary.data_files == 1  # and is counted apart: it is not memory (as stats counts)
     chunks = chunks_of(sessions, CLAUDE)
     assert len(chunks) == 3
     assert chunks[0].startswith("Claude Code session 5c1e7a90 · ~/code/tachikoma · branch sessions · "
@@ -70,7 +71,7 @@ def test_stats_reports_each_problem_once_with_its_kind(sessions):
     before = stats.report(sessions)["problems"]
     assert before == [{"path": "not-a-transcript/prices.jsonl", "kind": "not-a-transcript",
                        "reason": "not a transcript: no line is a message of a known format; not indexed, and not "
-                                 "tagged by default"}]
+                                 "tagged"}]
     (sessions / "openclaw/agents/main/sessions/empty-run.jsonl").write_text(
         json.dumps({"type": "session", "version": 3, "id": "s2", "cwd": "/w"}) + "\n")
     indexer.run(sessions, embedder=CountingEmbedder())

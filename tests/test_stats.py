@@ -83,7 +83,7 @@ def test_crafted_folder_counts(crafted):
     assert not any(p["path"].startswith("notes/h.md") for p in result["problems"])
     assert [p for p in result["problems"] if p["path"].endswith(".jsonl") and p["path"] != TAG_FILE] == [
         {"path": "2026-03/s4.jsonl", "kind": "not-a-transcript",
-         "reason": "not a transcript: no line is a message of a known format; not indexed, and not tagged by default"}]
+         "reason": "not a transcript: no line is a message of a known format; not indexed, and not tagged"}]
 
 
 def test_keys_are_exactly_the_documented_shape(crafted):
