@@ -231,9 +231,9 @@ def keyword_scores(snap: "Snapshot", matches: list[tuple[int, float]]) -> np.nda
 def relevance_floor(embedder_name: str) -> float:
     """The default `min_score` for an embedder: measured for MiniLM, none (0) for the others.
 
-    0.41 with the keyword floor says "no good match" to about 80% of LoCoMo's
+    0.41 with the keyword floor says "no good match" to 84% of LoCoMo's
     questions about other conversations and to all nonsense queries, at a cost
-    of about 0.01 session R@5 on the answerable ones (`tachikoma eval
+    of 0.011 session R@5 on the answerable ones (conversations 0-1, `tachikoma eval
     abstention`, docs/evaluation.md). Cosines of other models live on other
     scales, so they get no floor until measured.
     """
