@@ -126,4 +126,4 @@ def no_match_reason(answer: dict) -> str:
         return f"nothing reaches the relevance floor (min_score {answer['min_score']:g})"
     return (f"nothing is close enough in meaning (best {match['best_vector_similarity']:.2f}, floor "
             f"{match['min_score']:g}) and no passage holds most of the query's words (best "
-            f"{match['best_keyword_coverage']:.0%}, needs {match['keyword_floor']:.0%})")
+            f"{match.get('best_keyword_coverage') or 0.0:.0%}, needs {match['keyword_floor']:.0%})")

@@ -10,11 +10,12 @@ text). `printable` shows a name safely in a terminal.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from .documents import SUFFIX_KIND
+from .documents import SUFFIX_KIND, TRANSCRIPT
 from .errors import TachikomaError
 from .humanize import plural
 
@@ -60,9 +61,16 @@ def index_path(root: Path) -> Path:
     return root / CACHE_DIR / INDEX_NAME
 
 
+#: OpenClaw archives a session it resets as ``<session-id>.jsonl.reset.<timestamp>``: still a session.
+_RESET_ARCHIVE = re.compile(r"\.jsonl\.reset\.[^/]+$", re.IGNORECASE)
+
+
 def kind_of(rel_path: str) -> str | None:
-    """"markdown", "transcript" or None for a relative path."""
-    return SUFFIX_KIND.get(PurePosixPath(rel_path).suffix.lower())
+    """"markdown", "transcript" or None for a relative path (a reset session's archive is a transcript)."""
+    kind = SUFFIX_KIND.get(PurePosixPath(rel_path).suffix.lower())
+    if kind is None and _RESET_ARCHIVE.search(rel_path):
+        return TRANSCRIPT
+    return kind
 
 
 #: Unicode categories that hide or fake what a name says: control (newline, ESC), format (a right-to-left

@@ -132,31 +132,34 @@ def supersessions(similarity: np.ndarray, vectors: np.ndarray, dates: np.ndarray
     return np.where(ok.any(axis=1), best, -1).astype(np.int64)
 
 
-def match_evidence(vector: np.ndarray, coverage: np.ndarray, mask: np.ndarray, min_score: float,
+def match_evidence(vector: np.ndarray, coverage, mask: np.ndarray, min_score: float,
                    keyword_floor: float) -> dict:
     """Whether an answer has a good match at all: one decision for the whole answer, never a cut per chunk.
 
     It has one when some allowed chunk (`mask`) is close enough in meaning
     (vector cosine at least `min_score`) or holds enough of the query's words,
-    weighted by rarity (keyword `coverage` at least `keyword_floor`): an
+    weighted by rarity (keyword coverage at least `keyword_floor`): an
     identifier or a date means little to an embedder but is plain to keywords.
     Otherwise the answer is "no good match". Either way no result is removed
     for its own low cosine, so a chunk the keyword side ranks first is never
-    hidden from an answer. `answered_by` is "meaning", "keywords" or None.
+    hidden from an answer. `coverage` is the (N,) array or a function giving
+    it, called only when meaning alone does not decide (None: no keyword
+    evidence). `answered_by` is "meaning", "keywords" or None;
+    `best_keyword_coverage` is None when it was not needed.
     """
     allowed = np.asarray(mask, dtype=bool)
-    best_vector = float(np.max(vector[allowed])) if allowed.any() else 0.0
-    best_coverage = float(np.max(coverage[allowed])) if allowed.any() else 0.0
+    out = {"answered_by": None, "best_vector_similarity": float(np.max(vector[allowed])) if allowed.any() else 0.0,
+           "best_keyword_coverage": None, "min_score": float(min_score), "keyword_floor": float(keyword_floor)}
     if not allowed.any():
-        by = None
-    elif best_vector >= min_score:
-        by = "meaning"
-    elif best_coverage >= keyword_floor:
-        by = "keywords"
-    else:
-        by = None
-    return {"answered_by": by, "best_vector_similarity": best_vector, "best_keyword_coverage": best_coverage,
-            "min_score": float(min_score), "keyword_floor": float(keyword_floor)}
+        return out
+    if out["best_vector_similarity"] >= min_score:
+        out["answered_by"] = "meaning"
+        return out
+    values = coverage() if callable(coverage) else coverage
+    out["best_keyword_coverage"] = float(np.max(values[allowed])) if values is not None else 0.0
+    if out["best_keyword_coverage"] >= keyword_floor:
+        out["answered_by"] = "keywords"
+    return out
 
 
 def file_weights(trust: np.ndarray, confidence: np.ndarray, age_days: np.ndarray, cfg: RankingConfig) -> np.ndarray:

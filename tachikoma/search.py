@@ -115,7 +115,7 @@ def keyword_expression(terms: list[str]) -> str:
 
 
 def keyword_terms(db: sqlite3.Connection, query: str, total_chunks: int,
-                  postings: int = KEYWORD_POSTINGS) -> list[str]:
+                  postings: int = KEYWORD_POSTINGS, counts: dict[str, int] | None = None) -> list[str]:
     """The words of `query` that keyword search uses, rarest first.
 
     English function words (`STOPWORDS`) are left out. Each other word's
@@ -123,7 +123,7 @@ def keyword_terms(db: sqlite3.Connection, query: str, total_chunks: int,
     half of the chunks are left out too (except in a memory of one chunk):
     FTS5 gives them no BM25 weight, so they would only add matches scored
     zero. The rest are used rarest first while their frequencies fit the
-    `postings` budget.
+    `postings` budget. `counts`, when given, gets each word's count (capped past half of the chunks).
     """
     terms = query_terms(query, skip=STOPWORDS)
     if not terms or total_chunks <= 0:
@@ -133,6 +133,8 @@ def keyword_terms(db: sqlite3.Connection, query: str, total_chunks: int,
     for term in terms:
         count = db.execute("SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)",
                            (quote_term(term), ceiling + 1)).fetchone()[0]
+        if counts is not None:
+            counts[term] = count
         if 0 < count <= ceiling:
             frequencies.append((count, term))
     kept, used = [], 0
@@ -161,31 +163,6 @@ def keyword_search(db: sqlite3.Connection, query: str, total_chunks: int, limit:
     return [(int(r[0]), float(r[1])) for r in db.execute(sql, args)]
 
 
-def holding_every_term(db: sqlite3.Connection, query: str, snap: "Snapshot") -> np.ndarray:
-    """(N,) bool: the chunks that hold every word of `query` (function words aside), as the keyword
-    index reads them.
-
-    Such a chunk passes the relevance floor whatever its vector similarity:
-    MiniLM gives an identifier ("88-1234", "CN-1041", "92 °C") a cosine far
-    below the floor even in the one note that holds it, and the answer said
-    "no good match". Made-up words match no chunk, and a question about
-    someone else's life rarely has all its words in one chunk (3 of 4,014 on
-    LoCoMo, `tachikoma eval abstention`).
-    """
-    found = np.zeros(len(snap.chunk_ids), dtype=bool)
-    terms = query_terms(query, skip=STOPWORDS)
-    if not terms or not len(snap.chunk_ids):
-        return found
-    # At most `KEYWORD_POSTINGS` of them, as for the keyword search: words that common prove nothing.
-    rows = db.execute("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?",
-                      (" AND ".join(quote_term(t) for t in terms), KEYWORD_POSTINGS)).fetchall()
-    if rows:
-        ids = np.array([r[0] for r in rows], dtype=np.int64)
-        pos = np.minimum(np.searchsorted(snap.chunk_ids, ids), len(snap.chunk_ids) - 1)
-        found[pos[snap.chunk_ids[pos] == ids]] = True  # a chunk written after the snapshot is ignored
-    return found
-
-
 def words_held(db: sqlite3.Connection, query: str, chunk_ids: np.ndarray) -> np.ndarray:
     """(len(chunk_ids), query words) bool: which words of `query` (function words aside) each chunk
     holds, as the keyword index reads them (stemmed: "runs" holds "run"). One lookup per word,
@@ -203,25 +180,34 @@ def words_held(db: sqlite3.Connection, query: str, chunk_ids: np.ndarray) -> np.
     return held
 
 
+#: Keyword coverage is read for the best keyword matches only (the same number as the search's own
+#: `keyword_candidates` default): the chunk holding most of the query's rare words is among BM25's first.
+COVERAGE_CANDIDATES = 200
+
+
 def keyword_coverage(db: sqlite3.Connection, query: str, snap: "Snapshot",
-                     matches: list[tuple[int, float]]) -> np.ndarray:
+                     matches: list[tuple[int, float]], counts: dict[str, int] | None = None) -> np.ndarray:
     """(N,) the share of the query's words (function words aside) each keyword match holds, each word
     weighted by its rarity in the memory (BM25's idf: a word found nowhere weighs most); 0 elsewhere.
 
     Unlike the keyword score, which is relative (the query's best match is 1
     however poor), this is absolute: a question about someone the memory never
     mentions leaves that name's weight out of every chunk, while an identifier
-    or a date that a note holds covers the whole query."""
+    or a date that a note holds covers the whole query. Read for the first
+    `COVERAGE_CANDIDATES` matches; `counts` are `keyword_terms`' word counts
+    (each word is counted here otherwise)."""
     coverage = np.zeros(len(snap.chunk_ids))
     terms = query_terms(query, skip=STOPWORDS)
     total = len(snap.chunk_ids)
     if not terms or not matches or not total:
         return coverage
-    ids = np.array([m[0] for m in matches], dtype=np.int64)
-    cap = min(total, KEYWORD_POSTINGS)
-    df = np.array([db.execute("SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)",
-                              (quote_term(t), cap)).fetchone()[0] for t in terms], dtype=np.float64)
-    df = np.where(df >= cap, np.maximum(df, total / 2), df)  # past the cap: a common word, weighed as one
+    ids = np.array([m[0] for m in matches[:COVERAGE_CANDIDATES]], dtype=np.int64)
+    cap = min(max(total // 2, 1), KEYWORD_POSTINGS)
+    if counts is None:
+        counts = {t: db.execute("SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)",
+                                (quote_term(t), cap + 1)).fetchone()[0] for t in terms}
+    df = np.array([counts.get(t, 0) for t in terms], dtype=np.float64)
+    df = np.where(df > cap, np.maximum(df, total / 2), df)  # past the cap: a common word, weighed as one
     idf = np.log((total - df + 0.5) / (df + 0.5) + 1.0)
     share = words_held(db, query, ids).astype(np.float64) @ idf / idf.sum()
     pos = np.minimum(np.searchsorted(snap.chunk_ids, ids), total - 1)
@@ -245,9 +231,9 @@ def keyword_scores(snap: "Snapshot", matches: list[tuple[int, float]]) -> np.nda
 def relevance_floor(embedder_name: str) -> float:
     """The default `min_score` for an embedder: measured for MiniLM, none (0) for the others.
 
-    0.41 with the keyword floor says "no good match" to about 80% of LoCoMo's
+    0.41 with the keyword floor says "no good match" to 84% of LoCoMo's
     questions about other conversations and to all nonsense queries, at a cost
-    of about 0.01 session R@5 on the answerable ones (`tachikoma eval
+    of 0.011 session R@5 on the answerable ones (conversations 0-1, `tachikoma eval
     abstention`, docs/evaluation.md). Cosines of other models live on other
     scales, so they get no floor until measured.
     """
@@ -476,10 +462,11 @@ class Searcher:
             db.execute("BEGIN")
         try:
             snap = self.snapshot()
-            keywords = keyword_terms(db, query, len(snap.chunk_ids))
+            counts: dict[str, int] = {}
+            keywords = keyword_terms(db, query, len(snap.chunk_ids), counts=counts)
             matches = keyword_search(db, query, len(snap.chunk_ids), config.search.keyword_candidates, terms=keywords)
             keyword = keyword_scores(snap, matches)
-            coverage = keyword_coverage(db, query, snap, matches) if floor > 0 else None
+            coverage = lambda: keyword_coverage(db, query, snap, matches, counts)  # noqa: E731 (only if needed)
             words = lambda ids: words_held(db, query, ids)  # noqa: E731
             answer, hidden = self._rank_existing(snap, qvec, limit, config, filters, now, keyword, floor, words,
                                                  coverage, windows)
@@ -578,7 +565,7 @@ def _supersede(snap: Snapshot, similarity, file_weight, rec, mask, evergreen, ru
 def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
                   filters: Filters | None = None, now: datetime | None = None,
                   keyword: np.ndarray | None = None, min_score: float = 0.0,
-                  exclude: np.ndarray | None = None, words=None, coverage: np.ndarray | None = None,
+                  exclude: np.ndarray | None = None, words=None, coverage=None,
                   keyword_floor: float = KEYWORD_FLOOR, windows=()) -> dict:
     """Score all chunks of a snapshot against a query vector; explain the top `limit`.
 
@@ -587,7 +574,8 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
     query are left out, as are the chunks of files flagged in `exclude` (F,).
     The relevance floor decides for the whole answer (`ranking.match_evidence`,
     returned as ``match``): no chunk reaching `min_score` in meaning, nor
-    `keyword_floor` in keyword `coverage` (`keyword_coverage`; None: 0), means
+    `keyword_floor` in keyword `coverage` (`keyword_coverage`, or a function
+    giving it, called only when meaning does not decide; None: 0), means
     no results at all; otherwise no result is removed for its own low cosine.
     `words(chunk ids)` → (chunks × query words) bool tells knowledge updates
     which query words a candidate holds (`words_held`); None leaves the word conditions out.
@@ -617,8 +605,7 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
         extra = filters.mask(snap)
         if extra is not None:
             mask &= extra
-    match = ranking.match_evidence(vector, np.zeros(vector.shape[0]) if coverage is None else coverage, mask,
-                                   min_score, keyword_floor)
+    match = ranking.match_evidence(vector, coverage, mask, min_score, keyword_floor)
     if match["answered_by"] is None:
         mask = np.zeros_like(mask)
     in_time, nearest = timeq.factor(snap.date, list(windows))

@@ -207,8 +207,9 @@ def test_search_results_are_explained(client):
     text = text_of(html)
     assert "trust: owner" in text and "confidence: high" in text
     assert re.search(r"dated \d{4}-\d\d-\d\d, from (front matter|the date in its path|its last content commit|"
-                     r"the file's modification time) \((today|\d+ days? ago); (the memory's own date|trusted as its last "
-                     r"edit|a weak date)[^)]*\); default rule", text)
+                     r"the commit that imported it with many other files|the file's modification time) "
+                     r"\((today|\d+ days? ago); (the memory's own date|trusted as its last edit[^)]*|a weak date[^)]*)\); "
+                     r"default rule", text)
     for r in answer["results"]:  # each result says when it is from and how that is known
         assert f'title="{r["factors"]["date"]}">{r["factors"]["date"][:10]}, from ' in html
     for name in ("similarity", "trust", "confidence", "recency", "duplicate penalty"):

@@ -152,3 +152,18 @@ def test_an_empty_jsonl_is_a_session_about_to_start_not_a_problem(sessions, caps
     plan = tagging.default_plan(sessions)
     assert empty not in {c.path for c in plan.changes}
     assert any(s.path == empty and s.reason.startswith("empty (a session about to start)") for s in plan.skipped)
+
+
+OPENCLAW = "openclaw/agents/main/sessions/8e2f4c6a-1d3b-4a5c-9e7f-0b2d4f6a8c1e.jsonl"
+
+
+def test_an_openclaw_reset_archive_is_indexed_as_the_session_it_is(sessions):
+    """OpenClaw keeps a session it resets as ``<id>.jsonl.reset.<timestamp>``; in one real folder these
+    archives held the two largest conversations, and they were neither indexed nor reported."""
+    archive = OPENCLAW.replace(".jsonl", ".jsonl.reset.1767225600000")
+    (sessions / OPENCLAW).rename(sessions / archive)
+    (sessions / "notes.jsonl.deleted.1767225600000").write_text("{}\n")  # a deleted one stays out
+    assert mem.kind_of(archive) == "transcript" and mem.kind_of("notes.jsonl.deleted.1767225600000") is None
+    indexer.run(sessions, embedder=CountingEmbedder())
+    chunks = chunks_of(sessions, archive)
+    assert chunks and chunks[0].startswith("OpenClaw session")

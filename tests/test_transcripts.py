@@ -277,3 +277,32 @@ def test_parse_timestamp():
     for bad in ("yesterday", "", None, True, [], "2025-13-01"):
         assert parse_timestamp(bad) is None
     assert parse_timestamp("2025-06-01T10:00:00Z").tzinfo is UTC
+
+
+def test_claude_code_2_1_lines_are_read_without_problems():
+    """Claude Code 2.1 writes permission-mode, ai-title, last-prompt and attachment lines: 11 of 23 real
+    sessions reported them as unknown lines. None is a problem; the generated title names the session
+    (a user's rename wins over it)."""
+    sid = "7d3e9b20-4c1a-4f6e-8a2b-9c0d1e2f3a4b"
+    turn = {"sessionId": sid, "cwd": "/home/ana/code/bakery", "timestamp": "2026-04-02T08:00:00Z"}
+    text = jsonl(
+        {"type": "permission-mode", "permissionMode": "acceptEdits", "sessionId": sid},
+        {"type": "user", "message": {"role": "user", "content": "why does the oven timer reset at midnight?"},
+         "uuid": "u1", **turn},
+        {"type": "attachment", "attachment": {"type": "skill_listing", "content": "- pdf: read PDFs"},
+         "uuid": "a1", "parentUuid": "u1", **turn},
+        {"type": "ai-title", "aiTitle": "Oven timer midnight reset", "sessionId": sid},
+        {"type": "assistant", "message": {"id": "m1", "role": "assistant",
+                                          "content": [{"type": "text", "text": "The timer stores local time."}]},
+         "uuid": "a2", **turn},
+        {"type": "last-prompt", "lastPrompt": "why does the oven timer reset at midnight?", "leafUuid": "a2",
+         "sessionId": sid})
+    result = parse_transcript(text, "claude-code/-home-ana-code-bakery/" + sid + ".jsonl")
+    assert result.format == "claude-code" and result.warnings == []
+    assert spoken(result) == [("user", "why does the oven timer reset at midnight?"),
+                              ("assistant", "The timer stores local time.")]
+    assert all(t.context.endswith(" · “Oven timer midnight reset”") for t in result.turns)
+    renamed = text + jsonl({"type": "custom-title", "customTitle": "Timer bug", "sessionId": sid},
+                           {"type": "ai-title", "aiTitle": "A later generated title", "sessionId": sid})
+    result = parse_transcript(renamed, "claude-code/-home-ana-code-bakery/" + sid + ".jsonl")
+    assert result.warnings == [] and all(t.context.endswith(" · “Timer bug”") for t in result.turns)

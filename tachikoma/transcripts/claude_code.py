@@ -4,7 +4,12 @@ Each line is one record: ``{"type": "user" | "assistant", "message": {"role",
 "content"}, "uuid", "parentUuid", "sessionId", "cwd", "gitBranch",
 "timestamp", "isSidechain", ...}``, ``{"type": "summary", "summary"}`` (the
 session's title), and bookkeeping (``system``, ``file-history-snapshot``,
-``progress``, ``queue-operation``, ``custom-title``) that carries no speech.
+``progress``, ``queue-operation``, and since 2.1 ``permission-mode``,
+``last-prompt`` (a copy of a prompt already in the session) and
+``attachment`` (skill listings, hook context, plan-mode markers)) that
+carries no speech. ``ai-title`` (generated) and ``custom-title`` (the
+user's rename, which wins) name the session: the title ends every chunk's
+context line.
 
 How they become turns:
 
@@ -38,7 +43,10 @@ AGENT = "Claude Code"
 SOURCE = "claude-code"
 
 _MESSAGES = ("user", "assistant")
-_BOOKKEEPING = ("system", "file-history-snapshot", "progress", "queue-operation", "custom-title")
+_BOOKKEEPING = ("system", "file-history-snapshot", "progress", "queue-operation", "permission-mode", "mode",
+                "last-prompt", "attachment", "agent-name")
+#: Lines naming the session, and the key of the name in each (a user's rename wins over a generated title).
+_TITLES = {"custom-title": "customTitle", "ai-title": "aiTitle"}
 _SYNTHETIC_MODEL = "<synthetic>"
 _COMMAND_NAME = re.compile(r"<command-name>(.*?)</command-name>", re.S)
 _COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
@@ -57,7 +65,7 @@ def claims(obj: dict) -> bool:
         return isinstance(obj.get("message"), dict)
     if kind == "summary":
         return isinstance(obj.get("summary"), str)
-    return kind in _BOOKKEEPING and ("sessionId" in obj or "uuid" in obj or "snapshot" in obj)
+    return kind in _BOOKKEEPING + tuple(_TITLES) and ("sessionId" in obj or "uuid" in obj or "snapshot" in obj)
 
 
 class _Reader:
@@ -71,6 +79,8 @@ class _Reader:
         self.prompts: dict[str, str] = {}  # Task prompt → subagent_type
         self.names: dict[str, str] = {}  # thread → subagent name
         self.subagent_file: bool | None = None
+        self.title: str | None = None  # the session's latest title (`_TITLES`)
+        self.renamed = False  # the user named it: a generated title no longer replaces that
 
     def note_session(self, obj: dict) -> None:
         for key, field in (("sessionId", "session"), ("cwd", "cwd"), ("gitBranch", "branch"), ("version", "version")):
@@ -99,6 +109,12 @@ class _Reader:
                 count_unknown(self.result, line, "summary without text")
             return
         if kind in _BOOKKEEPING:
+            return
+        if kind in _TITLES:
+            title = obj.get(_TITLES[kind])
+            if isinstance(title, str) and one_line(title) and not (kind == "ai-title" and self.renamed):
+                self.title = one_line(title)
+                self.renamed = self.renamed or kind == "custom-title"
             return
         if kind not in _MESSAGES or not isinstance(obj.get("message"), dict):
             count_unknown(self.result, line, kind)
@@ -270,4 +286,9 @@ def read(lines: Iterable[Line], options: Options) -> Transcript:
     reader = _Reader(options)
     for line in lines:
         reader.read(line)
+    if reader.title:  # written once the session is under way: it names every turn, earlier ones too
+        reader.session["title"] = reader.title
+        for turn in reader.result.turns:
+            if turn.context:
+                turn.context += f" · “{reader.title}”"
     return reader.result
