@@ -228,14 +228,14 @@ def keyword_coverage(db: sqlite3.Connection, query: str, snap: "Snapshot",
 
 def keyword_scores(snap: "Snapshot", matches: list[tuple[int, float]]) -> np.ndarray:
     """Per-chunk keyword relevance (0..1) from `keyword_search` matches; unmatched chunks 0."""
-    raw = np.full(len(snap.chunk_ids), np.nan)
+    relevance = np.zeros(len(snap.chunk_ids))
     if matches and len(snap.chunk_ids):
         ids = np.array([m[0] for m in matches], dtype=np.int64)
         values = np.array([m[1] for m in matches], dtype=np.float64)
         pos = np.minimum(np.searchsorted(snap.chunk_ids, ids), len(snap.chunk_ids) - 1)
         known = snap.chunk_ids[pos] == ids  # a chunk written after the snapshot was taken is ignored
-        raw[pos[known]] = values[known]
-    return ranking.keyword_relevance(raw)
+        relevance[pos[known]] = ranking.keyword_relevance(values[known])  # the rest: no match, 0
+    return relevance
 
 
 def relevance_floor(embedder_name: str) -> float:
