@@ -547,19 +547,22 @@ class Searcher:
         return self._finish_freshness(self._start_freshness())
 
     def _start_freshness(self) -> "_FreshnessCheck | None":
-        """None while the remembered freshness holds; else a check started in a thread, so that the
-        walk of the memory folder (a stat per file: most of a cold search in a large memory) runs
-        while the query is embedded and ranked."""
-        cached = self._freshness
-        if (cached is not None and cached[0] == self.store.generation
-                and time.monotonic() - cached[1] <= FRESHNESS_SECONDS):
-            return None
-        return _FreshnessCheck(self.root, self.store.path)
+        """For a searcher's first search (the command line's only one): the check, started in a
+        thread, so that the walk of the memory folder (a stat per file: most of a cold search in a
+        large memory) runs while the query is embedded and ranked. Later ones (the dashboard, MCP)
+        refresh it after ranking, in `_finish_freshness`, and never slow the ranking down."""
+        return _FreshnessCheck(self.root, self.store.path) if self._freshness is None else None
 
     def _finish_freshness(self, checking: "_FreshnessCheck | None") -> dict:
         if checking is not None:
             self._freshness = (self.store.generation, time.monotonic(), checking.result())
-        return dict(self._freshness[2])
+        cached = self._freshness
+        if cached[0] != self.store.generation or time.monotonic() - cached[1] > FRESHNESS_SECONDS:
+            from .indexer import answer_freshness
+
+            cached = self._freshness = (self.store.generation, time.monotonic(),
+                                        answer_freshness(self.root, self.store))
+        return dict(cached[2])
 
 
 class _FreshnessCheck(threading.Thread):
