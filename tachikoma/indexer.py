@@ -124,7 +124,7 @@ class Plan:
 
 
 def plan_run(root: Path, store: Store, warn: Warn | None = None, rechunk: bool = False,
-             max_bytes: int | None = None) -> Plan:
+             max_bytes: int | None = None, known: dict | None = None) -> Plan:
     """Compare the folder with the index. `rechunk`: unchanged files are to be chunked again too.
 
     A row's sha256 is the hash of the content that was read and chunked; a row
@@ -133,7 +133,7 @@ def plan_run(root: Path, store: Store, warn: Warn | None = None, rechunk: bool =
     with the same size and time (it stays skipped, and reported). A file over
     `max_bytes` is never hashed: the reader skips it after one stat.
     """
-    known = store.files()
+    known = store.files() if known is None else known
     plan = Plan([], [], [], [])
     seen = set()
     unlisted: list[str] = []
@@ -177,14 +177,15 @@ def plan_run(root: Path, store: Store, warn: Warn | None = None, rechunk: bool =
 def pending_changes(root: Path, store: Store, max_bytes: int | None = None) -> int:
     """How many files were added, changed, removed or re-tagged (transcripts, in the tag file) since
     the last index run, or still need reading."""
-    plan = plan_run(root, store, max_bytes=max_bytes)
+    rows = store.files()
+    plan = plan_run(root, store, max_bytes=max_bytes, known=rows)
     due = {f.path for f, _ in plan.todo} | set(plan.removed)
     try:
         tags = tagfile.load(root)
     except TachikomaError:
         tags = None  # a malformed tag file is reported by stats itself
     if tags is not None:
-        due.update(_retagged(store.files(), tags))
+        due.update(_retagged(rows, tags))
     return len(due)
 
 

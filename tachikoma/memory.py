@@ -9,6 +9,7 @@ text). `printable` shows a name safely in a terminal.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import stat
@@ -67,7 +68,11 @@ _RESET_ARCHIVE = re.compile(r"\.jsonl\.reset\.[^/]+$", re.IGNORECASE)
 
 def kind_of(rel_path: str) -> str | None:
     """"markdown", "transcript" or None for a relative path (a reset session's archive is a transcript)."""
-    kind = SUFFIX_KIND.get(PurePosixPath(rel_path).suffix.lower())
+    name = rel_path.rsplit("/", 1)[-1]
+    if name in ("", ".", ".."):  # "a.md/", "a.md/.": what pathlib makes of them
+        name = PurePosixPath(rel_path).name
+    dot = name.rfind(".")  # the suffix as PurePosixPath(rel_path).suffix reads it, without building a path
+    kind = SUFFIX_KIND.get(name[dot:].lower()) if 0 < dot < len(name) - 1 else None
     if kind is None and _RESET_ARCHIVE.search(rel_path):
         return TRANSCRIPT
     return kind
@@ -200,13 +205,24 @@ def _too_long(root: Path, pure: PurePosixPath) -> bool:
             or len(os.fsencode(str(root / pure))) >= path_max)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class MemoryFile:
     path: str  # relative, POSIX separators
     kind: str
-    abspath: Path
+    location: str  # absolute
     size: int
     mtime_ns: int
+
+    def __init__(self, path: str, kind: str, location: str, size: int, mtime_ns: int):
+        # One dict update instead of a frozen dataclass's five object.__setattr__ calls: a search's
+        # freshness check makes one of these per file of the memory.
+        self.__dict__.update(path=path, kind=kind, location=location, size=size, mtime_ns=mtime_ns)
+
+    @functools.cached_property
+    def abspath(self) -> Path:
+        """The file's absolute path (built on demand: a search's freshness check walks 10,000s of files
+        and needs none of them)."""
+        return Path(self.location)
 
 
 #: Folders nested deeper than this are not read (reported as a problem): no memory is organised so,
@@ -315,25 +331,29 @@ def walk(root: Path, warn=None, unlisted: list[str] | None = None) -> list[Memor
                 continue
             subfolders.append((sub, depth + 1))
         stack.extend(reversed(subfolders))
+        # Strings, not Paths, for the files: the walk runs on every search (freshness).
+        base = str(here) + os.sep
+        rel_base = "" if here == root else rel_here + "/"
         for name, is_dir in listed:
             if is_dir or name.startswith("."):
                 continue
             kind = kind_of(name)
             if kind is None:
                 continue
-            full = here / name
-            rel = full.relative_to(root).as_posix()
+            full = base + name
+            rel = rel_base + name
             if not _is_utf8(name):
                 _warn(warn, f"{printable(rel)}: file name is not valid UTF-8, skipped (rename it to index it)")
                 continue
-            if full.is_symlink():
-                reason = _refusal(root, full)
-                if reason is not None:
-                    _warn(warn, f"{printable(rel)}: {reason}, skipped")
-                    continue
-                aliases[rel] = full.resolve().relative_to(root).as_posix()
             try:
-                st = full.stat()
+                st = os.lstat(full)  # one system call for a plain file; a symlink is followed below
+                if stat.S_ISLNK(st.st_mode):
+                    reason = _refusal(root, here / name)
+                    if reason is not None:
+                        _warn(warn, f"{printable(rel)}: {reason}, skipped")
+                        continue
+                    aliases[rel] = Path(full).resolve().relative_to(root).as_posix()
+                    st = os.stat(full)
             except OSError as exc:
                 _warn(warn, f"{printable(rel)}: cannot read ({exc.strerror}), skipped")
                 continue

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 import time
 import unicodedata
 from dataclasses import dataclass, field, replace
@@ -29,7 +30,7 @@ from .config import Config, load_config
 from .embedders import MINILM, choose
 from .embedders.base import Embedder
 from .errors import NoIndexYet, TachikomaError
-from .globs import name_or_path_matches
+from .globs import name_or_path_matcher
 from .store import Store, index_error
 from .tags import Tags
 
@@ -52,6 +53,9 @@ MAX_KEYWORD_TERMS = 32
 #: row a word matches, so a word found in most of a large memory would cost
 #: more than the whole vector search (its BM25 weight is small anyway).
 KEYWORD_POSTINGS = 5_000
+#: `words_held` reads every chunk holding a word found in at most this many chunks, and looks the
+#: candidates up one by one for a commoner word (measured at 126k chunks: crossover near 20,000).
+WORDS_HELD_SCAN = 5_000
 _TOKEN_CATEGORIES = ("L", "N", "M")
 #: English function words left out of keyword queries. BM25's IDF already
 #: discounts them in a large memory, but in a small one ("what", "did" in a
@@ -174,8 +178,14 @@ def words_held(db: sqlite3.Connection, query: str, chunk_ids: np.ndarray) -> np.
         return held
     marks = ",".join("?" * ids.shape[0])
     for column, term in enumerate(terms):
-        rows = db.execute(f"SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN ({marks})",
-                          (quote_term(term), *ids.tolist())).fetchall()
+        # A word in at most `WORDS_HELD_SCAN` chunks: read all of them (a fraction of a millisecond).
+        rows = db.execute("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?",
+                          (quote_term(term), WORDS_HELD_SCAN + 1)).fetchall()
+        if len(rows) > WORDS_HELD_SCAN:
+            # A common word: look each chunk up instead. (`rowid IN` makes FTS5 run the match once per
+            # id, a fixed few milliseconds; for a rare word that was 15x slower than reading it all.)
+            rows = db.execute(f"SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN ({marks})",
+                              (quote_term(term), *ids.tolist())).fetchall()
         held[:, column] = np.isin(ids, [r[0] for r in rows])
     return held
 
@@ -218,14 +228,14 @@ def keyword_coverage(db: sqlite3.Connection, query: str, snap: "Snapshot",
 
 def keyword_scores(snap: "Snapshot", matches: list[tuple[int, float]]) -> np.ndarray:
     """Per-chunk keyword relevance (0..1) from `keyword_search` matches; unmatched chunks 0."""
-    raw = np.full(len(snap.chunk_ids), np.nan)
+    relevance = np.zeros(len(snap.chunk_ids))
     if matches and len(snap.chunk_ids):
         ids = np.array([m[0] for m in matches], dtype=np.int64)
         values = np.array([m[1] for m in matches], dtype=np.float64)
         pos = np.minimum(np.searchsorted(snap.chunk_ids, ids), len(snap.chunk_ids) - 1)
         known = snap.chunk_ids[pos] == ids  # a chunk written after the snapshot was taken is ignored
-        raw[pos[known]] = values[known]
-    return ranking.keyword_relevance(raw)
+        relevance[pos[known]] = ranking.keyword_relevance(values[known])  # the rest: no match, 0
+    return relevance
 
 
 def relevance_floor(embedder_name: str) -> float:
@@ -288,19 +298,12 @@ class Snapshot:
             rows = store.db.execute(
                 "SELECT id, path, kind, trust, confidence, source, turn_date, fm_date, path_date, git_date, "
                 "mtime_ns, evergreen, git_import FROM files ORDER BY id").fetchall()
-            ids, file_ids, matrix = load_vectors(store, dim, generation)
-            dated = store.db.execute("SELECT id, date FROM chunks WHERE date IS NOT NULL ORDER BY id").fetchall()
+            ids, file_ids, chunk_date, matrix = load_vectors(store, dim, generation)
         finally:
             if not in_transaction:
                 store.db.execute("COMMIT")
         file_row_ids = np.array([r[0] for r in rows], dtype=np.int64)
         chunk_file = np.searchsorted(file_row_ids, file_ids)
-        chunk_date = np.full(len(ids), np.nan)
-        if dated and len(ids):
-            dated_ids = np.array([r[0] for r in dated], dtype=np.int64)
-            pos = np.minimum(np.searchsorted(ids, dated_ids), len(ids) - 1)
-            known = ids[pos] == dated_ids
-            chunk_date[pos[known]] = np.array([r[1] for r in dated], dtype=np.float64)[known]
 
         def per_chunk(i: int, scale: float = 1.0) -> np.ndarray:
             values = np.array([np.nan if r[i] is None else r[i] / scale for r in rows], dtype=np.float64)
@@ -317,7 +320,8 @@ class Snapshot:
         """(F,) bool: evergreen by the file itself or by a `globs` pattern, computed once per list."""
         key = ("evergreen", globs)
         if key not in self._weights:
-            by_glob = np.array([any(name_or_path_matches(g, p) for g in globs) for p in self.paths], dtype=bool)
+            matches = name_or_path_matcher(globs)
+            by_glob = np.array([matches(p) for p in self.paths], dtype=bool)
             self._weights[key] = self.evergreen | by_glob if len(self.paths) else self.evergreen
         return self._weights[key]
 
@@ -332,46 +336,67 @@ class Snapshot:
         return self._weights[key]
 
 
-VECTOR_CACHE = "vectors-{generation}.{part}.npy"
+VECTOR_CACHE = "vectors-{key}.{part}.npy"
 
 
-def load_vectors(store: Store, dim: int, generation: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Chunk ids, their file ids and the (N, dim) matrix, through a cache beside the index.
+def chunk_dates(store: Store, ids: np.ndarray) -> np.ndarray:
+    """(N,) each chunk's own date (transcript chunks: their last timed turn), NaN where it has none."""
+    dated = store.db.execute("SELECT id, date FROM chunks WHERE date IS NOT NULL ORDER BY id").fetchall()
+    chunk_date = np.full(len(ids), np.nan)
+    if dated and len(ids):
+        dated_ids = np.array([r[0] for r in dated], dtype=np.int64)
+        pos = np.minimum(np.searchsorted(ids, dated_ids), len(ids) - 1)
+        known = ids[pos] == dated_ids
+        chunk_date[pos[known]] = np.array([r[1] for r in dated], dtype=np.float64)[known]
+    return chunk_date
 
-    Reading 100,000 vector BLOBs out of SQLite takes seconds; a memory-mapped
-    ``.npy`` copy of the same generation opens at once, which is what makes a
-    cold search from the command line fast. The cache is derived like the
-    index: written atomically, named by the index generation, replaced when
-    the index changes, and rebuilt whenever it is missing or unreadable.
+
+def load_vectors(store: Store, dim: int, generation: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Chunk ids, their file ids, their own dates (`chunk_dates`) and the (N, dim) matrix, through a
+    cache beside the index.
+
+    Reading 100,000 vector BLOBs out of SQLite takes seconds (and the dates,
+    stored after each BLOB, a read of the whole table); a memory-mapped
+    ``.npy`` copy of the same index and generation opens at once, which is
+    what makes a cold search from the command line fast. The cache is derived
+    like the index: written atomically, named by the index's identity and
+    generation (`Store.cache_key`), replaced when the index changes, and
+    rebuilt whenever it is missing or unreadable. Call inside the read
+    transaction that read `generation`.
     """
     folder = store.path.parent
-    matrix_file = folder / VECTOR_CACHE.format(generation=generation, part="f32")
-    ids_file = folder / VECTOR_CACHE.format(generation=generation, part="ids")
+    key = store.cache_key(generation)
+    files = {part: folder / VECTOR_CACHE.format(key=key, part=part) for part in ("f32", "ids", "dates")}
     try:
-        ids = np.load(ids_file)
-        matrix = np.load(matrix_file, mmap_mode="r")
-        if ids.shape == (2, matrix.shape[0]) and matrix.shape[1:] == (dim,) and matrix.dtype == np.float32:
-            return ids[0], ids[1], matrix
+        ids = np.load(files["ids"])
+        dates = np.load(files["dates"])
+        matrix = np.load(files["f32"], mmap_mode="r")
+        n = matrix.shape[0]
+        if (ids.shape == (2, n) and dates.shape == (n,) and matrix.shape[1:] == (dim,)
+                and matrix.dtype == np.float32 and dates.dtype == np.float64):
+            return ids[0], ids[1], dates, matrix
     except (OSError, ValueError):
         pass
     chunk_ids, file_ids, matrix = store.load_matrix(dim)
-    _write_vector_cache(folder, generation, np.stack([chunk_ids, file_ids]), matrix, ids_file, matrix_file)
-    return chunk_ids, file_ids, matrix
+    dates = chunk_dates(store, chunk_ids)
+    _write_vector_cache(folder, key, {"f32": matrix, "ids": np.stack([chunk_ids, file_ids]), "dates": dates}, files)
+    return chunk_ids, file_ids, dates, matrix
 
 
-def _write_vector_cache(folder: Path, generation: int, ids: np.ndarray, matrix: np.ndarray,
-                        ids_file: Path, matrix_file: Path) -> None:
-    """Best effort: a read-only or full disk only costs speed, never a search."""
+def _write_vector_cache(folder: Path, key: str, arrays: dict, files: dict) -> None:
+    """Best effort: a read-only or full disk only costs speed, never a search. The matrix goes last,
+    so a reader that finds it finds the rest of its generation."""
     temp = None
     try:
-        for target, array in ((matrix_file, matrix), (ids_file, ids)):
+        for part in ("ids", "dates", "f32"):
+            target = files[part]
             temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
             with open(temp, "wb") as out:
-                np.save(out, array)
+                np.save(out, arrays[part])
             os.replace(temp, target)
             temp = None
-        for old in folder.glob(VECTOR_CACHE.format(generation="*", part="*")):
-            if not old.name.startswith(f"vectors-{generation}."):
+        for old in folder.glob(VECTOR_CACHE.format(key="*", part="*")):
+            if not old.name.startswith(f"vectors-{key}."):
                 old.unlink(missing_ok=True)
     except OSError:
         if temp is not None:  # a full disk: leave no half-written copy to fill it further
@@ -451,6 +476,7 @@ class Searcher:
         floor = relevance_floor(self.embedder.name) if floor is None else float(floor)
         if not 0 <= floor <= 1:
             raise TachikomaError(f"min_score must be between 0 and 1, not {floor:g}")
+        checking = self._start_freshness()
         started = time.perf_counter()
         qvec = np.asarray(self.embedder.embed_query(query), dtype=np.float32)
         embedded = time.perf_counter()
@@ -484,7 +510,7 @@ class Searcher:
             results.append({"path": path, "kind": kind, "chunk": idx, "lines": [start, end], "text": text,
                             "score": score, "tags": tags.as_dict(), "factors": factors})
         finished = time.perf_counter()
-        freshness = dict(self.freshness(), missing_files=hidden)
+        freshness = dict(self._finish_freshness(checking), missing_files=hidden)
         return {"query": query, "keywords": keywords, "results": results, "min_score": floor,
                 "no_good_match": not results, "match": answer["match"],
                 "recency": config.ranking.recency,
@@ -518,14 +544,51 @@ class Searcher:
     def freshness(self) -> dict:
         """How fresh the index is (`indexer.answer_freshness`), recomputed at most every
         `FRESHNESS_SECONDS` while the index is unchanged."""
-        now = time.monotonic()
-        generation = self.store.generation
+        return self._finish_freshness(self._start_freshness())
+
+    def _start_freshness(self) -> "_FreshnessCheck | None":
+        """For a searcher's first search (the command line's only one): the check, started in a
+        thread, so that the walk of the memory folder (a stat per file: most of a cold search in a
+        large memory) runs while the query is embedded and ranked. Later ones (the dashboard, MCP)
+        refresh it after ranking, in `_finish_freshness`, and never slow the ranking down."""
+        return _FreshnessCheck(self.root, self.store.path) if self._freshness is None else None
+
+    def _finish_freshness(self, checking: "_FreshnessCheck | None") -> dict:
+        if checking is not None:
+            self._freshness = (self.store.generation, time.monotonic(), checking.result())
         cached = self._freshness
-        if cached is None or cached[0] != generation or now - cached[1] > FRESHNESS_SECONDS:
+        if cached[0] != self.store.generation or time.monotonic() - cached[1] > FRESHNESS_SECONDS:
             from .indexer import answer_freshness
 
-            cached = self._freshness = (generation, now, answer_freshness(self.root, self.store))
+            cached = self._freshness = (self.store.generation, time.monotonic(),
+                                        answer_freshness(self.root, self.store))
         return dict(cached[2])
+
+
+class _FreshnessCheck(threading.Thread):
+    """`indexer.answer_freshness` on a connection of its own (one SQLite connection per thread)."""
+
+    def __init__(self, root: Path, index: Path):
+        super().__init__(name="tachikoma-freshness", daemon=True)
+        self.root, self.index = root, index
+        self._value: dict | None = None
+        self._error: BaseException | None = None
+        self.start()
+
+    def run(self) -> None:
+        try:
+            from .indexer import answer_freshness
+
+            with Store(self.index, readonly=True) as store:
+                self._value = answer_freshness(self.root, store)
+        except BaseException as exc:  # handed to the searching thread, which raises it
+            self._error = exc
+
+    def result(self) -> dict:
+        self.join()
+        if self._error is not None:
+            raise self._error
+        return self._value
 
 
 #: Per date source (`dates.SOURCES`), how far its date is trusted (`dates.STRENGTH`).

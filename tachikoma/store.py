@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import secrets
 import shutil
 import sqlite3
 import time
@@ -168,6 +169,12 @@ REQUIRED = frozenset({"meta", "files", "chunks", "chunks_file", "chunks_hash", "
                       "chunks_ad"})
 
 
+def _json(text: str, empty: str, make):
+    """A stored JSON column; the usual empty value without the parser (a search's freshness check
+    reads every file row)."""
+    return make() if text == empty else json.loads(text)
+
+
 @dataclass
 class FileRow:
     id: int
@@ -271,6 +278,7 @@ class Store:
                 self.db.executescript(SCHEMA)
                 self.set_meta("schema_version", str(SCHEMA_VERSION))
                 self.set_meta("generation", "0")
+                self.set_meta("index_id", secrets.token_hex(8))
         elif 1 <= int(version) < SCHEMA_VERSION:
             if readonly:
                 raise TachikomaError(f"{self.path} was made by an older tachikoma (index schema {version}): "
@@ -289,6 +297,9 @@ class Store:
             missing = sorted(REQUIRED - present)
             if missing:
                 raise damaged(self.path, f"missing {', '.join(missing)}")
+        if not readonly and self.get_meta("index_id") is None:  # an index made before index ids
+            with self.db:
+                self.set_meta("index_id", secrets.token_hex(8))
 
     def close(self) -> None:
         self.db.close()
@@ -333,14 +344,21 @@ class Store:
     def generation(self) -> int:
         return int(self.get_meta("generation") or 0)
 
+    def cache_key(self, generation: int) -> str:
+        """What names a cache derived from this index at `generation`: the index's random id (made
+        with the index, so a deleted and rebuilt index never meets the old one's caches) and the
+        generation."""
+        index_id = self.get_meta("index_id")
+        return f"{index_id}-{generation}" if index_id and index_id.isalnum() else str(generation)
+
     # -- files ------------------------------------------------------------
     @_guarded(parses="file rows")
     def files(self) -> dict[str, FileRow]:
         rows = self.db.execute(
             "SELECT id, path, kind, sha256, size, mtime_ns, fm_date, git_date, trust, confidence, "
             "source, invalid, warnings, indexed_at, path_date, turn_date, evergreen, git_import FROM files").fetchall()
-        return {r[1]: FileRow(*r[:11], json.loads(r[11]), json.loads(r[12]), r[13], r[14], r[15], bool(r[16]),
-                              bool(r[17])) for r in rows}
+        return {r[1]: FileRow(*r[:11], _json(r[11], "{}", dict), _json(r[12], "[]", list), r[13], r[14], r[15],
+                              bool(r[16]), bool(r[17])) for r in rows}
 
     @_guarded(parses="file rows")
     def chunkless_warnings(self, kind: str) -> list[list[str]]:

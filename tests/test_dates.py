@@ -572,3 +572,22 @@ def test_a_dated_update_still_supersedes_after_an_import(tmp_path):
     indexer.run(top, embedder_name="hash")
     found = _search(top, "when does Tomas visit the Porto office", datetime(2026, 3, 6, tzinfo=UTC))
     assert found["memory/2026-02-10.md"]["factors"]["superseded_by"]["path"] == "memory/2026-03-05.md"
+
+
+def test_words_held_reads_a_common_word_as_a_rare_one(tmp_path, monkeypatch):
+    """A word in more than WORDS_HELD_SCAN chunks is looked up chunk by chunk instead of read whole:
+    the same answer either way."""
+    import tachikoma.search as search_module
+
+    root = tmp_path / "mem"
+    put(root, "a.md", "The Granite staging database runs PostgreSQL 13 for the ops team.\n")
+    put(root, "b.md", "Booked the Granite lab for Thursday.\n")
+    put(root, "c.md", "Nothing relevant here at all.\n")
+    indexer.run(root, embedder_name="hash")
+    with Store(root / ".cache" / "index.db", readonly=True) as store:
+        ids = np.array([r[0] for r in store.db.execute("SELECT id FROM chunks ORDER BY id")])
+        query = "Which database does Granite staging run?"
+        read_whole = words_held(store.db, query, ids)
+        monkeypatch.setattr(search_module, "WORDS_HELD_SCAN", 0)  # every word counts as common
+        assert words_held(store.db, query, ids).tolist() == read_whole.tolist()
+        assert read_whole.any(axis=0).all() and not read_whole.all()

@@ -122,3 +122,25 @@ def test_a_line_range_past_the_end_names_the_length_in_words(tmp_path):
         read_text(tmp_path, "one.md", "5-9")
     with pytest.raises(TachikomaError, match=r"which has 3 lines$"):
         read_text(tmp_path, "three.md", "900-950")
+
+
+def test_kind_of_reads_the_suffix_as_pathlib_does():
+    from pathlib import PurePosixPath
+
+    from tachikoma.documents import SUFFIX_KIND
+
+    for name in ["a.md", "A.MD", "x/y.jsonl", "dir.md/file", "a.", "..md", "a.tar.md", "noext", "d/.md",
+                 "note.markdown", "a.md.bak", "x/a.jsonl/", "x/a.md/.", "x/a.md//"]:
+        assert mem.kind_of(name) == SUFFIX_KIND.get(PurePosixPath(name).suffix.lower()), name  # no reset archives here
+
+
+def test_walk_lists_what_it_stats_without_building_paths(tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "n.md").write_text("x")
+    (tmp_path / "t.jsonl").write_text("{}\n")
+    (tmp_path / "link.md").symlink_to(tmp_path / "sub" / "n.md")
+    found = {f.path: f for f in mem.walk(tmp_path)}
+    assert sorted(found) == ["sub/n.md", "t.jsonl"], "a symlink to a listed file is that file"
+    item = found["sub/n.md"]
+    assert item.abspath == (tmp_path / "sub" / "n.md").resolve() and item.size == 1
+    assert item.mtime_ns == (tmp_path / "sub" / "n.md").stat().st_mtime_ns

@@ -132,7 +132,7 @@ def test_vector_cache_is_written_used_and_replaced(memory):
     first = s.search("DRV8353 samples", 5, now=NOW)
     s.close()
     files = sorted(p.name for p in cache.glob("vectors-*.npy"))
-    assert len(files) == 2, files
+    assert len(files) == 3, files  # matrix, ids, dates
     s = Searcher(memory)
     snap = s.snapshot()
     assert isinstance(snap.matrix, np.memmap), "a cold search maps the cache instead of reading SQLite"
@@ -143,7 +143,7 @@ def test_vector_cache_is_written_used_and_replaced(memory):
     s = Searcher(memory)
     assert s.search("zanzibar quokka", 5, now=NOW)["results"][0]["path"] == "zoo.md"
     s.close()
-    assert len(list(cache.glob("vectors-*.npy"))) == 2, "the old generation's cache is removed"
+    assert len(list(cache.glob("vectors-*.npy"))) == 3, "the old generation's cache is removed"
 
 
 def test_damaged_vector_cache_is_rebuilt(memory):
@@ -194,3 +194,56 @@ def test_a_mismatch_names_where_the_embedder_was_chosen(memory, capsys):
     assert f"(from [embedder] name in {memory / 'tachikoma.toml'})" in err
     assert "set it to \"auto\" (it asks for 'hash:64') to keep using the index's own" in err
     assert "drop --embedder" not in err
+
+
+def test_a_rebuilt_index_never_reads_the_old_index_vector_cache(memory):
+    """The cache is named by the index's own id and its generation: an index deleted and built again
+    (generation counting from 0 again) at the same generation does not map the old vectors."""
+    from tachikoma.store import Store
+
+    indexer.run(memory, embedder_name="hash")
+    s = Searcher(memory)
+    s.search("DRV8353 samples", 5, now=NOW)
+    old_generation = s.store.generation
+    one_chunk = s.store.db.execute("SELECT f.path FROM files f JOIN chunks c ON c.file_id = f.id "
+                                   "WHERE f.kind = 'markdown' GROUP BY f.id HAVING count(*) = 1").fetchone()[0]
+    s.close()
+    (memory / ".cache" / "index.db").unlink()
+    for extra in (memory / ".cache").glob("index.db-*"):
+        extra.unlink()
+    # The same number of chunks as before, one of them saying something new.
+    (memory / one_chunk).write_text("# Zoo\n\nThe zanzibar quokka exhibit opens in June.\n")
+    indexer.run(memory, embedder_name="hash")
+    with Store(memory / ".cache" / "index.db") as store, store.db:
+        store.set_meta("generation", str(old_generation))  # the old cache's generation, by chance
+    s = Searcher(memory)
+    top = s.search("zanzibar quokka", 5, now=NOW)["results"][0]
+    assert top["path"] == one_chunk and top["factors"]["vector_similarity"] > 0.3
+    s.close()
+
+
+def test_a_failing_freshness_check_fails_the_search(memory, monkeypatch):
+    """The freshness walk runs in a thread beside the ranking; what goes wrong there is the search's error."""
+    indexer.run(memory, embedder_name="hash")
+
+    def broken(root, store):
+        raise TachikomaError("cannot list the memory folder")
+    monkeypatch.setattr(indexer, "answer_freshness", broken)
+    s = Searcher(memory)
+    with pytest.raises(TachikomaError, match="cannot list"):
+        s.search("DRV8353 samples", 5, now=NOW)
+    s.close()
+
+
+def test_evergreen_globs_match_as_one_by_one(tmp_path):
+    from tachikoma.globs import name_or_path_matcher, name_or_path_matches
+
+    patterns = ["identity.md", "MEMORY.md", "notes/*.md", "**/x?.jsonl", "a/b/", "[!a]*.MD", "dir", "*.[m]d", "Q*"]
+    paths = ["identity.md", "IDENTITY.MD", "memory.md", "notes/a.md", "notes/x/a.md", "x1.jsonl", "d/x2.jsonl",
+             "a/b/c.md", "b.md", "ab.md", "dir/f.md", "dirx/f.md", "q.md", "z/Qa.md", "[x].md", "a/memory.MD"]
+    for count in (1, 2, 9):
+        for start in range(len(patterns) - count + 1):
+            chosen = tuple(patterns[start:start + count])
+            matches = name_or_path_matcher(chosen)
+            for path in paths:
+                assert matches(path) == any(name_or_path_matches(g, path) for g in chosen), (chosen, path)
