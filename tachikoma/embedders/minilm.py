@@ -347,6 +347,9 @@ class _OnnxRuntime:
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = _usable_cores()
         options.inter_op_num_threads = 1
+        # Idle threads sleep instead of spinning: the same speed here (measured, bench notes in
+        # docs/evaluation.md) for less CPU, which the reader thread and other processes can use.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         path = minilm_graph.cached_model(folder, config, WEIGHTS_SHA256, variant)
         try:
             self._session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
