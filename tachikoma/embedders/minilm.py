@@ -13,11 +13,12 @@ L2-normalised, which is what sentence-transformers computes for this model.
 Two runtimes compute it, with the same vectors (cosine >= 1 - 1e-6 apart):
 
 * onnxruntime, when installed: a graph written from the same weights by
-  `minilm_graph` (once, cached under `minilm_graph.cache_dir`), 1.5-2x faster;
+  `minilm_graph` (once, cached under `minilm_graph.cache_dir`), several times
+  faster (docs/evaluation.md, "Embedding speed");
 * numpy, the fallback: the forward pass below.
 
 ``minilm-int8`` (`MiniLMInt8Embedder`) is the same graph with int8 weights:
-about 2.5x the numpy speed, vectors within cosine ~0.98 of the exact ones,
+faster again, vectors within cosine ~0.97-0.98 of the exact ones,
 so it has its own name and never shares an index with exact vectors.
 Nothing is downloaded and torch is never needed. ``TACHIKOMA_MINILM_RUNTIME``
 = ``numpy`` forces the numpy path for the exact model.
