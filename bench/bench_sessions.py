@@ -1,6 +1,7 @@
 """Benchmark: indexing a folder of real-shaped agent sessions (Claude Code, OpenClaw, Codex).
 
     python bench/bench_sessions.py --mb 20 --embedder minilm
+    python bench/bench_sessions.py --mb 5 --embedder minilm@numpy,minilm,minilm-int8
 
 Writes a synthetic corpus shaped like real session folders: long Claude Code
 sessions (thinking, tool calls with large tool results, file-history
@@ -12,7 +13,10 @@ real sessions. Then it reports:
 
 * reading: MB/s of JSONL parsed and chunked (the transcript readers alone);
 * indexing: the whole `tachikoma index` run, MB/s of JSONL and chunks/s
-  embedded with the chosen embedder;
+  embedded with the chosen embedder; with several (comma-separated, the
+  first is the reference; ``minilm@numpy`` / ``minilm@onnx`` pick the exact
+  MiniLM's runtime), the same corpus is indexed afresh by each in turn and
+  the times are printed side by side, with the load average;
 * what share of the raw bytes reaches the embedder (chunk text / file bytes);
 * appending: new turns appended to some sessions, re-indexed: how many
   chunks are embedded again compared with the chunks those sessions hold.
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import shutil
 import tempfile
@@ -274,10 +279,27 @@ def append_turns(root: Path, sessions: list[Path], turns: int, rng: random.Rando
                                              "timestamp": "2026-06-01T10:00:00.000Z", "message": message}) + "\n")
 
 
+def make_embedder(name: str):
+    """An embedder by name; ``minilm@numpy`` and ``minilm@onnx`` choose the exact MiniLM's runtime."""
+    if name.startswith("minilm@"):
+        from tachikoma.embedders.minilm import MiniLMEmbedder
+
+        return MiniLMEmbedder(runtime=name.split("@", 1)[1])
+    from tachikoma.embedders import choose
+
+    return choose(name, None)
+
+
+def load_average() -> str:
+    return " ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mb", type=float, default=20.0, help="size of the synthetic corpus in MB (default 20)")
-    parser.add_argument("--embedder", default="minilm", help="embedder for the index run (minilm, hash, ...)")
+    parser.add_argument("--embedder", default="minilm",
+                        help="embedder(s) for the index run, comma-separated, the first the reference (minilm, "
+                             "minilm@numpy, minilm-int8, hash, ...)")
     parser.add_argument("--append-sessions", type=int, default=10, help="sessions to append turns to")
     parser.add_argument("--append-turns", type=int, default=5, help="user+assistant exchanges appended to each")
     parser.add_argument("--keep", metavar="DIR", help="build the corpus in DIR and keep it")
@@ -290,8 +312,8 @@ def main() -> None:
         total = sum(written.values())
         print(f"corpus: {total / 1e6:.1f} MB in {len(walk(work))} files ({', '.join(f'{k} {v / 1e6:.1f} MB' for k, v in written.items())})")
 
-        from tachikoma.embedders import choose
-        embedder = choose(args.embedder, None)
+        embedders = [make_embedder(name.strip()) for name in args.embedder.split(",") if name.strip()]
+        embedder = embedders[0]
         reading = measure_reading(work, embedder.max_words)
         biggest = max(walk(work), key=lambda f: f.size)
         tracemalloc.start()
@@ -309,12 +331,27 @@ def main() -> None:
         all_bytes = total_row["bytes"]
 
         (work / "tachikoma.toml").write_text("[index]\nmax_file_bytes = 1000000000\n")
-        started = time.perf_counter()
-        summary = indexer.run(work, embedder=embedder)
-        elapsed = time.perf_counter() - started
-        print(f"\nindex ({embedder.name}): {elapsed:.1f} s, {all_bytes / 1e6 / elapsed:.2f} MB/s of JSONL, "
-              f"{summary.chunks_embedded} chunks embedded ({summary.chunks_embedded / elapsed:.1f} chunks/s), "
-              f"{summary.chunks_reused} reused")
+        times = {}
+        print(f"\nindexing the whole corpus afresh (load average before: {load_average()}):")
+        for other in reversed(embedders):  # the reference last, so its index is the one kept
+            shutil.rmtree(work / ".cache", ignore_errors=True)
+            load = getattr(other, "load", None)
+            if load:
+                load()  # model loading (and a first graph build) is not indexing
+            started, cpu = time.perf_counter(), time.process_time()
+            summary = indexer.run(work, embedder=other)
+            elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+            runtime = getattr(other, "runtime", None)
+            print(f"  {other.name}{f' ({runtime})' if runtime else ''}: {elapsed:.1f} s ({cpu:.1f} s of CPU), "
+                  f"{all_bytes / 1e6 / elapsed:.2f} MB/s of JSONL, {summary.chunks_embedded} chunks embedded "
+                  f"({summary.chunks_embedded / elapsed:.1f} chunks/s), {summary.chunks_reused} reused; "
+                  f"load average {load_average()}")
+            times[other] = elapsed
+        if len(embedders) > 1:
+            reference = times[embedder]
+            print("  speed vs " + embedder.name + ": " + ", ".join(
+                f"{e.name}{'@' + e.runtime if getattr(e, 'runtime', None) else ''} {reference / t:.2f}x"
+                for e, t in times.items()))
 
         rng = random.Random(1)
         claude = sorted(p for p in (work / "claude").rglob("*.jsonl") if "subagents" not in p.parts)

@@ -181,8 +181,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("index", parents=[common], help="bring the index up to date with the memory folder",
                        description="Walk the memory folder and index new and changed files. Unchanged files cost "
                                    "nothing; removed files leave the index. Safe to interrupt: the next run finishes.")
-    p.add_argument("--embedder", metavar="NAME", help="minilm, ollama, ollama:<model> or hash (default: the index's own; "
-                                                      "for a new index Ollama if it answers, else minilm)")
+    p.add_argument("--embedder", metavar="NAME", help="minilm, minilm-int8, ollama, ollama:<model> or hash (default: "
+                                                      "the index's own; for a new index Ollama if it answers, "
+                                                      "else minilm)")
     p.add_argument("--reembed", action="store_true", help="drop all vectors and embed everything again "
                                                           "(needed to switch embedder)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -445,12 +446,12 @@ def cmd_index(args) -> int:
     root = _root(args)
     config = _config(args, root)
     show = not args.quiet and not args.json and sys.stderr.isatty()
-    progress, close = indexer.tqdm_progress() if show else (None, lambda: None)
+    detail, close = indexer.tqdm_progress() if show else (None, lambda: None)
     warn = None if args.quiet or args.json else _warn
     watcher = _start_watching(root, args) if args.watch else None
     try:
         summary = indexer.run(root, config, embedder_name=args.embedder, reembed=args.reembed,
-                              progress=progress, warn=warn)
+                              warn=warn, detail=detail)
     finally:
         close()
     if args.json:

@@ -347,9 +347,12 @@ def run(
     warn: Warn | None = None,
     embedder: Embedder | None = None,
     lock_timeout: float = 0,
+    detail: Detail | None = None,
 ) -> Summary:
     """Index `root` incrementally and return what was done.
 
+    `progress` is called with (files done, files to do, path); `detail`, for
+    a fuller display, with a `RunProgress` (bytes, chunks) as work advances.
     One run at a time per memory (a lock in ``.cache``): another run waits
     up to `lock_timeout` seconds for the one under way, then fails."""
     config = config or load_config(root)
@@ -387,7 +390,7 @@ def run(
             probe(embedder)
         summary.embedder = embedder.name
         with _whole_run(store, reembed) as batch:
-            _run(root, store, embedder, reembed, config, summary, progress, note, batch)
+            _run(root, store, embedder, reembed, config, summary, progress, note, batch, detail)
     except sqlite3.DatabaseError as exc:
         raise index_error(store.path, exc) from exc
     finally:
@@ -425,7 +428,7 @@ def _committed(store: Store):
     store.record_whole()
 
 
-def _run(root, store, embedder, reembed, config, summary, progress, note, batch) -> None:
+def _run(root, store, embedder, reembed, config, summary, progress, note, batch, detail=None) -> None:
     with batch():
         if reembed:
             store.clear()
@@ -459,7 +462,8 @@ def _run(root, store, embedder, reembed, config, summary, progress, note, batch)
         store.set_meta("run_complete", "0")
         store.set_meta("last_indexed_at", f"{time.time():.3f}")
 
-    _index_files(root, store, embedder, plan.todo, tags, git_times, dirty, config, summary, progress, note, batch)
+    _index_files(root, store, embedder, plan.todo, tags, git_times, dirty, config, summary, progress, note, batch,
+                 detail)
     store.check_present()
     with batch():
         # Removed files leave only now, so a renamed file or a moved folder found their vectors by text
@@ -571,52 +575,152 @@ def _retagged(rows, tags) -> list[str]:
                                            or _tag_file_evergreen(tags, path) != row.evergreen)]
 
 
+@dataclass
+class RunProgress:
+    """Where an index run is, for a progress display (`run`'s `detail` callback).
+
+    Work is measured in bytes of the files to read (a file over the size
+    limit counts for nothing: it is skipped after one stat), which tracks the
+    embedding that is most of the cost better than a count of files does;
+    ``bytes_done`` moves as chunks are embedded, not only when a file is stored.
+    """
+
+    files_done: int = 0
+    files_total: int = 0
+    bytes_done: int = 0
+    bytes_total: int = 0
+    chunks_embedded: int = 0
+    chunks_reused: int = 0
+    note: str = ""
+
+
+Detail = Callable[[RunProgress], None]
+#: Files read and chunked ahead of the embedder (a thread reads while the embedder works).
+READ_AHEAD_FILES = 8
+#: Chunks per embedder call inside a batch of files: bounds the tokenizer's and model's arrays
+#: for a file of thousands of chunks, and moves the progress display while it is embedded.
+EMBED_SLICE = 256
+
+
+@dataclass
+class _Read:
+    """One file read and chunked, ready to embed and store."""
+
+    info: dict
+    chunks: list
+    status: str
+    warnings: list[str]
+    work_bytes: int
+
+
+def _read_ahead(todo, prepare, depth: int = READ_AHEAD_FILES):
+    """Yield prepare(file, status) for each of `todo`, computed by a thread up to `depth` files ahead.
+
+    Reading and chunking (Python, mostly JSON parsing) then overlaps with
+    embedding (native code that leaves the interpreter free). An exception
+    in the reader is raised here, at the file it happened on; leaving the
+    loop early stops the reader.
+    """
+    import queue
+    import threading
+
+    slots: queue.Queue = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+
+    def reader() -> None:
+        for f, status in todo:
+            if stop.is_set():
+                return
+            try:
+                item = ("ok", prepare(f, status))
+            except BaseException as exc:  # noqa: BLE001 - handed to the consumer, raised there
+                item = ("error", exc)
+            while not stop.is_set():
+                try:
+                    slots.put(item, timeout=0.1)
+                    break
+                except queue.Full:
+                    continue
+            if item[0] == "error":
+                return
+        slots.put(("end", None))
+
+    thread = threading.Thread(target=reader, name="tachikoma-reader", daemon=True)
+    thread.start()
+    try:
+        while True:
+            kind, value = slots.get()
+            if kind == "end":
+                return
+            if kind == "error":
+                raise value
+            yield value
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+
+
 def _index_files(root, store, embedder, todo, tags, git_times, dirty, config, summary, progress, note,
-                 batch) -> None:
+                 batch, detail=None) -> None:
     """Read, chunk and embed changed files, committing every few dozen chunks.
 
     Progress counts the files whose chunks are embedded and stored, so it
     reaches the total only when the run's work is done (embedding is most of
-    it); the note is the file being read or stored.
+    it); the note is the file being read or stored. A thread reads and
+    chunks the next files while the current ones are embedded.
     """
-    prepared = []  # (info, chunks)
+    prepared: list[_Read] = []
     pending_chunks = 0
     total_files = len(todo)
     stored = 0
+    meter = RunProgress(files_total=total_files,
+                        bytes_total=sum(_work_bytes(f, config.max_file_bytes) for f, _ in todo))
+    stored_bytes = 0
+
+    def show(note_text: str) -> None:
+        meter.note = note_text
+        if detail:
+            detail(meter)
 
     def flush() -> None:
-        nonlocal prepared, pending_chunks, stored
+        nonlocal prepared, pending_chunks, stored, stored_bytes
         if not prepared:
             return
-        wanted = [c.hash for _, chunks in prepared for c in chunks]
+        wanted = [c.hash for item in prepared for c in item.chunks]
         known = store.vectors_by_hash(wanted)
         missing = sorted({h: None for h in wanted if h not in known})
-        texts = {c.hash: c.text for _, chunks in prepared for c in chunks}
-        if missing:
-            vectors = embedder.embed_documents([texts[h] for h in missing])
-            vectors = np.asarray(vectors, dtype=np.float32)
-            for h, vec in zip(missing, vectors):
+        texts = {c.hash: c.text for item in prepared for c in item.chunks}
+        batch_bytes = sum(item.work_bytes for item in prepared)
+        meter.chunks_reused += len(wanted) - len(missing)
+        for start in range(0, len(missing), EMBED_SLICE):
+            hashes = missing[start:start + EMBED_SLICE]
+            vectors = np.asarray(embedder.embed_documents([texts[h] for h in hashes]), dtype=np.float32)
+            for h, vec in zip(hashes, vectors):
                 known[h] = vec.tobytes()
+            meter.chunks_embedded += len(hashes)
+            meter.bytes_done = stored_bytes + batch_bytes * (start + len(hashes)) // max(1, len(missing))
+            show(prepared[-1].info["path"])
         summary.chunks_embedded += len(missing)
         summary.chunks_reused += len(wanted) - len(missing)
         store.check_present()
         with batch():
-            for info, chunks in prepared:
+            for item in prepared:
                 rows = [(c.index, c.line_start, c.line_end, c.text, c.hash, known[c.hash], when)
-                        for c, when in zip(chunks, info.pop("chunk_dates"))]
-                store.replace_file(info, rows)
+                        for c, when in zip(item.chunks, item.info.pop("chunk_dates"))]
+                store.replace_file(item.info, rows)
             store.bump_generation()
             store.set_meta("last_indexed_at", f"{time.time():.3f}")
         stored += len(prepared)
+        stored_bytes += batch_bytes
+        meter.files_done, meter.bytes_done = stored, stored_bytes
         if progress:
-            progress(stored, total_files, prepared[-1][0]["path"])
+            progress(stored, total_files, prepared[-1].info["path"])
+        show(prepared[-1].info["path"])
         prepared, pending_chunks = [], 0
 
-    for f, status in todo:
+    def prepare(f: memory.MemoryFile, status: str) -> _Read:
         doc = read_document(root, f.path, f.kind, max_bytes=config.max_file_bytes,
                             transcript_options=Options(tool_errors=config.tool_errors))
-        for message in doc.warnings:
-            note(message)
         chunks = chunk_document(doc, embedder.max_words)
         file_tags = tags.tags_for(f.path) if f.kind == TRANSCRIPT else doc.tags
         # The fingerprint of what was read; "" (never read) keeps the file due for the next run.
@@ -627,35 +731,59 @@ def _index_files(root, store, embedder, todo, tags, git_times, dirty, config, su
                              else dates.front_matter_evergreen(doc.meta))
         info["chunk_dates"] = dates.chunk_dates(doc, chunks)
         info["warnings"] = doc.warnings
-        if not chunks and doc.warnings:
+        return _Read(info, chunks, status, list(doc.warnings), _work_bytes(f, config.max_file_bytes))
+
+    for item in _read_ahead(todo, prepare):
+        for message in item.warnings:
+            note(message)
+        if not item.chunks and item.warnings:
             summary.skipped += 1
-        elif status == "added":
+        elif item.status == "added":
             summary.added += 1
-        elif status == "rechunked":
+        elif item.status == "rechunked":
             summary.rechunked += 1
         else:
             summary.changed += 1
-        prepared.append((info, chunks))
-        pending_chunks += len(chunks)
+        prepared.append(item)
+        pending_chunks += len(item.chunks)
         if progress:
-            progress(stored, total_files, f.path)
+            progress(stored, total_files, item.info["path"])
+        show(item.info["path"])
         if pending_chunks >= BATCH_CHUNKS:
             flush()
     flush()
 
 
-def tqdm_progress(stream=sys.stderr) -> tuple[Progress, Callable[[], None]]:
-    """A progress callback drawing a tqdm bar (files done / files to index), and its closer."""
+def _work_bytes(f: memory.MemoryFile, max_bytes: int | None) -> int:
+    """A file's share of a run's work: its size, or nothing when it is over the limit (not read)."""
+    return 0 if max_bytes is not None and f.size > max_bytes else f.size
+
+
+def tqdm_progress(stream=sys.stderr) -> tuple[Detail, Callable[[], None]]:
+    """A `run` detail callback drawing a tqdm bar, and its closer.
+
+    The bar fills by bytes of files to read (the estimate of time left comes
+    from that rate), and says files done, chunks embedded (and reused) and
+    chunks embedded per second, e.g.
+    ``index  42%|████▏     | 81.2M/193M [01:10<01:37] 120/340 files, 5,120 chunks (312 reused), 73.1 chunks/s``.
+    """
     from tqdm import tqdm
 
     bar = None
+    started = time.perf_counter()
 
-    def update(done: int, total: int, note: str) -> None:
+    def update(state: RunProgress) -> None:
         nonlocal bar
         if bar is None:
-            bar = tqdm(total=total, unit="file", file=stream, dynamic_ncols=True, leave=False)
-        bar.n = done
-        bar.set_postfix_str(note[-40:], refresh=False)
+            bar = tqdm(total=state.bytes_total, desc="index", unit="B", unit_scale=True, unit_divisor=1024,
+                       file=stream, dynamic_ncols=True, leave=False,
+                       bar_format="{desc} {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} "
+                                  "[{elapsed}<{remaining}] {postfix}")
+        bar.n = min(state.bytes_done, state.bytes_total)
+        rate = state.chunks_embedded / max(time.perf_counter() - started, 1e-9)
+        reused = f" ({state.chunks_reused:,} reused)" if state.chunks_reused else ""
+        bar.set_postfix_str(f"{state.files_done}/{state.files_total} files, {state.chunks_embedded:,} chunks"
+                            f"{reused}, {rate:.1f} chunks/s", refresh=False)
         bar.refresh()
 
     def close() -> None:

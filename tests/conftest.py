@@ -1,11 +1,26 @@
 """Shared fixtures: a private copy of the example memory, optionally as a git repository."""
 
+import os
 from pathlib import Path
 
 import pytest
 
 from example_memory import copy_example
 from gitrepo import git, isolate
+
+
+@pytest.fixture(autouse=True, scope="session")
+def model_cache(tmp_path_factory) -> Path:
+    """MiniLM's built ONNX graphs go to one folder per test session (not ~/.cache), shared by the
+    subprocesses the tests start, and found there whatever HOME a test sets."""
+    folder = tmp_path_factory.mktemp("model-cache")
+    previous = os.environ.get("TACHIKOMA_MODEL_CACHE")
+    os.environ["TACHIKOMA_MODEL_CACHE"] = str(folder)
+    yield folder
+    if previous is None:
+        os.environ.pop("TACHIKOMA_MODEL_CACHE", None)
+    else:
+        os.environ["TACHIKOMA_MODEL_CACHE"] = previous
 
 
 @pytest.fixture

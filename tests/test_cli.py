@@ -256,3 +256,45 @@ def test_file_names_with_control_characters_are_escaped(memory):
     assert "new\\nline.md: no tags" in tag.stdout
     search = tachikoma("--memory", str(memory), "search", "odd name")
     assert "new\\nline.md:1-1" in search.stdout
+
+
+def _index_on_a_terminal(memory, *extra):
+    """`tachikoma index` with stderr on a pseudo-terminal (as a person runs it); returns stderr's text."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 160, 0, 0))  # a new pty is 0x0
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "tachikoma", "--memory", str(memory), "index", "--embedder",
+                             "hash", *extra], stdout=subprocess.PIPE, stderr=follower, env=env)
+    os.close(follower)
+    seen = b""
+    while True:
+        try:
+            block = os.read(leader, 4096)
+        except OSError:  # the terminal closed: the process ended
+            break
+        if not block:
+            break
+        seen += block
+    proc.wait(timeout=120)
+    os.close(leader)
+    assert proc.returncode == 0, seen
+    return seen.decode("utf-8", "replace")
+
+
+def test_index_on_a_terminal_shows_files_chunks_rate_and_time_left(memory):
+    shown = _index_on_a_terminal(memory)
+    assert "index" in shown and "files," in shown and "chunks/s" in shown, shown
+    assert "11/11 files" in shown and "<" in shown  # tqdm's [elapsed<remaining]
+    assert _index_on_a_terminal(memory, "--reembed", "-q").strip() == ""  # --quiet: nothing
+
+
+def test_index_off_a_terminal_prints_no_bar(memory):
+    out = tachikoma("--memory", str(memory), "index", "--embedder", "hash")
+    assert out.returncode == 0
+    assert "chunks/s" not in out.stderr and "\r" not in out.stderr
+    assert all(line.startswith("warning: ") for line in out.stderr.splitlines()), out.stderr

