@@ -68,7 +68,7 @@ from .documents import SUFFIX_KIND, MARKDOWN
 from .errors import TachikomaError
 from .frontmatter import YamlError, describe_duplicates, duplicate_keys, load_yaml
 from .memory import TAG_FILE
-from .tags import TAG_KEYS, WRITABLE_KEYS, Tags
+from .tags import WRITABLE_KEYS, Tags
 
 HEADER = (
     "# tachikoma tag file — tags for files that cannot carry front matter.\n"

@@ -59,7 +59,7 @@ from .globs import pattern_matches as _pattern_matches
 from .gitutil import Blob
 from .memory import TAG_FILE, PathOutsideMemory, cache_dir, kind_of, open_regular, printable, safe_path, walk
 from .reader import BINARY_SNIFF_BYTES, unreadable_reason
-from .tags import DEFAULTS_TEXT, EVERGREEN, UNTAGGED, WRITABLE_KEYS, InvalidTagValue, Tags, check_value, normalise_value
+from .tags import EVERGREEN, UNTAGGED, WRITABLE_KEYS, InvalidTagValue, Tags, check_value, normalise_value
 
 DEFAULTS = {"source": "tachikoma", "trust": "self", "confidence": "medium"}
 
