@@ -546,7 +546,7 @@ def aggregate(per_question: list[dict], keys: list[str]) -> dict:
     groups = {"overall": per_question}
     for c in CATEGORIES:
         groups[str(c)] = [q for q in per_question if q["category"] == c]
-    return _means(groups, keys)
+    return metrics.group_means(groups, keys)
 
 
 def by_conversation(per_question: list[dict], keys: list[str]) -> dict:
@@ -554,20 +554,7 @@ def by_conversation(per_question: list[dict], keys: list[str]) -> dict:
     groups: dict[str, list[dict]] = {}
     for q in per_question:
         groups.setdefault(q["conversation"], []).append(q)
-    return _means(groups, keys)
-
-
-def _means(groups: dict[str, list[dict]], keys: list[str]) -> dict:
-    out: dict = {}
-    for key in keys:
-        out[key] = {}
-        for group, items in groups.items():
-            cell: dict = {"questions": len(items)}
-            if items:
-                for name in items[0]["metrics"][key]:
-                    cell[name] = metrics.mean([q["metrics"][key][name] for q in items])
-            out[key][group] = cell
-    return out
+    return metrics.group_means(groups, keys)
 
 
 def _meta(path: Path, embedder: str, max_words: int, conversations, quirks: Quirks, stats: dict,

@@ -394,16 +394,7 @@ def aggregate(per_question: list[dict], keys: list[str]) -> dict:
     """system → group ("overall" and each question type) → {"questions": n, metric@k: mean}."""
     scored = [q for q in per_question if q["metrics"]]
     groups = {"overall": scored, **{t: [q for q in scored if q["type"] == t] for t in TYPES}}
-    out: dict = {}
-    for key in keys:
-        out[key] = {}
-        for group, items in groups.items():
-            cell: dict = {"questions": len(items)}
-            if items:
-                for name in items[0]["metrics"][key]:
-                    cell[name] = metrics.mean([q["metrics"][key][name] for q in items])
-            out[key][group] = cell
-    return out
+    return metrics.group_means(groups, keys)
 
 
 def abstention_summary(per_question: list[dict]) -> dict:

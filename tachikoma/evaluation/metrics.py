@@ -102,3 +102,17 @@ def evidence_recall_spans(ranked_spans: Sequence[tuple[Hashable, int, int]],
 def mean(values: Sequence[float]) -> float | None:
     """Arithmetic mean, None for no values."""
     return sum(values) / len(values) if values else None
+
+
+def group_means(groups: dict[str, list[dict]], keys: list[str]) -> dict:
+    """system key → group → {"questions": n, metric: mean}, from questions carrying ``metrics[key][metric]``."""
+    out: dict = {}
+    for key in keys:
+        out[key] = {}
+        for group, items in groups.items():
+            cell: dict = {"questions": len(items)}
+            if items:
+                for name in items[0]["metrics"][key]:
+                    cell[name] = mean([q["metrics"][key][name] for q in items])
+            out[key][group] = cell
+    return out
