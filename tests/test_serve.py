@@ -27,12 +27,19 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def _default_sigint() -> None:
+    """Ctrl-C's default in the server: a test run started in the background (`cmd &`, as CI may) ignores
+    SIGINT, and a child inheriting that would never see the Ctrl-C a test sends."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @contextmanager
 def serving(root, *extra: str):
     """`tachikoma serve` in a subprocess on a free loopback port; yields (base URL, process); stops it."""
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "tachikoma", "serve", "--memory", str(root), "--port", str(port),
-                             *extra], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                             *extra], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_default_sigint)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     try:
