@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import sys
 
 #: Threads answering dashboard requests (the index runs in its own thread).
@@ -61,11 +60,6 @@ def serve_dashboard(app, host: str, port: int) -> None:
         server.run()
     finally:
         server.close()
-    # Ctrl-C ended the loop and waitress's threads (within 5 s). End the process here, not in the
-    # interpreter's shutdown: that can wait on a daemon thread still inside native code (the watcher,
-    # an embedder), and a CI run saw a stopped server hang there for more than 20 s. Index and tag
-    # writes are crash-safe (as after kill -9); stderr is line-buffered, so nothing said is lost.
-    os._exit(0)
 
 
 def serve_asgi(app, host: str, port: int) -> None:
