@@ -46,7 +46,7 @@ VOCAB = (
 PATHS = {
     "numpy": lambda batch: MiniLMEmbedder(batch_size=batch, runtime="numpy"),
     "onnx": lambda batch: MiniLMEmbedder(batch_size=batch, runtime="onnx"),
-    "int8": lambda batch: MiniLMInt8Embedder(batch_size=batch),
+    "int8": lambda batch: MiniLMInt8Embedder(),  # one text per run, by design
 }
 
 
