@@ -15,7 +15,7 @@ from markupsafe import Markup, escape
 from tachikoma.humanize import ago, days_ago, memory_day, plural, shown_day, when  # noqa: F401 (see templating.py)
 from tachikoma.search import STOPWORDS
 from tachikoma.search import query_terms as search_terms
-from tachikoma.store.sqlite import highlight
+from tachikoma.store.sqlite import highlight as fts_highlight
 from tachikoma.transcripts import claude_code, codex, codex_legacy, generic, openclaw
 
 #: Where a memory's date came from, in words (`dates.SOURCES`).
@@ -79,7 +79,7 @@ def keyword_spans(text: str, query: str, keywords: tuple[str, ...] | None = None
     if not terms or not text:
         return ()
     clean = text.replace(_OPEN, " ").replace(_CLOSE, " ")
-    marked = highlight(clean, terms, _OPEN, _CLOSE)
+    marked = fts_highlight(clean, terms, _OPEN, _CLOSE)
     if marked is None:
         return ()
     spans, offset, start = [], 0, 0
