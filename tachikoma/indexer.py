@@ -408,22 +408,15 @@ def _whole_run(store: Store, single: bool):
     if not single:
         yield lambda: _committed(store)
         return
-    store.db.execute("BEGIN IMMEDIATE")
-    try:
+    with store.writing_exclusively():
         yield contextlib.nullcontext
-    except BaseException:
-        store.db.rollback()
-        raise
-    store.check_present()
-    store.db.commit()
-    store.check_present()
 
 
 @contextlib.contextmanager
 def _committed(store: Store):
     """One batch's transaction; once it commits, the state it leaves is recorded as whole (the
     indexer trusts its own writes), so readers during a long run do not check the file again."""
-    with store.db:
+    with store.writing():
         yield
     store.record_whole()
 

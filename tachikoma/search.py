@@ -15,7 +15,6 @@ changes. The command line builds one per query (a cold search).
 from __future__ import annotations
 
 import os
-import sqlite3
 import threading
 import time
 import unicodedata
@@ -31,7 +30,7 @@ from .embedders import MINILM, choose
 from .embedders.base import Embedder
 from .errors import NoIndexYet, TachikomaError
 from .globs import name_or_path_matcher
-from .store import Store, index_error
+from .store import Store, keyword_expression, quote_term  # noqa: F401 (re-exported)
 from .tags import Tags
 
 DAY = 86400.0
@@ -108,17 +107,7 @@ def query_terms(text: str, limit: int = MAX_KEYWORD_TERMS, skip: frozenset[str] 
     return terms[:limit]
 
 
-def quote_term(term: str) -> str:
-    """An FTS5 string: the term in double quotes, inner quotes doubled."""
-    return '"' + term.replace('"', '""') + '"'
-
-
-def keyword_expression(terms: list[str]) -> str:
-    """An FTS5 MATCH expression matching any of `terms` (each quoted, joined by OR); "" for none."""
-    return " OR ".join(quote_term(t) for t in terms)
-
-
-def keyword_terms(db: sqlite3.Connection, query: str, total_chunks: int,
+def keyword_terms(store: Store, query: str, total_chunks: int,
                   postings: int = KEYWORD_POSTINGS, counts: dict[str, int] | None = None) -> list[str]:
     """The words of `query` that keyword search uses, rarest first.
 
@@ -135,8 +124,7 @@ def keyword_terms(db: sqlite3.Connection, query: str, total_chunks: int,
     ceiling = min(max(total_chunks // 2, 1), postings)  # a memory of one chunk still matches its words
     frequencies = []
     for term in terms:
-        count = db.execute("SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)",
-                           (quote_term(term), ceiling + 1)).fetchone()[0]
+        count = store.keyword_count(term, ceiling + 1)
         if counts is not None:
             counts[term] = count
         if 0 < count <= ceiling:
@@ -150,24 +138,19 @@ def keyword_terms(db: sqlite3.Connection, query: str, total_chunks: int,
     return kept
 
 
-def keyword_search(db: sqlite3.Connection, query: str, total_chunks: int, limit: int | None,
+def keyword_search(store: Store, query: str, total_chunks: int, limit: int | None,
                    postings: int = KEYWORD_POSTINGS, terms: list[str] | None = None) -> list[tuple[int, float]]:
     """(chunk id, bm25) of the best keyword matches for `query`, best first, using its
     `keyword_terms` (or `terms` when the caller already has them).
     `limit` None returns every match (the evaluation's BM25 baseline).
     """
-    kept = keyword_terms(db, query, total_chunks, postings) if terms is None else terms
+    kept = keyword_terms(store, query, total_chunks, postings) if terms is None else terms
     if not kept:
         return []
-    sql = "SELECT rowid, bm25(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts), rowid"
-    args: tuple = (keyword_expression(kept),)
-    if limit is not None:
-        sql += " LIMIT ?"
-        args += (int(limit),)
-    return [(int(r[0]), float(r[1])) for r in db.execute(sql, args)]
+    return store.keyword_matches(kept, limit)
 
 
-def words_held(db: sqlite3.Connection, query: str, chunk_ids: np.ndarray) -> np.ndarray:
+def words_held(store: Store, query: str, chunk_ids: np.ndarray) -> np.ndarray:
     """(len(chunk_ids), query words) bool: which words of `query` (function words aside) each chunk
     holds, as the keyword index reads them (stemmed: "runs" holds "run"). One lookup per word,
     restricted to the given chunks (`ranking.supersessions` asks about a few dozen)."""
@@ -176,17 +159,14 @@ def words_held(db: sqlite3.Connection, query: str, chunk_ids: np.ndarray) -> np.
     held = np.zeros((ids.shape[0], len(terms)), dtype=bool)
     if not terms or not ids.shape[0]:
         return held
-    marks = ",".join("?" * ids.shape[0])
     for column, term in enumerate(terms):
         # A word in at most `WORDS_HELD_SCAN` chunks: read all of them (a fraction of a millisecond).
-        rows = db.execute("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?",
-                          (quote_term(term), WORDS_HELD_SCAN + 1)).fetchall()
+        rows = store.chunks_holding(term, WORDS_HELD_SCAN + 1)
         if len(rows) > WORDS_HELD_SCAN:
-            # A common word: look each chunk up instead. (`rowid IN` makes FTS5 run the match once per
-            # id, a fixed few milliseconds; for a rare word that was 15x slower than reading it all.)
-            rows = db.execute(f"SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN ({marks})",
-                              (quote_term(term), *ids.tolist())).fetchall()
-        held[:, column] = np.isin(ids, [r[0] for r in rows])
+            # A common word: look each chunk up instead (for a rare word that was 15x slower on SQLite
+            # than reading it all).
+            rows = store.chunks_holding_among(term, ids.tolist())
+        held[:, column] = np.isin(ids, rows)
     return held
 
 
@@ -195,7 +175,7 @@ def words_held(db: sqlite3.Connection, query: str, chunk_ids: np.ndarray) -> np.
 COVERAGE_CANDIDATES = 200
 
 
-def keyword_coverage(db: sqlite3.Connection, query: str, snap: "Snapshot",
+def keyword_coverage(store: Store, query: str, snap: "Snapshot",
                      matches: list[tuple[int, float]], counts: dict[str, int] | None = None) -> np.ndarray:
     """(N,) the share of the query's words (function words aside) each keyword match holds, each word
     weighted by its rarity in the memory (BM25's idf: a word found nowhere weighs most); 0 elsewhere.
@@ -214,12 +194,11 @@ def keyword_coverage(db: sqlite3.Connection, query: str, snap: "Snapshot",
     ids = np.array([m[0] for m in matches[:COVERAGE_CANDIDATES]], dtype=np.int64)
     cap = min(max(total // 2, 1), KEYWORD_POSTINGS)
     if counts is None:
-        counts = {t: db.execute("SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)",
-                                (quote_term(t), cap + 1)).fetchone()[0] for t in terms}
+        counts = {t: store.keyword_count(t, cap + 1) for t in terms}
     df = np.array([counts.get(t, 0) for t in terms], dtype=np.float64)
     df = np.where(df > cap, np.maximum(df, total / 2), df)  # past the cap: a common word, weighed as one
     idf = np.log((total - df + 0.5) / (df + 0.5) + 1.0)
-    share = words_held(db, query, ids).astype(np.float64) @ idf / idf.sum()
+    share = words_held(store, query, ids).astype(np.float64) @ idf / idf.sum()
     pos = np.minimum(np.searchsorted(snap.chunk_ids, ids), total - 1)
     known = snap.chunk_ids[pos] == ids  # a chunk written after the snapshot is ignored
     coverage[pos[known]] = share[known]
@@ -290,18 +269,10 @@ class Snapshot:
     @classmethod
     def load(cls, store: Store, dim: int) -> "Snapshot":
         """Read the index in one consistent read transaction (WAL snapshot isolation)."""
-        in_transaction = store.db.in_transaction
-        if not in_transaction:
-            store.db.execute("BEGIN")
-        try:
+        with store.reading():
             generation = store.generation
-            rows = store.db.execute(
-                "SELECT id, path, kind, trust, confidence, source, turn_date, fm_date, path_date, git_date, "
-                "mtime_ns, evergreen, git_import FROM files ORDER BY id").fetchall()
+            rows = store.ranking_files()
             ids, file_ids, chunk_date, matrix = load_vectors(store, dim, generation)
-        finally:
-            if not in_transaction:
-                store.db.execute("COMMIT")
         file_row_ids = np.array([r[0] for r in rows], dtype=np.int64)
         chunk_file = np.searchsorted(file_row_ids, file_ids)
 
@@ -341,7 +312,7 @@ VECTOR_CACHE = "vectors-{key}.{part}.npy"
 
 def chunk_dates(store: Store, ids: np.ndarray) -> np.ndarray:
     """(N,) each chunk's own date (transcript chunks: their last timed turn), NaN where it has none."""
-    dated = store.db.execute("SELECT id, date FROM chunks WHERE date IS NOT NULL ORDER BY id").fetchall()
+    dated = store.chunk_dates()
     chunk_date = np.full(len(ids), np.nan)
     if dated and len(ids):
         dated_ids = np.array([r[0] for r in dated], dtype=np.int64)
@@ -364,7 +335,7 @@ def load_vectors(store: Store, dim: int, generation: int) -> tuple[np.ndarray, n
     rebuilt whenever it is missing or unreadable. Call inside the read
     transaction that read `generation`.
     """
-    folder = store.path.parent
+    folder = store.cache_folder
     key = store.cache_key(generation)
     files = {part: folder / VECTOR_CACHE.format(key=key, part=part) for part in ("f32", "ids", "dates")}
     try:
@@ -482,26 +453,19 @@ class Searcher:
         embedded = time.perf_counter()
         # One read transaction: the snapshot, the keyword matches and the chunk texts all see
         # the same state of the index, even while `tachikoma index` writes to it.
-        db = self.store.db
-        began = not db.in_transaction
-        if began:
-            db.execute("BEGIN")
-        try:
+        store = self.store
+        with store.reading():
             snap = self.snapshot()
             counts: dict[str, int] = {}
-            keywords = keyword_terms(db, query, len(snap.chunk_ids), counts=counts)
-            matches = keyword_search(db, query, len(snap.chunk_ids), config.search.keyword_candidates, terms=keywords)
+            keywords = keyword_terms(store, query, len(snap.chunk_ids), counts=counts)
+            matches = keyword_search(store, query, len(snap.chunk_ids), config.search.keyword_candidates,
+                                     terms=keywords)
             keyword = keyword_scores(snap, matches)
-            coverage = lambda: keyword_coverage(db, query, snap, matches, counts)  # noqa: E731 (only if needed)
-            words = lambda ids: words_held(db, query, ids)  # noqa: E731
+            coverage = lambda: keyword_coverage(store, query, snap, matches, counts)  # noqa: E731 (only if needed)
+            words = lambda ids: words_held(store, query, ids)  # noqa: E731
             answer, hidden = self._rank_existing(snap, qvec, limit, config, filters, now, keyword, floor, words,
                                                  coverage, windows)
-            details = self.store.chunk_details([int(snap.chunk_ids[i]) for i in answer["positions"]])
-        except sqlite3.DatabaseError as exc:  # the keyword queries read the index outside the Store's methods
-            raise index_error(self.store.path, exc) from exc
-        finally:
-            if began:
-                db.execute("COMMIT")
+            details = store.chunk_details([int(snap.chunk_ids[i]) for i in answer["positions"]])
         results = []
         for pos, factors, score in zip(answer["positions"], answer["factors"], answer["scores"]):
             path, kind, idx, start, end, text = details[int(snap.chunk_ids[pos])]

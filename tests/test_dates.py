@@ -386,11 +386,11 @@ def test_words_held_reads_the_keyword_index(tmp_path):
     with Store(root / ".cache" / "index.db", readonly=True) as store:
         rows = dict(store.db.execute("SELECT f.path, c.id FROM chunks c JOIN files f ON f.id = c.file_id"))
         ids = np.array([rows["c.md"], rows["a.md"], rows["b.md"]])
-        held = words_held(store.db, "Which database does Granite staging run?", ids)
+        held = words_held(store, "Which database does Granite staging run?", ids)
         # the query's words, function words aside: database, Granite, staging, run ("runs" is stemmed)
         assert held.tolist() == [[False] * 4, [True] * 4, [False, True, False, False]]
-        assert words_held(store.db, "which is the", ids).shape == (3, 0)
-        assert words_held(store.db, "Granite", ids[:0]).shape == (0, 1)
+        assert words_held(store, "which is the", ids).shape == (3, 0)
+        assert words_held(store, "Granite", ids[:0]).shape == (0, 1)
 
 
 def test_an_update_told_in_a_conversation_supersedes_the_note(tmp_path, monkeypatch):
@@ -587,7 +587,7 @@ def test_words_held_reads_a_common_word_as_a_rare_one(tmp_path, monkeypatch):
     with Store(root / ".cache" / "index.db", readonly=True) as store:
         ids = np.array([r[0] for r in store.db.execute("SELECT id FROM chunks ORDER BY id")])
         query = "Which database does Granite staging run?"
-        read_whole = words_held(store.db, query, ids)
+        read_whole = words_held(store, query, ids)
         monkeypatch.setattr(search_module, "WORDS_HELD_SCAN", 0)  # every word counts as common
-        assert words_held(store.db, query, ids).tolist() == read_whole.tolist()
+        assert words_held(store, query, ids).tolist() == read_whole.tolist()
         assert read_whole.any(axis=0).all() and not read_whole.all()

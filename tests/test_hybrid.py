@@ -1,6 +1,5 @@
 """Hybrid relevance: FTS5 BM25 fused with vector similarity, its explanation, hostile queries."""
 
-import sqlite3
 from datetime import datetime, timezone
 
 import numpy as np
@@ -15,6 +14,7 @@ from tachikoma.config import Config, SearchConfig, load_config
 from tachikoma.embedders.base import l2_normalise
 from tachikoma.errors import TachikomaError
 from tachikoma.search import Searcher, keyword_expression, keyword_search, query_terms, rank_snapshot
+from tachikoma.store import Store
 
 NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)
 
@@ -154,20 +154,22 @@ def test_query_terms_and_expression():
     assert len(query_terms(" ".join(f"w{i}" for i in range(100)))) == 32
 
 
-def _fts(texts):
-    db = sqlite3.connect(":memory:")
-    db.execute("CREATE VIRTUAL TABLE chunks_fts USING fts5(text, tokenize='porter unicode61 remove_diacritics 2')")
-    db.executemany("INSERT INTO chunks_fts(rowid, text) VALUES (?, ?)", enumerate(texts, 1))
-    return db
+def _fts(folder, texts):
+    """A real SQLite store holding `texts` as chunks 1, 2, ... of one file (zero vectors)."""
+    store = Store(folder / f"index-{len(list(folder.glob('index-*.db')))}.db")
+    with store.writing():
+        store.replace_file({"path": "a.md", "kind": "markdown", "sha256": "x", "size": 1, "mtime_ns": 1},
+                           [(i, 1, 1, text, str(i), bytes(8), None) for i, text in enumerate(texts)])
+    return store
 
 
-def test_words_in_most_chunks_and_over_the_budget_are_left_out():
-    db = _fts(["the cat sat", "the dog ran", "the cow slept", "a zebra ate"])
+def test_words_in_most_chunks_and_over_the_budget_are_left_out(tmp_path):
+    db = _fts(tmp_path, ["the cat sat", "the dog ran", "the cow slept", "a zebra ate"])
     assert keyword_search(db, "the", 4, 10) == []  # in 3 of 4 chunks: no BM25 weight
     assert [r for r, _ in keyword_search(db, "the zebra", 4, 10)] == [4]
     # A memory of one chunk: its words are in "more than half" of the chunks, and still match.
-    assert [r for r, _ in keyword_search(_fts(["Martin prefers short meetings"]), "Martin meetings", 1, 10)] == [1]
-    db = _fts([f"alpha {i}" if i % 2 else f"beta {i}" for i in range(100)] + ["gamma"])
+    assert [r for r, _ in keyword_search(_fts(tmp_path, ["Martin prefers short meetings"]), "Martin meetings", 1, 10)] == [1]
+    db = _fts(tmp_path, [f"alpha {i}" if i % 2 else f"beta {i}" for i in range(100)] + ["gamma"])
     # alpha and beta are each in 50 of 101 chunks; with a budget of 60 postings only gamma and one of them fit
     ids = {r for r, _ in keyword_search(db, "alpha beta gamma", 101, None, postings=60)}
     assert 101 in ids and len(ids) == 51
@@ -199,14 +201,14 @@ def test_hostile_queries_do_not_crash(example_searcher, query):
 @given(st.text(max_size=80))
 def test_any_text_is_a_safe_keyword_query(example_searcher, text):
     snap = example_searcher.snapshot()
-    for _rowid, score in keyword_search(example_searcher.store.db, text, len(snap.chunk_ids), 50):
+    for _rowid, score in keyword_search(example_searcher.store, text, len(snap.chunk_ids), 50):
         assert score <= 0
     if text.strip():
         example_searcher.search(text, 3, now=NOW)
 
 
-def test_english_function_words_are_not_keywords():
-    db = _fts(["what did you do", "zebra stripes", "the cat did run", "a dog", "an owl"])
+def test_english_function_words_are_not_keywords(tmp_path):
+    db = _fts(tmp_path, ["what did you do", "zebra stripes", "the cat did run", "a dog", "an owl"])
     assert keyword_search(db, "what did you do", 5, 10) == []
     assert [r for r, _ in keyword_search(db, "What did the zebra do?", 5, 10)] == [2]
     assert query_terms("What did the zebra do", skip=frozenset({"what", "did", "the", "do"})) == ["zebra"]

@@ -169,7 +169,7 @@ def test_every_reader_of_a_damaged_index_says_so_with_the_advice(big_indexed, da
 
 
 def test_the_full_check_runs_once_per_state_of_the_index(big_indexed, monkeypatch):
-    from tachikoma import index_check
+    from tachikoma.store import index_check
     from tachikoma.search import Searcher
 
     root = big_indexed
@@ -190,7 +190,7 @@ def test_the_full_check_runs_once_per_state_of_the_index(big_indexed, monkeypatc
 
 
 def test_vectors_of_nan_are_damage_when_loaded(big_indexed):
-    from tachikoma import index_check
+    from tachikoma.store import index_check
     from tachikoma.search import Searcher
 
     root = big_indexed
@@ -213,7 +213,7 @@ def test_vectors_of_nan_are_damage_when_loaded(big_indexed):
 def test_readers_during_an_index_run_do_not_check_the_file_again(big_indexed, monkeypatch):
     """The indexer records the state each batch leaves: the dashboard polling during a long run
     must not make a full check (seconds on a large index) at every poll."""
-    from tachikoma import index_check
+    from tachikoma.store import index_check
 
     root = big_indexed
     for i in range(12):
@@ -290,7 +290,7 @@ def test_a_full_disk_is_named_by_search_stats_mcp_and_tag(small_disk):
 def test_an_io_error_on_a_nearly_full_disk_says_the_disk_is_full(tmp_path, monkeypatch):
     """Where no small file system can be mounted: the same verdict, with the free space faked."""
     import shutil as real_shutil
-    from tachikoma import store
+    from tachikoma.store import sqlite as store
 
     path = tmp_path / ".cache" / "index.db"
     monkeypatch.setattr(store.shutil, "disk_usage", lambda _folder: real_shutil._ntuple_diskusage(10**9, 10**9 - 4096, 4096))

@@ -74,9 +74,9 @@ def evidence(searcher: Searcher, query: str) -> tuple[float, float]:
         return 0.0, 0.0
     qvec = np.asarray(searcher.embedder.embed_query(query), dtype=np.float32)
     vector = np.clip(snap.matrix @ qvec, 0.0, 1.0).astype(np.float64)
-    db = searcher.store.db
-    matches = keyword_search(db, query, len(snap.chunk_ids), searcher.config.search.keyword_candidates)
-    coverage = keyword_coverage(db, query, snap, matches)
+    store = searcher.store
+    matches = keyword_search(store, query, len(snap.chunk_ids), searcher.config.search.keyword_candidates)
+    coverage = keyword_coverage(store, query, snap, matches)
     return float(vector.max()), float(coverage.max()) if coverage.size else 0.0
 
 

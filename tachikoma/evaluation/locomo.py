@@ -385,9 +385,9 @@ def searched_spans(searcher: Searcher, question: str, config: Config, now: datet
         limit *= 4
 
 
-def bm25_spans(db: sqlite3.Connection, question: str, total: int, spans_by_id: dict[int, tuple]) -> Spans:
+def bm25_spans(store, question: str, total: int, spans_by_id: dict[int, tuple]) -> Spans:
     """Every keyword match, best BM25 first, as (file, first line, last line)."""
-    return [spans_by_id[i] for i, _ in keyword_search(db, question, total, None) if i in spans_by_id]
+    return [spans_by_id[i] for i, _ in keyword_search(store, question, total, None) if i in spans_by_id]
 
 
 def question_metrics(spans: Spans, evidence: list[tuple[str, int]], ks=KS) -> dict[str, float]:
@@ -519,8 +519,7 @@ def _ask(root: Path, conv: Conversation, where: dict, rows: list[System], embedd
     searcher = Searcher(root, base, embedder=embedder)
     try:
         total = searcher.store.counts()[1]
-        spans_by_id = {r[0]: (r[1], r[2], r[3]) for r in searcher.store.db.execute(
-            "SELECT c.id, f.path, c.line_start, c.line_end FROM chunks c JOIN files f ON f.id = c.file_id")}
+        spans_by_id = searcher.store.chunk_spans()
         out = []
         now = conv.now
         want = max(KS)
@@ -530,7 +529,7 @@ def _ask(root: Path, conv: Conversation, where: dict, rows: list[System], embedd
                    "metrics": {}}
             for system in rows:
                 if system.config is None:
-                    spans = bm25_spans(searcher.store.db, q.text, total, spans_by_id)
+                    spans = bm25_spans(searcher.store, q.text, total, spans_by_id)
                 else:
                     spans = searched_spans(searcher, q.text, system.config, now, want)
                 row["metrics"][system.key] = question_metrics(spans, evidence)

@@ -347,11 +347,11 @@ def ranked_paths(searcher: Searcher, case: Case, where: dict[str, str], config: 
     own = {where[m.key] for m in case.memories}
     exclude = np.array([p not in own for p in snap.paths], dtype=bool)
     qvec = np.asarray(searcher.embedder.embed_query(case.query), dtype=np.float32)
-    db = searcher.store.db
-    keyword = keyword_scores(snap, keyword_search(db, case.query, len(snap.chunk_ids),
+    store = searcher.store
+    keyword = keyword_scores(snap, keyword_search(store, case.query, len(snap.chunk_ids),
                                                   config.search.keyword_candidates))
     answer = rank_snapshot(snap, qvec, DEPTH, config, now=NOW, keyword=keyword, exclude=exclude,
-                           words=lambda ids: words_held(db, case.query, ids))
+                           words=lambda ids: words_held(store, case.query, ids))
     return list(dict.fromkeys(str(snap.paths[snap.chunk_file[p]]) for p in answer["positions"]))
 
 

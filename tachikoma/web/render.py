@@ -8,16 +8,14 @@ tested directly.
 from __future__ import annotations
 
 import re
-import sqlite3
-import threading
 from functools import lru_cache
 
 from markupsafe import Markup, escape
 
 from tachikoma.humanize import ago, days_ago, memory_day, plural, shown_day, when  # noqa: F401 (see templating.py)
-from tachikoma.search import STOPWORDS, keyword_expression
+from tachikoma.search import STOPWORDS
 from tachikoma.search import query_terms as search_terms
-from tachikoma.store import FTS_TOKENIZE
+from tachikoma.store.sqlite import highlight as fts_highlight
 from tachikoma.transcripts import claude_code, codex, codex_legacy, generic, openclaw
 
 #: Where a memory's date came from, in words (`dates.SOURCES`).
@@ -66,17 +64,6 @@ def query_terms(query: str, keywords: tuple[str, ...] | None = None) -> list[str
 
 
 _OPEN, _CLOSE = "\ue000", "\ue001"  # private-use characters: highlight() markers, never kept from memory text
-_fts = threading.local()
-
-
-def _fts_table() -> sqlite3.Connection:
-    """This thread's in-memory FTS5 table, tokenised exactly like the index's keyword table."""
-    db = getattr(_fts, "db", None)
-    if db is None:
-        db = sqlite3.connect(":memory:")
-        db.execute(f"CREATE VIRTUAL TABLE t USING fts5(text, tokenize='{FTS_TOKENIZE}')")
-        _fts.db = db
-    return db
 
 
 @lru_cache(maxsize=256)  # snippet and highlight ask for the same text and query
@@ -92,16 +79,11 @@ def keyword_spans(text: str, query: str, keywords: tuple[str, ...] | None = None
     if not terms or not text:
         return ()
     clean = text.replace(_OPEN, " ").replace(_CLOSE, " ")
-    db = _fts_table()
-    with db:
-        db.execute("DELETE FROM t")
-        db.execute("INSERT INTO t(text) VALUES (?)", (clean,))
-        row = db.execute("SELECT highlight(t, 0, ?, ?) FROM t WHERE t MATCH ?",
-                         (_OPEN, _CLOSE, keyword_expression(terms))).fetchone()
-    if row is None:
+    marked = fts_highlight(clean, terms, _OPEN, _CLOSE)
+    if marked is None:
         return ()
     spans, offset, start = [], 0, 0
-    for ch in row[0]:
+    for ch in marked:
         if ch == _OPEN:
             start = offset
         elif ch == _CLOSE:

@@ -74,7 +74,7 @@ def record(path: Path) -> None:
     now = stamp(path)
     with _lock:
         _passed[str(path)] = now
-    from .atomic import atomic_write_text
+    from ..atomic import atomic_write_text
 
     try:
         atomic_write_text(_checked_file(path), json.dumps({"stamp": now}))

@@ -1,4 +1,4 @@
-"""The SQLite index: files, chunks with float32 vectors, and index metadata.
+"""The SQLite engine (the default): files, chunks with float32 vectors, and index metadata in one file.
 
 The index is derived from the memory files and can be deleted at any time.
 WAL mode lets the dashboard read while an indexer writes; each file's chunks
@@ -14,12 +14,14 @@ that queries `Store.db` directly.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
 import secrets
 import shutil
 import sqlite3
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from . import index_check
-from .errors import IndexDamaged, NoIndexYet, TachikomaError
+from ..errors import IndexDamaged, NoIndexYet, TachikomaError
 
 SCHEMA_VERSION = 3
 #: Columns each schema version added, so an older index is upgraded in place (its vectors kept).
@@ -200,6 +202,8 @@ class FileRow:
 class Store:
     """One connection to an index file. Not shared between threads."""
 
+    engine = "sqlite"
+
     def __init__(self, path: Path, readonly: bool = False):
         self.path = Path(path)
         self.readonly = readonly
@@ -310,6 +314,49 @@ class Store:
         next reader does not check it again; nothing for a read-only store or a replaced file."""
         if not self.readonly and self._identity is not None and self._file_identity() == self._identity:
             index_check.record(self.path)
+
+    @property
+    def cache_folder(self) -> Path:
+        """Where caches derived from this index live (the search's vector cache): beside the file."""
+        return self.path.parent
+
+    @property
+    def label(self) -> str:
+        """How messages name this index."""
+        return str(self.path)
+
+    # -- transactions -----------------------------------------------------
+    @contextlib.contextmanager
+    def reading(self):
+        """One consistent read (WAL snapshot isolation) for everything read inside; nests."""
+        began = not self.db.in_transaction
+        if began:
+            self.db.execute("BEGIN")
+        try:
+            yield self
+        finally:
+            if began:
+                self.db.execute("COMMIT")
+
+    @contextlib.contextmanager
+    def writing(self):
+        """One transaction: committed when the block ends, rolled back if it raises."""
+        with self.db:
+            yield self
+
+    @contextlib.contextmanager
+    def writing_exclusively(self):
+        """One transaction that holds the write lock from its start (a whole re-embedding run):
+        readers see the old index until it commits. Fails if the file was replaced meanwhile."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self
+        except BaseException:
+            self.db.rollback()
+            raise
+        self.check_present()
+        self.db.commit()
+        self.check_present()
 
     def __enter__(self) -> "Store":
         return self
@@ -452,3 +499,86 @@ class Store:
         files = self.db.execute("SELECT count(*) FROM files").fetchone()[0]
         chunks = self.db.execute("SELECT count(*) FROM chunks").fetchone()[0]
         return files, chunks
+
+    @_guarded()
+    def ranking_files(self) -> list[tuple]:
+        """Per file, ordered by id: (id, path, kind, trust, confidence, source, turn_date, fm_date,
+        path_date, git_date, mtime_ns, evergreen, git_import), what a search snapshot needs."""
+        return self.db.execute(
+            "SELECT id, path, kind, trust, confidence, source, turn_date, fm_date, path_date, git_date, "
+            "mtime_ns, evergreen, git_import FROM files ORDER BY id").fetchall()
+
+    @_guarded()
+    def chunk_dates(self) -> list[tuple[int, float]]:
+        """(chunk id, date) of every chunk with a date of its own, by id."""
+        return self.db.execute("SELECT id, date FROM chunks WHERE date IS NOT NULL ORDER BY id").fetchall()
+
+    @_guarded()
+    def chunk_spans(self) -> dict[int, tuple[str, int, int]]:
+        """chunk id → (path, first line, last line) of every chunk."""
+        return {r[0]: (r[1], r[2], r[3]) for r in self.db.execute(
+            "SELECT c.id, f.path, c.line_start, c.line_end FROM chunks c JOIN files f ON f.id = c.file_id")}
+
+    # -- keywords (FTS5 over the chunk texts) -------------------------------
+    @_guarded()
+    def keyword_count(self, term: str, cap: int) -> int:
+        """How many chunks hold `term` (as the keyword index reads it), counted up to `cap`."""
+        return self.db.execute("SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)",
+                               (quote_term(term), cap)).fetchone()[0]
+
+    @_guarded()
+    def keyword_matches(self, terms: list[str], limit: int | None) -> list[tuple[int, float]]:
+        """(chunk id, bm25) of the chunks holding any of `terms`, best first (FTS5's bm25(): negative,
+        lower is better); `limit` None: every match."""
+        sql = "SELECT rowid, bm25(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts), rowid"
+        args: tuple = (keyword_expression(terms),)
+        if limit is not None:
+            sql += " LIMIT ?"
+            args += (int(limit),)
+        return [(int(r[0]), float(r[1])) for r in self.db.execute(sql, args)]
+
+    @_guarded()
+    def chunks_holding(self, term: str, limit: int) -> list[int]:
+        """Ids of up to `limit` chunks holding `term`."""
+        return [r[0] for r in self.db.execute("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?",
+                                              (quote_term(term), limit))]
+
+    @_guarded()
+    def chunks_holding_among(self, term: str, chunk_ids: list[int]) -> list[int]:
+        """Which of `chunk_ids` hold `term`. (`rowid IN` makes FTS5 run the match once per id, a fixed
+        few milliseconds: for a word in few chunks `chunks_holding` is faster.)"""
+        if not chunk_ids:
+            return []
+        marks = ",".join("?" * len(chunk_ids))
+        return [r[0] for r in self.db.execute(
+            f"SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN ({marks})",
+            (quote_term(term), *chunk_ids))]
+
+
+def quote_term(term: str) -> str:
+    """An FTS5 string: the term in double quotes, inner quotes doubled."""
+    return '"' + term.replace('"', '""') + '"'
+
+
+def keyword_expression(terms: list[str]) -> str:
+    """An FTS5 MATCH expression matching any of `terms` (each quoted, joined by OR); "" for none."""
+    return " OR ".join(quote_term(t) for t in terms)
+
+
+_scratch = threading.local()
+
+
+def highlight(text: str, terms: list[str], open_mark: str, close_mark: str) -> str | None:
+    """`text` with each word that keyword search matches for any of `terms` between the marks,
+    tokenised exactly like the keyword index (porter stemming: "retry" marks "retries"); None when
+    nothing matches. Uses this thread's in-memory FTS5 table, never the index."""
+    db = getattr(_scratch, "db", None)
+    if db is None:
+        db = _scratch.db = sqlite3.connect(":memory:")
+        db.execute(f"CREATE VIRTUAL TABLE t USING fts5(text, tokenize='{FTS_TOKENIZE}')")
+    with db:
+        db.execute("DELETE FROM t")
+        db.execute("INSERT INTO t(text) VALUES (?)", (text,))
+        row = db.execute("SELECT highlight(t, 0, ?, ?) FROM t WHERE t MATCH ?",
+                         (open_mark, close_mark, keyword_expression(terms))).fetchone()
+    return None if row is None else row[0]
