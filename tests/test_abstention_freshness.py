@@ -154,6 +154,10 @@ def test_floor_report_counts_by_hand():
     assert result["chosen"]["floor"] == 0.7 and result["chosen"]["cost"] == 0.125, \
         "above 0.6 the R@5 of 0.6 is lost (0.5 / 4); above 0.7 also 0.7's (1.0 / 4): over 0.2"
     assert abstention.report(rows, max_cost=0.0)["chosen"]["floor"] == 0.6, "the highest floor losing nothing"
+    pairs = {p["keyword_floor"]: p for p in result["pairs"]}
+    assert pairs[0.8]["floor"] == 0.7, "at the search's own keyword floor, the chosen floor"
+    assert pairs[1.01]["floor"] == 0.5 and pairs[1.01]["cost"] == 0.0, \
+        "meaning alone: above 0.5 the question its keywords answered is lost (1.0 / 4: over 0.2)"
     assert result["meta"]["queries"] == {"answerable": 4, "elsewhere": 3, "nonsense": 2}
     assert result["meta"]["session_R@5_without_floor"] == 0.625
     assert abstention.nonsense_queries() == abstention.nonsense_queries()  # the same every run
@@ -172,6 +176,9 @@ def test_eval_abstention_end_to_end(tmp_path, capsys):
     assert result["meta"]["queries"] == {"answerable": 4, "elsewhere": 1,
                                          "nonsense": 2 * abstention.NONSENSE_QUERIES}
     assert (out / "abstention.md").read_text().startswith("# Relevance floor")
+    assert "Both floors chosen together" in (out / "abstention.md").read_text()
+    kept = [json.loads(line) for line in (out / "per_query.jsonl").read_text().splitlines()]
+    assert abstention.report(kept, max_cost=0.5)["chosen"] == result["chosen"], "the report again from the rows"
     # The indexes stay in the work folder for the next run.
     assert sorted(p.relative_to(work).parts[1] for p in work.glob("*/*/.cache/index.db")) == ["conv-t1", "conv-t2"]
     with pytest.raises(SystemExit) as exit_:  # a mistyped command line: usage, exit 2

@@ -142,10 +142,14 @@ def report(rows: list[dict], max_cost: float = MAX_COST, meta: dict | None = Non
     curve = [floor_row(vector, f, coverage, keyword_floor, recall) for f in FLOORS]
     chosen = choose_floor(curve, max_cost)
     keyword_curve = [floor_row(vector, chosen["floor"], coverage, k, recall) for k in KEYWORD_FLOORS]
+    # The two floors chosen together: for each keyword floor, the highest floor within the cost.
+    pairs = [choose_floor([floor_row(vector, f, coverage, k, recall) for f in FLOORS], max_cost)
+             for k in KEYWORD_FLOORS]
     counts = {s: int(vector[s].size) for s in SETS}
     return {"meta": {**(meta or {}), "max_cost": max_cost, "keyword_floor": keyword_floor, "queries": counts,
                      "session_R@5_without_floor": _share_of(recall.sum(), recall.size)},
-            "curve": curve, "chosen": chosen, "keyword_floors": keyword_curve,
+            "curve": curve, "chosen": chosen, "keyword_floors": keyword_curve, "pairs": pairs,
+            "rows": rows,
             "quantiles": {"vector": {s: _quantiles(v) for s, v in vector.items()},
                           "coverage": {s: _quantiles(v) for s, v in coverage.items()}}}
 
@@ -220,6 +224,11 @@ def markdown(result: dict) -> str:
               _RULE.replace("|---|", "|---|---|", 1)]
     for row in result["keyword_floors"]:
         lines.append(_row(row, keyword=True))
+    lines += ["", f"Both floors chosen together: for each keyword floor, the highest floor costing at most "
+              f"{meta['max_cost']:.3f}:", "", _HEADER.replace("| floor |", "| floor | keyword floor |"),
+              _RULE.replace("|---|", "|---|---|", 1)]
+    for row in result.get("pairs", []):
+        lines.append(_row(row, keyword=True))
     for signal, values in result["quantiles"].items():
         lines += ["", f"Best {signal} per set (percentiles): " + "; ".join(
             f"{s} " + ", ".join(f"{k} {v:.2f}" for k, v in values[s].items()) for s in SETS)]
@@ -244,10 +253,14 @@ def _pct(value: float | None) -> str:
 
 def write_report(result: dict, out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
-    md, js = out / "abstention.md", out / "abstention.json"
+    md, js, per_query = out / "abstention.md", out / "abstention.json", out / "per_query.jsonl"
     md.write_text(markdown(result), encoding="utf-8")
-    js.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    return [md, js]
+    summary = {k: v for k, v in result.items() if k != "rows"}
+    js.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    # Each query's evidence, so another pair of floors can be weighed without asking again:
+    # report([json.loads(line) for line in per_query.open()]).
+    per_query.write_text("".join(json.dumps(r) + "\n" for r in result.get("rows", [])), encoding="utf-8")
+    return [md, js, per_query]
 
 
 def terminal(result: dict) -> str:
