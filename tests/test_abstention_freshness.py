@@ -25,8 +25,8 @@ def hashed(memory):
     s.close()
 
 
-#: No chunk holds every word of it ("Zanzibar" is nowhere), so the floor applies to every chunk.
-QUERY = "DRV8353 gate driver samples for Zanzibar"
+#: No chunk holds most of its words ("Zanzibar" and "Timbuktu" are nowhere), so the floor applies to every chunk.
+QUERY = "DRV8353 gate driver samples for Zanzibar and Timbuktu"
 
 
 def test_floor_decides_for_the_whole_answer_and_never_hides_a_result(hashed):
