@@ -36,6 +36,7 @@ from .errors import NoIndexYet, TachikomaError
 from .humanize import no_match_reason, plural, recency_text
 from .memory import printable
 from .search import Filters, Searcher
+from .store import locate
 from .tags import CONFIDENCE_VALUES, TRUST_VALUES, InvalidTagValue
 from .watcher import Reindexer, Watcher
 
@@ -218,7 +219,7 @@ class MemoryTools:
             wanted.add(real)
         plan = tagging.plan(self.root, values, tagging.Selector(paths=frozenset(wanted)), overwrite=True)
         applied = tagging.apply(self.root, plan, commit=True, note=AGENT_NOTE) if plan.changes else None
-        if applied is not None and memory.index_path(self.root).exists():
+        if applied is not None and locate(self.root).exists():
             self.reindexer.index()
         changes = applied.changes if applied else []
         skipped = [{"path": p, "reason": r} for p, r in plan.skipped + (applied.skipped if applied else [])]

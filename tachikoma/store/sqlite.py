@@ -325,6 +325,16 @@ class Store:
         """How messages name this index."""
         return str(self.path)
 
+    def damaged(self, reason: str) -> IndexDamaged:
+        return damaged(self.path, reason)
+
+    def reopen(self) -> "Store":
+        """Another read-only connection to the same index (one connection per thread)."""
+        return Store(self.path, readonly=True)
+
+    def lock_writer(self, timeout: float = 0) -> None:
+        """Nothing to do: the indexer's lock file in ``.cache`` already makes it the only writer."""
+
     # -- transactions -----------------------------------------------------
     @contextlib.contextmanager
     def reading(self):
