@@ -123,8 +123,7 @@ def keyword_terms(store: Store, query: str, total_chunks: int,
         return []
     ceiling = min(max(total_chunks // 2, 1), postings)  # a memory of one chunk still matches its words
     frequencies = []
-    for term in terms:
-        count = store.keyword_count(term, ceiling + 1)
+    for term, count in zip(terms, store.keyword_counts(terms, ceiling + 1)):
         if counts is not None:
             counts[term] = count
         if 0 < count <= ceiling:
@@ -194,7 +193,7 @@ def keyword_coverage(store: Store, query: str, snap: "Snapshot",
     ids = np.array([m[0] for m in matches[:COVERAGE_CANDIDATES]], dtype=np.int64)
     cap = min(max(total // 2, 1), KEYWORD_POSTINGS)
     if counts is None:
-        counts = {t: store.keyword_count(t, cap + 1) for t in terms}
+        counts = dict(zip(terms, store.keyword_counts(terms, cap + 1)))
     df = np.array([counts.get(t, 0) for t in terms], dtype=np.float64)
     df = np.where(df > cap, np.maximum(df, total / 2), df)  # past the cap: a common word, weighed as one
     idf = np.log((total - df + 0.5) / (df + 0.5) + 1.0)

@@ -543,6 +543,16 @@ class PostgresStore:
             f"SELECT count(*) FROM (SELECT 1 FROM tachikoma.chunks WHERE memory_id = %s "
             f"AND tsv @@ plainto_tsquery('{TS_CONFIG}', %s) LIMIT %s) s", (self.memory_id, term, cap)).fetchone()[0]
 
+    @_guarded
+    def keyword_counts(self, terms: list[str], cap: int) -> list[int]:
+        """`keyword_count` of each of `terms`, in one round trip."""
+        if not terms:
+            return []
+        return [r[0] for r in self.db.execute(
+            f"SELECT (SELECT count(*) FROM (SELECT 1 FROM tachikoma.chunks WHERE memory_id = %s "
+            f"AND tsv @@ plainto_tsquery('{TS_CONFIG}', u.t) LIMIT %s) s) "
+            "FROM unnest(%s::text[]) WITH ORDINALITY AS u(t, n) ORDER BY u.n", (self.memory_id, cap, list(terms)))]
+
     def _corpus_size(self) -> tuple[int, float]:
         """(chunks, mean words per chunk) of this memory, read once per generation."""
         generation = self.generation
@@ -559,8 +569,9 @@ class PostgresStore:
         the tsvector's term frequencies and word counts."""
         if not terms:
             return []
-        lexemes = [[r[0] for r in self.db.execute(f"SELECT lexeme FROM unnest(to_tsvector('{TS_CONFIG}', %s))",
-                                                  (t,))] for t in terms]
+        lexemes = [r[0] for r in self.db.execute(
+            f"SELECT ARRAY(SELECT lexeme FROM unnest(to_tsvector('{TS_CONFIG}', u.t))) "
+            "FROM unnest(%s::text[]) WITH ORDINALITY AS u(t, n) ORDER BY u.n", (list(terms),))]
         wanted = [(t, lx) for t, lx in zip(terms, lexemes) if lx]
         if not wanted:
             return []

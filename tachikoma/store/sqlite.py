@@ -536,6 +536,10 @@ class Store:
         return self.db.execute("SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)",
                                (quote_term(term), cap)).fetchone()[0]
 
+    def keyword_counts(self, terms: list[str], cap: int) -> list[int]:
+        """`keyword_count` of each of `terms`."""
+        return [self.keyword_count(term, cap) for term in terms]
+
     @_guarded()
     def keyword_matches(self, terms: list[str], limit: int | None) -> list[tuple[int, float]]:
         """(chunk id, bm25) of the chunks holding any of `terms`, best first (FTS5's bm25(): negative,
