@@ -270,3 +270,29 @@ def test_hnsw_finds_the_exact_nearest(memory, store_env):
         assert {i for i, _ in approx} == set(snap.chunk_ids[best].tolist())
     finally:
         s.close()
+
+
+def test_api_and_mcp_search_several_memories(tmp_path, store_env):
+    from app import create_app
+    from tachikoma.mcp_server import MemoryTools, answer_text
+
+    notes = copy_example(tmp_path / "notes")
+    ops = tmp_path / "ops"
+    ops.mkdir()
+    (ops / "runbook.md").write_text("# Runbook\n\nRestart the quokka service with systemctl.\n", encoding="utf-8")
+    indexer.run(notes, embedder_name="hash")
+    indexer.run(ops, embedder_name="hash")
+    app = create_app(memory=notes, port=5000)
+    client = app.test_client()
+    get = lambda **args: client.get("/api/search", base_url="http://127.0.0.1:5000", query_string=args)  # noqa: E731
+    alone = get(q="restart the quokka service", min_score="0").get_json()
+    assert {r["memory"] for r in alone["results"]} == {"notes"}
+    both = get(q="restart the quokka service", min_score="0", memories="notes,ops").get_json()
+    assert both["results"][0]["memory"] == "ops" and both["memories"] == ["notes", "ops"]
+    tools = MemoryTools(notes, watch=False)
+    try:
+        answer = tools.search("restart the quokka service", 5, min_score=0, memories=["ops", "notes"])
+        assert answer["results"][0]["memory"] == "ops"
+        assert "[ops] runbook.md" in answer_text(answer, False)
+    finally:
+        tools.close()

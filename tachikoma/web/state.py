@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tachikoma.config import load_config
 from tachikoma.errors import NoIndexYet, TachikomaError
-from tachikoma.search import Filters, Searcher
+from tachikoma.search import Filters, Searcher, search_memories
 from tachikoma.store import locate
 from tachikoma.watcher import Watcher
 from tachikoma.web.index_job import IndexJob
@@ -96,9 +96,15 @@ class Dashboard:
         return location.file.is_file() if location.url is None else location.exists()
 
     def search(self, query: str, limit: int, filters: Filters, min_score: float | None = None,
-               recency: str | None = None, as_of: str | None = None) -> dict:
-        """The same answer as `tachikoma search --json`. Raises NoIndex, EmbedderError, TachikomaError."""
+               recency: str | None = None, as_of: str | None = None, memories: tuple[str, ...] = ()) -> dict:
+        """The same answer as `tachikoma search --json`. Raises NoIndex, EmbedderError, TachikomaError.
+        `memories`: on a shared store, the memories to search together (`search_memories`)."""
         config = self.config()
+        if memories:
+            answer = search_memories(self.root, list(memories), query, limit, config, filters=filters,
+                                     min_score=min_score, recency=recency, as_of=as_of)
+            answer["freshness"].update(self.watching())
+            return answer
         with self._search_lock:
             answer = self._current_searcher(config).search(query, limit, filters, config=config,
                                                            min_score=min_score, recency=recency, as_of=as_of)
