@@ -47,6 +47,8 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {}
 TS_CONFIG = "tachikoma.words"
 #: FTS5's bm25() constants.
 BM25_K1, BM25_B = 1.2, 0.75
+#: Memory for building an HNSW index (the graph of 1M x 384 vectors needs about 2 GB to build in one pass).
+HNSW_BUILD_MEMORY = "1GB"
 #: Key of the advisory locks (with the memory's id): "tk".
 LOCK_CLASS = 0x746B
 
@@ -189,6 +191,7 @@ class PostgresStore:
         self._cache_folder = Path(cache_folder)
         self.path = self._cache_folder / f"postgres-{name}"  # names this memory's derived caches
         self._corpus: tuple[int, int, float] | None = None  # (generation, chunks, mean words) for BM25
+        self._vector_index_due = False
         try:
             self.db = psycopg.connect(url, autocommit=True, connect_timeout=10,
                                       application_name="tachikoma")
@@ -312,10 +315,17 @@ class PostgresStore:
             raise TachikomaError(f"{self.label} was deleted while tachikoma was using it: run `tachikoma index` again")
 
     def record_whole(self) -> None:
-        """Nothing to record: the server keeps its own pages whole."""
+        """After a batch commits: build the vector index once a run has completed (nothing else to
+        record: the server keeps its own pages whole)."""
+        if self._vector_index_due:
+            self._ensure_vector_index()
 
     def close(self) -> None:
-        self.db.close()
+        try:
+            if self._vector_index_due and not self.db.closed:
+                self._ensure_vector_index()
+        finally:
+            self.db.close()
 
     def __enter__(self) -> "PostgresStore":
         return self
@@ -362,13 +372,30 @@ class PostgresStore:
         self.db.execute("INSERT INTO tachikoma.meta VALUES (%s, %s, %s) "
                         "ON CONFLICT (memory_id, key) DO UPDATE SET value = excluded.value",
                         (self.memory_id, key, value))
-        if key == "dim":
-            self._ensure_vector_index(int(value))
+        if key == "run_complete" and value == "1":
+            self._vector_index_due = True  # built once the transaction is over (`record_whole`, `close`)
 
-    def _ensure_vector_index(self, dim: int) -> None:
-        """This memory's HNSW index (cosine) over its vectors, at its dimension."""
-        self.db.execute(f"CREATE INDEX IF NOT EXISTS chunks_hnsw_{self.memory_id}_{dim} ON tachikoma.chunks "
+    def _ensure_vector_index(self, dim: int | None = None) -> None:
+        """This memory's HNSW index (cosine) over its vectors, at its dimension: built when an index
+        run completes (one bulk build is many times faster than growing the graph row by row; later
+        runs add their rows to it), CONCURRENTLY so that other memories' indexers are not blocked.
+        An interrupted build leaves an invalid index, built again next time."""
+        self._vector_index_due = False
+        dim = dim or int(self.get_meta("dim") or 0)
+        if not dim or not self._idle():
+            return
+        name = f"chunks_hnsw_{self.memory_id}_{dim}"
+        found = self.db.execute("SELECT i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+                                "JOIN pg_namespace n ON n.oid = c.relnamespace "
+                                "WHERE n.nspname = 'tachikoma' AND c.relname = %s", (name,)).fetchone()
+        if found and found[0]:
+            return
+        if found:
+            self.db.execute(f"DROP INDEX CONCURRENTLY IF EXISTS tachikoma.{name}")
+        self.db.execute(f"SET maintenance_work_mem = '{HNSW_BUILD_MEMORY}'")
+        self.db.execute(f"CREATE INDEX CONCURRENTLY {name} ON tachikoma.chunks "
                         f"USING hnsw ((vector::vector({dim})) vector_cosine_ops) WHERE memory_id = {self.memory_id}")
+        self.db.execute("RESET maintenance_work_mem")
 
     def _drop_vector_indexes(self) -> None:
         names = self.db.execute("SELECT indexname FROM pg_indexes WHERE schemaname = 'tachikoma' AND indexname LIKE %s",
