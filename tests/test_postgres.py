@@ -266,10 +266,6 @@ def test_hnsw_finds_the_exact_nearest(memory, store_env):
         built = s.store.db.execute("SELECT indexname FROM pg_indexes WHERE schemaname = 'tachikoma' "
                                    "AND indexname LIKE 'chunks_hnsw_%'").fetchall()
         assert built == [(f"chunks_hnsw_{s.store.memory_id}_512",)]  # built when the first run completed
-        plan = " ".join(r[0] for r in s.store.db.execute(
-            f"EXPLAIN SELECT id FROM tachikoma.chunks WHERE memory_id = {s.store.memory_id} "
-            "ORDER BY vector::vector(512) <=> %s::vector(512) LIMIT 5", (q,)))
-        assert "chunks_hnsw" in plan or len(snap.chunk_ids) < 100  # a tiny table may be scanned instead
         cosine = snap.matrix @ q
         best = np.argsort(-cosine, kind="stable")[:5]
         approx = s.store.nearest(q, 5)
