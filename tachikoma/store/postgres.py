@@ -315,17 +315,33 @@ class PostgresStore:
             raise TachikomaError(f"{self.label} was deleted while tachikoma was using it: run `tachikoma index` again")
 
     def record_whole(self) -> None:
-        """After a batch commits: build the vector index once a run has completed (nothing else to
-        record: the server keeps its own pages whole)."""
+        """After a batch commits: once a run has completed, `_after_run` (nothing else to record:
+        the server keeps its own pages whole)."""
         if self._vector_index_due:
-            self._ensure_vector_index()
+            self._after_run()
 
     def close(self) -> None:
         try:
             if self._vector_index_due and not self.db.closed:
-                self._ensure_vector_index()
+                self._after_run()
         finally:
             self.db.close()
+
+    def _after_run(self) -> None:
+        """When an index run completes: fresh planner statistics and a merged keyword index, then the
+        vector index. Without them the planner, seeing a GIN pending list full of new rows and no
+        statistics, scans every chunk for each keyword (measured: 70-120 ms instead of under 1 ms
+        at 10k chunks). Best effort for the statistics: another user's tables are left alone."""
+        import psycopg
+
+        if self._idle():
+            for statement in ("SELECT gin_clean_pending_list('tachikoma.chunks_tsv'::regclass)",
+                              "ANALYZE tachikoma.files", "ANALYZE tachikoma.chunks"):
+                try:
+                    self.db.execute(statement)
+                except psycopg.errors.InsufficientPrivilege:
+                    pass
+        self._ensure_vector_index()
 
     def __enter__(self) -> "PostgresStore":
         return self
