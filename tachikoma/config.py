@@ -330,8 +330,10 @@ def _from_dict(data: dict, file: Path) -> Config:
     st = _table(data, "store")
     _known_keys(st, {"url", "name"}, "store")
     for key in ("url", "name"):
-        if key in st and (not isinstance(st[key], str) or not st[key].strip()):
-            raise ValueError(f"store.{key} must be a non-empty string, not {_toml_type(st[key])}")
+        if key in st and not isinstance(st[key], str):
+            raise ValueError(f"store.{key} must be a string, not {_toml_type(st[key])}")
+        if key in st and not st[key].strip():
+            raise ValueError(f"store.{key} must not be empty")
     return Config(ranking=ranking, search=search, embedder=embedder.strip(), max_file_bytes=max_bytes,
                   tool_errors=tool_errors, store_url=st["url"].strip() if "url" in st else None,
                   store_name=st["name"].strip() if "name" in st else None, path=file)

@@ -299,3 +299,22 @@ def test_api_and_mcp_search_several_memories(tmp_path, store_env):
         assert "[ops] runbook.md" in answer_text(answer, False)
     finally:
         tools.close()
+
+
+@pytest.mark.parametrize("text, message", [
+    ('[store]\nurl = 5\n', "store.url must be a string, not the integer 5"),
+    ('[store]\nname = ""\n', "store.name must not be empty"),
+    ('[store]\nuri = "x"\n', "unknown key store.uri; known: name, url"),
+])
+def test_store_settings_are_checked(tmp_path, text, message):
+    from tachikoma.config import load_config
+
+    (tmp_path / "tachikoma.toml").write_text(text, encoding="utf-8")
+    with pytest.raises(TachikomaError, match=message):
+        load_config(tmp_path)
+
+
+def test_an_unknown_store_url_is_refused(memory, monkeypatch):
+    monkeypatch.setenv(STORE_ENV, "mysql://x@y/z")
+    with pytest.raises(TachikomaError, match="unknown store 'mysql': use sqlite"):
+        locate(memory)
