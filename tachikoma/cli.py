@@ -163,6 +163,13 @@ def _search_trust(text: str) -> str:
         raise argparse.ArgumentTypeError(f"{exc} or missing") from None
 
 
+def _names(value: str) -> list[str]:
+    names = [n.strip() for n in value.split(",") if n.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError("name at least one memory, e.g. --memories notes,ops")
+    return list(dict.fromkeys(names))
+
+
 def build_parser() -> argparse.ArgumentParser:
     # --memory and --config are accepted before and after the command. SUPPRESS: a subcommand's
     # parser leaves the value given before the command alone when the option is not repeated.
@@ -171,6 +178,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the memory folder (default: $TACHIKOMA_MEMORY or ./memory)")
     common.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS,
                         help="settings file (default: <memory>/tachikoma.toml)")
+    common.add_argument("--store", metavar="URL", default=argparse.SUPPRESS,
+                        help="where the index lives: sqlite (a file in <memory>/.cache, the default) or "
+                             "postgresql://user@host/database (default: $TACHIKOMA_STORE, else [store] url)")
     parser = argparse.ArgumentParser(
         prog="tachikoma",
         description="Index, search and tag an AI agent's file-based memory (markdown notes and JSONL transcripts).",
@@ -197,6 +207,9 @@ def build_parser() -> argparse.ArgumentParser:
                                    "time is 1.0 unless the query names one (\"last week\", \"in March\", "
                                    "\"on 2026-03-22\"): then memories from that time rank first.")
     p.add_argument("query", nargs="+", help="what to look for")
+    p.add_argument("--memories", metavar="A,B", type=_names, default=None,
+                   help="on a shared store (PostgreSQL): search these memories (by name) together; every "
+                        "result names its memory (default: this memory only)")
     p.add_argument("--limit", "-n", type=_limit, default=10, metavar="N",
                    help=f"how many results, 1-{MAX_LIMIT} (default 10)")
     p.add_argument("--json", action="store_true", help="print results and their explanations as JSON")
@@ -356,9 +369,13 @@ def main(argv: list[str] | None = None) -> int:
     away (`tachikoma search x | head -1`). TACHIKOMA_DEBUG=1 shows the traceback of an
     unexpected error."""
     args = build_parser().parse_args(argv)
-    for name in ("memory", "config"):
+    for name in ("memory", "config", "store"):
         if not hasattr(args, name):
             setattr(args, name, None)
+    if args.store:  # every command, and what it starts (watcher, dashboard, evaluations), uses this store
+        from .store import STORE_ENV
+
+        os.environ[STORE_ENV] = args.store
     try:
         try:
             code = COMMANDS[args.command](args)
@@ -501,13 +518,20 @@ def cmd_search(args) -> int:
     if not " ".join(args.query).strip():
         _usage_error(args, "the query is empty: say what to look for")
     root = _root(args)
-    searcher = Searcher(root, _config(args, root), embedder_name=args.embedder)
-    try:
-        filters = Filters(kind=args.kind, trust=args.trust, untagged=args.untagged)
-        answer = searcher.search(" ".join(args.query), args.limit, filters, min_score=args.min_score,
+    filters = Filters(kind=args.kind, trust=args.trust, untagged=args.untagged)
+    if args.memories:
+        from .search import search_memories
+
+        answer = search_memories(root, args.memories, " ".join(args.query), args.limit, _config(args, root),
+                                 embedder_name=args.embedder, filters=filters, min_score=args.min_score,
                                  recency=args.recency, as_of=args.as_of)
-    finally:
-        searcher.close()
+    else:
+        searcher = Searcher(root, _config(args, root), embedder_name=args.embedder)
+        try:
+            answer = searcher.search(" ".join(args.query), args.limit, filters, min_score=args.min_score,
+                                     recency=args.recency, as_of=args.as_of)
+        finally:
+            searcher.close()
     if args.json:
         print(json.dumps(answer, indent=2, ensure_ascii=False))
         return 0
@@ -522,7 +546,8 @@ def cmd_search(args) -> int:
                   f"{printable(shlex.quote(answer['query']))}")
     for n, r in enumerate(answer["results"], 1):
         f = r["factors"]
-        print(f"{n:2}. {r['score']:.3f}  {printable(r['path'])}:{r['lines'][0]}-{r['lines'][1]}")
+        where = f"[{r['memory']}] " if args.memories else ""
+        print(f"{n:2}. {r['score']:.3f}  {printable(where + r['path'])}:{r['lines'][0]}-{r['lines'][1]}")
         print(f"    = {f['similarity']:.3f} similarity{_fusion_text(f)} × {f['trust_weight']:.2f} trust"
               f" ({f['trust'] or 'untagged'})"
               f" × {f['confidence_weight']:.2f} confidence ({f['confidence'] or 'untagged'})"
@@ -664,9 +689,10 @@ def _plan_json(plan, applied, dry_run: bool) -> dict:
 
 def _refresh_index(root: Path, args) -> None:
     """Carry new tags into an existing index (no re-embedding: chunk texts are unchanged)."""
-    from . import indexer, memory
+    from . import indexer
+    from .store import locate
 
-    if not memory.index_path(root).exists():
+    if not locate(root, _config(args, root)).exists():
         return
     try:
         indexer.run(root, _config(args, root))

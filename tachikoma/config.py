@@ -224,6 +224,10 @@ class Config:
     max_file_bytes: int = 5_000_000
     #: ``[transcripts] tool_errors``: a failing tool call's line gets the first error line of its output
     tool_errors: bool = False
+    #: ``[store] url``: where the index lives; None: the SQLite file in ``.cache`` (`tachikoma.store`)
+    store_url: str | None = None
+    #: ``[store] name``: this memory's name in a shared store; None: the memory folder's name
+    store_name: str | None = None
     path: Path | None = None  # the file it was read from, if any
 
     def embedder_request(self, explicit: str | None) -> tuple[str | None, str]:
@@ -267,7 +271,7 @@ def load_config(root: Path, path: str | os.PathLike | None = None) -> Config:
 
 def _from_dict(data: dict, file: Path) -> Config:
     """Every key is checked for its type and range; the first problem is a ValueError naming the key."""
-    known = {"ranking", "search", "embedder", "index", "transcripts"}
+    known = {"ranking", "search", "embedder", "index", "transcripts", "store"}
     unknown = set(data) - known
     if unknown:
         word = "section" if len(unknown) == 1 else "sections"
@@ -323,8 +327,16 @@ def _from_dict(data: dict, file: Path) -> Config:
     tool_errors = t.get("tool_errors", False)
     if not isinstance(tool_errors, bool):
         raise ValueError(f"transcripts.tool_errors must be true or false, not {_toml_type(tool_errors)}")
+    st = _table(data, "store")
+    _known_keys(st, {"url", "name"}, "store")
+    for key in ("url", "name"):
+        if key in st and not isinstance(st[key], str):
+            raise ValueError(f"store.{key} must be a string, not {_toml_type(st[key])}")
+        if key in st and not st[key].strip():
+            raise ValueError(f"store.{key} must not be empty")
     return Config(ranking=ranking, search=search, embedder=embedder.strip(), max_file_bytes=max_bytes,
-                  tool_errors=tool_errors, path=file)
+                  tool_errors=tool_errors, store_url=st["url"].strip() if "url" in st else None,
+                  store_name=st["name"].strip() if "name" in st else None, path=file)
 
 
 def _toml_type(value) -> str:

@@ -56,7 +56,7 @@ from .errors import EmbedderError, IndexDamaged, TachikomaError
 from .humanize import plural
 from .reader import read_document
 from .transcripts import Options
-from .store import Store, damaged, index_error
+from .store import Store, index_error, locate
 from .tags import Tags
 
 Warn = Callable[[str], None]
@@ -199,7 +199,7 @@ def answer_freshness(root: Path, store: Store) -> dict:
     stamp = store.get_meta("last_indexed_at")
     complete = store.get_meta("run_complete") != "0"
     return {"state": "complete" if complete else "incomplete",
-            "last_indexed_at": _iso(store.path, stamp),
+            "last_indexed_at": _iso(store, stamp),
             "changed_since": pending_changes(root, store, settings_or_defaults(root).max_file_bytes)}
 
 
@@ -221,13 +221,13 @@ def freshness(root: Path) -> dict:
     was interrupted: "note" says to finish it), "damaged" or "unreadable"
     ("error" and "note" hold the one-line reason).
     """
-    path = memory.index_path(root)
     empty = {"state": "none", "last_indexed_at": None, "last_complete_at": None, "changed_since": None,
              "files": 0, "chunks": 0, "data_files": 0, "embedder": None, "note": None}
-    if not path.exists():
-        return empty
     try:
-        with Store(path, readonly=True) as store:
+        location = locate(root)
+        if not location.exists():
+            return empty
+        with location.open(readonly=True) as store:
             stamp = store.get_meta("last_indexed_at")
             if stamp is None:
                 return empty
@@ -248,7 +248,7 @@ def freshness(root: Path) -> dict:
                         "(nothing is embedded again)")
             return {
                 "state": "complete" if complete else "incomplete",
-                "last_indexed_at": _iso(path, stamp), "last_complete_at": _iso(path, finished),
+                "last_indexed_at": _iso(store, stamp), "last_complete_at": _iso(store, finished),
                 "changed_since": pending_changes(root, store, settings_or_defaults(root).max_file_bytes),
                 "files": files, "chunks": chunks, "data_files": data_files,
                 "embedder": built_with[0] if built_with else None,
@@ -263,11 +263,11 @@ def freshness(root: Path) -> dict:
 def _indexed_files(root: Path) -> list:
     """The index's file rows, sorted by path; [] when there is no readable index (freshness
     reports a damaged or unreadable one)."""
-    path = memory.index_path(root)
-    if not path.exists():
-        return []
     try:
-        with Store(path, readonly=True) as store:
+        location = locate(root)
+        if not location.exists():
+            return []
+        with location.open(readonly=True) as store:
             rows = store.files()
     except TachikomaError:
         return []
@@ -317,13 +317,13 @@ def _chunking_for(embedder_name: str, tool_errors: bool = False) -> str | None:
         return None
 
 
-def _iso(path: Path, stamp: str | None) -> str | None:
+def _iso(store: Store, stamp: str | None) -> str | None:
     if stamp is None:
         return None
     try:
         return datetime.fromtimestamp(float(stamp), timezone.utc).isoformat(timespec="seconds")
     except (ValueError, OverflowError, OSError) as exc:
-        raise damaged(path, f"unreadable time {stamp!r}") from exc
+        raise store.damaged(f"unreadable time {stamp!r}") from exc
 
 
 def probe(embedder: Embedder) -> None:
@@ -375,8 +375,14 @@ def run(
                              f"({exc.strerror or exc}): indexing needs to write in {memory.printable(str(cache))}"
                              ) from None
     try:
-        store = Store(memory.index_path(root))
+        store = locate(root, config).open()
     except BaseException:
+        lock.release()
+        raise
+    try:
+        store.lock_writer(lock_timeout)
+    except BaseException:
+        store.close()
         lock.release()
         raise
     try:

@@ -35,7 +35,8 @@ from .config import MAX_LIMIT, load_config
 from .errors import NoIndexYet, TachikomaError
 from .humanize import no_match_reason, plural, recency_text
 from .memory import printable
-from .search import Filters, Searcher
+from .search import Filters, Searcher, search_memories
+from .store import locate
 from .tags import CONFIDENCE_VALUES, TRUST_VALUES, InvalidTagValue
 from .watcher import Reindexer, Watcher
 
@@ -152,8 +153,15 @@ class MemoryTools:
     # ------------------------------------------------------------------ tools
 
     def search(self, query: str, limit: int = 10, kind: str | None = None, trust: str | None = None,
-               min_score: float | None = None, recency: str | None = None, as_of: str | None = None) -> dict:
+               min_score: float | None = None, recency: str | None = None, as_of: str | None = None,
+               memories: list[str] | None = None) -> dict:
         config = self.config()
+        if memories:
+            answer = search_memories(self.root, list(dict.fromkeys(memories)), query, limit, config,
+                                     filters=Filters(kind=kind, trust=trust), min_score=min_score, recency=recency,
+                                     as_of=as_of)
+            answer["freshness"].update(self.watching())
+            return answer
         with self._lock:
             searcher = self._current_searcher(config)
             answer = searcher.search(query, limit, Filters(kind=kind, trust=trust), config=config,
@@ -218,7 +226,7 @@ class MemoryTools:
             wanted.add(real)
         plan = tagging.plan(self.root, values, tagging.Selector(paths=frozenset(wanted)), overwrite=True)
         applied = tagging.apply(self.root, plan, commit=True, note=AGENT_NOTE) if plan.changes else None
-        if applied is not None and memory.index_path(self.root).exists():
+        if applied is not None and locate(self.root).exists():
             self.reindexer.index()
         changes = applied.changes if applied else []
         skipped = [{"path": p, "reason": r} for p, r in plan.skipped + (applied.skipped if applied else [])]
@@ -255,7 +263,8 @@ def answer_text(answer: dict, allow_owner_trust: bool = False) -> str:
     lines.insert(0, data_framing(allow_owner_trust))
     for n, r in enumerate(answer["results"], 1):
         f = r["factors"]
-        lines.append(f"\n{n}. {printable(r['path'])} lines {r['lines'][0]}-{r['lines'][1]}  "
+        where = f"[{r['memory']}] " if answer.get("memories") else ""
+        lines.append(f"\n{n}. {printable(where + r['path'])} lines {r['lines'][0]}-{r['lines'][1]}  "
                      f"score {r['score']:.3f} = "
                      f"similarity {f['similarity']:.2f} × trust {f['trust_weight']:.2f} "
                      f"({f['trust'] or 'untagged'}) × confidence {f['confidence_weight']:.2f} "
@@ -353,8 +362,11 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
         as_of: Annotated[str | None, Field(max_length=40, description="search as if it were this date: 'now' "
                                            "(default), YYYY-MM-DD or an ISO date-time; recency and time words in "
                                            "the query ('last week', 'in March') count from it")] = None,
+        memories: Annotated[list[Annotated[str, Field(min_length=1, max_length=200)]] | None, Field(
+            max_length=50, description="on a shared (PostgreSQL) store: the memories to search together, by name; "
+                                       "every result names its memory (default: this memory only)")] = None,
     ) -> CallToolResult:
-        answer = guarded(lambda: tools.search(query, limit, kind, trust, min_score, recency, as_of))
+        answer = guarded(lambda: tools.search(query, limit, kind, trust, min_score, recency, as_of, memories))
         return result(answer_text(answer, tools.allow_owner_trust), answer)
 
     @server.tool(title="Read a memory file", description=READ_HELP, annotations=reading)

@@ -24,13 +24,13 @@ from pathlib import Path
 
 import numpy as np
 
-from . import dates, memory, ranking, timeq
+from . import dates, ranking, timeq
 from .config import Config, load_config
 from .embedders import MINILM, MINILM_INT8, choose
 from .embedders.base import Embedder
 from .errors import NoIndexYet, TachikomaError
 from .globs import name_or_path_matcher
-from .store import Store, keyword_expression, quote_term  # noqa: F401 (re-exported)
+from .store import Location, Store, keyword_expression, locate, quote_term  # noqa: F401 (re-exported)
 from .tags import Tags
 
 DAY = 86400.0
@@ -126,8 +126,7 @@ def keyword_terms(store: Store, query: str, total_chunks: int,
         return []
     ceiling = min(max(total_chunks // 2, 1), postings)  # a memory of one chunk still matches its words
     frequencies = []
-    for term in terms:
-        count = store.keyword_count(term, ceiling + 1)
+    for term, count in zip(terms, store.keyword_counts(terms, ceiling + 1)):
         if counts is not None:
             counts[term] = count
         if 0 < count <= ceiling:
@@ -197,7 +196,7 @@ def keyword_coverage(store: Store, query: str, snap: "Snapshot",
     ids = np.array([m[0] for m in matches[:COVERAGE_CANDIDATES]], dtype=np.int64)
     cap = min(max(total // 2, 1), KEYWORD_POSTINGS)
     if counts is None:
-        counts = {t: store.keyword_count(t, cap + 1) for t in terms}
+        counts = dict(zip(terms, store.keyword_counts(terms, cap + 1)))
     df = np.array([counts.get(t, 0) for t in terms], dtype=np.float64)
     df = np.where(df > cap, np.maximum(df, total / 2), df)  # past the cap: a common word, weighed as one
     idf = np.log((total - df + 0.5) / (df + 0.5) + 1.0)
@@ -384,13 +383,13 @@ class Searcher:
     """Answers queries over one memory folder's index."""
 
     def __init__(self, root: Path, config: Config | None = None, embedder_name: str | None = None,
-                 embedder: Embedder | None = None):
+                 embedder: Embedder | None = None, location: Location | None = None):
         self.root = root
         self.config = config or load_config(root)
-        path = memory.index_path(root)
-        if not path.exists():  # never create an empty index just by searching
+        self.location = location or locate(root, self.config)
+        if not self.location.exists():  # never create an empty index just by searching
             raise NoIndexYet("no index yet: run `tachikoma index` first")
-        self.store = Store(path, readonly=True)  # searching needs no write access to the memory
+        self.store = self.location.open(readonly=True)  # searching needs no write access to the memory
         built_with = self.store.embedder
         if built_with is None:
             self.store.close()
@@ -400,6 +399,9 @@ class Searcher:
         self.dim = built_with[1]
         self._snapshot: Snapshot | None = None
         self._freshness: tuple[int, float, dict] | None = None
+        #: False for a memory of a shared store whose folder is not on this machine: its files
+        #: cannot be checked, so results are not hidden as missing and freshness is not known.
+        self.local = Path(root).is_dir()
 
     def close(self) -> None:
         self.store.close()
@@ -450,7 +452,7 @@ class Searcher:
         floor = relevance_floor(self.embedder.name) if floor is None else float(floor)
         if not 0 <= floor <= 1:
             raise TachikomaError(f"min_score must be between 0 and 1, not {floor:g}")
-        checking = self._start_freshness()
+        checking = self._start_freshness() if self.local else None
         started = time.perf_counter()
         qvec = np.asarray(self.embedder.embed_query(query), dtype=np.float32)
         embedded = time.perf_counter()
@@ -476,8 +478,10 @@ class Searcher:
             tags = Tags(snap.trust[f], snap.confidence[f], snap.sources[f])
             results.append({"path": path, "kind": kind, "chunk": idx, "lines": [start, end], "text": text,
                             "score": score, "tags": tags.as_dict(), "factors": factors})
+            if self.location.name is not None:  # a shared store: every result names its memory
+                results[-1]["memory"] = self.location.name
         finished = time.perf_counter()
-        freshness = dict(self._finish_freshness(checking), missing_files=hidden)
+        freshness = dict(self._finish_freshness(checking) if self.local else NOT_HERE, missing_files=hidden)
         return {"query": query, "keywords": keywords, "results": results, "min_score": floor,
                 "no_good_match": not results, "match": answer["match"],
                 "recency": config.ranking.recency,
@@ -495,6 +499,9 @@ class Searcher:
         many indexed files were found missing.
         """
         gone = np.zeros(len(snap.paths), dtype=bool)
+        if not self.local:
+            return rank_snapshot(snap, qvec, limit, config, filters, now, keyword, floor, words=words,
+                                 coverage=coverage, windows=windows), 0
         for attempt in range(MISSING_ROUNDS + 1):
             answer = rank_snapshot(snap, qvec, limit, config, filters, now, keyword, floor,
                                    exclude=gone if gone.any() else None, words=words, coverage=coverage,
@@ -518,7 +525,7 @@ class Searcher:
         thread, so that the walk of the memory folder (a stat per file: most of a cold search in a
         large memory) runs while the query is embedded and ranked. Later ones (the dashboard, MCP)
         refresh it after ranking, in `_finish_freshness`, and never slow the ranking down."""
-        return _FreshnessCheck(self.root, self.store.path) if self._freshness is None else None
+        return _FreshnessCheck(self.root, self.store) if self._freshness is None else None
 
     def _finish_freshness(self, checking: "_FreshnessCheck | None") -> dict:
         if checking is not None:
@@ -532,12 +539,47 @@ class Searcher:
         return dict(cached[2])
 
 
-class _FreshnessCheck(threading.Thread):
-    """`indexer.answer_freshness` on a connection of its own (one SQLite connection per thread)."""
+#: The freshness of a memory whose folder is not on this machine.
+NOT_HERE = {"state": "elsewhere", "last_indexed_at": None, "changed_since": None}
 
-    def __init__(self, root: Path, index: Path):
+
+def search_memories(root: Path, names: list[str], query: str, limit: int = 10, config: Config | None = None,
+                    embedder_name: str | None = None, **options) -> dict:
+    """One query over several memories of a shared store (PostgreSQL): each memory is ranked as
+    it would be alone (its own embedder, keyword statistics and settings), then the results are
+    merged by score; every result names its ``memory``. The answer's other parts (keywords,
+    freshness, …) are the first memory's; ``memories`` lists the names searched."""
+    from .store import memory_roots
+
+    config = config or load_config(root)
+    here = locate(root, config)
+    if here.url is None:
+        raise TachikomaError("searching several memories needs a shared store: set [store] url, --store or "
+                             "$TACHIKOMA_STORE to a postgresql:// URL")
+    known = memory_roots(here.url)
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise TachikomaError(f"no memory named {', '.join(map(repr, unknown))} in {here.label.split(' in ', 1)[1]}"
+                             f" (it holds: {', '.join(sorted(known)) or 'none'})")
+    answers = []
+    for name in names:
+        folder = Path(root) if name == here.name else Path(known[name] or root / ".." / name)
+        searcher = Searcher(folder, config if name == here.name else None, embedder_name,
+                            location=Location(folder, here.url, name))
+        try:
+            answers.append(searcher.search(query, limit, **options))
+        finally:
+            searcher.close()
+    merged = sorted((r for a in answers for r in a["results"]), key=lambda r: -r["score"])[:limit]
+    return dict(answers[0], results=merged, no_good_match=not merged, memories=list(names))
+
+
+class _FreshnessCheck(threading.Thread):
+    """`indexer.answer_freshness` on a connection of its own (one connection per thread)."""
+
+    def __init__(self, root: Path, store):
         super().__init__(name="tachikoma-freshness", daemon=True)
-        self.root, self.index = root, index
+        self.root, self.index = root, store
         self._value: dict | None = None
         self._error: BaseException | None = None
         self.start()
@@ -546,7 +588,7 @@ class _FreshnessCheck(threading.Thread):
         try:
             from .indexer import answer_freshness
 
-            with Store(self.index, readonly=True) as store:
+            with self.index.reopen() as store:
                 self._value = answer_freshness(self.root, store)
         except BaseException as exc:  # handed to the searching thread, which raises it
             self._error = exc

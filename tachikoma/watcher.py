@@ -130,14 +130,13 @@ class KeptEmbedder:
     def for_run(self, root: Path, config):
         from .embedders import choose
         from .errors import TachikomaError
-        from .memory import index_path
-        from .store import Store
+        from .store import locate
 
-        path = index_path(root)
-        if not path.is_file():
-            return None
         try:
-            with Store(path, readonly=True) as store:
+            location = locate(root, config)
+            if not (location.file.is_file() if location.url is None else location.exists()):
+                return None
+            with location.open(readonly=True) as store:
                 built = store.embedder
             if built is None:
                 return None

@@ -6,6 +6,8 @@ store through its methods, so the ranking never knows which engine holds
 the vectors.
 
 - `sqlite` (the default): one file beside the memory folder, ``.cache/index.db``.
+- `postgres`: PostgreSQL + pgvector, many memories in one database, chosen by
+  a ``postgresql://`` URL (``[store] url``, ``--store`` or $TACHIKOMA_STORE; `locate`).
 
 A store offers: metadata (`get_meta`, `set_meta`, `embedder`, `generation`,
 `bump_generation`, `cache_key`), files (`files`, `replace_file`,
@@ -14,11 +16,14 @@ A store offers: metadata (`get_meta`, `set_meta`, `embedder`, `generation`,
 `writing_exclusively`), what a search reads (`load_matrix`,
 `ranking_files`, `chunk_dates`, `chunk_details`, `chunk_spans`, `counts`)
 and keywords (`keyword_count`, `keyword_matches`, `chunks_holding`,
-`chunks_holding_among`).
+`chunks_holding_among`), and `reopen` (another read-only connection),
+`lock_writer`, `label`, `cache_folder`, `damaged`.
 """
 
 from __future__ import annotations
 
+import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import IndexDamaged, NoIndexYet, TachikomaError  # noqa: F401 (re-exported)
@@ -32,3 +37,86 @@ SQLiteStore = Store
 def open_store(path: str | Path, readonly: bool = False) -> Store:
     """The store at `path` (an index file)."""
     return Store(Path(path), readonly=readonly)
+
+
+#: The environment variable that chooses the store (as ``--store`` and ``[store] url`` do).
+STORE_ENV = "TACHIKOMA_STORE"
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+
+
+def store_url(config=None) -> str | None:
+    """The store URL in force: $TACHIKOMA_STORE (which ``--store`` sets), else ``[store] url``;
+    None for the default SQLite file."""
+    url = os.environ.get(STORE_ENV) or (config.store_url if config is not None else None)
+    url = (url or "").strip()
+    if not url or url == "sqlite":
+        return None
+    if not url.startswith(POSTGRES_SCHEMES):
+        raise TachikomaError(f"unknown store {url.split('://')[0]!r}: use sqlite (the default) or a "
+                             "postgresql://user@host/database URL")
+    return url
+
+
+def memory_name(root: Path, config=None) -> str:
+    """This memory's name in a shared store: ``[store] name``, else the folder's name."""
+    return (config.store_name if config is not None and config.store_name else None) or Path(root).resolve().name
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where one memory's index lives: the SQLite file in its ``.cache`` (url None), or its name in a
+    PostgreSQL database."""
+
+    root: Path
+    url: str | None = None
+    name: str | None = None
+
+    @property
+    def file(self) -> Path:
+        from ..memory import index_path
+
+        return index_path(self.root)
+
+    def exists(self) -> bool:
+        """Whether there is an index to read (never creates one). On PostgreSQL: whether the database
+        holds this memory; a server that cannot be reached raises its one-line error."""
+        if self.url is None:
+            return self.file.exists()
+        from .postgres import memory_names
+
+        return self.name in memory_names(self.url)
+
+    def open(self, readonly: bool = False):
+        if self.url is None:
+            return Store(self.file, readonly=readonly)
+        from ..memory import CACHE_DIR
+        from .postgres import PostgresStore
+
+        return PostgresStore(self.url, self.name, self.root / CACHE_DIR, readonly=readonly,
+                             root=None if readonly else self.root.resolve())
+
+    @property
+    def label(self) -> str:
+        if self.url is None:
+            return str(self.file)
+        from .postgres import redacted
+
+        return f"memory {self.name!r} in {redacted(self.url)}"
+
+
+def locate(root: Path, config=None) -> Location:
+    """Where the index of the memory at `root` lives, by the settings (`store_url`, `memory_name`);
+    `config` None reads them from the memory (the defaults when they cannot be read)."""
+    if config is None:
+        from ..config import settings_or_defaults
+
+        config = settings_or_defaults(root)
+    url = store_url(config)
+    return Location(Path(root), url, memory_name(root, config) if url else None)
+
+
+def memory_roots(url: str) -> dict[str, str | None]:
+    """The memories a shared store holds: name → the folder each was last indexed from."""
+    from .postgres import memory_names
+
+    return memory_names(url)

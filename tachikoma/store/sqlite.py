@@ -325,6 +325,16 @@ class Store:
         """How messages name this index."""
         return str(self.path)
 
+    def damaged(self, reason: str) -> IndexDamaged:
+        return damaged(self.path, reason)
+
+    def reopen(self) -> "Store":
+        """Another read-only connection to the same index (one connection per thread)."""
+        return Store(self.path, readonly=True)
+
+    def lock_writer(self, timeout: float = 0) -> None:
+        """Nothing to do: the indexer's lock file in ``.cache`` already makes it the only writer."""
+
     # -- transactions -----------------------------------------------------
     @contextlib.contextmanager
     def reading(self):
@@ -525,6 +535,10 @@ class Store:
         """How many chunks hold `term` (as the keyword index reads it), counted up to `cap`."""
         return self.db.execute("SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)",
                                (quote_term(term), cap)).fetchone()[0]
+
+    def keyword_counts(self, terms: list[str], cap: int) -> list[int]:
+        """`keyword_count` of each of `terms`."""
+        return [self.keyword_count(term, cap) for term in terms]
 
     @_guarded()
     def keyword_matches(self, terms: list[str], limit: int | None) -> list[tuple[int, float]]:

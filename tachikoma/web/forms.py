@@ -48,6 +48,7 @@ class SearchForm:
     min_score: float | None = None  # None: the memory's setting
     recency: str = ""  # a recency preset; "": the memory's setting
     as_of: str = ""  # the search's "now" as typed (timeq.parse_as_of); "": now
+    memories: tuple[str, ...] = ()  # on a shared store: search these memories together; (): this one
     errors: dict[str, str] = field(default_factory=dict)
 
     @classmethod
@@ -84,6 +85,7 @@ class SearchForm:
                 form.as_of = as_of
             except ValueError as exc:
                 form.errors["as_of"] = str(exc)
+        form.memories = tuple(dict.fromkeys(n.strip() for n in _text(args, "memories").split(",") if n.strip()))
         return form
 
     def api_refusal(self) -> str | None:
@@ -104,7 +106,7 @@ class SearchForm:
         values = {"q": self.q, "kind": self.kind, "trust": self.trust, "untagged": "1" if self.untagged else "",
                   "limit": self.limit if self.limit != DEFAULT_LIMIT else "",
                   "min_score": "" if self.min_score is None else f"{self.min_score:g}", "recency": self.recency,
-                  "as_of": self.as_of}
+                  "as_of": self.as_of, "memories": ",".join(self.memories)}
         values.update(changes)
         return {k: v for k, v in values.items() if v not in ("", None)}
 

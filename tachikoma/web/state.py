@@ -10,11 +10,10 @@ import sqlite3
 import threading
 from pathlib import Path
 
-from tachikoma import memory
 from tachikoma.config import load_config
 from tachikoma.errors import NoIndexYet, TachikomaError
-from tachikoma.search import Filters, Searcher
-from tachikoma.store import Store
+from tachikoma.search import Filters, Searcher, search_memories
+from tachikoma.store import locate
 from tachikoma.watcher import Watcher
 from tachikoma.web.index_job import IndexJob
 from tachikoma.web.undo import UndoStore
@@ -61,11 +60,10 @@ class Dashboard:
 
     def index_stamp(self) -> tuple[str, str]:
         """When the last index run completed, and whether the last run completed; cheap to read."""
-        path = memory.index_path(self.root)
-        if not path.is_file():
-            return "none", ""
         try:
-            with Store(path, readonly=True) as store:
+            if not self.has_index():
+                return "none", ""
+            with locate(self.root).open(readonly=True) as store:
                 return str(store.get_meta("last_complete_at")), str(store.get_meta("run_complete"))
         except (TachikomaError, sqlite3.Error):
             return "unreadable", ""
@@ -93,12 +91,20 @@ class Dashboard:
             return "default"
 
     def has_index(self) -> bool:
-        return memory.index_path(self.root).is_file()
+        """Whether there is an index (an SQLite file; on PostgreSQL, this memory in the database)."""
+        location = locate(self.root)
+        return location.file.is_file() if location.url is None else location.exists()
 
     def search(self, query: str, limit: int, filters: Filters, min_score: float | None = None,
-               recency: str | None = None, as_of: str | None = None) -> dict:
-        """The same answer as `tachikoma search --json`. Raises NoIndex, EmbedderError, TachikomaError."""
+               recency: str | None = None, as_of: str | None = None, memories: tuple[str, ...] = ()) -> dict:
+        """The same answer as `tachikoma search --json`. Raises NoIndex, EmbedderError, TachikomaError.
+        `memories`: on a shared store, the memories to search together (`search_memories`)."""
         config = self.config()
+        if memories:
+            answer = search_memories(self.root, list(memories), query, limit, config, filters=filters,
+                                     min_score=min_score, recency=recency, as_of=as_of)
+            answer["freshness"].update(self.watching())
+            return answer
         with self._search_lock:
             answer = self._current_searcher(config).search(query, limit, filters, config=config,
                                                            min_score=min_score, recency=recency, as_of=as_of)

