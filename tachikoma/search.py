@@ -30,6 +30,7 @@ from .embedders import MINILM, choose
 from .embedders.base import Embedder
 from .errors import NoIndexYet, TachikomaError
 from .globs import name_or_path_matcher
+from . import vector_index
 from .store import Store, keyword_expression, quote_term  # noqa: F401 (re-exported)
 from .tags import Tags
 
@@ -188,8 +189,8 @@ def keyword_coverage(store: Store, query: str, snap: "Snapshot",
     (each word is counted here otherwise)."""
     coverage = np.zeros(len(snap.chunk_ids))
     terms = query_terms(query, skip=STOPWORDS)
-    total = len(snap.chunk_ids)
-    if not terms or not matches or not total:
+    total = snap.chunk_count
+    if not terms or not matches or not len(snap.chunk_ids):
         return coverage
     ids = np.array([m[0] for m in matches[:COVERAGE_CANDIDATES]], dtype=np.int64)
     cap = min(max(total // 2, 1), KEYWORD_POSTINGS)
@@ -199,7 +200,7 @@ def keyword_coverage(store: Store, query: str, snap: "Snapshot",
     df = np.where(df > cap, np.maximum(df, total / 2), df)  # past the cap: a common word, weighed as one
     idf = np.log((total - df + 0.5) / (df + 0.5) + 1.0)
     share = words_held(store, query, ids).astype(np.float64) @ idf / idf.sum()
-    pos = np.minimum(np.searchsorted(snap.chunk_ids, ids), total - 1)
+    pos = np.minimum(np.searchsorted(snap.chunk_ids, ids), len(snap.chunk_ids) - 1)
     known = snap.chunk_ids[pos] == ids  # a chunk written after the snapshot is ignored
     coverage[pos[known]] = share[known]
     return coverage
@@ -265,6 +266,23 @@ class Snapshot:
     date_source: np.ndarray  # (N,) index into dates.SOURCES
     evergreen: np.ndarray  # (F,) bool: front matter (or tag file) says evergreen
     _weights: dict = field(default_factory=dict, repr=False)
+    #: Approximate candidates (`vector_index.BinaryIndex`) for a large index; None: exact scan only.
+    vector_index: object = field(default=None, repr=False)
+    #: Chunks in the whole index when this snapshot holds only some of them (`rows`); 0: it holds all.
+    indexed_chunks: int = 0
+
+    @property
+    def chunk_count(self) -> int:
+        """How many chunks the index holds (word rarities count over all of them)."""
+        return self.indexed_chunks or len(self.chunk_ids)
+
+    def rows(self, positions: np.ndarray) -> "Snapshot":
+        """The same snapshot restricted to some chunks (ascending `positions`): the files stay whole,
+        and so do the per-file weights it has computed."""
+        return replace(self, chunk_ids=self.chunk_ids[positions], chunk_file=self.chunk_file[positions],
+                       matrix=np.asarray(self.matrix[positions]), date=self.date[positions],
+                       date_source=self.date_source[positions], vector_index=None,
+                       indexed_chunks=self.chunk_count)
 
     @classmethod
     def load(cls, store: Store, dim: int) -> "Snapshot":
@@ -397,6 +415,8 @@ class Searcher:
         self.dim = built_with[1]
         self._snapshot: Snapshot | None = None
         self._freshness: tuple[int, float, dict] | None = None
+        #: Indexes of at least this many chunks use `vector_index` for their vector candidates.
+        self.vector_index_min_chunks = vector_index.ANN_MIN_CHUNKS
 
     def close(self) -> None:
         self.store.close()
@@ -404,7 +424,25 @@ class Searcher:
     def snapshot(self) -> Snapshot:
         if self._snapshot is None or self._snapshot.generation != self.store.generation:
             self._snapshot = Snapshot.load(self.store, self.dim)
-        return self._snapshot
+        snap = self._snapshot
+        if snap.vector_index is None and len(snap.chunk_ids) >= self.vector_index_min_chunks:
+            snap.vector_index, _ = vector_index.open_or_build(
+                self.store.cache_folder, self.store.cache_key(snap.generation), snap.matrix, snap.chunk_ids)
+        return snap
+
+    def candidates(self, snap: Snapshot, qvec: np.ndarray, matches: list[tuple[int, float]],
+                   filters: Filters | None) -> Snapshot:
+        """The chunks worth scoring: all of them, or for a large index the `vector_index` shortlist
+        (among the chunks `filters` allow) and every keyword match. The ranking then runs on these
+        rows as on any snapshot, with exact cosines from the float vectors."""
+        if snap.vector_index is None or len(snap.chunk_ids) < self.vector_index_min_chunks:
+            return snap
+        allowed = filters.mask(snap) if filters else None
+        near = snap.vector_index.candidates(qvec, vector_index.SHORTLIST, allowed)
+        ids = np.array([m[0] for m in matches], dtype=np.int64)
+        pos = np.minimum(np.searchsorted(snap.chunk_ids, ids), len(snap.chunk_ids) - 1)
+        matched = pos[snap.chunk_ids[pos] == ids]
+        return snap.rows(np.union1d(near, matched))
 
     def search(self, query: str, limit: int = 10, filters: Filters | None = None,
                now: datetime | None = None, config: Config | None = None, min_score: float | None = None,
@@ -460,6 +498,7 @@ class Searcher:
             keywords = keyword_terms(store, query, len(snap.chunk_ids), counts=counts)
             matches = keyword_search(store, query, len(snap.chunk_ids), config.search.keyword_candidates,
                                      terms=keywords)
+            snap = self.candidates(snap, qvec, matches, filters)
             keyword = keyword_scores(snap, matches)
             coverage = lambda: keyword_coverage(store, query, snap, matches, counts)  # noqa: E731 (only if needed)
             words = lambda ids: words_held(store, query, ids)  # noqa: E731
