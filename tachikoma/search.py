@@ -108,8 +108,26 @@ def query_terms(text: str, limit: int = MAX_KEYWORD_TERMS, skip: frozenset[str] 
     return terms[:limit]
 
 
+class WordRows:
+    """Each query word's chunks in the keyword index, read at most once per search: the keyword terms
+    count a word, and keyword coverage and knowledge updates ask which chunks hold it (three or four
+    reads of the same rows before)."""
+
+    def __init__(self, store: Store, limit: int = WORDS_HELD_SCAN):
+        self.store, self.limit, self._rows = store, limit, {}
+
+    def rows(self, term: str) -> list[int] | None:
+        """The ids of the chunks holding `term` (as the keyword index reads it); None when more than
+        `limit` do."""
+        if term not in self._rows:
+            found = self.store.chunks_holding(term, self.limit + 1)
+            self._rows[term] = None if len(found) > self.limit else found
+        return self._rows[term]
+
+
 def keyword_terms(store: Store, query: str, total_chunks: int,
-                  postings: int = KEYWORD_POSTINGS, counts: dict[str, int] | None = None) -> list[str]:
+                  postings: int = KEYWORD_POSTINGS, counts: dict[str, int] | None = None,
+                  words: WordRows | None = None) -> list[str]:
     """The words of `query` that keyword search uses, rarest first.
 
     English function words (`STOPWORDS`) are left out. Each other word's
@@ -118,6 +136,7 @@ def keyword_terms(store: Store, query: str, total_chunks: int,
     FTS5 gives them no BM25 weight, so they would only add matches scored
     zero. The rest are used rarest first while their frequencies fit the
     `postings` budget. `counts`, when given, gets each word's count (capped past half of the chunks).
+    `words` reads each word once for the whole search.
     """
     terms = query_terms(query, skip=STOPWORDS)
     if not terms or total_chunks <= 0:
@@ -125,7 +144,11 @@ def keyword_terms(store: Store, query: str, total_chunks: int,
     ceiling = min(max(total_chunks // 2, 1), postings)  # a memory of one chunk still matches its words
     frequencies = []
     for term in terms:
-        count = store.keyword_count(term, ceiling + 1)
+        if words is not None and ceiling <= words.limit:
+            rows = words.rows(term)
+            count = ceiling + 1 if rows is None else min(len(rows), ceiling + 1)
+        else:
+            count = store.keyword_count(term, ceiling + 1)
         if counts is not None:
             counts[term] = count
         if 0 < count <= ceiling:
@@ -151,19 +174,21 @@ def keyword_search(store: Store, query: str, total_chunks: int, limit: int | Non
     return store.keyword_matches(kept, limit)
 
 
-def words_held(store: Store, query: str, chunk_ids: np.ndarray) -> np.ndarray:
+def words_held(store: Store, query: str, chunk_ids: np.ndarray, words: WordRows | None = None) -> np.ndarray:
     """(len(chunk_ids), query words) bool: which words of `query` (function words aside) each chunk
     holds, as the keyword index reads them (stemmed: "runs" holds "run"). One lookup per word,
-    restricted to the given chunks (`ranking.supersessions` asks about a few dozen)."""
+    restricted to the given chunks (`ranking.supersessions` asks about a few dozen). `words`: the
+    search's rows of each word, read once."""
     terms = query_terms(query, skip=STOPWORDS)
     ids = np.asarray(chunk_ids, dtype=np.int64)
     held = np.zeros((ids.shape[0], len(terms)), dtype=bool)
     if not terms or not ids.shape[0]:
         return held
+    words = words if words is not None and words.limit == WORDS_HELD_SCAN else WordRows(store)
     for column, term in enumerate(terms):
         # A word in at most `WORDS_HELD_SCAN` chunks: read all of them (a fraction of a millisecond).
-        rows = store.chunks_holding(term, WORDS_HELD_SCAN + 1)
-        if len(rows) > WORDS_HELD_SCAN:
+        rows = words.rows(term)
+        if rows is None:
             # A common word: look each chunk up instead (for a rare word that was 15x slower on SQLite
             # than reading it all).
             rows = store.chunks_holding_among(term, ids.tolist())
@@ -177,7 +202,8 @@ COVERAGE_CANDIDATES = 200
 
 
 def keyword_coverage(store: Store, query: str, snap: "Snapshot",
-                     matches: list[tuple[int, float]], counts: dict[str, int] | None = None) -> np.ndarray:
+                     matches: list[tuple[int, float]], counts: dict[str, int] | None = None,
+                     words: WordRows | None = None) -> np.ndarray:
     """(N,) the share of the query's words (function words aside) each keyword match holds, each word
     weighted by its rarity in the memory (BM25's idf: a word found nowhere weighs most); 0 elsewhere.
 
@@ -199,7 +225,7 @@ def keyword_coverage(store: Store, query: str, snap: "Snapshot",
     df = np.array([counts.get(t, 0) for t in terms], dtype=np.float64)
     df = np.where(df > cap, np.maximum(df, total / 2), df)  # past the cap: a common word, weighed as one
     idf = np.log((total - df + 0.5) / (df + 0.5) + 1.0)
-    share = words_held(store, query, ids).astype(np.float64) @ idf / idf.sum()
+    share = words_held(store, query, ids, words).astype(np.float64) @ idf / idf.sum()
     pos = np.minimum(np.searchsorted(snap.chunk_ids, ids), len(snap.chunk_ids) - 1)
     known = snap.chunk_ids[pos] == ids  # a chunk written after the snapshot is ignored
     coverage[pos[known]] = share[known]
@@ -495,13 +521,14 @@ class Searcher:
         with store.reading():
             snap = self.snapshot()
             counts: dict[str, int] = {}
-            keywords = keyword_terms(store, query, len(snap.chunk_ids), counts=counts)
+            read = WordRows(store)
+            keywords = keyword_terms(store, query, len(snap.chunk_ids), counts=counts, words=read)
             matches = keyword_search(store, query, len(snap.chunk_ids), config.search.keyword_candidates,
                                      terms=keywords)
             snap = self.candidates(snap, qvec, matches, filters)
             keyword = keyword_scores(snap, matches)
-            coverage = lambda: keyword_coverage(store, query, snap, matches, counts)  # noqa: E731 (only if needed)
-            words = lambda ids: words_held(store, query, ids)  # noqa: E731
+            coverage = lambda: keyword_coverage(store, query, snap, matches, counts, read)  # noqa: E731 (only if needed)
+            words = lambda ids: words_held(store, query, ids, read)  # noqa: E731
             answer, hidden = self._rank_existing(snap, qvec, limit, config, filters, now, keyword, floor, words,
                                                  coverage, windows)
             details = store.chunk_details([int(snap.chunk_ids[i]) for i in answer["positions"]])
