@@ -572,7 +572,7 @@ class Searcher:
         return answer, int(gone.sum())
 
     def freshness(self) -> dict:
-        """How fresh the index is (`indexer.answer_freshness`), recomputed at most every
+        """How fresh the index is (`freshness.answer_freshness`), recomputed at most every
         `FRESHNESS_SECONDS` while the index is unchanged."""
         return self._finish_freshness(self._start_freshness())
 
@@ -588,7 +588,7 @@ class Searcher:
             self._freshness = (self.store.generation, time.monotonic(), checking.result())
         cached = self._freshness
         if cached[0] != self.store.generation or time.monotonic() - cached[1] > FRESHNESS_SECONDS:
-            from .indexer import answer_freshness
+            from .freshness import answer_freshness
 
             cached = self._freshness = (self.store.generation, time.monotonic(),
                                         answer_freshness(self.root, self.store))
@@ -596,7 +596,7 @@ class Searcher:
 
 
 class _FreshnessCheck(threading.Thread):
-    """`indexer.answer_freshness` on a connection of its own (one SQLite connection per thread)."""
+    """`freshness.answer_freshness` on a connection of its own (one SQLite connection per thread)."""
 
     def __init__(self, root: Path, index: Path):
         super().__init__(name="tachikoma-freshness", daemon=True)
@@ -607,7 +607,7 @@ class _FreshnessCheck(threading.Thread):
 
     def run(self) -> None:
         try:
-            from .indexer import answer_freshness
+            from .freshness import answer_freshness
 
             with Store(self.index, readonly=True) as store:
                 self._value = answer_freshness(self.root, store)

@@ -5,7 +5,7 @@ from datetime import datetime, timezone
 import numpy as np
 import pytest
 
-from tachikoma import dates, indexer
+from tachikoma import dates, freshness, indexer
 from tachikoma.config import RECENCY_PRESETS, load_config
 from tachikoma.errors import EmbedderMismatch, TachikomaError
 from tachikoma.search import Filters, Searcher
@@ -228,7 +228,7 @@ def test_a_failing_freshness_check_fails_the_search(memory, monkeypatch):
 
     def broken(root, store):
         raise TachikomaError("cannot list the memory folder")
-    monkeypatch.setattr(indexer, "answer_freshness", broken)
+    monkeypatch.setattr(freshness, "answer_freshness", broken)
     s = Searcher(memory)
     with pytest.raises(TachikomaError, match="cannot list"):
         s.search("DRV8353 samples", 5, now=NOW)
