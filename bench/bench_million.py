@@ -204,6 +204,7 @@ def main() -> None:
         index, encoded = vector_index.open_or_build(folder, "bench-1", matrix, snap.chunk_ids)
         build_s = time.perf_counter() - t
         disk = sum(p.stat().st_size for p in folder.iterdir())
+        build_rss = rss_mb() - rss  # peak while building (the bench's own copies below come after)
         # One file re-indexed: its ten chunks deleted, ten new ones added (new ids), as the indexer does.
         keep = np.flatnonzero(snap.chunk_file != snap.chunk_file[args.chunks // 2])
         changed = np.vstack([matrix[keep], synthetic(10, args.dim, args.topics, seed=9)])
@@ -214,7 +215,7 @@ def main() -> None:
         del changed
         index, _ = vector_index.open_or_build(folder, "bench-1", matrix, snap.chunk_ids)  # back to the measured one
         print(f"# vector index: built in {build_s:.1f} s ({encoded:,} rows encoded), {disk / 1e6:.0f} MB on disk, "
-              f"codes {index.codes.nbytes / 1e6:.0f} MB in RAM (mapped; peak RSS +{rss_mb() - rss:,.0f} MB while "
+              f"codes {index.codes.nbytes / 1e6:.0f} MB in RAM (mapped; peak RSS +{build_rss:,.0f} MB while "
               f"building); one file re-indexed: updated in {update_s:.1f} s ({reencoded} rows encoded, the rest "
               f"reused); load {load()}", flush=True)
         methods = {f"index, shortlist {k}": (lambda q, k=k: index.candidates(q, k)) for k in args.shortlist}
