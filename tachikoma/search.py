@@ -29,7 +29,7 @@ from .config import Config, load_config
 from .embedders import MINILM, choose
 from .embedders.base import Embedder
 from .errors import NoIndexYet, TachikomaError
-from .globs import name_or_path_matcher
+from .globs import name_or_path_mask
 from . import vector_index
 from .store import Store, keyword_expression, quote_term  # noqa: F401 (re-exported)
 from .tags import Tags
@@ -335,8 +335,7 @@ class Snapshot:
         """(F,) bool: evergreen by the file itself or by a `globs` pattern, computed once per list."""
         key = ("evergreen", globs)
         if key not in self._weights:
-            matches = name_or_path_matcher(globs)
-            by_glob = np.array([matches(p) for p in self.paths], dtype=bool)
+            by_glob = np.array(name_or_path_mask(globs, self.paths), dtype=bool)
             self._weights[key] = self.evergreen | by_glob if len(self.paths) else self.evergreen
         return self._weights[key]
 
