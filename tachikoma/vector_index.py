@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -138,8 +139,10 @@ def build(matrix: np.ndarray, ids: np.ndarray, previous: BinaryIndex | None = No
     return BinaryIndex(centre, rot, encode(matrix, centre, rot), ids, probe), int(matrix.shape[0])
 
 
-#: Files beside the index: the codes (memory-mapped) and the rest (centre, rotation, ids, probe).
-CODES_FILE = "ann-{key}.codes.npy"
+#: Files beside the index: the codes (memory-mapped) and the rest (centre, rotation, ids, probe). The
+#: codes file carries a token of its build, which the meta names: two processes building at once can
+#: never pair one's codes with the other's centre.
+CODES_FILE = "ann-{key}.{token}.codes.npy"
 META_FILE = "ann-{key}.meta.npz"
 
 
@@ -149,7 +152,10 @@ def _read(folder: Path, key: str, ids: np.ndarray | None = None, dim: int | None
         with np.load(folder / META_FILE.format(key=key)) as meta:
             fmt, stored_ids, probe = int(meta["format"]), meta["ids"], meta["probe"]
             centre, rot, print_ = meta["centre"], meta["rot"], str(meta["fingerprint"])
-        codes = np.load(folder / CODES_FILE.format(key=key), mmap_mode="r")
+            token = str(meta["token"])
+        if not token.isalnum():
+            return None
+        codes = np.load(folder / CODES_FILE.format(key=key, token=token), mmap_mode="r")
     except (OSError, ValueError, KeyError, EOFError):
         return None
     n = stored_ids.shape[0]
@@ -168,12 +174,13 @@ def _write(folder: Path, key: str, index: BinaryIndex) -> None:
     """Atomically, meta last (a reader checks the codes against it). Best effort: a read-only or
     full disk costs the next search a rebuild, never an answer."""
     temps = []
+    token = secrets.token_hex(6)
     try:
         for name, save in ((CODES_FILE, lambda out: np.save(out, np.ascontiguousarray(index.codes))),
                            (META_FILE, lambda out: np.savez(out, format=FORMAT, ids=index.ids, probe=index.probe,
-                                                             centre=index.centre, rot=index.rot,
+                                                             centre=index.centre, rot=index.rot, token=token,
                                                              fingerprint=fingerprint(index.ids)))):
-            target = folder / name.format(key=key)
+            target = folder / name.format(key=key, token=token)
             temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
             temps.append(temp)
             with open(temp, "wb") as out:
@@ -218,10 +225,21 @@ def open_or_build(folder: Path, key: str, matrix: np.ndarray, ids: np.ndarray) -
                 break
     built, encoded = build(matrix, ids, previous)
     _write(folder, key, built)
-    for other in _others(folder, key):
-        for name in (CODES_FILE, META_FILE):
+    for old in folder.glob("ann-*"):  # other generations, and codes no meta names (a lost race)
+        if old.name.startswith(f"ann-{key}.") and (old.name == META_FILE.format(key=key) or
+                                                   _read_token(folder, key) in old.name):
+            continue
+        if old.name.endswith((".codes.npy", ".meta.npz")):
             try:
-                (folder / name.format(key=other)).unlink(missing_ok=True)
+                old.unlink(missing_ok=True)
             except OSError:
                 pass
     return built, encoded
+
+
+def _read_token(folder: Path, key: str) -> str:
+    try:
+        with np.load(folder / META_FILE.format(key=key)) as meta:
+            return "." + str(meta["token"]) + "."
+    except (OSError, ValueError, KeyError, EOFError):
+        return "\0"  # matches no file name

@@ -48,7 +48,7 @@ def test_stored_codes_are_used_only_for_their_own_rows(tmp_path):
     # Other rows under the same name (a file written for something else) are not trusted.
     assert vector_index._read(tmp_path, "abc-1", ids + 1) is None
     # A damaged file is rebuilt, never read.
-    (tmp_path / "ann-abc-1.codes.npy").write_bytes(b"garbage")
+    next(tmp_path.glob("ann-abc-1.*.codes.npy")).write_bytes(b"garbage")
     _, encoded = vector_index.open_or_build(tmp_path, "abc-1", matrix, ids)
     assert encoded == 400
 
@@ -67,7 +67,9 @@ def test_a_new_generation_encodes_only_its_new_or_changed_rows(tmp_path):
     again = vector_index.encode(new_matrix, index.centre, index.rot)
     assert np.array_equal(np.asarray(index.codes), again), "every code is its own vector's"
     assert fresh.codes.shape == index.codes.shape
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["ann-abc-2.codes.npy", "ann-abc-2.meta.npz"]
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert len(names) == 2 and names[0].startswith("ann-abc-2.") and names[0].endswith(".codes.npy") \
+        and names[1] == "ann-abc-2.meta.npz", names
     # Another index (another id) lends nothing.
     _, encoded = vector_index.open_or_build(tmp_path, "xyz-3", new_matrix, new_ids)
     assert encoded == new_matrix.shape[0]
@@ -133,3 +135,19 @@ def test_word_rarities_of_a_shortlist_count_over_the_whole_index(memory):
     assert part.chunk_count == len(snap.chunk_ids) > len(rows) > 0
     assert np.allclose(keyword_coverage(s.store, query, part, matches), whole[rows])
     s.close()
+
+
+def test_codes_are_read_with_the_centre_they_were_built_with(tmp_path):
+    """Two processes building the same generation at once (one reusing an older centre): the meta
+    names its own codes file, so codes and centre always come from one build."""
+    matrix, ids = unit(300, 64), np.arange(300)
+    first, _ = vector_index.build(matrix, ids)
+    shifted = vector_index.BinaryIndex(first.centre + 0.2, first.rot, np.zeros_like(first.codes), ids, first.probe)
+    second = vector_index.BinaryIndex(shifted.centre, shifted.rot,
+                                      vector_index.encode(matrix, shifted.centre, shifted.rot), ids, first.probe)
+    vector_index._write(tmp_path, "abc-1", first)
+    codes_of_first = next(tmp_path.glob("ann-abc-1.*.codes.npy"))
+    vector_index._write(tmp_path, "abc-1", second)  # the other process's meta lands last
+    read = vector_index._read(tmp_path, "abc-1", ids)
+    assert np.array_equal(read.centre, second.centre) and np.array_equal(np.asarray(read.codes), second.codes)
+    assert codes_of_first.exists() and not np.array_equal(first.codes, second.codes)
