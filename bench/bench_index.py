@@ -15,6 +15,9 @@ shared machine makes lone absolute times meaningless:
 * warm: the ``rank`` time of `Searcher.search` (keywords, vectors, ranking,
   texts) with the vectors kept in memory, as the dashboard and MCP do, against
   a bare numpy mat-vec over the same matrix (``bare``), interleaved query by query;
+  above `vector_index.ANN_MIN_CHUNKS` the search takes its vector candidates from
+  the vector index, so the same search with the exact scan (``warm_exact``) runs
+  beside it, and ``recall_at_10`` compares their final top 10s;
 * cold: a new `Searcher` per query, as the command line builds (snapshot,
   freshness walk, ranking), in this process; the first cold search after an
   index change reads the vectors out of SQLite and writes the memory-mapped
@@ -121,17 +124,30 @@ def bench(size: int, chunks_per_file: int, dim: int, queries: int, cold_queries:
         rng = random.Random(1)
         texts = [words(rng, rng.randrange(2, 7)) for _ in range(queries)]
         searcher = Searcher(root, embedder=embedder)
+        t = time.perf_counter()
         searcher.search(texts[0], 10, min_score=min_score)  # load the snapshot once: that is what "warm" means
+        first_ms = (time.perf_counter() - t) * 1000  # includes building the vector index when there is none
+        exact_searcher = Searcher(root, embedder=embedder)
+        exact_searcher.vector_index_min_chunks = float("inf")  # the same search with the exact scan
+        exact_searcher.search(texts[0], 10, min_score=min_score)
         matrix = np.array(searcher.snapshot().matrix)  # the same vectors, in memory
-        warm, bare = [], []
+        warm, warm_exact, bare, recall = [], [], [], []
         for q in texts:
-            warm.append(searcher.search(q, 10, min_score=min_score)["timing_ms"]["rank"])
+            answer = searcher.search(q, 10, min_score=min_score)
+            warm.append(answer["timing_ms"]["rank"])
+            truth = exact_searcher.search(q, 10, min_score=min_score)
+            warm_exact.append(truth["timing_ms"]["rank"])
+            got = {(r["path"], r["chunk"]) for r in answer["results"]}
+            want = {(r["path"], r["chunk"]) for r in truth["results"]}
+            recall.append(len(got & want) / len(want) if want else float(not got))
             qvec = embedder.embed_query(q)
             t = time.perf_counter()
             scores = matrix @ qvec
             np.argpartition(-scores, 10)[:10]
             bare.append((time.perf_counter() - t) * 1000)
+        uses_index = searcher.snapshot().vector_index is not None
         searcher.close()
+        exact_searcher.close()
         del matrix
         for stale in (root / ".cache").glob("vectors-*.npy"):  # the first cold search rebuilds the cache
             stale.unlink()
@@ -152,12 +168,15 @@ def bench(size: int, chunks_per_file: int, dim: int, queries: int, cold_queries:
         db_mb = (root / ".cache" / "index.db").stat().st_size / 1e6
         with Store(root / ".cache" / "index.db", readonly=True) as store:
             files, chunks = store.counts()
-        warm_p50, bare_p50 = percentile(warm, 50), percentile(bare, 50)
+        warm_p50, bare_p50, exact_p50 = percentile(warm, 50), percentile(bare, 50), percentile(warm_exact, 50)
         cold_p50, cli_p50, floor_p50 = percentile(cold[1:] or cold, 50), percentile(cli, 50), percentile(floor, 50)
         return {"files": files, "chunks": chunks, "dim": dim, "index_s": round(index_s, 2),
                 "reindex_unchanged_s": round(reindex_s, 3),
                 "warm_p50_ms": round(warm_p50, 2), "warm_p95_ms": round(percentile(warm, 95), 2),
                 "bare_p50_ms": round(bare_p50, 2), "warm_x_bare": round(warm_p50 / bare_p50, 2),
+                "vector_index": "yes" if uses_index else "no", "first_search_ms": round(first_ms, 1),
+                "warm_exact_p50_ms": round(exact_p50, 2), "warm_exact_x_bare": round(exact_p50 / bare_p50, 2),
+                "recall_at_10": round(float(np.mean(recall)), 4),
                 "cold_first_ms": round(cold[0], 1), "cold_p50_ms": round(cold_p50, 1),
                 "cold_x_bare": round(cold_p50 / bare_p50, 2),
                 "cli_p50_ms": round(cli_p50, 1), "import_numpy_p50_ms": round(floor_p50, 1),
@@ -184,8 +203,9 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="print rows as JSON")
     args = parser.parse_args()
     rows = []
-    header = ("files", "chunks", "dim", "index_s", "reindex_unchanged_s", "warm_p50_ms", "warm_p95_ms",
-              "bare_p50_ms", "warm_x_bare", "cold_first_ms", "cold_p50_ms", "cold_x_bare", "cli_p50_ms",
+    header = ("files", "chunks", "dim", "index_s", "reindex_unchanged_s", "vector_index", "first_search_ms",
+              "warm_p50_ms", "warm_p95_ms", "bare_p50_ms", "warm_x_bare", "warm_exact_p50_ms", "warm_exact_x_bare",
+              "recall_at_10", "cold_first_ms", "cold_p50_ms", "cold_x_bare", "cli_p50_ms",
               "import_numpy_p50_ms", "cli_x_bare", "index_mb")
     load = " ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"# load average {load} on {os.cpu_count()} cores; OPENBLAS_NUM_THREADS="

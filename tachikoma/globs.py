@@ -44,13 +44,24 @@ def name_or_path_matcher(patterns: tuple[str, ...]):
     10,000 paths (the evergreen list, on every cold search) costs one match each, not one per pattern."""
     by_name = [p for p in patterns if "/" not in p.replace("\\", "/")]
     by_path = [p for p in patterns if p not in by_name]
-    name_regex = (re.compile("|".join(f"(?:{_glob_regex(p, True).pattern})" for p in by_name),
-                             re.DOTALL | re.IGNORECASE) if by_name else None)
+    # A plain ASCII name (the default list: MEMORY.md, CLAUDE.md, ...) is a set lookup of the
+    # lower-cased name, a tenth of a regular expression's cost; globs and other names stay regexes.
+    plain = {p.lower() for p in by_name if p.isascii() and not any(ch in p for ch in "*?[")}
+    globbed = [p for p in by_name if not (p.isascii() and p.lower() in plain)]
+
+    def regex(chosen):
+        return (re.compile("|".join(f"(?:{_glob_regex(p, True).pattern})" for p in chosen), re.DOTALL | re.IGNORECASE)
+                if chosen else None)
+    glob_regex, any_name_regex = regex(globbed), regex(by_name)
 
     def matches(path: str) -> bool:
-        if name_regex is not None and name_regex.match(path.rsplit("/", 1)[-1]) is not None:
+        name = path.rsplit("/", 1)[-1]
+        if name.isascii():  # ASCII against ASCII: ignoring case is comparing lower-cased names
+            if name.lower() in plain or (glob_regex is not None and glob_regex.match(name) is not None):
+                return True
+        elif any_name_regex is not None and any_name_regex.match(name) is not None:
             return True
-        return any(pattern_matches(p, path, ignore_case=True) for p in by_path)
+        return bool(by_path) and any(pattern_matches(p, path, ignore_case=True) for p in by_path)
     return matches
 
 
@@ -98,3 +109,16 @@ def _glob_regex(pattern: str, ignore_case: bool = False) -> re.Pattern:
     return compiled
 
 
+
+
+def name_or_path_mask(patterns: tuple[str, ...], paths) -> list[bool]:
+    """`name_or_path_matcher(patterns)` of every path, in one loop without a call per path when the
+    patterns are plain ASCII names (the default evergreen list): a cold search asks this of every file."""
+    by_name = [p for p in patterns if "/" not in p.replace("\\", "/")]
+    if len(by_name) != len(patterns) or not all(p.isascii() and not any(ch in p for ch in "*?[") for p in patterns):
+        matches = name_or_path_matcher(patterns)
+        return [matches(p) for p in paths]
+    plain = {p.lower() for p in patterns}
+    slow = name_or_path_matcher(patterns)
+    return [n.lower() in plain if n.isascii() else slow(n)
+            for n in (p.rpartition("/")[2] for p in paths)]

@@ -32,12 +32,10 @@ index exactly as it was.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import sqlite3
 import sys
 import time
-from datetime import datetime, timezone
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -56,6 +54,8 @@ from .errors import EmbedderError, IndexDamaged, TachikomaError
 from .humanize import plural
 from .reader import read_document
 from .transcripts import Options
+from .freshness import (Plan, _iso, _retagged, _tag_columns, _tag_file_evergreen, answer_freshness,  # noqa: F401
+                        file_sha256, pending_changes, plan_run)
 from .store import Store, index_error, locate
 from .tags import Tags
 
@@ -103,104 +103,6 @@ class Summary:
                 f"{plural(self.chunks_embedded, 'chunk')} embedded "
                 f"({self.chunks_reused} reused) in {self.seconds:.1f} s; index holds {plural(self.files, 'file')}{data}, "
                 f"{plural(self.chunks, 'chunk')} ({self.embedder})")
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-@dataclass
-class Plan:
-    """What a run has to do, found by comparing the folder with the index."""
-
-    todo: list[tuple[memory.MemoryFile, str]]  # (file, "added"|"changed"|"rechunked")
-    touched: list[tuple[memory.MemoryFile, str]]  # same content, new stat: (file, sha256)
-    removed: list[str]
-    unchanged: list[memory.MemoryFile]
-
-
-def plan_run(root: Path, store: Store, warn: Warn | None = None, rechunk: bool = False,
-             max_bytes: int | None = None, known: dict | None = None) -> Plan:
-    """Compare the folder with the index. `rechunk`: unchanged files are to be chunked again too.
-
-    A row's sha256 is the hash of the content that was read and chunked; a row
-    with none ("") was never read (it vanished, failed, or was over the size
-    limit), so it is always read again, except a file still over `max_bytes`
-    with the same size and time (it stays skipped, and reported). A file over
-    `max_bytes` is never hashed: the reader skips it after one stat.
-    """
-    known = store.files() if known is None else known
-    plan = Plan([], [], [], [])
-    seen = set()
-    unlisted: list[str] = []
-    for f in memory.walk(root, warn, unlisted):
-        seen.add(f.path)
-        row = known.get(f.path)
-        same_stat = row is not None and row.size == f.size and row.mtime_ns == f.mtime_ns
-        if max_bytes is not None and f.size > max_bytes:
-            if same_stat and not row.sha256:
-                plan.unchanged.append(f)  # skipped before, skipped again: nothing to do
-            else:
-                plan.todo.append((f, "changed" if row else "added"))  # the reader skips it, with a warning
-            continue
-        if row is None or not row.sha256:
-            plan.todo.append((f, "changed" if row else "added"))
-            continue
-        if same_stat:
-            if rechunk:
-                plan.todo.append((f, "rechunked"))
-            else:
-                plan.unchanged.append(f)
-            continue
-        try:
-            sha = file_sha256(f.abspath)
-        except OSError:
-            plan.todo.append((f, "changed"))  # the reader reports it, and leaves it marked as unread
-            continue
-        if row.sha256 == sha:
-            if rechunk:
-                plan.todo.append((f, "rechunked"))
-            else:
-                plan.touched.append((f, sha))
-        else:
-            plan.todo.append((f, "changed"))
-    # A folder that could not be listed (for now) still holds its files: they are not removed.
-    hidden = tuple("" if folder == "." else folder + "/" for folder in unlisted)
-    plan.removed = sorted(path for path in set(known) - seen if not path.startswith(hidden))
-    return plan
-
-
-def pending_changes(root: Path, store: Store, max_bytes: int | None = None) -> int:
-    """How many files were added, changed, removed or re-tagged (transcripts, in the tag file) since
-    the last index run, or still need reading."""
-    rows = store.files()
-    plan = plan_run(root, store, max_bytes=max_bytes, known=rows)
-    due = {f.path for f, _ in plan.todo} | set(plan.removed)
-    try:
-        tags = tagfile.load(root)
-    except TachikomaError:
-        tags = None  # a malformed tag file is reported by stats itself
-    if tags is not None:
-        due.update(_retagged(rows, tags))
-    return len(due)
-
-
-def answer_freshness(root: Path, store: Store) -> dict:
-    """The freshness every search answer carries: when the index was last updated, whether
-    that run finished, and how many files were added, changed or removed since.
-
-    ``state`` is "complete" or "incomplete" (a run is under way or was
-    interrupted); times are ISO 8601 UTC.
-    """
-    stamp = store.get_meta("last_indexed_at")
-    complete = store.get_meta("run_complete") != "0"
-    return {"state": "complete" if complete else "incomplete",
-            "last_indexed_at": _iso(store, stamp),
-            "changed_since": pending_changes(root, store, settings_or_defaults(root).max_file_bytes)}
 
 
 def held(store: Store) -> tuple[int, int, int]:
@@ -315,15 +217,6 @@ def _chunking_for(embedder_name: str, tool_errors: bool = False) -> str | None:
         return chunking.signature(create(embedder_name).max_words, tool_errors)
     except TachikomaError:
         return None
-
-
-def _iso(store: Store, stamp: str | None) -> str | None:
-    if stamp is None:
-        return None
-    try:
-        return datetime.fromtimestamp(float(stamp), timezone.utc).isoformat(timespec="seconds")
-    except (ValueError, OverflowError, OSError) as exc:
-        raise store.damaged(f"unreadable time {stamp!r}") from exc
 
 
 def probe(embedder: Embedder) -> None:
@@ -534,10 +427,6 @@ def _git_columns(path: str, git_times, dirty) -> dict:
     return {"git_date": _ts(change.when), "git_import": int(change.imported)}
 
 
-def _tag_columns(tags) -> dict:
-    return {"trust": tags.trust, "confidence": tags.confidence, "source": tags.source, "invalid": tags.invalid}
-
-
 def _ts(when) -> float | None:
     return when.timestamp() if when is not None else None
 
@@ -560,18 +449,6 @@ def _refresh_metadata(store: Store, tags, git_times, dirty) -> int:
     if changed:
         store.bump_generation()  # a searcher that lives on reloads the dates and tags
     return len(retagged)
-
-
-def _tag_file_evergreen(tags, path: str) -> bool:
-    """Whether a transcript's tag-file entry says ``evergreen: true``."""
-    return dates.front_matter_evergreen(tags.entries.get(path))
-
-
-def _retagged(rows, tags) -> list[str]:
-    """Indexed transcripts whose tags in the tag file differ from the index's."""
-    return [path for path, row in rows.items()
-            if row.kind == TRANSCRIPT and (_tag_columns(tags.tags_for(path)) != _tag_columns(row)
-                                           or _tag_file_evergreen(tags, path) != row.evergreen)]
 
 
 @dataclass

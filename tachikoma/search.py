@@ -29,7 +29,8 @@ from .config import Config, load_config
 from .embedders import MINILM, MINILM_INT8, choose
 from .embedders.base import Embedder
 from .errors import NoIndexYet, TachikomaError
-from .globs import name_or_path_matcher
+from .globs import name_or_path_mask
+from . import vector_index
 from .store import Location, Store, keyword_expression, locate, quote_term  # noqa: F401 (re-exported)
 from .tags import Tags
 
@@ -110,8 +111,26 @@ def query_terms(text: str, limit: int = MAX_KEYWORD_TERMS, skip: frozenset[str] 
     return terms[:limit]
 
 
+class WordRows:
+    """Each query word's chunks in the keyword index, read at most once per search: the keyword terms
+    count a word, and keyword coverage and knowledge updates ask which chunks hold it (three or four
+    reads of the same rows before)."""
+
+    def __init__(self, store: Store, limit: int = WORDS_HELD_SCAN):
+        self.store, self.limit, self._rows = store, limit, {}
+
+    def rows(self, term: str) -> list[int] | None:
+        """The ids of the chunks holding `term` (as the keyword index reads it); None when more than
+        `limit` do."""
+        if term not in self._rows:
+            found = self.store.chunks_holding(term, self.limit + 1)
+            self._rows[term] = None if len(found) > self.limit else found
+        return self._rows[term]
+
+
 def keyword_terms(store: Store, query: str, total_chunks: int,
-                  postings: int = KEYWORD_POSTINGS, counts: dict[str, int] | None = None) -> list[str]:
+                  postings: int = KEYWORD_POSTINGS, counts: dict[str, int] | None = None,
+                  words: WordRows | None = None) -> list[str]:
     """The words of `query` that keyword search uses, rarest first.
 
     English function words (`STOPWORDS`) are left out. Each other word's
@@ -120,13 +139,19 @@ def keyword_terms(store: Store, query: str, total_chunks: int,
     FTS5 gives them no BM25 weight, so they would only add matches scored
     zero. The rest are used rarest first while their frequencies fit the
     `postings` budget. `counts`, when given, gets each word's count (capped past half of the chunks).
+    `words` reads each word once for the whole search.
     """
     terms = query_terms(query, skip=STOPWORDS)
     if not terms or total_chunks <= 0:
         return []
     ceiling = min(max(total_chunks // 2, 1), postings)  # a memory of one chunk still matches its words
     frequencies = []
-    for term, count in zip(terms, store.keyword_counts(terms, ceiling + 1)):
+    if words is not None and ceiling <= words.limit:
+        found = [words.rows(term) for term in terms]
+        known = [ceiling + 1 if rows is None else min(len(rows), ceiling + 1) for rows in found]
+    else:
+        known = store.keyword_counts(terms, ceiling + 1)  # one round trip for all the words
+    for term, count in zip(terms, known):
         if counts is not None:
             counts[term] = count
         if 0 < count <= ceiling:
@@ -152,19 +177,21 @@ def keyword_search(store: Store, query: str, total_chunks: int, limit: int | Non
     return store.keyword_matches(kept, limit)
 
 
-def words_held(store: Store, query: str, chunk_ids: np.ndarray) -> np.ndarray:
+def words_held(store: Store, query: str, chunk_ids: np.ndarray, words: WordRows | None = None) -> np.ndarray:
     """(len(chunk_ids), query words) bool: which words of `query` (function words aside) each chunk
     holds, as the keyword index reads them (stemmed: "runs" holds "run"). One lookup per word,
-    restricted to the given chunks (`ranking.supersessions` asks about a few dozen)."""
+    restricted to the given chunks (`ranking.supersessions` asks about a few dozen). `words`: the
+    search's rows of each word, read once."""
     terms = query_terms(query, skip=STOPWORDS)
     ids = np.asarray(chunk_ids, dtype=np.int64)
     held = np.zeros((ids.shape[0], len(terms)), dtype=bool)
     if not terms or not ids.shape[0]:
         return held
+    words = words if words is not None and words.limit == WORDS_HELD_SCAN else WordRows(store)
     for column, term in enumerate(terms):
         # A word in at most `WORDS_HELD_SCAN` chunks: read all of them (a fraction of a millisecond).
-        rows = store.chunks_holding(term, WORDS_HELD_SCAN + 1)
-        if len(rows) > WORDS_HELD_SCAN:
+        rows = words.rows(term)
+        if rows is None:
             # A common word: look each chunk up instead (for a rare word that was 15x slower on SQLite
             # than reading it all).
             rows = store.chunks_holding_among(term, ids.tolist())
@@ -178,7 +205,8 @@ COVERAGE_CANDIDATES = 200
 
 
 def keyword_coverage(store: Store, query: str, snap: "Snapshot",
-                     matches: list[tuple[int, float]], counts: dict[str, int] | None = None) -> np.ndarray:
+                     matches: list[tuple[int, float]], counts: dict[str, int] | None = None,
+                     words: WordRows | None = None) -> np.ndarray:
     """(N,) the share of the query's words (function words aside) each keyword match holds, each word
     weighted by its rarity in the memory (BM25's idf: a word found nowhere weighs most); 0 elsewhere.
 
@@ -190,8 +218,8 @@ def keyword_coverage(store: Store, query: str, snap: "Snapshot",
     (each word is counted here otherwise)."""
     coverage = np.zeros(len(snap.chunk_ids))
     terms = query_terms(query, skip=STOPWORDS)
-    total = len(snap.chunk_ids)
-    if not terms or not matches or not total:
+    total = snap.chunk_count
+    if not terms or not matches or not len(snap.chunk_ids):
         return coverage
     ids = np.array([m[0] for m in matches[:COVERAGE_CANDIDATES]], dtype=np.int64)
     cap = min(max(total // 2, 1), KEYWORD_POSTINGS)
@@ -200,8 +228,8 @@ def keyword_coverage(store: Store, query: str, snap: "Snapshot",
     df = np.array([counts.get(t, 0) for t in terms], dtype=np.float64)
     df = np.where(df > cap, np.maximum(df, total / 2), df)  # past the cap: a common word, weighed as one
     idf = np.log((total - df + 0.5) / (df + 0.5) + 1.0)
-    share = words_held(store, query, ids).astype(np.float64) @ idf / idf.sum()
-    pos = np.minimum(np.searchsorted(snap.chunk_ids, ids), total - 1)
+    share = words_held(store, query, ids, words).astype(np.float64) @ idf / idf.sum()
+    pos = np.minimum(np.searchsorted(snap.chunk_ids, ids), len(snap.chunk_ids) - 1)
     known = snap.chunk_ids[pos] == ids  # a chunk written after the snapshot is ignored
     coverage[pos[known]] = share[known]
     return coverage
@@ -267,6 +295,23 @@ class Snapshot:
     date_source: np.ndarray  # (N,) index into dates.SOURCES
     evergreen: np.ndarray  # (F,) bool: front matter (or tag file) says evergreen
     _weights: dict = field(default_factory=dict, repr=False)
+    #: Approximate candidates (`vector_index.BinaryIndex`) for a large index; None: exact scan only.
+    vector_index: object = field(default=None, repr=False)
+    #: Chunks in the whole index when this snapshot holds only some of them (`rows`); 0: it holds all.
+    indexed_chunks: int = 0
+
+    @property
+    def chunk_count(self) -> int:
+        """How many chunks the index holds (word rarities count over all of them)."""
+        return self.indexed_chunks or len(self.chunk_ids)
+
+    def rows(self, positions: np.ndarray) -> "Snapshot":
+        """The same snapshot restricted to some chunks (ascending `positions`): the files stay whole,
+        and so do the per-file weights it has computed."""
+        return replace(self, chunk_ids=self.chunk_ids[positions], chunk_file=self.chunk_file[positions],
+                       matrix=np.asarray(self.matrix[positions]), date=self.date[positions],
+                       date_source=self.date_source[positions], vector_index=None,
+                       indexed_chunks=self.chunk_count)
 
     @classmethod
     def load(cls, store: Store, dim: int) -> "Snapshot":
@@ -293,8 +338,7 @@ class Snapshot:
         """(F,) bool: evergreen by the file itself or by a `globs` pattern, computed once per list."""
         key = ("evergreen", globs)
         if key not in self._weights:
-            matches = name_or_path_matcher(globs)
-            by_glob = np.array([matches(p) for p in self.paths], dtype=bool)
+            by_glob = np.array(name_or_path_mask(globs, self.paths), dtype=bool)
             self._weights[key] = self.evergreen | by_glob if len(self.paths) else self.evergreen
         return self._weights[key]
 
@@ -402,6 +446,8 @@ class Searcher:
         #: False for a memory of a shared store whose folder is not on this machine: its files
         #: cannot be checked, so results are not hidden as missing and freshness is not known.
         self.local = Path(root).is_dir()
+        #: Indexes of at least this many chunks use `vector_index` for their vector candidates.
+        self.vector_index_min_chunks = vector_index.ANN_MIN_CHUNKS
 
     def close(self) -> None:
         self.store.close()
@@ -409,7 +455,25 @@ class Searcher:
     def snapshot(self) -> Snapshot:
         if self._snapshot is None or self._snapshot.generation != self.store.generation:
             self._snapshot = Snapshot.load(self.store, self.dim)
-        return self._snapshot
+        snap = self._snapshot
+        if snap.vector_index is None and len(snap.chunk_ids) >= self.vector_index_min_chunks:
+            snap.vector_index, _ = vector_index.open_or_build(
+                self.store.cache_folder, self.store.cache_key(snap.generation), snap.matrix, snap.chunk_ids)
+        return snap
+
+    def candidates(self, snap: Snapshot, qvec: np.ndarray, matches: list[tuple[int, float]],
+                   filters: Filters | None) -> Snapshot:
+        """The chunks worth scoring: all of them, or for a large index the `vector_index` shortlist
+        (among the chunks `filters` allow) and every keyword match. The ranking then runs on these
+        rows as on any snapshot, with exact cosines from the float vectors."""
+        if snap.vector_index is None or len(snap.chunk_ids) < self.vector_index_min_chunks:
+            return snap
+        allowed = filters.mask(snap) if filters else None
+        near = snap.vector_index.candidates(qvec, vector_index.SHORTLIST, allowed)
+        ids = np.array([m[0] for m in matches], dtype=np.int64)
+        pos = np.minimum(np.searchsorted(snap.chunk_ids, ids), len(snap.chunk_ids) - 1)
+        matched = pos[snap.chunk_ids[pos] == ids]
+        return snap.rows(np.union1d(near, matched))
 
     def search(self, query: str, limit: int = 10, filters: Filters | None = None,
                now: datetime | None = None, config: Config | None = None, min_score: float | None = None,
@@ -462,12 +526,14 @@ class Searcher:
         with store.reading():
             snap = self.snapshot()
             counts: dict[str, int] = {}
-            keywords = keyword_terms(store, query, len(snap.chunk_ids), counts=counts)
+            read = WordRows(store)
+            keywords = keyword_terms(store, query, len(snap.chunk_ids), counts=counts, words=read)
             matches = keyword_search(store, query, len(snap.chunk_ids), config.search.keyword_candidates,
                                      terms=keywords)
+            snap = self.candidates(snap, qvec, matches, filters)
             keyword = keyword_scores(snap, matches)
-            coverage = lambda: keyword_coverage(store, query, snap, matches, counts)  # noqa: E731 (only if needed)
-            words = lambda ids: words_held(store, query, ids)  # noqa: E731
+            coverage = lambda: keyword_coverage(store, query, snap, matches, counts, read)  # noqa: E731 (only if needed)
+            words = lambda ids: words_held(store, query, ids, read)  # noqa: E731
             answer, hidden = self._rank_existing(snap, qvec, limit, config, filters, now, keyword, floor, words,
                                                  coverage, windows)
             details = store.chunk_details([int(snap.chunk_ids[i]) for i in answer["positions"]])
@@ -516,7 +582,7 @@ class Searcher:
         return answer, int(gone.sum())
 
     def freshness(self) -> dict:
-        """How fresh the index is (`indexer.answer_freshness`), recomputed at most every
+        """How fresh the index is (`freshness.answer_freshness`), recomputed at most every
         `FRESHNESS_SECONDS` while the index is unchanged."""
         return self._finish_freshness(self._start_freshness())
 
@@ -532,7 +598,7 @@ class Searcher:
             self._freshness = (self.store.generation, time.monotonic(), checking.result())
         cached = self._freshness
         if cached[0] != self.store.generation or time.monotonic() - cached[1] > FRESHNESS_SECONDS:
-            from .indexer import answer_freshness
+            from .freshness import answer_freshness
 
             cached = self._freshness = (self.store.generation, time.monotonic(),
                                         answer_freshness(self.root, self.store))
@@ -575,7 +641,7 @@ def search_memories(root: Path, names: list[str], query: str, limit: int = 10, c
 
 
 class _FreshnessCheck(threading.Thread):
-    """`indexer.answer_freshness` on a connection of its own (one connection per thread)."""
+    """`freshness.answer_freshness` on a connection of its own (one connection per thread)."""
 
     def __init__(self, root: Path, store):
         super().__init__(name="tachikoma-freshness", daemon=True)
@@ -586,7 +652,7 @@ class _FreshnessCheck(threading.Thread):
 
     def run(self) -> None:
         try:
-            from .indexer import answer_freshness
+            from .freshness import answer_freshness
 
             with self.index.reopen() as store:
                 self._value = answer_freshness(self.root, store)

@@ -407,7 +407,7 @@ def test_an_update_told_in_a_conversation_supersedes_the_note(tmp_path, monkeypa
     indexer.run(root, embedder_name="hash")
     held = []
     real = search_module.words_held
-    monkeypatch.setattr(search_module, "words_held", lambda db, query, ids: held.append(real(db, query, ids)) or held[-1])
+    monkeypatch.setattr(search_module, "words_held", lambda db, query, ids, *read: held.append(real(db, query, ids, *read)) or held[-1])
     searcher = Searcher(root)
     try:
         answer = searcher.search("Which database does Granite staging run?", 5, now=NOW, min_score=0)

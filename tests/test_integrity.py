@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tachikoma import indexer, memory as mem, stats, tagging
+from tachikoma import freshness, indexer, memory as mem, stats, tagging
 from tachikoma.store import Store
 
 
@@ -136,8 +136,8 @@ def test_an_oversized_file_is_not_hashed(memory, monkeypatch):
     with open(big, "wb") as handle:
         handle.truncate(50_000_000)  # sparse
     hashed = []
-    real = indexer.file_sha256
-    monkeypatch.setattr(indexer, "file_sha256", lambda path: hashed.append(path.name) or real(path))
+    real = freshness.file_sha256
+    monkeypatch.setattr(freshness, "file_sha256", lambda path: hashed.append(path.name) or real(path))
     run(memory)  # first sight: nothing known, nothing hashed for planning either
     big.touch()
     os.utime(big, (1, 1))

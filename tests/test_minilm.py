@@ -10,6 +10,7 @@ own tolerance: numpy and onnxruntime fp32 (the same embedder name) within
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -285,3 +286,33 @@ def test_runtime_env_var(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(minilm.ENV_RUNTIME, "gpu")
     with pytest.raises(EmbedderError, match="auto, onnx or numpy"):
         MiniLMEmbedder()
+
+
+def test_verified_weights_are_not_hashed_again_until_they_change(tmp_path: Path, monkeypatch) -> None:
+    """Each command line used to hash the 90 MB weights; a stamp beside the model cache remembers a
+    match, and any write to the file (even one that keeps its size and mtime) makes it hash again."""
+    source = minilm._package_model_dir()
+    folder = tmp_path / "model"
+    folder.mkdir()
+    for name in (minilm.TOKENIZER_FILE, minilm.CONFIG_FILE, minilm.WEIGHTS_FILE):
+        shutil.copyfile(source / name, folder / name)
+    weights = folder / minilm.WEIGHTS_FILE
+    minilm._verify_weights(weights)
+    monkeypatch.setattr(minilm, "_verified", set())  # as in a new process
+
+    def no_hashing(path):
+        raise AssertionError("hashed again")
+
+    monkeypatch.setattr(minilm, "_sha256", no_hashing)
+    minilm._verify_weights(weights)  # remembered across processes: no hash
+    before = weights.stat()
+    with open(weights, "r+b") as handle:
+        handle.seek(before.st_size // 2)
+        byte = handle.read(1)
+        handle.seek(-1, 1)
+        handle.write(bytes([byte[0] ^ 0xFF]))
+    os.utime(weights, ns=(before.st_atime_ns, before.st_mtime_ns))  # same size, same mtime
+    monkeypatch.setattr(minilm, "_verified", set())
+    monkeypatch.undo()
+    with pytest.raises(EmbedderError, match="corrupt"):
+        minilm._verify_weights(weights)

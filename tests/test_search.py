@@ -5,7 +5,7 @@ from datetime import datetime, timezone
 import numpy as np
 import pytest
 
-from tachikoma import dates, indexer
+from tachikoma import dates, freshness, indexer
 from tachikoma.config import RECENCY_PRESETS, load_config
 from tachikoma.errors import EmbedderMismatch, TachikomaError
 from tachikoma.search import Filters, Searcher
@@ -228,7 +228,7 @@ def test_a_failing_freshness_check_fails_the_search(memory, monkeypatch):
 
     def broken(root, store):
         raise TachikomaError("cannot list the memory folder")
-    monkeypatch.setattr(indexer, "answer_freshness", broken)
+    monkeypatch.setattr(freshness, "answer_freshness", broken)
     s = Searcher(memory)
     with pytest.raises(TachikomaError, match="cannot list"):
         s.search("DRV8353 samples", 5, now=NOW)
@@ -236,14 +236,17 @@ def test_a_failing_freshness_check_fails_the_search(memory, monkeypatch):
 
 
 def test_evergreen_globs_match_as_one_by_one(tmp_path):
-    from tachikoma.globs import name_or_path_matcher, name_or_path_matches
+    from tachikoma.globs import name_or_path_mask, name_or_path_matcher, name_or_path_matches
 
-    patterns = ["identity.md", "MEMORY.md", "notes/*.md", "**/x?.jsonl", "a/b/", "[!a]*.MD", "dir", "*.[m]d", "Q*"]
+    patterns = ["identity.md", "MEMORY.md", "notes/*.md", "**/x?.jsonl", "a/b/", "[!a]*.MD", "dir", "*.[m]d", "Q*",
+                "kelvin.md", "Straße.md"]
     paths = ["identity.md", "IDENTITY.MD", "memory.md", "notes/a.md", "notes/x/a.md", "x1.jsonl", "d/x2.jsonl",
-             "a/b/c.md", "b.md", "ab.md", "dir/f.md", "dirx/f.md", "q.md", "z/Qa.md", "[x].md", "a/memory.MD"]
-    for count in (1, 2, 9):
+             "a/b/c.md", "b.md", "ab.md", "dir/f.md", "dirx/f.md", "q.md", "z/Qa.md", "[x].md", "a/memory.MD",
+             "n/\u212aelvin.md", "STRASSE.md", "straße.MD", "d/İdentity.md"]
+    for count in (1, 2, 9, 11):
         for start in range(len(patterns) - count + 1):
             chosen = tuple(patterns[start:start + count])
             matches = name_or_path_matcher(chosen)
             for path in paths:
                 assert matches(path) == any(name_or_path_matches(g, path) for g in chosen), (chosen, path)
+            assert name_or_path_mask(chosen, paths) == [matches(p) for p in paths], chosen

@@ -1,0 +1,149 @@
+"""Is the index fresh? The folder compared with the index, without importing the indexer.
+
+Every search answer says how many files changed since the last index run
+(`answer_freshness`); a command-line search pays for it on every call, so this
+module imports only what the comparison needs (no readers, chunking, git or
+embedders): `indexer` builds its runs on the same `plan_run`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable
+
+from . import memory
+from .config import settings_or_defaults
+from .dates import front_matter_evergreen
+from .documents import TRANSCRIPT
+from .errors import TachikomaError
+from .store import Store
+
+Warn = Callable[[str], None]
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+@dataclass
+class Plan:
+    """What a run has to do, found by comparing the folder with the index."""
+
+    todo: list[tuple[memory.MemoryFile, str]]  # (file, "added"|"changed"|"rechunked")
+    touched: list[tuple[memory.MemoryFile, str]]  # same content, new stat: (file, sha256)
+    removed: list[str]
+    unchanged: list[memory.MemoryFile]
+
+
+def plan_run(root: Path, store: Store, warn: Warn | None = None, rechunk: bool = False,
+             max_bytes: int | None = None, known: dict | None = None) -> Plan:
+    """Compare the folder with the index. `rechunk`: unchanged files are to be chunked again too.
+
+    A row's sha256 is the hash of the content that was read and chunked; a row
+    with none ("") was never read (it vanished, failed, or was over the size
+    limit), so it is always read again, except a file still over `max_bytes`
+    with the same size and time (it stays skipped, and reported). A file over
+    `max_bytes` is never hashed: the reader skips it after one stat.
+    """
+    known = store.files() if known is None else known
+    plan = Plan([], [], [], [])
+    seen = set()
+    unlisted: list[str] = []
+    for f in memory.walk(root, warn, unlisted):
+        seen.add(f.path)
+        row = known.get(f.path)
+        same_stat = row is not None and row.size == f.size and row.mtime_ns == f.mtime_ns
+        if max_bytes is not None and f.size > max_bytes:
+            if same_stat and not row.sha256:
+                plan.unchanged.append(f)  # skipped before, skipped again: nothing to do
+            else:
+                plan.todo.append((f, "changed" if row else "added"))  # the reader skips it, with a warning
+            continue
+        if row is None or not row.sha256:
+            plan.todo.append((f, "changed" if row else "added"))
+            continue
+        if same_stat:
+            if rechunk:
+                plan.todo.append((f, "rechunked"))
+            else:
+                plan.unchanged.append(f)
+            continue
+        try:
+            sha = file_sha256(f.abspath)
+        except OSError:
+            plan.todo.append((f, "changed"))  # the reader reports it, and leaves it marked as unread
+            continue
+        if row.sha256 == sha:
+            if rechunk:
+                plan.todo.append((f, "rechunked"))
+            else:
+                plan.touched.append((f, sha))
+        else:
+            plan.todo.append((f, "changed"))
+    # A folder that could not be listed (for now) still holds its files: they are not removed.
+    hidden = tuple("" if folder == "." else folder + "/" for folder in unlisted)
+    plan.removed = sorted(path for path in set(known) - seen if not path.startswith(hidden))
+    return plan
+
+
+def pending_changes(root: Path, store: Store, max_bytes: int | None = None) -> int:
+    """How many files were added, changed, removed or re-tagged (transcripts, in the tag file) since
+    the last index run, or still need reading."""
+    rows = store.files()
+    plan = plan_run(root, store, max_bytes=max_bytes, known=rows)
+    due = {f.path for f, _ in plan.todo} | set(plan.removed)
+    from . import tagfile  # YAML: imported by the freshness check only, not with this module
+
+    try:
+        tags = tagfile.load(root)
+    except TachikomaError:
+        tags = None  # a malformed tag file is reported by stats itself
+    if tags is not None:
+        due.update(_retagged(rows, tags))
+    return len(due)
+
+
+def answer_freshness(root: Path, store: Store) -> dict:
+    """The freshness every search answer carries: when the index was last updated, whether
+    that run finished, and how many files were added, changed or removed since.
+
+    ``state`` is "complete" or "incomplete" (a run is under way or was
+    interrupted); times are ISO 8601 UTC.
+    """
+    stamp = store.get_meta("last_indexed_at")
+    complete = store.get_meta("run_complete") != "0"
+    return {"state": "complete" if complete else "incomplete",
+            "last_indexed_at": _iso(store, stamp),
+            "changed_since": pending_changes(root, store, settings_or_defaults(root).max_file_bytes)}
+
+
+def _iso(store: Store, stamp: str | None) -> str | None:
+    if stamp is None:
+        return None
+    try:
+        return datetime.fromtimestamp(float(stamp), timezone.utc).isoformat(timespec="seconds")
+    except (ValueError, OverflowError, OSError) as exc:
+        raise store.damaged(f"unreadable time {stamp!r}") from exc
+
+
+def _tag_columns(tags) -> dict:
+    return {"trust": tags.trust, "confidence": tags.confidence, "source": tags.source, "invalid": tags.invalid}
+
+
+def _tag_file_evergreen(tags, path: str) -> bool:
+    """Whether a transcript's tag-file entry says ``evergreen: true``."""
+    return front_matter_evergreen(tags.entries.get(path))
+
+
+def _retagged(rows, tags) -> list[str]:
+    """Indexed transcripts whose tags in the tag file differ from the index's."""
+    return [path for path, row in rows.items()
+            if row.kind == TRANSCRIPT and (_tag_columns(tags.tags_for(path)) != _tag_columns(row)
+                                           or _tag_file_evergreen(tags, path) != row.evergreen)]
