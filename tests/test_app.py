@@ -118,7 +118,7 @@ def test_every_post_route_needs_a_token_and_the_host(app, client, indexed):
     refuses a request without a CSRF token, and one with a foreign Host, and changes nothing."""
     posts = sorted({rule.rule.replace("<undo_id>", "A" * 24) for rule in app.url_map.iter_rules()
                     if "POST" in rule.methods})
-    assert posts == ["/reindex", "/tag/apply", "/tag/undo/" + "A" * 24]
+    assert posts == ["/login", "/logout", "/reindex", "/tag/apply", "/tag/undo/" + "A" * 24]
     before = snapshot(indexed)
     token = csrf_token(client)
     for path in posts:
