@@ -977,7 +977,7 @@ def _write_markdown(root: Path, change: Change, restore: dict[str, Restore], res
         return False
     for attempt in range(_ATTEMPTS):
         try:
-            handle = open(path, "rb")
+            handle = open_regular(path)  # a FIFO swapped in since the plan is refused, not waited on
         except FileNotFoundError:
             result.skipped.append(Skip(change.path, "no longer exists"))
             return False
@@ -1144,7 +1144,7 @@ def _put_back(path: Path, handle: BinaryIO, late: _Replaced) -> bool:
 def _appended_since(path: Path, late: _Replaced) -> tuple[bytes, os.stat_result]:
     """What was appended to the copy at `path` since it was written (described by `late`), and the
     stat of the file read; raises ValueError when it was changed otherwise."""
-    with open(path, "rb") as copy:
+    with open_regular(path) as copy:
         found = os.fstat(copy.fileno())
         start = copy.read(late.written.st_size)
         if hashlib.sha256(start).hexdigest() != late.sha:
