@@ -248,7 +248,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("stats", parents=[common],
                        help="tag coverage: tagged, partly tagged, untagged and invalid files",
-                       description="Counts come from the files themselves (the source of truth).")
+                       description="Counts come from the files themselves (the source of truth). Exit status: 0, "
+                                   "or 1 when the index is damaged or unreadable (the files are counted all the same).")
     p.add_argument("--json", action="store_true", help="print as JSON")
 
     p = sub.add_parser("serve", parents=[common], help="start the web dashboard",
@@ -690,8 +691,12 @@ def cmd_stats(args) -> int:
     report = stats.report(root)
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
-        return 0
-    print(stats.format_text(_printable_report(report)))
+    else:
+        print(stats.format_text(_printable_report(report)))
+    index = report.get("index") or {}
+    if index.get("state") in ("damaged", "unreadable"):  # the files are counted, but the index needs fixing
+        print(f"tachikoma: {printable(index['note'])}", file=sys.stderr)
+        return 1
     return 0
 
 
