@@ -395,6 +395,20 @@ def test_markdown_file_page(client):
     assert 'id="hit"' not in html
 
 
+def test_a_data_file_page_says_data_file_not_transcript(client, indexed):
+    """Regression (issue 18 leftover): a .jsonl with no transcript message showed a "transcript" badge and a
+    tag editor, though stats, the index and tagging count it as a data file."""
+    (indexed / "metrics.jsonl").write_text('{"metric": "latency", "value": 3}\n{"metric": "tokens", "value": 812}\n')
+    html = client.get("/file/metrics.jsonl").get_data(as_text=True)
+    badges = re.search(r'<div class="badges">(.*?)</div>', html, re.S).group(1)
+    assert '<span class="badge kind kind-data">data file</span>' in badges and "transcript" not in badges
+    assert "data-data-file" in html and "Edit tags" not in html
+    head = client.get("/file/metrics.jsonl?part=head", headers=HTMX).get_data(as_text=True)
+    assert "kind-data" in head and "kind-transcript" not in head
+    session = client.get("/file/2026-03-22/session-abc.jsonl").get_data(as_text=True)  # a real transcript is one
+    assert '<span class="badge kind kind-transcript">transcript</span>' in session and "Edit tags" in session
+
+
 def test_markdown_chunk_is_highlighted(client):
     html = client.get("/file/martin.md?lines=12-16").get_data(as_text=True)
     hits = re.findall(r'<div class="block hit" id="([^"]+)" data-lines="(\d+)-(\d+)">', html)
