@@ -10,7 +10,7 @@ import pytest
 from mcp import Client
 
 from servers import serving
-from web_helpers import build_index, copy_memory
+from web_helpers import copy_memory
 
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
               "params": {"protocolVersion": "2025-06-18", "capabilities": {},
@@ -19,10 +19,8 @@ STREAMABLE = {"Accept": "application/json, text/event-stream", "Content-Type": "
 
 
 @pytest.fixture
-def served(tmp_path):
-    root = copy_memory(tmp_path / "memory")
-    build_index(root)
-    with serving(root, "--mcp", "--no-watch") as (base, _proc):
+def served(indexed_example):
+    with serving(indexed_example, "--mcp", "--no-watch") as (base, _proc):
         yield base, int(base.rsplit(":", 1)[1])
 
 

@@ -18,7 +18,6 @@ from contextlib import contextmanager
 import pytest
 
 from servers import free_port, serving
-from web_helpers import build_index, copy_memory
 
 SLOW_CLIENTS = 12  # more than the bridged server's 10 worker threads had
 
@@ -65,10 +64,8 @@ def timed_get(url: str, timeout: float = 10.0) -> tuple[int, float]:
 
 
 @pytest.fixture
-def root(tmp_path):
-    root = copy_memory(tmp_path / "memory")
-    build_index(root)
-    return root
+def root(indexed_example):
+    return indexed_example
 
 
 @pytest.mark.parametrize("mode", [(), ("--mcp",)], ids=["serve", "serve-mcp"])

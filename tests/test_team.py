@@ -17,7 +17,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from servers import serving
-from web_helpers import CHROMIUM, build_index, copy_memory, git_run, launch_chromium
+from web_helpers import CHROMIUM, git_run, launch_chromium
 
 SHARED = "127.0.0.2"  # a loopback address, yet not one `serve` binds to without authentication
 PROXY = "127.0.0.3"
@@ -31,10 +31,8 @@ def no_token_env() -> dict:
 
 
 @pytest.fixture
-def root(tmp_path):
-    root = copy_memory(tmp_path / "memory")
-    build_index(root)
-    return root
+def root(indexed_example):
+    return indexed_example
 
 
 @pytest.fixture
