@@ -3,8 +3,9 @@ page and the static files needs a bearer token, a trusted proxy's user header, o
 
 A browser signs in once with its token through a form (CSRF-protected like every POST); the session
 cookie then carries the holder's name and an id of the token (never the token), is HttpOnly,
-SameSite=Strict and, when the public address is https, Secure. Removing a token from the tokens file
-ends its sessions at their next request. Only owners (people) use the dashboard: an agent's token
+SameSite=Strict and, when the public address is https, Secure. The tokens are read when the server
+starts: after a token is removed from the tokens file and the server restarted, its sessions end at
+their next request (the session's token id is no longer known). Only owners (people) use the dashboard: an agent's token
 reaches MCP only, so an agent cannot take the owner's say-so through the dashboard's forms.
 """
 
