@@ -723,6 +723,10 @@ def cmd_serve(args) -> int:
                              f"{' and MCP' if mcp else ''} read and write your memory: give tokens "
                              "(--tokens-file, [serve] tokens_file or $TACHIKOMA_TOKEN) or a trusted reverse proxy "
                              "(--trusted-proxy), see docs/team.md; or serve on 127.0.0.1")
+    if access is not None and args.host in ("0.0.0.0", "::", "") and not access.public_url:
+        print(f"warning: serving on {args.host} without --public-url: only requests to 127.0.0.1 or localhost are "
+              "answered (the Host check refuses other names with 421); give the address people open, e.g. "
+              "--public-url https://memory.example.org", file=sys.stderr)
     try:
         from app import create_app
 

@@ -206,3 +206,36 @@ def test_signing_in_with_a_browser(root, tokens):
             assert not problems, problems
         finally:
             browser.close()
+
+
+def test_the_access_settings_say_what_is_wrong(tmp_path):
+    from tachikoma.config import ServeConfig
+    from tachikoma.web.access import AccessError, load_access
+
+    memory_root = tmp_path / "memory"
+    memory_root.mkdir()
+    assert load_access(memory_root, ServeConfig(), environ={}) is None  # nothing configured: localhost only
+    one = load_access(memory_root, ServeConfig(), environ={"TACHIKOMA_TOKEN": ALICE})
+    assert one.by_token(ALICE).name == "owner" and one.by_token(ALICE).role == "owner"
+    assert one.by_token(ALICE[:-1]) is None
+    cases = {"alice owner short": "at least 16 characters",
+             f"alice admin {ALICE}": "role must be owner",
+             f"alice owner {ALICE} extra": "expected `name role token`",
+             f"al/ice owner {ALICE}": "a name is letters",
+             f"alice owner {ALICE}\nbob agent {ALICE}": "the same token is given twice"}
+    for text, error in cases.items():
+        file = tmp_path / "tokens"
+        file.write_text(text + "\n")
+        with pytest.raises(AccessError, match=error) as caught:
+            load_access(memory_root, ServeConfig(), tokens_file=str(file), environ={})
+        assert ALICE not in str(caught.value)
+    with pytest.raises(AccessError, match="not an address or network"):
+        load_access(memory_root, ServeConfig(trusted_proxies=("proxy.local",)), environ={})
+    with pytest.raises(AccessError, match="must be an address such as"):
+        load_access(memory_root, ServeConfig(trusted_proxies=("10.0.0.5",), public_url="memory.example"), environ={})
+    proxied = load_access(memory_root, ServeConfig(trusted_proxies=("10.0.0.0/24",),
+                                                   public_url="https://Memory.Example:8443/"), environ={})
+    assert proxied.trusts_proxy("10.0.0.9") and not proxied.trusts_proxy("10.0.1.9")
+    assert proxied.public_host() == "memory.example" and proxied.secure_cookies
+    assert proxied.by_proxy("10.0.0.9", "alice").name == "alice" and proxied.by_proxy("10.0.1.9", "alice") is None
+    assert proxied.by_proxy("10.0.0.9", "ali\u202ece") is None  # a right-to-left override hides what a name says

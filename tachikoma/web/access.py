@@ -117,7 +117,9 @@ class Access:
 
     def public_host(self) -> str | None:
         """The host name people use (from `public_url`), lower case, or None."""
-        return (urlsplit(self.public_url).hostname or "").lower() or None if self.public_url else None
+        if not self.public_url:
+            return None
+        return (urlsplit(self.public_url).hostname or "").lower() or None
 
     def public_origin(self) -> str | None:
         if not self.public_url:
