@@ -8,8 +8,11 @@ the vector cache, rank) when the index's state has passed a check already
 (the usual case: the indexer records the state its writes leave); the same
 cold search when the state is new to the process and to ``.cache`` (the
 first command after something else changed the file), which runs the full
-check; and the full check alone (SQLite's quick_check plus the stored
-vector sizes, `index_check.problem`). Medians of `--repeat` runs; the
+check; the full check alone (SQLite's quick_check, the FTS5 keyword index
+and the stored vector sizes, `index_check.problem`); and the keyword index
+part alone: decoded entry by entry on a read-only connection, as a search
+checks it (`keyword_ro_ms`), and FTS5's integrity-check on a writable one,
+as the indexer does (`keyword_rw_ms`). Medians of `--repeat` runs; the
 machine may be loaded, so read the ratios.
 """
 
@@ -30,9 +33,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_index import RandomEmbedder, build_memory, words  # noqa: E402
 
-from tachikoma import index_check, indexer, memory  # noqa: E402
+from tachikoma import indexer, memory  # noqa: E402
 from tachikoma.config import Config  # noqa: E402
 from tachikoma.search import Searcher  # noqa: E402
+from tachikoma.store import index_check  # noqa: E402
 
 
 def cold_search_ms(root: Path, embedder, query: str) -> float:

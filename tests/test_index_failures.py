@@ -350,7 +350,7 @@ def test_damage_the_full_check_cannot_see_is_said_when_the_keyword_index_meets_i
 def test_the_keyword_index_check_works_on_a_read_only_connection_too(big_indexed):
     """FTS5's integrity-check is a write statement to SQLite: a read-only index (a read-only memory) is
     checked by decoding every entry instead, and finds the same damage."""
-    from tachikoma import index_check
+    from tachikoma.store import index_check
 
     path = mem.index_path(big_indexed)
     readonly = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
