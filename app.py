@@ -41,7 +41,9 @@ from tachikoma.errors import EmbedderError, TachikomaError
 from tachikoma.humanize import when
 from tachikoma.memory import resolve_root
 from tachikoma.web.forms import FileListForm, SearchForm, TagForm, plan_fingerprint
+from tachikoma.web.access import Access
 from tachikoma.web.guards import install_guards
+from tachikoma.web.login import identity, install_login
 from tachikoma.web.memory_file import parse_lines, read_memory_file
 from tachikoma.web.memory_image import SVG, SVG_CSP, find_image
 from tachikoma.web.responses import (counting_failure, error_response, failure_status, install_error_pages,
@@ -63,7 +65,8 @@ def _folder(name: str) -> str:
 
 def create_app(memory: str | os.PathLike | None = None, config: str | os.PathLike | None = None,
                host: str = "127.0.0.1", port: int | None = None, secret_key: str | None = None,
-               allowed_hosts: tuple[str, ...] | list[str] = (), watch: bool = False) -> Flask:
+               allowed_hosts: tuple[str, ...] | list[str] = (), watch: bool = False,
+               access: Access | None = None) -> Flask:
     """The dashboard for the memory folder `memory` (default $TACHIKOMA_MEMORY or ./memory).
 
     `host` and `port` are the address it is served on: only requests whose
@@ -73,7 +76,10 @@ def create_app(memory: str | os.PathLike | None = None, config: str | os.PathLik
     to 0.0.0.0). The secret key signing sessions and CSRF tokens is new for
     each process unless `secret_key` or $TACHIKOMA_SECRET_KEY is given.
     With `watch` the memory folder is watched and re-indexed on every change
-    (`tachikoma serve` does so unless --no-watch).
+    (`tachikoma serve` does so unless --no-watch). With `access` (a shared
+    dashboard, `tachikoma.web.access`) every request needs a token, a
+    trusted proxy's user header or a signed-in session, and the public
+    address's host name passes the Host check.
     """
     root = resolve_root(memory)
     app = Flask(__name__, template_folder=_folder("templates"), static_folder=_folder("static"))
@@ -83,6 +89,7 @@ def create_app(memory: str | os.PathLike | None = None, config: str | os.PathLik
         TACHIKOMA_HOST=host,
         TACHIKOMA_PORT=port,
         TACHIKOMA_ALLOWED_HOSTS=[h.lower() for h in allowed_hosts],
+        TACHIKOMA_PUBLIC_HOSTS=[access.public_host()] if access is not None and access.public_url else [],
         WTF_CSRF_TIME_LIMIT=None,  # tied to the session; a tab left open all day still works
         SESSION_COOKIE_NAME=f"tachikoma_{port}" if port else "tachikoma",
         SESSION_COOKIE_SAMESITE="Strict",
@@ -95,6 +102,7 @@ def create_app(memory: str | os.PathLike | None = None, config: str | os.PathLik
         app.extensions["tachikoma"].start_watching()
     Htmx(app)
     install_guards(app)  # before CSRFProtect: a foreign Host is refused before anything else runs
+    install_login(app, access)  # then who it is from; then CSRF (a POST from a signed-in browser needs it)
     CSRFProtect(app)
     install_error_pages(app)
     install_template_helpers(app)
@@ -104,6 +112,12 @@ def create_app(memory: str | os.PathLike | None = None, config: str | os.PathLik
 
 def dash() -> Dashboard:
     return current_app.extensions["tachikoma"]
+
+
+def changed_by() -> str:
+    """Who a commit made for this request names: the signed-in person on a shared dashboard, else nobody."""
+    who = identity()
+    return who.changed_by("dashboard") if who else ""
 
 
 @bp.get("/vendor/htmx.min.js")
@@ -248,7 +262,7 @@ def tag_apply():
     if status != 200:
         return page("tag.html", "partials/tag_preview.html", status=status, **ctx)
     try:
-        applied = tagging.apply(dash().root, ctx["plan"], commit=True)
+        applied = tagging.apply(dash().root, ctx["plan"], commit=True, by=changed_by())
     except TachikomaError as exc:
         ctx["error"] = str(exc)
         return page("tag.html", "partials/tag_preview.html", status=500, **ctx)
@@ -276,7 +290,7 @@ def tag_undo(undo_id: str):
                               f"this change was already undone, or it is older than the last {KEPT_UNDOS} taggings "
                               "kept for undoing; revert its git commit instead (`git log`, then `git revert <commit>`)")
     try:
-        undone = tagging.undo(dash().root, applied, commit=True)
+        undone = tagging.undo(dash().root, applied, commit=True, by=changed_by())
     except TachikomaError as exc:
         dash().undos.put_back(undo_id, applied)  # still undoable once the problem is fixed
         return error_response(500, "Undo failed", str(exc))

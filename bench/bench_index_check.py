@@ -8,8 +8,11 @@ the vector cache, rank) when the index's state has passed a check already
 (the usual case: the indexer records the state its writes leave); the same
 cold search when the state is new to the process and to ``.cache`` (the
 first command after something else changed the file), which runs the full
-check; and the full check alone (SQLite's quick_check plus the stored
-vector sizes, `index_check.problem`). Medians of `--repeat` runs; the
+check; the full check alone (SQLite's quick_check, the FTS5 keyword index
+and the stored vector sizes, `index_check.problem`); and the keyword index
+part alone: decoded entry by entry on a read-only connection, as a search
+checks it (`keyword_ro_ms`), and FTS5's integrity-check on a writable one,
+as the indexer does (`keyword_rw_ms`). Medians of `--repeat` runs; the
 machine may be loaded, so read the ratios.
 """
 
@@ -30,9 +33,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_index import RandomEmbedder, build_memory, words  # noqa: E402
 
-from tachikoma import index_check, indexer, memory  # noqa: E402
+from tachikoma import indexer, memory  # noqa: E402
 from tachikoma.config import Config  # noqa: E402
 from tachikoma.search import Searcher  # noqa: E402
+from tachikoma.store import index_check  # noqa: E402
 
 
 def cold_search_ms(root: Path, embedder, query: str) -> float:
@@ -53,7 +57,7 @@ def bench(size: int, chunks_per_file: int, dim: int, repeat: int) -> dict:
         rng = random.Random(1)
         queries = [words(rng, 3) for _ in range(repeat + 1)]
         cold_search_ms(root, embedder, queries[-1])  # writes the vector cache
-        checked, unchecked, check = [], [], []
+        checked, unchecked, check, keyword_ro, keyword_rw = [], [], [], [], []
         for query in queries[:repeat]:
             checked.append(cold_search_ms(root, embedder, query))
             index_check.forget(path)  # as after a change by something else than the indexer
@@ -62,12 +66,21 @@ def bench(size: int, chunks_per_file: int, dim: int, repeat: int) -> dict:
             started = time.perf_counter()
             assert index_check.problem(db, dim * 4) is None
             check.append((time.perf_counter() - started) * 1000)
+            started = time.perf_counter()
+            assert index_check.keyword_index_problem(db) is None
+            keyword_ro.append((time.perf_counter() - started) * 1000)
+            db.close()
+            db = sqlite3.connect(path)
+            started = time.perf_counter()
+            assert index_check.keyword_index_problem(db) is None
+            keyword_rw.append((time.perf_counter() - started) * 1000)
             db.close()
         median = lambda values: round(float(np.median(values)), 1)  # noqa: E731
         return {"files": size, "chunks": summary.chunks, "dim": dim,
                 "index_mb": round(path.stat().st_size / 1e6, 1),
                 "cold_search_ms": median(checked), "cold_search_after_change_ms": median(unchecked),
-                "full_check_ms": median(check),
+                "full_check_ms": median(check), "keyword_ro_ms": median(keyword_ro),
+                "keyword_rw_ms": median(keyword_rw),
                 "check_vs_cold_search": round(float(np.median(check)) / max(float(np.median(checked)), 1e-9), 2)}
     finally:
         shutil.rmtree(root, ignore_errors=True)
@@ -81,7 +94,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     header = ("files", "chunks", "dim", "index_mb", "cold_search_ms", "cold_search_after_change_ms",
-              "full_check_ms", "check_vs_cold_search")
+              "full_check_ms", "keyword_ro_ms", "keyword_rw_ms", "check_vs_cold_search")
     print(" | ".join(header))
     for size in args.sizes:
         row = bench(size, args.chunks_per_file, args.dim, args.repeat)

@@ -261,7 +261,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("stats", parents=[common],
                        help="tag coverage: tagged, partly tagged, untagged and invalid files",
-                       description="Counts come from the files themselves (the source of truth).")
+                       description="Counts come from the files themselves (the source of truth). Exit status: 0, "
+                                   "or 1 when the index is damaged or unreadable (the files are counted all the same).")
     p.add_argument("--json", action="store_true", help="print as JSON")
 
     p = sub.add_parser("serve", parents=[common], help="start the web dashboard",
@@ -274,6 +275,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mcp-read-only", action="store_true", help="with --mcp: leave out the tools that write")
     p.add_argument("--mcp-allow-owner-trust", action="store_true",
                    help="with --mcp: let agents set trust 'owner' (by default they may set at most 'self')")
+    p.add_argument("--tokens-file", metavar="PATH",
+                   help="a shared server: 'name role token' lines (role owner or agent), outside the memory "
+                        "(or [serve] tokens_file; $TACHIKOMA_TOKEN gives one owner token); see docs/team.md")
+    p.add_argument("--trusted-proxy", action="append", metavar="ADDRESS",
+                   help="a reverse proxy (address or network) whose X-Forwarded-User header is believed; "
+                        "repeatable (or [serve] trusted_proxies)")
+    p.add_argument("--public-url", metavar="URL",
+                   help="the address people open, e.g. https://memory.example.org (its host passes the Host "
+                        "check; https makes the sign-in cookie Secure)")
 
     p = sub.add_parser("mcp", parents=[common], help="serve the memory to an agent over MCP (stdio)",
                        description="A Model Context Protocol server on stdin/stdout with the tools search, read, "
@@ -707,8 +717,12 @@ def cmd_stats(args) -> int:
     report = stats.report(root)
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
-        return 0
-    print(stats.format_text(_printable_report(report)))
+    else:
+        print(stats.format_text(_printable_report(report)))
+    index = report.get("index") or {}
+    if index.get("state") in ("damaged", "unreadable"):  # the files are counted, but the index needs fixing
+        print(f"tachikoma: {printable(index['note'])}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -726,14 +740,19 @@ def _printable_report(report: dict) -> dict:
 
 def cmd_serve(args) -> int:
     root = _root(args)
-    local = args.host in ("127.0.0.1", "localhost", "::1")
     mcp = args.mcp or args.mcp_read_only or args.mcp_allow_owner_trust
-    if mcp and not local:  # refused before anything else is said
-        raise TachikomaError(f"--mcp serves tools that read and write your memory, so it binds to localhost "
-                             f"only, not {args.host}: leave out --host, or use 127.0.0.1")
-    if not local:
-        print(f"warning: serving on {args.host}: anyone who can reach this address can read and retag "
-              "your memory", file=sys.stderr)
+    from .web.access import is_loopback
+
+    access = _serve_access(root, args)
+    if access is None and not is_loopback(args.host):  # refused before anything else is said
+        raise TachikomaError(f"serving on {args.host} needs authentication, since the dashboard"
+                             f"{' and MCP' if mcp else ''} read and write your memory: give tokens "
+                             "(--tokens-file, [serve] tokens_file or $TACHIKOMA_TOKEN) or a trusted reverse proxy "
+                             "(--trusted-proxy), see docs/team.md; or serve on 127.0.0.1")
+    if access is not None and args.host in ("0.0.0.0", "::", "") and not access.public_url:
+        print(f"warning: serving on {args.host} without --public-url: only requests to 127.0.0.1 or localhost are "
+              "answered (the Host check refuses other names with 421); give the address people open, e.g. "
+              "--public-url https://memory.example.org", file=sys.stderr)
     try:
         from app import create_app
 
@@ -741,7 +760,8 @@ def cmd_serve(args) -> int:
     except ImportError as exc:
         raise TachikomaError(f"the dashboard is not available ({exc})") from None
     serving.quiet_logging()  # before the watcher's first index run, which says so
-    app = create_app(memory=root, config=args.config, host=args.host, port=args.port, watch=not args.no_watch)
+    app = create_app(memory=root, config=args.config, host=args.host, port=args.port, watch=not args.no_watch,
+                     access=access)
     if mcp:
         _serve_with_mcp(app, root, args, serving)
     else:
@@ -755,14 +775,25 @@ def _serve_with_mcp(app, root: Path, args, serving) -> None:
 
     both, tools = dashboard_with_mcp(app, root, args.port, args.config, read_only=args.mcp_read_only,
                                      watching=app.extensions["tachikoma"].watching,
-                                     allow_owner_trust=args.mcp_allow_owner_trust)
+                                     allow_owner_trust=args.mcp_allow_owner_trust,
+                                     access=app.config["TACHIKOMA_ACCESS"], host=args.host)
     address = serving.url(args.host, args.port)
-    print(f"dashboard on {address}/ and MCP (streamable HTTP) on {address}/mcp (Ctrl-C to stop)",
+    print(f"dashboard on {address}/ and MCP (streamable HTTP) on {address}/mcp {serving.access_note(app)}"
+          "(Ctrl-C to stop)",
           file=sys.stderr, flush=True)
     try:
         serving.serve_asgi(both, args.host, args.port)
     finally:
         tools.close()
+
+
+def _serve_access(root: Path, args):
+    """Who may use the server (`tachikoma.web.access`), or None: nobody is asked, localhost only."""
+    from .config import load_config
+    from .web.access import load_access
+
+    return load_access(root, load_config(root, args.config).serve, tokens_file=args.tokens_file,
+                       trusted_proxies=tuple(args.trusted_proxy or ()), public_url=args.public_url)
 
 
 def cmd_mcp(args) -> int:

@@ -217,6 +217,16 @@ class SearchConfig:
 
 
 @dataclass(frozen=True)
+class ServeConfig:
+    """``[serve]``: who may use a shared dashboard or MCP over HTTP (`tachikoma.web.access`)."""
+
+    tokens_file: str | None = None  # "name role token" lines; never inside the memory
+    trusted_proxies: tuple[str, ...] = ()  # addresses or networks whose `user_header` is believed
+    user_header: str = "X-Forwarded-User"
+    public_url: str | None = None  # the address people open (its host passes the Host check)
+
+
+@dataclass(frozen=True)
 class Config:
     ranking: RankingConfig = field(default_factory=RankingConfig)
     search: SearchConfig = field(default_factory=SearchConfig)
@@ -228,6 +238,7 @@ class Config:
     store_url: str | None = None
     #: ``[store] name``: this memory's name in a shared store; None: the memory folder's name
     store_name: str | None = None
+    serve: ServeConfig = field(default_factory=ServeConfig)
     path: Path | None = None  # the file it was read from, if any
 
     def embedder_request(self, explicit: str | None) -> tuple[str | None, str]:
@@ -271,7 +282,7 @@ def load_config(root: Path, path: str | os.PathLike | None = None) -> Config:
 
 def _from_dict(data: dict, file: Path) -> Config:
     """Every key is checked for its type and range; the first problem is a ValueError naming the key."""
-    known = {"ranking", "search", "embedder", "index", "transcripts", "store"}
+    known = {"ranking", "search", "embedder", "index", "transcripts", "store", "serve"}
     unknown = set(data) - known
     if unknown:
         word = "section" if len(unknown) == 1 else "sections"
@@ -336,7 +347,8 @@ def _from_dict(data: dict, file: Path) -> Config:
             raise ValueError(f"store.{key} must not be empty")
     return Config(ranking=ranking, search=search, embedder=embedder.strip(), max_file_bytes=max_bytes,
                   tool_errors=tool_errors, store_url=st["url"].strip() if "url" in st else None,
-                  store_name=st["name"].strip() if "name" in st else None, path=file)
+                  store_name=st["name"].strip() if "name" in st else None, serve=_serve(_table(data, "serve")),
+                  path=file)
 
 
 def _toml_type(value) -> str:
@@ -404,6 +416,24 @@ def _search(table: dict) -> SearchConfig:
         raise ValueError("search.time_reading must be true or false")
     return replace(search, keyword_weight=float(weight), rrf_k=float(search.rrf_k),
                    min_score=None if floor is None else float(floor))
+
+
+def _serve(table: dict) -> ServeConfig:
+    if "token" in table:  # the settings file sits in the memory, which git shares and agents read
+        raise ValueError("serve.token: a token does not belong in the settings file (it sits in the memory, "
+                         "which git shares and agents read); put it in a tokens_file outside the memory, or "
+                         "in $TACHIKOMA_TOKEN")
+    _known_keys(table, {f.name for f in fields(ServeConfig)}, "serve")
+    for key in ("tokens_file", "user_header", "public_url"):
+        if key in table and (not isinstance(table[key], str) or not table[key].strip()):
+            raise ValueError(f"serve.{key} must be a non-empty string, not {_toml_type(table[key])}")
+    proxies = table.get("trusted_proxies", [])
+    if not isinstance(proxies, list) or not all(isinstance(p, str) and p.strip() for p in proxies):
+        raise ValueError(f"serve.trusted_proxies must be an array of addresses or networks such as "
+                         f"\"10.0.0.0/24\", not {_toml_type(proxies)}")
+    return ServeConfig(tokens_file=table.get("tokens_file"), trusted_proxies=tuple(p.strip() for p in proxies),
+                       user_header=table.get("user_header", ServeConfig.user_header).strip(),
+                       public_url=table.get("public_url"))
 
 
 def _weights(table: dict, allowed: tuple[str, ...], name: str) -> dict[str, float]:

@@ -111,6 +111,15 @@ def _prefix(root: Path) -> str | None:
 
 #: The git trailer that marks tachikoma's own tagging commits (see `tagging`); `content_times` skips them.
 TAGGING_TRAILER = "Tachikoma-Tagging"
+#: The git trailer that says who asked for a change on a shared server: a signed-in person through the
+#: dashboard, or an agent through MCP over HTTP (`tachikoma.web.access.Identity.changed_by`).
+CHANGED_BY_TRAILER = "Tachikoma-Changed-By"
+
+
+def changed_by_trailer(by: str) -> str:
+    """The trailer line for `by` (one line, whatever it holds), or "" for nobody named."""
+    by = " ".join(by.split())
+    return f"{CHANGED_BY_TRAILER}: {by}\n" if by else ""
 #: Front matter keys that say how to rank a note, not what it says: a commit changing only these
 #: does not make the note younger.
 METADATA_KEYS = frozenset({"trust", "confidence", "source", "evergreen"})

@@ -79,13 +79,13 @@ def render(text: str, title: str, values: dict[str, str], when: datetime) -> str
 
 def remember(root: Path, text: str, title: str | None = None, folder: str | None = None,
              values: dict[str, str | None] | None = None, commit: bool = True,
-             now: datetime | None = None) -> Written:
+             now: datetime | None = None, by: str = "") -> Written:
     """Write `text` as a new note in `folder` (relative to `root`; created if needed) and commit it.
 
     The file name comes from the title (or the text's first words); when it
     is taken, ``-2``, ``-3``... are tried, so nothing is ever overwritten.
     Raises NoteError for empty text, a bad title or tag value, or a folder
-    outside the memory.
+    outside the memory. `by`: who asked, for the commit's trailer (a shared server).
     """
     root = Path(root)
     if not text or not text.strip():
@@ -129,7 +129,7 @@ def remember(root: Path, text: str, title: str | None = None, folder: str | None
             written = Written(path=_create(root, target_folder, stem, body), commit=None)
             faults.point("remember-before-commit")
         try:
-            written.commit = gitutil.commit(root, [written.path], _message(written.path))
+            written.commit = gitutil.commit(root, [written.path], _message(written.path, by))
         except TachikomaError as exc:
             written.commit_error = (f"{exc} (the note is written; the next tachikoma run that writes commits it)"
                                     if run_id else str(exc))
@@ -141,8 +141,9 @@ def remember(root: Path, text: str, title: str | None = None, folder: str | None
     return written
 
 
-def _message(path: str) -> str:
-    return f"tachikoma: remember {path}\n"
+def _message(path: str, by: str = "") -> str:
+    trailer = gitutil.changed_by_trailer(by)
+    return f"tachikoma: remember {path}\n" + (f"\n{trailer}" if trailer else "")
 
 
 def _finish_pending(root: Path) -> None:

@@ -504,9 +504,10 @@ def _change_for(path, kind, mapping, tags: Tags, values, overwrite) -> tuple[Cha
 # --------------------------------------------------------------------------- writing
 
 
-def apply(root: Path, plan: Plan, commit: bool = True, lock_timeout: float = 120, note: str = "") -> Applied:
+def apply(root: Path, plan: Plan, commit: bool = True, lock_timeout: float = 120, note: str = "",
+          by: str = "") -> Applied:
     """Write `plan`; commit the changed files when in git and `commit` (`note`: a paragraph for the
-    commit message, e.g. who asked for the change).
+    commit message, e.g. who asked for the change; `by`: who did, for a trailer, on a shared server).
 
     Files whose tags changed since the plan was made are skipped with a
     reason. Raises TagFileError (before writing anything) when the tag file is
@@ -515,10 +516,11 @@ def apply(root: Path, plan: Plan, commit: bool = True, lock_timeout: float = 120
     values = ", ".join(f"{k}={v}" for k, v in plan.values.items())
     limit = plan.max_bytes if plan.max_bytes is not None else load_config(Path(root)).max_file_bytes
     return _write(Path(root), plan.changes, commit, ("tag", values), restore=None, lock_timeout=lock_timeout,
-                  max_bytes=limit, note=note)
+                  max_bytes=limit, note=note, by=by)
 
 
-def undo(root: Path, applied: "Applied | list[Change]", commit: bool = True, lock_timeout: float = 120) -> Applied:
+def undo(root: Path, applied: "Applied | list[Change]", commit: bool = True, lock_timeout: float = 120,
+         by: str = "") -> Applied:
     """Put back the tags as they were before `applied` (an Applied or its Changes).
 
     A file not touched since the apply gets its exact former bytes back
@@ -534,10 +536,10 @@ def undo(root: Path, applied: "Applied | list[Change]", commit: bool = True, loc
         changes, restore = list(applied), {}
 
     return _write(Path(root), [c.inverse() for c in changes], commit, ("undo", ""), restore=restore,
-                  lock_timeout=lock_timeout)
+                  lock_timeout=lock_timeout, by=by)
 
 
-def _message(action: str, values: str, paths: list[str], note: str = "") -> str:
+def _message(action: str, values: str, paths: list[str], note: str = "", by: str = "") -> str:
     """The commit message of a tagging run ("tag" with its `values`, or "undo") over `paths`."""
     if action == "undo":
         subject = f"tachikoma: undo tagging of {_files(len(paths))}"
@@ -545,7 +547,8 @@ def _message(action: str, values: str, paths: list[str], note: str = "") -> str:
         subject = f"tachikoma: tag {_files(len(paths))} ({values})"
     # The trailer (its own last paragraph) tells `gitutil.content_times` this commit changed tags only,
     # so tagging never makes a memory younger.
-    return subject + (f"\n\n{note}" if note else "") + _listing(paths) + f"\n{gitutil.TAGGING_TRAILER}: 1\n"
+    return (subject + (f"\n\n{note}" if note else "") + _listing(paths) + f"\n{gitutil.TAGGING_TRAILER}: 1\n"
+            + gitutil.changed_by_trailer(by))
 
 
 def _files(n: int) -> str:
@@ -566,7 +569,7 @@ def lock_for(root: Path, timeout: float = 120) -> FileLock:
 
 
 def _write(root: Path, changes: list[Change], commit: bool, action: tuple[str, str], restore,
-           lock_timeout: float, max_bytes: int | None = None, note: str = "") -> Applied:
+           lock_timeout: float, max_bytes: int | None = None, note: str = "", by: str = "") -> Applied:
     """Write `changes` and commit them, under the lock. `action` is ("tag", values) or ("undo", "").
 
     Before the first file is touched, the planned changes go into the
@@ -578,7 +581,7 @@ def _write(root: Path, changes: list[Change], commit: bool, action: tuple[str, s
     """
     root = root.resolve()
     result = Applied()
-    message = functools.partial(_message, *action, note=note)
+    message = functools.partial(_message, *action, note=note, by=by)
     lock = acquire_writers_lock(root, lock_timeout)
     try:
         result.recovered = finish_pending(root)
@@ -974,7 +977,7 @@ def _write_markdown(root: Path, change: Change, restore: dict[str, Restore], res
         return False
     for attempt in range(_ATTEMPTS):
         try:
-            handle = open(path, "rb")
+            handle = open_regular(path)  # a FIFO swapped in since the plan is refused, not waited on
         except FileNotFoundError:
             result.skipped.append(Skip(change.path, "no longer exists"))
             return False
@@ -1141,7 +1144,7 @@ def _put_back(path: Path, handle: BinaryIO, late: _Replaced) -> bool:
 def _appended_since(path: Path, late: _Replaced) -> tuple[bytes, os.stat_result]:
     """What was appended to the copy at `path` since it was written (described by `late`), and the
     stat of the file read; raises ValueError when it was changed otherwise."""
-    with open(path, "rb") as copy:
+    with open_regular(path) as copy:
         found = os.fstat(copy.fileno())
         start = copy.read(late.written.st_size)
         if hashlib.sha256(start).hexdigest() != late.sha:

@@ -40,7 +40,16 @@ def read_for_agent(root: Path, rel_path: str, lines: str | None = None, view: st
             "context": context, "turns": turns, "text": text}
 
 
-def _turn_text(turn: dict) -> str:
+def turn_head(turn: dict) -> str:
+    """A turn's heading: "[line 9-11 · assistant · 2026-02-10 09:01 UTC]"."""
     where = f"line {turn['line']}" + (f"-{turn['last_line']}" if turn["last_line"] > turn["line"] else "")
-    head = " · ".join(part for part in (where, turn["speaker"], turn["time"]) if part)
-    return "\n".join(part for part in (f"[{head}]", turn["text"], *turn["actions"]) if part)
+    return "[" + " · ".join(part for part in (where, turn["speaker"], turn["time"]) if part) + "]"
+
+
+def turn_body(turn: dict) -> str:
+    """What a turn says: its text and its tool lines (from the session file: the memory's words)."""
+    return "\n".join(part for part in (turn["text"], *turn["actions"]) if part)
+
+
+def _turn_text(turn: dict) -> str:
+    return "\n".join(part for part in (turn_head(turn), turn_body(turn)) if part)

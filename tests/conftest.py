@@ -42,3 +42,14 @@ def git_memory(memory) -> Path:
 def isolated_git(tmp_path, monkeypatch):
     """The code under test sees no global or system git config (no identity anywhere)."""
     isolate(monkeypatch, tmp_path / "home")
+
+
+@pytest.fixture
+def indexed_example(tmp_path) -> Path:
+    """A copy of examples/memory committed to a new git repository and indexed with the hashing embedder:
+    what the tests that start a real server serve."""
+    from web_helpers import build_index, copy_memory
+
+    root = copy_memory(tmp_path / "memory")
+    build_index(root)
+    return root

@@ -2,7 +2,11 @@
 
 import os
 import subprocess
+import sys
 from pathlib import Path
+
+#: The checkout the code under test comes from (a subprocess imports it from here).
+CHECKOUT = Path(__file__).resolve().parent.parent
 
 IDENTITY = ("-c", "user.name=Test", "-c", "user.email=test@example.com")
 ENV_VARS = ("GIT_CONFIG_GLOBAL", "GIT_DIR", "GIT_WORK_TREE", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL",
@@ -26,3 +30,18 @@ def isolate(monkeypatch, home: Path) -> None:
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     for name in ENV_VARS:
         monkeypatch.delenv(name, raising=False)
+
+
+def run_python(*args: str, fault: str | None = None, **options) -> subprocess.CompletedProcess:
+    """`python *args` in a subprocess that imports tachikoma from this checkout, with no system git config
+    and no fault injected unless `fault` (a `tachikoma.faults` point); `options` go to subprocess.run."""
+    env = {**os.environ, "PYTHONPATH": str(CHECKOUT), "GIT_CONFIG_NOSYSTEM": "1"}
+    env.pop("TACHIKOMA_FAULT", None)
+    if fault:
+        env["TACHIKOMA_FAULT"] = fault
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, env=env, timeout=120, **options)
+
+
+def tachikoma_cli(root: Path, *args: str, fault: str | None = None, **options) -> subprocess.CompletedProcess:
+    """`tachikoma --memory root *args` in a subprocess (see `run_python`)."""
+    return run_python("-m", "tachikoma", "--memory", str(root), *args, fault=fault, **options)

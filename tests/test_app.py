@@ -118,7 +118,7 @@ def test_every_post_route_needs_a_token_and_the_host(app, client, indexed):
     refuses a request without a CSRF token, and one with a foreign Host, and changes nothing."""
     posts = sorted({rule.rule.replace("<undo_id>", "A" * 24) for rule in app.url_map.iter_rules()
                     if "POST" in rule.methods})
-    assert posts == ["/reindex", "/tag/apply", "/tag/undo/" + "A" * 24]
+    assert posts == ["/login", "/logout", "/reindex", "/tag/apply", "/tag/undo/" + "A" * 24]
     before = snapshot(indexed)
     token = csrf_token(client)
     for path in posts:
@@ -393,6 +393,20 @@ def test_markdown_file_page(client):
     assert "<h1>Martin Keller</h1>" in html
     assert "trust: owner" in html and "confidence: high" in html and "source: martin" in html
     assert 'id="hit"' not in html
+
+
+def test_a_data_file_page_says_data_file_not_transcript(client, indexed):
+    """Regression (issue 18 leftover): a .jsonl with no transcript message showed a "transcript" badge and a
+    tag editor, though stats, the index and tagging count it as a data file."""
+    (indexed / "metrics.jsonl").write_text('{"metric": "latency", "value": 3}\n{"metric": "tokens", "value": 812}\n')
+    html = client.get("/file/metrics.jsonl").get_data(as_text=True)
+    badges = re.search(r'<div class="badges">(.*?)</div>', html, re.S).group(1)
+    assert '<span class="badge kind kind-data">data file</span>' in badges and "transcript" not in badges
+    assert "data-data-file" in html and "Edit tags" not in html
+    head = client.get("/file/metrics.jsonl?part=head", headers=HTMX).get_data(as_text=True)
+    assert "kind-data" in head and "kind-transcript" not in head
+    session = client.get("/file/2026-03-22/session-abc.jsonl").get_data(as_text=True)  # a real transcript is one
+    assert '<span class="badge kind kind-transcript">transcript</span>' in session and "Edit tags" in session
 
 
 def test_markdown_chunk_is_highlighted(client):

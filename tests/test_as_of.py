@@ -5,6 +5,7 @@ import asyncio
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -51,12 +52,7 @@ def product(f: dict) -> float:
     ("the deploy decision about six weeks ago", "deploy-b.md"),
 ])
 def test_a_memory_from_the_time_asked_ranks_first_and_says_why(dated, query, expected):
-    s = Searcher(dated)
-    try:
-        answer = s.search(query, 3, min_score=0, as_of=AS_OF)
-        without = s.search(query, 3, min_score=0, as_of=AS_OF, config=_no_time())
-    finally:
-        s.close()
+    answer, without = with_and_without_time(dated, query, 3)
     assert top(answer) == expected
     assert top(without) == "deploy-a.md"  # the newest, by recency, when time is not read
     first = answer["results"][0]["factors"]
@@ -68,22 +64,22 @@ def test_a_memory_from_the_time_asked_ranks_first_and_says_why(dated, query, exp
             assert r["factors"]["time"] < 1.0 and "outside" in r["factors"]["time_reason"]
 
 
-def _no_time() -> Config:
+def with_and_without_time(root: Path, query: str, limit: int) -> tuple[dict, dict]:
+    """The answers as of AS_OF (no floor) with the time a question asks about read, and without."""
     base = Config()
-    from dataclasses import replace
-
-    return replace(base, search=replace(base.search, time_reading=False))
+    no_time = replace(base, search=replace(base.search, time_reading=False))
+    s = Searcher(root)
+    try:
+        return (s.search(query, limit, min_score=0, as_of=AS_OF),
+                s.search(query, limit, min_score=0, as_of=AS_OF, config=no_time))
+    finally:
+        s.close()
 
 
 @pytest.mark.parametrize("query", ["deploy decision", "release on port 2026", "version 2.1.5 deploy",
                                    "May I see the deploy decision", "Martin meetings DRV8353"])
 def test_a_question_without_time_ranks_exactly_as_without_time_reading(dated, query):
-    s = Searcher(dated)
-    try:
-        on = s.search(query, 10, min_score=0, as_of=AS_OF)
-        off = s.search(query, 10, min_score=0, as_of=AS_OF, config=_no_time())
-    finally:
-        s.close()
+    on, off = with_and_without_time(dated, query, 10)
     assert on["time"] == []
     assert [(r["path"], r["score"]) for r in on["results"]] == [(r["path"], r["score"]) for r in off["results"]]
     assert all(r["factors"]["time"] == 1.0 and r["factors"]["time_reason"] == "" for r in on["results"])
@@ -132,7 +128,7 @@ class Client(FlaskClient):
 def test_api_and_dashboard_as_of(dated):
     from app import create_app
 
-    app = create_app(memory=dated, port=5000, watch=False) if _takes_watch() else create_app(memory=dated, port=5000)
+    app = create_app(memory=dated, port=5000, watch=False)
     app.test_client_class = Client
     client = app.test_client()
     try:
@@ -147,14 +143,6 @@ def test_api_and_dashboard_as_of(dated):
         assert client.get("/?q=deploy&as_of=soon").status_code == 400
     finally:
         app.extensions["tachikoma"].index_job.wait(30)
-
-
-def _takes_watch() -> bool:
-    import inspect
-
-    from app import create_app
-
-    return "watch" in inspect.signature(create_app).parameters
 
 
 def test_mcp_search_as_of(dated):

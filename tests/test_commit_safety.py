@@ -16,22 +16,15 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
-from gitrepo import git
+from gitrepo import git, run_python, tachikoma_cli
 from tachikoma import gitutil, journal, mcp_server, notes, tagging
 from tachikoma.errors import TachikomaError
 from tachikoma.frontmatter import split
 
-ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 
-def tachikoma(root: Path, *args: str, fault: str | None = None) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "GIT_CONFIG_NOSYSTEM": "1"}
-    env.pop("TACHIKOMA_FAULT", None)
-    if fault:
-        env["TACHIKOMA_FAULT"] = fault
-    return subprocess.run([sys.executable, "-m", "tachikoma", "--memory", str(root), *args], capture_output=True,
-                          text=True, env=env, timeout=120)
+tachikoma = tachikoma_cli
 
 
 def trust(root: Path, rel: str, rev: str | None = None) -> str | None:
@@ -117,12 +110,7 @@ def test_a_journal_from_before_several_runs_could_wait_is_still_finished(git_mem
 
 def remember_in_a_process(root: Path, text: str, fault: str | None = None) -> subprocess.CompletedProcess:
     script = "import sys; from tachikoma import notes; print(notes.remember(sys.argv[1], sys.argv[2]).path)"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "GIT_CONFIG_NOSYSTEM": "1"}
-    env.pop("TACHIKOMA_FAULT", None)
-    if fault:
-        env["TACHIKOMA_FAULT"] = fault
-    return subprocess.run([sys.executable, "-c", script, str(root), text], capture_output=True, text=True, env=env,
-                          timeout=120)
+    return run_python("-c", script, str(root), text, fault=fault)
 
 
 def test_a_remember_killed_before_its_commit_is_committed_by_the_next_writer(git_memory):

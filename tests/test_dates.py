@@ -35,16 +35,33 @@ def put(root, rel, text, mtime=None):
     return path
 
 
-def factors_by_path(root, query, **kwargs):
+def search_results(root, query, limit, **kwargs) -> list[dict]:
+    """The results of one search with no relevance floor (a Searcher opened and closed)."""
     searcher = Searcher(root)
     try:
-        results = searcher.search(query, 50, now=NOW, min_score=0, **kwargs)["results"]
+        return searcher.search(query, limit, min_score=0, **kwargs)["results"]
     finally:
         searcher.close()
+
+
+def factors_by_path(root, query, **kwargs):
     found = {}
-    for r in results:
+    for r in search_results(root, query, 50, now=NOW, **kwargs):
         found.setdefault(r["path"], r["factors"])
     return found
+
+
+def new_repo(top):
+    """An empty git repository at `top` (made)."""
+    top.mkdir()
+    git(top, "init", "-q")
+    return top
+
+
+def commit_all(top, message, date):
+    """Commit every file in `top` at `date`."""
+    git(top, "add", ".")
+    git(top, "commit", "-qm", message, date=date)
 
 
 # ----------------------------------------------------------------------------- pure parts
@@ -188,13 +205,10 @@ def test_every_date_source_through_the_index(dated):
 
 
 def test_git_dates_skip_tagging_and_tag_only_commits(tmp_path):
-    top = tmp_path / "repo"
-    top.mkdir()
-    git(top, "init", "-q")
+    top = new_repo(tmp_path / "repo")
     put(top, "old-note.md", "Vendors: we buy brackets from Misumi.\n")
     put(top, "other.md", "Nothing about it.\n")
-    git(top, "add", ".")
-    git(top, "commit", "-qm", "notes", date="2026-05-31T12:00:00Z")
+    commit_all(top, "notes", "2026-05-31T12:00:00Z")
     put(top, "old-note.md", "---\ntrust: owner\n---\nVendors: we buy brackets from Misumi.\n")
     git(top, "commit", "-qam", "tags by hand", date="2026-09-01T12:00:00Z")
     put(top, "other.md", "Now it says something.\n")
@@ -212,14 +226,11 @@ def test_git_dates_skip_tagging_and_tag_only_commits(tmp_path):
 
 def test_tagging_never_changes_a_memory_age(tmp_path):
     """The issue's report: tagging a 184-day-old note made it "0 days, git" and raised its score."""
-    top = tmp_path / "repo"
-    top.mkdir()
-    git(top, "init", "-q")
+    top = new_repo(tmp_path / "repo")
     put(top, "vendors.md", "Vendors: we buy brackets from Misumi.\n")
     put(top, "notes/2026-05-01.md", "Brackets arrived from Misumi.\n")
     put(top, "chat.jsonl", json.dumps({"role": "user", "content": "order brackets from Misumi"}) + "\n")
-    git(top, "add", ".")
-    git(top, "commit", "-qm", "notes", date="2026-05-31T12:00:00Z")
+    commit_all(top, "notes", "2026-05-31T12:00:00Z")
     indexer.run(top, embedder_name="hash")
     before = factors_by_path(top, "brackets Misumi")
     # The folder's first commit of several files is an import: a weak date, but still the same date.
@@ -487,23 +498,18 @@ def test_supersession_needs_a_date_trusted_as_much():
 
 
 def test_import_commits_are_told_from_edits(tmp_path):
-    top = tmp_path / "repo"
-    top.mkdir()
-    git(top, "init", "-q")
+    top = new_repo(tmp_path / "repo")
     for name in ("a.md", "b.md"):
         put(top, name, f"{name}\n")
-    git(top, "add", ".")
-    git(top, "commit", "-qm", "first commit of an existing memory", date="2026-03-01T12:00:00Z")
+    commit_all(top, "first commit of an existing memory", "2026-03-01T12:00:00Z")
     put(top, "a.md", "edited\n")
     git(top, "commit", "-qam", "an edit", date="2026-03-05T12:00:00Z")
     for i in range(gitutil.IMPORT_FILES):
         put(top, f"moved/{i}.md", f"note {i}\n")
-    git(top, "add", ".")
-    git(top, "commit", "-qm", "many notes at once", date="2026-03-09T12:00:00Z")
+    commit_all(top, "many notes at once", "2026-03-09T12:00:00Z")
     put(top, "c.md", "one new note\n")
     put(top, "d.md", "and another\n")
-    git(top, "add", ".")
-    git(top, "commit", "-qm", "two new notes", date="2026-03-10T12:00:00Z")
+    commit_all(top, "two new notes", "2026-03-10T12:00:00Z")
     changes = gitutil.content_changes(top)
     assert changes["a.md"] == gitutil.ContentChange(datetime(2026, 3, 5, 12, tzinfo=UTC), False)
     assert changes["b.md"] == gitutil.ContentChange(datetime(2026, 3, 1, 12, tzinfo=UTC), True), \
@@ -517,24 +523,17 @@ TOMAS_MOVED = "Tomas from Nordlys visits the Porto office: the packaging review 
 
 def _tomas_memory(top):
     """The issue's memory: an undated note and a dated daily note, committed in one initial commit."""
-    top.mkdir()
-    git(top, "init", "-q")
+    new_repo(top)
     put(top, "people/tomas.md", "# Tomas\n\n" + TOMAS)
     put(top, "memory/2026-02-10.md", "# 2026-02-10\n\n" + TOMAS_MOVED)
     put(top, "memory/2026-02-09.md", "# 2026-02-09\n\nOrdered printer paper.\n")
     put(top, "projects/pipeline.md", "The nightly run starts at 02:00.\n")
     put(top, "skills/review.md", "How to review a packaging proof.\n")
-    git(top, "add", ".")
-    git(top, "commit", "-qm", "my memory", date="2026-03-01T12:00:00Z")
+    commit_all(top, "my memory", "2026-03-01T12:00:00Z")
 
 
 def _search(root, query, now):
-    searcher = Searcher(root)
-    try:
-        results = searcher.search(query, 10, now=now, min_score=0)["results"]
-    finally:
-        searcher.close()
-    return {r["path"]: r for r in results}
+    return {r["path"]: r for r in search_results(root, query, 10, now=now)}
 
 
 def test_a_first_commit_never_supersedes_a_dated_memory(tmp_path):
@@ -567,8 +566,7 @@ def test_a_dated_update_still_supersedes_after_an_import(tmp_path):
     top = tmp_path / "repo"
     _tomas_memory(top)
     put(top, "memory/2026-03-05.md", "# 2026-03-05\n\n" + TOMAS_MOVED.replace("20 February", "9 March"))
-    git(top, "add", ".")
-    git(top, "commit", "-qm", "today", date="2026-03-05T18:00:00Z")
+    commit_all(top, "today", "2026-03-05T18:00:00Z")
     indexer.run(top, embedder_name="hash")
     found = _search(top, "when does Tomas visit the Porto office", datetime(2026, 3, 6, tzinfo=UTC))
     assert found["memory/2026-02-10.md"]["factors"]["superseded_by"]["path"] == "memory/2026-03-05.md"

@@ -8,20 +8,17 @@ rerun ends with a clean work tree, HEAD holding the tags and every body
 byte for byte as it was.
 """
 
-import os
 import shutil
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from gitrepo import git
+from gitrepo import git, tachikoma_cli
 from tachikoma import tagfile
 from tachikoma.frontmatter import split
 
-ROOT = Path(__file__).resolve().parent.parent
 TAG = ("tag", "--all", "--trust", "owner", "--overwrite")
 #: Notes whose bodies are awkward to keep byte for byte.
 EXTRA = {
@@ -32,13 +29,7 @@ EXTRA = {
 }
 
 
-def tachikoma(root: Path, *args: str, fault: str | None = None) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "GIT_CONFIG_NOSYSTEM": "1"}
-    env.pop("TACHIKOMA_FAULT", None)
-    if fault:
-        env["TACHIKOMA_FAULT"] = fault
-    return subprocess.run([sys.executable, "-m", "tachikoma", "--memory", str(root), *args], capture_output=True,
-                          text=True, env=env, timeout=120)
+tachikoma = tachikoma_cli
 
 
 @pytest.fixture
@@ -143,10 +134,7 @@ def test_a_note_that_cannot_be_written_is_skipped_and_the_rest_tagged_and_commit
     def small_files():  # Python ignores SIGXFSZ, so a write past the limit fails with EFBIG
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "GIT_CONFIG_NOSYSTEM": "1"}
-    env.pop("TACHIKOMA_FAULT", None)
-    run = subprocess.run([sys.executable, "-m", "tachikoma", "--memory", str(repo), *TAG], capture_output=True,
-                         text=True, env=env, timeout=120, preexec_fn=small_files)
+    run = tachikoma_cli(repo, *TAG, preexec_fn=small_files)
     assert run.returncode == 1, "a selected note left untagged is not success"
     assert "skipped big.md: cannot write (File too large); not tagged" in run.stderr
     assert (repo / "big.md").read_bytes() == big

@@ -259,3 +259,23 @@ def test_file_page_shows_bomb_and_huge_values_bounded(tmp_path):
         assert len(html) < 60_000, f"{name}: {len(html):,} characters"
     html = client.get("/file/bomb.md", base_url="http://127.0.0.1:5000").get_data(as_text=True)
     assert "aliases (*name) would expand it to" in html
+
+
+def test_tagging_a_note_that_became_a_fifo_after_the_plan_skips_it_at_once(tmp_path):
+    """Regression (issue 16 leftover): the final write opened the note with a plain open, so a FIFO put in
+    its place between the plan and the write blocked `tag` until a writer came."""
+    root = tmp_path / "memory"
+    path = note(root, "swapped.md")
+    plan = tagging.plan(root, {"trust": "owner"}, tagging.Selector(paths={"swapped.md"}))
+    assert [c.path for c in plan.changes] == ["swapped.md"]
+    path.unlink()
+    os.mkfifo(path)
+    try:
+        applied = run_with_timeout(lambda: tagging.apply(root, plan, commit=False), seconds=10)
+    finally:  # the old code is still blocked in open(): a writer end lets its thread go
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+        except OSError:
+            pass
+    assert not applied.changes
+    assert [(s.path, s.reason) for s in applied.skipped] == [("swapped.md", "cannot read (not a regular file: a FIFO)")]

@@ -112,6 +112,14 @@ def cut_vectors(path):
     db.close()
 
 
+def zero_keyword_index(path):
+    """The keyword index's blocks zeroed in place (quick_check passes; keyword search silently finds nothing)."""
+    db = sqlite3.connect(path)
+    with db:
+        db.execute("UPDATE chunks_fts_data SET block = zeroblob(length(block)) WHERE id > 10")
+    db.close()
+
+
 def folder_instead(path):
     path.unlink()
     path.mkdir()
@@ -123,7 +131,7 @@ def stale_journal(path):
 
 
 DAMAGES = {"middle-pages": scribble_middle, "last-4kb": overwrite_tail, "vectors-cut": cut_vectors,
-           "folder": folder_instead, "stale-journal": stale_journal}
+           "folder": folder_instead, "stale-journal": stale_journal, "keyword-index": zero_keyword_index}
 
 
 def assert_damage_advice(message: str, root) -> None:
@@ -337,3 +345,21 @@ def test_damage_the_full_check_cannot_see_is_said_when_the_keyword_index_meets_i
         with pytest.raises(TachikomaError) as caught:
             search()
         assert_damage_advice(str(caught.value), root)
+
+
+def test_the_keyword_index_check_works_on_a_read_only_connection_too(big_indexed):
+    """FTS5's integrity-check is a write statement to SQLite: a read-only index (a read-only memory) is
+    checked by decoding every entry instead, and finds the same damage."""
+    from tachikoma.store import index_check
+
+    path = mem.index_path(big_indexed)
+    readonly = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    assert index_check.keyword_index_problem(readonly) is None
+    zero_keyword_index(path)
+    found = index_check.keyword_index_problem(readonly)
+    readonly.close()
+    assert found is not None and found.startswith("keyword index damaged: database disk image is malformed")
+    writable = sqlite3.connect(path)
+    assert index_check.keyword_index_problem(writable).startswith("keyword index damaged:")
+    assert not writable.in_transaction
+    writable.close()

@@ -212,9 +212,9 @@ def test_read_gives_a_transcript_as_turns_raw_on_request_and_a_long_one_by_line_
     error, text, answer = turns
     assert not error and answer["view"] == "turns" and answer["total_lines"] == 30
     assert text.startswith("session.jsonl lines 1-20 of 30: 8 turns; thinking, tool output and images left out")
-    assert "[line 7 · user · 2026-02-10 09:01 UTC]\nWhy does the search page rank the old rate-limiter note" in text
-    assert "[line 9-11 · assistant · 2026-02-10 09:01 UTC]\nLet me look at how recency is computed.\n" \
-           "[Read tachikoma/ranking.py]" in text
+    assert "[line 7 · user · 2026-02-10 09:01 UTC]\n> Why does the search page rank the old rate-limiter note" in text
+    assert "[line 9-11 · assistant · 2026-02-10 09:01 UTC]\n> Let me look at how recency is computed.\n" \
+           "> [Read tachikoma/ranking.py]" in text
     assert answer["context"].startswith("Claude Code session 5c1e7a90 · ~/code/tachikoma")
     for raw_only in ("SECRET-THOUGHT", "TOOL-OUTPUT", "iVBORw0KGgo", '"parentUuid"'):
         assert raw_only not in text and raw_only not in json.dumps(answer)

@@ -2,19 +2,15 @@
 driven by the SDK's own HTTP client; foreign Host and Origin headers are refused."""
 
 import asyncio
-import os
-import signal
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 
 import httpx
 import pytest
 from mcp import Client
 
-from web_helpers import build_index, copy_memory
+from servers import serving
+from web_helpers import copy_memory
 
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
               "params": {"protocolVersion": "2025-06-18", "capabilities": {},
@@ -22,35 +18,10 @@ INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
 STREAMABLE = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
-def served(tmp_path):
-    root = copy_memory(tmp_path / "memory")
-    build_index(root)
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "tachikoma", "serve", "--memory", str(root), "--port", str(port),
-                             "--mcp", "--no-watch"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            urllib.request.urlopen(base + "/api/stats", timeout=2).read()
-            break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(proc.stderr.read())
-            time.sleep(0.2)
-    yield base, port
-    proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+def served(indexed_example):
+    with serving(indexed_example, "--mcp", "--no-watch") as (base, _proc):
+        yield base, int(base.rsplit(":", 1)[1])
 
 
 def test_mcp_over_http_beside_the_dashboard(served):
@@ -89,4 +60,4 @@ def test_mcp_over_http_binds_to_localhost_only(tmp_path):
     root = copy_memory(tmp_path / "memory")
     result = subprocess.run([sys.executable, "-m", "tachikoma", "serve", "--memory", str(root), "--host", "0.0.0.0",
                              "--mcp"], capture_output=True, text=True, timeout=60)
-    assert result.returncode == 1 and "localhost only" in result.stderr
+    assert result.returncode == 1 and "needs authentication" in result.stderr

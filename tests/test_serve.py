@@ -4,6 +4,7 @@ and a refused address is refused before anything else is said."""
 
 from __future__ import annotations
 
+import os
 import re
 import signal
 import socket
@@ -16,50 +17,9 @@ from contextlib import contextmanager
 
 import pytest
 
-from web_helpers import build_index, copy_memory
+from servers import free_port, serving
 
 SLOW_CLIENTS = 12  # more than the bridged server's 10 worker threads had
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _default_sigint() -> None:
-    """Ctrl-C's default in the server: a test run started in the background (`cmd &`, as CI may) ignores
-    SIGINT, and a child inheriting that would never see the Ctrl-C a test sends."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
-@contextmanager
-def serving(root, *extra: str):
-    """`tachikoma serve` in a subprocess on a free loopback port; yields (base URL, process); stops it."""
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "tachikoma", "serve", "--memory", str(root), "--port", str(port),
-                             *extra], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=_default_sigint)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    try:
-        while True:
-            try:
-                urllib.request.urlopen(base + "/api/stats", timeout=2).read()
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(proc.stderr.read()) from None
-                time.sleep(0.2)
-        yield base, proc
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(5)
 
 
 @contextmanager
@@ -104,10 +64,8 @@ def timed_get(url: str, timeout: float = 10.0) -> tuple[int, float]:
 
 
 @pytest.fixture
-def root(tmp_path):
-    root = copy_memory(tmp_path / "memory")
-    build_index(root)
-    return root
+def root(indexed_example):
+    return indexed_example
 
 
 @pytest.mark.parametrize("mode", [(), ("--mcp",)], ids=["serve", "serve-mcp"])
@@ -203,7 +161,13 @@ def test_the_console_says_the_address_errors_and_index_runs_not_every_request(ro
 @pytest.mark.parametrize("option", ["--mcp", "--mcp-read-only", "--mcp-allow-owner-trust"])
 def test_mcp_on_a_public_address_is_refused_first_with_the_reason(root, option):
     result = subprocess.run([sys.executable, "-m", "tachikoma", "serve", "--memory", str(root), "--host", "0.0.0.0",
-                             option], capture_output=True, text=True, timeout=60)
+                             option], capture_output=True, text=True, timeout=60, env=without_token())
     assert result.returncode == 1
-    assert result.stderr.splitlines() == ["tachikoma: --mcp serves tools that read and write your memory, so it "
-                                          "binds to localhost only, not 0.0.0.0: leave out --host, or use 127.0.0.1"]
+    assert result.stderr.splitlines() == [
+        "tachikoma: serving on 0.0.0.0 needs authentication, since the dashboard and MCP read and write your "
+        "memory: give tokens (--tokens-file, [serve] tokens_file or $TACHIKOMA_TOKEN) or a trusted reverse proxy "
+        "(--trusted-proxy), see docs/team.md; or serve on 127.0.0.1"]
+
+
+def without_token() -> dict:
+    return {k: v for k, v in os.environ.items() if k != "TACHIKOMA_TOKEN"}

@@ -102,67 +102,56 @@ def test_lines_written_while_tag_rewrites_the_note_are_all_kept(tmp_path, how):
     assert [r for _, r in skipped if not r.startswith(expected)] == []
 
 
-def test_a_line_appended_during_the_copy_is_not_overwritten(tmp_path, monkeypatch):
-    """Deterministic: the line lands after the body was copied, before the rename. The note is read
-    again and tagged with the line in it."""
+@pytest.fixture
+def planned_note(tmp_path):
+    """race.md (owner trust, one line of body) and a plan to retag it external: (root, note, plan)."""
     root = tmp_path / "m"
     root.mkdir()
     note = root / "race.md"
     note.write_text(HEAD + "body\n")
-    planned = plan(root, {"trust": "external"}, Selector(pattern="race.md"), overwrite=True)
+    return root, note, plan(root, {"trust": "external"}, Selector(pattern="race.md"), overwrite=True)
+
+
+def land_in_the_copy(monkeypatch, write, note: Path, line: str) -> list:
+    """Make tagging's copy call `write(note, line)` once, after the body was copied and before the
+    rename; the list it returns gets True when that happened."""
     real = atomic.atomic_write_with
     landed = []
 
-    def copy_then_someone_appends(path, fill, **checks):
+    def copy_then_write(path, fill, **checks):
         def filled(out):
             fill(out)
             if not landed:
-                append(note, "appended meanwhile\n")
+                write(note, line)
                 landed.append(True)
         return real(path, filled, **checks)
 
-    monkeypatch.setattr(tagging, "atomic_write_with", copy_then_someone_appends)
-    applied = apply(root, planned, commit=False)
-    assert landed and applied.paths == ["race.md"] and not applied.skipped
-    assert note.read_text() == HEAD.replace("owner", "external") + "body\nappended meanwhile\n"
-
-
-def test_an_editor_save_during_the_copy_is_not_overwritten(tmp_path, monkeypatch):
-    root = tmp_path / "m"
-    root.mkdir()
-    note = root / "race.md"
-    note.write_text(HEAD + "body\n")
-    planned = plan(root, {"trust": "external"}, Selector(pattern="race.md"), overwrite=True)
-    real = atomic.atomic_write_with
-    saves = []
-
-    def copy_then_editor_saves(path, fill, **checks):
-        def filled(out):
-            fill(out)
-            if not saves:
-                editor_save(note, "saved meanwhile\n")
-                saves.append(True)
-        return real(path, filled, **checks)
-
-    monkeypatch.setattr(tagging, "atomic_write_with", copy_then_editor_saves)
-    applied = apply(root, planned, commit=False)
-    assert saves and applied.paths == ["race.md"]
-    assert note.read_text() == HEAD.replace("owner", "external") + "body\nsaved meanwhile\n"
+    monkeypatch.setattr(tagging, "atomic_write_with", copy_then_write)
+    return landed
 
 
 @pytest.mark.parametrize("write", [append, editor_save], ids=["appended", "editor-saved"])
-def test_a_write_right_after_the_last_check_is_caught(tmp_path, monkeypatch, write):
+def test_a_write_during_the_copy_is_not_overwritten(planned_note, monkeypatch, write):
+    """Deterministic: the line lands after the body was copied, before the rename (appended, or an
+    editor's save). The note is read again and tagged with the line in it."""
+    root, note, planned = planned_note
+    landed = land_in_the_copy(monkeypatch, write, note, "written meanwhile\n")
+    applied = apply(root, planned, commit=False)
+    assert landed and applied.paths == ["race.md"]
+    if write is append:
+        assert not applied.skipped
+    assert note.read_text() == HEAD.replace("owner", "external") + "body\nwritten meanwhile\n"
+
+
+@pytest.mark.parametrize("write", [append, editor_save], ids=["appended", "editor-saved"])
+def test_a_write_right_after_the_last_check_is_caught(planned_note, monkeypatch, write):
     """The narrowest window: a write after the last check, just before the rename. An appended line
     went to the old file: caught after the rename and put back. An editor's save renamed over the
     note: the rename swaps the names (RENAME_EXCHANGE), sees it and swaps back. Either way the note
     is read again and tagged with the line in it."""
-    root = tmp_path / "m"
-    root.mkdir()
+    root, note, planned = planned_note
     if write is editor_save and not atomic.can_exchange(root):
         pytest.skip("no atomic exchange of names here (renameat2): the last instant cannot be checked")
-    note = root / "race.md"
-    note.write_text(HEAD + "body\n")
-    planned = plan(root, {"trust": "external"}, Selector(pattern="race.md"), overwrite=True)
     real = atomic.atomic_write_with
     landed = []
 
@@ -181,12 +170,8 @@ def test_a_write_right_after_the_last_check_is_caught(tmp_path, monkeypatch, wri
     assert sorted(p.name for p in root.iterdir()) == [".cache", "race.md"]
 
 
-def test_a_note_that_never_stops_changing_is_skipped_with_a_reason_and_kept_whole(tmp_path, monkeypatch):
-    root = tmp_path / "m"
-    root.mkdir()
-    note = root / "race.md"
-    note.write_text(HEAD + "body\n")
-    planned = plan(root, {"trust": "external"}, Selector(pattern="race.md"), overwrite=True)
+def test_a_note_that_never_stops_changing_is_skipped_with_a_reason_and_kept_whole(planned_note, monkeypatch):
+    root, note, planned = planned_note
     real = atomic.atomic_write_with
     count = [0]
 

@@ -94,13 +94,49 @@ def forget(path: Path) -> None:
 
 def problem(db: sqlite3.Connection, vector_bytes: int | None) -> str | None:
     """What is wrong with the open index `db`, or None: SQLite's ``quick_check`` (pages, b-trees,
-    record formats), then stored vectors of another size than `vector_bytes`. Raises
-    sqlite3.DatabaseError when the file cannot even be read that far."""
+    record formats), the keyword index (`keyword_index_problem`: quick_check does not read inside
+    it), then stored vectors of another size than `vector_bytes`. Raises sqlite3.DatabaseError when
+    the file cannot even be read that far."""
     lines = [line.strip() for row in db.execute("PRAGMA quick_check(3)") for line in str(row[0]).splitlines()]
     if lines != ["ok"]:
         # Findings may follow a header ("*** in database main ***"): show the first finding.
         findings = [line for line in lines if line and not line.startswith("***")] or lines
         return f"integrity check failed: {findings[0]}"
+    if found := keyword_index_problem(db):
+        return found
+    if vectors_problem := _vectors_problem(db, vector_bytes):
+        return vectors_problem
+    return None
+
+
+def keyword_index_problem(db: sqlite3.Connection, table: str = "chunks_fts") -> str | None:
+    """What is wrong with the FTS5 keyword index, or None. A damaged one answers searches with no
+    keyword matches at all (keyword 0.00 on notes that hold the word) rather than an error.
+
+    FTS5's own ``integrity-check`` compares the index with the chunks' text; it is a write statement
+    to SQLite, so on a read-only connection every entry of the index is decoded instead (an
+    `fts5vocab` table in the connection's temporary schema)."""
+    try:
+        db.execute(f"INSERT INTO {table}({table}) VALUES ('integrity-check')")
+    except sqlite3.OperationalError as exc:
+        if "readonly" not in str(exc):
+            return f"keyword index check failed: {exc}"
+        try:
+            db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.tachikoma_fts_check USING fts5vocab(main, {table}, 'instance')")
+            db.execute("SELECT count(*) FROM temp.tachikoma_fts_check").fetchone()
+        except sqlite3.DatabaseError as scan_error:
+            return f"keyword index damaged: {scan_error}"
+        finally:
+            db.execute("DROP TABLE IF EXISTS temp.tachikoma_fts_check")
+    except sqlite3.DatabaseError as exc:  # SQLITE_CORRUPT(_VTAB): "database disk image is malformed"
+        return f"keyword index damaged: {exc}"
+    finally:
+        if db.in_transaction:
+            db.rollback()
+    return None
+
+
+def _vectors_problem(db: sqlite3.Connection, vector_bytes: int | None) -> str | None:
     if vector_bytes:
         wrong = db.execute("SELECT count(*) FROM chunks WHERE length(vector) != ?", (vector_bytes,)).fetchone()[0]
         if wrong:

@@ -67,9 +67,12 @@ def csrf_refused(exc: CSRFError):
 def host_allowed(config, header: str) -> bool:
     """Whether the Host `header` names the served address (app `config`: TACHIKOMA_HOST, _PORT, _ALLOWED_HOSTS).
 
-    Loopback names are always allowed; with TACHIKOMA_PORT None any port is.
+    Loopback names are always allowed; with TACHIKOMA_PORT None any port is. The public address's
+    host (TACHIKOMA_PUBLIC_HOSTS, a shared dashboard behind a proxy) is allowed on any port.
     """
     name, port = split_host(header)
+    if name in config.get("TACHIKOMA_PUBLIC_HOSTS", ()):
+        return True
     names = set(LOOPBACK_NAMES) | set(config["TACHIKOMA_ALLOWED_HOSTS"])
     configured = config["TACHIKOMA_HOST"] or ""
     if configured not in WILDCARD_HOSTS:

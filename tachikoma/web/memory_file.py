@@ -27,6 +27,7 @@ from tachikoma.fences import FenceTracker
 from tachikoma.reader import read_document
 from tachikoma.tagging import current_values
 from tachikoma.tags import TAG_KEYS, Tags
+from tachikoma.transcripts import is_data_file
 from tachikoma.web.memory_image import image_type
 
 LinkFor = Callable[[str], str]
@@ -56,7 +57,10 @@ def read_memory_file(root: Path, rel: str, lines: tuple[int, int] | None, link_f
         return None
     if kind is None or not path.is_file():
         return None
-    doc = read_document(root, rel, kind, **({"max_bytes": max_bytes} if max_bytes is not None else {}))
+    limits = {"max_bytes": max_bytes} if max_bytes is not None else {}
+    doc = read_document(root, rel, kind, **limits)
+    # A .jsonl with no transcript message is data, as stats, the index and tagging count it: not a transcript.
+    data_file = kind != MARKDOWN and is_data_file(path, path.stat().st_size, **limits)
     warnings = list(doc.warnings)
     blocks, turns, session = [], [], []
     if kind == MARKDOWN:
@@ -74,7 +78,8 @@ def read_memory_file(root: Path, rel: str, lines: tuple[int, int] | None, link_f
         found = mark_first([t for t in turns if t.hit])
         session = session_details(doc.session, root, link_for, rel)
     meta = {shown_value(k): shown_value(v) for k, v in doc.meta.items() if str(k).strip().lower() not in TAG_KEYS}
-    return {"rel": rel, "kind": kind, "doc": doc, "tags": tags, "tag_values": tag_values, "meta": meta,
+    return {"rel": rel, "kind": kind, "data_file": data_file, "doc": doc, "tags": tags, "tag_values": tag_values,
+            "meta": meta,
             "blocks": blocks, "turns": turns, "session": session, "lines": lines, "warnings": warnings,
             "found": found}
 

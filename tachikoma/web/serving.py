@@ -48,6 +48,11 @@ def quiet_logging() -> None:
         logging.getLogger(name).setLevel(logging.WARNING)
 
 
+def access_note(app) -> str:
+    """What the address line says about who may come in (a shared server asks everyone)."""
+    return "for signed-in users " if app.config.get("TACHIKOMA_ACCESS") is not None else ""
+
+
 def serve_dashboard(app, host: str, port: int) -> None:
     """Serve the Flask `app` on waitress until interrupted."""
     from waitress import create_server
@@ -55,7 +60,7 @@ def serve_dashboard(app, host: str, port: int) -> None:
     server = create_server(app, host=host, port=port, threads=THREADS, connection_limit=CONNECTION_LIMIT,
                            channel_timeout=IDLE_SECONDS, asyncore_use_poll=True, ident="tachikoma",
                            max_request_body_size=app.config["MAX_CONTENT_LENGTH"])
-    print(f"dashboard on {url(host, port)}/ (Ctrl-C to stop)", file=sys.stderr, flush=True)
+    print(f"dashboard on {url(host, port)}/ {access_note(app)}(Ctrl-C to stop)", file=sys.stderr, flush=True)
     try:
         server.run()
     finally:
@@ -63,11 +68,15 @@ def serve_dashboard(app, host: str, port: int) -> None:
 
 
 def serve_asgi(app, host: str, port: int) -> None:
-    """Serve the ASGI `app` (the dashboard beside MCP) on uvicorn until interrupted or terminated."""
+    """Serve the ASGI `app` (the dashboard beside MCP) on uvicorn until interrupted or terminated.
+
+    uvicorn's own X-Forwarded-For handling is off: by default it believes that header from 127.0.0.1
+    and would make any local program look like a trusted proxy's address (`tachikoma.web.access`
+    decides which proxies to believe, from the connection's own address)."""
     import uvicorn
 
     uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False, timeout_keep_alive=5,
-                timeout_graceful_shutdown=5)
+                timeout_graceful_shutdown=5, proxy_headers=False)
 
 
 def bridged_dashboard(wsgi_app):
