@@ -14,7 +14,8 @@ A store offers: metadata (`get_meta`, `set_meta`, `embedder`, `generation`,
 `writing_exclusively`), what a search reads (`load_matrix`,
 `ranking_files`, `chunk_dates`, `chunk_details`, `chunk_spans`, `counts`)
 and keywords (`keyword_count`, `keyword_matches`, `chunks_holding`,
-`chunks_holding_among`).
+`chunks_holding_among`), and in transcripts' tool texts (`tool_text_count`,
+`tool_keyword_count`, `tool_matches`, `chunks_holding_in_tools`).
 """
 
 from __future__ import annotations
