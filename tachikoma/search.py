@@ -557,11 +557,11 @@ class Searcher:
                                      terms=keywords)
             tool_words, tool_matches = self._tool_matches(query, config, counts)
             keyword, tool_share = keyword_parts(snap, matches, tool_matches)
-            words = lambda ids: words_held(store, query, ids)  # noqa: E731
-            if tool_matches:  # a chunk also holds the words of its tool texts
-                words = lambda ids: words_held(store, query, ids) | tool_words_held(store, query, ids)  # noqa: E731
+            words = lambda ids: words_held(store, query, ids)  # noqa: E731 (knowledge updates: what was said)
+            # For "no good match", a chunk also holds the words of its tool texts.
+            with_tools = lambda ids: words(ids) | tool_words_held(store, query, ids)  # noqa: E731
             coverage = lambda: keyword_coverage(store, query, snap, matches, counts,  # noqa: E731 (only if needed)
-                                                tool_matches, words)
+                                                tool_matches, with_tools if tool_matches else None)
             answer, hidden = self._rank_existing(snap, qvec, limit, config, filters, now, keyword, floor, words,
                                                  coverage, windows, tool_share if tool_matches else None)
             details = store.chunk_details([int(snap.chunk_ids[i]) for i in answer["positions"]])
