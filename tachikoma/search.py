@@ -154,6 +154,9 @@ def keyword_search(store: Store, query: str, total_chunks: int, limit: int | Non
 
 #: How many tool texts of one result its answer names (the best matches first).
 TOOL_MATCHES_SHOWN = 3
+#: A result shows an excerpt of its best tool text when tool texts gave at least this share of its keyword
+#: score (reading it back costs a read of the transcript up to that line).
+TOOL_EXCERPT_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -573,8 +576,9 @@ class Searcher:
             results.append({"path": path, "kind": kind, "chunk": idx, "lines": [start, end], "text": text,
                             "score": score, "tags": tags.as_dict(), "factors": factors})
             if factors.get("keyword_in_tools"):
-                results[-1]["tool_matches"] = self._tool_evidence(path, int(snap.chunk_ids[pos]), tool_matches,
-                                                                  tool_words)
+                results[-1]["tool_matches"] = self._tool_evidence(
+                    path, int(snap.chunk_ids[pos]), tool_matches, tool_words,
+                    excerpt=factors["keyword_in_tools"] >= TOOL_EXCERPT_SHARE)
         finished = time.perf_counter()
         freshness = dict(self._finish_freshness(checking), missing_files=hidden)
         keywords = keywords + [t for t in tool_words if t not in keywords]
@@ -598,13 +602,14 @@ class Searcher:
             counts[term] = counts.get(term, 0) + count
         return terms, tool_search(self.store, terms, config.search.keyword_candidates)
 
-    def _tool_evidence(self, path: str, chunk_id: int, tool_matches: list[ToolMatch], terms: list[str]) -> list[dict]:
-        """The best tool texts of one result's chunk that hold query words: tool, side, file line, and an
-        excerpt of the text around the first query word, read from the file (the index keeps only words)."""
+    def _tool_evidence(self, path: str, chunk_id: int, tool_matches: list[ToolMatch], terms: list[str],
+                       excerpt: bool = True) -> list[dict]:
+        """The best tool texts of one result's chunk that hold query words: tool, side, file line, and (with
+        `excerpt`) the text around the first query word, read from the file (the index keeps only words)."""
         from .transcripts import tool_excerpt
 
         found = [m.as_dict() for m in tool_matches if m.chunk_id == chunk_id][:TOOL_MATCHES_SHOWN]
-        for match in found[:1]:
+        for match in found[:1] if excerpt else ():
             match["excerpt"] = tool_excerpt(self.root / path, match["line"], terms)
         return found
 

@@ -22,18 +22,32 @@ _NOT_TOOL_TEXT = frozenset({"thinking", "signature", "thinkingSignature", "encry
                             "call_id", "timestamp"})
 
 
+#: Bytes read at a time while looking for a line (newlines are counted in C, a block at a time).
+_BLOCK = 1 << 20
+
+
 def read_line(path: Path, number: int) -> str | None:
     """Line `number` (1-based, split on ``\\n`` only, as the readers do) of a file; None if it has fewer."""
     from ..memory import open_regular
 
     try:
         with open_regular(path) as handle:
-            for current, raw in enumerate(handle, 1):
-                if current == number:
-                    return raw.decode("utf-8", errors="replace")
+            before, data = 0, b""  # lines wholly before `data`; `data` starts at a line's start
+            while True:
+                block = handle.read(_BLOCK)
+                data += block
+                newlines = data.count(b"\n")
+                if before + newlines >= number or not block:
+                    break
+                cut = data.rfind(b"\n") + 1
+                before, data = before + newlines, data[cut:]
     except OSError:
         return None
-    return None
+    wanted = number - 1 - before
+    parts = data.split(b"\n", wanted + 1)  # split in C: the line is part `wanted`, if the file has it
+    if len(parts) <= wanted or (len(parts) == wanted + 1 and not parts[wanted]):
+        return None  # fewer lines (an empty last part is what follows the final line break)
+    return parts[wanted].decode("utf-8", errors="replace")
 
 
 def _strings(value: object):
