@@ -19,7 +19,11 @@ real sessions. Then it reports:
   the times are printed side by side, with the load average;
 * what share of the raw bytes reaches the embedder (chunk text / file bytes);
 * appending: new turns appended to some sessions, re-indexed: how many
-  chunks are embedded again compared with the chunks those sessions hold.
+  chunks are embedded again compared with the chunks those sessions hold;
+* with ``--tool-text``: the cost of keeping tool calls' inputs and outputs
+  for keyword search (``[transcripts] tool_text``): the corpus indexed afresh
+  with it off and on, side by side (time, index size, tool text rows), and
+  warm search times over both indexes.
 """
 
 from __future__ import annotations
@@ -303,6 +307,8 @@ def main() -> None:
     parser.add_argument("--append-sessions", type=int, default=10, help="sessions to append turns to")
     parser.add_argument("--append-turns", type=int, default=5, help="user+assistant exchanges appended to each")
     parser.add_argument("--keep", metavar="DIR", help="build the corpus in DIR and keep it")
+    parser.add_argument("--tool-text", action="store_true",
+                        help="only compare indexing and search with [transcripts] tool_text off and on")
     args = parser.parse_args()
 
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="tachikoma-sessions-"))
@@ -314,6 +320,9 @@ def main() -> None:
 
         embedders = [make_embedder(name.strip()) for name in args.embedder.split(",") if name.strip()]
         embedder = embedders[0]
+        if args.tool_text:
+            compare_tool_text(work, embedder, total)
+            return
         reading = measure_reading(work, embedder.max_words)
         biggest = max(walk(work), key=lambda f: f.size)
         tracemalloc.start()
@@ -368,6 +377,73 @@ def main() -> None:
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
+
+
+#: Queries timed over both indexes by `compare_tool_text`: topics, file names, words of tool output.
+TOOL_TEXT_QUERIES = ("the rate limiter", "flaky CI on arm64", "migrations 0042_users", "deploy.sh cache error",
+                     "what did we decide about invoice rounding", "returns page result", "settings.toml config")
+
+
+def index_bytes(root: Path) -> int:
+    """The index's size on disk once its write-ahead log is folded in."""
+    import sqlite3
+
+    from tachikoma.memory import index_path
+
+    path = index_path(root)
+    db = sqlite3.connect(path)
+    try:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        tool = db.execute("SELECT count(*), coalesce(sum(length(words)), 0) FROM tool_texts").fetchone()
+    finally:
+        db.close()
+    return path.stat().st_size, tool
+
+
+def warm_search_ms(root: Path, embedder, rounds: int = 5) -> tuple[float, float]:
+    """Median and worst warm search time (ms) over `TOOL_TEXT_QUERIES`, each asked `rounds` times."""
+    import statistics
+
+    from tachikoma.search import Searcher
+
+    searcher = Searcher(root, embedder=embedder)
+    try:
+        searcher.search(TOOL_TEXT_QUERIES[0])  # load the vectors
+        times = []
+        for _ in range(rounds):
+            for query in TOOL_TEXT_QUERIES:
+                started = time.perf_counter()
+                searcher.search(query, min_score=0)
+                times.append((time.perf_counter() - started) * 1000)
+    finally:
+        searcher.close()
+    return statistics.median(times), max(times)
+
+
+def compare_tool_text(work: Path, embedder, total: int) -> None:
+    """Index the corpus afresh with ``[transcripts] tool_text`` off, then on; print both side by side."""
+    rows = {}
+    print(f"\ntool texts for keyword search, off vs on ({embedder.name}; load average before: {load_average()}):")
+    for setting in ("false", "true"):
+        (work / "tachikoma.toml").write_text(f"[index]\nmax_file_bytes = 1000000000\n[transcripts]\n"
+                                             f"tool_text = {setting}\n")
+        shutil.rmtree(work / ".cache", ignore_errors=True)
+        load = getattr(embedder, "load", None)
+        if load:
+            load()
+        started, cpu = time.perf_counter(), time.process_time()
+        summary = indexer.run(work, embedder=embedder)
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+        size, (tool_rows, tool_words) = index_bytes(work)
+        p50, worst = warm_search_ms(work, embedder)
+        rows[setting] = (elapsed, cpu, size, p50)
+        print(f"  tool_text = {setting:<5}: index {elapsed:.1f} s ({cpu:.1f} s of CPU), {summary.chunks_embedded} chunks "
+              f"embedded; index file {size / 1e6:.1f} MB ({100 * size / total:.0f}% of the {total / 1e6:.1f} MB of "
+              f"JSONL), {tool_rows} tool texts holding {tool_words / 1e6:.1f} MB of distinct words; warm search "
+              f"p50 {p50:.1f} ms, worst {worst:.1f} ms; load average {load_average()}")
+    (off_s, off_cpu, off_size, off_p50), (on_s, on_cpu, on_size, on_p50) = rows["false"], rows["true"]
+    print(f"  on / off: indexing time {on_s / off_s:.2f}x (CPU {on_cpu / off_cpu:.2f}x), index size "
+          f"{on_size / off_size:.2f}x, warm search p50 {on_p50 / off_p50:.2f}x")
 
 
 if __name__ == "__main__":

@@ -55,6 +55,12 @@ Transcripts
     to a session changes only its last window and adds new ones: the chunks
     before keep their text, and so their vectors.
 
+    Tool texts: what a turn's tool calls were given and gave back (an Edit's
+    new text, a patch, a command's output: `documents.ToolText`) is never
+    part of a chunk's text, so never embedded. It goes with the first chunk
+    that holds its turn (`Chunk.tool_texts`), where keyword search finds it
+    (`keyword_words`).
+
     Context lines: a session's context (agent, session id, folder, git
     branch, model, as its reader found them at the window's last turn), then
     the date line. When turns of a chunk carry timestamps, the chunk starts
@@ -86,7 +92,8 @@ from .documents import MARKDOWN, TRANSCRIPT, Chunk, Document, Turn
 from .fences import FenceTracker
 
 #: Bump when a change to the rules gives other chunks for the same document and window.
-VERSION = 4
+#: 5: transcript chunks carry their turns' tool texts (keyword only).
+VERSION = 5
 #: Separator between heading titles in a context line.
 PATH_SEPARATOR = " › "
 DEFAULT_OVERLAP = 0.15
@@ -101,10 +108,12 @@ MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "
            "November", "December")
 
 
-def signature(max_words: int, tool_errors: bool = False) -> str:
-    """What an index records of how its chunks were cut: the rules' version, the window, and
-    whether transcripts' failing tool calls carry an excerpt (``[transcripts] tool_errors``)."""
-    return f"v{VERSION}, {max_words} words" + (", tool errors" if tool_errors else "")
+def signature(max_words: int, tool_errors: bool = False, tool_text: bool = True) -> str:
+    """What an index records of how its chunks were cut: the rules' version, the window,
+    whether transcripts' failing tool calls carry an excerpt (``[transcripts] tool_errors``) and
+    whether their tool texts are kept for keyword search (``[transcripts] tool_text``)."""
+    return (f"v{VERSION}, {max_words} words" + (", tool errors" if tool_errors else "")
+            + ("" if tool_text else ", no tool text"))
 
 
 def chunk_document(doc: Document, max_words: int, overlap_words: int | None = None) -> list[Chunk]:
@@ -121,8 +130,26 @@ def chunk_document(doc: Document, max_words: int, overlap_words: int | None = No
         pieces = _chunk_turns(doc.turns, max_words, overlap_words)
     else:
         raise ValueError(f"unknown document kind {doc.kind!r}")
-    return [Chunk(index=i, text=text, line_start=start, line_end=end)
-            for i, (text, start, end) in enumerate(pieces)]
+    return [Chunk(index=i, text=piece[0], line_start=piece[1], line_end=piece[2],
+                  tool_texts=list(piece[3]) if len(piece) > 3 else [])
+            for i, piece in enumerate(pieces)]
+
+
+#: Separators of words that the keyword index's tokenizer (FTS5 unicode61) also splits at: ASCII
+#: white space, punctuation and symbols. Other characters are left for the tokenizer to split.
+_ASCII_SEPARATORS = re.compile(r"[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]+")
+#: Longest word kept from tool text: longer runs are encoded data (base64, minified code), not words.
+TOOL_WORD_CHARS = 64
+#: Most distinct words kept from one tool text (a whole file read or written): its first ones.
+TOOL_TEXT_WORDS = 5_000
+
+
+def keyword_words(text: str, limit: int = TOOL_TEXT_WORDS) -> str:
+    """The distinct words of `text` in first-seen order, lower-cased and space-separated: all that
+    keyword search needs of a tool text (queries match single words, never phrases), at a
+    fraction of its size. Words are split only where the keyword index splits them too."""
+    words = dict.fromkeys(w for w in _ASCII_SEPARATORS.split(text.lower()) if 0 < len(w) <= TOOL_WORD_CHARS)
+    return " ".join(list(words)[:limit]) if len(words) > limit else " ".join(words)
 
 
 # ---------------------------------------------------------------- pieces
@@ -354,7 +381,7 @@ def date_context(turns: list[Turn]) -> str:
     return f"[{first.isoformat()}{DATE_RANGE_SEPARATOR}{last.isoformat()}, {spelled}]"
 
 
-def _chunk_turns(turns: list[Turn], max_words: int, overlap_words: int) -> list[tuple[str, int, int]]:
+def _chunk_turns(turns: list[Turn], max_words: int, overlap_words: int) -> list[tuple]:
     """Windows of turns; the turns of each thread (a subagent inside its parent's file) are
     windowed apart, so parallel subagents never share a chunk."""
     threads: dict[str, list[Turn]] = {}
@@ -371,15 +398,20 @@ def _window_context(turns: list[Turn]) -> str:
     return "\n".join(line for line in (turns[-1].context, date_context(turns)) if line)
 
 
-def _chunk_thread(turns: list[Turn], max_words: int, overlap_words: int) -> list[tuple[str, int, int]]:
-    out: list[tuple[str, int, int]] = []
+def _chunk_thread(turns: list[Turn], max_words: int, overlap_words: int) -> list[tuple]:
+    """Windows of one thread's turns: (text, first line, last line, tool texts). A turn's tool texts
+    go with the first window that holds it, so an overlap never finds them twice."""
+    out: list[tuple] = []
     window: list[tuple[Turn, str, int]] = []
     used = 0
+    placed: set[int] = set()  # turns whose tool texts have a window
 
     def emit() -> None:
         text = "\n".join(text for _, text, _ in window)
         context = _window_context([turn for turn, _, _ in window])
-        out.append((_with_context(context, text), window[0][0].line, max(t.last_line for t, _, _ in window)))
+        tools = [tool for turn, _, _ in window if id(turn) not in placed for tool in turn.tool_texts]
+        placed.update(id(turn) for turn, _, _ in window)
+        out.append((_with_context(context, text), window[0][0].line, max(t.last_line for t, _, _ in window), tools))
 
     for turn in turns:
         text = _render_turn(turn)
@@ -402,7 +434,7 @@ def _chunk_thread(turns: list[Turn], max_words: int, overlap_words: int) -> list
     return out
 
 
-def _split_turn(turn: Turn, max_words: int, overlap_words: int) -> list[tuple[str, int, int]]:
+def _split_turn(turn: Turn, max_words: int, overlap_words: int) -> list[tuple]:
     """Pieces of a turn too long for one window, each ``"speaker: ..."``: cut between its lines
     (paragraphs, tool lines) where they fit, a line that alone is too long at sentences, then
     words, as a markdown section is; each piece after the first opens with an overlap."""
@@ -412,5 +444,6 @@ def _split_turn(turn: Turn, max_words: int, overlap_words: int) -> list[tuple[st
     overlap = min(overlap_words, budget - 1)
     lines = [line.strip() for line in turn.body.split("\n") if line.strip()]
     atoms = [_Atom(line, turn.line, turn.last_line, "\n", 1) for line in lines]
-    return [(_with_context(context, f"{label} {_render(piece)}"), turn.line, turn.last_line)
-            for piece in _pack(atoms, budget, overlap)]
+    return [(_with_context(context, f"{label} {_render(piece)}"), turn.line, turn.last_line,
+             turn.tool_texts if i == 0 else [])
+            for i, piece in enumerate(_pack(atoms, budget, overlap))]

@@ -15,7 +15,7 @@ from pathlib import Path
 from . import __version__
 from .config import MAX_LIMIT, RECENCY_PRESETS
 from .errors import TachikomaError
-from .humanize import no_match_reason, plural, recency_text
+from .humanize import no_match_reason, plural, recency_text, tool_match_text
 from .memory import printable
 from .tags import DEFAULTS_TEXT, InvalidTagValue, check_value
 
@@ -566,6 +566,9 @@ def cmd_search(args) -> int:
               + (f" × {f['duplicate_penalty']:.2f} second chunk of file" if f["duplicate_penalty"] < 1 else ""))
         snippet = printable(" ".join(r["text"].split()))
         print(f"    {snippet[:160]}{'…' if len(snippet) > 160 else ''}")
+        if (in_tools := tool_match_text(r)) is not None:
+            excerpt = r["tool_matches"][0].get("excerpt")
+            print(f"    {printable(in_tools)}" + (f": {printable(excerpt)}" if excerpt else ""))
     return 0
 
 

@@ -41,6 +41,7 @@ Example ``tachikoma.toml``::
 
     [transcripts]
     tool_errors = false          # true: a failed tool call's line ends with its first error line
+    tool_text = true             # what tool calls were given and gave back is searched by keyword (never embedded)
 
 Recency (``[ranking] recency``)
     recency = floor + (1 − floor) / (1 + age_days / half_life_days), from each
@@ -239,6 +240,8 @@ class Config:
     #: ``[store] name``: this memory's name in a shared store; None: the memory folder's name
     store_name: str | None = None
     serve: ServeConfig = field(default_factory=ServeConfig)
+    #: ``[transcripts] tool_text``: keep tool calls' inputs and outputs for keyword search (`documents.ToolText`)
+    tool_text: bool = True
     path: Path | None = None  # the file it was read from, if any
 
     def embedder_request(self, explicit: str | None) -> tuple[str | None, str]:
@@ -334,10 +337,11 @@ def _from_dict(data: dict, file: Path) -> Config:
     _known_keys(i, {"max_file_bytes"}, "index")
     max_bytes = _whole(i.get("max_file_bytes", Config.max_file_bytes), "index.max_file_bytes", minimum=1)
     t = _table(data, "transcripts")
-    _known_keys(t, {"tool_errors"}, "transcripts")
-    tool_errors = t.get("tool_errors", False)
-    if not isinstance(tool_errors, bool):
-        raise ValueError(f"transcripts.tool_errors must be true or false, not {_toml_type(tool_errors)}")
+    _known_keys(t, {"tool_errors", "tool_text"}, "transcripts")
+    switches = {key: t.get(key, getattr(Config, key)) for key in ("tool_errors", "tool_text")}
+    for key, value in switches.items():
+        if not isinstance(value, bool):
+            raise ValueError(f"transcripts.{key} must be true or false, not {_toml_type(value)}")
     st = _table(data, "store")
     _known_keys(st, {"url", "name"}, "store")
     for key in ("url", "name"):
@@ -346,9 +350,9 @@ def _from_dict(data: dict, file: Path) -> Config:
         if key in st and not st[key].strip():
             raise ValueError(f"store.{key} must not be empty")
     return Config(ranking=ranking, search=search, embedder=embedder.strip(), max_file_bytes=max_bytes,
-                  tool_errors=tool_errors, store_url=st["url"].strip() if "url" in st else None,
+                  store_url=st["url"].strip() if "url" in st else None,
                   store_name=st["name"].strip() if "name" in st else None, serve=_serve(_table(data, "serve")),
-                  path=file)
+                  path=file, **switches)
 
 
 def _toml_type(value) -> str:

@@ -19,6 +19,25 @@ SUFFIX_KIND = {".md": MARKDOWN, ".markdown": MARKDOWN, ".jsonl": TRANSCRIPT}
 
 
 @dataclass
+class ToolText:
+    """What a tool call was given or gave back (an Edit's new text, a patch, a command's output).
+
+    Searched by keyword only, never embedded: it is most of a session's bytes,
+    and an identifier in it means nothing to an embedder but everything to a
+    keyword search. It belongs to the turn that made the call, so it is found
+    with that turn's chunk.
+    """
+
+    tool: str  # the tool's name ("Edit", "apply_patch", "exec"); "tool" when unknown
+    side: str  # "input" (what the agent gave the tool) or "output" (what it gave back)
+    line: int  # 1-based file line of the record that holds the text
+    text: str
+
+
+INPUT, OUTPUT = "input", "output"
+
+
+@dataclass
 class Turn:
     """One message of a transcript, whatever agent wrote it.
 
@@ -38,6 +57,8 @@ class Turn:
     role: str = ""  # "" = the speaker
     thread: str = ""  # a subagent's id inside its parent's file: threads never share a chunk
     context: str = ""  # the session context line in effect (session, folder, branch, model)
+    #: what its tool calls were given and gave back, for keyword search only (never in `body`)
+    tool_texts: list[ToolText] = field(default_factory=list)
 
     @property
     def last_line(self) -> int:
@@ -74,6 +95,8 @@ class Chunk:
     text: str  # what gets embedded (transcripts: "speaker: text" lines)
     line_start: int  # first file line the chunk covers (1-based, inclusive)
     line_end: int  # last file line (inclusive)
+    #: transcripts: the tool call texts of the turns this chunk is the first to hold (keyword only)
+    tool_texts: list[ToolText] = field(default_factory=list)
 
     @property
     def hash(self) -> str:

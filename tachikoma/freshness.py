@@ -87,10 +87,27 @@ def plan_run(root: Path, store: Store, warn: Warn | None = None, rechunk: bool =
                 plan.touched.append((f, sha))
         else:
             plan.todo.append((f, "changed"))
+    # A checkpoint left out as a copy of its session is read again once that session is gone.
+    copies = [f for f in plan.unchanged if (row := known.get(f.path)) is not None and row.warnings
+              and (session := copied_session(row.warnings)) is not None and session not in seen]
+    again = {f.path for f in copies}
+    plan.unchanged = [f for f in plan.unchanged if f.path not in again]
+    plan.todo += [(f, "changed") for f in copies]
     # A folder that could not be listed (for now) still holds its files: they are not removed.
     hidden = tuple("" if folder == "." else folder + "/" for folder in unlisted)
     plan.removed = sorted(path for path in set(known) - seen if not path.startswith(hidden))
     return plan
+
+
+def copied_session(warnings: list[str]) -> str | None:
+    """The session file an OpenClaw checkpoint was left out as a copy of (`reader.checkpoint_copy_of`)."""
+    from .reader import CHECKPOINT_COPY  # only for a file with warnings: the reader is not light
+
+    for warning in warnings:
+        _, found, rest = warning.partition(f": {CHECKPOINT_COPY} ")
+        if found:
+            return rest.rsplit(" (every line", 1)[0]
+    return None
 
 
 def pending_changes(root: Path, store: Store, max_bytes: int | None = None) -> int:

@@ -127,3 +127,15 @@ def no_match_reason(answer: dict) -> str:
     return (f"nothing is close enough in meaning (best {match['best_vector_similarity']:.2f}, floor "
             f"{match['min_score']:g}) and no passage holds most of the query's words (best "
             f"{match.get('best_keyword_coverage') or 0.0:.0%}, needs {match['keyword_floor']:.0%})")
+
+
+def tool_match_text(result: dict) -> str | None:
+    """Where a result's keywords were found in its tool calls (`search.ToolMatch`): "keywords 100% from
+    tool calls: the input of Edit (line 12), the output of Bash (line 14)"; None when its own text
+    matched alone."""
+    share = (result.get("factors") or {}).get("keyword_in_tools")
+    matches = result.get("tool_matches") or []
+    if not share or not matches:
+        return None
+    where = ", ".join(f"the {m['side']} of {m['tool']} (line {m['line']})" for m in matches)
+    return f"keywords {share:.0%} from tool calls: {where}"

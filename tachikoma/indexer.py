@@ -55,7 +55,7 @@ from .humanize import plural
 from .reader import read_document
 from .transcripts import Options
 from .freshness import (Plan, _iso, _retagged, _tag_columns, _tag_file_evergreen, answer_freshness,  # noqa: F401
-                        file_sha256, pending_changes, plan_run)
+                        copied_session, file_sha256, pending_changes, plan_run)
 from .store import Store, index_error, locate
 from .tags import Tags
 
@@ -142,7 +142,8 @@ def freshness(root: Path) -> dict:
             if not complete:
                 note = ("the last index run did not finish (it is still running or was interrupted): "
                         "run `tachikoma index` to finish it")
-            elif files and built_with and _chunking_for(built_with[0], settings_or_defaults(root).tool_errors) not in (None, store.get_meta("chunking")):
+            elif files and built_with and _chunking_for(built_with[0], settings_or_defaults(root)) not in (
+                    None, store.get_meta("chunking")):
                 note = ("the index was chunked by an older tachikoma: run `tachikoma index` to chunk every "
                         "file again (unchanged text keeps its vectors)")
             elif files and store.get_meta("dates") != DATES_VERSION:
@@ -178,7 +179,8 @@ def _indexed_files(root: Path) -> list:
 
 def transcript_problems(root: Path) -> list[dict]:
     """What the last run found wrong inside transcripts: ``{"path", "reason", "kind"}`` with kind
-    "no-turns", "unknown-lines" or "bad-lines" (see `transcripts.problem_kind`). Only an index run
+    "no-turns", "unknown-lines", "bad-lines", or what was left out on purpose, "heartbeats" and
+    "checkpoint-copy" (see `transcripts.problem_kind`). Only an index run
     reads whole transcripts; "not-a-transcript" is found by `stats.coverage` from the first lines."""
     found = []
     for row in _indexed_files(root):
@@ -211,10 +213,10 @@ def not_indexed(root: Path) -> list[dict]:
     return found
 
 
-def _chunking_for(embedder_name: str, tool_errors: bool = False) -> str | None:
+def _chunking_for(embedder_name: str, config: Config) -> str | None:
     """The chunking signature an index built with `embedder_name` should have; None if unknown."""
     try:
-        return chunking.signature(create(embedder_name).max_words, tool_errors)
+        return chunking.signature(create(embedder_name).max_words, config.tool_errors, config.tool_text)
     except TachikomaError:
         return None
 
@@ -341,7 +343,7 @@ def _run(root, store, embedder, reembed, config, summary, progress, note, batch,
     git_times = _content_times(root)
     dirty = gitutil.dirty_paths(root) if git_times else set()
 
-    wanted_chunking = chunking.signature(embedder.max_words, config.tool_errors)
+    wanted_chunking = chunking.signature(embedder.max_words, config.tool_errors, config.tool_text)
     outdated = store.get_meta("chunking") != wanted_chunking or store.get_meta("dates") != DATES_VERSION
     rechunk = outdated and store.counts()[0] > 0
     plan = plan_run(root, store, note, rechunk, config.max_file_bytes)
@@ -487,6 +489,8 @@ class _Read:
     status: str
     warnings: list[str]
     work_bytes: int
+    #: its tool texts as stored: (chunk idx, line, tool, side, distinct words), never embedded
+    tool_rows: list = field(default_factory=list)
 
 
 def _read_ahead(todo, prepare, depth: int = READ_AHEAD_FILES):
@@ -583,7 +587,7 @@ def _index_files(root, store, embedder, todo, tags, git_times, dirty, config, su
             for item in prepared:
                 rows = [(c.index, c.line_start, c.line_end, c.text, c.hash, known[c.hash], when)
                         for c, when in zip(item.chunks, item.info.pop("chunk_dates"))]
-                store.replace_file(item.info, rows)
+                store.replace_file(item.info, rows, item.tool_rows)
             store.bump_generation()
             store.set_meta("last_indexed_at", f"{time.time():.3f}")
         stored += len(prepared)
@@ -596,7 +600,8 @@ def _index_files(root, store, embedder, todo, tags, git_times, dirty, config, su
 
     def prepare(f: memory.MemoryFile, status: str) -> _Read:
         doc = read_document(root, f.path, f.kind, max_bytes=config.max_file_bytes,
-                            transcript_options=Options(tool_errors=config.tool_errors))
+                            transcript_options=Options(tool_errors=config.tool_errors,
+                                                       tool_text=config.tool_text))
         chunks = chunk_document(doc, embedder.max_words)
         file_tags = tags.tags_for(f.path) if f.kind == TRANSCRIPT else doc.tags
         # The fingerprint of what was read; "" (never read) keeps the file due for the next run.
@@ -607,7 +612,9 @@ def _index_files(root, store, embedder, todo, tags, git_times, dirty, config, su
                              else dates.front_matter_evergreen(doc.meta))
         info["chunk_dates"] = dates.chunk_dates(doc, chunks)
         info["warnings"] = doc.warnings
-        return _Read(info, chunks, status, list(doc.warnings), _work_bytes(f, config.max_file_bytes))
+        tool_rows = [(c.index, t.line, t.tool, t.side, words) for c in chunks for t in c.tool_texts
+                     if (words := chunking.keyword_words(t.text))]
+        return _Read(info, chunks, status, list(doc.warnings), _work_bytes(f, config.max_file_bytes), tool_rows)
 
     for item in _read_ahead(todo, prepare):
         for message in item.warnings:

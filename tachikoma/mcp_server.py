@@ -33,7 +33,7 @@ from pydantic import Field, ValidationError
 from . import __version__, memory, notes, stats, tagging, turn_view
 from .config import MAX_LIMIT, load_config
 from .errors import NoIndexYet, TachikomaError
-from .humanize import no_match_reason, plural, recency_text
+from .humanize import no_match_reason, plural, recency_text, tool_match_text
 from .memory import printable
 from .search import Filters, Searcher, search_memories
 from .store import locate
@@ -288,6 +288,9 @@ def answer_text(answer: dict, allow_owner_trust: bool = False) -> str:
                      + (f" × {f['duplicate_penalty']:.2f} (2nd passage of the file)"
                         if f["duplicate_penalty"] < 1 else ""))
         lines.append(quoted(r["text"].strip()))
+        if (in_tools := tool_match_text(r)) is not None:
+            excerpt = r["tool_matches"][0].get("excerpt")
+            lines.append(f"({printable(in_tools)}" + (f": {printable(excerpt)})" if excerpt else ")"))
     return "\n".join(lines)
 
 

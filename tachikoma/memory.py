@@ -78,6 +78,18 @@ def kind_of(rel_path: str) -> str | None:
     return kind
 
 
+#: OpenClaw (before it stopped making them) copied a session before compacting it, as
+#: ``<session-id>.checkpoint.<checkpoint-id>.jsonl`` beside it: the same lines again.
+_CHECKPOINT = re.compile(r"^(?P<folder>(?:.*/)?)(?P<session>[^/]+)\.checkpoint\.[^/.]+\.jsonl$")
+
+
+def checkpoint_session(rel_path: str) -> tuple[str, str] | None:
+    """(folder, session file name) of the session an OpenClaw checkpoint file copies, or None when
+    `rel_path` is not named as one: ``a/s1.checkpoint.c9.jsonl`` → ``("a/", "s1.jsonl")``."""
+    match = _CHECKPOINT.match(rel_path)
+    return (match["folder"], f"{match['session']}.jsonl") if match else None
+
+
 #: Unicode categories that hide or fake what a name says: control (newline, ESC), format (a right-to-left
 #: override, a zero-width space), surrogates, line and paragraph separators.
 HIDDEN_CATEGORIES = ("Cc", "Cf", "Cs", "Zl", "Zp")

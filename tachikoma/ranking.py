@@ -184,6 +184,32 @@ def keyword_relevance(bm25: np.ndarray) -> np.ndarray:
     return strength / best if best > 0 else np.zeros_like(strength)
 
 
+#: A keyword match in a tool call's text (`documents.ToolText`) counts this much of one in a chunk's own
+#: text: what an agent ran or read is evidence, but what was said about it ranks first at equal strength.
+TOOL_KEYWORD_WEIGHT = 0.5
+
+
+def keyword_relevance_with_tools(chunk_bm25: np.ndarray, tool_bm25: np.ndarray,
+                                 tool_weight: float = TOOL_KEYWORD_WEIGHT) -> tuple[np.ndarray, np.ndarray]:
+    """Per chunk: keyword relevance (0..1, the best match 1) from its own text's BM25 and its tool
+    texts' best BM25 (NaN: no match), and the share of it that came from the tool texts (0..1).
+
+    Strengths add (a chunk whose text holds one word and whose Edit holds
+    another matches more of the query), the tool part times `tool_weight`,
+    and are divided by the best, as `keyword_relevance` does. The two BM25s
+    come from separate indexes (tool texts do not lengthen the chunks' rows),
+    on the same scale of term rarity.
+    """
+    own = np.where(np.isnan(chunk_bm25), 0.0, np.maximum(-np.asarray(chunk_bm25, dtype=np.float64), 0.0))
+    tool = np.where(np.isnan(tool_bm25), 0.0, np.maximum(-np.asarray(tool_bm25, dtype=np.float64), 0.0)) * tool_weight
+    strength = own + tool
+    best = strength.max() if strength.size else 0.0
+    if best <= 0:
+        return np.zeros_like(strength), np.zeros_like(strength)
+    share = np.divide(tool, strength, out=np.zeros_like(strength), where=strength > 0)
+    return strength / best, share
+
+
 def rrf_ranks(values: np.ndarray, depth: int) -> np.ndarray:
     """Rank (1 = best) of each of the `depth` highest positive values; 0 for the rest.
 

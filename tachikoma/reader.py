@@ -25,7 +25,7 @@ from pathlib import Path
 
 from .documents import KINDS, MARKDOWN, Document
 from .frontmatter import describe_duplicates, split
-from .memory import PathOutsideMemory, file_type, open_regular, safe_path
+from .memory import PathOutsideMemory, checkpoint_session, file_type, open_regular, safe_path
 from .tags import Tags
 from .transcripts import Options, claude_code, parse_timestamp, parse_transcript
 
@@ -65,6 +65,8 @@ def read_document(root: Path, rel_path: str, kind: str, max_bytes: int = 5_000_0
     text = _decode(data, rel_path, doc.warnings)
     if kind == MARKDOWN:
         _fill_markdown(doc, text)
+    elif (session := checkpoint_copy_of(root, rel_path, text, max_bytes)) is not None:
+        doc.warnings.append(f"{rel_path}: {CHECKPOINT_COPY} {session} (every line of it is there), not indexed twice")
     else:
         transcript = parse_transcript(text, rel_path, transcript_options)
         if transcript.format == claude_code.NAME and isinstance(transcript.session.get("parent"), str):
@@ -76,6 +78,31 @@ def read_document(root: Path, rel_path: str, kind: str, max_bytes: int = 5_000_0
             doc.session["format"] = transcript.format
         doc.warnings.extend(transcript.warnings)
     return doc
+
+
+#: The words of a checkpoint's warning (`transcripts.problem_kind` reads them as "checkpoint-copy").
+CHECKPOINT_COPY = "an OpenClaw checkpoint copy of"
+
+
+def checkpoint_copy_of(root: Path, rel_path: str, text: str, max_bytes: int) -> str | None:
+    """The session file (`<id>.jsonl`, or its reset archive) holding every line of the OpenClaw checkpoint
+    `rel_path` whose text is `text`, or None: not a checkpoint, its session is gone, or the checkpoint
+    holds a line the session does not (then it is indexed: nothing is lost)."""
+    named = checkpoint_session(rel_path)
+    if named is None:
+        return None
+    folder, session = named
+    try:
+        listed = sorted(p.name for p in safe_path(root, folder or ".").iterdir()
+                        if p.name == session or p.name.startswith(session + ".reset."))
+    except (OSError, PathOutsideMemory):
+        return None
+    wanted = {line.strip() for line in text.split("\n") if line.strip()}
+    for name in listed:
+        held = _sibling_text(root, folder + name, max_bytes)
+        if held and wanted <= {line.strip() for line in held.split("\n")}:
+            return folder + name
+    return None
 
 
 def _sibling_text(root: Path, rel_path: str, max_bytes: int) -> str:

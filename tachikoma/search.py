@@ -177,6 +177,75 @@ def keyword_search(store: Store, query: str, total_chunks: int, limit: int | Non
     return store.keyword_matches(kept, limit)
 
 
+# ---------------------------------------------------------------- tool texts (keyword only)
+
+#: How many tool texts of one result its answer names (the best matches first).
+TOOL_MATCHES_SHOWN = 3
+#: A result shows an excerpt of its best tool text when tool texts gave at least this share of its keyword
+#: score (reading it back costs a read of the transcript up to that line).
+TOOL_EXCERPT_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class ToolMatch:
+    """A tool text (`documents.ToolText`) holding query words, and the chunk whose turn made the call."""
+
+    chunk_id: int
+    bm25: float
+    tool: str
+    side: str  # "input" or "output"
+    line: int  # the file line of the record holding the text
+
+    def as_dict(self) -> dict:
+        return {"tool": self.tool, "side": self.side, "line": self.line}
+
+
+def tool_terms(store: Store, query: str, total: int, counts: dict[str, int] | None = None,
+               postings: int = KEYWORD_POSTINGS) -> list[str]:
+    """The words of `query` looked up in tool texts, rarest first: `keyword_terms`' rules, over the
+    `total` tool texts (a word in more than half of them has no weight). `counts` gets each word's count."""
+    terms = query_terms(query, skip=STOPWORDS)
+    if not terms or total <= 0:
+        return []
+    ceiling = min(max(total // 2, 1), postings)
+    found = []
+    for term in terms:
+        count = store.tool_keyword_count(term, ceiling + 1)
+        if counts is not None:
+            counts[term] = count
+        if 0 < count <= ceiling:
+            found.append((count, term))
+    kept, used = [], 0
+    for count, term in sorted(found, key=lambda pair: pair[0]):
+        if used + count > postings:
+            break
+        kept.append(term)
+        used += count
+    return kept
+
+
+def tool_search(store: Store, terms: list[str], limit: int) -> list[ToolMatch]:
+    """The best `limit` tool texts holding any of `terms` (`tool_terms`), best first."""
+    if not terms:
+        return []
+    return [ToolMatch(int(r[0]), float(r[1]), r[2], r[3], int(r[4])) for r in store.tool_matches(terms, limit)]
+
+
+def tool_words_held(store: Store, query: str, chunk_ids: np.ndarray) -> np.ndarray:
+    """`words_held` for the chunks' tool texts: which query words each chunk's tool texts hold."""
+    terms = query_terms(query, skip=STOPWORDS)
+    ids = np.asarray(chunk_ids, dtype=np.int64)
+    held = np.zeros((ids.shape[0], len(terms)), dtype=bool)
+    if not terms or not ids.shape[0]:
+        return held
+    for column, term in enumerate(terms):
+        rows = store.chunks_holding_in_tools(term, WORDS_HELD_SCAN + 1)
+        if len(rows) > WORDS_HELD_SCAN:
+            rows = store.chunks_holding_in_tools(term, WORDS_HELD_SCAN + 1, among=ids.tolist())
+        held[:, column] = np.isin(ids, rows)
+    return held
+
+
 def words_held(store: Store, query: str, chunk_ids: np.ndarray, words: WordRows | None = None) -> np.ndarray:
     """(len(chunk_ids), query words) bool: which words of `query` (function words aside) each chunk
     holds, as the keyword index reads them (stemmed: "runs" holds "run"). One lookup per word,
@@ -206,7 +275,7 @@ COVERAGE_CANDIDATES = 200
 
 def keyword_coverage(store: Store, query: str, snap: "Snapshot",
                      matches: list[tuple[int, float]], counts: dict[str, int] | None = None,
-                     words: WordRows | None = None) -> np.ndarray:
+                     tool_matches: list[ToolMatch] = (), words=None) -> np.ndarray:
     """(N,) the share of the query's words (function words aside) each keyword match holds, each word
     weighted by its rarity in the memory (BM25's idf: a word found nowhere weighs most); 0 elsewhere.
 
@@ -214,25 +283,53 @@ def keyword_coverage(store: Store, query: str, snap: "Snapshot",
     however poor), this is absolute: a question about someone the memory never
     mentions leaves that name's weight out of every chunk, while an identifier
     or a date that a note holds covers the whole query. Read for the first
-    `COVERAGE_CANDIDATES` matches; `counts` are `keyword_terms`' word counts
-    (each word is counted here otherwise)."""
+    `COVERAGE_CANDIDATES` matches (and of `tool_matches`, whose chunks hold
+    the words of their tool texts as `words(chunk ids)` says; default
+    `words_held`); `counts` are the word counts (each word is counted here otherwise)."""
     coverage = np.zeros(len(snap.chunk_ids))
     terms = query_terms(query, skip=STOPWORDS)
     total = snap.chunk_count
-    if not terms or not matches or not len(snap.chunk_ids):
+    if not terms or not (matches or tool_matches) or not len(snap.chunk_ids):
         return coverage
-    ids = np.array([m[0] for m in matches[:COVERAGE_CANDIDATES]], dtype=np.int64)
+    ids = np.array(list(dict.fromkeys([m[0] for m in matches[:COVERAGE_CANDIDATES]]
+                                      + [m.chunk_id for m in tool_matches[:COVERAGE_CANDIDATES]])), dtype=np.int64)
     cap = min(max(total // 2, 1), KEYWORD_POSTINGS)
     if counts is None:
         counts = dict(zip(terms, store.keyword_counts(terms, cap + 1)))
     df = np.array([counts.get(t, 0) for t in terms], dtype=np.float64)
     df = np.where(df > cap, np.maximum(df, total / 2), df)  # past the cap: a common word, weighed as one
     idf = np.log((total - df + 0.5) / (df + 0.5) + 1.0)
-    share = words_held(store, query, ids, words).astype(np.float64) @ idf / idf.sum()
+    held = words(ids) if words is not None else words_held(store, query, ids)
+    share = held.astype(np.float64) @ idf / idf.sum()
     pos = np.minimum(np.searchsorted(snap.chunk_ids, ids), len(snap.chunk_ids) - 1)
     known = snap.chunk_ids[pos] == ids  # a chunk written after the snapshot is ignored
     coverage[pos[known]] = share[known]
     return coverage
+
+
+def _positions(snap: "Snapshot", ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Positions of chunk `ids` in the snapshot, and which are in it (one written after it is not)."""
+    pos = np.minimum(np.searchsorted(snap.chunk_ids, ids), len(snap.chunk_ids) - 1)
+    return pos, snap.chunk_ids[pos] == ids
+
+
+def keyword_parts(snap: "Snapshot", matches: list[tuple[int, float]],
+                  tool_matches: list[ToolMatch]) -> tuple[np.ndarray, np.ndarray]:
+    """Per chunk: keyword relevance (0..1) from its own text's matches and its tool texts' best match
+    (`ranking.keyword_relevance_with_tools`), and the share of it that its tool texts gave."""
+    n = len(snap.chunk_ids)
+    if not tool_matches or not n:
+        return keyword_scores(snap, matches), np.zeros(n)
+    own, tool = np.full(n, np.nan), np.full(n, np.nan)
+    if matches:
+        pos, known = _positions(snap, np.array([m[0] for m in matches], dtype=np.int64))
+        own[pos[known]] = np.array([m[1] for m in matches], dtype=np.float64)[known]
+    pos, known = _positions(snap, np.array([m.chunk_id for m in tool_matches], dtype=np.int64))
+    values = np.array([m.bm25 for m in tool_matches], dtype=np.float64)[known]
+    best = np.zeros(n)
+    np.minimum.at(best, pos[known], values)  # bm25 is negative: the lowest is a chunk's best tool text
+    tool[pos[known]] = best[pos[known]]
+    return ranking.keyword_relevance_with_tools(own, tool)
 
 
 def keyword_scores(snap: "Snapshot", matches: list[tuple[int, float]]) -> np.ndarray:
@@ -530,12 +627,17 @@ class Searcher:
             keywords = keyword_terms(store, query, len(snap.chunk_ids), counts=counts, words=read)
             matches = keyword_search(store, query, len(snap.chunk_ids), config.search.keyword_candidates,
                                      terms=keywords)
-            snap = self.candidates(snap, qvec, matches, filters)
-            keyword = keyword_scores(snap, matches)
-            coverage = lambda: keyword_coverage(store, query, snap, matches, counts, read)  # noqa: E731 (only if needed)
-            words = lambda ids: words_held(store, query, ids, read)  # noqa: E731
+            tool_words, tool_matches = self._tool_matches(query, config, counts)
+            # A chunk found by its tool texts alone is a candidate too (a large index ranks a shortlist).
+            snap = self.candidates(snap, qvec, matches + [(m.chunk_id, m.bm25) for m in tool_matches], filters)
+            keyword, tool_share = keyword_parts(snap, matches, tool_matches)
+            words = lambda ids: words_held(store, query, ids, read)  # noqa: E731 (knowledge updates: what was said)
+            # For "no good match", a chunk also holds the words of its tool texts.
+            with_tools = lambda ids: words(ids) | tool_words_held(store, query, ids)  # noqa: E731
+            coverage = lambda: keyword_coverage(store, query, snap, matches, counts,  # noqa: E731 (only if needed)
+                                                tool_matches, with_tools if tool_matches else words)
             answer, hidden = self._rank_existing(snap, qvec, limit, config, filters, now, keyword, floor, words,
-                                                 coverage, windows)
+                                                 coverage, windows, tool_share if tool_matches else None)
             details = store.chunk_details([int(snap.chunk_ids[i]) for i in answer["positions"]])
         results = []
         for pos, factors, score in zip(answer["positions"], answer["factors"], answer["scores"]):
@@ -546,8 +648,13 @@ class Searcher:
                             "score": score, "tags": tags.as_dict(), "factors": factors})
             if self.location.name is not None:  # a shared store: every result names its memory
                 results[-1]["memory"] = self.location.name
+            if factors.get("keyword_in_tools"):
+                results[-1]["tool_matches"] = self._tool_evidence(
+                    path, int(snap.chunk_ids[pos]), tool_matches, tool_words,
+                    excerpt=factors["keyword_in_tools"] >= TOOL_EXCERPT_SHARE)
         finished = time.perf_counter()
         freshness = dict(self._finish_freshness(checking) if self.local else NOT_HERE, missing_files=hidden)
+        keywords = keywords + [t for t in tool_words if t not in keywords]
         return {"query": query, "keywords": keywords, "results": results, "min_score": floor,
                 "no_good_match": not results, "match": answer["match"],
                 "recency": config.ranking.recency,
@@ -556,8 +663,31 @@ class Searcher:
                 "timing_ms": {"embed": round((embedded - started) * 1000, 2),
                               "rank": round((finished - embedded) * 1000, 2)}}
 
+    def _tool_matches(self, query: str, config: Config, counts: dict[str, int]) -> tuple[list[str], list[ToolMatch]]:
+        """The query's words looked up in tool texts and their best matches (none when the index holds
+        no tool text); each word's count there is added to `counts`, for `keyword_coverage`."""
+        total = self.store.tool_text_count()
+        if not total:
+            return [], []
+        tool_counts: dict[str, int] = {}
+        terms = tool_terms(self.store, query, total, tool_counts)
+        for term, count in tool_counts.items():
+            counts[term] = counts.get(term, 0) + count
+        return terms, tool_search(self.store, terms, config.search.keyword_candidates)
+
+    def _tool_evidence(self, path: str, chunk_id: int, tool_matches: list[ToolMatch], terms: list[str],
+                       excerpt: bool = True) -> list[dict]:
+        """The best tool texts of one result's chunk that hold query words: tool, side, file line, and (with
+        `excerpt`) the text around the first query word, read from the file (the index keeps only words)."""
+        from .transcripts import tool_excerpt
+
+        found = [m.as_dict() for m in tool_matches if m.chunk_id == chunk_id][:TOOL_MATCHES_SHOWN]
+        for match in found[:1] if excerpt else ():
+            match["excerpt"] = tool_excerpt(self.root / path, match["line"], terms)
+        return found
+
     def _rank_existing(self, snap: Snapshot, qvec, limit, config, filters, now, keyword, floor,
-                       words=None, coverage=None, windows=()) -> tuple[dict, int]:
+                       words=None, coverage=None, windows=(), tool_share=None) -> tuple[dict, int]:
         """`rank_snapshot`, leaving out files deleted or renamed since the index last saw them.
 
         Only the files of the results are checked (a stat each); a missing one
@@ -571,7 +701,7 @@ class Searcher:
         for attempt in range(MISSING_ROUNDS + 1):
             answer = rank_snapshot(snap, qvec, limit, config, filters, now, keyword, floor,
                                    exclude=gone if gone.any() else None, words=words, coverage=coverage,
-                                   windows=windows)
+                                   windows=windows, tool_share=tool_share)
             files = {int(snap.chunk_file[p]) for p in answer["positions"]}
             if attempt == MISSING_ROUNDS - 1:
                 files = range(len(snap.paths))  # many files went at once: check them all, once
@@ -704,7 +834,7 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
                   filters: Filters | None = None, now: datetime | None = None,
                   keyword: np.ndarray | None = None, min_score: float = 0.0,
                   exclude: np.ndarray | None = None, words=None, coverage=None,
-                  keyword_floor: float = KEYWORD_FLOOR, windows=()) -> dict:
+                  keyword_floor: float = KEYWORD_FLOOR, windows=(), tool_share: np.ndarray | None = None) -> dict:
     """Score all chunks of a snapshot against a query vector; explain the top `limit`.
 
     `keyword`: per-chunk keyword relevance in 0..1 (`keyword_scores`); None
@@ -718,6 +848,8 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
     `words(chunk ids)` → (chunks × query words) bool tells knowledge updates
     which query words a candidate holds (`words_held`); None leaves the word conditions out.
     `windows`: the times the query asks about (`timeq.read`); each chunk's date gives it a time factor.
+    `tool_share` (N,): the share of each chunk's keyword score its tool texts gave (`keyword_parts`),
+    shown as ``keyword_in_tools`` where it is not 0.
     """
     cfg = config.ranking
     fusion = config.search
@@ -770,6 +902,8 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
                                          windows[nearest[pos]] if windows else None, now.tzinfo),
             "duplicate_penalty": float(penalty),
         })
+        if tool_share is not None and tool_share[pos] > 0:
+            factors[-1]["keyword_in_tools"] = float(tool_share[pos])
         if superseded_by[pos] >= 0:
             newer = superseded_by[pos]
             factors[-1]["superseded_by"] = {

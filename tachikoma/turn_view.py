@@ -12,7 +12,7 @@ from pathlib import Path
 
 from . import memory
 from .documents import TRANSCRIPT
-from .transcripts import parse_transcript
+from .transcripts import Options, parse_transcript
 
 VIEWS = ("turns", "raw")
 
@@ -30,7 +30,8 @@ def read_for_agent(root: Path, rel_path: str, lines: str | None = None, view: st
         return {**read, "view": "raw"}
     first = read["lines"][0]
     # Blank lines are skipped by the readers: padding keeps the file's own line numbers.
-    transcript = parse_transcript("\n" * (first - 1) + read["text"], rel_path)
+    # Tool texts are not shown here (whole outputs would flood a model's context; the raw view has them).
+    transcript = parse_transcript("\n" * (first - 1) + read["text"], rel_path, Options(tool_text=False))
     turns = [{"line": t.line, "last_line": t.last_line, "speaker": t.speaker,
               "time": t.timestamp.strftime("%Y-%m-%d %H:%M UTC") if t.timestamp else None,
               "text": t.text, "actions": list(t.actions)} for t in transcript.turns]

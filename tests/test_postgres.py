@@ -195,11 +195,11 @@ def test_an_interrupted_run_leaves_a_consistent_index_that_the_next_run_complete
     calls = {"n": 0}
     real = PostgresStore.replace_file
 
-    def interrupted(self, info, chunks):
+    def interrupted(self, info, chunks, tool_texts=()):
         calls["n"] += 1
         if calls["n"] > 3:
             raise KeyboardInterrupt  # Ctrl-C in the middle of the fourth file
-        return real(self, info, chunks)
+        return real(self, info, chunks, tool_texts)
 
     monkeypatch.setattr(PostgresStore, "replace_file", interrupted)
     with pytest.raises(KeyboardInterrupt):

@@ -373,6 +373,7 @@ def _ask(q: Question, root: Path, names: dict[str, str], rows: list[System], emb
     try:
         answer = searcher.search(q.text, 10, now=q.date, config=floor_config)
         row["no_good_match"] = answer["no_good_match"]
+        row["min_score"], row["answered_by"] = answer["min_score"], answer["match"]["answered_by"]
         if q.abstention or not gold:
             return row
         for system in rows:
@@ -402,10 +403,15 @@ def abstention_summary(per_question: list[dict]) -> dict:
     questions (right) and on answerable ones (wrong)."""
     abstaining = [q for q in per_question if q["abstention"]]
     answerable = [q for q in per_question if not q["abstention"]]
+    floors = sorted({q["min_score"] for q in per_question if q.get("min_score") is not None})
     return {"abstention_questions": len(abstaining),
             "no_good_match_on_abstention": metrics.mean([float(q["no_good_match"]) for q in abstaining]),
             "answerable_questions": len(answerable),
-            "no_good_match_on_answerable": metrics.mean([float(q["no_good_match"]) for q in answerable])}
+            "no_good_match_on_answerable": metrics.mean([float(q["no_good_match"]) for q in answerable]),
+            "min_score": floors[0] if len(floors) == 1 else floors or None,
+            # what answered the abstention questions that got an answer: "meaning" or "keywords"
+            "abstention_answered_by": {by: sum(q.get("answered_by") == by for q in abstaining)
+                                       for by in ("meaning", "keywords")}}
 
 
 # ------------------------------------------------------------------ report
@@ -429,9 +435,16 @@ def table(report: dict, metric: str) -> str:
 
 def abstention_text(report: dict) -> str:
     a = report["abstention"]
-    return (f"No good match (default relevance floor): {_fmt(a['no_good_match_on_abstention'])} of "
+    floor = a.get("min_score")
+    said = (f" (floor {floor:g})" if isinstance(floor, float) and floor > 0 else
+            " (floor 0: none is measured for this embedder, so only a question sharing nothing with the memory gets it)"
+            if floor == 0 else "")
+    answered = a.get("abstention_answered_by") or {}
+    by = (f" The abstention questions answered were answered by meaning {answered.get('meaning', 0)}, "
+          f"by keywords {answered.get('keywords', 0)} times." if answered else "")
+    return (f"No good match (default relevance floor{said}): {_fmt(a['no_good_match_on_abstention'])} of "
             f"{a['abstention_questions']} abstention questions, {_fmt(a['no_good_match_on_answerable'])} of "
-            f"{a['answerable_questions']} answerable ones.")
+            f"{a['answerable_questions']} answerable ones.{by}")
 
 
 def markdown(report: dict) -> str:

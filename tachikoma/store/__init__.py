@@ -16,8 +16,9 @@ A store offers: metadata (`get_meta`, `set_meta`, `embedder`, `generation`,
 `writing_exclusively`), what a search reads (`load_matrix`,
 `ranking_files`, `chunk_dates`, `chunk_details`, `chunk_spans`, `counts`)
 and keywords (`keyword_count`, `keyword_matches`, `chunks_holding`,
-`chunks_holding_among`), and `reopen` (another read-only connection),
-`lock_writer`, `label`, `cache_folder`, `damaged`.
+`chunks_holding_among`), in transcripts' tool texts (`tool_text_count`,
+`tool_keyword_count`, `tool_matches`, `chunks_holding_in_tools`), and `reopen` (another read-only
+connection), `lock_writer`, `label`, `cache_folder`, `damaged`.
 """
 
 from __future__ import annotations

@@ -471,7 +471,21 @@ class PostgresStore:
         return found
 
     @_guarded
-    def replace_file(self, info: dict, chunks: list[tuple]) -> None:
+    # Tool call texts (`documents.ToolText`) are not kept on PostgreSQL yet: a shared store searches
+    # what was said, and tool calls are left out (`tool_text_count` is 0, so search skips them).
+    def tool_text_count(self) -> int:
+        return 0
+
+    def tool_keyword_count(self, term: str, limit: int) -> int:
+        return 0
+
+    def tool_matches(self, terms: list[str], limit: int) -> list:
+        return []
+
+    def chunks_holding_in_tools(self, term: str, limit: int, among: list[int] | None = None) -> list[int]:
+        return []
+
+    def replace_file(self, info: dict, chunks: list[tuple], tool_texts: list[tuple] = ()) -> None:
         """Insert or replace one file and its chunks (idx, start, end, text, hash, vector bytes, date).
         Call inside `writing`."""
         self.delete_file(info["path"])

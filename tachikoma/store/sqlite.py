@@ -31,7 +31,7 @@ import numpy as np
 from . import index_check
 from ..errors import IndexDamaged, NoIndexYet, TachikomaError
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 #: Columns each schema version added, so an older index is upgraded in place (its vectors kept).
 #: Version 2: the dates of issue 8 (per-chunk transcript dates, dates in paths, evergreen notes);
 #: the next `tachikoma index` reads every file again to fill them (`DATES_VERSION`).
@@ -42,6 +42,8 @@ MIGRATIONS = {
         "ALTER TABLE chunks ADD COLUMN date REAL"),
     # Version 3: whether a file's git date comes from an import (a commit adding many files at once).
     3: ("ALTER TABLE files ADD COLUMN git_import INTEGER NOT NULL DEFAULT 0",),
+    # Version 4: tool call texts, searched by keyword only (filled as the next run chunks every file again).
+    4: None,  # `TOOL_SCHEMA`, run as a script
 }
 
 #: How the keyword index splits and stems words (FTS5 porter over unicode61); the dashboard's highlighting uses it too.
@@ -95,6 +97,43 @@ CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
     INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.id, old.text);
 END;
 """
+
+#: What transcripts' tool calls were given and gave back (`documents.ToolText`), by keyword only:
+#: never embedded, and in an FTS table of its own, so its words neither lengthen the chunks' rows
+#: (BM25 would rank their own text lower) nor weigh in the chunks' word statistics. A row belongs to
+#: the chunk (file, idx) whose turn made the call; `words` are its distinct words (`keyword_words`).
+TOOL_SCHEMA = """
+CREATE TABLE IF NOT EXISTS tool_texts (
+    id INTEGER PRIMARY KEY,
+    file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+    chunk_idx INTEGER NOT NULL,
+    line INTEGER NOT NULL,   -- the file line of the record holding the text
+    tool TEXT NOT NULL,      -- the tool's name
+    side TEXT NOT NULL,      -- 'input' or 'output'
+    words TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS tool_texts_file ON tool_texts(file_id, chunk_idx);
+CREATE VIRTUAL TABLE IF NOT EXISTS tool_fts USING fts5(
+    words, content='tool_texts', content_rowid='id', tokenize='""" + FTS_TOKENIZE + """'
+);
+CREATE TRIGGER IF NOT EXISTS tool_texts_ai AFTER INSERT ON tool_texts BEGIN
+    INSERT INTO tool_fts(rowid, words) VALUES (new.id, new.words);
+END;
+CREATE TRIGGER IF NOT EXISTS tool_texts_ad AFTER DELETE ON tool_texts BEGIN
+    INSERT INTO tool_fts(tool_fts, rowid, words) VALUES ('delete', old.id, old.words);
+END;
+"""
+
+
+def _run_script(db: sqlite3.Connection, script: str) -> None:
+    """Run the statements of `script` one by one, inside the caller's transaction (``executescript``
+    would commit it first)."""
+    statement = ""
+    for line in script.splitlines(keepends=True):
+        statement += line
+        if sqlite3.complete_statement(statement):
+            db.execute(statement)
+            statement = ""
 
 
 def damaged(path: Path, reason: str) -> IndexDamaged:
@@ -168,7 +207,7 @@ def _guarded(parses: str | None = None):
 
 #: Tables, indexes and triggers every index has; one missing means the file was damaged.
 REQUIRED = frozenset({"meta", "files", "chunks", "chunks_file", "chunks_hash", "chunks_fts", "chunks_ai",
-                      "chunks_ad"})
+                      "chunks_ad", "tool_texts", "tool_texts_file", "tool_fts", "tool_texts_ai", "tool_texts_ad"})
 
 
 def _json(text: str, empty: str, make):
@@ -279,7 +318,7 @@ class Store:
                 raise NoIndexYet(f"no index yet at {self.path}: run `tachikoma index` first")
             self._created = True
             with self.db:
-                self.db.executescript(SCHEMA)
+                self.db.executescript(SCHEMA + TOOL_SCHEMA)
                 self.set_meta("schema_version", str(SCHEMA_VERSION))
                 self.set_meta("generation", "0")
                 self.set_meta("index_id", secrets.token_hex(8))
@@ -289,7 +328,9 @@ class Store:
                                      "run `tachikoma index` to upgrade it (its vectors are kept)")
             with self.db:
                 for step in range(int(version) + 1, SCHEMA_VERSION + 1):
-                    for statement in MIGRATIONS[step]:
+                    if MIGRATIONS[step] is None:
+                        _run_script(self.db, TOOL_SCHEMA)
+                    for statement in MIGRATIONS[step] or ():
                         self.db.execute(statement)
                 self.set_meta("schema_version", str(SCHEMA_VERSION))
         elif int(version) != SCHEMA_VERSION:
@@ -436,8 +477,10 @@ class Store:
         return found
 
     @_guarded()
-    def replace_file(self, info: dict, chunks: list[tuple[int, int, int, str, str, bytes, float | None]]) -> None:
-        """Insert or replace one file and all its chunks (idx, start, end, text, hash, vector, date).
+    def replace_file(self, info: dict, chunks: list[tuple[int, int, int, str, str, bytes, float | None]],
+                     tool_texts: list[tuple[int, int, str, str, str]] = ()) -> None:
+        """Insert or replace one file and all its chunks (idx, start, end, text, hash, vector, date), and
+        its tool texts (chunk idx, line, tool, side, words).
 
         Call inside a transaction (`with store.db:`)."""
         self.delete_file(info["path"])
@@ -454,6 +497,8 @@ class Store:
         self.db.executemany(
             "INSERT INTO chunks(file_id, idx, line_start, line_end, text, hash, vector, date) "
             "VALUES (?,?,?,?,?,?,?,?)", [(file_id, *c) for c in chunks])
+        self.db.executemany("INSERT INTO tool_texts(file_id, chunk_idx, line, tool, side, words) VALUES (?,?,?,?,?,?)",
+                            [(file_id, *t) for t in tool_texts])
 
     @_guarded()
     def update_file(self, path: str, **columns) -> None:
@@ -468,14 +513,17 @@ class Store:
         row = self.db.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchone()
         if row:
             self.db.execute("DELETE FROM chunks WHERE file_id = ?", (row[0],))
+            self.db.execute("DELETE FROM tool_texts WHERE file_id = ?", (row[0],))
             self.db.execute("DELETE FROM files WHERE id = ?", (row[0],))
 
     @_guarded()
     def clear(self) -> None:
         """Forget every file and chunk (used before re-embedding with another model)."""
         self.db.execute("DELETE FROM chunks")
+        self.db.execute("DELETE FROM tool_texts")
         self.db.execute("DELETE FROM files")
         self.db.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')")
+        self.db.execute("INSERT INTO tool_fts(tool_fts) VALUES ('rebuild')")
 
     # -- reading for search ------------------------------------------------
     @_guarded(parses="vectors")
@@ -503,6 +551,38 @@ class Store:
             "SELECT c.id, f.path, f.kind, c.idx, c.line_start, c.line_end, c.text FROM chunks c "
             f"JOIN files f ON f.id = c.file_id WHERE c.id IN ({marks})", chunk_ids)
         return {r[0]: r[1:] for r in rows}
+
+    # -- tool texts, by keyword only (`TOOL_SCHEMA`) ---------------------------
+    #: Tool texts matching an FTS5 expression, joined to the chunk whose turn made the call.
+    _TOOL_CHUNKS = ("FROM tool_fts JOIN tool_texts t ON t.id = tool_fts.rowid "
+                    "JOIN chunks c ON c.file_id = t.file_id AND c.idx = t.chunk_idx WHERE tool_fts MATCH ?")
+
+    @_guarded()
+    def tool_keyword_count(self, term: str, limit: int) -> int:
+        """How many tool texts hold `term` (counted up to `limit`)."""
+        return self.db.execute("SELECT count(*) FROM (SELECT 1 FROM tool_fts WHERE tool_fts MATCH ? LIMIT ?)",
+                               (quote_term(term), limit)).fetchone()[0]
+
+    @_guarded()
+    def tool_matches(self, terms: list[str], limit: int) -> list[tuple[int, float, str, str, int]]:
+        """(chunk id, bm25, tool, side, line) of the best `limit` tool texts holding any of `terms`, best first."""
+        return self.db.execute(f"SELECT c.id, bm25(tool_fts), t.tool, t.side, t.line {self._TOOL_CHUNKS} "
+                               "ORDER BY bm25(tool_fts), tool_fts.rowid LIMIT ?",
+                               (keyword_expression(terms), int(limit))).fetchall()
+
+    @_guarded()
+    def chunks_holding_in_tools(self, term: str, limit: int, among: list[int] | None = None) -> list[int]:
+        """Ids of chunks whose tool texts hold `term` (up to `limit` of them; only those of `among` if given)."""
+        restrict = f" AND c.id IN ({','.join('?' * len(among))})" if among else ""
+        return [r[0] for r in self.db.execute(f"SELECT DISTINCT c.id {self._TOOL_CHUNKS}{restrict} LIMIT ?",
+                                              (quote_term(term), *(among or ()), limit))]
+
+    @_guarded()
+    def tool_text_count(self) -> int:
+        """About how many tool texts the index holds (the highest row id: at least as many; 0 when none,
+        and keyword search need not look at them)."""
+        row = self.db.execute("SELECT max(id) FROM tool_texts").fetchone()
+        return int(row[0] or 0)
 
     @_guarded()
     def counts(self) -> tuple[int, int]:

@@ -15,8 +15,11 @@ adding one module with:
 
 Every reader yields the same `Turn` model (documents.py): one turn per
 message, with its speaker, text, timestamp (aware UTC), line range and the
-tool calls it made as compact lines (``[Edit src/app.py]``). Tool results,
-thinking, reasoning, images and file snapshots never become text.
+tool calls it made as compact lines (``[Edit src/app.py]``). What the calls
+were given and gave back (an Edit's new text, a patch, a command's output)
+is kept beside the turn as `documents.ToolText`, for keyword search only:
+it never becomes text that is embedded. Thinking, reasoning, images and file
+snapshots are left out.
 
 Nothing is silently lost. Each of these is reported once per file, in
 `Transcript.warnings`, in words that `problem_kind` recognises (``stats``
@@ -26,7 +29,11 @@ lists them under "problems" with that kind):
   format (a data file): the file is not indexed and not tagged (`is_data_file`);
 * ``no-turns``: a transcript in which no message has any text;
 * ``unknown-lines``: lines of a kind its reader does not know, counted by kind;
-* ``bad-lines``: lines that are not JSON objects.
+* ``bad-lines``: lines that are not JSON objects;
+* ``heartbeats``: OpenClaw heartbeat polls answered ``HEARTBEAT_OK``, left
+  out of the index (they are dozens of identical chunks and say nothing);
+* ``checkpoint-copy``: an OpenClaw ``*.checkpoint.*.jsonl`` whose every line
+  is in its session's file, not indexed twice (`reader.checkpoint_copy_of`).
 
 Lines are split on ``\\n`` only (JSON strings may hold U+2028 and other
 characters that ``str.splitlines`` would treat as line breaks), so a turn's
@@ -41,9 +48,10 @@ from pathlib import Path
 
 from . import claude_code, codex, codex_legacy, generic, openclaw
 from .common import Line, Options, Transcript, parse_timestamp
+from .excerpt import tool_excerpt
 
 __all__ = ["FORMATS", "NOT_A_TRANSCRIPT", "Options", "Transcript", "default_source", "is_data_file",
-           "parse_timestamp", "parse_transcript", "problem_kind", "reader_named", "sniff_format"]
+           "parse_timestamp", "parse_transcript", "problem_kind", "reader_named", "sniff_format", "tool_excerpt"]
 
 #: Readers in the order they are asked to claim a line (the specific before the generic).
 FORMATS = (claude_code, openclaw, codex, codex_legacy, generic)
@@ -56,12 +64,15 @@ _PROBLEM_WORDS = {
     "no-turns": "transcript with no conversation turn",
     "unknown-lines": "of an unknown kind skipped",
     "bad-lines": "not a JSON object, skipped",
+    "heartbeats": "heartbeat turns not indexed",
+    "checkpoint-copy": "an OpenClaw checkpoint copy of",
 }
 
 
 def problem_kind(warning: str) -> str | None:
     """The kind of a transcript problem ("not-a-transcript", "no-turns", "unknown-lines",
-    "bad-lines") a warning reports, or None for any other warning."""
+    "bad-lines", and what was left out on purpose: "heartbeats", "checkpoint-copy") a warning
+    reports, or None for any other warning."""
     return next((kind for kind, words in _PROBLEM_WORDS.items() if words in warning), None)
 
 
@@ -141,7 +152,10 @@ def parse_transcript(text: str, path: str, options: Options | None = None) -> Tr
         kinds = ", ".join(f"{kind} ×{n}" for kind, n in result.unknown.most_common())
         result.warnings.append(f"{path}:{result.unknown_first}: {_count(sum(result.unknown.values()))} "
                                f"of an unknown kind skipped ({kinds})")
-    if not result.turns:
+    if result.heartbeats:
+        result.warnings.append(f"{path}: {result.heartbeats} heartbeat turns not indexed (polls answered "
+                               "HEARTBEAT_OK: nothing to report)")
+    elif not result.turns:
         result.warnings.append(f"{path}: {reader.AGENT} transcript with no conversation turn "
                                f"({_count(seen - len(bad))} read)")
     return result

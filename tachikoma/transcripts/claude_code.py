@@ -34,9 +34,9 @@ import json
 import re
 from collections.abc import Iterable
 
-from ..documents import Turn
-from .common import (Line, Options, Transcript, block_text, blocks, context_line, count_unknown, join, mark_failed,
-                     one_line, parse_timestamp, short_id, tool_line)
+from ..documents import INPUT, OUTPUT, Turn
+from .common import (Line, Options, Transcript, add_tool_text, block_text, blocks, context_line, count_unknown,
+                     input_text, join, mark_failed, one_line, parse_timestamp, short_id, tool_line)
 
 NAME = "claude-code"
 AGENT = "Claude Code"
@@ -51,6 +51,7 @@ _SYNTHETIC_MODEL = "<synthetic>"
 _COMMAND_NAME = re.compile(r"<command-name>(.*?)</command-name>", re.S)
 _COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
 _BASH_INPUT = re.compile(r"<bash-input>(.*?)</bash-input>", re.S)
+_BASH_OUTPUT = re.compile(r"<bash-(?:stdout|stderr)>(.*?)</bash-(?:stdout|stderr)>", re.S)
 _NOISE = re.compile(r"<(system-reminder|local-command-stdout|local-command-stderr|local-command-caveat|"
                     r"command-name|command-message|command-args|command-contents|bash-input|bash-stdout|"
                     r"bash-stderr|user-prompt-submit-hook)>.*?</\1>", re.S)
@@ -75,6 +76,7 @@ class _Reader:
         self.session = self.result.session
         self.open: dict[str, Turn] = {}  # message.id → its turn (lines of one reply are merged)
         self.tools: dict[str, tuple[Turn, int]] = {}  # tool_use id → (turn, index of its tool line)
+        self.tool_names: dict[str, str] = {}  # tool_use id → the tool's name
         self.threads: dict[str, str] = {}  # sidechain uuid → its thread (the root of its chain)
         self.prompts: dict[str, str] = {}  # Task prompt → subagent_type
         self.names: dict[str, str] = {}  # thread → subagent name
@@ -153,10 +155,15 @@ class _Reader:
             if kind == "text" and isinstance(block.get("text"), str):
                 texts.append(block["text"])
             elif kind == "tool_result":
-                self.tool_result(block)
+                self.tool_result(block, line)
             elif kind in ("image", "document"):
                 markers.append(f"[{kind}]")
-        text, commands = clean_user_text("\n".join(texts))
+        raw = "\n".join(texts)
+        text, commands = clean_user_text(raw)
+        shell_output = join(*(m.group(1) for m in _BASH_OUTPUT.finditer(raw)))
+        if shell_output:  # what a `!` command printed: the user's tool output, for keyword search only
+            add_tool_text(self.result.turns[-1] if self.result.turns else None, "! shell", OUTPUT, line.number,
+                          shell_output, self.options)
         if sidechain:
             if thread and text in self.prompts:
                 self.names[thread] = self.prompts[text]
@@ -166,9 +173,15 @@ class _Reader:
         else:
             self.add(line, "user", "user", text, commands + markers)
 
-    def tool_result(self, block: dict) -> None:
-        if block.get("is_error") is True and (found := self.tools.get(block.get("tool_use_id"))):
+    def tool_result(self, block: dict, line: Line) -> None:
+        """A tool's output: marks its call failed if it did, and is kept for keyword search with the
+        turn that made the call (the last turn when that call is not in the file)."""
+        found = self.tools.get(block.get("tool_use_id"))
+        if block.get("is_error") is True and found:
             mark_failed(found[0], found[1], block.get("content"), self.options)
+        turn = found[0] if found else self.result.turns[-1] if self.result.turns else None
+        add_tool_text(turn, self.tool_names.get(block.get("tool_use_id")), OUTPUT, line.number,
+                      block_text(block.get("content")), self.options)
 
     def assistant(self, line: Line, obj: dict, sidechain: bool, thread: str) -> None:
         message = obj["message"]
@@ -179,6 +192,7 @@ class _Reader:
             self.session["model"] = model.strip()
         texts: list[str] = []
         calls: list[tuple[str, str]] = []  # (tool_use id, tool line)
+        inputs: list[tuple[object, object]] = []  # (tool name, input) of each call
         content = message.get("content")
         for block in blocks(content):
             kind = block.get("type")
@@ -187,6 +201,9 @@ class _Reader:
             elif kind in ("tool_use", "server_tool_use"):
                 calls.append((str(block.get("id") or ""), tool_line(block.get("name"), block.get("input"),
                                                                  self.session.get("cwd"))))
+                inputs.append((block.get("name"), block.get("input")))
+                if isinstance(block.get("name"), str):
+                    self.tool_names[str(block.get("id") or "")] = block["name"]
                 self.remember_task(block)
             # thinking, redacted_thinking, *_tool_result: not speech
         key = message.get("id")
@@ -208,6 +225,8 @@ class _Reader:
             turn.actions.extend(call for _, call in calls)
         for index, (tool_id, _) in enumerate(calls, first):
             self.tools[tool_id] = (turn, index)
+        for name, arguments in inputs:
+            add_tool_text(turn, name, INPUT, line.number, input_text(arguments), self.options)
 
     def remember_task(self, block: dict) -> None:
         """A Task call's prompt, so the sidechain it starts can be named after its subagent_type."""

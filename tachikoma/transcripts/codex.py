@@ -26,9 +26,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from ..documents import Turn
-from .common import (Line, Options, Transcript, block_text, command_text, context_line, count_unknown, join,
-                     mark_failed, one_line, parse_arguments, parse_timestamp, relative_to, tool_line)
+from ..documents import INPUT, OUTPUT, Turn
+from .common import (Line, Options, Transcript, add_tool_text, block_text, command_text, context_line, count_unknown,
+                     input_text, join, mark_failed, one_line, parse_arguments, parse_timestamp, relative_to, tool_line)
 
 NAME = "codex"
 AGENT = "Codex"
@@ -55,6 +55,7 @@ class Reader:
         self.session = self.result.session
         self.assistant: Turn | None = None  # the turn gathering tool calls and replies since the last user message
         self.calls: dict[str, tuple[Turn, int]] = {}
+        self.call_names: dict[str, str] = {}  # call_id → the tool's name
 
     def add(self, line: Line, speaker: str, text: str, actions: list[str] | None = None) -> Turn | None:
         text = join(text)
@@ -64,6 +65,13 @@ class Reader:
                     actions=list(actions or []), role=speaker, context=context_line(AGENT, self.session))
         self.result.turns.append(turn)
         return turn
+
+    def call(self, line: Line, action: str, call_id: object, name: object, given: str) -> None:
+        """A tool call: its tool line in the assistant's open turn, and what it was given (keyword only)."""
+        self.reply(line, action=action, call_id=call_id)
+        if isinstance(call_id, str) and isinstance(name, str):
+            self.call_names[call_id] = name
+        add_tool_text(self.assistant, name, INPUT, line.number, given, self.options)
 
     def reply(self, line: Line, text: str = "", action: str = "", call_id: object = None) -> None:
         """Add text or a tool line to the assistant's open turn (opening one if needed)."""
@@ -128,17 +136,20 @@ class Reader:
         elif kind == "function_call":
             args = parse_arguments(item.get("arguments")) or {}
             command = args.get("command")
+            name = item.get("name")
             if isinstance(command, list) and len(command) == 2 and command[0] == "apply_patch":
-                action = _custom_call({"name": "apply_patch", "input": command[1]}, cwd)
+                action, name = _custom_call({"name": "apply_patch", "input": command[1]}, cwd), "apply_patch"
             else:
-                action = tool_line(item.get("name"), args, cwd)
-            self.reply(line, action=action, call_id=item.get("call_id"))
+                action = tool_line(name, args, cwd)
+            given = input_text(args) if args else input_text(item.get("arguments"))
+            self.call(line, action, item.get("call_id"), name, given)
         elif kind == "custom_tool_call":
-            self.reply(line, action=_custom_call(item, cwd), call_id=item.get("call_id"))
+            given = item.get("input") if isinstance(item.get("input"), str) else input_text(item.get("input"))
+            self.call(line, _custom_call(item, cwd), item.get("call_id"), item.get("name"), given)
         elif kind == "local_shell_call":
             action = item.get("action") if isinstance(item.get("action"), dict) else {}
-            self.reply(line, action=f"[shell: {one_line(command_text(action.get('command')))}]",
-                       call_id=item.get("call_id"))
+            command = command_text(action.get("command"))
+            self.call(line, f"[shell: {one_line(command)}]", item.get("call_id"), "shell", command)
         elif kind == "web_search_call":
             action = item.get("action") if isinstance(item.get("action"), dict) else {}
             self.reply(line, action=tool_line("web_search", action, cwd))
@@ -146,6 +157,9 @@ class Reader:
             found = self.calls.get(item.get("call_id"))
             if found and _failed(item.get("output")):
                 mark_failed(found[0], found[1], _output_text(item.get("output")), self.options)
+            turn = found[0] if found else self.result.turns[-1] if self.result.turns else None
+            add_tool_text(turn, self.call_names.get(item.get("call_id")), OUTPUT, line.number,
+                          _output_text(item.get("output")), self.options)
         elif kind not in _QUIET_ITEMS:
             count_unknown(self.result, line, f"response_item {kind}")
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, timezone
 from pathlib import PurePosixPath
 
-from ..documents import Turn
+from ..documents import ToolText, Turn
 
 _LONG_FRACTION = re.compile(r"(\.\d{6})\d+")
 #: Longest argument kept in a tool line (a command, a pattern): past it, "…".
@@ -33,6 +33,8 @@ class Options:
     #: Add the first error line of a failing tool result to its tool line. Off by default:
     #: tool output never reaches the embedder unless asked for.
     tool_errors: bool = False
+    #: Keep what tool calls were given and gave back (`ToolText`), for keyword search only.
+    tool_text: bool = True
 
 
 @dataclass
@@ -51,6 +53,7 @@ class Transcript:
     warnings: list[str] = field(default_factory=list)
     unknown: Counter = field(default_factory=Counter)  # line kind → lines skipped for it
     unknown_first: int = 0  # first line of an unknown kind
+    heartbeats: int = 0  # turns left out as heartbeat noise (OpenClaw polls answered HEARTBEAT_OK)
 
 
 def parse_timestamp(value: object) -> datetime | None:
@@ -250,6 +253,41 @@ def block_text(content: object) -> str:
         return join(*(b if isinstance(b, str) else b.get("text") if isinstance(b, dict)
                       and isinstance(b.get("text"), str) else "" for b in content))
     return ""
+
+
+# ---------------------------------------------------------------- tool texts
+
+#: Keys of tool arguments that hold no text worth finding (ids, flags, numbers are skipped anyway).
+_QUIET_KEYS = frozenset({"id", "call_id", "tool_use_id", "timeout", "signature"})
+
+
+def input_text(arguments: object) -> str:
+    """Every text a tool call was given, one per line: an Edit's old and new text, a Write's content,
+    a command with its heredoc, a patch. Arguments given as a JSON string are read as JSON; keys,
+    numbers and flags are left out."""
+    parsed = parse_arguments(arguments) if isinstance(arguments, str) else None
+    if isinstance(arguments, str) and parsed is None:
+        return arguments
+    out: list[str] = []
+    stack = [parsed if parsed is not None else arguments]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            if value.strip():
+                out.append(value)
+        elif isinstance(value, dict):
+            stack.extend(reversed([v for k, v in value.items() if k not in _QUIET_KEYS]))
+        elif isinstance(value, list):
+            stack.extend(reversed(value))
+    return "\n".join(out)
+
+
+def add_tool_text(turn: Turn | None, tool: object, side: str, line: int, text: str, options: Options) -> None:
+    """Keep `text` as what `tool` was given ("input") or gave back ("output") in `turn`'s calls."""
+    if turn is None or not options.tool_text or not text or not text.strip():
+        return
+    name = " ".join(tool.split()) if isinstance(tool, str) and tool.strip() else "tool"
+    turn.tool_texts.append(ToolText(tool=name, side=side, line=line, text=text))
 
 
 # ---------------------------------------------------------------- unknown lines

@@ -1,7 +1,8 @@
 """Generic transcripts: chat-API lines and dialogue lines, as an agent of one's own writes them.
 
 * ``{"role": "user" | "assistant" | "system", "content": ..., "tool_calls": [...]}``;
-  lines with role ``tool`` or ``function`` carry tool output and are skipped.
+  lines with role ``tool`` or ``function`` carry tool output: kept for keyword
+  search with the turn before them, never as a turn.
 * ``{"speaker": "Caroline", "text": "...", "timestamp": ...}``.
 
 Content may be a string or a list of text blocks. A chat-API tool call
@@ -13,8 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..documents import Turn
-from .common import Line, Options, Transcript, block_text, count_unknown, join, parse_timestamp, tool_line
+from ..documents import INPUT, OUTPUT, Turn
+from .common import (Line, Options, Transcript, add_tool_text, block_text, count_unknown, input_text, join,
+                     parse_timestamp, tool_line)
 
 NAME = "generic"
 AGENT = "Chat"
@@ -39,6 +41,9 @@ def read(lines: Iterable[Line], options: Options) -> Transcript:
             if not role or role.lower() in _TOOL_ROLES:
                 if not role:
                     count_unknown(result, line, "role without a name")
+                elif result.turns:
+                    add_tool_text(result.turns[-1], obj.get("name") or role, OUTPUT, line.number,
+                                  block_text(obj.get("content")), options)
                 continue
             content = obj.get("content", obj.get("text"))
             if content is not None and not isinstance(content, (str, list, dict)):
@@ -57,9 +62,15 @@ def read(lines: Iterable[Line], options: Options) -> Transcript:
             continue
         text = join(text)
         if text or actions:
-            result.turns.append(Turn(speaker=speaker, text=text, line=line.number, timestamp=_timestamp(obj),
-                                     actions=actions, role=speaker.lower() if speaker.lower() in
-                                     ("user", "assistant", "system") else "other"))
+            turn = Turn(speaker=speaker, text=text, line=line.number, timestamp=_timestamp(obj), actions=actions,
+                        role=speaker.lower() if speaker.lower() in ("user", "assistant", "system") else "other")
+            result.turns.append(turn)
+            for call in obj.get("tool_calls") or [] if actions else []:
+                function = call.get("function") if isinstance(call, dict) and isinstance(call.get("function"),
+                                                                                         dict) else call
+                if isinstance(function, dict):
+                    add_tool_text(turn, function.get("name"), INPUT, line.number,
+                                  input_text(function.get("arguments")), options)
     return result
 
 

@@ -10,15 +10,23 @@ Lines are entries of a session tree, each with a ``type``:
 * ``compaction`` and ``branch_summary``: a ``summary`` of older or abandoned messages;
 * ``model_change``, ``thinking_level_change``, ``custom``, ``custom_message``, ``label``,
   ``session_info``: bookkeeping, no speech (the model is kept for the context line).
+
+Heartbeats: OpenClaw polls its agent every half hour or so ("Read HEARTBEAT.md
+... If nothing needs attention, reply HEARTBEAT_OK"). A poll answered with
+``HEARTBEAT_OK`` alone says nothing and, repeated all day, would fill the
+index with identical chunks: the answer, its poll (a user turn naming
+HEARTBEAT) and the tool-only turns between them are left out and counted
+(`Transcript.heartbeats`). A heartbeat that reports something is kept whole.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
-from ..documents import Turn
-from .common import (Line, Options, Transcript, block_text, blocks, context_line, count_unknown, join, mark_failed,
-                     one_line, parse_timestamp, tool_line)
+from ..documents import INPUT, OUTPUT, Turn
+from .common import (Line, Options, Transcript, add_tool_text, block_text, blocks, context_line, count_unknown,
+                     input_text, join, mark_failed, one_line, parse_timestamp, tool_line)
 
 NAME = "openclaw"
 AGENT = "OpenClaw"
@@ -26,6 +34,9 @@ SOURCE = "openclaw"
 
 _BOOKKEEPING = ("thinking_level_change", "custom", "custom_message", "label", "session_info")
 _SUMMARIES = ("compaction", "branch_summary")
+#: The token a heartbeat poll is answered with when nothing needs attention.
+HEARTBEAT_OK = "HEARTBEAT_OK"
+_NOTHING_ELSE = re.compile(r"[\W_]*")  # what an acknowledgement may hold besides the token (no word)
 
 
 def claims(obj: dict) -> bool:
@@ -82,7 +93,7 @@ def read(lines: Iterable[Line], options: Options) -> Transcript:
             elif role == "assistant":
                 if isinstance(message.get("model"), str) and message["model"].strip():
                     session["model"] = message["model"].strip()
-                texts, calls = [], []
+                texts, calls, given = [], [], []
                 content = message.get("content")
                 for block in blocks(content):
                     if block.get("type") == "text" and isinstance(block.get("text"), str):
@@ -90,14 +101,20 @@ def read(lines: Iterable[Line], options: Options) -> Transcript:
                     elif block.get("type") == "toolCall":
                         calls.append((str(block.get("id") or ""),
                                       tool_line(block.get("name"), block.get("arguments"), session.get("cwd"))))
+                        given.append((block.get("name"), input_text(block.get("arguments"))))
                 turn = add(line, "assistant", "\n".join(texts), [c for _, c in calls], when)
                 if turn is not None:
                     for index, (call_id, _) in enumerate(calls):
                         tools[call_id] = (turn, index)
+                    for name, text in given:
+                        add_tool_text(turn, name, INPUT, line.number, text, options)
             elif role == "toolResult":
                 found = tools.get(message.get("toolCallId"))
                 if message.get("isError") is True and found:
                     mark_failed(found[0], found[1], message.get("content"), options)
+                turn = found[0] if found else result.turns[-1] if result.turns else None
+                add_tool_text(turn, message.get("toolName"), OUTPUT, line.number,
+                              block_text(message.get("content")), options)
             elif role == "bashExecution":
                 command = message.get("command")
                 if isinstance(command, str) and command.strip():
@@ -106,10 +123,39 @@ def read(lines: Iterable[Line], options: Options) -> Transcript:
                     turn = add(line, "user", "", [action], when)
                     if turn is not None and isinstance(exit_code, int) and exit_code != 0:
                         mark_failed(turn, 0, message.get("output"), options)
+                    add_tool_text(turn, "! shell", INPUT, line.number, command, options)
+                    if isinstance(message.get("output"), str):
+                        add_tool_text(turn, "! shell", OUTPUT, line.number, message["output"], options)
             elif role == "custom":
                 continue  # an extension's message to the model, not the user speaking
             else:
                 count_unknown(result, line, f"message with role {role}" if isinstance(role, str) else "message")
         else:
             count_unknown(result, line, kind)
+    _drop_heartbeats(result)
     return result
+
+
+def _is_ack(turn: Turn) -> bool:
+    """An assistant turn saying HEARTBEAT_OK and nothing else (no other word, no tool call)."""
+    return (turn.role == "assistant" and not turn.actions and HEARTBEAT_OK in turn.text
+            and _NOTHING_ELSE.fullmatch(turn.text.replace(HEARTBEAT_OK, "")) is not None)
+
+
+def _drop_heartbeats(result: Transcript) -> None:
+    """Leave out each poll answered HEARTBEAT_OK: the answer, the tool-only assistant turns before it,
+    and the user turn that polled (when it names HEARTBEAT); count them in `result.heartbeats`."""
+    dropped: set[int] = set()
+    for end, turn in enumerate(result.turns):
+        if not _is_ack(turn):
+            continue
+        dropped.add(end)
+        start = end - 1
+        while start >= 0 and result.turns[start].role == "assistant" and not result.turns[start].text:
+            start -= 1
+        poll = result.turns[start] if start >= 0 else None
+        if poll is not None and poll.role == "user" and "HEARTBEAT" in poll.text:
+            dropped.update(range(start, end))
+    if dropped:
+        result.heartbeats = len(dropped)
+        result.turns = [t for i, t in enumerate(result.turns) if i not in dropped]

@@ -13,6 +13,7 @@ from functools import lru_cache
 from markupsafe import Markup, escape
 
 from tachikoma.humanize import ago, days_ago, memory_day, plural, shown_day, when  # noqa: F401 (see templating.py)
+from tachikoma.humanize import tool_match_text
 from tachikoma.search import STOPWORDS
 from tachikoma.search import query_terms as search_terms
 from tachikoma.store.sqlite import highlight as fts_highlight
@@ -189,7 +190,8 @@ def explain(result: dict) -> dict:
             {"name": "meaning", "value": f["vector_similarity"], "sub": True,
              "source": "cosine similarity of the query's and the passage's embeddings"},
             {"name": "keywords", "value": f["keyword_score"], "sub": True,
-             "source": "BM25 keyword match (the query's best match = 1)"},
+             "source": "BM25 keyword match (the query's best match = 1)"
+                       + (f"; {in_tools}" if (in_tools := tool_match_text(result)) else "")},
         ]
     terms = [f["similarity"], f["trust_weight"], f["confidence_weight"], f["recency"]]
     names = ["similarity", "trust", "confidence", "recency"]

@@ -26,6 +26,7 @@ def install_template_helpers(app: Flask) -> None:
         TRUST_VALUES=TRUST_VALUES, CONFIDENCE_VALUES=CONFIDENCE_VALUES, TAG_KEYS=TAG_KEYS,
         DEFAULT_LIMIT=DEFAULT_LIMIT, MAX_LIMIT=MAX_LIMIT, file_pattern=file_pattern, kind_of=memory.kind_of,
         RECENCY_PRESETS=tuple(RECENCY_PRESETS), DEFAULTS_TEXT=DEFAULTS_TEXT,
+        TOOL_TEXT_SHOWN=2000,  # characters of one tool text a transcript's page shows
     )
 
     @app.context_processor
