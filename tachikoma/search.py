@@ -145,12 +145,19 @@ def keyword_terms(store: Store, query: str, total_chunks: int,
     if not terms or total_chunks <= 0:
         return []
     ceiling = min(max(total_chunks // 2, 1), postings)  # a memory of one chunk still matches its words
-    frequencies = []
     if words is not None and ceiling <= words.limit:
         found = [words.rows(term) for term in terms]
         known = [ceiling + 1 if rows is None else min(len(rows), ceiling + 1) for rows in found]
     else:
         known = store.keyword_counts(terms, ceiling + 1)  # one round trip for all the words
+    return rarest_within(terms, known, ceiling, postings, counts)
+
+
+def rarest_within(terms: list[str], known: list[int], ceiling: int, postings: int,
+                  counts: dict[str, int] | None = None) -> list[str]:
+    """The words found in 1 to `ceiling` places (`known`: each word's capped count), rarest first,
+    while their counts fit the `postings` budget; `counts`, when given, gets every word's count."""
+    frequencies = []
     for term, count in zip(terms, known):
         if counts is not None:
             counts[term] = count
@@ -208,20 +215,8 @@ def tool_terms(store: Store, query: str, total: int, counts: dict[str, int] | No
     if not terms or total <= 0:
         return []
     ceiling = min(max(total // 2, 1), postings)
-    found = []
-    for term in terms:
-        count = store.tool_keyword_count(term, ceiling + 1)
-        if counts is not None:
-            counts[term] = count
-        if 0 < count <= ceiling:
-            found.append((count, term))
-    kept, used = [], 0
-    for count, term in sorted(found, key=lambda pair: pair[0]):
-        if used + count > postings:
-            break
-        kept.append(term)
-        used += count
-    return kept
+    known = [store.tool_keyword_count(term, ceiling + 1) for term in terms]
+    return rarest_within(terms, known, ceiling, postings, counts)
 
 
 def tool_search(store: Store, terms: list[str], limit: int) -> list[ToolMatch]:
