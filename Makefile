@@ -26,7 +26,7 @@ install-dev: install
 	$(BIN)/pip install --quiet -r requirements-dev.txt
 
 demo: install
-	$(BIN)/tachikoma --memory $(MEMORY) index --embedder minilm
+	$(BIN)/tachikoma --memory $(MEMORY) index
 	$(BIN)/tachikoma --memory $(MEMORY) search "$(QUERY)"
 
 test: install-dev

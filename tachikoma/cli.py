@@ -105,6 +105,10 @@ def _fraction(text: str) -> float:
     return value
 
 
+EVAL_EMBEDDER_HELP = ("minilm-int8 (the default; minilm where onnxruntime is missing), minilm (exact), "
+                      "ollama[:<model>] or hash")
+
+
 def _whole(least: int, most: int | None = None):
     """An argparse type: a whole number of at least `least` (and at most `most`)."""
 
@@ -193,7 +197,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "nothing; removed files leave the index. Safe to interrupt: the next run finishes.")
     p.add_argument("--embedder", metavar="NAME", help="minilm, minilm-int8, ollama, ollama:<model> or hash (default: "
                                                       "the index's own; for a new index Ollama if it answers, "
-                                                      "else minilm)")
+                                                      "else minilm-int8, or minilm without onnxruntime)")
     p.add_argument("--reembed", action="store_true", help="drop all vectors and embed everything again "
                                                           "(needed to switch embedder)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -307,7 +311,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      "BM25 baseline, vector similarity alone, + the per-file rule, + recency "
                                      "and + hybrid keyword relevance over the same chunks.")
     b.add_argument("path", type=Path, help="locomo10.json")
-    b.add_argument("--embedder", default="minilm", metavar="NAME", help="minilm (default), ollama[:<model>] or hash")
+    b.add_argument("--embedder", metavar="NAME", help=EVAL_EMBEDDER_HELP)
     b.add_argument("--limit-conversations", type=_whole(1), metavar="N", help="only the first N conversations")
     b.add_argument("--conversations", metavar="RANGE",
                    help="only the conversations at these positions, from 0: 0-4 (where the recency default was "
@@ -330,7 +334,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      "recency, vector only, keywords only) and a BM25 over whole sessions; on "
                                      "abstention questions, how often the answer is 'no good match'.")
     b.add_argument("path", type=Path, help="longmemeval_s.json or .json.gz (the official format)")
-    b.add_argument("--embedder", default="minilm", metavar="NAME", help="minilm (default), ollama[:<model>] or hash")
+    b.add_argument("--embedder", metavar="NAME", help=EVAL_EMBEDDER_HELP)
     b.add_argument("--limit", type=int, metavar="N", help="only N questions, a stratified subset (every type in "
                                                           "its share; a smaller N is a prefix of a larger one)")
     b.add_argument("--vector-cache", type=Path, metavar="FILE",
@@ -347,7 +351,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      "question per recency preset: knowledge updates (the newer of a fact and its "
                                      "replacement must rank above the older) and old exact match (an old only "
                                      "answer must come first among fresh memories sharing words with it).")
-    b.add_argument("--embedder", default="minilm", metavar="NAME", help="minilm (default), ollama[:<model>] or hash")
+    b.add_argument("--embedder", metavar="NAME", help=EVAL_EMBEDDER_HELP)
     b.add_argument("--cases", type=_cases, default=240, metavar="N", help="cases in each set (default 240)")
     b.add_argument("--seed", type=int, default=8, metavar="N",
                    help="draw other cases from the same templates (the default rule was set on seed 8)")
@@ -360,7 +364,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      "each relevance floor costs the first (session R@5) and how often it says "
                                      "'no good match' to the rest.")
     b.add_argument("path", type=Path, help="locomo10.json")
-    b.add_argument("--embedder", default="minilm", metavar="NAME", help="minilm (default), ollama[:<model>] or hash")
+    b.add_argument("--embedder", metavar="NAME", help=EVAL_EMBEDDER_HELP)
     b.add_argument("--limit-conversations", type=_whole(1), metavar="N", help="only the first N conversations")
     b.add_argument("--work", type=Path, metavar="DIR", required=True,
                    help="keep the memory folders and indexes here (shared with `eval locomo --work`)")
@@ -811,6 +815,9 @@ def cmd_mcp(args) -> int:
 
 
 def cmd_eval(args) -> int:
+    from .embedders import offline_default
+
+    args.embedder = args.embedder or offline_default()  # named in every report and its command line
     if args.benchmark == "abstention":
         return _eval_abstention(args)
     if args.benchmark == "recency":

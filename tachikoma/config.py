@@ -37,7 +37,7 @@ Example ``tachikoma.toml``::
     time_reading = true          # read the time a query asks about ("last week", "in March") and favour it
 
     [embedder]
-    name = "auto"                # auto, minilm, ollama, ollama:<model>, hash
+    name = "auto"                # auto, minilm-int8, minilm, ollama, ollama:<model>, hash
 
     [transcripts]
     tool_errors = false          # true: a failed tool call's line ends with its first error line

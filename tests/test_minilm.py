@@ -316,3 +316,17 @@ def test_verified_weights_are_not_hashed_again_until_they_change(tmp_path: Path,
     monkeypatch.undo()
     with pytest.raises(EmbedderError, match="corrupt"):
         minilm._verify_weights(weights)
+
+
+def test_a_new_index_takes_int8_where_onnxruntime_runs_it_and_an_old_one_keeps_its_own(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from tachikoma.embedders import choose, offline_default
+
+    monkeypatch.setenv("OLLAMA_HOST", "127.0.0.1:9")  # nothing listens: the offline model is chosen
+    assert offline_default() == MINILM_INT8
+    assert isinstance(choose(None, None), MiniLMInt8Embedder)
+    kept = choose(None, MINILM)  # an index built with the exact model keeps it
+    assert type(kept) is MiniLMEmbedder and kept.name == MINILM
+    monkeypatch.setattr(minilm, "onnx_available", lambda: False)  # numpy cannot run int8
+    assert offline_default() == MINILM
+    assert type(choose(None, None)) is MiniLMEmbedder

@@ -41,7 +41,7 @@ import numpy as np
 
 from .. import indexer
 from ..config import Config
-from ..embedders import choose
+from ..embedders import choose, offline_default
 from ..search import KEYWORD_FLOOR, Searcher, keyword_coverage, keyword_search
 from . import locomo
 
@@ -80,7 +80,7 @@ def evidence(searcher: Searcher, query: str) -> tuple[float, float]:
     return float(vector.max()), float(coverage.max()) if coverage.size else 0.0
 
 
-def measure(path: Path, embedder_name: str = "minilm", limit_conversations: int | None = None,
+def measure(path: Path, embedder_name: str | None = None, limit_conversations: int | None = None,
             base: Config | None = None, work: Path | None = None, progress: bool = True,
             max_cost: float = MAX_COST, only: list[int] | None = None) -> dict:
     """Index each conversation (reusing `work`), ask the three sets, and choose the floor.
@@ -90,7 +90,7 @@ def measure(path: Path, embedder_name: str = "minilm", limit_conversations: int 
     conversations, _ = locomo.load(Path(path), limit_conversations, only)
     base = base or Config()
     base = replace(base, search=replace(base.search, min_score=0.0))
-    embedder = locomo.CachedQueries(choose(embedder_name, None))
+    embedder = locomo.CachedQueries(choose(embedder_name or offline_default(), None))
     if work is None:
         raise ValueError("a work folder is needed (the indexes are kept there)")
     work = Path(work) / re.sub(r"[^A-Za-z0-9._-]+", "_", f"{embedder.name}-{embedder.max_words}w")

@@ -70,7 +70,7 @@ import numpy as np
 from .. import indexer
 from ..chunking import MONTH_NAMES
 from ..config import Config, SearchConfig
-from ..embedders import choose
+from ..embedders import choose, offline_default
 from ..errors import TachikomaError
 from ..search import Searcher, keyword_search
 from . import metrics
@@ -406,7 +406,7 @@ def question_metrics(spans: Spans, evidence: list[tuple[str, int]], ks=KS) -> di
 Bar = Callable[..., object]
 
 
-def evaluate(path: Path, embedder_name: str = "minilm", limit_conversations: int | None = None,
+def evaluate(path: Path, embedder_name: str | None = None, limit_conversations: int | None = None,
              base: Config | None = None, sweep: bool = False, work: Path | None = None,
              progress: bool = True, argv: list[str] | None = None, max_words: int | None = None,
              only: list[int] | None = None, recency_cases: int = 0) -> dict:
@@ -419,7 +419,7 @@ def evaluate(path: Path, embedder_name: str = "minilm", limit_conversations: int
     conversations, quirks = load(path, limit_conversations, only)
     base = base or Config()
     rows = systems(base, sweep)
-    embedder = CachedQueries(choose(embedder_name, None), max_words)
+    embedder = CachedQueries(choose(embedder_name or offline_default(), None), max_words)
     scratch = None
     if work is None:
         scratch = Path(tempfile.mkdtemp(prefix="tachikoma-locomo-"))

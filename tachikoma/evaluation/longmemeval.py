@@ -56,7 +56,7 @@ import numpy as np
 
 from .. import indexer
 from ..config import Config
-from ..embedders import choose
+from ..embedders import choose, offline_default
 from ..errors import TachikomaError
 from ..search import STOPWORDS, Searcher, keyword_expression, query_terms
 from ..store import FTS_TOKENIZE
@@ -295,7 +295,7 @@ def question_metrics(ranked_files: list[str], gold_files: set[str], ks=KS) -> di
 
 # ------------------------------------------------------------------ running
 
-def evaluate(path: Path, embedder_name: str = "minilm", limit: int | None = None, base: Config | None = None,
+def evaluate(path: Path, embedder_name: str | None = None, limit: int | None = None, base: Config | None = None,
              work: Path | None = None, cache: Path | None = None, progress: bool = True,
              argv: list[str] | None = None) -> dict:
     """Run the evaluation and return the report (`write_report` writes it out).
@@ -309,7 +309,8 @@ def evaluate(path: Path, embedder_name: str = "minilm", limit: int | None = None
     base = base or Config()
     rows = systems(base)
     floor_config = base  # the abstention check uses the default relevance floor
-    embedder = VectorCache(choose(embedder_name, None), Path(cache) if cache else default_cache())
+    embedder = VectorCache(choose(embedder_name or offline_default(), None),
+                           Path(cache) if cache else default_cache())
     scratch = None
     if work is None:
         scratch = Path(tempfile.mkdtemp(prefix="tachikoma-longmemeval-"))

@@ -40,7 +40,7 @@ import numpy as np
 
 from .. import indexer
 from ..config import RECENCY_PRESETS, Config
-from ..embedders import choose
+from ..embedders import choose, offline_default
 from ..search import Searcher, keyword_scores, keyword_search, rank_snapshot, words_held
 from .locomo import CachedQueries
 
@@ -355,7 +355,7 @@ def ranked_paths(searcher: Searcher, case: Case, where: dict[str, str], config: 
     return list(dict.fromkeys(str(snap.paths[snap.chunk_file[p]]) for p in answer["positions"]))
 
 
-def measure(embedder_name: str = "minilm", base: Config | None = None, work: Path | None = None,
+def measure(embedder_name: str | None = None, base: Config | None = None, work: Path | None = None,
             n: int = CASES, presets: tuple[str, ...] = tuple(RECENCY_PRESETS), progress=None,
             seed: int = SEED) -> dict:
     """Both sets under each recency preset: {"sets": {set: {preset: {"passed", "cases", "rate"}}}, ...}.
@@ -369,7 +369,8 @@ def measure(embedder_name: str = "minilm", base: Config | None = None, work: Pat
     if work is None:
         scratch = Path(tempfile.mkdtemp(prefix="tachikoma-recency-"))
         work = scratch
-    embedder = CachedQueries(choose(embedder_name, None))  # each question is asked once per preset
+    # each question is asked once per preset
+    embedder = CachedQueries(choose(embedder_name or offline_default(), None))
     root = Path(work) / re.sub(r"[^A-Za-z0-9._-]+", "_", f"recency-{embedder.name}-{n}-{seed}")
     try:
         where = write_memory(updates + exact, root, seed=seed)
