@@ -29,7 +29,7 @@ from pathlib import Path
 
 from ..errors import IndexDamaged, NoIndexYet, TachikomaError  # noqa: F401 (re-exported)
 from . import index_check  # noqa: F401
-from .sqlite import (FTS_TOKENIZE, MIGRATIONS, REQUIRED, SCHEMA, SCHEMA_VERSION, FileRow,  # noqa: F401
+from .sqlite import (FTS_TOKENIZE, MIGRATIONS, REQUIRED, SCHEMA, SCHEMA_VERSION, TOOL_SCHEMA, FileRow,  # noqa: F401
                      Store, damaged, disk_full, index_error, keyword_expression, quote_term)
 
 SQLiteStore = Store
