@@ -12,8 +12,10 @@ the vectors.
 A store offers: metadata (`get_meta`, `set_meta`, `embedder`, `generation`,
 `bump_generation`, `cache_key`), files (`files`, `replace_file`,
 `update_file`, `delete_file`, `clear`, `vectors_by_hash`,
-`chunkless_warnings`), tiers of vectors (`pending`, `count_pending`, `fill`,
-`tier_counts`, `has_vectors`: a chunk is stored before it is embedded),
+`chunkless_warnings`), tiers of vectors when ``tiers`` is true (`pending`,
+`count_pending`, `fill`, `tier_counts`, `has_vectors`: a chunk is stored
+before it is embedded; SQLite only: on a store without them the indexer
+embeds each batch before storing it),
 transactions (`reading`, `writing`,
 `writing_exclusively`), what a search reads (`load_matrix`,
 `ranking_files`, `chunk_dates`, `chunk_details`, `chunk_spans`, `counts`)
