@@ -143,7 +143,7 @@ def tool_match_text(result: dict) -> str | None:
 
 def vectors_text(embedded: dict | None) -> str | None:
     """How much of the index is embedded, e.g. "12,340 of 80,112 chunks have full vectors (60,000 quick
-    vectors only, 7,772 keyword search only)"; None when there is nothing to say (`indexer.embedded_counts`)."""
+    vectors only, 7,772 keyword search only)"; None when there is nothing to say (`freshness.embedded_counts`)."""
     if not embedded or not embedded.get("chunks"):
         return None
     rest = [f"{embedded[key]:,} {label}" for key, label in (("quick", "quick vectors only"),
