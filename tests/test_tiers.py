@@ -122,10 +122,11 @@ def test_an_older_index_is_upgraded_in_place_keeping_its_vectors_and_tool_texts(
     # The same index as that schema wrote it: the chunks table without the `quick` column, and
     # before schema 4 no tool texts either.
     schema = store_module.SCHEMA.replace("date REAL,               -- transcripts", "date REAL                -- transcripts")
-    schema = "\n".join(line for line in schema.splitlines() if not line.strip().startswith("quick BLOB"))
+    schema = "\n".join(line for line in schema.splitlines()
+                       if not line.strip().startswith("quick BLOB") and "chunks_unembedded" not in line)
     if version == 4:
         schema += store_module.TOOL_SCHEMA
-    assert "quick" not in schema
+    assert "quick" not in schema and "unembedded" not in schema
     old = path.with_name(f"schema-{version}.sqlite")
     db = sqlite3.connect(old)
     db.executescript(schema)
@@ -151,6 +152,7 @@ def test_an_older_index_is_upgraded_in_place_keeping_its_vectors_and_tool_texts(
         assert store.get_meta("schema_version") == str(store_module.SCHEMA_VERSION) == "5"
         assert store.db.execute("SELECT id, vector FROM chunks ORDER BY id").fetchall() == before
         assert store.tier_counts() == {"full": len(before), "quick": 0, "none": 0}
+        assert store.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'chunks_unembedded'").fetchone()
         if version == 4:  # kept as they were, not read again
             assert tools and store.db.execute("SELECT * FROM tool_texts ORDER BY id").fetchall() == tools
     if version == 4:

@@ -47,7 +47,9 @@ MIGRATIONS = {
     # Version 5: tiers of vectors (issue 21). A chunk is stored with its text first (keyword search
     # works at once), its full vector later: an empty `vector` means "not embedded yet". `quick` holds
     # the cheap static vector (`embedders.static`) until then, NULL when none.
-    5: ("ALTER TABLE chunks ADD COLUMN quick BLOB",),
+    5: ("ALTER TABLE chunks ADD COLUMN quick BLOB",
+        # The chunks still to embed, found without reading every vector (`pending`, `count_pending`).
+        "CREATE INDEX IF NOT EXISTS chunks_unembedded ON chunks(hash) WHERE length(vector) = 0"),
 }
 #: Chunk columns holding vectors: the full model's ("vector", empty until embedded) and the quick tier's.
 VECTOR_COLUMNS = ("vector", "quick")
@@ -96,6 +98,7 @@ CREATE TABLE IF NOT EXISTS chunks (
 );
 CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id, idx);
 CREATE INDEX IF NOT EXISTS chunks_hash ON chunks(hash);
+CREATE INDEX IF NOT EXISTS chunks_unembedded ON chunks(hash) WHERE length(vector) = 0;
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     text, content='chunks', content_rowid='id', tokenize='""" + FTS_TOKENIZE + """'
 );
@@ -518,11 +521,11 @@ class Store:
 
     @_guarded()
     def tier_counts(self) -> dict[str, int]:
-        """How many chunks have full vectors, only quick ones, or none yet (keyword search only)."""
-        full, quick, none = self.db.execute(
-            "SELECT coalesce(sum(length(vector) > 0), 0), coalesce(sum(length(vector) = 0 AND quick IS NOT NULL), 0),"
-            " coalesce(sum(length(vector) = 0 AND quick IS NULL), 0) FROM chunks").fetchone()
-        return {"full": int(full), "quick": int(quick), "none": int(none)}
+        """How many chunks have full vectors, only quick ones, or none yet (keyword search only). Only the
+        chunks not embedded yet are read (`chunks_unembedded`), not every vector."""
+        total = self.db.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        pending, quick = self.db.execute("SELECT count(*), count(quick) FROM chunks WHERE length(vector) = 0").fetchone()
+        return {"full": int(total - pending), "quick": int(quick), "none": int(pending - quick)}
 
     @_guarded()
     def replace_file(self, info: dict, chunks: list[tuple], tool_texts: list[tuple[int, int, str, str, str]] = ()) -> None:
