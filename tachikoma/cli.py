@@ -15,7 +15,7 @@ from pathlib import Path
 from . import __version__
 from .config import MAX_LIMIT, RECENCY_PRESETS
 from .errors import TachikomaError
-from .humanize import no_match_reason, plural, recency_text, tool_match_text
+from .humanize import meaning_label, no_match_reason, plural, recency_text, tool_match_text, vectors_text
 from .memory import printable
 from .tags import DEFAULTS_TEXT, InvalidTagValue, check_value
 
@@ -325,6 +325,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--max-words", type=_whole(2), metavar="N",
                    help="chunk the transcripts into at most N words instead of the embedder's own window "
                         "(to study chunk sizes; minilm's is 80)")
+    b.add_argument("--vectors", choices=("full", "quick"), default="full",
+                   help="quick: index with the quick tier's vectors only (static, distilled from MiniLM), as a "
+                        "first index is searched before its full vectors are in (default full)")
     b.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
     b = bench.add_parser("longmemeval", parents=[common],
                          help="LongMemEval: session recall_any, recall_all and nDCG at k = 5, 10 per question type",
@@ -553,6 +556,9 @@ def cmd_search(args) -> int:
     if fresh["changed_since"] or fresh["state"] != "complete":
         _warn(f"the index is not up to date ({plural(fresh['changed_since'], 'file')} changed since "
               f"{fresh['last_indexed_at']}): run `tachikoma index`")
+    vectors = vectors_text(fresh.get("embedded"))
+    if vectors and fresh["embedded"]["full"] < fresh["embedded"]["chunks"]:
+        _warn(f"{vectors}: the rest are searched by quick vectors or keywords until `tachikoma index` finishes")
     if answer["no_good_match"]:
         print(f"no good match: {no_match_reason(answer)}")
         if answer["min_score"] > 0:
@@ -584,9 +590,9 @@ def _fusion_text(factors: dict) -> str:
     """
     fusion = factors.get("fusion") or {}
     if fusion.get("method") != "convex" or "vector_similarity" not in factors:
-        return ""
+        return f" ({meaning_label(factors)})" if factors.get("vectors") else ""
     w = fusion["keyword_weight"]
-    return (f" ({1 - w:.1f} × meaning {factors['vector_similarity']:.2f}"
+    return (f" ({1 - w:.1f} × {meaning_label(factors)} {factors['vector_similarity']:.2f}"
             f" + {w:.1f} × keywords {factors['keyword_score']:.2f})")
 
 
@@ -833,10 +839,11 @@ def cmd_eval(args) -> int:
     argv += [f"--conversations {args.conversations}"] if args.conversations else []
     argv += ["--sweep"] if args.sweep else []
     argv += [f"--max-words {args.max_words}"] if args.max_words else []
+    argv += ["--vectors quick"] if args.vectors == "quick" else []
     only = locomo.parse_selection(args.conversations) if args.conversations else None
     report = locomo.evaluate(args.path, args.embedder, args.limit_conversations, config, sweep=args.sweep,
                              work=args.work, progress=not args.quiet, argv=argv, max_words=args.max_words,
-                             only=only, recency_cases=args.recency_cases)
+                             only=only, recency_cases=args.recency_cases, vectors=args.vectors)
     print(locomo.terminal(report))
     if args.out:
         for written in locomo.write_report(report, args.out):

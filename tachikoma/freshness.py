@@ -127,18 +127,32 @@ def pending_changes(root: Path, store: Store, max_bytes: int | None = None) -> i
     return len(due)
 
 
+def embedded_counts(store: Store, complete: bool) -> dict:
+    """{"chunks", "full", "quick", "none"}: how many chunks have full vectors, quick ones only, or none
+    yet (keyword search only). A complete run leaves every chunk with its full vector, and so does
+    every batch on a store without tiers of vectors (``store.tiers`` false: it embeds before it
+    stores), so only an unfinished run on a store with tiers pays for counting them."""
+    if complete or not getattr(store, "tiers", False):
+        chunks = store.counts()[1]
+        return {"chunks": chunks, "full": chunks, "quick": 0, "none": 0}
+    tiers = store.tier_counts()
+    return {"chunks": sum(tiers.values()), **tiers}
+
+
 def answer_freshness(root: Path, store: Store) -> dict:
     """The freshness every search answer carries: when the index was last updated, whether
     that run finished, and how many files were added, changed or removed since.
 
     ``state`` is "complete" or "incomplete" (a run is under way or was
-    interrupted); times are ISO 8601 UTC.
+    interrupted); times are ISO 8601 UTC. ``embedded`` says how many chunks
+    have full vectors (`embedded_counts`).
     """
     stamp = store.get_meta("last_indexed_at")
     complete = store.get_meta("run_complete") != "0"
     return {"state": "complete" if complete else "incomplete",
             "last_indexed_at": _iso(store, stamp),
-            "changed_since": pending_changes(root, store, settings_or_defaults(root).max_file_bytes)}
+            "changed_since": pending_changes(root, store, settings_or_defaults(root).max_file_bytes),
+            "embedded": embedded_counts(store, complete)}
 
 
 def _iso(store: Store, stamp: str | None) -> str | None:

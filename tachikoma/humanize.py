@@ -139,3 +139,30 @@ def tool_match_text(result: dict) -> str | None:
         return None
     where = ", ".join(f"the {m['side']} of {m['tool']} (line {m['line']})" for m in matches)
     return f"keywords {share:.0%} from tool calls: {where}"
+
+
+def vectors_text(embedded: dict | None) -> str | None:
+    """How much of the index is embedded, e.g. "12,340 of 80,112 chunks have full vectors (60,000 quick
+    vectors only, 7,772 keyword search only)"; None when there is nothing to say (`freshness.embedded_counts`)."""
+    if not embedded or not embedded.get("chunks"):
+        return None
+    rest = [f"{embedded[key]:,} {label}" for key, label in (("quick", "quick vectors only"),
+                                                              ("none", "keyword search only")) if embedded.get(key)]
+    return (f"{embedded['full']:,} of {plural(embedded['chunks'], 'chunk')} "
+            f"{'has' if embedded['chunks'] == 1 else 'have'} full vectors" + (f" ({', '.join(rest)})" if rest else ""))
+
+
+def meaning_label(factors: dict) -> str:
+    """What the meaning part of a result's similarity came from: "meaning" (the full model's vectors),
+    "meaning from quick vectors", or "meaning (not embedded yet: keywords only)" (`search.TIER_NAMES`)."""
+    return {None: "meaning", "full": "meaning", "quick": "meaning from quick vectors"}.get(
+        factors.get("vectors"), "meaning (not embedded yet: keywords only)")
+
+
+def duration(seconds: float) -> str:
+    """A time left, rounded as a person says it: "40 s", "3 min", "1 h 20 min"."""
+    seconds = max(0.0, float(seconds))
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    minutes = round(seconds / 60)
+    return f"{minutes} min" if minutes < 90 else f"{minutes // 60} h {minutes % 60} min"

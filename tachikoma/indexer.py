@@ -43,7 +43,7 @@ from typing import Callable
 import numpy as np
 from filelock import FileLock, Timeout
 
-from . import chunking, dates, gitutil, memory, tagfile, transcripts
+from . import chunking, dates, gitutil, humanize, memory, tagfile, transcripts
 from .atomic import atomic_write_text
 from .chunking import chunk_document
 from .config import Config, load_config, settings_or_defaults
@@ -55,7 +55,7 @@ from .humanize import plural
 from .reader import read_document
 from .transcripts import Options
 from .freshness import (Plan, _iso, _retagged, _tag_columns, _tag_file_evergreen, answer_freshness,  # noqa: F401
-                        copied_session, file_sha256, pending_changes, plan_run)
+                        copied_session, embedded_counts, file_sha256, pending_changes, plan_run)
 from .store import Store, index_error, locate
 from .tags import Tags
 
@@ -82,6 +82,7 @@ class Summary:
     retagged: int = 0
     chunks_embedded: int = 0
     chunks_reused: int = 0
+    chunks_quick: int = 0  # chunk texts given quick vectors (`quick_tier`) before their full ones
     #: Memory files the index holds (notes and transcripts, as `stats` counts them) and their chunks.
     files: int = 0
     chunks: int = 0
@@ -124,7 +125,7 @@ def freshness(root: Path) -> dict:
     ("error" and "note" hold the one-line reason).
     """
     empty = {"state": "none", "last_indexed_at": None, "last_complete_at": None, "changed_since": None,
-             "files": 0, "chunks": 0, "data_files": 0, "embedder": None, "note": None}
+             "files": 0, "chunks": 0, "data_files": 0, "embedder": None, "note": None, "embedded": None}
     try:
         location = locate(root)
         if not location.exists():
@@ -139,9 +140,12 @@ def freshness(root: Path) -> dict:
             built_with = store.embedder  # these parse stored values: damage shows here, not in a search
             _ = store.generation
             note = None
+            embedded = embedded_counts(store, complete)
             if not complete:
                 note = ("the last index run did not finish (it is still running or was interrupted): "
                         "run `tachikoma index` to finish it")
+                if embedded["full"] < embedded["chunks"]:
+                    note = f"{humanize.vectors_text(embedded)}; {note}"
             elif files and built_with and _chunking_for(built_with[0], settings_or_defaults(root)) not in (
                     None, store.get_meta("chunking")):
                 note = ("the index was chunked by an older tachikoma: run `tachikoma index` to chunk every "
@@ -155,7 +159,7 @@ def freshness(root: Path) -> dict:
                 "changed_since": pending_changes(root, store, settings_or_defaults(root).max_file_bytes),
                 "files": files, "chunks": chunks, "data_files": data_files,
                 "embedder": built_with[0] if built_with else None,
-                "note": note,
+                "note": note, "embedded": embedded,
             }
     except IndexDamaged as exc:
         return {**empty, "state": "damaged", "error": str(exc), "note": str(exc)}
@@ -243,8 +247,12 @@ def run(
     embedder: Embedder | None = None,
     lock_timeout: float = 0,
     detail: Detail | None = None,
+    vectors: str = "full",
 ) -> Summary:
     """Index `root` incrementally and return what was done.
+
+    `vectors` "quick" stops once every chunk has its quick vector (`quick_tier`; for measuring the
+    quick tier alone): the run is left incomplete, and the next one adds the full vectors.
 
     `progress` is called with (files done, files to do, path); `detail`, for
     a fuller display, with a `RunProgress` (bytes, chunks) as work advances.
@@ -291,7 +299,7 @@ def run(
             probe(embedder)
         summary.embedder = embedder.name
         with _whole_run(store, reembed) as batch:
-            _run(root, store, embedder, reembed, config, summary, progress, note, batch, detail)
+            _run(root, store, embedder, reembed, config, summary, progress, note, batch, detail, vectors)
     except sqlite3.DatabaseError as exc:
         raise index_error(store.path, exc) from exc
     finally:
@@ -322,7 +330,8 @@ def _committed(store: Store):
     store.record_whole()
 
 
-def _run(root, store, embedder, reembed, config, summary, progress, note, batch, detail=None) -> None:
+def _run(root, store, embedder, reembed, config, summary, progress, note, batch, detail=None,
+         vectors: str = "full") -> None:
     with batch():
         if reembed:
             store.clear()
@@ -356,8 +365,16 @@ def _run(root, store, embedder, reembed, config, summary, progress, note, batch,
         store.set_meta("run_complete", "0")
         store.set_meta("last_indexed_at", f"{time.time():.3f}")
 
-    _index_files(root, store, embedder, plan.todo, tags, git_times, dirty, config, summary, progress, note, batch,
-                 detail)
+    meter = RunProgress(files_total=len(plan.todo),
+                        bytes_total=sum(_work_bytes(f, config.max_file_bytes) for f, _ in plan.todo))
+
+    def show(note_text: str) -> None:
+        meter.note = note_text
+        if detail:
+            detail(meter)
+
+    _store_files(root, store, embedder, plan.todo, tags, git_times, dirty, config, summary, progress, note,
+                 batch, meter, show, quick=store.get_meta("quick_embedder") is not None)
     store.check_present()
     with batch():
         # Removed files leave only now, so a renamed file or a moved folder found their vectors by text
@@ -368,12 +385,24 @@ def _run(root, store, embedder, reembed, config, summary, progress, note, batch,
         summary.removed = len(plan.removed)
         if plan.removed:
             store.bump_generation()
+        # Every file is chunked and dated the current way now: an interrupted run only embeds what is left.
+        store.set_meta("chunking", wanted_chunking)
+        store.set_meta("dates", DATES_VERSION)
+    if getattr(store, "tiers", False):  # else every chunk was embedded as it was stored
+        _embed_all(store, embedder, batch, meter, show, note, vectors)
+    if progress:
+        progress(meter.files_done, meter.files_total, meter.note)
+    summary.chunks_embedded = meter.chunks_embedded
+    summary.chunks_quick = meter.quick_done
+    store.check_present()
+    if vectors == "quick":  # left incomplete: the next run adds the full vectors
+        summary.files, summary.chunks, summary.data_files = held(store)
+        return
+    with batch():
         now = f"{time.time():.3f}"
         store.set_meta("last_indexed_at", now)
         store.set_meta("last_complete_at", now)
         store.set_meta("run_complete", "1")
-        store.set_meta("chunking", wanted_chunking)
-        store.set_meta("dates", DATES_VERSION)
     store.check_present()  # deleted during the last commit: the work went into a file nobody can open
     summary.files, summary.chunks, summary.data_files = held(store)
 
@@ -457,10 +486,13 @@ def _refresh_metadata(store: Store, tags, git_times, dirty) -> int:
 class RunProgress:
     """Where an index run is, for a progress display (`run`'s `detail` callback).
 
-    Work is measured in bytes of the files to read (a file over the size
-    limit counts for nothing: it is skipped after one stat), which tracks the
-    embedding that is most of the cost better than a count of files does;
-    ``bytes_done`` moves as chunks are embedded, not only when a file is stored.
+    A run reads first, then embeds (``phase``). Reading is measured in bytes
+    of the files to read (a file over the size limit counts for nothing: it
+    is skipped after one stat); once a file is read its chunks are stored
+    with their text, so keyword search finds them at once. Embedding is
+    measured in chunks: first the quick tier's vectors (``quick_done`` of
+    ``quick_total``, when the embedder has a quick tier), then the full
+    model's (``chunks_embedded`` of ``chunks_total``), newest memories first.
     """
 
     files_done: int = 0
@@ -470,19 +502,50 @@ class RunProgress:
     chunks_embedded: int = 0
     chunks_reused: int = 0
     note: str = ""
+    phase: str = "reading"  # "reading", "quick vectors", "full vectors"
+    chunks_total: int = 0  # chunks (distinct texts) to embed with the full model in this run
+    quick_done: int = 0
+    quick_total: int = 0
 
 
 Detail = Callable[[RunProgress], None]
-#: Files read and chunked ahead of the embedder (a thread reads while the embedder works).
+
+
+def progress_view(state: RunProgress, phase_seconds: float) -> dict:
+    """What a progress display shows (the dashboard's Index panel; the command line's bar shows the
+    same): the phase, files, its work done of total, the rate in chunks/s once embedding, and an
+    estimate of the phase's time left from its own rate so far (None until it can say).
+    `phase_seconds`: how long the current phase has run."""
+    if state.phase == "reading":
+        done, total, unit = state.bytes_done, state.bytes_total, "bytes"
+    elif state.phase == "quick vectors":
+        done, total, unit = state.quick_done, state.quick_total, "chunks"
+    else:
+        done, total, unit = state.chunks_embedded, state.chunks_total, "chunks"
+    rate = done / phase_seconds if phase_seconds > 0 else 0.0
+    left = (total - done) / rate if rate > 0 and total >= done else None
+    return {"phase": state.phase, "files_done": state.files_done, "files_total": state.files_total,
+            "done": done, "total": total, "unit": unit, "percent": 100.0 * done / total if total else 0.0,
+            "chunks_per_second": rate if unit == "chunks" else None, "seconds_left": left,
+            "chunks_reused": state.chunks_reused}
+#: Files read and chunked ahead of the store (a thread reads while the main thread stores).
 READ_AHEAD_FILES = 8
-#: Chunks per embedder call inside a batch of files: bounds the tokenizer's and model's arrays
-#: for a file of thousands of chunks, and moves the progress display while it is embedded.
-EMBED_SLICE = 256
+#: Chunks per embedder call: bounds the tokenizer's and model's arrays and moves the progress display;
+#: each call's vectors are committed at once, so an interrupted run keeps them.
+EMBED_SLICE = BATCH_CHUNKS
+#: Chunks stored (with their text, before any vector) per transaction while reading.
+STORE_BATCH_CHUNKS = 512
+#: Chunks whose vectors are missing, looked up at a time (newest first) for embedding.
+PENDING_LOOKUP = 4096
+#: A run with fewer chunk texts than this to embed gives them no quick vectors: the full model takes seconds.
+QUICK_TIER_MIN_CHUNKS = 2000
+#: While embedding, searchers are told to reload vectors (the generation) at most this often.
+RELOAD_SECONDS = 5.0
 
 
 @dataclass
 class _Read:
-    """One file read and chunked, ready to embed and store."""
+    """One file read and chunked, ready to store."""
 
     info: dict
     chunks: list
@@ -497,9 +560,8 @@ def _read_ahead(todo, prepare, depth: int = READ_AHEAD_FILES):
     """Yield prepare(file, status) for each of `todo`, computed by a thread up to `depth` files ahead.
 
     Reading and chunking (Python, mostly JSON parsing) then overlaps with
-    embedding (native code that leaves the interpreter free). An exception
-    in the reader is raised here, at the file it happened on; leaving the
-    loop early stops the reader.
+    storing. An exception in the reader is raised here, at the file it
+    happened on; leaving the loop early stops the reader.
     """
     import queue
     import threading
@@ -540,61 +602,79 @@ def _read_ahead(todo, prepare, depth: int = READ_AHEAD_FILES):
         thread.join(timeout=5)
 
 
-def _index_files(root, store, embedder, todo, tags, git_times, dirty, config, summary, progress, note,
-                 batch, detail=None) -> None:
-    """Read, chunk and embed changed files, committing every few dozen chunks.
+def quick_tier(embedder: Embedder, to_embed: int, wanted: bool = False) -> Embedder | None:
+    """The quick tier's embedder for a run with `to_embed` chunk texts to embed with `embedder`, or
+    None: only the MiniLM family has one (static vectors distilled from it), and only a run of at least
+    `QUICK_TIER_MIN_CHUNKS` uses it (`wanted`: any run), since the full model does a small one in seconds."""
+    from .embedders import MINILM, MINILM_INT8
 
-    Progress counts the files whose chunks are embedded and stored, so it
-    reaches the total only when the run's work is done (embedding is most of
-    it); the note is the file being read or stored. A thread reads and
-    chunks the next files while the current ones are embedded.
-    """
+    if embedder.name not in (MINILM, MINILM_INT8) or not to_embed or (to_embed < QUICK_TIER_MIN_CHUNKS and not wanted):
+        return None
+    from .embedders.static import StaticEmbedder
+
+    return StaticEmbedder()
+
+
+def _embed_all(store, embedder, batch, meter: RunProgress, show, note, vectors: str = "full") -> None:
+    """Give every chunk without a full vector its quick vector first (when the embedder has a quick
+    tier, `quick_tier`: minutes instead of hours), then its full one, newest memories first.
+    `vectors` "quick" stops after the quick tier (the run stays incomplete)."""
+    to_embed = store.count_pending("vector")
+    quick = quick_tier(embedder, to_embed, wanted=vectors == "quick")
+    if quick is not None:
+        try:
+            quick.load()  # distils its table from the weights on first use
+        except (TachikomaError, ImportError, OSError) as exc:
+            note(f"no quick vectors this run ({exc}): chunks are searched by keywords until fully embedded")
+            quick = None
+    if quick is not None:
+        with batch():
+            store.set_meta("quick_embedder", quick.name)
+            store.set_meta("quick_dim", str(quick.dim))
+        meter.phase, meter.quick_total = "quick vectors", store.count_pending("quick")
+        _embed_pending(store, quick, "quick", batch, meter, show)
+    if vectors == "quick":
+        return
+    meter.phase, meter.chunks_total = "full vectors", to_embed
+    _embed_pending(store, embedder, "vector", batch, meter, show)
+
+
+def _store_files(root, store, embedder, todo, tags, git_times, dirty, config, summary, progress, note, batch,
+                 meter, show, quick) -> None:
+    """Read, chunk and store every file of `todo`: chunks with their text and dates, and the vectors
+    the index already has for the same text (else none yet). A store without tiers of vectors
+    (``store.tiers`` false: PostgreSQL, whose vector column cannot be empty) gets each batch's
+    missing vectors embedded before it is stored, as in one pass."""
     prepared: list[_Read] = []
     pending_chunks = 0
-    total_files = len(todo)
-    stored = 0
-    meter = RunProgress(files_total=total_files,
-                        bytes_total=sum(_work_bytes(f, config.max_file_bytes) for f, _ in todo))
-    stored_bytes = 0
-
-    def show(note_text: str) -> None:
-        meter.note = note_text
-        if detail:
-            detail(meter)
+    tiers = getattr(store, "tiers", False)
 
     def flush() -> None:
-        nonlocal prepared, pending_chunks, stored, stored_bytes
+        nonlocal prepared, pending_chunks
         if not prepared:
             return
         wanted = [c.hash for item in prepared for c in item.chunks]
         known = store.vectors_by_hash(wanted)
-        missing = sorted({h: None for h in wanted if h not in known})
-        texts = {c.hash: c.text for item in prepared for c in item.chunks}
-        batch_bytes = sum(item.work_bytes for item in prepared)
-        meter.chunks_reused += len(wanted) - len(missing)
-        for start in range(0, len(missing), EMBED_SLICE):
-            hashes = missing[start:start + EMBED_SLICE]
-            vectors = np.asarray(embedder.embed_documents([texts[h] for h in hashes]), dtype=np.float32)
-            for h, vec in zip(hashes, vectors):
-                known[h] = vec.tobytes()
-            meter.chunks_embedded += len(hashes)
-            meter.bytes_done = stored_bytes + batch_bytes * (start + len(hashes)) // max(1, len(missing))
-            show(prepared[-1].info["path"])
-        summary.chunks_embedded += len(missing)
-        summary.chunks_reused += len(wanted) - len(missing)
+        known_quick = store.vectors_by_hash([h for h in wanted if h not in known], "quick") if quick and tiers else {}
+        reused = sum(h in known for h in wanted)
+        meter.chunks_reused += reused
+        summary.chunks_reused += reused
+        if not tiers:
+            _embed_now(embedder, {c.hash: c.text for item in prepared for c in item.chunks if c.hash not in known},
+                       known, meter, lambda: show(prepared[-1].info["path"]))
         store.check_present()
         with batch():
             for item in prepared:
-                rows = [(c.index, c.line_start, c.line_end, c.text, c.hash, known[c.hash], when)
+                rows = [(c.index, c.line_start, c.line_end, c.text, c.hash, known.get(c.hash, b""), when)
+                        + ((known_quick.get(c.hash),) if tiers else ())
                         for c, when in zip(item.chunks, item.info.pop("chunk_dates"))]
                 store.replace_file(item.info, rows, item.tool_rows)
             store.bump_generation()
             store.set_meta("last_indexed_at", f"{time.time():.3f}")
-        stored += len(prepared)
-        stored_bytes += batch_bytes
-        meter.files_done, meter.bytes_done = stored, stored_bytes
+        meter.files_done += len(prepared)
+        meter.bytes_done += sum(item.work_bytes for item in prepared)
         if progress:
-            progress(stored, total_files, prepared[-1].info["path"])
+            progress(meter.files_done, meter.files_total, prepared[-1].info["path"])
         show(prepared[-1].info["path"])
         prepared, pending_chunks = [], 0
 
@@ -630,11 +710,54 @@ def _index_files(root, store, embedder, todo, tags, git_times, dirty, config, su
         prepared.append(item)
         pending_chunks += len(item.chunks)
         if progress:
-            progress(stored, total_files, item.info["path"])
+            progress(meter.files_done, meter.files_total, item.info["path"])
         show(item.info["path"])
-        if pending_chunks >= BATCH_CHUNKS:
+        if pending_chunks >= STORE_BATCH_CHUNKS:
             flush()
     flush()
+
+
+def _embed_now(embedder, texts: dict[str, str], known: dict[str, bytes], meter: RunProgress, shown) -> None:
+    """Embed `texts` (hash → text) into `known` (hash → vector bytes), a slice at a time: the one-pass
+    way, for a store without tiers of vectors."""
+    missing = sorted(texts)
+    for start in range(0, len(missing), EMBED_SLICE):
+        hashes = missing[start:start + EMBED_SLICE]
+        vectors = np.asarray(embedder.embed_documents([texts[h] for h in hashes]), dtype=np.float32)
+        for h, vec in zip(hashes, vectors):
+            known[h] = vec.tobytes()
+        meter.chunks_embedded += len(hashes)
+        shown()
+
+
+def _embed_pending(store, embedder, column: str, batch, meter: RunProgress, show) -> int:
+    """Embed every chunk text lacking a `column` vector, newest first, committing each slice; returns
+    how many texts were embedded. Searchers are told to reload (the generation) every few seconds."""
+    done = 0
+    reloaded = time.monotonic()
+    while True:
+        pending = store.pending(column, PENDING_LOOKUP)
+        if not pending:
+            break
+        for start in range(0, len(pending), EMBED_SLICE):
+            part = pending[start:start + EMBED_SLICE]
+            vectors = np.asarray(embedder.embed_documents([text for _, text in part]), dtype=np.float32)
+            store.check_present()
+            with batch():
+                store.fill(column, {h: vec.tobytes() for (h, _), vec in zip(part, vectors)})
+                if time.monotonic() - reloaded >= RELOAD_SECONDS:
+                    store.bump_generation()
+                    reloaded = time.monotonic()
+            done += len(part)
+            if column == "vector":
+                meter.chunks_embedded += len(part)
+            else:
+                meter.quick_done += len(part)
+            show(f"{meter.phase}: {done:,} chunks")
+    if done:
+        with batch():
+            store.bump_generation()
+    return done
 
 
 def _work_bytes(f: memory.MemoryFile, max_bytes: int | None) -> int:
@@ -645,28 +768,44 @@ def _work_bytes(f: memory.MemoryFile, max_bytes: int | None) -> int:
 def tqdm_progress(stream=sys.stderr) -> tuple[Detail, Callable[[], None]]:
     """A `run` detail callback drawing a tqdm bar, and its closer.
 
-    The bar fills by bytes of files to read (the estimate of time left comes
-    from that rate), and says files done, chunks embedded (and reused) and
-    chunks embedded per second, e.g.
-    ``index  42%|████▏     | 81.2M/193M [01:10<01:37] 120/340 files, 5,120 chunks (312 reused), 73.1 chunks/s``.
+    While reading, the bar fills by bytes of files to read; then, for each
+    tier of vectors, by chunks to embed (the estimate of time left comes from
+    that phase's own rate), e.g.
+    ``index: reading  42%|████▏     | 81.2M/193M [00:10<00:14] 120/340 files, 5,120 chunks stored (312 reused)`` then
+    ``index: full vectors  12%|█▏ | 1,024/8,310 [00:14<01:40] 340/340 files, 73.1 chunks/s``.
     """
     from tqdm import tqdm
 
     bar = None
+    phase = None
     started = time.perf_counter()
 
     def update(state: RunProgress) -> None:
-        nonlocal bar
-        if bar is None:
-            bar = tqdm(total=state.bytes_total, desc="index", unit="B", unit_scale=True, unit_divisor=1024,
+        nonlocal bar, phase, started
+        reading = state.phase == "reading"
+        if state.phase != phase:
+            if bar is not None:
+                bar.close()
+            phase, started = state.phase, time.perf_counter()
+            total = state.bytes_total if reading else state.chunks_total if state.phase == "full vectors" \
+                else state.quick_total
+            bar = tqdm(total=total, desc=f"index: {'reading' if reading else state.phase}", unit="B" if reading else " chunks",
+                       unit_scale=reading, unit_divisor=1024 if reading else 1000,
                        file=stream, dynamic_ncols=True, leave=False,
                        bar_format="{desc} {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} "
                                   "[{elapsed}<{remaining}] {postfix}")
-        bar.n = min(state.bytes_done, state.bytes_total)
-        rate = state.chunks_embedded / max(time.perf_counter() - started, 1e-9)
-        reused = f" ({state.chunks_reused:,} reused)" if state.chunks_reused else ""
-        bar.set_postfix_str(f"{state.files_done}/{state.files_total} files, {state.chunks_embedded:,} chunks"
-                            f"{reused}, {rate:.1f} chunks/s", refresh=False)
+        files = f"{state.files_done}/{state.files_total} files"
+        if reading:
+            bar.n = min(state.bytes_done, state.bytes_total)
+            reused = f" ({state.chunks_reused:,} reused)" if state.chunks_reused else ""
+            ready = (f"{state.chunks_embedded:,} chunks embedded" if state.chunks_embedded  # a store without tiers
+                     else "keyword search ready for what is read")
+            bar.set_postfix_str(f"{files}, {ready}{reused}", refresh=False)
+        else:
+            done = state.chunks_embedded if state.phase == "full vectors" else state.quick_done
+            bar.n = min(done, bar.total)
+            rate = done / max(time.perf_counter() - started, 1e-9)
+            bar.set_postfix_str(f"{files}, {done:,} chunks, {rate:.1f} chunks/s", refresh=False)
         bar.refresh()
 
     def close() -> None:

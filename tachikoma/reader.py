@@ -55,6 +55,10 @@ def read_document(root: Path, rel_path: str, kind: str, max_bytes: int = 5_000_0
         raise ValueError(f"unknown document kind {kind!r}")
     doc = Document(path=rel_path, kind=kind)
     path = safe_path(root, rel_path)
+    if kind != MARKDOWN and checkpoint_session(rel_path) is None:
+        # Streamed. An OpenClaw checkpoint is read whole: its lines are compared with its session's
+        # (`checkpoint_copy_of`), and it is no bigger than that session.
+        return _read_transcript(root, path, doc, max_bytes, transcript_options)
     data = _read_bytes(path, rel_path, max_bytes, doc.warnings)
     if data is None:
         return doc
@@ -103,6 +107,88 @@ def checkpoint_copy_of(root: Path, rel_path: str, text: str, max_bytes: int) -> 
         if held and wanted <= {line.strip() for line in held.split("\n")}:
             return folder + name
     return None
+
+
+class _Skip(Exception):
+    """The file turned out unreadable while streaming (binary, grown over the limit): say why."""
+
+
+def _read_transcript(root: Path, path: Path, doc: Document, max_bytes: int,
+                     options: Options | None) -> Document:
+    """A transcript read line by line from disk, never whole: a session of gigabytes costs the memory
+    of its turns' text, not of its bytes. The same result as reading it whole (`_stream_lines`)."""
+    rel_path = doc.path
+    try:
+        info = os.stat(path)
+        what = file_type(info.st_mode)
+        if what is not None:
+            doc.warnings.append(f"{rel_path}: not a regular file ({what}), skipped")
+            return doc
+        if info.st_size > max_bytes:
+            doc.warnings.append(f"{rel_path}: {info.st_size} bytes, over the {max_bytes}-byte limit "
+                                "([index] max_file_bytes), skipped")
+            return doc
+        with open_regular(path) as handle:  # replaced by a FIFO since: refused, not waited on
+            digest = hashlib.sha256()
+            head = handle.read(BINARY_SNIFF_BYTES)
+            if (unreadable := unreadable_reason(head)) is not None:
+                digest.update(head + handle.read())  # the hash of what was read, as for a note
+                doc.sha256 = digest.hexdigest()
+                doc.warnings.append(f"{rel_path}: {unreadable}, skipped")
+                return doc
+            handle.seek(0)
+            decoding: list[int] = []  # the first line with bytes that are not UTF-8
+            lines = _stream_lines(handle, digest, max_bytes, decoding)
+            try:
+                transcript = parse_transcript(lines, rel_path, options)
+                for _ in lines:  # the reader stops at the end; make sure every byte was hashed
+                    pass
+            except _Skip as exc:
+                doc.warnings.append(f"{rel_path}: {exc}, skipped")
+                return doc
+    except OSError as exc:
+        doc.warnings.append(f"{rel_path}: cannot read ({exc.strerror or exc}), skipped")
+        return doc
+    doc.sha256 = digest.hexdigest()
+    if decoding:
+        doc.warnings.append(f"{rel_path}:{decoding[0]}: invalid UTF-8, undecodable bytes replaced")
+    if transcript.format == claude_code.NAME and isinstance(transcript.session.get("parent"), str):
+        parent = _sibling_text(root, transcript.session["parent"], max_bytes)
+        if parent:
+            claude_code.name_subagent(transcript, parent)
+    doc.turns, doc.session = transcript.turns, transcript.session
+    if transcript.format:
+        doc.session["format"] = transcript.format
+    doc.warnings.extend(transcript.warnings)
+    return doc
+
+
+def _stream_lines(handle, digest, max_bytes: int, decoding: list[int]):
+    """The file's lines as ``text.split("\\n")`` gives them after `_decode` (a leading byte-order mark
+    dropped, CRLF read as LF, bad UTF-8 replaced, its first line noted in `decoding`), hashing every byte
+    into `digest`; raises `_Skip` when the file grows past `max_bytes` while it is read."""
+    total = 0
+    number = 0
+    ended = True  # an empty file is one empty line, as "".split("\\n") is
+    for raw in handle:
+        total += len(raw)
+        if total > max_bytes:
+            raise _Skip(f"over the {max_bytes}-byte limit ([index] max_file_bytes)")
+        digest.update(raw)
+        number += 1
+        if number == 1:
+            raw = _strip_bom(raw)
+        ended = raw.endswith(b"\n")
+        if ended:
+            raw = raw[:-2] if raw.endswith(b"\r\n") else raw[:-1]
+        try:
+            yield raw.decode("utf-8")
+        except UnicodeDecodeError:
+            if not decoding:
+                decoding.append(number)
+            yield raw.decode("utf-8", "replace")
+    if ended:
+        yield ""
 
 
 def _sibling_text(root: Path, rel_path: str, max_bytes: int) -> str:

@@ -386,6 +386,10 @@ class Snapshot:
     date: np.ndarray  # (N,) unix seconds used for recency, per chunk (`dates.choose`)
     date_source: np.ndarray  # (N,) index into dates.SOURCES
     evergreen: np.ndarray  # (F,) bool: front matter (or tag file) says evergreen
+    #: (N,) int8 which vectors each chunk has (`TIERS`: 2 full, 1 quick only, 0 none yet); None: all full.
+    tier: np.ndarray | None = None
+    #: (N, quick dim) float32 quick-tier vectors (zeros where a chunk has none); None when no chunk has one.
+    quick: np.ndarray | None = None
     _weights: dict = field(default_factory=dict, repr=False)
     #: Approximate candidates (`vector_index.BinaryIndex`) for a large index; None: exact scan only.
     vector_index: object = field(default=None, repr=False)
@@ -403,7 +407,9 @@ class Snapshot:
         return replace(self, chunk_ids=self.chunk_ids[positions], chunk_file=self.chunk_file[positions],
                        matrix=np.asarray(self.matrix[positions]), date=self.date[positions],
                        date_source=self.date_source[positions], vector_index=None,
-                       indexed_chunks=self.chunk_count)
+                       indexed_chunks=self.chunk_count,
+                       tier=None if self.tier is None else self.tier[positions],
+                       quick=None if self.quick is None else np.asarray(self.quick[positions]))
 
     @classmethod
     def load(cls, store: Store, dim: int) -> "Snapshot":
@@ -411,7 +417,7 @@ class Snapshot:
         with store.reading():
             generation = store.generation
             rows = store.ranking_files()
-            ids, file_ids, chunk_date, matrix = load_vectors(store, dim, generation)
+            ids, file_ids, chunk_date, matrix, tier, quick = load_vectors(store, dim, generation)
         file_row_ids = np.array([r[0] for r in rows], dtype=np.int64)
         chunk_file = np.searchsorted(file_row_ids, file_ids)
 
@@ -424,7 +430,8 @@ class Snapshot:
                                     per_chunk(10, 1e9), imported)
         column = lambda i: np.array([r[i] for r in rows], dtype=object)  # noqa: E731
         return cls(generation, ids, chunk_file, matrix, column(1), column(2), column(3), column(4),
-                   column(5), date, source, np.array([bool(r[11]) for r in rows], dtype=bool))
+                   column(5), date, source, np.array([bool(r[11]) for r in rows], dtype=bool),
+                   tier=_tiers(tier, quick), quick=quick)
 
     def evergreen_files(self, globs: tuple[str, ...]) -> np.ndarray:
         """(F,) bool: evergreen by the file itself or by a `globs` pattern, computed once per list."""
@@ -446,6 +453,22 @@ class Snapshot:
 
 
 VECTOR_CACHE = "vectors-{key}.{part}.npy"
+#: Which vectors a chunk has (`Snapshot.tier`) and the name each tier goes by in explanations.
+NO_VECTORS, QUICK, FULL = np.int8(0), np.int8(1), np.int8(2)
+TIER_NAMES = {0: "none", 1: "quick", 2: "full"}
+
+
+def quick_rows(quick: np.ndarray) -> np.ndarray:
+    """(N,) bool: which rows of a quick matrix hold a vector (a chunk without one has zeros)."""
+    return np.any(quick != 0, axis=1)
+
+
+def _tiers(full: np.ndarray, quick: np.ndarray | None) -> np.ndarray | None:
+    """(N,) int8 tier per chunk from which have full vectors and the quick matrix; None when all are full."""
+    if full.all():
+        return None
+    partial = np.where(quick_rows(quick), QUICK, NO_VECTORS) if quick is not None else NO_VECTORS
+    return np.where(full, FULL, partial).astype(np.int8)
 
 
 def chunk_dates(store: Store, ids: np.ndarray) -> np.ndarray:
@@ -460,9 +483,10 @@ def chunk_dates(store: Store, ids: np.ndarray) -> np.ndarray:
     return chunk_date
 
 
-def load_vectors(store: Store, dim: int, generation: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Chunk ids, their file ids, their own dates (`chunk_dates`) and the (N, dim) matrix, through a
-    cache beside the index.
+def load_vectors(store: Store, dim: int, generation: int):
+    """Chunk ids, their file ids, their own dates (`chunk_dates`), the (N, dim) matrix, (N,) bool which
+    chunks have a full vector, and the quick-tier matrix (None when no chunk has a quick vector only),
+    through a cache beside the index.
 
     Reading 100,000 vector BLOBs out of SQLite takes seconds (and the dates,
     stored after each BLOB, a read of the whole table); a memory-mapped
@@ -475,21 +499,36 @@ def load_vectors(store: Store, dim: int, generation: int) -> tuple[np.ndarray, n
     """
     folder = store.cache_folder
     key = store.cache_key(generation)
-    files = {part: folder / VECTOR_CACHE.format(key=key, part=part) for part in ("f32", "ids", "dates")}
+    files = {part: folder / VECTOR_CACHE.format(key=key, part=part) for part in ("f32", "ids", "dates", "q32")}
     try:
         ids = np.load(files["ids"])
         dates = np.load(files["dates"])
         matrix = np.load(files["f32"], mmap_mode="r")
         n = matrix.shape[0]
-        if (ids.shape == (2, n) and dates.shape == (n,) and matrix.shape[1:] == (dim,)
+        if (ids.shape == (3, n) and dates.shape == (n,) and matrix.shape[1:] == (dim,)
                 and matrix.dtype == np.float32 and dates.dtype == np.float64):
-            return ids[0], ids[1], dates, matrix
+            full = ids[2].astype(bool)
+            quick = None
+            if not full.all() and files["q32"].exists():
+                quick = np.load(files["q32"], mmap_mode="r")
+                if quick.shape[0] != n:
+                    raise ValueError("quick vectors of another index state")
+            return ids[0], ids[1], dates, matrix, full, quick
     except (OSError, ValueError):
         pass
     chunk_ids, file_ids, matrix = store.load_matrix(dim)
+    # A store without tiers (`Store.tiers`) holds only chunks with their full vectors.
+    full = store.has_vectors("vector") if store.tiers else np.ones(len(chunk_ids), dtype=bool)
+    quick = None
+    quick_dim = store.get_meta("quick_dim")
+    if not full.all() and quick_dim and quick_dim.isdigit() and store.has_vectors("quick").any():
+        quick = store.load_matrix(int(quick_dim), "quick")[2]
     dates = chunk_dates(store, chunk_ids)
-    _write_vector_cache(folder, key, {"f32": matrix, "ids": np.stack([chunk_ids, file_ids]), "dates": dates}, files)
-    return chunk_ids, file_ids, dates, matrix
+    arrays = {"f32": matrix, "ids": np.stack([chunk_ids, file_ids, full.astype(np.int64)]), "dates": dates}
+    if quick is not None:
+        arrays["q32"] = quick
+    _write_vector_cache(folder, key, arrays, files)
+    return chunk_ids, file_ids, dates, matrix, full, quick
 
 
 def _write_vector_cache(folder: Path, key: str, arrays: dict, files: dict) -> None:
@@ -497,7 +536,9 @@ def _write_vector_cache(folder: Path, key: str, arrays: dict, files: dict) -> No
     so a reader that finds it finds the rest of its generation."""
     temp = None
     try:
-        for part in ("ids", "dates", "f32"):
+        for part in ("q32", "ids", "dates", "f32"):
+            if part not in arrays:
+                continue
             target = files[part]
             temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
             with open(temp, "wb") as out:
@@ -534,6 +575,7 @@ class Searcher:
         self.embedder = embedder or choose(requested, built_with[0], origin=origin)
         self.dim = built_with[1]
         self._snapshot: Snapshot | None = None
+        self._quick: Embedder | None = None  # the quick tier's embedder, while some chunks have only its vectors
         self._freshness: tuple[int, float, dict] | None = None
         #: False for a memory of a shared store whose folder is not on this machine: its files
         #: cannot be checked, so results are not hidden as missing and freshness is not known.
@@ -548,7 +590,10 @@ class Searcher:
         if self._snapshot is None or self._snapshot.generation != self.store.generation:
             self._snapshot = Snapshot.load(self.store, self.dim)
         snap = self._snapshot
-        if snap.vector_index is None and len(snap.chunk_ids) >= self.vector_index_min_chunks:
+        # Not while some chunks lack their full vectors (`Snapshot.tier`: a run is embedding): their
+        # zero rows would skew the codes' centre, which later generations keep, and a chunk with
+        # only a quick vector has no full one to be shortlisted by. The exact scan ranks them meanwhile.
+        if snap.vector_index is None and snap.tier is None and len(snap.chunk_ids) >= self.vector_index_min_chunks:
             snap.vector_index, _ = vector_index.open_or_build(
                 self.store.cache_folder, self.store.cache_key(snap.generation), snap.matrix, snap.chunk_ids)
         return snap
@@ -557,8 +602,9 @@ class Searcher:
                    filters: Filters | None) -> Snapshot:
         """The chunks worth scoring: all of them, or for a large index the `vector_index` shortlist
         (among the chunks `filters` allow) and every keyword match. The ranking then runs on these
-        rows as on any snapshot, with exact cosines from the float vectors."""
-        if snap.vector_index is None or len(snap.chunk_ids) < self.vector_index_min_chunks:
+        rows as on any snapshot, with exact cosines from the float vectors. While some chunks are
+        not fully embedded (`Snapshot.tier`) every chunk is scored, by the best vectors it has."""
+        if snap.vector_index is None or snap.tier is not None or len(snap.chunk_ids) < self.vector_index_min_chunks:
             return snap
         allowed = filters.mask(snap) if filters else None
         near = snap.vector_index.candidates(qvec, vector_index.SHORTLIST, allowed)
@@ -617,6 +663,7 @@ class Searcher:
         store = self.store
         with store.reading():
             snap = self.snapshot()
+            quick_qvec = self._quick_query(snap, query)
             counts: dict[str, int] = {}
             read = WordRows(store)
             keywords = keyword_terms(store, query, len(snap.chunk_ids), counts=counts, words=read)
@@ -632,7 +679,8 @@ class Searcher:
             coverage = lambda: keyword_coverage(store, query, snap, matches, counts,  # noqa: E731 (only if needed)
                                                 tool_matches, with_tools if tool_matches else words)
             answer, hidden = self._rank_existing(snap, qvec, limit, config, filters, now, keyword, floor, words,
-                                                 coverage, windows, tool_share if tool_matches else None)
+                                                 coverage, windows, tool_share if tool_matches else None,
+                                                 quick_qvec)
             details = store.chunk_details([int(snap.chunk_ids[i]) for i in answer["positions"]])
         results = []
         for pos, factors, score in zip(answer["positions"], answer["factors"], answer["scores"]):
@@ -682,7 +730,7 @@ class Searcher:
         return found
 
     def _rank_existing(self, snap: Snapshot, qvec, limit, config, filters, now, keyword, floor,
-                       words=None, coverage=None, windows=(), tool_share=None) -> tuple[dict, int]:
+                       words=None, coverage=None, windows=(), tool_share=None, quick_qvec=None) -> tuple[dict, int]:
         """`rank_snapshot`, leaving out files deleted or renamed since the index last saw them.
 
         Only the files of the results are checked (a stat each); a missing one
@@ -692,11 +740,12 @@ class Searcher:
         gone = np.zeros(len(snap.paths), dtype=bool)
         if not self.local:
             return rank_snapshot(snap, qvec, limit, config, filters, now, keyword, floor, words=words,
-                                 coverage=coverage, windows=windows), 0
+                                 coverage=coverage, windows=windows, tool_share=tool_share,
+                                 quick_qvec=quick_qvec), 0
         for attempt in range(MISSING_ROUNDS + 1):
             answer = rank_snapshot(snap, qvec, limit, config, filters, now, keyword, floor,
                                    exclude=gone if gone.any() else None, words=words, coverage=coverage,
-                                   windows=windows, tool_share=tool_share)
+                                   windows=windows, tool_share=tool_share, quick_qvec=quick_qvec)
             files = {int(snap.chunk_file[p]) for p in answer["positions"]}
             if attempt == MISSING_ROUNDS - 1:
                 files = range(len(snap.paths))  # many files went at once: check them all, once
@@ -705,6 +754,19 @@ class Searcher:
                 return answer, int(gone.sum())
             gone[missing] = True
         return answer, int(gone.sum())
+
+    def _quick_query(self, snap: Snapshot, query: str) -> np.ndarray | None:
+        """The query in the quick tier's space, when some chunks of `snap` have only quick vectors."""
+        if snap.quick is None:
+            return None
+        name = self.store.get_meta("quick_embedder")
+        if not name:
+            return None
+        if self._quick is None or self._quick.name != name:
+            from .embedders import create
+
+            self._quick = create(name)
+        return np.asarray(self._quick.embed_query(query), dtype=np.float32)
 
     def freshness(self) -> dict:
         """How fresh the index is (`freshness.answer_freshness`), recomputed at most every
@@ -825,12 +887,32 @@ def _supersede(snap: Snapshot, similarity, file_weight, rec, mask, evergreen, ru
     return rec, superseded_by
 
 
+def tier_similarity(snap: Snapshot, vector: np.ndarray, quick_qvec: np.ndarray | None) -> np.ndarray:
+    """(N,) each chunk's cosine with the query by the best vectors it has: the full model's, else the
+    quick tier's mapped onto the full model's scale (so the relevance floor and the fusion weights keep
+    their meaning), else 0 (keyword search only)."""
+    vector = np.where(snap.tier == FULL, vector, 0.0)
+    if snap.quick is not None and quick_qvec is not None:
+        from .embedders import static
+
+        quick = snap.tier == QUICK
+        cosines = np.clip(np.asarray(snap.quick[quick]) @ quick_qvec, 0.0, 1.0).astype(np.float64)
+        vector[quick] = static.calibrate(cosines)
+    return vector
+
+
 def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
                   filters: Filters | None = None, now: datetime | None = None,
                   keyword: np.ndarray | None = None, min_score: float = 0.0,
                   exclude: np.ndarray | None = None, words=None, coverage=None,
-                  keyword_floor: float = KEYWORD_FLOOR, windows=(), tool_share: np.ndarray | None = None) -> dict:
+                  keyword_floor: float = KEYWORD_FLOOR, windows=(), tool_share: np.ndarray | None = None,
+                  quick_qvec: np.ndarray | None = None) -> dict:
     """Score all chunks of a snapshot against a query vector; explain the top `limit`.
+
+    Chunks not fully embedded yet (`Snapshot.tier`) are compared in the quick
+    tier's space with `quick_qvec` (the query embedded by the quick model;
+    cosines mapped onto the full model's scale, `static.calibrate`), or by
+    keywords only; their factors say which (``vectors``).
 
     `keyword`: per-chunk keyword relevance in 0..1 (`keyword_scores`); None
     counts as no keyword match anywhere. Chunks sharing nothing with the
@@ -851,6 +933,8 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
     now = now or datetime.now().astimezone()
     now_ts = now.timestamp()
     vector = np.clip(snap.matrix @ qvec, 0.0, 1.0).astype(np.float64) if len(snap.chunk_ids) else np.empty(0)
+    if snap.tier is not None:  # some chunks are not fully embedded yet: their best vectors, else keywords only
+        vector = tier_similarity(snap, vector, quick_qvec)
     if keyword is None:
         keyword = np.zeros(vector.shape[0])
     similarity = ranking.fuse(vector, keyword, fusion)
@@ -899,6 +983,8 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
         })
         if tool_share is not None and tool_share[pos] > 0:
             factors[-1]["keyword_in_tools"] = float(tool_share[pos])
+        if snap.tier is not None and snap.tier[pos] != FULL:  # absent once every chunk has its full vector
+            factors[-1]["vectors"] = TIER_NAMES[int(snap.tier[pos])]
         if superseded_by[pos] >= 0:
             newer = superseded_by[pos]
             factors[-1]["superseded_by"] = {

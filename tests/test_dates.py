@@ -304,6 +304,7 @@ def test_an_old_index_is_upgraded_without_embedding(dated):
         db.commit()
         for column in ("path_date", "turn_date", "evergreen", "git_import"):
             db.execute(f"ALTER TABLE files DROP COLUMN {column}")
+        db.execute("ALTER TABLE chunks DROP COLUMN quick")  # schema 4
         db.execute("ALTER TABLE chunks DROP COLUMN date")
         db.commit()
     with pytest.raises(Exception, match="older tachikoma .* run `tachikoma index` to upgrade"):

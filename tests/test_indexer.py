@@ -133,9 +133,11 @@ def test_interrupted_run_leaves_a_usable_index_and_the_next_run_finishes(memory)
     with pytest.raises(KeyboardInterrupt):
         indexer.run(memory, embedder=embedder)
     files, _ = index_rows(memory)
-    assert 0 < len(files) < 51, "the first batch was committed"
+    assert len(files) == 51, "every file is stored with its text before embedding starts"
+    with Store(mem.index_path(memory)) as store:
+        assert store.tier_counts()["full"] == indexer.BATCH_CHUNKS, "the first batch of vectors was committed"
     summary = run(memory)
-    assert summary.added == 51 - len(files)
+    assert summary.added == 0 and summary.chunks_embedded == summary.chunks - indexer.BATCH_CHUNKS
     assert index_rows(memory)[0].keys() == {f.path for f in mem.walk(memory)}
 
 
@@ -307,8 +309,10 @@ def test_interrupted_run_is_recorded_as_incomplete_and_the_next_run_completes_it
         indexer.run(memory, embedder=CountingEmbedder(fail_after=indexer.BATCH_CHUNKS))
     fresh = indexer.freshness(memory)
     assert fresh["state"] == "incomplete" and fresh["last_indexed_at"] is not None
-    assert fresh["last_complete_at"] is None and fresh["files"] > 0 and fresh["changed_since"] > 0
+    # Every file was read and stored before embedding began: none is due again, only vectors are.
+    assert fresh["last_complete_at"] is None and fresh["files"] > 0 and fresh["changed_since"] == 0
     assert "run `tachikoma index` to finish" in fresh["note"]
+    assert fresh["note"].startswith(f"{indexer.BATCH_CHUNKS} of {fresh['chunks']:,} chunks have full vectors")
     run(memory)
     fresh = indexer.freshness(memory)
     assert fresh["state"] == "complete" and fresh["note"] is None and fresh["changed_since"] == 0
@@ -413,7 +417,8 @@ def test_an_interrupted_re_chunking_is_resumed_by_the_next_run(memory, monkeypat
     with pytest.raises(KeyboardInterrupt):
         indexer.run(memory, embedder=CountingEmbedder(fail_after=indexer.BATCH_CHUNKS))
     summary = indexer.run(memory, embedder=CountingEmbedder())
-    assert summary.rechunked == 41, "every file again, since the new chunking was not recorded yet"
+    # The new chunking was recorded once every file was chunked again: what was left was only embedding.
+    assert summary.rechunked == 0 and summary.chunks_embedded > 0
     _, chunks = index_rows(memory)
     bulk = [c for c in chunks if c[0].startswith("bulk-")]
     assert len(bulk) >= 30 * 4, "150-word notes now make at least 4 chunks each"
@@ -508,9 +513,9 @@ def test_detail_progress_moves_while_one_large_file_is_embedded(memory, monkeypa
             return super().embed_documents(texts, progress)
 
     states = []
-    run(memory, embedder=Sizes(), detail=lambda s: states.append((s.files_done, s.bytes_done, s.chunks_embedded)))
-    during = [s for s in states if s[0] == 0 and 0 < s[1]]
-    assert len(during) >= 3  # bytes advance between embedder calls, before the file is stored
+    run(memory, embedder=Sizes(), detail=lambda s: states.append((s.phase, s.chunks_embedded, s.chunks_total)))
+    during = [s for s in states if s[0] == "full vectors" and 0 < s[1] < s[2]]
+    assert len(during) >= 2  # chunks advance between embedder calls, before the file is fully embedded
     assert len(sizes) >= 3 and max(sizes) <= 4  # the file's chunks went to the embedder in slices
 
 

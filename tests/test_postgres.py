@@ -215,6 +215,41 @@ def test_an_interrupted_run_leaves_a_consistent_index_that_the_next_run_complete
     assert summary.added > 0
 
 
+def test_without_tiers_of_vectors_every_stored_chunk_is_embedded(memory, store_env, monkeypatch):
+    """pgvector cannot hold an empty vector, so PostgreSQL has no tiers (`PostgresStore.tiers`): the
+    indexer embeds each batch before storing it, as in one pass. A run interrupted while embedding
+    leaves only chunks with their full vectors, searched as usual, and freshness says all are full."""
+    from tachikoma.embedders.hashing import HashingEmbedder
+
+    class Stopping(HashingEmbedder):
+        def __init__(self):
+            super().__init__(512)
+            self.embedded = 0
+
+        def embed_documents(self, texts, progress=None):
+            if self.embedded >= 8:
+                raise KeyboardInterrupt
+            self.embedded += len(texts)
+            return super().embed_documents(texts, progress)
+
+    monkeypatch.setattr(indexer, "STORE_BATCH_CHUNKS", 4)
+    monkeypatch.setattr(indexer, "EMBED_SLICE", 4)
+    with pytest.raises(KeyboardInterrupt):
+        indexer.run(memory, embedder=Stopping())
+    fresh = indexer.freshness(memory)
+    assert fresh["state"] == "incomplete" and 0 < fresh["chunks"]
+    assert fresh["embedded"] == {"chunks": fresh["chunks"], "full": fresh["chunks"], "quick": 0, "none": 0}
+    searcher = Searcher(memory, embedder=HashingEmbedder(512))
+    try:
+        answer = searcher.search("Martin meetings", 5, now=NOW, min_score=0)
+    finally:
+        searcher.close()
+    assert answer["results"] and all("vectors" not in r["factors"] for r in answer["results"])
+    assert answer["freshness"]["embedded"]["full"] == fresh["chunks"]
+    summary = indexer.run(memory, embedder_name="hash")
+    assert summary.chunks_embedded > 0 and indexer.freshness(memory)["state"] == "complete"
+
+
 def test_unreachable_server_is_one_line(memory, monkeypatch):
     monkeypatch.setenv(STORE_ENV, "postgresql://tk:s3cret-pass@127.0.0.1:1/tachikoma")
     with pytest.raises(TachikomaError) as caught:

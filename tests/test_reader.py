@@ -1,4 +1,5 @@
 import json
+import os
 from datetime import UTC, datetime
 
 import pytest
@@ -234,3 +235,40 @@ def test_key_set_twice_is_a_warning_and_the_last_counts(tmp_path):
     assert doc.tags.trust == "self"
     assert doc.warnings == ["d.md:3: trust is set more than once (trust at line 2, Trust at line 3); "
                             "the last one is used"]
+
+
+# -- transcripts are streamed from disk (issue 21: bounded memory on a 2 GB session) --------------
+
+
+@pytest.mark.parametrize("body", [
+    b'{"role": "user", "content": "hello"}\n{"role": "assistant", "content": "hi there"}\n',
+    b'\xef\xbb\xbf{"role": "user", "content": "bom"}\r\n{"role": "assistant", "content": "crlf"}\r\n',
+    b'{"role": "user", "content": "caf\xe9 bad bytes"}\nnot json\n{"role": "assistant", "content": "ok"}',
+    b'{"role": "user", "content": "no newline at the end"}\n{"role": "assistant", "content": "half',
+    b'', b'\n\n', b'{"role": "user", "content": "a lone \r in a line"}\n',
+])
+def test_a_streamed_transcript_reads_as_the_whole_text_did(tmp_path, body):
+    import hashlib
+
+    from tachikoma.reader import _decode
+    from tachikoma.transcripts import parse_transcript
+
+    (tmp_path / "s.jsonl").write_bytes(body)
+    doc = read_document(tmp_path, "s.jsonl", "transcript")
+    whole_warnings: list[str] = []
+    whole = parse_transcript(_decode(body, "s.jsonl", whole_warnings), "s.jsonl")
+    assert doc.sha256 == hashlib.sha256(body).hexdigest()
+    assert [(t.speaker, t.text, t.line, t.line_end) for t in doc.turns] == \
+        [(t.speaker, t.text, t.line, t.line_end) for t in whole.turns]
+    assert doc.warnings == whole_warnings + whole.warnings
+
+
+def test_a_transcript_growing_past_the_limit_while_read_is_skipped(tmp_path, monkeypatch):
+    from tachikoma import reader
+
+    (tmp_path / "s.jsonl").write_bytes(b'{"role": "user", "content": "hello"}\n' * 100)
+    real_stat = reader.os.stat
+    monkeypatch.setattr(reader.os, "stat", lambda p, *a, **k: os.stat_result((*real_stat(p)[:6], 10, *real_stat(p)[7:])))
+    doc = read_document(tmp_path, "s.jsonl", "transcript", max_bytes=1000)
+    assert doc.turns == [] and doc.sha256 is None
+    assert doc.warnings == ["s.jsonl: over the 1000-byte limit ([index] max_file_bytes), skipped"]

@@ -80,7 +80,7 @@ def test_index_panel_shows_current_counts_after_a_cli_run(app, root):
     assert 'hx-trigger="index-updated from:body, index-job from:body"' in panel
 
 
-def test_progress_counts_a_file_only_once_its_chunks_are_embedded_and_stored(tmp_path):
+def test_progress_counts_files_stored_before_embedding_and_ends_once_everything_is_embedded(tmp_path):
     root = copy_memory(tmp_path / "memory")
     embedded = []
 
@@ -96,8 +96,9 @@ def test_progress_counts_a_file_only_once_its_chunks_are_embedded_and_stored(tmp
     total_chunks = summary.chunks_embedded
     assert calls and all(total == 11 for _, total, _ in calls)
     assert calls[-1][0] == 11
-    # Whenever the bar says every file is done, every chunk has been embedded.
-    assert all(seen == total_chunks for done, total, seen in calls if done == total)
+    # Files are stored (searchable by keyword) before any is embedded; the last call comes after the embedding.
+    first_all_stored = next(seen for done, total, seen in calls if done == total)
+    assert first_all_stored == 0 and calls[-1] == (11, 11, total_chunks)
     dones = [done for done, _, _ in calls]
     assert dones == sorted(dones)
 
@@ -107,7 +108,7 @@ def test_progress_text_says_files_are_embedded_and_stored(app):
     job.state = {**job._fresh("watch"), "done": 3, "total": 10, "path": "a.md"}
     html = client_for(app).get("/reindex/status", headers=HTMX).get_data(as_text=True)
     job.state = {"state": "idle"}
-    assert "Indexing changes: 3 of 10 files read, embedded and stored" in html
+    assert "Indexing changes: 3 of 10 files read and stored (searchable by keyword; embedding follows)" in html
 
 
 def test_serve_with_watch_indexes_changes_by_itself(root):

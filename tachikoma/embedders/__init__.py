@@ -4,7 +4,8 @@ Names: ``minilm-int8`` (the offline default where onnxruntime is installed:
 all-MiniLM-L6-v2 with int8 weights, 2.5x the exact model's speed, vectors
 close to the exact ones but not equal, so its own name), ``minilm`` (the
 exact model, on onnxruntime or in numpy: the same vectors; the offline
-default without onnxruntime), ``ollama``
+default without onnxruntime), ``minilm-static`` (static token vectors
+distilled from MiniLM: the quick tier of a first index, `static`), ``ollama``
 (nomic-embed-text on an Ollama server) or ``ollama:<model>``, ``hash`` (a
 keyword-only hashing embedder for benchmarks). An index remembers the
 embedder it was built with and keeps using it; asking for another one is an
@@ -20,6 +21,8 @@ from .base import Embedder, l2_normalise
 
 MINILM = "minilm:all-MiniLM-L6-v2"
 MINILM_INT8 = "minilm-int8:all-MiniLM-L6-v2"
+#: The quick tier: static token vectors distilled from MiniLM (`static`).
+MINILM_STATIC = "minilm-static:all-MiniLM-L6-v2"
 OLLAMA_DEFAULT_MODEL = "nomic-embed-text"
 
 INSTALL_HINT = (
@@ -39,6 +42,8 @@ def canonical_name(name: str) -> str:
         return MINILM
     if name in ("minilm-int8", MINILM_INT8):
         return MINILM_INT8
+    if name in ("minilm-static", MINILM_STATIC):
+        return MINILM_STATIC
     if name == "ollama":
         return f"ollama:{OLLAMA_DEFAULT_MODEL}"
     if name.startswith("ollama:") and len(name) > len("ollama:"):
@@ -47,7 +52,7 @@ def canonical_name(name: str) -> str:
         return "hash:512"
     if name.startswith("hash:") and name[5:].isdigit():
         return name
-    raise EmbedderError(f"unknown embedder {name!r}: use minilm, minilm-int8, ollama, ollama:<model> or hash")
+    raise EmbedderError(f"unknown embedder {name!r}: use minilm, minilm-int8, minilm-static, ollama, ollama:<model> or hash")
 
 
 def create(name: str, ollama_host: str | None = None) -> Embedder:
@@ -61,6 +66,10 @@ def create(name: str, ollama_host: str | None = None) -> Embedder:
         from .minilm import MiniLMInt8Embedder
 
         return MiniLMInt8Embedder()
+    if name == MINILM_STATIC:
+        from .static import StaticEmbedder
+
+        return StaticEmbedder()
     if name.startswith("ollama:"):
         from .ollama import OllamaEmbedder
 

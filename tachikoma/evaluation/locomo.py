@@ -409,11 +409,12 @@ Bar = Callable[..., object]
 def evaluate(path: Path, embedder_name: str | None = None, limit_conversations: int | None = None,
              base: Config | None = None, sweep: bool = False, work: Path | None = None,
              progress: bool = True, argv: list[str] | None = None, max_words: int | None = None,
-             only: list[int] | None = None, recency_cases: int = 0) -> dict:
+             only: list[int] | None = None, recency_cases: int = 0, vectors: str = "full") -> dict:
     """Run the whole evaluation and return the report (see `write_report` for its files).
 
     `only`: the positions (from 0) of the conversations to use, e.g. 0-4 to tune and 5-9 to report.
-    `recency_cases` > 0 also runs the two recency sets (`evaluation.recency`) with that many cases each."""
+    `recency_cases` > 0 also runs the two recency sets (`evaluation.recency`) with that many cases each.
+    `vectors` "quick": every chunk is searched by its quick-tier vector only (`indexer.quick_tier`)."""
     started = time.perf_counter()
     path = Path(path)
     conversations, quirks = load(path, limit_conversations, only)
@@ -424,7 +425,8 @@ def evaluate(path: Path, embedder_name: str | None = None, limit_conversations: 
     if work is None:
         scratch = Path(tempfile.mkdtemp(prefix="tachikoma-locomo-"))
         work = scratch
-    work = Path(work) / re.sub(r"[^A-Za-z0-9._-]+", "_", f"{embedder.name}-{embedder.max_words}w")
+    tier = "-quick" if vectors == "quick" else ""
+    work = Path(work) / re.sub(r"[^A-Za-z0-9._-]+", "_", f"{embedder.name}-{embedder.max_words}w{tier}")
     from tqdm import tqdm
 
     disable = None if progress else True  # None: draw only on a terminal
@@ -445,7 +447,7 @@ def evaluate(path: Path, embedder_name: str | None = None, limit_conversations: 
                 index_bar.n = start + done
                 index_bar.refresh()
 
-            summary = indexer.run(root, base, embedder=embedder, progress=tick)
+            summary = indexer.run(root, base, embedder=embedder, progress=tick, vectors=vectors)
             index_bar.n = done_before + len(conv.sessions)
             index_bar.refresh()
             stats["index_seconds"] += time.perf_counter() - t

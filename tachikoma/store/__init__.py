@@ -12,7 +12,11 @@ the vectors.
 A store offers: metadata (`get_meta`, `set_meta`, `embedder`, `generation`,
 `bump_generation`, `cache_key`), files (`files`, `replace_file`,
 `update_file`, `delete_file`, `clear`, `vectors_by_hash`,
-`chunkless_warnings`), transactions (`reading`, `writing`,
+`chunkless_warnings`), tiers of vectors when ``tiers`` is true (`pending`,
+`count_pending`, `fill`, `tier_counts`, `has_vectors`: a chunk is stored
+before it is embedded; SQLite only: on a store without them the indexer
+embeds each batch before storing it),
+transactions (`reading`, `writing`,
 `writing_exclusively`), what a search reads (`load_matrix`,
 `ranking_files`, `chunk_dates`, `chunk_details`, `chunk_spans`, `counts`)
 and keywords (`keyword_count`, `keyword_matches`, `chunks_holding`,
@@ -29,7 +33,7 @@ from pathlib import Path
 
 from ..errors import IndexDamaged, NoIndexYet, TachikomaError  # noqa: F401 (re-exported)
 from . import index_check  # noqa: F401
-from .sqlite import (FTS_TOKENIZE, MIGRATIONS, REQUIRED, SCHEMA, SCHEMA_VERSION, FileRow,  # noqa: F401
+from .sqlite import (FTS_TOKENIZE, MIGRATIONS, REQUIRED, SCHEMA, SCHEMA_VERSION, TOOL_SCHEMA, FileRow,  # noqa: F401
                      Store, damaged, disk_full, index_error, keyword_expression, quote_term)
 
 SQLiteStore = Store

@@ -138,7 +138,7 @@ def keyword_index_problem(db: sqlite3.Connection, table: str = "chunks_fts") -> 
 
 def _vectors_problem(db: sqlite3.Connection, vector_bytes: int | None) -> str | None:
     if vector_bytes:
-        wrong = db.execute("SELECT count(*) FROM chunks WHERE length(vector) != ?", (vector_bytes,)).fetchone()[0]
+        wrong = db.execute("SELECT count(*) FROM chunks WHERE length(vector) NOT IN (0, ?)", (vector_bytes,)).fetchone()[0]
         if wrong:
             return f"{wrong} stored vector(s) not of {vector_bytes} bytes"
     return None

@@ -182,6 +182,9 @@ class PostgresStore:
     Not shared between threads."""
 
     engine = "postgresql"
+    #: No tiers of vectors: pgvector's column cannot hold an empty vector, so the indexer embeds each
+    #: batch before storing it (one pass) and every stored chunk has its full vector.
+    tiers = False
 
     def __init__(self, url: str, name: str, cache_folder: Path, readonly: bool = False, root: Path | None = None):
         import psycopg

@@ -31,7 +31,7 @@ import numpy as np
 from . import index_check
 from ..errors import IndexDamaged, NoIndexYet, TachikomaError
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 #: Columns each schema version added, so an older index is upgraded in place (its vectors kept).
 #: Version 2: the dates of issue 8 (per-chunk transcript dates, dates in paths, evergreen notes);
 #: the next `tachikoma index` reads every file again to fill them (`DATES_VERSION`).
@@ -44,7 +44,17 @@ MIGRATIONS = {
     3: ("ALTER TABLE files ADD COLUMN git_import INTEGER NOT NULL DEFAULT 0",),
     # Version 4: tool call texts, searched by keyword only (filled as the next run chunks every file again).
     4: None,  # `TOOL_SCHEMA`, run as a script
+    # Version 5: tiers of vectors (issue 21). A chunk is stored with its text first (keyword search
+    # works at once), its full vector later: an empty `vector` means "not embedded yet". `quick` holds
+    # the cheap static vector (`embedders.static`) until then, NULL when none.
+    5: ("ALTER TABLE chunks ADD COLUMN quick BLOB",
+        # The chunks still to embed, found without reading every vector (`pending`, `count_pending`).
+        "CREATE INDEX IF NOT EXISTS chunks_unembedded ON chunks(hash) WHERE length(vector) = 0"),
 }
+#: Chunk columns holding vectors: the full model's ("vector", empty until embedded) and the quick tier's.
+VECTOR_COLUMNS = ("vector", "quick")
+#: SQL true for a chunk lacking a vector in that column.
+_LACKS = {"vector": "length(c.vector) = 0", "quick": "c.quick IS NULL AND length(c.vector) = 0"}
 
 #: How the keyword index splits and stems words (FTS5 porter over unicode61); the dashboard's highlighting uses it too.
 FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"
@@ -82,11 +92,13 @@ CREATE TABLE IF NOT EXISTS chunks (
     line_end INTEGER NOT NULL,
     text TEXT NOT NULL,
     hash TEXT NOT NULL,
-    vector BLOB NOT NULL,
-    date REAL                -- transcripts: the chunk's last timestamped turn, unix seconds
+    vector BLOB NOT NULL,    -- the full model's float32 vector (empty until embedded)
+    date REAL,               -- transcripts: the chunk's last timestamped turn in unix seconds
+    quick BLOB               -- the quick tier's float32 vector until the full one is in
 );
 CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id, idx);
 CREATE INDEX IF NOT EXISTS chunks_hash ON chunks(hash);
+CREATE INDEX IF NOT EXISTS chunks_unembedded ON chunks(hash) WHERE length(vector) = 0;
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     text, content='chunks', content_rowid='id', tokenize='""" + FTS_TOKENIZE + """'
 );
@@ -242,6 +254,9 @@ class Store:
     """One connection to an index file. Not shared between threads."""
 
     engine = "sqlite"
+    #: Chunks are stored before they are embedded (an empty vector), then filled in, cheapest tier
+    #: first (`pending`, `fill`); see `tachikoma.store`.
+    tiers = True
 
     def __init__(self, path: Path, readonly: bool = False):
         self.path = Path(path)
@@ -466,21 +481,57 @@ class Store:
         return [json.loads(r[0]) for r in rows]
 
     @_guarded()
-    def vectors_by_hash(self, hashes: list[str]) -> dict[str, bytes]:
-        """Any stored vector whose chunk text hash is in `hashes` (moved or copied text)."""
+    def vectors_by_hash(self, hashes: list[str], column: str = "vector") -> dict[str, bytes]:
+        """Any stored vector (of `column`, `VECTOR_COLUMNS`) whose chunk text hash is in `hashes`
+        (moved or copied text); chunks not embedded yet have none."""
+        assert column in VECTOR_COLUMNS
         found: dict[str, bytes] = {}
         for start in range(0, len(hashes), 500):
             part = hashes[start:start + 500]
             marks = ",".join("?" * len(part))
             found.update(self.db.execute(
-                f"SELECT hash, vector FROM chunks WHERE hash IN ({marks})", part))
+                f"SELECT hash, {column} FROM chunks WHERE hash IN ({marks}) AND length({column}) > 0", part))
         return found
 
     @_guarded()
-    def replace_file(self, info: dict, chunks: list[tuple[int, int, int, str, str, bytes, float | None]],
-                     tool_texts: list[tuple[int, int, str, str, str]] = ()) -> None:
-        """Insert or replace one file and all its chunks (idx, start, end, text, hash, vector, date), and
-        its tool texts (chunk idx, line, tool, side, words).
+    def pending(self, column: str, limit: int) -> list[tuple[str, str]]:
+        """Up to `limit` distinct (hash, text) of chunks that lack a `column` vector (for "quick": lack
+        both), newest memories first: the chunk's own date, else its file's best known date."""
+        assert column in VECTOR_COLUMNS
+        rows = self.db.execute(
+            "SELECT c.hash, c.text, max(coalesce(c.date, f.turn_date, f.fm_date, f.path_date, f.git_date, "
+            f"f.mtime_ns / 1e9)) AS newest FROM chunks c JOIN files f ON f.id = c.file_id WHERE {_LACKS[column]} "
+            "GROUP BY c.hash ORDER BY newest DESC, c.hash LIMIT ?", (int(limit),)).fetchall()
+        return [(r[0], r[1]) for r in rows]
+
+    @_guarded()
+    def count_pending(self, column: str) -> int:
+        """How many distinct chunk texts lack a `column` vector (`pending`)."""
+        assert column in VECTOR_COLUMNS
+        return self.db.execute(f"SELECT count(DISTINCT c.hash) FROM chunks c WHERE {_LACKS[column]}").fetchone()[0]
+
+    @_guarded()
+    def fill(self, column: str, vectors: dict[str, bytes]) -> None:
+        """Store `column` vectors by chunk text hash; a full vector drops the quick one it replaces.
+        Call inside a transaction."""
+        assert column in VECTOR_COLUMNS
+        sql = ("UPDATE chunks SET vector = ?, quick = NULL WHERE hash = ? AND length(vector) = 0"
+               if column == "vector" else "UPDATE chunks SET quick = ? WHERE hash = ? AND length(vector) = 0")
+        self.db.executemany(sql, [(blob, h) for h, blob in vectors.items()])
+
+    @_guarded()
+    def tier_counts(self) -> dict[str, int]:
+        """How many chunks have full vectors, only quick ones, or none yet (keyword search only). Only the
+        chunks not embedded yet are read (`chunks_unembedded`), not every vector."""
+        total = self.db.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        pending, quick = self.db.execute("SELECT count(*), count(quick) FROM chunks WHERE length(vector) = 0").fetchone()
+        return {"full": int(total - pending), "quick": int(quick), "none": int(pending - quick)}
+
+    @_guarded()
+    def replace_file(self, info: dict, chunks: list[tuple], tool_texts: list[tuple[int, int, str, str, str]] = ()) -> None:
+        """Insert or replace one file and all its chunks (idx, start, end, text, hash, vector, date[,
+        quick]): vector b"" when not embedded yet, quick None when it has none; and its tool texts
+        (chunk idx, line, tool, side, words).
 
         Call inside a transaction (`with store.db:`)."""
         self.delete_file(info["path"])
@@ -495,8 +546,8 @@ class Store:
              int(bool(info.get("evergreen"))), int(bool(info.get("git_import")))))
         file_id = cur.lastrowid
         self.db.executemany(
-            "INSERT INTO chunks(file_id, idx, line_start, line_end, text, hash, vector, date) "
-            "VALUES (?,?,?,?,?,?,?,?)", [(file_id, *c) for c in chunks])
+            "INSERT INTO chunks(file_id, idx, line_start, line_end, text, hash, vector, date, quick) "
+            "VALUES (?,?,?,?,?,?,?,?,?)", [(file_id, *c, None) if len(c) == 7 else (file_id, *c) for c in chunks])
         self.db.executemany("INSERT INTO tool_texts(file_id, chunk_idx, line, tool, side, words) VALUES (?,?,?,?,?,?)",
                             [(file_id, *t) for t in tool_texts])
 
@@ -527,12 +578,15 @@ class Store:
 
     # -- reading for search ------------------------------------------------
     @_guarded(parses="vectors")
-    def load_matrix(self, dim: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """All chunk ids, their file ids and an (N, dim) float32 vector matrix."""
-        rows = self.db.execute("SELECT id, file_id, vector FROM chunks ORDER BY id").fetchall()
+    def load_matrix(self, dim: int, column: str = "vector") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """All chunk ids, their file ids and an (N, dim) float32 matrix of their `column` vectors;
+        a chunk without one has a row of zeros (`has_vectors` says which)."""
+        assert column in VECTOR_COLUMNS
+        rows = self.db.execute(f"SELECT id, file_id, {column} FROM chunks ORDER BY id").fetchall()
         ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
         file_ids = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
-        blob = b"".join(r[2] for r in rows)
+        zero = bytes(dim * 4)
+        blob = b"".join(r[2] or zero for r in rows)
         if len(blob) != len(rows) * dim * 4:
             raise ValueError(f"{len(blob):,} bytes of vectors for {len(rows):,} chunks of {dim} dimensions")
         matrix = np.frombuffer(blob, dtype=np.float32).reshape(len(rows), dim) if rows else \
@@ -540,6 +594,13 @@ class Store:
         if not np.isfinite(matrix).all():  # garbage bytes read as floats: NaN and inf rank nothing sensibly
             raise ValueError("a vector holds NaN or infinity")
         return ids, file_ids, matrix
+
+    @_guarded()
+    def has_vectors(self, column: str = "vector") -> np.ndarray:
+        """(N,) bool in chunk id order: which chunks have a `column` vector."""
+        assert column in VECTOR_COLUMNS
+        rows = self.db.execute(f"SELECT length({column}) > 0 FROM chunks ORDER BY id").fetchall()
+        return np.fromiter((bool(r[0]) for r in rows), dtype=bool, count=len(rows))
 
     @_guarded()
     def chunk_details(self, chunk_ids: list[int]) -> dict[int, tuple]:

@@ -92,8 +92,12 @@ def _detect(obj: dict):
     return next((reader for reader in FORMATS if reader.claims(obj)), None)
 
 
-def parse_transcript(text: str, path: str, options: Options | None = None) -> Transcript:
+def parse_transcript(text, path: str, options: Options | None = None) -> Transcript:
     """Read a JSONL transcript: its format, turns, session context and warnings.
+
+    `text` is the file's text, or its lines as ``text.split("\\n")`` would
+    give them, one at a time (`reader` streams a large session from disk so
+    that it is never held whole in memory).
 
     Never raises for bad content. A line that is not a JSON object is skipped
     and counted; the rest of the file is still read. Blank lines are ignored.
@@ -101,13 +105,15 @@ def parse_transcript(text: str, path: str, options: Options | None = None) -> Tr
     a long session is never held in memory as parsed JSON all at once.
     """
     options = options or Options()
-    raw_lines = text.split("\n")
+    raw_lines = text.split("\n") if isinstance(text, str) else text
     bad: list[int] = []
     seen = 0
+    last = [0, ""]  # the number and text of the last line read
 
     def parsed():
         nonlocal seen
         for number, raw in enumerate(raw_lines, 1):
+            last[:] = number, raw
             stripped = raw.strip()
             if not stripped:
                 continue
@@ -144,7 +150,9 @@ def parse_transcript(text: str, path: str, options: Options | None = None) -> Tr
         reader.locate(path, result.session)
     if bad:
         named = ", ".join(str(n) for n in bad[:_LINES_NAMED]) + (", …" if len(bad) > _LINES_NAMED else "")
-        incomplete = bad[-1] == len(raw_lines) and raw_lines[-1].strip() != ""
+        for _ in lines:  # a reader that stopped early: count the rest, to know the last line
+            pass
+        incomplete = bad[-1] == last[0] and last[1].strip() != ""
         note = "; the last line has no line break yet (still being written?)" if incomplete else ""
         result.warnings.append(f"{path}:{bad[0]}: {_count(len(bad))} not a JSON object, skipped "
                                f"(line {named}){note}")

@@ -37,6 +37,7 @@ class IndexJob:
         self._again: str | bool = False  # the reason of a run to make after the current one
         self.state = {"state": "idle"}
         self._embedder = KeptEmbedder()  # loaded once, not for every run the watcher starts
+        self._phase = ("", time.monotonic())  # the run's current phase and when it began
 
     def start(self, reason: str = "reindex") -> bool:
         """Start a run; False when one is already running (a refresh, or the watcher's run, then
@@ -54,7 +55,8 @@ class IndexJob:
     @staticmethod
     def _fresh(reason: str) -> dict:
         return {"state": "running", "reason": reason, "done": 0, "total": 0, "path": "",
-                "started": time.time(), "finished": None, "summary": None, "line": None, "error": None}
+                "started": time.time(), "finished": None, "summary": None, "line": None, "error": None,
+                "progress": None}
 
     def snapshot(self) -> dict:
         with self._lock:
@@ -77,6 +79,15 @@ class IndexJob:
         with self._lock:
             self.state.update(done=done, total=total, path=path)
 
+    def _detail(self, state: "indexer.RunProgress") -> None:
+        """The run's fuller progress (`indexer.progress_view`: phase, files, chunks, rate, time left)."""
+        now = time.monotonic()
+        if state.phase != self._phase[0]:
+            self._phase = (state.phase, now)
+        view = indexer.progress_view(state, now - self._phase[1])
+        with self._lock:
+            self.state["progress"] = view
+
     def _log(self, outcome: dict) -> None:
         """One line per run on the server's console (`tachikoma serve` shows tachikoma's INFO lines)."""
         why = WHY.get(self.state["reason"], self.state["reason"])
@@ -92,8 +103,9 @@ class IndexJob:
                 # The button's run fails at once when another process indexes; the automatic ones wait for it.
                 wait = 0 if self.state["reason"] == "reindex" else LOCK_WAIT_SECONDS
                 config = self.settings()
+                self._phase = ("", time.monotonic())
                 summary = indexer.run(self.root, config, progress=self._progress, lock_timeout=wait,
-                                      embedder=self._embedder.for_run(self.root, config))
+                                      embedder=self._embedder.for_run(self.root, config), detail=self._detail)
                 outcome = {"state": "done", "summary": summary.as_dict(), "line": summary.line()}
             except TachikomaError as exc:
                 outcome = {"state": "failed", "error": str(exc),

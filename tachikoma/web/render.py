@@ -188,7 +188,10 @@ def explain(result: dict) -> dict:
         rows[0]["source"] = fusion_text(f)
         rows[1:1] = [
             {"name": "meaning", "value": f["vector_similarity"], "sub": True,
-             "source": "cosine similarity of the query's and the passage's embeddings"},
+             "source": "cosine similarity of the query's and the passage's embeddings" if not f.get("vectors") else
+             {"quick": "meaning from quick vectors: cosine of the quick tier's embeddings, on the full model's "
+                       "scale (the full vectors are still being computed)"}.get(
+                 f["vectors"], "not embedded yet: this passage is found by its keywords only for now")},
             {"name": "keywords", "value": f["keyword_score"], "sub": True,
              "source": "BM25 keyword match (the query's best match = 1)"
                        + (f"; {in_tools}" if (in_tools := tool_match_text(result)) else "")},

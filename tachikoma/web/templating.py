@@ -6,6 +6,7 @@ from __future__ import annotations
 from flask import Flask, request
 
 from tachikoma import memory
+from tachikoma.humanize import duration
 from tachikoma.config import RECENCY_PRESETS
 from tachikoma.documents import KINDS
 from tachikoma.tags import CONFIDENCE_VALUES, DEFAULTS_TEXT, STATUSES, TAG_KEYS, TRUST_VALUES
@@ -20,6 +21,7 @@ def install_template_helpers(app: Flask) -> None:
     app.jinja_env.filters.update(
         highlight=render.highlight, snippet=render.snippet, passage=render.passage, ago=render.ago, when=render.when,
         num=render.num, pct=render.pct, dated=render.dated, fraction=render.fraction, plural=render.plural,
+        duration=duration,
     )
     app.jinja_env.globals.update(
         explain=render.explain, speaker_class=speaker_class, STATUSES=STATUSES, KINDS=KINDS,
