@@ -127,6 +127,13 @@ class WordRows:
             self._rows[term] = None if len(found) > self.limit else found
         return self._rows[term]
 
+    def rows_of(self, terms: list[str]) -> list[list[int] | None]:
+        """`rows` of each of `terms`, those not read yet in one call (one round trip on PostgreSQL)."""
+        unread = [term for term in dict.fromkeys(terms) if term not in self._rows]
+        for term, found in zip(unread, self.store.chunks_holding_each(unread, self.limit + 1)):
+            self._rows[term] = None if len(found) > self.limit else found
+        return [self._rows[term] for term in terms]
+
 
 def keyword_terms(store: Store, query: str, total_chunks: int,
                   postings: int = KEYWORD_POSTINGS, counts: dict[str, int] | None = None,
@@ -146,7 +153,7 @@ def keyword_terms(store: Store, query: str, total_chunks: int,
         return []
     ceiling = min(max(total_chunks // 2, 1), postings)  # a memory of one chunk still matches its words
     if words is not None and ceiling <= words.limit:
-        found = [words.rows(term) for term in terms]
+        found = words.rows_of(terms)
         known = [ceiling + 1 if rows is None else min(len(rows), ceiling + 1) for rows in found]
     else:
         known = store.keyword_counts(terms, ceiling + 1)  # one round trip for all the words

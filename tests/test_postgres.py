@@ -104,6 +104,33 @@ def test_keyword_scores_are_fts5_bm25_on_postgres(tmp_path, url, monkeypatch):
         on_postgres.close()
 
 
+@pytest.mark.parametrize("repeats", [[1, 2, 3, 7, 40, 200]])
+def test_term_frequencies_counted_in_the_database_match_fts5(tmp_path, url, monkeypatch, repeats):
+    """BM25 is scored in the database, each word's count read back from ts_rank (`PostgresStore._BM25`):
+    a word said 1 to 200 times in a chunk scores as FTS5 scores it."""
+    roots = {}
+    for engine in ("sqlite", "postgresql"):
+        root = roots[engine] = tmp_path / engine
+        root.mkdir()
+        for k in repeats:
+            filler = " ".join(f"filler{i}" for i in range(250 - k))
+            (root / f"note-{k}.md").write_text(f"# Note {k}\n\n{'okapi ' * k}{filler}\n")
+        for k in range(10):  # chunks without the word: it is rare, its idf counts
+            (root / f"other-{k}.md").write_text(f"# Other {k}\n\n{' '.join(f'filler{i}' for i in range(250))}\n")
+    scores = {}
+    for engine, root in roots.items():
+        if engine == "postgresql":
+            monkeypatch.setenv(STORE_ENV, url)
+        indexer.run(root, embedder_name="hash")
+        with locate(root).open(readonly=True) as store:
+            spans = store.chunk_spans()
+            scores[engine] = {spans[i][0]: score for i, score in store.keyword_matches(["okapi"], None)}
+    assert list(scores["postgresql"]) == list(scores["sqlite"])  # the same order, best first
+    assert set(scores["sqlite"]) == {f"note-{k}.md" for k in repeats}
+    for path, score in scores["sqlite"].items():
+        assert scores["postgresql"][path] == pytest.approx(score, rel=1e-6), path
+
+
 def test_reindex_after_edits_and_deletes(memory, store_env):
     indexer.run(memory, embedder_name="hash")
     with locate(memory).open(readonly=True) as store:

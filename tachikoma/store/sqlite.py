@@ -698,6 +698,10 @@ class Store:
         return [r[0] for r in self.db.execute("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?",
                                               (quote_term(term), limit))]
 
+    def chunks_holding_each(self, terms: list[str], limit: int) -> list[list[int]]:
+        """`chunks_holding` of each of `terms`."""
+        return [self.chunks_holding(term, limit) for term in terms]
+
     @_guarded()
     def chunks_holding_among(self, term: str, chunk_ids: list[int]) -> list[int]:
         """Which of `chunk_ids` hold `term`. (`rowid IN` makes FTS5 run the match once per id, a fixed
