@@ -222,7 +222,7 @@ def tool_terms(store: Store, query: str, total: int, counts: dict[str, int] | No
     if not terms or total <= 0:
         return []
     ceiling = min(max(total // 2, 1), postings)
-    known = [store.tool_keyword_count(term, ceiling + 1) for term in terms]
+    known = store.tool_keyword_counts(terms, ceiling + 1)  # one round trip on PostgreSQL
     return rarest_within(terms, known, ceiling, postings, counts)
 
 

@@ -14,22 +14,16 @@ import numpy as np
 import pytest
 
 from example_memory import copy_example
-from pg_server import Server
 from tachikoma import indexer
 from tachikoma.errors import TachikomaError
 from tachikoma.search import Searcher, keyword_search, search_memories
+from tachikoma.embedders.hashing import HashingEmbedder
 from tachikoma.store import STORE_ENV, Location, locate
+from tachikoma.store.postgres import SCHEMA_VERSION
 
 NOW = datetime(2026, 7, 1, tzinfo=timezone.utc)
 QUERIES = ["When does Martin want meetings?", "motor controllers for small robots", "coffee order",
            "is the DRV8353 discontinued", "how should the dashboard rank memories", "Lena school September"]
-
-
-@pytest.fixture(scope="session")
-def pg(tmp_path_factory):
-    server = Server(tmp_path_factory.mktemp("postgres"))
-    yield server
-    server.stop()
 
 
 @pytest.fixture
@@ -315,8 +309,31 @@ def test_schema_is_versioned_and_a_newer_one_is_refused(memory, store_env, pg):
     indexer.run(memory, embedder_name="hash")
     database = store_env.split("/")[3].split("?")[0]
     pg.admin("UPDATE tachikoma.schema SET version = 99", database=database)
-    with pytest.raises(TachikomaError, match="has schema 99, this tachikoma reads 1: upgrade tachikoma"):
+    with pytest.raises(TachikomaError, match=f"has schema 99, this tachikoma reads {SCHEMA_VERSION}: upgrade"):
         Searcher(memory)
+
+
+def test_a_schema_1_index_is_upgraded_and_its_tool_texts_filled(tmp_path, store_env, pg):
+    from test_tool_texts import CLAUDE, CountingEmbedder, _claude_lines, _write
+
+    root = tmp_path / "agents"
+    _write(root, CLAUDE, _claude_lines())
+    indexer.run(root, embedder=CountingEmbedder())
+    database = store_env.split("/")[3].split("?")[0]
+    # The index as version 1 left it: no tool texts.
+    pg.admin("DROP TABLE tachikoma.tool_texts", "UPDATE tachikoma.schema SET version = 1", database=database)
+    with pytest.raises(TachikomaError, match="made by an older tachikoma \\(schema 1\\): run `tachikoma index`"):
+        Searcher(root)
+    embedder = CountingEmbedder()
+    indexer.run(root, embedder=embedder)
+    assert embedder.embedded == []  # every file read again, no vector computed again
+    searcher = Searcher(root, embedder=HashingEmbedder(512))
+    try:
+        assert searcher.store.tool_text_count() > 0
+        first = searcher.search("InMemoryTimerStore", 5, min_score=0.99)["results"][0]
+        assert first["path"] == CLAUDE and first["tool_matches"][0]["tool"] == "Edit"
+    finally:
+        searcher.close()
 
 
 def test_hnsw_finds_the_exact_nearest(memory, store_env):

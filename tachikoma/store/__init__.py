@@ -21,7 +21,7 @@ transactions (`reading`, `writing`,
 `ranking_files`, `chunk_dates`, `chunk_details`, `chunk_spans`, `counts`)
 and keywords (`keyword_count`, `keyword_counts`, `keyword_matches`, `chunks_holding`, `chunks_holding_each`,
 `chunks_holding_among`), in transcripts' tool texts (`tool_text_count`,
-`tool_keyword_count`, `tool_matches`, `chunks_holding_in_tools`), and `reopen` (another read-only
+`tool_keyword_count`, `tool_keyword_counts`, `tool_matches`, `chunks_holding_in_tools`), and `reopen` (another read-only
 connection), `lock_writer`, `label`, `cache_folder`, `damaged`.
 """
 

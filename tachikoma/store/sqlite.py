@@ -624,6 +624,10 @@ class Store:
         return self.db.execute("SELECT count(*) FROM (SELECT 1 FROM tool_fts WHERE tool_fts MATCH ? LIMIT ?)",
                                (quote_term(term), limit)).fetchone()[0]
 
+    def tool_keyword_counts(self, terms: list[str], limit: int) -> list[int]:
+        """`tool_keyword_count` of each of `terms`."""
+        return [self.tool_keyword_count(term, limit) for term in terms]
+
     @_guarded()
     def tool_matches(self, terms: list[str], limit: int) -> list[tuple[int, float, str, str, int]]:
         """(chunk id, bm25, tool, side, line) of the best `limit` tool texts holding any of `terms`, best first."""
