@@ -46,6 +46,9 @@ MEASURED_FLOORS = {MINILM: 0.41, MINILM_INT8: 0.41}
 #: An answer whose best keyword match holds at least this share of the query's words, weighted by
 #: rarity (`keyword_coverage`), is a match whatever its meaning's cosine (`ranking.match_evidence`).
 KEYWORD_FLOOR = 0.6
+#: How many nearest chunks the engine's own vector index (PostgreSQL's HNSW) hands to the exact
+#: ranking of a large index (bench/bench_pg_million.py).
+ENGINE_SHORTLIST = vector_index.SHORTLIST
 #: Re-rankings after finding result files missing before every file is checked.
 MISSING_ROUNDS = 3
 
@@ -600,21 +603,36 @@ class Searcher:
         # Not while some chunks lack their full vectors (`Snapshot.tier`: a run is embedding): their
         # zero rows would skew the codes' centre, which later generations keep, and a chunk with
         # only a quick vector has no full one to be shortlisted by. The exact scan ranks them meanwhile.
-        if snap.vector_index is None and snap.tier is None and len(snap.chunk_ids) >= self.vector_index_min_chunks:
-            snap.vector_index, _ = vector_index.open_or_build(
-                self.store.cache_folder, self.store.cache_key(snap.generation), snap.matrix, snap.chunk_ids)
+        if snap.vector_index is None and snap.tier is None and len(snap.chunk_ids) >= self.vector_index_min_chunks \
+                and not self.store.has_vector_index(self.dim):
+            self._build_vector_index(snap)
         return snap
+
+    def _build_vector_index(self, snap: Snapshot) -> None:
+        snap.vector_index, _ = vector_index.open_or_build(
+            self.store.cache_folder, self.store.cache_key(snap.generation), snap.matrix, snap.chunk_ids)
 
     def candidates(self, snap: Snapshot, qvec: np.ndarray, matches: list[tuple[int, float]],
                    filters: Filters | None) -> Snapshot:
-        """The chunks worth scoring: all of them, or for a large index the `vector_index` shortlist
-        (among the chunks `filters` allow) and every keyword match. The ranking then runs on these
-        rows as on any snapshot, with exact cosines from the float vectors. While some chunks are
-        not fully embedded (`Snapshot.tier`) every chunk is scored, by the best vectors it has."""
-        if snap.vector_index is None or snap.tier is not None or len(snap.chunk_ids) < self.vector_index_min_chunks:
+        """The chunks worth scoring: all of them, or for a large index a shortlist of the nearest and
+        every keyword match. The shortlist comes from the engine's own index when it has one and no
+        filter applies (PostgreSQL's HNSW: `ENGINE_SHORTLIST`), else from `vector_index` (among the
+        chunks `filters` allow). The ranking then runs on these rows as on any snapshot, with exact
+        cosines from the float vectors. While some chunks are not fully embedded (`Snapshot.tier`)
+        every chunk is scored, by the best vectors it has."""
+        if snap.tier is not None or len(snap.chunk_ids) < self.vector_index_min_chunks:
             return snap
         allowed = filters.mask(snap) if filters else None
-        near = snap.vector_index.candidates(qvec, vector_index.SHORTLIST, allowed)
+        near = None
+        if allowed is None:  # the engine's own index (PostgreSQL's HNSW) knows no filters
+            found = self.store.vector_candidates(qvec, ENGINE_SHORTLIST)
+            if found is not None:
+                near, known = _positions(snap, np.sort(found))
+                near = near[known]
+        if near is None:
+            if snap.vector_index is None:
+                self._build_vector_index(snap)
+            near = snap.vector_index.candidates(qvec, vector_index.SHORTLIST, allowed)
         ids = np.array([m[0] for m in matches], dtype=np.int64)
         pos = np.minimum(np.searchsorted(snap.chunk_ids, ids), len(snap.chunk_ids) - 1)
         matched = pos[snap.chunk_ids[pos] == ids]

@@ -16,7 +16,7 @@ import pytest
 from example_memory import copy_example
 from tachikoma import indexer
 from tachikoma.errors import TachikomaError
-from tachikoma.search import Searcher, keyword_search, search_memories
+from tachikoma.search import Filters, Searcher, keyword_search, search_memories
 from tachikoma.embedders.hashing import HashingEmbedder
 from tachikoma.store import STORE_ENV, Location, locate
 from tachikoma.store.postgres import SCHEMA_VERSION
@@ -352,6 +352,40 @@ def test_hnsw_finds_the_exact_nearest(memory, store_env):
         assert {i for i, _ in approx} == set(snap.chunk_ids[best].tolist())
     finally:
         s.close()
+
+
+def test_a_large_memory_takes_its_vector_candidates_from_hnsw_and_explains_exactly(memory, store_env, monkeypatch):
+    """Past `vector_index_min_chunks` the search scores HNSW's nearest chunks (and the keyword matches)
+    exactly: the same answers as the exact scan, and no sign-bit codes built on this machine. A filter,
+    which HNSW does not know, takes the sign-bit shortlist instead."""
+    indexer.run(memory, embedder_name="hash")
+    exact, approx = Searcher(memory), Searcher(memory)
+    approx.vector_index_min_chunks = 1  # the example memory is small: make it "large"
+    asked = []
+    real = approx.store.vector_candidates
+    monkeypatch.setattr(approx.store, "vector_candidates", lambda q, n: asked.append(n) or real(q, n))
+    try:
+        for query in QUERIES:
+            a, b = exact.search(query, 10, now=NOW, min_score=0), approx.search(query, 10, now=NOW, min_score=0)
+            assert _top(a) == _top(b), query
+            assert [r["factors"] for r in a["results"]] == [r["factors"] for r in b["results"]]
+        assert len(asked) == len(QUERIES) and approx.snapshot().vector_index is None
+        # A shortlist of 3 misses most of the exact top 10, yet every result it gives is explained exactly.
+        monkeypatch.setattr("tachikoma.search.ENGINE_SHORTLIST", 3)
+        short = approx.search("Martin meeting preferences", 10, now=NOW, min_score=0)
+        full = {(r["path"], r["chunk"]): r for r in exact.search("Martin meeting preferences", 10, now=NOW,
+                                                                 min_score=0)["results"]}
+        assert asked[-1] == 3
+        for r in short["results"]:
+            if (r["path"], r["chunk"]) in full:
+                assert r["factors"] == full[(r["path"], r["chunk"])]["factors"]
+        filtered = approx.search("Martin meeting preferences", 10, now=NOW, min_score=0, filters=Filters(kind="markdown"))
+        assert len(asked) == len(QUERIES) + 1 and approx.snapshot().vector_index is not None
+        assert _top(filtered) == _top(exact.search("Martin meeting preferences", 10, now=NOW, min_score=0,
+                                                   filters=Filters(kind="markdown")))
+    finally:
+        exact.close()
+        approx.close()
 
 
 def test_api_and_mcp_search_several_memories(tmp_path, store_env):

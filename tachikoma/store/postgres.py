@@ -50,6 +50,8 @@ PI2_6 = 1.64493406685
 LEXEME_QUERY = r"""('''' || replace(replace(lexeme, '\', '\\'), '''', '''''') || '''')::tsquery"""
 #: Memory for building an HNSW index (the graph of 1M x 384 vectors needs about 2 GB to build in one pass).
 HNSW_BUILD_MEMORY = "1GB"
+#: pgvector's largest ``hnsw.ef_search``.
+HNSW_MAX_EF_SEARCH = 1000
 #: Key of the advisory locks (with the memory's id): "tk".
 LOCK_CLASS = 0x746B
 
@@ -225,6 +227,7 @@ class PostgresStore:
         self.path = self._cache_folder / f"postgres-{name}"  # names this memory's derived caches
         self._corpus: dict[str, tuple[int, int, float]] = {}  # table → (generation, rows, mean words), for BM25
         self._vector_index_due = False
+        self._hnsw_checked: tuple[tuple[int, int], bool] | None = None  # ((generation, dim), valid index)
         self._meta: dict[str, str | None] | None = None  # metadata read in this reader's transaction
         try:
             self.db = psycopg.connect(url, autocommit=True, connect_timeout=10,
@@ -663,6 +666,38 @@ class PostgresStore:
         return {r[0]: (r[1], r[2], r[3]) for r in self.db.execute(
             "SELECT c.id, f.path, c.line_start, c.line_end FROM tachikoma.chunks c JOIN tachikoma.files f "
             "ON f.id = c.file_id WHERE c.memory_id = %s", (self.memory_id,))}
+
+    @_guarded
+    def has_vector_index(self, dim: int) -> bool:
+        """Whether this memory has a valid HNSW index at `dim` (checked once per index generation: it
+        is built when a run completes)."""
+        key = (self.generation, int(dim))
+        if self._hnsw_checked is None or self._hnsw_checked[0] != key:
+            found = self.db.execute(
+                "SELECT i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+                "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'tachikoma' AND c.relname = %s",
+                (f"chunks_hnsw_{self.memory_id}_{int(dim)}",)).fetchone()
+            self._hnsw_checked = (key, bool(found and found[0]))
+        return self._hnsw_checked[1]
+
+    @_guarded
+    def vector_candidates(self, query: np.ndarray, count: int) -> np.ndarray | None:
+        """Ids of about the `count` chunks nearest to `query` by this memory's HNSW index (cosine), for
+        the search to score exactly; None without a valid index. The graph's candidate list
+        (``hnsw.ef_search``) is `count` up to pgvector's limit of 1,000; past it, an iterative scan
+        goes on to fill `count` (unordered: the caller re-scores every candidate anyway)."""
+        dim = int(query.shape[0])
+        if not self.has_vector_index(dim):
+            return None
+        with self.reading():
+            self.db.execute(f"SET LOCAL hnsw.ef_search = {min(max(int(count), 40), HNSW_MAX_EF_SEARCH)}")
+            if count > HNSW_MAX_EF_SEARCH:
+                self.db.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+                self.db.execute(f"SET LOCAL hnsw.max_scan_tuples = {max(20_000, 4 * int(count))}")
+            rows = self.db.execute(
+                f"SELECT id FROM tachikoma.chunks WHERE memory_id = {int(self.memory_id)} "
+                f"ORDER BY vector::vector({dim}) <=> %s::vector({dim}) LIMIT %s", (query, int(count))).fetchall()
+        return np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
 
     @_guarded
     def nearest(self, query: np.ndarray, k: int, ef_search: int = 100) -> list[tuple[int, float]]:

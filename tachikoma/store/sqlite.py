@@ -613,6 +613,15 @@ class Store:
             f"JOIN files f ON f.id = c.file_id WHERE c.id IN ({marks})", chunk_ids)
         return {r[0]: r[1:] for r in rows}
 
+    def has_vector_index(self, dim: int) -> bool:
+        """Whether the engine keeps an index of its own for nearest vectors: not SQLite (the search
+        uses `vector_index`, beside the vector cache)."""
+        return False
+
+    def vector_candidates(self, query: np.ndarray, count: int) -> np.ndarray | None:
+        """None: no engine-side nearest-vector index (see `has_vector_index`)."""
+        return None
+
     # -- tool texts, by keyword only (`TOOL_SCHEMA`) ---------------------------
     #: Tool texts matching an FTS5 expression, joined to the chunk whose turn made the call.
     _TOOL_CHUNKS = ("FROM tool_fts JOIN tool_texts t ON t.id = tool_fts.rowid "
