@@ -46,9 +46,13 @@ MEASURED_FLOORS = {MINILM: 0.41, MINILM_INT8: 0.41}
 #: An answer whose best keyword match holds at least this share of the query's words, weighted by
 #: rarity (`keyword_coverage`), is a match whatever its meaning's cosine (`ranking.match_evidence`).
 KEYWORD_FLOOR = 0.6
-#: How many nearest chunks the engine's own vector index (PostgreSQL's HNSW) hands to the exact
-#: ranking of a large index (bench/bench_pg_million.py).
-ENGINE_SHORTLIST = vector_index.SHORTLIST
+#: From this many chunks a memory whose engine has a nearest-vector index of its own (PostgreSQL's
+#: HNSW) takes its vector shortlist from it instead of the sign-bit codes, and how many nearest chunks
+#: it hands to the exact ranking. Measured (bench/bench_pg_million.py, docs/scaling.md): up to 300k
+#: chunks the sign-bit scan is the faster of the two at recall@10 >= 0.99 (HNSW needs ef_search of
+#: several hundred), and its cost grows with the memory while HNSW's hardly does.
+ENGINE_INDEX_MIN_CHUNKS = 1_000_000
+ENGINE_SHORTLIST = 1_000
 #: Re-rankings after finding result files missing before every file is checked.
 MISSING_ROUNDS = 3
 
@@ -590,8 +594,10 @@ class Searcher:
         #: False for a memory of a shared store whose folder is not on this machine: its files
         #: cannot be checked, so results are not hidden as missing and freshness is not known.
         self.local = Path(root).is_dir()
-        #: Indexes of at least this many chunks use `vector_index` for their vector candidates.
+        #: Indexes of at least this many chunks use `vector_index` for their vector candidates, or the
+        #: engine's own index from `engine_index_min_chunks`.
         self.vector_index_min_chunks = vector_index.ANN_MIN_CHUNKS
+        self.engine_index_min_chunks = ENGINE_INDEX_MIN_CHUNKS
 
     def close(self) -> None:
         self.store.close()
@@ -604,9 +610,13 @@ class Searcher:
         # zero rows would skew the codes' centre, which later generations keep, and a chunk with
         # only a quick vector has no full one to be shortlisted by. The exact scan ranks them meanwhile.
         if snap.vector_index is None and snap.tier is None and len(snap.chunk_ids) >= self.vector_index_min_chunks \
-                and not self.store.has_vector_index(self.dim):
+                and not self._engine_index(snap):
             self._build_vector_index(snap)
         return snap
+
+    def _engine_index(self, snap: Snapshot) -> bool:
+        """Whether this search takes its vector shortlist from the engine's own index (`ENGINE_INDEX_MIN_CHUNKS`)."""
+        return len(snap.chunk_ids) >= self.engine_index_min_chunks and self.store.has_vector_index(self.dim)
 
     def _build_vector_index(self, snap: Snapshot) -> None:
         snap.vector_index, _ = vector_index.open_or_build(
@@ -624,7 +634,7 @@ class Searcher:
             return snap
         allowed = filters.mask(snap) if filters else None
         near = None
-        if allowed is None:  # the engine's own index (PostgreSQL's HNSW) knows no filters
+        if allowed is None and self._engine_index(snap):  # it knows no filters
             found = self.store.vector_candidates(qvec, ENGINE_SHORTLIST)
             if found is not None:
                 near, known = _positions(snap, np.sort(found))

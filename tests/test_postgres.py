@@ -355,12 +355,12 @@ def test_hnsw_finds_the_exact_nearest(memory, store_env):
 
 
 def test_a_large_memory_takes_its_vector_candidates_from_hnsw_and_explains_exactly(memory, store_env, monkeypatch):
-    """Past `vector_index_min_chunks` the search scores HNSW's nearest chunks (and the keyword matches)
+    """Past `engine_index_min_chunks` the search scores HNSW's nearest chunks (and the keyword matches)
     exactly: the same answers as the exact scan, and no sign-bit codes built on this machine. A filter,
     which HNSW does not know, takes the sign-bit shortlist instead."""
     indexer.run(memory, embedder_name="hash")
     exact, approx = Searcher(memory), Searcher(memory)
-    approx.vector_index_min_chunks = 1  # the example memory is small: make it "large"
+    approx.vector_index_min_chunks = approx.engine_index_min_chunks = 1  # the example memory is small: "large"
     asked = []
     real = approx.store.vector_candidates
     monkeypatch.setattr(approx.store, "vector_candidates", lambda q, n: asked.append(n) or real(q, n))
