@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -208,6 +209,37 @@ def test_one_writer_per_memory(memory, store_env):
     finally:
         writer.close()  # the lock goes with the connection
     assert indexer.run(memory).added == 1  # the next run completes the index again
+
+
+def test_runs_of_two_memories_end_one_at_a_time(tmp_path, store_env):
+    """Two index runs ending together deadlocked (one's ANALYZE waited for the other's CREATE INDEX
+    CONCURRENTLY, which waited for the first's transaction): the end of a run (statistics, HNSW build)
+    takes one lock for every memory, so a second one waits for the first instead."""
+    import threading
+
+    import psycopg
+
+    from tachikoma.store.postgres import MAINTENANCE_LOCK
+
+    notes = copy_example(tmp_path / "notes")
+    with psycopg.connect(store_env, autocommit=True) as other:
+        other.execute("SELECT pg_advisory_lock(%s, %s)", MAINTENANCE_LOCK)  # another memory's run is ending
+        finished = threading.Event()
+        run = threading.Thread(target=lambda: (indexer.run(notes, embedder_name="hash"), finished.set()))
+        run.start()
+        waiting = 0
+        for _ in range(600):
+            waiting = other.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted "
+                                    "AND objid = %s", (MAINTENANCE_LOCK[1] & 0xFFFFFFFF,)).fetchone()[0]
+            if waiting or finished.is_set():
+                break
+            time.sleep(0.1)
+        assert waiting == 1 and not finished.is_set()
+        hnsw = "SELECT count(*) FROM pg_indexes WHERE schemaname = 'tachikoma' AND indexname LIKE 'chunks_hnsw_%'"
+        assert other.execute(hnsw).fetchone()[0] == 0  # the vector index waits for its turn
+        other.execute("SELECT pg_advisory_unlock(%s, %s)", MAINTENANCE_LOCK)
+        run.join(120)
+        assert finished.is_set() and other.execute(hnsw).fetchone()[0] == 1
 
 
 def test_an_interrupted_run_leaves_a_consistent_index_that_the_next_run_completes(memory, store_env, monkeypatch):

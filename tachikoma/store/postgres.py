@@ -54,6 +54,8 @@ HNSW_BUILD_MEMORY = "1GB"
 HNSW_MAX_EF_SEARCH = 1000
 #: Key of the advisory locks (with the memory's id): "tk".
 LOCK_CLASS = 0x746B
+#: The advisory lock held while an indexer runs the end of its run (`PostgresStore._after_run`).
+MAINTENANCE_LOCK = (LOCK_CLASS, -1)
 
 SCHEMA = f"""
 CREATE SCHEMA IF NOT EXISTS tachikoma;
@@ -367,20 +369,30 @@ class PostgresStore:
             self.db.close()
 
     def _after_run(self) -> None:
-        """When an index run completes: fresh planner statistics and a merged keyword index, then the
+        """When an index run completes: fresh planner statistics and merged keyword indexes, then the
         vector index. Without them the planner, seeing a GIN pending list full of new rows and no
         statistics, scans every chunk for each keyword (measured: 70-120 ms instead of under 1 ms
-        at 10k chunks). Best effort for the statistics: another user's tables are left alone."""
+        at 10k chunks). Best effort for the statistics: another user's tables are left alone.
+
+        One indexer at a time does this, whatever its memory (`MAINTENANCE_LOCK`): two runs ending
+        together deadlocked (measured, bench_pg_million.py --writers 2), one's ANALYZE waiting for
+        the other's CREATE INDEX CONCURRENTLY, which waited for the first's transaction to end."""
         import psycopg
 
-        if self._idle():
+        if not self._idle():
+            return
+        self.db.execute("SELECT pg_advisory_lock(%s, %s)", MAINTENANCE_LOCK)
+        try:
             for statement in ("SELECT gin_clean_pending_list('tachikoma.chunks_tsv'::regclass)",
-                              "ANALYZE tachikoma.files", "ANALYZE tachikoma.chunks"):
+                              "SELECT gin_clean_pending_list('tachikoma.tool_texts_tsv'::regclass)",
+                              "ANALYZE tachikoma.files", "ANALYZE tachikoma.chunks", "ANALYZE tachikoma.tool_texts"):
                 try:
                     self.db.execute(statement)
                 except psycopg.errors.InsufficientPrivilege:
                     pass
-        self._ensure_vector_index()
+            self._ensure_vector_index()
+        finally:
+            self.db.execute("SELECT pg_advisory_unlock(%s, %s)", MAINTENANCE_LOCK)
 
     def __enter__(self) -> "PostgresStore":
         return self
