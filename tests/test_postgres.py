@@ -227,14 +227,14 @@ def test_runs_of_two_memories_end_one_at_a_time(tmp_path, store_env):
         finished = threading.Event()
         run = threading.Thread(target=lambda: (indexer.run(notes, embedder_name="hash"), finished.set()))
         run.start()
-        waiting = 0
-        for _ in range(600):
-            waiting = other.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted "
-                                    "AND objid = %s", (MAINTENANCE_LOCK[1] & 0xFFFFFFFF,)).fetchone()[0]
-            if waiting or finished.is_set():
+        complete = "SELECT count(*) FROM tachikoma.meta WHERE key = 'run_complete' AND value = '1'"
+        for _ in range(600):  # until the run has written everything and reaches its end
+            if finished.is_set() or other.execute("SELECT to_regclass('tachikoma.meta')").fetchone()[0] \
+                    and other.execute(complete).fetchone()[0]:
                 break
             time.sleep(0.1)
-        assert waiting == 1 and not finished.is_set()
+        time.sleep(2)
+        assert not finished.is_set()
         hnsw = "SELECT count(*) FROM pg_indexes WHERE schemaname = 'tachikoma' AND indexname LIKE 'chunks_hnsw_%'"
         assert other.execute(hnsw).fetchone()[0] == 0  # the vector index waits for its turn
         other.execute("SELECT pg_advisory_unlock(%s, %s)", MAINTENANCE_LOCK)

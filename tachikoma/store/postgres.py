@@ -376,12 +376,17 @@ class PostgresStore:
 
         One indexer at a time does this, whatever its memory (`MAINTENANCE_LOCK`): two runs ending
         together deadlocked (measured, bench_pg_million.py --writers 2), one's ANALYZE waiting for
-        the other's CREATE INDEX CONCURRENTLY, which waited for the first's transaction to end."""
+        the other's CREATE INDEX CONCURRENTLY, which waited for the first's transaction to end.
+        Searches and other memories' writes go on meanwhile; the build waits for their transactions."""
         import psycopg
 
         if not self._idle():
             return
-        self.db.execute("SELECT pg_advisory_lock(%s, %s)", MAINTENANCE_LOCK)
+        # Polled, not waited for in the server: a statement waiting there holds a snapshot, and the
+        # other run's CREATE INDEX CONCURRENTLY waits for every snapshot older than its own (measured:
+        # a deadlock again with a blocking pg_advisory_lock).
+        while not self.db.execute("SELECT pg_try_advisory_lock(%s, %s)", MAINTENANCE_LOCK).fetchone()[0]:
+            time.sleep(0.5)
         try:
             for statement in ("SELECT gin_clean_pending_list('tachikoma.chunks_tsv'::regclass)",
                               "SELECT gin_clean_pending_list('tachikoma.tool_texts_tsv'::regclass)",
