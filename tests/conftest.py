@@ -53,3 +53,14 @@ def indexed_example(tmp_path) -> Path:
     root = copy_memory(tmp_path / "memory")
     build_index(root)
     return root
+
+
+@pytest.fixture(scope="session")
+def pg(tmp_path_factory):
+    """A real PostgreSQL 18 + pgvector server (`pg_server.Server`), started once per test session for the
+    tests that ask for it."""
+    from pg_server import Server
+
+    server = Server(tmp_path_factory.mktemp("postgres"))
+    yield server
+    server.stop()

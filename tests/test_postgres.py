@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -14,22 +15,16 @@ import numpy as np
 import pytest
 
 from example_memory import copy_example
-from pg_server import Server
 from tachikoma import indexer
 from tachikoma.errors import TachikomaError
-from tachikoma.search import Searcher, keyword_search, search_memories
+from tachikoma.search import Filters, Searcher, keyword_search, search_memories
+from tachikoma.embedders.hashing import HashingEmbedder
 from tachikoma.store import STORE_ENV, Location, locate
+from tachikoma.store.postgres import SCHEMA_VERSION
 
 NOW = datetime(2026, 7, 1, tzinfo=timezone.utc)
 QUERIES = ["When does Martin want meetings?", "motor controllers for small robots", "coffee order",
            "is the DRV8353 discontinued", "how should the dashboard rank memories", "Lena school September"]
-
-
-@pytest.fixture(scope="session")
-def pg(tmp_path_factory):
-    server = Server(tmp_path_factory.mktemp("postgres"))
-    yield server
-    server.stop()
 
 
 @pytest.fixture
@@ -102,6 +97,33 @@ def test_keyword_scores_are_fts5_bm25_on_postgres(tmp_path, url, monkeypatch):
     finally:
         on_sqlite.close()
         on_postgres.close()
+
+
+@pytest.mark.parametrize("repeats", [[1, 2, 3, 7, 40, 200]])
+def test_term_frequencies_counted_in_the_database_match_fts5(tmp_path, url, monkeypatch, repeats):
+    """BM25 is scored in the database, each word's count read back from ts_rank (`PostgresStore._BM25`):
+    a word said 1 to 200 times in a chunk scores as FTS5 scores it."""
+    roots = {}
+    for engine in ("sqlite", "postgresql"):
+        root = roots[engine] = tmp_path / engine
+        root.mkdir()
+        for k in repeats:
+            filler = " ".join(f"filler{i}" for i in range(250 - k))
+            (root / f"note-{k}.md").write_text(f"# Note {k}\n\n{'okapi ' * k}{filler}\n")
+        for k in range(10):  # chunks without the word: it is rare, its idf counts
+            (root / f"other-{k}.md").write_text(f"# Other {k}\n\n{' '.join(f'filler{i}' for i in range(250))}\n")
+    scores = {}
+    for engine, root in roots.items():
+        if engine == "postgresql":
+            monkeypatch.setenv(STORE_ENV, url)
+        indexer.run(root, embedder_name="hash")
+        with locate(root).open(readonly=True) as store:
+            spans = store.chunk_spans()
+            scores[engine] = {spans[i][0]: score for i, score in store.keyword_matches(["okapi"], None)}
+    assert list(scores["postgresql"]) == list(scores["sqlite"])  # the same order, best first
+    assert set(scores["sqlite"]) == {f"note-{k}.md" for k in repeats}
+    for path, score in scores["sqlite"].items():
+        assert scores["postgresql"][path] == pytest.approx(score, rel=1e-6), path
 
 
 def test_reindex_after_edits_and_deletes(memory, store_env):
@@ -187,6 +209,37 @@ def test_one_writer_per_memory(memory, store_env):
     finally:
         writer.close()  # the lock goes with the connection
     assert indexer.run(memory).added == 1  # the next run completes the index again
+
+
+def test_runs_of_two_memories_end_one_at_a_time(tmp_path, store_env):
+    """Two index runs ending together deadlocked (one's ANALYZE waited for the other's CREATE INDEX
+    CONCURRENTLY, which waited for the first's transaction): the end of a run (statistics, HNSW build)
+    takes one lock for every memory, so a second one waits for the first instead."""
+    import threading
+
+    import psycopg
+
+    from tachikoma.store.postgres import MAINTENANCE_LOCK
+
+    notes = copy_example(tmp_path / "notes")
+    with psycopg.connect(store_env, autocommit=True) as other:
+        other.execute("SELECT pg_advisory_lock(%s, %s)", MAINTENANCE_LOCK)  # another memory's run is ending
+        finished = threading.Event()
+        run = threading.Thread(target=lambda: (indexer.run(notes, embedder_name="hash"), finished.set()))
+        run.start()
+        complete = "SELECT count(*) FROM tachikoma.meta WHERE key = 'run_complete' AND value = '1'"
+        for _ in range(600):  # until the run has written everything and reaches its end
+            if finished.is_set() or other.execute("SELECT to_regclass('tachikoma.meta')").fetchone()[0] \
+                    and other.execute(complete).fetchone()[0]:
+                break
+            time.sleep(0.1)
+        time.sleep(2)
+        assert not finished.is_set()
+        hnsw = "SELECT count(*) FROM pg_indexes WHERE schemaname = 'tachikoma' AND indexname LIKE 'chunks_hnsw_%'"
+        assert other.execute(hnsw).fetchone()[0] == 0  # the vector index waits for its turn
+        other.execute("SELECT pg_advisory_unlock(%s, %s)", MAINTENANCE_LOCK)
+        run.join(120)
+        assert finished.is_set() and other.execute(hnsw).fetchone()[0] == 1
 
 
 def test_an_interrupted_run_leaves_a_consistent_index_that_the_next_run_completes(memory, store_env, monkeypatch):
@@ -288,8 +341,31 @@ def test_schema_is_versioned_and_a_newer_one_is_refused(memory, store_env, pg):
     indexer.run(memory, embedder_name="hash")
     database = store_env.split("/")[3].split("?")[0]
     pg.admin("UPDATE tachikoma.schema SET version = 99", database=database)
-    with pytest.raises(TachikomaError, match="has schema 99, this tachikoma reads 1: upgrade tachikoma"):
+    with pytest.raises(TachikomaError, match=f"has schema 99, this tachikoma reads {SCHEMA_VERSION}: upgrade"):
         Searcher(memory)
+
+
+def test_a_schema_1_index_is_upgraded_and_its_tool_texts_filled(tmp_path, store_env, pg):
+    from test_tool_texts import CLAUDE, CountingEmbedder, _claude_lines, _write
+
+    root = tmp_path / "agents"
+    _write(root, CLAUDE, _claude_lines())
+    indexer.run(root, embedder=CountingEmbedder())
+    database = store_env.split("/")[3].split("?")[0]
+    # The index as version 1 left it: no tool texts.
+    pg.admin("DROP TABLE tachikoma.tool_texts", "UPDATE tachikoma.schema SET version = 1", database=database)
+    with pytest.raises(TachikomaError, match="made by an older tachikoma \\(schema 1\\): run `tachikoma index`"):
+        Searcher(root)
+    embedder = CountingEmbedder()
+    indexer.run(root, embedder=embedder)
+    assert embedder.embedded == []  # every file read again, no vector computed again
+    searcher = Searcher(root, embedder=HashingEmbedder(512))
+    try:
+        assert searcher.store.tool_text_count() > 0
+        first = searcher.search("InMemoryTimerStore", 5, min_score=0.99)["results"][0]
+        assert first["path"] == CLAUDE and first["tool_matches"][0]["tool"] == "Edit"
+    finally:
+        searcher.close()
 
 
 def test_hnsw_finds_the_exact_nearest(memory, store_env):
@@ -308,6 +384,40 @@ def test_hnsw_finds_the_exact_nearest(memory, store_env):
         assert {i for i, _ in approx} == set(snap.chunk_ids[best].tolist())
     finally:
         s.close()
+
+
+def test_a_large_memory_takes_its_vector_candidates_from_hnsw_and_explains_exactly(memory, store_env, monkeypatch):
+    """Past `engine_index_min_chunks` the search scores HNSW's nearest chunks (and the keyword matches)
+    exactly: the same answers as the exact scan, and no sign-bit codes built on this machine. A filter,
+    which HNSW does not know, takes the sign-bit shortlist instead."""
+    indexer.run(memory, embedder_name="hash")
+    exact, approx = Searcher(memory), Searcher(memory)
+    approx.vector_index_min_chunks = approx.engine_index_min_chunks = 1  # the example memory is small: "large"
+    asked = []
+    real = approx.store.vector_candidates
+    monkeypatch.setattr(approx.store, "vector_candidates", lambda q, n: asked.append(n) or real(q, n))
+    try:
+        for query in QUERIES:
+            a, b = exact.search(query, 10, now=NOW, min_score=0), approx.search(query, 10, now=NOW, min_score=0)
+            assert _top(a) == _top(b), query
+            assert [r["factors"] for r in a["results"]] == [r["factors"] for r in b["results"]]
+        assert len(asked) == len(QUERIES) and approx.snapshot().vector_index is None
+        # A shortlist of 3 misses most of the exact top 10, yet every result it gives is explained exactly.
+        monkeypatch.setattr("tachikoma.search.ENGINE_SHORTLIST", 3)
+        short = approx.search("Martin meeting preferences", 10, now=NOW, min_score=0)
+        full = {(r["path"], r["chunk"]): r for r in exact.search("Martin meeting preferences", 10, now=NOW,
+                                                                 min_score=0)["results"]}
+        assert asked[-1] == 3
+        for r in short["results"]:
+            if (r["path"], r["chunk"]) in full:
+                assert r["factors"] == full[(r["path"], r["chunk"])]["factors"]
+        filtered = approx.search("Martin meeting preferences", 10, now=NOW, min_score=0, filters=Filters(kind="markdown"))
+        assert len(asked) == len(QUERIES) + 1 and approx.snapshot().vector_index is not None
+        assert _top(filtered) == _top(exact.search("Martin meeting preferences", 10, now=NOW, min_score=0,
+                                                   filters=Filters(kind="markdown")))
+    finally:
+        exact.close()
+        approx.close()
 
 
 def test_api_and_mcp_search_several_memories(tmp_path, store_env):

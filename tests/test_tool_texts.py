@@ -14,6 +14,7 @@ import pytest
 from tachikoma import chunking, indexer
 from tachikoma.embedders.hashing import HashingEmbedder
 from tachikoma.search import Searcher
+from tachikoma.store import STORE_ENV
 from tachikoma.transcripts import parse_transcript
 
 CLAUDE = "claude/-home-ana-shop/0b7d2e51-5c1a-4f7e-a1c3-9e4d8a6b2f10.jsonl"
@@ -138,8 +139,17 @@ def agents(tmp_path) -> Path:
     return root.resolve()
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def engine(request, monkeypatch) -> str:
+    """Each test of an indexed memory runs on both engines (a real PostgreSQL for the second)."""
+    if request.param == "postgresql":
+        pg = request.getfixturevalue("pg")
+        monkeypatch.setenv(STORE_ENV, pg.url(pg.new_database()))
+    return request.param
+
+
 @pytest.fixture
-def indexed(agents):
+def indexed(agents, engine):
     embedder = CountingEmbedder()
     indexer.run(agents, embedder=embedder)
     return agents, embedder
@@ -159,13 +169,14 @@ def _search(root: Path, query: str, **kwargs) -> dict:
     ("ReviewSessionRegistry", CODEX, "apply_patch", "input", 4),   # only in an apply_patch body
     ("OnClipboardChange", OPENCLAW, "exec", "output", 4),          # only in an OpenClaw tool result
 ])
-def test_an_identifier_only_in_a_tool_call_is_found_with_its_tool_side_and_line(indexed, query, path, tool, side,
-                                                                                line):
+def test_an_identifier_only_in_a_tool_call_is_found_with_its_tool_side_and_line(indexed, engine, query, path, tool,
+                                                                                side, line):
     root, _ = indexed
     # A floor no cosine reaches: the answer stands on keywords alone, and must not be "no good match".
     answer = _search(root, query, min_score=0.99)
     assert not answer["no_good_match"] and answer["match"]["answered_by"] == "keywords"
     first = answer["results"][0]
+    assert ("memory" in first) == (engine == "postgresql")  # a shared store names the memory: this ran there
     assert first["path"] == path
     assert first["factors"]["keyword_in_tools"] == pytest.approx(1.0)
     evidence = first["tool_matches"][0]

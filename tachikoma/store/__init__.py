@@ -18,10 +18,11 @@ before it is embedded; SQLite only: on a store without them the indexer
 embeds each batch before storing it),
 transactions (`reading`, `writing`,
 `writing_exclusively`), what a search reads (`load_matrix`,
-`ranking_files`, `chunk_dates`, `chunk_details`, `chunk_spans`, `counts`)
-and keywords (`keyword_count`, `keyword_matches`, `chunks_holding`,
+`ranking_files`, `chunk_dates`, `chunk_details`, `chunk_spans`, `counts`, and the
+engine's own nearest-vector index if it has one: `has_vector_index`, `vector_candidates`)
+and keywords (`keyword_count`, `keyword_counts`, `keyword_matches`, `chunks_holding`, `chunks_holding_each`,
 `chunks_holding_among`), in transcripts' tool texts (`tool_text_count`,
-`tool_keyword_count`, `tool_matches`, `chunks_holding_in_tools`), and `reopen` (another read-only
+`tool_keyword_count`, `tool_keyword_counts`, `tool_matches`, `chunks_holding_in_tools`), and `reopen` (another read-only
 connection), `lock_writer`, `label`, `cache_folder`, `damaged`.
 """
 

@@ -30,7 +30,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
-import math
 import secrets
 import time
 from pathlib import Path
@@ -40,17 +39,23 @@ import numpy as np
 from ..errors import IndexDamaged, NoIndexYet, TachikomaError
 from .sqlite import FileRow, _json
 
-SCHEMA_VERSION = 1
-#: Statements each schema version adds to the one before (none yet: version 1 is the first).
-MIGRATIONS: dict[int, tuple[str, ...]] = {}
+SCHEMA_VERSION = 2
 #: The text search configuration of the keyword column.
 TS_CONFIG = "tachikoma.words"
 #: FTS5's bm25() constants.
 BM25_K1, BM25_B = 1.2, 0.75
+#: π²/6, the constant of PostgreSQL's ts_rank (see `_bm25`).
+PI2_6 = 1.64493406685
+#: SQL: the one-lexeme tsquery of `lexeme` (quoted as tsquery input: no parsing, no stemming).
+LEXEME_QUERY = r"""('''' || replace(replace(lexeme, '\', '\\'), '''', '''''') || '''')::tsquery"""
 #: Memory for building an HNSW index (the graph of 1M x 384 vectors needs about 2 GB to build in one pass).
 HNSW_BUILD_MEMORY = "1GB"
+#: pgvector's largest ``hnsw.ef_search``.
+HNSW_MAX_EF_SEARCH = 1000
 #: Key of the advisory locks (with the memory's id): "tk".
 LOCK_CLASS = 0x746B
+#: The advisory lock held while an indexer runs the end of its run (`PostgresStore._after_run`).
+MAINTENANCE_LOCK = (LOCK_CLASS, -1)
 
 SCHEMA = f"""
 CREATE SCHEMA IF NOT EXISTS tachikoma;
@@ -114,6 +119,35 @@ CREATE INDEX chunks_memory ON tachikoma.chunks (memory_id, id);
 CREATE INDEX chunks_hash ON tachikoma.chunks (memory_id, hash);
 CREATE INDEX chunks_tsv ON tachikoma.chunks USING gin (tsv);
 """
+
+#: What transcripts' tool calls were given and gave back (`documents.ToolText`), by keyword only, as
+#: on SQLite (`sqlite.TOOL_SCHEMA`): never embedded, in a table of its own so that its words neither
+#: lengthen the chunks' texts nor weigh in their word statistics. A row belongs to the chunk
+#: (file_id, chunk_idx) whose turn made the call; `words` are its distinct words (`keyword_words`).
+TOOL_SCHEMA = (
+    f"""CREATE TABLE tachikoma.tool_texts (
+    id bigserial PRIMARY KEY,
+    memory_id integer NOT NULL REFERENCES tachikoma.memories(id) ON DELETE CASCADE,
+    file_id bigint NOT NULL REFERENCES tachikoma.files(id) ON DELETE CASCADE,
+    chunk_idx integer NOT NULL,
+    line integer NOT NULL,   -- the file line of the record holding the text
+    tool text NOT NULL,      -- the tool's name
+    side text NOT NULL,      -- 'input' or 'output'
+    words text NOT NULL,
+    tsv tsvector GENERATED ALWAYS AS (to_tsvector('{TS_CONFIG}', words)) STORED,
+    word_count integer GENERATED ALWAYS AS (tachikoma.word_count(to_tsvector('{TS_CONFIG}', words))) STORED
+)""",
+    "CREATE INDEX tool_texts_file ON tachikoma.tool_texts (file_id, chunk_idx)",
+    "CREATE INDEX tool_texts_memory ON tachikoma.tool_texts (memory_id, id)",
+    "CREATE INDEX tool_texts_tsv ON tachikoma.tool_texts USING gin (tsv)",
+)
+
+#: Statements each schema version adds to the one before.
+MIGRATIONS: dict[int, tuple[str, ...]] = {
+    # Version 2: tool call texts. Forgetting how files were chunked makes the next `tachikoma index`
+    # read every file again (their vectors are found by text hash, not embedded again) to fill them.
+    2: TOOL_SCHEMA + ("DELETE FROM tachikoma.meta WHERE key = 'chunking'",),
+}
 
 
 def redacted(url: str) -> str:
@@ -193,8 +227,10 @@ class PostgresStore:
         self.url, self.name, self.readonly = url, name, readonly
         self._cache_folder = Path(cache_folder)
         self.path = self._cache_folder / f"postgres-{name}"  # names this memory's derived caches
-        self._corpus: tuple[int, int, float] | None = None  # (generation, chunks, mean words) for BM25
+        self._corpus: dict[str, tuple[int, int, float]] = {}  # table → (generation, rows, mean words), for BM25
         self._vector_index_due = False
+        self._hnsw_checked: tuple[tuple[int, int], bool] | None = None  # ((generation, dim), valid index)
+        self._meta: dict[str, str | None] | None = None  # metadata read in this reader's transaction
         try:
             self.db = psycopg.connect(url, autocommit=True, connect_timeout=10,
                                       application_name="tachikoma")
@@ -239,6 +275,8 @@ class PostgresStore:
             version = self._schema_version()
             if version is None:
                 self.db.execute(SCHEMA)
+                for statement in TOOL_SCHEMA:
+                    self.db.execute(statement)
                 self.db.execute("INSERT INTO tachikoma.schema VALUES (%s)", (SCHEMA_VERSION,))
             elif version < SCHEMA_VERSION:
                 for step in range(version + 1, SCHEMA_VERSION + 1):
@@ -331,20 +369,35 @@ class PostgresStore:
             self.db.close()
 
     def _after_run(self) -> None:
-        """When an index run completes: fresh planner statistics and a merged keyword index, then the
+        """When an index run completes: fresh planner statistics and merged keyword indexes, then the
         vector index. Without them the planner, seeing a GIN pending list full of new rows and no
         statistics, scans every chunk for each keyword (measured: 70-120 ms instead of under 1 ms
-        at 10k chunks). Best effort for the statistics: another user's tables are left alone."""
+        at 10k chunks). Best effort for the statistics: another user's tables are left alone.
+
+        One indexer at a time does this, whatever its memory (`MAINTENANCE_LOCK`): two runs ending
+        together deadlocked (measured, bench_pg_million.py --writers 2), one's ANALYZE waiting for
+        the other's CREATE INDEX CONCURRENTLY, which waited for the first's transaction to end.
+        Searches and other memories' writes go on meanwhile; the build waits for their transactions."""
         import psycopg
 
-        if self._idle():
+        if not self._idle():
+            return
+        # Polled, not waited for in the server: a statement waiting there holds a snapshot, and the
+        # other run's CREATE INDEX CONCURRENTLY waits for every snapshot older than its own (measured:
+        # a deadlock again with a blocking pg_advisory_lock).
+        while not self.db.execute("SELECT pg_try_advisory_lock(%s, %s)", MAINTENANCE_LOCK).fetchone()[0]:
+            time.sleep(0.5)
+        try:
             for statement in ("SELECT gin_clean_pending_list('tachikoma.chunks_tsv'::regclass)",
-                              "ANALYZE tachikoma.files", "ANALYZE tachikoma.chunks"):
+                              "SELECT gin_clean_pending_list('tachikoma.tool_texts_tsv'::regclass)",
+                              "ANALYZE tachikoma.files", "ANALYZE tachikoma.chunks", "ANALYZE tachikoma.tool_texts"):
                 try:
                     self.db.execute(statement)
                 except psycopg.errors.InsufficientPrivilege:
                     pass
-        self._ensure_vector_index()
+            self._ensure_vector_index()
+        finally:
+            self.db.execute("SELECT pg_advisory_unlock(%s, %s)", MAINTENANCE_LOCK)
 
     def __enter__(self) -> "PostgresStore":
         return self
@@ -365,7 +418,13 @@ class PostgresStore:
             yield self
             return
         with self.db.transaction():
-            yield self
+            # A reader's snapshot cannot change: its metadata (the generation, asked three times per
+            # search) is read once per transaction.
+            self._meta = {} if self.readonly else None
+            try:
+                yield self
+            finally:
+                self._meta = None
 
     @contextlib.contextmanager
     def writing(self):
@@ -382,8 +441,12 @@ class PostgresStore:
     # -- metadata ---------------------------------------------------------
     @_guarded
     def get_meta(self, key: str) -> str | None:
+        if self._meta is not None and key in self._meta:
+            return self._meta[key]
         row = self.db.execute("SELECT value FROM tachikoma.meta WHERE memory_id = %s AND key = %s",
                               (self.memory_id, key)).fetchone()
+        if self._meta is not None:
+            self._meta[key] = row[0] if row else None
         return row[0] if row else None
 
     @_guarded
@@ -473,21 +536,52 @@ class PostgresStore:
                 found[digest] = _floats(raw).tobytes()
         return found
 
+    # -- tool texts, by keyword only (`TOOL_SCHEMA`) --------------------------
     @_guarded
-    # Tool call texts (`documents.ToolText`) are not kept on PostgreSQL yet: a shared store searches
-    # what was said, and tool calls are left out (`tool_text_count` is 0, so search skips them).
     def tool_text_count(self) -> int:
-        return 0
+        """How many tool texts this memory holds (0: keyword search need not look at them)."""
+        return self._corpus_size("tool_texts")[0]
 
+    @_guarded
     def tool_keyword_count(self, term: str, limit: int) -> int:
-        return 0
+        return self.tool_keyword_counts([term], limit)[0]
 
-    def tool_matches(self, terms: list[str], limit: int) -> list:
-        return []
+    @_guarded
+    def tool_keyword_counts(self, terms: list[str], cap: int) -> list[int]:
+        """How many tool texts hold each of `terms` (counted up to `cap`), in one round trip."""
+        if not terms:
+            return []
+        return [r[0] for r in self.db.execute(
+            f"SELECT (SELECT count(*) FROM (SELECT 1 FROM tachikoma.tool_texts WHERE memory_id = %s "
+            f"AND tsv @@ plainto_tsquery('{TS_CONFIG}', u.t) LIMIT %s) s) "
+            "FROM unnest(%s::text[]) WITH ORDINALITY AS u(t, n) ORDER BY u.n", (self.memory_id, cap, list(terms)))]
 
+    @_guarded
+    def tool_matches(self, terms: list[str], limit: int) -> list[tuple[int, float, str, str, int]]:
+        """(chunk id, bm25, tool, side, line) of the best `limit` tool texts holding any of `terms`, best
+        first; bm25 over the tool texts as FTS5 gives it on SQLite (`_bm25`)."""
+        if not terms:
+            return []
+        total, mean_words = self._corpus_size("tool_texts")
+        return [(int(r[0]), float(r[1]), r[2], r[3], int(r[4])) for r in self.db.execute(
+            _bm25("tool_texts", "word_count") + " SELECT c.id, s.score, t.tool, t.side, t.line FROM scored s "
+            "JOIN tachikoma.tool_texts t ON t.id = s.id "
+            "JOIN tachikoma.chunks c ON c.file_id = t.file_id AND c.idx = t.chunk_idx "
+            "ORDER BY s.score, s.id LIMIT %(limit)s",
+            {"terms": list(terms), "memory": self.memory_id, "total": total, "mean": mean_words or 1.0,
+             "limit": int(limit)})]
+
+    @_guarded
     def chunks_holding_in_tools(self, term: str, limit: int, among: list[int] | None = None) -> list[int]:
-        return []
+        """Ids of chunks whose tool texts hold `term` (up to `limit` of them; only those of `among` if given)."""
+        restrict = " AND c.id = ANY(%(among)s)" if among else ""
+        return [r[0] for r in self.db.execute(
+            "SELECT DISTINCT c.id FROM tachikoma.tool_texts t "
+            "JOIN tachikoma.chunks c ON c.file_id = t.file_id AND c.idx = t.chunk_idx "
+            f"WHERE t.memory_id = %(memory)s AND t.tsv @@ plainto_tsquery('{TS_CONFIG}', %(term)s){restrict} "
+            "LIMIT %(limit)s", {"memory": self.memory_id, "term": term, "among": list(among or ()), "limit": limit})]
 
+    @_guarded
     def replace_file(self, info: dict, chunks: list[tuple], tool_texts: list[tuple] = ()) -> None:
         """Insert or replace one file and its chunks (idx, start, end, text, hash, vector bytes, date).
         Call inside `writing`."""
@@ -509,6 +603,11 @@ class PostgresStore:
                     [(self.memory_id, file_id, idx, start, end, text, digest,
                       np.frombuffer(vector, dtype=np.float32), date)
                      for idx, start, end, text, digest, vector, date in chunks])
+        if tool_texts:
+            with self.db.cursor() as cur:
+                cur.executemany(
+                    "INSERT INTO tachikoma.tool_texts (memory_id, file_id, chunk_idx, line, tool, side, words) "
+                    "VALUES (%s,%s,%s,%s,%s,%s,%s)", [(self.memory_id, file_id, *t) for t in tool_texts])
 
     @_guarded
     def update_file(self, path: str, **columns) -> None:
@@ -527,6 +626,7 @@ class PostgresStore:
 
     @_guarded
     def clear(self) -> None:
+        self.db.execute("DELETE FROM tachikoma.tool_texts WHERE memory_id = %s", (self.memory_id,))
         self.db.execute("DELETE FROM tachikoma.chunks WHERE memory_id = %s", (self.memory_id,))
         self.db.execute("DELETE FROM tachikoma.files WHERE memory_id = %s", (self.memory_id,))
         self._drop_vector_indexes()
@@ -585,6 +685,38 @@ class PostgresStore:
             "ON f.id = c.file_id WHERE c.memory_id = %s", (self.memory_id,))}
 
     @_guarded
+    def has_vector_index(self, dim: int) -> bool:
+        """Whether this memory has a valid HNSW index at `dim` (checked once per index generation: it
+        is built when a run completes)."""
+        key = (self.generation, int(dim))
+        if self._hnsw_checked is None or self._hnsw_checked[0] != key:
+            found = self.db.execute(
+                "SELECT i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+                "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'tachikoma' AND c.relname = %s",
+                (f"chunks_hnsw_{self.memory_id}_{int(dim)}",)).fetchone()
+            self._hnsw_checked = (key, bool(found and found[0]))
+        return self._hnsw_checked[1]
+
+    @_guarded
+    def vector_candidates(self, query: np.ndarray, count: int) -> np.ndarray | None:
+        """Ids of about the `count` chunks nearest to `query` by this memory's HNSW index (cosine), for
+        the search to score exactly; None without a valid index. The graph's candidate list
+        (``hnsw.ef_search``) is `count` up to pgvector's limit of 1,000; past it, an iterative scan
+        goes on to fill `count` (unordered: the caller re-scores every candidate anyway)."""
+        dim = int(query.shape[0])
+        if not self.has_vector_index(dim):
+            return None
+        with self.reading():
+            self.db.execute(f"SET LOCAL hnsw.ef_search = {min(max(int(count), 40), HNSW_MAX_EF_SEARCH)}")
+            if count > HNSW_MAX_EF_SEARCH:
+                self.db.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+                self.db.execute(f"SET LOCAL hnsw.max_scan_tuples = {max(20_000, 4 * int(count))}")
+            rows = self.db.execute(
+                f"SELECT id FROM tachikoma.chunks WHERE memory_id = {int(self.memory_id)} "
+                f"ORDER BY vector::vector({dim}) <=> %s::vector({dim}) LIMIT %s", (query, int(count))).fetchall()
+        return np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+
+    @_guarded
     def nearest(self, query: np.ndarray, k: int, ef_search: int = 100) -> list[tuple[int, float]]:
         """(chunk id, cosine) of about the `k` nearest chunks by the HNSW index (approximate)."""
         dim = int(query.shape[0])
@@ -613,56 +745,40 @@ class PostgresStore:
             f"AND tsv @@ plainto_tsquery('{TS_CONFIG}', u.t) LIMIT %s) s) "
             "FROM unnest(%s::text[]) WITH ORDINALITY AS u(t, n) ORDER BY u.n", (self.memory_id, cap, list(terms)))]
 
-    def _corpus_size(self) -> tuple[int, float]:
-        """(chunks, mean words per chunk) of this memory, read once per generation."""
+    def _corpus_size(self, table: str = "chunks") -> tuple[int, float]:
+        """(rows, mean words per row) of this memory's chunks or tool texts, read once per generation."""
         generation = self.generation
-        if self._corpus is None or self._corpus[0] != generation:
-            n, mean = self.db.execute("SELECT count(*), coalesce(avg(words), 0) FROM tachikoma.chunks "
+        cached = self._corpus.get(table)
+        if cached is None or cached[0] != generation:
+            count_column = "words" if table == "chunks" else "word_count"
+            n, mean = self.db.execute(f"SELECT count(*), coalesce(avg({count_column}), 0) FROM tachikoma.{table} "
                                       "WHERE memory_id = %s", (self.memory_id,)).fetchone()
-            self._corpus = (generation, int(n), float(mean))
-        return self._corpus[1], self._corpus[2]
+            cached = self._corpus[table] = (generation, int(n), float(mean))
+        return cached[1], cached[2]
 
     @_guarded
     def keyword_matches(self, terms: list[str], limit: int | None) -> list[tuple[int, float]]:
         """(chunk id, score) of the chunks holding any of `terms`, best first, the score being what
         FTS5's bm25() gives (negative, lower is better): same idf, k1, b and length normalisation, from
-        the tsvector's term frequencies and word counts."""
+        the tsvector's term frequencies and word counts. Scored in the database (`_bm25`): only the
+        best `limit` rows come back."""
         if not terms:
             return []
-        lexemes = [r[0] for r in self.db.execute(
-            f"SELECT ARRAY(SELECT lexeme FROM unnest(to_tsvector('{TS_CONFIG}', u.t))) "
-            "FROM unnest(%s::text[]) WITH ORDINALITY AS u(t, n) ORDER BY u.n", (list(terms),))]
-        wanted = [(t, lx) for t, lx in zip(terms, lexemes) if lx]
-        if not wanted:
-            return []
-        query = " || ".join([f"plainto_tsquery('{TS_CONFIG}', %s)"] * len(wanted))
-        rows = self.db.execute(
-            f"SELECT c.id, c.words, u.lexeme, cardinality(u.positions) FROM tachikoma.chunks c "
-            f"CROSS JOIN LATERAL unnest(c.tsv) u WHERE c.memory_id = %s AND c.tsv @@ ({query}) "
-            f"AND u.lexeme = ANY(%s)",
-            (self.memory_id, *[t for t, _ in wanted], sorted({x for _, lx in wanted for x in lx}))).fetchall()
-        if not rows:
-            return []
         total, mean_words = self._corpus_size()
-        counts: dict[int, dict[str, int]] = {}
-        words: dict[int, int] = {}
-        for chunk, length, lexeme, count in rows:
-            counts.setdefault(chunk, {})[lexeme] = count
-            words[chunk] = length
-        ids = np.array(sorted(counts), dtype=np.int64)
-        length = np.array([words[i] for i in ids], dtype=np.float64)
-        score = np.zeros(len(ids))
-        norm = BM25_K1 * (1 - BM25_B + BM25_B * length / (mean_words or 1.0))
-        for _, lx in wanted:
-            tf = np.array([min(counts[i].get(x, 0) for x in lx) for i in ids], dtype=np.float64)
-            hits = int((tf > 0).sum())
-            idf = math.log((total - hits + 0.5) / (hits + 0.5))
-            idf = idf if idf > 0 else 1e-6
-            score += idf * tf * (BM25_K1 + 1) / (tf + norm)
-        order = np.lexsort((ids, -score))
-        if limit is not None:
-            order = order[:int(limit)]
-        return [(int(ids[i]), -float(score[i])) for i in order]
+        return [(int(i), float(score)) for i, score in self.db.execute(
+            _bm25("chunks", "words") + " SELECT id, score FROM scored ORDER BY score, id LIMIT %(limit)s",
+            {"terms": list(terms), "memory": self.memory_id, "total": total, "mean": mean_words or 1.0,
+             "limit": None if limit is None else int(limit)})]
+
+    @_guarded
+    def chunks_holding_each(self, terms: list[str], limit: int) -> list[list[int]]:
+        """`chunks_holding` of each of `terms`, in one round trip."""
+        if not terms:
+            return []
+        return [list(r[0]) for r in self.db.execute(
+            f"SELECT ARRAY(SELECT id FROM tachikoma.chunks WHERE memory_id = %s "
+            f"AND tsv @@ plainto_tsquery('{TS_CONFIG}', u.t) LIMIT %s) "
+            "FROM unnest(%s::text[]) WITH ORDINALITY AS u(t, n) ORDER BY u.n", (self.memory_id, limit, list(terms)))]
 
     @_guarded
     def chunks_holding(self, term: str, limit: int) -> list[int]:
@@ -677,6 +793,38 @@ class PostgresStore:
         return [r[0] for r in self.db.execute(
             f"SELECT id FROM tachikoma.chunks WHERE id = ANY(%s) AND tsv @@ plainto_tsquery('{TS_CONFIG}', %s)",
             (list(chunk_ids), term))]
+
+
+def _bm25(table: str, count_column: str) -> str:
+    """SQL (a WITH clause ending in ``scored(id, score)``) scoring the rows of ``tachikoma.<table>``
+    (chunks or tool texts) of memory %(memory)s that hold any of %(terms)s by BM25 as FTS5's bm25()
+    gives it (negative, lower is better), over %(total)s rows of %(mean)s words on average.
+
+    Per query word: the rows its tsquery matches (GIN), its term frequency there (the least of its
+    lexemes' counts, as for a quoted phrase on SQLite), its document frequency among them, FTS5's
+    idf (floored at 1e-6) and length normalisation. A lexeme's count is read from ``ts_rank`` with
+    every weight 1 and a one-lexeme query, which is sum(1/j², j = 1..count) / (π²/6) (PostgreSQL's
+    calc_rank_or): count = round(1/(π²/6 · (1 - rank)) - ½), exact up to the 256 positions a
+    tsvector keeps per lexeme. Measured at 26k chunks: 4x faster than unnesting each matched
+    tsvector (9.8 against 37 ms for 323 matches)."""
+    return f"""
+WITH asked AS (
+    SELECT u.n, plainto_tsquery('{TS_CONFIG}', u.t) AS query,
+           ARRAY(SELECT {LEXEME_QUERY} FROM unnest(to_tsvector('{TS_CONFIG}', u.t))) AS lexemes
+    FROM unnest(%(terms)s::text[]) WITH ORDINALITY AS u(t, n)
+), hit AS (
+    SELECT a.n, r.id, r.{count_column} AS length,
+           (SELECT min(round(1 / ({PI2_6} * (1 - ts_rank('{{1,1,1,1}}', r.tsv, l, 0)::float8)) - 0.5))
+            FROM unnest(a.lexemes) l) AS tf
+    FROM asked a JOIN tachikoma.{table} r ON r.memory_id = %(memory)s AND r.tsv @@ a.query
+    WHERE cardinality(a.lexemes) > 0
+), df AS (
+    SELECT n, count(*) AS hits FROM hit GROUP BY n
+), scored AS (
+    SELECT hit.id, -sum(greatest(ln((%(total)s - df.hits + 0.5) / (df.hits + 0.5)), 1e-6) * hit.tf * {BM25_K1 + 1}
+                        / (hit.tf + {BM25_K1} * ({1 - BM25_B} + {BM25_B} * hit.length / %(mean)s))) AS score
+    FROM hit JOIN df USING (n) GROUP BY hit.id
+)"""
 
 
 def memory_names(url: str) -> dict[str, str | None]:

@@ -613,6 +613,15 @@ class Store:
             f"JOIN files f ON f.id = c.file_id WHERE c.id IN ({marks})", chunk_ids)
         return {r[0]: r[1:] for r in rows}
 
+    def has_vector_index(self, dim: int) -> bool:
+        """Whether the engine keeps an index of its own for nearest vectors: not SQLite (the search
+        uses `vector_index`, beside the vector cache)."""
+        return False
+
+    def vector_candidates(self, query: np.ndarray, count: int) -> np.ndarray | None:
+        """None: no engine-side nearest-vector index (see `has_vector_index`)."""
+        return None
+
     # -- tool texts, by keyword only (`TOOL_SCHEMA`) ---------------------------
     #: Tool texts matching an FTS5 expression, joined to the chunk whose turn made the call.
     _TOOL_CHUNKS = ("FROM tool_fts JOIN tool_texts t ON t.id = tool_fts.rowid "
@@ -623,6 +632,10 @@ class Store:
         """How many tool texts hold `term` (counted up to `limit`)."""
         return self.db.execute("SELECT count(*) FROM (SELECT 1 FROM tool_fts WHERE tool_fts MATCH ? LIMIT ?)",
                                (quote_term(term), limit)).fetchone()[0]
+
+    def tool_keyword_counts(self, terms: list[str], limit: int) -> list[int]:
+        """`tool_keyword_count` of each of `terms`."""
+        return [self.tool_keyword_count(term, limit) for term in terms]
 
     @_guarded()
     def tool_matches(self, terms: list[str], limit: int) -> list[tuple[int, float, str, str, int]]:
@@ -697,6 +710,10 @@ class Store:
         """Ids of up to `limit` chunks holding `term`."""
         return [r[0] for r in self.db.execute("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?",
                                               (quote_term(term), limit))]
+
+    def chunks_holding_each(self, terms: list[str], limit: int) -> list[list[int]]:
+        """`chunks_holding` of each of `terms`."""
+        return [self.chunks_holding(term, limit) for term in terms]
 
     @_guarded()
     def chunks_holding_among(self, term: str, chunk_ids: list[int]) -> list[int]:
