@@ -270,22 +270,35 @@ class PostgresStore:
 
     def _memory(self, root: Path | None) -> int:
         row = self.db.execute("SELECT id FROM tachikoma.memories WHERE name = %s", (self.name,)).fetchone()
-        if row is not None:
-            if root is not None and not self.readonly:
-                self.db.execute("UPDATE tachikoma.memories SET root = %s WHERE id = %s", (str(root), row[0]))
+        if row is not None and (root is None or self.readonly):
             return row[0]
-        if self.readonly:
+        if row is None and self.readonly:
             raise NoIndexYet(f"no index yet for memory {self.name!r} in {redacted(self.url)}: "
                              "run `tachikoma index` first")
-        with self.db.transaction():
+        with self.db.transaction():  # the upsert locks the name's row until the folder has claimed it
             memory_id = self.db.execute(
                 "INSERT INTO tachikoma.memories (name, root, created_at) VALUES (%s, %s, %s) "
-                "ON CONFLICT (name) DO UPDATE SET root = excluded.root RETURNING id",
+                "ON CONFLICT (name) DO UPDATE SET root = coalesce(excluded.root, memories.root) RETURNING id",
                 (self.name, None if root is None else str(root), time.time())).fetchone()[0]
             for key, value in (("generation", "0"), ("index_id", secrets.token_hex(8))):
                 self.db.execute("INSERT INTO tachikoma.meta VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
                                 (memory_id, key, value))
+            if root is not None:
+                self._claim(memory_id, root)
         return memory_id
+
+    def _claim(self, memory_id: int, root: Path) -> None:
+        """Record that `root` is the folder this name belongs to, refusing another folder
+        (`identity`: two folders of the same name must not overwrite each other's index)."""
+        from .identity import folder_identity, name_taken, same_memory
+
+        here = folder_identity(root)
+        recorded = self.db.execute("SELECT value FROM tachikoma.meta WHERE memory_id = %s AND key = 'folder'",
+                                   (memory_id,)).fetchone()
+        if recorded is not None and not same_memory(json.loads(recorded[0]), here):
+            raise name_taken(self.name, redacted(self.url), json.loads(recorded[0]), here)
+        self.db.execute("INSERT INTO tachikoma.meta VALUES (%s, 'folder', %s) ON CONFLICT (memory_id, key) "
+                        "DO UPDATE SET value = excluded.value", (memory_id, json.dumps(here)))
 
     # -- life -------------------------------------------------------------
     @property
