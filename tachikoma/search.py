@@ -807,32 +807,38 @@ NOT_HERE = {"state": "elsewhere", "last_indexed_at": None, "changed_since": None
 
 
 def search_memories(root: Path, names: list[str], query: str, limit: int = 10, config: Config | None = None,
-                    embedder_name: str | None = None, **options) -> dict:
+                    embedder_name: str | None = None, searchers=None, **options) -> dict:
     """One query over several memories of a shared store (PostgreSQL): each memory is ranked as
     it would be alone (its own embedder, keyword statistics and settings), then the results are
     merged by score; every result names its ``memory``. The answer's other parts (keywords,
-    freshness, …) are the first memory's; ``memories`` lists the names searched."""
-    from .store import memory_roots
+    freshness, …) are the first memory's; ``memories`` lists the names searched. `searchers`
+    (`tachikoma.searchers.Searchers`): a long-lived process's open searchers and connections, reused;
+    None: opened for this query and closed after it."""
+    from .searchers import Searchers, memory_key
 
     config = config or load_config(root)
     here = locate(root, config)
     if here.url is None:
         raise TachikomaError("searching several memories needs a shared store: set [store] url, --store or "
                              "$TACHIKOMA_STORE to a postgresql:// URL")
-    known = memory_roots(here.url)
-    unknown = [n for n in names if n not in known]
-    if unknown:
-        raise TachikomaError(f"no memory named {', '.join(map(repr, unknown))} in {here.label.split(' in ', 1)[1]}"
-                             f" (it holds: {', '.join(sorted(known)) or 'none'})")
-    answers = []
-    for name in names:
-        folder = Path(root) if name == here.name else Path(known[name] or root / ".." / name)
-        searcher = Searcher(folder, config if name == here.name else None, embedder_name,
-                            location=Location(folder, here.url, name))
-        try:
-            answers.append(searcher.search(query, limit, **options))
-        finally:
-            searcher.close()
+    pool = searchers if searchers is not None else Searchers()
+    try:
+        known = pool.catalog(here.url).memory_names()
+        unknown = [n for n in names if n not in known]
+        if unknown:
+            raise TachikomaError(f"no memory named {', '.join(map(repr, unknown))} in "
+                                 f"{here.label.split(' in ', 1)[1]} (it holds: {', '.join(sorted(known)) or 'none'})")
+        answers = []
+        for name in names:
+            folder = Path(root) if name == here.name else Path(known[name] or root / ".." / name)
+            own = config if name == here.name else load_config(folder)  # read per query, as the folder's own
+            location = Location(folder, here.url, name)
+            make = lambda: Searcher(folder, own, embedder_name, location=location)  # noqa: E731
+            with pool.use(memory_key(location), make) as searcher:
+                answers.append(searcher.search(query, limit, config=own, **options))
+    finally:
+        if searchers is None:
+            pool.close()
     merged = sorted((r for a in answers for r in a["results"]), key=lambda r: -r["score"])[:limit]
     return dict(answers[0], results=merged, no_good_match=not merged, memories=list(names))
 

@@ -698,11 +698,71 @@ def memory_names(url: str) -> dict[str, str | None]:
 
     try:
         with psycopg.connect(url, autocommit=True, connect_timeout=10) as db:
-            if db.execute("SELECT to_regclass('tachikoma.memories')").fetchone()[0] is None:
-                return {}
-            return dict(db.execute("SELECT name, root FROM tachikoma.memories ORDER BY name").fetchall())
+            return _memory_names(db)
     except psycopg.Error as exc:
         raise connection_error(url, exc) from None
+
+
+def _memory_names(db) -> dict[str, str | None]:
+    if db.execute("SELECT to_regclass('tachikoma.memories')").fetchone()[0] is None:
+        return {}
+    return dict(db.execute("SELECT name, root FROM tachikoma.memories ORDER BY name").fetchall())
+
+
+class Catalog:
+    """One connection kept open to a shared store for what a long-lived process (the dashboard) asks on
+    every page: which memories the database holds and when one was last indexed. Used by one thread at
+    a time; after the server went away it connects again (once per question)."""
+
+    def __init__(self, url: str):
+        import threading
+
+        self.url = url
+        self._db = None
+        self._lock = threading.Lock()
+
+    def memory_names(self) -> dict[str, str | None]:
+        return self._ask(_memory_names)
+
+    def meta(self, name: str, keys: list[str]) -> dict[str, str]:
+        """Some of memory `name`'s metadata (none for a memory the database does not hold)."""
+        def read(db) -> dict[str, str]:
+            if db.execute("SELECT to_regclass('tachikoma.meta')").fetchone()[0] is None:
+                return {}
+            return dict(db.execute("SELECT m.key, m.value FROM tachikoma.meta m JOIN tachikoma.memories n "
+                                   "ON n.id = m.memory_id WHERE n.name = %s AND m.key = ANY(%s)",
+                                   (name, list(keys))).fetchall())
+        return self._ask(read)
+
+    def _ask(self, question):
+        import psycopg
+
+        with self._lock:
+            for attempt in (1, 2):
+                try:
+                    if self._db is None or self._db.closed:
+                        self._db = psycopg.connect(self.url, autocommit=True, connect_timeout=10,
+                                                   application_name="tachikoma")
+                    return question(self._db)
+                except psycopg.Error as exc:
+                    self._drop()
+                    if attempt == 2 or not isinstance(exc, psycopg.OperationalError):
+                        raise connection_error(self.url, exc) from None
+
+    def close(self) -> None:
+        with self._lock:
+            self._drop()
+
+    def _drop(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    def __enter__(self) -> "Catalog":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
 
 def _floats(sent: bytes) -> np.ndarray:
