@@ -15,7 +15,6 @@ import pytest
 
 from example_memory import copy_example
 from gitrepo import git
-from pg_server import Server
 from tachikoma import indexer
 from tachikoma.errors import TachikomaError
 from tachikoma.search import Searcher, keyword_search, search_memories
@@ -24,18 +23,6 @@ from tachikoma.store import STORE_ENV, Location, locate
 NOW = datetime(2026, 7, 1, tzinfo=timezone.utc)
 QUERIES = ["When does Martin want meetings?", "motor controllers for small robots", "coffee order",
            "is the DRV8353 discontinued", "how should the dashboard rank memories", "Lena school September"]
-
-
-@pytest.fixture(scope="session")
-def pg(tmp_path_factory):
-    server = Server(tmp_path_factory.mktemp("postgres"))
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def url(pg):
-    return pg.url(pg.new_database())
 
 
 @pytest.fixture

@@ -108,6 +108,10 @@ class Dashboard:
         location = locate(self.root)
         return [] if location.url is None else sorted(self.searchers.catalog(location.url).memory_names())
 
+    def memory_name(self) -> str | None:
+        """This memory's name in its shared store (None on SQLite)."""
+        return locate(self.root).name
+
     def close(self) -> None:
         """Stop watching and close every searcher and connection (when the server stops)."""
         if self.watcher is not None:
@@ -119,7 +123,7 @@ class Dashboard:
         """The same answer as `tachikoma search --json`. Raises NoIndex, EmbedderError, TachikomaError.
         `memories`: on a shared store, the memories to search together (`search_memories`)."""
         config = self.config()
-        if memories:
+        if memories and list(memories) != [locate(self.root, config).name]:  # this memory alone: its own searcher
             answer = search_memories(self.root, list(memories), query, limit, config, filters=filters,
                                      min_score=min_score, recency=recency, as_of=as_of, searchers=self.searchers)
             answer["freshness"].update(self.watching())
