@@ -7,7 +7,7 @@ The memory must be indexed already (bench/bench_index.py --memory builds one: 10
 Each tree is imported through PYTHONPATH (so one virtualenv serves all). CPU is the child's user + system
 time (all its threads: the freshness walk runs in one of them). Unless --no-bytecode, the trees are
 compiled first (`compileall`): an installed tachikoma has its .pyc files, while a checkout run with
-PYTHONDONTWRITEBYTECODE=1 compiles every module on every start (about 100 ms more per run).
+PYTHONDONTWRITEBYTECODE=1 compiles every module on every start (measured: within the noise at 100k).
 """
 
 from __future__ import annotations
