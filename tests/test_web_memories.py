@@ -1,6 +1,6 @@
 """The dashboard over a shared store (issue 20): choosing which memories a search reads, and the
-searchers and connections it keeps open between requests. Against a real PostgreSQL + pgvector
-(`pg_server`), through the Flask test client and in headless Chromium."""
+searchers and connections it (and the MCP server) keeps open between requests. Against a real
+PostgreSQL + pgvector (`pg_server`), through the Flask test client and in headless Chromium."""
 
 from __future__ import annotations
 
@@ -132,6 +132,27 @@ def test_pages_and_searches_reuse_their_connections(dashboard, pg, url):
     requests()
 
     dashboard.extensions["tachikoma"].close()
+    deadline = time.monotonic() + 5
+    while _open_connections(pg, url) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _open_connections(pg, url) == 0
+
+
+def test_the_mcp_tools_reuse_their_connections_too(shared, pg, url):
+    from tachikoma.mcp_server import MemoryTools
+
+    tools = MemoryTools(shared, watch=False)
+    try:
+        first = tools.search(QUERY, 5, memories=["notes", "operations"])
+        before = _sessions(pg, url)
+        for _ in range(4):
+            again = tools.search(QUERY, 5, memories=["notes", "operations"])
+            tools.search("Martin meetings", 5)
+        assert _sessions(pg, url) - before == 0
+        assert [(r["memory"], r["path"]) for r in again["results"]] == [(r["memory"], r["path"])
+                                                                          for r in first["results"]]
+    finally:
+        tools.close()
     deadline = time.monotonic() + 5
     while _open_connections(pg, url) and time.monotonic() < deadline:
         time.sleep(0.05)
