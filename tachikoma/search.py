@@ -28,7 +28,7 @@ from . import dates, ranking, timeq
 from .config import Config, load_config
 from .embedders import MINILM, MINILM_INT8, choose
 from .embedders.base import Embedder
-from .errors import NoIndexYet, TachikomaError
+from .errors import BadQuery, NoIndexYet, TachikomaError
 from .globs import name_or_path_mask
 from . import vector_index
 from .store import Location, Store, keyword_expression, locate, quote_term  # noqa: F401 (re-exported)
@@ -644,18 +644,18 @@ class Searcher:
         """
         query = query.strip()
         if not query:
-            raise TachikomaError("empty query: say what to look for")
+            raise BadQuery("empty query: say what to look for")
         config = config or self.config
         if recency is not None:
             try:
                 config = replace(config, ranking=config.ranking.with_recency(recency))
             except ValueError as exc:
-                raise TachikomaError(str(exc)) from None
+                raise BadQuery(str(exc)) from None
         if as_of is not None:
             try:
                 now = as_of if isinstance(as_of, datetime) else timeq.parse_as_of(as_of)
             except ValueError as exc:
-                raise TachikomaError(str(exc)) from None
+                raise BadQuery(str(exc)) from None
         now = now if now is not None else datetime.now().astimezone()
         if now.tzinfo is None:
             now = now.astimezone()
@@ -663,7 +663,7 @@ class Searcher:
         floor = min_score if min_score is not None else config.search.min_score
         floor = relevance_floor(self.embedder.name) if floor is None else float(floor)
         if not 0 <= floor <= 1:
-            raise TachikomaError(f"min_score must be between 0 and 1, not {floor:g}")
+            raise BadQuery(f"min_score must be between 0 and 1, not {floor:g}")
         checking = self._start_freshness() if self.local else None
         started = time.perf_counter()
         qvec = np.asarray(self.embedder.embed_query(query), dtype=np.float32)

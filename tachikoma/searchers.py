@@ -10,7 +10,8 @@ last indexed).
 
 Nothing of one query reaches the next but the index it read: a searcher
 whose query failed is closed (an aborted transaction or a lost server
-connection goes with it) and the next query opens a new one; a searcher
+connection goes with it) and the next query opens a new one (a query
+refused before reading, `BadQuery`, leaves it open); a searcher
 whose index was rebuilt with another embedder is replaced. `close` closes
 everything (the server calls it when it stops).
 """
@@ -21,6 +22,7 @@ import threading
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
+from .errors import BadQuery
 from .search import Searcher
 
 
@@ -46,6 +48,8 @@ class Searchers:
                 entry.searcher = make()
             try:
                 yield entry.searcher
+            except BadQuery:
+                raise  # refused before the index was read: the searcher is as it was
             except BaseException:
                 entry.drop()  # a failed query leaves nothing behind for the next one
                 raise
