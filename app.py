@@ -135,12 +135,12 @@ def htmx_js():
 def search():
     form = SearchForm.read(request.args)
     ctx = {"form": form, "answer": None, "error": None, "no_index": False,
-           "recency": form.recency or dash().recency()}
+           "recency": form.recency or dash().recency(), **memory_choice(form)}
     status = 400 if form.errors else 200
     if form.q and not form.errors:
         try:
             ctx["answer"] = dash().search(form.q, form.limit, form.filters(), form.min_score, form.recency or None,
-                                          form.as_of or None)
+                                          form.as_of or None, form.memories)
         except NoIndex:
             ctx["no_index"] = True
         except EmbedderError as exc:
@@ -154,6 +154,19 @@ def search():
     if ctx["no_index"]:
         ctx["job"] = dash().index_job.snapshot()
     return page("search.html", "partials/results.html", status=status, **ctx)
+
+
+def memory_choice(form: SearchForm) -> dict:
+    """On a shared store: the memories the search page offers (`memory_choices`), this one's name
+    (`own_memory`: only its results link to its files) and which are chosen; `form` gets an error for
+    a memory the store does not hold."""
+    try:
+        known, own = dash().memory_names(), dash().memory_name()
+    except TachikomaError:
+        known, own = [], None  # an unreachable server: the search itself says so
+    form.check_memories(known)
+    return {"memory_choices": known if len(known) > 1 else [], "own_memory": own,
+            "chosen_memories": form.memories or ((own,) if own else ())}
 
 
 @bp.get("/api/search")

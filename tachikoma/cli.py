@@ -775,10 +775,13 @@ def cmd_serve(args) -> int:
     serving.quiet_logging()  # before the watcher's first index run, which says so
     app = create_app(memory=root, config=args.config, host=args.host, port=args.port, watch=not args.no_watch,
                      access=access)
-    if mcp:
-        _serve_with_mcp(app, root, args, serving)
-    else:
-        serving.serve_dashboard(app, args.host, args.port)
+    try:
+        if mcp:
+            _serve_with_mcp(app, root, args, serving)
+        else:
+            serving.serve_dashboard(app, args.host, args.port)
+    finally:
+        app.extensions["tachikoma"].close()  # its watcher, searchers and store connections
     return 0
 
 

@@ -19,3 +19,7 @@ class IndexDamaged(TachikomaError):
 
 class NoIndexYet(TachikomaError):
     """The memory folder has not been indexed yet."""
+
+
+class BadQuery(TachikomaError):
+    """The query or one of its options cannot be searched (refused before the index is read)."""

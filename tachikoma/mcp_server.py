@@ -21,7 +21,6 @@ the index up to date (or builds it) when the server starts.
 from __future__ import annotations
 
 import logging
-import threading
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -36,6 +35,8 @@ from .errors import NoIndexYet, TachikomaError
 from .humanize import no_match_reason, plural, recency_text, tool_match_text
 from .memory import printable
 from .search import Filters, Searcher, search_memories
+from .searchers import Searchers, memory_key
+from .store import locate
 from .store import locate
 from .tags import CONFIDENCE_VALUES, TRUST_VALUES, InvalidTagValue
 from .watcher import Reindexer, Watcher
@@ -127,8 +128,7 @@ class MemoryTools:
         self.config_path = config_path
         self.allow_owner_trust = allow_owner_trust
         load_config(root, config_path)  # a broken settings file stops the server at start
-        self._lock = threading.Lock()
-        self._searcher: Searcher | None = None
+        self.searchers = Searchers()  # open between calls: no connection nor index load per query
         self.reindexer = Reindexer(root, self.config, warn=log.warning)
         self.watcher = Watcher(root, self.reindexer).start() if watch else None
 
@@ -138,10 +138,7 @@ class MemoryTools:
     def close(self) -> None:
         if self.watcher is not None:
             self.watcher.stop()
-        with self._lock:
-            if self._searcher is not None:
-                self._searcher.close()
-                self._searcher = None
+        self.searchers.close()
 
     def watching(self) -> dict:
         if self.watcher is None:
@@ -159,29 +156,28 @@ class MemoryTools:
         if memories:
             answer = search_memories(self.root, list(dict.fromkeys(memories)), query, limit, config,
                                      filters=Filters(kind=kind, trust=trust), min_score=min_score, recency=recency,
-                                     as_of=as_of)
+                                     as_of=as_of, searchers=self.searchers)
             answer["freshness"].update(self.watching())
             return answer
-        with self._lock:
-            searcher = self._current_searcher(config)
+        with self._searcher(config) as searcher:
             answer = searcher.search(query, limit, Filters(kind=kind, trust=trust), config=config,
                                      min_score=min_score, recency=recency, as_of=as_of)
         answer["freshness"].update(self.watching())
         return answer
 
-    def _current_searcher(self, config) -> Searcher:
-        if self._searcher is not None and self._searcher.store.embedder != (
-                self._searcher.embedder.name, self._searcher.dim):
-            self._searcher.close()  # rebuilt with another embedder since
-            self._searcher = None
-        if self._searcher is None:
+    def _searcher(self, config):
+        """This memory's open searcher, for one call (`Searchers.use`)."""
+        location = locate(self.root, config)
+
+        def make() -> Searcher:
             try:
-                self._searcher = Searcher(self.root, config)
+                return Searcher(self.root, config, location=location)
             except NoIndexYet:
                 if self.watcher is not None and self.reindexer.runs == 0:
                     raise TachikomaError("the index is being built for the first time; try again in a moment")
                 raise
-        return self._searcher
+
+        return self.searchers.use(memory_key(location), make)
 
     def stats(self) -> dict:
         report = stats.report(self.root)

@@ -28,7 +28,7 @@ from . import dates, ranking, timeq
 from .config import Config, load_config
 from .embedders import MINILM, MINILM_INT8, choose
 from .embedders.base import Embedder
-from .errors import NoIndexYet, TachikomaError
+from .errors import BadQuery, NoIndexYet, TachikomaError
 from .globs import name_or_path_mask
 from . import vector_index
 from .store import Location, Store, keyword_expression, locate, quote_term  # noqa: F401 (re-exported)
@@ -571,6 +571,16 @@ def _write_vector_cache(folder: Path, key: str, arrays: dict, files: dict) -> No
                 pass
 
 
+def _sorted_union(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """np.union1d of two integer arrays, without what np.union1d costs a cold search: its first call
+    imports numpy.ma (60-110 ms of a command-line search)."""
+    merged = np.concatenate([a, b])
+    merged.sort()
+    keep = np.ones(merged.shape, dtype=bool)
+    np.not_equal(merged[1:], merged[:-1], out=keep[1:])
+    return merged[keep]
+
+
 class Searcher:
     """Answers queries over one memory folder's index."""
 
@@ -647,7 +657,7 @@ class Searcher:
         ids = np.array([m[0] for m in matches], dtype=np.int64)
         pos = np.minimum(np.searchsorted(snap.chunk_ids, ids), len(snap.chunk_ids) - 1)
         matched = pos[snap.chunk_ids[pos] == ids]
-        return snap.rows(np.union1d(near, matched))
+        return snap.rows(_sorted_union(near, matched))
 
     def search(self, query: str, limit: int = 10, filters: Filters | None = None,
                now: datetime | None = None, config: Config | None = None, min_score: float | None = None,
@@ -670,18 +680,18 @@ class Searcher:
         """
         query = query.strip()
         if not query:
-            raise TachikomaError("empty query: say what to look for")
+            raise BadQuery("empty query: say what to look for")
         config = config or self.config
         if recency is not None:
             try:
                 config = replace(config, ranking=config.ranking.with_recency(recency))
             except ValueError as exc:
-                raise TachikomaError(str(exc)) from None
+                raise BadQuery(str(exc)) from None
         if as_of is not None:
             try:
                 now = as_of if isinstance(as_of, datetime) else timeq.parse_as_of(as_of)
             except ValueError as exc:
-                raise TachikomaError(str(exc)) from None
+                raise BadQuery(str(exc)) from None
         now = now if now is not None else datetime.now().astimezone()
         if now.tzinfo is None:
             now = now.astimezone()
@@ -689,7 +699,7 @@ class Searcher:
         floor = min_score if min_score is not None else config.search.min_score
         floor = relevance_floor(self.embedder.name) if floor is None else float(floor)
         if not 0 <= floor <= 1:
-            raise TachikomaError(f"min_score must be between 0 and 1, not {floor:g}")
+            raise BadQuery(f"min_score must be between 0 and 1, not {floor:g}")
         checking = self._start_freshness() if self.local else None
         started = time.perf_counter()
         qvec = np.asarray(self.embedder.embed_query(query), dtype=np.float32)
@@ -833,32 +843,38 @@ NOT_HERE = {"state": "elsewhere", "last_indexed_at": None, "changed_since": None
 
 
 def search_memories(root: Path, names: list[str], query: str, limit: int = 10, config: Config | None = None,
-                    embedder_name: str | None = None, **options) -> dict:
+                    embedder_name: str | None = None, searchers=None, **options) -> dict:
     """One query over several memories of a shared store (PostgreSQL): each memory is ranked as
     it would be alone (its own embedder, keyword statistics and settings), then the results are
     merged by score; every result names its ``memory``. The answer's other parts (keywords,
-    freshness, …) are the first memory's; ``memories`` lists the names searched."""
-    from .store import memory_roots
+    freshness, …) are the first memory's; ``memories`` lists the names searched. `searchers`
+    (`tachikoma.searchers.Searchers`): a long-lived process's open searchers and connections, reused;
+    None: opened for this query and closed after it."""
+    from .searchers import Searchers, memory_key
 
     config = config or load_config(root)
     here = locate(root, config)
     if here.url is None:
         raise TachikomaError("searching several memories needs a shared store: set [store] url, --store or "
                              "$TACHIKOMA_STORE to a postgresql:// URL")
-    known = memory_roots(here.url)
-    unknown = [n for n in names if n not in known]
-    if unknown:
-        raise TachikomaError(f"no memory named {', '.join(map(repr, unknown))} in {here.label.split(' in ', 1)[1]}"
-                             f" (it holds: {', '.join(sorted(known)) or 'none'})")
-    answers = []
-    for name in names:
-        folder = Path(root) if name == here.name else Path(known[name] or root / ".." / name)
-        searcher = Searcher(folder, config if name == here.name else None, embedder_name,
-                            location=Location(folder, here.url, name))
-        try:
-            answers.append(searcher.search(query, limit, **options))
-        finally:
-            searcher.close()
+    pool = searchers if searchers is not None else Searchers()
+    try:
+        known = pool.catalog(here.url).memory_names()
+        unknown = [n for n in names if n not in known]
+        if unknown:
+            raise TachikomaError(f"no memory named {', '.join(map(repr, unknown))} in "
+                                 f"{here.label.split(' in ', 1)[1]} (it holds: {', '.join(sorted(known)) or 'none'})")
+        answers = []
+        for name in names:
+            folder = Path(root) if name == here.name else Path(known[name] or root / ".." / name)
+            own = config if name == here.name else load_config(folder)  # read per query, as the folder's own
+            location = Location(folder, here.url, name)
+            make = lambda: Searcher(folder, own, embedder_name, location=location)  # noqa: E731
+            with pool.use(memory_key(location), make) as searcher:
+                answers.append(searcher.search(query, limit, config=own, **options))
+    finally:
+        if searchers is None:
+            pool.close()
     merged = sorted((r for a in answers for r in a["results"]), key=lambda r: -r["score"])[:limit]
     return dict(answers[0], results=merged, no_good_match=not merged, memories=list(names))
 

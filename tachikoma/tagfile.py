@@ -61,12 +61,9 @@ import copy
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-import yaml
-
 from .atomic import atomic_write_text
 from .documents import SUFFIX_KIND, MARKDOWN
 from .errors import TachikomaError
-from .frontmatter import YamlError, describe_duplicates, duplicate_keys, load_yaml
 from .memory import TAG_FILE
 from .tags import WRITABLE_KEYS, Tags
 
@@ -77,8 +74,6 @@ HEADER = (
     "# confidence: high | medium | low | speculative\n"
     "# source: free text\n"
 )
-
-_Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
 class TagFileError(TachikomaError):
@@ -170,6 +165,9 @@ def parse(root: Path, raw: bytes, name: str | None = None) -> TagFile:
     `name` is how to call the file in errors (default: its path). The
     result has `exists` set. Raises TagFileError like `load`.
     """
+    # YAML is imported only when there is a tag file to read: a search's freshness check loads it.
+    from .frontmatter import YamlError, describe_duplicates, duplicate_keys, load_yaml
+
     root = Path(root)
     result = TagFile(root=root, exists=True)
     path = name or result.path
@@ -271,7 +269,10 @@ def render(entries: dict) -> str:
         data[key] = value
     body = ""
     if data:
-        body = yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True,
+        import yaml
+
+        dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+        body = yaml.dump(data, Dumper=dumper, sort_keys=False, allow_unicode=True,
                          default_flow_style=False, width=10**9)
     return HEADER + body
 

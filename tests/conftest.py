@@ -57,10 +57,16 @@ def indexed_example(tmp_path) -> Path:
 
 @pytest.fixture(scope="session")
 def pg(tmp_path_factory):
-    """A real PostgreSQL 18 + pgvector server (`pg_server.Server`), started once per test session for the
-    tests that ask for it."""
+    """A real PostgreSQL 18 + pgvector server for the session (`pg_server.Server`), started when a test
+    first asks for it."""
     from pg_server import Server
 
     server = Server(tmp_path_factory.mktemp("postgres"))
     yield server
     server.stop()
+
+
+@pytest.fixture
+def url(pg):
+    """The URL of a new, empty database on that server."""
+    return pg.url(pg.new_database())

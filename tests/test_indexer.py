@@ -13,6 +13,8 @@ from tachikoma.embedders.hashing import HashingEmbedder
 from tachikoma.errors import EmbedderError, EmbedderMismatch, TachikomaError
 from tachikoma.store import IndexDamaged, Store
 
+from counting_embedder import CountingEmbedder
+
 
 def run(root, **kw):
     kw.setdefault("embedder_name", "hash")
@@ -25,21 +27,6 @@ def index_rows(root):
         chunks = store.db.execute("SELECT f.path, c.idx, c.text, c.hash FROM chunks c JOIN files f ON f.id = c.file_id"
                                   " ORDER BY f.path, c.idx").fetchall()
     return files, chunks
-
-
-class CountingEmbedder(HashingEmbedder):
-    """The hashing embedder, counting what it is asked to embed."""
-
-    def __init__(self, fail_after: int | None = None):
-        super().__init__(512)
-        self.embedded: list[str] = []
-        self.fail_after = fail_after
-
-    def embed_documents(self, texts, progress=None):
-        if self.fail_after is not None and len(self.embedded) >= self.fail_after:
-            raise KeyboardInterrupt
-        self.embedded.extend(texts)
-        return super().embed_documents(texts, progress)
 
 
 def test_first_run_indexes_every_file_and_warns_about_bad_lines(memory):

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from example_memory import copy_example
+from gitrepo import git
 from tachikoma import indexer
 from tachikoma.errors import TachikomaError
 from tachikoma.search import Filters, Searcher, keyword_search, search_memories
@@ -25,11 +26,6 @@ from tachikoma.store.postgres import SCHEMA_VERSION
 NOW = datetime(2026, 7, 1, tzinfo=timezone.utc)
 QUERIES = ["When does Martin want meetings?", "motor controllers for small robots", "coffee order",
            "is the DRV8353 discontinued", "how should the dashboard rank memories", "Lena school September"]
-
-
-@pytest.fixture
-def url(pg):
-    return pg.url(pg.new_database())
 
 
 @pytest.fixture
@@ -463,3 +459,60 @@ def test_an_unknown_store_url_is_refused(memory, monkeypatch):
     monkeypatch.setenv(STORE_ENV, "mysql://x@y/z")
     with pytest.raises(TachikomaError, match="unknown store 'mysql': use sqlite"):
         locate(memory)
+
+
+def _files(root: Path) -> dict:
+    with locate(root).open(readonly=True) as store:
+        return {path: row.sha256 for path, row in store.files().items()}
+
+
+def test_two_folders_of_one_name_do_not_overwrite_each_other(tmp_path, url, monkeypatch):
+    """Both folders are called `memory`: the second is refused in one line that says how to name it,
+    and the first one's index is left as it was."""
+    first = copy_example(tmp_path / "alice" / "memory")
+    second = tmp_path / "bob" / "memory"
+    second.mkdir(parents=True)
+    (second / "groceries.md").write_text("# Groceries\n\nOat milk and quokka food.\n", encoding="utf-8")
+    monkeypatch.setenv(STORE_ENV, url)
+    indexer.run(first, embedder_name="hash")
+    before = _files(first)
+    with pytest.raises(TachikomaError) as refused:
+        indexer.run(second, embedder_name="hash")
+    message = str(refused.value)
+    assert "'memory'" in message and str(first.resolve()) in message and "\n" not in message
+    assert '[store] name = "memory-bob"' in message
+    assert _files(first) == before  # nothing of the second folder was written under the name
+    env = {k: v for k, v in os.environ.items() if k != STORE_ENV}
+    cli = subprocess.run([sys.executable, "-m", "tachikoma", "index", "--embedder", "hash", "--memory", str(second),
+                          "--store", url], capture_output=True, text=True, env=env, timeout=300)
+    assert cli.returncode != 0 and "belongs to another memory folder" in cli.stderr
+    assert len(cli.stderr.strip().splitlines()) == 1, cli.stderr
+    (second / "tachikoma.toml").write_text('[store]\nname = "memory-bob"\n', encoding="utf-8")
+    indexer.run(second, embedder_name="hash")  # under its own name it indexes
+    assert list(_files(second)) == ["groceries.md"] and _files(first) == before
+
+
+def test_clones_of_one_memory_repository_share_its_name(tmp_path, url, monkeypatch):
+    """A team's machines each index their clone of the memory repository under the same name; a folder
+    that became a git repository since it was first indexed keeps its name too."""
+    origin = copy_example(tmp_path / "origin" / "memory")
+    monkeypatch.setenv(STORE_ENV, url)
+    indexer.run(origin, embedder_name="hash")
+    git(origin, "init", "-q", "-b", "main")
+    git(origin, "add", "-A")
+    git(origin, "commit", "-q", "-m", "memory")
+    indexer.run(origin, embedder_name="hash")
+    clone = tmp_path / "laptop" / "memory"
+    git(tmp_path, "clone", "-q", str(origin), str(clone))
+    (clone / "people" / "new-colleague.md").parent.mkdir(exist_ok=True)
+    (clone / "people" / "new-colleague.md").write_text("# Priya\n\nJoined the firmware team.\n", encoding="utf-8")
+    indexer.run(clone, embedder_name="hash")
+    assert "people/new-colleague.md" in _files(origin)
+    other = tmp_path / "other" / "memory"
+    other.mkdir(parents=True)
+    (other / "note.md").write_text("# Note\n\nSomething else.\n", encoding="utf-8")
+    git(other, "init", "-q", "-b", "main")
+    git(other, "add", "-A")
+    git(other, "commit", "-q", "-m", "another repository")
+    with pytest.raises(TachikomaError, match="belongs to another memory folder"):
+        indexer.run(other, embedder_name="hash")

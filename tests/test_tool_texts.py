@@ -17,21 +17,11 @@ from tachikoma.search import Searcher
 from tachikoma.store import STORE_ENV
 from tachikoma.transcripts import parse_transcript
 
+from counting_embedder import MINILM_WINDOW, CountingEmbedder
+
 CLAUDE = "claude/-home-ana-shop/0b7d2e51-5c1a-4f7e-a1c3-9e4d8a6b2f10.jsonl"
 CODEX = "codex/2026/03/04/rollout-2026-03-04T09-12-00-7f3e2a10-aaaa-4bbb-8ccc-1234567890ab.jsonl"
 OPENCLAW = "openclaw/agents/main/sessions/5d0c9b7e-1f2a-4c3b-9d8e-7a6b5c4d3e2f.jsonl"
-
-
-class CountingEmbedder(HashingEmbedder):
-    max_words = 80
-
-    def __init__(self):
-        super().__init__(512)
-        self.embedded: list[str] = []
-
-    def embed_documents(self, texts, progress=None):
-        self.embedded.extend(texts)
-        return super().embed_documents(texts, progress)
 
 
 def _claude_lines() -> list[dict]:
@@ -150,7 +140,7 @@ def engine(request, monkeypatch) -> str:
 
 @pytest.fixture
 def indexed(agents, engine):
-    embedder = CountingEmbedder()
+    embedder = CountingEmbedder(MINILM_WINDOW)
     indexer.run(agents, embedder=embedder)
     return agents, embedder
 

@@ -151,3 +151,13 @@ def test_codes_are_read_with_the_centre_they_were_built_with(tmp_path):
     read = vector_index._read(tmp_path, "abc-1", ids)
     assert np.array_equal(read.centre, second.centre) and np.array_equal(np.asarray(read.codes), second.codes)
     assert codes_of_first.exists() and not np.array_equal(first.codes, second.codes)
+
+
+def test_the_shortlist_union_is_numpys():
+    """`search._sorted_union` (what joins the vector shortlist and the keyword matches) is np.union1d."""
+    from tachikoma.search import _sorted_union
+
+    rng = np.random.default_rng(7)
+    for n in (0, 1, 2, 50, 5000):
+        a, b = rng.integers(0, 60, n), rng.integers(0, 60, n // 3)
+        assert np.array_equal(_sorted_union(a, b), np.union1d(a, b))

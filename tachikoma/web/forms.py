@@ -85,8 +85,22 @@ class SearchForm:
                 form.as_of = as_of
             except ValueError as exc:
                 form.errors["as_of"] = str(exc)
-        form.memories = tuple(dict.fromkeys(n.strip() for n in _text(args, "memories").split(",") if n.strip()))
+        # memories=a,b (the API, links) or memories=a&memories=b (the search page's checkboxes)
+        given = args.getlist("memories") if hasattr(args, "getlist") else [args.get("memories") or ""]
+        form.memories = tuple(dict.fromkeys(n.strip() for value in given for n in (value or "").split(",")
+                                            if n.strip()))
         return form
+
+    def check_memories(self, known: list[str]) -> None:
+        """An error for memories the shared store does not hold (`known`: its memories; none on SQLite)."""
+        if not self.memories:
+            return
+        if not known:
+            self.errors["memories"] = ("searching several memories needs a shared store: set [store] url, "
+                                       "--store or $TACHIKOMA_STORE to a postgresql:// URL")
+        elif unknown := [n for n in self.memories if n not in known]:
+            self.errors["memories"] = (f"no memory named {', '.join(map(repr, unknown))} in this store "
+                                       f"(it holds: {', '.join(known)})")
 
     def api_refusal(self) -> str | None:
         """Why /api/search cannot answer this form (it needs a query), or None."""

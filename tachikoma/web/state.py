@@ -1,6 +1,6 @@
-"""What outlives a request: the searcher (loaded once, shared under a lock),
-its warm-up, the background index job and the taggings that can be undone
-(kept on disk by `tachikoma.web.undo`)."""
+"""What outlives a request: the searchers and store connections (kept open,
+`tachikoma.searchers`), the warm-up, the background index job and the
+taggings that can be undone (kept on disk by `tachikoma.web.undo`)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from pathlib import Path
 from tachikoma.config import load_config
 from tachikoma.errors import NoIndexYet, TachikomaError
 from tachikoma.search import Filters, Searcher, search_memories
+from tachikoma.searchers import Searchers, memory_key
 from tachikoma.store import locate
 from tachikoma.watcher import Watcher
 from tachikoma.web.index_job import IndexJob
@@ -39,8 +40,7 @@ class Dashboard:
         self.config_path = config_path
         self.index_job = IndexJob(root, self.config)
         self.undos = UndoStore(root, KEPT_UNDOS)
-        self._search_lock = threading.Lock()
-        self._searcher: Searcher | None = None
+        self.searchers = Searchers()
         self._warm_lock = threading.Lock()
         self._warmed = False
         self.watcher: Watcher | None = None
@@ -59,11 +59,16 @@ class Dashboard:
         return f"{completed}|{complete_flag}:{job['state']}:{job.get('started') or ''}"
 
     def index_stamp(self) -> tuple[str, str]:
-        """When the last index run completed, and whether the last run completed; cheap to read."""
+        """When the last index run completed, and whether the last run completed; cheap to read (on
+        PostgreSQL over the connection kept open for it)."""
         try:
+            location = locate(self.root)
+            if location.url is not None:
+                meta = self.searchers.catalog(location.url).meta(location.name, ["last_complete_at", "run_complete"])
+                return (str(meta.get("last_complete_at")), str(meta.get("run_complete"))) if meta else ("none", "")
             if not self.has_index():
                 return "none", ""
-            with locate(self.root).open(readonly=True) as store:
+            with location.open(readonly=True) as store:
                 return str(store.get_meta("last_complete_at")), str(store.get_meta("run_complete"))
         except (TachikomaError, sqlite3.Error):
             return "unreadable", ""
@@ -93,21 +98,39 @@ class Dashboard:
     def has_index(self) -> bool:
         """Whether there is an index (an SQLite file; on PostgreSQL, this memory in the database)."""
         location = locate(self.root)
-        return location.file.is_file() if location.url is None else location.exists()
+        if location.url is None:
+            return location.file.is_file()
+        return location.name in self.searchers.catalog(location.url).memory_names()
+
+    def memory_names(self) -> list[str]:
+        """The memories of the shared store this memory's index is in (none on SQLite): what the
+        search page offers to search together."""
+        location = locate(self.root)
+        return [] if location.url is None else sorted(self.searchers.catalog(location.url).memory_names())
+
+    def memory_name(self) -> str | None:
+        """This memory's name in its shared store (None on SQLite)."""
+        return locate(self.root).name
+
+    def close(self) -> None:
+        """Stop watching and close every searcher and connection (when the server stops)."""
+        if self.watcher is not None:
+            self.watcher.stop()
+        self.searchers.close()
 
     def search(self, query: str, limit: int, filters: Filters, min_score: float | None = None,
                recency: str | None = None, as_of: str | None = None, memories: tuple[str, ...] = ()) -> dict:
         """The same answer as `tachikoma search --json`. Raises NoIndex, EmbedderError, TachikomaError.
         `memories`: on a shared store, the memories to search together (`search_memories`)."""
         config = self.config()
-        if memories:
+        if memories and list(memories) != [locate(self.root, config).name]:  # this memory alone: its own searcher
             answer = search_memories(self.root, list(memories), query, limit, config, filters=filters,
-                                     min_score=min_score, recency=recency, as_of=as_of)
+                                     min_score=min_score, recency=recency, as_of=as_of, searchers=self.searchers)
             answer["freshness"].update(self.watching())
             return answer
-        with self._search_lock:
-            answer = self._current_searcher(config).search(query, limit, filters, config=config,
-                                                           min_score=min_score, recency=recency, as_of=as_of)
+        with self._own_searcher(config) as searcher:
+            answer = searcher.search(query, limit, filters, config=config, min_score=min_score, recency=recency,
+                                     as_of=as_of)
         answer["freshness"].update(self.watching())
         return answer
 
@@ -120,9 +143,8 @@ class Dashboard:
 
         def work() -> None:
             try:
-                config = self.config()
-                with self._search_lock:
-                    self._current_searcher(config).embedder.embed_query("warm up")
+                with self._own_searcher(self.config()) as searcher:
+                    searcher.embedder.embed_query("warm up")
             except Exception as exc:  # noqa: BLE001 - the first real search reports any problem
                 log.debug("warm-up failed: %s", exc)
 
@@ -133,21 +155,18 @@ class Dashboard:
         if self.has_index():
             self.index_job.start("refresh")
 
-    def _current_searcher(self, config) -> Searcher:
+    def _own_searcher(self, config):
+        """This memory's open searcher (`Searchers.use`), for one query."""
+        location = locate(self.root, config)
+        key = memory_key(location)
         if not self.has_index():
-            self._drop_searcher()
+            self.searchers.drop(key)
             raise NoIndex()
-        if self._searcher is not None and self._searcher.store.embedder != (
-                self._searcher.embedder.name, self._searcher.dim):
-            self._drop_searcher()  # rebuilt with another embedder since
-        if self._searcher is None:
+
+        def make() -> Searcher:
             try:
-                self._searcher = Searcher(self.root, config)
+                return Searcher(self.root, config, location=location)
             except NoIndexYet:
                 raise NoIndex() from None
-        return self._searcher
 
-    def _drop_searcher(self) -> None:
-        if self._searcher is not None:
-            self._searcher.close()
-            self._searcher = None
+        return self.searchers.use(key, make)

@@ -1,0 +1,120 @@
+"""Searchers kept open between queries, for long-lived processes (the dashboard, the MCP server).
+
+A `Searcher` holds a store connection and the loaded snapshot of one
+memory's index; building one per query means connecting to the database
+and reading the index again each time (on PostgreSQL, a connection per
+query and per memory searched). `Searchers` keeps one per memory and hands
+it to one thread at a time, with a `Catalog` connection per shared store
+for the questions pages ask often (which memories there are, when one was
+last indexed).
+
+Nothing of one query reaches the next but the index it read: a searcher
+whose query failed is closed (an aborted transaction or a lost server
+connection goes with it) and the next query opens a new one (a query
+refused before reading, `BadQuery`, leaves it open); a searcher
+whose index was rebuilt with another embedder is replaced. `close` closes
+everything (the server calls it when it stops).
+"""
+
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+from typing import Callable, Iterator
+
+from .errors import BadQuery
+from .search import Searcher
+
+
+class Searchers:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._entries: dict[tuple, _Entry] = {}
+        self._catalogs: dict[str, object] = {}
+        self._closed = False
+
+    @contextmanager
+    def use(self, key: tuple, make: Callable[[], Searcher]) -> Iterator[Searcher]:
+        """The open searcher for `key` (a memory: its store URL and name, or its folder), made by
+        `make` when there is none or it no longer fits its index; yours alone until the block ends."""
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the searchers are closed")
+            entry = self._entries.setdefault(key, _Entry())
+        with entry.lock:
+            if entry.searcher is not None and not _fits(entry.searcher):
+                entry.drop()  # the index was rebuilt with another embedder since
+            if entry.searcher is None:
+                entry.searcher = make()
+            try:
+                yield entry.searcher
+            except BadQuery:
+                raise  # refused before the index was read: the searcher is as it was
+            except BaseException:
+                entry.drop()  # a failed query leaves nothing behind for the next one
+                raise
+
+    def drop(self, key: tuple) -> None:
+        """Close the searcher of `key`, if one is open (its index went away)."""
+        with self._lock:
+            entry = self._entries.get(key)
+        if entry is not None:
+            with entry.lock:
+                entry.drop()
+
+    def catalog(self, url: str):
+        """The kept-open `Catalog` connection to the shared store at `url`."""
+        from .store.postgres import Catalog
+
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the searchers are closed")
+            if url not in self._catalogs:
+                self._catalogs[url] = Catalog(url)
+            return self._catalogs[url]
+
+    def open_count(self) -> int:
+        """How many searchers are open (for tests and the curious)."""
+        with self._lock:
+            return sum(entry.searcher is not None for entry in self._entries.values())
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            entries, catalogs = list(self._entries.values()), list(self._catalogs.values())
+            self._entries, self._catalogs = {}, {}
+        for entry in entries:
+            with entry.lock:
+                entry.drop()
+        for catalog in catalogs:
+            catalog.close()
+
+
+def memory_key(location) -> tuple:
+    """Which searcher serves a memory (`store.Location`): the same name in the same shared store, or
+    the same folder's SQLite index."""
+    if location.url is not None:
+        return (location.url, location.name)
+    return ("sqlite", str(location.root.resolve()))
+
+
+class _Entry:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.searcher: Searcher | None = None
+
+    def drop(self) -> None:
+        if self.searcher is not None:
+            try:
+                self.searcher.close()
+            finally:
+                self.searcher = None
+
+
+def _fits(searcher: Searcher) -> bool:
+    """Whether the index is still built with the searcher's embedder (`tachikoma index --reembed`
+    with another one changes it)."""
+    try:
+        return searcher.store.embedder == (searcher.embedder.name, searcher.dim)
+    except Exception:  # noqa: BLE001 - an unreadable index or a lost connection: open a new searcher
+        return False

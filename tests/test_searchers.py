@@ -1,0 +1,66 @@
+"""`tachikoma.searchers`: searchers kept open between queries (dashboard, MCP), and what a failed
+query or a rebuilt index does to them. On SQLite; tests/test_web_memories.py covers PostgreSQL."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from tachikoma import indexer
+from tachikoma.errors import BadQuery
+from tachikoma.search import Searcher
+from tachikoma.searchers import Searchers, memory_key
+from tachikoma.store import locate
+
+
+@pytest.fixture
+def indexed(memory):
+    indexer.run(memory, embedder_name="hash")
+    return memory
+
+
+def test_a_searcher_is_made_once_and_kept_until_a_query_fails(indexed):
+    pool, made = Searchers(), []
+    key = memory_key(locate(indexed))
+
+    def make() -> Searcher:
+        made.append(Searcher(indexed))
+        return made[-1]
+
+    try:
+        with pool.use(key, make) as first:
+            assert first.search("Martin meetings", 3)["results"]
+        with pool.use(key, make) as again:
+            assert again is first
+        with pytest.raises(BadQuery), pool.use(key, make) as s:
+            s.search("   ", 3)  # refused before the index is read: the searcher stays
+        with pool.use(key, make) as again:
+            assert again is first and len(made) == 1
+        with pytest.raises(RuntimeError), pool.use(key, make):
+            raise RuntimeError("a query that failed half-way")
+        with pytest.raises(sqlite3.ProgrammingError):  # its connection went with it
+            first.store.db.execute("SELECT 1")
+        with pool.use(key, make) as fresh:
+            assert fresh is not first and fresh.search("Martin meetings", 3)["results"]
+        assert pool.open_count() == 1
+    finally:
+        pool.close()
+    with pytest.raises(sqlite3.ProgrammingError):
+        made[-1].store.db.execute("SELECT 1")
+    with pytest.raises(RuntimeError, match="closed"), pool.use(key, make):
+        pass
+
+
+def test_an_index_rebuilt_with_another_embedder_gets_a_new_searcher(indexed):
+    pool = Searchers()
+    key = memory_key(locate(indexed))
+    try:
+        with pool.use(key, lambda: Searcher(indexed)) as before:
+            assert before.dim == 512
+        indexer.run(indexed, reembed=True, embedder_name="hash:256")
+        with pool.use(key, lambda: Searcher(indexed)) as after:
+            assert after is not before and after.dim == 256
+            assert after.search("Martin meetings", 3)["results"]
+    finally:
+        pool.close()
