@@ -855,14 +855,14 @@ def search_memories(root: Path, names: list[str], query: str, limit: int = 10, c
     config = config or load_config(root)
     here = locate(root, config)
     if here.url is None:
-        raise TachikomaError("searching several memories needs a shared store: set [store] url, --store or "
+        raise BadQuery("searching several memories needs a shared store: set [store] url, --store or "
                              "$TACHIKOMA_STORE to a postgresql:// URL")
     pool = searchers if searchers is not None else Searchers()
     try:
         known = pool.catalog(here.url).memory_names()
         unknown = [n for n in names if n not in known]
         if unknown:
-            raise TachikomaError(f"no memory named {', '.join(map(repr, unknown))} in "
+            raise BadQuery(f"no memory named {', '.join(map(repr, unknown))} in "
                                  f"{here.label.split(' in ', 1)[1]} (it holds: {', '.join(sorted(known)) or 'none'})")
         answers = []
         for name in names:

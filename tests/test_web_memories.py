@@ -130,6 +130,8 @@ def test_pages_and_searches_reuse_their_connections(dashboard, pg, url):
     answer = client.get("/api/search", query_string={"q": QUERY, "memories": "notes,operations"})
     assert answer.status_code == 200 and answer.json["results"][0]["memory"] == "operations"
     requests()
+    unknown = client.get("/api/search", query_string={"q": QUERY, "memories": "notes,nope"})
+    assert unknown.status_code == 400 and "no memory named 'nope'" in unknown.json["error"]
 
     dashboard.extensions["tachikoma"].close()
     deadline = time.monotonic() + 5
@@ -194,6 +196,8 @@ def test_on_sqlite_there_is_no_choice_and_asking_for_memories_is_a_clear_error(t
         assert 'name="memories"' not in client.get("/").get_data(as_text=True)
         refused = client.get("/", query_string={"q": "coffee", "memories": "memory,other"})
         assert refused.status_code == 400 and "needs a shared store" in refused.get_data(as_text=True)
+        api = client.get("/api/search", query_string={"q": "coffee", "memories": "memory,other"})
+        assert api.status_code == 400 and "needs a shared store" in api.json["error"]
         found = client.get("/", query_string={"q": "Martin meetings"}).get_data(as_text=True)
         assert _results(found) and all(linked and not memory for memory, _, linked in _results(found))
     finally:

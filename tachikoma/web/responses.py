@@ -7,7 +7,7 @@ import json
 
 from flask import Flask, make_response, render_template, request
 
-from tachikoma.errors import EmbedderError, TachikomaError
+from tachikoma.errors import BadQuery, EmbedderError, TachikomaError
 from tachikoma.memory import TAG_FILE
 from tachikoma.tagfile import TagFileError
 from tachikoma.web.state import NoIndex
@@ -84,5 +84,8 @@ def error_response(status: int, title: str, message: str, hint: str | None = Non
 
 
 def failure_status(exc: TachikomaError) -> int:
-    """503 when searching needs something that is not there yet (index, embedder), else 500."""
+    """400 for a query that cannot be searched as asked, 503 when searching needs something that is
+    not there yet (index, embedder), else 500."""
+    if isinstance(exc, BadQuery):
+        return 400
     return 503 if isinstance(exc, (NoIndex, EmbedderError)) else 500
