@@ -72,15 +72,7 @@ def read_document(root: Path, rel_path: str, kind: str, max_bytes: int = 5_000_0
     elif (session := checkpoint_copy_of(root, rel_path, text, max_bytes)) is not None:
         doc.warnings.append(f"{rel_path}: {CHECKPOINT_COPY} {session} (every line of it is there), not indexed twice")
     else:
-        transcript = parse_transcript(text, rel_path, transcript_options)
-        if transcript.format == claude_code.NAME and isinstance(transcript.session.get("parent"), str):
-            parent = _sibling_text(root, transcript.session["parent"], max_bytes)
-            if parent:
-                claude_code.name_subagent(transcript, parent)
-        doc.turns, doc.session = transcript.turns, transcript.session
-        if transcript.format:
-            doc.session["format"] = transcript.format
-        doc.warnings.extend(transcript.warnings)
+        _take_transcript(doc, parse_transcript(text, rel_path, transcript_options), root, max_bytes)
     return doc
 
 
@@ -152,6 +144,13 @@ def _read_transcript(root: Path, path: Path, doc: Document, max_bytes: int,
     doc.sha256 = digest.hexdigest()
     if decoding:
         doc.warnings.append(f"{rel_path}:{decoding[0]}: invalid UTF-8, undecodable bytes replaced")
+    _take_transcript(doc, transcript, root, max_bytes)
+    return doc
+
+
+def _take_transcript(doc: Document, transcript, root: Path, max_bytes: int) -> None:
+    """Give `doc` a parsed transcript's turns, session (a Claude Code subagent named after its parent's
+    task) and warnings: the same for a transcript read whole or streamed."""
     if transcript.format == claude_code.NAME and isinstance(transcript.session.get("parent"), str):
         parent = _sibling_text(root, transcript.session["parent"], max_bytes)
         if parent:
@@ -160,7 +159,6 @@ def _read_transcript(root: Path, path: Path, doc: Document, max_bytes: int,
     if transcript.format:
         doc.session["format"] = transcript.format
     doc.warnings.extend(transcript.warnings)
-    return doc
 
 
 def _stream_lines(handle, digest, max_bytes: int, decoding: list[int]):
