@@ -21,3 +21,20 @@ def copy_example(target: Path, source: Path = EXAMPLE) -> Path:
     """A private copy of the example memory at `target`, without hidden files or folders."""
     shutil.copytree(source, target, ignore=_hidden)
     return target
+
+
+def example_and_runbook(folder: Path, runbook_name: str | None = "operations") -> tuple[Path, Path]:
+    """Two memories for a shared store, both indexed (hash embedder) into the store the environment names:
+    the example memory in `folder`/notes and a one-note runbook in `folder`/ops, indexed under
+    `runbook_name` (None: its folder's name)."""
+    from tachikoma import indexer
+
+    notes = copy_example(folder / "notes")
+    ops = folder / "ops"
+    ops.mkdir()
+    (ops / "runbook.md").write_text("# Runbook\n\nRestart the quokka service with systemctl.\n", encoding="utf-8")
+    if runbook_name:
+        (ops / "tachikoma.toml").write_text(f'[store]\nname = "{runbook_name}"\n', encoding="utf-8")
+    indexer.run(notes, embedder_name="hash")
+    indexer.run(ops, embedder_name="hash")
+    return notes, ops

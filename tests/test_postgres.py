@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from example_memory import copy_example
+from example_memory import copy_example, example_and_runbook
 from gitrepo import git
 from tachikoma import indexer
 from tachikoma.errors import TachikomaError
@@ -165,13 +165,7 @@ def test_stats_and_cli_search_with_store_option(memory, url):
 
 
 def test_two_memories_in_one_database(tmp_path, store_env):
-    notes = copy_example(tmp_path / "notes")
-    ops = tmp_path / "ops"
-    ops.mkdir()
-    (ops / "runbook.md").write_text("# Runbook\n\nRestart the quokka service with systemctl.\n", encoding="utf-8")
-    (ops / "tachikoma.toml").write_text('[store]\nname = "operations"\n', encoding="utf-8")
-    indexer.run(notes, embedder_name="hash")
-    indexer.run(ops, embedder_name="hash")
+    notes, ops = example_and_runbook(tmp_path)
     alone = Searcher(notes)
     try:  # one memory is the default: the other's file is not found
         assert all(r["memory"] == "notes" for r in alone.search("quokka service", 10, now=NOW, min_score=0)["results"])
@@ -420,12 +414,7 @@ def test_api_and_mcp_search_several_memories(tmp_path, store_env):
     from app import create_app
     from tachikoma.mcp_server import MemoryTools, answer_text
 
-    notes = copy_example(tmp_path / "notes")
-    ops = tmp_path / "ops"
-    ops.mkdir()
-    (ops / "runbook.md").write_text("# Runbook\n\nRestart the quokka service with systemctl.\n", encoding="utf-8")
-    indexer.run(notes, embedder_name="hash")
-    indexer.run(ops, embedder_name="hash")
+    notes, _ = example_and_runbook(tmp_path, runbook_name=None)
     app = create_app(memory=notes, port=5000)
     client = app.test_client()
     get = lambda **args: client.get("/api/search", base_url="http://127.0.0.1:5000", query_string=args)  # noqa: E731

@@ -13,7 +13,7 @@ from html import unescape
 import pytest
 
 from app import create_app
-from example_memory import copy_example
+from example_memory import copy_example, example_and_runbook
 from tachikoma import indexer
 from tachikoma.store import STORE_ENV
 from web_helpers import CHROMIUM, LiveServer, launch_chromium
@@ -25,14 +25,7 @@ QUERY = "restart the quokka service"
 def shared(tmp_path, url, monkeypatch):
     """Two memories in one database: the example memory ("notes") and a runbook folder ("operations")."""
     monkeypatch.setenv(STORE_ENV, url)
-    notes = copy_example(tmp_path / "notes")
-    ops = tmp_path / "ops"
-    ops.mkdir()
-    (ops / "runbook.md").write_text("# Runbook\n\nRestart the quokka service with systemctl.\n", encoding="utf-8")
-    (ops / "tachikoma.toml").write_text('[store]\nname = "operations"\n', encoding="utf-8")
-    indexer.run(notes, embedder_name="hash")
-    indexer.run(ops, embedder_name="hash")
-    return notes
+    return example_and_runbook(tmp_path)[0]
 
 
 @pytest.fixture
