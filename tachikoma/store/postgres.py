@@ -555,19 +555,12 @@ class PostgresStore:
         """How many tool texts this memory holds (0: keyword search need not look at them)."""
         return self._corpus_size("tool_texts")[0]
 
-    @_guarded
     def tool_keyword_count(self, term: str, limit: int) -> int:
         return self.tool_keyword_counts([term], limit)[0]
 
-    @_guarded
     def tool_keyword_counts(self, terms: list[str], cap: int) -> list[int]:
         """How many tool texts hold each of `terms` (counted up to `cap`), in one round trip."""
-        if not terms:
-            return []
-        return [r[0] for r in self.db.execute(
-            f"SELECT (SELECT count(*) FROM (SELECT 1 FROM tachikoma.tool_texts WHERE memory_id = %s "
-            f"AND tsv @@ plainto_tsquery('{TS_CONFIG}', u.t) LIMIT %s) s) "
-            "FROM unnest(%s::text[]) WITH ORDINALITY AS u(t, n) ORDER BY u.n", (self.memory_id, cap, list(terms)))]
+        return self._counts_holding("tool_texts", terms, cap)
 
     @_guarded
     def tool_matches(self, terms: list[str], limit: int) -> list[tuple[int, float, str, str, int]]:
@@ -748,13 +741,18 @@ class PostgresStore:
             f"SELECT count(*) FROM (SELECT 1 FROM tachikoma.chunks WHERE memory_id = %s "
             f"AND tsv @@ plainto_tsquery('{TS_CONFIG}', %s) LIMIT %s) s", (self.memory_id, term, cap)).fetchone()[0]
 
-    @_guarded
     def keyword_counts(self, terms: list[str], cap: int) -> list[int]:
         """`keyword_count` of each of `terms`, in one round trip."""
+        return self._counts_holding("chunks", terms, cap)
+
+    @_guarded
+    def _counts_holding(self, table: str, terms: list[str], cap: int) -> list[int]:
+        """How many rows of this memory in `table` (chunks or tool_texts, each with a `tsv`) hold each of
+        `terms`, counted up to `cap`, in one round trip."""
         if not terms:
             return []
         return [r[0] for r in self.db.execute(
-            f"SELECT (SELECT count(*) FROM (SELECT 1 FROM tachikoma.chunks WHERE memory_id = %s "
+            f"SELECT (SELECT count(*) FROM (SELECT 1 FROM tachikoma.{table} WHERE memory_id = %s "
             f"AND tsv @@ plainto_tsquery('{TS_CONFIG}', u.t) LIMIT %s) s) "
             "FROM unnest(%s::text[]) WITH ORDINALITY AS u(t, n) ORDER BY u.n", (self.memory_id, cap, list(terms)))]
 

@@ -627,11 +627,9 @@ class Store:
     _TOOL_CHUNKS = ("FROM tool_fts JOIN tool_texts t ON t.id = tool_fts.rowid "
                     "JOIN chunks c ON c.file_id = t.file_id AND c.idx = t.chunk_idx WHERE tool_fts MATCH ?")
 
-    @_guarded()
     def tool_keyword_count(self, term: str, limit: int) -> int:
         """How many tool texts hold `term` (counted up to `limit`)."""
-        return self.db.execute("SELECT count(*) FROM (SELECT 1 FROM tool_fts WHERE tool_fts MATCH ? LIMIT ?)",
-                               (quote_term(term), limit)).fetchone()[0]
+        return self._count_holding("tool_fts", term, limit)
 
     def tool_keyword_counts(self, terms: list[str], limit: int) -> list[int]:
         """`tool_keyword_count` of each of `terms`."""
@@ -684,10 +682,14 @@ class Store:
             "SELECT c.id, f.path, c.line_start, c.line_end FROM chunks c JOIN files f ON f.id = c.file_id")}
 
     # -- keywords (FTS5 over the chunk texts) -------------------------------
-    @_guarded()
     def keyword_count(self, term: str, cap: int) -> int:
         """How many chunks hold `term` (as the keyword index reads it), counted up to `cap`."""
-        return self.db.execute("SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)",
+        return self._count_holding("chunks_fts", term, cap)
+
+    @_guarded()
+    def _count_holding(self, fts: str, term: str, cap: int) -> int:
+        """How many rows of the FTS5 table `fts` hold `term`, counted up to `cap`."""
+        return self.db.execute(f"SELECT count(*) FROM (SELECT 1 FROM {fts} WHERE {fts} MATCH ? LIMIT ?)",
                                (quote_term(term), cap)).fetchone()[0]
 
     def keyword_counts(self, terms: list[str], cap: int) -> list[int]:
