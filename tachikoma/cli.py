@@ -3,21 +3,18 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 import os
-import shlex
-import sqlite3
 import sys
-from datetime import date
 from pathlib import Path
 
 from . import __version__
-from .config import MAX_LIMIT, RECENCY_PRESETS
 from .errors import TachikomaError
-from .humanize import meaning_label, no_match_reason, plural, recency_text, tool_match_text, vectors_text
-from .memory import printable
-from .tags import DEFAULTS_TEXT, InvalidTagValue, check_value
+from .humanize import meaning_label, no_match_reason, plural, printable, recency_text, tool_match_text, vectors_text
+from .vocabulary import DEFAULTS_TEXT, MAX_LIMIT, RECENCY_NAMES
+
+# Everything else is imported where it is used: a search that a running tachikoma answers
+# (`resident`) costs this module, argparse and a socket, so keep this list short.
 
 EPILOG = f"""\
 The memory folder is --memory PATH, else $TACHIKOMA_MEMORY, else ./memory.
@@ -40,6 +37,8 @@ class CommandParser(argparse.ArgumentParser):
         if extras:
             message = f"unrecognized arguments: {' '.join(extras)}"
             if extras[0].startswith("-"):
+                import difflib
+
                 close = difflib.get_close_matches(extras[0].split("=")[0], self._option_string_actions, n=1)
                 message += f" (did you mean {close[0]}?)" if close else self._dash_hint(extras[0])
             self.error(message)
@@ -72,8 +71,10 @@ def _port(text: str) -> int:
     return port
 
 
-def _date(text: str) -> date:
+def _date(text: str):
     """A YYYY-MM-DD date for argparse; a wrong one is named, with what is wrong with it."""
+    from datetime import date
+
     try:
         return date.fromisoformat(text)
     except ValueError as exc:
@@ -148,6 +149,8 @@ def _tag_value(key: str):
     so a wrong value is reported before anything else is asked of the command line."""
 
     def check(text: str) -> str:
+        from .tags import InvalidTagValue, check_value
+
         try:
             return check_value(key, text)
         except InvalidTagValue as exc:
@@ -158,6 +161,8 @@ def _tag_value(key: str):
 
 def _search_trust(text: str) -> str:
     """A --trust filter for search, checked like tag's: a trust value or 'missing' (untagged trust)."""
+    from .tags import InvalidTagValue, check_value
+
     value = text.strip().lower()
     if value == "missing":
         return value
@@ -225,7 +230,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--min-score", type=_fraction, metavar="X",
                    help="relevance floor, 0-1: passages whose meaning similarity (cosine of the embeddings) is "
                         "below it are not results (default: [search] min_score, else 0.41 for minilm; 0 = off)")
-    p.add_argument("--recency", choices=list(RECENCY_PRESETS), type=str.lower,
+    p.add_argument("--recency", choices=RECENCY_NAMES, type=str.lower,
                    help="how much a memory's age counts: off; default (age costs at most 10%%, and a memory "
                         "that a newer one supersedes loses half); strong (down to half at 90 days); seed "
                         "(the original 1 / (1 + days / 30)). Default: [ranking] recency")
@@ -233,6 +238,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="search as if it were this date: now (default), YYYY-MM-DD (the end of that day) or "
                         "YYYY-MM-DDTHH:MM[+HH:MM]; recency and time in the query (\"last week\", \"in March\") "
                         "count from it")
+    p.add_argument("--in-process", action="store_true",
+                   help="search in this process even when a running `tachikoma serve`, `mcp` or `index --watch` "
+                        "of this memory could answer (it is asked first: its index is loaded, so it answers in "
+                        "milliseconds)")
 
     p = sub.add_parser("tag", parents=[common],
                        help="tag groups of files (default: untagged transcripts → self/medium, source: the agent)",
@@ -407,12 +416,13 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 _error("interrupted; the index stays usable and the next run finishes the work")
             return 130
-        except sqlite3.DatabaseError as exc:  # a query outside the Store's own methods
-            _error(str(_index_error(args, exc)))
-            return 1
         except BrokenPipeError:
             raise
         except Exception as exc:
+            sqlite3 = sys.modules.get("sqlite3")  # not imported: not one of its errors
+            if sqlite3 is not None and isinstance(exc, sqlite3.DatabaseError):  # a query outside the Store's own
+                _error(str(_index_error(args, exc)))
+                return 1
             if os.environ.get("TACHIKOMA_DEBUG"):
                 raise
             _error(_unexpected(exc))
@@ -430,7 +440,7 @@ def _error(message: str) -> None:
     print(f"tachikoma: {printable(message)}", file=sys.stderr)
 
 
-def _index_error(args, exc: sqlite3.DatabaseError) -> TachikomaError:
+def _index_error(args, exc) -> TachikomaError:
     from .memory import index_path, resolve_root
     from .store import index_error
 
@@ -451,7 +461,7 @@ def _unexpected(exc: Exception) -> str:
 
 
 def _root(args) -> Path:
-    from .memory import resolve_root
+    from .memory_root import resolve_root
 
     return resolve_root(args.memory)
 
@@ -497,6 +507,24 @@ def cmd_index(args) -> int:
     return 0
 
 
+def _host_searches(root: Path, args, watcher):
+    """For `index --watch`: answer the command line's searches of this memory from this process
+    (`tachikoma.resident`), with a searcher kept open between them."""
+    from .resident import Host
+    from .searchers import Searchers, kept_searcher, search_as_asked
+
+    searchers = Searchers()
+
+    def asked(question: dict) -> dict:
+        config = _config(args, root)
+        own = lambda c: kept_searcher(searchers, root, c, watched=lambda: watcher.running)  # noqa: E731
+        answer = search_as_asked(root, config, searchers, question, own)
+        answer["freshness"].update(watching=watcher.running, watch_error=watcher.error)
+        return answer
+
+    return Host.start(root, args.config, asked, "index --watch"), searchers
+
+
 def _start_watching(root: Path, args):
     """For `index --watch`: a watcher started before the first run, so no change is missed."""
     from .watcher import Reindexer, Watcher
@@ -517,9 +545,10 @@ def _start_watching(root: Path, args):
 
 
 def _watch(watcher, root: Path, args) -> None:
-    """Re-index on every change until Ctrl-C, printing one line per run."""
+    """Re-index on every change until Ctrl-C, printing one line per run, and answer searches meanwhile."""
     import time
 
+    host, searchers = _host_searches(root, args, watcher)
     if not args.quiet:
         print(f"watching {printable(str(root))} for changes (Ctrl-C to stop)", file=sys.stderr, flush=True)
     try:
@@ -527,14 +556,38 @@ def _watch(watcher, root: Path, args) -> None:
             time.sleep(0.5)
         raise TachikomaError(watcher.error or "the watcher stopped")
     finally:
+        if host is not None:
+            host.close()
+        searchers.close()
         watcher.stop()
 
 
 def cmd_search(args) -> int:
-    from .search import Filters, Searcher
     if not " ".join(args.query).strip():
         _usage_error(args, "the query is empty: say what to look for")
     root = _root(args)
+    answer = None if args.in_process or args.embedder else _ask_resident(root, args)
+    if answer is None:
+        answer = _search_here(root, args)
+    if args.json:
+        print(json.dumps(answer, indent=2, ensure_ascii=False))
+        return 0
+    _print_answer(answer, args)
+    return 0
+
+
+def _ask_resident(root: Path, args) -> dict | None:
+    """The answer of a running tachikoma process of this memory (`tachikoma.resident`), or None."""
+    from .resident import ask
+
+    return ask(root, args.config, {"query": " ".join(args.query), "limit": args.limit, "kind": args.kind,
+                                   "trust": args.trust, "untagged": args.untagged, "min_score": args.min_score,
+                                   "recency": args.recency, "as_of": args.as_of, "memories": args.memories})
+
+
+def _search_here(root: Path, args) -> dict:
+    from .search import Filters, Searcher
+
     filters = Filters(kind=args.kind, trust=args.trust, untagged=args.untagged)
     if args.memories:
         from .search import search_memories
@@ -549,9 +602,10 @@ def cmd_search(args) -> int:
                                      recency=args.recency, as_of=args.as_of)
         finally:
             searcher.close()
-    if args.json:
-        print(json.dumps(answer, indent=2, ensure_ascii=False))
-        return 0
+    return answer
+
+
+def _print_answer(answer: dict, args) -> None:
     fresh = answer["freshness"]
     if fresh["changed_since"] or fresh["state"] != "complete":
         _warn(f"the index is not up to date ({plural(fresh['changed_since'], 'file')} changed since "
@@ -560,6 +614,8 @@ def cmd_search(args) -> int:
     if vectors and fresh["embedded"]["full"] < fresh["embedded"]["chunks"]:
         _warn(f"{vectors}: the rest are searched by quick vectors or keywords until `tachikoma index` finishes")
     if answer["no_good_match"]:
+        import shlex
+
         print(f"no good match: {no_match_reason(answer)}")
         if answer["min_score"] > 0:
             print(f"to see the nearest passages anyway, search without the floor: tachikoma search --min-score 0 "
@@ -579,7 +635,6 @@ def cmd_search(args) -> int:
         if (in_tools := tool_match_text(r)) is not None:
             excerpt = r["tool_matches"][0].get("excerpt")
             print(f"    {printable(in_tools)}" + (f": {printable(excerpt)}" if excerpt else ""))
-    return 0
 
 
 def _fusion_text(factors: dict) -> str:
@@ -598,6 +653,7 @@ def _fusion_text(factors: dict) -> str:
 
 def cmd_tag(args) -> int:
     from . import tagging
+    from .tags import InvalidTagValue
 
     root = _root(args)
     values = {k: getattr(args, k) for k in ("trust", "confidence", "source") if getattr(args, k)}
@@ -775,6 +831,7 @@ def cmd_serve(args) -> int:
     serving.quiet_logging()  # before the watcher's first index run, which says so
     app = create_app(memory=root, config=args.config, host=args.host, port=args.port, watch=not args.no_watch,
                      access=access)
+    app.extensions["tachikoma"].host_searches()  # `tachikoma search` asks this process first
     try:
         if mcp:
             _serve_with_mcp(app, root, args, serving)

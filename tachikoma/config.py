@@ -128,10 +128,8 @@ from pathlib import Path
 from .errors import EmbedderError, TachikomaError
 from .memory import CONFIG_FILE
 from .tags import CONFIDENCE_VALUES, TRUST_VALUES
+from .vocabulary import MAX_LIMIT, RECENCY_NAMES  # noqa: F401 (MAX_LIMIT: the faces import it from here too)
 
-#: The most results one search returns, the same on every face: CLI `--limit`, the search page,
-#: the JSON API and MCP. Past it, a narrower query or a filter helps more than a longer list.
-MAX_LIMIT = 100
 
 
 def _trust_defaults() -> dict[str, float]:

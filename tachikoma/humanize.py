@@ -166,3 +166,21 @@ def duration(seconds: float) -> str:
         return f"{seconds:.0f} s"
     minutes = round(seconds / 60)
     return f"{minutes} min" if minutes < 90 else f"{minutes // 60} h {minutes % 60} min"
+
+
+def printable(text: str) -> str:
+    """`text` safe to show on one terminal line: control and invisible format characters
+    as backslash escapes (``\\n``, ``\\x1b``, ``\\u202e``), and bytes of a file name that
+    are not UTF-8 (kept by Python as lone surrogates) as ``\\xNN``."""
+    if text.isprintable():
+        return text
+    out = []
+    for ch in text:
+        code = ord(ch)
+        if 0xDC80 <= code <= 0xDCFF:
+            out.append(f"\\x{code - 0xDC00:02x}")
+        elif ch.isprintable():
+            out.append(ch)
+        else:
+            out.append(ch.encode("unicode_escape").decode("ascii"))
+    return "".join(out)

@@ -34,9 +34,9 @@ from .config import MAX_LIMIT, load_config
 from .errors import NoIndexYet, TachikomaError
 from .humanize import no_match_reason, plural, recency_text, tool_match_text
 from .memory import printable
+from .resident import Host
 from .search import Filters, Searcher, search_memories
-from .searchers import Searchers, memory_key
-from .store import locate
+from .searchers import Searchers, memory_key, search_as_asked
 from .store import locate
 from .tags import CONFIDENCE_VALUES, TRUST_VALUES, InvalidTagValue
 from .watcher import Reindexer, Watcher
@@ -171,13 +171,20 @@ class MemoryTools:
 
         def make() -> Searcher:
             try:
-                return Searcher(self.root, config, location=location)
+                return Searcher(self.root, config, location=location,
+                                watched=lambda: self.watcher is not None and self.watcher.running)
             except NoIndexYet:
                 if self.watcher is not None and self.reindexer.runs == 0:
                     raise TachikomaError("the index is being built for the first time; try again in a moment")
                 raise
 
         return self.searchers.use(memory_key(location), make)
+
+    def asked(self, asked: dict) -> dict:
+        """A command-line search handed over by `tachikoma.resident`."""
+        answer = search_as_asked(self.root, self.config(), self.searchers, asked, self._searcher)
+        answer["freshness"].update(self.watching())
+        return answer
 
     def stats(self) -> dict:
         report = stats.report(self.root)
@@ -532,7 +539,10 @@ def run_stdio(root: Path, config_path: str | None = None, read_only: bool = Fals
               allow_owner_trust: bool = False) -> None:
     """Serve over stdin/stdout until the client closes the connection."""
     server, tools = build_server(root, config_path, read_only, watch, allow_owner_trust)
+    host = Host.start(root, config_path, tools.asked, "mcp")  # `tachikoma search` asks it first
     try:
         server.run("stdio")
     finally:
+        if host is not None:
+            host.close()
         tools.close()

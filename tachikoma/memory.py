@@ -18,7 +18,8 @@ from pathlib import Path, PurePosixPath
 
 from .documents import SUFFIX_KIND, TRANSCRIPT
 from .errors import TachikomaError
-from .humanize import plural
+from .humanize import plural, printable  # noqa: F401 (printable: also imported from here)
+from .memory_root import resolve_root  # noqa: F401 (imported from here too)
 
 CACHE_DIR = ".cache"
 INDEX_NAME = "index.db"
@@ -28,18 +29,6 @@ CONFIG_FILE = "tachikoma.toml"
 
 class PathOutsideMemory(TachikomaError):
     """A requested path is not inside the memory root."""
-
-
-def resolve_root(path: str | os.PathLike | None = None) -> Path:
-    """The memory root: `path`, else $TACHIKOMA_MEMORY, else ./memory."""
-    chosen = path or os.environ.get("TACHIKOMA_MEMORY") or "memory"
-    root = Path(chosen).expanduser()
-    if root.exists() and not root.is_dir():
-        raise TachikomaError(f"memory folder {str(root)!r} is a file, not a folder: pass the folder that holds "
-                             f"the memory files, e.g. --memory {str(root.parent)!r}")
-    if not root.is_dir():
-        raise TachikomaError(f"memory folder {str(root)!r} does not exist: pass --memory PATH or set TACHIKOMA_MEMORY")
-    return root.resolve()
 
 
 def cache_dir(root: Path) -> Path:
@@ -100,24 +89,6 @@ def hidden_characters(text: str) -> list[str]:
     import unicodedata
 
     return sorted({ch for ch in text if unicodedata.category(ch) in HIDDEN_CATEGORIES})
-
-
-def printable(text: str) -> str:
-    """`text` safe to show on one terminal line: control and invisible format characters
-    as backslash escapes (``\\n``, ``\\x1b``, ``\\u202e``), and bytes of a file name that
-    are not UTF-8 (kept by Python as lone surrogates) as ``\\xNN``."""
-    if text.isprintable():
-        return text
-    out = []
-    for ch in text:
-        code = ord(ch)
-        if 0xDC80 <= code <= 0xDCFF:
-            out.append(f"\\x{code - 0xDC00:02x}")
-        elif ch.isprintable():
-            out.append(ch)
-        else:
-            out.append(ch.encode("unicode_escape").decode("ascii"))
-    return "".join(out)
 
 
 def _is_utf8(name: str) -> bool:

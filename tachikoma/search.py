@@ -21,6 +21,7 @@ import unicodedata
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -585,8 +586,12 @@ class Searcher:
     """Answers queries over one memory folder's index."""
 
     def __init__(self, root: Path, config: Config | None = None, embedder_name: str | None = None,
-                 embedder: Embedder | None = None, location: Location | None = None):
+                 embedder: Embedder | None = None, location: Location | None = None,
+                 watched: Callable[[], bool] | None = None):
         self.root = root
+        #: Whether a watcher re-indexes the folder on every change (a long-lived process's): then a
+        #: freshness count older than `FRESHNESS_SECONDS` is refreshed behind the answer, not before it.
+        self.watched = watched
         self.config = config or load_config(root)
         self.location = location or locate(root, self.config)
         if not self.location.exists():  # never create an empty index just by searching
@@ -602,6 +607,7 @@ class Searcher:
         self._snapshot: Snapshot | None = None
         self._quick: Embedder | None = None  # the quick tier's embedder, while some chunks have only its vectors
         self._freshness: tuple[int, float, dict] | None = None
+        self._refreshing: _FreshnessCheck | None = None
         #: False for a memory of a shared store whose folder is not on this machine: its files
         #: cannot be checked, so results are not hidden as missing and freshness is not known.
         self.local = Path(root).is_dir()
@@ -828,14 +834,35 @@ class Searcher:
 
     def _finish_freshness(self, checking: "_FreshnessCheck | None") -> dict:
         if checking is not None:
-            self._freshness = (self.store.generation, time.monotonic(), checking.result())
+            self._freshness = (checking.generation, checking.started, checking.result())
+        generation = self.store.generation
         cached = self._freshness
-        if cached[0] != self.store.generation or time.monotonic() - cached[1] > FRESHNESS_SECONDS:
-            from .freshness import answer_freshness
+        if cached[0] == generation and time.monotonic() - cached[1] <= FRESHNESS_SECONDS:
+            return dict(cached[2])
+        if cached[0] == generation and self.watched is not None and self.watched():
+            return dict(self._refreshed_behind(generation)[2])
+        # An index run since (the count was of files it has indexed now), or nothing re-indexes
+        # changes as they come: counted again, before the answer.
+        from .freshness import answer_freshness
 
-            cached = self._freshness = (self.store.generation, time.monotonic(),
-                                        answer_freshness(self.root, self.store))
-        return dict(cached[2])
+        self._freshness = (generation, time.monotonic(), answer_freshness(self.root, self.store))
+        return dict(self._freshness[2])
+
+    def _refreshed_behind(self, generation: int) -> tuple:
+        """For a watched folder: the latest finished background count of this index, and a new count
+        started when it is due and none is under way. A change since the last count is being
+        re-indexed by the watcher, and its run makes the next answer count again before it."""
+        done = self._refreshing
+        if done is not None and not done.is_alive():
+            self._refreshing = None
+            try:
+                if done.generation == generation:
+                    self._freshness = (generation, done.started, done.result())
+            except Exception:  # noqa: BLE001 - the next count is started below
+                pass
+        if self._refreshing is None and time.monotonic() - self._freshness[1] > FRESHNESS_SECONDS:
+            self._refreshing = _FreshnessCheck(self.root, self.store)
+        return self._freshness
 
 
 #: The freshness of a memory whose folder is not on this machine.
@@ -885,6 +912,7 @@ class _FreshnessCheck(threading.Thread):
     def __init__(self, root: Path, store):
         super().__init__(name="tachikoma-freshness", daemon=True)
         self.root, self.index = root, store
+        self.generation, self.started = store.generation, time.monotonic()
         self._value: dict | None = None
         self._error: BaseException | None = None
         self.start()

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .vocabulary import DEFAULTS_TEXT  # noqa: F401 (the dashboard imports it from here)
+
 TRUST_VALUES = ("owner", "self", "external", "untrusted")
 CONFIDENCE_VALUES = ("high", "medium", "low", "speculative")
 TAG_KEYS = ("trust", "confidence", "source")
@@ -17,11 +19,6 @@ ALLOWED = {"trust": TRUST_VALUES, "confidence": CONFIDENCE_VALUES}
 #: It is not a quality tag: it never makes a file tagged, partial or invalid.
 EVERGREEN = "evergreen"
 WRITABLE_KEYS = (*TAG_KEYS, EVERGREEN)
-#: What tagging with no options does (`tagging.default_plan`), in the words every face uses: the CLI's
-#: help and the dashboard's "Use the defaults". Plain text, so the command line need not import the
-#: readers; a test holds it to their sources.
-DEFAULTS_TEXT = ("transcripts without tags get trust: self, confidence: medium and as source the agent that "
-                 "wrote them (claude-code, openclaw, codex; tachikoma for a generic transcript)")
 _BOOLEANS = {"true": "true", "yes": "true", "on": "true", "1": "true",
              "false": "false", "no": "false", "off": "false", "0": "false"}
 

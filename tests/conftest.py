@@ -23,6 +23,21 @@ def model_cache(tmp_path_factory) -> Path:
         os.environ["TACHIKOMA_MODEL_CACHE"] = previous
 
 
+@pytest.fixture(autouse=True, scope="session")
+def resident_sockets(tmp_path_factory) -> Path:
+    """The sockets of running tachikomas (`tachikoma.resident`) go to one folder per test session, so a
+    search in a test never reaches a dashboard or MCP server the user runs, nor one of another session."""
+    folder = tmp_path_factory.mktemp("run")
+    folder.chmod(0o700)
+    previous = os.environ.get("XDG_RUNTIME_DIR")
+    os.environ["XDG_RUNTIME_DIR"] = str(folder)
+    yield folder
+    if previous is None:
+        os.environ.pop("XDG_RUNTIME_DIR", None)
+    else:
+        os.environ["XDG_RUNTIME_DIR"] = previous
+
+
 @pytest.fixture
 def memory(tmp_path) -> Path:
     """A copy of examples/memory, safe to change."""

@@ -79,3 +79,11 @@ def test_an_unknown_section_is_named_in_words(tmp_path):
     (tmp_path / "tachikoma.toml").write_text("[a]\n[b]\n")
     with pytest.raises(TachikomaError, match=r"unknown sections a, b; known: "):
         load_config(tmp_path)
+
+
+def test_the_command_line_offers_the_recency_presets_there_are():
+    """The parser's names (`vocabulary`, imported before anything heavy) are the presets' own."""
+    from tachikoma.config import RECENCY_PRESETS
+    from tachikoma.vocabulary import RECENCY_NAMES
+
+    assert tuple(RECENCY_PRESETS) == RECENCY_NAMES

@@ -12,8 +12,9 @@ from pathlib import Path
 
 from tachikoma.config import load_config
 from tachikoma.errors import NoIndexYet, TachikomaError
+from tachikoma.resident import Host
 from tachikoma.search import Filters, Searcher, search_memories
-from tachikoma.searchers import Searchers, memory_key
+from tachikoma.searchers import Searchers, memory_key, search_as_asked
 from tachikoma.store import locate
 from tachikoma.watcher import Watcher
 from tachikoma.web.index_job import IndexJob
@@ -44,6 +45,19 @@ class Dashboard:
         self._warm_lock = threading.Lock()
         self._warmed = False
         self.watcher: Watcher | None = None
+        self.host: Host | None = None
+
+    def host_searches(self) -> None:
+        """Answer the command line's searches of this memory from this process (`tachikoma.resident`)."""
+        self.host = Host.start(self.root, self.config_path, self._asked, "serve")
+
+    def _asked(self, asked: dict) -> dict:
+        answer = search_as_asked(self.root, self.config(), self.searchers, asked, self._own_searcher)
+        answer["freshness"].update(self.watching())
+        return answer
+
+    def _watched(self) -> bool:
+        return self.watcher is not None and self.watcher.running
 
     def start_watching(self) -> None:
         """Re-index in the background whenever the memory folder changes (after a first run that
@@ -113,7 +127,9 @@ class Dashboard:
         return locate(self.root).name
 
     def close(self) -> None:
-        """Stop watching and close every searcher and connection (when the server stops)."""
+        """Stop answering and watching, and close every searcher and connection (when the server stops)."""
+        if self.host is not None:
+            self.host.close()
         if self.watcher is not None:
             self.watcher.stop()
         self.searchers.close()
@@ -165,7 +181,7 @@ class Dashboard:
 
         def make() -> Searcher:
             try:
-                return Searcher(self.root, config, location=location)
+                return Searcher(self.root, config, location=location, watched=self._watched)
             except NoIndexYet:
                 raise NoIndex() from None
 

@@ -1,0 +1,220 @@
+"""Searches answered by a tachikoma process that is already running for the same memory.
+
+A command-line search is a new process: it imports numpy, reads the index,
+walks the memory folder for its freshness and embeds the query before it
+ranks (about a second at 100k chunks, see docs/scaling.md). A long-lived
+process of the same memory (`tachikoma serve`, `tachikoma mcp`, `tachikoma
+index --watch`) has all of that at hand, so it hosts a Unix socket and
+`tachikoma search` asks it first: the answer is the one the host's own faces
+give (the same `Searcher`, with its kept-open index), in a few milliseconds
+plus the client's start.
+
+The socket lives in a folder only this user can enter (``$XDG_RUNTIME_DIR/
+tachikoma``, else ``/tmp/tachikoma-<uid>``, mode 0700, checked before every
+use, as ssh-agent and tmux do) and the host answers only its own user (the
+peer's credentials). It answers searches only: nothing sent over it changes
+a file. A host answers only a client that would search the same index the
+same way (same memory folder, settings file, store and tachikoma version);
+for anything else, and when no host answers in time, the command line
+searches by itself: asking is an optimisation, never a different answer.
+
+This module is imported by every command-line search before anything heavy,
+so it uses the standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import stat
+import zlib
+from pathlib import Path
+from collections.abc import Callable
+
+from . import __version__
+
+PROTOCOL = 1
+#: How long a client waits for an answer before it searches by itself. A host that is loading a large
+#: index for its first query is still faster than a cold start, so this is generous.
+ANSWER_SECONDS = 15.0
+#: How long a host waits for a client to send its question: a client that stalls holds only its own thread.
+QUESTION_SECONDS = 5.0
+MAX_QUESTION_BYTES = 1 << 16
+#: The store the command line would use (`store.STORE_ENV`): a host answers only for the same one.
+STORE_ENV = "TACHIKOMA_STORE"
+
+Search = Callable[[dict], dict]
+
+
+def runtime_dir(create: bool = False) -> Path | None:
+    """This user's folder for sockets, or None when it is missing (and not `create`d) or anyone else
+    could enter it (then nothing is hosted nor asked there)."""
+    base = os.environ.get("XDG_RUNTIME_DIR")
+    folder = Path(base) / "tachikoma" if base else Path(os.environ.get("TMPDIR") or "/tmp") / f"tachikoma-{os.getuid()}"
+    if create:
+        try:
+            folder.mkdir(mode=0o700, exist_ok=True)
+        except OSError:
+            return None
+    try:
+        info = os.lstat(folder)
+    except OSError:
+        return None
+    private = stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o077
+    return folder if private else None
+
+
+def socket_name(root: Path) -> str:
+    """The socket's file name for a memory folder: short (a socket path has ~100 bytes at most) and
+    the same for every process; the host checks the folder itself, so a collision costs only speed."""
+    data = str(root).encode("utf-8", "surrogateescape")
+    return f"{zlib.crc32(data):08x}{zlib.crc32(data[::-1]):08x}.sock"
+
+
+def identity(root: Path, config_path: str | os.PathLike | None) -> dict:
+    """What makes two processes search the same index the same way."""
+    return {"root": str(root), "config": os.path.abspath(config_path) if config_path else None,
+            "store": os.environ.get(STORE_ENV) or None, "version": __version__, "protocol": PROTOCOL}
+
+
+def ask(root: Path, config_path: str | os.PathLike | None, search: dict,
+        timeout: float = ANSWER_SECONDS) -> dict | None:
+    """The answer of the host of `root`'s memory to `search` (`Searcher.search`'s arguments by name,
+    plus ``memories``), or None: no host, another way of searching, an error, or no answer in time."""
+    folder = runtime_dir()
+    if folder is None:
+        return None
+    path = folder / socket_name(root)
+    question = json.dumps({**identity(root, config_path), "search": search}).encode() + b"\n"
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+            conn.settimeout(timeout)
+            conn.connect(str(path))
+            conn.sendall(question)
+            reply = _read_line(conn, None)
+    except OSError:  # no socket, a dead host's socket, a timeout
+        return None
+    try:
+        answer = json.loads(reply)
+    except ValueError:
+        return None
+    return answer.get("answer") if isinstance(answer, dict) and isinstance(answer.get("answer"), dict) else None
+
+
+class Host:
+    """Answers `ask` for one memory from a long-lived process, until `close`."""
+
+    def __init__(self, root: Path, config_path: str | os.PathLike | None, search: Search, process: str):
+        self.identity = identity(root, config_path)
+        self.answered_by = {"process": process, "pid": os.getpid()}
+        self._search = search
+        self._server = None  # a socketserver.ThreadingUnixStreamServer while listening
+        self._inode: int | None = None
+        self.path: Path | None = None
+
+    @classmethod
+    def start(cls, root: Path, config_path: str | os.PathLike | None, search: Search,
+              process: str) -> "Host | None":
+        """A host listening for `root`'s memory, or None when another process already answers for it
+        or there is no private folder for its socket (the command line then searches by itself)."""
+        host = cls(root, config_path, search, process)
+        return host if host._listen(root) else None
+
+    def _listen(self, root: Path) -> bool:
+        import socketserver
+        import threading
+
+        folder = runtime_dir(create=True)
+        if folder is None:
+            return False
+        path = folder / socket_name(root)
+        if _answers(path):
+            return False
+        temp = folder / f".{path.name}.{os.getpid()}"
+        temp.unlink(missing_ok=True)
+        host = self
+
+        class Handler(socketserver.StreamRequestHandler):
+            timeout = QUESTION_SECONDS
+
+            def handle(self) -> None:
+                host._handle(self.request, self.wfile)
+
+        server = socketserver.ThreadingUnixStreamServer(str(temp), Handler)
+        server.daemon_threads = True
+        os.chmod(temp, 0o600)
+        os.replace(temp, path)  # atomically: a dead host's socket goes, a client never sees none
+        self._server, self.path, self._inode = server, path, os.stat(path).st_ino
+        threading.Thread(target=server.serve_forever, name="tachikoma-resident", daemon=True).start()
+        return True
+
+    def _handle(self, conn: socket.socket, out) -> None:
+        if not _same_user(conn):
+            return
+        try:
+            question = json.loads(_read_line(conn, MAX_QUESTION_BYTES))
+        except (OSError, ValueError):
+            return
+        reply = {"declined": "another index, settings or version"}
+        if isinstance(question, dict) and all(question.get(k) == v for k, v in self.identity.items()) \
+                and isinstance(question.get("search"), dict):
+            try:
+                reply = {"answer": dict(self._search(question["search"]), answered_by=self.answered_by)}
+            except Exception as exc:  # noqa: BLE001 - the command line searches by itself and reports it
+                reply = {"declined": f"{type(exc).__name__}: {exc}"}
+        try:
+            out.write(json.dumps(reply, ensure_ascii=False).encode() + b"\n")
+        except OSError:
+            pass  # the client went away
+
+    def close(self) -> None:
+        """Stop answering, and remove the socket unless another host has taken its place."""
+        if self._server is None:
+            return
+        self._server.shutdown()
+        self._server.server_close()
+        self._server = None
+        try:
+            if os.stat(self.path).st_ino == self._inode:
+                os.unlink(self.path)
+        except OSError:
+            pass
+
+
+def _answers(path: Path) -> bool:
+    """Whether a live host listens at `path` (a dead one's socket refuses the connection)."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn.settimeout(1.0)
+        try:
+            conn.connect(str(path))
+        except OSError:
+            return False
+    return True
+
+
+def _same_user(conn: socket.socket) -> bool:
+    """Whether the peer runs as this user (Linux's SO_PEERCRED; elsewhere the folder's mode decides)."""
+    option = getattr(socket, "SO_PEERCRED", None)
+    if option is None:
+        return True
+    import struct
+
+    _pid, uid, _gid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i")))
+    return uid == os.getuid()
+
+
+def _read_line(conn: socket.socket, limit: int | None) -> bytes:
+    """Bytes up to the first newline (the protocol is one JSON line each way)."""
+    chunks, size = [], 0
+    while True:
+        data = conn.recv(1 << 16)
+        if not data:
+            break
+        chunks.append(data)
+        size += len(data)
+        if b"\n" in data:
+            break
+        if limit is not None and size > limit:
+            raise ValueError("question too long")
+    return b"".join(chunks)

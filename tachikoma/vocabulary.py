@@ -1,0 +1,17 @@
+"""What every face allows and says, in a module that imports nothing.
+
+The command line builds its parser from these before it imports anything
+heavy: a search that a running tachikoma answers (`resident`) must not pay
+for the settings' dataclasses and TOML parser first.
+"""
+
+#: The most results one search returns, the same on every face: CLI `--limit`, the search page,
+#: the JSON API and MCP. Past it, a narrower query or a filter helps more than a longer list.
+MAX_LIMIT = 100
+#: The recency presets' names, in order (`config.RECENCY_PRESETS` holds their rules).
+RECENCY_NAMES = ("off", "default", "strong", "seed")
+#: What tagging with no options does (`tagging.default_plan`), in the words every face uses: the CLI's
+#: help and the dashboard's "Use the defaults". Plain text, so the command line need not import the
+#: readers; a test holds it to their sources.
+DEFAULTS_TEXT = ("transcripts without tags get trust: self, confidence: medium and as source the agent that "
+                 "wrote them (claude-code, openclaw, codex; tachikoma for a generic transcript)")
