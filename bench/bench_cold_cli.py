@@ -50,7 +50,7 @@ def timed(command: list[str], env: dict) -> tuple[float, float, float | None]:
     host_rank = None
     if done.stdout.startswith("{"):
         answer = json.loads(done.stdout)
-        host_rank = answer["timing_ms"]["rank"] if "answered_by" in answer else None
+        host_rank = answer["timing_ms"]["rank"] if "served_by" in answer else None
     return cpu * 1000, wall * 1000, host_rank
 
 

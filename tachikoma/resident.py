@@ -107,7 +107,7 @@ class Host:
 
     def __init__(self, root: Path, config_path: str | os.PathLike | None, search: Search, process: str):
         self.identity = identity(root, config_path)
-        self.answered_by = {"process": process, "pid": os.getpid()}
+        self.served_by = {"process": process, "pid": os.getpid()}
         self._search = search
         self._server = None  # a socketserver.ThreadingUnixStreamServer while listening
         self._inode: int | None = None
@@ -160,7 +160,7 @@ class Host:
         if isinstance(question, dict) and all(question.get(k) == v for k, v in self.identity.items()) \
                 and isinstance(question.get("search"), dict):
             try:
-                reply = {"answer": dict(self._search(question["search"]), answered_by=self.answered_by)}
+                reply = {"answer": dict(self._search(question["search"]), served_by=self.served_by)}
             except Exception as exc:  # noqa: BLE001 - the command line searches by itself and reports it
                 reply = {"declined": f"{type(exc).__name__}: {exc}"}
         try:

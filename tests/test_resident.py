@@ -49,7 +49,7 @@ def search(root: Path, *extra: str, query: str = QUERY) -> dict:
 
 
 def answered(root: Path) -> bool:
-    return "answered_by" in search(root)
+    return "served_by" in search(root)
 
 
 @contextmanager
@@ -84,8 +84,8 @@ def test_index_watch_answers_the_command_line_with_its_own_answer(root):
         wait_for(lambda: answered(root))
         asked = search(root, "--limit", "5", "--kind", "markdown")
         here = search(root, "--limit", "5", "--kind", "markdown", "--in-process")
-        assert asked["answered_by"] == {"process": "index --watch", "pid": host.pid}
-        assert "answered_by" not in here
+        assert asked["served_by"] == {"process": "index --watch", "pid": host.pid}
+        assert "served_by" not in here
         same_ranking(asked, here)
         assert asked["results"] and all(r["kind"] == "markdown" for r in asked["results"])
         assert asked["freshness"]["watching"] is True
@@ -98,7 +98,7 @@ def test_index_watch_answers_the_command_line_with_its_own_answer(root):
         # A new note is found through the host once its watcher has indexed it.
         (root / "projects" / "boat.md").write_text("# Boat\n\nThe sailing boat is moored at pier 7.\n")
         wait_for(lambda: any(r["path"] == "projects/boat.md" for r in search(root, query="sailing boat pier")["results"]))
-        assert search(root, query="sailing boat pier")["answered_by"]["pid"] == host.pid
+        assert search(root, query="sailing boat pier")["served_by"]["pid"] == host.pid
 
 
 def test_a_search_the_host_would_answer_differently_is_made_here(root, tmp_path):
@@ -106,13 +106,13 @@ def test_a_search_the_host_would_answer_differently_is_made_here(root, tmp_path)
     settings.write_text("[search]\nkeyword_weight = 0.0\n")
     with hosting("--memory", str(root), "index", "--watch", "--quiet"):
         wait_for(lambda: answered(root))
-        assert "answered_by" not in search(root, "--config", str(settings))  # other settings
-        assert "answered_by" not in search(root, "--embedder", "hash")  # an embedder named
-        assert "answered_by" not in search(root, "--in-process")
+        assert "served_by" not in search(root, "--config", str(settings))  # other settings
+        assert "served_by" not in search(root, "--embedder", "hash")  # an embedder named
+        assert "served_by" not in search(root, "--in-process")
         env = dict(os.environ, TACHIKOMA_STORE="postgresql://nobody@127.0.0.1:9/none")  # another store
         done = subprocess.run([sys.executable, "-m", "tachikoma", "--memory", str(root), "search", QUERY],
                               capture_output=True, text=True, env=env)
-        assert done.returncode == 1 and "answered_by" not in done.stdout  # it tried that store itself
+        assert done.returncode == 1 and "served_by" not in done.stdout  # it tried that store itself
 
 
 def test_a_host_that_is_gone_leaves_a_socket_the_command_line_passes_over(root, private_runtime):
@@ -123,21 +123,21 @@ def test_a_host_that_is_gone_leaves_a_socket_the_command_line_passes_over(root, 
     sockets = list((private_runtime / "tachikoma").glob("*.sock"))
     assert len(sockets) == 1
     answer = search(root)
-    assert "answered_by" not in answer and answer["results"]
+    assert "served_by" not in answer and answer["results"]
     # The next host takes the dead one's place.
     with hosting("--memory", str(root), "index", "--watch", "--quiet") as host:
         wait_for(lambda: answered(root))
-        assert search(root)["answered_by"]["pid"] == host.pid
+        assert search(root)["served_by"]["pid"] == host.pid
 
 
 def test_mcp_and_the_dashboard_host_too(root):
     with hosting("--memory", str(root), "mcp", "--no-watch") as host:  # stdin open: it waits for a client
         wait_for(lambda: answered(root))
-        assert search(root)["answered_by"] == {"process": "mcp", "pid": host.pid}
+        assert search(root)["served_by"] == {"process": "mcp", "pid": host.pid}
     with serving(root, "--no-watch") as (_base, proc):
         wait_for(lambda: answered(root))
         asked = search(root)
-        assert asked["answered_by"] == {"process": "serve", "pid": proc.pid}
+        assert asked["served_by"] == {"process": "serve", "pid": proc.pid}
         same_ranking(asked, search(root, "--in-process"))
 
 
@@ -146,7 +146,7 @@ def test_only_one_host_per_memory_and_only_in_a_private_folder(root, private_run
     try:
         assert first is not None
         assert resident.Host.start(root, None, lambda asked: {}, "test") is None  # the first one answers
-        assert resident.ask(root, None, {"query": "x"}) == {"results": [], "answered_by": first.answered_by}
+        assert resident.ask(root, None, {"query": "x"}) == {"results": [], "served_by": first.served_by}
         assert resident.ask(root, "elsewhere.toml", {"query": "x"}) is None  # other settings: declined
     finally:
         first.close()
