@@ -27,10 +27,17 @@ from .search import Filters, Searcher, search_memories
 from .store import locate
 
 
+#: How many searchers a process keeps open at most. Each holds its memory's vectors in RAM (100k chunks at
+#: 384 dimensions: ~150 MB), so a dashboard over a shared store of many memories closes the least recently
+#: used one beyond this (it is opened again, from the index, when next searched).
+MAX_OPEN = 8
+
+
 class Searchers:
-    def __init__(self) -> None:
+    def __init__(self, max_open: int = MAX_OPEN) -> None:
+        self.max_open = max_open
         self._lock = threading.Lock()
-        self._entries: dict[tuple, _Entry] = {}
+        self._entries: dict[tuple, _Entry] = {}  # least recently used first
         self._catalogs: dict[str, object] = {}
         self._closed = False
 
@@ -41,12 +48,14 @@ class Searchers:
         with self._lock:
             if self._closed:
                 raise RuntimeError("the searchers are closed")
-            entry = self._entries.setdefault(key, _Entry())
+            entry = self._entries.pop(key, None) or _Entry()
+            self._entries[key] = entry  # now the most recently used
         with entry.lock:
             if entry.searcher is not None and not _fits(entry.searcher):
                 entry.drop()  # the index was rebuilt with another embedder since
             if entry.searcher is None:
                 entry.searcher = make()
+                self._close_least_used(entry)
             try:
                 yield entry.searcher
             except BadQuery:
@@ -54,6 +63,21 @@ class Searchers:
             except BaseException:
                 entry.drop()  # a failed query leaves nothing behind for the next one
                 raise
+
+    def _close_least_used(self, keep: "_Entry") -> None:
+        """Close the least recently used searchers beyond `max_open` (not `keep`, nor one in use)."""
+        with self._lock:
+            others = [e for e in self._entries.values() if e is not keep and e.searcher is not None]
+            excess = len(others) + 1 - self.max_open
+            for entry in others:
+                if excess <= 0:
+                    break
+                if entry.lock.acquire(blocking=False):  # one in use is closed another time
+                    try:
+                        entry.drop()
+                        excess -= 1
+                    finally:
+                        entry.lock.release()
 
     def drop(self, key: tuple) -> None:
         """Close the searcher of `key`, if one is open (its index went away)."""

@@ -64,3 +64,35 @@ def test_an_index_rebuilt_with_another_embedder_gets_a_new_searcher(indexed):
             assert after.search("Martin meetings", 3)["results"]
     finally:
         pool.close()
+
+
+def test_the_least_recently_used_searcher_is_closed_beyond_the_cap(indexed):
+    """Each open searcher holds its memory's vectors in RAM: a dashboard over many memories keeps only
+    `max_open`, closing the one searched least recently (opened again when it is searched next)."""
+    pool, made = Searchers(max_open=2), []
+
+    def make() -> Searcher:
+        made.append(Searcher(indexed))
+        return made[-1]
+
+    try:
+        for key in ("a", "b", "c"):
+            with pool.use((key,), make) as searcher:
+                searcher.search("Martin meetings", 3)
+        assert pool.open_count() == 2
+        with pytest.raises(sqlite3.ProgrammingError):  # "a", the least recently used, was closed
+            made[0].store.db.execute("SELECT 1")
+        with pool.use(("b",), make) as again:  # "b" is kept, and is now the most recently used
+            assert again is made[1]
+        with pool.use(("a",), make) as reopened:
+            assert reopened is made[3] and reopened.search("Martin meetings", 3)["results"]
+        with pytest.raises(sqlite3.ProgrammingError):  # so "c" went this time
+            made[2].store.db.execute("SELECT 1")
+        made[1].store.db.execute("SELECT 1")
+        with pool.use(("b",), make) as held:  # one in use is never closed under its user
+            with pool.use(("c",), make):
+                with pool.use(("d",), make):
+                    held.store.db.execute("SELECT 1")
+        assert pool.open_count() <= 3
+    finally:
+        pool.close()
