@@ -481,6 +481,24 @@ def test_two_folders_of_one_name_do_not_overwrite_each_other(tmp_path, url, monk
     assert list(_files(second)) == ["groceries.md"] and _files(first) == before
 
 
+def test_a_memory_moved_on_this_machine_keeps_its_name_and_its_vectors(tmp_path, url, monkeypatch):
+    """Not in git, moved to another path with the same folder name: nothing is left where the name was
+    recorded, so it is the same memory; unchanged files are not embedded again. A folder that is still
+    there keeps the name from a second folder of the same name (test above)."""
+    old = copy_example(tmp_path / "old" / "memory")
+    monkeypatch.setenv(STORE_ENV, url)
+    indexer.run(old, embedder_name="hash")
+    before = _files(old)
+    moved = tmp_path / "new" / "memory"
+    moved.parent.mkdir()
+    old.rename(moved)
+    summary = indexer.run(moved, embedder_name="hash")
+    assert summary.chunks_embedded == 0 and summary.unchanged == len(before) and _files(moved) == before
+    copy_example(old)  # a new folder at the old path is now the other one
+    with pytest.raises(TachikomaError, match="belongs to another memory folder"):
+        indexer.run(old, embedder_name="hash")
+
+
 def test_clones_of_one_memory_repository_share_its_name(tmp_path, url, monkeypatch):
     """A team's machines each index their clone of the memory repository under the same name; a folder
     that became a git repository since it was first indexed keeps its name too."""

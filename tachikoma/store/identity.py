@@ -9,8 +9,11 @@ error that says how to choose another name.
 
 A folder is the same memory when both sit in git repositories with the same
 first commit at the same place in the repository (clones of one memory
-repository on a team's machines), or when it is the same path on the same
-machine (a folder that became a git repository since keeps its name).
+repository on a team's machines), when it is the same path on the same
+machine (a folder that became a git repository since keeps its name), or
+when the recorded folder is gone from this machine (the memory was moved or
+renamed here: the next run re-records it, and files it finds unchanged keep
+their vectors).
 """
 
 from __future__ import annotations
@@ -48,7 +51,9 @@ def same_memory(recorded: dict, here: dict) -> bool:
     """Whether `here` may go on indexing under the name `recorded` was indexed under."""
     if recorded.get("git") and here.get("git") and recorded["git"] == here["git"]:
         return True
-    return (recorded.get("host"), recorded.get("path")) == (here.get("host"), here.get("path"))
+    if recorded.get("host") != here.get("host"):
+        return False
+    return recorded.get("path") == here.get("path") or not recorded.get("path") or not Path(recorded["path"]).exists()
 
 
 def name_taken(name: str, where: str, recorded: dict, here: dict) -> TachikomaError:
