@@ -91,9 +91,9 @@ def hnsw_figures(root: Path, url: str, embedder, texts: list[str], ef_search: in
         t = time.perf_counter()
         best = set(snap.chunk_ids[np.argpartition(-(matrix @ qvec), 10)[:10]].tolist())
         exact.append((time.perf_counter() - t) * 1000)
-        found, seconds = timed(lambda: store.nearest(qvec, 10, ef_search))
+        found, seconds = timed(lambda: store.vector_candidates(qvec, 10, ef_search))
         ann.append(seconds * 1000)
-        recalls.append(len(best & {i for i, _ in found}) / 10)
+        recalls.append(len(best & set(found.tolist())) / 10)
     name = f"chunks_hnsw_{store.memory_id}_{embedder.dim}"
     store.db.execute(f"DROP INDEX tachikoma.{name}")
     _, build_s = timed(lambda: store._ensure_vector_index(embedder.dim))

@@ -369,9 +369,8 @@ def test_hnsw_finds_the_exact_nearest(memory, store_env):
         assert built == [(f"chunks_hnsw_{s.store.memory_id}_512",)]  # built when the first run completed
         cosine = snap.matrix @ q
         best = np.argsort(-cosine, kind="stable")[:5]
-        approx = s.store.nearest(q, 5)
-        assert [c for _, c in approx] == pytest.approx(cosine[best].tolist(), abs=1e-5)
-        assert {i for i, _ in approx} == set(snap.chunk_ids[best].tolist())
+        approx = s.store.vector_candidates(q, 5)
+        assert approx.tolist() == snap.chunk_ids[best].tolist()  # in order, nearest first
     finally:
         s.close()
 

@@ -704,35 +704,24 @@ class PostgresStore:
         return self._hnsw_checked[1]
 
     @_guarded
-    def vector_candidates(self, query: np.ndarray, count: int) -> np.ndarray | None:
+    def vector_candidates(self, query: np.ndarray, count: int, ef_search: int | None = None) -> np.ndarray | None:
         """Ids of about the `count` chunks nearest to `query` by this memory's HNSW index (cosine), for
         the search to score exactly; None without a valid index. The graph's candidate list
-        (``hnsw.ef_search``) is `count` up to pgvector's limit of 1,000; past it, an iterative scan
-        goes on to fill `count` (unordered: the caller re-scores every candidate anyway)."""
+        (``hnsw.ef_search``, unless given) is `count` up to pgvector's limit of 1,000; past it, an
+        iterative scan goes on to fill `count` (unordered: the caller re-scores every candidate anyway)."""
         dim = int(query.shape[0])
         if not self.has_vector_index(dim):
             return None
         with self.reading():
-            self.db.execute(f"SET LOCAL hnsw.ef_search = {min(max(int(count), 40), HNSW_MAX_EF_SEARCH)}")
-            if count > HNSW_MAX_EF_SEARCH:
+            ef = ef_search or min(max(int(count), 40), HNSW_MAX_EF_SEARCH)
+            self.db.execute(f"SET LOCAL hnsw.ef_search = {int(ef)}")
+            if count > ef:
                 self.db.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
                 self.db.execute(f"SET LOCAL hnsw.max_scan_tuples = {max(20_000, 4 * int(count))}")
             rows = self.db.execute(
                 f"SELECT id FROM tachikoma.chunks WHERE memory_id = {int(self.memory_id)} "
                 f"ORDER BY vector::vector({dim}) <=> %s::vector({dim}) LIMIT %s", (query, int(count))).fetchall()
         return np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-
-    @_guarded
-    def nearest(self, query: np.ndarray, k: int, ef_search: int = 100) -> list[tuple[int, float]]:
-        """(chunk id, cosine) of about the `k` nearest chunks by the HNSW index (approximate)."""
-        dim = int(query.shape[0])
-        with self.db.transaction():
-            self.db.execute(f"SET LOCAL hnsw.ef_search = {int(ef_search)}")
-            rows = self.db.execute(
-                f"SELECT id, 1 - (vector::vector({dim}) <=> %s::vector({dim})) FROM tachikoma.chunks "
-                f"WHERE memory_id = {int(self.memory_id)} ORDER BY vector::vector({dim}) <=> %s::vector({dim}) "
-                "LIMIT %s", (query, query, int(k))).fetchall()
-        return [(int(i), float(s)) for i, s in rows]
 
     # -- keywords (tsvector + GIN, scored as FTS5's BM25) -------------------
     @_guarded
