@@ -141,10 +141,18 @@ class Host:
             def handle(self) -> None:
                 host._handle(self.request, self.wfile)
 
-        server = socketserver.ThreadingUnixStreamServer(str(temp), Handler)
+        try:
+            server = socketserver.ThreadingUnixStreamServer(str(temp), Handler)
+        except OSError:  # e.g. a path longer than a socket's (~100 bytes): the command line searches itself
+            return False
         server.daemon_threads = True
-        os.chmod(temp, 0o600)
-        os.replace(temp, path)  # atomically: a dead host's socket goes, a client never sees none
+        try:
+            os.chmod(temp, 0o600)
+            os.replace(temp, path)  # atomically: a dead host's socket goes, a client never sees none
+        except OSError:
+            server.server_close()
+            temp.unlink(missing_ok=True)
+            return False
         self._server, self.path, self._inode = server, path, os.stat(path).st_ino
         threading.Thread(target=server.serve_forever, name="tachikoma-resident", daemon=True).start()
         return True

@@ -152,6 +152,15 @@ def test_only_one_host_per_memory_and_only_in_a_private_folder(root, private_run
         first.close()
     assert not list((private_runtime / "tachikoma").glob("*.sock"))  # removed when it stops
 
+    long = private_runtime / ("x" * 100)  # too long a path for a socket: no host, and no error either
+    long.mkdir(mode=0o700)
+    os.environ["XDG_RUNTIME_DIR"] = str(long)
+    try:
+        assert resident.Host.start(root, None, lambda asked: {}, "test") is None
+        assert resident.ask(root, None, {"query": "x"}) is None
+    finally:
+        os.environ["XDG_RUNTIME_DIR"] = str(private_runtime)
+
     os.chmod(private_runtime / "tachikoma", 0o755)  # others could reach a socket here: not used
     assert resident.runtime_dir() is None
     assert resident.Host.start(root, None, lambda asked: {}, "test") is None
