@@ -1,6 +1,5 @@
 """Shared fixtures: a private copy of the example memory, optionally as a git repository."""
 
-import os
 from pathlib import Path
 
 import pytest
@@ -14,13 +13,9 @@ def model_cache(tmp_path_factory) -> Path:
     """MiniLM's built ONNX graphs go to one folder per test session (not ~/.cache), shared by the
     subprocesses the tests start, and found there whatever HOME a test sets."""
     folder = tmp_path_factory.mktemp("model-cache")
-    previous = os.environ.get("TACHIKOMA_MODEL_CACHE")
-    os.environ["TACHIKOMA_MODEL_CACHE"] = str(folder)
-    yield folder
-    if previous is None:
-        os.environ.pop("TACHIKOMA_MODEL_CACHE", None)
-    else:
-        os.environ["TACHIKOMA_MODEL_CACHE"] = previous
+    with pytest.MonkeyPatch.context() as session:
+        session.setenv("TACHIKOMA_MODEL_CACHE", str(folder))
+        yield folder
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -29,13 +24,9 @@ def resident_sockets(tmp_path_factory) -> Path:
     search in a test never reaches a dashboard or MCP server the user runs, nor one of another session."""
     folder = tmp_path_factory.mktemp("run")
     folder.chmod(0o700)
-    previous = os.environ.get("XDG_RUNTIME_DIR")
-    os.environ["XDG_RUNTIME_DIR"] = str(folder)
-    yield folder
-    if previous is None:
-        os.environ.pop("XDG_RUNTIME_DIR", None)
-    else:
-        os.environ["XDG_RUNTIME_DIR"] = previous
+    with pytest.MonkeyPatch.context() as session:
+        session.setenv("XDG_RUNTIME_DIR", str(folder))
+        yield folder
 
 
 @pytest.fixture
