@@ -556,8 +556,7 @@ def _watch(watcher, root: Path, args) -> None:
             time.sleep(0.5)
         raise TachikomaError(watcher.error or "the watcher stopped")
     finally:
-        if host is not None:
-            host.close()
+        host.close()
         searchers.close()
         watcher.stop()
 

@@ -543,6 +543,5 @@ def run_stdio(root: Path, config_path: str | None = None, read_only: bool = Fals
     try:
         server.run("stdio")
     finally:
-        if host is not None:
-            host.close()
+        host.close()
         tools.close()

@@ -41,6 +41,9 @@ ANSWER_SECONDS = 15.0
 #: How long a host waits for a client to send its question: a client that stalls holds only its own thread.
 QUESTION_SECONDS = 5.0
 MAX_QUESTION_BYTES = 1 << 16
+#: How often a process whose memory another process answers for checks that it still does, to take its
+#: place once it has stopped (several agents' MCP servers of one memory: the first to start may end first).
+STANDBY_SECONDS = 5.0
 #: The store the command line would use (`store.STORE_ENV`): a host answers only for the same one.
 STORE_ENV = "TACHIKOMA_STORE"
 
@@ -106,22 +109,43 @@ class Host:
     """Answers `ask` for one memory from a long-lived process, until `close`."""
 
     def __init__(self, root: Path, config_path: str | os.PathLike | None, search: Search, process: str):
+        import threading
+
         self.identity = identity(root, config_path)
         self.served_by = {"process": process, "pid": os.getpid()}
         self._search = search
         self._server = None  # a socketserver.ThreadingUnixStreamServer while listening
         self._inode: int | None = None
+        self._lock = threading.Lock()
+        self._closed = threading.Event()
         self.path: Path | None = None
 
     @classmethod
-    def start(cls, root: Path, config_path: str | os.PathLike | None, search: Search,
-              process: str) -> "Host | None":
-        """A host listening for `root`'s memory, or None when another process already answers for it
-        or there is no private folder for its socket (the command line then searches by itself)."""
+    def start(cls, root: Path, config_path: str | os.PathLike | None, search: Search, process: str) -> "Host":
+        """A host for `root`'s memory: listening at once, or in standby while another process answers
+        for it (or while there is no private folder for its socket), listening once it can."""
         host = cls(root, config_path, search, process)
-        return host if host._listen(root) else None
+        if not host._listen(root):
+            import threading
+
+            threading.Thread(target=host._standby, args=(root,), name="tachikoma-resident-standby",
+                             daemon=True).start()
+        return host
+
+    @property
+    def listening(self) -> bool:
+        return self._server is not None
+
+    def _standby(self, root: Path) -> None:
+        while not self._closed.wait(STANDBY_SECONDS):
+            if self._listen(root):
+                return
 
     def _listen(self, root: Path) -> bool:
+        with self._lock:
+            return not self._closed.is_set() and self._bind(root)
+
+    def _bind(self, root: Path) -> bool:
         import socketserver
         import threading
 
@@ -177,7 +201,9 @@ class Host:
             pass  # the client went away
 
     def close(self) -> None:
-        """Stop answering, and remove the socket unless another host has taken its place."""
+        """Stop answering (or waiting to), and remove the socket unless another host has taken its place."""
+        with self._lock:
+            self._closed.set()
         if self._server is None:
             return
         self._server.shutdown()

@@ -67,8 +67,8 @@ def hosting(*command: str):
 def wait_for(check, seconds: float = 60.0) -> None:
     deadline = time.monotonic() + seconds
     while not check():
-        assert time.monotonic() < deadline, "not within a minute"
-        time.sleep(0.2)
+        assert time.monotonic() < deadline, f"not within {seconds:g} s"
+        time.sleep(0.1)
 
 
 def same_ranking(a: dict, b: dict) -> None:
@@ -141,30 +141,36 @@ def test_mcp_and_the_dashboard_host_too(root):
         same_ranking(asked, search(root, "--in-process"))
 
 
-def test_only_one_host_per_memory_and_only_in_a_private_folder(root, private_runtime):
-    first = resident.Host.start(root, None, lambda asked: {"results": []}, "test")
+def test_one_host_per_memory_another_takes_over_and_only_in_a_private_folder(root, private_runtime, monkeypatch):
+    monkeypatch.setattr(resident, "STANDBY_SECONDS", 0.1)
+    first = resident.Host.start(root, None, lambda asked: {"results": ["first"]}, "test")
+    second = resident.Host.start(root, None, lambda asked: {"results": ["second"]}, "test")
     try:
-        assert first is not None
-        assert resident.Host.start(root, None, lambda asked: {}, "test") is None  # the first one answers
-        assert resident.ask(root, None, {"query": "x"}) == {"results": [], "served_by": first.served_by}
+        assert first.listening and not second.listening  # the first one answers
+        assert resident.ask(root, None, {"query": "x"}) == {"results": ["first"], "served_by": first.served_by}
         assert resident.ask(root, "elsewhere.toml", {"query": "x"}) is None  # other settings: declined
+        first.close()
+        wait_for(lambda: second.listening, 10)  # in standby until the first one stopped
+        assert resident.ask(root, None, {"query": "x"})["results"] == ["second"]
     finally:
         first.close()
+        second.close()
     assert not list((private_runtime / "tachikoma").glob("*.sock"))  # removed when it stops
 
     long = private_runtime / ("x" * 100)  # too long a path for a socket: no host, and no error either
     long.mkdir(mode=0o700)
-    os.environ["XDG_RUNTIME_DIR"] = str(long)
-    try:
-        assert resident.Host.start(root, None, lambda asked: {}, "test") is None
-        assert resident.ask(root, None, {"query": "x"}) is None
-    finally:
-        os.environ["XDG_RUNTIME_DIR"] = str(private_runtime)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(long))
+    unbound = resident.Host.start(root, None, lambda asked: {}, "test")
+    assert not unbound.listening and resident.ask(root, None, {"query": "x"}) is None
+    unbound.close()
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(private_runtime))
 
     os.chmod(private_runtime / "tachikoma", 0o755)  # others could reach a socket here: not used
     assert resident.runtime_dir() is None
-    assert resident.Host.start(root, None, lambda asked: {}, "test") is None
-    assert resident.ask(root, None, {"query": "x"}) is None
+    exposed = resident.Host.start(root, None, lambda asked: {}, "test")
+    time.sleep(0.3)
+    assert not exposed.listening and resident.ask(root, None, {"query": "x"}) is None
+    exposed.close()
 
 
 def test_a_host_that_fails_or_hangs_leaves_the_search_to_the_command_line(root, private_runtime):
