@@ -73,7 +73,7 @@ def test_a_wheel_built_from_the_sdist_ships_them_too(tmp_path):
         archive.extractall(tmp_path / "unpacked", filter="data")
     (source,) = (tmp_path / "unpacked").iterdir()
     names = zipfile.ZipFile(_build_wheel(source, tmp_path / "dist")).namelist()
-    assert all(f"tachikoma/web/{asset}" in names for asset in ASSETS)
+    assert all(f"tachikoma/web/{asset}" in names for asset in ASSETS) and "dashboard/guards.py" in names
 
 
 def _free_port() -> int:
