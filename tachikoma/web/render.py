@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from markupsafe import Markup, escape
 
-from tachikoma.humanize import ago, days_ago, memory_day, plural, shown_day, when  # noqa: F401 (see templating.py)
+from tachikoma.humanize import ago, days_ago, memory_day, plural, shown_day, when  # noqa: F401 (dashboard.templating)
 from tachikoma.humanize import tool_match_text
 from tachikoma.search import STOPWORDS
 from tachikoma.search import query_terms as search_terms

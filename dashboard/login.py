@@ -15,8 +15,8 @@ from urllib.parse import urlsplit
 
 from flask import Blueprint, Flask, current_app, g, make_response, redirect, render_template, request, session, url_for
 
+from dashboard.responses import is_fragment_request, json_error
 from tachikoma.web.access import UNAUTHORIZED, Access, Identity, WrongToken
-from tachikoma.web.responses import is_fragment_request, json_error
 
 bp = Blueprint("login", __name__)
 #: Reachable without signing in: the sign-in page and what it shows.
