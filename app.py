@@ -39,7 +39,7 @@ from tachikoma import indexer, stats, tagging
 from tachikoma.config import load_config
 from tachikoma.errors import EmbedderError, TachikomaError
 from tachikoma.humanize import when
-from tachikoma.memory import resolve_root
+from tachikoma.memory_root import resolve_root
 from tachikoma.web.forms import FileListForm, SearchForm, TagForm, plan_fingerprint
 from tachikoma.web.access import Access
 from tachikoma.web.memory_file import parse_lines, read_memory_file

@@ -9,7 +9,8 @@ from tachikoma import memory
 from tachikoma.humanize import duration
 from tachikoma.config import RECENCY_PRESETS
 from tachikoma.documents import KINDS
-from tachikoma.tags import CONFIDENCE_VALUES, DEFAULTS_TEXT, STATUSES, TAG_KEYS, TRUST_VALUES
+from tachikoma.tags import CONFIDENCE_VALUES, STATUSES, TAG_KEYS, TRUST_VALUES
+from tachikoma.vocabulary import DEFAULTS_TEXT
 from tachikoma.web import render
 from tachikoma.web.forms import DEFAULT_LIMIT, MAX_LIMIT, file_pattern
 from tachikoma.web.memory_file import speaker_class

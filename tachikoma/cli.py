@@ -441,7 +441,8 @@ def _error(message: str) -> None:
 
 
 def _index_error(args, exc) -> TachikomaError:
-    from .memory import index_path, resolve_root
+    from .memory import index_path
+    from .memory_root import resolve_root
     from .store import index_error
 
     try:

@@ -128,7 +128,6 @@ from pathlib import Path
 from .errors import EmbedderError, TachikomaError
 from .memory import CONFIG_FILE
 from .tags import CONFIDENCE_VALUES, TRUST_VALUES
-from .vocabulary import MAX_LIMIT, RECENCY_NAMES  # noqa: F401 (MAX_LIMIT: the faces import it from here too)
 
 
 

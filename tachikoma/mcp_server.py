@@ -30,15 +30,15 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
 from . import __version__, memory, notes, stats, tagging, turn_view
-from .config import MAX_LIMIT, load_config
+from .config import load_config
 from .errors import NoIndexYet, TachikomaError
-from .humanize import no_match_reason, plural, recency_text, tool_match_text
-from .memory import printable
+from .humanize import no_match_reason, plural, printable, recency_text, tool_match_text
 from .resident import Host
 from .search import Filters, Searcher, search_memories
 from .searchers import Searchers, memory_key, search_as_asked
 from .store import locate
 from .tags import CONFIDENCE_VALUES, TRUST_VALUES, InvalidTagValue
+from .vocabulary import MAX_LIMIT
 from .watcher import Reindexer, Watcher
 
 log = logging.getLogger("tachikoma.mcp")

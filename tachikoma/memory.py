@@ -4,7 +4,7 @@ Nothing outside the root is ever read or written. Hidden files and folders
 (``.git``, ``.cache``) are not memory. A symlink that resolves outside the
 root, into a hidden folder, or nowhere (a loop), is skipped with a warning,
 and so is a file whose name is not valid UTF-8 (the index stores names as
-text). `printable` shows a name safely in a terminal.
+text). `humanize.printable` shows a name safely in a terminal.
 """
 
 from __future__ import annotations
@@ -18,8 +18,7 @@ from pathlib import Path, PurePosixPath
 
 from .documents import SUFFIX_KIND, TRANSCRIPT
 from .errors import TachikomaError
-from .humanize import plural, printable  # noqa: F401 (printable: also imported from here)
-from .memory_root import resolve_root  # noqa: F401 (imported from here too)
+from .humanize import plural, printable
 
 CACHE_DIR = ".cache"
 INDEX_NAME = "index.db"

@@ -57,7 +57,8 @@ from .errors import TachikomaError
 from .frontmatter import read_front_matter, read_head, remove_keys, set_keys, split
 from .globs import pattern_matches as _pattern_matches
 from .gitutil import Blob
-from .memory import TAG_FILE, PathOutsideMemory, cache_dir, kind_of, open_regular, printable, safe_path, walk
+from .humanize import printable
+from .memory import TAG_FILE, PathOutsideMemory, cache_dir, kind_of, open_regular, safe_path, walk
 from .reader import BINARY_SNIFF_BYTES, unreadable_reason
 from .tags import EVERGREEN, UNTAGGED, WRITABLE_KEYS, InvalidTagValue, Tags, check_value, normalise_value
 

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .vocabulary import DEFAULTS_TEXT  # noqa: F401 (the dashboard imports it from here)
-
 TRUST_VALUES = ("owner", "self", "external", "untrusted")
 CONFIDENCE_VALUES = ("high", "medium", "low", "speculative")
 TAG_KEYS = ("trust", "confidence", "source")
@@ -58,7 +56,8 @@ def check_value(key: str, raw: str | None) -> str | None:
         raise InvalidTagValue(f"unknown tag {key!r}: use one of {', '.join(WRITABLE_KEYS)}")
     value = normalise_value(key, raw)
     if key == "source" and value is not None:
-        from .memory import hidden_characters, printable
+        from .humanize import printable
+        from .memory import hidden_characters
 
         if hidden := hidden_characters(value):  # it goes into the file and the commit subject as it is
             raise InvalidTagValue(f"invalid source '{printable(value)}': it holds a control or invisible "

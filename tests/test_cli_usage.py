@@ -8,7 +8,7 @@ from datetime import datetime
 import pytest
 
 from tachikoma import cli, indexer
-from tachikoma.config import MAX_LIMIT
+from tachikoma.vocabulary import MAX_LIMIT
 from tachikoma.web.forms import SearchForm
 
 

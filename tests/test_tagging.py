@@ -161,7 +161,7 @@ def test_the_defaults_are_said_in_the_readers_own_sources():
     """The CLI's help and the dashboard's "Use the defaults" say DEFAULTS_TEXT (plain text, so the
     command line need not import the readers): it names every agent's source, as `default_plan` sets it."""
     from tachikoma import transcripts
-    from tachikoma.tags import DEFAULTS_TEXT
+    from tachikoma.vocabulary import DEFAULTS_TEXT
 
     agents = [r.SOURCE for r in transcripts.FORMATS if r is not transcripts.generic]
     assert f"({', '.join(dict.fromkeys(agents))}; {transcripts.generic.SOURCE} for a generic transcript)" in DEFAULTS_TEXT

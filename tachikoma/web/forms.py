@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from tachikoma import tagging, timeq
-from tachikoma.config import MAX_LIMIT, RECENCY_PRESETS
+from tachikoma.config import RECENCY_PRESETS
+from tachikoma.vocabulary import MAX_LIMIT
 from tachikoma.documents import KINDS
 from tachikoma.search import Filters
 from tachikoma.tags import STATUSES, TRUST_VALUES, WRITABLE_KEYS, InvalidTagValue, normalise_value
