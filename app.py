@@ -197,6 +197,25 @@ def file_page(rel: str):
                 tag_form=TagForm.for_file(rel, view["kind"], view["tag_values"]), **view)
 
 
+@bp.get("/memories/<name>/file/<path:rel>")
+def indexed_file_page(name: str, rel: str):
+    """Another memory's file as the shared store's index holds it, passage by passage: a result of a
+    search over several memories links here, since this dashboard serves only its own folder."""
+    passages = dash().passages_of(name, rel)
+    if passages is None:
+        abort(404)
+    lines = parse_lines(request.args.get("lines"))
+    shown = [{"start": a, "end": b, "text": text, "hit": lines is not None and a <= lines[1] and b >= lines[0]}
+             for a, b, text in passages]
+    for p in shown:
+        if p["hit"]:
+            p["first"] = True
+            break
+    came_from = SearchForm.read(request.args)
+    return page("indexed_file.html", "indexed_file.html", memory_name=name, rel=rel, passages=shown, lines=lines,
+                search_args=came_from.args() if came_from.q else {})
+
+
 def file_url(rel: str) -> str:
     return url_for("dashboard.file_page", rel=rel)
 

@@ -55,15 +55,15 @@ def _open_connections(pg, url) -> int:
                           "'tachikoma'", (database,)).fetchone()[0]
 
 
-def _results(html: str) -> list[tuple[str, str, bool]]:
-    """(memory, path, linked to a file page) of each result on a search page or fragment."""
+def _results(html: str) -> list[tuple[str, str, str]]:
+    """(memory, path, what it links to: "file" this memory's file page, "indexed" another memory's file
+    as the index holds it) of each result on a search page or fragment."""
     found = []
     for item in html.split('<li class="result">')[1:]:
         memory = re.search(r'class="badge memory"[^>]*>([^<]*)<', item)
-        linked = re.search(r'<a class="path" href="/file/[^"]*">([^<]*)</a>', item)
-        plain = re.search(r'<span class="path">([^<]*)</span>', item)
-        path = (linked or plain).group(1)
-        found.append((unescape(memory.group(1)) if memory else "", unescape(path), linked is not None))
+        link = re.search(r'<a class="path" href="/(file|memories/[^/"]+/file)/[^"]*">([^<]*)</a>', item)
+        kind = "file" if link.group(1) == "file" else "indexed"
+        found.append((unescape(memory.group(1)) if memory else "", unescape(link.group(2)), kind))
     return found
 
 
@@ -78,9 +78,9 @@ def test_the_search_page_offers_the_store_s_memories_and_names_each_result_s(das
     assert response.status_code == 200
     html = response.get_data(as_text=True)
     results = _results(html)
-    assert results[0] == ("operations", "runbook.md", False)  # another memory's file: named, not linked
+    assert results[0] == ("operations", "runbook.md", "indexed")  # another memory's file: from the index
     assert {m for m, _, _ in results} == {"notes", "operations"}
-    assert all(linked for m, _, linked in results if m == "notes")
+    assert all(link == "file" for m, _, link in results if m == "notes")
     assert html.count('<details class="why">') == len(results)  # every result still explains its score
     assert re.findall(r'name="memories" value="([^"]+)" checked', html) == ["notes", "operations"]
     # The choice stays in the links the page makes (JSON, more results) and in the fragment htmx asks for.
@@ -95,6 +95,31 @@ def test_the_search_page_offers_the_store_s_memories_and_names_each_result_s(das
     refused = client.get("/", query_string={"q": QUERY, "memories": "notes,nope"})
     assert refused.status_code == 400
     assert "no memory named &#39;nope&#39; in this store (it holds: notes, operations)" in refused.get_data(as_text=True)
+
+
+def test_another_memory_s_file_opens_as_its_index_holds_it_escaped(dashboard, shared):
+    """This dashboard serves its own folder only; a result of another memory links to what the shared
+    index holds of that file, passage by passage, with the hit marked. Memory text is untrusted: escaped."""
+    ops = shared.parent / "ops"
+    filler = "The night shift checks the dashboards, the queues and the backups before handing over. " * 60
+    (ops / "hostile.md").write_text(f"# Hostile\n\nquokka <script>alert(1)</script> restart\n\n{filler}\n\n"
+                                    "## Later\n\nThe quokka service restarts itself at dawn.\n", encoding="utf-8")
+    indexer.run(ops, embedder_name="hash")
+    client = dashboard.test_client()
+    html = client.get("/", query_string={"q": "quokka restarts at dawn", "memories": "notes,operations"}).get_data(
+        as_text=True)
+    link = re.search(r'<a class="path" href="(/memories/operations/file/hostile.md[^"]*)">', html)
+    page = client.get(unescape(link.group(1)))
+    body = page.get_data(as_text=True)
+    assert page.status_code == 200 and "data-indexed-file" in body and "<strong>operations</strong>" in body
+    assert "<script>alert(1)</script>" not in body and "&lt;script&gt;alert(1)&lt;/script&gt;" in body
+    hit = re.search(r'<div class="block passage hit" id="hit" data-lines="(\d+)-(\d+)">(.*?)</div>', body, re.S)
+    assert hit and "restarts itself at dawn" in hit.group(3)
+    assert body.count('class="block passage') >= 2  # the whole file, passage by passage
+    assert 'Search “quokka restarts at dawn”' in body  # the way back to the search
+    assert client.get("/memories/nope/file/hostile.md").status_code == 404
+    assert client.get("/memories/operations/file/missing.md").status_code == 404
+    assert client.get("/memories/operations/file/../notes/martin.md").status_code == 404
 
 
 def test_pages_and_searches_reuse_their_connections(dashboard, pg, url):
@@ -192,7 +217,7 @@ def test_on_sqlite_there_is_no_choice_and_asking_for_memories_is_a_clear_error(t
         api = client.get("/api/search", query_string={"q": "coffee", "memories": "memory,other"})
         assert api.status_code == 400 and "needs a shared store" in api.json["error"]
         found = client.get("/", query_string={"q": "Martin meetings"}).get_data(as_text=True)
-        assert _results(found) and all(linked and not memory for memory, _, linked in _results(found))
+        assert _results(found) and all(link == "file" and not memory for memory, _, link in _results(found))
     finally:
         app.extensions["tachikoma"].close()
 
@@ -216,9 +241,12 @@ def test_choosing_memories_in_a_browser(dashboard):
             expect(page.locator("li.result .badge.memory").first).to_have_text("operations")
             assert "memories=notes" in page.url and "memories=operations" in page.url
             first = page.locator("li.result").first
-            assert first.locator("a.path").count() == 0 and first.locator("span.path").inner_text() == "runbook.md"
             first.locator("summary").click()  # the explanation opens as before
             expect(first.locator("table.factors")).to_be_visible()
+            first.locator("a.path").click()  # another memory's file: as the shared index holds it
+            expect(page.locator(".passage.hit")).to_contain_text("Restart the quokka service")
+            assert "/memories/operations/file/runbook.md" in page.url
+            page.go_back()
             page.reload()  # the URL alone brings the same choice back
             expect(page.get_by_label("operations")).to_be_checked()
             expect(page.locator("li.result .badge.memory").first).to_have_text("operations")

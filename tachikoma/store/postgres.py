@@ -665,6 +665,12 @@ class PostgresStore:
         return {r[0]: r[1:] for r in rows}
 
     @_guarded
+    def file_passages(self, path: str) -> list[tuple[int, int, str]]:
+        return [tuple(r) for r in self.db.execute(
+            "SELECT c.line_start, c.line_end, c.text FROM tachikoma.chunks c JOIN tachikoma.files f "
+            "ON f.id = c.file_id WHERE f.memory_id = %s AND f.path = %s ORDER BY c.idx", (self.memory_id, path))]
+
+    @_guarded
     def counts(self) -> tuple[int, int]:
         files = self.db.execute("SELECT count(*) FROM tachikoma.files WHERE memory_id = %s",
                                 (self.memory_id,)).fetchone()[0]

@@ -613,6 +613,14 @@ class Store:
             f"JOIN files f ON f.id = c.file_id WHERE c.id IN ({marks})", chunk_ids)
         return {r[0]: r[1:] for r in rows}
 
+    @_guarded()
+    def file_passages(self, path: str) -> list[tuple[int, int, str]]:
+        """(first line, last line, text) of each chunk of the file at `path`, in order: what the index
+        holds of a file, shown where the file itself is not at hand (another memory's result)."""
+        return [tuple(r) for r in self.db.execute(
+            "SELECT c.line_start, c.line_end, c.text FROM chunks c JOIN files f ON f.id = c.file_id "
+            "WHERE f.path = ? ORDER BY c.idx", (path,))]
+
     def has_vector_index(self, dim: int) -> bool:
         """Whether the engine keeps an index of its own for nearest vectors: not SQLite (the search
         uses `vector_index`, beside the vector cache)."""
