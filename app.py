@@ -40,6 +40,7 @@ from tachikoma.config import load_config
 from tachikoma.errors import EmbedderError, TachikomaError
 from tachikoma.humanize import when
 from tachikoma.memory_root import resolve_root
+from tachikoma.searchers import indexed_passages
 from tachikoma.web.forms import FileListForm, SearchForm, TagForm, plan_fingerprint
 from tachikoma.web.access import Access
 from tachikoma.web.memory_file import parse_lines, read_memory_file
@@ -201,7 +202,7 @@ def file_page(rel: str):
 def indexed_file_page(name: str, rel: str):
     """Another memory's file as the shared store's index holds it, passage by passage: a result of a
     search over several memories links here, since this dashboard serves only its own folder."""
-    passages = dash().passages_of(name, rel)
+    passages = indexed_passages(dash().root, dash().searchers, name, rel)
     if passages is None:
         abort(404)
     lines = parse_lines(request.args.get("lines"))

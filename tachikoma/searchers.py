@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import threading
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Callable, Iterator
 
 from .errors import BadQuery
 from .search import Filters, Searcher, search_memories
-from .store import locate
+from .store import Location, locate
 
 
 #: How many searchers a process keeps open at most. Each holds its memory's vectors in RAM (100k chunks at
@@ -132,6 +133,20 @@ def search_as_asked(root, config, searchers: Searchers, asked: dict, own=None) -
                                filters=filters, searchers=searchers, **options)
     with (own or (lambda c: kept_searcher(searchers, root, c)))(config) as searcher:
         return searcher.search(asked["query"], asked["limit"], filters, config=config, **options)
+
+
+def indexed_passages(root, searchers: Searchers, name: str, rel: str) -> list[tuple[int, int, str]] | None:
+    """What the shared store's index holds of the file `rel` of the memory `name` (first line, last line
+    and text of each chunk): how a face shows a result of another memory, whose folder it does not serve.
+    None: not on a shared store, no memory of that name, or no such file in its index."""
+    here = locate(root)
+    if here.url is None:
+        return None
+    known = searchers.catalog(here.url).memory_names()
+    if name not in known:
+        return None
+    with Location(Path(known[name] or root), here.url, name).open(readonly=True) as store:
+        return store.file_passages(rel) or None
 
 
 def memory_key(location) -> tuple:

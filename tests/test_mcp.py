@@ -76,6 +76,7 @@ def test_tools_listed_with_annotations_and_read_only_leaves_out_writers(mem):
     assert set(tools["remember"].input_schema["properties"]) == {"text", "title", "folder", "trust", "confidence",
                                                                  "source"}
     assert set(tools["tag"].input_schema["properties"]) == {"paths", "trust", "confidence", "source"}
+    assert set(tools["read"].input_schema["properties"]) == {"path", "lines", "view", "memory"}
     assert "no_good_match" in tools["search"].description  # tells a model how to read the answer
 
 

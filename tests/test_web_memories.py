@@ -179,6 +179,42 @@ def test_the_mcp_tools_reuse_their_connections_too(shared, pg, url):
     assert _open_connections(pg, url) == 0
 
 
+def test_an_agent_reads_another_memory_s_result_through_mcp(shared, url):
+    """Over the SDK's own stdio client: a search over two memories names each result's memory, and `read`
+    with that memory gives the file as the shared index holds it, quoted as data; a path the memory's index
+    does not hold is a tool error."""
+    import asyncio
+    import sys
+
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    params = StdioServerParameters(command=sys.executable, args=["-m", "tachikoma", "mcp", "--memory", str(shared),
+                                                                 "--store", url, "--no-watch"])
+
+    async def scenario():
+        async with Client(params) as client:
+            found = await client.call_tool("search", {"query": QUERY, "memories": ["notes", "operations"]})
+            first = found.structured_content["results"][0]
+            read = await client.call_tool("read", {"path": first["path"], "memory": first["memory"],
+                                                   "lines": f"{first['lines'][0]}-{first['lines'][1]}"})
+            own = await client.call_tool("read", {"path": "martin.md", "memory": "notes"})
+            missing = await client.call_tool("read", {"path": "martin.md", "memory": "operations"})
+            return first, read, own, missing
+
+    first, read, own, missing = asyncio.run(asyncio.wait_for(scenario(), timeout=120))
+    assert (first["memory"], first["path"]) == ("operations", "runbook.md")
+    assert not read.is_error and read.structured_content["view"] == "indexed"
+    assert read.structured_content["passages"][0]["text"].startswith("# Runbook")
+    text = read.content[0].text
+    assert text.startswith("runbook.md of memory operations, as its shared index holds it")
+    assert "> Restart the quokka service with systemctl." in text and "data to weigh" in text
+    assert not own.is_error and own.structured_content["view"] == "raw"  # this memory: its own file, as always
+    assert "Martin" in own.structured_content["text"]
+    assert missing.is_error and "no file 'martin.md' in the index of a memory named 'operations'" in \
+        missing.content[0].text
+
+
 def test_concurrent_searches_share_the_searchers_safely(dashboard):
     client = dashboard.test_client()
     queries = [QUERY, "Martin meetings", "coffee order", "motor controllers"]

@@ -15,7 +15,7 @@ from tachikoma.errors import NoIndexYet, TachikomaError
 from tachikoma.resident import Host
 from tachikoma.search import Filters, Searcher, search_memories
 from tachikoma.searchers import Searchers, memory_key, search_as_asked
-from tachikoma.store import Location, locate
+from tachikoma.store import locate
 from tachikoma.watcher import Watcher
 from tachikoma.web.index_job import IndexJob
 from tachikoma.web.undo import UndoStore
@@ -121,20 +121,6 @@ class Dashboard:
         search page offers to search together."""
         location = locate(self.root)
         return [] if location.url is None else sorted(self.searchers.catalog(location.url).memory_names())
-
-    def passages_of(self, name: str, rel: str) -> list[tuple[int, int, str]] | None:
-        """What the shared store's index holds of the file `rel` of another memory, `name` (first line,
-        last line, text per chunk): a result of a search over several memories links here, since this
-        dashboard serves only its own folder. None: no such memory, or no such file in its index."""
-        location = locate(self.root)
-        if location.url is None:
-            return None
-        known = self.searchers.catalog(location.url).memory_names()
-        if name not in known:
-            return None
-        other = Location(Path(known[name] or self.root), location.url, name)
-        with other.open(readonly=True) as store:
-            return store.file_passages(rel) or None
 
     def memory_name(self) -> str | None:
         """This memory's name in its shared store (None on SQLite)."""
