@@ -9,7 +9,7 @@ What a search costs at this size on SQLite's default path, and what
 recency, knowledge updates, at most two chunks per file) over the same
 snapshot, query by query, interleaved so both see the same machine:
 * exact: every chunk's cosine (the mat-vec over the whole float32 matrix);
-* index: the sign-code shortlist (`vector_index.SHORTLIST` nearest by
+* index: the sign-code shortlist (`vector_index.shortlist_size` nearest by
   Hamming distance) and the query's keyword matches, re-scored exactly from
   the float vectors, ranked as a snapshot of those rows (`Searcher.candidates`).
 recall@10 compares the final top 10 (chunk ids) of the two; the largest
@@ -183,7 +183,8 @@ def main() -> None:
     parser.add_argument("--dim", type=int, default=768)
     parser.add_argument("--topics", type=int, default=5000)
     parser.add_argument("--queries", type=int, default=50)
-    parser.add_argument("--shortlist", type=int, nargs="+", default=[vector_index.SHORTLIST])
+    parser.add_argument("--shortlist", type=int, nargs="+",
+                        help="shortlist sizes to measure (default: the search's, vector_index.shortlist_size)")
     parser.add_argument("--crossover", type=int, nargs="*", default=[],
                         help="also time exact against the index on the first N chunks, for each N")
     parser.add_argument("--usearch", action="store_true", help="also measure usearch HNSW f16 (pip install usearch)")
@@ -218,7 +219,8 @@ def main() -> None:
               f"codes {index.codes.nbytes / 1e6:.0f} MB in RAM (mapped; peak RSS +{build_rss:,.0f} MB while "
               f"building); one file re-indexed: updated in {update_s:.1f} s ({reencoded} rows encoded, the rest "
               f"reused); load {load()}", flush=True)
-        methods = {f"index, shortlist {k}": (lambda q, k=k: index.candidates(q, k)) for k in args.shortlist}
+        shortlists = args.shortlist or [vector_index.shortlist_size(args.chunks, args.dim)]
+        methods = {f"index, shortlist {k}": (lambda q, k=k: index.candidates(q, k)) for k in shortlists}
         extra = {name: f"build {build_s:.0f} s, update {update_s:.1f} s, disk {disk / 1e6:.0f} MB"
                  for name in methods}
         extra["exact"] = f"matrix {matrix.nbytes / 1e6:,.0f} MB"
@@ -241,7 +243,7 @@ def main() -> None:
             part = snapshot(matrix[:n])
             small, _ = vector_index.open_or_build(folder, f"cross-{n}", part.matrix, part.chunk_ids)
             out = measure(part, queries_near(part.matrix, min(args.queries, 30), seed=5),
-                          {"index": lambda q: small.candidates(q, vector_index.SHORTLIST)}, config)
+                          {"index": lambda q: small.candidates(q, vector_index.shortlist_size(n, args.dim))}, config)
             print_rows(n, out, {})
         print(f"# peak RSS {rss_mb():,.0f} MB; load average after {load()}")
     finally:

@@ -135,7 +135,8 @@ def one_size(server: Server, n: int, dim: int, topics: int, queries: int, shortl
             return np.searchsorted(snap.chunk_ids, found)
         return shortlist
 
-    methods = {"sign-bit 4000": lambda q: codes.candidates(q, vector_index.SHORTLIST)}
+    size = vector_index.shortlist_size(n, dim)
+    methods = {f"sign-bit {size}": lambda q: codes.candidates(q, size)}
     methods.update({f"hnsw {k}": hnsw(k) for k in shortlists})
     out = measure(snap, qs, methods, Config())
     for name, spent in server_cpu.items():  # CPU: this process's and the server's, for HNSW

@@ -49,12 +49,14 @@ MEASURED_FLOORS = {MINILM: 0.41, MINILM_INT8: 0.41}
 KEYWORD_FLOOR = 0.6
 #: From this many chunks a memory whose engine has a nearest-vector index of its own (PostgreSQL's
 #: HNSW) takes its vector shortlist from it instead of the sign-bit codes, and how many nearest chunks
-#: it hands to the exact ranking. Measured (bench/bench_pg_million.py, CPU of client and server, 384
-#: dimensions): HNSW 400 against the sign-bit scan 28.7 vs 24.7 ms at 100k chunks, 35.5 vs 30.2 ms at
-#: 300k, recall@10 of the final ranking 0.997-1.0 for both; the scan grows linearly, so they meet
-#: near 1M (an extrapolation: 1M was not run on PostgreSQL).
-ENGINE_INDEX_MIN_CHUNKS = 1_000_000
-ENGINE_SHORTLIST = 400
+#: it hands to the exact ranking. Measured (bench/bench_pg_million.py, 384 dimensions): at 100k and
+#: 300k chunks the sign-bit scan was the cheaper of the two at recall 0.997-1.0 for both; at 1M,
+#: recall@10 of the final ranking was 0.947 for HNSW 400 (34.9 ms p50), 0.987 for HNSW 1,000 (67 ms)
+#: and 0.977 for the sign-bit 4,000 (38.9 ms; 0.997 with the 16,000 `vector_index.shortlist_size`
+#: now takes, 54 ms in bench_million). So the sign-bit codes serve every size measured; past them
+#: the scan grows linearly and HNSW slowly: an extrapolation, not a measurement.
+ENGINE_INDEX_MIN_CHUNKS = 3_000_000
+ENGINE_SHORTLIST = 1_000
 #: Re-rankings after finding result files missing before every file is checked.
 MISSING_ROUNDS = 3
 
@@ -659,7 +661,7 @@ class Searcher:
         if near is None:
             if snap.vector_index is None:
                 self._build_vector_index(snap)
-            near = snap.vector_index.candidates(qvec, vector_index.SHORTLIST, allowed)
+            near = snap.vector_index.candidates(qvec, vector_index.shortlist_size(*snap.matrix.shape), allowed)
         ids = np.array([m[0] for m in matches], dtype=np.int64)
         pos = np.minimum(np.searchsorted(snap.chunk_ids, ids), len(snap.chunk_ids) - 1)
         matched = pos[snap.chunk_ids[pos] == ids]
