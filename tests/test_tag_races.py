@@ -190,3 +190,38 @@ def test_a_note_that_never_stops_changing_is_skipped_with_a_reason_and_kept_whol
     lines = "".join(f"write {n}\n" for n in range(1, count[0] + 1))
     assert note.read_text() == HEAD + "body\n" + lines
     assert not [p.name for p in root.iterdir() if p.name.endswith(".tmp")]
+
+
+@pytest.mark.parametrize("late", [1, 2], ids=["one-late-write", "two-late-writes"])
+def test_a_write_to_the_old_file_after_the_last_check_is_carried_over(planned_note, monkeypatch, late):
+    """The window no check sees: an appender opened the note before the swap and writes after the
+    last check (it writes to the old file, which is no longer the note). Tagging holds the old file
+    open for a moment and adds what reached it to the end of the note, in order, after the body."""
+    root, note, planned = planned_note
+    real_write, real_rewrite = atomic.atomic_write_with, tagging._rewrite
+    opened = []
+
+    def open_before_the_swap(path, fill, before_replace=None, **rest):
+        def checked():
+            before_replace()
+            if not opened:
+                opened.append(open(note, "a", encoding="utf-8"))  # the old file, as an appender holds it
+        return real_write(path, fill, before_replace=checked, **rest)
+
+    def write_after_the_last_check(*args, **kwargs):
+        done = real_rewrite(*args, **kwargs)
+        if opened and not opened[0].closed:
+            for n in range(late):
+                opened[0].write(f"late {n}\n")
+                opened[0].flush()
+            opened[0].close()
+        return done
+
+    monkeypatch.setattr(tagging, "atomic_write_with", open_before_the_swap)
+    monkeypatch.setattr(tagging, "_rewrite", write_after_the_last_check)
+    applied = apply(root, planned, commit=False)
+    assert opened and opened[0].closed, "the write did not land"
+    assert applied.paths == ["race.md"] and not applied.skipped
+    late_lines = "".join(f"late {n}\n" for n in range(late))
+    assert note.read_text() == HEAD.replace("owner", "external") + "body\n" + late_lines
+    assert sorted(p.name for p in root.iterdir()) == [".cache", "race.md"]
