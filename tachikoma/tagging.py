@@ -50,6 +50,7 @@ from typing import BinaryIO, NamedTuple
 from filelock import FileLock, Timeout
 
 from . import faults, gitutil, journal, tagfile, transcripts
+from .replaced import Held, Unsaved
 from .atomic import atomic_write_bytes, atomic_write_with, remove_leftovers
 from .documents import KINDS, MARKDOWN, TRANSCRIPT
 from .config import load_config
@@ -598,10 +599,15 @@ def _write(root: Path, changes: list[Change], commit: bool, action: tuple[str, s
         tags_file = tagfile.load(root) if transcripts else None
         run_id = _save_journal(root, action, commit, markdown + transcripts) if markdown or transcripts else None
         written: list[str] = []
-        for change in markdown:
-            if _write_markdown(root, change, restore or {}, result, max_bytes):
-                written.append(change.path)
-                faults.point("tag-wrote-file")
+        held = Held()  # the notes replaced, held open a moment for a write that still reaches them
+        try:
+            for change in markdown:
+                if _write_markdown(root, change, restore or {}, result, max_bytes, held):
+                    written.append(change.path)
+                    faults.point("tag-wrote-file")
+                _report_unsaved(root, held.check(), result)
+        finally:
+            _report_unsaved(root, held.finish(), result)
         if transcripts:
             written += _write_transcripts(root, tags_file, transcripts, restore or {}, result)
         faults.point("tag-before-commit")
@@ -961,7 +967,7 @@ class _Replaced(Exception):
 
 
 def _write_markdown(root: Path, change: Change, restore: dict[str, Restore], result: Applied,
-                    max_bytes: int | None) -> bool:
+                    max_bytes: int | None, held: Held | None = None) -> bool:
     """Make `change` to one note: only its head is read and rewritten, the body is copied through.
 
     Someone may write the note meanwhile (an appending agent, an editor's
@@ -969,6 +975,8 @@ def _write_markdown(root: Path, change: Change, restore: dict[str, Restore], res
     read, byte for byte, and a write that slips in between that check and the
     rename is caught and put back. Each time, the note is read again and
     tagged anew, up to `_ATTEMPTS` times; then it is skipped with a reason.
+    A write to the old note later still, by a program that opened it before
+    the rename, is appended to the new one by `held` (see `replaced`).
     """
     try:
         path = safe_path(root, change.path)
@@ -986,11 +994,11 @@ def _write_markdown(root: Path, change: Change, restore: dict[str, Restore], res
             return False
         with handle:
             try:
-                return _tag_note(path, handle, change, restore, result, max_bytes)
+                return _tag_note(path, handle, change, restore, result, max_bytes, held)
             except _Changed:
                 pass
             except _Replaced as late:
-                if not _put_back(path, handle, late):
+                if not _put_back(path, handle, late, held):
                     result.skipped.append(Skip(change.path, "written to by someone else while being tagged, twice "
                                                             "at once: not tagged; check that the note holds all of "
                                                             "their last write"))
@@ -1002,7 +1010,7 @@ def _write_markdown(root: Path, change: Change, restore: dict[str, Restore], res
 
 
 def _tag_note(path: Path, handle: BinaryIO, change: Change, restore: dict[str, Restore], result: Applied,
-              max_bytes: int | None) -> bool:
+              max_bytes: int | None, held: Held | None = None) -> bool:
     """One try of `_write_markdown` on the open note. Raises _Changed or _Replaced (see there)."""
     try:
         why = refusal(handle, max_bytes)
@@ -1039,7 +1047,7 @@ def _tag_note(path: Path, handle: BinaryIO, change: Change, restore: dict[str, R
             result.skipped.append(Skip(change.path, f"{exc}; not rewritten"))
             return False
     try:
-        new_sha = old_sha if new_head == head else _rewrite(path, handle, len(head), new_head, old_sha)[0]
+        new_sha = old_sha if new_head == head else _rewrite(path, handle, len(head), new_head, old_sha, held=held)[0]
     except OSError as exc:  # EPERM, ENOSPC, an immutable file: this note only; the note is as it was
         result.skipped.append(Skip(change.path, f"cannot write ({_why(exc)}); not tagged"))
         return False
@@ -1072,7 +1080,8 @@ def _identity(info: os.stat_result) -> tuple:
 
 
 def _rewrite(path: Path, handle: BinaryIO, body_at: int, new_head: bytes, expected_sha: str | None,
-             expect: os.stat_result | None = None, tail: bytes = b"") -> tuple[str, os.stat_result]:
+             expect: os.stat_result | None = None, tail: bytes = b"",
+             held: Held | None = None) -> tuple[str, os.stat_result]:
     """Atomically replace `path` with `new_head`, the open file's bytes from `body_at` and `tail`;
     return the sha256 of what was written and its stat.
 
@@ -1081,8 +1090,10 @@ def _rewrite(path: Path, handle: BinaryIO, body_at: int, new_head: bytes, expect
     `expected_sha` (when given): else _Changed, and nothing is replaced. A change to the file
     read right after that check raises _Replaced. The note keeps its modification time (plus 1
     ns, so an incremental index still sees the change): a tag is not news, and a note outside
-    git is dated by its mtime (`dates`)."""
+    git is dated by its mtime (`dates`). Given `held`, the file replaced (and the one `handle`
+    reads, when another) is held open a moment after the rename, for a write later still."""
     start = os.fstat(handle.fileno())
+    old: list[int] = []  # the file at `path`, opened at the last check: the one the rename replaces
     digest, source = hashlib.sha256(new_head), hashlib.sha256()
 
     def fill(out: BinaryIO) -> None:
@@ -1099,8 +1110,9 @@ def _rewrite(path: Path, handle: BinaryIO, body_at: int, new_head: bytes, expect
     def unchanged() -> None:
         if expected_sha is not None and source.hexdigest() != expected_sha:
             raise _Changed()
+        old.append(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)))  # a FIFO: never waited on
         if (_identity(os.fstat(handle.fileno())) != _identity(start)
-                or _identity(os.stat(path)) != _identity(expect or start)
+                or _identity(os.fstat(old[0])) != _identity(expect or start)
                 or _stream_sha(handle) != source.hexdigest()):
             raise _Changed()
 
@@ -1111,7 +1123,18 @@ def _rewrite(path: Path, handle: BinaryIO, body_at: int, new_head: bytes, expect
     try:
         atomic_write_with(path, fill, before_replace=unchanged, displaced=was_the_note)
     except FileNotFoundError:
+        _close(old)
         raise _Changed() from None  # renamed away meanwhile: read it again
+    except BaseException:
+        _close(old)
+        raise
+    if held is None:
+        _close(old)
+    else:
+        replaced = expect or start
+        held.hold(old.pop(), replaced.st_size, path)
+        if (replaced.st_dev, replaced.st_ino) != (start.st_dev, start.st_ino):  # _put_back: copied whole
+            held.hold(os.dup(handle.fileno()), start.st_size, path)
     try:
         os.utime(path, ns=(start.st_atime_ns, start.st_mtime_ns + 1))
     except OSError:
@@ -1122,7 +1145,7 @@ def _rewrite(path: Path, handle: BinaryIO, body_at: int, new_head: bytes, expect
     return digest.hexdigest(), written
 
 
-def _put_back(path: Path, handle: BinaryIO, late: _Replaced) -> bool:
+def _put_back(path: Path, handle: BinaryIO, late: _Replaced, held: Held | None = None) -> bool:
     """After _Replaced: put the note's latest bytes (in the file `handle` reads, which the tagged copy
     replaced) back at `path`, untagged. Lines appended to the copy meanwhile (an appending writer that
     opened it after the rename) are kept after them. Whether it was done; not when the copy was
@@ -1130,7 +1153,7 @@ def _put_back(path: Path, handle: BinaryIO, late: _Replaced) -> bool:
     for _ in range(_ATTEMPTS):
         try:
             appended, found = _appended_since(path, late)
-            _rewrite(path, handle, 0, b"", None, expect=found, tail=appended)
+            _rewrite(path, handle, 0, b"", None, expect=found, tail=appended, held=held)
             return True
         except _Replaced as again:
             late = again
@@ -1139,6 +1162,22 @@ def _put_back(path: Path, handle: BinaryIO, late: _Replaced) -> bool:
         except (OSError, ValueError):
             return False
     return False
+
+
+def _close(fds: list[int]) -> None:
+    while fds:
+        os.close(fds.pop())
+
+
+def _report_unsaved(root: Path, unsaved: list[Unsaved], result: Applied) -> None:
+    """Late writes `Held` could not add back to their notes: each one's note is named with the reason."""
+    for lost in unsaved:
+        try:
+            name = lost.path.relative_to(root).as_posix()
+        except ValueError:
+            name = str(lost.path)
+        result.skipped.append(Skip(name, f"tagged, but {lost.size} bytes another program wrote to the note as it "
+                                         f"was replaced could not be added to its end ({lost.why}): they are lost"))
 
 
 def _appended_since(path: Path, late: _Replaced) -> tuple[bytes, os.stat_result]:

@@ -225,3 +225,72 @@ def test_a_write_to_the_old_file_after_the_last_check_is_carried_over(planned_no
     late_lines = "".join(f"late {n}\n" for n in range(late))
     assert note.read_text() == HEAD.replace("owner", "external") + "body\n" + late_lines
     assert sorted(p.name for p in root.iterdir()) == [".cache", "race.md"]
+
+
+def test_a_late_write_to_the_old_file_after_it_was_put_back_is_carried_over_once(planned_note, monkeypatch):
+    """A line lands in the old file right after the swap (caught, put back: the note holds the old
+    file's bytes again, untagged, and is tagged anew); the same appender writes once more to the old
+    file after that put-back. The second line is added at the end once, the first is not added twice."""
+    root, note, planned = planned_note
+    if not atomic.can_exchange(root):
+        pytest.skip("no atomic exchange of names here (renameat2): no instant right after the swap to land in")
+    real_write, real_rewrite = atomic.atomic_write_with, tagging._rewrite
+    appender, rewrites = [], []
+
+    def write_right_after_the_swap(path, fill, before_replace=None, displaced=None):
+        def checked():
+            before_replace()
+            if not appender:
+                appender.append(open(note, "a", encoding="utf-8"))
+
+        def swapped(old):
+            displaced(old)
+            if len(rewrites) == 1:
+                appender[0].write("written right after the swap\n")
+                appender[0].flush()
+        return real_write(path, fill, before_replace=checked, displaced=swapped)
+
+    def count(*args, **kwargs):
+        rewrites.append(kwargs.get("tail"))
+        done = real_rewrite(*args, **kwargs)
+        if len(rewrites) == 2:  # the put-back
+            appender[0].write("late\n")
+            appender[0].close()
+        return done
+
+    monkeypatch.setattr(tagging, "atomic_write_with", write_right_after_the_swap)
+    monkeypatch.setattr(tagging, "_rewrite", count)
+    applied = apply(root, planned, commit=False)
+    assert len(rewrites) == 3 and appender[0].closed, "tag, put back, tag again"
+    assert applied.paths == ["race.md"] and not applied.skipped
+    assert note.read_text() == HEAD.replace("owner", "external") + "body\nwritten right after the swap\nlate\n"
+
+
+def test_a_late_write_that_cannot_be_added_back_is_reported(planned_note, monkeypatch):
+    """The note is gone before the late write could be added to it: tagging says so, and makes no
+    file of it."""
+    root, note, planned = planned_note
+    real_write, real_rewrite = atomic.atomic_write_with, tagging._rewrite
+    opened = []
+
+    def open_before_the_swap(path, fill, before_replace=None, **rest):
+        def checked():
+            before_replace()
+            opened.append(open(note, "a", encoding="utf-8"))
+        return real_write(path, fill, before_replace=checked, **rest)
+
+    def write_then_remove(*args, **kwargs):
+        done = real_rewrite(*args, **kwargs)
+        opened[0].write("late\n")
+        opened[0].close()
+        note.unlink()
+        return done
+
+    monkeypatch.setattr(tagging, "atomic_write_with", open_before_the_swap)
+    monkeypatch.setattr(tagging, "_rewrite", write_then_remove)
+    applied = apply(root, planned, commit=False)
+    assert applied.paths == ["race.md"]
+    assert [(p, r.split(" (")[0]) for p, r in applied.skipped] == [
+        ("race.md", "tagged, but 5 bytes another program wrote to the note as it was replaced could not be added "
+                    "to its end")]
+    assert not note.exists()
