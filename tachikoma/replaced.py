@@ -5,11 +5,13 @@ cannot stop a program that opened the note just before the rename from
 writing just after it: that write goes to the old file, which no longer has
 a name and is gone once closed. `Held` keeps each replaced file open for
 `GRACE` seconds after its rename; then whatever reached it beyond the bytes
-the new file took from it is appended to the file now at its path, with
-O_APPEND: what that program would have done had it opened the note a moment
-later. The new file's bytes are not touched (it keeps its head and body byte
-for byte, the late bytes follow at its end, in order) and no file replaces
-it, so no other program holding it open is cut off in turn.
+the new file took from it is added back to the note, after the bytes the new
+file was written with and before anything appended to it since (a program
+appending line by line wrote them in that order: it opened the old file
+before the rename, the new one after). How it is added is the caller's
+(`add`: tagging rewrites the note atomically, its head and body byte for
+byte); by default, and when the note is no longer the file placed there, the
+bytes are appended at its end with O_APPEND, as that program would have.
 
 The limit of any write by rename remains: a write later than `GRACE` after
 the rename (a logger holding the note open for hours) goes to a file that is
@@ -23,8 +25,9 @@ import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
-__all__ = ["GRACE", "MOST", "Held", "Unsaved"]
+__all__ = ["GRACE", "MOST", "Held", "Placed", "Unsaved", "append_at_end"]
 
 #: Seconds a replaced file is held after its rename. An appender that opened the note just before the
 #: rename writes within microseconds, or a few milliseconds when the machine is loaded.
@@ -32,12 +35,22 @@ GRACE = 0.1
 #: Replaced files held open at most (a file descriptor each): past that, the oldest is checked early.
 MOST = 128
 
-_BLOCK = 1 << 20
+
+@dataclass(frozen=True)
+class Placed:
+    """The file a rename put at a path (device, inode) and its size then: late bytes go at `size`."""
+
+    dev: int
+    ino: int
+    size: int
+
+    def is_(self, info: os.stat_result) -> bool:
+        return (info.st_dev, info.st_ino) == (self.dev, self.ino) and info.st_size >= self.size
 
 
 @dataclass
 class Unsaved:
-    """Bytes written to a replaced file that could not be appended to the file at `path` (`why`)."""
+    """Bytes written to a replaced file that could not be added to the note at `path` (`why`)."""
 
     path: Path
     size: int
@@ -52,11 +65,17 @@ class _File:
     path: Path
 
 
+#: add(path, late bytes, the file placed at path or None): put the bytes back in the note; raises OSError.
+Add = Callable[[Path, bytes, "Placed | None"], object]
+
+
 class Held:
     """The files one run replaced, each held for `GRACE` seconds (see the module docstring)."""
 
-    def __init__(self) -> None:
+    def __init__(self, add: Add | None = None) -> None:
         self._files: dict[tuple[int, int], _File] = {}  # by (device, inode); oldest first
+        self._placed: dict[Path, Placed] = {}
+        self._add = add or append_at_end
 
     def hold(self, fd: int, taken: int, path: Path) -> None:
         """Hold the open file `fd` (now owned here), replaced at `path` by a file holding its first
@@ -69,55 +88,76 @@ class Held:
             fd, taken = earlier.fd, max(taken, earlier.taken)
         self._files[key] = _File(time.monotonic(), fd, taken, path)
 
+    def placed(self, path: Path, placed: Placed) -> None:
+        """The rename put `placed` at `path` (the last one counts)."""
+        self._placed[path] = placed
+
     def check(self) -> list[Unsaved]:
-        """Append what reached the files held `GRACE` seconds or more (and the oldest while more than
-        `MOST` are held) and let them go; what could not be appended."""
-        now, unsaved = time.monotonic(), []
+        """Add back what reached the files held `GRACE` seconds or more (and the oldest while more than
+        `MOST` are held) and let them go; what could not be added back."""
+        now, ready = time.monotonic(), []
         while self._files:
             key, held = next(iter(self._files.items()))
             if now - held.since < GRACE and len(self._files) <= MOST:
                 break
-            del self._files[key]
-            unsaved += _carry(held)
-        return unsaved
+            ready.append(self._files.pop(key))
+        return self._let_go(ready, self._add)
 
     def finish(self) -> list[Unsaved]:
-        """Wait until the last file replaced is `GRACE` old (at most `GRACE`, once per run), append what
-        reached every file held and let them go; what could not be appended."""
-        if self._files:
+        """Wait until the last file replaced is `GRACE` old (at most `GRACE`), add back what reached every
+        file held and let them go; what could not be added back. Adding back may replace a note again:
+        those files are waited for once more, and what reached them is appended at the note's end."""
+        unsaved: list[Unsaved] = []
+        for add in (self._add, append_at_end):
+            if not self._files:
+                break
             youngest = max(held.since for held in self._files.values())
             time.sleep(max(0.0, youngest + GRACE - time.monotonic()))
+            everything = list(self._files.values())
+            self._files.clear()
+            unsaved += self._let_go(everything, add)
+        return unsaved
+
+    def _let_go(self, files: list[_File], add: Add) -> list[Unsaved]:
+        """Add back what reached `files` beyond what was taken, note by note in the order they were held,
+        and close them."""
+        late: dict[Path, list[bytes]] = {}
         unsaved = []
-        while self._files:
-            unsaved += _carry(self._files.pop(next(iter(self._files))))
+        for held in files:
+            try:
+                late.setdefault(held.path, []).append(_read_from(held.fd, held.taken))
+            except OSError as exc:
+                unsaved.append(Unsaved(held.path, 0, exc.strerror or str(exc)))
+            finally:
+                os.close(held.fd)
+        for path, parts in late.items():
+            data = b"".join(parts)
+            if not data:
+                continue
+            try:
+                add(path, data, self._placed.get(path))
+            except OSError as exc:
+                unsaved.append(Unsaved(path, len(data), exc.strerror or str(exc)))
         return unsaved
 
 
-def _carry(held: _File) -> list[Unsaved]:
-    """Append `held`'s bytes past `taken` to the file at its path, and close it."""
-    try:
-        size = os.fstat(held.fd).st_size
-        if size <= held.taken:
-            return []  # nothing came (or it was cut short: not an append, nothing to carry)
-        try:
-            _append(held.fd, held.taken, held.path)
-        except OSError as exc:
-            return [Unsaved(held.path, size - held.taken, exc.strerror or str(exc))]
-        return []
-    finally:
-        os.close(held.fd)
+def _read_from(fd: int, start: int) -> bytes:
+    """The open file's bytes from `start` to its end (none when it is shorter: cut, not appended to)."""
+    if os.fstat(fd).st_size <= start:
+        return b""
+    os.lseek(fd, start, os.SEEK_SET)
+    return b"".join(iter(lambda: os.read(fd, 1 << 20), b""))
 
 
-def _append(source: int, start: int, path: Path) -> None:
-    """Append `source`'s bytes from `start` to its end to the regular file at `path` (never created)."""
+def append_at_end(path: Path, data: bytes, placed: Placed | None = None) -> None:
+    """Append `data` to the regular file at `path` with O_APPEND, as a program appending to it would;
+    never creates it."""
     out = os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     try:
         if not stat.S_ISREG(os.fstat(out).st_mode):
             raise OSError(0, "no longer a regular file", str(path))
-        os.lseek(source, start, os.SEEK_SET)
-        for block in iter(lambda: os.read(source, _BLOCK), b""):
-            view = memoryview(block)
-            while view:
-                view = view[os.write(out, view):]
+        view = memoryview(data)
+        while view:
+            view = view[os.write(out, view):]
     finally:
         os.close(out)

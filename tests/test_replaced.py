@@ -139,3 +139,46 @@ def test_an_old_file_cut_short_adds_nothing(tmp_path, clock):
     appender.close()
     assert held.finish() == []
     assert note.read_bytes() == b"new\n"
+
+
+def test_the_late_bytes_of_a_note_go_to_add_together_in_the_order_held_with_where_they_belong(tmp_path, clock):
+    appender_a, fd_a, note = replace_note(tmp_path, "a.md", b"a\n", b"A\n")
+    added = []
+    held = Held(lambda path, data, placed: added.append((path, data, placed)))
+    held.hold(fd_a, 2, note)
+    appender_b, fd_b, _ = replace_note(tmp_path, "b.tmp", b"b\n", b"unused\n")  # a second old file of the note
+    held.hold(fd_b, 2, note)
+    placed = replaced.Placed(1, 2, 3)
+    held.placed(note, placed)
+    appender_b.write(b"late b\n")
+    appender_a.write(b"late a\n")
+    appender_a.close()
+    appender_b.close()
+    assert held.finish() == []
+    assert added == [(note, b"late a\nlate b\n", placed)]
+
+
+def test_a_note_add_replaced_again_is_waited_for_once_more_and_appended_to_at_its_end(tmp_path, clock):
+    """Adding back may itself replace the note (tagging's add rewrites it): the file it replaced is
+    held, waited for once more, and what reached it is appended at the note's end."""
+    appender, fd, note = replace_note(tmp_path, "a.md", b"a\n", b"A\n")
+    held = Held()
+    replacing = []
+
+    def add(path, data, placed):  # as tagging's: a new file with the bytes in, renamed over the note
+        again = open(path, "ab")
+        replacing.append(again)
+        (tmp_path / ".new").write_bytes(path.read_bytes() + data)
+        old = os.open(path, os.O_RDONLY)
+        os.replace(tmp_path / ".new", path)
+        held.hold(old, os.fstat(old).st_size, path)
+        again.write(b"later still\n")
+        again.close()
+
+    held._add = add
+    held.hold(fd, 2, note)
+    appender.write(b"late\n")
+    appender.close()
+    assert held.finish() == []
+    assert note.read_bytes() == b"A\nlate\nlater still\n"
+    assert len(clock.slept) == 2 and len(replacing) == 1
