@@ -50,7 +50,6 @@ from typing import BinaryIO, NamedTuple
 from filelock import FileLock, Timeout
 
 from . import faults, gitutil, journal, tagfile, transcripts
-from .replaced import Held, Unsaved
 from .atomic import atomic_write_bytes, atomic_write_with, remove_leftovers
 from .documents import KINDS, MARKDOWN, TRANSCRIPT
 from .config import load_config
@@ -60,6 +59,7 @@ from .globs import pattern_matches as _pattern_matches
 from .gitutil import Blob
 from .memory import TAG_FILE, PathOutsideMemory, cache_dir, kind_of, open_regular, printable, safe_path, walk
 from .reader import BINARY_SNIFF_BYTES, unreadable_reason
+from .replaced import Held, Placed, Unsaved, append_at_end
 from .tags import EVERGREEN, UNTAGGED, WRITABLE_KEYS, InvalidTagValue, Tags, check_value, normalise_value
 
 DEFAULTS = {"source": "tachikoma", "trust": "self", "confidence": "medium"}
@@ -599,7 +599,8 @@ def _write(root: Path, changes: list[Change], commit: bool, action: tuple[str, s
         tags_file = tagfile.load(root) if transcripts else None
         run_id = _save_journal(root, action, commit, markdown + transcripts) if markdown or transcripts else None
         written: list[str] = []
-        held = Held()  # the notes replaced, held open a moment for a write that still reaches them
+        # The notes replaced, held open a moment for a write that still reaches them.
+        held = Held(lambda path, data, placed: _add_late(path, data, placed, held))
         try:
             for change in markdown:
                 if _write_markdown(root, change, restore or {}, result, max_bytes, held):
@@ -1095,6 +1096,7 @@ def _rewrite(path: Path, handle: BinaryIO, body_at: int, new_head: bytes, expect
     start = os.fstat(handle.fileno())
     old: list[int] = []  # the file at `path`, opened at the last check: the one the rename replaces
     digest, source = hashlib.sha256(new_head), hashlib.sha256()
+    size = [0]
 
     def fill(out: BinaryIO) -> None:
         out.write(new_head)
@@ -1106,6 +1108,7 @@ def _rewrite(path: Path, handle: BinaryIO, body_at: int, new_head: bytes, expect
             source.update(block)
         out.write(tail)
         digest.update(tail)
+        size[0] = out.tell()
 
     def unchanged() -> None:
         if expected_sha is not None and source.hexdigest() != expected_sha:
@@ -1140,6 +1143,8 @@ def _rewrite(path: Path, handle: BinaryIO, body_at: int, new_head: bytes, expect
     except OSError:
         pass  # a file system that refuses it only costs the date, never the tags
     written = os.stat(path)
+    if held is not None:
+        held.placed(path, Placed(written.st_dev, written.st_ino, size[0]))
     if _identity(os.fstat(handle.fileno())) != _identity(start) or _stream_sha(handle) != source.hexdigest():
         raise _Replaced(written, digest.hexdigest())
     return digest.hexdigest(), written
@@ -1167,6 +1172,79 @@ def _put_back(path: Path, handle: BinaryIO, late: _Replaced, held: Held | None =
 def _close(fds: list[int]) -> None:
     while fds:
         os.close(fds.pop())
+
+
+def _add_late(path: Path, data: bytes, placed: Placed | None, held: Held) -> None:
+    """Put `data` back into the note at `path`: bytes written to a file tagging replaced there, after the
+    replacement (see `replaced`). They go right after the bytes the note was written with, before what
+    was appended to it since (`_insert`); with one appending write (dating the note as that write would
+    have) when nothing was appended since, or when the note is no longer the file written (someone
+    else's: at its end)."""
+    for _ in range(_ATTEMPTS):
+        with open_regular(path) as handle:
+            info = os.fstat(handle.fileno())
+            if placed is None or not placed.is_(info) or info.st_size == placed.size:
+                break
+            try:
+                _insert(path, handle, placed.size, data, held)
+                return
+            except _Changed:
+                continue
+    append_at_end(path, data)
+
+
+def _insert(path: Path, handle: BinaryIO, at: int, data: bytes, held: Held) -> None:
+    """Replace the note `handle` reads, at `path`, atomically with its bytes and `data` inserted at `at`;
+    every other byte is kept. Lines appended to it meanwhile are no change: the file replaced is held, so
+    what the copy missed comes back in turn, after `data` (where it belongs). Raises _Changed when the
+    note was replaced or its bytes copied changed."""
+    start = os.fstat(handle.fileno())
+    copied, source = [0], hashlib.sha256()
+    old: list[int] = []
+
+    def fill(out: BinaryIO) -> None:
+        handle.seek(0)
+        before = handle.read(at)
+        out.write(before + data)
+        source.update(before)
+        for block in iter(lambda: handle.read(_BLOCK), b""):
+            out.write(block)
+            source.update(block)
+        copied[0] = handle.tell()
+
+    def the_note(info: os.stat_result) -> bool:
+        return (info.st_dev, info.st_ino) == (start.st_dev, start.st_ino) and info.st_size >= copied[0]
+
+    def unchanged() -> None:
+        old.append(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)))
+        if not the_note(os.fstat(old[0])) or _prefix_sha(handle, copied[0]) != source.hexdigest():
+            raise _Changed()
+
+    def was_the_note(displaced: Path) -> None:
+        if not the_note(os.stat(displaced)):
+            raise _Changed()
+
+    try:
+        atomic_write_with(path, fill, before_replace=unchanged, displaced=was_the_note)
+    except FileNotFoundError:
+        _close(old)
+        raise _Changed() from None
+    except BaseException:
+        _close(old)
+        raise
+    held.hold(old.pop(), copied[0], path)
+    written = os.stat(path)
+    held.placed(path, Placed(written.st_dev, written.st_ino, copied[0] + len(data)))
+
+
+def _prefix_sha(handle: BinaryIO, size: int) -> str:
+    """The sha256 of the open file's first `size` bytes."""
+    digest = hashlib.sha256()
+    handle.seek(0)
+    while size > 0 and (block := handle.read(min(_BLOCK, size))):
+        digest.update(block)
+        size -= len(block)
+    return digest.hexdigest()
 
 
 def _report_unsaved(root: Path, unsaved: list[Unsaved], result: Applied) -> None:

@@ -294,3 +294,71 @@ def test_a_late_write_that_cannot_be_added_back_is_reported(planned_note, monkey
         ("race.md", "tagged, but 5 bytes another program wrote to the note as it was replaced could not be added "
                     "to its end")]
     assert not note.exists()
+
+
+def test_a_late_write_goes_back_before_the_lines_appended_to_the_tagged_note_since(planned_note, monkeypatch):
+    """An appender writes its line to the old file (opened before the swap, written after the last check),
+    then its next line to the note (opened after): the note ends with the two lines in that order, its
+    head as tagged and its body byte for byte."""
+    root, note, planned = planned_note
+    real_write, real_rewrite = atomic.atomic_write_with, tagging._rewrite
+    opened = []
+
+    def open_before_the_swap(path, fill, before_replace=None, **rest):
+        def checked():
+            before_replace()
+            if not opened:
+                opened.append(open(note, "a", encoding="utf-8"))
+        return real_write(path, fill, before_replace=checked, **rest)
+
+    def write_late_then_next(*args, **kwargs):
+        done = real_rewrite(*args, **kwargs)
+        if opened and not opened[0].closed:
+            opened[0].write("late\n")
+            opened[0].close()
+            append(note, "next\n")
+        return done
+
+    monkeypatch.setattr(tagging, "atomic_write_with", open_before_the_swap)
+    monkeypatch.setattr(tagging, "_rewrite", write_late_then_next)
+    applied = apply(root, planned, commit=False)
+    assert opened and opened[0].closed, "the write did not land"
+    assert applied.paths == ["race.md"] and not applied.skipped
+    assert note.read_text() == HEAD.replace("owner", "external") + "body\nlate\nnext\n"
+    assert sorted(p.name for p in root.iterdir()) == [".cache", "race.md"]
+
+
+def test_a_line_appended_while_a_late_write_is_put_back_follows_it(planned_note, monkeypatch):
+    """Putting a late write back rewrites the note; a line appended during that rewrite (it reaches the
+    file being replaced) is no reason to start over: it is held and follows, nothing lost or doubled."""
+    root, note, planned = planned_note
+    real_write, real_rewrite = atomic.atomic_write_with, tagging._rewrite
+    opened, writes = [], []
+
+    def open_before_the_swap(path, fill, before_replace=None, **rest):
+        writes.append(path)
+
+        def filled(out):
+            fill(out)
+            if len(writes) == 2:  # putting the late line back
+                append(note, "during\n")
+
+        def checked():
+            before_replace()
+            if not opened:
+                opened.append(open(note, "a", encoding="utf-8"))
+        return real_write(path, filled, before_replace=checked, **rest)
+
+    def write_late_then_next(*args, **kwargs):
+        done = real_rewrite(*args, **kwargs)
+        opened[0].write("late\n")
+        opened[0].close()
+        append(note, "next\n")
+        return done
+
+    monkeypatch.setattr(tagging, "atomic_write_with", open_before_the_swap)
+    monkeypatch.setattr(tagging, "_rewrite", write_late_then_next)
+    applied = apply(root, planned, commit=False)
+    assert len(writes) == 2 and applied.paths == ["race.md"] and not applied.skipped
+    assert note.read_text() == HEAD.replace("owner", "external") + "body\nlate\nnext\nduring\n"
+    assert sorted(p.name for p in root.iterdir()) == [".cache", "race.md"]
