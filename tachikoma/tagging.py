@@ -1201,6 +1201,7 @@ def _insert(path: Path, handle: BinaryIO, at: int, data: bytes, held: Held) -> N
     start = os.fstat(handle.fileno())
     copied, source = [0], hashlib.sha256()
     old: list[int] = []
+    copy: list[int] = []  # the new file, still writable after it was made durable
 
     def fill(out: BinaryIO) -> None:
         handle.seek(0)
@@ -1211,6 +1212,7 @@ def _insert(path: Path, handle: BinaryIO, at: int, data: bytes, held: Held) -> N
             out.write(block)
             source.update(block)
         copied[0] = handle.tell()
+        copy.append(os.dup(out.fileno()))
 
     def the_note(info: os.stat_result) -> bool:
         return (info.st_dev, info.st_ino) == (start.st_dev, start.st_ino) and info.st_size >= copied[0]
@@ -1219,6 +1221,14 @@ def _insert(path: Path, handle: BinaryIO, at: int, data: bytes, held: Held) -> N
         old.append(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)))
         if not the_note(os.fstat(old[0])) or _prefix_sha(handle, copied[0]) != source.hexdigest():
             raise _Changed()
+        # Lines appended while the copy was made durable go in too, so the rename leaves next to none
+        # behind (those would come back after a wait, at the end). Not synced: a plain append is not.
+        handle.seek(copied[0])
+        for block in iter(lambda: handle.read(_BLOCK), b""):
+            view = memoryview(block)
+            while view:
+                view = view[os.write(copy[0], view):]
+            copied[0] += len(block)
 
     def was_the_note(displaced: Path) -> None:
         if not the_note(os.stat(displaced)):
@@ -1232,6 +1242,8 @@ def _insert(path: Path, handle: BinaryIO, at: int, data: bytes, held: Held) -> N
     except BaseException:
         _close(old)
         raise
+    finally:
+        _close(copy)
     held.hold(old.pop(), copied[0], path)
     written = os.stat(path)
     held.placed(path, Placed(written.st_dev, written.st_ino, copied[0] + len(data)))
