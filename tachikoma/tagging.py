@@ -1195,9 +1195,9 @@ def _add_late(path: Path, data: bytes, placed: Placed | None, held: Held) -> Non
 
 def _insert(path: Path, handle: BinaryIO, at: int, data: bytes, held: Held) -> None:
     """Replace the note `handle` reads, at `path`, atomically with its bytes and `data` inserted at `at`;
-    every other byte is kept. Lines appended to it meanwhile are no change: the file replaced is held, so
-    what the copy missed comes back in turn, after `data` (where it belongs). Raises _Changed when the
-    note was replaced or its bytes copied changed."""
+    every other byte is kept. Lines appended to it meanwhile are no change: those appended while the copy
+    was made are copied in just before the rename, and the file replaced is held, so a write reaching it
+    later still comes back in turn. Raises _Changed when the note was replaced or its bytes copied changed."""
     start = os.fstat(handle.fileno())
     copied, source = [0], hashlib.sha256()
     old: list[int] = []
@@ -1205,9 +1205,10 @@ def _insert(path: Path, handle: BinaryIO, at: int, data: bytes, held: Held) -> N
 
     def fill(out: BinaryIO) -> None:
         handle.seek(0)
-        before = handle.read(at)
-        out.write(before + data)
-        source.update(before)
+        for block in iter(lambda: handle.read(min(_BLOCK, at - handle.tell())), b""):
+            out.write(block)
+            source.update(block)
+        out.write(data)
         for block in iter(lambda: handle.read(_BLOCK), b""):
             out.write(block)
             source.update(block)
