@@ -73,20 +73,14 @@ class Held:
     """The files one run replaced, each held for `GRACE` seconds (see the module docstring)."""
 
     def __init__(self, add: Add | None = None) -> None:
-        self._files: dict[tuple[int, int], _File] = {}  # by (device, inode); oldest first
+        self._files: list[_File] = []  # oldest first
         self._placed: dict[Path, Placed] = {}
         self._add = add or append_at_end
 
     def hold(self, fd: int, taken: int, path: Path) -> None:
         """Hold the open file `fd` (now owned here), replaced at `path` by a file holding its first
-        `taken` bytes. The same file held again (copied once more) keeps the one descriptor."""
-        info = os.fstat(fd)
-        key = (info.st_dev, info.st_ino)
-        earlier = self._files.pop(key, None)
-        if earlier is not None:
-            os.close(fd)
-            fd, taken = earlier.fd, max(taken, earlier.taken)
-        self._files[key] = _File(time.monotonic(), fd, taken, path)
+        `taken` bytes."""
+        self._files.append(_File(time.monotonic(), fd, taken, path))
 
     def placed(self, path: Path, placed: Placed) -> None:
         """The rename put `placed` at `path` (the last one counts)."""
@@ -95,13 +89,12 @@ class Held:
     def check(self) -> list[Unsaved]:
         """Add back what reached the files held `GRACE` seconds or more (and the oldest while more than
         `MOST` are held) and let them go; what could not be added back."""
-        now, ready = time.monotonic(), []
-        while self._files:
-            key, held = next(iter(self._files.items()))
-            if now - held.since < GRACE and len(self._files) <= MOST:
-                break
-            ready.append(self._files.pop(key))
-        return self._let_go(ready, self._add)
+        now, ready = time.monotonic(), 0
+        while ready < len(self._files) and (now - self._files[ready].since >= GRACE
+                                            or len(self._files) - ready > MOST):
+            ready += 1
+        done, self._files = self._files[:ready], self._files[ready:]
+        return self._let_go(done, self._add)
 
     def finish(self) -> list[Unsaved]:
         """Wait until the last file replaced is `GRACE` old (at most `GRACE`), add back what reached every
@@ -111,10 +104,8 @@ class Held:
         for add in (self._add, append_at_end):
             if not self._files:
                 break
-            youngest = max(held.since for held in self._files.values())
-            time.sleep(max(0.0, youngest + GRACE - time.monotonic()))
-            everything = list(self._files.values())
-            self._files.clear()
+            time.sleep(max(0.0, self._files[-1].since + GRACE - time.monotonic()))
+            everything, self._files = self._files, []
             unsaved += self._let_go(everything, add)
         return unsaved
 

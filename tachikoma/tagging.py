@@ -958,26 +958,16 @@ class _Changed(Exception):
     """The note changed between being read and being replaced: nothing was replaced."""
 
 
-class _Replaced(Exception):
-    """The tagged copy replaced the note, but a write reached the note as read right after the last
-    check (it went to the old file): `written` is the stat of the copy now in place, `sha` its sha256."""
-
-    def __init__(self, written: os.stat_result, sha: str):
-        super().__init__("changed right after being replaced")
-        self.written, self.sha = written, sha
-
-
 def _write_markdown(root: Path, change: Change, restore: dict[str, Restore], result: Applied,
-                    max_bytes: int | None, held: Held | None = None) -> bool:
+                    max_bytes: int | None, held: Held) -> bool:
     """Make `change` to one note: only its head is read and rewritten, the body is copied through.
 
     Someone may write the note meanwhile (an appending agent, an editor's
     save): the new file replaces the note only if the note is still the file
-    read, byte for byte, and a write that slips in between that check and the
-    rename is caught and put back. Each time, the note is read again and
-    tagged anew, up to `_ATTEMPTS` times; then it is skipped with a reason.
-    A write to the old note later still, by a program that opened it before
-    the rename, is appended to the new one by `held` (see `replaced`).
+    read, byte for byte; if not, the note is read again and tagged anew, up
+    to `_ATTEMPTS` times, then skipped with a reason. A write that reaches
+    the old note after that check (through a descriptor opened before the
+    rename) is put back into the new one by `held` (see `replaced`).
     """
     try:
         path = safe_path(root, change.path)
@@ -998,12 +988,6 @@ def _write_markdown(root: Path, change: Change, restore: dict[str, Restore], res
                 return _tag_note(path, handle, change, restore, result, max_bytes, held)
             except _Changed:
                 pass
-            except _Replaced as late:
-                if not _put_back(path, handle, late, held):
-                    result.skipped.append(Skip(change.path, "written to by someone else while being tagged, twice "
-                                                            "at once: not tagged; check that the note holds all of "
-                                                            "their last write"))
-                    return False
         time.sleep(0.01 * (attempt + 1))  # let the other writer finish
     result.skipped.append(Skip(change.path, f"kept changing while being tagged ({_ATTEMPTS} tries): not tagged, "
                                             "nothing lost; run again once it is quiet"))
@@ -1011,8 +995,8 @@ def _write_markdown(root: Path, change: Change, restore: dict[str, Restore], res
 
 
 def _tag_note(path: Path, handle: BinaryIO, change: Change, restore: dict[str, Restore], result: Applied,
-              max_bytes: int | None, held: Held | None = None) -> bool:
-    """One try of `_write_markdown` on the open note. Raises _Changed or _Replaced (see there)."""
+              max_bytes: int | None, held: Held) -> bool:
+    """One try of `_write_markdown` on the open note. Raises _Changed (see there)."""
     try:
         why = refusal(handle, max_bytes)
         head = read_head(handle)
@@ -1048,7 +1032,7 @@ def _tag_note(path: Path, handle: BinaryIO, change: Change, restore: dict[str, R
             result.skipped.append(Skip(change.path, f"{exc}; not rewritten"))
             return False
     try:
-        new_sha = old_sha if new_head == head else _rewrite(path, handle, len(head), new_head, old_sha, held=held)[0]
+        new_sha = old_sha if new_head == head else _rewrite(path, handle, len(head), new_head, old_sha, held)
     except OSError as exc:  # EPERM, ENOSPC, an immutable file: this note only; the note is as it was
         result.skipped.append(Skip(change.path, f"cannot write ({_why(exc)}); not tagged"))
         return False
@@ -1080,19 +1064,17 @@ def _identity(info: os.stat_result) -> tuple:
     return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns
 
 
-def _rewrite(path: Path, handle: BinaryIO, body_at: int, new_head: bytes, expected_sha: str | None,
-             expect: os.stat_result | None = None, tail: bytes = b"",
-             held: Held | None = None) -> tuple[str, os.stat_result]:
-    """Atomically replace `path` with `new_head`, the open file's bytes from `body_at` and `tail`;
-    return the sha256 of what was written and its stat.
+def _rewrite(path: Path, handle: BinaryIO, body_at: int, new_head: bytes, expected_sha: str,
+             held: Held) -> str:
+    """Atomically replace `path` with `new_head` and the open file's bytes from `body_at`; return the
+    sha256 of what was written.
 
-    The replace happens only if `path` is still the file `handle` reads (or, given, the file
-    `expect` describes), that file did not change since `handle` was read and its bytes hash to
-    `expected_sha` (when given): else _Changed, and nothing is replaced. A change to the file
-    read right after that check raises _Replaced. The note keeps its modification time (plus 1
-    ns, so an incremental index still sees the change): a tag is not news, and a note outside
-    git is dated by its mtime (`dates`). Given `held`, the file replaced (and the one `handle`
-    reads, when another) is held open a moment after the rename, for a write later still."""
+    The replace happens only if `path` is still the file `handle` reads, that file did not change
+    since `handle` was read and its bytes hash to `expected_sha`: else _Changed, and nothing is
+    replaced. The file replaced is given to `held`, so a write that reaches it after the last check
+    (through a descriptor opened before the rename) is put back into the note. The note keeps its
+    modification time (plus 1 ns, so an incremental index still sees the change): a tag is not news,
+    and a note outside git is dated by its mtime (`dates`)."""
     start = os.fstat(handle.fileno())
     old: list[int] = []  # the file at `path`, opened at the last check: the one the rename replaces
     digest, source = hashlib.sha256(new_head), hashlib.sha256()
@@ -1106,21 +1088,19 @@ def _rewrite(path: Path, handle: BinaryIO, body_at: int, new_head: bytes, expect
             out.write(block)
             digest.update(block)
             source.update(block)
-        out.write(tail)
-        digest.update(tail)
         size[0] = out.tell()
 
     def unchanged() -> None:
-        if expected_sha is not None and source.hexdigest() != expected_sha:
+        if source.hexdigest() != expected_sha:
             raise _Changed()
         old.append(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)))  # a FIFO: never waited on
         if (_identity(os.fstat(handle.fileno())) != _identity(start)
-                or _identity(os.fstat(old[0])) != _identity(expect or start)
+                or _identity(os.fstat(old[0])) != _identity(start)
                 or _stream_sha(handle) != source.hexdigest()):
             raise _Changed()
 
     def was_the_note(old: Path) -> None:  # an editor's save in the last instant is put back, not lost
-        if _identity(os.stat(old)) != _identity(expect or start):
+        if _identity(os.stat(old)) != _identity(start):
             raise _Changed()
 
     try:
@@ -1131,42 +1111,14 @@ def _rewrite(path: Path, handle: BinaryIO, body_at: int, new_head: bytes, expect
     except BaseException:
         _close(old)
         raise
-    if held is None:
-        _close(old)
-    else:
-        replaced = expect or start
-        held.hold(old.pop(), replaced.st_size, path)
-        if (replaced.st_dev, replaced.st_ino) != (start.st_dev, start.st_ino):  # _put_back: copied whole
-            held.hold(os.dup(handle.fileno()), start.st_size, path)
+    held.hold(old.pop(), start.st_size, path)
     try:
         os.utime(path, ns=(start.st_atime_ns, start.st_mtime_ns + 1))
     except OSError:
         pass  # a file system that refuses it only costs the date, never the tags
     written = os.stat(path)
-    if held is not None:
-        held.placed(path, Placed(written.st_dev, written.st_ino, size[0]))
-    if _identity(os.fstat(handle.fileno())) != _identity(start) or _stream_sha(handle) != source.hexdigest():
-        raise _Replaced(written, digest.hexdigest())
-    return digest.hexdigest(), written
-
-
-def _put_back(path: Path, handle: BinaryIO, late: _Replaced, held: Held | None = None) -> bool:
-    """After _Replaced: put the note's latest bytes (in the file `handle` reads, which the tagged copy
-    replaced) back at `path`, untagged. Lines appended to the copy meanwhile (an appending writer that
-    opened it after the rename) are kept after them. Whether it was done; not when the copy was
-    changed other than by appending."""
-    for _ in range(_ATTEMPTS):
-        try:
-            appended, found = _appended_since(path, late)
-            _rewrite(path, handle, 0, b"", None, expect=found, tail=appended, held=held)
-            return True
-        except _Replaced as again:
-            late = again
-        except _Changed:
-            continue
-        except (OSError, ValueError):
-            return False
-    return False
+    held.placed(path, Placed(written.st_dev, written.st_ino, size[0]))
+    return digest.hexdigest()
 
 
 def _close(fds: list[int]) -> None:
@@ -1268,19 +1220,7 @@ def _report_unsaved(root: Path, unsaved: list[Unsaved], result: Applied) -> None
         except ValueError:
             name = str(lost.path)
         result.skipped.append(Skip(name, f"tagged, but {lost.size} bytes another program wrote to the note as it "
-                                         f"was replaced could not be added to its end ({lost.why}): they are lost"))
-
-
-def _appended_since(path: Path, late: _Replaced) -> tuple[bytes, os.stat_result]:
-    """What was appended to the copy at `path` since it was written (described by `late`), and the
-    stat of the file read; raises ValueError when it was changed otherwise."""
-    with open_regular(path) as copy:
-        found = os.fstat(copy.fileno())
-        start = copy.read(late.written.st_size)
-        if hashlib.sha256(start).hexdigest() != late.sha:
-            raise ValueError("the copy was rewritten")
-        appended = copy.read(found.st_size - len(start))
-    return appended, found
+                                         f"was replaced could not be put back ({lost.why}): they are lost"))
 
 
 def _write_transcripts(root: Path, tags_file: tagfile.TagFile, changes: list[Change],

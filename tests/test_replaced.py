@@ -67,20 +67,6 @@ def test_nothing_written_late_leaves_the_new_file_as_it_is(tmp_path, clock):
     assert note.read_bytes() == b"new\n" and os.stat(note).st_mtime_ns == stat.st_mtime_ns
 
 
-def test_a_file_held_again_is_carried_from_where_the_last_copy_took_it(tmp_path, clock):
-    """A note copied twice (tagged, then put back whole): only what came after the second copy is added."""
-    appender, fd, note = replace_note(tmp_path, "a.md", b"body\n", b"body\nwindow\n")
-    appender.write(b"window\n")
-    appender.flush()
-    held = Held()
-    held.hold(fd, 5, note)
-    held.hold(os.dup(fd), 12, note)
-    appender.write(b"late\n")
-    appender.close()
-    assert held.finish() == []
-    assert note.read_bytes() == b"body\nwindow\nlate\n"
-
-
 def test_files_are_checked_once_they_are_grace_old_and_the_run_waits_once(tmp_path, clock):
     appender_a, fd_a, a = replace_note(tmp_path, "a.md", b"a\n", b"A\n")
     appender_b, fd_b, b = replace_note(tmp_path, "b.md", b"b\n", b"B\n")

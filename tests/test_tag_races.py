@@ -145,10 +145,10 @@ def test_a_write_during_the_copy_is_not_overwritten(planned_note, monkeypatch, w
 
 @pytest.mark.parametrize("write", [append, editor_save], ids=["appended", "editor-saved"])
 def test_a_write_right_after_the_last_check_is_caught(planned_note, monkeypatch, write):
-    """The narrowest window: a write after the last check, just before the rename. An appended line
-    went to the old file: caught after the rename and put back. An editor's save renamed over the
-    note: the rename swaps the names (RENAME_EXCHANGE), sees it and swaps back. Either way the note
-    is read again and tagged with the line in it."""
+    """The narrowest window: a write after the last check, just before the rename. Where names swap
+    (RENAME_EXCHANGE) the swap sees the note changed (appended to, or an editor's save renamed over
+    it) and swaps back, and the note is read again and tagged with the line in it; elsewhere an
+    appended line went to the old file, which is held, and is put back after the body."""
     root, note, planned = planned_note
     if write is editor_save and not atomic.can_exchange(root):
         pytest.skip("no atomic exchange of names here (renameat2): the last instant cannot be checked")
@@ -227,10 +227,10 @@ def test_a_write_to_the_old_file_after_the_last_check_is_carried_over(planned_no
     assert sorted(p.name for p in root.iterdir()) == [".cache", "race.md"]
 
 
-def test_a_late_write_to_the_old_file_after_it_was_put_back_is_carried_over_once(planned_note, monkeypatch):
-    """A line lands in the old file right after the swap (caught, put back: the note holds the old
-    file's bytes again, untagged, and is tagged anew); the same appender writes once more to the old
-    file after that put-back. The second line is added at the end once, the first is not added twice."""
+def test_writes_to_the_old_file_right_after_the_swap_and_later_come_back_once_in_order(planned_note, monkeypatch):
+    """An appender opened the note before the swap and writes to the old file right after it (before
+    tagging's own last look) and again later: the note is not read and tagged again; both lines come
+    back, once each, in order."""
     root, note, planned = planned_note
     if not atomic.can_exchange(root):
         pytest.skip("no atomic exchange of names here (renameat2): no instant right after the swap to land in")
@@ -240,30 +240,27 @@ def test_a_late_write_to_the_old_file_after_it_was_put_back_is_carried_over_once
     def write_right_after_the_swap(path, fill, before_replace=None, displaced=None):
         def checked():
             before_replace()
-            if not appender:
-                appender.append(open(note, "a", encoding="utf-8"))
+            appender.append(open(note, "a", encoding="utf-8"))
 
         def swapped(old):
             displaced(old)
-            if len(rewrites) == 1:
-                appender[0].write("written right after the swap\n")
-                appender[0].flush()
+            appender[0].write("written right after the swap\n")
+            appender[0].flush()
         return real_write(path, fill, before_replace=checked, displaced=swapped)
 
     def count(*args, **kwargs):
-        rewrites.append(kwargs.get("tail"))
+        rewrites.append(args)
         done = real_rewrite(*args, **kwargs)
-        if len(rewrites) == 2:  # the put-back
-            appender[0].write("late\n")
-            appender[0].close()
+        appender[0].write("later\n")
+        appender[0].close()
         return done
 
     monkeypatch.setattr(tagging, "atomic_write_with", write_right_after_the_swap)
     monkeypatch.setattr(tagging, "_rewrite", count)
     applied = apply(root, planned, commit=False)
-    assert len(rewrites) == 3 and appender[0].closed, "tag, put back, tag again"
+    assert len(rewrites) == 1 and appender[0].closed
     assert applied.paths == ["race.md"] and not applied.skipped
-    assert note.read_text() == HEAD.replace("owner", "external") + "body\nwritten right after the swap\nlate\n"
+    assert note.read_text() == HEAD.replace("owner", "external") + "body\nwritten right after the swap\nlater\n"
 
 
 def test_a_late_write_that_cannot_be_added_back_is_reported(planned_note, monkeypatch):
@@ -291,8 +288,8 @@ def test_a_late_write_that_cannot_be_added_back_is_reported(planned_note, monkey
     applied = apply(root, planned, commit=False)
     assert applied.paths == ["race.md"]
     assert [(p, r.split(" (")[0]) for p, r in applied.skipped] == [
-        ("race.md", "tagged, but 5 bytes another program wrote to the note as it was replaced could not be added "
-                    "to its end")]
+        ("race.md", "tagged, but 5 bytes another program wrote to the note as it was replaced could not be put "
+                    "back")]
     assert not note.exists()
 
 
@@ -372,4 +369,27 @@ def test_lines_appended_while_a_late_write_is_put_back_are_all_kept(planned_note
     assert len(writes) == 2 and applied.paths == ["race.md"] and not applied.skipped
     assert note.read_text() == (HEAD.replace("owner", "external")
                                 + "body\nlate\nnext\nwhile copied\nto the new file\nto the old file\n")
+    assert sorted(p.name for p in root.iterdir()) == [".cache", "race.md"]
+
+
+def test_where_names_cannot_swap_a_line_appended_just_before_the_rename_is_put_back(planned_note, monkeypatch):
+    """Without RENAME_EXCHANGE the rename cannot see the note changed in its last instant: the line
+    went to the old file, which is held, and comes back after the body."""
+    root, note, planned = planned_note
+    monkeypatch.setattr(atomic, "_exchange", lambda a, b: False)
+    real = atomic.atomic_write_with
+    landed = []
+
+    def write_after_the_check(path, fill, before_replace=None, **rest):
+        def checked():
+            before_replace()
+            if not landed:
+                append(note, "written in the window\n")
+                landed.append(True)
+        return real(path, fill, before_replace=checked, **rest)
+
+    monkeypatch.setattr(tagging, "atomic_write_with", write_after_the_check)
+    applied = apply(root, planned, commit=False)
+    assert landed and applied.paths == ["race.md"] and not applied.skipped
+    assert note.read_text() == HEAD.replace("owner", "external") + "body\nwritten in the window\n"
     assert sorted(p.name for p in root.iterdir()) == [".cache", "race.md"]
