@@ -75,12 +75,14 @@ class Held:
     def __init__(self, add: Add | None = None) -> None:
         self._files: list[_File] = []  # oldest first
         self._placed: dict[Path, Placed] = {}
+        self._holding: dict[Path, int] = {}  # how many files are held for each path
         self._add = add or append_at_end
 
     def hold(self, fd: int, taken: int, path: Path) -> None:
         """Hold the open file `fd` (now owned here), replaced at `path` by a file holding its first
         `taken` bytes."""
         self._files.append(_File(time.monotonic(), fd, taken, path))
+        self._holding[path] = self._holding.get(path, 0) + 1
 
     def placed(self, path: Path, placed: Placed) -> None:
         """The rename put `placed` at `path` (the last one counts)."""
@@ -129,6 +131,11 @@ class Held:
                 add(path, data, self._placed.get(path))
             except OSError as exc:
                 unsaved.append(Unsaved(path, len(data), exc.strerror or str(exc)))
+        for held in files:  # where nothing is held any more, what was placed there is not needed either
+            self._holding[held.path] -= 1
+            if not self._holding[held.path]:
+                del self._holding[held.path]
+                self._placed.pop(held.path, None)
         return unsaved
 
 
