@@ -9,7 +9,10 @@ fresh process per case, and prints its wall time and peak resident memory:
 - a real note of `--mb` MB with `[index] max_file_bytes` raised above it
   (the front matter is rewritten and the body streamed through);
 - a sparse note of `--sparse-gb` GB under the default limit (refused with
-  the reason, after one stat).
+  the reason, after one stat);
+- `--files` small notes tagged by one run (`--path bulk/`): what holding each
+  replaced note open for a moment after its swap costs a bulk run (at most
+  one grace period per run, not per note).
 
 The baseline line is `tachikoma --help` in the same kind of process.
 """
@@ -50,6 +53,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mb", type=int, default=150)
     parser.add_argument("--sparse-gb", type=float, default=1.0)
+    parser.add_argument("--files", type=int, default=10_000)
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="tachikoma-tag-large-"))
     root = work / "memory"
@@ -80,6 +84,15 @@ def main() -> int:
         untouched = os.stat(sparse).st_blocks * 512 < 1_000_000
         print(f"{f'{args.sparse_gb:g} GB sparse note, refused':<44} {seconds:>8.2f} {rss:>12.1f}"
               f"   (file still sparse: {untouched})")
+        sparse.unlink()
+
+        bulk = root / "bulk"
+        bulk.mkdir()
+        for n in range(args.files):
+            (bulk / f"note-{n:05d}.md").write_text(f"---\ntitle: note {n}\n---\n# Note {n}\n\nA line of body.\n")
+        seconds, rss = measure("--memory", str(root), "tag", "--path", "bulk/", "--trust", "self", "--no-commit")
+        tagged = sum("trust: self" in p.read_text() for p in bulk.iterdir())
+        print(f"{f'{args.files} small notes, one run ({tagged} tagged)':<44} {seconds:>8.2f} {rss:>12.1f}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0

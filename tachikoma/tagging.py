@@ -60,6 +60,7 @@ from .gitutil import Blob
 from .humanize import printable
 from .memory import TAG_FILE, PathOutsideMemory, cache_dir, kind_of, open_regular, safe_path, walk
 from .reader import BINARY_SNIFF_BYTES, unreadable_reason
+from .replaced import Held, Placed, Unsaved, append_at_end
 from .tags import EVERGREEN, UNTAGGED, WRITABLE_KEYS, InvalidTagValue, Tags, check_value, normalise_value
 
 DEFAULTS = {"source": "tachikoma", "trust": "self", "confidence": "medium"}
@@ -599,10 +600,16 @@ def _write(root: Path, changes: list[Change], commit: bool, action: tuple[str, s
         tags_file = tagfile.load(root) if transcripts else None
         run_id = _save_journal(root, action, commit, markdown + transcripts) if markdown or transcripts else None
         written: list[str] = []
-        for change in markdown:
-            if _write_markdown(root, change, restore or {}, result, max_bytes):
-                written.append(change.path)
-                faults.point("tag-wrote-file")
+        # The notes replaced, held open a moment for a write that still reaches them.
+        held = Held(lambda path, data, placed: _add_late(path, data, placed, held))
+        try:
+            for change in markdown:
+                if _write_markdown(root, change, restore or {}, result, max_bytes, held):
+                    written.append(change.path)
+                    faults.point("tag-wrote-file")
+                _report_unsaved(root, held.check(), result)
+        finally:
+            _report_unsaved(root, held.finish(), result)
         if transcripts:
             written += _write_transcripts(root, tags_file, transcripts, restore or {}, result)
         faults.point("tag-before-commit")
@@ -952,24 +959,16 @@ class _Changed(Exception):
     """The note changed between being read and being replaced: nothing was replaced."""
 
 
-class _Replaced(Exception):
-    """The tagged copy replaced the note, but a write reached the note as read right after the last
-    check (it went to the old file): `written` is the stat of the copy now in place, `sha` its sha256."""
-
-    def __init__(self, written: os.stat_result, sha: str):
-        super().__init__("changed right after being replaced")
-        self.written, self.sha = written, sha
-
-
 def _write_markdown(root: Path, change: Change, restore: dict[str, Restore], result: Applied,
-                    max_bytes: int | None) -> bool:
+                    max_bytes: int | None, held: Held) -> bool:
     """Make `change` to one note: only its head is read and rewritten, the body is copied through.
 
     Someone may write the note meanwhile (an appending agent, an editor's
     save): the new file replaces the note only if the note is still the file
-    read, byte for byte, and a write that slips in between that check and the
-    rename is caught and put back. Each time, the note is read again and
-    tagged anew, up to `_ATTEMPTS` times; then it is skipped with a reason.
+    read, byte for byte; if not, the note is read again and tagged anew, up
+    to `_ATTEMPTS` times, then skipped with a reason. A write that reaches
+    the old note after that check (through a descriptor opened before the
+    rename) is put back into the new one by `held` (see `replaced`).
     """
     try:
         path = safe_path(root, change.path)
@@ -987,15 +986,9 @@ def _write_markdown(root: Path, change: Change, restore: dict[str, Restore], res
             return False
         with handle:
             try:
-                return _tag_note(path, handle, change, restore, result, max_bytes)
+                return _tag_note(path, handle, change, restore, result, max_bytes, held)
             except _Changed:
                 pass
-            except _Replaced as late:
-                if not _put_back(path, handle, late):
-                    result.skipped.append(Skip(change.path, "written to by someone else while being tagged, twice "
-                                                            "at once: not tagged; check that the note holds all of "
-                                                            "their last write"))
-                    return False
         time.sleep(0.01 * (attempt + 1))  # let the other writer finish
     result.skipped.append(Skip(change.path, f"kept changing while being tagged ({_ATTEMPTS} tries): not tagged, "
                                             "nothing lost; run again once it is quiet"))
@@ -1003,8 +996,8 @@ def _write_markdown(root: Path, change: Change, restore: dict[str, Restore], res
 
 
 def _tag_note(path: Path, handle: BinaryIO, change: Change, restore: dict[str, Restore], result: Applied,
-              max_bytes: int | None) -> bool:
-    """One try of `_write_markdown` on the open note. Raises _Changed or _Replaced (see there)."""
+              max_bytes: int | None, held: Held) -> bool:
+    """One try of `_write_markdown` on the open note. Raises _Changed (see there)."""
     try:
         why = refusal(handle, max_bytes)
         head = read_head(handle)
@@ -1040,7 +1033,7 @@ def _tag_note(path: Path, handle: BinaryIO, change: Change, restore: dict[str, R
             result.skipped.append(Skip(change.path, f"{exc}; not rewritten"))
             return False
     try:
-        new_sha = old_sha if new_head == head else _rewrite(path, handle, len(head), new_head, old_sha)[0]
+        new_sha = old_sha if new_head == head else _rewrite(path, handle, len(head), new_head, old_sha, held)
     except OSError as exc:  # EPERM, ENOSPC, an immutable file: this note only; the note is as it was
         result.skipped.append(Skip(change.path, f"cannot write ({_why(exc)}); not tagged"))
         return False
@@ -1072,19 +1065,21 @@ def _identity(info: os.stat_result) -> tuple:
     return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns
 
 
-def _rewrite(path: Path, handle: BinaryIO, body_at: int, new_head: bytes, expected_sha: str | None,
-             expect: os.stat_result | None = None, tail: bytes = b"") -> tuple[str, os.stat_result]:
-    """Atomically replace `path` with `new_head`, the open file's bytes from `body_at` and `tail`;
-    return the sha256 of what was written and its stat.
+def _rewrite(path: Path, handle: BinaryIO, body_at: int, new_head: bytes, expected_sha: str,
+             held: Held) -> str:
+    """Atomically replace `path` with `new_head` and the open file's bytes from `body_at`; return the
+    sha256 of what was written.
 
-    The replace happens only if `path` is still the file `handle` reads (or, given, the file
-    `expect` describes), that file did not change since `handle` was read and its bytes hash to
-    `expected_sha` (when given): else _Changed, and nothing is replaced. A change to the file
-    read right after that check raises _Replaced. The note keeps its modification time (plus 1
-    ns, so an incremental index still sees the change): a tag is not news, and a note outside
-    git is dated by its mtime (`dates`)."""
+    The replace happens only if `path` is still the file `handle` reads, that file did not change
+    since `handle` was read and its bytes hash to `expected_sha`: else _Changed, and nothing is
+    replaced. The file replaced is given to `held`, so a write that reaches it after the last check
+    (through a descriptor opened before the rename) is put back into the note. The note keeps its
+    modification time (plus 1 ns, so an incremental index still sees the change): a tag is not news,
+    and a note outside git is dated by its mtime (`dates`)."""
     start = os.fstat(handle.fileno())
+    old: list[int] = []  # the file at `path`, opened at the last check: the one the rename replaces
     digest, source = hashlib.sha256(new_head), hashlib.sha256()
+    size = [0]
 
     def fill(out: BinaryIO) -> None:
         out.write(new_head)
@@ -1094,64 +1089,139 @@ def _rewrite(path: Path, handle: BinaryIO, body_at: int, new_head: bytes, expect
             out.write(block)
             digest.update(block)
             source.update(block)
-        out.write(tail)
-        digest.update(tail)
+        size[0] = out.tell()
 
     def unchanged() -> None:
-        if expected_sha is not None and source.hexdigest() != expected_sha:
+        if source.hexdigest() != expected_sha:
             raise _Changed()
+        old.append(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)))  # a FIFO: never waited on
         if (_identity(os.fstat(handle.fileno())) != _identity(start)
-                or _identity(os.stat(path)) != _identity(expect or start)
+                or _identity(os.fstat(old[0])) != _identity(start)
                 or _stream_sha(handle) != source.hexdigest()):
             raise _Changed()
 
     def was_the_note(old: Path) -> None:  # an editor's save in the last instant is put back, not lost
-        if _identity(os.stat(old)) != _identity(expect or start):
+        if _identity(os.stat(old)) != _identity(start):
             raise _Changed()
 
     try:
         atomic_write_with(path, fill, before_replace=unchanged, displaced=was_the_note)
     except FileNotFoundError:
+        _close(old)
         raise _Changed() from None  # renamed away meanwhile: read it again
+    except BaseException:
+        _close(old)
+        raise
+    held.hold(old.pop(), start.st_size, path)
     try:
         os.utime(path, ns=(start.st_atime_ns, start.st_mtime_ns + 1))
     except OSError:
         pass  # a file system that refuses it only costs the date, never the tags
     written = os.stat(path)
-    if _identity(os.fstat(handle.fileno())) != _identity(start) or _stream_sha(handle) != source.hexdigest():
-        raise _Replaced(written, digest.hexdigest())
-    return digest.hexdigest(), written
+    held.placed(path, Placed(written.st_dev, written.st_ino, size[0]))
+    return digest.hexdigest()
 
 
-def _put_back(path: Path, handle: BinaryIO, late: _Replaced) -> bool:
-    """After _Replaced: put the note's latest bytes (in the file `handle` reads, which the tagged copy
-    replaced) back at `path`, untagged. Lines appended to the copy meanwhile (an appending writer that
-    opened it after the rename) are kept after them. Whether it was done; not when the copy was
-    changed other than by appending."""
+def _close(fds: list[int]) -> None:
+    while fds:
+        os.close(fds.pop())
+
+
+def _add_late(path: Path, data: bytes, placed: Placed | None, held: Held) -> None:
+    """Put `data` back into the note at `path`: bytes written to a file tagging replaced there, after the
+    replacement (see `replaced`). They go right after the bytes the note was written with, before what
+    was appended to it since (`_insert`); with one appending write (dating the note as that write would
+    have) when nothing was appended since, or when the note is no longer the file written (someone
+    else's: at its end)."""
     for _ in range(_ATTEMPTS):
+        with open_regular(path) as handle:
+            info = os.fstat(handle.fileno())
+            if placed is None or not placed.is_(info) or info.st_size == placed.size:
+                break
+            try:
+                _insert(path, handle, placed.size, data, held)
+                return
+            except _Changed:
+                continue
+    append_at_end(path, data)
+
+
+def _insert(path: Path, handle: BinaryIO, at: int, data: bytes, held: Held) -> None:
+    """Replace the note `handle` reads, at `path`, atomically with its bytes and `data` inserted at `at`;
+    every other byte is kept. Lines appended to it meanwhile are no change: those appended while the copy
+    was made are copied in just before the rename, and the file replaced is held, so a write reaching it
+    later still comes back in turn. Raises _Changed when the note was replaced or its bytes copied changed."""
+    start = os.fstat(handle.fileno())
+    copied, source = [0], hashlib.sha256()
+    old: list[int] = []
+    copy: list[int] = []  # the new file, still writable after it was made durable
+
+    def fill(out: BinaryIO) -> None:
+        handle.seek(0)
+        for block in iter(lambda: handle.read(min(_BLOCK, at - handle.tell())), b""):
+            out.write(block)
+            source.update(block)
+        out.write(data)
+        for block in iter(lambda: handle.read(_BLOCK), b""):
+            out.write(block)
+            source.update(block)
+        copied[0] = handle.tell()
+        copy.append(os.dup(out.fileno()))
+
+    def the_note(info: os.stat_result) -> bool:
+        return (info.st_dev, info.st_ino) == (start.st_dev, start.st_ino) and info.st_size >= copied[0]
+
+    def unchanged() -> None:
+        old.append(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)))
+        if not the_note(os.fstat(old[0])) or _prefix_sha(handle, copied[0]) != source.hexdigest():
+            raise _Changed()
+        # Lines appended while the copy was made durable go in too, so the rename leaves next to none
+        # behind (those would come back after a wait, at the end). Not synced: a plain append is not.
+        handle.seek(copied[0])
+        for block in iter(lambda: handle.read(_BLOCK), b""):
+            view = memoryview(block)
+            while view:
+                view = view[os.write(copy[0], view):]
+            copied[0] += len(block)
+
+    def was_the_note(displaced: Path) -> None:
+        if not the_note(os.stat(displaced)):
+            raise _Changed()
+
+    try:
+        atomic_write_with(path, fill, before_replace=unchanged, displaced=was_the_note)
+    except FileNotFoundError:
+        _close(old)
+        raise _Changed() from None
+    except BaseException:
+        _close(old)
+        raise
+    finally:
+        _close(copy)
+    held.hold(old.pop(), copied[0], path)
+    written = os.stat(path)
+    held.placed(path, Placed(written.st_dev, written.st_ino, copied[0] + len(data)))
+
+
+def _prefix_sha(handle: BinaryIO, size: int) -> str:
+    """The sha256 of the open file's first `size` bytes."""
+    digest = hashlib.sha256()
+    handle.seek(0)
+    while size > 0 and (block := handle.read(min(_BLOCK, size))):
+        digest.update(block)
+        size -= len(block)
+    return digest.hexdigest()
+
+
+def _report_unsaved(root: Path, unsaved: list[Unsaved], result: Applied) -> None:
+    """Late writes `Held` could not add back to their notes: each one's note is named with the reason."""
+    for lost in unsaved:
         try:
-            appended, found = _appended_since(path, late)
-            _rewrite(path, handle, 0, b"", None, expect=found, tail=appended)
-            return True
-        except _Replaced as again:
-            late = again
-        except _Changed:
-            continue
-        except (OSError, ValueError):
-            return False
-    return False
-
-
-def _appended_since(path: Path, late: _Replaced) -> tuple[bytes, os.stat_result]:
-    """What was appended to the copy at `path` since it was written (described by `late`), and the
-    stat of the file read; raises ValueError when it was changed otherwise."""
-    with open_regular(path) as copy:
-        found = os.fstat(copy.fileno())
-        start = copy.read(late.written.st_size)
-        if hashlib.sha256(start).hexdigest() != late.sha:
-            raise ValueError("the copy was rewritten")
-        appended = copy.read(found.st_size - len(start))
-    return appended, found
+            name = lost.path.relative_to(root).as_posix()
+        except ValueError:
+            name = str(lost.path)
+        result.skipped.append(Skip(name, f"tagged, but {lost.size} bytes another program wrote to the note as it "
+                                         f"was replaced could not be put back ({lost.why}): they are lost"))
 
 
 def _write_transcripts(root: Path, tags_file: tagfile.TagFile, changes: list[Change],

@@ -145,10 +145,10 @@ def test_a_write_during_the_copy_is_not_overwritten(planned_note, monkeypatch, w
 
 @pytest.mark.parametrize("write", [append, editor_save], ids=["appended", "editor-saved"])
 def test_a_write_right_after_the_last_check_is_caught(planned_note, monkeypatch, write):
-    """The narrowest window: a write after the last check, just before the rename. An appended line
-    went to the old file: caught after the rename and put back. An editor's save renamed over the
-    note: the rename swaps the names (RENAME_EXCHANGE), sees it and swaps back. Either way the note
-    is read again and tagged with the line in it."""
+    """The narrowest window: a write after the last check, just before the rename. Where names swap
+    (RENAME_EXCHANGE) the swap sees the note changed (appended to, or an editor's save renamed over
+    it) and swaps back, and the note is read again and tagged with the line in it; elsewhere an
+    appended line went to the old file, which is held, and is put back after the body."""
     root, note, planned = planned_note
     if write is editor_save and not atomic.can_exchange(root):
         pytest.skip("no atomic exchange of names here (renameat2): the last instant cannot be checked")
@@ -190,3 +190,206 @@ def test_a_note_that_never_stops_changing_is_skipped_with_a_reason_and_kept_whol
     lines = "".join(f"write {n}\n" for n in range(1, count[0] + 1))
     assert note.read_text() == HEAD + "body\n" + lines
     assert not [p.name for p in root.iterdir() if p.name.endswith(".tmp")]
+
+
+@pytest.mark.parametrize("late", [1, 2], ids=["one-late-write", "two-late-writes"])
+def test_a_write_to_the_old_file_after_the_last_check_is_carried_over(planned_note, monkeypatch, late):
+    """The window no check sees: an appender opened the note before the swap and writes after the
+    last check (it writes to the old file, which is no longer the note). Tagging holds the old file
+    open for a moment and adds what reached it to the end of the note, in order, after the body."""
+    root, note, planned = planned_note
+    real_write, real_rewrite = atomic.atomic_write_with, tagging._rewrite
+    opened = []
+
+    def open_before_the_swap(path, fill, before_replace=None, **rest):
+        def checked():
+            before_replace()
+            if not opened:
+                opened.append(open(note, "a", encoding="utf-8"))  # the old file, as an appender holds it
+        return real_write(path, fill, before_replace=checked, **rest)
+
+    def write_after_the_last_check(*args, **kwargs):
+        done = real_rewrite(*args, **kwargs)
+        if opened and not opened[0].closed:
+            for n in range(late):
+                opened[0].write(f"late {n}\n")
+                opened[0].flush()
+            opened[0].close()
+        return done
+
+    monkeypatch.setattr(tagging, "atomic_write_with", open_before_the_swap)
+    monkeypatch.setattr(tagging, "_rewrite", write_after_the_last_check)
+    applied = apply(root, planned, commit=False)
+    assert opened and opened[0].closed, "the write did not land"
+    assert applied.paths == ["race.md"] and not applied.skipped
+    late_lines = "".join(f"late {n}\n" for n in range(late))
+    assert note.read_text() == HEAD.replace("owner", "external") + "body\n" + late_lines
+    assert sorted(p.name for p in root.iterdir()) == [".cache", "race.md"]
+
+
+def test_writes_to_the_old_file_right_after_the_swap_and_later_come_back_once_in_order(planned_note, monkeypatch):
+    """An appender opened the note before the swap and writes to the old file right after it (before
+    tagging's own last look) and again later: the note is not read and tagged again; both lines come
+    back, once each, in order."""
+    root, note, planned = planned_note
+    if not atomic.can_exchange(root):
+        pytest.skip("no atomic exchange of names here (renameat2): no instant right after the swap to land in")
+    real_write, real_rewrite = atomic.atomic_write_with, tagging._rewrite
+    appender, rewrites = [], []
+
+    def write_right_after_the_swap(path, fill, before_replace=None, displaced=None):
+        def checked():
+            before_replace()
+            appender.append(open(note, "a", encoding="utf-8"))
+
+        def swapped(old):
+            displaced(old)
+            appender[0].write("written right after the swap\n")
+            appender[0].flush()
+        return real_write(path, fill, before_replace=checked, displaced=swapped)
+
+    def count(*args, **kwargs):
+        rewrites.append(args)
+        done = real_rewrite(*args, **kwargs)
+        appender[0].write("later\n")
+        appender[0].close()
+        return done
+
+    monkeypatch.setattr(tagging, "atomic_write_with", write_right_after_the_swap)
+    monkeypatch.setattr(tagging, "_rewrite", count)
+    applied = apply(root, planned, commit=False)
+    assert len(rewrites) == 1 and appender[0].closed
+    assert applied.paths == ["race.md"] and not applied.skipped
+    assert note.read_text() == HEAD.replace("owner", "external") + "body\nwritten right after the swap\nlater\n"
+
+
+def test_a_late_write_that_cannot_be_added_back_is_reported(planned_note, monkeypatch):
+    """The note is gone before the late write could be added to it: tagging says so, and makes no
+    file of it."""
+    root, note, planned = planned_note
+    real_write, real_rewrite = atomic.atomic_write_with, tagging._rewrite
+    opened = []
+
+    def open_before_the_swap(path, fill, before_replace=None, **rest):
+        def checked():
+            before_replace()
+            opened.append(open(note, "a", encoding="utf-8"))
+        return real_write(path, fill, before_replace=checked, **rest)
+
+    def write_then_remove(*args, **kwargs):
+        done = real_rewrite(*args, **kwargs)
+        opened[0].write("late\n")
+        opened[0].close()
+        note.unlink()
+        return done
+
+    monkeypatch.setattr(tagging, "atomic_write_with", open_before_the_swap)
+    monkeypatch.setattr(tagging, "_rewrite", write_then_remove)
+    applied = apply(root, planned, commit=False)
+    assert applied.paths == ["race.md"]
+    assert [(p, r.split(" (")[0]) for p, r in applied.skipped] == [
+        ("race.md", "tagged, but 5 bytes another program wrote to the note as it was replaced could not be put "
+                    "back")]
+    assert not note.exists()
+
+
+def test_a_late_write_goes_back_before_the_lines_appended_to_the_tagged_note_since(planned_note, monkeypatch):
+    """An appender writes its line to the old file (opened before the swap, written after the last check),
+    then its next line to the note (opened after): the note ends with the two lines in that order, its
+    head as tagged and its body byte for byte."""
+    root, note, planned = planned_note
+    real_write, real_rewrite = atomic.atomic_write_with, tagging._rewrite
+    opened = []
+
+    def open_before_the_swap(path, fill, before_replace=None, **rest):
+        def checked():
+            before_replace()
+            if not opened:
+                opened.append(open(note, "a", encoding="utf-8"))
+        return real_write(path, fill, before_replace=checked, **rest)
+
+    def write_late_then_next(*args, **kwargs):
+        done = real_rewrite(*args, **kwargs)
+        if opened and not opened[0].closed:
+            opened[0].write("late\n")
+            opened[0].close()
+            append(note, "next\n")
+        return done
+
+    monkeypatch.setattr(tagging, "atomic_write_with", open_before_the_swap)
+    monkeypatch.setattr(tagging, "_rewrite", write_late_then_next)
+    applied = apply(root, planned, commit=False)
+    assert opened and opened[0].closed, "the write did not land"
+    assert applied.paths == ["race.md"] and not applied.skipped
+    assert note.read_text() == HEAD.replace("owner", "external") + "body\nlate\nnext\n"
+    assert sorted(p.name for p in root.iterdir()) == [".cache", "race.md"]
+
+
+def test_lines_appended_while_a_late_write_is_put_back_are_all_kept(planned_note, monkeypatch):
+    """Putting a late write back rewrites the note, which an appender keeps writing to: a line appended
+    while the copy is made goes into the copy before the rename (before lines appended to the new note
+    after it); a line written to the file replaced, through a descriptor opened before that rename, is
+    held in turn and appended at the end (the second and last round). Nothing lost or doubled."""
+    root, note, planned = planned_note
+    if not atomic.can_exchange(root):
+        pytest.skip("no atomic exchange of names here (renameat2): no instant right after the swap to land in")
+    real_write, real_rewrite = atomic.atomic_write_with, tagging._rewrite
+    opened, writes = [], []
+
+    def appending_throughout(path, fill, before_replace=None, displaced=None):
+        writes.append(path)
+
+        def filled(out):
+            fill(out)
+            if len(writes) == 2:  # putting the late line back
+                append(note, "while copied\n")
+
+        def checked():
+            before_replace()
+            opened.append(open(note, "a", encoding="utf-8"))
+
+        def swapped(old):
+            displaced(old)
+            if len(writes) == 2:
+                opened[1].write("to the old file\n")
+                opened[1].close()
+                append(note, "to the new file\n")
+        return real_write(path, filled, before_replace=checked, displaced=swapped)
+
+    def write_late_then_next(*args, **kwargs):
+        done = real_rewrite(*args, **kwargs)
+        opened[0].write("late\n")
+        opened[0].close()
+        append(note, "next\n")
+        return done
+
+    monkeypatch.setattr(tagging, "atomic_write_with", appending_throughout)
+    monkeypatch.setattr(tagging, "_rewrite", write_late_then_next)
+    applied = apply(root, planned, commit=False)
+    assert len(writes) == 2 and applied.paths == ["race.md"] and not applied.skipped
+    assert note.read_text() == (HEAD.replace("owner", "external")
+                                + "body\nlate\nnext\nwhile copied\nto the new file\nto the old file\n")
+    assert sorted(p.name for p in root.iterdir()) == [".cache", "race.md"]
+
+
+def test_where_names_cannot_swap_a_line_appended_just_before_the_rename_is_put_back(planned_note, monkeypatch):
+    """Without RENAME_EXCHANGE the rename cannot see the note changed in its last instant: the line
+    went to the old file, which is held, and comes back after the body."""
+    root, note, planned = planned_note
+    monkeypatch.setattr(atomic, "_exchange", lambda a, b: False)
+    real = atomic.atomic_write_with
+    landed = []
+
+    def write_after_the_check(path, fill, before_replace=None, **rest):
+        def checked():
+            before_replace()
+            if not landed:
+                append(note, "written in the window\n")
+                landed.append(True)
+        return real(path, fill, before_replace=checked, **rest)
+
+    monkeypatch.setattr(tagging, "atomic_write_with", write_after_the_check)
+    applied = apply(root, planned, commit=False)
+    assert landed and applied.paths == ["race.md"] and not applied.skipped
+    assert note.read_text() == HEAD.replace("owner", "external") + "body\nwritten in the window\n"
+    assert sorted(p.name for p in root.iterdir()) == [".cache", "race.md"]
