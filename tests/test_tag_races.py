@@ -143,15 +143,19 @@ def test_a_write_during_the_copy_is_not_overwritten(planned_note, monkeypatch, w
     assert note.read_text() == HEAD.replace("owner", "external") + "body\nwritten meanwhile\n"
 
 
-@pytest.mark.parametrize("write", [append, editor_save], ids=["appended", "editor-saved"])
-def test_a_write_right_after_the_last_check_is_caught(planned_note, monkeypatch, write):
+@pytest.mark.parametrize("write, names_swap", [(append, True), (editor_save, True), (append, False)],
+                         ids=["appended", "editor-saved", "appended-without-renameat2"])
+def test_a_write_right_after_the_last_check_is_caught(planned_note, monkeypatch, write, names_swap):
     """The narrowest window: a write after the last check, just before the rename. Where names swap
     (RENAME_EXCHANGE) the swap sees the note changed (appended to, or an editor's save renamed over
-    it) and swaps back, and the note is read again and tagged with the line in it; elsewhere an
-    appended line went to the old file, which is held, and is put back after the body."""
+    it) and swaps back, and the note is read again and tagged with the line in it; elsewhere (or with
+    the exchange turned off) an appended line went to the old file, which is held, and is put back
+    after the body."""
     root, note, planned = planned_note
     if write is editor_save and not atomic.can_exchange(root):
         pytest.skip("no atomic exchange of names here (renameat2): the last instant cannot be checked")
+    if not names_swap:
+        monkeypatch.setattr(atomic, "_exchange", lambda a, b: False)
     real = atomic.atomic_write_with
     landed = []
 
@@ -369,27 +373,4 @@ def test_lines_appended_while_a_late_write_is_put_back_are_all_kept(planned_note
     assert len(writes) == 2 and applied.paths == ["race.md"] and not applied.skipped
     assert note.read_text() == (HEAD.replace("owner", "external")
                                 + "body\nlate\nnext\nwhile copied\nto the new file\nto the old file\n")
-    assert sorted(p.name for p in root.iterdir()) == [".cache", "race.md"]
-
-
-def test_where_names_cannot_swap_a_line_appended_just_before_the_rename_is_put_back(planned_note, monkeypatch):
-    """Without RENAME_EXCHANGE the rename cannot see the note changed in its last instant: the line
-    went to the old file, which is held, and comes back after the body."""
-    root, note, planned = planned_note
-    monkeypatch.setattr(atomic, "_exchange", lambda a, b: False)
-    real = atomic.atomic_write_with
-    landed = []
-
-    def write_after_the_check(path, fill, before_replace=None, **rest):
-        def checked():
-            before_replace()
-            if not landed:
-                append(note, "written in the window\n")
-                landed.append(True)
-        return real(path, fill, before_replace=checked, **rest)
-
-    monkeypatch.setattr(tagging, "atomic_write_with", write_after_the_check)
-    applied = apply(root, planned, commit=False)
-    assert landed and applied.paths == ["race.md"] and not applied.skipped
-    assert note.read_text() == HEAD.replace("owner", "external") + "body\nwritten in the window\n"
     assert sorted(p.name for p in root.iterdir()) == [".cache", "race.md"]
