@@ -28,9 +28,11 @@ import json
 import os
 import socket
 import stat
+import struct
+import threading
 import zlib
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 
 from . import __version__
 
@@ -109,8 +111,6 @@ class Host:
     """Answers `ask` for one memory from a long-lived process, until `close`."""
 
     def __init__(self, root: Path, config_path: str | os.PathLike | None, search: Search, process: str):
-        import threading
-
         self.identity = identity(root, config_path)
         self.served_by = {"process": process, "pid": os.getpid()}
         self._search = search
@@ -126,8 +126,6 @@ class Host:
         for it (or while there is no private folder for its socket), listening once it can."""
         host = cls(root, config_path, search, process)
         if not host._listen(root):
-            import threading
-
             threading.Thread(target=host._standby, args=(root,), name="tachikoma-resident-standby",
                              daemon=True).start()
         return host
@@ -146,8 +144,7 @@ class Host:
             return not self._closed.is_set() and self._bind(root)
 
     def _bind(self, root: Path) -> bool:
-        import socketserver
-        import threading
+        import socketserver  # only a host needs it
 
         folder = runtime_dir(create=True)
         if folder is None:
@@ -232,8 +229,6 @@ def _same_user(conn: socket.socket) -> bool:
     option = getattr(socket, "SO_PEERCRED", None)
     if option is None:
         return True
-    import struct
-
     _pid, uid, _gid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i")))
     return uid == os.getuid()
 
