@@ -57,6 +57,8 @@ from tachikoma.config import Config  # noqa: E402
 from tachikoma.store import postgres  # noqa: E402
 from tachikoma.store.postgres import PostgresStore  # noqa: E402
 
+postgres.HNSW_MIN_CHUNKS = 0  # the HNSW index is built and measured at every size, whatever the search would use
+
 CHUNKS_PER_FILE = 100
 
 

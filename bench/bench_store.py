@@ -43,6 +43,9 @@ from tachikoma.config import Config  # noqa: E402
 from tachikoma.embedders.hashing import HashingEmbedder  # noqa: E402
 from tachikoma.search import Searcher  # noqa: E402
 from tachikoma.store import STORE_ENV  # noqa: E402
+from tachikoma.store import postgres  # noqa: E402
+
+postgres.HNSW_MIN_CHUNKS = 0  # the HNSW index is built and measured at every size, whatever the search would use
 
 
 def timed(fn):

@@ -54,7 +54,8 @@ KEYWORD_FLOOR = 0.6
 #: recall@10 of the final ranking was 0.947 for HNSW 400 (34.9 ms p50), 0.987 for HNSW 1,000 (67 ms)
 #: and 0.977 for the sign-bit 4,000 (38.9 ms; 0.997 with the 16,000 `vector_index.shortlist_size`
 #: now takes, 54 ms in bench_million). So the sign-bit codes serve every size measured; past them
-#: the scan grows linearly and HNSW slowly: an extrapolation, not a measurement.
+#: the scan grows linearly and HNSW slowly: an extrapolation, not a measurement. PostgreSQL builds a
+#: memory's HNSW index from the same size (`store.postgres.HNSW_MIN_CHUNKS`).
 ENGINE_INDEX_MIN_CHUNKS = 3_000_000
 ENGINE_SHORTLIST = 1_000
 #: Re-rankings after finding result files missing before every file is checked.

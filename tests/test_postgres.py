@@ -34,6 +34,12 @@ def store_env(url, monkeypatch):
     return url
 
 
+@pytest.fixture
+def with_hnsw(monkeypatch):
+    """Index runs build the HNSW index of the small example memory (`HNSW_MIN_CHUNKS`: from 3M chunks)."""
+    monkeypatch.setattr("tachikoma.store.postgres.HNSW_MIN_CHUNKS", 0)
+
+
 def _top(answer) -> list[tuple[str, int]]:
     return [(r["path"], r["chunk"]) for r in answer["results"]]
 
@@ -201,7 +207,7 @@ def test_one_writer_per_memory(memory, store_env):
     assert indexer.run(memory).added == 1  # the next run completes the index again
 
 
-def test_runs_of_two_memories_end_one_at_a_time(tmp_path, store_env):
+def test_runs_of_two_memories_end_one_at_a_time(tmp_path, store_env, with_hnsw):
     """Two index runs ending together deadlocked (one's ANALYZE waited for the other's CREATE INDEX
     CONCURRENTLY, which waited for the first's transaction): the end of a run (statistics, HNSW build)
     takes one lock for every memory, so a second one waits for the first instead."""
@@ -358,7 +364,25 @@ def test_a_schema_1_index_is_upgraded_and_its_tool_texts_filled(tmp_path, store_
         searcher.close()
 
 
-def test_hnsw_finds_the_exact_nearest(memory, store_env):
+def test_a_memory_below_the_hnsw_size_gets_no_graph_and_searches_by_its_codes(memory, store_env):
+    """The search takes HNSW's shortlist only from `HNSW_MIN_CHUNKS` (= ENGINE_INDEX_MIN_CHUNKS): a smaller
+    memory does not pay for building the graph."""
+    from tachikoma.search import ENGINE_INDEX_MIN_CHUNKS
+    from tachikoma.store.postgres import HNSW_MIN_CHUNKS
+
+    assert HNSW_MIN_CHUNKS == ENGINE_INDEX_MIN_CHUNKS
+    indexer.run(memory, embedder_name="hash")
+    s = Searcher(memory)
+    try:
+        assert s.store.db.execute("SELECT count(*) FROM pg_indexes WHERE schemaname = 'tachikoma' "
+                                  "AND indexname LIKE 'chunks_hnsw_%'").fetchone()[0] == 0
+        assert not s.store.has_vector_index(s.dim) and s.store.vector_candidates(np.ones(s.dim, np.float32), 5) is None
+        assert s.search("Martin meeting preferences", 3)["results"]
+    finally:
+        s.close()
+
+
+def test_hnsw_finds_the_exact_nearest(memory, store_env, with_hnsw):
     indexer.run(memory, embedder_name="hash")
     s = Searcher(memory)
     try:
@@ -375,7 +399,8 @@ def test_hnsw_finds_the_exact_nearest(memory, store_env):
         s.close()
 
 
-def test_a_large_memory_takes_its_vector_candidates_from_hnsw_and_explains_exactly(memory, store_env, monkeypatch):
+def test_a_large_memory_takes_its_vector_candidates_from_hnsw_and_explains_exactly(memory, store_env, monkeypatch,
+                                                                                   with_hnsw):
     """Past `engine_index_min_chunks` the search scores HNSW's nearest chunks (and the keyword matches)
     exactly: the same answers as the exact scan, and no sign-bit codes built on this machine. A filter,
     which HNSW does not know, takes the sign-bit shortlist instead."""

@@ -50,6 +50,10 @@ PI2_6 = 1.64493406685
 LEXEME_QUERY = r"""('''' || replace(replace(lexeme, '\', '\\'), '''', '''''') || '''')::tsquery"""
 #: Memory for building an HNSW index (the graph of 1M x 384 vectors needs about 2 GB to build in one pass).
 HNSW_BUILD_MEMORY = "1GB"
+#: A memory's HNSW index is built once it holds this many chunks: searches take their shortlist from it only
+#: from there (`search.ENGINE_INDEX_MIN_CHUNKS`, the same number), and below it the graph would cost its
+#: build for nothing (measured at 1M x 384: 35 min and 2 GB).
+HNSW_MIN_CHUNKS = 3_000_000
 #: pgvector's largest ``hnsw.ef_search``.
 HNSW_MAX_EF_SEARCH = 1000
 #: Key of the advisory locks (with the memory's id): "tk".
@@ -471,13 +475,14 @@ class PostgresStore:
             self._vector_index_due = True  # built once the transaction is over (`record_whole`, `close`)
 
     def _ensure_vector_index(self, dim: int | None = None) -> None:
-        """This memory's HNSW index (cosine) over its vectors, at its dimension: built when an index
-        run completes (one bulk build is many times faster than growing the graph row by row; later
-        runs add their rows to it), CONCURRENTLY so that other memories' indexers are not blocked.
-        An interrupted build leaves an invalid index, built again next time."""
+        """This memory's HNSW index (cosine) over its vectors, at its dimension, once it holds
+        `HNSW_MIN_CHUNKS`: built when an index run completes (one bulk build is many times faster than
+        growing the graph row by row; later runs add their rows to it), CONCURRENTLY so that other
+        memories' indexers are not blocked. An interrupted build leaves an invalid index, built again
+        next time."""
         self._vector_index_due = False
         dim = dim or int(self.get_meta("dim") or 0)
-        if not dim or not self._idle():
+        if not dim or not self._idle() or self.counts()[1] < HNSW_MIN_CHUNKS:
             return
         name = f"chunks_hnsw_{self.memory_id}_{dim}"
         found = self.db.execute("SELECT i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
