@@ -493,7 +493,7 @@ def cmd_index(args) -> int:
     show = not args.quiet and not args.json and sys.stderr.isatty()
     detail, close = indexer.tqdm_progress() if show else (None, lambda: None)
     warn = None if args.quiet or args.json else _warn
-    watcher = _start_watching(root, args) if args.watch else None
+    watcher, searchers = _start_watching(root, args) if args.watch else (None, None)
     try:
         summary = indexer.run(root, config, embedder_name=args.embedder, reembed=args.reembed,
                               warn=warn, detail=detail)
@@ -504,17 +504,15 @@ def cmd_index(args) -> int:
     else:
         print(summary.line())
     if args.watch:
-        _watch(watcher, root, args)
+        _watch(watcher, searchers, root, args)
     return 0
 
 
-def _host_searches(root: Path, args, watcher):
+def _host_searches(root: Path, args, watcher, searchers):
     """For `index --watch`: answer the command line's searches of this memory from this process
     (`tachikoma.resident`), with a searcher kept open between them."""
     from .resident import Host
-    from .searchers import Searchers, kept_searcher, search_as_asked
-
-    searchers = Searchers()
+    from .searchers import kept_searcher, search_as_asked
 
     def asked(question: dict) -> dict:
         config = _config(args, root)
@@ -523,14 +521,17 @@ def _host_searches(root: Path, args, watcher):
         answer["freshness"].update(watching=watcher.running, watch_error=watcher.error)
         return answer
 
-    return Host.start(root, args.config, asked, "index --watch"), searchers
+    return Host.start(root, args.config, asked, "index --watch")
 
 
 def _start_watching(root: Path, args):
-    """For `index --watch`: a watcher started before the first run, so no change is missed."""
+    """For `index --watch`: a watcher started before the first run, so no change is missed, and the
+    searchers its searches are answered with (`_host_searches`), brought up to date after each run."""
+    from .searchers import Searchers, warm_after_run
     from .watcher import Reindexer, Watcher
 
     reindexer = Reindexer(root, lambda: _config(args, root), warn=None if args.quiet else _warn)
+    searchers = Searchers()
 
     def report(paths: set[str]) -> None:
         reindexer(paths)
@@ -539,17 +540,19 @@ def _start_watching(root: Path, args):
             print(json.dumps(last), flush=True)
         elif last["state"] == "done":
             print(last["line"], flush=True)
+        if last["state"] == "done":
+            warm_after_run(searchers, root, lambda: _config(args, root))
 
     watcher = Watcher(root, report, catch_up=False).start()
     watcher.wait_ready(10)
-    return watcher
+    return watcher, searchers
 
 
-def _watch(watcher, root: Path, args) -> None:
+def _watch(watcher, searchers, root: Path, args) -> None:
     """Re-index on every change until Ctrl-C, printing one line per run, and answer searches meanwhile."""
     import time
 
-    host, searchers = _host_searches(root, args, watcher)
+    host = _host_searches(root, args, watcher, searchers)
     if not args.quiet:
         print(f"watching {printable(str(root))} for changes (Ctrl-C to stop)", file=sys.stderr, flush=True)
     try:

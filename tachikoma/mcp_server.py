@@ -35,7 +35,7 @@ from .errors import NoIndexYet, TachikomaError
 from .humanize import no_match_reason, plural, printable, recency_text, tool_match_text
 from .resident import Host
 from .search import Filters, Searcher, search_memories
-from .searchers import Searchers, indexed_passages, memory_key, search_as_asked
+from .searchers import Searchers, indexed_passages, memory_key, search_as_asked, warm_after_run
 from .store import locate
 from .tags import CONFIDENCE_VALUES, TRUST_VALUES, InvalidTagValue
 from .vocabulary import MAX_LIMIT
@@ -131,7 +131,8 @@ class MemoryTools:
         self.allow_owner_trust = allow_owner_trust
         load_config(root, config_path)  # a broken settings file stops the server at start
         self.searchers = Searchers()  # open between calls: no connection nor index load per query
-        self.reindexer = Reindexer(root, self.config, warn=log.warning)
+        self.reindexer = Reindexer(root, self.config, warn=log.warning,
+                                   after=lambda: warm_after_run(self.searchers, root, self.config))
         self.watcher = Watcher(root, self.reindexer).start() if watch else None
 
     def config(self):

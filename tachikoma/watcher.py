@@ -153,10 +153,13 @@ class KeptEmbedder:
 class Reindexer:
     """`on_change` for a watcher: runs `indexer.run` and remembers how the last run went."""
 
-    def __init__(self, root: Path, settings: Callable, warn: Callable[[str], None] | None = None):
+    def __init__(self, root: Path, settings: Callable, warn: Callable[[str], None] | None = None,
+                 after: Callable[[], None] | None = None):
         self.root = root
         self.settings = settings
         self.warn = warn
+        #: Called after each run that completed (`Searchers.warm`: the next query finds the index read).
+        self.after = after
         self.runs = 0
         self.last: dict | None = None
         self.embedder = KeptEmbedder()
@@ -187,6 +190,8 @@ class Reindexer:
             self.runs += 1
         if self.warn and outcome["state"] == "failed":
             self.warn(f"re-indexing failed: {outcome['error']}")
+        if outcome["state"] == "done" and self.after is not None:
+            self.after()
 
     @property
     def error(self) -> str | None:

@@ -29,9 +29,11 @@ class IndexJob:
     and, once finished, the summary or the error.
     """
 
-    def __init__(self, root: Path, settings: Callable[[], Config]):
+    def __init__(self, root: Path, settings: Callable[[], Config], after: Callable[[], None] | None = None):
         self.root = root
         self.settings = settings
+        #: Called after each run that completed (`Searchers.warm`), before a run asked for meanwhile.
+        self.after = after
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._again: str | bool = False  # the reason of a run to make after the current one
@@ -115,9 +117,13 @@ class IndexJob:
                 outcome = {"state": "failed", "error": f"unexpected error: {type(exc).__name__}: {exc}"}
             self._log(outcome)
             with self._lock:
-                if self._again:
+                if not self._again:
+                    self.state.update(outcome, finished=time.time())
+            if outcome["state"] == "done" and self.after is not None:
+                self.after()
+            with self._lock:
+                if self._again:  # asked for while this one ran or warmed up
                     self.state = self._fresh(self._again)
                     self._again = False
                     continue
-                self.state.update(outcome, finished=time.time())
                 return

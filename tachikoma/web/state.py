@@ -14,7 +14,7 @@ from tachikoma.config import load_config
 from tachikoma.errors import NoIndexYet, TachikomaError
 from tachikoma.resident import Host
 from tachikoma.search import Filters, Searcher, search_memories
-from tachikoma.searchers import Searchers, memory_key, search_as_asked
+from tachikoma.searchers import Searchers, memory_key, search_as_asked, warm_after_run
 from tachikoma.store import locate
 from tachikoma.watcher import Watcher
 from tachikoma.web.index_job import IndexJob
@@ -39,7 +39,7 @@ class Dashboard:
     def __init__(self, root: Path, config_path: str | os.PathLike | None):
         self.root = root
         self.config_path = config_path
-        self.index_job = IndexJob(root, self.config)
+        self.index_job = IndexJob(root, self.config, after=lambda: warm_after_run(self.searchers, root, self.config))
         self.undos = UndoStore(root, KEPT_UNDOS)
         self.searchers = Searchers()
         self._warm_lock = threading.Lock()
