@@ -57,7 +57,6 @@ from tachikoma.config import Config  # noqa: E402
 from tachikoma.store import postgres  # noqa: E402
 from tachikoma.store.postgres import PostgresStore  # noqa: E402
 
-postgres.HNSW_MIN_CHUNKS = 0  # the HNSW index is built and measured at every size, whatever the search would use
 
 CHUNKS_PER_FILE = 100
 
@@ -115,7 +114,7 @@ def one_size(server: Server, n: int, dim: int, topics: int, queries: int, shortl
     store._after_run()  # what the end of an index run does: GIN clean-up, ANALYZE, then the HNSW build
     after_s = time.perf_counter() - t
     sizes = store.db.execute(
-        "SELECT pg_database_size(current_database()), pg_relation_size(%s::regclass), "
+        "SELECT pg_database_size(current_database()), coalesce(pg_relation_size(to_regclass(%s)), 0), "
         "pg_relation_size('tachikoma.chunks_tsv'::regclass), pg_total_relation_size('tachikoma.chunks')",
         (f"tachikoma.chunks_hnsw_{store.memory_id}_{dim}",)).fetchone()
     store.close()
@@ -144,7 +143,7 @@ def one_size(server: Server, n: int, dim: int, topics: int, queries: int, shortl
     for name, spent in server_cpu.items():  # CPU: this process's and the server's, for HNSW
         out[name]["cpu"] = [c + s for c, s in zip(out[name]["cpu"], spent)]
     raw = {}
-    for k in sorted({40, *shortlists}):
+    for k in sorted({40, *shortlists}) if shortlists else ():
         hits, ms = [], []
         for q in qs:
             best = set(np.argpartition(-(matrix @ q), 10)[:10] + 1)
@@ -154,14 +153,16 @@ def one_size(server: Server, n: int, dim: int, topics: int, queries: int, shortl
             hits.append(len(best & set(found.tolist())) / 10)
         raw[k] = (float(np.mean(hits)), float(np.percentile(ms, 50)))
     reader.close()
+    hnsw_build = f"{built['hnsw_s']:.0f} s" if sizes[1] else "none (fewer chunks than HNSW_MIN_CHUNKS)"
     print(f"\n## {n:,} chunks x {dim} (load {load()})")
     print(f"write {write_s:.0f} s ({n / write_s:,.0f} chunks/s); GIN clean-up + ANALYZE "
-          f"{after_s - built.get('hnsw_s', 0):.0f} s; HNSW build {built.get('hnsw_s', float('nan')):.0f} s; "
+          f"{after_s - built.get('hnsw_s', 0):.0f} s; HNSW build {hnsw_build}; "
           f"sign-bit codes build {sign_s:.0f} s")
     print(f"database {sizes[0] / 1e6:,.0f} MB: HNSW {sizes[1] / 1e6:,.0f} MB, GIN {sizes[2] / 1e6:,.0f} MB, "
           f"chunks with TOAST and indexes {sizes[3] / 1e6:,.0f} MB; float32 matrix {matrix.nbytes / 1e6:,.0f} MB")
-    print("HNSW alone, nearest 10 in its list of k: " + "; ".join(
-        f"k {k}: recall {r:.3f}, p50 {m:.1f} ms" for k, (r, m) in raw.items()))
+    if raw:
+        print("HNSW alone, nearest 10 in its list of k: " + "; ".join(
+            f"k {k}: recall {r:.3f}, p50 {m:.1f} ms" for k, (r, m) in raw.items()))
     exact50 = np.percentile(out["exact"]["ms"], 50)
     print("method | p50 ms | p95 ms | CPU p50 ms | p50 x exact | recall@10 (final ranking) | max score diff")
     for name, row in out.items():
@@ -214,8 +215,10 @@ def main() -> None:
     parser.add_argument("--dim", type=int, default=384, help="vector dimension (384 = MiniLM)")
     parser.add_argument("--topics", type=int, default=2000)
     parser.add_argument("--queries", type=int, default=30)
-    parser.add_argument("--shortlist", type=int, nargs="+", default=[1000, 4000],
-                        help="HNSW candidate list sizes to measure (the search uses search.ENGINE_SHORTLIST)")
+    parser.add_argument("--shortlist", type=int, nargs="*", default=[1000, 4000],
+                        help="HNSW candidate list sizes to measure (the search uses search.ENGINE_SHORTLIST); "
+                             "given, the HNSW index is built at every size; none (--shortlist with no value): "
+                             "only as the product builds it (from store.postgres.HNSW_MIN_CHUNKS chunks)")
     parser.add_argument("--writers", type=int, nargs="*", default=[],
                         help="instead: this many indexers at once, each its own memory (e.g. 1 2 4)")
     parser.add_argument("--per-writer", type=int, default=20_000, help="chunks each indexer writes (--writers)")
@@ -228,6 +231,8 @@ def main() -> None:
         if args.writers:
             writers(server, args.writers, args.per_writer, args.dim, work)
             return
+        if args.shortlist:
+            postgres.HNSW_MIN_CHUNKS = 0  # measured at every size, whatever size the search would use it from
         for n in args.chunks:
             one_size(server, n, args.dim, args.topics, args.queries, args.shortlist, work)
     finally:
