@@ -196,12 +196,10 @@ def test_a_note_that_never_stops_changing_is_skipped_with_a_reason_and_kept_whol
     assert not [p.name for p in root.iterdir() if p.name.endswith(".tmp")]
 
 
-@pytest.mark.parametrize("late", [1, 2], ids=["one-late-write", "two-late-writes"])
-def test_a_write_to_the_old_file_after_the_last_check_is_carried_over(planned_note, monkeypatch, late):
-    """The window no check sees: an appender opened the note before the swap and writes after the
-    last check (it writes to the old file, which is no longer the note). Tagging holds the old file
-    open for a moment and adds what reached it to the end of the note, in order, after the body."""
-    root, note, planned = planned_note
+def write_late(monkeypatch, note: Path, lines: list[str], then=None) -> list:
+    """An appender that opened `note` at tagging's last check (the file about to be replaced) and writes
+    `lines` through that descriptor once `_rewrite` has swapped it (the window no check sees), each
+    flushed, then closes it and calls `then()`. Returns the list that holds the descriptor once opened."""
     real_write, real_rewrite = atomic.atomic_write_with, tagging._rewrite
     opened = []
 
@@ -215,14 +213,26 @@ def test_a_write_to_the_old_file_after_the_last_check_is_carried_over(planned_no
     def write_after_the_last_check(*args, **kwargs):
         done = real_rewrite(*args, **kwargs)
         if opened and not opened[0].closed:
-            for n in range(late):
-                opened[0].write(f"late {n}\n")
+            for line in lines:
+                opened[0].write(line)
                 opened[0].flush()
             opened[0].close()
+            if then is not None:
+                then()
         return done
 
     monkeypatch.setattr(tagging, "atomic_write_with", open_before_the_swap)
     monkeypatch.setattr(tagging, "_rewrite", write_after_the_last_check)
+    return opened
+
+
+@pytest.mark.parametrize("late", [1, 2], ids=["one-late-write", "two-late-writes"])
+def test_a_write_to_the_old_file_after_the_last_check_is_carried_over(planned_note, monkeypatch, late):
+    """The window no check sees: an appender opened the note before the swap and writes after the
+    last check (it writes to the old file, which is no longer the note). Tagging holds the old file
+    open for a moment and adds what reached it to the end of the note, in order, after the body."""
+    root, note, planned = planned_note
+    opened = write_late(monkeypatch, note, [f"late {n}\n" for n in range(late)])
     applied = apply(root, planned, commit=False)
     assert opened and opened[0].closed, "the write did not land"
     assert applied.paths == ["race.md"] and not applied.skipped
@@ -271,24 +281,7 @@ def test_a_late_write_that_cannot_be_added_back_is_reported(planned_note, monkey
     """The note is gone before the late write could be added to it: tagging says so, and makes no
     file of it."""
     root, note, planned = planned_note
-    real_write, real_rewrite = atomic.atomic_write_with, tagging._rewrite
-    opened = []
-
-    def open_before_the_swap(path, fill, before_replace=None, **rest):
-        def checked():
-            before_replace()
-            opened.append(open(note, "a", encoding="utf-8"))
-        return real_write(path, fill, before_replace=checked, **rest)
-
-    def write_then_remove(*args, **kwargs):
-        done = real_rewrite(*args, **kwargs)
-        opened[0].write("late\n")
-        opened[0].close()
-        note.unlink()
-        return done
-
-    monkeypatch.setattr(tagging, "atomic_write_with", open_before_the_swap)
-    monkeypatch.setattr(tagging, "_rewrite", write_then_remove)
+    write_late(monkeypatch, note, ["late\n"], then=note.unlink)
     applied = apply(root, planned, commit=False)
     assert applied.paths == ["race.md"]
     assert [(p, r.split(" (")[0]) for p, r in applied.skipped] == [
@@ -302,26 +295,7 @@ def test_a_late_write_goes_back_before_the_lines_appended_to_the_tagged_note_sin
     then its next line to the note (opened after): the note ends with the two lines in that order, its
     head as tagged and its body byte for byte."""
     root, note, planned = planned_note
-    real_write, real_rewrite = atomic.atomic_write_with, tagging._rewrite
-    opened = []
-
-    def open_before_the_swap(path, fill, before_replace=None, **rest):
-        def checked():
-            before_replace()
-            if not opened:
-                opened.append(open(note, "a", encoding="utf-8"))
-        return real_write(path, fill, before_replace=checked, **rest)
-
-    def write_late_then_next(*args, **kwargs):
-        done = real_rewrite(*args, **kwargs)
-        if opened and not opened[0].closed:
-            opened[0].write("late\n")
-            opened[0].close()
-            append(note, "next\n")
-        return done
-
-    monkeypatch.setattr(tagging, "atomic_write_with", open_before_the_swap)
-    monkeypatch.setattr(tagging, "_rewrite", write_late_then_next)
+    opened = write_late(monkeypatch, note, ["late\n"], then=lambda: append(note, "next\n"))
     applied = apply(root, planned, commit=False)
     assert opened and opened[0].closed, "the write did not land"
     assert applied.paths == ["race.md"] and not applied.skipped
