@@ -1047,12 +1047,19 @@ def _why(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
-def _stream_sha(handle: BinaryIO, head: bytes = b"") -> str:
-    """The sha256 of the whole open file, read in blocks (`head` is its start, already read)."""
+def _stream_sha(handle: BinaryIO, head: bytes = b"", size: int | None = None) -> str:
+    """The sha256 of the open file, or of its first `size` bytes, read in blocks (`head` is its start,
+    already read)."""
     digest = hashlib.sha256(head)
     handle.seek(len(head))
-    for block in iter(lambda: handle.read(_BLOCK), b""):
+    left = None if size is None else size - len(head)
+    while left is None or left > 0:
+        block = handle.read(_BLOCK if left is None else min(_BLOCK, left))
+        if not block:
+            break
         digest.update(block)
+        if left is not None:
+            left -= len(block)
     return digest.hexdigest()
 
 
@@ -1173,7 +1180,7 @@ def _insert(path: Path, handle: BinaryIO, at: int, data: bytes, held: Held) -> N
 
     def unchanged() -> None:
         old.append(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)))
-        if not the_note(os.fstat(old[0])) or _prefix_sha(handle, copied[0]) != source.hexdigest():
+        if not the_note(os.fstat(old[0])) or _stream_sha(handle, size=copied[0]) != source.hexdigest():
             raise _Changed()
         # Lines appended while the copy was made durable go in too, so the rename leaves next to none
         # behind (those would come back after a wait, at the end). Not synced: a plain append is not.
@@ -1201,16 +1208,6 @@ def _insert(path: Path, handle: BinaryIO, at: int, data: bytes, held: Held) -> N
     held.hold(old.pop(), copied[0], path)
     written = os.stat(path)
     held.placed(path, Placed(written.st_dev, written.st_ino, copied[0] + len(data)))
-
-
-def _prefix_sha(handle: BinaryIO, size: int) -> str:
-    """The sha256 of the open file's first `size` bytes."""
-    digest = hashlib.sha256()
-    handle.seek(0)
-    while size > 0 and (block := handle.read(min(_BLOCK, size))):
-        digest.update(block)
-        size -= len(block)
-    return digest.hexdigest()
 
 
 def _report_unsaved(root: Path, unsaved: list[Unsaved], result: Applied) -> None:
