@@ -569,9 +569,16 @@ def cmd_search(args) -> int:
     if not " ".join(args.query).strip():
         _usage_error(args, "the query is empty: say what to look for")
     root = _root(args)
-    answer = None if args.in_process or args.embedder else _ask_resident(root, args)
+    asked = {"query": " ".join(args.query), "limit": args.limit, "kind": args.kind, "trust": args.trust,
+             "untagged": args.untagged, "min_score": args.min_score, "recency": args.recency, "as_of": args.as_of,
+             "memories": args.memories}
+    answer = None
+    if not (args.in_process or args.embedder):  # a running tachikoma of this memory answers in milliseconds
+        from .resident import ask
+
+        answer = ask(root, args.config, asked)
     if answer is None:
-        answer = _search_here(root, args)
+        answer = _search_here(root, args, asked)
     if args.json:
         print(json.dumps(answer, indent=2, ensure_ascii=False))
         return 0
@@ -579,33 +586,15 @@ def cmd_search(args) -> int:
     return 0
 
 
-def _ask_resident(root: Path, args) -> dict | None:
-    """The answer of a running tachikoma process of this memory (`tachikoma.resident`), or None."""
-    from .resident import ask
+def _search_here(root: Path, args, asked: dict) -> dict:
+    """`asked` searched in this process, with searchers opened for it and closed after."""
+    from .searchers import Searchers, search_as_asked
 
-    return ask(root, args.config, {"query": " ".join(args.query), "limit": args.limit, "kind": args.kind,
-                                   "trust": args.trust, "untagged": args.untagged, "min_score": args.min_score,
-                                   "recency": args.recency, "as_of": args.as_of, "memories": args.memories})
-
-
-def _search_here(root: Path, args) -> dict:
-    from .search import Filters, Searcher
-
-    filters = Filters(kind=args.kind, trust=args.trust, untagged=args.untagged)
-    if args.memories:
-        from .search import search_memories
-
-        answer = search_memories(root, args.memories, " ".join(args.query), args.limit, _config(args, root),
-                                 embedder_name=args.embedder, filters=filters, min_score=args.min_score,
-                                 recency=args.recency, as_of=args.as_of)
-    else:
-        searcher = Searcher(root, _config(args, root), embedder_name=args.embedder)
-        try:
-            answer = searcher.search(" ".join(args.query), args.limit, filters, min_score=args.min_score,
-                                     recency=args.recency, as_of=args.as_of)
-        finally:
-            searcher.close()
-    return answer
+    searchers = Searchers()
+    try:
+        return search_as_asked(root, _config(args, root), searchers, asked, embedder_name=args.embedder)
+    finally:
+        searchers.close()
 
 
 def _print_answer(answer: dict, args) -> None:

@@ -134,22 +134,26 @@ class Searchers:
             catalog.close()
 
 
-def kept_searcher(searchers: Searchers, root, config, watched: Callable[[], bool] | None = None):
+def kept_searcher(searchers: Searchers, root, config, watched: Callable[[], bool] | None = None,
+                  embedder_name: str | None = None):
     """The memory at `root`'s open searcher in `searchers`, for one query (`Searchers.use`)."""
     location = locate(root, config)
-    return searchers.use(memory_key(location), lambda: Searcher(root, config, location=location, watched=watched))
+    return searchers.use(memory_key(location), lambda: Searcher(root, config, embedder_name, location=location,
+                                                                watched=watched))
 
 
-def search_as_asked(root, config, searchers: Searchers, asked: dict, own=None) -> dict:
-    """A command-line search handed over by `tachikoma.resident` (`Searcher.search`'s arguments by name,
-    the filters' fields and ``memories``), answered with kept-open searchers as `tachikoma search` answers
-    it. `own(config)`: this memory's searcher for one query (default `kept_searcher`)."""
+def search_as_asked(root, config, searchers: Searchers, asked: dict, own=None,
+                    embedder_name: str | None = None) -> dict:
+    """A command-line search (`Searcher.search`'s arguments by name, the filters' fields and ``memories``),
+    in this process or handed over by `tachikoma.resident`, answered with the searchers of `searchers`.
+    `own(config)`: this memory's searcher for one query (default `kept_searcher`)."""
     filters = Filters(kind=asked.get("kind"), trust=asked.get("trust"), untagged=bool(asked.get("untagged")))
     options = {"min_score": asked.get("min_score"), "recency": asked.get("recency"), "as_of": asked.get("as_of")}
     if asked.get("memories"):
         return search_memories(root, list(asked["memories"]), asked["query"], asked["limit"], config,
-                               filters=filters, searchers=searchers, **options)
-    with (own or (lambda c: kept_searcher(searchers, root, c)))(config) as searcher:
+                               embedder_name, filters=filters, searchers=searchers, **options)
+    own = own or (lambda c: kept_searcher(searchers, root, c, embedder_name=embedder_name))
+    with own(config) as searcher:
         return searcher.search(asked["query"], asked["limit"], filters, config=config, **options)
 
 
