@@ -43,7 +43,7 @@ from tachikoma.memory_root import resolve_root
 from tachikoma.searchers import indexed_passages
 from tachikoma.web.forms import FileListForm, SearchForm, TagForm, plan_fingerprint
 from tachikoma.web.access import Access
-from tachikoma.web.memory_file import parse_lines, read_memory_file
+from tachikoma.web.memory_file import indexed_file_view, parse_lines, read_memory_file
 from tachikoma.web.memory_image import SVG, SVG_CSP, find_image
 from tachikoma.web.state import KEPT_UNDOS, Dashboard, NoIndex
 from tachikoma.web.vendor import htmx_script
@@ -206,15 +206,9 @@ def indexed_file_page(name: str, rel: str):
     if passages is None:
         abort(404)
     lines = parse_lines(request.args.get("lines"))
-    shown = [{"start": a, "end": b, "text": text, "hit": lines is not None and a <= lines[1] and b >= lines[0]}
-             for a, b, text in passages]
-    for p in shown:
-        if p["hit"]:
-            p["first"] = True
-            break
     came_from = SearchForm.read(request.args)
-    return page("indexed_file.html", "indexed_file.html", memory_name=name, rel=rel, passages=shown, lines=lines,
-                search_args=came_from.args() if came_from.q else {})
+    return page("indexed_file.html", "indexed_file.html", memory_name=name, rel=rel, lines=lines,
+                search_args=came_from.args() if came_from.q else {}, **indexed_file_view(passages, lines))
 
 
 def file_url(rel: str) -> str:

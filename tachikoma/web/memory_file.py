@@ -119,6 +119,27 @@ def mark_first(hits: list) -> bool:
     return bool(hits)
 
 
+# --------------------------------------------------------------------------- another memory's file
+
+
+@dataclass
+class Passage:
+    """One chunk of a file as a shared index holds it (the file page of another memory)."""
+
+    start: int
+    end: int
+    text: str
+    hit: bool = False
+    first: bool = False  # the first passage of the highlighted chunk (scrolled to)
+
+
+def indexed_file_view(passages: list[tuple[int, int, str]], lines: tuple[int, int] | None) -> dict:
+    """What the page of another memory's file shows: its indexed passages (`searchers.indexed_passages`),
+    those over `lines` marked, and whether any is."""
+    shown = [Passage(a, b, text, overlaps(a, b, lines)) for a, b, text in passages]
+    return {"passages": shown, "found": mark_first([p for p in shown if p.hit])}
+
+
 # --------------------------------------------------------------------------- markdown
 
 
