@@ -32,7 +32,8 @@ from .embedders.base import Embedder
 from .errors import BadQuery, NoIndexYet, TachikomaError
 from .globs import name_or_path_mask
 from . import vector_index
-from .store import Location, Store, keyword_expression, locate, quote_term  # noqa: F401 (re-exported)
+from .store import (ENGINE_INDEX_MIN_CHUNKS, Location, Store, keyword_expression, locate,  # noqa: F401
+                     quote_term)  # (re-exported)
 from .tags import Tags
 
 DAY = 86400.0
@@ -47,16 +48,8 @@ MEASURED_FLOORS = {MINILM: 0.41, MINILM_INT8: 0.41}
 #: An answer whose best keyword match holds at least this share of the query's words, weighted by
 #: rarity (`keyword_coverage`), is a match whatever its meaning's cosine (`ranking.match_evidence`).
 KEYWORD_FLOOR = 0.6
-#: From this many chunks a memory whose engine has a nearest-vector index of its own (PostgreSQL's
-#: HNSW) takes its vector shortlist from it instead of the sign-bit codes, and how many nearest chunks
-#: it hands to the exact ranking. Measured (bench/bench_pg_million.py, 384 dimensions): at 100k and
-#: 300k chunks the sign-bit scan was the cheaper of the two at recall 0.997-1.0 for both; at 1M,
-#: recall@10 of the final ranking was 0.947 for HNSW 400 (34.9 ms p50), 0.987 for HNSW 1,000 (67 ms)
-#: and 0.977 for the sign-bit 4,000 (38.9 ms; 0.997 with the 16,000 `vector_index.shortlist_size`
-#: now takes, 54 ms in bench_million). So the sign-bit codes serve every size measured; past them
-#: the scan grows linearly and HNSW slowly: an extrapolation, not a measurement. PostgreSQL builds a
-#: memory's HNSW index from the same size (`store.postgres.HNSW_MIN_CHUNKS`).
-ENGINE_INDEX_MIN_CHUNKS = 3_000_000
+#: How many nearest chunks the engine's own vector index hands to the exact ranking, from
+#: `store.ENGINE_INDEX_MIN_CHUNKS` chunks (measured at 1M: HNSW 1,000 recall 0.987, 400 0.947).
 ENGINE_SHORTLIST = 1_000
 #: Re-rankings after finding result files missing before every file is checked.
 MISSING_ROUNDS = 3

@@ -45,6 +45,16 @@ def open_store(path: str | Path, readonly: bool = False) -> Store:
     return Store(Path(path), readonly=readonly)
 
 
+#: From this many chunks a memory whose engine has a nearest-vector index of its own (PostgreSQL's
+#: HNSW) takes its vector shortlist from it instead of the sign-bit codes. Measured
+#: (bench/bench_pg_million.py, 384 dimensions): at 100k and 300k chunks the sign-bit scan was the cheaper of the two at recall 0.997-1.0 for both; at 1M,
+#: recall@10 of the final ranking was 0.947 for HNSW 400 (34.9 ms p50), 0.987 for HNSW 1,000 (67 ms)
+#: and 0.977 for the sign-bit 4,000 (38.9 ms; 0.997 with the 16,000 `vector_index.shortlist_size`
+#: now takes, 54 ms in bench_million). So the sign-bit codes serve every size measured; past them
+#: the scan grows linearly and HNSW slowly: an extrapolation, not a measurement. PostgreSQL builds a
+#: memory's HNSW index from this size (`postgres.HNSW_MIN_CHUNKS`).
+ENGINE_INDEX_MIN_CHUNKS = 3_000_000
+
 #: The environment variable that chooses the store (as ``--store`` and ``[store] url`` do).
 STORE_ENV = "TACHIKOMA_STORE"
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")

@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import IndexDamaged, NoIndexYet, TachikomaError
+from . import ENGINE_INDEX_MIN_CHUNKS
 from .sqlite import FileRow, _json
 
 SCHEMA_VERSION = 2
@@ -51,9 +52,8 @@ LEXEME_QUERY = r"""('''' || replace(replace(lexeme, '\', '\\'), '''', '''''') ||
 #: Memory for building an HNSW index (the graph of 1M x 384 vectors needs about 2 GB to build in one pass).
 HNSW_BUILD_MEMORY = "1GB"
 #: A memory's HNSW index is built once it holds this many chunks: searches take their shortlist from it only
-#: from there (`search.ENGINE_INDEX_MIN_CHUNKS`, the same number), and below it the graph would cost its
-#: build for nothing (measured at 1M x 384: 35 min and 2 GB).
-HNSW_MIN_CHUNKS = 3_000_000
+#: from there, and below it the graph would cost its build for nothing (measured at 1M x 384: 35 min and 2 GB).
+HNSW_MIN_CHUNKS = ENGINE_INDEX_MIN_CHUNKS
 #: pgvector's largest ``hnsw.ef_search``.
 HNSW_MAX_EF_SEARCH = 1000
 #: Key of the advisory locks (with the memory's id): "tk".
