@@ -746,12 +746,12 @@ def test_a_tagging_just_applied_is_offered_for_undo_once(client, indexed):
 
 
 def test_undo_store_lists_from_small_summaries(indexed):
-    from tachikoma import tagging
+    from tachikoma.tagging import model
     from tachikoma.web.undo import UndoStore
 
     store = UndoStore(indexed, 3)
-    applied = tagging.Applied(changes=[tagging.Change("a.jsonl", "transcript", {}, {"trust": "self"})], message="m",
-                              restore={"tachikoma-tags.yaml": tagging.Restore(b"x" * 100_000, "ab" * 32)})
+    applied = model.Applied(changes=[model.Change("a.jsonl", "transcript", {}, {"trust": "self"})], message="m",
+                            restore={"tachikoma-tags.yaml": model.Restore(b"x" * 100_000, "ab" * 32)})
     key = store.remember(applied)
     summary = indexed / ".cache" / "undo" / f"{key}.summary"
     assert summary.stat().st_size < 200  # not the 100 kB of former bytes
@@ -782,12 +782,12 @@ def test_undo_after_a_restart_leaves_a_file_changed_since_alone(app, client, ind
 
 
 def test_undo_records_are_bounded_and_keys_never_name_a_path(client, indexed):
-    from tachikoma import tagging
+    from tachikoma.tagging import model
     from tachikoma.web.undo import UndoStore
 
     store = UndoStore(indexed, 3)
-    applied = tagging.Applied(changes=[tagging.Change("a.jsonl", "transcript", {}, {"trust": "self"})], message="m",
-                              restore={"tachikoma-tags.yaml": tagging.Restore(b"\x00old bytes", "ab" * 32)})
+    applied = model.Applied(changes=[model.Change("a.jsonl", "transcript", {}, {"trust": "self"})], message="m",
+                            restore={"tachikoma-tags.yaml": model.Restore(b"\x00old bytes", "ab" * 32)})
     keys = [store.remember(applied, created=1_000_000 + n) for n in range(5)]
     kept = {p.stem for p in (indexed / ".cache" / "undo").glob("*.json")}
     assert kept == set(keys[2:])  # the newest three

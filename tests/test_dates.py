@@ -8,7 +8,8 @@ from datetime import datetime, timezone
 import numpy as np
 import pytest
 
-from tachikoma import dates, gitutil, indexer, ranking, tagging
+from tachikoma import dates, gitutil, indexer, ranking
+from tachikoma.tagging import applying, model, planning
 from tachikoma import search as search_module
 from tachikoma.chunking import chunk_document
 from tachikoma.config import RECENCY_PRESETS, Config, RankingConfig
@@ -217,8 +218,8 @@ def test_git_dates_skip_tagging_and_tag_only_commits(tmp_path):
     assert times["old-note.md"] == datetime(2026, 5, 31, 12, tzinfo=UTC), "a tag-only hand edit does not count"
     assert times["other.md"] == datetime(2026, 10, 1, 12, tzinfo=UTC)
 
-    applied = tagging.apply(top, tagging.plan(top, {"source": "x", "confidence": "high"},
-                                              tagging.Selector(pattern="old-note.md")))
+    applied = applying.apply(top, planning.plan(top, {"source": "x", "confidence": "high"},
+                                                model.Selector(pattern="old-note.md")))
     assert applied.commit and "Tachikoma-Tagging: 1" in git(top, "log", "-1", "--format=%B")
     assert git(top, "log", "-1", "--format=%(trailers:key=Tachikoma-Tagging,valueonly)").strip() == "1"
     assert gitutil.content_times(top)["old-note.md"] == datetime(2026, 5, 31, 12, tzinfo=UTC)
@@ -236,9 +237,9 @@ def test_tagging_never_changes_a_memory_age(tmp_path):
     # The folder's first commit of several files is an import: a weak date, but still the same date.
     assert before["vendors.md"]["date_source"] == "git-import" and before["vendors.md"]["age_days"] == pytest.approx(183.5)
 
-    plan = tagging.plan(top, {"source": "x", "trust": "owner"}, tagging.Selector())
+    plan = planning.plan(top, {"source": "x", "trust": "owner"}, model.Selector())
     assert {c.path for c in plan.changes} == {"vendors.md", "notes/2026-05-01.md", "chat.jsonl"}
-    assert tagging.apply(top, plan).commit
+    assert applying.apply(top, plan).commit
     assert git(top, "status", "--porcelain") == "" or "tachikoma-tags" not in git(top, "status", "--porcelain")
     summary = indexer.run(top, embedder_name="hash")
     assert summary.changed == 2 and summary.chunks_embedded == 0
@@ -263,7 +264,7 @@ def test_tagging_outside_git_keeps_the_file_time(tmp_path):
     note = put(root, "note.md", "The brackets come from Misumi.\n", mtime=at(2026, 3, 1))
     indexer.run(root, embedder_name="hash")
     before = factors_by_path(root, "brackets Misumi")["note.md"]
-    tagging.apply(root, tagging.plan(root, {"trust": "owner"}, tagging.Selector()))
+    applying.apply(root, planning.plan(root, {"trust": "owner"}, model.Selector()))
     assert note.read_text().startswith("---\ntrust: owner\n---\n")
     summary = indexer.run(root, embedder_name="hash")
     assert summary.changed == 1, "the index still sees the tag change"

@@ -268,7 +268,8 @@ def small_disk(tmp_path):
 
 
 def test_a_full_disk_is_named_by_search_stats_mcp_and_tag(small_disk):
-    from tachikoma import stats, tagging
+    from tachikoma import stats
+    from tachikoma.tagging import applying, model, planning
     from tachikoma.search import Searcher
 
     root = small_disk / "memory"
@@ -286,9 +287,9 @@ def test_a_full_disk_is_named_by_search_stats_mcp_and_tag(small_disk):
             tools.search("cats")
     finally:
         tools.close()
-    plan = tagging.plan(root, {"trust": "self"}, tagging.Selector(paths={"cats.md"}), overwrite=True)
+    plan = planning.plan(root, {"trust": "self"}, model.Selector(paths={"cats.md"}), overwrite=True)
     with pytest.raises(TachikomaError) as caught:
-        tagging.apply(root, plan, commit=False)  # said only "No space left on device"
+        applying.apply(root, plan, commit=False)  # said only "No space left on device"
     assert str(caught.value) == (f"cannot write {root / mem.CACHE_DIR / 'tagging-journal.json'} (No space left on "
                                  "device: the disk is full); nothing was changed (cats.md not tagged)")
     assert (root / "cats.md").read_bytes() == before
@@ -313,12 +314,12 @@ def test_an_io_error_on_a_nearly_full_disk_says_the_disk_is_full(tmp_path, monke
 
 
 def test_tag_on_a_full_disk_names_the_file_and_changes_nothing(tmp_path, monkeypatch):
-    from tachikoma import journal, tagging
+    from tachikoma.tagging import applying, journal, model, planning
 
     root = tmp_path / "memory"
     note(root, "cats.md", "---\ntrust: owner\n---\n# cats\n")
     before = (root / "cats.md").read_bytes()
-    plan = tagging.plan(root, {"trust": "self"}, tagging.Selector(paths={"cats.md"}), overwrite=True)
+    plan = planning.plan(root, {"trust": "self"}, model.Selector(paths={"cats.md"}), overwrite=True)
 
     def no_space(path, *_args, **_kwargs):
         raise OSError(errno.ENOSPC, "No space left on device")
@@ -326,7 +327,7 @@ def test_tag_on_a_full_disk_names_the_file_and_changes_nothing(tmp_path, monkeyp
     monkeypatch.setattr(journal, "atomic_write_text", no_space)
     with pytest.raises(TachikomaError, match=r"tagging-journal\.json \(No space left on device: the disk is full\); "
                                              r"nothing was changed \(cats\.md not tagged\)"):
-        tagging.apply(root, plan, commit=False)
+        applying.apply(root, plan, commit=False)
     assert (root / "cats.md").read_bytes() == before
 
 

@@ -8,7 +8,8 @@ import sys
 import numpy as np
 import pytest
 
-from tachikoma import indexer, memory as mem, tagging
+from tachikoma import indexer, memory as mem
+from tachikoma.tagging import applying, planning
 from tachikoma.embedders.hashing import HashingEmbedder
 from tachikoma.errors import EmbedderError, EmbedderMismatch, TachikomaError
 from tachikoma.store import IndexDamaged, Store
@@ -170,7 +171,7 @@ def test_git_dates_and_dirty_files(git_memory):
 
 
 def test_tags_survive_deleting_the_index(git_memory):
-    tagging.apply(git_memory, tagging.default_plan(git_memory))
+    applying.apply(git_memory, planning.default_plan(git_memory))
     run(git_memory)
     files_before, chunks_before = index_rows(git_memory)
     tags_before = {p: (r.trust, r.confidence, r.source, r.invalid) for p, r in files_before.items()}

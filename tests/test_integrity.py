@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tachikoma import freshness, indexer, memory as mem, stats, tagging
+from tachikoma import freshness, indexer, memory as mem, stats
+from tachikoma.tagging import applying, journal, model, planning, recovery
 from tachikoma.store import Store
 
 
@@ -149,9 +150,9 @@ def test_an_oversized_file_is_not_hashed(memory, monkeypatch):
 def test_changed_since_counts_transcripts_retagged_since_the_last_run(memory):
     """Tagging transcripts changes only the tag file, yet their tags in the index are stale until indexed."""
     run(memory)
-    plan = tagging.plan(memory, {"trust": "owner"}, tagging.Selector(kind="transcript"), overwrite=True)
+    plan = planning.plan(memory, {"trust": "owner"}, model.Selector(kind="transcript"), overwrite=True)
     assert plan.changes
-    tagging.apply(memory, plan, commit=False)
+    applying.apply(memory, plan, commit=False)
     assert indexer.freshness(memory)["changed_since"] == len(plan.changes)
     summary = run(memory)
     assert summary.retagged == len(plan.changes)
@@ -200,23 +201,23 @@ def test_head_moving_meanwhile_puts_the_index_back(git_memory, monkeypatch):
 
 
 def test_recover_without_an_interrupted_run_does_nothing(git_memory):
-    assert tagging.recover(git_memory) is None
-    assert not (git_memory / ".cache" / tagging.JOURNAL_NAME).exists()
+    assert recovery.recover(git_memory) is None
+    assert not (git_memory / ".cache" / journal.NAME).exists()
 
 
 def test_an_unreadable_journal_is_dropped_with_a_reason(git_memory):
-    journal = mem.cache_dir(git_memory) / tagging.JOURNAL_NAME
-    journal.write_text('{"version": 1, "act')  # killed while it was being written
-    done = tagging.recover(git_memory)
+    journal_file = mem.cache_dir(git_memory) / journal.NAME
+    journal_file.write_text('{"version": 1, "act')  # killed while it was being written
+    done = recovery.recover(git_memory)
     assert done is not None and "unreadable" in done.commit_error and done.commit is None
-    assert not journal.exists()
+    assert not journal_file.exists()
 
 
 def test_a_run_that_wrote_files_and_died_is_committed_by_the_next_run(git_memory, monkeypatch):
     """In-process form of test_faults: the run dies after writing, before committing."""
     from gitrepo import git
 
-    plan = tagging.plan(git_memory, {"trust": "owner"}, tagging.Selector(kind="markdown"), overwrite=True)
+    plan = planning.plan(git_memory, {"trust": "owner"}, model.Selector(kind="markdown"), overwrite=True)
 
     class Killed(BaseException):
         pass
@@ -225,14 +226,14 @@ def test_a_run_that_wrote_files_and_died_is_committed_by_the_next_run(git_memory
         if step == "tag-before-commit":
             raise Killed
 
-    monkeypatch.setattr(tagging.faults, "point", die)
+    monkeypatch.setattr(applying.faults, "point", die)
     with pytest.raises(Killed):
-        tagging.apply(git_memory, plan)
+        applying.apply(git_memory, plan)
     monkeypatch.undo()
     assert git(git_memory, "status", "--porcelain")  # tagged, not committed
-    again = tagging.plan(git_memory, {"trust": "owner"}, tagging.Selector(kind="markdown"), overwrite=True)
+    again = planning.plan(git_memory, {"trust": "owner"}, model.Selector(kind="markdown"), overwrite=True)
     assert again.changes == []  # the files already say trust: owner
-    done = tagging.recover(git_memory)
+    done = recovery.recover(git_memory)
     assert done.commit and sorted(done.paths) == sorted(c.path for c in plan.changes)
     assert "interrupted" in git(git_memory, "log", "-1", "--format=%B")
     assert git(git_memory, "status", "--porcelain") == ""
@@ -251,14 +252,14 @@ def test_tag_refuses_a_note_over_the_size_limit_without_reading_it(git_memory):
     huge = git_memory / "huge.md"
     sparse(huge, 60_000_000)
     blocks = os.stat(huge).st_blocks
-    plan = tagging.plan(git_memory, {"trust": "self"}, tagging.Selector(pattern="huge.md"))
+    plan = planning.plan(git_memory, {"trust": "self"}, model.Selector(pattern="huge.md"))
     assert plan.changes == []
     [(path, reason)] = plan.skipped
     assert path == "huge.md" and "60000000 bytes" in reason and "max_file_bytes" in reason, reason
     # A change planned before the file grew is refused at write time too.
-    change = tagging.Change("huge.md", "markdown", {}, {"trust": "self"})
-    applied = tagging.apply(git_memory, tagging.Plan(root=git_memory, values={"trust": "self"}, overwrite=False,
-                                                     changes=[change]))
+    change = model.Change("huge.md", "markdown", {}, {"trust": "self"})
+    applied = applying.apply(git_memory, model.Plan(root=git_memory, values={"trust": "self"}, overwrite=False,
+                                                    changes=[change]))
     assert applied.changes == [] and "max_file_bytes" in applied.skipped[0].reason
     assert os.stat(huge).st_blocks == blocks, "the sparse file was not rewritten"
     assert applied.commit is None
@@ -266,13 +267,13 @@ def test_tag_refuses_a_note_over_the_size_limit_without_reading_it(git_memory):
 
 def test_tag_uses_the_configured_size_limit(git_memory):
     (git_memory / "tachikoma.toml").write_text("[index]\nmax_file_bytes = 100\n")
-    plan = tagging.plan(git_memory, {"trust": "self"}, tagging.Selector(pattern="martin.md"), overwrite=True)
+    plan = planning.plan(git_memory, {"trust": "self"}, model.Selector(pattern="martin.md"), overwrite=True)
     assert plan.changes == [] and "over the 100-byte limit" in plan.skipped[0].reason
 
 
 def test_tag_refuses_a_binary_note(git_memory):
     (git_memory / "blob.md").write_bytes(b"---\ntitle: x\n---\n\x00\x01\x02binary")
-    plan = tagging.plan(git_memory, {"trust": "self"}, tagging.Selector(pattern="blob.md"))
+    plan = planning.plan(git_memory, {"trust": "self"}, model.Selector(pattern="blob.md"))
     assert plan.changes == [] and "binary" in plan.skipped[0].reason
 
 
@@ -297,13 +298,13 @@ def test_the_body_is_streamed_byte_for_byte_even_when_it_is_not_utf8(git_memory)
     note.write_bytes(b"---\r\ntitle: big\r\n---\r\n" + body)
     git(git_memory, "add", "big.md")
     git(git_memory, "commit", "-q", "-m", "big")
-    plan = tagging.plan(git_memory, {"trust": "self"}, tagging.Selector(pattern="big.md"))
+    plan = planning.plan(git_memory, {"trust": "self"}, model.Selector(pattern="big.md"))
     assert [c.path for c in plan.changes] == ["big.md"], plan.skipped
-    applied = tagging.apply(git_memory, plan)
+    applied = applying.apply(git_memory, plan)
     assert applied.commit, applied.commit_error
     assert note.read_bytes() == b"---\r\ntitle: big\r\ntrust: self\r\n---\r\n" + body
     assert git(git_memory, "status", "--porcelain") == ""
-    undone = tagging.undo(git_memory, applied)
+    undone = applying.undo(git_memory, applied)
     assert undone.commit and note.read_bytes() == b"---\r\ntitle: big\r\n---\r\n" + body
 
 
@@ -406,14 +407,14 @@ def test_undo_after_a_restart_puts_whole_notes_back_on_disk_and_in_git(git_memor
     from tachikoma.web import undo as records
 
     original = (git_memory / "martin.md").read_bytes()
-    plan = tagging.plan(git_memory, {"trust": "untrusted"}, tagging.Selector(pattern="martin.md"), overwrite=True)
-    applied = tagging.apply(git_memory, plan)
+    plan = planning.plan(git_memory, {"trust": "untrusted"}, model.Selector(pattern="martin.md"), overwrite=True)
+    applied = applying.apply(git_memory, plan)
     assert applied.commit
     record = json.loads(json.dumps(records.encode(applied, 0.0)))
     assert len(record["restore"]["martin.md"]["original"]) < len(original)  # the head, as base64
     note = git_memory / "martin.md"
     note.write_bytes(note.read_bytes() + b"\nAn edit not committed yet.\n")
-    undone = tagging.undo(git_memory, records.decode(record))
+    undone = applying.undo(git_memory, records.decode(record))
     assert undone.commit, undone.commit_error
     assert git(git_memory, "show", "HEAD:martin.md").encode() == original
     assert note.read_bytes() == original + b"\nAn edit not committed yet.\n"

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tachikoma import replaced
-from tachikoma.replaced import GRACE, Held
+from tachikoma.tagging import replaced
+from tachikoma.tagging.replaced import GRACE, Held
 
 
 class Clock:

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tachikoma import indexer, memory as mem, stats, tagging
+from tachikoma import indexer, memory as mem, stats
+from tachikoma.tagging import applying, planning
 
 from counting_embedder import MINILM_WINDOW, CountingEmbedder
 
@@ -72,7 +73,7 @@ def test_stats_reports_each_problem_once_with_its_kind(sessions):
 
 
 def test_default_tags_go_to_the_tag_file_at_the_root_without_git(sessions):
-    applied = tagging.apply(sessions, tagging.default_plan(sessions))
+    applied = applying.apply(sessions, planning.default_plan(sessions))
     assert applied.commit is None  # not a repository: nothing to commit, the tags are written all the same
     tags = (sessions / mem.TAG_FILE).read_text()
     assert f"{CLAUDE}:\n  trust: self\n  confidence: medium\n  source: claude-code\n" in tags
@@ -136,7 +137,7 @@ def test_an_empty_jsonl_is_a_session_about_to_start_not_a_problem(sessions, caps
     report = stats.report(sessions)
     assert not any(p["path"] == empty for p in report["problems"])  # `index` and `stats` agree: nothing wrong
     assert empty in {f["path"] for f in stats.files(sessions, status="untagged")}
-    plan = tagging.default_plan(sessions)
+    plan = planning.default_plan(sessions)
     assert empty not in {c.path for c in plan.changes}
     assert any(s.path == empty and s.reason.startswith("empty (a session about to start)") for s in plan.skipped)
 

@@ -3,7 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from tachikoma import stats, tagging
+from tachikoma import stats
+from tachikoma.tagging import applying, planning
 from tachikoma.memory import TAG_FILE
 from tachikoma.stats import coverage
 from tachikoma.tagfile import TagFileError
@@ -113,7 +114,7 @@ def test_empty_folder(tmp_path):
 
 
 def test_stats_follow_tagging(crafted):
-    tagging.apply(crafted, tagging.default_plan(crafted))
+    applying.apply(crafted, planning.default_plan(crafted))
     result = coverage(crafted)
     assert result["by_kind"]["transcript"]["tagged"] == 2  # s1 and s2 (s3 and s4 had tags already)
     assert result["by_kind"]["transcript"]["untagged"] == 0
@@ -154,7 +155,7 @@ def test_reads_only_heads(crafted, monkeypatch):
         handle = real_open(path, *args, **kwargs)
         return Counting(handle, str(path)) if str(path).endswith(".jsonl") else handle
 
-    monkeypatch.setattr(tagging, "open", spy, raising=False)
+    monkeypatch.setattr(planning, "open", spy, raising=False)
     monkeypatch.setattr(builtins, "open", spy)
     big = "---\ntrust: owner\nconfidence: low\n---\n" + ("x" * 1000 + "\n") * 20000
     put(crafted, "big.md", big)
