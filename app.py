@@ -35,7 +35,8 @@ from flask_wtf.csrf import CSRFProtect
 from htmx_flask import Htmx
 
 import tachikoma.web
-from tachikoma import indexer, stats
+from tachikoma import stats
+from tachikoma.indexer import status
 from tachikoma.tagging import applying, model, planning
 from tachikoma.config import load_config
 from tachikoma.errors import EmbedderError, TachikomaError
@@ -391,7 +392,7 @@ def reindex_panel_fragment():
 
 def index_panel_context() -> dict:
     try:
-        fresh = indexer.freshness(dash().root)
+        fresh = status.freshness(dash().root)
     except TachikomaError as exc:
         fresh = {"error": str(exc)}
     return {"fresh": fresh, "job": dash().index_job.snapshot(), "has_index": dash().has_index(),

@@ -89,7 +89,7 @@ def atomic_write_with(path: str | os.PathLike, fill: Callable[[BinaryIO], object
     at `path` swap names atomically and `displaced` is shown the file that was there (named
     `old` for the moment); if it raises, the swap is undone, so that file is back in place.
     The replaced file is unlinked at once: a caller that must see a write still reaching it
-    (through a descriptor opened before the rename) holds it open itself (`replaced.Held`)."""
+    (through a descriptor opened before the rename) holds it open itself (`tagging.replaced.Held`)."""
     target = Path(os.path.realpath(path))
     folder = target.parent
     try:

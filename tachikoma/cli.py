@@ -486,17 +486,17 @@ def _warn(message: str) -> None:
 
 
 def cmd_index(args) -> int:
-    from . import indexer
+    from .indexer import reporting, runner
 
     root = _root(args)
     config = _config(args, root)
     show = not args.quiet and not args.json and sys.stderr.isatty()
-    detail, close = indexer.tqdm_progress() if show else (None, lambda: None)
+    detail, close = reporting.tqdm_progress() if show else (None, lambda: None)
     warn = None if args.quiet or args.json else _warn
     watcher, searchers = _start_watching(root, args) if args.watch else (None, None)
     try:
-        summary = indexer.run(root, config, embedder_name=args.embedder, reembed=args.reembed,
-                              warn=warn, detail=detail)
+        summary = runner.run(root, config, embedder_name=args.embedder, reembed=args.reembed,
+                             warn=warn, detail=detail)
     finally:
         close()
     if args.json:
@@ -760,13 +760,13 @@ def _plan_json(plan, applied, dry_run: bool) -> dict:
 
 def _refresh_index(root: Path, args) -> None:
     """Carry new tags into an existing index (no re-embedding: chunk texts are unchanged)."""
-    from . import indexer
+    from .indexer import runner
     from .store import locate
 
     if not locate(root, _config(args, root)).exists():
         return
     try:
-        indexer.run(root, _config(args, root))
+        runner.run(root, _config(args, root))
     except TachikomaError as exc:
         _warn(f"tags written, but the index was not refreshed ({exc}); run `tachikoma index`")
 

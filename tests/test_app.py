@@ -968,7 +968,7 @@ def test_reindex_runs_in_background(app, client, indexed):
 
 
 def test_reindex_progress_is_polled(app, client, monkeypatch):
-    from tachikoma import indexer
+    from tachikoma.indexer import runner
 
     release, reported = threading.Event(), threading.Event()
 
@@ -976,9 +976,9 @@ def test_reindex_progress_is_polled(app, client, monkeypatch):
         progress(1, 4, "inbox/bad-tag.md")
         reported.set()
         release.wait(10)
-        return indexer.Summary(added=4, files=4, chunks=4, embedder="hash:512")
+        return runner.Summary(added=4, files=4, chunks=4, embedder="hash:512")
 
-    monkeypatch.setattr(indexer, "run", slow_run)
+    monkeypatch.setattr(runner, "run", slow_run)
     token = csrf_token(client)
     first = client.post("/reindex", headers={**HTMX, "X-CSRFToken": token})
     assert first.status_code == 202
@@ -993,12 +993,12 @@ def test_reindex_progress_is_polled(app, client, monkeypatch):
 
 
 def test_reindex_failure_is_shown(app, client, monkeypatch):
-    from tachikoma import indexer
+    from tachikoma.indexer import runner
 
     def unreachable(*args, **kwargs):
         raise EmbedderError("cannot reach Ollama at http://127.0.0.1:9: start it with `ollama serve`")
 
-    monkeypatch.setattr(indexer, "run", unreachable)
+    monkeypatch.setattr(runner, "run", unreachable)
     client.post("/reindex", headers={**HTMX, "X-CSRFToken": csrf_token(client)})
     app.extensions["tachikoma"].index_job.wait(10)
     text = text_of(client.get("/reindex/status", headers=HTMX).get_data(as_text=True))

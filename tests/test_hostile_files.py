@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tachikoma import frontmatter, indexer, memory as mem, stats
+from tachikoma import frontmatter, memory as mem, stats
+from tachikoma.indexer import runner
 from tachikoma.tagging import applying, model, planning
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs and sockets are POSIX")
@@ -103,7 +104,7 @@ def test_stats_and_index_report_the_fifo_with_a_kind(with_fifo):
     result = run_with_timeout(lambda: stats.coverage(with_fifo))
     assert {"path": "pipe.md", "reason": "not a regular file (a FIFO), skipped", "kind": "not-a-file"} \
         in result["problems"]
-    summary = run_with_timeout(lambda: indexer.run(with_fifo, embedder_name="hash"))
+    summary = run_with_timeout(lambda: runner.run(with_fifo, embedder_name="hash"))
     assert summary.added == 1
     assert "pipe.md: not a regular file (a FIFO), skipped" in summary.warnings
 
@@ -156,7 +157,7 @@ def test_a_folder_nested_a_thousand_deep_is_reported_and_the_rest_indexed(deep_m
                         "(move its files higher up to index them)"]
     assert unlisted == [too_deep]
 
-    summary = indexer.run(deep_memory, embedder_name="hash")
+    summary = runner.run(deep_memory, embedder_name="hash")
     assert summary.added == 2
     problems = stats.coverage(deep_memory)["problems"]
     assert [(p["path"], p["kind"]) for p in problems] == [(too_deep, "too-deep")]
@@ -224,7 +225,7 @@ def test_bomb_in_a_note_is_a_front_matter_problem_for_index_stats_and_tag(tmp_pa
     root = tmp_path / "memory"
     note(root, "ok.md")
     note(root, "bomb.md", BOMB_NOTE)
-    summary = run_with_timeout(lambda: indexer.run(root, embedder_name="hash"))
+    summary = run_with_timeout(lambda: runner.run(root, embedder_name="hash"))
     assert summary.added == 2
     assert any(w.startswith("bomb.md:1: malformed front matter: aliases") for w in summary.warnings)
     problems = run_with_timeout(lambda: stats.coverage(root))["problems"]
@@ -251,7 +252,7 @@ def test_file_page_shows_bomb_and_huge_values_bounded(tmp_path):
     # Within the alias budget but large when written out: 9 * 9 * 100 values.
     note(root, "wide.md", "---\nrow: &r [" + ", ".join(["word"] * 100) + "]\nsq: &s [" + ", ".join(["*r"] * 9)
          + "]\ncube: [" + ", ".join(["*s"] * 9) + "]\nlong: " + "y" * 5000 + "\n---\n# Wide\nbody\n")
-    indexer.run(root, embedder_name="hash")
+    runner.run(root, embedder_name="hash")
     client = create_app(memory=root, port=5000).test_client()
     for name in ("bomb.md", "wide.md"):
         response = run_with_timeout(lambda: client.get(f"/file/{name}", base_url="http://127.0.0.1:5000"))

@@ -11,14 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from tachikoma import freshness, indexer, memory as mem, stats
+from tachikoma import freshness, memory as mem, stats
+from tachikoma.indexer import pipeline, runner, status
 from tachikoma.tagging import applying, journal, model, planning, recovery
 from tachikoma.store import Store
 
 
 def run(root, **kw):
     kw.setdefault("embedder_name", "hash")
-    return indexer.run(root, **kw)
+    return runner.run(root, **kw)
 
 
 def chunk_count(root, path):
@@ -39,7 +40,7 @@ def fresh_count(root, path, tmp_path):
 def test_a_file_that_vanished_during_its_read_is_read_again_when_it_comes_back(memory, monkeypatch, tmp_path):
     """Deterministic form of the race: a sync tool (or git checkout) replaces martin.md just as it is read."""
     target = memory / "martin.md"
-    original = indexer.read_document
+    original = pipeline.read_document
 
     def flaky(root, rel, kind, **kw):
         if rel == "martin.md":
@@ -51,36 +52,36 @@ def test_a_file_that_vanished_during_its_read_is_read_again_when_it_comes_back(m
                 target.write_bytes(data)
         return original(root, rel, kind, **kw)
 
-    monkeypatch.setattr(indexer, "read_document", flaky)
+    monkeypatch.setattr(pipeline, "read_document", flaky)
     first = run(memory)
     assert any("martin.md" in w and "cannot read" in w for w in first.warnings), first.warnings
     assert chunk_count(memory, "martin.md") == 0
-    monkeypatch.setattr(indexer, "read_document", original)
+    monkeypatch.setattr(pipeline, "read_document", original)
     assert {"path": "martin.md", "kind": "read-failed"}.items() <= \
         next(p for p in stats.report(memory)["problems"] if p["path"] == "martin.md").items()
 
     with Store(mem.index_path(memory)) as store:
-        assert indexer.pending_changes(memory, store) == 1, "the unread file still needs work"
+        assert freshness.pending_changes(memory, store) == 1, "the unread file still needs work"
     second = run(memory)
     assert chunk_count(memory, "martin.md") == fresh_count(memory, "martin.md", tmp_path) > 0
     assert second.changed + second.added == 1
     with Store(mem.index_path(memory)) as store:
-        assert indexer.pending_changes(memory, store) == 0
+        assert freshness.pending_changes(memory, store) == 0
 
 
 def test_a_failed_read_with_an_unchanged_stat_is_still_retried(memory, monkeypatch):
     """Even when size and mtime come back identical, a file that was never read is not "unchanged"."""
-    original = indexer.read_document
+    original = pipeline.read_document
     stat = os.stat(memory / "martin.md")
 
     def failing(root, rel, kind, **kw):
         doc = original(root, rel, kind, max_bytes=1) if rel == "martin.md" else original(root, rel, kind, **kw)
         return doc
 
-    monkeypatch.setattr(indexer, "read_document", failing)
+    monkeypatch.setattr(pipeline, "read_document", failing)
     run(memory)
     assert chunk_count(memory, "martin.md") == 0
-    monkeypatch.setattr(indexer, "read_document", original)
+    monkeypatch.setattr(pipeline, "read_document", original)
     os.utime(memory / "martin.md", ns=(stat.st_atime_ns, stat.st_mtime_ns))
     run(memory)
     assert chunk_count(memory, "martin.md") > 0
@@ -153,10 +154,10 @@ def test_changed_since_counts_transcripts_retagged_since_the_last_run(memory):
     plan = planning.plan(memory, {"trust": "owner"}, model.Selector(kind="transcript"), overwrite=True)
     assert plan.changes
     applying.apply(memory, plan, commit=False)
-    assert indexer.freshness(memory)["changed_since"] == len(plan.changes)
+    assert status.freshness(memory)["changed_since"] == len(plan.changes)
     summary = run(memory)
     assert summary.retagged == len(plan.changes)
-    assert indexer.freshness(memory)["changed_since"] == 0
+    assert status.freshness(memory)["changed_since"] == 0
 
 
 # --------------------------------------------------------------------------- commit order and recovery
@@ -315,7 +316,7 @@ def test_the_body_is_streamed_byte_for_byte_even_when_it_is_not_utf8(git_memory)
 def test_file_page_with_a_very_long_path_is_404(memory, rel):
     from app import create_app
 
-    indexer.run(memory, embedder_name="hash")
+    runner.run(memory, embedder_name="hash")
     client = create_app(memory=memory, port=5000).test_client()
     answer = client.get(f"/file/{rel}", base_url="http://127.0.0.1:5000")
     assert answer.status_code == 404, answer.get_data(as_text=True)[:500]
@@ -354,7 +355,7 @@ def run_without_write_access(root, *args):
 
 def test_search_works_on_a_read_only_memory_folder(memory):
     """Another user's memory, or a mounted backup: the index is readable, nothing can be written."""
-    indexer.run(memory, embedder_name="hash")
+    runner.run(memory, embedder_name="hash")
     done = run_without_write_access(memory, "search", "DRV8353", "--json")
     assert done.returncode == 0, done.stderr
     answer = json.loads(done.stdout)
@@ -381,7 +382,7 @@ def test_a_folder_that_cannot_be_listed_is_a_warning_and_a_problem(memory, monke
     assert "locked: cannot list (Permission denied), skipped" in warnings, warnings
     problem = next(p for p in stats.report(memory)["problems"] if p["path"] == "locked")
     assert problem["kind"] == "unreadable-folder" and "cannot list" in problem["reason"]
-    assert any("locked: cannot list" in w for w in indexer.run(memory, embedder_name="hash").warnings)
+    assert any("locked: cannot list" in w for w in runner.run(memory, embedder_name="hash").warnings)
 
 
 def test_files_of_a_folder_that_cannot_be_listed_for_now_stay_indexed(memory, monkeypatch):

@@ -1,4 +1,4 @@
-"""`replaced.Held`: a write that reaches a file after a rename replaced it is appended to the new one.
+"""`tagging.replaced.Held`: a write that reaches a file after a rename replaced it is appended to the new one.
 
 No test waits: the clock and the sleep are replaced.
 """

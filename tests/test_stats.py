@@ -225,7 +225,8 @@ def test_stats_the_index_and_its_run_count_the_same_files(tmp_path, capsys):
     """Issue 18: stats said 36 files, the Index panel "holds 38 files": the index counted a .jsonl data
     file (a row kept so the next run knows it unchanged). A memory file is a note or a transcript, for
     every face; data files are named apart. Also an empty session and a note over max_file_bytes."""
-    from tachikoma import cli, indexer
+    from tachikoma import cli
+    from tachikoma.indexer import runner, status
 
     (tmp_path / "a.md").write_text("# A\nAlpha.\n")
     (tmp_path / "big.md").write_text("# Big\n" + "word " * 400)
@@ -233,9 +234,9 @@ def test_stats_the_index_and_its_run_count_the_same_files(tmp_path, capsys):
     (tmp_path / "chat.jsonl").write_text('{"role": "user", "content": "hello there"}\n')
     (tmp_path / "starting.jsonl").write_text("")
     (tmp_path / "metrics.jsonl").write_text('{"metric": "latency", "value": 3}\n')
-    summary = indexer.run(tmp_path, embedder_name="hash")
+    summary = runner.run(tmp_path, embedder_name="hash")
     counted = coverage(tmp_path)["files"]
-    fresh = indexer.freshness(tmp_path)
+    fresh = status.freshness(tmp_path)
     assert counted == 4 and summary.files == fresh["files"] == counted
     assert summary.data_files == fresh["data_files"] == 1
     assert "index holds 4 files and 1 .jsonl data file," in summary.line()

@@ -19,6 +19,8 @@ from .model import Applied, Change, Restore, Skip, current_values
 from .planning import refusal
 from .replaced import Held, Placed, Unsaved, append_at_end
 
+#: How much of a file is read or copied at a time.
+_BLOCK = 1 << 20
 #: How many times a note that changes while it is being tagged is read again before it is skipped.
 _ATTEMPTS = 5
 
@@ -130,8 +132,6 @@ def _stream_sha(handle: BinaryIO, head: bytes = b"", size: int | None = None) ->
             left -= len(block)
     return digest.hexdigest()
 
-
-_BLOCK = 1 << 20
 
 
 def _identity(info: os.stat_result) -> tuple:
