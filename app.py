@@ -35,7 +35,9 @@ from flask_wtf.csrf import CSRFProtect
 from htmx_flask import Htmx
 
 import tachikoma.web
-from tachikoma import indexer, stats, tagging
+from tachikoma import stats
+from tachikoma.indexer import status
+from tachikoma.tagging import applying, model, planning
 from tachikoma.config import load_config
 from tachikoma.errors import EmbedderError, TachikomaError
 from tachikoma.humanize import when
@@ -289,7 +291,7 @@ def tag_apply():
     if status != 200:
         return page("tag.html", "partials/tag_preview.html", status=status, **ctx)
     try:
-        applied = tagging.apply(dash().root, ctx["plan"], commit=True, by=changed_by())
+        applied = applying.apply(dash().root, ctx["plan"], commit=True, by=changed_by())
     except TachikomaError as exc:
         ctx["error"] = str(exc)
         return page("tag.html", "partials/tag_preview.html", status=500, **ctx)
@@ -317,7 +319,7 @@ def tag_undo(undo_id: str):
                               f"this change was already undone, or it is older than the last {KEPT_UNDOS} taggings "
                               "kept for undoing; revert its git commit instead (`git log`, then `git revert <commit>`)")
     try:
-        undone = tagging.undo(dash().root, applied, commit=True, by=changed_by())
+        undone = applying.undo(dash().root, applied, commit=True, by=changed_by())
     except TachikomaError as exc:
         dash().undos.put_back(undo_id, applied)  # still undoable once the problem is fixed
         return error_response(500, "Undo failed", str(exc))
@@ -334,7 +336,7 @@ def preview(form: TagForm) -> tuple[dict, int]:
     """The plan for the tagging form (nothing written) as the preview shows it, and the status."""
     if form.defaults:
         try:
-            plan = tagging.default_plan(dash().root, max_bytes=dash().max_file_bytes())
+            plan = planning.default_plan(dash().root, max_bytes=dash().max_file_bytes())
         except TachikomaError as exc:
             return preview_context(form, error=str(exc)), 500
         return preview_context(form, plan=plan, fingerprint=plan_fingerprint(plan)), 200
@@ -343,14 +345,14 @@ def preview(form: TagForm) -> tuple[dict, int]:
         return preview_context(form), 400
     selector, values = parsed
     try:
-        plan = tagging.plan(dash().root, values, selector, overwrite=form.overwrite,
-                            max_bytes=dash().max_file_bytes())
+        plan = planning.plan(dash().root, values, selector, overwrite=form.overwrite,
+                             max_bytes=dash().max_file_bytes())
     except TachikomaError as exc:
         return preview_context(form, error=str(exc)), 500
     return preview_context(form, plan=plan, fingerprint=plan_fingerprint(plan)), 200
 
 
-def tagged_page(form: TagForm, applied: tagging.Applied, undo_id: str | None, undone: bool,
+def tagged_page(form: TagForm, applied: model.Applied, undo_id: str | None, undone: bool,
                 undo_error: str | None = None):
     try:
         coverage_now = stats.coverage(dash().root)
@@ -390,7 +392,7 @@ def reindex_panel_fragment():
 
 def index_panel_context() -> dict:
     try:
-        fresh = indexer.freshness(dash().root)
+        fresh = status.freshness(dash().root)
     except TachikomaError as exc:
         fresh = {"error": str(exc)}
     return {"fresh": fresh, "job": dash().index_job.snapshot(), "has_index": dash().has_index(),

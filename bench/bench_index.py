@@ -43,7 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tachikoma import indexer
+from tachikoma.indexer import runner
 from tachikoma.config import Config
 from tachikoma.embedders.base import l2_normalise
 from tachikoma.embedders.hashing import HashingEmbedder
@@ -112,10 +112,10 @@ def bench(size: int, chunks_per_file: int, dim: int, queries: int, cold_queries:
         if memory is None or not (root / ".cache" / "index.db").exists():
             build_memory(root, size, chunks_per_file)
             t = time.perf_counter()
-            indexer.run(root, Config(), embedder=embedder)
+            runner.run(root, Config(), embedder=embedder)
             index_s = time.perf_counter() - t
         t = time.perf_counter()
-        again = indexer.run(root, Config(), embedder=embedder)
+        again = runner.run(root, Config(), embedder=embedder)
         reindex_s = time.perf_counter() - t
         assert again.chunks_embedded == 0 and again.added == again.changed == 0
 

@@ -33,7 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_index import RandomEmbedder, build_memory, words  # noqa: E402
 
-from tachikoma import indexer, memory  # noqa: E402
+from tachikoma import memory  # noqa: E402
+from tachikoma.indexer import runner
 from tachikoma.config import Config  # noqa: E402
 from tachikoma.search import Searcher  # noqa: E402
 from tachikoma.store import index_check  # noqa: E402
@@ -52,7 +53,7 @@ def bench(size: int, chunks_per_file: int, dim: int, repeat: int) -> dict:
     try:
         build_memory(root, size, chunks_per_file)
         embedder = RandomEmbedder(dim)
-        summary = indexer.run(root, Config(), embedder=embedder)
+        summary = runner.run(root, Config(), embedder=embedder)
         path = memory.index_path(root)
         rng = random.Random(1)
         queries = [words(rng, 3) for _ in range(repeat + 1)]

@@ -38,7 +38,7 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from tachikoma import indexer
+from tachikoma.indexer import runner
 from tachikoma.chunking import chunk_document
 from tachikoma.memory import walk
 from tachikoma.reader import read_document
@@ -348,7 +348,7 @@ def main() -> None:
             if load:
                 load()  # model loading (and a first graph build) is not indexing
             started, cpu = time.perf_counter(), time.process_time()
-            summary = indexer.run(work, embedder=other)
+            summary = runner.run(work, embedder=other)
             elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
             runtime = getattr(other, "runtime", None)
             print(f"  {other.name}{f' ({runtime})' if runtime else ''}: {elapsed:.1f} s ({cpu:.1f} s of CPU), "
@@ -369,7 +369,7 @@ def main() -> None:
                                                     max_bytes=10**9), embedder.max_words)) for p in chosen)
         append_turns(work, chosen, args.append_turns, rng)
         started = time.perf_counter()
-        again = indexer.run(work, embedder=embedder)
+        again = runner.run(work, embedder=embedder)
         elapsed = time.perf_counter() - started
         print(f"append: {args.append_turns} exchanges appended to {len(chosen)} sessions holding {held} chunks: "
               f"{again.changed} files re-read, {again.chunks_embedded} chunks embedded, {again.chunks_reused} reused, "
@@ -432,7 +432,7 @@ def compare_tool_text(work: Path, embedder, total: int) -> None:
         if load:
             load()
         started, cpu = time.perf_counter(), time.process_time()
-        summary = indexer.run(work, embedder=embedder)
+        summary = runner.run(work, embedder=embedder)
         elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
         size, (tool_rows, tool_words) = index_bytes(work)
         p50, worst = warm_search_ms(work, embedder)

@@ -38,7 +38,7 @@ sys.path[:0] = [str(HERE), str(HERE.parent / "tests")]
 from bench_index import build_memory, percentile, words  # noqa: E402
 from pg_server import Server  # noqa: E402
 
-from tachikoma import indexer  # noqa: E402
+from tachikoma.indexer import runner  # noqa: E402
 from tachikoma.config import Config  # noqa: E402
 from tachikoma.embedders.hashing import HashingEmbedder  # noqa: E402
 from tachikoma.search import Searcher  # noqa: E402
@@ -154,9 +154,9 @@ def main() -> None:
             build_memory(root, args.files, args.chunks_per_file)
             embedder = HashingEmbedder(args.dim)
             on(None)
-            _, sqlite_s = timed(lambda: indexer.run(root, Config(), embedder=embedder))
+            _, sqlite_s = timed(lambda: runner.run(root, Config(), embedder=embedder))
             on(url)
-            summary, pg_s = timed(lambda: indexer.run(root, Config(), embedder=embedder))
+            summary, pg_s = timed(lambda: runner.run(root, Config(), embedder=embedder))
             rng = random.Random(1)
             texts = [words(rng, rng.randrange(2, 7)) for _ in range(args.queries)]
             bare = []

@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_sessions import build_corpus, load_average  # noqa: E402
 
-from tachikoma import indexer  # noqa: E402
+from tachikoma.indexer import pipeline, reporting, runner  # noqa: E402
 from tachikoma.embedders import create  # noqa: E402
 
 POLLER = r"""
@@ -83,7 +83,7 @@ def main() -> None:
         print(f"corpus: {sum(written.values()) / 1e6:.1f} MB; load average before: {load_average()}")
         embedder = create(args.embedder)
         embedder.load()  # model loading is not indexing
-        quick = indexer.quick_tier(embedder, indexer.QUICK_TIER_MIN_CHUNKS)
+        quick = pipeline.quick_tier(embedder, pipeline.QUICK_TIER_MIN_CHUNKS)
         if quick is not None:
             quick.load()  # distilled once per machine, cached: not part of a run either
         shutil.rmtree(work / ".cache", ignore_errors=True)
@@ -93,7 +93,7 @@ def main() -> None:
         last: dict = {}
         started = time.time()
 
-        def detail(state: indexer.RunProgress) -> None:
+        def detail(state: reporting.RunProgress) -> None:
             marks.setdefault(state.phase, time.time())
             last.update(vars(state))
             if (args.full_seconds is not None and state.phase == "full vectors"
@@ -102,7 +102,7 @@ def main() -> None:
 
         cut = False
         try:
-            summary = indexer.run(work, embedder=embedder, detail=detail)
+            summary = runner.run(work, embedder=embedder, detail=detail)
             chunks = summary.chunks
         except Budget:
             cut = True

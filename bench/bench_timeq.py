@@ -33,7 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_index import RandomEmbedder, build_memory, words  # noqa: E402
 
-from tachikoma import indexer, timeq  # noqa: E402
+from tachikoma import timeq  # noqa: E402
+from tachikoma.indexer import runner
 from tachikoma.config import Config  # noqa: E402
 from tachikoma.search import Searcher  # noqa: E402
 
@@ -60,7 +61,7 @@ def search_rows(files: int, chunks_per_file: int, dim: int, n: int) -> list[tupl
     try:
         build_memory(root, files, chunks_per_file)
         embedder = RandomEmbedder(dim)
-        indexer.run(root, Config(), embedder=embedder)
+        runner.run(root, Config(), embedder=embedder)
         rng = random.Random(2)
         plain = [words(rng, rng.randrange(2, 7)) for _ in range(n)]
         timed = [f"{q} {TIME_PHRASES[i % len(TIME_PHRASES)]}" for i, q in enumerate(plain)]

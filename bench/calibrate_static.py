@@ -25,7 +25,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tachikoma import indexer, memory  # noqa: E402
+from tachikoma import memory  # noqa: E402
+from tachikoma.indexer import runner
 from tachikoma.embedders import create  # noqa: E402
 from tachikoma.embedders.static import StaticEmbedder, calibrate  # noqa: E402
 from tachikoma.evaluation import locomo  # noqa: E402
@@ -45,7 +46,7 @@ def pairs(path: Path, only: list[int]) -> tuple[np.ndarray, np.ndarray, list[tup
         for conv in conversations:
             root = work / conv.sample_id
             locomo.write_memory(conv, root)
-            indexer.run(root, embedder=full)
+            runner.run(root, embedder=full)
             with Store(memory.index_path(root), readonly=True) as store:
                 rows = store.db.execute("SELECT text, vector FROM chunks ORDER BY id").fetchall()
             chunks_full = np.stack([np.frombuffer(v, dtype=np.float32) for _, v in rows])

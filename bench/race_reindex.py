@@ -24,7 +24,8 @@ import threading
 import time
 from pathlib import Path
 
-from tachikoma import indexer, memory
+from tachikoma import memory
+from tachikoma.indexer import runner
 from tachikoma.store import Store
 
 
@@ -83,7 +84,7 @@ def main() -> int:
     try:
         for _ in range(args.runs):
             try:
-                indexer.run(root, embedder_name="hash")
+                runner.run(root, embedder_name="hash")
             except Exception as exc:  # noqa: BLE001 - counted and shown, the run goes on
                 errors += 1
                 print(f"index run failed: {exc}", file=sys.stderr)
@@ -94,12 +95,12 @@ def main() -> int:
     churning = time.perf_counter() - started
     for i in range(args.names):
         (root / f"n{i:03d}.md").write_bytes(note(i))
-    indexer.run(root, embedder_name="hash")
+    runner.run(root, embedder_name="hash")
     incremental = chunks_by_file(root)
 
     fresh = work / "fresh"
     shutil.copytree(root, fresh, ignore=shutil.ignore_patterns(".cache"))
-    indexer.run(fresh, embedder_name="hash")
+    runner.run(fresh, embedder_name="hash")
     rebuilt = chunks_by_file(fresh)
     wrong = sorted(p for p in rebuilt if incremental.get(p) != rebuilt[p])
     empty = sum(1 for p in wrong if not incremental.get(p))

@@ -89,7 +89,7 @@ def atomic_write_with(path: str | os.PathLike, fill: Callable[[BinaryIO], object
     at `path` swap names atomically and `displaced` is shown the file that was there (named
     `old` for the moment); if it raises, the swap is undone, so that file is back in place.
     The replaced file is unlinked at once: a caller that must see a write still reaching it
-    (through a descriptor opened before the rename) holds it open itself (`replaced.Held`)."""
+    (through a descriptor opened before the rename) holds it open itself (`tagging.replaced.Held`)."""
     target = Path(os.path.realpath(path))
     folder = target.parent
     try:
@@ -132,7 +132,7 @@ def atomic_write_with(path: str | os.PathLike, fill: Callable[[BinaryIO], object
             except FileNotFoundError:
                 pass
         raise
-    _fsync_dir(folder)
+    fsync_dir(folder)
 
 
 _RENAME_EXCHANGE = 2
@@ -173,7 +173,7 @@ def can_exchange(folder: str | os.PathLike) -> bool:
         b.unlink()
 
 
-def _fsync_dir(folder: Path) -> None:
+def fsync_dir(folder: Path) -> None:
     """Make the rename durable. Not possible on every platform (Windows): ignored there."""
     try:
         fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))

@@ -486,17 +486,17 @@ def _warn(message: str) -> None:
 
 
 def cmd_index(args) -> int:
-    from . import indexer
+    from .indexer import reporting, runner
 
     root = _root(args)
     config = _config(args, root)
     show = not args.quiet and not args.json and sys.stderr.isatty()
-    detail, close = indexer.tqdm_progress() if show else (None, lambda: None)
+    detail, close = reporting.tqdm_progress() if show else (None, lambda: None)
     warn = None if args.quiet or args.json else _warn
     watcher, searchers = _start_watching(root, args) if args.watch else (None, None)
     try:
-        summary = indexer.run(root, config, embedder_name=args.embedder, reembed=args.reembed,
-                              warn=warn, detail=detail)
+        summary = runner.run(root, config, embedder_name=args.embedder, reembed=args.reembed,
+                             warn=warn, detail=detail)
     finally:
         close()
     if args.json:
@@ -644,7 +644,7 @@ def _fusion_text(factors: dict) -> str:
 
 
 def cmd_tag(args) -> int:
-    from . import tagging
+    from .tagging import applying, model, planning, recovery
     from .tags import InvalidTagValue
 
     root = _root(args)
@@ -656,22 +656,22 @@ def cmd_tag(args) -> int:
         _usage_error(args, "say what to set: --trust, --confidence, --source and/or --[no-]evergreen")
     if values and not has_selector:
         _usage_error(args, "say which files: --kind, --path, --untagged, --since/--until, or --all")
-    recovered = None if args.dry_run else tagging.recover(root)
+    recovered = None if args.dry_run else recovery.recover(root)
     if recovered is not None and not args.json:
         _report_recovered(recovered)
     try:
         if not values:
-            plan = tagging.default_plan(root, max_bytes=_config(args, root).max_file_bytes)
+            plan = planning.default_plan(root, max_bytes=_config(args, root).max_file_bytes)
         else:
-            selector = tagging.Selector(kind=args.kind, pattern=args.path, untagged_only=args.untagged,
-                                        modified_since=args.since, modified_until=args.until)
-            plan = tagging.plan(root, values, selector, overwrite=args.overwrite,
-                                max_bytes=_config(args, root).max_file_bytes)
+            selector = model.Selector(kind=args.kind, pattern=args.path, untagged_only=args.untagged,
+                                      modified_since=args.since, modified_until=args.until)
+            plan = planning.plan(root, values, selector, overwrite=args.overwrite,
+                                 max_bytes=_config(args, root).max_file_bytes)
     except InvalidTagValue as exc:
         raise TachikomaError(str(exc)) from None
     applied = None
     if not args.dry_run and plan.changes:
-        applied = tagging.apply(root, plan, commit=not args.no_commit)
+        applied = applying.apply(root, plan, commit=not args.no_commit)
         _refresh_index(root, args)
     # A selected note left untagged by a write failure, or tags left uncommitted, is not success:
     # a script or an agent must not read "tagged" from the exit status.
@@ -760,13 +760,13 @@ def _plan_json(plan, applied, dry_run: bool) -> dict:
 
 def _refresh_index(root: Path, args) -> None:
     """Carry new tags into an existing index (no re-embedding: chunk texts are unchanged)."""
-    from . import indexer
+    from .indexer import runner
     from .store import locate
 
     if not locate(root, _config(args, root)).exists():
         return
     try:
-        indexer.run(root, _config(args, root))
+        runner.run(root, _config(args, root))
     except TachikomaError as exc:
         _warn(f"tags written, but the index was not refreshed ({exc}); run `tachikoma index`")
 

@@ -9,17 +9,20 @@ embedders): `indexer` builds its runs on the same `plan_run`.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING
 
 from . import memory
 from .config import settings_or_defaults
 from .dates import front_matter_evergreen
 from .documents import TRANSCRIPT
 from .errors import TachikomaError
-from .store import Store
+
+if TYPE_CHECKING:
+    from .store.protocol import IndexStore
 
 Warn = Callable[[str], None]
 
@@ -42,7 +45,7 @@ class Plan:
     unchanged: list[memory.MemoryFile]
 
 
-def plan_run(root: Path, store: Store, warn: Warn | None = None, rechunk: bool = False,
+def plan_run(root: Path, store: IndexStore, warn: Warn | None = None, rechunk: bool = False,
              max_bytes: int | None = None, known: dict | None = None) -> Plan:
     """Compare the folder with the index. `rechunk`: unchanged files are to be chunked again too.
 
@@ -110,7 +113,7 @@ def copied_session(warnings: list[str]) -> str | None:
     return None
 
 
-def pending_changes(root: Path, store: Store, max_bytes: int | None = None) -> int:
+def pending_changes(root: Path, store: IndexStore, max_bytes: int | None = None) -> int:
     """How many files were added, changed, removed or re-tagged (transcripts, in the tag file) since
     the last index run, or still need reading."""
     rows = store.files()
@@ -123,11 +126,11 @@ def pending_changes(root: Path, store: Store, max_bytes: int | None = None) -> i
     except TachikomaError:
         tags = None  # a malformed tag file is reported by stats itself
     if tags is not None:
-        due.update(_retagged(rows, tags))
+        due.update(retagged(rows, tags))
     return len(due)
 
 
-def embedded_counts(store: Store, complete: bool) -> dict:
+def embedded_counts(store: IndexStore, complete: bool) -> dict:
     """{"chunks", "full", "quick", "none"}: how many chunks have full vectors, quick ones only, or none
     yet (keyword search only). A complete run leaves every chunk with its full vector, and so does
     every batch on a store without tiers of vectors (``store.tiers`` false: it embeds before it
@@ -139,7 +142,7 @@ def embedded_counts(store: Store, complete: bool) -> dict:
     return {"chunks": sum(tiers.values()), **tiers}
 
 
-def answer_freshness(root: Path, store: Store) -> dict:
+def answer_freshness(root: Path, store: IndexStore) -> dict:
     """The freshness every search answer carries: when the index was last updated, whether
     that run finished, and how many files were added, changed or removed since.
 
@@ -150,31 +153,31 @@ def answer_freshness(root: Path, store: Store) -> dict:
     stamp = store.get_meta("last_indexed_at")
     complete = store.get_meta("run_complete") != "0"
     return {"state": "complete" if complete else "incomplete",
-            "last_indexed_at": _iso(store, stamp),
+            "last_indexed_at": iso(store, stamp),
             "changed_since": pending_changes(root, store, settings_or_defaults(root).max_file_bytes),
             "embedded": embedded_counts(store, complete)}
 
 
-def _iso(store: Store, stamp: str | None) -> str | None:
+def iso(store: IndexStore, stamp: str | None) -> str | None:
     if stamp is None:
         return None
     try:
-        return datetime.fromtimestamp(float(stamp), timezone.utc).isoformat(timespec="seconds")
+        return datetime.fromtimestamp(float(stamp), UTC).isoformat(timespec="seconds")
     except (ValueError, OverflowError, OSError) as exc:
         raise store.damaged(f"unreadable time {stamp!r}") from exc
 
 
-def _tag_columns(tags) -> dict:
+def tag_columns(tags) -> dict:
     return {"trust": tags.trust, "confidence": tags.confidence, "source": tags.source, "invalid": tags.invalid}
 
 
-def _tag_file_evergreen(tags, path: str) -> bool:
+def tag_file_evergreen(tags, path: str) -> bool:
     """Whether a transcript's tag-file entry says ``evergreen: true``."""
     return front_matter_evergreen(tags.entries.get(path))
 
 
-def _retagged(rows, tags) -> list[str]:
+def retagged(rows, tags) -> list[str]:
     """Indexed transcripts whose tags in the tag file differ from the index's."""
     return [path for path, row in rows.items()
-            if row.kind == TRANSCRIPT and (_tag_columns(tags.tags_for(path)) != _tag_columns(row)
-                                           or _tag_file_evergreen(tags, path) != row.evergreen)]
+            if row.kind == TRANSCRIPT and (tag_columns(tags.tags_for(path)) != tag_columns(row)
+                                           or tag_file_evergreen(tags, path) != row.evergreen)]

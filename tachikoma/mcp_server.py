@@ -29,7 +29,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
-from . import __version__, memory, notes, stats, tagging, turn_view
+from . import __version__, memory, notes, stats, turn_view
+from .tagging import applying, model, planning
 from .config import load_config
 from .errors import NoIndexYet, TachikomaError
 from .humanize import no_match_reason, plural, printable, recency_text, tool_match_text
@@ -248,8 +249,8 @@ class MemoryTools:
                     raise TachikomaError(f"{rel!r} is a symlink to {real!r}, which is not a memory file of its kind")
                 followed[rel] = real
             wanted.add(real)
-        plan = tagging.plan(self.root, values, tagging.Selector(paths=frozenset(wanted)), overwrite=True)
-        applied = tagging.apply(self.root, plan, commit=True, note=AGENT_NOTE, by=by) if plan.changes else None
+        plan = planning.plan(self.root, values, model.Selector(paths=frozenset(wanted)), overwrite=True)
+        applied = applying.apply(self.root, plan, commit=True, note=AGENT_NOTE, by=by) if plan.changes else None
         if applied is not None and locate(self.root).exists():
             self.reindexer.index()
         changes = applied.changes if applied else []

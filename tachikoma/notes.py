@@ -12,7 +12,7 @@ committed. The caller indexes it.
 Nothing is left half done. In git, the note is written and committed under
 the writers' lock, after its run was added to the journal (`journal`); a
 `remember` killed before its commit, or whose commit failed (a refusing
-hook, a detached HEAD), is committed by the next writing run (`finish`).
+hook, a detached HEAD), is committed by the next writing run (`tagging.remembered.finish`).
 Remembering the same text again (a client's retry) with the same title,
 folder and tags gives back the note already written, committed if it was
 not, rather than a ``-2`` copy. A folder given through a symlink inside the
@@ -27,21 +27,23 @@ import re
 import secrets
 import unicodedata
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import yaml
 
-from . import faults, gitutil, journal
-from .atomic import _fsync_dir
+from . import faults, gitutil
+from .atomic import fsync_dir
 from .errors import TachikomaError
 from .humanize import printable
 from .memory import PathOutsideMemory, hidden_characters, safe_path
-from .tagging import acquire_writers_lock, check_values, finish_pending
+from .tagging import journal, remembered
+from .tagging.model import check_values
+from .tagging.recovery import finish_pending
+from .tagging.remembered import MAX_NOTE_BYTES, find_note
+from .tagging.writers import acquire_writers_lock
 from .tags import InvalidTagValue
 
-#: The longest note `remember` writes (the indexer's own limit is larger).
-MAX_NOTE_BYTES = 1_000_000
 MAX_TITLE = 200
 _SLUG_WORDS = 8
 
@@ -109,7 +111,7 @@ def remember(root: Path, text: str, title: str | None = None, folder: str | None
     except (InvalidTagValue, TachikomaError) as exc:
         raise NoteError(str(exc)) from None
     target_folder = _folder(root, folder)
-    body = render(text, title, checked, now or datetime.now(timezone.utc)).encode("utf-8")
+    body = render(text, title, checked, now or datetime.now(UTC)).encode("utf-8")
     stem = slug(title)
     if not (commit and gitutil.repo_toplevel(root) is not None):
         found = _same_note(root, target_folder, stem, body)
@@ -130,7 +132,7 @@ def remember(root: Path, text: str, title: str | None = None, folder: str | None
             written = Written(path=_create(root, target_folder, stem, body), commit=None)
             faults.point("remember-before-commit")
         try:
-            written.commit = gitutil.commit(root, [written.path], _message(written.path, by))
+            written.commit = gitutil.commit(root, [written.path], remembered.message(written.path, by))
         except TachikomaError as exc:
             written.commit_error = (f"{exc} (the note is written; the next tachikoma run that writes commits it)"
                                     if run_id else str(exc))
@@ -142,59 +144,15 @@ def remember(root: Path, text: str, title: str | None = None, folder: str | None
     return written
 
 
-def _message(path: str, by: str = "") -> str:
-    trailer = gitutil.changed_by_trailer(by)
-    return f"tachikoma: remember {path}\n" + (f"\n{trailer}" if trailer else "")
-
-
 def _finish_pending(root: Path) -> None:
-    """Commit what earlier runs left uncommitted (see `tagging.recover`), before this one."""
+    """Commit what earlier runs left uncommitted (see `tagging.recovery.recover`), before this one."""
     finish_pending(Path(root).resolve())
-
-
-def finish(root: Path, run: dict):
-    """Commit the note of a `remember` run left in the journal, if it was written (found by its bytes)
-    and not changed since. Returns a `tagging.Applied` (its `remembered`, `commit`, `commit_error`,
-    `commit_pending`: it failed again and stays in the journal), or None when there is nothing to do."""
-    from .tagging import Applied
-
-    folder, stem, sha = str(run["folder"]), str(run["stem"]), str(run["sha256"])
-    path = _find(root, folder, stem, lambda data: hashlib.sha256(data).hexdigest() == sha)
-    if path is None:
-        return None  # killed before the note was written, or it was changed or removed since
-    done = Applied(remembered=[path])
-    try:
-        done.commit = gitutil.commit(root, [path], _message(path))
-    except TachikomaError as exc:
-        done.commit_error = f"{path} was not committed: {exc}"
-        done.commit_pending = True
-    return done
 
 
 def _same_note(root: Path, folder: str, stem: str, body: bytes) -> str | None:
     """The note `remember` wrote before with these bytes but its date (a retry), or None."""
     wanted = _without_date(body)
-    return _find(root, folder, stem, lambda data: _without_date(data) == wanted)
-
-
-def _find(root: Path, folder: str, stem: str, matches) -> str | None:
-    """The first of `<folder>/<stem>[-n].md` whose bytes satisfy `matches`, or None."""
-    directory = root / folder if folder else root
-    name = re.compile(rf"{re.escape(stem)}(?:-([0-9]+))?\.md")
-    try:
-        names = os.listdir(directory)
-    except OSError:
-        return None
-    numbered = sorted((int(m.group(1) or 1), n) for n in names if (m := name.fullmatch(n)))
-    for _, candidate in numbered:
-        try:
-            with open(directory / candidate, "rb") as handle:
-                data = handle.read(MAX_NOTE_BYTES + 64 * 1024)
-        except OSError:
-            continue
-        if matches(data):
-            return f"{folder}/{candidate}" if folder else candidate
-    return None
+    return find_note(root, folder, stem, lambda data: _without_date(data) == wanted)
 
 
 def _without_date(data: bytes) -> bytes:
@@ -256,7 +214,7 @@ def _create(root: Path, folder: str, stem: str, data: bytes) -> str:
                 os.link(temp, directory / name)  # atomic, and never replaces an existing file
             except FileExistsError:
                 continue
-            _fsync_dir(directory)
+            fsync_dir(directory)
             return f"{folder}/{name}" if folder else name
         raise NoteError(f"too many notes named {stem}-N.md in {folder or 'the memory folder'}")
     finally:

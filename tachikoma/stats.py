@@ -22,6 +22,7 @@ from .documents import KINDS, MARKDOWN
 from .memory import TAG_FILE, walk
 from .frontmatter import read_front_matter
 from .humanize import plural, when
+from .indexer.status import freshness, not_indexed, transcript_problems
 from .tags import CONFIDENCE_VALUES, STATUSES, TAG_KEYS, TRUST_VALUES, Tags
 
 
@@ -175,8 +176,6 @@ def files(root: Path, status: str | None = None, kind: str | None = None, folder
 def report(root: Path) -> dict:
     """`coverage` plus how fresh the index is, and the files it could not index (under
     "problems"): what `tachikoma stats --json` prints."""
-    from .indexer import freshness, not_indexed, transcript_problems
-
     result = coverage(root)
     result["index"] = freshness(root)
     result["problems"] += not_indexed(Path(root).resolve())

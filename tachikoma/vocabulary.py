@@ -10,7 +10,7 @@ for the settings' dataclasses and TOML parser first.
 MAX_LIMIT = 100
 #: The recency presets' names, in order (`config.RECENCY_PRESETS` holds their rules).
 RECENCY_NAMES = ("off", "default", "strong", "seed")
-#: What tagging with no options does (`tagging.default_plan`), in the words every face uses: the CLI's
+#: What tagging with no options does (`tagging.planning.default_plan`), in the words every face uses: the CLI's
 #: help and the dashboard's "Use the defaults". Plain text, so the command line need not import the
 #: readers; a test holds it to their sources.
 DEFAULTS_TEXT = ("transcripts without tags get trust: self, confidence: medium and as source the agent that "

@@ -8,7 +8,7 @@ run, not one per file. Hidden files and folders (``.cache`` with the index
 itself, ``.git``, editors' temporary files) are ignored, as the indexer
 ignores them; memory files, the tag file and settings count.
 
-Runs are incremental (`indexer.run`), one at a time: the watcher's own runs
+Runs are incremental (`indexer.runner.run`), one at a time: the watcher's own runs
 follow each other, and it waits for a run that another process holds the
 index lock for (`tachikoma index`, the dashboard's button) and then runs
 after it, so changes made meanwhile are never left out.
@@ -117,8 +117,8 @@ class KeptEmbedder:
     Loading the offline MiniLM (reading and checking 90 MB of weights) costs
     about half a second of CPU: done for every run a watcher starts, it would
     take most of the machine while files change. The embedder is made the
-    way `indexer.run` makes it, and made again when the index's embedder or
-    the settings change; None (let `indexer.run` decide) when there is no
+    way `indexer.runner.run` makes it, and made again when the index's embedder or
+    the settings change; None (let `indexer.runner.run` decide) when there is no
     index yet or the settings ask for another embedder than the index's (the
     run then says so).
     """
@@ -151,7 +151,7 @@ class KeptEmbedder:
 
 
 class Reindexer:
-    """`on_change` for a watcher: runs `indexer.run` and remembers how the last run went."""
+    """`on_change` for a watcher: runs `indexer.runner.run` and remembers how the last run went."""
 
     def __init__(self, root: Path, settings: Callable, warn: Callable[[str], None] | None = None,
                  after: Callable[[], None] | None = None):
@@ -166,11 +166,11 @@ class Reindexer:
 
     def index(self):
         """One incremental run with the kept embedder, after any run under way elsewhere; its Summary."""
-        from . import indexer
+        from .indexer import runner
 
         config = self.settings()
-        return indexer.run(self.root, config, lock_timeout=LOCK_WAIT_SECONDS,
-                           embedder=self.embedder.for_run(self.root, config))
+        return runner.run(self.root, config, lock_timeout=LOCK_WAIT_SECONDS,
+                          embedder=self.embedder.for_run(self.root, config))
 
     def __call__(self, paths: set[str]) -> None:
         from .errors import TachikomaError

@@ -27,7 +27,7 @@ def example_and_runbook(folder: Path, runbook_name: str | None = "operations") -
     """Two memories for a shared store, both indexed (hash embedder) into the store the environment names:
     the example memory in `folder`/notes and a one-note runbook in `folder`/ops, indexed under
     `runbook_name` (None: its folder's name)."""
-    from tachikoma import indexer
+    from tachikoma.indexer import runner
 
     notes = copy_example(folder / "notes")
     ops = folder / "ops"
@@ -35,6 +35,6 @@ def example_and_runbook(folder: Path, runbook_name: str | None = "operations") -
     (ops / "runbook.md").write_text("# Runbook\n\nRestart the quokka service with systemctl.\n", encoding="utf-8")
     if runbook_name:
         (ops / "tachikoma.toml").write_text(f'[store]\nname = "{runbook_name}"\n', encoding="utf-8")
-    indexer.run(notes, embedder_name="hash")
-    indexer.run(ops, embedder_name="hash")
+    runner.run(notes, embedder_name="hash")
+    runner.run(ops, embedder_name="hash")
     return notes, ops

@@ -8,7 +8,7 @@ import time
 import numpy as np
 import pytest
 
-from tachikoma import indexer
+from tachikoma.indexer import runner
 from tachikoma.cli import main
 from tachikoma.config import load_config
 from tachikoma.errors import TachikomaError
@@ -19,7 +19,7 @@ from test_eval_locomo import tiny
 
 @pytest.fixture
 def hashed(memory):
-    indexer.run(memory, embedder_name="hash")
+    runner.run(memory, embedder_name="hash")
     s = Searcher(memory)
     yield s
     s.close()
@@ -117,7 +117,7 @@ def _epoch(iso: str) -> float:
 
 
 def test_cli_min_score_and_no_good_match(memory, capsys):
-    indexer.run(memory, embedder_name="hash")
+    runner.run(memory, embedder_name="hash")
     assert main(["--memory", str(memory), "search", "DRV8353 Zanzibar", "--min-score", "1"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("no good match: nothing is close enough in meaning") and "floor 1)" in out

@@ -746,12 +746,12 @@ def test_a_tagging_just_applied_is_offered_for_undo_once(client, indexed):
 
 
 def test_undo_store_lists_from_small_summaries(indexed):
-    from tachikoma import tagging
+    from tachikoma.tagging import model
     from tachikoma.web.undo import UndoStore
 
     store = UndoStore(indexed, 3)
-    applied = tagging.Applied(changes=[tagging.Change("a.jsonl", "transcript", {}, {"trust": "self"})], message="m",
-                              restore={"tachikoma-tags.yaml": tagging.Restore(b"x" * 100_000, "ab" * 32)})
+    applied = model.Applied(changes=[model.Change("a.jsonl", "transcript", {}, {"trust": "self"})], message="m",
+                            restore={"tachikoma-tags.yaml": model.Restore(b"x" * 100_000, "ab" * 32)})
     key = store.remember(applied)
     summary = indexed / ".cache" / "undo" / f"{key}.summary"
     assert summary.stat().st_size < 200  # not the 100 kB of former bytes
@@ -782,12 +782,12 @@ def test_undo_after_a_restart_leaves_a_file_changed_since_alone(app, client, ind
 
 
 def test_undo_records_are_bounded_and_keys_never_name_a_path(client, indexed):
-    from tachikoma import tagging
+    from tachikoma.tagging import model
     from tachikoma.web.undo import UndoStore
 
     store = UndoStore(indexed, 3)
-    applied = tagging.Applied(changes=[tagging.Change("a.jsonl", "transcript", {}, {"trust": "self"})], message="m",
-                              restore={"tachikoma-tags.yaml": tagging.Restore(b"\x00old bytes", "ab" * 32)})
+    applied = model.Applied(changes=[model.Change("a.jsonl", "transcript", {}, {"trust": "self"})], message="m",
+                            restore={"tachikoma-tags.yaml": model.Restore(b"\x00old bytes", "ab" * 32)})
     keys = [store.remember(applied, created=1_000_000 + n) for n in range(5)]
     kept = {p.stem for p in (indexed / ".cache" / "undo").glob("*.json")}
     assert kept == set(keys[2:])  # the newest three
@@ -968,7 +968,7 @@ def test_reindex_runs_in_background(app, client, indexed):
 
 
 def test_reindex_progress_is_polled(app, client, monkeypatch):
-    from tachikoma import indexer
+    from tachikoma.indexer import runner
 
     release, reported = threading.Event(), threading.Event()
 
@@ -976,9 +976,9 @@ def test_reindex_progress_is_polled(app, client, monkeypatch):
         progress(1, 4, "inbox/bad-tag.md")
         reported.set()
         release.wait(10)
-        return indexer.Summary(added=4, files=4, chunks=4, embedder="hash:512")
+        return runner.Summary(added=4, files=4, chunks=4, embedder="hash:512")
 
-    monkeypatch.setattr(indexer, "run", slow_run)
+    monkeypatch.setattr(runner, "run", slow_run)
     token = csrf_token(client)
     first = client.post("/reindex", headers={**HTMX, "X-CSRFToken": token})
     assert first.status_code == 202
@@ -993,12 +993,12 @@ def test_reindex_progress_is_polled(app, client, monkeypatch):
 
 
 def test_reindex_failure_is_shown(app, client, monkeypatch):
-    from tachikoma import indexer
+    from tachikoma.indexer import runner
 
     def unreachable(*args, **kwargs):
         raise EmbedderError("cannot reach Ollama at http://127.0.0.1:9: start it with `ollama serve`")
 
-    monkeypatch.setattr(indexer, "run", unreachable)
+    monkeypatch.setattr(runner, "run", unreachable)
     client.post("/reindex", headers={**HTMX, "X-CSRFToken": csrf_token(client)})
     app.extensions["tachikoma"].index_job.wait(10)
     text = text_of(client.get("/reindex/status", headers=HTMX).get_data(as_text=True))

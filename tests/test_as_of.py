@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from flask.testing import FlaskClient
 
-from tachikoma import indexer
+from tachikoma.indexer import runner
 from tachikoma.config import Config
 from tachikoma.errors import TachikomaError
 from tachikoma.search import Searcher
@@ -32,7 +32,7 @@ def dated(tmp_path) -> Path:
     root.mkdir()
     for name, (day, text) in NOTES.items():
         (root / name).write_text(f"---\ndate: {day}\ntrust: owner\nconfidence: high\n---\n{text}\n")
-    indexer.run(root, embedder_name="hash")
+    runner.run(root, embedder_name="hash")
     return root
 
 

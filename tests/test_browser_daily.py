@@ -13,7 +13,8 @@ import re
 import pytest
 
 from app import create_app
-from tachikoma import indexer, stats
+from tachikoma import stats
+from tachikoma.indexer import runner
 from test_browser import browser, memory, page, server  # noqa: F401 (fixtures)
 from web_helpers import CHROMIUM, LiveServer, git_run
 
@@ -39,7 +40,7 @@ def test_coverage_index_panel_agrees_looks_enabled_and_says_done_once(server, pa
     one file more than the page's own total (a data file), and its "Done." sentence was repeated by
     a grid of the same numbers, whose last label wrapped onto a row of its own."""
     _data_file(memory)
-    indexer.run(memory)
+    runner.run(memory)
     page.goto(server.url + "/coverage")
     total = stats.coverage(memory)["files"]
     assert page.locator("[data-total]").inner_text() == str(total)

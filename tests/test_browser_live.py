@@ -8,7 +8,7 @@ import os
 import pytest
 
 from app import create_app
-from tachikoma import indexer
+from tachikoma.indexer import runner
 from web_helpers import CHROMIUM, LiveServer, browser_page, build_index, copy_memory
 
 if not CHROMIUM.exists() and os.environ.get("TACHIKOMA_REQUIRE_BROWSER") == "1":
@@ -29,7 +29,7 @@ def test_open_pages_follow_a_run_made_in_a_terminal(tmp_path):
         total_before = coverage.locator("[data-total]").inner_text()
         for n in range(5):
             (root / f"extra-{n}.md").write_text(f"---\ntrust: owner\n---\n# Extra {n}\nNew fact number {n}.\n")
-        indexer.run(root)  # `tachikoma index` in a terminal: this server's job knows nothing of it
+        runner.run(root)  # `tachikoma index` in a terminal: this server's job knows nothing of it
         page.wait_for_selector("[data-holds]:has-text('16 files')", timeout=15_000)
         assert page.locator("[data-changed]").inner_text().startswith("0")
         coverage.wait_for_selector(f"[data-total]:text-is('{int(total_before) + 5}')", timeout=15_000)

@@ -223,7 +223,7 @@ def test_failed_reembed_keeps_the_index(memory):
 
 
 def test_interrupted_index_shows_as_incomplete_in_stats(memory):
-    from tachikoma import indexer
+    from tachikoma.indexer import runner
     from tachikoma.embedders.hashing import HashingEmbedder
 
     class Interrupted(HashingEmbedder):
@@ -238,7 +238,7 @@ def test_interrupted_index_shows_as_incomplete_in_stats(memory):
     for i in range(20):
         (memory / f"bulk-{i:02}.md").write_text(f"# Note {i}\n\n" + " ".join(f"t{i}w{j}" for j in range(500)))
     try:
-        indexer.run(memory, embedder=Interrupted(512))
+        runner.run(memory, embedder=Interrupted(512))
     except KeyboardInterrupt:
         pass
     stats = tachikoma("--memory", str(memory), "stats")

@@ -7,7 +7,8 @@ from datetime import datetime
 
 import pytest
 
-from tachikoma import cli, indexer
+from tachikoma import cli
+from tachikoma.indexer import runner
 from tachikoma.vocabulary import MAX_LIMIT
 from tachikoma.web.forms import SearchForm
 
@@ -91,7 +92,7 @@ def test_stats_text_speaks_english_and_json_keeps_iso(tmp_path, capsys):
     root = tmp_path / "memory"
     root.mkdir()
     (root / "note.md").write_text("# One note\n\nA single short note.\n")
-    indexer.run(root, embedder_name="hash")
+    runner.run(root, embedder_name="hash")
 
     assert cli.main(["--memory", str(root), "stats"]) == 0
     text = capsys.readouterr().out

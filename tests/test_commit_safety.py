@@ -17,7 +17,8 @@ import pytest
 from mcp import Client
 
 from gitrepo import git, run_python, tachikoma_cli
-from tachikoma import gitutil, journal, mcp_server, notes, tagging
+from tachikoma import gitutil, mcp_server, notes
+from tachikoma.tagging import applying, journal, model, planning, recovery
 from tachikoma.errors import TachikomaError
 from tachikoma.frontmatter import split
 
@@ -42,9 +43,9 @@ def hook(root: Path, name: str, script: str) -> None:
     path.chmod(0o755)
 
 
-def tag(root: Path, rel: str, value: str, commit: bool = True) -> tagging.Applied:
-    planned = tagging.plan(root, {"trust": value}, tagging.Selector(pattern=rel), overwrite=True)
-    return tagging.apply(root, planned, commit=commit)
+def tag(root: Path, rel: str, value: str, commit: bool = True) -> model.Applied:
+    planned = planning.plan(root, {"trust": value}, model.Selector(pattern=rel), overwrite=True)
+    return applying.apply(root, planned, commit=commit)
 
 
 # --------------------------------------------------------------------------- 2. a failed commit
@@ -84,7 +85,7 @@ def test_two_failed_commits_both_wait_and_are_both_finished(git_memory, monkeypa
     assert first.commit_pending and second.commit_pending and "No space left" in second.commit_error
     assert len(journal.load(git_memory)) == 2
     monkeypatch.setattr(gitutil, "commit_blobs", real)
-    done = tagging.recover(git_memory)
+    done = recovery.recover(git_memory)
     assert done is not None and done.commit and not done.commit_pending
     assert sorted(c.path for c in done.changes) == ["martin.md", "rumours.md"]
     assert trust(git_memory, "martin.md", "HEAD") == "external"
@@ -96,12 +97,12 @@ def test_a_journal_from_before_several_runs_could_wait_is_still_finished(git_mem
     """A version-1 journal (one run) left by an older tachikoma killed mid-run is read."""
     import json
 
-    planned = tagging.plan(git_memory, {"trust": "self"}, tagging.Selector(pattern="martin.md"), overwrite=True)
-    tagging.apply(git_memory, planned, commit=False)
+    planned = planning.plan(git_memory, {"trust": "self"}, model.Selector(pattern="martin.md"), overwrite=True)
+    applying.apply(git_memory, planned, commit=False)
     change = {k: v for k, v in vars(planned.changes[0]).items() if k != "current"}
     journal.path(git_memory).write_text(json.dumps({"version": 1, "action": ["tag", "trust=self"], "commit": True,
                                                     "changes": [change]}))
-    done = tagging.recover(git_memory)
+    done = recovery.recover(git_memory)
     assert done is not None and done.commit and trust(git_memory, "martin.md", "HEAD") == "self"
 
 
@@ -189,8 +190,8 @@ def test_mcp_tag_through_a_symlink_tags_the_file_it_points_to(git_memory):
 
 def test_mcp_tag_never_reports_a_file_it_did_not_read_as_unchanged(git_memory, monkeypatch):
     """A file the walk does not list (here: hidden from it) is skipped with a reason, not "unchanged"."""
-    real_walk = tagging.walk
-    monkeypatch.setattr(tagging, "walk", lambda root, **kw: [f for f in real_walk(root, **kw) if f.path != "martin.md"])
+    real_walk = planning.walk
+    monkeypatch.setattr(planning, "walk", lambda root, **kw: [f for f in real_walk(root, **kw) if f.path != "martin.md"])
     [(error, text, data)] = run_tools(git_memory, ("tag", {"paths": ["martin.md"], "trust": "untrusted"}))
     assert not error, text
     assert data["changed"] == [] and data["unchanged"] == []
@@ -222,7 +223,7 @@ def test_a_refusing_pre_commit_hook_stops_the_commit_and_names_itself(git_memory
     assert written.commit is None and "pre-commit hook" in written.commit_error
     assert git(git_memory, "rev-parse", "HEAD") == head
     (git_memory / ".git" / "hooks" / "pre-commit").unlink()
-    done = tagging.recover(git_memory)
+    done = recovery.recover(git_memory)
     assert done.commit and done.remembered == [written.path] and not done.commit_pending
     assert status(git_memory) == ""
 

@@ -8,7 +8,9 @@ from datetime import datetime, timezone
 import numpy as np
 import pytest
 
-from tachikoma import dates, gitutil, indexer, ranking, tagging
+from tachikoma import dates, gitutil, ranking
+from tachikoma.indexer import runner, status
+from tachikoma.tagging import applying, model, planning
 from tachikoma import search as search_module
 from tachikoma.chunking import chunk_document
 from tachikoma.config import RECENCY_PRESETS, Config, RankingConfig
@@ -191,7 +193,7 @@ def dated(tmp_path):
 
 
 def test_every_date_source_through_the_index(dated):
-    indexer.run(dated, embedder_name="hash")
+    runner.run(dated, embedder_name="hash")
     found = factors_by_path(dated, "lighthouse lamp")
     expect = {"session.jsonl": ("transcript", "2026-11-21T10:00:00+00:00"),
               "fm.md": ("frontmatter", "2026-06-01T00:00:00+00:00"),  # updated before date
@@ -217,8 +219,8 @@ def test_git_dates_skip_tagging_and_tag_only_commits(tmp_path):
     assert times["old-note.md"] == datetime(2026, 5, 31, 12, tzinfo=UTC), "a tag-only hand edit does not count"
     assert times["other.md"] == datetime(2026, 10, 1, 12, tzinfo=UTC)
 
-    applied = tagging.apply(top, tagging.plan(top, {"source": "x", "confidence": "high"},
-                                              tagging.Selector(pattern="old-note.md")))
+    applied = applying.apply(top, planning.plan(top, {"source": "x", "confidence": "high"},
+                                                model.Selector(pattern="old-note.md")))
     assert applied.commit and "Tachikoma-Tagging: 1" in git(top, "log", "-1", "--format=%B")
     assert git(top, "log", "-1", "--format=%(trailers:key=Tachikoma-Tagging,valueonly)").strip() == "1"
     assert gitutil.content_times(top)["old-note.md"] == datetime(2026, 5, 31, 12, tzinfo=UTC)
@@ -231,20 +233,20 @@ def test_tagging_never_changes_a_memory_age(tmp_path):
     put(top, "notes/2026-05-01.md", "Brackets arrived from Misumi.\n")
     put(top, "chat.jsonl", json.dumps({"role": "user", "content": "order brackets from Misumi"}) + "\n")
     commit_all(top, "notes", "2026-05-31T12:00:00Z")
-    indexer.run(top, embedder_name="hash")
+    runner.run(top, embedder_name="hash")
     before = factors_by_path(top, "brackets Misumi")
     # The folder's first commit of several files is an import: a weak date, but still the same date.
     assert before["vendors.md"]["date_source"] == "git-import" and before["vendors.md"]["age_days"] == pytest.approx(183.5)
 
-    plan = tagging.plan(top, {"source": "x", "trust": "owner"}, tagging.Selector())
+    plan = planning.plan(top, {"source": "x", "trust": "owner"}, model.Selector())
     assert {c.path for c in plan.changes} == {"vendors.md", "notes/2026-05-01.md", "chat.jsonl"}
-    assert tagging.apply(top, plan).commit
+    assert applying.apply(top, plan).commit
     assert git(top, "status", "--porcelain") == "" or "tachikoma-tags" not in git(top, "status", "--porcelain")
-    summary = indexer.run(top, embedder_name="hash")
+    summary = runner.run(top, embedder_name="hash")
     assert summary.changed == 2 and summary.chunks_embedded == 0
     after = factors_by_path(top, "brackets Misumi")
     shutil.rmtree(top / ".cache")  # a fresh index (as after a clone) gives the same dates
-    indexer.run(top, embedder_name="hash")
+    runner.run(top, embedder_name="hash")
     rebuilt = factors_by_path(top, "brackets Misumi")
     for path in before:
         for key in ("date", "date_source", "date_trust", "age_days", "recency", "similarity", "confidence_weight"):
@@ -253,7 +255,7 @@ def test_tagging_never_changes_a_memory_age(tmp_path):
 
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", str(top), str(clone))
-    indexer.run(clone, embedder_name="hash")
+    runner.run(clone, embedder_name="hash")
     cloned = factors_by_path(clone, "brackets Misumi")
     assert {p: f["date"] for p, f in cloned.items()} == {p: f["date"] for p, f in before.items()}
 
@@ -261,11 +263,11 @@ def test_tagging_never_changes_a_memory_age(tmp_path):
 def test_tagging_outside_git_keeps_the_file_time(tmp_path):
     root = tmp_path / "mem"
     note = put(root, "note.md", "The brackets come from Misumi.\n", mtime=at(2026, 3, 1))
-    indexer.run(root, embedder_name="hash")
+    runner.run(root, embedder_name="hash")
     before = factors_by_path(root, "brackets Misumi")["note.md"]
-    tagging.apply(root, tagging.plan(root, {"trust": "owner"}, tagging.Selector()))
+    applying.apply(root, planning.plan(root, {"trust": "owner"}, model.Selector()))
     assert note.read_text().startswith("---\ntrust: owner\n---\n")
-    summary = indexer.run(root, embedder_name="hash")
+    summary = runner.run(root, embedder_name="hash")
     assert summary.changed == 1, "the index still sees the tag change"
     after = factors_by_path(root, "brackets Misumi")["note.md"]
     assert (after["date"], after["date_source"], after["recency"]) == (before["date"], "mtime", before["recency"])
@@ -278,7 +280,7 @@ def test_evergreen_by_front_matter_and_by_config_glob(tmp_path):
     put(root, "sub/identity.md", "I keep the lighthouse lamp.\n", mtime=at(2024, 1, 1))
     put(root, "pinned.md", "---\nevergreen: true\n---\nLighthouse lamp rules.\n", mtime=at(2024, 1, 1))
     put(root, "old.md", "Lighthouse lamp gossip.\n", mtime=at(2024, 1, 1))
-    indexer.run(root, embedder_name="hash")
+    runner.run(root, embedder_name="hash")
     found = factors_by_path(root, "lighthouse lamp")
     for path in ("MEMORY.md", "sub/identity.md", "pinned.md"):
         assert found[path]["recency"] == 1.0 and found[path]["recency_reason"] == "evergreen", path
@@ -293,7 +295,7 @@ def test_evergreen_by_front_matter_and_by_config_glob(tmp_path):
 
 
 def test_an_old_index_is_upgraded_without_embedding(dated):
-    indexer.run(dated, embedder_name="hash")
+    runner.run(dated, embedder_name="hash")
     path = dated / ".cache" / "index.db"
     with Store(path) as store:  # make it look like an index of schema 1, from before dates
         db = store.db
@@ -309,20 +311,20 @@ def test_an_old_index_is_upgraded_without_embedding(dated):
         db.commit()
     with pytest.raises(Exception, match="older tachikoma .* run `tachikoma index` to upgrade"):
         Store(path, readonly=True)
-    assert "older tachikoma" in indexer.freshness(dated)["note"]  # stats and the coverage page say what to do
+    assert "older tachikoma" in status.freshness(dated)["note"]  # stats and the coverage page say what to do
     with pytest.raises(Exception, match="run `tachikoma index` to upgrade it"):
         Searcher(dated).search("lighthouse", 3)
-    summary = indexer.run(dated, embedder_name="hash")
+    summary = runner.run(dated, embedder_name="hash")
     assert summary.chunks_embedded == 0 and summary.rechunked == 6
-    assert indexer.freshness(dated)["note"] is None
+    assert status.freshness(dated)["note"] is None
     found = factors_by_path(dated, "lighthouse lamp")
     assert found["session.jsonl"]["date_source"] == "transcript" and found["2026-04-02/notes.md"]["date_source"] == "path"
-    assert indexer.run(dated, embedder_name="hash").rechunked == 0
+    assert runner.run(dated, embedder_name="hash").rechunked == 0
 
 
 def test_recency_of_each_chunk_in_a_search(dated):
     put(dated, "fresh.md", "lamp\n", mtime=at(2026, 11, 30))
-    indexer.run(dated, embedder_name="hash")
+    runner.run(dated, embedder_name="hash")
     found = factors_by_path(dated, "lighthouse lamp")
     default = Config().ranking.rule
     assert found["fresh.md"]["date_trust"] == "weak" and found["fresh.md"]["recency"] < 1.0, \
@@ -394,7 +396,7 @@ def test_words_held_reads_the_keyword_index(tmp_path):
     put(root, "a.md", "The Granite staging database runs PostgreSQL 13; the ops team set it up in spring with backups every night.\n")
     put(root, "b.md", "Booked the Granite lab for Thursday.\n")
     put(root, "c.md", "Nothing relevant here at all.\n")
-    indexer.run(root, embedder_name="hash")
+    runner.run(root, embedder_name="hash")
     with Store(root / ".cache" / "index.db", readonly=True) as store:
         rows = dict(store.db.execute("SELECT f.path, c.id FROM chunks c JOIN files f ON f.id = c.file_id"))
         ids = np.array([rows["c.md"], rows["a.md"], rows["b.md"]])
@@ -416,7 +418,7 @@ def test_an_update_told_in_a_conversation_supersedes_the_note(tmp_path, monkeypa
     put(root, "sessions/upgrade.jsonl", "".join(json.dumps(t) + "\n" for t in turns))
     put(root, "notes/lab.md", "---\ndate: 2025-03-01\n---\nThe Granite lab wifi password is kx-4471.\n")
     put(root, "notes/booked.md", "---\ndate: 2026-11-28\n---\nBooked the Granite lab for Thursday.\n")
-    indexer.run(root, embedder_name="hash")
+    runner.run(root, embedder_name="hash")
     held = []
     real = search_module.words_held
     monkeypatch.setattr(search_module, "words_held", lambda db, query, ids, *read: held.append(real(db, query, ids, *read)) or held[-1])
@@ -441,7 +443,7 @@ def test_a_knowledge_update_ranks_the_newer_fact_first(tmp_path):
     put(root, "people/priya-2025.md", "---\ndate: 2025-08-01\n---\nPriya lives in Lisbon, in a flat near the old tram line by the river.\n")
     put(root, "people/priya-2026.md", "---\ndate: 2026-07-01\n---\nPriya lives in Oslo now, in a flat near the old tram line by the river.\n")
     put(root, "2026-11-29/groceries.md", "Buy tram tickets and milk.\n")
-    indexer.run(root, embedder_name="hash")
+    runner.run(root, embedder_name="hash")
     searcher = Searcher(root)
     try:
         off = searcher.search("where does Priya live", 5, now=NOW, min_score=0, recency="off")["results"]
@@ -543,7 +545,7 @@ def test_a_first_commit_never_supersedes_a_dated_memory(tmp_path):
     February") as superseded."""
     top = tmp_path / "repo"
     _tomas_memory(top)
-    indexer.run(top, embedder_name="hash")
+    runner.run(top, embedder_name="hash")
     now = datetime(2026, 3, 2, tzinfo=UTC)
     found = _search(top, "when does Tomas visit the Porto office", now)
     tomas, daily = found["people/tomas.md"]["factors"], found["memory/2026-02-10.md"]["factors"]
@@ -555,7 +557,7 @@ def test_a_first_commit_never_supersedes_a_dated_memory(tmp_path):
     # Edited on its own later, the note has a real edit date, still not the memory's own: no supersession.
     put(top, "people/tomas.md", "# Tomas\n\n" + TOMAS + "He prefers email.\n")
     git(top, "commit", "-qam", "tomas prefers email", date="2026-03-03T12:00:00Z")
-    indexer.run(top, embedder_name="hash")
+    runner.run(top, embedder_name="hash")
     found = _search(top, "when does Tomas visit the Porto office", datetime(2026, 3, 4, tzinfo=UTC))
     tomas, daily = found["people/tomas.md"]["factors"], found["memory/2026-02-10.md"]["factors"]
     assert (tomas["date_source"], tomas["date_trust"]) == ("git", "commit")
@@ -568,7 +570,7 @@ def test_a_dated_update_still_supersedes_after_an_import(tmp_path):
     _tomas_memory(top)
     put(top, "memory/2026-03-05.md", "# 2026-03-05\n\n" + TOMAS_MOVED.replace("20 February", "9 March"))
     commit_all(top, "today", "2026-03-05T18:00:00Z")
-    indexer.run(top, embedder_name="hash")
+    runner.run(top, embedder_name="hash")
     found = _search(top, "when does Tomas visit the Porto office", datetime(2026, 3, 6, tzinfo=UTC))
     assert found["memory/2026-02-10.md"]["factors"]["superseded_by"]["path"] == "memory/2026-03-05.md"
 
@@ -582,7 +584,7 @@ def test_words_held_reads_a_common_word_as_a_rare_one(tmp_path, monkeypatch):
     put(root, "a.md", "The Granite staging database runs PostgreSQL 13 for the ops team.\n")
     put(root, "b.md", "Booked the Granite lab for Thursday.\n")
     put(root, "c.md", "Nothing relevant here at all.\n")
-    indexer.run(root, embedder_name="hash")
+    runner.run(root, embedder_name="hash")
     with Store(root / ".cache" / "index.db", readonly=True) as store:
         ids = np.array([r[0] for r in store.db.execute("SELECT id FROM chunks ORDER BY id")])
         query = "Which database does Granite staging run?"

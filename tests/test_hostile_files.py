@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from tachikoma import frontmatter, indexer, memory as mem, stats, tagging
+from tachikoma import frontmatter, memory as mem, stats
+from tachikoma.indexer import runner
+from tachikoma.tagging import applying, model, planning
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs and sockets are POSIX")
 
@@ -102,14 +104,14 @@ def test_stats_and_index_report_the_fifo_with_a_kind(with_fifo):
     result = run_with_timeout(lambda: stats.coverage(with_fifo))
     assert {"path": "pipe.md", "reason": "not a regular file (a FIFO), skipped", "kind": "not-a-file"} \
         in result["problems"]
-    summary = run_with_timeout(lambda: indexer.run(with_fifo, embedder_name="hash"))
+    summary = run_with_timeout(lambda: runner.run(with_fifo, embedder_name="hash"))
     assert summary.added == 1
     assert "pipe.md: not a regular file (a FIFO), skipped" in summary.warnings
 
 
 def test_tag_names_the_fifo_as_matched_and_skipped(with_fifo):
-    plan = run_with_timeout(lambda: tagging.plan(with_fifo, {"trust": "owner"},
-                                                 tagging.Selector(paths={"pipe.md"})))
+    plan = run_with_timeout(lambda: planning.plan(with_fifo, {"trust": "owner"},
+                                                  model.Selector(paths={"pipe.md"})))
     assert plan.matched == 1 and not plan.changes
     assert [(s.path, s.reason) for s in plan.skipped] == [("pipe.md", "not a regular file (a FIFO)")]
 
@@ -155,11 +157,11 @@ def test_a_folder_nested_a_thousand_deep_is_reported_and_the_rest_indexed(deep_m
                         "(move its files higher up to index them)"]
     assert unlisted == [too_deep]
 
-    summary = indexer.run(deep_memory, embedder_name="hash")
+    summary = runner.run(deep_memory, embedder_name="hash")
     assert summary.added == 2
     problems = stats.coverage(deep_memory)["problems"]
     assert [(p["path"], p["kind"]) for p in problems] == [(too_deep, "too-deep")]
-    plan = tagging.plan(deep_memory, {"trust": "owner"})
+    plan = planning.plan(deep_memory, {"trust": "owner"})
     assert sorted(c.path for c in plan.changes) == ["ok.md", "zz/later.md"]
 
 
@@ -223,12 +225,12 @@ def test_bomb_in_a_note_is_a_front_matter_problem_for_index_stats_and_tag(tmp_pa
     root = tmp_path / "memory"
     note(root, "ok.md")
     note(root, "bomb.md", BOMB_NOTE)
-    summary = run_with_timeout(lambda: indexer.run(root, embedder_name="hash"))
+    summary = run_with_timeout(lambda: runner.run(root, embedder_name="hash"))
     assert summary.added == 2
     assert any(w.startswith("bomb.md:1: malformed front matter: aliases") for w in summary.warnings)
     problems = run_with_timeout(lambda: stats.coverage(root))["problems"]
     assert [(p["path"], p["kind"]) for p in problems] == [("bomb.md", "front-matter")]
-    plan = run_with_timeout(lambda: tagging.plan(root, {"trust": "self"}, tagging.Selector(paths={"bomb.md"})))
+    plan = run_with_timeout(lambda: planning.plan(root, {"trust": "self"}, model.Selector(paths={"bomb.md"})))
     assert plan.matched == 1 and not plan.changes and "aliases" in plan.skipped[0].reason
 
 
@@ -250,7 +252,7 @@ def test_file_page_shows_bomb_and_huge_values_bounded(tmp_path):
     # Within the alias budget but large when written out: 9 * 9 * 100 values.
     note(root, "wide.md", "---\nrow: &r [" + ", ".join(["word"] * 100) + "]\nsq: &s [" + ", ".join(["*r"] * 9)
          + "]\ncube: [" + ", ".join(["*s"] * 9) + "]\nlong: " + "y" * 5000 + "\n---\n# Wide\nbody\n")
-    indexer.run(root, embedder_name="hash")
+    runner.run(root, embedder_name="hash")
     client = create_app(memory=root, port=5000).test_client()
     for name in ("bomb.md", "wide.md"):
         response = run_with_timeout(lambda: client.get(f"/file/{name}", base_url="http://127.0.0.1:5000"))
@@ -266,12 +268,12 @@ def test_tagging_a_note_that_became_a_fifo_after_the_plan_skips_it_at_once(tmp_p
     its place between the plan and the write blocked `tag` until a writer came."""
     root = tmp_path / "memory"
     path = note(root, "swapped.md")
-    plan = tagging.plan(root, {"trust": "owner"}, tagging.Selector(paths={"swapped.md"}))
+    plan = planning.plan(root, {"trust": "owner"}, model.Selector(paths={"swapped.md"}))
     assert [c.path for c in plan.changes] == ["swapped.md"]
     path.unlink()
     os.mkfifo(path)
     try:
-        applied = run_with_timeout(lambda: tagging.apply(root, plan, commit=False), seconds=10)
+        applied = run_with_timeout(lambda: applying.apply(root, plan, commit=False), seconds=10)
     finally:  # the old code is still blocked in open(): a writer end lets its thread go
         try:
             os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))

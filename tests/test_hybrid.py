@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 from example_memory import copy_example
 
-from tachikoma import indexer, ranking
+from tachikoma import ranking
+from tachikoma.indexer import runner
 from tachikoma.config import Config, SearchConfig, load_config
 from tachikoma.embedders.base import l2_normalise
 from tachikoma.errors import TachikomaError
@@ -49,7 +50,7 @@ def notes(tmp_path):
     (root / "d.md").write_text("# Boat\n\nThe boat needs new paint before spring.\n")
     (root / "e.md").write_text("# Boat\n\nThe boat Aurora-7 sails from Gdynia.\n")
     embedder = TopicEmbedder()
-    indexer.run(root, Config(), embedder=embedder)
+    runner.run(root, Config(), embedder=embedder)
     searcher = Searcher(root, Config(), embedder=embedder)
     yield root, searcher
     searcher.close()
@@ -183,7 +184,7 @@ HOSTILE = ['"', '""', "'", "AND", "OR", "NOT", "a AND", "NEAR(a b, 3)", "*", "a*
 @pytest.fixture(scope="module")
 def example_searcher(tmp_path_factory):
     root = copy_example(tmp_path_factory.mktemp("hostile") / "memory")
-    indexer.run(root, embedder_name="hash")
+    runner.run(root, embedder_name="hash")
     s = Searcher(root)
     yield s
     s.close()

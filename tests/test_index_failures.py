@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tachikoma import indexer, memory as mem
+from tachikoma import memory as mem
+from tachikoma.indexer import pipeline, runner, status
 from tachikoma.config import load_config
 from tachikoma.errors import TachikomaError
 from tachikoma.mcp_server import MemoryTools, answer_text
@@ -33,7 +34,7 @@ def indexed(tmp_path):
     root = tmp_path / "memory"
     note(root, "cats.md")
     note(root, "dogs.md", "# dogs\nwords about dogs and their walks\n")
-    indexer.run(root, embedder_name="hash")
+    runner.run(root, embedder_name="hash")
     return root
 
 
@@ -84,7 +85,7 @@ def big_indexed(tmp_path):
     root = tmp_path / "memory"
     for i in range(80):
         note(root, f"n{i:02}.md", f"# Note {i}\n\n" + " ".join(f"word{(i * 7 + j) % 500}" for j in range(300)) + "\n")
-    indexer.run(root, embedder_name="hash")
+    runner.run(root, embedder_name="hash")
     return root
 
 
@@ -168,11 +169,11 @@ def test_every_reader_of_a_damaged_index_says_so_with_the_advice(big_indexed, da
     assert f"delete {root / mem.CACHE_DIR} and run" in page
     if damage == "stale-journal":
         # The indexer opens the index for writing, which lets SQLite deal with the journal: it repairs.
-        indexer.run(root)
+        runner.run(root)
         assert Searcher(root).search("word12")["results"]
         return
     with pytest.raises(TachikomaError) as caught:
-        indexer.run(root)  # said "0 changed" over a truncated index or cut vectors
+        runner.run(root)  # said "0 changed" over a truncated index or cut vectors
     assert_damage_advice(str(caught.value), root)
 
 
@@ -192,7 +193,7 @@ def test_the_full_check_runs_once_per_state_of_the_index(big_indexed, monkeypatc
         Searcher(root).search("word12")
     assert checks == [1]
     note(root, "new.md")
-    indexer.run(root, embedder_name="hash")
+    runner.run(root, embedder_name="hash")
     Searcher(root).search("word12")
     assert checks == [1]
 
@@ -226,15 +227,15 @@ def test_readers_during_an_index_run_do_not_check_the_file_again(big_indexed, mo
     root = big_indexed
     for i in range(12):
         note(root, f"more/m{i:02}.md", f"# More {i}\n\nother words {i}\n")
-    monkeypatch.setattr(indexer, "BATCH_CHUNKS", 2)
+    monkeypatch.setattr(pipeline, "BATCH_CHUNKS", 2)
     checks, seen = [], []
     real = index_check.problem
     monkeypatch.setattr(index_check, "problem", lambda *a: checks.append(1) or real(*a))
 
     def poll(done, total, _note):
-        seen.append(indexer.freshness(root)["state"])
+        seen.append(status.freshness(root)["state"])
 
-    indexer.run(root, progress=poll)
+    runner.run(root, progress=poll)
     assert len(seen) > 5 and set(seen) == {"incomplete"}
     assert checks == []
 
@@ -268,12 +269,13 @@ def small_disk(tmp_path):
 
 
 def test_a_full_disk_is_named_by_search_stats_mcp_and_tag(small_disk):
-    from tachikoma import stats, tagging
+    from tachikoma import stats
+    from tachikoma.tagging import applying, model, planning
     from tachikoma.search import Searcher
 
     root = small_disk / "memory"
     note(root, "cats.md", "---\ntrust: owner\n---\n# cats\nsome words about cats\n")
-    indexer.run(root, embedder_name="hash")
+    runner.run(root, embedder_name="hash")
     before = (root / "cats.md").read_bytes()
     fill(small_disk)
     full = f"cannot open the index {mem.index_path(root)}: the disk is full ("
@@ -286,9 +288,9 @@ def test_a_full_disk_is_named_by_search_stats_mcp_and_tag(small_disk):
             tools.search("cats")
     finally:
         tools.close()
-    plan = tagging.plan(root, {"trust": "self"}, tagging.Selector(paths={"cats.md"}), overwrite=True)
+    plan = planning.plan(root, {"trust": "self"}, model.Selector(paths={"cats.md"}), overwrite=True)
     with pytest.raises(TachikomaError) as caught:
-        tagging.apply(root, plan, commit=False)  # said only "No space left on device"
+        applying.apply(root, plan, commit=False)  # said only "No space left on device"
     assert str(caught.value) == (f"cannot write {root / mem.CACHE_DIR / 'tagging-journal.json'} (No space left on "
                                  "device: the disk is full); nothing was changed (cats.md not tagged)")
     assert (root / "cats.md").read_bytes() == before
@@ -313,12 +315,12 @@ def test_an_io_error_on_a_nearly_full_disk_says_the_disk_is_full(tmp_path, monke
 
 
 def test_tag_on_a_full_disk_names_the_file_and_changes_nothing(tmp_path, monkeypatch):
-    from tachikoma import journal, tagging
+    from tachikoma.tagging import applying, journal, model, planning
 
     root = tmp_path / "memory"
     note(root, "cats.md", "---\ntrust: owner\n---\n# cats\n")
     before = (root / "cats.md").read_bytes()
-    plan = tagging.plan(root, {"trust": "self"}, tagging.Selector(paths={"cats.md"}), overwrite=True)
+    plan = planning.plan(root, {"trust": "self"}, model.Selector(paths={"cats.md"}), overwrite=True)
 
     def no_space(path, *_args, **_kwargs):
         raise OSError(errno.ENOSPC, "No space left on device")
@@ -326,7 +328,7 @@ def test_tag_on_a_full_disk_names_the_file_and_changes_nothing(tmp_path, monkeyp
     monkeypatch.setattr(journal, "atomic_write_text", no_space)
     with pytest.raises(TachikomaError, match=r"tagging-journal\.json \(No space left on device: the disk is full\); "
                                              r"nothing was changed \(cats\.md not tagged\)"):
-        tagging.apply(root, plan, commit=False)
+        applying.apply(root, plan, commit=False)
     assert (root / "cats.md").read_bytes() == before
 
 

@@ -8,7 +8,9 @@ import sys
 import numpy as np
 import pytest
 
-from tachikoma import indexer, memory as mem, tagging
+from tachikoma import freshness, memory as mem
+from tachikoma.indexer import pipeline, reporting, runner, status
+from tachikoma.tagging import applying, planning
 from tachikoma.embedders.hashing import HashingEmbedder
 from tachikoma.errors import EmbedderError, EmbedderMismatch, TachikomaError
 from tachikoma.store import IndexDamaged, Store
@@ -18,7 +20,7 @@ from counting_embedder import CountingEmbedder
 
 def run(root, **kw):
     kw.setdefault("embedder_name", "hash")
-    return indexer.run(root, **kw)
+    return runner.run(root, **kw)
 
 
 def index_rows(root):
@@ -47,7 +49,7 @@ def test_unchanged_run_embeds_nothing_and_touch_does_not_reembed(memory):
     run(memory)
     os.utime(memory / "martin.md", (1, 1))  # new mtime, same content (as after a git clone)
     embedder = CountingEmbedder()
-    summary = indexer.run(memory, embedder=embedder)
+    summary = runner.run(memory, embedder=embedder)
     assert embedder.embedded == []
     assert (summary.added, summary.changed, summary.removed) == (0, 0, 0)
     assert summary.unchanged == 11
@@ -62,7 +64,7 @@ def test_edit_one_section_reembeds_only_that_chunk(memory):
     assert len(before) >= 5
     note.write_text(note.read_text().replace("word2x10 ", "changed "))
     embedder = CountingEmbedder()
-    summary = indexer.run(memory, embedder=embedder)
+    summary = runner.run(memory, embedder=embedder)
     assert summary.changed == 1
     assert 1 <= len(embedder.embedded) <= 2, "only the chunks of the edited section"
     assert all("changed" in t for t in embedder.embedded)
@@ -84,7 +86,7 @@ def test_a_renamed_file_and_a_moved_folder_reuse_their_vectors(memory):
     (memory / "martin.md").rename(memory / "people-martin.md")
     (memory / "2026-03-22").rename(memory / "archive-2026-03-22")
     embedder = CountingEmbedder()
-    summary = indexer.run(memory, embedder=embedder)
+    summary = runner.run(memory, embedder=embedder)
     assert (summary.added, summary.removed) == (3, 3)
     assert embedder.embedded == [] and summary.chunks_embedded == 0 and summary.chunks_reused > 0
     files, chunks = index_rows(memory)
@@ -109,30 +111,30 @@ def test_a_file_over_the_size_limit_is_not_pending_in_search_answers_either(memo
     (memory / "big.md").write_text("# Big\n\n" + "word " * 1000)
     run(memory)
     with Store(mem.index_path(memory)) as store:
-        assert indexer.answer_freshness(memory, store)["changed_since"] == 0
-    assert indexer.freshness(memory)["changed_since"] == 0
+        assert freshness.answer_freshness(memory, store)["changed_since"] == 0
+    assert status.freshness(memory)["changed_since"] == 0
 
 
 def test_interrupted_run_leaves_a_usable_index_and_the_next_run_finishes(memory):
     for i in range(40):  # enough chunks for several batches
         (memory / f"bulk-{i:02}.md").write_text(f"# Note {i}\n\n" + " ".join(f"t{i}w{j}" for j in range(500)))
-    embedder = CountingEmbedder(fail_after=indexer.BATCH_CHUNKS)
+    embedder = CountingEmbedder(fail_after=pipeline.BATCH_CHUNKS)
     with pytest.raises(KeyboardInterrupt):
-        indexer.run(memory, embedder=embedder)
+        runner.run(memory, embedder=embedder)
     files, _ = index_rows(memory)
     assert len(files) == 51, "every file is stored with its text before embedding starts"
     with Store(mem.index_path(memory)) as store:
-        assert store.tier_counts()["full"] == indexer.BATCH_CHUNKS, "the first batch of vectors was committed"
+        assert store.tier_counts()["full"] == pipeline.BATCH_CHUNKS, "the first batch of vectors was committed"
     summary = run(memory)
-    assert summary.added == 0 and summary.chunks_embedded == summary.chunks - indexer.BATCH_CHUNKS
+    assert summary.added == 0 and summary.chunks_embedded == summary.chunks - pipeline.BATCH_CHUNKS
     assert index_rows(memory)[0].keys() == {f.path for f in mem.walk(memory)}
 
 
 def test_other_embedder_is_a_clear_error_naming_the_reembed_command(memory):
     run(memory)
     with pytest.raises(EmbedderMismatch, match="tachikoma index --reembed --embedder hash:64"):
-        indexer.run(memory, embedder_name="hash:64")
-    summary = indexer.run(memory, embedder_name="hash:64", reembed=True)
+        runner.run(memory, embedder_name="hash:64")
+    summary = runner.run(memory, embedder_name="hash:64", reembed=True)
     assert summary.embedder == "hash:64" and summary.chunks_embedded == summary.chunks
     with Store(mem.index_path(memory)) as store:
         dims = {len(v) for (v,) in store.db.execute("SELECT vector FROM chunks")}
@@ -170,7 +172,7 @@ def test_git_dates_and_dirty_files(git_memory):
 
 
 def test_tags_survive_deleting_the_index(git_memory):
-    tagging.apply(git_memory, tagging.default_plan(git_memory))
+    applying.apply(git_memory, planning.default_plan(git_memory))
     run(git_memory)
     files_before, chunks_before = index_rows(git_memory)
     tags_before = {p: (r.trust, r.confidence, r.source, r.invalid) for p, r in files_before.items()}
@@ -187,7 +189,7 @@ def test_tag_file_edit_reaches_the_index_without_reembedding(memory):
     tags = memory / "tachikoma-tags.yaml"
     tags.write_text(tags.read_text() + "2026-05-10/design-chat.jsonl:\n  trust: external\n")
     embedder = CountingEmbedder()
-    summary = indexer.run(memory, embedder=embedder)
+    summary = runner.run(memory, embedder=embedder)
     assert summary.retagged == 1 and embedder.embedded == []
     assert index_rows(memory)[0]["2026-05-10/design-chat.jsonl"].trust == "external"
 
@@ -207,7 +209,7 @@ def test_pending_changes_counts_files_changed_since_last_run(memory):
     (memory / "martin.md").write_text("# Changed\n")
     (memory / "rumours.md").unlink()
     with Store(mem.index_path(memory)) as store:
-        assert indexer.pending_changes(memory, store) == 3
+        assert freshness.pending_changes(memory, store) == 3
 
 
 def test_vectors_are_unit_float32(memory):
@@ -252,7 +254,7 @@ def test_failed_reembed_leaves_the_old_index_untouched(memory):
     run(memory)
     before = index_rows(memory)
     with pytest.raises(EmbedderError, match="the index was not changed"):
-        indexer.run(memory, reembed=True, embedder=BrokenEmbedder())
+        runner.run(memory, reembed=True, embedder=BrokenEmbedder())
     assert index_rows(memory) == before
     with Store(mem.index_path(memory)) as store:
         assert store.embedder == ("hash:512", 512)
@@ -265,14 +267,14 @@ def test_reembed_failing_halfway_rolls_back_to_the_old_index(memory):
     before = index_rows(memory)
     with Store(mem.index_path(memory)) as store:
         generation = store.generation
-    embedder = CountingEmbedder(fail_after=indexer.BATCH_CHUNKS + 1)  # the probe, then one batch
+    embedder = CountingEmbedder(fail_after=pipeline.BATCH_CHUNKS + 1)  # the probe, then one batch
     embedder.dim = 512
     with pytest.raises(KeyboardInterrupt):
-        indexer.run(memory, reembed=True, embedder=CountingEmbedderNamed(embedder, "hash:999"))
+        runner.run(memory, reembed=True, embedder=CountingEmbedderNamed(embedder, "hash:999"))
     assert index_rows(memory) == before, "nothing of the half-done re-embedding is visible"
     with Store(mem.index_path(memory)) as store:
         assert store.embedder == ("hash:512", 512) and store.generation == generation
-    assert indexer.freshness(memory)["state"] == "complete"
+    assert status.freshness(memory)["state"] == "complete"
 
 
 class CountingEmbedderNamed:
@@ -289,19 +291,19 @@ class CountingEmbedderNamed:
 
 
 def test_interrupted_run_is_recorded_as_incomplete_and_the_next_run_completes_it(memory):
-    assert indexer.freshness(memory)["state"] == "none"
+    assert status.freshness(memory)["state"] == "none"
     for i in range(40):
         (memory / f"bulk-{i:02}.md").write_text(f"# Note {i}\n\n" + " ".join(f"t{i}w{j}" for j in range(500)))
     with pytest.raises(KeyboardInterrupt):
-        indexer.run(memory, embedder=CountingEmbedder(fail_after=indexer.BATCH_CHUNKS))
-    fresh = indexer.freshness(memory)
+        runner.run(memory, embedder=CountingEmbedder(fail_after=pipeline.BATCH_CHUNKS))
+    fresh = status.freshness(memory)
     assert fresh["state"] == "incomplete" and fresh["last_indexed_at"] is not None
     # Every file was read and stored before embedding began: none is due again, only vectors are.
     assert fresh["last_complete_at"] is None and fresh["files"] > 0 and fresh["changed_since"] == 0
     assert "run `tachikoma index` to finish" in fresh["note"]
-    assert fresh["note"].startswith(f"{indexer.BATCH_CHUNKS} of {fresh['chunks']:,} chunks have full vectors")
+    assert fresh["note"].startswith(f"{pipeline.BATCH_CHUNKS} of {fresh['chunks']:,} chunks have full vectors")
     run(memory)
-    fresh = indexer.freshness(memory)
+    fresh = status.freshness(memory)
     assert fresh["state"] == "complete" and fresh["note"] is None and fresh["changed_since"] == 0
     assert fresh["last_complete_at"] == fresh["last_indexed_at"]
 
@@ -312,14 +314,14 @@ def test_index_folder_deleted_during_a_run_stops_it_with_an_error(memory):
 
     class Deleting(CountingEmbedder):
         def embed_documents(self, texts, progress=None):
-            if len(self.embedded) >= indexer.BATCH_CHUNKS:
+            if len(self.embedded) >= pipeline.BATCH_CHUNKS:
                 shutil.rmtree(memory / ".cache", ignore_errors=True)
             return super().embed_documents(texts, progress)
 
     with pytest.raises(TachikomaError, match="was deleted or replaced while tachikoma was using it"):
-        indexer.run(memory, embedder=Deleting())
+        runner.run(memory, embedder=Deleting())
     summary = run(memory)  # starts again from nothing
-    assert summary.added == 31 and indexer.freshness(memory)["state"] == "complete"
+    assert summary.added == 31 and status.freshness(memory)["state"] == "complete"
 
 
 def damage_pages(path, seed=7):
@@ -339,7 +341,7 @@ def test_damaged_index_is_a_one_line_error_and_freshness_says_so(memory):
             store.files()
     with pytest.raises(IndexDamaged):
         run(memory)
-    fresh = indexer.freshness(memory)
+    fresh = status.freshness(memory)
     assert fresh["state"] == "damaged" and "delete" in fresh["error"] and fresh["last_indexed_at"] is None
     shutil.rmtree(memory / ".cache")
     assert run(memory).added == 11
@@ -361,7 +363,7 @@ def test_unreadable_metadata_or_missing_tables_are_damage(memory, damage):
     with pytest.raises(IndexDamaged, match="is damaged"):
         with Store(mem.index_path(memory)) as store:
             store.files(), store.generation, store.embedder
-    assert indexer.freshness(memory)["state"] == "damaged"
+    assert status.freshness(memory)["state"] == "damaged"
 
 
 def test_a_new_chunking_re_chunks_every_file_and_keeps_unchanged_vectors(memory, monkeypatch):
@@ -369,14 +371,14 @@ def test_a_new_chunking_re_chunks_every_file_and_keeps_unchanged_vectors(memory,
     note.write_text("# Long note\n\n" + "\n\n".join(" ".join(f"p{i}w{j}" for j in range(30)) for i in range(6)))
     run(memory)
     files_before, chunks_before = index_rows(memory)
-    assert indexer.freshness(memory)["note"] is None
+    assert status.freshness(memory)["note"] is None
 
     # The same files, chunked with a 40-word window instead of 200 (what an upgrade to smaller chunks
     # looks like; freshness sees it too): every file is chunked again.
     monkeypatch.setattr("tachikoma.embedders.hashing.HashingEmbedder.max_words", 40)
-    assert "chunked by an older tachikoma" in indexer.freshness(memory)["note"]
+    assert "chunked by an older tachikoma" in status.freshness(memory)["note"]
     embedder = CountingEmbedder()
-    summary = indexer.run(memory, embedder=embedder)
+    summary = runner.run(memory, embedder=embedder)
     assert summary.rechunked == len(files_before) and summary.changed == summary.added == 0
     assert f"{len(files_before)} re-chunked" in summary.line()
     files_after, chunks_after = index_rows(memory)
@@ -388,10 +390,10 @@ def test_a_new_chunking_re_chunks_every_file_and_keeps_unchanged_vectors(memory,
     # Chunks whose text did not change (short notes) kept their vectors: only new texts were embedded.
     unchanged = {c[3] for c in chunks_before} & {c[3] for c in chunks_after}
     assert unchanged and len(embedder.embedded) == len({c[3] for c in chunks_after} - unchanged)
-    assert indexer.freshness(memory)["note"] is None
+    assert status.freshness(memory)["note"] is None
 
     # Recorded: the next run is an ordinary unchanged run.
-    again = indexer.run(memory, embedder=CountingEmbedder())
+    again = runner.run(memory, embedder=CountingEmbedder())
     assert again.rechunked == 0 and again.unchanged == len(files_before) and again.chunks_embedded == 0
 
 
@@ -402,14 +404,14 @@ def test_an_interrupted_re_chunking_is_resumed_by_the_next_run(memory, monkeypat
     monkeypatch.setattr("tachikoma.embedders.hashing.HashingEmbedder.max_words", 40)
 
     with pytest.raises(KeyboardInterrupt):
-        indexer.run(memory, embedder=CountingEmbedder(fail_after=indexer.BATCH_CHUNKS))
-    summary = indexer.run(memory, embedder=CountingEmbedder())
+        runner.run(memory, embedder=CountingEmbedder(fail_after=pipeline.BATCH_CHUNKS))
+    summary = runner.run(memory, embedder=CountingEmbedder())
     # The new chunking was recorded once every file was chunked again: what was left was only embedding.
     assert summary.rechunked == 0 and summary.chunks_embedded > 0
     _, chunks = index_rows(memory)
     bulk = [c for c in chunks if c[0].startswith("bulk-")]
     assert len(bulk) >= 30 * 4, "150-word notes now make at least 4 chunks each"
-    assert indexer.freshness(memory)["note"] is None
+    assert status.freshness(memory)["note"] is None
 
 
 def test_a_utf16_note_is_named_as_utf16_text_not_binary(memory, capsys):
@@ -465,11 +467,11 @@ def test_detail_progress_counts_bytes_files_and_chunks(memory):
     big.parent.mkdir(exist_ok=True)
     big.write_text("# huge\n\n" + "word " * 3000, encoding="utf-8")
     (memory / "tachikoma.toml").write_text("[index]\nmax_file_bytes = 10000\n", encoding="utf-8")
-    states: list[indexer.RunProgress] = []
+    states: list[reporting.RunProgress] = []
     seen = []
 
     def detail(state):
-        states.append(indexer.RunProgress(**vars(state)))
+        states.append(reporting.RunProgress(**vars(state)))
 
     summary = run(memory, detail=detail, progress=lambda done, total, path: seen.append((done, total)))
     files = mem.walk(memory)
@@ -485,7 +487,7 @@ def test_detail_progress_counts_bytes_files_and_chunks(memory):
 
 
 def test_detail_progress_moves_while_one_large_file_is_embedded(memory, monkeypatch):
-    monkeypatch.setattr(indexer, "EMBED_SLICE", 4)
+    monkeypatch.setattr(pipeline, "EMBED_SLICE", 4)
     for old in memory.rglob("*.md"):
         old.unlink()
     for old in memory.rglob("*.jsonl"):
@@ -520,13 +522,13 @@ def test_reading_ahead_keeps_order_raises_at_the_failing_file_and_stops_when_lef
     todo = [(i, "added") for i in range(10)]
     got = []
     with pytest.raises(OSError, match="disk on fire"):
-        for item in indexer._read_ahead(todo, prepare, depth=2):
+        for item in pipeline._read_ahead(todo, prepare, depth=2):
             got.append(item)
     assert got == [(i, "added") for i in range(5)]
     assert max(calls) == 5  # nothing read past the failure
 
     calls.clear()
-    gen = indexer._read_ahead([(i, "added") for i in range(1000)], lambda f, s: f, depth=3)
+    gen = pipeline._read_ahead([(i, "added") for i in range(1000)], lambda f, s: f, depth=3)
     assert next(gen) == 0
     gen.close()  # the consumer stops early: the reader thread ends instead of reading everything
     assert not [t for t in threading.enumerate() if t.name == "tachikoma-reader"]

@@ -11,13 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from tachikoma import freshness, indexer, memory as mem, stats, tagging
+from tachikoma import freshness, memory as mem, stats
+from tachikoma.indexer import pipeline, runner, status
+from tachikoma.tagging import applying, journal, model, planning, recovery
 from tachikoma.store import Store
 
 
 def run(root, **kw):
     kw.setdefault("embedder_name", "hash")
-    return indexer.run(root, **kw)
+    return runner.run(root, **kw)
 
 
 def chunk_count(root, path):
@@ -38,7 +40,7 @@ def fresh_count(root, path, tmp_path):
 def test_a_file_that_vanished_during_its_read_is_read_again_when_it_comes_back(memory, monkeypatch, tmp_path):
     """Deterministic form of the race: a sync tool (or git checkout) replaces martin.md just as it is read."""
     target = memory / "martin.md"
-    original = indexer.read_document
+    original = pipeline.read_document
 
     def flaky(root, rel, kind, **kw):
         if rel == "martin.md":
@@ -50,36 +52,36 @@ def test_a_file_that_vanished_during_its_read_is_read_again_when_it_comes_back(m
                 target.write_bytes(data)
         return original(root, rel, kind, **kw)
 
-    monkeypatch.setattr(indexer, "read_document", flaky)
+    monkeypatch.setattr(pipeline, "read_document", flaky)
     first = run(memory)
     assert any("martin.md" in w and "cannot read" in w for w in first.warnings), first.warnings
     assert chunk_count(memory, "martin.md") == 0
-    monkeypatch.setattr(indexer, "read_document", original)
+    monkeypatch.setattr(pipeline, "read_document", original)
     assert {"path": "martin.md", "kind": "read-failed"}.items() <= \
         next(p for p in stats.report(memory)["problems"] if p["path"] == "martin.md").items()
 
     with Store(mem.index_path(memory)) as store:
-        assert indexer.pending_changes(memory, store) == 1, "the unread file still needs work"
+        assert freshness.pending_changes(memory, store) == 1, "the unread file still needs work"
     second = run(memory)
     assert chunk_count(memory, "martin.md") == fresh_count(memory, "martin.md", tmp_path) > 0
     assert second.changed + second.added == 1
     with Store(mem.index_path(memory)) as store:
-        assert indexer.pending_changes(memory, store) == 0
+        assert freshness.pending_changes(memory, store) == 0
 
 
 def test_a_failed_read_with_an_unchanged_stat_is_still_retried(memory, monkeypatch):
     """Even when size and mtime come back identical, a file that was never read is not "unchanged"."""
-    original = indexer.read_document
+    original = pipeline.read_document
     stat = os.stat(memory / "martin.md")
 
     def failing(root, rel, kind, **kw):
         doc = original(root, rel, kind, max_bytes=1) if rel == "martin.md" else original(root, rel, kind, **kw)
         return doc
 
-    monkeypatch.setattr(indexer, "read_document", failing)
+    monkeypatch.setattr(pipeline, "read_document", failing)
     run(memory)
     assert chunk_count(memory, "martin.md") == 0
-    monkeypatch.setattr(indexer, "read_document", original)
+    monkeypatch.setattr(pipeline, "read_document", original)
     os.utime(memory / "martin.md", ns=(stat.st_atime_ns, stat.st_mtime_ns))
     run(memory)
     assert chunk_count(memory, "martin.md") > 0
@@ -149,13 +151,13 @@ def test_an_oversized_file_is_not_hashed(memory, monkeypatch):
 def test_changed_since_counts_transcripts_retagged_since_the_last_run(memory):
     """Tagging transcripts changes only the tag file, yet their tags in the index are stale until indexed."""
     run(memory)
-    plan = tagging.plan(memory, {"trust": "owner"}, tagging.Selector(kind="transcript"), overwrite=True)
+    plan = planning.plan(memory, {"trust": "owner"}, model.Selector(kind="transcript"), overwrite=True)
     assert plan.changes
-    tagging.apply(memory, plan, commit=False)
-    assert indexer.freshness(memory)["changed_since"] == len(plan.changes)
+    applying.apply(memory, plan, commit=False)
+    assert status.freshness(memory)["changed_since"] == len(plan.changes)
     summary = run(memory)
     assert summary.retagged == len(plan.changes)
-    assert indexer.freshness(memory)["changed_since"] == 0
+    assert status.freshness(memory)["changed_since"] == 0
 
 
 # --------------------------------------------------------------------------- commit order and recovery
@@ -200,23 +202,23 @@ def test_head_moving_meanwhile_puts_the_index_back(git_memory, monkeypatch):
 
 
 def test_recover_without_an_interrupted_run_does_nothing(git_memory):
-    assert tagging.recover(git_memory) is None
-    assert not (git_memory / ".cache" / tagging.JOURNAL_NAME).exists()
+    assert recovery.recover(git_memory) is None
+    assert not (git_memory / ".cache" / journal.NAME).exists()
 
 
 def test_an_unreadable_journal_is_dropped_with_a_reason(git_memory):
-    journal = mem.cache_dir(git_memory) / tagging.JOURNAL_NAME
-    journal.write_text('{"version": 1, "act')  # killed while it was being written
-    done = tagging.recover(git_memory)
+    journal_file = mem.cache_dir(git_memory) / journal.NAME
+    journal_file.write_text('{"version": 1, "act')  # killed while it was being written
+    done = recovery.recover(git_memory)
     assert done is not None and "unreadable" in done.commit_error and done.commit is None
-    assert not journal.exists()
+    assert not journal_file.exists()
 
 
 def test_a_run_that_wrote_files_and_died_is_committed_by_the_next_run(git_memory, monkeypatch):
     """In-process form of test_faults: the run dies after writing, before committing."""
     from gitrepo import git
 
-    plan = tagging.plan(git_memory, {"trust": "owner"}, tagging.Selector(kind="markdown"), overwrite=True)
+    plan = planning.plan(git_memory, {"trust": "owner"}, model.Selector(kind="markdown"), overwrite=True)
 
     class Killed(BaseException):
         pass
@@ -225,14 +227,14 @@ def test_a_run_that_wrote_files_and_died_is_committed_by_the_next_run(git_memory
         if step == "tag-before-commit":
             raise Killed
 
-    monkeypatch.setattr(tagging.faults, "point", die)
+    monkeypatch.setattr(applying.faults, "point", die)
     with pytest.raises(Killed):
-        tagging.apply(git_memory, plan)
+        applying.apply(git_memory, plan)
     monkeypatch.undo()
     assert git(git_memory, "status", "--porcelain")  # tagged, not committed
-    again = tagging.plan(git_memory, {"trust": "owner"}, tagging.Selector(kind="markdown"), overwrite=True)
+    again = planning.plan(git_memory, {"trust": "owner"}, model.Selector(kind="markdown"), overwrite=True)
     assert again.changes == []  # the files already say trust: owner
-    done = tagging.recover(git_memory)
+    done = recovery.recover(git_memory)
     assert done.commit and sorted(done.paths) == sorted(c.path for c in plan.changes)
     assert "interrupted" in git(git_memory, "log", "-1", "--format=%B")
     assert git(git_memory, "status", "--porcelain") == ""
@@ -251,14 +253,14 @@ def test_tag_refuses_a_note_over_the_size_limit_without_reading_it(git_memory):
     huge = git_memory / "huge.md"
     sparse(huge, 60_000_000)
     blocks = os.stat(huge).st_blocks
-    plan = tagging.plan(git_memory, {"trust": "self"}, tagging.Selector(pattern="huge.md"))
+    plan = planning.plan(git_memory, {"trust": "self"}, model.Selector(pattern="huge.md"))
     assert plan.changes == []
     [(path, reason)] = plan.skipped
     assert path == "huge.md" and "60000000 bytes" in reason and "max_file_bytes" in reason, reason
     # A change planned before the file grew is refused at write time too.
-    change = tagging.Change("huge.md", "markdown", {}, {"trust": "self"})
-    applied = tagging.apply(git_memory, tagging.Plan(root=git_memory, values={"trust": "self"}, overwrite=False,
-                                                     changes=[change]))
+    change = model.Change("huge.md", "markdown", {}, {"trust": "self"})
+    applied = applying.apply(git_memory, model.Plan(root=git_memory, values={"trust": "self"}, overwrite=False,
+                                                    changes=[change]))
     assert applied.changes == [] and "max_file_bytes" in applied.skipped[0].reason
     assert os.stat(huge).st_blocks == blocks, "the sparse file was not rewritten"
     assert applied.commit is None
@@ -266,13 +268,13 @@ def test_tag_refuses_a_note_over_the_size_limit_without_reading_it(git_memory):
 
 def test_tag_uses_the_configured_size_limit(git_memory):
     (git_memory / "tachikoma.toml").write_text("[index]\nmax_file_bytes = 100\n")
-    plan = tagging.plan(git_memory, {"trust": "self"}, tagging.Selector(pattern="martin.md"), overwrite=True)
+    plan = planning.plan(git_memory, {"trust": "self"}, model.Selector(pattern="martin.md"), overwrite=True)
     assert plan.changes == [] and "over the 100-byte limit" in plan.skipped[0].reason
 
 
 def test_tag_refuses_a_binary_note(git_memory):
     (git_memory / "blob.md").write_bytes(b"---\ntitle: x\n---\n\x00\x01\x02binary")
-    plan = tagging.plan(git_memory, {"trust": "self"}, tagging.Selector(pattern="blob.md"))
+    plan = planning.plan(git_memory, {"trust": "self"}, model.Selector(pattern="blob.md"))
     assert plan.changes == [] and "binary" in plan.skipped[0].reason
 
 
@@ -297,13 +299,13 @@ def test_the_body_is_streamed_byte_for_byte_even_when_it_is_not_utf8(git_memory)
     note.write_bytes(b"---\r\ntitle: big\r\n---\r\n" + body)
     git(git_memory, "add", "big.md")
     git(git_memory, "commit", "-q", "-m", "big")
-    plan = tagging.plan(git_memory, {"trust": "self"}, tagging.Selector(pattern="big.md"))
+    plan = planning.plan(git_memory, {"trust": "self"}, model.Selector(pattern="big.md"))
     assert [c.path for c in plan.changes] == ["big.md"], plan.skipped
-    applied = tagging.apply(git_memory, plan)
+    applied = applying.apply(git_memory, plan)
     assert applied.commit, applied.commit_error
     assert note.read_bytes() == b"---\r\ntitle: big\r\ntrust: self\r\n---\r\n" + body
     assert git(git_memory, "status", "--porcelain") == ""
-    undone = tagging.undo(git_memory, applied)
+    undone = applying.undo(git_memory, applied)
     assert undone.commit and note.read_bytes() == b"---\r\ntitle: big\r\n---\r\n" + body
 
 
@@ -314,7 +316,7 @@ def test_the_body_is_streamed_byte_for_byte_even_when_it_is_not_utf8(git_memory)
 def test_file_page_with_a_very_long_path_is_404(memory, rel):
     from app import create_app
 
-    indexer.run(memory, embedder_name="hash")
+    runner.run(memory, embedder_name="hash")
     client = create_app(memory=memory, port=5000).test_client()
     answer = client.get(f"/file/{rel}", base_url="http://127.0.0.1:5000")
     assert answer.status_code == 404, answer.get_data(as_text=True)[:500]
@@ -353,7 +355,7 @@ def run_without_write_access(root, *args):
 
 def test_search_works_on_a_read_only_memory_folder(memory):
     """Another user's memory, or a mounted backup: the index is readable, nothing can be written."""
-    indexer.run(memory, embedder_name="hash")
+    runner.run(memory, embedder_name="hash")
     done = run_without_write_access(memory, "search", "DRV8353", "--json")
     assert done.returncode == 0, done.stderr
     answer = json.loads(done.stdout)
@@ -380,7 +382,7 @@ def test_a_folder_that_cannot_be_listed_is_a_warning_and_a_problem(memory, monke
     assert "locked: cannot list (Permission denied), skipped" in warnings, warnings
     problem = next(p for p in stats.report(memory)["problems"] if p["path"] == "locked")
     assert problem["kind"] == "unreadable-folder" and "cannot list" in problem["reason"]
-    assert any("locked: cannot list" in w for w in indexer.run(memory, embedder_name="hash").warnings)
+    assert any("locked: cannot list" in w for w in runner.run(memory, embedder_name="hash").warnings)
 
 
 def test_files_of_a_folder_that_cannot_be_listed_for_now_stay_indexed(memory, monkeypatch):
@@ -406,14 +408,14 @@ def test_undo_after_a_restart_puts_whole_notes_back_on_disk_and_in_git(git_memor
     from tachikoma.web import undo as records
 
     original = (git_memory / "martin.md").read_bytes()
-    plan = tagging.plan(git_memory, {"trust": "untrusted"}, tagging.Selector(pattern="martin.md"), overwrite=True)
-    applied = tagging.apply(git_memory, plan)
+    plan = planning.plan(git_memory, {"trust": "untrusted"}, model.Selector(pattern="martin.md"), overwrite=True)
+    applied = applying.apply(git_memory, plan)
     assert applied.commit
     record = json.loads(json.dumps(records.encode(applied, 0.0)))
     assert len(record["restore"]["martin.md"]["original"]) < len(original)  # the head, as base64
     note = git_memory / "martin.md"
     note.write_bytes(note.read_bytes() + b"\nAn edit not committed yet.\n")
-    undone = tagging.undo(git_memory, records.decode(record))
+    undone = applying.undo(git_memory, records.decode(record))
     assert undone.commit, undone.commit_error
     assert git(git_memory, "show", "HEAD:martin.md").encode() == original
     assert note.read_bytes() == original + b"\nAn edit not committed yet.\n"

@@ -368,7 +368,7 @@ def test_a_commit_that_failed_is_said_in_the_text_too(mem, monkeypatch):
         raise GitError("git commit failed: HEAD moved while committing")
 
     monkeypatch.setattr(mcp_server.notes.gitutil, "commit", refused)
-    monkeypatch.setattr(mcp_server.tagging.gitutil, "commit_blobs", refused)
+    monkeypatch.setattr(mcp_server.applying.gitutil, "commit_blobs", refused)
     server, tools = mcp_server.build_server(mem, watch=False)
 
     async def scenario():

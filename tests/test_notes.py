@@ -104,11 +104,11 @@ def test_notes_remembered_at_once_are_each_committed(git_memory):
     left untracked with "HEAD moved while committing" (they commit one at a time, under the tag writers' lock)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from tachikoma import tagging
+    from tachikoma.tagging import applying, model, planning
 
     def tag_martin():
-        plan = tagging.plan(git_memory, {"confidence": "low"}, tagging.Selector(paths=["martin.md"]), overwrite=True)
-        return tagging.apply(git_memory, plan).commit_error
+        plan = planning.plan(git_memory, {"confidence": "low"}, model.Selector(paths=["martin.md"]), overwrite=True)
+        return applying.apply(git_memory, plan).commit_error
 
     with ThreadPoolExecutor(6) as pool:
         futures = [pool.submit(notes.remember, git_memory, f"Otter count {i}.", "otters", now=WHEN) for i in range(5)]

@@ -16,7 +16,7 @@ import pytest
 
 from example_memory import copy_example, example_and_runbook
 from gitrepo import git
-from tachikoma import indexer
+from tachikoma.indexer import pipeline, runner, status
 from tachikoma.errors import TachikomaError
 from tachikoma.search import Filters, Searcher, keyword_search, search_memories
 from tachikoma.embedders.hashing import HashingEmbedder
@@ -47,9 +47,9 @@ def _top(answer) -> list[tuple[str, int]]:
 def test_the_example_memory_ranks_the_same_on_both_engines(tmp_path, url, monkeypatch):
     lite = copy_example(tmp_path / "lite")
     shared = copy_example(tmp_path / "shared")
-    indexer.run(lite, embedder_name="hash")
+    runner.run(lite, embedder_name="hash")
     monkeypatch.setenv(STORE_ENV, url)
-    summary = indexer.run(shared, embedder_name="hash")
+    summary = runner.run(shared, embedder_name="hash")
     assert summary.embedder == "hash:512"
     assert not (shared / ".cache" / "index.db").exists()  # the index is in the database, not in the folder
     monkeypatch.delenv(STORE_ENV)
@@ -77,9 +77,9 @@ def test_the_example_memory_ranks_the_same_on_both_engines(tmp_path, url, monkey
 def test_keyword_scores_are_fts5_bm25_on_postgres(tmp_path, url, monkeypatch):
     lite = copy_example(tmp_path / "lite")
     shared = copy_example(tmp_path / "shared")
-    indexer.run(lite, embedder_name="hash")
+    runner.run(lite, embedder_name="hash")
     monkeypatch.setenv(STORE_ENV, url)
-    indexer.run(shared, embedder_name="hash")
+    runner.run(shared, embedder_name="hash")
     on_postgres = Searcher(shared)
     monkeypatch.delenv(STORE_ENV)
     on_sqlite = Searcher(lite)
@@ -118,7 +118,7 @@ def test_term_frequencies_counted_in_the_database_match_fts5(tmp_path, url, monk
     for engine, root in roots.items():
         if engine == "postgresql":
             monkeypatch.setenv(STORE_ENV, url)
-        indexer.run(root, embedder_name="hash")
+        runner.run(root, embedder_name="hash")
         with locate(root).open(readonly=True) as store:
             spans = store.chunk_spans()
             scores[engine] = {spans[i][0]: score for i, score in store.keyword_matches(["okapi"], None)}
@@ -129,7 +129,7 @@ def test_term_frequencies_counted_in_the_database_match_fts5(tmp_path, url, monk
 
 
 def test_reindex_after_edits_and_deletes(memory, store_env):
-    indexer.run(memory, embedder_name="hash")
+    runner.run(memory, embedder_name="hash")
     with locate(memory).open(readonly=True) as store:
         files, chunks = store.counts()
         assert files > 3 and chunks >= files
@@ -137,7 +137,7 @@ def test_reindex_after_edits_and_deletes(memory, store_env):
     gone, edited = notes[0], notes[1]
     gone.unlink()
     edited.write_text("# Zanzibar\n\nThe quokka migration finished on Tuesday.\n", encoding="utf-8")
-    summary = indexer.run(memory)
+    summary = runner.run(memory)
     assert summary.removed == 1 and summary.changed >= 1
     s = Searcher(memory)
     try:
@@ -148,7 +148,7 @@ def test_reindex_after_edits_and_deletes(memory, store_env):
         assert gone.relative_to(memory).as_posix() not in s.store.files()
     finally:
         s.close()
-    report = indexer.freshness(memory)
+    report = status.freshness(memory)
     assert report["state"] == "complete" and report["files"] == files - 1
 
 
@@ -189,12 +189,12 @@ def test_two_memories_in_one_database(tmp_path, store_env):
 
 
 def test_one_writer_per_memory(memory, store_env):
-    indexer.run(memory, embedder_name="hash")
+    runner.run(memory, embedder_name="hash")
     writer = locate(memory).open()
     writer.lock_writer()
     try:
         with pytest.raises(TachikomaError, match="another `tachikoma index` is writing memory 'memory'"):
-            indexer.run(memory)
+            runner.run(memory)
         reader = Searcher(memory)  # readers are never blocked by a writer
         try:
             with writer.writing():
@@ -204,7 +204,7 @@ def test_one_writer_per_memory(memory, store_env):
             reader.close()
     finally:
         writer.close()  # the lock goes with the connection
-    assert indexer.run(memory).added == 1  # the next run completes the index again
+    assert runner.run(memory).added == 1  # the next run completes the index again
 
 
 def test_runs_of_two_memories_end_one_at_a_time(tmp_path, store_env, with_hnsw):
@@ -221,7 +221,7 @@ def test_runs_of_two_memories_end_one_at_a_time(tmp_path, store_env, with_hnsw):
     with psycopg.connect(store_env, autocommit=True) as other:
         other.execute("SELECT pg_advisory_lock(%s, %s)", MAINTENANCE_LOCK)  # another memory's run is ending
         finished = threading.Event()
-        run = threading.Thread(target=lambda: (indexer.run(notes, embedder_name="hash"), finished.set()))
+        run = threading.Thread(target=lambda: (runner.run(notes, embedder_name="hash"), finished.set()))
         run.start()
         complete = "SELECT count(*) FROM tachikoma.meta WHERE key = 'run_complete' AND value = '1'"
         for _ in range(600):  # until the run has written everything and reaches its end
@@ -252,12 +252,12 @@ def test_an_interrupted_run_leaves_a_consistent_index_that_the_next_run_complete
 
     monkeypatch.setattr(PostgresStore, "replace_file", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        indexer.run(memory, embedder_name="hash")
+        runner.run(memory, embedder_name="hash")
     monkeypatch.setattr(PostgresStore, "replace_file", real)
     with locate(memory).open(readonly=True) as store:
         assert store.get_meta("run_complete") == "0"
         partial = store.counts()
-    summary = indexer.run(memory, embedder_name="hash")
+    summary = runner.run(memory, embedder_name="hash")
     with locate(memory).open(readonly=True) as store:
         assert store.get_meta("run_complete") == "1"
         assert store.counts()[0] > partial[0]
@@ -281,11 +281,11 @@ def test_without_tiers_of_vectors_every_stored_chunk_is_embedded(memory, store_e
             self.embedded += len(texts)
             return super().embed_documents(texts, progress)
 
-    monkeypatch.setattr(indexer, "STORE_BATCH_CHUNKS", 4)
-    monkeypatch.setattr(indexer, "EMBED_SLICE", 4)
+    monkeypatch.setattr(pipeline, "STORE_BATCH_CHUNKS", 4)
+    monkeypatch.setattr(pipeline, "EMBED_SLICE", 4)
     with pytest.raises(KeyboardInterrupt):
-        indexer.run(memory, embedder=Stopping())
-    fresh = indexer.freshness(memory)
+        runner.run(memory, embedder=Stopping())
+    fresh = status.freshness(memory)
     assert fresh["state"] == "incomplete" and 0 < fresh["chunks"]
     assert fresh["embedded"] == {"chunks": fresh["chunks"], "full": fresh["chunks"], "quick": 0, "none": 0}
     searcher = Searcher(memory, embedder=HashingEmbedder(512))
@@ -295,14 +295,14 @@ def test_without_tiers_of_vectors_every_stored_chunk_is_embedded(memory, store_e
         searcher.close()
     assert answer["results"] and all("vectors" not in r["factors"] for r in answer["results"])
     assert answer["freshness"]["embedded"]["full"] == fresh["chunks"]
-    summary = indexer.run(memory, embedder_name="hash")
-    assert summary.chunks_embedded > 0 and indexer.freshness(memory)["state"] == "complete"
+    summary = runner.run(memory, embedder_name="hash")
+    assert summary.chunks_embedded > 0 and status.freshness(memory)["state"] == "complete"
 
 
 def test_unreachable_server_is_one_line(memory, monkeypatch):
     monkeypatch.setenv(STORE_ENV, "postgresql://tk:s3cret-pass@127.0.0.1:1/tachikoma")
     with pytest.raises(TachikomaError) as caught:
-        indexer.run(memory, embedder_name="hash")
+        runner.run(memory, embedder_name="hash")
     message = str(caught.value)
     assert message.startswith("cannot reach the PostgreSQL server at postgresql://tk@127.0.0.1:1/tachikoma (")
     assert "\n" not in message and "s3cret" not in message
@@ -327,14 +327,14 @@ def test_missing_vector_extension_is_one_line(pg, memory, monkeypatch):
     pg.admin("CREATE ROLE bob LOGIN", f"GRANT CONNECT ON DATABASE {database} TO bob")
     monkeypatch.setenv(STORE_ENV, pg.url(database, "bob"))
     with pytest.raises(TachikomaError) as caught:
-        indexer.run(memory, embedder_name="hash")
+        runner.run(memory, embedder_name="hash")
     assert str(caught.value) == (f"PostgreSQL at postgresql://bob@/{database}?host={pg.socket} has no `vector` "
                                  "extension (pgvector): this user may not create it: run `CREATE EXTENSION vector;` "
                                  "in this database as a superuser")
 
 
 def test_schema_is_versioned_and_a_newer_one_is_refused(memory, store_env, pg):
-    indexer.run(memory, embedder_name="hash")
+    runner.run(memory, embedder_name="hash")
     database = store_env.split("/")[3].split("?")[0]
     pg.admin("UPDATE tachikoma.schema SET version = 99", database=database)
     with pytest.raises(TachikomaError, match=f"has schema 99, this tachikoma reads {SCHEMA_VERSION}: upgrade"):
@@ -346,14 +346,14 @@ def test_a_schema_1_index_is_upgraded_and_its_tool_texts_filled(tmp_path, store_
 
     root = tmp_path / "agents"
     _write(root, CLAUDE, _claude_lines())
-    indexer.run(root, embedder=CountingEmbedder())
+    runner.run(root, embedder=CountingEmbedder())
     database = store_env.split("/")[3].split("?")[0]
     # The index as version 1 left it: no tool texts.
     pg.admin("DROP TABLE tachikoma.tool_texts", "UPDATE tachikoma.schema SET version = 1", database=database)
     with pytest.raises(TachikomaError, match="made by an older tachikoma \\(schema 1\\): run `tachikoma index`"):
         Searcher(root)
     embedder = CountingEmbedder()
-    indexer.run(root, embedder=embedder)
+    runner.run(root, embedder=embedder)
     assert embedder.embedded == []  # every file read again, no vector computed again
     searcher = Searcher(root, embedder=HashingEmbedder(512))
     try:
@@ -367,7 +367,7 @@ def test_a_schema_1_index_is_upgraded_and_its_tool_texts_filled(tmp_path, store_
 def test_a_memory_below_the_hnsw_size_gets_no_graph_and_searches_by_its_codes(memory, store_env):
     """The search takes HNSW's shortlist only from `ENGINE_INDEX_MIN_CHUNKS`, and the graph is built only
     from there (`HNSW_MIN_CHUNKS`): a smaller memory does not pay for building it."""
-    indexer.run(memory, embedder_name="hash")
+    runner.run(memory, embedder_name="hash")
     s = Searcher(memory)
     try:
         assert s.store.db.execute("SELECT count(*) FROM pg_indexes WHERE schemaname = 'tachikoma' "
@@ -379,7 +379,7 @@ def test_a_memory_below_the_hnsw_size_gets_no_graph_and_searches_by_its_codes(me
 
 
 def test_hnsw_finds_the_exact_nearest(memory, store_env, with_hnsw):
-    indexer.run(memory, embedder_name="hash")
+    runner.run(memory, embedder_name="hash")
     s = Searcher(memory)
     try:
         snap = s.snapshot()
@@ -400,7 +400,7 @@ def test_a_large_memory_takes_its_vector_candidates_from_hnsw_and_explains_exact
     """Past `engine_index_min_chunks` the search scores HNSW's nearest chunks (and the keyword matches)
     exactly: the same answers as the exact scan, and no sign-bit codes built on this machine. A filter,
     which HNSW does not know, takes the sign-bit shortlist instead."""
-    indexer.run(memory, embedder_name="hash")
+    runner.run(memory, embedder_name="hash")
     exact, approx = Searcher(memory), Searcher(memory)
     approx.vector_index_min_chunks = approx.engine_index_min_chunks = 1  # the example memory is small: "large"
     asked = []
@@ -483,10 +483,10 @@ def test_two_folders_of_one_name_do_not_overwrite_each_other(tmp_path, url, monk
     second.mkdir(parents=True)
     (second / "groceries.md").write_text("# Groceries\n\nOat milk and quokka food.\n", encoding="utf-8")
     monkeypatch.setenv(STORE_ENV, url)
-    indexer.run(first, embedder_name="hash")
+    runner.run(first, embedder_name="hash")
     before = _files(first)
     with pytest.raises(TachikomaError) as refused:
-        indexer.run(second, embedder_name="hash")
+        runner.run(second, embedder_name="hash")
     message = str(refused.value)
     assert "'memory'" in message and str(first.resolve()) in message and "\n" not in message
     assert '[store] name = "memory-bob"' in message
@@ -497,7 +497,7 @@ def test_two_folders_of_one_name_do_not_overwrite_each_other(tmp_path, url, monk
     assert cli.returncode != 0 and "belongs to another memory folder" in cli.stderr
     assert len(cli.stderr.strip().splitlines()) == 1, cli.stderr
     (second / "tachikoma.toml").write_text('[store]\nname = "memory-bob"\n', encoding="utf-8")
-    indexer.run(second, embedder_name="hash")  # under its own name it indexes
+    runner.run(second, embedder_name="hash")  # under its own name it indexes
     assert list(_files(second)) == ["groceries.md"] and _files(first) == before
 
 
@@ -507,16 +507,16 @@ def test_a_memory_moved_on_this_machine_keeps_its_name_and_its_vectors(tmp_path,
     there keeps the name from a second folder of the same name (test above)."""
     old = copy_example(tmp_path / "old" / "memory")
     monkeypatch.setenv(STORE_ENV, url)
-    indexer.run(old, embedder_name="hash")
+    runner.run(old, embedder_name="hash")
     before = _files(old)
     moved = tmp_path / "new" / "memory"
     moved.parent.mkdir()
     old.rename(moved)
-    summary = indexer.run(moved, embedder_name="hash")
+    summary = runner.run(moved, embedder_name="hash")
     assert summary.chunks_embedded == 0 and summary.unchanged == len(before) and _files(moved) == before
     copy_example(old)  # a new folder at the old path is now the other one
     with pytest.raises(TachikomaError, match="belongs to another memory folder"):
-        indexer.run(old, embedder_name="hash")
+        runner.run(old, embedder_name="hash")
 
 
 def test_clones_of_one_memory_repository_share_its_name(tmp_path, url, monkeypatch):
@@ -524,16 +524,16 @@ def test_clones_of_one_memory_repository_share_its_name(tmp_path, url, monkeypat
     that became a git repository since it was first indexed keeps its name too."""
     origin = copy_example(tmp_path / "origin" / "memory")
     monkeypatch.setenv(STORE_ENV, url)
-    indexer.run(origin, embedder_name="hash")
+    runner.run(origin, embedder_name="hash")
     git(origin, "init", "-q", "-b", "main")
     git(origin, "add", "-A")
     git(origin, "commit", "-q", "-m", "memory")
-    indexer.run(origin, embedder_name="hash")
+    runner.run(origin, embedder_name="hash")
     clone = tmp_path / "laptop" / "memory"
     git(tmp_path, "clone", "-q", str(origin), str(clone))
     (clone / "people" / "new-colleague.md").parent.mkdir(exist_ok=True)
     (clone / "people" / "new-colleague.md").write_text("# Priya\n\nJoined the firmware team.\n", encoding="utf-8")
-    indexer.run(clone, embedder_name="hash")
+    runner.run(clone, embedder_name="hash")
     assert "people/new-colleague.md" in _files(origin)
     other = tmp_path / "other" / "memory"
     other.mkdir(parents=True)
@@ -542,4 +542,4 @@ def test_clones_of_one_memory_repository_share_its_name(tmp_path, url, monkeypat
     git(other, "add", "-A")
     git(other, "commit", "-q", "-m", "another repository")
     with pytest.raises(TachikomaError, match="belongs to another memory folder"):
-        indexer.run(other, embedder_name="hash")
+        runner.run(other, embedder_name="hash")

@@ -1,4 +1,4 @@
-"""`replaced.Held`: a write that reaches a file after a rename replaced it is appended to the new one.
+"""`tagging.replaced.Held`: a write that reaches a file after a rename replaced it is appended to the new one.
 
 No test waits: the clock and the sleep are replaced.
 """
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tachikoma import replaced
-from tachikoma.replaced import GRACE, Held
+from tachikoma.tagging import replaced
+from tachikoma.tagging.replaced import GRACE, Held
 
 
 class Clock:

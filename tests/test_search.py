@@ -5,7 +5,8 @@ from datetime import datetime, timezone
 import numpy as np
 import pytest
 
-from tachikoma import dates, freshness, indexer
+from tachikoma import dates, freshness
+from tachikoma.indexer import runner
 from tachikoma.config import RECENCY_PRESETS, load_config
 from tachikoma.errors import EmbedderMismatch, TachikomaError
 from tachikoma.search import Filters, Searcher
@@ -17,7 +18,7 @@ FACTOR_KEYS = {"similarity", "trust", "trust_weight", "confidence", "confidence_
 
 @pytest.fixture
 def searcher(git_memory):
-    indexer.run(git_memory, embedder_name="hash")
+    runner.run(git_memory, embedder_name="hash")
     s = Searcher(git_memory)
     yield s
     s.close()
@@ -62,7 +63,7 @@ def test_explanations_name_tags_and_date_sources(searcher):
 
 def test_at_most_two_chunks_per_file(memory):
     (memory / "big.md").write_text("\n".join(f"## Part {i}\n\n" + "ferrofluid pump " * 150 for i in range(6)))
-    indexer.run(memory, embedder_name="hash")
+    runner.run(memory, embedder_name="hash")
     s = Searcher(memory)
     results = s.search("ferrofluid pump", limit=10, now=NOW)["results"]
     s.close()
@@ -98,11 +99,11 @@ def test_config_errors_are_clear(git_memory):
 
 
 def test_searcher_reloads_after_the_index_changes(memory):
-    indexer.run(memory, embedder_name="hash")
+    runner.run(memory, embedder_name="hash")
     s = Searcher(memory)
     assert not s.search("zanzibar quokka", 5, now=NOW)["results"]
     (memory / "zoo.md").write_text("# Zoo\n\nThe zanzibar quokka exhibit opens in June.\n")
-    indexer.run(memory)
+    runner.run(memory)
     assert s.search("zanzibar quokka", 5, now=NOW)["results"][0]["path"] == "zoo.md"
     s.close()
 
@@ -111,7 +112,7 @@ def test_no_index_and_wrong_embedder_are_clear_errors(memory):
     with pytest.raises(TachikomaError, match="run `tachikoma index`"):
         Searcher(memory)
     assert not (memory / ".cache" / "index.db").exists(), "searching must not create an index"
-    indexer.run(memory, embedder_name="hash")
+    runner.run(memory, embedder_name="hash")
     with pytest.raises(EmbedderMismatch, match="--reembed"):
         Searcher(memory, embedder_name="hash:64")
 
@@ -126,7 +127,7 @@ def test_no_result_without_any_shared_signal(searcher):
 
 
 def test_vector_cache_is_written_used_and_replaced(memory):
-    indexer.run(memory, embedder_name="hash")
+    runner.run(memory, embedder_name="hash")
     cache = memory / ".cache"
     s = Searcher(memory)
     first = s.search("DRV8353 samples", 5, now=NOW)
@@ -139,7 +140,7 @@ def test_vector_cache_is_written_used_and_replaced(memory):
     assert s.search("DRV8353 samples", 5, now=NOW)["results"] == first["results"]
     s.close()
     (memory / "zoo.md").write_text("# Zoo\n\nThe zanzibar quokka exhibit opens in June.\n")
-    indexer.run(memory)
+    runner.run(memory)
     s = Searcher(memory)
     assert s.search("zanzibar quokka", 5, now=NOW)["results"][0]["path"] == "zoo.md"
     s.close()
@@ -147,7 +148,7 @@ def test_vector_cache_is_written_used_and_replaced(memory):
 
 
 def test_damaged_vector_cache_is_rebuilt(memory):
-    indexer.run(memory, embedder_name="hash")
+    runner.run(memory, embedder_name="hash")
     Searcher(memory).close()
     s = Searcher(memory)
     s.snapshot()
@@ -162,7 +163,7 @@ def test_damaged_vector_cache_is_rebuilt(memory):
 def test_a_write_between_snapshot_and_chunk_texts_cannot_break_a_search(memory, monkeypatch):
     # The dashboard keeps one Searcher while `tachikoma index` rewrites chunks: the search
     # must read the snapshot and the chunk texts from the same state of the index.
-    indexer.run(memory, embedder_name="hash")
+    runner.run(memory, embedder_name="hash")
     s = Searcher(memory)
     s.search("DRV8353 samples", 5, now=NOW)
     from tachikoma import search as search_module
@@ -173,7 +174,7 @@ def test_a_write_between_snapshot_and_chunk_texts_cannot_break_a_search(memory, 
         answer = original(*args, **kwargs)
         (memory / "2026-03-22" / "session-abc.jsonl").write_text(
             '{"role": "user", "content": "DRV8353 samples replaced entirely"}\n')
-        indexer.run(memory)  # deletes and re-inserts that file's chunks in another connection
+        runner.run(memory)  # deletes and re-inserts that file's chunks in another connection
         return answer
 
     monkeypatch.setattr(search_module, "rank_snapshot", rank_then_reindex)
@@ -185,7 +186,7 @@ def test_a_write_between_snapshot_and_chunk_texts_cannot_break_a_search(memory, 
 def test_a_mismatch_names_where_the_embedder_was_chosen(memory, capsys):
     from tachikoma import cli
 
-    indexer.run(memory, embedder_name="hash")
+    runner.run(memory, embedder_name="hash")
     with pytest.raises(EmbedderMismatch, match=r"not hash:64 \(from --embedder\).*or drop --embedder"):
         Searcher(memory, embedder_name="hash:64")
     (memory / "tachikoma.toml").write_text('[embedder]\nname = "hash:64"\n')
@@ -201,7 +202,7 @@ def test_a_rebuilt_index_never_reads_the_old_index_vector_cache(memory):
     (generation counting from 0 again) at the same generation does not map the old vectors."""
     from tachikoma.store import Store
 
-    indexer.run(memory, embedder_name="hash")
+    runner.run(memory, embedder_name="hash")
     s = Searcher(memory)
     s.search("DRV8353 samples", 5, now=NOW)
     old_generation = s.store.generation
@@ -213,7 +214,7 @@ def test_a_rebuilt_index_never_reads_the_old_index_vector_cache(memory):
         extra.unlink()
     # The same number of chunks as before, one of them saying something new.
     (memory / one_chunk).write_text("# Zoo\n\nThe zanzibar quokka exhibit opens in June.\n")
-    indexer.run(memory, embedder_name="hash")
+    runner.run(memory, embedder_name="hash")
     with Store(memory / ".cache" / "index.db") as store, store.db:
         store.set_meta("generation", str(old_generation))  # the old cache's generation, by chance
     s = Searcher(memory)
@@ -224,7 +225,7 @@ def test_a_rebuilt_index_never_reads_the_old_index_vector_cache(memory):
 
 def test_a_failing_freshness_check_fails_the_search(memory, monkeypatch):
     """The freshness walk runs in a thread beside the ranking; what goes wrong there is the search's error."""
-    indexer.run(memory, embedder_name="hash")
+    runner.run(memory, embedder_name="hash")
 
     def broken(root, store):
         raise TachikomaError("cannot list the memory folder")

@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from tachikoma import indexer
+from tachikoma.indexer import runner
 from tachikoma.errors import BadQuery
 from tachikoma.search import Searcher
 from tachikoma.config import load_config
@@ -18,7 +18,7 @@ from tachikoma.store import locate
 
 @pytest.fixture
 def indexed(memory):
-    indexer.run(memory, embedder_name="hash")
+    runner.run(memory, embedder_name="hash")
     return memory
 
 
@@ -60,7 +60,7 @@ def test_an_index_rebuilt_with_another_embedder_gets_a_new_searcher(indexed):
     try:
         with pool.use(key, lambda: Searcher(indexed)) as before:
             assert before.dim == 512
-        indexer.run(indexed, reembed=True, embedder_name="hash:256")
+        runner.run(indexed, reembed=True, embedder_name="hash:256")
         with pool.use(key, lambda: Searcher(indexed)) as after:
             assert after is not before and after.dim == 256
             assert after.search("Martin meetings", 3)["results"]

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tachikoma import indexer, memory as mem, stats
+from tachikoma import memory as mem, stats
+from tachikoma.indexer import runner
 from tachikoma.embedders.hashing import HashingEmbedder
 from tachikoma.search import Searcher
 from tachikoma.transcripts import parse_transcript
@@ -103,7 +104,7 @@ def _paths_with_chunks(root: Path) -> dict[str, int]:
 
 
 def test_a_checkpoint_copy_is_indexed_once_and_reported(openclaw):
-    summary = indexer.run(openclaw, embedder=HashingEmbedder(256))
+    summary = runner.run(openclaw, embedder=HashingEmbedder(256))
     held = _paths_with_chunks(openclaw)
     assert held[f"{SESSIONS}/s1.jsonl"] > 0
     assert held[f"{SESSIONS}/s1.checkpoint.0c1d.jsonl"] == 0  # every line is in s1.jsonl
@@ -124,8 +125,8 @@ def test_a_checkpoint_copy_is_indexed_once_and_reported(openclaw):
 
 
 def test_a_checkpoint_is_indexed_once_its_session_is_gone(openclaw):
-    indexer.run(openclaw, embedder=HashingEmbedder(256))
+    runner.run(openclaw, embedder=HashingEmbedder(256))
     session = openclaw / SESSIONS / "s1.jsonl"
     shutil.move(session, openclaw / "elsewhere.bak")  # the session file is gone (not memory any more)
-    indexer.run(openclaw, embedder=HashingEmbedder(256))
+    runner.run(openclaw, embedder=HashingEmbedder(256))
     assert _paths_with_chunks(openclaw)[f"{SESSIONS}/s1.checkpoint.0c1d.jsonl"] > 0

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tachikoma import indexer, memory as mem, stats, tagging
+from tachikoma import memory as mem, stats
+from tachikoma.indexer import runner
+from tachikoma.tagging import applying, planning
 
 from counting_embedder import MINILM_WINDOW, CountingEmbedder
 
@@ -34,7 +36,7 @@ def chunks_of(root: Path, rel: str) -> list[str]:
 
 
 def test_session_folder_is_indexed_with_context_and_tool_lines(sessions):
-    summary = indexer.run(sessions, embedder=CountingEmbedder(MINILM_WINDOW))
+    summary = runner.run(sessions, embedder=CountingEmbedder(MINILM_WINDOW))
     assert summary.files == 8 and summary.skipped == 1  # the data file yields nothing
     assert summary.data_files == 1  # and is counted apart: it is not memory (as stats counts)
     chunks = chunks_of(sessions, CLAUDE)
@@ -61,7 +63,7 @@ def test_stats_reports_each_problem_once_with_its_kind(sessions):
                                  "tagged"}]
     (sessions / "openclaw/agents/main/sessions/empty-run.jsonl").write_text(
         json.dumps({"type": "session", "version": 3, "id": "s2", "cwd": "/w"}) + "\n")
-    indexer.run(sessions, embedder=CountingEmbedder(MINILM_WINDOW))
+    runner.run(sessions, embedder=CountingEmbedder(MINILM_WINDOW))
     problems = stats.report(sessions)["problems"]
     kinds = sorted((p["path"].split("/")[0], p["kind"]) for p in problems)
     assert kinds == [("claude-code", "unknown-lines"), ("codex", "unknown-lines"), ("not-a-transcript",
@@ -72,7 +74,7 @@ def test_stats_reports_each_problem_once_with_its_kind(sessions):
 
 
 def test_default_tags_go_to_the_tag_file_at_the_root_without_git(sessions):
-    applied = tagging.apply(sessions, tagging.default_plan(sessions))
+    applied = applying.apply(sessions, planning.default_plan(sessions))
     assert applied.commit is None  # not a repository: nothing to commit, the tags are written all the same
     tags = (sessions / mem.TAG_FILE).read_text()
     assert f"{CLAUDE}:\n  trust: self\n  confidence: medium\n  source: claude-code\n" in tags
@@ -84,7 +86,7 @@ def test_default_tags_go_to_the_tag_file_at_the_root_without_git(sessions):
 
 
 def test_appending_to_a_session_embeds_only_the_new_lines_chunks(sessions):
-    indexer.run(sessions, embedder=CountingEmbedder(MINILM_WINDOW))
+    runner.run(sessions, embedder=CountingEmbedder(MINILM_WINDOW))
     old = chunks_of(sessions, CLAUDE)
     turns = []
     for i in range(12):
@@ -99,7 +101,7 @@ def test_appending_to_a_session_embeds_only_the_new_lines_chunks(sessions):
     with open(sessions / CLAUDE, "a") as handle:
         handle.write("".join(json.dumps(t) + "\n" for t in turns))
     embedder = CountingEmbedder(MINILM_WINDOW)
-    summary = indexer.run(sessions, embedder=embedder)
+    summary = runner.run(sessions, embedder=embedder)
     new = chunks_of(sessions, CLAUDE)
     assert len(old) == 3 and len(new) == 6
     assert summary.changed == 1
@@ -111,7 +113,7 @@ def test_appending_to_a_session_embeds_only_the_new_lines_chunks(sessions):
 def test_file_page_shows_the_session_and_links_a_subagent_to_its_parent(sessions):
     from app import create_app
 
-    indexer.run(sessions, embedder=CountingEmbedder(MINILM_WINDOW))
+    runner.run(sessions, embedder=CountingEmbedder(MINILM_WINDOW))
     app = create_app(memory=sessions, port=5000)
     client = app.test_client()
     html = client.get(f"/file/{SUBAGENT}", base_url="http://127.0.0.1:5000").get_data(as_text=True)
@@ -131,12 +133,12 @@ def test_an_empty_jsonl_is_a_session_about_to_start_not_a_problem(sessions, caps
 
     empty = "claude-code/-home-mira-code-tachikoma/0e0e0e0e-0000-4000-8000-000000000000.jsonl"
     (sessions / empty).write_bytes(b"")
-    summary = indexer.run(sessions, embedder=CountingEmbedder(MINILM_WINDOW))
+    summary = runner.run(sessions, embedder=CountingEmbedder(MINILM_WINDOW))
     assert not any("0e0e0e0e" in w for w in summary.warnings)
     report = stats.report(sessions)
     assert not any(p["path"] == empty for p in report["problems"])  # `index` and `stats` agree: nothing wrong
     assert empty in {f["path"] for f in stats.files(sessions, status="untagged")}
-    plan = tagging.default_plan(sessions)
+    plan = planning.default_plan(sessions)
     assert empty not in {c.path for c in plan.changes}
     assert any(s.path == empty and s.reason.startswith("empty (a session about to start)") for s in plan.skipped)
 
@@ -151,6 +153,6 @@ def test_an_openclaw_reset_archive_is_indexed_as_the_session_it_is(sessions):
     (sessions / OPENCLAW).rename(sessions / archive)
     (sessions / "notes.jsonl.deleted.1767225600000").write_text("{}\n")  # a deleted one stays out
     assert mem.kind_of(archive) == "transcript" and mem.kind_of("notes.jsonl.deleted.1767225600000") is None
-    indexer.run(sessions, embedder=CountingEmbedder(MINILM_WINDOW))
+    runner.run(sessions, embedder=CountingEmbedder(MINILM_WINDOW))
     chunks = chunks_of(sessions, archive)
     assert chunks and chunks[0].startswith("OpenClaw session")

@@ -3,7 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from tachikoma import stats, tagging
+from tachikoma import stats
+from tachikoma.tagging import applying, planning
 from tachikoma.memory import TAG_FILE
 from tachikoma.stats import coverage
 from tachikoma.tagfile import TagFileError
@@ -113,7 +114,7 @@ def test_empty_folder(tmp_path):
 
 
 def test_stats_follow_tagging(crafted):
-    tagging.apply(crafted, tagging.default_plan(crafted))
+    applying.apply(crafted, planning.default_plan(crafted))
     result = coverage(crafted)
     assert result["by_kind"]["transcript"]["tagged"] == 2  # s1 and s2 (s3 and s4 had tags already)
     assert result["by_kind"]["transcript"]["untagged"] == 0
@@ -154,7 +155,7 @@ def test_reads_only_heads(crafted, monkeypatch):
         handle = real_open(path, *args, **kwargs)
         return Counting(handle, str(path)) if str(path).endswith(".jsonl") else handle
 
-    monkeypatch.setattr(tagging, "open", spy, raising=False)
+    monkeypatch.setattr(planning, "open", spy, raising=False)
     monkeypatch.setattr(builtins, "open", spy)
     big = "---\ntrust: owner\nconfidence: low\n---\n" + ("x" * 1000 + "\n") * 20000
     put(crafted, "big.md", big)
@@ -224,7 +225,8 @@ def test_stats_the_index_and_its_run_count_the_same_files(tmp_path, capsys):
     """Issue 18: stats said 36 files, the Index panel "holds 38 files": the index counted a .jsonl data
     file (a row kept so the next run knows it unchanged). A memory file is a note or a transcript, for
     every face; data files are named apart. Also an empty session and a note over max_file_bytes."""
-    from tachikoma import cli, indexer
+    from tachikoma import cli
+    from tachikoma.indexer import runner, status
 
     (tmp_path / "a.md").write_text("# A\nAlpha.\n")
     (tmp_path / "big.md").write_text("# Big\n" + "word " * 400)
@@ -232,9 +234,9 @@ def test_stats_the_index_and_its_run_count_the_same_files(tmp_path, capsys):
     (tmp_path / "chat.jsonl").write_text('{"role": "user", "content": "hello there"}\n')
     (tmp_path / "starting.jsonl").write_text("")
     (tmp_path / "metrics.jsonl").write_text('{"metric": "latency", "value": 3}\n')
-    summary = indexer.run(tmp_path, embedder_name="hash")
+    summary = runner.run(tmp_path, embedder_name="hash")
     counted = coverage(tmp_path)["files"]
-    fresh = indexer.freshness(tmp_path)
+    fresh = status.freshness(tmp_path)
     assert counted == 4 and summary.files == fresh["files"] == counted
     assert summary.data_files == fresh["data_files"] == 1
     assert "index holds 4 files and 1 .jsonl data file," in summary.line()

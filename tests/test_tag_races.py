@@ -15,9 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from tachikoma import atomic, tagging
+from tachikoma import atomic
+from tachikoma.tagging import rewrite
 from tachikoma.frontmatter import split
-from tachikoma.tagging import Selector, apply, plan
+from tachikoma.tagging.applying import apply
+from tachikoma.tagging.model import Selector
+from tachikoma.tagging.planning import plan
 
 pytestmark = pytest.mark.usefixtures("isolated_git")
 HEAD = "---\ntitle: race\ntrust: owner\n---\n"
@@ -126,7 +129,7 @@ def land_in_the_copy(monkeypatch, write, note: Path, line: str) -> list:
                 landed.append(True)
         return real(path, filled, **checks)
 
-    monkeypatch.setattr(tagging, "atomic_write_with", copy_then_write)
+    monkeypatch.setattr(rewrite, "atomic_write_with", copy_then_write)
     return landed
 
 
@@ -167,7 +170,7 @@ def test_a_write_right_after_the_last_check_is_caught(planned_note, monkeypatch,
                 landed.append(True)
         return real(path, fill, before_replace=checked, **rest)
 
-    monkeypatch.setattr(tagging, "atomic_write_with", write_after_the_check)
+    monkeypatch.setattr(rewrite, "atomic_write_with", write_after_the_check)
     applied = apply(root, planned, commit=False)
     assert landed and applied.paths == ["race.md"], applied.skipped
     assert note.read_text() == HEAD.replace("owner", "external") + "body\nwritten in the window\n"
@@ -186,8 +189,8 @@ def test_a_note_that_never_stops_changing_is_skipped_with_a_reason_and_kept_whol
             append(note, f"write {count[0]}\n")
         return real(path, filled, **checks)
 
-    monkeypatch.setattr(tagging, "atomic_write_with", always_appends)
-    monkeypatch.setattr(tagging.time, "sleep", lambda s: None)
+    monkeypatch.setattr(rewrite, "atomic_write_with", always_appends)
+    monkeypatch.setattr(rewrite.time, "sleep", lambda s: None)
     applied = apply(root, planned, commit=False)
     assert applied.paths == [] and [p for p, _ in applied.skipped] == ["race.md"]
     assert "kept changing while being tagged" in applied.skipped[0].reason
@@ -200,7 +203,7 @@ def write_late(monkeypatch, note: Path, lines: list[str], then=None) -> list:
     """An appender that opened `note` at tagging's last check (the file about to be replaced) and writes
     `lines` through that descriptor once `_rewrite` has swapped it (the window no check sees), each
     flushed, then closes it and calls `then()`. Returns the list that holds the descriptor once opened."""
-    real_write, real_rewrite = atomic.atomic_write_with, tagging._rewrite
+    real_write, real_rewrite = atomic.atomic_write_with, rewrite._rewrite
     opened = []
 
     def open_before_the_swap(path, fill, before_replace=None, **rest):
@@ -221,8 +224,8 @@ def write_late(monkeypatch, note: Path, lines: list[str], then=None) -> list:
                 then()
         return done
 
-    monkeypatch.setattr(tagging, "atomic_write_with", open_before_the_swap)
-    monkeypatch.setattr(tagging, "_rewrite", write_after_the_last_check)
+    monkeypatch.setattr(rewrite, "atomic_write_with", open_before_the_swap)
+    monkeypatch.setattr(rewrite, "_rewrite", write_after_the_last_check)
     return opened
 
 
@@ -248,7 +251,7 @@ def test_writes_to_the_old_file_right_after_the_swap_and_later_come_back_once_in
     root, note, planned = planned_note
     if not atomic.can_exchange(root):
         pytest.skip("no atomic exchange of names here (renameat2): no instant right after the swap to land in")
-    real_write, real_rewrite = atomic.atomic_write_with, tagging._rewrite
+    real_write, real_rewrite = atomic.atomic_write_with, rewrite._rewrite
     appender, rewrites = [], []
 
     def write_right_after_the_swap(path, fill, before_replace=None, displaced=None):
@@ -269,8 +272,8 @@ def test_writes_to_the_old_file_right_after_the_swap_and_later_come_back_once_in
         appender[0].close()
         return done
 
-    monkeypatch.setattr(tagging, "atomic_write_with", write_right_after_the_swap)
-    monkeypatch.setattr(tagging, "_rewrite", count)
+    monkeypatch.setattr(rewrite, "atomic_write_with", write_right_after_the_swap)
+    monkeypatch.setattr(rewrite, "_rewrite", count)
     applied = apply(root, planned, commit=False)
     assert len(rewrites) == 1 and appender[0].closed
     assert applied.paths == ["race.md"] and not applied.skipped
@@ -311,7 +314,7 @@ def test_lines_appended_while_a_late_write_is_put_back_are_all_kept(planned_note
     root, note, planned = planned_note
     if not atomic.can_exchange(root):
         pytest.skip("no atomic exchange of names here (renameat2): no instant right after the swap to land in")
-    real_write, real_rewrite = atomic.atomic_write_with, tagging._rewrite
+    real_write, real_rewrite = atomic.atomic_write_with, rewrite._rewrite
     opened, writes = [], []
 
     def appending_throughout(path, fill, before_replace=None, displaced=None):
@@ -341,8 +344,8 @@ def test_lines_appended_while_a_late_write_is_put_back_are_all_kept(planned_note
         append(note, "next\n")
         return done
 
-    monkeypatch.setattr(tagging, "atomic_write_with", appending_throughout)
-    monkeypatch.setattr(tagging, "_rewrite", write_late_then_next)
+    monkeypatch.setattr(rewrite, "atomic_write_with", appending_throughout)
+    monkeypatch.setattr(rewrite, "_rewrite", write_late_then_next)
     applied = apply(root, planned, commit=False)
     assert len(writes) == 2 and applied.paths == ["race.md"] and not applied.skipped
     assert note.read_text() == (HEAD.replace("owner", "external")

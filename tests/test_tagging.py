@@ -9,11 +9,14 @@ from pathlib import Path
 import pytest
 from gitrepo import git
 
-from tachikoma import tagfile, tagging
+from tachikoma import tagfile
+from tachikoma.tagging import applying, journal, model, planning, recovery, writers
 from tachikoma.frontmatter import split
 from tachikoma.memory import TAG_FILE
 from tachikoma.tagfile import TagFileError
-from tachikoma.tagging import DEFAULTS, Selector, apply, default_plan, plan, undo
+from tachikoma.tagging.applying import apply, undo
+from tachikoma.tagging.model import DEFAULTS, Selector
+from tachikoma.tagging.planning import default_plan, plan
 from tachikoma.tags import InvalidTagValue
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -236,7 +239,7 @@ def test_selector_patterns(memory, pattern, expected):
 
 
 def test_selector_glob_with_a_bracket_right_after_the_opening_one():
-    from tachikoma.tagging import _pattern_matches
+    from tachikoma.globs import pattern_matches as _pattern_matches
     assert _pattern_matches("x[]].md", "x].md")
     assert not _pattern_matches("x[]].md", "xa.md")
     assert _pattern_matches("[]", "[]") and not _pattern_matches("[]", "a")
@@ -409,7 +412,7 @@ def test_malformed_tag_file_stops_apply_before_writing(memory):
 
 
 def test_apply_holds_the_lock_in_cache(memory, monkeypatch):
-    real = tagging.FileLock
+    real = writers.FileLock
     seen = []
 
     class Spy(real):
@@ -419,12 +422,12 @@ def test_apply_holds_the_lock_in_cache(memory, monkeypatch):
 
     def save_checking_lock(root, entries):
         probe = real(str(memory / ".cache" / "tag.lock"), timeout=0)
-        with pytest.raises(tagging.Timeout):
+        with pytest.raises(writers.Timeout):
             probe.acquire()
         return real_save(root, entries)
 
     real_save = tagfile.save
-    monkeypatch.setattr(tagging, "FileLock", Spy)
+    monkeypatch.setattr(writers, "FileLock", Spy)
     monkeypatch.setattr(tagfile, "save", save_checking_lock)
     apply(memory, default_plan(memory))
     assert seen == [str(memory.resolve() / ".cache" / "tag.lock")]
@@ -748,7 +751,9 @@ def test_concurrent_applies_in_processes_lose_no_tags(tmp_path):
     script = textwrap.dedent("""
         import sys
         from pathlib import Path
-        from tachikoma.tagging import Selector, apply, plan
+        from tachikoma.tagging.applying import apply
+        from tachikoma.tagging.model import Selector
+        from tachikoma.tagging.planning import plan
         root, start = Path(sys.argv[1]), int(sys.argv[2])
         for i in range(start, 60, 3):
             apply(root, plan(root, {"trust": "self"}, Selector(pattern=f"t/{i:03d}.jsonl")), commit=False)
@@ -799,10 +804,10 @@ def test_a_journal_whose_run_wrote_nothing_is_dropped_without_announcing_a_recov
     """A run that failed before writing (not killed after) leaves a journal of changes it never made:
     the next run has nothing to finish and says nothing about an interrupted run."""
     put(repo, "plain.md", "# Plain\n\nbody\n")
-    planned = tagging.plan(repo, {"trust": "owner"}, tagging.Selector(pattern="plain.md"))
-    tagging._save_journal(repo, ("tag", "trust: owner"), True, planned.changes)
-    journal = repo / ".cache" / tagging.JOURNAL_NAME
-    assert journal.exists() and planned.changes
-    assert tagging.recover(repo) is None
-    assert not journal.exists()
+    planned = planning.plan(repo, {"trust": "owner"}, model.Selector(pattern="plain.md"))
+    applying._save_journal(repo, ("tag", "trust: owner"), True, planned.changes)
+    journal_file = repo / ".cache" / journal.NAME
+    assert journal_file.exists() and planned.changes
+    assert recovery.recover(repo) is None
+    assert not journal_file.exists()
     assert (repo / "plain.md").read_bytes() == b"# Plain\n\nbody\n"

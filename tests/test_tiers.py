@@ -7,7 +7,8 @@ import sqlite3
 import numpy as np
 import pytest
 
-from tachikoma import cli, indexer, memory as mem
+from tachikoma import cli, memory as mem
+from tachikoma.indexer import pipeline, reporting, runner, status
 from tachikoma.embedders.hashing import HashingEmbedder
 from tachikoma.search import Searcher
 from tachikoma.store import Store
@@ -52,9 +53,9 @@ def test_keyword_search_works_before_any_vector_and_says_keywords_only(memory):
             seen["answer"] = searcher.search("zq3x", 5, min_score=0)
         finally:
             searcher.close()
-        seen["fresh"] = indexer.freshness(memory)
+        seen["fresh"] = status.freshness(memory)
 
-    indexer.run(memory, embedder=Stopping(during=during))
+    runner.run(memory, embedder=Stopping(during=during))
     answer = seen["answer"]
     assert answer["results"] and answer["results"][0]["path"] == "dated-03.md"
     assert answer["results"][0]["factors"]["vectors"] == "none"
@@ -74,40 +75,40 @@ def test_keyword_search_works_before_any_vector_and_says_keywords_only(memory):
 
 
 def test_vectors_are_filled_in_newest_memories_first(memory, monkeypatch):
-    monkeypatch.setattr(indexer, "EMBED_SLICE", 4)
+    monkeypatch.setattr(pipeline, "EMBED_SLICE", 4)
     for old in list(memory.rglob("*.md")) + list(memory.rglob("*.jsonl")):
         old.unlink()
     dated_notes(memory)
     embedder = Stopping()
-    indexer.run(memory, embedder=embedder)
+    runner.run(memory, embedder=embedder)
     order = [next(i for i in range(12) if f"zq{i}x" in text) for text in embedder.embedded]
     assert order == sorted(order, reverse=True) == list(range(11, -1, -1))
 
 
 def test_an_interrupted_run_resumes_without_reading_or_embedding_again(memory, monkeypatch):
-    monkeypatch.setattr(indexer, "EMBED_SLICE", 8)
+    monkeypatch.setattr(pipeline, "EMBED_SLICE", 8)
     for i in range(30):
         (memory / f"bulk-{i:02}.md").write_text(f"# Note {i}\n\n" + " ".join(f"t{i}w{j}" for j in range(300)))
     first = Stopping(stop_after=16)
     with pytest.raises(KeyboardInterrupt):
-        indexer.run(memory, embedder=first)
+        runner.run(memory, embedder=first)
     paths = {f.path for f in mem.walk(memory)}
     with Store(mem.index_path(memory)) as store:
         assert set(store.files()) == paths, "every file is stored (keyword-searchable) before embedding starts"
         tiers = store.tier_counts()
         texts = {t for (t,) in store.db.execute("SELECT DISTINCT text FROM chunks")}
     assert tiers["full"] == 16 and tiers["none"] > 0
-    assert indexer.freshness(memory)["state"] == "incomplete"
+    assert status.freshness(memory)["state"] == "incomplete"
 
     second = Stopping()
-    summary = indexer.run(memory, embedder=second)
+    summary = runner.run(memory, embedder=second)
     assert (summary.added, summary.changed, summary.rechunked) == (0, 0, 0), "nothing is read again"
     assert not set(first.embedded) & set(second.embedded), "nothing is embedded twice"
     assert set(first.embedded) | set(second.embedded) == texts
     assert summary.chunks_embedded == len(second.embedded)
     with Store(mem.index_path(memory)) as store:
         assert store.tier_counts()["none"] == 0
-    assert indexer.freshness(memory)["state"] == "complete"
+    assert status.freshness(memory)["state"] == "complete"
 
 
 @pytest.mark.parametrize("version", [3, 4])
@@ -117,7 +118,7 @@ def test_an_older_index_is_upgraded_in_place_keeping_its_vectors_and_tool_texts(
     from tachikoma import store as store_module
 
     _write(memory, CLAUDE, _claude_lines())  # a session whose tool calls give tool texts (schema 4)
-    indexer.run(memory, embedder_name="hash")
+    runner.run(memory, embedder_name="hash")
     path = mem.index_path(memory)
     # The same index as that schema wrote it: the chunks table without the `quick` column, and
     # before schema 4 no tool texts either.
@@ -146,7 +147,7 @@ def test_an_older_index_is_upgraded_in_place_keeping_its_vectors_and_tool_texts(
     for leftover in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
         leftover.unlink(missing_ok=True)
     os.replace(old, path)
-    summary = indexer.run(memory, embedder_name="hash")
+    summary = runner.run(memory, embedder_name="hash")
     assert summary.chunks_embedded == 0
     with Store(path) as store:
         assert store.get_meta("schema_version") == str(store_module.SCHEMA_VERSION) == "5"
@@ -171,10 +172,10 @@ def test_the_vector_index_waits_for_full_vectors_and_never_hides_a_chunk_meanwhi
     built once the index is whole are the full vectors' own."""
     from tachikoma import vector_index
 
-    monkeypatch.setattr(indexer, "EMBED_SLICE", 4)
+    monkeypatch.setattr(pipeline, "EMBED_SLICE", 4)
     dated_notes(memory)
     with pytest.raises(KeyboardInterrupt):
-        indexer.run(memory, embedder=Stopping(stop_after=4))  # one slice of the newest chunks embedded
+        runner.run(memory, embedder=Stopping(stop_after=4))  # one slice of the newest chunks embedded
 
     def ask(min_chunks, query="zq0x"):
         searcher = Searcher(memory, embedder=HashingEmbedder(512))
@@ -190,7 +191,7 @@ def test_the_vector_index_waits_for_full_vectors_and_never_hides_a_chunk_meanwhi
     assert partial["results"][0]["factors"]["vectors"] == "none"
     assert partial["results"] == ask(10**9)[0]["results"], "the same answer as the exact scan"
 
-    indexer.run(memory, embedder=HashingEmbedder(512))
+    runner.run(memory, embedder=HashingEmbedder(512))
     whole, snap = ask(1)
     assert snap.tier is None and snap.vector_index is not None
     full = np.asarray(snap.matrix)
@@ -203,7 +204,7 @@ def test_the_vector_index_waits_for_full_vectors_and_never_hides_a_chunk_meanwhi
 def test_stats_and_search_say_how_much_is_embedded(memory, capsys):
     dated_notes(memory)
     with pytest.raises(KeyboardInterrupt):
-        indexer.run(memory, embedder=Stopping(stop_after=0))
+        runner.run(memory, embedder=Stopping(stop_after=0))
     assert cli.main(["--memory", str(memory), "stats"]) == 0
     out = capsys.readouterr().out
     assert "0 of " in out and "chunks have full vectors" in out and "keyword search only" in out
@@ -266,7 +267,7 @@ def test_quick_vectors_answer_first_and_full_vectors_change_nothing_once_in(memo
     twin = tmp_path / "twin"
     sh.copytree(memory, twin)
     query = "what does Martin prefer for meetings"
-    summary = indexer.run(memory, embedder_name="minilm", vectors="quick")
+    summary = runner.run(memory, embedder_name="minilm", vectors="quick")
     assert summary.chunks_quick == summary.chunks > 0 and summary.chunks_embedded == 0
     with Store(mem.index_path(memory)) as store:
         assert store.tier_counts() == {"full": 0, "quick": summary.chunks, "none": 0}
@@ -284,8 +285,8 @@ def test_quick_vectors_answer_first_and_full_vectors_change_nothing_once_in(memo
     assert quick["freshness"]["embedded"]["quick"] == summary.chunks
     assert 0 < quick["results"][0]["factors"]["vector_similarity"] <= 1
 
-    indexer.run(memory, embedder_name="minilm")
-    indexer.run(twin, embedder_name="minilm")  # the same memory, never through the quick tier
+    runner.run(memory, embedder_name="minilm")
+    runner.run(twin, embedder_name="minilm")  # the same memory, never through the quick tier
     full, direct = ask(memory), ask(twin)
     assert all("vectors" not in r["factors"] for r in full["results"])
     strip = lambda answer: [(r["path"], r["lines"], r["score"], r["factors"]) for r in answer["results"]]  # noqa: E731
@@ -299,10 +300,10 @@ def test_quick_vectors_answer_first_and_full_vectors_change_nothing_once_in(memo
 def test_the_quick_tier_is_for_the_minilm_family_and_large_runs_only():
     from tachikoma.embedders import create
 
-    assert indexer.quick_tier(HashingEmbedder(512), 10**6) is None
-    assert indexer.quick_tier(create("minilm"), indexer.QUICK_TIER_MIN_CHUNKS - 1) is None
-    assert indexer.quick_tier(create("minilm"), indexer.QUICK_TIER_MIN_CHUNKS).name.startswith("minilm-static")
-    assert indexer.quick_tier(create("minilm-int8"), 1, wanted=True) is not None
+    assert pipeline.quick_tier(HashingEmbedder(512), 10**6) is None
+    assert pipeline.quick_tier(create("minilm"), pipeline.QUICK_TIER_MIN_CHUNKS - 1) is None
+    assert pipeline.quick_tier(create("minilm"), pipeline.QUICK_TIER_MIN_CHUNKS).name.startswith("minilm-static")
+    assert pipeline.quick_tier(create("minilm-int8"), 1, wanted=True) is not None
 
 
 # -- the dashboard's Index panel ------------------------------------------------------------------
@@ -311,7 +312,7 @@ def test_the_quick_tier_is_for_the_minilm_family_and_large_runs_only():
 def test_the_index_panel_shows_phase_files_chunks_rate_and_time_left(memory, monkeypatch):
     from app import create_app
 
-    indexer.run(memory, embedder_name="hash")
+    runner.run(memory, embedder_name="hash")
     app = create_app(memory=memory, port=5000)
     job = app.extensions["tachikoma"].index_job
     client = app.test_client()
@@ -320,12 +321,12 @@ def test_the_index_panel_shows_phase_files_chunks_rate_and_time_left(memory, mon
     job.state = job._fresh("reindex")
     job._phase = ("", clock[0])
     job._progress(3, 40, "notes/a.md")
-    job._detail(indexer.RunProgress(files_done=3, files_total=40, bytes_done=300, bytes_total=4000))
+    job._detail(reporting.RunProgress(files_done=3, files_total=40, bytes_done=300, bytes_total=4000))
     reading = client.get("/reindex/status", base_url="http://127.0.0.1:5000").get_data(as_text=True)
     assert 'data-phase="reading"' in reading and "3 of 40 files read and stored (searchable by keyword" in reading
 
-    state = indexer.RunProgress(files_done=40, files_total=40, bytes_done=4000, bytes_total=4000,
-                                phase="full vectors", chunks_total=8310)
+    state = reporting.RunProgress(files_done=40, files_total=40, bytes_done=4000, bytes_total=4000,
+                                  phase="full vectors", chunks_total=8310)
     job._detail(state)  # the embedding phase starts now
     clock[0] += 20.0
     state.chunks_embedded = 1024

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tachikoma import chunking, indexer
+from tachikoma import chunking
+from tachikoma.indexer import runner
 from tachikoma.embedders.hashing import HashingEmbedder
 from tachikoma.search import Searcher
 from tachikoma.store import STORE_ENV
@@ -141,7 +142,7 @@ def engine(request, monkeypatch) -> str:
 @pytest.fixture
 def indexed(agents, engine):
     embedder = CountingEmbedder(MINILM_WINDOW)
-    indexer.run(agents, embedder=embedder)
+    runner.run(agents, embedder=embedder)
     return agents, embedder
 
 

@@ -5,7 +5,8 @@ from datetime import datetime, timezone
 import numpy as np
 import pytest
 
-from tachikoma import indexer, vector_index
+from tachikoma import vector_index
+from tachikoma.indexer import runner
 from tachikoma.search import Filters, Searcher
 
 NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)
@@ -90,7 +91,7 @@ def _answers(memory, query, min_chunks, shortlist, monkeypatch, filters=None):
 def test_search_through_the_index_answers_as_the_exact_scan(memory, monkeypatch, query):
     """With a shortlist as large as the memory the index changes nothing in the answer: same
     results, same explanations (word rarities count over the whole index, not the shortlist)."""
-    indexer.run(memory, embedder_name="hash")
+    runner.run(memory, embedder_name="hash")
     exact, _ = _answers(memory, query, 10**9, 10, monkeypatch)
     approx, used = _answers(memory, query, 1, 10**6, monkeypatch)
     assert used and not _answers(memory, query, 10**9, 10, monkeypatch)[1]
@@ -101,7 +102,7 @@ def test_search_through_the_index_answers_as_the_exact_scan(memory, monkeypatch,
 
 
 def test_a_short_shortlist_still_explains_exact_cosines_and_never_names_deleted_chunks(memory, monkeypatch):
-    indexer.run(memory, embedder_name="hash")
+    runner.run(memory, embedder_name="hash")
     answer, used = _answers(memory, "DRV8353 gate driver samples", 1, 3, monkeypatch)
     assert used and answer["results"]
     s = Searcher(memory)
@@ -114,7 +115,7 @@ def test_a_short_shortlist_still_explains_exact_cosines_and_never_names_deleted_
     s.close()
     gone = answer["results"][0]["path"]
     (memory / gone).unlink()
-    indexer.run(memory)
+    runner.run(memory)
     again, _ = _answers(memory, "DRV8353 gate driver samples", 1, 3, monkeypatch)
     assert gone not in {r["path"] for r in again["results"]}
     names = sorted(p.name for p in (memory / ".cache").glob("ann-*"))
@@ -124,7 +125,7 @@ def test_a_short_shortlist_still_explains_exact_cosines_and_never_names_deleted_
 def test_word_rarities_of_a_shortlist_count_over_the_whole_index(memory):
     from tachikoma.search import keyword_coverage, keyword_search
 
-    indexer.run(memory, embedder_name="hash")
+    runner.run(memory, embedder_name="hash")
     s = Searcher(memory)
     snap = s.snapshot()
     query = "DRV8353 gate driver samples"

@@ -11,7 +11,8 @@ import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from tachikoma import indexer
+from tachikoma.config import load_config
+from tachikoma.indexer import runner, status
 from tachikoma.watcher import Watcher, relevant
 
 
@@ -36,7 +37,7 @@ def test_changes_are_grouped_and_the_index_writes_do_not_loop(tmp_path):
     def on_change(paths):
         with lock:
             calls.append(paths)
-        indexer.run(root, embedder_name="hash")
+        runner.run(root, embedder_name="hash")
 
     watcher = Watcher(root, on_change, catch_up=True).start()
     try:
@@ -54,7 +55,7 @@ def test_changes_are_grouped_and_the_index_writes_do_not_loop(tmp_path):
         with lock:
             assert len(calls) == 2, calls
             assert {Path(p).name for p in calls[1]} == {f"n{n}.md" for n in range(5)}
-        assert indexer.freshness(root)["files"] == 6
+        assert status.freshness(root)["files"] == 6
     finally:
         watcher.stop()
     assert not watcher.running
@@ -103,17 +104,17 @@ def _json_block(proc) -> dict:
 def test_runs_keep_one_loaded_embedder_until_the_index_changes_embedder(memory):
     from tachikoma.watcher import KeptEmbedder
 
-    config = indexer.load_config(memory)
+    config = load_config(memory)
     kept = KeptEmbedder()
     assert kept.for_run(memory, config) is None  # no index yet: the run chooses
-    indexer.run(memory, embedder_name="hash")
+    runner.run(memory, embedder_name="hash")
     first = kept.for_run(memory, config)
     assert first is not None and first.name.startswith("hash")
     assert kept.for_run(memory, config) is first  # loaded once, reused by every run
-    summary = indexer.run(memory, config, embedder=first)
+    summary = runner.run(memory, config, embedder=first)
     assert summary.embedder == first.name
-    indexer.run(memory, embedder_name="hash:64", reembed=True)  # rebuilt with another embedder
+    runner.run(memory, embedder_name="hash:64", reembed=True)  # rebuilt with another embedder
     again = kept.for_run(memory, config)
     assert again is not first and again.dim == 64
     (memory / "tachikoma.toml").write_text('[embedder]\nname = "minilm"\n')
-    assert kept.for_run(memory, indexer.load_config(memory)) is None  # a mismatch: the run itself says so
+    assert kept.for_run(memory, load_config(memory)) is None  # a mismatch: the run itself says so

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from app import create_app
-from tachikoma import indexer
+from tachikoma.indexer import runner
 from tachikoma.embedders.hashing import HashingEmbedder
 from test_app import HTMX
 from test_app import make_client as client_for
@@ -42,7 +42,7 @@ def test_beacon_is_silent_until_a_run_from_elsewhere_changes_the_index(app, root
     url = beacon_url(page)
     assert client.get(url).status_code == 204  # nothing changed: no swap, no event
     (root / "new-note.md").write_text("# New\nA note written while the page was open.\n")
-    indexer.run(root)  # what `tachikoma index` in a terminal does
+    runner.run(root)  # what `tachikoma index` in a terminal does
     changed = client.get(url)
     assert changed.status_code == 200 and changed.headers["HX-Trigger"] == "index-updated"
     again = beacon_url(changed.get_data(as_text=True))
@@ -72,7 +72,7 @@ def test_index_panel_shows_current_counts_after_a_cli_run(app, root):
     for n in range(3):
         (root / f"extra-{n}.md").write_text(f"# Extra {n}\nSomething new number {n}.\n")
     assert "Files changed since</dt><dd data-changed>3" in client.get("/reindex/panel").get_data(as_text=True)
-    indexer.run(root)
+    runner.run(root)
     panel = client.get("/reindex/panel", headers=HTMX).get_data(as_text=True)
     assert 'id="index-panel"' in panel
     assert "Holds</dt><dd data-holds>14 files, " in panel
@@ -91,7 +91,7 @@ def test_progress_counts_files_stored_before_embedding_and_ends_once_everything_
             return vectors
 
     calls = []
-    summary = indexer.run(root, embedder=Counting(), progress=lambda done, total, path: calls.append(
+    summary = runner.run(root, embedder=Counting(), progress=lambda done, total, path: calls.append(
         (done, total, len(embedded))))
     total_chunks = summary.chunks_embedded
     assert calls and all(total == 11 for _, total, _ in calls)
@@ -177,6 +177,6 @@ def test_a_run_under_way_refreshes_the_panel_but_not_the_results(app, root):
         store.db.commit()
     started = client.get(url)
     assert started.status_code == 200 and started.headers["HX-Trigger"] == "index-job"
-    indexer.run(root)
+    runner.run(root)
     finished = client.get(beacon_url(started.get_data(as_text=True)))
     assert set(finished.headers["HX-Trigger"].split(", ")) == {"index-updated", "index-job"}

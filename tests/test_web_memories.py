@@ -14,7 +14,7 @@ import pytest
 
 from app import create_app
 from example_memory import copy_example, example_and_runbook
-from tachikoma import indexer
+from tachikoma.indexer import runner
 from tachikoma.store import STORE_ENV
 from web_helpers import CHROMIUM, LiveServer, launch_chromium
 
@@ -104,7 +104,7 @@ def test_another_memory_s_file_opens_as_its_index_holds_it_escaped(dashboard, sh
     filler = "The night shift checks the dashboards, the queues and the backups before handing over. " * 60
     (ops / "hostile.md").write_text(f"# Hostile\n\nquokka <script>alert(1)</script> restart\n\n{filler}\n\n"
                                     "## Later\n\nThe quokka service restarts itself at dawn.\n", encoding="utf-8")
-    indexer.run(ops, embedder_name="hash")
+    runner.run(ops, embedder_name="hash")
     client = dashboard.test_client()
     html = client.get("/", query_string={"q": "quokka restarts at dawn", "memories": "notes,operations"}).get_data(
         as_text=True)
@@ -243,7 +243,7 @@ def test_concurrent_searches_share_the_searchers_safely(dashboard):
 def test_on_sqlite_there_is_no_choice_and_asking_for_memories_is_a_clear_error(tmp_path, monkeypatch):
     monkeypatch.delenv(STORE_ENV, raising=False)
     root = copy_example(tmp_path / "memory")
-    indexer.run(root, embedder_name="hash")
+    runner.run(root, embedder_name="hash")
     app = create_app(memory=root)
     try:
         client = app.test_client()

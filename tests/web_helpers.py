@@ -32,9 +32,9 @@ def git_run(root: Path, *args: str) -> str:
 
 
 def build_index(root: Path, embedder: str = "hash"):
-    from tachikoma import indexer
+    from tachikoma.indexer import runner
 
-    return indexer.run(root, embedder_name=embedder)
+    return runner.run(root, embedder_name=embedder)
 
 
 def snapshot(root: Path) -> dict[str, bytes]:

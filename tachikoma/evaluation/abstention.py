@@ -39,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import indexer
+from ..indexer import runner
 from ..config import Config
 from ..embedders import choose, offline_default
 from ..search import KEYWORD_FLOOR, Searcher, keyword_coverage, keyword_search
@@ -106,7 +106,7 @@ def measure(path: Path, embedder_name: str | None = None, limit_conversations: i
         for conv in conversations:
             root = work / conv.sample_id
             where = locomo.write_memory(conv, root)
-            indexer.run(root, base, embedder=embedder)
+            runner.run(root, base, embedder=embedder)
             searcher = Searcher(root, base, embedder=embedder)
             try:
                 asked = ([("answerable", q) for q in conv.questions if q.category != 5]

@@ -20,7 +20,7 @@ How a conversation becomes a memory
     with its date line, as it does for any timestamped transcript, and each
     chunk is dated by its turns (``date_source`` "transcript"; the file's
     modification time is set to the same date as well). The folder is
-    indexed by the normal ``indexer.run`` and every question is asked of its
+    indexed by the normal ``indexer.runner.run`` and every question is asked of its
     own conversation only, through ``Searcher.search``, with "now" at the
     conversation's last session.
 
@@ -67,7 +67,7 @@ from typing import Callable
 
 import numpy as np
 
-from .. import indexer
+from ..indexer import runner
 from ..chunking import MONTH_NAMES
 from ..config import Config, SearchConfig
 from ..embedders import choose, offline_default
@@ -414,7 +414,7 @@ def evaluate(path: Path, embedder_name: str | None = None, limit_conversations: 
 
     `only`: the positions (from 0) of the conversations to use, e.g. 0-4 to tune and 5-9 to report.
     `recency_cases` > 0 also runs the two recency sets (`evaluation.recency`) with that many cases each.
-    `vectors` "quick": every chunk is searched by its quick-tier vector only (`indexer.quick_tier`)."""
+    `vectors` "quick": every chunk is searched by its quick-tier vector only (`indexer.pipeline.quick_tier`)."""
     started = time.perf_counter()
     path = Path(path)
     conversations, quirks = load(path, limit_conversations, only)
@@ -447,7 +447,7 @@ def evaluate(path: Path, embedder_name: str | None = None, limit_conversations: 
                 index_bar.n = start + done
                 index_bar.refresh()
 
-            summary = indexer.run(root, base, embedder=embedder, progress=tick, vectors=vectors)
+            summary = runner.run(root, base, embedder=embedder, progress=tick, vectors=vectors)
             index_bar.n = done_before + len(conv.sessions)
             index_bar.refresh()
             stats["index_seconds"] += time.perf_counter() - t

@@ -12,7 +12,7 @@ How a question becomes a memory
     (``s07_<session id>.jsonl``), one chat-API line per turn
     (``{"role": "user", "content": ..., "timestamp": <session date>}``), read
     by the generic transcript reader, chunked, embedded and indexed by the
-    normal ``indexer.run``. The question is asked through ``Searcher.search``
+    normal ``indexer.runner.run``. The question is asked through ``Searcher.search``
     with "now" (``as_of``) at the question date.
 
 Metrics are at session level (a session is a file: the ranked list is the
@@ -54,7 +54,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import indexer
+from ..indexer import runner
 from ..config import Config
 from ..embedders import choose, offline_default
 from ..errors import TachikomaError
@@ -326,7 +326,7 @@ def evaluate(path: Path, embedder_name: str | None = None, limit: int | None = N
             root = folder / re.sub(r"[^A-Za-z0-9._-]+", "_", q.ident)
             names = write_memory(q, root)
             t = time.perf_counter()
-            summary = indexer.run(root, base, embedder=embedder)
+            summary = runner.run(root, base, embedder=embedder)
             stats["index_seconds"] += time.perf_counter() - t
             stats["sessions"] += len(q.sessions)
             stats["chunks"] += summary.chunks

@@ -38,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import indexer
+from ..indexer import runner
 from ..config import RECENCY_PRESETS, Config
 from ..embedders import choose, offline_default
 from ..search import Searcher, keyword_scores, keyword_search, rank_snapshot, words_held
@@ -374,7 +374,7 @@ def measure(embedder_name: str | None = None, base: Config | None = None, work: 
     root = Path(work) / re.sub(r"[^A-Za-z0-9._-]+", "_", f"recency-{embedder.name}-{n}-{seed}")
     try:
         where = write_memory(updates + exact, root, seed=seed)
-        summary = indexer.run(root, base, embedder=embedder)
+        summary = runner.run(root, base, embedder=embedder)
         searcher = Searcher(root, base, embedder=embedder)
         sets: dict = {"knowledge_updates": {}, "old_exact_match": {}}
         failures: dict = {}

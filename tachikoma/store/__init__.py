@@ -9,21 +9,9 @@ the vectors.
 - `postgres`: PostgreSQL + pgvector, many memories in one database, chosen by
   a ``postgresql://`` URL (``[store] url``, ``--store`` or $TACHIKOMA_STORE; `locate`).
 
-A store offers: metadata (`get_meta`, `set_meta`, `embedder`, `generation`,
-`bump_generation`, `cache_key`), files (`files`, `replace_file`,
-`update_file`, `delete_file`, `clear`, `vectors_by_hash`,
-`chunkless_warnings`), tiers of vectors when ``tiers`` is true (`pending`,
-`count_pending`, `fill`, `tier_counts`, `has_vectors`: a chunk is stored
-before it is embedded; SQLite only: on a store without them the indexer
-embeds each batch before storing it),
-transactions (`reading`, `writing`,
-`writing_exclusively`), what a search reads (`load_matrix`,
-`ranking_files`, `chunk_dates`, `chunk_details`, `chunk_spans`, `counts`, and the
-engine's own nearest-vector index if it has one: `has_vector_index`, `vector_candidates`)
-and keywords (`keyword_count`, `keyword_counts`, `keyword_matches`, `chunks_holding`, `chunks_holding_each`,
-`chunks_holding_among`), in transcripts' tool texts (`tool_text_count`,
-`tool_keyword_count`, `tool_keyword_counts`, `tool_matches`, `chunks_holding_in_tools`), and `reopen` (another read-only
-connection), `lock_writer`, `label`, `cache_folder`, `damaged`.
+What a store offers, method by method, is `protocol.IndexStore` (and
+`protocol.TieredStore` for an engine with tiers of vectors): both engines
+satisfy it, checked by tests/test_store_protocol.py.
 """
 
 from __future__ import annotations
@@ -34,8 +22,12 @@ from pathlib import Path
 
 from ..errors import IndexDamaged, NoIndexYet, TachikomaError  # noqa: F401 (re-exported)
 from . import index_check  # noqa: F401
-from .sqlite import (FTS_TOKENIZE, MIGRATIONS, REQUIRED, SCHEMA, SCHEMA_VERSION, TOOL_SCHEMA, FileRow,  # noqa: F401
-                     Store, damaged, disk_full, index_error, keyword_expression, quote_term)
+# The search reads it from here: it lives with the protocol, below both engines (PostgreSQL's HNSW build
+# takes it), so that `postgres` need not import this package, which opens it.
+from .protocol import ENGINE_INDEX_MIN_CHUNKS, IndexStore  # noqa: F401 (ENGINE_INDEX_MIN_CHUNKS)
+from .sqlite import (FileRow, Store, damaged, disk_full, index_error, keyword_expression,  # noqa: F401
+                     quote_term)
+from .sqlite_schema import FTS_TOKENIZE, MIGRATIONS, REQUIRED, SCHEMA, SCHEMA_VERSION, TOOL_SCHEMA  # noqa: F401
 
 SQLiteStore = Store
 
@@ -44,16 +36,6 @@ def open_store(path: str | Path, readonly: bool = False) -> Store:
     """The store at `path` (an index file)."""
     return Store(Path(path), readonly=readonly)
 
-
-#: From this many chunks a memory whose engine has a nearest-vector index of its own (PostgreSQL's
-#: HNSW) takes its vector shortlist from it instead of the sign-bit codes. Measured
-#: (bench/bench_pg_million.py, 384 dimensions): at 100k and 300k chunks the sign-bit scan was the cheaper of the two at recall 0.997-1.0 for both; at 1M,
-#: recall@10 of the final ranking was 0.947 for HNSW 400 (34.9 ms p50), 0.987 for HNSW 1,000 (67 ms)
-#: and 0.977 for the sign-bit 4,000 (38.9 ms; 0.997 with the 16,000 `vector_index.shortlist_size`
-#: now takes, 54 ms in bench_million). So the sign-bit codes serve every size measured; past them
-#: the scan grows linearly and HNSW slowly: an extrapolation, not a measurement. PostgreSQL builds a
-#: memory's HNSW index from this size (`postgres.HNSW_MIN_CHUNKS`).
-ENGINE_INDEX_MIN_CHUNKS = 3_000_000
 
 #: The environment variable that chooses the store (as ``--store`` and ``[store] url`` do).
 STORE_ENV = "TACHIKOMA_STORE"
@@ -102,7 +84,7 @@ class Location:
 
         return self.name in memory_names(self.url)
 
-    def open(self, readonly: bool = False):
+    def open(self, readonly: bool = False) -> IndexStore:
         if self.url is None:
             return Store(self.file, readonly=readonly)
         from ..memory import CACHE_DIR

@@ -37,8 +37,8 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import IndexDamaged, NoIndexYet, TachikomaError
-from . import ENGINE_INDEX_MIN_CHUNKS
-from .sqlite import FileRow, _json
+from .protocol import ENGINE_INDEX_MIN_CHUNKS
+from .sqlite import FileRow, json_column
 
 SCHEMA_VERSION = 2
 #: The text search configuration of the keyword column.
@@ -534,7 +534,7 @@ class PostgresStore:
             "SELECT id, path, kind, sha256, size, mtime_ns, fm_date, git_date, trust, confidence, source, invalid, "
             "warnings, indexed_at, path_date, turn_date, evergreen, git_import FROM tachikoma.files "
             "WHERE memory_id = %s", (self.memory_id,)).fetchall()
-        return {r[1]: FileRow(*r[:11], _json(r[11], "{}", dict), _json(r[12], "[]", list), r[13], r[14], r[15],
+        return {r[1]: FileRow(*r[:11], json_column(r[11], "{}", dict), json_column(r[12], "[]", list), r[13], r[14], r[15],
                               bool(r[16]), bool(r[17])) for r in rows}
 
     @_guarded
@@ -545,7 +545,8 @@ class PostgresStore:
         return [json.loads(r[0]) for r in rows]
 
     @_guarded
-    def vectors_by_hash(self, hashes: list[str]) -> dict[str, bytes]:
+    def vectors_by_hash(self, hashes: list[str], column: str = "vector") -> dict[str, bytes]:
+        _full_only(column)
         found: dict[str, bytes] = {}
         if hashes:
             for digest, raw in self.db.execute(
@@ -644,7 +645,8 @@ class PostgresStore:
 
     # -- reading for search -------------------------------------------------
     @_guarded
-    def load_matrix(self, dim: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def load_matrix(self, dim: int, column: str = "vector") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        _full_only(column)
         rows = self.db.execute("SELECT id, file_id, vector_send(vector) FROM tachikoma.chunks WHERE memory_id = %s "
                                "ORDER BY id", (self.memory_id,)).fetchall()
         ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
@@ -914,3 +916,9 @@ class Catalog:
 def _floats(sent: bytes) -> np.ndarray:
     """A vector_send() value as little-endian float32s."""
     return np.frombuffer(sent, dtype=">f4", offset=4).astype(np.float32)
+
+
+def _full_only(column: str) -> None:
+    """PostgreSQL keeps full vectors only (``tiers`` false): asking for another tier is a caller's bug."""
+    if column != "vector":
+        raise ValueError(f"no {column!r} vectors in PostgreSQL: it keeps full vectors only (tiers is false)")

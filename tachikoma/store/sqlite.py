@@ -30,111 +30,12 @@ import numpy as np
 
 from . import index_check
 from ..errors import IndexDamaged, NoIndexYet, TachikomaError
+from .sqlite_schema import FTS_TOKENIZE, MIGRATIONS, REQUIRED, SCHEMA, SCHEMA_VERSION, TOOL_SCHEMA
 
-SCHEMA_VERSION = 5
-#: Columns each schema version added, so an older index is upgraded in place (its vectors kept).
-#: Version 2: the dates of issue 8 (per-chunk transcript dates, dates in paths, evergreen notes);
-#: the next `tachikoma index` reads every file again to fill them (`DATES_VERSION`).
-MIGRATIONS = {
-    2: ("ALTER TABLE files ADD COLUMN path_date REAL",
-        "ALTER TABLE files ADD COLUMN turn_date REAL",
-        "ALTER TABLE files ADD COLUMN evergreen INTEGER NOT NULL DEFAULT 0",
-        "ALTER TABLE chunks ADD COLUMN date REAL"),
-    # Version 3: whether a file's git date comes from an import (a commit adding many files at once).
-    3: ("ALTER TABLE files ADD COLUMN git_import INTEGER NOT NULL DEFAULT 0",),
-    # Version 4: tool call texts, searched by keyword only (filled as the next run chunks every file again).
-    4: None,  # `TOOL_SCHEMA`, run as a script
-    # Version 5: tiers of vectors (issue 21). A chunk is stored with its text first (keyword search
-    # works at once), its full vector later: an empty `vector` means "not embedded yet". `quick` holds
-    # the cheap static vector (`embedders.static`) until then, NULL when none.
-    5: ("ALTER TABLE chunks ADD COLUMN quick BLOB",
-        # The chunks still to embed, found without reading every vector (`pending`, `count_pending`).
-        "CREATE INDEX IF NOT EXISTS chunks_unembedded ON chunks(hash) WHERE length(vector) = 0"),
-}
 #: Chunk columns holding vectors: the full model's ("vector", empty until embedded) and the quick tier's.
 VECTOR_COLUMNS = ("vector", "quick")
 #: SQL true for a chunk lacking a vector in that column.
 _LACKS = {"vector": "length(c.vector) = 0", "quick": "c.quick IS NULL AND length(c.vector) = 0"}
-
-#: How the keyword index splits and stems words (FTS5 porter over unicode61); the dashboard's highlighting uses it too.
-FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (
-    key TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS files (
-    id INTEGER PRIMARY KEY,
-    path TEXT NOT NULL UNIQUE,
-    kind TEXT NOT NULL,
-    sha256 TEXT NOT NULL,
-    size INTEGER NOT NULL,
-    mtime_ns INTEGER NOT NULL,
-    fm_date REAL,            -- front matter updated/date, unix seconds
-    git_date REAL,           -- last commit changing the file's content (not its tags), unix seconds
-    trust TEXT,
-    confidence TEXT,
-    source TEXT,
-    invalid TEXT NOT NULL DEFAULT '{}',   -- JSON {key: raw value}
-    warnings TEXT NOT NULL DEFAULT '[]',  -- JSON list of strings
-    indexed_at REAL NOT NULL,
-    path_date REAL,          -- YYYY-MM-DD in the file or folder name, unix seconds
-    turn_date REAL,          -- a transcript's last timestamped turn, unix seconds
-    evergreen INTEGER NOT NULL DEFAULT 0,  -- front matter `evergreen: true` (or the tag file's)
-    git_import INTEGER NOT NULL DEFAULT 0  -- git_date is an import's (gitutil.IMPORT_FILES): a weak date
-);
-CREATE TABLE IF NOT EXISTS chunks (
-    id INTEGER PRIMARY KEY,
-    file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
-    idx INTEGER NOT NULL,
-    line_start INTEGER NOT NULL,
-    line_end INTEGER NOT NULL,
-    text TEXT NOT NULL,
-    hash TEXT NOT NULL,
-    vector BLOB NOT NULL,    -- the full model's float32 vector (empty until embedded)
-    date REAL,               -- transcripts: the chunk's last timestamped turn in unix seconds
-    quick BLOB               -- the quick tier's float32 vector until the full one is in
-);
-CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id, idx);
-CREATE INDEX IF NOT EXISTS chunks_hash ON chunks(hash);
-CREATE INDEX IF NOT EXISTS chunks_unembedded ON chunks(hash) WHERE length(vector) = 0;
-CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
-    text, content='chunks', content_rowid='id', tokenize='""" + FTS_TOKENIZE + """'
-);
-CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
-    INSERT INTO chunks_fts(rowid, text) VALUES (new.id, new.text);
-END;
-CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
-    INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.id, old.text);
-END;
-"""
-
-#: What transcripts' tool calls were given and gave back (`documents.ToolText`), by keyword only:
-#: never embedded, and in an FTS table of its own, so its words neither lengthen the chunks' rows
-#: (BM25 would rank their own text lower) nor weigh in the chunks' word statistics. A row belongs to
-#: the chunk (file, idx) whose turn made the call; `words` are its distinct words (`keyword_words`).
-TOOL_SCHEMA = """
-CREATE TABLE IF NOT EXISTS tool_texts (
-    id INTEGER PRIMARY KEY,
-    file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
-    chunk_idx INTEGER NOT NULL,
-    line INTEGER NOT NULL,   -- the file line of the record holding the text
-    tool TEXT NOT NULL,      -- the tool's name
-    side TEXT NOT NULL,      -- 'input' or 'output'
-    words TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS tool_texts_file ON tool_texts(file_id, chunk_idx);
-CREATE VIRTUAL TABLE IF NOT EXISTS tool_fts USING fts5(
-    words, content='tool_texts', content_rowid='id', tokenize='""" + FTS_TOKENIZE + """'
-);
-CREATE TRIGGER IF NOT EXISTS tool_texts_ai AFTER INSERT ON tool_texts BEGIN
-    INSERT INTO tool_fts(rowid, words) VALUES (new.id, new.words);
-END;
-CREATE TRIGGER IF NOT EXISTS tool_texts_ad AFTER DELETE ON tool_texts BEGIN
-    INSERT INTO tool_fts(tool_fts, rowid, words) VALUES ('delete', old.id, old.words);
-END;
-"""
 
 
 def _run_script(db: sqlite3.Connection, script: str) -> None:
@@ -217,12 +118,7 @@ def _guarded(parses: str | None = None):
     return wrap
 
 
-#: Tables, indexes and triggers every index has; one missing means the file was damaged.
-REQUIRED = frozenset({"meta", "files", "chunks", "chunks_file", "chunks_hash", "chunks_fts", "chunks_ai",
-                      "chunks_ad", "tool_texts", "tool_texts_file", "tool_fts", "tool_texts_ai", "tool_texts_ad"})
-
-
-def _json(text: str, empty: str, make):
+def json_column(text: str, empty: str, make):
     """A stored JSON column; the usual empty value without the parser (a search's freshness check
     reads every file row)."""
     return make() if text == empty else json.loads(text)
@@ -470,7 +366,7 @@ class Store:
         rows = self.db.execute(
             "SELECT id, path, kind, sha256, size, mtime_ns, fm_date, git_date, trust, confidence, "
             "source, invalid, warnings, indexed_at, path_date, turn_date, evergreen, git_import FROM files").fetchall()
-        return {r[1]: FileRow(*r[:11], _json(r[11], "{}", dict), _json(r[12], "[]", list), r[13], r[14], r[15],
+        return {r[1]: FileRow(*r[:11], json_column(r[11], "{}", dict), json_column(r[12], "[]", list), r[13], r[14], r[15],
                               bool(r[16]), bool(r[17])) for r in rows}
 
     @_guarded(parses="file rows")
@@ -639,9 +535,9 @@ class Store:
         """How many tool texts hold `term` (counted up to `limit`)."""
         return self._count_holding("tool_fts", term, limit)
 
-    def tool_keyword_counts(self, terms: list[str], limit: int) -> list[int]:
-        """`tool_keyword_count` of each of `terms`."""
-        return [self.tool_keyword_count(term, limit) for term in terms]
+    def tool_keyword_counts(self, terms: list[str], cap: int) -> list[int]:
+        """`tool_keyword_count` of each of `terms` (each counted up to `cap`)."""
+        return [self.tool_keyword_count(term, cap) for term in terms]
 
     @_guarded()
     def tool_matches(self, terms: list[str], limit: int) -> list[tuple[int, float, str, str, int]]:

@@ -8,7 +8,8 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
-from tachikoma import tagging, timeq
+from tachikoma import timeq
+from tachikoma.tagging import model
 from tachikoma.config import RECENCY_PRESETS
 from tachikoma.vocabulary import MAX_LIMIT
 from tachikoma.documents import KINDS
@@ -129,7 +130,7 @@ class SearchForm:
 @dataclass
 class TagForm:
     """The bulk tagging form: which files (selector) and which values, or `defaults`: what
-    `tachikoma tag` does with no options (`tagging.default_plan`), whatever the other fields say."""
+    `tachikoma tag` does with no options (`tagging.planning.default_plan`), whatever the other fields say."""
 
     kind: str = ""
     path: str = ""
@@ -162,11 +163,11 @@ class TagForm:
     @classmethod
     def for_file(cls, rel: str, kind: str, values: dict[str, str]) -> TagForm:
         """The form of one file's tag editor: that file only, its current `values` (raw, as
-        `tagging.current_values` reads them) chosen, replacing them. An invalid value is left unchosen."""
+        `tagging.model.current_values` reads them) chosen, replacing them. An invalid value is left unchosen."""
         current = {key: normalise_value(key, values.get(key)) or "" for key in WRITABLE_KEYS}
         return cls(kind=kind, path=file_pattern(rel), mode="overwrite", **current)
 
-    def parse(self) -> tuple[tagging.Selector, dict[str, str]] | None:
+    def parse(self) -> tuple[model.Selector, dict[str, str]] | None:
         """The selector and checked values, or None with `errors` filled in."""
         if error := _kind_error(self.kind):
             self.errors["kind"] = error
@@ -184,15 +185,15 @@ class TagForm:
             raw = getattr(self, key)
             if raw:
                 try:
-                    values.update(tagging.check_values({key: raw}))
+                    values.update(model.check_values({key: raw}))
                 except InvalidTagValue as exc:
                     self.errors[key] = str(exc)
         if not values and not any(k in self.errors for k in WRITABLE_KEYS):
             self.errors["values"] = "choose at least one value to set: trust, confidence, source or evergreen"
         if self.errors:
             return None
-        selector = tagging.Selector(kind=self.kind or None, pattern=self.path or None, untagged_only=self.untagged,
-                                    modified_since=dates.get("after"), modified_until=dates.get("before"))
+        selector = model.Selector(kind=self.kind or None, pattern=self.path or None, untagged_only=self.untagged,
+                                  modified_since=dates.get("after"), modified_until=dates.get("before"))
         return selector, values
 
     def args(self) -> dict:
@@ -203,7 +204,7 @@ class TagForm:
         return {k: v for k, v in values.items() if v}
 
 
-def plan_fingerprint(plan: tagging.Plan) -> str:
+def plan_fingerprint(plan: model.Plan) -> str:
     """Identifies the exact changes a preview showed, so Apply writes only those."""
     data = [[c.path, c.kind, c.before, c.after] for c in plan.changes]
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:24]

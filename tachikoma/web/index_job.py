@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tachikoma import indexer
+from tachikoma.indexer import reporting, runner
 from tachikoma.errors import EmbedderError, TachikomaError
 from tachikoma.watcher import LOCK_WAIT_SECONDS, KeptEmbedder
 
@@ -22,7 +22,7 @@ WHY = {"watch": "files changed", "reindex": "Re-index pressed", "refresh": "tags
 
 
 class IndexJob:
-    """Runs `indexer.run` for `root` in a thread; `snapshot()` is its state for the page.
+    """Runs `indexer.runner.run` for `root` in a thread; `snapshot()` is its state for the page.
 
     The state is a dict: "state" (idle, running, done, failed), "reason"
     (reindex, or refresh after tagging), progress ("done", "total", "path")
@@ -81,12 +81,12 @@ class IndexJob:
         with self._lock:
             self.state.update(done=done, total=total, path=path)
 
-    def _detail(self, state: "indexer.RunProgress") -> None:
-        """The run's fuller progress (`indexer.progress_view`: phase, files, chunks, rate, time left)."""
+    def _detail(self, state: "reporting.RunProgress") -> None:
+        """The run's fuller progress (`indexer.reporting.progress_view`: phase, files, chunks, rate, time left)."""
         now = time.monotonic()
         if state.phase != self._phase[0]:
             self._phase = (state.phase, now)
-        view = indexer.progress_view(state, now - self._phase[1])
+        view = reporting.progress_view(state, now - self._phase[1])
         with self._lock:
             self.state["progress"] = view
 
@@ -106,8 +106,8 @@ class IndexJob:
                 wait = 0 if self.state["reason"] == "reindex" else LOCK_WAIT_SECONDS
                 config = self.settings()
                 self._phase = ("", time.monotonic())
-                summary = indexer.run(self.root, config, progress=self._progress, lock_timeout=wait,
-                                      embedder=self._embedder.for_run(self.root, config), detail=self._detail)
+                summary = runner.run(self.root, config, progress=self._progress, lock_timeout=wait,
+                                     embedder=self._embedder.for_run(self.root, config), detail=self._detail)
                 outcome = {"state": "done", "summary": summary.as_dict(), "line": summary.line()}
             except TachikomaError as exc:
                 outcome = {"state": "failed", "error": str(exc),

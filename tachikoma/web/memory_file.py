@@ -25,7 +25,7 @@ from tachikoma.documents import MARKDOWN, Turn
 from tachikoma.errors import TachikomaError
 from tachikoma.fences import FenceTracker
 from tachikoma.reader import read_document
-from tachikoma.tagging import current_values
+from tachikoma.tagging.model import current_values
 from tachikoma.tags import TAG_KEYS, Tags
 from tachikoma.transcripts import is_data_file
 from tachikoma.web.memory_image import image_type

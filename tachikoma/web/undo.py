@@ -2,14 +2,14 @@
 
 Each one is a JSON file in ``<root>/.cache/undo/``, named by a random key:
 the changes (each file's tags before and after), the exact bytes to put back
-(base64; for a note only its front matter head, see `tagging.Restore`) with
+(base64; for a note only its front matter head, see `tagging.model.Restore`) with
 the hash of what was written, the commit and when. Beside it a small
 ``<key>.summary`` (what the page lists, so listing never parses the
 originals), and once undone a ``<key>.undone`` note (when, which commit), so
 a second Undo can say it was already done. Like the
 rest of ``.cache`` it is derived and private: deleting the folder only loses
 the Undo buttons (a tagging commit can still be reverted with git). Undo
-stays exact: `tagging.undo` gives a file its former bytes back only when it
+stays exact: `tagging.applying.undo` gives a file its former bytes back only when it
 still holds what the tagging wrote, and skips a file whose tags changed since.
 """
 
@@ -24,7 +24,7 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from tachikoma import tagging
+from tachikoma.tagging import model
 from tachikoma.atomic import atomic_write_bytes
 from tachikoma.memory import cache_dir
 
@@ -35,7 +35,7 @@ _KEY = re.compile(r"[A-Za-z0-9_-]{16,64}")
 VERSION = 1
 
 
-def encode(applied: tagging.Applied, created: float) -> dict:
+def encode(applied: model.Applied, created: float) -> dict:
     """`applied` as a JSON-ready record (bytes as base64)."""
     return {
         "version": VERSION, "created": created, "message": applied.message, "commit": applied.commit,
@@ -44,14 +44,14 @@ def encode(applied: tagging.Applied, created: float) -> dict:
     }
 
 
-def decode(record: dict) -> tagging.Applied:
+def decode(record: dict) -> model.Applied:
     """The Applied an `encode` record describes. Raises KeyError, TypeError or ValueError when it is damaged."""
     if record.get("version") != VERSION:
         raise ValueError(f"unknown undo record version {record.get('version')!r}")
-    return tagging.Applied(
-        changes=[tagging.Change(**c) for c in record["changes"]],
+    return model.Applied(
+        changes=[model.Change(**c) for c in record["changes"]],
         commit=record.get("commit"), message=record.get("message", ""),
-        restore={path: tagging.Restore.from_json(r) for path, r in record["restore"].items()},
+        restore={path: model.Restore.from_json(r) for path, r in record["restore"].items()},
     )
 
 
@@ -70,7 +70,7 @@ class UndoStore:
     def _path(self, key: str) -> Path | None:
         return self._folder() / f"{key}.json" if _KEY.fullmatch(key or "") else None
 
-    def remember(self, applied: tagging.Applied, key: str | None = None, created: float | None = None) -> str:
+    def remember(self, applied: model.Applied, key: str | None = None, created: float | None = None) -> str:
         """Keep `applied` for undoing; its key. The oldest records beyond `size` are forgotten."""
         key = key or secrets.token_urlsafe(18)
         path = self._path(key)
@@ -84,7 +84,7 @@ class UndoStore:
             old.with_suffix(".summary").unlink(missing_ok=True)
         return key
 
-    def take(self, key: str) -> tagging.Applied | None:
+    def take(self, key: str) -> model.Applied | None:
         """The tagging under `key`, removed from the store (None: unknown, already undone, or damaged).
 
         Taking renames the record first, so two Undo clicks at once (even
@@ -107,7 +107,7 @@ class UndoStore:
         finally:
             claimed.unlink(missing_ok=True)
 
-    def put_back(self, key: str, applied: tagging.Applied) -> None:
+    def put_back(self, key: str, applied: model.Applied) -> None:
         """Make `applied` undoable again under `key` (its undo failed)."""
         self.remember(applied, key=key)
 

@@ -5,11 +5,11 @@ touches a file and takes itself out once its commit is made (or there was
 nothing to commit). A run killed on the way (kill -9, a power cut), or
 whose commit failed (``.git/index.lock`` left by another program, a full
 disk, a refusing hook, a detached HEAD), stays; the next writing run
-finishes it first (`tagging.recover`). Several runs can wait at once: a
+finishes it first (`recovery.recover`). Several runs can wait at once: a
 second failure does not push out the first.
 
 Every function here is called with the writers' lock held
-(`tagging.acquire_writers_lock`).
+(`writers.acquire_writers_lock`).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import json
 import secrets
 from pathlib import Path
 
-from .atomic import atomic_write_text
-from .memory import cache_dir
+from ..atomic import atomic_write_text
+from ..memory import cache_dir
 
 NAME = "tagging-journal.json"
 _VERSION = 2

@@ -23,9 +23,9 @@ from __future__ import annotations
 import os
 import stat
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 __all__ = ["GRACE", "MOST", "Held", "Placed", "Unsaved", "append_at_end"]
 

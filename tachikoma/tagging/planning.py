@@ -1,0 +1,209 @@
+"""The preview: what tagging the chosen files would change (`plan`, `default_plan`). Writes nothing."""
+
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
+from typing import BinaryIO
+
+from .. import gitutil, tagfile, transcripts
+from ..config import load_config
+from ..documents import MARKDOWN, TRANSCRIPT
+from ..frontmatter import read_front_matter
+from ..memory import TAG_FILE, kind_of, open_regular, walk
+from ..reader import BINARY_SNIFF_BYTES, unreadable_reason
+from ..tags import EVERGREEN, UNTAGGED, WRITABLE_KEYS, Tags, normalise_value
+from .model import DEFAULTS, Change, Kept, Plan, Selector, Skip, check_values, current_values
+
+
+def _in_memory(root: Path, pattern: str) -> str | None:
+    """An absolute path inside the memory (as a shell completes it, or pasted) relative to the memory
+    folder, as patterns are. Any other pattern is kept, so "/*" still means the top level."""
+    absolute = os.path.abspath(pattern)
+    if absolute == str(root) or absolute.startswith(str(root) + os.sep):
+        return absolute[len(str(root)) + 1:] or None
+    return pattern
+
+
+
+def plan(root: Path, values: dict[str, str], selector: Selector | None = None, overwrite: bool = False,
+         max_bytes: int | None = None) -> Plan:
+    """What tagging the files chosen by `selector` with `values` would change. Writes nothing.
+
+    Existing valid values are kept unless `overwrite`; an invalid existing
+    value counts as missing and is replaced. Files whose front matter is
+    malformed are listed in `skipped` and never rewritten, and so are notes
+    indexing would not read: binary, or over `max_bytes` (default: the
+    memory's ``[index] max_file_bytes``). Raises
+    InvalidTagValue for a value outside the vocabulary, and TagFileError when
+    the tag file cannot be read.
+    """
+    root = Path(root).resolve()
+    selector = selector or Selector()
+    if selector.pattern and os.path.isabs(selector.pattern):
+        selector = replace(selector, pattern=_in_memory(root, selector.pattern))
+    values = check_values(values)
+    if max_bytes is None:
+        max_bytes = load_config(root).max_file_bytes
+    result = Plan(root=root, values=values, overwrite=overwrite, max_bytes=max_bytes)
+    tags_file = tagfile.load(root)
+    result.warnings.extend(tags_file.warnings)
+    times = gitutil.content_times(root) if selector.uses_dates else {}
+    dirty = gitutil.dirty_paths(root) if times else set()
+    for item in walk(root, warn=functools.partial(_walk_warning, result, selector)):
+        if not selector.matches_path(item.path, item.kind):
+            continue
+        if selector.uses_dates:
+            committed = None if item.path in dirty else times.get(item.path)
+            modified = committed or datetime.fromtimestamp(item.mtime_ns / 1e9).astimezone()
+            if not selector.matches_date(modified):
+                continue
+        created_block = False
+        if item.kind == MARKDOWN:
+            if item.abspath.is_symlink():  # writing through it would change a file git knows by another name
+                target = item.abspath.resolve().relative_to(root).as_posix()
+                result.matched += 1
+                result.skipped.append(Skip(item.path, f"a symlink to {target}: tag {target} itself"))
+                continue
+            try:
+                with open_regular(item.abspath) as handle:
+                    refused = refusal(handle, max_bytes)
+                if refused:
+                    result.matched += 1
+                    result.skipped.append(Skip(item.path, refused))
+                    continue
+                fm = read_front_matter(item.abspath)
+            except UnicodeDecodeError:
+                result.matched += 1
+                result.skipped.append(Skip(item.path, "front matter is not UTF-8 text; not rewritten"))
+                continue
+            except OSError as exc:
+                result.matched += 1
+                result.skipped.append(Skip(item.path, f"cannot read ({exc.strerror})"))
+                continue
+            if fm.error:
+                result.matched += 1
+                result.skipped.append(Skip(item.path, f"{fm.error}; fix it by hand, tachikoma will not rewrite it"))
+                continue
+            repeated = fm.duplicate_problem(WRITABLE_KEYS)
+            if repeated:
+                result.matched += 1
+                result.skipped.append(Skip(item.path, f"{repeated}; fix it by hand, tachikoma will not guess "
+                                                      "which one to change"))
+                continue
+            mapping = fm.meta
+            created_block = not fm.block
+        else:
+            entry = tags_file.entries.get(item.path)
+            if item.path in tags_file.extra:
+                result.matched += 1
+                result.skipped.append(Skip(item.path, f"its {TAG_FILE} entry is not a mapping of tags; fix it by hand"))
+                continue
+            mapping = entry
+        tags = Tags.from_mapping(mapping)
+        if selector.untagged_only and tags.status != UNTAGGED:
+            continue
+        result.matched += 1
+        if item.kind == TRANSCRIPT and transcripts.is_data_file(item.abspath, item.size, max_bytes):
+            result.skipped.append(Skip(item.path, f"{transcripts.NOT_A_TRANSCRIPT}; not tagged"))
+            continue
+        change, kept = _change_for(item.path, item.kind, mapping, tags, values, overwrite)
+        if kept is not None:
+            result.kept.append(kept)
+        if change is not None:
+            change.created_block = created_block
+            result.changes.append(change)
+        else:
+            result.unchanged_paths.append(item.path)
+    return result
+
+
+def _walk_warning(result: Plan, selector: Selector, message: str) -> None:
+    """A file the walk skipped (a FIFO, a symlink out of the memory) that the selection names is
+    matched and skipped with the walk's reason, not "no file matched"; anything else is a warning."""
+    path, _, reason = message.partition(": ")
+    kind = kind_of(path)
+    if reason and kind is not None and selector.matches_path(path, kind):
+        result.matched += 1
+        result.skipped.append(Skip(path, reason.removesuffix(", skipped")))
+    else:
+        result.warnings.append(message)
+
+
+def _is_empty(path: Path) -> bool:
+    try:
+        return path.stat().st_size == 0
+    except OSError:
+        return False
+
+
+def default_plan(root: Path, max_bytes: int | None = None) -> Plan:
+    """The default tags (`DEFAULTS`, `DEFAULTS_TEXT`) for every transcript that has no tags at all:
+    what `tachikoma tag` with no options and the dashboard's "Use the defaults" do.
+
+    The source tells who wrote it: a session of another agent gets that agent
+    (``claude-code``, ``codex``, ``openclaw``), a generic transcript keeps
+    ``tachikoma``; trust and confidence are the same for all. A data file is
+    skipped with a reason (as by `plan`), and so is an empty ``.jsonl`` (an
+    agent creates it before its first line: its agent is not known yet).
+    """
+    result = plan(root, DEFAULTS, Selector(kind=TRANSCRIPT, untagged_only=True), max_bytes=max_bytes)
+    kept = []
+    for change in result.changes:
+        found = transcripts.sniff_format(result.root / change.path)
+        if found == "" and _is_empty(result.root / change.path):
+            result.skipped.append(Skip(change.path, "empty (a session about to start); not tagged by default "
+                                                    "until it holds a message"))
+            continue
+        if "source" in change.after:
+            change.after["source"] = transcripts.default_source(found)
+        kept.append(change)
+    result.changes = kept
+    sources = sorted({c.after["source"] for c in kept if "source" in c.after})
+    if len(sources) > 1:  # for the commit message: which sources the run set
+        result.values = {**result.values, "source": " / ".join(sources)}
+    elif sources:
+        result.values = {**result.values, "source": sources[0]}
+    return result
+
+
+def _change_for(path, kind, mapping, tags: Tags, values, overwrite) -> tuple[Change | None, Kept | None]:
+    """The change `values` make to one file, and the different valid values it keeps (not `overwrite`)."""
+    present = current_values(mapping)
+    before: dict[str, str] = {}
+    after: dict[str, str] = {}
+    kept: dict[str, str] = {}
+    for key, value in values.items():
+        if key == EVERGREEN:  # a switch: always set as asked
+            if normalise_value(key, present.get(key)) == value:
+                continue
+        else:
+            valid = getattr(tags, key)
+            if valid is not None and valid != value and not overwrite:
+                kept[key] = valid
+                continue
+            if valid is not None and valid == value:
+                continue
+        if key in present:
+            before[key] = present[key]
+        after[key] = value
+    change = Change(path, kind, before, after, current=present) if after else None
+    return change, (Kept(path, kept, {k: values[k] for k in kept}) if kept else None)
+
+
+
+def refusal(handle: BinaryIO, max_bytes: int | None) -> str | None:
+    """Why the open note must not be tagged, as indexing would not read it: over `max_bytes`
+    (``[index] max_file_bytes``) or binary. Costs one stat and one small read."""
+    size = os.fstat(handle.fileno()).st_size
+    if max_bytes is not None and size > max_bytes:
+        return f"{size} bytes, over the {max_bytes}-byte limit ([index] max_file_bytes); not tagged"
+    position = handle.tell()
+    unreadable = unreadable_reason(handle.read(BINARY_SNIFF_BYTES))
+    handle.seek(position)
+    return f"{unreadable}; not tagged" if unreadable else None
+
+
