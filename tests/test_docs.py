@@ -59,7 +59,7 @@ def links(path: Path):
     """(line number, target) of every relative link in `path`, code spans left out."""
     for number, line in prose_lines(path.read_text(encoding="utf-8")):
         for target in LINK.findall(re.sub(r"`[^`]*`", "", line)):
-            if not re.match(r"[a-z][a-z0-9+.-]*:", target, re.I):  # http:, https:, mailto: are not ours
+            if not re.match(r"[a-z][a-z0-9+.-]*:", target, re.IGNORECASE):  # http:, https:, mailto: are not ours
                 yield number, target
 
 
@@ -98,9 +98,9 @@ def test_the_readme_is_a_front_door():
 def test_the_quick_start_holds_the_two_commands_ci_runs():
     """What `.ci/run`'s awk reads: the first ```sh block under "## Quick start", comments dropped."""
     text = README.read_text(encoding="utf-8")
-    section = re.search(r"^## Quick start\n(.*?)(?=^## |\Z)", text, re.M | re.S)
+    section = re.search(r"^## Quick start\n(.*?)(?=^## |\Z)", text, re.MULTILINE | re.DOTALL)
     assert section, "README.md has no '## Quick start' section"
-    block = re.search(r"^```sh\n(.*?)^```", section.group(1), re.M | re.S)
+    block = re.search(r"^```sh\n(.*?)^```", section.group(1), re.MULTILINE | re.DOTALL)
     assert block, "the Quick start section has no ```sh block"
     commands = [re.sub(r"[ \t]*#.*", "", line).strip() for line in block.group(1).splitlines()]
     assert [c for c in commands if c] == ["make demo", "make test"]
@@ -108,7 +108,7 @@ def test_the_quick_start_holds_the_two_commands_ci_runs():
 
 def test_the_module_map_names_every_module():
     text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
-    section = re.search(r"^## Module map\n+```\n(.*?)^```", text, re.M | re.S)
+    section = re.search(r"^## Module map\n+```\n(.*?)^```", text, re.MULTILINE | re.DOTALL)
     assert section, "docs/architecture.md has no module map"
     the_map = section.group(1)
     package = ROOT / "tachikoma"
@@ -117,10 +117,10 @@ def test_the_module_map_names_every_module():
         if entry.name.startswith(("_", ".")) and entry.name != "__main__.py":
             continue
         if entry.is_dir() and (entry / "__init__.py").exists():
-            if not re.search(rf"^\s*{entry.name}/", the_map, re.M):
+            if not re.search(rf"^\s*{entry.name}/", the_map, re.MULTILINE):
                 missing.append(f"{entry.name}/")
             missing += [f"{entry.name}/{module.name}" for module in sorted(entry.glob("*.py"))
                         if module.name != "__init__.py" and not re.search(rf"\b{module.stem}\b", the_map)]
-        elif entry.suffix == ".py" and not re.search(rf"^\s*{re.escape(entry.name)}\s", the_map, re.M):
+        elif entry.suffix == ".py" and not re.search(rf"^\s*{re.escape(entry.name)}\s", the_map, re.MULTILINE):
             missing.append(entry.name)
     assert not missing, f"docs/architecture.md's module map leaves out: {', '.join(missing)}"
