@@ -512,7 +512,7 @@ def _host_searches(root: Path, args, watcher, searchers):
     """For `index --watch`: answer the command line's searches of this memory from this process
     (`tachikoma.resident`), with a searcher kept open between them."""
     from .resident import Host
-    from .searchers import kept_searcher, search_as_asked
+    from .search.pool import kept_searcher, search_as_asked
 
     def asked(question: dict) -> dict:
         config = _config(args, root)
@@ -527,7 +527,7 @@ def _host_searches(root: Path, args, watcher, searchers):
 def _start_watching(root: Path, args):
     """For `index --watch`: a watcher started before the first run, so no change is missed, and the
     searchers its searches are answered with (`_host_searches`), brought up to date after each run."""
-    from .searchers import Searchers, warm_after_run
+    from .search.pool import Searchers, warm_after_run
     from .watcher import Reindexer, Watcher
 
     reindexer = Reindexer(root, lambda: _config(args, root), warn=None if args.quiet else _warn)
@@ -588,7 +588,7 @@ def cmd_search(args) -> int:
 
 def _search_here(root: Path, args, asked: dict) -> dict:
     """`asked` searched in this process, with searchers opened for it and closed after."""
-    from .searchers import Searchers, search_as_asked
+    from .search.pool import Searchers, search_as_asked
 
     searchers = Searchers()
     try:

@@ -130,7 +130,7 @@ def no_match_reason(answer: dict) -> str:
 
 
 def tool_match_text(result: dict) -> str | None:
-    """Where a result's keywords were found in its tool calls (`search.ToolMatch`): "keywords 100% from
+    """Where a result's keywords were found in its tool calls (`search.keywords.ToolMatch`): "keywords 100% from
     tool calls: the input of Edit (line 12), the output of Bash (line 14)"; None when its own text
     matched alone."""
     share = (result.get("factors") or {}).get("keyword_in_tools")
@@ -154,7 +154,7 @@ def vectors_text(embedded: dict | None) -> str | None:
 
 def meaning_label(factors: dict) -> str:
     """What the meaning part of a result's similarity came from: "meaning" (the full model's vectors),
-    "meaning from quick vectors", or "meaning (not embedded yet: keywords only)" (`search.TIER_NAMES`)."""
+    "meaning from quick vectors", or "meaning (not embedded yet: keywords only)" (`search.snapshot.TIER_NAMES`)."""
     return {None: "meaning", "full": "meaning", "quick": "meaning from quick vectors"}.get(
         factors.get("vectors"), "meaning (not embedded yet: keywords only)")
 

@@ -34,8 +34,9 @@ from .config import load_config
 from .errors import NoIndexYet, TachikomaError
 from .humanize import no_match_reason, plural, printable, recency_text, tool_match_text
 from .resident import Host
-from .search import Filters, Searcher, search_memories
-from .searchers import Searchers, indexed_passages, memory_key, search_as_asked, warm_after_run
+from .search.pool import Searchers, indexed_passages, memory_key, search_as_asked, search_memories, warm_after_run
+from .search.searcher import Searcher
+from .search.snapshot import Filters
 from .store import locate
 from .tags import CONFIDENCE_VALUES, TRUST_VALUES, InvalidTagValue
 from .vocabulary import MAX_LIMIT

@@ -15,7 +15,7 @@ from flask.testing import FlaskClient
 from tachikoma import indexer
 from tachikoma.config import Config
 from tachikoma.errors import TachikomaError
-from tachikoma.search import Searcher
+from tachikoma.search.searcher import Searcher
 
 ROOT = Path(__file__).resolve().parent.parent
 AS_OF = "2026-03-25T12:00:00+00:00"

@@ -9,7 +9,7 @@ import pytest
 from tachikoma.cli import main
 from tachikoma.config import RECENCY_PRESETS
 from tachikoma.evaluation import locomo
-from tachikoma.search import Searcher
+from tachikoma.search.searcher import Searcher
 
 FILLER = [{"speaker": "Bob" if i % 2 else "Ann", "text": "fine " * 12} for i in range(30)]
 

@@ -2,7 +2,7 @@
 
 A first index embeds every chunk with these in minutes, then upgrades each
 chunk to the full model's vector (`indexer`); search uses the best vector a
-chunk has (`search.tier_similarity`).
+chunk has (`search.scoring.tier_similarity`).
 
 Distillation (`distill`, no torch, nothing downloaded): every vocabulary
 token goes through MiniLM on its own (``[CLS] token [SEP]``, the model's

@@ -72,7 +72,8 @@ from ..chunking import MONTH_NAMES
 from ..config import Config, SearchConfig
 from ..embedders import choose, offline_default
 from ..errors import TachikomaError
-from ..search import Searcher, keyword_search
+from ..search.keywords import keyword_search
+from ..search.searcher import Searcher
 from . import metrics
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}

@@ -58,7 +58,9 @@ from .. import indexer
 from ..config import Config
 from ..embedders import choose, offline_default
 from ..errors import TachikomaError
-from ..search import STOPWORDS, Searcher, keyword_expression, query_terms
+from ..search.keywords import STOPWORDS, query_terms
+from ..search.searcher import Searcher
+from ..store.sqlite import keyword_expression
 from ..store import FTS_TOKENIZE
 from . import metrics
 from .locomo import CachedQueries, searched_spans

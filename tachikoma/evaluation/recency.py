@@ -41,7 +41,9 @@ import numpy as np
 from .. import indexer
 from ..config import RECENCY_PRESETS, Config
 from ..embedders import choose, offline_default
-from ..search import Searcher, keyword_scores, keyword_search, rank_snapshot, words_held
+from ..search.keywords import keyword_scores, keyword_search, words_held
+from ..search.scoring import rank_snapshot
+from ..search.searcher import Searcher
 from .locomo import CachedQueries
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=timezone.utc)
@@ -338,7 +340,7 @@ def passed(case: Case, ranked: list[str], where: dict[str, str]) -> bool:
 def ranked_paths(searcher: Searcher, case: Case, where: dict[str, str], config: Config) -> list[str]:
     """The case's own memories as the search ranks them for its question (best first).
 
-    The normal ranking (`search.rank_snapshot`: fused similarity, tags,
+    The normal ranking (`search.scoring.rank_snapshot`: fused similarity, tags,
     recency, per-file rule) over the whole index, with every other case's
     memories left out, so a case measures the competition it was built for;
     keyword statistics still come from the whole memory.

@@ -14,8 +14,8 @@ from markupsafe import Markup, escape
 
 from tachikoma.humanize import ago, days_ago, memory_day, plural, shown_day, when  # noqa: F401 (dashboard.templating)
 from tachikoma.humanize import tool_match_text
-from tachikoma.search import STOPWORDS
-from tachikoma.search import query_terms as search_terms
+from tachikoma.search.keywords import STOPWORDS
+from tachikoma.search.keywords import query_terms as search_terms
 from tachikoma.store.sqlite import highlight as fts_highlight
 from tachikoma.transcripts import claude_code, codex, codex_legacy, generic, openclaw
 
