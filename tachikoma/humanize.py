@@ -168,6 +168,18 @@ def duration(seconds: float) -> str:
     return f"{minutes} min" if minutes < 90 else f"{minutes // 60} h {minutes % 60} min"
 
 
+#: Unicode categories that hide or fake what a name says: control (newline, ESC), format (a right-to-left
+#: override, a zero-width space), surrogates, line and paragraph separators.
+HIDDEN_CATEGORIES = ("Cc", "Cf", "Cs", "Zl", "Zp")
+
+
+def hidden_characters(text: str) -> list[str]:
+    """The control and invisible characters in `text` (each once, in code point order)."""
+    import unicodedata
+
+    return sorted({ch for ch in text if unicodedata.category(ch) in HIDDEN_CATEGORIES})
+
+
 def printable(text: str) -> str:
     """`text` safe to show on one terminal line: control and invisible format characters
     as backslash escapes (``\\n``, ``\\x1b``, ``\\u202e``), and bytes of a file name that

@@ -35,8 +35,8 @@ import yaml
 from . import faults, gitutil, journal
 from .atomic import _fsync_dir
 from .errors import TachikomaError
-from .humanize import printable
-from .memory import PathOutsideMemory, hidden_characters, safe_path
+from .humanize import hidden_characters, printable
+from .memory import PathOutsideMemory, safe_path
 from .tagging import acquire_writers_lock, check_values, finish_pending
 from .tags import InvalidTagValue
 

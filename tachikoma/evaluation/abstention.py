@@ -46,6 +46,7 @@ from ..search.keywords import keyword_coverage, keyword_search
 from ..search.scoring import KEYWORD_FLOOR
 from ..search.searcher import Searcher
 from . import locomo
+from .cached_queries import CachedQueries
 
 SETS = ("answerable", "elsewhere", "nonsense")
 FLOORS = tuple(round(f, 2) for f in np.arange(0.0, 1.0001, 0.01))
@@ -92,7 +93,7 @@ def measure(path: Path, embedder_name: str | None = None, limit_conversations: i
     conversations, _ = locomo.load(Path(path), limit_conversations, only)
     base = base or Config()
     base = replace(base, search=replace(base.search, min_score=0.0))
-    embedder = locomo.CachedQueries(choose(embedder_name or offline_default(), None))
+    embedder = CachedQueries(choose(embedder_name or offline_default(), None))
     if work is None:
         raise ValueError("a work folder is needed (the indexes are kept there)")
     work = Path(work) / re.sub(r"[^A-Za-z0-9._-]+", "_", f"{embedder.name}-{embedder.max_words}w")

@@ -63,7 +63,8 @@ from ..search.searcher import Searcher
 from ..store.sqlite import keyword_expression
 from ..store import FTS_TOKENIZE
 from . import metrics
-from .locomo import CachedQueries, searched_spans
+from .cached_queries import CachedQueries
+from .locomo import searched_spans
 
 KS = (5, 10)
 TYPES = ("single-session-user", "single-session-assistant", "single-session-preference", "multi-session",

@@ -44,7 +44,7 @@ from ..embedders import choose, offline_default
 from ..search.keywords import keyword_scores, keyword_search, words_held
 from ..search.scoring import rank_snapshot
 from ..search.searcher import Searcher
-from .locomo import CachedQueries
+from .cached_queries import CachedQueries
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=timezone.utc)
 CASES = 240

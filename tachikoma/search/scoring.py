@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import dates, timeq
 from ..config import Config
-from ..embedders import MINILM, MINILM_INT8
+from ..embedders.names import MINILM, MINILM_INT8
 from . import ranking
 from .snapshot import FULL, QUICK, TIER_NAMES, Filters, Snapshot
 
