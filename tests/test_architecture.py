@@ -123,9 +123,15 @@ def module_names(package: Path) -> dict[str, Path]:
     return names
 
 
-def _importer_package(module: str, path: Path) -> str:
-    """The package a relative import in `module` counts from."""
-    return module if path.name == "__init__.py" else module.rpartition(".")[0]
+def _imported_from(module: str, path: Path, node: ast.ImportFrom) -> str:
+    """The absolute name of the module ``from … import`` reads in `module` (at `path`): a relative one
+    counts from `module`'s package (from `module` itself for a package's __init__.py)."""
+    if not node.level:
+        return node.module or ""
+    base = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    for _ in range(node.level - 1):
+        base = base.rpartition(".")[0]
+    return f"{base}.{node.module}" if node.module else base
 
 
 def module_imports(package: Path):
@@ -143,13 +149,7 @@ def module_imports(package: Path):
                     if alias.name == top or alias.name.startswith(top + "."):
                         yield module, _known(alias.name, names), None, f"{where}:{node.lineno}"
             elif isinstance(node, ast.ImportFrom):
-                if node.level:
-                    base = _importer_package(module, path)
-                    for _ in range(node.level - 1):
-                        base = base.rpartition(".")[0]
-                    source = f"{base}.{node.module}" if node.module else base
-                else:
-                    source = node.module or ""
+                source = _imported_from(module, path, node)
                 if not (source == top or source.startswith(top + ".")):
                     continue
                 for alias in node.names:
@@ -252,13 +252,7 @@ def private_uses(package: Path):
         bound: dict[str, str] = {}
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom):
-                if node.level:
-                    base = _importer_package(module, path)
-                    for _ in range(node.level - 1):
-                        base = base.rpartition(".")[0]
-                    source = f"{base}.{node.module}" if node.module else base
-                else:
-                    source = node.module or ""
+                source = _imported_from(module, path, node)
                 for alias in node.names:
                     if f"{source}.{alias.name}" in names:
                         bound[alias.asname or alias.name] = f"{source}.{alias.name}"
