@@ -99,24 +99,6 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-#: How far a result's date was trusted (`dates.TRUST`), in words; a memory's own date goes unsaid.
-TRUST_WORDS = {"commit": "last edit, not its own date", "weak": "weak date: never counts as fresh"}
-
-
-def recency_text(factors: dict) -> str:
-    """Why the recency factor is what it is: "evergreen", "off", "2026-03-22, 12 days, path", plus
-    how far a date not the memory's own was trusted, and "; superseded by notes/b.md of 2026-05-01"
-    for a knowledge update."""
-    if factors.get("recency_reason") in ("evergreen", "off"):
-        return factors["recency_reason"]
-    day, days = memory_day(factors)
-    text = f"{day}, {'today' if days == 0 else plural(days, 'day')}, {factors['date_source']}"
-    if factors.get("date_trust") in TRUST_WORDS:
-        text += f" ({TRUST_WORDS[factors['date_trust']]})"
-    newer = factors.get("superseded_by")
-    return text + (f"; superseded by {newer['path']} of {shown_day(newer['date'])}" if newer else "")
-
-
 def no_match_reason(answer: dict) -> str:
     """Why a search answer has no good match, from its ``match`` evidence (`ranking.match_evidence`):
     "nothing is close enough in meaning (best 0.32, floor 0.41) and no passage holds most of the
