@@ -81,7 +81,8 @@ def test_the_sentence_multiplies_what_the_arithmetic_does():
     r = {"score": 0.46 * 0.6 * 0.8 * 0.85 * 0.8, "factors": f}
     assert explain.sentence(r) == (
         "0.46 similarity (0.60 × meaning 0.30 + 0.40 × keywords 0.70) × 1.00 trust (owner)"
-        " × 0.60 confidence (not set or invalid) × 0.80 recency (2026-03-01, 3 days ago, from its last content commit)"
+        " × 0.60 confidence (not set or invalid)"
+        " × 0.80 recency (2026-03-01, 3 days ago, from its last content commit)"
         " × 0.85 time (2026-03-01, asked 'in February', outside 2026-02)"
         " × 0.80 duplicate penalty (a better passage from this file ranks above)")
     assert explain.formula(r) == "similarity × trust × confidence × recency × time × duplicate penalty = score"
