@@ -20,7 +20,7 @@ install: $(BIN)/python
 	# notice about folders named like the package is about exactly this layout: silenced.
 	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/pip install --quiet --no-deps -e .
 	# MiniLM's ONNX graphs (exact and int8), built once from those weights into ~/.cache/tachikoma.
-	$(BIN)/python -m tachikoma.embedders.minilm_graph
+	$(BIN)/python -m tachikoma.embedders.minilm
 
 install-dev: install
 	$(BIN)/pip install --quiet -r requirements-dev.txt

@@ -42,7 +42,7 @@ from tachikoma.config import load_config
 from tachikoma.errors import EmbedderError, TachikomaError
 from tachikoma.humanize import when
 from tachikoma.memory_root import resolve_root
-from tachikoma.searchers import indexed_passages
+from tachikoma.search.pool import indexed_passages
 from tachikoma.web.forms import FileListForm, SearchForm, TagForm, plan_fingerprint
 from tachikoma.web.access import Access
 from tachikoma.web.memory_file import indexed_file_view, parse_lines, read_memory_file

@@ -47,7 +47,7 @@ from tachikoma.indexer import runner
 from tachikoma.config import Config
 from tachikoma.embedders.base import l2_normalise
 from tachikoma.embedders.hashing import HashingEmbedder
-from tachikoma.search import Searcher
+from tachikoma.search.searcher import Searcher
 from tachikoma.store import Store
 
 WORDS = ("motor controller meeting agenda heat sink firmware thermal board revision sample order "

@@ -36,7 +36,7 @@ from bench_index import RandomEmbedder, build_memory, words  # noqa: E402
 from tachikoma import memory  # noqa: E402
 from tachikoma.indexer import runner
 from tachikoma.config import Config  # noqa: E402
-from tachikoma.search import Searcher  # noqa: E402
+from tachikoma.search.searcher import Searcher  # noqa: E402
 from tachikoma.store import index_check  # noqa: E402
 
 

@@ -4,8 +4,8 @@
     nice -n 10 python bench/bench_million.py --chunks 200000 --crossover 10000 20000 50000 100000 200000
 
 What a search costs at this size on SQLite's default path, and what
-`tachikoma.vector_index` buys. Both sides run the product's own ranking
-(`search.rank_snapshot`: vector and keyword fusion, trust, confidence,
+`tachikoma.search.vector_index` buys. Both sides run the product's own ranking
+(`search.scoring.rank_snapshot`: vector and keyword fusion, trust, confidence,
 recency, knowledge updates, at most two chunks per file) over the same
 snapshot, query by query, interleaved so both see the same machine:
 * exact: every chunk's cosine (the mat-vec over the whole float32 matrix);
@@ -43,9 +43,11 @@ from pathlib import Path
 
 import numpy as np
 
-from tachikoma import vector_index
+from tachikoma.search import vector_index
 from tachikoma.config import Config
-from tachikoma.search import Snapshot, keyword_scores, rank_snapshot
+from tachikoma.search.keywords import keyword_scores
+from tachikoma.search.scoring import rank_snapshot
+from tachikoma.search.snapshot import Snapshot
 
 NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)
 TRUST = np.array(["owner", "self", "external", "untrusted", None], dtype=object)

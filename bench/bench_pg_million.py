@@ -52,7 +52,7 @@ from bench_index import words  # noqa: E402
 from bench_million import load, measure, queries_near, snapshot, synthetic  # noqa: E402
 from pg_server import Server  # noqa: E402
 
-from tachikoma import vector_index  # noqa: E402
+from tachikoma.search import vector_index  # noqa: E402
 from tachikoma.config import Config  # noqa: E402
 from tachikoma.store import postgres  # noqa: E402
 from tachikoma.store.postgres import PostgresStore  # noqa: E402

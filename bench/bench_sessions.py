@@ -404,7 +404,7 @@ def warm_search_ms(root: Path, embedder, rounds: int = 5) -> tuple[float, float]
     """Median and worst warm search time (ms) over `TOOL_TEXT_QUERIES`, each asked `rounds` times."""
     import statistics
 
-    from tachikoma.search import Searcher
+    from tachikoma.search.searcher import Searcher
 
     searcher = Searcher(root, embedder=embedder)
     try:

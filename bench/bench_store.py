@@ -41,7 +41,7 @@ from pg_server import Server  # noqa: E402
 from tachikoma.indexer import runner  # noqa: E402
 from tachikoma.config import Config  # noqa: E402
 from tachikoma.embedders.hashing import HashingEmbedder  # noqa: E402
-from tachikoma.search import Searcher  # noqa: E402
+from tachikoma.search.searcher import Searcher  # noqa: E402
 from tachikoma.store import STORE_ENV  # noqa: E402
 from tachikoma.store import postgres  # noqa: E402
 

@@ -43,7 +43,7 @@ POLLER = r"""
 import sys, time
 from pathlib import Path
 from tachikoma.errors import TachikomaError
-from tachikoma.search import Searcher
+from tachikoma.search.searcher import Searcher
 root, query = Path(sys.argv[1]), sys.argv[2]
 while True:
     try:

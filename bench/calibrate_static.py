@@ -30,7 +30,7 @@ from tachikoma.indexer import runner
 from tachikoma.embedders import create  # noqa: E402
 from tachikoma.embedders.static import StaticEmbedder, calibrate  # noqa: E402
 from tachikoma.evaluation import locomo  # noqa: E402
-from tachikoma.search import MEASURED_FLOORS  # noqa: E402
+from tachikoma.search.scoring import MEASURED_FLOORS  # noqa: E402
 from tachikoma.store import Store  # noqa: E402
 
 #: Quantile levels of the knots: the bulk coarsely, the top tail finely.

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from . import __version__
 from .errors import TachikomaError
-from .humanize import meaning_label, no_match_reason, plural, printable, recency_text, tool_match_text, vectors_text
+from .humanize import no_match_reason, plural, printable, tool_match_text, vectors_text
 from .vocabulary import DEFAULTS_TEXT, MAX_LIMIT, RECENCY_NAMES
 
 # Everything else is imported where it is used: a search that a running tachikoma answers
@@ -512,7 +512,7 @@ def _host_searches(root: Path, args, watcher, searchers):
     """For `index --watch`: answer the command line's searches of this memory from this process
     (`tachikoma.resident`), with a searcher kept open between them."""
     from .resident import Host
-    from .searchers import kept_searcher, search_as_asked
+    from .search.pool import kept_searcher, search_as_asked
 
     def asked(question: dict) -> dict:
         config = _config(args, root)
@@ -527,7 +527,7 @@ def _host_searches(root: Path, args, watcher, searchers):
 def _start_watching(root: Path, args):
     """For `index --watch`: a watcher started before the first run, so no change is missed, and the
     searchers its searches are answered with (`_host_searches`), brought up to date after each run."""
-    from .searchers import Searchers, warm_after_run
+    from .search.pool import Searchers, warm_after_run
     from .watcher import Reindexer, Watcher
 
     reindexer = Reindexer(root, lambda: _config(args, root), warn=None if args.quiet else _warn)
@@ -588,7 +588,7 @@ def cmd_search(args) -> int:
 
 def _search_here(root: Path, args, asked: dict) -> dict:
     """`asked` searched in this process, with searchers opened for it and closed after."""
-    from .searchers import Searchers, search_as_asked
+    from .search.pool import Searchers, search_as_asked
 
     searchers = Searchers()
     try:
@@ -612,35 +612,17 @@ def _print_answer(answer: dict, args) -> None:
         if answer["min_score"] > 0:
             print(f"to see the nearest passages anyway, search without the floor: tachikoma search --min-score 0 "
                   f"{printable(shlex.quote(answer['query']))}")
+    from .search.explain import sentence
+
     for n, r in enumerate(answer["results"], 1):
-        f = r["factors"]
         where = f"[{r['memory']}] " if args.memories else ""
         print(f"{n:2}. {r['score']:.3f}  {printable(where + r['path'])}:{r['lines'][0]}-{r['lines'][1]}")
-        print(f"    = {f['similarity']:.3f} similarity{_fusion_text(f)} × {f['trust_weight']:.2f} trust"
-              f" ({f['trust'] or 'untagged'})"
-              f" × {f['confidence_weight']:.2f} confidence ({f['confidence'] or 'untagged'})"
-              f" × {f['recency']:.2f} recency ({printable(recency_text(f))})"
-              + (f" × {f['time']:.2f} {printable(f['time_reason'])}" if f.get("time_reason") else "")
-              + (f" × {f['duplicate_penalty']:.2f} second chunk of file" if f["duplicate_penalty"] < 1 else ""))
+        print(f"    = {printable(sentence(r))}")
         snippet = printable(" ".join(r["text"].split()))
         print(f"    {snippet[:160]}{'…' if len(snippet) > 160 else ''}")
         if (in_tools := tool_match_text(r)) is not None:
             excerpt = r["tool_matches"][0].get("excerpt")
             print(f"    {printable(in_tools)}" + (f": {printable(excerpt)}" if excerpt else ""))
-
-
-def _fusion_text(factors: dict) -> str:
-    """How the similarity was fused, e.g. " (0.6 × meaning 0.41 + 0.4 × keywords 0.77)".
-
-    "meaning" (cosine of the embeddings) and "keywords" (BM25) are the words the
-    dashboard uses too; the JSON keys stay vector_similarity and keyword_score.
-    """
-    fusion = factors.get("fusion") or {}
-    if fusion.get("method") != "convex" or "vector_similarity" not in factors:
-        return f" ({meaning_label(factors)})" if factors.get("vectors") else ""
-    w = fusion["keyword_weight"]
-    return (f" ({1 - w:.1f} × {meaning_label(factors)} {factors['vector_similarity']:.2f}"
-            f" + {w:.1f} × keywords {factors['keyword_score']:.2f})")
 
 
 def cmd_tag(args) -> int:

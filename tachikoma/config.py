@@ -96,7 +96,7 @@ Hybrid relevance (``[search]``)
     (`ranking.match_evidence`), never per chunk: the answer has a match when
     some chunk's vector cosine (how close its meaning is to the query, not
     the weighted score) reaches it, or when a chunk holds most of the query's
-    words weighted by rarity (`search.KEYWORD_FLOOR`), since an identifier
+    words weighted by rarity (`search.scoring.KEYWORD_FLOOR`), since an identifier
     ("88-1234") means little to an embedder. The relative keyword score (the
     best keyword match of any query scores 1) is left out. Otherwise the
     answer says ``no_good_match``. Unset, the floor is the one

@@ -99,24 +99,6 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-#: How far a result's date was trusted (`dates.TRUST`), in words; a memory's own date goes unsaid.
-TRUST_WORDS = {"commit": "last edit, not its own date", "weak": "weak date: never counts as fresh"}
-
-
-def recency_text(factors: dict) -> str:
-    """Why the recency factor is what it is: "evergreen", "off", "2026-03-22, 12 days, path", plus
-    how far a date not the memory's own was trusted, and "; superseded by notes/b.md of 2026-05-01"
-    for a knowledge update."""
-    if factors.get("recency_reason") in ("evergreen", "off"):
-        return factors["recency_reason"]
-    day, days = memory_day(factors)
-    text = f"{day}, {'today' if days == 0 else plural(days, 'day')}, {factors['date_source']}"
-    if factors.get("date_trust") in TRUST_WORDS:
-        text += f" ({TRUST_WORDS[factors['date_trust']]})"
-    newer = factors.get("superseded_by")
-    return text + (f"; superseded by {newer['path']} of {shown_day(newer['date'])}" if newer else "")
-
-
 def no_match_reason(answer: dict) -> str:
     """Why a search answer has no good match, from its ``match`` evidence (`ranking.match_evidence`):
     "nothing is close enough in meaning (best 0.32, floor 0.41) and no passage holds most of the
@@ -130,7 +112,7 @@ def no_match_reason(answer: dict) -> str:
 
 
 def tool_match_text(result: dict) -> str | None:
-    """Where a result's keywords were found in its tool calls (`search.ToolMatch`): "keywords 100% from
+    """Where a result's keywords were found in its tool calls (`search.keywords.ToolMatch`): "keywords 100% from
     tool calls: the input of Edit (line 12), the output of Bash (line 14)"; None when its own text
     matched alone."""
     share = (result.get("factors") or {}).get("keyword_in_tools")
@@ -154,7 +136,7 @@ def vectors_text(embedded: dict | None) -> str | None:
 
 def meaning_label(factors: dict) -> str:
     """What the meaning part of a result's similarity came from: "meaning" (the full model's vectors),
-    "meaning from quick vectors", or "meaning (not embedded yet: keywords only)" (`search.TIER_NAMES`)."""
+    "meaning from quick vectors", or "meaning (not embedded yet: keywords only)" (`search.snapshot.TIER_NAMES`)."""
     return {None: "meaning", "full": "meaning", "quick": "meaning from quick vectors"}.get(
         factors.get("vectors"), "meaning (not embedded yet: keywords only)")
 
@@ -166,6 +148,18 @@ def duration(seconds: float) -> str:
         return f"{seconds:.0f} s"
     minutes = round(seconds / 60)
     return f"{minutes} min" if minutes < 90 else f"{minutes // 60} h {minutes % 60} min"
+
+
+#: Unicode categories that hide or fake what a name says: control (newline, ESC), format (a right-to-left
+#: override, a zero-width space), surrogates, line and paragraph separators.
+HIDDEN_CATEGORIES = ("Cc", "Cf", "Cs", "Zl", "Zp")
+
+
+def hidden_characters(text: str) -> list[str]:
+    """The control and invisible characters in `text` (each once, in code point order)."""
+    import unicodedata
+
+    return sorted({ch for ch in text if unicodedata.category(ch) in HIDDEN_CATEGORIES})
 
 
 def printable(text: str) -> str:

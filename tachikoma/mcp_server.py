@@ -33,10 +33,12 @@ from . import __version__, memory, notes, stats, turn_view
 from .tagging import applying, model, planning
 from .config import load_config
 from .errors import NoIndexYet, TachikomaError
-from .humanize import no_match_reason, plural, printable, recency_text, tool_match_text
+from .humanize import no_match_reason, plural, printable, tool_match_text
 from .resident import Host
-from .search import Filters, Searcher, search_memories
-from .searchers import Searchers, indexed_passages, memory_key, search_as_asked, warm_after_run
+from .search.explain import sentence
+from .search.pool import Searchers, indexed_passages, memory_key, search_as_asked, search_memories, warm_after_run
+from .search.searcher import Searcher
+from .search.snapshot import Filters
 from .store import locate
 from .tags import CONFIDENCE_VALUES, TRUST_VALUES, InvalidTagValue
 from .vocabulary import MAX_LIMIT
@@ -301,16 +303,9 @@ def answer_text(answer: dict, allow_owner_trust: bool = False) -> str:
         return "\n".join(lines)
     lines.insert(0, data_framing(allow_owner_trust))
     for n, r in enumerate(answer["results"], 1):
-        f = r["factors"]
         where = f"[{r['memory']}] " if answer.get("memories") else ""
         lines.append(f"\n{n}. {printable(where + r['path'])} lines {r['lines'][0]}-{r['lines'][1]}  "
-                     f"score {r['score']:.3f} = "
-                     f"similarity {f['similarity']:.2f} × trust {f['trust_weight']:.2f} "
-                     f"({f['trust'] or 'untagged'}) × confidence {f['confidence_weight']:.2f} "
-                     f"({f['confidence'] or 'untagged'}) × recency {f['recency']:.2f} ({recency_text(f)})"
-                     + (f" × {f['time']:.2f} ({f['time_reason']})" if f.get("time_reason") else "")
-                     + (f" × {f['duplicate_penalty']:.2f} (2nd passage of the file)"
-                        if f["duplicate_penalty"] < 1 else ""))
+                     f"score {r['score']:.3f} = {sentence(r)}")
         lines.append(quoted(r["text"].strip()))
         if (in_tools := tool_match_text(r)) is not None:
             excerpt = r["tool_matches"][0].get("excerpt")

@@ -78,18 +78,6 @@ def checkpoint_session(rel_path: str) -> tuple[str, str] | None:
     return (match["folder"], f"{match['session']}.jsonl") if match else None
 
 
-#: Unicode categories that hide or fake what a name says: control (newline, ESC), format (a right-to-left
-#: override, a zero-width space), surrogates, line and paragraph separators.
-HIDDEN_CATEGORIES = ("Cc", "Cf", "Cs", "Zl", "Zp")
-
-
-def hidden_characters(text: str) -> list[str]:
-    """The control and invisible characters in `text` (each once, in code point order)."""
-    import unicodedata
-
-    return sorted({ch for ch in text if unicodedata.category(ch) in HIDDEN_CATEGORIES})
-
-
 def _is_utf8(name: str) -> bool:
     try:
         name.encode("utf-8")

@@ -35,8 +35,8 @@ import yaml
 from . import faults, gitutil
 from .atomic import fsync_dir
 from .errors import TachikomaError
-from .humanize import printable
-from .memory import PathOutsideMemory, hidden_characters, safe_path
+from .humanize import hidden_characters, printable
+from .memory import PathOutsideMemory, safe_path
 from .tagging import journal, remembered
 from .tagging.model import check_values
 from .tagging.recovery import finish_pending

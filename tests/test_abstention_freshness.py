@@ -13,7 +13,8 @@ from tachikoma.cli import main
 from tachikoma.config import load_config
 from tachikoma.errors import TachikomaError
 from tachikoma.evaluation import abstention
-from tachikoma.search import KEYWORD_FLOOR, MEASURED_FLOORS, Searcher, relevance_floor
+from tachikoma.search.scoring import KEYWORD_FLOOR, MEASURED_FLOORS, relevance_floor
+from tachikoma.search.searcher import Searcher
 from test_eval_locomo import tiny
 
 

@@ -205,11 +205,10 @@ def test_search_results_are_explained(client):
         assert f"<code>{explain(r)['arithmetic']}</code>" in html  # the arithmetic itself: test_web_render.py
         assert f'href="/file/{r["path"]}?lines={r["lines"][0]}-{r["lines"][1]}&amp;q=martin+meetings&amp;limit=5#hit"' in html
     text = text_of(html)
-    assert "trust: owner" in text and "confidence: high" in text
-    assert re.search(r"dated \d{4}-\d\d-\d\d, from (front matter|the date in its path|its last content commit|"
-                     r"the commit that imported it with many other files|the file's modification time) "
-                     r"\((today|\d+ days? ago); (the memory's own date|trusted as its last edit[^)]*|a weak date[^)]*)\); "
-                     r"default rule", text)
+    assert re.search(r"trust \S+ owner", text) and re.search(r"confidence \S+ high", text)
+    assert re.search(r"\d{4}-\d\d-\d\d, (today|\d+ days? ago), from (front matter|the date in its path|"
+                     r"its last content commit|the commit that imported it with many other files|"
+                     r"the file's modification time)", text)
     for r in answer["results"]:  # each result says when it is from and how that is known
         assert f'title="{r["factors"]["date"]}">{r["factors"]["date"][:10]}, from ' in html
     for name in ("similarity", "trust", "confidence", "recency", "duplicate penalty"):

@@ -87,3 +87,213 @@ def test_the_check_sees_every_kind_of_import(tmp_path):
         "tachikoma/c.py:2 imports htmx_flask", "tachikoma/c.py:3 imports dashboard.guards",
         "tachikoma/web/a.py:1 imports werkzeug.exceptions", "tachikoma/web/a.py:2 imports flask"]
     assert allowed == ALLOWED
+
+
+# ---------------------------------------------------------------- import cycles and private names
+
+#: Import cycles allowed, each as the group of modules that import each other: none.
+CYCLES_EXEMPT: set[frozenset[str]] = set()
+
+#: Private names (importing module, module imported from, name) allowed across modules: none.
+PRIVATE_EXEMPT: set[tuple[str, str, str]] = set()
+
+
+def module_names(package: Path) -> dict[str, Path]:
+    """Every module under `package` by its dotted name (a package by its own name, from __init__.py)."""
+    names = {}
+    for path in sorted(package.rglob("*.py")):
+        parts = list(path.relative_to(package.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        names[".".join(parts)] = path
+    return names
+
+
+def _imported_from(module: str, path: Path, node: ast.ImportFrom) -> str:
+    """The absolute name of the module ``from … import`` reads in `module` (at `path`): a relative one
+    counts from `module`'s package (from `module` itself for a package's __init__.py)."""
+    if not node.level:
+        return node.module or ""
+    base = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    for _ in range(node.level - 1):
+        base = base.rpartition(".")[0]
+    return f"{base}.{node.module}" if node.module else base
+
+
+def module_imports(package: Path):
+    """(importer, imported module, name taken from it or None, file:line) for every import of a module
+    of `package` by a module of `package`: top-level or inside a function, absolute or relative.
+    ``from a import b`` where ``a.b`` is a module counts as an import of ``a.b``."""
+    names = module_names(package)
+    top = package.name
+    for module, path in names.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        where = f"{path.relative_to(package.parent).as_posix()}"
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name == top or alias.name.startswith(top + "."):
+                        yield module, _known(alias.name, names), None, f"{where}:{node.lineno}"
+            elif isinstance(node, ast.ImportFrom):
+                source = _imported_from(module, path, node)
+                if not (source == top or source.startswith(top + ".")):
+                    continue
+                for alias in node.names:
+                    if f"{source}.{alias.name}" in names:
+                        yield module, f"{source}.{alias.name}", None, f"{where}:{node.lineno}"
+                    else:
+                        yield module, _known(source, names), alias.name, f"{where}:{node.lineno}"
+
+
+def _known(name: str, names: dict[str, Path]) -> str:
+    """`name`, or the longest module of the package it starts with (``a.b.c`` of a function c)."""
+    while name not in names and "." in name:
+        name = name.rpartition(".")[0]
+    return name
+
+
+def import_graph(package: Path) -> dict[str, dict[str, str]]:
+    """importer → {imported module: file:line of its first import there}."""
+    graph: dict[str, dict[str, str]] = {m: {} for m in module_names(package)}
+    for importer, imported, _, at in module_imports(package):
+        if imported != importer:
+            graph[importer].setdefault(imported, at)
+    return graph
+
+
+def import_cycles(graph: dict[str, dict[str, str]]) -> list[tuple[list[str], list[str]]]:
+    """Per group of modules that import each other (directly or through one another): one shortest
+    cycle through its first module, as [a, b, …, a], and the whole group."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[list[str]] = []
+
+    def connect(v: str) -> None:  # Tarjan's algorithm
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in graph:
+                continue
+            if w not in index:
+                connect(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            connect(v)
+    cycles = []
+    for group in sorted(groups):
+        start, members = group[0], set(group)
+        came_from: dict[str, str] = {}
+        frontier = [start]
+        while start not in came_from:  # breadth first from `start` until back at it
+            following = []
+            for v in frontier:
+                for w in sorted(graph[v]):
+                    if w in members and w not in came_from:
+                        came_from[w] = v
+                        following.append(w)
+            frontier = following
+        back, v = [], came_from[start]
+        while v != start:
+            back.append(v)
+            v = came_from[v]
+        cycles.append(([start, *reversed(back), start], group))
+    return cycles
+
+
+def describe_cycle(cycle: list[str], group: list[str], graph: dict[str, dict[str, str]]) -> str:
+    """"a → b → a (a imports b at file:line, b imports a at file:line)", and the rest of a larger group."""
+    short = lambda m: m.removeprefix("tachikoma.")  # noqa: E731
+    edges = ", ".join(f"{short(a)} imports {short(b)} at {graph[a][b]}" for a, b in zip(cycle, cycle[1:]))
+    others = sorted(set(group) - set(cycle))
+    also = f"; in the same circle: {', '.join(map(short, others))}" if others else ""
+    return f"{' → '.join(map(short, cycle))} ({edges}){also}"
+
+
+def private_uses(package: Path):
+    """(importer, module, private name, file:line) for every ``_name`` a module takes from another module of
+    the package: ``from m import _x``, or ``m._x`` on a module bound by ``import``/``from p import m``."""
+    names = module_names(package)
+    for importer, imported, name, at in module_imports(package):
+        if name and name.startswith("_") and not name.startswith("__") and imported != importer:
+            yield importer, imported, name, at
+    for module, path in names.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        bound: dict[str, str] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                source = _imported_from(module, path, node)
+                for alias in node.names:
+                    if f"{source}.{alias.name}" in names:
+                        bound[alias.asname or alias.name] = f"{source}.{alias.name}"
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name in names and alias.asname:
+                        bound[alias.asname] = alias.name
+        where = path.relative_to(package.parent).as_posix()
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in bound
+                    and node.attr.startswith("_") and not node.attr.startswith("__")
+                    and bound[node.value.id] != module):
+                yield module, bound[node.value.id], node.attr, f"{where}:{node.lineno}"
+
+
+def test_no_import_cycles():
+    """No module of the package imports, however late, a module that imports it back (directly or
+    through others): the layers only ever point down."""
+    graph = import_graph(PACKAGE)
+    found = [describe_cycle(cycle, group, graph) for cycle, group in import_cycles(graph)
+             if frozenset(group) not in CYCLES_EXEMPT]
+    assert found == [], "import cycles:\n" + "\n".join(found)
+
+
+def test_no_private_name_is_used_by_another_module():
+    """A name starting with _ belongs to its module; another module that needs it needs it public."""
+    found = [f"{at}: {a.removeprefix('tachikoma.')} uses {b.removeprefix('tachikoma.')}.{name}"
+             for a, b, name, at in private_uses(PACKAGE) if (a, b, name) not in PRIVATE_EXEMPT]
+    assert found == [], "private names used across modules:\n" + "\n".join(found)
+
+
+def test_the_exemptions_are_still_needed():
+    """An exemption nobody needs any more is dropped, so it cannot hide a new cycle or private use."""
+    graph = import_graph(PACKAGE)
+    assert CYCLES_EXEMPT <= {frozenset(group) for _, group in import_cycles(graph)}
+    assert PRIVATE_EXEMPT <= {(a, b, name) for a, b, name, _ in private_uses(PACKAGE)}
+
+
+def test_the_checks_see_cycles_and_private_names_of_every_kind(tmp_path):
+    package = tmp_path / "tachikoma"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "sub" / "__init__.py").write_text("")
+    (package / "a.py").write_text("from .b import thing\nfrom . import g\n")
+    (package / "g.py").write_text("import tachikoma.a\n")
+    (package / "b.py").write_text("def f():\n    from tachikoma.sub import c\n")  # late, absolute
+    (package / "sub" / "c.py").write_text("import tachikoma.a as first\nfrom ..d import _hidden\nx = first._y\n")
+    (package / "d.py").write_text("from . import e\n")
+    (package / "e.py").write_text("from tachikoma import d\n")
+    (package / "f.py").write_text("from .d import visible\n")  # no cycle, no private name
+    graph = import_graph(package)
+    assert [describe_cycle(cycle, group, graph) for cycle, group in import_cycles(graph)] == [
+        "a → g → a (a imports g at tachikoma/a.py:2, g imports a at tachikoma/g.py:1); "
+        "in the same circle: b, sub.c",
+        "d → e → d (d imports e at tachikoma/d.py:1, e imports d at tachikoma/e.py:1)"]
+    assert sorted(private_uses(package)) == [
+        ("tachikoma.sub.c", "tachikoma.a", "_y", "tachikoma/sub/c.py:3"),
+        ("tachikoma.sub.c", "tachikoma.d", "_hidden", "tachikoma/sub/c.py:2")]

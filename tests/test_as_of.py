@@ -15,7 +15,7 @@ from flask.testing import FlaskClient
 from tachikoma.indexer import runner
 from tachikoma.config import Config
 from tachikoma.errors import TachikomaError
-from tachikoma.search import Searcher
+from tachikoma.search.searcher import Searcher
 
 ROOT = Path(__file__).resolve().parent.parent
 AS_OF = "2026-03-25T12:00:00+00:00"
@@ -114,7 +114,7 @@ def test_cli_as_of(dated):
     assert top(answer) == "deploy-b.md" and answer["as_of"].startswith("2026-03-25T23:59:59")
     text = cli("--memory", str(dated), "search", "deploy decision in February", "--as-of", "2026-03-25",
                "--min-score", "0")
-    assert "× 1.00 time: 2026-02-10, asked 'in February'" in text.stdout
+    assert "× 1.00 time (2026-02-10, asked 'in February')" in text.stdout
     bad = cli("--memory", str(dated), "search", "deploy", "--as-of", "tomorrowish")
     assert bad.returncode == 1 and "as_of 'tomorrowish' is not a date" in bad.stderr
 
@@ -139,7 +139,7 @@ def test_api_and_dashboard_as_of(dated):
         html = client.get("/?q=deploy+decision+in+February&min_score=0&as_of=2026-03-25").get_data(as_text=True)
         assert 'name="as_of" value="2026-03-25"' in html  # the field keeps it
         assert "as_of=2026-03-25" in html  # and so do the page's links (JSON, "search without the floor")
-        assert "asked about 2026-02" in html and "time: 2026-02-10, asked &#39;in February&#39;" in html
+        assert "asked about 2026-02" in html and ">2026-02-10, asked &#39;in February&#39;</td>" in html
         assert client.get("/?q=deploy&as_of=soon").status_code == 400
     finally:
         app.extensions["tachikoma"].index_job.wait(30)
@@ -161,5 +161,5 @@ def test_mcp_search_as_of(dated):
 
     good, bad = asyncio.run(asyncio.wait_for(scenario(), timeout=120))
     assert not good.is_error and top(good.structured_content) == "deploy-b.md"
-    assert "time: 2026-02-10, asked 'in February'" in good.content[0].text
+    assert "× 1.00 time (2026-02-10, asked 'in February')" in good.content[0].text
     assert bad.is_error and "as_of 'whenever' is not a date" in bad.content[0].text

@@ -8,14 +8,16 @@ from datetime import datetime, timezone
 import numpy as np
 import pytest
 
-from tachikoma import dates, gitutil, ranking
+from tachikoma import dates, gitutil
 from tachikoma.indexer import runner, status
 from tachikoma.tagging import applying, model, planning
-from tachikoma import search as search_module
+from tachikoma.search import ranking
+from tachikoma.search import searcher as search_module
 from tachikoma.chunking import chunk_document
 from tachikoma.config import RECENCY_PRESETS, Config, RankingConfig
 from tachikoma.documents import Chunk, Document, Turn
-from tachikoma.search import Searcher, words_held
+from tachikoma.search.keywords import words_held
+from tachikoma.search.searcher import Searcher
 from tachikoma.store import Store
 
 from gitrepo import git
@@ -578,7 +580,7 @@ def test_a_dated_update_still_supersedes_after_an_import(tmp_path):
 def test_words_held_reads_a_common_word_as_a_rare_one(tmp_path, monkeypatch):
     """A word in more than WORDS_HELD_SCAN chunks is looked up chunk by chunk instead of read whole:
     the same answer either way."""
-    import tachikoma.search as search_module
+    import tachikoma.search.keywords as keywords_module
 
     root = tmp_path / "mem"
     put(root, "a.md", "The Granite staging database runs PostgreSQL 13 for the ops team.\n")
@@ -589,6 +591,6 @@ def test_words_held_reads_a_common_word_as_a_rare_one(tmp_path, monkeypatch):
         ids = np.array([r[0] for r in store.db.execute("SELECT id FROM chunks ORDER BY id")])
         query = "Which database does Granite staging run?"
         read_whole = words_held(store, query, ids)
-        monkeypatch.setattr(search_module, "WORDS_HELD_SCAN", 0)  # every word counts as common
+        monkeypatch.setattr(keywords_module, "WORDS_HELD_SCAN", 0)  # every word counts as common
         assert words_held(store, query, ids).tolist() == read_whole.tolist()
         assert read_whole.any(axis=0).all() and not read_whole.all()

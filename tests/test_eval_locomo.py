@@ -9,7 +9,8 @@ import pytest
 from tachikoma.cli import main
 from tachikoma.config import RECENCY_PRESETS
 from tachikoma.evaluation import locomo
-from tachikoma.search import Searcher
+from tachikoma.evaluation.cached_queries import CachedQueries
+from tachikoma.search.searcher import Searcher
 
 FILLER = [{"speaker": "Bob" if i % 2 else "Ann", "text": "fine " * 12} for i in range(30)]
 
@@ -182,7 +183,7 @@ def test_memory_folders_are_dated_transcripts_searched_the_normal_way(report):
     conversations, _ = locomo.load(report[1].parent / "locomo-tiny.json")
     now = conversations[0].now
     assert now == datetime(2023, 6, 1, 15, 0, tzinfo=timezone.utc)
-    searcher = Searcher(root, embedder=locomo.CachedQueries(locomo.choose("hash", None)))
+    searcher = Searcher(root, embedder=CachedQueries(locomo.choose("hash", None)))
     try:
         result = searcher.search("greyhound", 1, now=now)["results"][0]
         by_month = searcher.search("What happened in June 2023?", 1, now=now)["results"][0]

@@ -9,12 +9,15 @@ from hypothesis import strategies as st
 
 from example_memory import copy_example
 
-from tachikoma import ranking
 from tachikoma.indexer import runner
+from tachikoma.search import ranking
 from tachikoma.config import Config, SearchConfig, load_config
 from tachikoma.embedders.base import l2_normalise
 from tachikoma.errors import TachikomaError
-from tachikoma.search import Searcher, keyword_expression, keyword_search, query_terms, rank_snapshot
+from tachikoma.search.keywords import keyword_search, query_terms
+from tachikoma.search.scoring import rank_snapshot
+from tachikoma.search.searcher import Searcher
+from tachikoma.store.sqlite import keyword_expression
 from tachikoma.store import Store
 
 NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)
@@ -216,7 +219,7 @@ def test_english_function_words_are_not_keywords(tmp_path):
 
 
 def test_capitalised_stop_words_after_the_first_word_are_kept():
-    from tachikoma.search import STOPWORDS, query_terms
+    from tachikoma.search.keywords import STOPWORDS, query_terms
 
     assert query_terms("What did Melanie do in May 2023?", skip=STOPWORDS) == ["Melanie", "May", "2023"]
     assert query_terms("May I ask what Will said", skip=STOPWORDS) == ["ask", "Will", "said"]

@@ -146,7 +146,7 @@ def assert_damage_advice(message: str, root) -> None:
 def test_every_reader_of_a_damaged_index_says_so_with_the_advice(big_indexed, damage):
     from app import create_app
     from tachikoma import stats
-    from tachikoma.search import Searcher
+    from tachikoma.search.searcher import Searcher
 
     root = big_indexed
     for stale in (root / mem.CACHE_DIR).glob("vectors-*"):
@@ -179,7 +179,7 @@ def test_every_reader_of_a_damaged_index_says_so_with_the_advice(big_indexed, da
 
 def test_the_full_check_runs_once_per_state_of_the_index(big_indexed, monkeypatch):
     from tachikoma.store import index_check
-    from tachikoma.search import Searcher
+    from tachikoma.search.searcher import Searcher
 
     root = big_indexed
     checks = []
@@ -200,7 +200,7 @@ def test_the_full_check_runs_once_per_state_of_the_index(big_indexed, monkeypatc
 
 def test_vectors_of_nan_are_damage_when_loaded(big_indexed):
     from tachikoma.store import index_check
-    from tachikoma.search import Searcher
+    from tachikoma.search.searcher import Searcher
 
     root = big_indexed
     path = mem.index_path(root)
@@ -271,7 +271,7 @@ def small_disk(tmp_path):
 def test_a_full_disk_is_named_by_search_stats_mcp_and_tag(small_disk):
     from tachikoma import stats
     from tachikoma.tagging import applying, model, planning
-    from tachikoma.search import Searcher
+    from tachikoma.search.searcher import Searcher
 
     root = small_disk / "memory"
     note(root, "cats.md", "---\ntrust: owner\n---\n# cats\nsome words about cats\n")
@@ -335,7 +335,7 @@ def test_tag_on_a_full_disk_names_the_file_and_changes_nothing(tmp_path, monkeyp
 def test_damage_the_full_check_cannot_see_is_said_when_the_keyword_index_meets_it(big_indexed):
     """quick_check does not read FTS5's own tables: a search meeting them broken says so in one line
     (the MCP tool and the dashboard turned the raw sqlite3 error into an internal error)."""
-    from tachikoma.search import Searcher
+    from tachikoma.search.searcher import Searcher
 
     root = big_indexed
     db = sqlite3.connect(mem.index_path(root))

@@ -297,14 +297,14 @@ def test_verified_weights_are_not_hashed_again_until_they_change(tmp_path: Path,
     for name in (minilm.TOKENIZER_FILE, minilm.CONFIG_FILE, minilm.WEIGHTS_FILE):
         shutil.copyfile(source / name, folder / name)
     weights = folder / minilm.WEIGHTS_FILE
-    minilm._verify_weights(weights)
+    minilm.verify_weights(weights)
     monkeypatch.setattr(minilm, "_verified", set())  # as in a new process
 
     def no_hashing(path):
         raise AssertionError("hashed again")
 
     monkeypatch.setattr(minilm, "_sha256", no_hashing)
-    minilm._verify_weights(weights)  # remembered across processes: no hash
+    minilm.verify_weights(weights)  # remembered across processes: no hash
     before = weights.stat()
     with open(weights, "r+b") as handle:
         handle.seek(before.st_size // 2)
@@ -315,7 +315,7 @@ def test_verified_weights_are_not_hashed_again_until_they_change(tmp_path: Path,
     monkeypatch.setattr(minilm, "_verified", set())
     monkeypatch.undo()
     with pytest.raises(EmbedderError, match="corrupt"):
-        minilm._verify_weights(weights)
+        minilm.verify_weights(weights)
 
 
 def test_a_new_index_takes_int8_where_onnxruntime_runs_it_and_an_old_one_keeps_its_own(

@@ -18,7 +18,10 @@ from example_memory import copy_example, example_and_runbook
 from gitrepo import git
 from tachikoma.indexer import pipeline, runner, status
 from tachikoma.errors import TachikomaError
-from tachikoma.search import Filters, Searcher, keyword_search, search_memories
+from tachikoma.search.keywords import keyword_search
+from tachikoma.search.pool import search_memories
+from tachikoma.search.searcher import Searcher
+from tachikoma.search.snapshot import Filters
 from tachikoma.embedders.hashing import HashingEmbedder
 from tachikoma.store import STORE_ENV, Location, locate
 from tachikoma.store.postgres import SCHEMA_VERSION
@@ -413,7 +416,7 @@ def test_a_large_memory_takes_its_vector_candidates_from_hnsw_and_explains_exact
             assert [r["factors"] for r in a["results"]] == [r["factors"] for r in b["results"]]
         assert len(asked) == len(QUERIES) and approx.snapshot().vector_index is None
         # A shortlist of 3 misses most of the exact top 10, yet every result it gives is explained exactly.
-        monkeypatch.setattr("tachikoma.search.ENGINE_SHORTLIST", 3)
+        monkeypatch.setattr("tachikoma.search.searcher.ENGINE_SHORTLIST", 3)
         short = approx.search("Martin meeting preferences", 10, now=NOW, min_score=0)
         full = {(r["path"], r["chunk"]): r for r in exact.search("Martin meeting preferences", 10, now=NOW,
                                                                  min_score=0)["results"]}

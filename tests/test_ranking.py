@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from tachikoma.config import RankingConfig
-from tachikoma.ranking import file_weights, rank, recency, tag_weights
+from tachikoma.search.ranking import file_weights, rank, recency, tag_weights
 
 CFG = RankingConfig()
 

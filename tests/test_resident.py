@@ -19,7 +19,7 @@ import pytest
 
 from servers import serving
 from tachikoma import resident
-from tachikoma.search import Searcher
+from tachikoma.search.searcher import Searcher
 from web_helpers import build_index, copy_memory
 
 QUERY = "when does Martin like meetings"
@@ -214,7 +214,7 @@ def test_a_client_that_never_finishes_its_question_holds_only_its_own_thread(roo
 
 
 def test_a_watched_searcher_counts_changes_behind_its_answers(root, monkeypatch):
-    import tachikoma.search as search_module
+    import tachikoma.search.searcher as search_module
 
     monkeypatch.setattr(search_module, "FRESHNESS_SECONDS", 0.0)
     watched = Searcher(root, watched=lambda: True)

@@ -9,7 +9,8 @@ from tachikoma import dates, freshness
 from tachikoma.indexer import runner
 from tachikoma.config import RECENCY_PRESETS, load_config
 from tachikoma.errors import EmbedderMismatch, TachikomaError
-from tachikoma.search import Filters, Searcher
+from tachikoma.search.searcher import Searcher
+from tachikoma.search.snapshot import Filters
 
 NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)
 FACTOR_KEYS = {"similarity", "trust", "trust_weight", "confidence", "confidence_weight", "age_days", "date_source",
@@ -166,7 +167,7 @@ def test_a_write_between_snapshot_and_chunk_texts_cannot_break_a_search(memory, 
     runner.run(memory, embedder_name="hash")
     s = Searcher(memory)
     s.search("DRV8353 samples", 5, now=NOW)
-    from tachikoma import search as search_module
+    from tachikoma.search import searcher as search_module
 
     original = search_module.rank_snapshot
 

@@ -1,4 +1,4 @@
-"""`tachikoma.searchers`: searchers kept open between queries (dashboard, MCP), and what a failed
+"""`tachikoma.search.pool`: searchers kept open between queries (dashboard, MCP), and what a failed
 query or a rebuilt index does to them. On SQLite; tests/test_web_memories.py covers PostgreSQL."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import pytest
 
 from tachikoma.indexer import runner
 from tachikoma.errors import BadQuery
-from tachikoma.search import Searcher
+from tachikoma.search.searcher import Searcher
 from tachikoma.config import load_config
-from tachikoma.searchers import Searchers, memory_key, warm_after_run
+from tachikoma.search.pool import Searchers, memory_key, warm_after_run
 from tachikoma.store import locate
 
 

@@ -10,7 +10,7 @@ import pytest
 from tachikoma import memory as mem, stats
 from tachikoma.indexer import runner
 from tachikoma.embedders.hashing import HashingEmbedder
-from tachikoma.search import Searcher
+from tachikoma.search.searcher import Searcher
 from tachikoma.transcripts import parse_transcript
 
 SESSIONS = "agents/main/sessions"

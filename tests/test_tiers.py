@@ -10,7 +10,7 @@ import pytest
 from tachikoma import cli, memory as mem
 from tachikoma.indexer import pipeline, reporting, runner, status
 from tachikoma.embedders.hashing import HashingEmbedder
-from tachikoma.search import Searcher
+from tachikoma.search.searcher import Searcher
 from tachikoma.store import Store
 
 
@@ -170,7 +170,7 @@ def test_the_vector_index_waits_for_full_vectors_and_never_hides_a_chunk_meanwhi
     full vectors: their zero rows would skew the codes' centre (which later generations keep), and a
     chunk with no full vector could never be shortlisted. Every chunk is scored meanwhile; the codes
     built once the index is whole are the full vectors' own."""
-    from tachikoma import vector_index
+    from tachikoma.search import vector_index
 
     monkeypatch.setattr(pipeline, "EMBED_SLICE", 4)
     dated_notes(memory)

@@ -14,7 +14,7 @@ import pytest
 from tachikoma import chunking
 from tachikoma.indexer import runner
 from tachikoma.embedders.hashing import HashingEmbedder
-from tachikoma.search import Searcher
+from tachikoma.search.searcher import Searcher
 from tachikoma.store import STORE_ENV
 from tachikoma.transcripts import parse_transcript
 
@@ -264,7 +264,7 @@ def test_the_command_line_says_the_match_was_in_a_tool_call(indexed, capsys):
 def test_tool_strength_adds_at_half_weight_and_says_its_share():
     import numpy as np
 
-    from tachikoma.ranking import keyword_relevance_with_tools
+    from tachikoma.search.ranking import keyword_relevance_with_tools
 
     nan = np.nan
     own = np.array([-4.0, nan, -2.0, nan])

@@ -5,9 +5,10 @@ from datetime import datetime, timezone
 import numpy as np
 import pytest
 
-from tachikoma import vector_index
 from tachikoma.indexer import runner
-from tachikoma.search import Filters, Searcher
+from tachikoma.search import vector_index
+from tachikoma.search.searcher import Searcher
+from tachikoma.search.snapshot import Filters
 
 NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)
 
@@ -123,7 +124,7 @@ def test_a_short_shortlist_still_explains_exact_cosines_and_never_names_deleted_
 
 
 def test_word_rarities_of_a_shortlist_count_over_the_whole_index(memory):
-    from tachikoma.search import keyword_coverage, keyword_search
+    from tachikoma.search.keywords import keyword_coverage, keyword_search
 
     runner.run(memory, embedder_name="hash")
     s = Searcher(memory)
@@ -155,8 +156,8 @@ def test_codes_are_read_with_the_centre_they_were_built_with(tmp_path):
 
 
 def test_the_shortlist_union_is_numpys():
-    """`search._sorted_union` (what joins the vector shortlist and the keyword matches) is np.union1d."""
-    from tachikoma.search import _sorted_union
+    """`search.searcher._sorted_union` (what joins the vector shortlist and the keyword matches) is np.union1d."""
+    from tachikoma.search.searcher import _sorted_union
 
     rng = np.random.default_rng(7)
     for n in (0, 1, 2, 50, 5000):

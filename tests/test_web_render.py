@@ -20,7 +20,8 @@ from markupsafe import Markup
 from tachikoma.documents import Turn
 from tachikoma.web.memory_file import (join_rel, mark_first, parse_lines, render_markdown, sanitise, speaker_class,
                                        split_blocks, transcript_turns)
-from tachikoma.web.render import ago, explain, fraction, fusion_text, highlight, pct, plural, query_terms, snippet, when
+from tachikoma.search.explain import fusion_text, recency_why
+from tachikoma.web.render import ago, explain, fraction, highlight, pct, plural, query_terms, snippet, when
 
 
 def file_link(rel: str) -> str:
@@ -126,7 +127,7 @@ def test_explanation_rows_and_formula():
     x = explain(result(factors(penalty=0.7)))
     assert [row["name"] for row in x["rows"]] == ["similarity", "trust", "confidence", "recency", "duplicate penalty"]
     assert x["formula"] == "similarity × trust × confidence × recency × duplicate penalty = score"
-    assert x["rows"][3]["source"] == "dated 2026-03-01, from its last content commit (3 days ago); default rule"
+    assert x["rows"][3]["source"] == "2026-03-01, 3 days ago, from its last content commit"
     assert x["rows"][3]["title"].startswith("2026-03-01")
     assert x["rows"][4]["source"] == "a better passage from this file ranks above"
     first = explain(result(factors()))
@@ -142,17 +143,18 @@ def test_a_time_factor_is_its_own_row_and_term():
     x = explain(r)
     assert [row["name"] for row in x["rows"]] == ["similarity", "trust", "confidence", "recency", "time",
                                                   "duplicate penalty"]
-    assert x["rows"][4]["source"] == "time: 2026-02-10, asked 'in March', outside 2026-03"
+    assert x["rows"][4]["source"] == "2026-02-10, asked 'in March', outside 2026-03"
     assert x["formula"] == "similarity × trust × confidence × recency × time × duplicate penalty = score"
     terms = [float(t) for t in x["arithmetic"].rsplit(" = ", 1)[0].split(" × ")]
     assert terms[4] == 0.85 and math.prod(terms) == pytest.approx(r["score"], abs=0.04)
 
 
 @pytest.mark.parametrize("reason, rule, words", [
-    ("evergreen", "default", "evergreen: its age never counts (dated 2026-03-01, from its last content commit"),
-    ("off", "off", "recency is off for this search"),
-    ("age", "seed", "; seed rule"),
-    ("superseded", "default", "; superseded by the newer b.md of 2026-04-01, which says much the same; default"),
+    ("evergreen", "default", "evergreen: its age never counts"),
+    ("off", "off", "off for this search"),
+    ("age", "seed", "2026-03-01, 3 days ago, from its last content commit; seed rule"),
+    ("superseded", "default",
+     "from its last content commit; superseded by b.md of 2026-04-01, which says much the same"),
 ])
 def test_recency_row_says_why(reason, rule, words):
     f = factors()
@@ -164,8 +166,8 @@ def test_missing_tags_are_explained():
     f = factors()
     f.update(trust=None, confidence=None)
     rows = {row["name"]: row["source"] for row in explain(result(f))["rows"]}
-    assert rows["trust"] == "trust: none (missing or invalid)"
-    assert rows["confidence"] == "confidence: none (missing or invalid)"
+    assert rows["trust"] == "not set or invalid"
+    assert rows["confidence"] == "not set or invalid"
 
 
 def test_hybrid_similarity_shows_meaning_and_keywords():
@@ -174,6 +176,7 @@ def test_hybrid_similarity_shows_meaning_and_keywords():
     rows = explain(result(f))["rows"]
     assert [row["name"] for row in rows[:3]] == ["similarity", "meaning", "keywords"]
     assert rows[0]["source"] == "0.60 × meaning 0.30 + 0.40 × keywords 0.70"
+    assert rows[1]["source"] == "cosine of the query's and the passage's embeddings"
     assert rows[1]["sub"] and rows[2]["sub"]
     rrf = fusion_text({"vector_similarity": 0.3, "keyword_score": 0.7,
                        "fusion": {"method": "rrf", "keyword_weight": 0.5, "rrf_k": 60}})
@@ -192,12 +195,11 @@ def test_ago(days, text):
 
 
 @pytest.mark.parametrize("age, days", [(0.2, "today"), (1.2, "1 day"), (216.4, "216 days")])
-def test_recency_text_says_1_day(age, days):
-    """The CLI's and MCP's recency reason: "1 day", not "1 days"."""
-    from tachikoma.humanize import recency_text
-
+def test_recency_says_1_day(age, days):
+    """The recency reason of every face: "1 day ago", not "1 days ago"."""
     factors = {"age_days": age, "date": "2026-12-02T10:00:00+00:00", "date_source": "git"}
-    assert recency_text(factors) == f"2026-12-02, {days}, git"
+    suffix = "" if days == "today" else " ago"
+    assert recency_why(factors) == f"2026-12-02, {days}{suffix}, from its last content commit"
 
 
 def test_when_reads_seconds_and_iso_text():
@@ -426,9 +428,9 @@ def _searched(factors_at: str, date: str, source: str) -> dict:
 def test_days_are_calendar_days_in_the_users_zone_on_every_face(zone, where):
     """Issue 18: for 2026-11-25 the CLI said "9 days" and the dashboard "8 days ago" (round vs floor of
     24-hour periods); a note and a transcript of 2026-11-30 were "4 days" and "3 days". Days are now
-    calendar days in the user's time zone, the same number on the CLI/MCP and the dashboard."""
-    from tachikoma.humanize import recency_text
-    from tachikoma.web.render import recency_source
+    calendar days in the user's time zone, the same number on the CLI/MCP and the dashboard (which also
+    say it in the same words, `search.explain`)."""
+    from tachikoma.web.render import dated
 
     zone(where)
     at = datetime(2026, 12, 4, 18, 0).astimezone()  # 6 pm on 2026-12-04 where the user is
@@ -443,9 +445,8 @@ def test_days_are_calendar_days_in_the_users_zone_on_every_face(zone, where):
     for factors, day, days in cases:
         factors.update(recency_reason="age", recency_rule="default")
         words = "today" if days == 0 else f"{days} day{'s' if days != 1 else ''}"
-        assert recency_text(factors) == f"{day}, {words}, {factors['date_source']}"
-        assert recency_source(factors).startswith(f"dated {day}, from ")
-        assert f"({'today' if days == 0 else words + ' ago'})" in recency_source(factors)
+        assert recency_why(factors).startswith(f"{day}, {'today' if days == 0 else words + ' ago'}, from ")
+        assert dated(factors).startswith(f"{day}, from ")
 
 
 def test_when_counts_a_day_or_more_in_calendar_days(zone):

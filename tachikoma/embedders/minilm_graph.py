@@ -21,13 +21,12 @@ this model: minimum cosine 0.88 against the exact vectors).
 `cached_model` builds a variant once and keeps it in `cache_dir` (about
 90 MB fp32, 23 MB int8), named by the weights' sha256, the graph version and
 (for int8) the quantizer's onnxruntime version, so a changed input makes a
-new file. Run this module to build both ahead of time, e.g. at install:
-``python -m tachikoma.embedders.minilm_graph``.
+new file. `minilm.build_graphs` builds both ahead of time, e.g. at install:
+``python -m tachikoma.embedders.minilm``.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import tempfile
@@ -201,20 +200,3 @@ def cached_model(folder: Path, config: dict, weights_sha256: str, variant: str) 
     finally:
         Path(temporary).unlink(missing_ok=True)
     return path
-
-
-def main() -> None:
-    """Build (or find) every variant for the installed weights and print where they are."""
-    from . import minilm
-
-    folder = minilm.resolve_model_dir()
-    if folder is None or not minilm.available(folder):
-        raise SystemExit(f"MiniLM weights not installed: {minilm.INSTALL_COMMAND}")
-    minilm._verify_weights(folder / minilm.WEIGHTS_FILE)
-    config = json.loads((folder / minilm.CONFIG_FILE).read_text(encoding="utf-8"))
-    for variant in VARIANTS:
-        print(cached_model(folder, config, minilm.WEIGHTS_SHA256, variant))
-
-
-if __name__ == "__main__":
-    main()

@@ -18,7 +18,7 @@ import numpy as np
 import ollama
 import pydantic
 
-from tachikoma.embedders import OLLAMA_DEFAULT_MODEL
+from tachikoma.embedders.names import OLLAMA_DEFAULT_MODEL
 from tachikoma.embedders.base import ProgressCallback, l2_normalise
 from tachikoma.errors import EmbedderError
 

@@ -2,7 +2,7 @@
 
 A first index embeds every chunk with these in minutes, then upgrades each
 chunk to the full model's vector (`indexer`); search uses the best vector a
-chunk has (`search.tier_similarity`).
+chunk has (`search.scoring.tier_similarity`).
 
 Distillation (`distill`, no torch, nothing downloaded): every vocabulary
 token goes through MiniLM on its own (``[CLS] token [SEP]``, the model's
@@ -24,7 +24,6 @@ which keeps the relevance floor and the fusion weights meaningful.
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 import threading
@@ -34,9 +33,9 @@ from typing import Sequence
 import numpy as np
 
 from tachikoma.embedders.base import ProgressCallback, l2_normalise
+from tachikoma.embedders.names import MINILM_STATIC
 from tachikoma.errors import EmbedderError
 
-from tachikoma.embedders import MINILM_STATIC  # noqa: E402 (re-exported)
 #: Bumped whenever `distill` changes, so a cached table is built again.
 VERSION = "1"
 DIMS = 256
@@ -145,7 +144,7 @@ class StaticEmbedder:
             folder = minilm.resolve_model_dir()
             if folder is None or not minilm.available(folder):
                 raise EmbedderError(f"the quick tier needs the MiniLM weights; fix: {minilm.INSTALL_COMMAND}")
-            minilm._verify_weights(folder / minilm.WEIGHTS_FILE)
+            minilm.verify_weights(folder / minilm.WEIGHTS_FILE)
             path = cached_table(minilm.WEIGHTS_SHA256)
             try:
                 table = np.load(path)  # 31 MB in memory: gathering rows from a memory map is 3x slower

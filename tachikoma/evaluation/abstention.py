@@ -3,7 +3,7 @@
 "No good match" is one decision about a whole answer (`ranking.match_evidence`):
 the answer has a match when some chunk is close enough in meaning (vector
 cosine at least the floor) or holds enough of the query's words, weighted by
-rarity (keyword coverage at least `search.KEYWORD_FLOOR`). This module
+rarity (keyword coverage at least `search.scoring.KEYWORD_FLOOR`). This module
 measures both sides on LoCoMo-10, through the same index and the same
 arithmetic the search uses:
 
@@ -42,15 +42,18 @@ import numpy as np
 from ..indexer import runner
 from ..config import Config
 from ..embedders import choose, offline_default
-from ..search import KEYWORD_FLOOR, Searcher, keyword_coverage, keyword_search
+from ..search.keywords import keyword_coverage, keyword_search
+from ..search.scoring import KEYWORD_FLOOR
+from ..search.searcher import Searcher
 from . import locomo
+from .cached_queries import CachedQueries
 
 SETS = ("answerable", "elsewhere", "nonsense")
 FLOORS = tuple(round(f, 2) for f in np.arange(0.0, 1.0001, 0.01))
 #: The most session R@5 the floor may cost the answerable questions (issue 19's target).
 MAX_COST = 0.005
 NONSENSE_QUERIES = 50
-#: Other keyword floors shown beside the search's own (`search.KEYWORD_FLOOR`).
+#: Other keyword floors shown beside the search's own (`search.scoring.KEYWORD_FLOOR`).
 KEYWORD_FLOORS = (0.6, 0.7, 0.8, 0.9, 1.0, 1.01)
 
 
@@ -90,7 +93,7 @@ def measure(path: Path, embedder_name: str | None = None, limit_conversations: i
     conversations, _ = locomo.load(Path(path), limit_conversations, only)
     base = base or Config()
     base = replace(base, search=replace(base.search, min_score=0.0))
-    embedder = locomo.CachedQueries(choose(embedder_name or offline_default(), None))
+    embedder = CachedQueries(choose(embedder_name or offline_default(), None))
     if work is None:
         raise ValueError("a work folder is needed (the indexes are kept there)")
     work = Path(work) / re.sub(r"[^A-Za-z0-9._-]+", "_", f"{embedder.name}-{embedder.max_words}w")

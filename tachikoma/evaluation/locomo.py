@@ -72,8 +72,10 @@ from ..chunking import MONTH_NAMES
 from ..config import Config, SearchConfig
 from ..embedders import choose, offline_default
 from ..errors import TachikomaError
-from ..search import Searcher, keyword_search
+from ..search.keywords import keyword_search
+from ..search.searcher import Searcher
 from . import metrics
+from .cached_queries import CachedQueries
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 KS = (1, 3, 5, 10)
@@ -351,25 +353,6 @@ def systems(base: Config, sweep: bool = False) -> list[System]:
 
 
 # ------------------------------------------------------------------ running
-
-class CachedQueries:
-    """An embedder that embeds each distinct query once (every system asks the same questions).
-
-    `max_words` replaces the embedder's own chunk window (for a study of chunk sizes)."""
-
-    def __init__(self, inner, max_words: int | None = None):
-        self.inner = inner
-        self.name, self.dim, self.max_words = inner.name, inner.dim, max_words or inner.max_words
-        self._queries: dict[str, np.ndarray] = {}
-
-    def embed_documents(self, texts, progress=None):
-        return self.inner.embed_documents(texts, progress)
-
-    def embed_query(self, text: str) -> np.ndarray:
-        if text not in self._queries:
-            self._queries[text] = np.asarray(self.inner.embed_query(text), dtype=np.float32)
-        return self._queries[text]
-
 
 Spans = list[tuple[str, int, int]]
 

@@ -58,10 +58,13 @@ from ..indexer import runner
 from ..config import Config
 from ..embedders import choose, offline_default
 from ..errors import TachikomaError
-from ..search import STOPWORDS, Searcher, keyword_expression, query_terms
+from ..search.keywords import STOPWORDS, query_terms
+from ..search.searcher import Searcher
+from ..store.sqlite import keyword_expression
 from ..store import FTS_TOKENIZE
 from . import metrics
-from .locomo import CachedQueries, searched_spans
+from .cached_queries import CachedQueries
+from .locomo import searched_spans
 
 KS = (5, 10)
 TYPES = ("single-session-user", "single-session-assistant", "single-session-preference", "multi-session",

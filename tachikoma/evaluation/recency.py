@@ -41,8 +41,10 @@ import numpy as np
 from ..indexer import runner
 from ..config import RECENCY_PRESETS, Config
 from ..embedders import choose, offline_default
-from ..search import Searcher, keyword_scores, keyword_search, rank_snapshot, words_held
-from .locomo import CachedQueries
+from ..search.keywords import keyword_scores, keyword_search, words_held
+from ..search.scoring import rank_snapshot
+from ..search.searcher import Searcher
+from .cached_queries import CachedQueries
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=timezone.utc)
 CASES = 240
@@ -338,7 +340,7 @@ def passed(case: Case, ranked: list[str], where: dict[str, str]) -> bool:
 def ranked_paths(searcher: Searcher, case: Case, where: dict[str, str], config: Config) -> list[str]:
     """The case's own memories as the search ranks them for its question (best first).
 
-    The normal ranking (`search.rank_snapshot`: fused similarity, tags,
+    The normal ranking (`search.scoring.rank_snapshot`: fused similarity, tags,
     recency, per-file rule) over the whole index, with every other case's
     memories left out, so a case measures the competition it was built for;
     keyword statistics still come from the whole memory.

@@ -13,7 +13,7 @@ from tachikoma.tagging import model
 from tachikoma.config import RECENCY_PRESETS
 from tachikoma.vocabulary import MAX_LIMIT
 from tachikoma.documents import KINDS
-from tachikoma.search import Filters
+from tachikoma.search.snapshot import Filters
 from tachikoma.tags import STATUSES, TRUST_VALUES, WRITABLE_KEYS, InvalidTagValue, normalise_value
 
 DEFAULT_LIMIT = 10

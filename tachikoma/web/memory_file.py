@@ -134,7 +134,7 @@ class Passage:
 
 
 def indexed_file_view(passages: list[tuple[int, int, str]], lines: tuple[int, int] | None) -> dict:
-    """What the page of another memory's file shows: its indexed passages (`searchers.indexed_passages`),
+    """What the page of another memory's file shows: its indexed passages (`search.pool.indexed_passages`),
     those over `lines` marked, and whether any is."""
     shown = [Passage(a, b, text, overlaps(a, b, lines)) for a, b, text in passages]
     return {"passages": shown, "found": mark_first([p for p in shown if p.hit])}

@@ -12,44 +12,19 @@ from functools import lru_cache
 
 from markupsafe import Markup, escape
 
-from tachikoma.humanize import ago, days_ago, memory_day, plural, shown_day, when  # noqa: F401 (dashboard.templating)
-from tachikoma.humanize import tool_match_text
-from tachikoma.search import STOPWORDS
-from tachikoma.search import query_terms as search_terms
+from tachikoma.humanize import ago, memory_day, plural, when  # noqa: F401 (dashboard.templating)
+from tachikoma.search import explain as explained
+from tachikoma.search.explain import DATE_SOURCES
+from tachikoma.search.keywords import STOPWORDS
+from tachikoma.search.keywords import query_terms as search_terms
 from tachikoma.store.sqlite import highlight as fts_highlight
 from tachikoma.transcripts import claude_code, codex, codex_legacy, generic, openclaw
-
-#: Where a memory's date came from, in words (`dates.SOURCES`).
-DATE_SOURCES = {"transcript": "the last turn's timestamp", "frontmatter": "front matter", "path": "the date in its path",
-                "git": "its last content commit", "git-import": "the commit that imported it with many other files",
-                "mtime": "the file's modification time"}
-#: How far a date was trusted (`dates.TRUST`), for the explanation panel.
-DATE_TRUST = {"own": "the memory's own date", "commit": "trusted as its last edit, not as its own date",
-              "weak": "a weak date: it never counts as fresher than one half-life, nor supersedes a better-dated "
-                      "memory"}
-
 
 def dated(factors: dict) -> str:
     """A result's day (in the user's time zone, `humanize.memory_day`) and where it came from:
     "2026-03-22, from the date in its path"."""
     source = factors["date_source"]
     return f"{memory_day(factors)[0]}, from {DATE_SOURCES.get(source, source)}"
-
-
-def recency_source(factors: dict) -> str:
-    """Why the recency factor is what it is, for the explanation panel."""
-    reason, rule = factors.get("recency_reason", "age"), factors.get("recency_rule", "default")
-    if reason == "off":
-        return "recency is off for this search"
-    age = f"dated {dated(factors)} ({days_ago(memory_day(factors)[1])}"
-    age += f"; {DATE_TRUST[factors['date_trust']]})" if factors.get("date_trust") in DATE_TRUST else ")"
-    if reason == "evergreen":
-        return f"evergreen: its age never counts ({age})"
-    if reason == "superseded":
-        newer = factors["superseded_by"]
-        return (f"{age}; superseded by the newer {newer['path']} of {shown_day(newer['date'])}, which says much the "
-                f"same; {rule} rule")
-    return f"{age}; {rule} rule"
 
 
 # --------------------------------------------------------------------------- query words in text
@@ -166,57 +141,17 @@ def snippet(text: str, query: str, width: int = 360, keywords=None) -> str:
 
 
 def explain(result: dict) -> dict:
-    """What the explanation panel shows: a bar per factor, where it came from, the arithmetic.
+    """What the explanation panel shows: a bar per factor with why it is what it is, the arithmetic and
+    its formula, all worded by `search.explain` (the words the command line and MCP print).
 
     `result` is one result of `Searcher.search`. The arithmetic multiplies
     the factors as shown (two decimals) and ends with the score.
     """
-    f = result["factors"]
-    trust = f"trust: {f['trust']}" if f["trust"] else "trust: none (missing or invalid)"
-    confidence = f"confidence: {f['confidence']}" if f["confidence"] else "confidence: none (missing or invalid)"
-    penalty = f["duplicate_penalty"]
-    rows = [
-        {"name": "similarity", "value": f["similarity"], "source": "how close the passage's meaning is to the query"},
-        {"name": "trust", "value": f["trust_weight"], "source": trust},
-        {"name": "confidence", "value": f["confidence_weight"], "source": confidence},
-        {"name": "recency", "value": f["recency"], "source": recency_source(f), "title": f["date"]},
-        *([{"name": "time", "value": f["time"], "source": f["time_reason"]}] if f.get("time_reason") else []),
-        {"name": "duplicate penalty", "value": penalty,
-         "source": "first passage from this file" if penalty >= 1 else "a better passage from this file ranks above"},
-    ]
-    if "vector_similarity" in f:  # hybrid search: similarity fuses meaning (vectors) and keywords (BM25)
-        rows[0]["source"] = fusion_text(f)
-        rows[1:1] = [
-            {"name": "meaning", "value": f["vector_similarity"], "sub": True,
-             "source": "cosine similarity of the query's and the passage's embeddings" if not f.get("vectors") else
-             {"quick": "meaning from quick vectors: cosine of the quick tier's embeddings, on the full model's "
-                       "scale (the full vectors are still being computed)"}.get(
-                 f["vectors"], "not embedded yet: this passage is found by its keywords only for now")},
-            {"name": "keywords", "value": f["keyword_score"], "sub": True,
-             "source": "BM25 keyword match (the query's best match = 1)"
-                       + (f"; {in_tools}" if (in_tools := tool_match_text(result)) else "")},
-        ]
-    terms = [f["similarity"], f["trust_weight"], f["confidence_weight"], f["recency"]]
-    names = ["similarity", "trust", "confidence", "recency"]
-    if f.get("time_reason"):
-        terms.append(f["time"])
-        names.append("time")
-    if penalty < 1:
-        terms.append(penalty)
-        names.append("duplicate penalty")
-    arithmetic = " × ".join(f"{t:.2f}" for t in terms) + f" = {result['score']:.2f}"
-    return {"rows": rows, "arithmetic": arithmetic, "formula": " × ".join(names) + " = score"}
-
-
-def fusion_text(factors: dict) -> str:
-    """How the hybrid similarity was made from meaning and keywords."""
-    fusion = factors.get("fusion") or {}
-    w = float(fusion.get("keyword_weight", 0.0))
-    v, k = factors["vector_similarity"], factors["keyword_score"]
-    if fusion.get("method") == "rrf":
-        return (f"reciprocal rank fusion of meaning ({v:.2f}) and keywords ({k:.2f}), "
-                f"keyword weight {w:g}, k = {float(fusion.get('rrf_k', 60)):g}")
-    return f"{1 - w:.2f} × meaning {v:.2f} + {w:.2f} × keywords {k:.2f}"
+    rows = [{"name": x.name, "value": x.value, "source": x.why, "sub": x.part} for x in explained.factors(result)]
+    for row in rows:
+        if row["name"] == "recency":
+            row["title"] = result["factors"]["date"]
+    return {"rows": rows, "arithmetic": explained.arithmetic(result), "formula": explained.formula(result)}
 
 
 # --------------------------------------------------------------------------- dates and numbers

@@ -1,5 +1,5 @@
 """What outlives a request: the searchers and store connections (kept open,
-`tachikoma.searchers`), the warm-up, the background index job and the
+`tachikoma.search.pool`), the warm-up, the background index job and the
 taggings that can be undone (kept on disk by `tachikoma.web.undo`)."""
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ from pathlib import Path
 from tachikoma.config import load_config
 from tachikoma.errors import NoIndexYet, TachikomaError
 from tachikoma.resident import Host
-from tachikoma.search import Filters, Searcher, search_memories
-from tachikoma.searchers import Searchers, memory_key, search_as_asked, warm_after_run
+from tachikoma.search.pool import Searchers, memory_key, search_as_asked, search_memories, warm_after_run
+from tachikoma.search.searcher import Searcher
+from tachikoma.search.snapshot import Filters
 from tachikoma.store import locate
 from tachikoma.watcher import Watcher
 from tachikoma.web.index_job import IndexJob

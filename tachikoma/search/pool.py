@@ -1,4 +1,6 @@
-"""Searchers kept open between queries, for long-lived processes (the dashboard, the MCP server).
+"""The searchers a process keeps open, and one query over several memories of a shared store.
+
+`search_memories` asks several memories of a shared store (PostgreSQL) at once.
 
 A `Searcher` holds a store connection and the loaded snapshot of one
 memory's index; building one per query means connecting to the database
@@ -23,9 +25,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
 
-from .errors import BadQuery
-from .search import Filters, Searcher, search_memories
-from .store import Location, locate
+from ..config import Config, load_config
+from ..errors import BadQuery
+from ..store import Location, locate
+from .searcher import Searcher
+from .snapshot import Filters
+
 
 
 #: How many searchers a process keeps open at most. Each holds its memory's vectors in RAM (100k chunks at
@@ -108,7 +113,7 @@ class Searchers:
 
     def catalog(self, url: str):
         """The kept-open `Catalog` connection to the shared store at `url`."""
-        from .store.postgres import Catalog
+        from ..store.postgres import Catalog
 
         with self._lock:
             if self._closed:
@@ -208,3 +213,38 @@ def _fits(searcher: Searcher) -> bool:
         return searcher.store.embedder == (searcher.embedder.name, searcher.dim)
     except Exception:  # noqa: BLE001 - an unreadable index or a lost connection: open a new searcher
         return False
+
+
+def search_memories(root: Path, names: list[str], query: str, limit: int = 10, config: Config | None = None,
+                    embedder_name: str | None = None, searchers=None, **options) -> dict:
+    """One query over several memories of a shared store (PostgreSQL): each memory is ranked as
+    it would be alone (its own embedder, keyword statistics and settings), then the results are
+    merged by score; every result names its ``memory``. The answer's other parts (keywords,
+    freshness, …) are the first memory's; ``memories`` lists the names searched. `searchers`
+    (`Searchers`): a long-lived process's open searchers and connections, reused;
+    None: opened for this query and closed after it."""
+    config = config or load_config(root)
+    here = locate(root, config)
+    if here.url is None:
+        raise BadQuery("searching several memories needs a shared store: set [store] url, --store or "
+                             "$TACHIKOMA_STORE to a postgresql:// URL")
+    pool = searchers if searchers is not None else Searchers()
+    try:
+        known = pool.catalog(here.url).memory_names()
+        unknown = [n for n in names if n not in known]
+        if unknown:
+            raise BadQuery(f"no memory named {', '.join(map(repr, unknown))} in "
+                                 f"{here.label.split(' in ', 1)[1]} (it holds: {', '.join(sorted(known)) or 'none'})")
+        answers = []
+        for name in names:
+            folder = Path(root) if name == here.name else Path(known[name] or root / ".." / name)
+            own = config if name == here.name else load_config(folder)  # read per query, as the folder's own
+            location = Location(folder, here.url, name)
+            make = lambda: Searcher(folder, own, embedder_name, location=location)  # noqa: E731
+            with pool.use(memory_key(location), make) as searcher:
+                answers.append(searcher.search(query, limit, config=own, **options))
+    finally:
+        if searchers is None:
+            pool.close()
+    merged = sorted((r for a in answers for r in a["results"]), key=lambda r: -r["score"])[:limit]
+    return dict(answers[0], results=merged, no_good_match=not merged, memories=list(names))

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .config import RankingConfig, Recency, SearchConfig
+from ..config import RankingConfig, Recency, SearchConfig
 
 
 def tag_weights(values: np.ndarray, table: dict[str, float]) -> np.ndarray:

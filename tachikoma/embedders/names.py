@@ -1,0 +1,8 @@
+"""The names the embedders go by, as an index records them: the lowest module of `embedders`, so the
+package (which chooses among them) and each embedder's own module can both import them."""
+
+MINILM = "minilm:all-MiniLM-L6-v2"
+MINILM_INT8 = "minilm-int8:all-MiniLM-L6-v2"
+#: The quick tier: static token vectors distilled from MiniLM (`static`).
+MINILM_STATIC = "minilm-static:all-MiniLM-L6-v2"
+OLLAMA_DEFAULT_MODEL = "nomic-embed-text"

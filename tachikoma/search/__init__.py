@@ -1,0 +1,1 @@
+"""Search: embed the query, score every chunk, rank, explain (see docs/architecture.md, "search/")."""

@@ -1,0 +1,121 @@
+"""A result's score in words: one explanation, worded once, shown by every face.
+
+`Searcher.search` explains each result with numbers (its ``factors``,
+`scoring.rank_snapshot`). Here they become what a person or a model reads:
+the factors of the score in order, each with its value and why it is what it
+is (`factors`); all of them on one line (`sentence`: what the command line
+and the MCP server print); and the multiplication itself (`arithmetic`,
+`formula`: what the dashboard shows under its bars, beside the same words).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..humanize import days_ago, memory_day, meaning_label, shown_day, tool_match_text
+
+#: Where a memory's date came from, in words (`dates.SOURCES`).
+DATE_SOURCES = {"transcript": "the last turn's timestamp", "frontmatter": "front matter",
+                "path": "the date in its path", "git": "its last content commit",
+                "git-import": "the commit that imported it with many other files",
+                "mtime": "the file's modification time"}
+#: How far a date that is not the memory's own was trusted (`dates.TRUST`).
+DATE_TRUST = {"commit": "trusted as its last edit, not as its own date",
+              "weak": "a weak date: never fresher than one half-life, and it supersedes nothing"}
+#: Why a trust or confidence weight is the default one.
+NOT_SET = "not set or invalid"
+#: Why a passage's score was cut (`ranking.rank`'s repeat penalty), and why a file's best passage's was not.
+REPEAT, FIRST = "a better passage from this file ranks above", "first passage from this file"
+#: Why the meaning part is what it is, by which vectors the passage has (`snapshot.TIER_NAMES`).
+MEANING = {None: "cosine of the query's and the passage's embeddings",
+           "full": "cosine of the query's and the passage's embeddings",
+           "quick": "cosine of the quick tier's embeddings, on the full model's scale (the full vectors are "
+                    "still being computed)"}
+NOT_EMBEDDED = "not embedded yet: found by its keywords only for now"
+
+
+@dataclass(frozen=True)
+class Factor:
+    """One number of the explanation: its name, its value and why it is what it is."""
+
+    name: str
+    value: float
+    why: str
+    #: A part the similarity is made of (meaning, keywords), not a factor of the score.
+    part: bool = False
+
+
+def fusion_text(factors: dict) -> str:
+    """How the similarity was made from meaning and keywords: "0.60 × meaning 0.41 + 0.40 × keywords 0.77",
+    reciprocal rank fusion's inputs, or only what the meaning came from when there is no keyword part."""
+    if "vector_similarity" not in factors:
+        return meaning_label(factors) if factors.get("vectors") else ""
+    fusion = factors.get("fusion") or {}
+    meaning, v, k = meaning_label(factors), factors["vector_similarity"], factors["keyword_score"]
+    w = float(fusion.get("keyword_weight", 0.0))
+    if fusion.get("method") == "rrf":
+        return (f"reciprocal rank fusion of {meaning} ({v:.2f}) and keywords ({k:.2f}), "
+                f"keyword weight {w:g}, k = {float(fusion.get('rrf_k', 60)):g}")
+    return f"{1 - w:.2f} × {meaning} {v:.2f} + {w:.2f} × keywords {k:.2f}"
+
+
+def recency_why(factors: dict) -> str:
+    """Why the recency factor is what it is: "2026-03-22, 12 days ago, from the date in its path", how far a
+    date not the memory's own was trusted, a knowledge update ("superseded by b.md of 2026-05-01, which says
+    much the same") and a rule other than the default; "evergreen: its age never counts"; "off for this search"."""
+    reason, rule = factors.get("recency_reason", "age"), factors.get("recency_rule") or "default"
+    if reason == "off":
+        return "off for this search"
+    if reason == "evergreen":
+        return "evergreen: its age never counts"
+    day, days = memory_day(factors)
+    source = factors["date_source"]
+    text = f"{day}, {days_ago(days)}, from {DATE_SOURCES.get(source, source)}"
+    if factors.get("date_trust") in DATE_TRUST:
+        text += f"; {DATE_TRUST[factors['date_trust']]}"
+    newer = factors.get("superseded_by")
+    if reason == "superseded" and newer:
+        text += f"; superseded by {newer['path']} of {shown_day(newer['date'])}, which says much the same"
+    return text + (f"; {rule} rule" if rule != "default" else "")
+
+
+def factors(result: dict) -> list[Factor]:
+    """What `result`'s score is the product of, in order, each with its reason: similarity (followed by its
+    parts, meaning and keywords, in a hybrid search), trust, confidence, recency, time (when the query
+    named one) and the duplicate penalty."""
+    f = result["factors"]
+    out = [Factor("similarity", f["similarity"], fusion_text(f))]
+    if "vector_similarity" in f:
+        tools = tool_match_text(result)
+        out += [Factor("meaning", f["vector_similarity"], MEANING.get(f.get("vectors"), NOT_EMBEDDED), part=True),
+                Factor("keywords", f["keyword_score"],
+                       "BM25 keyword match (the query's best match = 1)" + (f"; {tools}" if tools else ""), part=True)]
+    out += [Factor("trust", f["trust_weight"], f["trust"] or NOT_SET),
+            Factor("confidence", f["confidence_weight"], f["confidence"] or NOT_SET),
+            Factor("recency", f["recency"], recency_why(f))]
+    if f.get("time_reason"):
+        out.append(Factor("time", f["time"], f["time_reason"].removeprefix("time: ")))
+    penalty = f["duplicate_penalty"]
+    out.append(Factor("duplicate penalty", penalty, REPEAT if penalty < 1 else FIRST))
+    return out
+
+
+def multiplied(result: dict) -> list[Factor]:
+    """The factors as the score is written out: no parts, and the duplicate penalty only where it cut."""
+    return [x for x in factors(result) if not x.part and not (x.name == "duplicate penalty" and x.value >= 1)]
+
+
+def sentence(result: dict) -> str:
+    """The whole explanation on one line: "0.69 similarity (0.60 × meaning 0.49 + 0.40 × keywords 0.98)
+    × 1.00 trust (owner) × 1.00 confidence (high) × 1.00 recency (2026-11-20, 13 days ago, from front matter)"."""
+    return " × ".join(f"{x.value:.2f} {x.name}" + (f" ({x.why})" if x.why else "") for x in multiplied(result))
+
+
+def arithmetic(result: dict) -> str:
+    """The multiplication with two decimals, ending in the score: "0.69 × 1.00 × 0.80 = 0.55"."""
+    return " × ".join(f"{x.value:.2f}" for x in multiplied(result)) + f" = {result['score']:.2f}"
+
+
+def formula(result: dict) -> str:
+    """The names of what `arithmetic` multiplies: "similarity × trust × … = score"."""
+    return " × ".join(x.name for x in multiplied(result)) + " = score"

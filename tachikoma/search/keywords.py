@@ -1,0 +1,321 @@
+"""Keyword search: the query's words, FTS5 matches over chunk texts and tool texts, and what they score.
+
+The keyword part of hybrid relevance asks FTS5 only for its best
+`keyword_candidates` matches, and the MATCH expression is built from the
+query's words, each one quoted, so no user text is ever read as FTS5 query
+syntax (`store.sqlite.keyword_expression`). Tool texts (the calls and results
+of a transcript's tools) are searched by keyword only (`tool_search`). The
+per-chunk scores (`keyword_scores`, `keyword_parts`) and the absolute
+`keyword_coverage` behind "no good match" are computed here, from a
+`snapshot.Snapshot`.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..store.sqlite import Store
+from . import ranking
+
+if TYPE_CHECKING:
+    from .snapshot import Snapshot
+
+#: At most this many distinct words of a query are looked up by keyword.
+MAX_KEYWORD_TERMS = 32
+#: Budget of matching rows (postings) one keyword query may rank. Words are
+#: taken rarest first while their document frequencies fit; FTS5 scores every
+#: row a word matches, so a word found in most of a large memory would cost
+#: more than the whole vector search (its BM25 weight is small anyway).
+KEYWORD_POSTINGS = 5_000
+#: `words_held` reads every chunk holding a word found in at most this many chunks, and looks the
+#: candidates up one by one for a commoner word (measured at 126k chunks: crossover near 20,000).
+WORDS_HELD_SCAN = 5_000
+_TOKEN_CATEGORIES = ("L", "N", "M")
+#: English function words left out of keyword queries. BM25's IDF already
+#: discounts them in a large memory, but in a small one ("what", "did" in a
+#: third of the chunks) they still add noise: on LoCoMo-10 dropping them lifts
+#: keyword-only session R@5 from 0.863 to 0.876 (docs/evaluation.md). The
+#: vector part always sees the whole query.
+STOPWORDS = frozenset("""
+a an the is are was were be been being do does did done have has had what when where who whom which why how
+to of in on at for with about from by as and or but not it its this that these those i you he she we they
+me him her us them my your his our their there here will would can could should shall may might must also
+just so than then very
+""".split())
+
+
+def query_terms(text: str, limit: int = MAX_KEYWORD_TERMS, skip: frozenset[str] = frozenset()) -> list[str]:
+    """The distinct words of `text` (letters, digits, combining marks), first seen first.
+
+    Everything else (spaces, punctuation, quotes, operators such as ``*`` or
+    ``^``, symbols, emoji, control characters) separates words. Case-folded
+    duplicates and words whose case-folded form is in `skip` are dropped,
+    except a capitalised word after the first one: there "May" is a month and
+    "Will" a name, not a function word.
+    """
+    terms, seen, current = [], set(), []
+    first = True
+
+    def close() -> None:
+        nonlocal first
+        if current:
+            word = "".join(current)
+            key = word.casefold()
+            # A capitalised stop word after the first word is a name or a month ("in May", "Will said").
+            skipped = key in skip and (first or len(word) < 2 or not word[:1].isupper())
+            first = False
+            if key not in seen and not skipped:
+                seen.add(key)
+                terms.append(word)
+            current.clear()
+
+    for ch in text:
+        category = unicodedata.category(ch)
+        if category[0] in _TOKEN_CATEGORIES or category == "Co":
+            current.append(ch)
+        else:
+            close()
+        if len(terms) >= limit:
+            break
+    if len(terms) < limit:
+        close()
+    return terms[:limit]
+
+
+class WordRows:
+    """Each query word's chunks in the keyword index, read at most once per search: the keyword terms
+    count a word, and keyword coverage and knowledge updates ask which chunks hold it (three or four
+    reads of the same rows before)."""
+
+    def __init__(self, store: Store, limit: int = WORDS_HELD_SCAN):
+        self.store, self.limit, self._rows = store, limit, {}
+
+    def rows(self, term: str) -> list[int] | None:
+        """The ids of the chunks holding `term` (as the keyword index reads it); None when more than
+        `limit` do."""
+        if term not in self._rows:
+            found = self.store.chunks_holding(term, self.limit + 1)
+            self._rows[term] = None if len(found) > self.limit else found
+        return self._rows[term]
+
+    def rows_of(self, terms: list[str]) -> list[list[int] | None]:
+        """`rows` of each of `terms`, those not read yet in one call (one round trip on PostgreSQL)."""
+        unread = [term for term in dict.fromkeys(terms) if term not in self._rows]
+        for term, found in zip(unread, self.store.chunks_holding_each(unread, self.limit + 1)):
+            self._rows[term] = None if len(found) > self.limit else found
+        return [self._rows[term] for term in terms]
+
+
+def keyword_terms(store: Store, query: str, total_chunks: int,
+                  postings: int = KEYWORD_POSTINGS, counts: dict[str, int] | None = None,
+                  words: WordRows | None = None) -> list[str]:
+    """The words of `query` that keyword search uses, rarest first.
+
+    English function words (`STOPWORDS`) are left out. Each other word's
+    document frequency is counted first (cheaply, capped). Words in more than
+    half of the chunks are left out too (except in a memory of one chunk):
+    FTS5 gives them no BM25 weight, so they would only add matches scored
+    zero. The rest are used rarest first while their frequencies fit the
+    `postings` budget. `counts`, when given, gets each word's count (capped past half of the chunks).
+    `words` reads each word once for the whole search.
+    """
+    terms = query_terms(query, skip=STOPWORDS)
+    if not terms or total_chunks <= 0:
+        return []
+    ceiling = min(max(total_chunks // 2, 1), postings)  # a memory of one chunk still matches its words
+    if words is not None and ceiling <= words.limit:
+        found = words.rows_of(terms)
+        known = [ceiling + 1 if rows is None else min(len(rows), ceiling + 1) for rows in found]
+    else:
+        known = store.keyword_counts(terms, ceiling + 1)  # one round trip for all the words
+    return rarest_within(terms, known, ceiling, postings, counts)
+
+
+def rarest_within(terms: list[str], known: list[int], ceiling: int, postings: int,
+                  counts: dict[str, int] | None = None) -> list[str]:
+    """The words found in 1 to `ceiling` places (`known`: each word's capped count), rarest first,
+    while their counts fit the `postings` budget; `counts`, when given, gets every word's count."""
+    frequencies = []
+    for term, count in zip(terms, known):
+        if counts is not None:
+            counts[term] = count
+        if 0 < count <= ceiling:
+            frequencies.append((count, term))
+    kept, used = [], 0
+    for count, term in sorted(frequencies, key=lambda pair: pair[0]):
+        if used + count > postings:
+            break
+        kept.append(term)
+        used += count
+    return kept
+
+
+def keyword_search(store: Store, query: str, total_chunks: int, limit: int | None,
+                   postings: int = KEYWORD_POSTINGS, terms: list[str] | None = None) -> list[tuple[int, float]]:
+    """(chunk id, bm25) of the best keyword matches for `query`, best first, using its
+    `keyword_terms` (or `terms` when the caller already has them).
+    `limit` None returns every match (the evaluation's BM25 baseline).
+    """
+    kept = keyword_terms(store, query, total_chunks, postings) if terms is None else terms
+    if not kept:
+        return []
+    return store.keyword_matches(kept, limit)
+
+
+# ---------------------------------------------------------------- tool texts (keyword only)
+
+#: How many tool texts of one result its answer names (the best matches first).
+TOOL_MATCHES_SHOWN = 3
+#: A result shows an excerpt of its best tool text when tool texts gave at least this share of its keyword
+#: score (reading it back costs a read of the transcript up to that line).
+TOOL_EXCERPT_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class ToolMatch:
+    """A tool text (`documents.ToolText`) holding query words, and the chunk whose turn made the call."""
+
+    chunk_id: int
+    bm25: float
+    tool: str
+    side: str  # "input" or "output"
+    line: int  # the file line of the record holding the text
+
+    def as_dict(self) -> dict:
+        return {"tool": self.tool, "side": self.side, "line": self.line}
+
+
+def tool_terms(store: Store, query: str, total: int, counts: dict[str, int] | None = None,
+               postings: int = KEYWORD_POSTINGS) -> list[str]:
+    """The words of `query` looked up in tool texts, rarest first: `keyword_terms`' rules, over the
+    `total` tool texts (a word in more than half of them has no weight). `counts` gets each word's count."""
+    terms = query_terms(query, skip=STOPWORDS)
+    if not terms or total <= 0:
+        return []
+    ceiling = min(max(total // 2, 1), postings)
+    known = store.tool_keyword_counts(terms, ceiling + 1)  # one round trip on PostgreSQL
+    return rarest_within(terms, known, ceiling, postings, counts)
+
+
+def tool_search(store: Store, terms: list[str], limit: int) -> list[ToolMatch]:
+    """The best `limit` tool texts holding any of `terms` (`tool_terms`), best first."""
+    if not terms:
+        return []
+    return [ToolMatch(int(r[0]), float(r[1]), r[2], r[3], int(r[4])) for r in store.tool_matches(terms, limit)]
+
+
+def tool_words_held(store: Store, query: str, chunk_ids: np.ndarray) -> np.ndarray:
+    """`words_held` for the chunks' tool texts: which query words each chunk's tool texts hold."""
+    terms = query_terms(query, skip=STOPWORDS)
+    ids = np.asarray(chunk_ids, dtype=np.int64)
+    held = np.zeros((ids.shape[0], len(terms)), dtype=bool)
+    if not terms or not ids.shape[0]:
+        return held
+    for column, term in enumerate(terms):
+        rows = store.chunks_holding_in_tools(term, WORDS_HELD_SCAN + 1)
+        if len(rows) > WORDS_HELD_SCAN:
+            rows = store.chunks_holding_in_tools(term, WORDS_HELD_SCAN + 1, among=ids.tolist())
+        held[:, column] = np.isin(ids, rows)
+    return held
+
+
+def words_held(store: Store, query: str, chunk_ids: np.ndarray, words: WordRows | None = None) -> np.ndarray:
+    """(len(chunk_ids), query words) bool: which words of `query` (function words aside) each chunk
+    holds, as the keyword index reads them (stemmed: "runs" holds "run"). One lookup per word,
+    restricted to the given chunks (`ranking.supersessions` asks about a few dozen). `words`: the
+    search's rows of each word, read once."""
+    terms = query_terms(query, skip=STOPWORDS)
+    ids = np.asarray(chunk_ids, dtype=np.int64)
+    held = np.zeros((ids.shape[0], len(terms)), dtype=bool)
+    if not terms or not ids.shape[0]:
+        return held
+    words = words if words is not None and words.limit == WORDS_HELD_SCAN else WordRows(store)
+    for column, term in enumerate(terms):
+        # A word in at most `WORDS_HELD_SCAN` chunks: read all of them (a fraction of a millisecond).
+        rows = words.rows(term)
+        if rows is None:
+            # A common word: look each chunk up instead (for a rare word that was 15x slower on SQLite
+            # than reading it all).
+            rows = store.chunks_holding_among(term, ids.tolist())
+        held[:, column] = np.isin(ids, rows)
+    return held
+
+
+#: Keyword coverage is read for the best keyword matches only (the same number as the search's own
+#: `keyword_candidates` default): the chunk holding most of the query's rare words is among BM25's first.
+COVERAGE_CANDIDATES = 200
+
+
+def keyword_coverage(store: Store, query: str, snap: "Snapshot",
+                     matches: list[tuple[int, float]], counts: dict[str, int] | None = None,
+                     tool_matches: list[ToolMatch] = (), words=None) -> np.ndarray:
+    """(N,) the share of the query's words (function words aside) each keyword match holds, each word
+    weighted by its rarity in the memory (BM25's idf: a word found nowhere weighs most); 0 elsewhere.
+
+    Unlike the keyword score, which is relative (the query's best match is 1
+    however poor), this is absolute: a question about someone the memory never
+    mentions leaves that name's weight out of every chunk, while an identifier
+    or a date that a note holds covers the whole query. Read for the first
+    `COVERAGE_CANDIDATES` matches (and of `tool_matches`, whose chunks hold
+    the words of their tool texts as `words(chunk ids)` says; default
+    `words_held`); `counts` are the word counts (each word is counted here otherwise)."""
+    coverage = np.zeros(len(snap.chunk_ids))
+    terms = query_terms(query, skip=STOPWORDS)
+    total = snap.chunk_count
+    if not terms or not (matches or tool_matches) or not len(snap.chunk_ids):
+        return coverage
+    ids = np.array(list(dict.fromkeys([m[0] for m in matches[:COVERAGE_CANDIDATES]]
+                                      + [m.chunk_id for m in tool_matches[:COVERAGE_CANDIDATES]])), dtype=np.int64)
+    cap = min(max(total // 2, 1), KEYWORD_POSTINGS)
+    if counts is None:
+        counts = dict(zip(terms, store.keyword_counts(terms, cap + 1)))
+    df = np.array([counts.get(t, 0) for t in terms], dtype=np.float64)
+    df = np.where(df > cap, np.maximum(df, total / 2), df)  # past the cap: a common word, weighed as one
+    idf = np.log((total - df + 0.5) / (df + 0.5) + 1.0)
+    held = words(ids) if words is not None else words_held(store, query, ids)
+    share = held.astype(np.float64) @ idf / idf.sum()
+    pos = np.minimum(np.searchsorted(snap.chunk_ids, ids), len(snap.chunk_ids) - 1)
+    known = snap.chunk_ids[pos] == ids  # a chunk written after the snapshot is ignored
+    coverage[pos[known]] = share[known]
+    return coverage
+
+
+def chunk_positions(snap: "Snapshot", ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Positions of chunk `ids` in the snapshot, and which are in it (one written after it is not)."""
+    pos = np.minimum(np.searchsorted(snap.chunk_ids, ids), len(snap.chunk_ids) - 1)
+    return pos, snap.chunk_ids[pos] == ids
+
+
+def keyword_parts(snap: "Snapshot", matches: list[tuple[int, float]],
+                  tool_matches: list[ToolMatch]) -> tuple[np.ndarray, np.ndarray]:
+    """Per chunk: keyword relevance (0..1) from its own text's matches and its tool texts' best match
+    (`ranking.keyword_relevance_with_tools`), and the share of it that its tool texts gave."""
+    n = len(snap.chunk_ids)
+    if not tool_matches or not n:
+        return keyword_scores(snap, matches), np.zeros(n)
+    own, tool = np.full(n, np.nan), np.full(n, np.nan)
+    if matches:
+        pos, known = chunk_positions(snap, np.array([m[0] for m in matches], dtype=np.int64))
+        own[pos[known]] = np.array([m[1] for m in matches], dtype=np.float64)[known]
+    pos, known = chunk_positions(snap, np.array([m.chunk_id for m in tool_matches], dtype=np.int64))
+    values = np.array([m.bm25 for m in tool_matches], dtype=np.float64)[known]
+    best = np.zeros(n)
+    np.minimum.at(best, pos[known], values)  # bm25 is negative: the lowest is a chunk's best tool text
+    tool[pos[known]] = best[pos[known]]
+    return ranking.keyword_relevance_with_tools(own, tool)
+
+
+def keyword_scores(snap: "Snapshot", matches: list[tuple[int, float]]) -> np.ndarray:
+    """Per-chunk keyword relevance (0..1) from `keyword_search` matches; unmatched chunks 0."""
+    relevance = np.zeros(len(snap.chunk_ids))
+    if matches and len(snap.chunk_ids):
+        ids = np.array([m[0] for m in matches], dtype=np.int64)
+        values = np.array([m[1] for m in matches], dtype=np.float64)
+        pos = np.minimum(np.searchsorted(snap.chunk_ids, ids), len(snap.chunk_ids) - 1)
+        known = snap.chunk_ids[pos] == ids  # a chunk written after the snapshot was taken is ignored
+        relevance[pos[known]] = ranking.keyword_relevance(values[known])  # the rest: no match, 0
+    return relevance

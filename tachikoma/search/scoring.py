@@ -1,0 +1,181 @@
+"""Scoring a snapshot against a query: similarity, tags, recency, time, knowledge updates, the floor.
+
+`rank_snapshot` scores every chunk of a `snapshot.Snapshot` with the pure
+rules of `ranking` and explains the best ones factor by factor;
+`relevance_floor` is the measured floor below which an answer says "no good
+match"; `tier_similarity` compares chunks that have only quick-tier vectors.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import numpy as np
+
+from .. import dates, timeq
+from ..config import Config
+from ..embedders.names import MINILM, MINILM_INT8
+from . import ranking
+from .snapshot import FULL, QUICK, TIER_NAMES, Filters, Snapshot
+
+DAY = 86400.0
+#: The relevance floor measured per embedder (see `relevance_floor`). Both floors were chosen
+#: together by `tachikoma eval abstention` on all ten LoCoMo conversations: 0.41 with the keyword
+#: floor 0.6 costs 0.003 session R@5 and says "no good match" to 81% of questions asked of the wrong
+#: conversation and to every nonsense query. int8's curve is the exact model's within 0.006.
+MEASURED_FLOORS = {MINILM: 0.41, MINILM_INT8: 0.41}
+#: An answer whose best keyword match holds at least this share of the query's words, weighted by
+#: rarity (`keyword_coverage`), is a match whatever its meaning's cosine (`ranking.match_evidence`).
+KEYWORD_FLOOR = 0.6
+#: Per date source (`dates.SOURCES`), how far its date is trusted (`dates.STRENGTH`).
+DATE_STRENGTH = np.array(dates.STRENGTH, dtype=np.int8)
+#: How many of the best chunks are compared for knowledge updates (`ranking.supersessions`).
+SUPERSESSION_CANDIDATES = 50
+
+
+def relevance_floor(embedder_name: str) -> float:
+    """The default `min_score` for an embedder: measured for MiniLM, none (0) for the others.
+
+    0.41 with the keyword floor says "no good match" to 84% of LoCoMo's
+    questions about other conversations and to all nonsense queries, at a cost
+    of 0.011 session R@5 on the answerable ones (conversations 0-1, `tachikoma eval
+    abstention`, docs/evaluation.md). Cosines of other models live on other
+    scales, so they get no floor until measured.
+    """
+    return MEASURED_FLOORS.get(embedder_name, 0.0)
+
+
+
+def _supersede(snap: Snapshot, similarity, file_weight, rec, mask, evergreen, rule, limit, words=None,
+               asked=None):
+    """Recency × `rule.superseded` for the best candidates that a newer one supersedes; also, per
+    chunk, the position of the chunk that supersedes it (-1: none). `words(chunk ids)` says which
+    query words each candidate holds (`words_held`); None: not known. `asked` (N,) bool marks chunks
+    from the time the query asks about: "what did we decide in February" wants February's answer,
+    so those are never superseded."""
+    superseded_by = np.full(similarity.shape[0], -1, dtype=np.int64)
+    if rule.half_life_days is None or rule.superseded >= 1:
+        return rec, superseded_by
+    weight = np.where(mask, similarity * file_weight[snap.chunk_file] * rec, -1.0)
+    m = min(int(mask.sum()), max(2 * limit, SUPERSESSION_CANDIDATES))
+    if m < 2:
+        return rec, superseded_by
+    top = np.argpartition(-weight, m - 1)[:m]
+    files = snap.chunk_file[top]
+    eligible = ~evergreen[files] if asked is None else ~evergreen[files] & ~asked[top]
+    by = ranking.supersessions(similarity[top], snap.matrix[top], snap.date[top], files, eligible,
+                               snap.kinds[files] == "transcript",
+                               words(snap.chunk_ids[top]) if words is not None else None,
+                               strength=DATE_STRENGTH[snap.date_source[top]])
+    hit = by >= 0
+    superseded_by[top[hit]] = top[by[hit]]
+    rec = rec.copy()
+    rec[top[hit]] *= rule.superseded
+    return rec, superseded_by
+
+
+def tier_similarity(snap: Snapshot, vector: np.ndarray, quick_qvec: np.ndarray | None) -> np.ndarray:
+    """(N,) each chunk's cosine with the query by the best vectors it has: the full model's, else the
+    quick tier's mapped onto the full model's scale (so the relevance floor and the fusion weights keep
+    their meaning), else 0 (keyword search only)."""
+    vector = np.where(snap.tier == FULL, vector, 0.0)
+    if snap.quick is not None and quick_qvec is not None:
+        from ..embedders import static
+
+        quick = snap.tier == QUICK
+        cosines = np.clip(np.asarray(snap.quick[quick]) @ quick_qvec, 0.0, 1.0).astype(np.float64)
+        vector[quick] = static.calibrate(cosines)
+    return vector
+
+
+def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
+                  filters: Filters | None = None, now: datetime | None = None,
+                  keyword: np.ndarray | None = None, min_score: float = 0.0,
+                  exclude: np.ndarray | None = None, words=None, coverage=None,
+                  keyword_floor: float = KEYWORD_FLOOR, windows=(), tool_share: np.ndarray | None = None,
+                  quick_qvec: np.ndarray | None = None) -> dict:
+    """Score all chunks of a snapshot against a query vector; explain the top `limit`.
+
+    Chunks not fully embedded yet (`Snapshot.tier`) are compared in the quick
+    tier's space with `quick_qvec` (the query embedded by the quick model;
+    cosines mapped onto the full model's scale, `static.calibrate`), or by
+    keywords only; their factors say which (``vectors``).
+
+    `keyword`: per-chunk keyword relevance in 0..1 (`keyword_scores`); None
+    counts as no keyword match anywhere. Chunks sharing nothing with the
+    query are left out, as are the chunks of files flagged in `exclude` (F,).
+    The relevance floor decides for the whole answer (`ranking.match_evidence`,
+    returned as ``match``): no chunk reaching `min_score` in meaning, nor
+    `keyword_floor` in keyword `coverage` (`keyword_coverage`, or a function
+    giving it, called only when meaning does not decide; None: 0), means
+    no results at all; otherwise no result is removed for its own low cosine.
+    `words(chunk ids)` → (chunks × query words) bool tells knowledge updates
+    which query words a candidate holds (`words_held`); None leaves the word conditions out.
+    `windows`: the times the query asks about (`timeq.read`); each chunk's date gives it a time factor.
+    `tool_share` (N,): the share of each chunk's keyword score its tool texts gave (`keyword_parts`),
+    shown as ``keyword_in_tools`` where it is not 0.
+    """
+    cfg = config.ranking
+    fusion = config.search
+    now = now or datetime.now().astimezone()
+    now_ts = now.timestamp()
+    vector = np.clip(snap.matrix @ qvec, 0.0, 1.0).astype(np.float64) if len(snap.chunk_ids) else np.empty(0)
+    if snap.tier is not None:  # some chunks are not fully embedded yet: their best vectors, else keywords only
+        vector = tier_similarity(snap, vector, quick_qvec)
+    if keyword is None:
+        keyword = np.zeros(vector.shape[0])
+    similarity = ranking.fuse(vector, keyword, fusion)
+    method = {"method": fusion.fusion, "keyword_weight": fusion.keyword_weight}
+    if fusion.fusion == "rrf":
+        method["rrf_k"] = fusion.rrf_k
+    age_days = np.maximum(now_ts - snap.date, 0.0) / DAY
+    trust_w, conf_w = snap.tag_weights(cfg)
+    rule = cfg.rule
+    evergreen = snap.evergreen_files(cfg.evergreen)
+    weak_date = DATE_STRENGTH[snap.date_source] == 0
+    rec = ranking.recency_rule(age_days, evergreen[snap.chunk_file], rule, weak=weak_date)
+    mask = similarity > 0  # a chunk that shares nothing with the query is not a match
+    if exclude is not None:
+        mask &= ~exclude[snap.chunk_file]
+    if filters:
+        extra = filters.mask(snap)
+        if extra is not None:
+            mask &= extra
+    match = ranking.match_evidence(vector, coverage, mask, min_score, keyword_floor)
+    if match["answered_by"] is None:
+        mask = np.zeros_like(mask)
+    in_time, nearest = timeq.factor(snap.date, list(windows))
+    rec, superseded_by = _supersede(snap, similarity, trust_w * conf_w, rec, mask, evergreen, rule, limit, words,
+                                    asked=in_time >= 1.0 if windows else None)
+    ranked = ranking.rank(similarity, snap.chunk_file, trust_w * conf_w, limit,
+                          cfg.per_file, cfg.repeat_penalty, mask, chunk_weight=rec * in_time if windows else rec)
+    factors = []
+    for pos, penalty in zip(ranked.chunks, ranked.penalty):
+        f = snap.chunk_file[pos]
+        factors.append({
+            "similarity": float(similarity[pos]),
+            "vector_similarity": float(vector[pos]), "keyword_score": float(keyword[pos]), "fusion": dict(method),
+            "trust": snap.trust[f], "trust_weight": float(trust_w[f]),
+            "confidence": snap.confidence[f], "confidence_weight": float(conf_w[f]),
+            "age_days": float(age_days[pos]), "date_source": dates.SOURCES[snap.date_source[pos]],
+            "date_trust": dates.TRUST[dates.SOURCES[snap.date_source[pos]]],
+            "date": datetime.fromtimestamp(snap.date[pos], timezone.utc).isoformat(timespec="seconds"),
+            "recency": float(rec[pos]), "recency_rule": cfg.recency,
+            "recency_reason": ("off" if rule.half_life_days is None else "evergreen" if evergreen[f] else
+                               "superseded" if superseded_by[pos] >= 0 else "age"),
+            "time": float(in_time[pos]),
+            "time_reason": timeq.explain(float(in_time[pos]), float(snap.date[pos]),
+                                         windows[nearest[pos]] if windows else None, now.tzinfo),
+            "duplicate_penalty": float(penalty),
+        })
+        if tool_share is not None and tool_share[pos] > 0:
+            factors[-1]["keyword_in_tools"] = float(tool_share[pos])
+        if snap.tier is not None and snap.tier[pos] != FULL:  # absent once every chunk has its full vector
+            factors[-1]["vectors"] = TIER_NAMES[int(snap.tier[pos])]
+        if superseded_by[pos] >= 0:
+            newer = superseded_by[pos]
+            factors[-1]["superseded_by"] = {
+                "path": str(snap.paths[snap.chunk_file[newer]]),
+                "date": datetime.fromtimestamp(snap.date[newer], timezone.utc).isoformat(timespec="seconds")}
+    return {"positions": ranked.chunks.tolist(), "scores": [float(s) for s in ranked.scores], "factors": factors,
+            "match": match}

@@ -1,0 +1,367 @@
+"""`Searcher`: answers queries over one memory's index, keeping its vectors between queries.
+
+A `Searcher` keeps the vectors of the index in memory between queries (the
+dashboard holds one for its lifetime) and reloads them only when the index
+changes. The command line builds one per query (a cold search). Each search
+reads the snapshot, the keyword matches and the chunk texts in one read
+transaction, leaves out files gone from the folder, and says how fresh the
+index is (counted in a thread of its own, `_FreshnessCheck`).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from .. import timeq
+from ..config import Config, load_config
+from ..embedders import choose
+from ..embedders.base import Embedder
+from ..errors import BadQuery, NoIndexYet
+from ..store import ENGINE_INDEX_MIN_CHUNKS, Location, locate
+from ..tags import Tags
+from . import vector_index
+from .keywords import (TOOL_EXCERPT_SHARE, TOOL_MATCHES_SHOWN, ToolMatch, WordRows, chunk_positions,
+                       keyword_coverage, keyword_parts, keyword_search, keyword_terms, tool_search, tool_terms,
+                       tool_words_held, words_held)
+from .scoring import rank_snapshot, relevance_floor
+from .snapshot import Filters, Snapshot
+
+#: A searcher that lives on (dashboard, MCP) re-counts the files changed since the last index run
+#: at most this often while the index is unchanged; a walk of the folder costs a stat per file.
+FRESHNESS_SECONDS = 2.0
+#: How many nearest chunks the engine's own vector index hands to the exact ranking, from
+#: `store.ENGINE_INDEX_MIN_CHUNKS` chunks (measured at 1M: HNSW 1,000 recall 0.987, 400 0.947).
+ENGINE_SHORTLIST = 1_000
+#: Re-rankings after finding result files missing before every file is checked.
+MISSING_ROUNDS = 3
+#: The freshness of a memory whose folder is not on this machine.
+NOT_HERE = {"state": "elsewhere", "last_indexed_at": None, "changed_since": None}
+
+
+def _sorted_union(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """np.union1d of two integer arrays, without what np.union1d costs a cold search: its first call
+    imports numpy.ma (60-110 ms of a command-line search)."""
+    merged = np.concatenate([a, b])
+    merged.sort()
+    keep = np.ones(merged.shape, dtype=bool)
+    np.not_equal(merged[1:], merged[:-1], out=keep[1:])
+    return merged[keep]
+
+
+class Searcher:
+    """Answers queries over one memory folder's index."""
+
+    def __init__(self, root: Path, config: Config | None = None, embedder_name: str | None = None,
+                 embedder: Embedder | None = None, location: Location | None = None,
+                 watched: Callable[[], bool] | None = None):
+        self.root = root
+        #: Whether a watcher re-indexes the folder on every change (a long-lived process's): then a
+        #: freshness count older than `FRESHNESS_SECONDS` is refreshed behind the answer, not before it.
+        self.watched = watched
+        self.config = config or load_config(root)
+        self.location = location or locate(root, self.config)
+        if not self.location.exists():  # never create an empty index just by searching
+            raise NoIndexYet("no index yet: run `tachikoma index` first")
+        self.store = self.location.open(readonly=True)  # searching needs no write access to the memory
+        built_with = self.store.embedder
+        if built_with is None:
+            self.store.close()
+            raise NoIndexYet("no index yet: run `tachikoma index` first")
+        requested, origin = self.config.embedder_request(embedder_name)
+        self.embedder = embedder or choose(requested, built_with[0], origin=origin)
+        self.dim = built_with[1]
+        self._snapshot: Snapshot | None = None
+        self._quick: Embedder | None = None  # the quick tier's embedder, while some chunks have only its vectors
+        self._freshness: tuple[int, float, dict] | None = None
+        self._refreshing: _FreshnessCheck | None = None
+        #: False for a memory of a shared store whose folder is not on this machine: its files
+        #: cannot be checked, so results are not hidden as missing and freshness is not known.
+        self.local = Path(root).is_dir()
+        #: Indexes of at least this many chunks use `vector_index` for their vector candidates, or the
+        #: engine's own index from `engine_index_min_chunks`.
+        self.vector_index_min_chunks = vector_index.ANN_MIN_CHUNKS
+        self.engine_index_min_chunks = ENGINE_INDEX_MIN_CHUNKS
+
+    def close(self) -> None:
+        self.store.close()
+
+    def snapshot(self) -> Snapshot:
+        if self._snapshot is None or self._snapshot.generation != self.store.generation:
+            self._snapshot = Snapshot.load(self.store, self.dim)
+        snap = self._snapshot
+        # Not while some chunks lack their full vectors (`Snapshot.tier`: a run is embedding): their
+        # zero rows would skew the codes' centre, which later generations keep, and a chunk with
+        # only a quick vector has no full one to be shortlisted by. The exact scan ranks them meanwhile.
+        if snap.vector_index is None and snap.tier is None and len(snap.chunk_ids) >= self.vector_index_min_chunks \
+                and not self._engine_index(snap):
+            self._build_vector_index(snap)
+        return snap
+
+    def _engine_index(self, snap: Snapshot) -> bool:
+        """Whether this search takes its vector shortlist from the engine's own index (`ENGINE_INDEX_MIN_CHUNKS`)."""
+        return len(snap.chunk_ids) >= self.engine_index_min_chunks and self.store.has_vector_index(self.dim)
+
+    def _build_vector_index(self, snap: Snapshot) -> None:
+        snap.vector_index, _ = vector_index.open_or_build(
+            self.store.cache_folder, self.store.cache_key(snap.generation), snap.matrix, snap.chunk_ids)
+
+    def candidates(self, snap: Snapshot, qvec: np.ndarray, matches: list[tuple[int, float]],
+                   filters: Filters | None) -> Snapshot:
+        """The chunks worth scoring: all of them, or for a large index a shortlist of the nearest and
+        every keyword match. The shortlist comes from the engine's own index when it has one and no
+        filter applies (PostgreSQL's HNSW: `ENGINE_SHORTLIST`), else from `vector_index` (among the
+        chunks `filters` allow). The ranking then runs on these rows as on any snapshot, with exact
+        cosines from the float vectors. While some chunks are not fully embedded (`Snapshot.tier`)
+        every chunk is scored, by the best vectors it has."""
+        if snap.tier is not None or len(snap.chunk_ids) < self.vector_index_min_chunks:
+            return snap
+        allowed = filters.mask(snap) if filters else None
+        near = None
+        if allowed is None and self._engine_index(snap):  # it knows no filters
+            found = self.store.vector_candidates(qvec, ENGINE_SHORTLIST)
+            if found is not None:
+                near, known = chunk_positions(snap, np.sort(found))
+                near = near[known]
+        if near is None:
+            if snap.vector_index is None:
+                self._build_vector_index(snap)
+            near = snap.vector_index.candidates(qvec, vector_index.shortlist_size(*snap.matrix.shape), allowed)
+        ids = np.array([m[0] for m in matches], dtype=np.int64)
+        pos = np.minimum(np.searchsorted(snap.chunk_ids, ids), len(snap.chunk_ids) - 1)
+        matched = pos[snap.chunk_ids[pos] == ids]
+        return snap.rows(_sorted_union(near, matched))
+
+    def search(self, query: str, limit: int = 10, filters: Filters | None = None,
+               now: datetime | None = None, config: Config | None = None, min_score: float | None = None,
+               recency: str | None = None, as_of: datetime | str | None = None) -> dict:
+        """Rank chunks for `query` and return the JSON-ready answer with explanations.
+
+        `as_of` (or `now`; a datetime or what `timeq.parse_as_of` reads) is the "now" of the search:
+        recency ages count from it and the time the query names ("last week", `timeq`) is read
+        against it. Default: now, in the machine's time zone.
+
+        When no chunk is close enough in meaning (vector similarity at least
+        `min_score`; default: the config's ``[search] min_score``, else the
+        floor measured for the embedder, `relevance_floor`) nor holds most of
+        the query's words (`keyword_coverage`, `KEYWORD_FLOOR`), the answer
+        has no results and says ``no_good_match``; otherwise no result is left
+        out for its own low similarity (``match`` says which). A result
+        never names a file that is gone from the memory folder, even before
+        the index has caught up with it. `recency` names a preset (`config.RECENCY_PRESETS`) to use
+        instead of the config's ``[ranking] recency``.
+        """
+        query = query.strip()
+        if not query:
+            raise BadQuery("empty query: say what to look for")
+        config = config or self.config
+        if recency is not None:
+            try:
+                config = replace(config, ranking=config.ranking.with_recency(recency))
+            except ValueError as exc:
+                raise BadQuery(str(exc)) from None
+        if as_of is not None:
+            try:
+                now = as_of if isinstance(as_of, datetime) else timeq.parse_as_of(as_of)
+            except ValueError as exc:
+                raise BadQuery(str(exc)) from None
+        now = now if now is not None else datetime.now().astimezone()
+        if now.tzinfo is None:
+            now = now.astimezone()
+        windows = timeq.read(query, now) if config.search.time_reading else []
+        floor = min_score if min_score is not None else config.search.min_score
+        floor = relevance_floor(self.embedder.name) if floor is None else float(floor)
+        if not 0 <= floor <= 1:
+            raise BadQuery(f"min_score must be between 0 and 1, not {floor:g}")
+        checking = self._start_freshness() if self.local else None
+        started = time.perf_counter()
+        qvec = np.asarray(self.embedder.embed_query(query), dtype=np.float32)
+        embedded = time.perf_counter()
+        # One read transaction: the snapshot, the keyword matches and the chunk texts all see
+        # the same state of the index, even while `tachikoma index` writes to it.
+        store = self.store
+        with store.reading():
+            snap = self.snapshot()
+            quick_qvec = self._quick_query(snap, query)
+            counts: dict[str, int] = {}
+            read = WordRows(store)
+            keywords = keyword_terms(store, query, len(snap.chunk_ids), counts=counts, words=read)
+            matches = keyword_search(store, query, len(snap.chunk_ids), config.search.keyword_candidates,
+                                     terms=keywords)
+            tool_words, tool_matches = self._tool_matches(query, config, counts)
+            # A chunk found by its tool texts alone is a candidate too (a large index ranks a shortlist).
+            snap = self.candidates(snap, qvec, matches + [(m.chunk_id, m.bm25) for m in tool_matches], filters)
+            keyword, tool_share = keyword_parts(snap, matches, tool_matches)
+            words = lambda ids: words_held(store, query, ids, read)  # noqa: E731 (knowledge updates: what was said)
+            # For "no good match", a chunk also holds the words of its tool texts.
+            with_tools = lambda ids: words(ids) | tool_words_held(store, query, ids)  # noqa: E731
+            coverage = lambda: keyword_coverage(store, query, snap, matches, counts,  # noqa: E731 (only if needed)
+                                                tool_matches, with_tools if tool_matches else words)
+            answer, hidden = self._rank_existing(snap, qvec, limit, config, filters, now, keyword, floor, words,
+                                                 coverage, windows, tool_share if tool_matches else None,
+                                                 quick_qvec)
+            details = store.chunk_details([int(snap.chunk_ids[i]) for i in answer["positions"]])
+        results = []
+        for pos, factors, score in zip(answer["positions"], answer["factors"], answer["scores"]):
+            path, kind, idx, start, end, text = details[int(snap.chunk_ids[pos])]
+            f = snap.chunk_file[pos]
+            tags = Tags(snap.trust[f], snap.confidence[f], snap.sources[f])
+            results.append({"path": path, "kind": kind, "chunk": idx, "lines": [start, end], "text": text,
+                            "score": score, "tags": tags.as_dict(), "factors": factors})
+            if self.location.name is not None:  # a shared store: every result names its memory
+                results[-1]["memory"] = self.location.name
+            if factors.get("keyword_in_tools"):
+                results[-1]["tool_matches"] = self._tool_evidence(
+                    path, int(snap.chunk_ids[pos]), tool_matches, tool_words,
+                    excerpt=factors["keyword_in_tools"] >= TOOL_EXCERPT_SHARE)
+        finished = time.perf_counter()
+        freshness = dict(self._finish_freshness(checking) if self.local else NOT_HERE, missing_files=hidden)
+        keywords = keywords + [t for t in tool_words if t not in keywords]
+        return {"query": query, "keywords": keywords, "results": results, "min_score": floor,
+                "no_good_match": not results, "match": answer["match"],
+                "recency": config.ranking.recency,
+                "as_of": now.isoformat(timespec="seconds"), "time": [w.as_dict() for w in windows],
+                "freshness": freshness, "embedder": self.embedder.name,
+                "timing_ms": {"embed": round((embedded - started) * 1000, 2),
+                              "rank": round((finished - embedded) * 1000, 2)}}
+
+    def _tool_matches(self, query: str, config: Config, counts: dict[str, int]) -> tuple[list[str], list[ToolMatch]]:
+        """The query's words looked up in tool texts and their best matches (none when the index holds
+        no tool text); each word's count there is added to `counts`, for `keyword_coverage`."""
+        total = self.store.tool_text_count()
+        if not total:
+            return [], []
+        tool_counts: dict[str, int] = {}
+        terms = tool_terms(self.store, query, total, tool_counts)
+        for term, count in tool_counts.items():
+            counts[term] = counts.get(term, 0) + count
+        return terms, tool_search(self.store, terms, config.search.keyword_candidates)
+
+    def _tool_evidence(self, path: str, chunk_id: int, tool_matches: list[ToolMatch], terms: list[str],
+                       excerpt: bool = True) -> list[dict]:
+        """The best tool texts of one result's chunk that hold query words: tool, side, file line, and (with
+        `excerpt`) the text around the first query word, read from the file (the index keeps only words)."""
+        from ..transcripts import tool_excerpt
+
+        found = [m.as_dict() for m in tool_matches if m.chunk_id == chunk_id][:TOOL_MATCHES_SHOWN]
+        for match in found[:1] if excerpt else ():
+            match["excerpt"] = tool_excerpt(self.root / path, match["line"], terms)
+        return found
+
+    def _rank_existing(self, snap: Snapshot, qvec, limit, config, filters, now, keyword, floor,
+                       words=None, coverage=None, windows=(), tool_share=None, quick_qvec=None) -> tuple[dict, int]:
+        """`rank_snapshot`, leaving out files deleted or renamed since the index last saw them.
+
+        Only the files of the results are checked (a stat each); a missing one
+        is excluded and the ranking done again. Returns the answer and how
+        many indexed files were found missing.
+        """
+        gone = np.zeros(len(snap.paths), dtype=bool)
+        if not self.local:
+            return rank_snapshot(snap, qvec, limit, config, filters, now, keyword, floor, words=words,
+                                 coverage=coverage, windows=windows, tool_share=tool_share,
+                                 quick_qvec=quick_qvec), 0
+        for attempt in range(MISSING_ROUNDS + 1):
+            answer = rank_snapshot(snap, qvec, limit, config, filters, now, keyword, floor,
+                                   exclude=gone if gone.any() else None, words=words, coverage=coverage,
+                                   windows=windows, tool_share=tool_share, quick_qvec=quick_qvec)
+            files = {int(snap.chunk_file[p]) for p in answer["positions"]}
+            if attempt == MISSING_ROUNDS - 1:
+                files = range(len(snap.paths))  # many files went at once: check them all, once
+            missing = [f for f in files if not gone[f] and not os.path.lexists(self.root / snap.paths[f])]
+            if not missing:
+                return answer, int(gone.sum())
+            gone[missing] = True
+        return answer, int(gone.sum())
+
+    def _quick_query(self, snap: Snapshot, query: str) -> np.ndarray | None:
+        """The query in the quick tier's space, when some chunks of `snap` have only quick vectors."""
+        if snap.quick is None:
+            return None
+        name = self.store.get_meta("quick_embedder")
+        if not name:
+            return None
+        if self._quick is None or self._quick.name != name:
+            from ..embedders import create
+
+            self._quick = create(name)
+        return np.asarray(self._quick.embed_query(query), dtype=np.float32)
+
+    def freshness(self) -> dict:
+        """How fresh the index is (`freshness.answer_freshness`), recomputed at most every
+        `FRESHNESS_SECONDS` while the index is unchanged."""
+        return self._finish_freshness(self._start_freshness())
+
+    def _start_freshness(self) -> "_FreshnessCheck | None":
+        """For a searcher's first search (the command line's only one): the check, started in a
+        thread, so that the walk of the memory folder (a stat per file: most of a cold search in a
+        large memory) runs while the query is embedded and ranked. Later ones (the dashboard, MCP)
+        refresh it after ranking, in `_finish_freshness`, and never slow the ranking down."""
+        return _FreshnessCheck(self.root, self.store) if self._freshness is None else None
+
+    def _finish_freshness(self, checking: "_FreshnessCheck | None") -> dict:
+        if checking is not None:
+            self._freshness = (checking.generation, checking.started, checking.result())
+        generation = self.store.generation
+        cached = self._freshness
+        if cached[0] == generation and time.monotonic() - cached[1] <= FRESHNESS_SECONDS:
+            return dict(cached[2])
+        if cached[0] == generation and self.watched is not None and self.watched():
+            return dict(self._refreshed_behind(generation)[2])
+        # An index run since (the count was of files it has indexed now), or nothing re-indexes
+        # changes as they come: counted again, before the answer.
+        from ..freshness import answer_freshness
+
+        self._freshness = (generation, time.monotonic(), answer_freshness(self.root, self.store))
+        return dict(self._freshness[2])
+
+    def _refreshed_behind(self, generation: int) -> tuple:
+        """For a watched folder: the latest finished background count of this index, and a new count
+        started when it is due and none is under way. A change since the last count is being
+        re-indexed by the watcher, and its run makes the next answer count again before it."""
+        done = self._refreshing
+        if done is not None and not done.is_alive():
+            self._refreshing = None
+            try:
+                if done.generation == generation:
+                    self._freshness = (generation, done.started, done.result())
+            except Exception:  # noqa: BLE001 - the next count is started below
+                pass
+        if self._refreshing is None and time.monotonic() - self._freshness[1] > FRESHNESS_SECONDS:
+            self._refreshing = _FreshnessCheck(self.root, self.store)
+        return self._freshness
+
+
+
+class _FreshnessCheck(threading.Thread):
+    """`freshness.answer_freshness` on a connection of its own (one connection per thread)."""
+
+    def __init__(self, root: Path, store):
+        super().__init__(name="tachikoma-freshness", daemon=True)
+        self.root, self.index = root, store
+        self.generation, self.started = store.generation, time.monotonic()
+        self._value: dict | None = None
+        self._error: BaseException | None = None
+        self.start()
+
+    def run(self) -> None:
+        try:
+            from ..freshness import answer_freshness
+
+            with self.index.reopen() as store:
+                self._value = answer_freshness(self.root, store)
+        except BaseException as exc:  # handed to the searching thread, which raises it
+            self._error = exc
+
+    def result(self) -> dict:
+        self.join()
+        if self._error is not None:
+            raise self._error
+        return self._value

@@ -1,0 +1,225 @@
+"""The snapshot of an index that ranking reads: one row per chunk, one per file, as numpy arrays.
+
+`Snapshot.load` reads the index in one read transaction; the vectors come
+through a memory-mapped cache beside the index (`load_vectors`), which is
+what makes a cold search from the command line fast. `Filters` (kind, trust,
+untagged) are masks over a snapshot; tiers say which vectors each chunk has
+while an index run is still embedding.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+
+from .. import dates
+from ..globs import name_or_path_mask
+from ..store.sqlite import Store
+from . import ranking
+
+#: The cache files of an index's vectors (`load_vectors`), per index identity and generation.
+VECTOR_CACHE = "vectors-{key}.{part}.npy"
+#: Which vectors a chunk has (`Snapshot.tier`) and the name each tier goes by in explanations.
+NO_VECTORS, QUICK, FULL = np.int8(0), np.int8(1), np.int8(2)
+TIER_NAMES = {0: "none", 1: "quick", 2: "full"}
+
+
+@dataclass
+class Filters:
+    kind: str | None = None  # "markdown" | "transcript"
+    trust: str | None = None  # a trust value, or "missing"
+    untagged: bool = False  # only files without any valid trust or confidence
+
+    def mask(self, snap: "Snapshot") -> np.ndarray | None:
+        keep = np.ones(len(snap.paths), dtype=bool)
+        if self.kind:
+            keep &= snap.kinds == self.kind
+        if self.trust == "missing":
+            keep &= np.array([t is None for t in snap.trust])
+        elif self.trust:
+            keep &= snap.trust == self.trust
+        if self.untagged:
+            keep &= np.array([t is None and c is None for t, c in zip(snap.trust, snap.confidence)])
+        return None if keep.all() else keep[snap.chunk_file]
+
+
+@dataclass
+class Snapshot:
+    """Everything ranking needs, as arrays: one row per chunk, one per file."""
+
+    generation: int
+    chunk_ids: np.ndarray  # (N,) chunk row ids, ascending
+    chunk_file: np.ndarray  # (N,) position into the file arrays
+    matrix: np.ndarray  # (N, dim) float32 unit vectors (may be a read-only memory map)
+    paths: np.ndarray  # (F,) object
+    kinds: np.ndarray
+    trust: np.ndarray
+    confidence: np.ndarray
+    sources: np.ndarray
+    date: np.ndarray  # (N,) unix seconds used for recency, per chunk (`dates.choose`)
+    date_source: np.ndarray  # (N,) index into dates.SOURCES
+    evergreen: np.ndarray  # (F,) bool: front matter (or tag file) says evergreen
+    #: (N,) int8 which vectors each chunk has (`TIERS`: 2 full, 1 quick only, 0 none yet); None: all full.
+    tier: np.ndarray | None = None
+    #: (N, quick dim) float32 quick-tier vectors (zeros where a chunk has none); None when no chunk has one.
+    quick: np.ndarray | None = None
+    _weights: dict = field(default_factory=dict, repr=False)
+    #: Approximate candidates (`vector_index.BinaryIndex`) for a large index; None: exact scan only.
+    vector_index: object = field(default=None, repr=False)
+    #: Chunks in the whole index when this snapshot holds only some of them (`rows`); 0: it holds all.
+    indexed_chunks: int = 0
+
+    @property
+    def chunk_count(self) -> int:
+        """How many chunks the index holds (word rarities count over all of them)."""
+        return self.indexed_chunks or len(self.chunk_ids)
+
+    def rows(self, positions: np.ndarray) -> "Snapshot":
+        """The same snapshot restricted to some chunks (ascending `positions`): the files stay whole,
+        and so do the per-file weights it has computed."""
+        return replace(self, chunk_ids=self.chunk_ids[positions], chunk_file=self.chunk_file[positions],
+                       matrix=np.asarray(self.matrix[positions]), date=self.date[positions],
+                       date_source=self.date_source[positions], vector_index=None,
+                       indexed_chunks=self.chunk_count,
+                       tier=None if self.tier is None else self.tier[positions],
+                       quick=None if self.quick is None else np.asarray(self.quick[positions]))
+
+    @classmethod
+    def load(cls, store: Store, dim: int) -> "Snapshot":
+        """Read the index in one consistent read transaction (WAL snapshot isolation)."""
+        with store.reading():
+            generation = store.generation
+            rows = store.ranking_files()
+            ids, file_ids, chunk_date, matrix, tier, quick = load_vectors(store, dim, generation)
+        file_row_ids = np.array([r[0] for r in rows], dtype=np.int64)
+        chunk_file = np.searchsorted(file_row_ids, file_ids)
+
+        def per_chunk(i: int, scale: float = 1.0) -> np.ndarray:
+            values = np.array([np.nan if r[i] is None else r[i] / scale for r in rows], dtype=np.float64)
+            return values[chunk_file]
+
+        imported = np.array([bool(r[12]) for r in rows], dtype=bool)[chunk_file]
+        date, source = dates.choose(chunk_date, per_chunk(6), per_chunk(7), per_chunk(8), per_chunk(9),
+                                    per_chunk(10, 1e9), imported)
+        column = lambda i: np.array([r[i] for r in rows], dtype=object)  # noqa: E731
+        return cls(generation, ids, chunk_file, matrix, column(1), column(2), column(3), column(4),
+                   column(5), date, source, np.array([bool(r[11]) for r in rows], dtype=bool),
+                   tier=_tiers(tier, quick), quick=quick)
+
+    def evergreen_files(self, globs: tuple[str, ...]) -> np.ndarray:
+        """(F,) bool: evergreen by the file itself or by a `globs` pattern, computed once per list."""
+        key = ("evergreen", globs)
+        if key not in self._weights:
+            by_glob = np.array(name_or_path_mask(globs, self.paths), dtype=bool)
+            self._weights[key] = self.evergreen | by_glob if len(self.paths) else self.evergreen
+        return self._weights[key]
+
+    def tag_weights(self, cfg) -> tuple[np.ndarray, np.ndarray]:
+        """Per-file trust and confidence weights for a ranking config, computed once per config."""
+        key = (tuple(sorted(cfg.trust.items())), tuple(sorted(cfg.confidence.items())))
+        if key not in self._weights:
+            if len(self._weights) > 8:
+                self._weights.clear()
+            self._weights[key] = (ranking.tag_weights(self.trust, cfg.trust),
+                                  ranking.tag_weights(self.confidence, cfg.confidence))
+        return self._weights[key]
+
+def quick_rows(quick: np.ndarray) -> np.ndarray:
+    """(N,) bool: which rows of a quick matrix hold a vector (a chunk without one has zeros)."""
+    return np.any(quick != 0, axis=1)
+
+
+def _tiers(full: np.ndarray, quick: np.ndarray | None) -> np.ndarray | None:
+    """(N,) int8 tier per chunk from which have full vectors and the quick matrix; None when all are full."""
+    if full.all():
+        return None
+    partial = np.where(quick_rows(quick), QUICK, NO_VECTORS) if quick is not None else NO_VECTORS
+    return np.where(full, FULL, partial).astype(np.int8)
+
+
+def chunk_dates(store: Store, ids: np.ndarray) -> np.ndarray:
+    """(N,) each chunk's own date (transcript chunks: their last timed turn), NaN where it has none."""
+    dated = store.chunk_dates()
+    chunk_date = np.full(len(ids), np.nan)
+    if dated and len(ids):
+        dated_ids = np.array([r[0] for r in dated], dtype=np.int64)
+        pos = np.minimum(np.searchsorted(ids, dated_ids), len(ids) - 1)
+        known = ids[pos] == dated_ids
+        chunk_date[pos[known]] = np.array([r[1] for r in dated], dtype=np.float64)[known]
+    return chunk_date
+
+
+def load_vectors(store: Store, dim: int, generation: int):
+    """Chunk ids, their file ids, their own dates (`chunk_dates`), the (N, dim) matrix, (N,) bool which
+    chunks have a full vector, and the quick-tier matrix (None when no chunk has a quick vector only),
+    through a cache beside the index.
+
+    Reading 100,000 vector BLOBs out of SQLite takes seconds (and the dates,
+    stored after each BLOB, a read of the whole table); a memory-mapped
+    ``.npy`` copy of the same index and generation opens at once, which is
+    what makes a cold search from the command line fast. The cache is derived
+    like the index: written atomically, named by the index's identity and
+    generation (`Store.cache_key`), replaced when the index changes, and
+    rebuilt whenever it is missing or unreadable. Call inside the read
+    transaction that read `generation`.
+    """
+    folder = store.cache_folder
+    key = store.cache_key(generation)
+    files = {part: folder / VECTOR_CACHE.format(key=key, part=part) for part in ("f32", "ids", "dates", "q32")}
+    try:
+        ids = np.load(files["ids"])
+        dates = np.load(files["dates"])
+        matrix = np.load(files["f32"], mmap_mode="r")
+        n = matrix.shape[0]
+        if (ids.shape == (3, n) and dates.shape == (n,) and matrix.shape[1:] == (dim,)
+                and matrix.dtype == np.float32 and dates.dtype == np.float64):
+            full = ids[2].astype(bool)
+            quick = None
+            if not full.all() and files["q32"].exists():
+                quick = np.load(files["q32"], mmap_mode="r")
+                if quick.shape[0] != n:
+                    raise ValueError("quick vectors of another index state")
+            return ids[0], ids[1], dates, matrix, full, quick
+    except (OSError, ValueError):
+        pass
+    chunk_ids, file_ids, matrix = store.load_matrix(dim)
+    # A store without tiers (`Store.tiers`) holds only chunks with their full vectors.
+    full = store.has_vectors("vector") if store.tiers else np.ones(len(chunk_ids), dtype=bool)
+    quick = None
+    quick_dim = store.get_meta("quick_dim")
+    if not full.all() and quick_dim and quick_dim.isdigit() and store.has_vectors("quick").any():
+        quick = store.load_matrix(int(quick_dim), "quick")[2]
+    dates = chunk_dates(store, chunk_ids)
+    arrays = {"f32": matrix, "ids": np.stack([chunk_ids, file_ids, full.astype(np.int64)]), "dates": dates}
+    if quick is not None:
+        arrays["q32"] = quick
+    _write_vector_cache(folder, key, arrays, files)
+    return chunk_ids, file_ids, dates, matrix, full, quick
+
+
+def _write_vector_cache(folder: Path, key: str, arrays: dict, files: dict) -> None:
+    """Best effort: a read-only or full disk only costs speed, never a search. The matrix goes last,
+    so a reader that finds it finds the rest of its generation."""
+    temp = None
+    try:
+        for part in ("q32", "ids", "dates", "f32"):
+            if part not in arrays:
+                continue
+            target = files[part]
+            temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+            with open(temp, "wb") as out:
+                np.save(out, arrays[part])
+            os.replace(temp, target)
+            temp = None
+        for old in folder.glob(VECTOR_CACHE.format(key="*", part="*")):
+            if not old.name.startswith(f"vectors-{key}."):
+                old.unlink(missing_ok=True)
+    except OSError:
+        if temp is not None:  # a full disk: leave no half-written copy to fill it further
+            try:
+                temp.unlink(missing_ok=True)
+            except OSError:
+                pass
