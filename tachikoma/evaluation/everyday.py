@@ -166,7 +166,8 @@ def _git(cwd: Path, *args: str, date: str | None = None) -> None:
     if date:
         env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = date
     done = subprocess.run(["git", "-c", "user.name=Everyday", "-c", "user.email=everyday@example.org",
-                           "-c", "commit.gpgsign=false", *args], cwd=cwd, env=env, capture_output=True, text=True)
+                           "-c", "commit.gpgsign=false", *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          check=False)
     if done.returncode:
         raise TachikomaError(f"git {' '.join(args[:2])} failed in {cwd}: {done.stderr.strip()}")
 
@@ -199,6 +200,27 @@ def _files(answer: dict) -> list[tuple[str, float]]:
     return list(out.items())
 
 
+def _shown(answer: dict) -> list[dict]:
+    """The first `TOP` distinct files of an answer with what a failure is read by: score, meaning, keywords,
+    the date and its source, recency and the time factor."""
+    out: dict[str, dict] = {}
+    for r in answer["results"]:
+        if r["path"] in out:
+            continue
+        f = r.get("factors") or {}
+        out[r["path"]] = {"file": r["path"], "score": round(r["score"], 4),
+                          "meaning": _round(f.get("vector_similarity")), "keywords": _round(f.get("keyword_score")),
+                          "date": f.get("date"), "date_source": f.get("date_source"),
+                          "recency": _round(f.get("recency")), "time": _round(f.get("time"))}
+        if len(out) == TOP:
+            break
+    return list(out.values())
+
+
+def _round(value):
+    return round(value, 4) if isinstance(value, float) else value
+
+
 def _rank(files: list[str], expected: list[str]) -> int | None:
     return next((n for n, f in enumerate(files, 1) if f in set(expected)), None)
 
@@ -219,15 +241,13 @@ def failure(row: dict) -> str | None:
 def ask(searcher: Searcher, s: EverydaySet, q: Question, config: Config) -> dict:
     answer = searcher.search(q.text, 10, as_of=s.as_of, config=config)
     open_answer = searcher.search(q.text, DEEP, as_of=s.as_of, config=config, min_score=0.0)
-    files = _files(answer)
-    names = [f for f, _ in files]
+    names = [f for f, _ in _files(answer)]
     deep = [f for f, _ in _files(open_answer)]
     row = {"id": q.ident, "set": s.name, "question": q.text, "kind": q.kind, "lang": q.lang, "split": q.split,
            "expected": q.expected, "answerable": q.answerable, "as_of": s.as_of.isoformat(),
            "no_good_match": bool(answer["no_good_match"]), "keywords": answer.get("keywords"),
            "time": answer.get("time"), "match": answer.get("match"), "min_score": answer.get("min_score"),
-           "top": [{"file": f, "score": round(score, 4)} for f, score in files[:TOP]],
-           "top_without_floor": [{"file": f, "score": round(score, 4)} for f, score in _files(open_answer)[:TOP]]}
+           "top": _shown(answer), "top_without_floor": _shown(open_answer)}
     if q.answerable:
         row.update(top1=bool(names[:1]) and names[0] in q.expected, top5=_rank(names[:5], q.expected) is not None,
                    rank_without_floor=_rank(deep, q.expected))
@@ -352,8 +372,9 @@ def _ci(report: dict, key: str) -> str:
 def table(report: dict, group: str) -> str:
     """Markdown: one row per memory, kind, language or split, and an overall row with 95% intervals."""
     rows = report["results"][group]
-    lines = [f"| {group} | answerable | top-1 | top-5 | no good match | top-5 without the floor | offtopic: no good "
-             "match | nonsense: no good match |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    header = (f"| {group} | answerable | top-1 | top-5 | no good match | top-5 without the floor | offtopic: no "
+              "good match | nonsense: no good match |")
+    lines = [header, "|---|---:|---:|---:|---:|---:|---:|---:|"]
 
     def line(name: str, f: dict, ci: bool = False) -> str:
         c = (lambda key: _ci(report, key)) if ci else (lambda key: "")
@@ -387,8 +408,8 @@ def markdown(report: dict) -> str:
     out += [f"- `{s['name']}` ({s['style']}): {s['commits']} commits, {s['chunks']} chunks, {s['questions']} "
             f"questions as of {s['as_of']}; {len(s['warnings'])} indexing warnings" for s in meta["sets"]]
     out.append("")
-    out += ["Top-1 / top-5: an expected file first / among the first 5 files of the answer (“no good match” "
-            "is a miss). The overall row gives a bootstrap 95% interval.", ""]
+    out += [("Top-1 / top-5: an expected file first / among the first 5 files of the answer (“no good match” "
+             "is a miss). The overall row gives a bootstrap 95% interval."), ""]
     for group in ("memory", "kind", "language", "split"):
         out += [f"## Per {group}", "", table(report, group)]
     out += ["## Failures", "", failures(report)]
@@ -396,9 +417,9 @@ def markdown(report: dict) -> str:
 
 
 def terminal(report: dict) -> str:
+    asked = sum(s["questions"] for s in report["meta"]["sets"])
     return "\n".join([table(report, "memory"), table(report, "kind"),
-                      f"{sum(s['questions'] for s in report['meta']['sets'])} questions, {report['meta']['embedder']}, "
-                      f"{report['meta']['seconds']} s"])
+                      f"{asked} questions, {report['meta']['embedder']}, {report['meta']['seconds']} s"])
 
 
 def write_report(report: dict, out: Path) -> list[Path]:
@@ -409,6 +430,5 @@ def write_report(report: dict, out: Path) -> list[Path]:
     js.write_text(json.dumps({k: v for k, v in report.items() if k != "per_question"}, indent=2) + "\n",
                   encoding="utf-8")
     with open(pq, "w", encoding="utf-8") as handle:
-        for row in report["per_question"]:
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+        handle.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in report["per_question"])
     return [md, js, pq]
