@@ -202,7 +202,8 @@ def _files(answer: dict) -> list[tuple[str, float]]:
 
 def _shown(answer: dict) -> list[dict]:
     """The first `TOP` distinct files of an answer with what a failure is read by: score, meaning, keywords,
-    the date and its source, recency and the time factor."""
+    the tags and their weight (trust × confidence), the date and its source, recency (and what superseded
+    it) and the time factor."""
     out: dict[str, dict] = {}
     for r in answer["results"]:
         if r["path"] in out:
@@ -210,11 +211,18 @@ def _shown(answer: dict) -> list[dict]:
         f = r.get("factors") or {}
         out[r["path"]] = {"file": r["path"], "score": round(r["score"], 4),
                           "meaning": _round(f.get("vector_similarity")), "keywords": _round(f.get("keyword_score")),
+                          "trust": f.get("trust"), "confidence": f.get("confidence"),
+                          "tag_weight": _round(_product(f.get("trust_weight"), f.get("confidence_weight"))),
                           "date": f.get("date"), "date_source": f.get("date_source"),
-                          "recency": _round(f.get("recency")), "time": _round(f.get("time"))}
+                          "recency": _round(f.get("recency")), "recency_reason": f.get("recency_reason"),
+                          "superseded_by": (f.get("superseded_by") or {}).get("path"), "time": _round(f.get("time"))}
         if len(out) == TOP:
             break
     return list(out.values())
+
+
+def _product(a, b):
+    return a * b if isinstance(a, (int, float)) and isinstance(b, (int, float)) else None
 
 
 def _round(value):
