@@ -118,3 +118,21 @@ def test_a_file_no_commit_adds_is_an_error(tmp_path):
 def test_a_folder_without_sets_is_an_error(tmp_path):
     with pytest.raises(TachikomaError, match="no everyday set here"):
         everyday.find_sets([tmp_path])
+
+
+@pytest.mark.parametrize("name", ["assistant", "team", "research"])
+def test_the_committed_sets_keep_their_rules(name):
+    """Each hand-written set loads, has its 25-45 files, at least 45 questions with 6 offtopic and 3
+    nonsense, and the documented split: dev when the first byte of sha256(id) is even."""
+    import hashlib
+
+    s = everyday.load_set(everyday.DEFAULT_SETS / name)
+    files = {f for c in s.commits for f in c["files"]} - {"tachikoma-tags.yaml"}
+    assert 25 <= len(files) <= 45
+    kinds = [q.kind for q in s.questions]
+    assert len(kinds) >= 45 and kinds.count("offtopic") >= 6 and kinds.count("nonsense") >= 3
+    assert set(kinds) == set(everyday.KINDS)
+    for q in s.questions:
+        assert q.split == ("dev" if hashlib.sha256(q.ident.encode()).digest()[0] % 2 == 0 else "held"), q.ident
+    assert max(len(c["files"]) for c in s.commits) < 5  # five or more files in a commit read as an import
+    assert s.as_of.isoformat() == "2026-11-27T10:00:00+01:00"
