@@ -372,6 +372,12 @@ def _pct(value) -> str:
     return "–" if value is None else f"{100 * value:.0f}%"
 
 
+def _of(figures_: dict, kind: str) -> str:
+    """"72% of 18" for the offtopic or nonsense questions of a row, "–" when it has none."""
+    n = figures_[kind]
+    return f"{_pct(figures_[f'no_good_match_{kind}'])} of {n}" if n else "–"
+
+
 def _ci(report: dict, key: str) -> str:
     ci = report["results"]["overall"]["all"]["ci95"].get(key)
     return f" ({100 * ci[0]:.0f}–{100 * ci[1]:.0f})" if ci else ""
@@ -388,9 +394,8 @@ def table(report: dict, group: str) -> str:
         c = (lambda key: _ci(report, key)) if ci else (lambda key: "")
         return (f"| {name} | {f['answerable']} | {_pct(f['top1'])}{c('top1')} | {_pct(f['top5'])}{c('top5')} | "
                 f"{_pct(f['no_good_match_answerable'])}{c('no_good_match_answerable')} | "
-                f"{_pct(f['top5_without_floor'])} | {_pct(f['no_good_match_offtopic'])} of {f['offtopic']}"
-                f"{c('no_good_match_offtopic')} | {_pct(f['no_good_match_nonsense'])} of {f['nonsense']}"
-                f"{c('no_good_match_nonsense')} |")
+                f"{_pct(f['top5_without_floor'])} | {_of(f, 'offtopic')}{c('no_good_match_offtopic')} | "
+                f"{_of(f, 'nonsense')}{c('no_good_match_nonsense')} |")
     lines += [line(name, f) for name, f in rows.items()]
     lines.append(line("**all**", report["results"]["overall"]["all"], ci=True))
     return "\n".join(lines) + "\n"
