@@ -356,6 +356,20 @@ def build_parser() -> argparse.ArgumentParser:
                                                           "(default: a temporary folder)")
     b.add_argument("--out", type=Path, metavar="DIR", help="write report.md, report.json and per_question.jsonl here")
     b.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    b = bench.add_parser("everyday", parents=[common],
+                         help="everyday questions on small hand-written memories: top-1, top-5, no good match",
+                         description="Each set (bench/everyday/<name>: memory/, manifest.json, questions.jsonl) "
+                                     "becomes a real git repository with its back-dated history in a temporary "
+                                     "folder, indexed and searched the normal way as of the set's as_of date, "
+                                     "with the defaults and again without the relevance floor. Reports top-1, "
+                                     "top-5 and 'no good match' per memory, kind, language and split.")
+    b.add_argument("sets", nargs="*", type=Path, metavar="SET_DIR",
+                   help="a set folder, or a folder of sets (default: every set under bench/everyday)")
+    b.add_argument("--embedder", metavar="NAME", help=EVAL_EMBEDDER_HELP)
+    b.add_argument("--split", choices=("dev", "held", "all"), default="all",
+                   help="only the questions of this split (default all)")
+    b.add_argument("--out", type=Path, metavar="DIR", help="write report.md, report.json and per_question.jsonl here")
+    b.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
     b = bench.add_parser("recency", parents=[common],
                          help="knowledge updates and old exact matches: what recency is for, per preset",
                          description="Builds one memory of generated cases (dated by front matter, paths, "
@@ -864,6 +878,8 @@ def cmd_eval(args) -> int:
         return _eval_recency(args)
     if args.benchmark == "longmemeval":
         return _eval_longmemeval(args)
+    if args.benchmark == "everyday":
+        return _eval_everyday(args)
     from .evaluation import locomo
 
     config = _config(args, Path(".")) if args.config else None
@@ -899,6 +915,22 @@ def _eval_longmemeval(args) -> int:
     print(longmemeval.terminal(report))
     if args.out:
         for written in longmemeval.write_report(report, args.out):
+            print(f"wrote {written}", file=sys.stderr)
+    return 0
+
+
+def _eval_everyday(args) -> int:
+    from .evaluation import everyday
+
+    config = _config(args, Path(".")) if args.config else None
+    argv = ([f"--config {args.config}"] if args.config else []) + ["eval", "everyday", *map(str, args.sets),
+                                                                   "--embedder", args.embedder]
+    argv += [f"--split {args.split}"] if args.split != "all" else []
+    report = everyday.evaluate(args.sets or None, args.embedder, config, split=args.split, argv=argv,
+                               progress=not args.quiet)
+    print(everyday.terminal(report))
+    if args.out:
+        for written in everyday.write_report(report, args.out):
             print(f"wrote {written}", file=sys.stderr)
     return 0
 

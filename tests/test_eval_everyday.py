@@ -1,0 +1,138 @@
+"""`tachikoma eval everyday` on a tiny set written here: the git history it builds, the figures it must give."""
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tachikoma.cli import main
+from tachikoma.errors import TachikomaError
+from tachikoma.evaluation import everyday
+
+FILES = {
+    "notes/deploy.md": "# Deploys\n\nProduction deploys run on Tuesdays with `make deploy`, never on Fridays.\n",
+    "people/anna.md": "# Anna Berg\n\nAnna is our database administrator. She drinks green tea and runs backups.\n",
+    "journal/2026-03-02.md": "# 2026-03-02\n\nMet the landlord about the broken heating radiator in the hall.\n",
+}
+EARLIER = "# Deploys\n\nDeploys are done by hand for now.\n"
+COMMITS = [
+    {"date": "2026-01-05T09:00:00+01:00", "message": "deploy notes", "files": ["notes/deploy.md"]},
+    {"date": "2026-02-10T10:30:00+01:00", "message": "anna", "files": ["people/anna.md"]},
+    {"date": "2026-03-02T20:00:00+01:00", "message": "journal", "files": ["journal/2026-03-02.md"]},
+    {"date": "2026-03-04T08:15:00+01:00", "message": "deploy window", "files": ["notes/deploy.md"]},
+]
+QUESTIONS = [
+    # answerable, found first
+    {"id": "t-01", "question": "who is the database administrator", "expected": ["people/anna.md"],
+     "kind": "person", "split": "dev"},
+    {"id": "t-02", "question": "heating radiator landlord", "expected": ["journal/2026-03-02.md"],
+     "kind": "time", "split": "held"},
+    # answerable, but the file a person expects shares one word with it and another file two: second
+    {"id": "t-03", "question": "administrator backups on Fridays", "expected": ["notes/deploy.md"],
+     "kind": "fact", "split": "dev"},
+    # no answer in the memory: shares no word with it
+    {"id": "t-04", "question": "zebra xylophone quokka", "expected": [], "kind": "nonsense", "split": "held"},
+]
+
+
+def write_set(folder: Path, questions=QUESTIONS, files=FILES) -> Path:
+    for name, text in files.items():
+        path = folder / "memory" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    (folder / "versions").mkdir(parents=True, exist_ok=True)
+    (folder / "versions" / "deploy.v1.md").write_text(EARLIER, encoding="utf-8")
+    manifest = {"name": "tiny", "style": "test", "languages": ["en"], "as_of": "2026-03-05T10:00:00+01:00",
+                "commits": COMMITS, "versions": {"notes/deploy.md": "versions/deploy.v1.md"}}
+    (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    (folder / "questions.jsonl").write_text("".join(json.dumps({**q, "lang": "en"}) + "\n" for q in questions),
+                                            encoding="utf-8")
+    return folder
+
+
+def test_the_repository_has_the_back_dated_history_and_the_earlier_version(tmp_path):
+    s = everyday.load_set(write_set(tmp_path / "tiny"))
+    root = tmp_path / "repo"
+    assert everyday.build_repo(s, root) == 4
+    log = subprocess.run(["git", "log", "--format=%aI %cI %s", "--reverse"], cwd=root, capture_output=True,
+                         text=True, check=True).stdout.splitlines()
+    assert log == [f"{c['date']} {c['date']} {c['message']}" for c in COMMITS]
+    first = subprocess.run(["git", "show", "HEAD~3:notes/deploy.md"], cwd=root, capture_output=True, text=True,
+                           check=True).stdout
+    assert first == EARLIER
+    assert (root / "notes/deploy.md").read_text(encoding="utf-8") == FILES["notes/deploy.md"]
+
+
+def test_the_command_reports_the_figures_the_set_must_give(tmp_path):
+    folder = write_set(tmp_path / "sets" / "tiny")
+    out = tmp_path / "out"
+    assert main(["eval", "everyday", str(tmp_path / "sets"), "--embedder", "hash", "--out", str(out), "-q"]) == 0
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    rows = {r["id"]: r for r in map(json.loads, (out / "per_question.jsonl").read_text().splitlines())}
+    assert set(rows) == {"t-01", "t-02", "t-03", "t-04"}
+    assert [rows[i]["top1"] for i in ("t-01", "t-02", "t-03")] == [True, True, False]
+    assert rows["t-03"]["top"][0]["file"] == "people/anna.md"
+    assert rows["t-03"]["rank_without_floor"] == 2 and rows["t-03"]["failure"].startswith("expected file")
+    assert rows["t-04"]["no_good_match"] is True and rows["t-04"]["failure"] is None
+    overall = report["results"]["overall"]["all"]
+    assert overall["answerable"] == 3 and overall["top1"] == pytest.approx(2 / 3)
+    assert overall["top5"] == 1.0 and overall["no_good_match_answerable"] == 0.0
+    assert overall["nonsense"] == 1 and overall["no_good_match_nonsense"] == 1.0 and overall["offtopic"] == 0
+    assert report["results"]["kind"]["fact"]["top1"] == 0.0 and report["results"]["kind"]["person"]["top1"] == 1.0
+    assert report["results"]["split"]["dev"]["answerable"] == 2 and report["results"]["split"]["held"]["answerable"] == 1
+    low, high = overall["ci95"]["top1"]
+    assert 0.0 <= low < 2 / 3 < high <= 1.0
+    # the note's date is its last back-dated commit, read from git by the normal indexer, as of the set's date
+    deploy = next(t for t in rows["t-03"]["top"] if t["file"] == "notes/deploy.md")
+    assert deploy["date_source"] == "git" and deploy["date"].startswith("2026-03-04T07:15")
+    assert "| tiny | 3 | 67% | 100% | 0% |" in (out / "report.md").read_text(encoding="utf-8")
+    assert folder.exists()  # the set itself is left as it was
+
+
+def test_the_split_option_asks_only_that_split(tmp_path):
+    write_set(tmp_path / "tiny")
+    report = everyday.evaluate([tmp_path / "tiny"], "hash", split="held", progress=False)
+    assert sorted(r["id"] for r in report["per_question"]) == ["t-02", "t-04"]
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda qs: qs + [{**qs[0], "id": "t-09", "expected": ["notes/missing.md"]}], "expected file not in memory/"),
+    (lambda qs: qs + [{**qs[0], "id": "t-09", "kind": "trivia"}], "unknown kind"),
+    (lambda qs: qs + [{**qs[3], "id": "t-09", "expected": ["people/anna.md"]}], "expects no file"),
+    (lambda qs: qs + [dict(qs[0])], "duplicate id t-01"),
+    (lambda qs: qs + [{**qs[0], "id": "t-09", "split": "test"}], "split must be dev or held"),
+])
+def test_a_malformed_question_is_named_with_its_line(tmp_path, change, message):
+    write_set(tmp_path / "tiny", questions=change(list(QUESTIONS)))
+    with pytest.raises(TachikomaError, match=f"line 5 .*{message}"):
+        everyday.load_set(tmp_path / "tiny")
+
+
+def test_a_file_no_commit_adds_is_an_error(tmp_path):
+    write_set(tmp_path / "tiny", files={**FILES, "notes/stray.md": "not committed\n"})
+    with pytest.raises(TachikomaError, match=r"no commit adds: \['notes/stray.md'\]"):
+        everyday.load_set(tmp_path / "tiny")
+
+
+def test_a_folder_without_sets_is_an_error(tmp_path):
+    with pytest.raises(TachikomaError, match="no everyday set here"):
+        everyday.find_sets([tmp_path])
+
+
+@pytest.mark.parametrize("name", ["assistant", "team", "research"])
+def test_the_committed_sets_keep_their_rules(name):
+    """Each hand-written set loads, has its 25-45 files, at least 45 questions with 6 offtopic and 3
+    nonsense, and the documented split: dev when the first byte of sha256(id) is even."""
+    import hashlib
+
+    s = everyday.load_set(everyday.DEFAULT_SETS / name)
+    files = {f for c in s.commits for f in c["files"]} - {"tachikoma-tags.yaml"}
+    assert 25 <= len(files) <= 45
+    kinds = [q.kind for q in s.questions]
+    assert len(kinds) >= 45 and kinds.count("offtopic") >= 6 and kinds.count("nonsense") >= 3
+    assert set(kinds) == set(everyday.KINDS)
+    for q in s.questions:
+        assert q.split == ("dev" if hashlib.sha256(q.ident.encode()).digest()[0] % 2 == 0 else "held"), q.ident
+    assert max(len(c["files"]) for c in s.commits) < 5  # five or more files in a commit read as an import
+    assert s.as_of.isoformat() == "2026-11-27T10:00:00+01:00"
