@@ -62,6 +62,10 @@ Recency (``[ranking] recency``)
     seed      30 days     0      never: exactly 1 / (1 + days / 30)
     ========  ==========  =====  ==========
 
+    The seed's days are days since the file's modification (its last content
+    commit, else its file time: `Recency.modified`); the others count from the
+    memory's own date (a transcript's turns, front matter, a dated path, ...).
+
     Why this default (docs/evaluation.md): on LoCoMo conversations 0-4 (where
     the answer is as often a year old as a week) any age curve below a floor
     of about 0.7 costs recall (the seed's curve: session R@5 0.524 against
@@ -150,6 +154,9 @@ class Recency:
     half_life_days: float | None
     floor: float = 0.0
     superseded: float = 1.0  # 1.0: nothing is ever superseded
+    #: Age from the file's last modification (its last content commit, else its file time) instead of
+    #: the memory's own date: the seed's rule is 1 / (1 + days_since_modification / 30).
+    modified: bool = False
 
 
 #: The named recency rules (`[ranking] recency`, CLI/API `recency=`). "seed" is the original rule,
@@ -160,7 +167,7 @@ RECENCY_PRESETS = {
     "off": Recency(None),
     "default": Recency(365.0, floor=0.9, superseded=0.5),
     "strong": Recency(90.0, floor=0.5, superseded=0.5),
-    "seed": Recency(30.0),
+    "seed": Recency(30.0, modified=True),
 }
 #: Files whose recency is always 1.0: standing facts about the agent and its user. A glob without
 #: "/" matches the file name in any folder; matching ignores case.

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import calendar
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, time, timedelta
 
 import numpy as np
@@ -40,7 +40,10 @@ DAY = 86400.0
 #: "recently", "lately": this many days up to as_of.
 RECENT_DAYS = 30
 #: The factor of a memory far from every window asked about.
-OUTSIDE = 0.8
+OUTSIDE = 0.6
+#: ... when the question asks about that time and nothing else ("what happened last week"): its other
+#: words say nothing of what is wanted, so the memories of that time come first.
+OUTSIDE_TIME_ONLY = 0.2
 #: Fuzz of a relative phrase: "two weeks ago" spans ±half a week around the day two weeks back.
 MONTHS = {name.lower(): n for n, name in enumerate(calendar.month_name) if name}
 MONTHS.update({name.lower(): n for n, name in enumerate(calendar.month_abbr) if name})
@@ -84,7 +87,12 @@ PATTERNS = [
                            r"saturday|sunday)\b", re.I)),
     ("recent", re.compile(r"\b(recently|lately|of\s+late|these\s+days)\b", re.I)),
 ]
+#: The kinds of phrase that say a time relative to now (`Window.relative`).
+RELATIVE_KINDS = frozenset({"weekday_ago", "ago", "past_n", "this_last", "day_word", "weekday", "recent"})
 _SINCE = re.compile(r"\bsince\s+(?:the\s+)?$", re.I)
+#: "before March", "after the 2nd of May": the time up to the start of what is named, or from its end.
+_BEFORE_AFTER = re.compile(r"\b(before|after)\s+(?:the\s+)?$", re.I)
+_LEAD = re.compile(r"^(before|after)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -96,6 +104,9 @@ class Window:
     end: float
     phrase: str
     label: str
+    #: Said relative to now ("last week", "two days ago", "recently"): words no memory holds for
+    #: that time, so no keyword search looks for them (a month, a year or a date is kept: notes write them).
+    relative: bool = False
 
     def as_dict(self) -> dict:
         return {"phrase": self.phrase, "label": self.label, "start": self.start, "end": self.end}
@@ -113,6 +124,11 @@ def _days(first: date, last: date, tz, phrase: str) -> Window:
     if first == date(first.year, 1, 1) and last == date(first.year, 12, 31):
         label = str(first.year)
     return Window(_midnight(first, tz), _midnight(last + timedelta(days=1), tz), phrase, label)
+
+
+def end_of_day(when: datetime) -> float:
+    """The unix time at which the day of `when` (aware; in its own zone) ends."""
+    return _midnight(when.date() + timedelta(days=1), when.tzinfo)
 
 
 def _month_end(day: date) -> date:
@@ -158,6 +174,26 @@ def read(query: str, as_of: datetime) -> list[Window]:
     """The windows of time `query` asks about, resolved against `as_of` (aware; its zone is the asker's).
 
     Phrases do not overlap: the longest, earliest reading of each stretch of text wins."""
+    return [window for _, _, window in read_spans(query, as_of)]
+
+
+def without_time(query: str, spans: list[tuple[int, int, "Window"]]) -> str:
+    """`query` with the phrases that named a time relative to now (`read_spans`, `Window.relative`)
+    blanked out: the words a keyword search should look for ("what did we decide last week" → "what
+    did we decide"; "in July" stays, as notes and transcripts write months and dates)."""
+    out, at = [], 0
+    for start, end, window in spans:
+        if not window.relative:
+            continue
+        out.append(query[at:start])
+        out.append(" ")
+        at = end
+    out.append(query[at:])
+    return "".join(out)
+
+
+def read_spans(query: str, as_of: datetime) -> list[tuple[int, int, "Window"]]:
+    """`read`, with where each phrase stands in `query`: (start, end, window), in order."""
     if as_of.tzinfo is None:
         raise ValueError("as_of needs a time zone")
     tz = as_of.tzinfo
@@ -170,14 +206,40 @@ def read(query: str, as_of: datetime) -> list[Window]:
             if taken[m.start():m.end()].any():
                 continue
             window = _resolve(kind, m, query, today, now, tz)
+            if window is not None and kind in RELATIVE_KINDS:
+                window = replace(window, relative=True)
             if window is not None and (_SINCE.search(query[:m.start()]) or m.group(0).lower().startswith("since")):
                 first = datetime.fromtimestamp(window.start, tz).date()
                 phrase = window.phrase if window.phrase.lower().startswith("since") else f"since {window.phrase}"
-                window = _days(first, max(first, today), tz, phrase)
+                window = replace(_days(first, max(first, today), tz, phrase), relative=window.relative)
+            start = m.start()
+            if window is not None and not window.phrase.lower().startswith("since"):
+                lead = _LEAD.match(m.group(0)) or _BEFORE_AFTER.search(query[:m.start()])
+                if lead is not None:
+                    window = _before_after(lead.group(1).lower(), window, now, tz)
+                    start = min(start, lead.start()) if lead.re is _BEFORE_AFTER else start
             if window is not None:
-                taken[m.start():m.end()] = True
-                found.append((m.start(), m.end(), window))
-    return [w for _, _, w in sorted(found, key=lambda f: f[0])]
+                taken[start:m.end()] = True
+                found.append((start, m.end(), window))
+    return sorted(found, key=lambda f: f[0])
+
+
+#: "before <a time>": from this far back (the start of the window) up to it.
+BEFORE_SPAN_DAYS = 3650
+
+
+def _before_after(which: str, window: Window, now: float, tz) -> Window | None:
+    """The time before a window (up to `BEFORE_SPAN_DAYS` earlier) or after it (up to now)."""
+    if which == "before":
+        start = window.start - BEFORE_SPAN_DAYS * DAY
+        last = datetime.fromtimestamp(window.start, tz).date() - timedelta(days=1)
+        return Window(start, window.start, f"before {window.phrase}" if not window.phrase.lower().startswith(
+            "before") else window.phrase, f"..{last.isoformat()}", window.relative)
+    if window.end >= now:
+        return None  # after a time that has not ended: nothing is known yet
+    first = datetime.fromtimestamp(window.end, tz).date()
+    return Window(window.end, now, f"after {window.phrase}" if not window.phrase.lower().startswith("after")
+                  else window.phrase, f"{first.isoformat()}..", window.relative)
 
 
 def _resolve(kind: str, m: re.Match, text: str, today: date, now: float, tz) -> Window | None:

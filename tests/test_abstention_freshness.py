@@ -26,8 +26,8 @@ def hashed(memory):
     s.close()
 
 
-#: No chunk holds most of its words ("Zanzibar" and "Timbuktu" are nowhere), so the floor applies to every chunk.
-QUERY = "DRV8353 gate driver samples for Zanzibar and Timbuktu"
+#: No chunk holds most of its words (the four cities are nowhere), so the floor applies to every chunk.
+QUERY = "DRV8353 gate driver samples for Zanzibar, Timbuktu, Ouagadougou and Ulaanbaatar"
 
 
 def test_floor_decides_for_the_whole_answer_and_never_hides_a_result(hashed):
@@ -60,9 +60,9 @@ def test_a_chunk_holding_every_word_of_the_query_passes_the_floor(hashed):
     assert found["match"]["answered_by"] == "keywords" and found["match"]["best_keyword_coverage"] == 1.0
     assert all("drv8353" in r["text"].lower() for r in found["results"])
     assert all(r["factors"]["vector_similarity"] < 0.99 for r in found["results"])
-    for query in ("zxqv blorf", "DRV8353 Zanzibar"):
+    for query in ("zxqv blorf", "DRV8353 Zanzibar Timbuktu"):
         assert hashed.search(query, limit=50, min_score=0.99)["no_good_match"] is True
-    assert hashed.search("DRV8353 Zanzibar", limit=50, min_score=0)["results"]  # the floor, not the words
+    assert hashed.search("DRV8353 Zanzibar Timbuktu", limit=50, min_score=0)["results"]  # the floor, not the words
 
 
 def test_floor_comes_from_settings_else_the_embedder(memory, hashed):
@@ -70,7 +70,7 @@ def test_floor_comes_from_settings_else_the_embedder(memory, hashed):
     assert 0 < MEASURED_FLOORS["minilm:all-MiniLM-L6-v2"] < 1
     assert hashed.search("DRV8353", min_score=None)["min_score"] == 0.0
     (memory / "tachikoma.toml").write_text("[search]\nmin_score = 0.99\n")
-    answer = hashed.search("DRV8353 Zanzibar", config=load_config(memory))
+    answer = hashed.search("DRV8353 Zanzibar Timbuktu", config=load_config(memory))
     assert answer["min_score"] == 0.99 and answer["no_good_match"] is True
     for bad in ("1.5", "-0.1", "true", '"high"'):
         (memory / "tachikoma.toml").write_text(f"[search]\nmin_score = {bad}\n")

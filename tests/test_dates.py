@@ -337,9 +337,24 @@ def test_recency_of_each_chunk_in_a_search(dated):
         assert f["recency"] == pytest.approx(expected * (default.superseded if "superseded_by" in f else 1.0))
     seed = factors_by_path(dated, "lighthouse lamp", recency="seed")
     for f in seed.values():
-        age = max(f["age_days"], 30) if f["date_trust"] == "weak" else f["age_days"]
-        assert f["recency"] == 1 / (1 + age / 30) and f["recency_rule"] == "seed"
+        # The seed's rule counts days since the file's modification, and its explanation agrees.
+        assert f["recency"] == 1 / (1 + f["age_days"] / 30) and f["recency_rule"] == "seed"
+        assert f["date_source"] in ("git", "git-import", "mtime")
         assert f["recency_reason"] == "age", "the seed's rule knows no supersession"
+    assert seed["fresh.md"]["date"].startswith("2026-11-30") and seed["fresh.md"]["date_source"] == "mtime"
+
+
+def test_the_seed_rule_counts_from_the_modification_of_a_note_just_written(tmp_path):
+    """The issue's case: in a folder without git, a note written today had recency 0.5 under the seed
+    preset with age_days 0 (its file time was a weak date). The seed's rule is days since modification."""
+    root = tmp_path / "mem"
+    put(root, "today.md", "The lighthouse lamp was replaced.\n")
+    put(root, "older.md", "The lighthouse lamp flickers.\n", mtime=datetime.now(UTC).timestamp() - 30 * 86400)
+    runner.run(root, embedder_name="hash")
+    found = {r["path"]: r["factors"] for r in search_results(root, "lighthouse lamp", 5, recency="seed")}
+    assert found["today.md"]["age_days"] < 0.01 and found["today.md"]["recency"] > 0.999
+    assert found["older.md"]["age_days"] == pytest.approx(30, abs=0.01)
+    assert found["older.md"]["recency"] == pytest.approx(0.5, abs=1e-3)
 
 
 def test_supersessions_rule():

@@ -116,8 +116,17 @@ def test_eval_end_to_end_with_a_shared_vector_cache(tmp_path, data, capsys):
     assert timed["default"]["ndcg@5"] == 1.0 and rows["q_time"]["top_sessions"][0] == "j_gold"
     assert timed["no-time-reading"]["ndcg@5"] < 1.0
     assert report["results"]["default"]["temporal-reasoning"]["questions"] == 1
+    assert {rows[q]["split"] for q in rows} <= {"dev", "held"}
+    assert user["default"]["mrr"] == 1.0 and "recall_any@1" in user["default"]
+    scored = [r for r in rows.values() if r["metrics"]]
+    diff = report["differences"]["bm25-sessions"]["recall_any@5"]["overall"]
+    assert diff["questions"] == len(scored)
+    assert diff["difference"] == pytest.approx(sum(r["metrics"]["default"]["recall_any@5"]
+                                                   - r["metrics"]["bm25-sessions"]["recall_any@5"]
+                                                   for r in scored) / len(scored))
+    assert diff["low"] <= diff["difference"] <= diff["high"]
     md = (out / "report.md").read_text()
-    assert "| default |" in md and "abstention questions" in md
+    assert "| default |" in md and "abstention questions" in md and "default minus baseline" in md
     # the hash embedder has no measured floor: the report says why nothing abstains
     assert report["abstention"]["min_score"] == 0.0 and "floor 0: none is measured" in md
     # its question shares no word or meaning with the haystack: no good match, answered by nothing

@@ -95,3 +95,32 @@ def test_session_dates_and_captions():
         parse_session_date("yesterday")
     assert turn_text({"text": "Look!", "blip_caption": "a photo of a dog"}) == "Look! [image: a photo of a dog]"
     assert turn_text({"text": "Hi"}) == "Hi"
+
+
+def test_reciprocal_rank():
+    assert m.reciprocal_rank(["a", "b", "c"], {"c", "x"}) == pytest.approx(1 / 3)
+    assert m.reciprocal_rank(["a", "b", "c"], {"a"}) == 1.0
+    assert m.reciprocal_rank(["a", "b", "c"], {"c"}, k=2) == 0.0
+    assert m.reciprocal_rank([], {"c"}) == 0.0
+
+
+def test_split_is_fixed_and_about_half():
+    ids = [f"q{i}" for i in range(2000)]
+    splits = [m.split_of(i) for i in ids]
+    assert splits == [m.split_of(i) for i in ids]  # the same id, the same half, every time
+    assert set(splits) == {"dev", "held"}
+    assert 0.45 < splits.count("dev") / len(ids) < 0.55
+
+
+def test_bootstrap_difference_brackets_the_mean_and_is_reproducible():
+    a = [1.0] * 60 + [0.0] * 40
+    b = [1.0] * 50 + [0.0] * 50
+    out = m.bootstrap_difference(a, b)
+    assert out["difference"] == pytest.approx(0.1) and out["questions"] == 100
+    assert out["low"] < 0.1 < out["high"] and out["low"] >= 0.0  # a only ever gains on b here
+    assert m.bootstrap_difference(a, b) == out
+    same = m.bootstrap_difference(a, a)
+    assert same["difference"] == same["low"] == same["high"] == 0.0
+    assert m.bootstrap_mean([1.0, 0.0, 1.0, 1.0])["mean"] == pytest.approx(0.75)
+    with pytest.raises(ValueError):
+        m.bootstrap_difference([1.0], [1.0, 0.0])

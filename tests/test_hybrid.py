@@ -222,5 +222,5 @@ def test_capitalised_stop_words_after_the_first_word_are_kept():
     from tachikoma.search.keywords import STOPWORDS, query_terms
 
     assert query_terms("What did Melanie do in May 2023?", skip=STOPWORDS) == ["Melanie", "May", "2023"]
-    assert query_terms("May I ask what Will said", skip=STOPWORDS) == ["ask", "Will", "said"]
-    assert query_terms("what may happen", skip=STOPWORDS) == ["happen"]
+    assert query_terms("May I ask what Will said", skip=STOPWORDS) == ["ask", "Will"]  # "said" says what is asked
+    assert query_terms("what may break", skip=STOPWORDS) == ["break"]

@@ -191,6 +191,37 @@ def test_two_memories_in_one_database(tmp_path, store_env):
         search_memories(notes, ["notes", "nope"], "x", 5)
 
 
+def test_several_memories_answer_as_one(tmp_path, store_env):
+    """One decision and one keywords/match over the merged results, whatever memory is named first:
+    a memory that alone has no good match still answers when another has one, and the reverse."""
+    notes, ops = example_and_runbook(tmp_path)
+    query = "restart the quokka service"
+
+    def alone(root):
+        searcher = Searcher(root)
+        try:
+            return searcher.search(query, 5, now=NOW, min_score=0)
+        finally:
+            searcher.close()
+
+    best = {name: alone(root)["match"]["best_vector_similarity"] for name, root in (("notes", notes), ("operations", ops))}
+    assert best["notes"] < best["operations"]
+    floor = (best["notes"] + best["operations"]) / 2  # notes alone: no good match; operations: one
+    answers = [search_memories(notes, names, query, 5, now=NOW, min_score=floor)
+               for names in (["notes", "operations"], ["operations", "notes"])]
+    for both in answers:
+        assert not both["no_good_match"]
+        assert (both["results"][0]["memory"], both["results"][0]["path"]) == ("operations", "runbook.md")
+        assert both["match"]["best_vector_similarity"] == pytest.approx(best["operations"])
+        assert both["match"]["answered_by"] == "meaning"
+        assert "quokka" in both["keywords"]
+    assert [(r["memory"], r["path"], r["score"]) for r in answers[0]["results"]] == \
+        [(r["memory"], r["path"], r["score"]) for r in answers[1]["results"]]
+    nothing = [search_memories(notes, names, "zqxv blorf", 5, now=NOW)
+               for names in (["notes", "operations"], ["operations", "notes"])]
+    assert all(a["no_good_match"] and a["results"] == [] for a in nothing)
+
+
 def test_one_writer_per_memory(memory, store_env):
     runner.run(memory, embedder_name="hash")
     writer = locate(memory).open()

@@ -54,7 +54,7 @@ FLOORS = tuple(round(f, 2) for f in np.arange(0.0, 1.0001, 0.01))
 MAX_COST = 0.005
 NONSENSE_QUERIES = 50
 #: Other keyword floors shown beside the search's own (`search.scoring.KEYWORD_FLOOR`).
-KEYWORD_FLOORS = (0.6, 0.7, 0.8, 0.9, 1.0, 1.01)
+KEYWORD_FLOORS = (0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.01)
 
 
 def nonsense_queries(n: int = NONSENSE_QUERIES, seed: int = 11) -> list[str]:

@@ -37,11 +37,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import indexer
+from ..indexer import runner
 from ..config import Config
 from ..embedders import choose, offline_default
 from ..errors import TachikomaError
-from ..search import Searcher
+from ..search.searcher import Searcher
 from . import metrics
 
 KINDS = ("time", "person", "definition", "procedure", "fact", "inflection", "possessive", "update",
@@ -338,7 +338,7 @@ def evaluate(set_dirs: list[Path] | None = None, embedder_name: str | None = Non
             commits = build_repo(s, root)
             warnings: list[str] = []
             t = time.perf_counter()
-            summary = indexer.run(root, base, embedder=embedder, warn=warnings.append)
+            summary = runner.run(root, base, embedder=embedder, warn=warnings.append)
             index_seconds = time.perf_counter() - t
             questions = [q for q in s.questions if split == "all" or q.split == split]
             searcher = Searcher(root, base, embedder=embedder)

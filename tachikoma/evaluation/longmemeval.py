@@ -17,8 +17,11 @@ How a question becomes a memory
 
 Metrics are at session level (a session is a file: the ranked list is the
 files in the order of their first chunk among the results):
-recall_any@k, recall_all@k and binary nDCG@k for k = 5 and 10, per question
-type, on the questions that are not abstention questions. On the ``_abs``
+recall_any@k, recall_all@k and binary nDCG@k for k = 1, 5 and 10 and the mean
+reciprocal rank, overall, per half (`metrics.split_of`: "dev" to choose rules
+on, "held" to report them) and per question type, on the questions that are
+not abstention questions; the default's difference from whole-session BM25
+and from the vector alone, question by question, with a 95% bootstrap interval. On the ``_abs``
 questions the default search (with its relevance floor) is asked too, and the
 report says how often it answers "no good match" (and how often it does so on
 answerable questions, the cost).
@@ -66,7 +69,13 @@ from . import metrics
 from .cached_queries import CachedQueries
 from .locomo import searched_spans
 
-KS = (5, 10)
+KS = (1, 5, 10)
+#: The metrics whose default-against-baseline difference gets a bootstrap interval.
+COMPARED = ("recall_any@1", "recall_any@5", "recall_all@5", "recall_all@10", "ndcg@5", "mrr")
+#: The halves of the questions (`metrics.split_of`): rules are chosen on dev and reported on held as well.
+SPLITS = ("dev", "held")
+#: The baselines the default is compared with, question by question.
+BASELINES = ("bm25-sessions", "vector-only")
 TYPES = ("single-session-user", "single-session-assistant", "single-session-preference", "multi-session",
          "knowledge-update", "temporal-reasoning")
 _DATE = re.compile(r"^\s*(\d{4})/(\d{1,2})/(\d{1,2})\s*(?:\([A-Za-z]{3}\))?\s*(?:(\d{1,2}):(\d{2}))?\s*$")
@@ -293,6 +302,7 @@ def question_metrics(ranked_files: list[str], gold_files: set[str], ks=KS) -> di
         out[f"recall_any@{k}"] = metrics.recall_any(ranked_files, gold_files, k)
         out[f"recall_all@{k}"] = metrics.recall_all(ranked_files, gold_files, k)
         out[f"ndcg@{k}"] = metrics.ndcg(ranked_files, gold_files, k)
+    out["mrr"] = metrics.reciprocal_rank(ranked_files, gold_files)
     return out
 
 
@@ -358,6 +368,7 @@ def evaluate(path: Path, embedder_name: str | None = None, limit: int | None = N
                  "stats": stats, "cpus": os.cpu_count()},
         "systems": [{"key": s.key, "description": s.description} for s in rows],
         "results": aggregate(per_question, [s.key for s in rows]),
+        "differences": differences(per_question, [s.key for s in rows]),
         "abstention": abstention_summary(per_question),
         "per_question": per_question,
     }
@@ -372,7 +383,8 @@ def _counts(questions: list[Question]) -> dict[str, int]:
 
 def _ask(q: Question, root: Path, names: dict[str, str], rows: list[System], embedder, floor_config: Config) -> dict:
     gold = {name for name, ident in names.items() if ident in set(q.gold)}
-    row = {"question_id": q.ident, "type": q.kind, "abstention": q.abstention, "metrics": {}}
+    row = {"question_id": q.ident, "type": q.kind, "abstention": q.abstention, "split": metrics.split_of(q.ident),
+           "metrics": {}}
     searcher = Searcher(root, floor_config, embedder=embedder)
     try:
         answer = searcher.search(q.text, 10, now=q.date, config=floor_config)
@@ -398,8 +410,25 @@ def _ask(q: Question, root: Path, names: dict[str, str], rows: list[System], emb
 def aggregate(per_question: list[dict], keys: list[str]) -> dict:
     """system → group ("overall" and each question type) → {"questions": n, metric@k: mean}."""
     scored = [q for q in per_question if q["metrics"]]
-    groups = {"overall": scored, **{t: [q for q in scored if q["type"] == t] for t in TYPES}}
+    groups = {"overall": scored, **{s: [q for q in scored if q.get("split") == s] for s in SPLITS},
+              **{t: [q for q in scored if q["type"] == t] for t in TYPES}}
     return metrics.group_means(groups, keys)
+
+
+def differences(per_question: list[dict], keys: list[str]) -> dict:
+    """baseline → metric → `metrics.bootstrap_difference` of the default minus that baseline, over the
+    answerable questions, overall and per split."""
+    scored = [q for q in per_question if q["metrics"]]
+    out: dict = {}
+    for baseline in (b for b in BASELINES if b in keys):
+        out[baseline] = {}
+        for metric in COMPARED:
+            out[baseline][metric] = {}
+            for group in ("overall", *SPLITS):
+                rows = [q for q in scored if group == "overall" or q.get("split") == group]
+                out[baseline][metric][group] = metrics.bootstrap_difference(
+                    [q["metrics"]["default"][metric] for q in rows], [q["metrics"][baseline][metric] for q in rows])
+    return out
 
 
 def abstention_summary(per_question: list[dict]) -> dict:
@@ -428,12 +457,27 @@ def table(report: dict, metric: str) -> str:
     """Markdown: one metric, systems as rows, overall and each question type as columns."""
     results = report["results"]
     first = report["systems"][0]["key"]
-    groups = [g for g in ["overall", *TYPES] if results[first][g]["questions"]]
+    groups = [g for g in ["overall", *SPLITS, *TYPES] if results[first][g]["questions"]]
     lines = [f"**{metric}**\n",
              "| system | " + " | ".join(f"{g} (n={results[first][g]['questions']})" for g in groups) + " |",
              "|---|" + "---:|" * len(groups)]
     for s in report["systems"]:
         lines.append(f"| {s['key']} | " + " | ".join(_fmt(results[s['key']][g].get(metric)) for g in groups) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def differences_text(report: dict) -> str:
+    """Markdown: the default minus each baseline, per compared metric, with its 95% bootstrap interval."""
+    found = report.get("differences") or {}
+    if not found:
+        return ""
+    lines = ["**default minus baseline** (mean over answerable questions, 95% paired bootstrap interval)\n",
+             "| baseline | metric | overall | dev | held |", "|---|---|---|---|---|"]
+    for baseline, by_metric in found.items():
+        for metric, cells in by_metric.items():
+            lines.append(f"| {baseline} | {metric} | " + " | ".join(
+                "–" if c["difference"] is None else f"{c['difference']:+.3f} [{c['low']:+.3f}, {c['high']:+.3f}]"
+                for c in (cells[g] for g in ("overall", *SPLITS))) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -468,13 +512,14 @@ def markdown(report: dict) -> str:
     for k in KS:
         for name in ("recall_any", "recall_all", "ndcg"):
             lines.append(table(report, f"{name}@{k}"))
-    lines += [abstention_text(report), ""]
+    lines += [table(report, "mrr"), differences_text(report), abstention_text(report), ""]
     return "\n".join(lines)
 
 
 def terminal(report: dict) -> str:
     meta = report["meta"]
-    return "\n".join([table(report, "recall_any@5"), table(report, "recall_all@5"), table(report, "ndcg@5"),
+    return "\n".join([table(report, "recall_any@1"), table(report, "recall_any@5"), table(report, "recall_all@5"),
+                      table(report, "ndcg@5"), table(report, "mrr"), differences_text(report),
                       abstention_text(report),
                       f"{meta['data']['questions']} questions, {meta['embedder']}, {meta['seconds']['total']} s "
                       f"({meta['stats']['chunks_embedded']} chunks embedded, "

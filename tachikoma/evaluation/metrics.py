@@ -99,6 +99,46 @@ def evidence_recall_spans(ranked_spans: Sequence[tuple[Hashable, int, int]],
     return found / len(evidence)
 
 
+def reciprocal_rank(ranked: Sequence[Hashable], gold: Iterable[Hashable], k: int | None = None) -> float:
+    """1 / the rank of the first gold item (within the first k when given), 0.0 when none is there."""
+    gold = _gold(gold)
+    for rank, item in enumerate(ranked[:k] if k else ranked, 1):
+        if item in gold:
+            return 1.0 / rank
+    return 0.0
+
+
+def split_of(ident: str) -> str:
+    """"dev" or "held" for a question id, by its sha256 (a fixed half of any set, chosen by nobody):
+    rules are chosen on "dev" and reported on "held" too."""
+    import hashlib
+
+    return "dev" if hashlib.sha256(ident.encode("utf-8")).digest()[0] % 2 == 0 else "held"
+
+
+def bootstrap_difference(a: Sequence[float], b: Sequence[float], rounds: int = 2000, seed: int = 0) -> dict:
+    """The mean of a − b over paired questions and its 95% percentile bootstrap interval
+    (questions resampled with replacement, `rounds` times, a fixed seed: the same data gives the same
+    interval). {"difference", "low", "high", "questions"}."""
+    import numpy as np
+
+    if len(a) != len(b):
+        raise ValueError("paired values need the same length")
+    diff = np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64)
+    if not diff.size:
+        return {"difference": None, "low": None, "high": None, "questions": 0}
+    rng = np.random.default_rng(seed)
+    means = diff[rng.integers(0, diff.size, size=(rounds, diff.size))].mean(axis=1)
+    low, high = np.percentile(means, [2.5, 97.5])
+    return {"difference": float(diff.mean()), "low": float(low), "high": float(high), "questions": int(diff.size)}
+
+
+def bootstrap_mean(values: Sequence[float], rounds: int = 2000, seed: int = 0) -> dict:
+    """The mean of `values` and its 95% percentile bootstrap interval: {"mean", "low", "high", "n"}."""
+    out = bootstrap_difference(values, [0.0] * len(values), rounds, seed)
+    return {"mean": out["difference"], "low": out["low"], "high": out["high"], "n": out["questions"]}
+
+
 def mean(values: Sequence[float]) -> float | None:
     """Arithmetic mean, None for no values."""
     return sum(values) / len(values) if values else None

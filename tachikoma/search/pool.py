@@ -219,8 +219,10 @@ def search_memories(root: Path, names: list[str], query: str, limit: int = 10, c
                     embedder_name: str | None = None, searchers=None, **options) -> dict:
     """One query over several memories of a shared store (PostgreSQL): each memory is ranked as
     it would be alone (its own embedder, keyword statistics and settings), then the results are
-    merged by score; every result names its ``memory``. The answer's other parts (keywords,
-    freshness, …) are the first memory's; ``memories`` lists the names searched. `searchers`
+    merged by score; every result names its ``memory``. The memories answer as one: there is a good
+    match when any memory has one (then the best results of all of them, a memory without one of its
+    own included), ``match`` is the best evidence of any, ``keywords`` every memory's; freshness and
+    the like are the first memory's; ``memories`` lists the names searched. `searchers`
     (`Searchers`): a long-lived process's open searchers and connections, reused;
     None: opened for this query and closed after it."""
     config = config or load_config(root)
@@ -242,9 +244,21 @@ def search_memories(root: Path, names: list[str], query: str, limit: int = 10, c
             location = Location(folder, here.url, name)
             make = lambda: Searcher(folder, own, embedder_name, location=location)  # noqa: E731
             with pool.use(memory_key(location), make) as searcher:
-                answers.append(searcher.search(query, limit, config=own, **options))
+                answers.append(searcher.search(query, limit, config=own, decide=False, **options))
     finally:
         if searchers is None:
             pool.close()
-    merged = sorted((r for a in answers for r in a["results"]), key=lambda r: -r["score"])[:limit]
-    return dict(answers[0], results=merged, no_good_match=not merged, memories=list(names))
+    return merge_answers(answers, limit, names)
+
+
+def merge_answers(answers: list[dict], limit: int, names: list[str]) -> dict:
+    """One answer from each memory's answer to the same query (each asked with ``decide=False``)."""
+    answered = [a for a in answers if not a["no_good_match"]]
+    merged = sorted((r for a in answers for r in a["results"]), key=lambda r: -r["score"])[:limit] if answered else []
+    best = max(answered or answers, key=lambda a: a["match"]["best_vector_similarity"])
+    match = dict(best["match"], best_vector_similarity=max(a["match"]["best_vector_similarity"] for a in answers))
+    coverages = [a["match"]["best_keyword_coverage"] for a in answers if a["match"]["best_keyword_coverage"] is not None]
+    match["best_keyword_coverage"] = max(coverages) if coverages else None
+    keywords = list(dict.fromkeys(word for a in answers for word in a["keywords"]))
+    return dict(answers[0], results=merged, no_good_match=not merged, match=match, keywords=keywords,
+                memories=list(names))

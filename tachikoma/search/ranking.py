@@ -83,7 +83,8 @@ COMPARABLE_MIXED = 0.65
 def supersessions(similarity: np.ndarray, vectors: np.ndarray, dates: np.ndarray, files: np.ndarray,
                   eligible: np.ndarray, transcript: np.ndarray, words: np.ndarray | None = None,
                   alike: float = ALIKE, alike_transcripts: float = ALIKE_TRANSCRIPTS,
-                  comparable: float = COMPARABLE, strength: np.ndarray | None = None) -> np.ndarray:
+                  comparable: float = COMPARABLE, strength: np.ndarray | None = None,
+                  weight: np.ndarray | None = None) -> np.ndarray:
     """For each of a few candidate chunks, the position of the newer candidate that supersedes it, or -1.
 
     A knowledge update: chunk j supersedes chunk i when j is from another file
@@ -101,7 +102,12 @@ def supersessions(similarity: np.ndarray, vectors: np.ndarray, dates: np.ndarray
     named. `eligible` (bool) marks chunks that can be superseded (evergreen
     memories cannot). `strength` (`dates.STRENGTH` of each date's source): j
     must have a date trusted at least as much as i's, so an import or a file
-    time never supersedes a memory's own date. All arguments are per candidate.
+    time never supersedes a memory's own date (two file times more than a day
+    apart, in a folder without git, still can).
+    `weight` (trust weight × confidence weight of each candidate's file): j must
+    weigh at least as much as i, so a chat or an untrusted clipping never
+    supersedes an owner's high-confidence runbook (docs/ranking.md,
+    "Supersession"). All arguments are per candidate.
     """
     similarity = np.asarray(similarity, dtype=np.float64)
     n = similarity.shape[0]
@@ -130,12 +136,15 @@ def supersessions(similarity: np.ndarray, vectors: np.ndarray, dates: np.ndarray
     if strength is not None:
         strength = np.asarray(strength)
         ok &= strength[None, :] >= strength[:, None]
+    if weight is not None:
+        weight = np.asarray(weight, dtype=np.float64)
+        ok &= weight[None, :] >= weight[:, None] - 1e-12
     best = np.where(ok, similarity[None, :], -1.0).argmax(axis=1)
     return np.where(ok.any(axis=1), best, -1).astype(np.int64)
 
 
 def match_evidence(vector: np.ndarray, coverage, mask: np.ndarray, min_score: float,
-                   keyword_floor: float) -> dict:
+                   keyword_floor: float, in_time: np.ndarray | None = None) -> dict:
     """Whether an answer has a good match at all: one decision for the whole answer, never a cut per chunk.
 
     It has one when some allowed chunk (`mask`) is close enough in meaning
@@ -146,8 +155,11 @@ def match_evidence(vector: np.ndarray, coverage, mask: np.ndarray, min_score: fl
     for its own low cosine, so a chunk the keyword side ranks first is never
     hidden from an answer. `coverage` is the (N,) array or a function giving
     it, called only when meaning alone does not decide (None: no keyword
-    evidence). `answered_by` is "meaning", "keywords" or None;
-    `best_keyword_coverage` is None when it was not needed.
+    evidence). `in_time` (N,) bool, given only for a question that asks about
+    a time and nothing else ("what happened last week": no keyword once the
+    time and the function words are out), marks the memories from that time:
+    any of them answers it. `answered_by` is "meaning", "keywords", "time" or
+    None; `best_keyword_coverage` is None when it was not needed.
     """
     allowed = np.asarray(mask, dtype=bool)
     out = {"answered_by": None, "best_vector_similarity": float(np.max(vector[allowed])) if allowed.any() else 0.0,
@@ -161,6 +173,10 @@ def match_evidence(vector: np.ndarray, coverage, mask: np.ndarray, min_score: fl
     out["best_keyword_coverage"] = float(np.max(values[allowed])) if values is not None else 0.0
     if out["best_keyword_coverage"] >= keyword_floor:
         out["answered_by"] = "keywords"
+    elif in_time is not None:
+        out["from_the_time_asked"] = int((allowed & np.asarray(in_time, dtype=bool)).sum())
+        if out["from_the_time_asked"]:
+            out["answered_by"] = "time"
     return out
 
 

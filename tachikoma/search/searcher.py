@@ -28,9 +28,9 @@ from ..errors import BadQuery, NoIndexYet
 from ..store import ENGINE_INDEX_MIN_CHUNKS, Location, locate
 from ..tags import Tags
 from . import vector_index
-from .keywords import (TOOL_EXCERPT_SHARE, TOOL_MATCHES_SHOWN, ToolMatch, WordRows, chunk_positions,
-                       keyword_coverage, keyword_parts, keyword_search, keyword_terms, tool_search, tool_terms,
-                       tool_words_held, words_held)
+from .keywords import (STOPWORDS, TOOL_EXCERPT_SHARE, TOOL_MATCHES_SHOWN, ToolMatch, WordRows, chunk_positions,
+                       keyword_coverage, keyword_parts, keyword_search, keyword_terms, query_terms, tool_search,
+                       tool_terms, tool_words_held, words_held)
 from .scoring import rank_snapshot, relevance_floor
 from .snapshot import Filters, Snapshot
 
@@ -141,7 +141,7 @@ class Searcher:
 
     def search(self, query: str, limit: int = 10, filters: Filters | None = None,
                now: datetime | None = None, config: Config | None = None, min_score: float | None = None,
-               recency: str | None = None, as_of: datetime | str | None = None) -> dict:
+               recency: str | None = None, as_of: datetime | str | None = None, decide: bool = True) -> dict:
         """Rank chunks for `query` and return the JSON-ready answer with explanations.
 
         `as_of` (or `now`; a datetime or what `timeq.parse_as_of` reads) is the "now" of the search:
@@ -156,7 +156,9 @@ class Searcher:
         out for its own low similarity (``match`` says which). A result
         never names a file that is gone from the memory folder, even before
         the index has caught up with it. `recency` names a preset (`config.RECENCY_PRESETS`) to use
-        instead of the config's ``[ranking] recency``.
+        instead of the config's ``[ranking] recency``. `decide` False keeps the results of an answer
+        without a good match (``no_good_match`` still says so): several memories decide together
+        (`search_memories`).
         """
         query = query.strip()
         if not query:
@@ -175,7 +177,10 @@ class Searcher:
         now = now if now is not None else datetime.now().astimezone()
         if now.tzinfo is None:
             now = now.astimezone()
-        windows = timeq.read(query, now) if config.search.time_reading else []
+        spans = timeq.read_spans(query, now) if config.search.time_reading else []
+        windows = [window for _, _, window in spans]
+        # The words that named a time are read as a time, not looked for as keywords ("last week").
+        words_of = timeq.without_time(query, spans)
         floor = min_score if min_score is not None else config.search.min_score
         floor = relevance_floor(self.embedder.name) if floor is None else float(floor)
         if not 0 <= floor <= 1:
@@ -192,21 +197,22 @@ class Searcher:
             quick_qvec = self._quick_query(snap, query)
             counts: dict[str, int] = {}
             read = WordRows(store)
-            keywords = keyword_terms(store, query, len(snap.chunk_ids), counts=counts, words=read)
-            matches = keyword_search(store, query, len(snap.chunk_ids), config.search.keyword_candidates,
+            keywords = keyword_terms(store, words_of, len(snap.chunk_ids), counts=counts, words=read)
+            matches = keyword_search(store, words_of, len(snap.chunk_ids), config.search.keyword_candidates,
                                      terms=keywords)
-            tool_words, tool_matches = self._tool_matches(query, config, counts)
+            tool_words, tool_matches = self._tool_matches(words_of, config, counts)
             # A chunk found by its tool texts alone is a candidate too (a large index ranks a shortlist).
             snap = self.candidates(snap, qvec, matches + [(m.chunk_id, m.bm25) for m in tool_matches], filters)
             keyword, tool_share = keyword_parts(snap, matches, tool_matches)
-            words = lambda ids: words_held(store, query, ids, read)  # noqa: E731 (knowledge updates: what was said)
+            words = lambda ids: words_held(store, words_of, ids, read)  # noqa: E731 (knowledge updates: what was said)
             # For "no good match", a chunk also holds the words of its tool texts.
-            with_tools = lambda ids: words(ids) | tool_words_held(store, query, ids)  # noqa: E731
-            coverage = lambda: keyword_coverage(store, query, snap, matches, counts,  # noqa: E731 (only if needed)
+            with_tools = lambda ids: words(ids) | tool_words_held(store, words_of, ids)  # noqa: E731
+            coverage = lambda: keyword_coverage(store, words_of, snap, matches, counts,  # noqa: E731 (only if needed)
                                                 tool_matches, with_tools if tool_matches else words)
+            time_only = bool(windows) and not query_terms(words_of, skip=STOPWORDS)
             answer, hidden = self._rank_existing(snap, qvec, limit, config, filters, now, keyword, floor, words,
                                                  coverage, windows, tool_share if tool_matches else None,
-                                                 quick_qvec)
+                                                 quick_qvec, decide, time_only)
             details = store.chunk_details([int(snap.chunk_ids[i]) for i in answer["positions"]])
         results = []
         for pos, factors, score in zip(answer["positions"], answer["factors"], answer["scores"]):
@@ -225,7 +231,7 @@ class Searcher:
         freshness = dict(self._finish_freshness(checking) if self.local else NOT_HERE, missing_files=hidden)
         keywords = keywords + [t for t in tool_words if t not in keywords]
         return {"query": query, "keywords": keywords, "results": results, "min_score": floor,
-                "no_good_match": not results, "match": answer["match"],
+                "no_good_match": not results or answer["match"]["answered_by"] is None, "match": answer["match"],
                 "recency": config.ranking.recency,
                 "as_of": now.isoformat(timespec="seconds"), "time": [w.as_dict() for w in windows],
                 "freshness": freshness, "embedder": self.embedder.name,
@@ -256,7 +262,8 @@ class Searcher:
         return found
 
     def _rank_existing(self, snap: Snapshot, qvec, limit, config, filters, now, keyword, floor,
-                       words=None, coverage=None, windows=(), tool_share=None, quick_qvec=None) -> tuple[dict, int]:
+                       words=None, coverage=None, windows=(), tool_share=None, quick_qvec=None,
+                       decide=True, time_only=False) -> tuple[dict, int]:
         """`rank_snapshot`, leaving out files deleted or renamed since the index last saw them.
 
         Only the files of the results are checked (a stat each); a missing one
@@ -267,11 +274,12 @@ class Searcher:
         if not self.local:
             return rank_snapshot(snap, qvec, limit, config, filters, now, keyword, floor, words=words,
                                  coverage=coverage, windows=windows, tool_share=tool_share,
-                                 quick_qvec=quick_qvec), 0
+                                 quick_qvec=quick_qvec, decide=decide, time_only=time_only), 0
         for attempt in range(MISSING_ROUNDS + 1):
             answer = rank_snapshot(snap, qvec, limit, config, filters, now, keyword, floor,
                                    exclude=gone if gone.any() else None, words=words, coverage=coverage,
-                                   windows=windows, tool_share=tool_share, quick_qvec=quick_qvec)
+                                   windows=windows, tool_share=tool_share, quick_qvec=quick_qvec, decide=decide,
+                                   time_only=time_only)
             files = {int(snap.chunk_file[p]) for p in answer["positions"]}
             if attempt == MISSING_ROUNDS - 1:
                 files = range(len(snap.paths))  # many files went at once: check them all, once

@@ -62,6 +62,10 @@ class Snapshot:
     date: np.ndarray  # (N,) unix seconds used for recency, per chunk (`dates.choose`)
     date_source: np.ndarray  # (N,) index into dates.SOURCES
     evergreen: np.ndarray  # (F,) bool: front matter (or tag file) says evergreen
+    #: (N,) the chunk's file's last modification (its last content commit, else its file time) and that
+    #: date's source: the age of the seed's rule (`config.Recency.modified`).
+    modified: np.ndarray | None = None
+    modified_source: np.ndarray | None = None
     #: (N,) int8 which vectors each chunk has (`TIERS`: 2 full, 1 quick only, 0 none yet); None: all full.
     tier: np.ndarray | None = None
     #: (N, quick dim) float32 quick-tier vectors (zeros where a chunk has none); None when no chunk has one.
@@ -83,6 +87,8 @@ class Snapshot:
         return replace(self, chunk_ids=self.chunk_ids[positions], chunk_file=self.chunk_file[positions],
                        matrix=np.asarray(self.matrix[positions]), date=self.date[positions],
                        date_source=self.date_source[positions], vector_index=None,
+                       modified=None if self.modified is None else self.modified[positions],
+                       modified_source=None if self.modified is None else self.modified_source[positions],
                        indexed_chunks=self.chunk_count,
                        tier=None if self.tier is None else self.tier[positions],
                        quick=None if self.quick is None else np.asarray(self.quick[positions]))
@@ -104,10 +110,12 @@ class Snapshot:
         imported = np.array([bool(r[12]) for r in rows], dtype=bool)[chunk_file]
         date, source = dates.choose(chunk_date, per_chunk(6), per_chunk(7), per_chunk(8), per_chunk(9),
                                     per_chunk(10, 1e9), imported)
+        none = np.full(len(ids), np.nan)
+        modified, modified_source = dates.choose(none, none, none, none, per_chunk(9), per_chunk(10, 1e9), imported)
         column = lambda i: np.array([r[i] for r in rows], dtype=object)  # noqa: E731
         return cls(generation, ids, chunk_file, matrix, column(1), column(2), column(3), column(4),
                    column(5), date, source, np.array([bool(r[11]) for r in rows], dtype=bool),
-                   tier=_tiers(tier, quick), quick=quick)
+                   modified, modified_source, tier=_tiers(tier, quick), quick=quick)
 
     def evergreen_files(self, globs: tuple[str, ...]) -> np.ndarray:
         """(F,) bool: evergreen by the file itself or by a `globs` pattern, computed once per list."""
