@@ -100,8 +100,8 @@ def table(result: dict, split: str | None) -> list[str]:
             groups[(r["direction"], r["lang"])].append(r)
             groups[(r["direction"], "all")].append(r)
     out = [f"### {result['embedder']} ({split or 'all questions'}; indexed in {result['index_seconds']} s)", "",
-           "| direction | question lang | n | cosine top-1 | cosine top-5 | search top-1 | search top-5 "
-           "| search no-good-match |",
+           ("| direction | question lang | n | cosine top-1 | cosine top-5 | search top-1 | search top-5 "
+            "| search no-good-match |"),
            "|---|---|---|---|---|---|---|---|"]
     for (direction, lang), rs in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1] == "all", kv[0][1])):
         n = len(rs)
@@ -120,9 +120,10 @@ def table(result: dict, split: str | None) -> list[str]:
         out.append(f"| {lang} | {len(rs)} | {sum(r['no_good_match'] for r in rs) / len(rs):.2f} |")
     answerable = sorted(r["best_cosine"] for r in rows if r["expected"])
     off = sorted(r["best_cosine"] for r in rows if not r["expected"])
-    out += ["", f"best cosine, answerable: min {answerable[0]:.3f}, p10 {answerable[len(answerable) // 10]:.3f}, "
-                f"median {answerable[len(answerable) // 2]:.3f}; off-topic/nonsense: median "
-                f"{off[len(off) // 2]:.3f}, p90 {off[min(len(off) - 1, len(off) * 9 // 10)]:.3f}, max {off[-1]:.3f}", ""]
+    spread = (f"best cosine, answerable: min {answerable[0]:.3f}, p10 {answerable[len(answerable) // 10]:.3f}, "
+              f"median {answerable[len(answerable) // 2]:.3f}; off-topic/nonsense: median "
+              f"{off[len(off) // 2]:.3f}, p90 {off[min(len(off) - 1, len(off) * 9 // 10)]:.3f}, max {off[-1]:.3f}")
+    out += ["", spread, ""]
     return out
 
 
@@ -148,9 +149,8 @@ def main(argv: list[str] | None = None) -> int:
         args.out.mkdir(parents=True, exist_ok=True)
         (args.out / "report.md").write_text(text + "\n", encoding="utf-8")
         with open(args.out / "per_question.jsonl", "w", encoding="utf-8") as handle:
-            for result in results:
-                for row in result["rows"]:
-                    handle.write(json.dumps(dict(row, embedder=result["embedder"]), ensure_ascii=False) + "\n")
+            handle.writelines(json.dumps(dict(row, embedder=result["embedder"]), ensure_ascii=False) + "\n"
+                              for result in results for row in result["rows"])
     return 0
 
 
