@@ -34,9 +34,34 @@ from pathlib import Path
 import numpy as np
 
 from tachikoma import indexer
+from tachikoma.embedders import create
 from tachikoma.search import Searcher
 
 SETS = Path(__file__).parent / "everyday"
+
+
+class Shifted:
+    """An embedder whose query-passage cosine c becomes (c - c0) / (1 + c0), with unit vectors still:
+    one more dimension, +sqrt(c0) for queries and -sqrt(c0) for passages, then renormalised. An
+    experiment (``--shift``) for models whose cosines crowd near one value (E5: 0.75-0.9), where
+    a multiplicative recency factor outweighs differences in meaning."""
+
+    def __init__(self, inner, c0: float) -> None:
+        self.inner, self.c0 = inner, c0
+        self.name = f"{inner.name}-shift{c0:g}"
+        self.dim = inner.dim + 1
+        self.max_words = inner.max_words
+
+    def _extend(self, vectors: np.ndarray, sign: float) -> np.ndarray:
+        extra = np.full((vectors.shape[0], 1), sign * np.sqrt(self.c0), dtype=np.float32)
+        out = np.hstack([vectors, extra])
+        return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+    def embed_documents(self, texts, progress=None) -> np.ndarray:
+        return self._extend(np.asarray(self.inner.embed_documents(texts, progress), dtype=np.float32), -1.0)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._extend(np.asarray(self.inner.embed_query(text), dtype=np.float32)[None, :], 1.0)[0]
 
 
 def lay_out(set_dir: Path, target: Path) -> None:
@@ -55,18 +80,21 @@ def lay_out(set_dir: Path, target: Path) -> None:
         subprocess.run(git + ["commit", "-q", "-m", commit["message"]], check=True, env=env)
 
 
-def evaluate(set_dir: Path, embedder: str, work: Path, floor: float | None) -> dict:
+def evaluate(set_dir: Path, embedder: str, work: Path, floor: float | None, shift: float | None = None) -> dict:
     questions = [json.loads(line) for line in (set_dir / "questions.jsonl").read_text(encoding="utf-8").splitlines()
                  if line.strip()]
     as_of = json.loads((set_dir / "manifest.json").read_text(encoding="utf-8"))["as_of"]
-    root = work / embedder.replace(":", "_")
+    model = create(embedder)
+    if shift is not None:
+        model = Shifted(model, shift)
+    root = work / model.name.replace(":", "_")
     if root.exists():
         shutil.rmtree(root)
     lay_out(set_dir, root)
     started = time.perf_counter()
-    summary = indexer.run(root, embedder_name=embedder)
+    summary = indexer.run(root, embedder=model)
     index_s = time.perf_counter() - started
-    searcher = Searcher(root, embedder_name=embedder)
+    searcher = Searcher(root, embedder=model)
     try:
         snap = searcher.snapshot()
         rows = []
@@ -84,7 +112,7 @@ def evaluate(set_dir: Path, embedder: str, work: Path, floor: float | None) -> d
                              no_good_match=answer["no_good_match"], floor=answer["min_score"]))
     finally:
         searcher.close()
-    return {"embedder": embedder, "index_seconds": round(index_s, 2), "chunks": summary.chunks_embedded
+    return {"embedder": model.name, "index_seconds": round(index_s, 2), "chunks": summary.chunks_embedded
             if hasattr(summary, "chunks_embedded") else None, "rows": rows}
 
 
@@ -132,6 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--set", default="polyglot", help="a folder under bench/everyday (default polyglot)")
     parser.add_argument("--embedders", nargs="+", default=["minilm-int8", "e5-small"])
     parser.add_argument("--floor", type=float, default=None, help="min_score (default: each embedder's own)")
+    parser.add_argument("--shift", type=float, help="also measure each embedder shifted by this cosine (Shifted)")
     parser.add_argument("--split", choices=["dev", "held", "all"], default="all")
     parser.add_argument("--out", type=Path, help="write report.md and per_question.jsonl here")
     args = parser.parse_args(argv)
@@ -140,9 +169,10 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     with tempfile.TemporaryDirectory(prefix="tachikoma-poly-") as tmp:
         for name in args.embedders:
-            result = evaluate(set_dir, name, Path(tmp), args.floor)
-            results.append(result)
-            lines += table(result, None if args.split == "all" else args.split)
+            for shift in [None] if args.shift is None else [None, args.shift]:
+                result = evaluate(set_dir, name, Path(tmp), args.floor, shift)
+                results.append(result)
+                lines += table(result, None if args.split == "all" else args.split)
     text = "\n".join(lines)
     print(text)
     if args.out:
