@@ -86,7 +86,7 @@ def test_query_and_passage_prefixes_differ(embedder: E5SmallEmbedder) -> None:
 
 def test_vector_does_not_depend_on_batch(embedder: E5SmallEmbedder) -> None:
     alone = embedder.embed_documents(["Lena liebt Dinosaurier."])[0]
-    texts = ["x " * 300, "Lena liebt Dinosaurier.", "短い"]
+    texts = ["x " * 150, "Lena liebt Dinosaurier.", "短い"]
     batched = embedder.embed_documents(texts)
     assert float(alone @ batched[1]) > 0.9999
     small = E5SmallEmbedder(batch_size=1)
@@ -95,7 +95,7 @@ def test_vector_does_not_depend_on_batch(embedder: E5SmallEmbedder) -> None:
 
 def test_odd_input(embedder: E5SmallEmbedder) -> None:
     assert embedder.embed_documents([]).shape == (0, 384)
-    vectors = embedder.embed_documents(["", "a\x00b", "🙂" * 2000])
+    vectors = embedder.embed_documents(["", "a\x00b", "🙂" * 600])
     assert vectors.shape == (3, 384)
     assert np.isfinite(vectors).all()
     # A NUL is read as a space, not as the end of the text.
