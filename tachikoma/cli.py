@@ -583,7 +583,10 @@ def cmd_search(args) -> int:
     if not " ".join(args.query).strip():
         _usage_error(args, "the query is empty: say what to look for")
     root = _root(args)
-    asked = {"query": " ".join(args.query), "limit": args.limit, "kind": args.kind, "trust": args.trust,
+    from .surrogates import clean
+
+    # a byte that is not UTF-8 in the command line comes as half a character: made whole, as in files
+    asked = {"query": clean(" ".join(args.query)), "limit": args.limit, "kind": args.kind, "trust": args.trust,
              "untagged": args.untagged, "min_score": args.min_score, "recency": args.recency, "as_of": args.as_of,
              "memories": args.memories}
     answer = None

@@ -7,7 +7,6 @@ cannot read is counted and reported once per file, never once per line.
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 from collections import Counter
@@ -15,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, timezone
 from pathlib import PurePosixPath
 
+from .. import surrogates
 from ..documents import ToolText, Turn
 
 _LONG_FRACTION = re.compile(r"(\.\d{6})\d+")
@@ -208,7 +208,7 @@ def parse_arguments(arguments: object) -> dict | None:
         return arguments
     if isinstance(arguments, str) and arguments.strip().startswith("{"):
         try:
-            value = json.loads(arguments)
+            value = surrogates.loads(arguments)
         except (ValueError, RecursionError):
             return None
         return value if isinstance(value, dict) else None
