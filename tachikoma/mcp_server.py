@@ -41,7 +41,7 @@ from .search.searcher import Searcher
 from .search.snapshot import Filters
 from .store import locate
 from .tags import CONFIDENCE_VALUES, TRUST_VALUES, InvalidTagValue
-from .vocabulary import MAX_LIMIT
+from .vocabulary import MAX_LIMIT, MAX_QUERY_CHARS
 from .watcher import Reindexer, Watcher
 
 log = logging.getLogger("tachikoma.mcp")
@@ -427,7 +427,8 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
 
     @server.tool(title="Search memory", description=SEARCH_HELP, annotations=reading)
     def search(
-        query: Annotated[str, Field(min_length=1, max_length=2000, description="what to look for, in words")],
+        query: Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS,
+                                    description="what to look for, in words")],
         limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="how many passages at most")] = 10,
         kind: Annotated[Kind | None, Field(description="only notes (markdown) or transcripts")] = None,
         trust: Annotated[TrustFilter | None, Field(description="only files with this trust ('missing': none)")] = None,
