@@ -209,6 +209,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no warnings")
     p.add_argument("--watch", action="store_true", help="after indexing, keep watching the folder and re-index "
                                                         "each change until Ctrl-C")
+    p.add_argument("--claim-name", metavar="NAME", help="on a shared store: take the memory name NAME over for "
+                   "this folder although another folder (another clone) indexed under it; its index becomes "
+                   "this folder's (see docs/team.md)")
 
     p = sub.add_parser("search", parents=[common], help="search the memory, best first, with score explanations",
                        description="score = similarity × trust_weight × confidence_weight × recency "
@@ -504,6 +507,8 @@ def cmd_index(args) -> int:
 
     root = _root(args)
     config = _config(args, root)
+    if args.claim_name:
+        _claim_name(args, root, config)
     show = not args.quiet and not args.json and sys.stderr.isatty()
     detail, close = reporting.tqdm_progress() if show else (None, lambda: None)
     warn = None if args.quiet or args.json else _warn
@@ -520,6 +525,21 @@ def cmd_index(args) -> int:
     if args.watch:
         _watch(watcher, searchers, root, args)
     return 0
+
+
+def _claim_name(args, root: Path, config) -> None:
+    """`index --claim-name NAME`: NAME must be this memory's name on a shared store."""
+    from .store import locate
+    from .store.identity import CLAIM_ENV
+
+    here = locate(root, config)
+    if here.url is None:
+        raise TachikomaError("--claim-name is for a shared (PostgreSQL) store; this memory's index is its own "
+                             "file in .cache/")
+    if here.name != args.claim_name:
+        raise TachikomaError(f"this memory's name in the store is {here.name!r}, not {args.claim_name!r} "
+                             "(set [store] name to choose another)")
+    os.environ[CLAIM_ENV] = args.claim_name
 
 
 def _host_searches(root: Path, args, watcher, searchers):

@@ -332,12 +332,12 @@ class PostgresStore:
     def _claim(self, memory_id: int, root: Path) -> None:
         """Record that `root` is the folder this name belongs to, refusing another folder
         (`identity`: two folders of the same name must not overwrite each other's index)."""
-        from .identity import folder_identity, name_taken, same_memory
+        from .identity import claimed, folder_identity, name_taken, same_memory
 
         here = folder_identity(root)
         recorded = self.db.execute("SELECT value FROM tachikoma.meta WHERE memory_id = %s AND key = 'folder'",
                                    (memory_id,)).fetchone()
-        if recorded is not None and not same_memory(json.loads(recorded[0]), here):
+        if recorded is not None and not same_memory(json.loads(recorded[0]), here) and not claimed(self.name):
             raise name_taken(self.name, redacted(self.url), json.loads(recorded[0]), here)
         self.db.execute("INSERT INTO tachikoma.meta VALUES (%s, 'folder', %s) ON CONFLICT (memory_id, key) "
                         "DO UPDATE SET value = excluded.value", (memory_id, json.dumps(here)))
