@@ -149,10 +149,14 @@ def search():
         except EmbedderError as exc:
             ctx["error"], status = {"title": "The embedder is not available", "message": str(exc)}, 503
         except TachikomaError as exc:
-            ctx["error"], status = {"title": "Search failed", "message": str(exc)}, 500
+            ctx["error"], status = {"title": "Search failed", "message": str(exc)}, failure_status(exc)
     elif not form.q:
-        ctx["no_index"] = not dash().has_index()
-        dash().warm_up()
+        try:
+            ctx["no_index"] = not dash().has_index()
+        except TachikomaError as exc:  # a shared store that cannot be reached: the page says so in one line
+            ctx["error"], status = {"title": "The index cannot be reached", "message": str(exc)}, failure_status(exc)
+        else:
+            dash().warm_up()
         ctx["fresh_job"] = dash().index_job.finished_recently("reindex", FRESH_REINDEX_SECONDS)
     if ctx["no_index"]:
         ctx["job"] = dash().index_job.snapshot()
@@ -395,7 +399,11 @@ def index_panel_context() -> dict:
         fresh = status.freshness(dash().root)
     except TachikomaError as exc:
         fresh = {"error": str(exc)}
-    return {"fresh": fresh, "job": dash().index_job.snapshot(), "has_index": dash().has_index(),
+    try:
+        has_index = dash().has_index()
+    except TachikomaError as exc:
+        fresh, has_index = {"error": str(exc)}, True  # the panel says why in one line, not "no index yet"
+    return {"fresh": fresh, "job": dash().index_job.snapshot(), "has_index": has_index,
             "watching": dash().watching()}
 
 
@@ -431,5 +439,9 @@ def reindex_start():
 
 
 def reindex_panel(job: dict, status: int = 200, **ctx):
-    ctx.setdefault("has_index", dash().has_index())
+    if "has_index" not in ctx:
+        try:
+            ctx["has_index"] = dash().has_index()
+        except TachikomaError as exc:
+            ctx["has_index"], ctx["fresh"] = True, {"error": str(exc)}
     return page("reindex.html", "partials/reindex.html", status=status, job=job, **ctx)
