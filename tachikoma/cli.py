@@ -826,7 +826,7 @@ def cmd_serve(args) -> int:
     access = _serve_access(root, args)
     if access is None and not is_loopback(args.host):  # refused before anything else is said
         raise TachikomaError(f"serving on {args.host} needs authentication, since the dashboard"
-                             f"{' and MCP' if mcp else ''} read and write your memory: give tokens "
+                             f"{' and MCP read and write' if mcp else ' reads and writes'} your memory: give tokens "
                              "(--tokens-file, [serve] tokens_file or $TACHIKOMA_TOKEN) or a trusted reverse proxy "
                              "(--trusted-proxy), see docs/team.md; or serve on 127.0.0.1")
     if access is not None and args.host in ("0.0.0.0", "::", "") and not access.public_url:

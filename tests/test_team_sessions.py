@@ -102,3 +102,25 @@ def test_an_agent_token_in_the_sign_in_form_says_what_it_is_for(indexed_example,
         assert client.get("/tag").status_code == 303  # and it opened nothing
         _, wrong = sign_in(base, "not-a-token-" + "c" * 20)
         assert wrong.status_code == 401 and "not accepted" in wrong.text and "MCP" not in wrong.text
+
+
+def test_an_https_public_address_before_its_proxy_says_why_sign_in_fails(indexed_example, tokens):
+    root = indexed_example
+    with serving(root, "--no-watch", "--tokens-file", str(tokens), "--public-url", "https://ops.memory.example",
+                 host=SHARED, env=no_token_env()) as (base, _):
+        client, done = sign_in(base, ALICE)  # over plain http: the Secure cookie never comes back
+        said = unescape(done.text)
+        assert done.status_code == 400 and "Sign-in needs https" in said
+        assert "https://ops.memory.example" in said and "without --public-url" in said and "reload" not in said
+        misdirected = httpx.get(base + "/", headers={"Host": "evil.example"})
+        assert misdirected.status_code == 421
+        assert "open it at https://ops.memory.example" in unescape(misdirected.text)
+        assert str(root) not in misdirected.text and "Memory folder" not in misdirected.text
+
+
+def test_a_misdirected_request_names_an_address_that_answers(indexed_example, tokens):
+    with serving(indexed_example, "--no-watch", "--tokens-file", str(tokens), host="127.0.0.1",
+                 env=no_token_env()) as (base, _):
+        misdirected = httpx.get(base + "/", headers={"Host": "evil.example"})
+        assert misdirected.status_code == 421 and f"open it at {base}/" in unescape(misdirected.text)
+        assert "Memory folder" not in misdirected.text  # nothing of the memory before signing in

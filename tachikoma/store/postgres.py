@@ -189,8 +189,12 @@ def connection_error(url: str, exc: Exception) -> TachikomaError:
     where = redacted(url)
     reason = _scrub(exc, url)
     lowered = reason.lower()
+    if "role" in lowered and "does not exist" in lowered:
+        return TachikomaError(f"PostgreSQL at {where} has no such user ({reason}): create it as the server's "
+                              "superuser (createuser NAME) and give it the database (createdb --owner NAME …); "
+                              "see docs/team.md")
     if "password authentication failed" in lowered or "no password supplied" in lowered \
-            or "authentication failed" in lowered or "role" in lowered and "does not exist" in lowered:
+            or "authentication failed" in lowered:
         return TachikomaError(f"PostgreSQL at {where} refused the credentials ({reason}): check the user and "
                               "password (in the URL, PGPASSWORD or ~/.pgpass)")
     if "database" in lowered and "does not exist" in lowered:
@@ -273,6 +277,13 @@ class PostgresStore:
             self._ensure_schema()
             register_vector(self.db)
             self.memory_id = self._memory(root)
+        except psycopg.errors.InsufficientPrivilege as exc:
+            self.db.close()
+            user = self.db.info.user if self.db.info else "the user"
+            raise TachikomaError(f"PostgreSQL at {redacted(url)}: {_scrub(exc, url)}: tachikoma makes its own "
+                                 f"schema there, so {user} needs to own the database (createdb --owner {user} …) "
+                                 f"or be granted it (GRANT CREATE ON DATABASE … TO {user}); see docs/team.md") \
+                from None
         except psycopg.Error as exc:
             self.db.close()
             raise TachikomaError(f"PostgreSQL at {redacted(url)}: {_scrub(exc, url)}") from None
