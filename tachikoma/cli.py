@@ -231,8 +231,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--untagged", action="store_true", help="only files with neither trust nor confidence")
     p.add_argument("--embedder", metavar="NAME", help="must match the index's embedder")
     p.add_argument("--min-score", type=_fraction, metavar="X",
-                   help="relevance floor, 0-1: passages whose meaning similarity (cosine of the embeddings) is "
-                        "below it are not results (default: [search] min_score, else 0.41 for minilm; 0 = off)")
+                   help="relevance floor, 0-1, one decision for the whole answer: when no passage reaches it "
+                        "in meaning similarity (cosine of the embeddings) and none holds most of the query's "
+                        "words, the answer is 'no good match'; otherwise it never removes a single result "
+                        "(default: [search] min_score, else 0.41 for minilm; 0 = off)")
     p.add_argument("--recency", choices=RECENCY_NAMES, type=str.lower,
                    help="how much a memory's age counts: off; default (age costs at most 10%%, and a memory "
                         "that a newer one supersedes loses half); strong (down to half at 90 days); seed "
@@ -257,8 +259,11 @@ def build_parser() -> argparse.ArgumentParser:
                                    "when the selected files end up tagged, including when nothing had to change "
                                    "(the last line says whether no file matched, or the matches already had the "
                                    "values or kept their own); 1 on an error; 2 for a mistyped command line.")
+    p.add_argument("files", nargs="*", metavar="FILE", help="select these files (paths in the memory, or from "
+                   "here into it): `tachikoma tag notes/a.md 2026-03-22/s.jsonl --confidence medium`")
     p.add_argument("--kind", choices=["markdown", "transcript"], help="select files of this kind")
-    p.add_argument("--path", metavar="PATTERN", help="select a folder ('2026-03/') or a glob ('**/*meeting*.md')")
+    p.add_argument("--path", metavar="PATTERN", help="select a folder ('2026-03/') or a glob ('**/*meeting*.md', "
+                                                     "'2026-1*/': the folders that match)")
     p.add_argument("--untagged", action="store_true", help="select only files with no tags at all")
     p.add_argument("--since", type=_date, metavar="YYYY-MM-DD", help="select files modified on or after")
     p.add_argument("--until", type=_date, metavar="YYYY-MM-DD", help="select files modified on or before")
@@ -662,6 +667,31 @@ def _print_answer(answer: dict, args) -> None:
             print(f"    {printable(in_tools)}" + (f": {printable(excerpt)}" if excerpt else ""))
 
 
+def _memory_files(root: Path, files: list[str]) -> frozenset[str]:
+    """`tag FILE...`: each file as a path in the memory, whether given from the memory's top or from the
+    current folder (``memory/notes/a.md``); TachikomaError for one that is no memory file there."""
+    from . import memory
+
+    wanted = set()
+    top = root.resolve()
+    for given in files:
+        here = Path(given).expanduser().absolute()
+        try:
+            rel = here.resolve().relative_to(top).as_posix() if here.exists() else given
+        except ValueError:
+            rel = given
+        while rel.startswith("./"):
+            rel = rel[2:]
+        try:
+            full = memory.safe_path(root, rel)
+        except memory.PathOutsideMemory:
+            raise TachikomaError(f"{given!r} is outside the memory folder {root}") from None
+        if memory.kind_of(rel) is None or not full.is_file():
+            raise TachikomaError(f"{given!r} is not a memory file (a .md note or .jsonl transcript) in {root}")
+        wanted.add(full.resolve().relative_to(top).as_posix())
+    return frozenset(wanted)
+
+
 def cmd_tag(args) -> int:
     from .tagging import applying, model, planning, recovery
     from .tags import InvalidTagValue
@@ -670,11 +700,12 @@ def cmd_tag(args) -> int:
     values = {k: getattr(args, k) for k in ("trust", "confidence", "source") if getattr(args, k)}
     if args.evergreen is not None:
         values["evergreen"] = "true" if args.evergreen else "false"
-    has_selector = args.kind or args.path or args.untagged or args.since or args.until or args.all
+    has_selector = args.files or args.kind or args.path or args.untagged or args.since or args.until or args.all
     if has_selector and not values:
         _usage_error(args, "say what to set: --trust, --confidence, --source and/or --[no-]evergreen")
     if values and not has_selector:
-        _usage_error(args, "say which files: --kind, --path, --untagged, --since/--until, or --all")
+        _usage_error(args, "say which files: FILE..., --kind, --path, --untagged, --since/--until, or --all")
+    paths = _memory_files(root, args.files) if args.files else None
     recovered = None if args.dry_run else recovery.recover(root)
     if recovered is not None and not args.json:
         _report_recovered(recovered)
@@ -683,7 +714,7 @@ def cmd_tag(args) -> int:
             plan = planning.default_plan(root, max_bytes=_config(args, root).max_file_bytes)
         else:
             selector = model.Selector(kind=args.kind, pattern=args.path, untagged_only=args.untagged,
-                                      modified_since=args.since, modified_until=args.until)
+                                      modified_since=args.since, modified_until=args.until, paths=paths)
             plan = planning.plan(root, values, selector, overwrite=args.overwrite,
                                  max_bytes=_config(args, root).max_file_bytes)
     except InvalidTagValue as exc:

@@ -1,0 +1,91 @@
+"""Issue 32, what a new user tripped over in daily use: `tag FILE…`, a folder glob, the `--min-score` help,
+the wording of the coverage page and of `serve`'s refusal."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from gitrepo import git
+from tachikoma import cli
+from web_helpers import copy_memory
+
+
+@pytest.fixture
+def root(tmp_path):
+    return copy_memory(tmp_path / "memory")
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = cli.main(list(args))
+        except SystemExit as exc:
+            code = exc.code
+    return code, out.getvalue(), err.getvalue()
+
+
+def confidence(root, rel: str) -> str | None:
+    text = (root / rel).read_text()
+    return next((line.split(":", 1)[1].strip() for line in text.split("---")[1].splitlines()
+                 if line.startswith("confidence:")), None) if text.startswith("---") else None
+
+
+def test_tag_takes_files_as_arguments(root, monkeypatch):
+    code, out, err = run("--memory", str(root), "tag", "martin.md", "projects/tachikoma.md", "--confidence", "low",
+                         "--overwrite")
+    assert code == 0, err
+    assert confidence(root, "martin.md") == "low" and confidence(root, "projects/tachikoma.md") == "low"
+    assert "tag 2 files" in git(root, "log", "-1", "--format=%s")
+    monkeypatch.chdir(root.parent)  # a path from here into the memory, as a shell completes it
+    code, _, err = run("--memory", str(root), "tag", "memory/identity.md", "--confidence", "medium")
+    assert code == 0, err
+    code, _, err = run("--memory", str(root), "tag", "nothere.md", "--confidence", "medium")
+    assert code == 1 and "'nothere.md' is not a memory file" in err
+    code, _, err = run("--memory", str(root), "tag", "../outside.md", "--confidence", "medium")
+    assert code == 1 and "outside the memory folder" in err
+    code, _, err = run("--memory", str(root), "tag", "martin.md")
+    assert code == 2 and "say what to set" in err
+
+
+def test_tag_path_takes_a_folder_glob(root):
+    (root / "2026-10-01").mkdir()
+    (root / "2026-10-01" / "a.md").write_text("# A\nOne.\n")
+    (root / "2026-11-02").mkdir()
+    (root / "2026-11-02" / "b.md").write_text("# B\nTwo.\n")
+    code, out, err = run("--memory", str(root), "tag", "--path", "2026-1*/", "--confidence", "low", "--json")
+    assert code == 0, err
+    assert confidence(root, "2026-10-01/a.md") == "low" and confidence(root, "2026-11-02/b.md") == "low"
+
+
+def test_min_score_help_says_one_decision_that_never_removes_a_result():
+    done = subprocess.run([sys.executable, "-m", "tachikoma", "search", "--help"], capture_output=True, text=True,
+                          env={**os.environ, "COLUMNS": "500"})
+    assert "one decision for the whole answer" in done.stdout and "never removes a single result" in done.stdout
+    assert "are not results" not in done.stdout
+
+
+def test_coverage_says_its_rank_for_one_file(root):
+    from app import create_app
+
+    (root / "tachikoma.toml").write_text('[ranking]\nevergreen = []\n')
+    (root / "martin.md").write_text((root / "martin.md").read_text().replace("---\n", "---\nevergreen: true\n", 1))
+    app = create_app(memory=root, port=5000)
+    page = app.test_client().get("/coverage", base_url="http://127.0.0.1:5000").get_data(as_text=True)
+    said = " ".join(re.sub(r"<[^>]+>", " ", page).split())
+    assert "1 file whose age never lowers its rank" in said
+
+
+def test_serve_refusal_reads_as_english(root, monkeypatch):
+    monkeypatch.delenv("TACHIKOMA_TOKEN", raising=False)
+    code, _, err = run("--memory", str(root), "serve", "--host", "10.1.2.3")
+    assert code == 1 and "since the dashboard reads and writes your memory" in err
+    code, _, err = run("--memory", str(root), "serve", "--host", "10.1.2.3", "--mcp")
+    assert code == 1 and "since the dashboard and MCP read and write your memory" in err
