@@ -76,6 +76,7 @@ def test_a_clone_claims_the_name_explicitly_and_then_keeps_it(tmp_path, url, mon
     assert wrong.returncode == 1 and "not 'other'" in wrong.stderr
     claimed = index_cli(moved, url, "--claim-name", "memory")
     assert claimed.returncode == 0, claimed.stderr
+    assert "; memory 'memory' in postgresql://postgres@/" in claimed.stdout and " holds 2 files, " in claimed.stdout
     assert files(moved) == ["new.md", "readme.md"]
     again = index_cli(moved, url)  # the name is its own now: no claim needed
     assert again.returncode == 0, again.stderr
