@@ -280,6 +280,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-commit", action="store_true", help="do not commit the change to git")
     p.add_argument("--json", action="store_true", help="print the changes as JSON")
 
+    p = sub.add_parser("remember", parents=[common], help="write a new note (as MCP's remember), commit and index it",
+                       description="Write TEXT (or standard input, with -) as a new note: the file name comes from "
+                                   "the title (or the first words), a taken name gets -2, -3…, so nothing is ever "
+                                   "overwritten; written atomically, committed in a git memory, then indexed. The "
+                                   "same remembering as MCP's `remember` tool; a retry of the same note finds it.")
+    p.add_argument("text", help="the memory, as markdown; - reads it from standard input")
+    p.add_argument("--title", help="a short title (names the file; default: the text's first words)")
+    p.add_argument("--folder", help="a folder inside the memory, e.g. notes/2026 (made if missing)")
+    p.add_argument("--trust", type=_tag_value("trust"), default="self",
+                   help="who it came from: owner, self (the default), external, untrusted")
+    p.add_argument("--confidence", type=_tag_value("confidence"), help="high, medium, low or speculative")
+    p.add_argument("--source", type=_tag_value("source"), help="free text: where the memory came from")
+    p.add_argument("--json", action="store_true", help="print what was written as JSON")
+
     p = sub.add_parser("stats", parents=[common],
                        help="tag coverage: tagged, partly tagged, untagged and invalid files",
                        description="Counts come from the files themselves (the source of truth). Exit status: 0, "
@@ -821,6 +835,36 @@ def _refresh_index(root: Path, args) -> None:
         _warn(f"tags written, but the index was not refreshed ({exc}); run `tachikoma index`")
 
 
+def cmd_remember(args) -> int:
+    from . import notes
+    from .surrogates import clean
+
+    root = _root(args)
+    text = sys.stdin.read() if args.text == "-" else args.text
+    written = notes.remember(root, clean(text), args.title, args.folder,
+                             {"trust": args.trust, "confidence": args.confidence, "source": args.source})
+    done = {"path": written.path, "commit": written.commit, "commit_error": written.commit_error,
+            "already_remembered": written.existing, "indexed": False}
+    if not written.existing:
+        from . import indexer
+
+        try:
+            done["index"] = indexer.run(root, _config(args, root)).line()
+            done["indexed"] = True
+        except TachikomaError as exc:  # the note is written (and committed) all the same: say so
+            done["index"] = f"not indexed: {exc}; run `tachikoma index`"
+    if args.json:
+        print(json.dumps(done, indent=2, ensure_ascii=False))
+    else:
+        said = "already remembered in" if written.existing else "remembered in"
+        print(f"{said} {printable(written.path)}" + (f" (commit {written.commit[:12]})" if written.commit else ""))
+        if written.commit_error:
+            _warn(f"not committed: {written.commit_error}")
+        if done.get("index") and not done["indexed"]:
+            _warn(done["index"])
+    return 1 if written.commit_error else 0
+
+
 def cmd_stats(args) -> int:
     from . import stats
 
@@ -1020,7 +1064,7 @@ def _eval_abstention(args) -> int:
 
 
 COMMANDS = {"index": cmd_index, "search": cmd_search, "tag": cmd_tag, "stats": cmd_stats, "serve": cmd_serve,
-            "mcp": cmd_mcp, "eval": cmd_eval}
+            "mcp": cmd_mcp, "eval": cmd_eval, "remember": cmd_remember}
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import re
 import subprocess
@@ -89,3 +90,24 @@ def test_serve_refusal_reads_as_english(root, monkeypatch):
     assert code == 1 and "since the dashboard reads and writes your memory" in err
     code, _, err = run("--memory", str(root), "serve", "--host", "10.1.2.3", "--mcp")
     assert code == 1 and "since the dashboard and MCP read and write your memory" in err
+
+
+def test_remember_on_the_command_line_writes_commits_and_indexes(root, monkeypatch):
+    code, out, err = run("--memory", str(root), "remember", "The okapi sleeps at noon.", "--title", "Okapi",
+                         "--folder", "notes/zoo", "--confidence", "high", "--json")
+    assert code == 0, err
+    done = json.loads(out)
+    assert done["path"] == "notes/zoo/okapi.md" and done["commit"] and done["indexed"]
+    written = (root / done["path"]).read_text()
+    assert written.endswith("# Okapi\n\nThe okapi sleeps at noon.\n") and "trust: self" in written
+    assert git(root, "log", "-1", "--format=%s").strip() == "tachikoma: remember notes/zoo/okapi.md"
+    code, out, _ = run("--memory", str(root), "search", "when does the okapi sleep", "--json", "--in-process")
+    assert json.loads(out)["results"][0]["path"] == "notes/zoo/okapi.md"
+    code, out, _ = run("--memory", str(root), "remember", "The okapi sleeps at noon.", "--title", "Okapi",
+                       "--folder", "notes/zoo", "--confidence", "high")
+    assert code == 0 and out.startswith("already remembered in notes/zoo/okapi.md")  # a retry writes nothing
+    monkeypatch.setattr("sys.stdin", io.StringIO("Read from standard input.\n"))
+    code, out, _ = run("--memory", str(root), "remember", "-")
+    assert code == 0 and (root / "read-from-standard-input.md").is_file()
+    code, _, err = run("--memory", str(root), "remember", "x", "--folder", "../outside")
+    assert code == 1 and not (root.parent / "outside").exists() and err.startswith("tachikoma: ")
