@@ -43,6 +43,7 @@ from tachikoma.errors import EmbedderError, TachikomaError
 from tachikoma.humanize import when
 from tachikoma.memory_root import resolve_root
 from tachikoma.search.pool import indexed_passages
+from tachikoma.web.recent_taggings import merged, tagging_commits
 from tachikoma.web.forms import FileListForm, SearchForm, TagForm, plan_fingerprint
 from tachikoma.web.access import Access
 from tachikoma.web.memory_file import indexed_file_view, parse_lines, read_memory_file
@@ -283,7 +284,7 @@ def api_stats():
 def tag():
     form = TagForm.read(request.args)
     ctx, status = preview(form) if "preview" in request.args else (preview_context(form), 200)
-    return page("tag.html", "partials/tag_preview.html", status=status, recent=dash().undos.recent(), **ctx)
+    return page("tag.html", "partials/tag_preview.html", status=status, recent=recent_taggings(), **ctx)
 
 
 @bp.post("/tag/apply")
@@ -364,7 +365,7 @@ def tagged_page(form: TagForm, applied: model.Applied, undo_id: str | None, undo
         coverage_now = None
     response = page("tag.html", "partials/tag_applied.html", form=form, applied=applied, undo_id=undo_id,
                     coverage=coverage_now, undone=undone, undo_error=undo_error,
-                    recent=dash().undos.recent(exclude=undo_id))  # its Undo button is in the message already
+                    recent=recent_taggings(exclude=undo_id))  # its Undo button is in the message already
     # After the swap, so the list's refresh sees which tagging the new message shows (and leaves it out).
     response.headers["HX-Trigger-After-Swap"] = "tags-changed"
     return response
@@ -376,7 +377,16 @@ def tag_recent():
     one whose Undo the page's result message shows (`shown`)."""
     if not is_fragment_request():
         return redirect(url_for("dashboard.tag"), code=303)
-    return page("tag.html", "partials/tag_recent.html", recent=dash().undos.recent(exclude=request.args.get("shown")))
+    return page("tag.html", "partials/tag_recent.html", recent=recent_taggings(exclude=request.args.get("shown")))
+
+
+def recent_taggings(exclude: str | None = None) -> list[dict]:
+    """The tagging page's list: the dashboard's own taggings (with Undo) and those of the command line and
+    MCP, read from git (`recent_taggings`), newest first; `exclude`: the one the page's message shows."""
+    mine = dash().undos.recent(limit=50)
+    own = {r.get("commit") for r in mine if r.get("commit")}
+    others = [c for c in tagging_commits(dash().root) if c["commit"] not in own]
+    return merged([r for r in mine if r["key"] != exclude], others)
 
 
 # --------------------------------------------------------------------------- re-index

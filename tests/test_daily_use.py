@@ -111,3 +111,24 @@ def test_remember_on_the_command_line_writes_commits_and_indexes(root, monkeypat
     assert code == 0 and (root / "read-from-standard-input.md").is_file()
     code, _, err = run("--memory", str(root), "remember", "x", "--folder", "../outside")
     assert code == 1 and not (root.parent / "outside").exists() and err.startswith("tachikoma: ")
+
+
+def test_recent_taggings_lists_every_face(root):
+    from app import create_app
+    from tachikoma import tagging
+    from tachikoma.mcp_server import AGENT_NOTE
+
+    code, _, err = run("--memory", str(root), "tag", "martin.md", "--confidence", "low", "--overwrite")
+    assert code == 0, err
+    by_cli = git(root, "rev-parse", "HEAD").strip()
+    plan = tagging.plan(root, {"source": "okapi"}, tagging.Selector(paths=frozenset({"identity.md"})),
+                        overwrite=True)
+    by_agent = tagging.apply(root, plan, note=AGENT_NOTE, by="an agent authenticated as bot (MCP)").commit
+    app = create_app(memory=root, port=5000)
+    html = app.test_client().get("/tag", base_url="http://127.0.0.1:5000").get_data(as_text=True)
+    said = " ".join(re.sub(r"<[^>]+>", " ", html).split())
+    assert "Recent taggings 2" in said
+    assert f"commit {by_cli[:10]} · by the command line or a local dashboard" in said
+    assert f"commit {by_agent[:10]} · by an agent authenticated as bot (MCP)" in said
+    assert said.index(by_agent[:10]) < said.index(by_cli[:10])  # newest first
+    assert "Undo this tagging" not in said  # those are undone with git, not here
