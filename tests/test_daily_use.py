@@ -10,6 +10,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -132,3 +133,22 @@ def test_recent_taggings_lists_every_face(root):
     assert f"commit {by_agent[:10]} · by an agent authenticated as bot (MCP)" in said
     assert said.index(by_agent[:10]) < said.index(by_cli[:10])  # newest first
     assert "Undo this tagging" not in said  # those are undone with git, not here
+
+
+SESSION = (Path(__file__).parent / "data" / "sessions" / "claude-code" / "-home-mira-code-tachikoma"
+           / "5c1e7a90-2b44-4f0e-9d61-3a7be0c4d218.jsonl")
+
+
+def test_the_transcript_page_shows_an_edits_old_and_new_text_apart(root):
+    from app import create_app
+    from tachikoma.transcripts.common import input_parts, input_text
+
+    arguments = {"file_path": "/a.py", "old_string": "x = 1", "new_string": "x = 2", "replace_all": False}
+    assert input_text(arguments) == "/a.py\nx = 1\nx = 2"  # what is searched is unchanged
+    assert input_parts(arguments) == [("file_path", "/a.py"), ("old_string", "x = 1"), ("new_string", "x = 2")]
+    (root / "session.jsonl").write_bytes(SESSION.read_bytes())
+    app = create_app(memory=root, port=5000)
+    html = app.test_client().get("/file/session.jsonl", base_url="http://127.0.0.1:5000").get_data(as_text=True)
+    old = re.search(r'<span class="tool-key">old_string</span>\s*<pre>([^<]*)</pre>', html)
+    new = re.search(r'<span class="tool-key">new_string</span>\s*<pre>([^<]*)</pre>', html)
+    assert old and new and old.group(1) == "TOOL-INPUT-OLD" and new.group(1) == "TOOL-INPUT-NEW"

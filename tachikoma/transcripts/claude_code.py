@@ -226,7 +226,7 @@ class _Reader:
         for index, (tool_id, _) in enumerate(calls, first):
             self.tools[tool_id] = (turn, index)
         for name, arguments in inputs:
-            add_tool_text(turn, name, INPUT, line.number, input_text(arguments), self.options)
+            add_tool_text(turn, name, INPUT, line.number, input_text(arguments), self.options, arguments)
 
     def remember_task(self, block: dict) -> None:
         """A Task call's prompt, so the sidechain it starts can be named after its subagent_type."""
