@@ -42,7 +42,7 @@ from tachikoma.config import load_config
 from tachikoma.errors import EmbedderError, TachikomaError
 from tachikoma.humanize import when
 from tachikoma.memory_root import resolve_root
-from tachikoma.search.pool import indexed_passages
+from tachikoma.search.pool import indexed_file
 from tachikoma.web.recent_taggings import merged, tagging_commits
 from tachikoma.web.forms import FileListForm, SearchForm, TagForm, plan_fingerprint
 from tachikoma.web.access import Access
@@ -209,13 +209,16 @@ def file_page(rel: str):
 def indexed_file_page(name: str, rel: str):
     """Another memory's file as the shared store's index holds it, passage by passage: a result of a
     search over several memories links here, since this dashboard serves only its own folder."""
-    passages = indexed_passages(dash().root, dash().searchers, name, rel)
-    if passages is None:
+    found = indexed_file(dash().root, dash().searchers, name, rel)
+    if found is None:
         abort(404)
+    passages, tags = found
     lines = parse_lines(request.args.get("lines"))
     came_from = SearchForm.read(request.args)
-    return page("indexed_file.html", "indexed_file.html", memory_name=name, rel=rel, lines=lines,
-                search_args=came_from.args() if came_from.q else {}, **indexed_file_view(passages, lines))
+    view = indexed_file_view(passages, lines, rel,
+                             lambda path: url_for("dashboard.indexed_file_page", name=name, rel=path))
+    return page("indexed_file.html", "indexed_file.html", memory_name=name, rel=rel, lines=lines, tags=tags,
+                search_args=came_from.args() if came_from.q else {}, **view)
 
 
 def file_url(rel: str) -> str:

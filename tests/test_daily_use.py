@@ -152,3 +152,17 @@ def test_the_transcript_page_shows_an_edits_old_and_new_text_apart(root):
     old = re.search(r'<span class="tool-key">old_string</span>\s*<pre>([^<]*)</pre>', html)
     new = re.search(r'<span class="tool-key">new_string</span>\s*<pre>([^<]*)</pre>', html)
     assert old and new and old.group(1) == "TOOL-INPUT-OLD" and new.group(1) == "TOOL-INPUT-NEW"
+
+
+def test_task_lists_render_as_disabled_checkboxes_and_stay_sanitised(root):
+    from app import create_app
+
+    (root / "todo.md").write_text("# Todo\n\n- [ ] call Sam\n- [x] book the room\n"
+                                  "- [ ] <input type=\"text\" name=\"x\"> <img src=x onerror=alert(1)>\n")
+    app = create_app(memory=root, port=5000)
+    html = app.test_client().get("/file/todo.md", base_url="http://127.0.0.1:5000").get_data(as_text=True)
+    assert '<li><input type="checkbox" disabled aria-label="to do"> call Sam</li>' in html
+    assert '<li><input type="checkbox" disabled checked aria-label="done"> book the room</li>' in html
+    article = html.split("<article", 1)[1].split("</article>", 1)[0]
+    assert "[ ]" not in article and article.count('type="checkbox"') == 3
+    assert 'type="text"' not in article and "onerror" not in article  # what the file writes is still sanitised
