@@ -846,10 +846,10 @@ def cmd_remember(args) -> int:
     done = {"path": written.path, "commit": written.commit, "commit_error": written.commit_error,
             "already_remembered": written.existing, "indexed": False}
     if not written.existing:
-        from . import indexer
+        from .indexer import runner
 
         try:
-            done["index"] = indexer.run(root, _config(args, root)).line()
+            done["index"] = runner.run(root, _config(args, root)).line()
             done["indexed"] = True
         except TachikomaError as exc:  # the note is written (and committed) all the same: say so
             done["index"] = f"not indexed: {exc}; run `tachikoma index`"

@@ -116,15 +116,15 @@ def test_remember_on_the_command_line_writes_commits_and_indexes(root, monkeypat
 
 def test_recent_taggings_lists_every_face(root):
     from app import create_app
-    from tachikoma import tagging
+    from tachikoma.tagging import applying, model, planning
     from tachikoma.mcp_server import AGENT_NOTE
 
     code, _, err = run("--memory", str(root), "tag", "martin.md", "--confidence", "low", "--overwrite")
     assert code == 0, err
     by_cli = git(root, "rev-parse", "HEAD").strip()
-    plan = tagging.plan(root, {"source": "okapi"}, tagging.Selector(paths=frozenset({"identity.md"})),
+    plan = planning.plan(root, {"source": "okapi"}, model.Selector(paths=frozenset({"identity.md"})),
                         overwrite=True)
-    by_agent = tagging.apply(root, plan, note=AGENT_NOTE, by="an agent authenticated as bot (MCP)").commit
+    by_agent = applying.apply(root, plan, note=AGENT_NOTE, by="an agent authenticated as bot (MCP)").commit
     app = create_app(memory=root, port=5000)
     html = app.test_client().get("/tag", base_url="http://127.0.0.1:5000").get_data(as_text=True)
     said = " ".join(re.sub(r"<[^>]+>", " ", html).split())

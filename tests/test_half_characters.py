@@ -21,7 +21,9 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from gitrepo import git
-from tachikoma import cli, indexer, surrogates, tagging
+from tachikoma import cli, surrogates
+from tachikoma.indexer import runner
+from tachikoma.tagging import applying, planning
 
 HALF = '{"role":"assistant","content":"deployment done \\ud83d"}\n'
 SESSION = '{"role":"user","content":"is the walrus deployment finished"}\n' + HALF
@@ -78,8 +80,8 @@ def test_index_reads_a_half_emoji_and_indexes_every_file(half):
 
 
 def test_tag_tags_a_transcript_with_a_half_emoji(half):
-    indexer.run(half)
-    applied = tagging.apply(half, tagging.default_plan(half))
+    runner.run(half)
+    applied = applying.apply(half, planning.default_plan(half))
     assert applied.commit and applied.paths == ["2026-01-05/session.jsonl"]
     out = io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
@@ -126,12 +128,12 @@ def test_dashboard_shows_the_transcript_and_its_watcher_run_succeeds(half):
     assert "deployment done \ufffd" in page.get_data(as_text=True)
     job = app.extensions["tachikoma"].index_job
     job.wait(30)
-    report = indexer.run(half)  # what the watcher's run does
+    report = runner.run(half)  # what the watcher's run does
     assert report.unchanged == 2
     assert json.dumps(report.as_dict())
 
 
 def test_a_query_with_a_byte_that_is_not_utf8_is_searched(half):
-    indexer.run(half)
+    runner.run(half)
     found = search(half, "zebra crossing \udcff")  # what Python makes of b"\xff" in sys.argv
     assert found["results"][0]["path"] == "good.md"

@@ -7,7 +7,8 @@ import hashlib
 import json
 import tracemalloc
 
-from tachikoma import indexer, reader
+from tachikoma import reader
+from tachikoma.indexer import runner
 from tachikoma.documents import TRANSCRIPT
 
 HUGE = 20_000_000
@@ -50,6 +51,6 @@ def test_the_index_run_goes_on_with_the_other_files(tmp_path):
     write_session(tmp_path / "s.jsonl")
     (tmp_path / "note.md").write_text("# Note\nThe okapi is shy.\n")
     warnings = []
-    summary = indexer.run(tmp_path, warn=warnings.append)
+    summary = runner.run(tmp_path, warn=warnings.append)
     assert summary.added == 2
     assert any(w.startswith("s.jsonl:2: line 2 is") for w in warnings), warnings

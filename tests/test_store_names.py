@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gitrepo import git
-from tachikoma import indexer
+from tachikoma.indexer import runner
 from tachikoma.errors import TachikomaError
 from tachikoma.search import Searcher
 from tachikoma.store import STORE_ENV, locate
@@ -46,9 +46,9 @@ def test_two_clones_of_one_template_do_not_leak_into_each_other(tmp_path, url, m
     git(team_b, "add", "-A")
     git(team_b, "commit", "-q", "-m", "private")
     monkeypatch.setenv(STORE_ENV, url)
-    indexer.run(team_a, embedder_name="hash")
+    runner.run(team_a, embedder_name="hash")
     with pytest.raises(TachikomaError) as refused:
-        indexer.run(team_b, embedder_name="hash")
+        runner.run(team_b, embedder_name="hash")
     message = str(refused.value)
     assert "belongs to another memory folder" in message and "--claim-name memory" in message
     assert "\n" not in message
@@ -66,7 +66,7 @@ def test_two_clones_of_one_template_do_not_leak_into_each_other(tmp_path, url, m
 def test_a_clone_claims_the_name_explicitly_and_then_keeps_it(tmp_path, url, monkeypatch):
     origin = template(tmp_path / "server" / "memory")
     monkeypatch.setenv(STORE_ENV, url)
-    indexer.run(origin, embedder_name="hash")
+    runner.run(origin, embedder_name="hash")
     moved = tmp_path / "new-server" / "memory"
     git(tmp_path, "clone", "-q", str(origin), str(moved))
     (moved / "new.md").write_text("# New\n\nWritten on the new server.\n", encoding="utf-8")
@@ -86,10 +86,10 @@ def test_a_clone_claims_the_name_explicitly_and_then_keeps_it(tmp_path, url, mon
 def test_the_same_clone_moved_on_this_machine_keeps_its_name(tmp_path, url, monkeypatch):
     first = template(tmp_path / "a" / "memory")
     monkeypatch.setenv(STORE_ENV, url)
-    indexer.run(first, embedder_name="hash")
+    runner.run(first, embedder_name="hash")
     target = tmp_path / "b" / "memory"
     target.parent.mkdir()
     first.rename(target)
     template(first)  # a new repository at the old path: not the moved clone
-    summary = indexer.run(target, embedder_name="hash")  # the clone's id moved with it
+    summary = runner.run(target, embedder_name="hash")  # the clone's id moved with it
     assert summary.chunks_embedded == 0
