@@ -13,7 +13,7 @@ import pytest
 from gitrepo import git
 from tachikoma.indexer import runner
 from tachikoma.errors import TachikomaError
-from tachikoma.search import Searcher
+from tachikoma.search.searcher import Searcher
 from tachikoma.store import STORE_ENV, locate
 
 
