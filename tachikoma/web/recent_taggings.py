@@ -12,32 +12,10 @@ from pathlib import Path
 
 from tachikoma import gitutil
 
-_FIELDS = ("%H", "%ct", "%B")
-_SEP, _END = "\x1f", "\x1e"
-
-
 def tagging_commits(root: Path, limit: int = 5, scan: int = 200) -> list[dict]:
-    """The newest tagging commits of `root`'s repository that touched its files (at most `limit`, among the
-    last `scan` commits): {"commit", "created", "message", "paths", "face"}; [] outside git or on an error."""
-    try:
-        done = gitutil._run(root, ["log", f"-n{scan}", "--no-renames", "--name-only", "--relative",
-                                   f"--format={_END}" + _SEP.join(_FIELDS) + _SEP, "--", "."],
-                            check=False, literal=False)
-    except gitutil.GitError:
-        return []
-    if done.returncode != 0:
-        return []
-    found = []
-    for block in done.stdout.decode("utf-8", "replace").split(_END)[1:]:
-        commit, created, rest = block.split(_SEP, 2)
-        message, _, names = rest.partition(_SEP)
-        if f"\n{gitutil.TAGGING_TRAILER}:" not in "\n" + message:
-            continue
-        found.append({"commit": commit, "created": float(created), "message": message.strip(),
-                      "paths": [n for n in names.strip().splitlines() if n], "face": face(message)})
-        if len(found) == limit:
-            break
-    return found
+    """`gitutil.tagging_commits`, each with the face that made it: {"commit", "created", "message",
+    "paths", "face"}."""
+    return [{**c, "face": face(c["message"])} for c in gitutil.tagging_commits(root, limit, scan)]
 
 
 def face(message: str) -> str:
