@@ -42,7 +42,8 @@ from tachikoma.config import load_config
 from tachikoma.errors import EmbedderError, TachikomaError
 from tachikoma.humanize import when
 from tachikoma.memory_root import resolve_root
-from tachikoma.search.pool import indexed_passages
+from tachikoma.search.pool import indexed_file
+from tachikoma.web.recent_taggings import merged, tagging_commits
 from tachikoma.web.forms import FileListForm, SearchForm, TagForm, plan_fingerprint
 from tachikoma.web.access import Access
 from tachikoma.web.memory_file import indexed_file_view, parse_lines, read_memory_file
@@ -149,10 +150,14 @@ def search():
         except EmbedderError as exc:
             ctx["error"], status = {"title": "The embedder is not available", "message": str(exc)}, 503
         except TachikomaError as exc:
-            ctx["error"], status = {"title": "Search failed", "message": str(exc)}, 500
+            ctx["error"], status = {"title": "Search failed", "message": str(exc)}, failure_status(exc)
     elif not form.q:
-        ctx["no_index"] = not dash().has_index()
-        dash().warm_up()
+        try:
+            ctx["no_index"] = not dash().has_index()
+        except TachikomaError as exc:  # a shared store that cannot be reached: the page says so in one line
+            ctx["error"], status = {"title": "The index cannot be reached", "message": str(exc)}, failure_status(exc)
+        else:
+            dash().warm_up()
         ctx["fresh_job"] = dash().index_job.finished_recently("reindex", FRESH_REINDEX_SECONDS)
     if ctx["no_index"]:
         ctx["job"] = dash().index_job.snapshot()
@@ -204,13 +209,16 @@ def file_page(rel: str):
 def indexed_file_page(name: str, rel: str):
     """Another memory's file as the shared store's index holds it, passage by passage: a result of a
     search over several memories links here, since this dashboard serves only its own folder."""
-    passages = indexed_passages(dash().root, dash().searchers, name, rel)
-    if passages is None:
+    found = indexed_file(dash().root, dash().searchers, name, rel)
+    if found is None:
         abort(404)
+    passages, tags = found
     lines = parse_lines(request.args.get("lines"))
     came_from = SearchForm.read(request.args)
-    return page("indexed_file.html", "indexed_file.html", memory_name=name, rel=rel, lines=lines,
-                search_args=came_from.args() if came_from.q else {}, **indexed_file_view(passages, lines))
+    view = indexed_file_view(passages, lines, rel,
+                             lambda path: url_for("dashboard.indexed_file_page", name=name, rel=path))
+    return page("indexed_file.html", "indexed_file.html", memory_name=name, rel=rel, lines=lines, tags=tags,
+                search_args=came_from.args() if came_from.q else {}, **view)
 
 
 def file_url(rel: str) -> str:
@@ -279,7 +287,7 @@ def api_stats():
 def tag():
     form = TagForm.read(request.args)
     ctx, status = preview(form) if "preview" in request.args else (preview_context(form), 200)
-    return page("tag.html", "partials/tag_preview.html", status=status, recent=dash().undos.recent(), **ctx)
+    return page("tag.html", "partials/tag_preview.html", status=status, recent=recent_taggings(), **ctx)
 
 
 @bp.post("/tag/apply")
@@ -360,7 +368,7 @@ def tagged_page(form: TagForm, applied: model.Applied, undo_id: str | None, undo
         coverage_now = None
     response = page("tag.html", "partials/tag_applied.html", form=form, applied=applied, undo_id=undo_id,
                     coverage=coverage_now, undone=undone, undo_error=undo_error,
-                    recent=dash().undos.recent(exclude=undo_id))  # its Undo button is in the message already
+                    recent=recent_taggings(exclude=undo_id))  # its Undo button is in the message already
     # After the swap, so the list's refresh sees which tagging the new message shows (and leaves it out).
     response.headers["HX-Trigger-After-Swap"] = "tags-changed"
     return response
@@ -372,7 +380,16 @@ def tag_recent():
     one whose Undo the page's result message shows (`shown`)."""
     if not is_fragment_request():
         return redirect(url_for("dashboard.tag"), code=303)
-    return page("tag.html", "partials/tag_recent.html", recent=dash().undos.recent(exclude=request.args.get("shown")))
+    return page("tag.html", "partials/tag_recent.html", recent=recent_taggings(exclude=request.args.get("shown")))
+
+
+def recent_taggings(exclude: str | None = None) -> list[dict]:
+    """The tagging page's list: the dashboard's own taggings (with Undo) and those of the command line and
+    MCP, read from git (`recent_taggings`), newest first; `exclude`: the one the page's message shows."""
+    mine = dash().undos.recent(limit=50)
+    own = {r.get("commit") for r in mine if r.get("commit")}
+    others = [c for c in tagging_commits(dash().root) if c["commit"] not in own]
+    return merged([r for r in mine if r["key"] != exclude], others)
 
 
 # --------------------------------------------------------------------------- re-index
@@ -395,7 +412,11 @@ def index_panel_context() -> dict:
         fresh = status.freshness(dash().root)
     except TachikomaError as exc:
         fresh = {"error": str(exc)}
-    return {"fresh": fresh, "job": dash().index_job.snapshot(), "has_index": dash().has_index(),
+    try:
+        has_index = dash().has_index()
+    except TachikomaError as exc:
+        fresh, has_index = {"error": str(exc)}, True  # the panel says why in one line, not "no index yet"
+    return {"fresh": fresh, "job": dash().index_job.snapshot(), "has_index": has_index,
             "watching": dash().watching()}
 
 
@@ -431,5 +452,9 @@ def reindex_start():
 
 
 def reindex_panel(job: dict, status: int = 200, **ctx):
-    ctx.setdefault("has_index", dash().has_index())
+    if "has_index" not in ctx:
+        try:
+            ctx["has_index"] = dash().has_index()
+        except TachikomaError as exc:
+            ctx["has_index"], ctx["fresh"] = True, {"error": str(exc)}
     return page("reindex.html", "partials/reindex.html", status=status, job=job, **ctx)

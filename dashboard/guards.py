@@ -43,9 +43,25 @@ def refuse_foreign_host():
     header = request.headers.get("Host", "")
     if not host_allowed(current_app.config, header):
         return error_response(421, "Misdirected request",
-                              f"this dashboard does not answer to the host {header!r}; "
-                              "open it at the address `tachikoma serve` printed")
+                              f"this dashboard does not answer to the host {header!r}; open it at "
+                              f"{answered_address(current_app.config)}")
     return None
+
+
+def answered_address(config) -> str:
+    """An address the Host check lets through, in words: the public address, else the served host and
+    port (127.0.0.1 for a wildcard bind, which answers only loopback names without a public address)."""
+    access = config.get("TACHIKOMA_ACCESS")
+    if access is not None and access.public_url:
+        return f"{access.public_url} (its public address, --public-url)"
+    host, port = config["TACHIKOMA_HOST"] or "127.0.0.1", config["TACHIKOMA_PORT"]
+    if host in WILDCARD_HOSTS:
+        host = "127.0.0.1"
+        more = " (or give the address people open with --public-url)"
+    else:
+        more = ""
+    where = f"http://{host_label(host)}" + (f":{port}" if port else "")
+    return where + "/" + more
 
 
 def add_security_headers(response):
@@ -60,6 +76,17 @@ def add_security_headers(response):
 
 
 def csrf_refused(exc: CSRFError):
+    access = current_app.config.get("TACHIKOMA_ACCESS")
+    if access is not None and access.secure_cookies and request.scheme != "https" \
+            and request.headers.get("X-Forwarded-Proto", "").lower() != "https":
+        # The session cookie is Secure (the public address is https): a browser on plain http never sends
+        # it back, so no reload helps. Say so, and what to do.
+        return error_response(400, "Sign-in needs https",
+                              f"the public address is {access.public_url}, so the session cookie is sent over "
+                              "https only, and this page came over plain http: open the dashboard at that "
+                              "address, through the TLS proxy in front of it; until that proxy is in place, "
+                              "start `tachikoma serve` without --public-url (or with an http:// one). "
+                              "Nothing was changed.")
     return error_response(400, "Request refused",
                           f"{exc.description} Nothing was changed: reload the page and try again.")
 

@@ -2,11 +2,13 @@
 page and the static files needs a bearer token, a trusted proxy's user header, or a signed-in session.
 
 A browser signs in once with its token through a form (CSRF-protected like every POST); the session
-cookie then carries the holder's name and an id of the token (never the token), is HttpOnly,
-SameSite=Strict and, when the public address is https, Secure. The tokens are read when the server
-starts: after a token is removed from the tokens file and the server restarted, its sessions end at
-their next request (the session's token id is no longer known). Only owners (people) use the dashboard: an agent's token
-reaches MCP only, so an agent cannot take the owner's say-so through the dashboard's forms.
+cookie then carries the holder's name, an id of the token (never the token) and a random session id
+that the server keeps (`Sessions`), is HttpOnly, SameSite=Strict and, when the public address is
+https, Secure. Signing out ends the session on the server: a copy of the cookie is refused after it.
+The tokens file is read again when it changes: after a token is removed from it, its sessions end at
+their next request (the session's token id is no longer known), without a restart. Only owners
+(people) use the dashboard: an agent's token reaches MCP only, so an agent cannot take the owner's
+say-so through the dashboard's forms.
 """
 
 from __future__ import annotations
@@ -16,18 +18,21 @@ from urllib.parse import urlsplit
 from flask import Blueprint, Flask, current_app, g, make_response, redirect, render_template, request, session, url_for
 
 from dashboard.responses import is_fragment_request, json_error
-from tachikoma.web.access import UNAUTHORIZED, Access, Identity, WrongToken
+from tachikoma.web.access import UNAUTHORIZED, Access, Identity, Sessions, WrongToken
 
 bp = Blueprint("login", __name__)
 #: Reachable without signing in: the sign-in page and what it shows.
 OPEN_ENDPOINTS = {"login.login_page", "login.login_submit", "static", "dashboard.htmx_js"}
 WRONG_TOKEN = "That token was not accepted."
+AGENT_TOKEN = ("That is an agent's token: it reaches MCP only (send it as `Authorization: Bearer <token>` to "
+               "/mcp). The dashboard is for people: sign in with an owner's token.")
 
 
 def install_login(app: Flask, access: Access | None) -> None:
     """Require an identity on every request when `access` is configured (before CSRFProtect runs, after
     the Host check); without it nothing changes and `g.identity` is None."""
     app.config["TACHIKOMA_ACCESS"] = access
+    app.extensions["tachikoma_sessions"] = Sessions()
     if access is not None:
         app.config["SESSION_COOKIE_SECURE"] = access.secure_cookies
     app.register_blueprint(bp)
@@ -37,6 +42,10 @@ def install_login(app: Flask, access: Access | None) -> None:
 
 def access() -> Access | None:
     return current_app.config.get("TACHIKOMA_ACCESS")
+
+
+def sessions() -> Sessions:
+    return current_app.extensions["tachikoma_sessions"]
 
 
 def identity() -> Identity | None:
@@ -55,9 +64,12 @@ def require_identity():
     except WrongToken:
         return unauthorized()
     if who is None and "user" in session:
-        who = rules.by_token_id(session.get("token", ""), session["user"])
+        live = sessions().holder(session.get("sid"))
+        if live == (session["user"], session.get("token")):
+            who = rules.by_token_id(session.get("token", ""), session["user"])
         if who is None:
-            session.clear()  # its token was removed: signed out
+            sessions().end(session.get("sid"))
+            session.clear()  # signed out, or its token was removed
     if who is None:
         return unauthorized()
     if who.role != "owner":
@@ -101,17 +113,23 @@ def login_submit():
     target = safe_next(request.form.get("next"))
     if rules is None:
         return redirect(target, code=303)
-    who = rules.by_token(request.form.get("token", ""))
-    if who is None or who.role != "owner":  # the same answer for an unknown token and an agent's
+    token = request.form.get("token", "").strip()
+    who = rules.by_token(token)
+    if who is None:
         return render_template("login.html", error=WRONG_TOKEN, next=target), 401
+    if who.role != "owner":  # what it is for, as a Bearer header is told; it opens nothing here
+        return render_template("login.html", error=AGENT_TOKEN, next=target), 403
+    sessions().end(session.get("sid"))
     session.clear()  # a fresh session (and CSRF token) for the holder
     session["user"] = who.name
-    session["token"] = rules.token_id(request.form["token"])
+    session["token"] = rules.token_id(token)
+    session["sid"] = sessions().start(who.name, session["token"])
     return redirect(target, code=303)
 
 
 @bp.post("/logout")
 def logout():
+    sessions().end(session.get("sid"))  # a copy of the cookie is worth nothing from now on
     session.clear()
     return redirect(url_for("login.login_page"), code=303)
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 
-from flask import Flask, make_response, render_template, request
+from flask import Flask, current_app, make_response, render_template, request
 
-from tachikoma.errors import BadQuery, EmbedderError, TachikomaError
+from tachikoma.errors import BadQuery, EmbedderError, StoreUnreachable, TachikomaError
 from tachikoma.memory import TAG_FILE
 from tachikoma.tagfile import TagFileError
 from tachikoma.web.state import NoIndex
@@ -24,6 +24,16 @@ def install_error_pages(app: Flask) -> None:
     """The error page (or JSON under /api/) for each status in ERROR_PAGES."""
     for status, (title, message) in ERROR_PAGES.items():
         app.register_error_handler(status, lambda exc, s=status, t=title, m=message: error_response(s, t, m))
+    app.register_error_handler(TachikomaError, tachikoma_error)
+
+
+def tachikoma_error(exc: TachikomaError):
+    """A TachikomaError no route caught (a store that cannot be reached while a page asks whether there is
+    an index): its one line, on the page and in the server's log, never a traceback."""
+    status = failure_status(exc)
+    current_app.logger.error("%s %s: %s", request.method, request.path, exc)
+    title = "The index cannot be reached" if isinstance(exc, StoreUnreachable) else "Something went wrong"
+    return error_response(status, title, str(exc))
 
 
 def is_fragment_request() -> bool:
@@ -88,4 +98,4 @@ def failure_status(exc: TachikomaError) -> int:
     not there yet (index, embedder), else 500."""
     if isinstance(exc, BadQuery):
         return 400
-    return 503 if isinstance(exc, (NoIndex, EmbedderError)) else 500
+    return 503 if isinstance(exc, (NoIndex, EmbedderError, StoreUnreachable)) else 500

@@ -3,7 +3,7 @@ the memory folder and current page for the layout."""
 
 from __future__ import annotations
 
-from flask import Flask, request
+from flask import Flask, g, request
 
 from tachikoma import memory
 from tachikoma.humanize import duration
@@ -35,6 +35,8 @@ def install_template_helpers(app: Flask) -> None:
     @app.context_processor
     def layout():
         endpoint = request.endpoint or ""
-        return {"memory_root": str(app.config["TACHIKOMA_ROOT"]), "nav": endpoint.rpartition(".")[2],
-                "index_version": app.extensions["tachikoma"].index_version}
+        # on a shared dashboard, nothing of the memory (not even its folder) before signing in
+        shown = app.config.get("TACHIKOMA_ACCESS") is None or g.get("identity") is not None
+        return {"memory_root": str(app.config["TACHIKOMA_ROOT"]) if shown else None,
+                "nav": endpoint.rpartition(".")[2], "index_version": app.extensions["tachikoma"].index_version}
 

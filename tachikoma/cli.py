@@ -210,6 +210,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no warnings")
     p.add_argument("--watch", action="store_true", help="after indexing, keep watching the folder and re-index "
                                                         "each change until Ctrl-C")
+    p.add_argument("--claim-name", metavar="NAME", help="on a shared store: take the memory name NAME over for "
+                   "this folder although another folder (another clone) indexed under it; its index becomes "
+                   "this folder's (see docs/team.md)")
 
     p = sub.add_parser("search", parents=[common], help="search the memory, best first, with score explanations",
                        description="score = similarity × trust_weight × confidence_weight × recency "
@@ -229,8 +232,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--untagged", action="store_true", help="only files with neither trust nor confidence")
     p.add_argument("--embedder", metavar="NAME", help="must match the index's embedder")
     p.add_argument("--min-score", type=_fraction, metavar="X",
-                   help="relevance floor, 0-1: passages whose meaning similarity (cosine of the embeddings) is "
-                        "below it are not results (default: [search] min_score, else 0.41 for minilm; 0 = off)")
+                   help="relevance floor, 0-1, one decision for the whole answer: when no passage reaches it "
+                        "in meaning similarity (cosine of the embeddings) and none holds most of the query's "
+                        "words, the answer is 'no good match'; otherwise it never removes a single result "
+                        "(default: [search] min_score, else 0.41 for minilm; 0 = off)")
     p.add_argument("--recency", choices=RECENCY_NAMES, type=str.lower,
                    help="how much a memory's age counts: off; default (age costs at most 10%%, and a memory "
                         "that a newer one supersedes loses half); strong (down to half at 90 days); seed "
@@ -255,8 +260,11 @@ def build_parser() -> argparse.ArgumentParser:
                                    "when the selected files end up tagged, including when nothing had to change "
                                    "(the last line says whether no file matched, or the matches already had the "
                                    "values or kept their own); 1 on an error; 2 for a mistyped command line.")
+    p.add_argument("files", nargs="*", metavar="FILE", help="select these files (paths in the memory, or from "
+                   "here into it): `tachikoma tag notes/a.md 2026-03-22/s.jsonl --confidence medium`")
     p.add_argument("--kind", choices=["markdown", "transcript"], help="select files of this kind")
-    p.add_argument("--path", metavar="PATTERN", help="select a folder ('2026-03/') or a glob ('**/*meeting*.md')")
+    p.add_argument("--path", metavar="PATTERN", help="select a folder ('2026-03/') or a glob ('**/*meeting*.md', "
+                                                     "'2026-1*/': the folders that match)")
     p.add_argument("--untagged", action="store_true", help="select only files with no tags at all")
     p.add_argument("--since", type=_date, metavar="YYYY-MM-DD", help="select files modified on or after")
     p.add_argument("--until", type=_date, metavar="YYYY-MM-DD", help="select files modified on or before")
@@ -272,6 +280,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dry-run", action="store_true", help="show every change and write nothing")
     p.add_argument("--no-commit", action="store_true", help="do not commit the change to git")
     p.add_argument("--json", action="store_true", help="print the changes as JSON")
+
+    p = sub.add_parser("remember", parents=[common], help="write a new note (as MCP's remember), commit and index it",
+                       description="Write TEXT (or standard input, with -) as a new note: the file name comes from "
+                                   "the title (or the first words), a taken name gets -2, -3…, so nothing is ever "
+                                   "overwritten; written atomically, committed in a git memory, then indexed. The "
+                                   "same remembering as MCP's `remember` tool; a retry of the same note finds it.")
+    p.add_argument("text", help="the memory, as markdown; - reads it from standard input")
+    p.add_argument("--title", help="a short title (names the file; default: the text's first words)")
+    p.add_argument("--folder", help="a folder inside the memory, e.g. notes/2026 (made if missing)")
+    p.add_argument("--trust", type=_tag_value("trust"), default="self",
+                   help="who it came from: owner, self (the default), external, untrusted")
+    p.add_argument("--confidence", type=_tag_value("confidence"), help="high, medium, low or speculative")
+    p.add_argument("--source", type=_tag_value("source"), help="free text: where the memory came from")
+    p.add_argument("--json", action="store_true", help="print what was written as JSON")
 
     p = sub.add_parser("stats", parents=[common],
                        help="tag coverage: tagged, partly tagged, untagged and invalid files",
@@ -505,6 +527,8 @@ def cmd_index(args) -> int:
 
     root = _root(args)
     config = _config(args, root)
+    if args.claim_name:
+        _claim_name(args, root, config)
     show = not args.quiet and not args.json and sys.stderr.isatty()
     detail, close = reporting.tqdm_progress() if show else (None, lambda: None)
     warn = None if args.quiet or args.json else _warn
@@ -521,6 +545,21 @@ def cmd_index(args) -> int:
     if args.watch:
         _watch(watcher, searchers, root, args)
     return 0
+
+
+def _claim_name(args, root: Path, config) -> None:
+    """`index --claim-name NAME`: NAME must be this memory's name on a shared store."""
+    from .store import locate
+    from .store.identity import CLAIM_ENV
+
+    here = locate(root, config)
+    if here.url is None:
+        raise TachikomaError("--claim-name is for a shared (PostgreSQL) store; this memory's index is its own "
+                             "file in .cache/")
+    if here.name != args.claim_name:
+        raise TachikomaError(f"this memory's name in the store is {here.name!r}, not {args.claim_name!r} "
+                             "(set [store] name to choose another)")
+    os.environ[CLAIM_ENV] = args.claim_name
 
 
 def _host_searches(root: Path, args, watcher, searchers):
@@ -584,7 +623,10 @@ def cmd_search(args) -> int:
     if not " ".join(args.query).strip():
         _usage_error(args, "the query is empty: say what to look for")
     root = _root(args)
-    asked = {"query": " ".join(args.query), "limit": args.limit, "kind": args.kind, "trust": args.trust,
+    from .surrogates import clean
+
+    # a byte that is not UTF-8 in the command line comes as half a character: made whole, as in files
+    asked = {"query": clean(" ".join(args.query)), "limit": args.limit, "kind": args.kind, "trust": args.trust,
              "untagged": args.untagged, "min_score": args.min_score, "recency": args.recency, "as_of": args.as_of,
              "memories": args.memories}
     answer = None
@@ -640,6 +682,31 @@ def _print_answer(answer: dict, args) -> None:
             print(f"    {printable(in_tools)}" + (f": {printable(excerpt)}" if excerpt else ""))
 
 
+def _memory_files(root: Path, files: list[str]) -> frozenset[str]:
+    """`tag FILE...`: each file as a path in the memory, whether given from the memory's top or from the
+    current folder (``memory/notes/a.md``); TachikomaError for one that is no memory file there."""
+    from . import memory
+
+    wanted = set()
+    top = root.resolve()
+    for given in files:
+        here = Path(given).expanduser().absolute()
+        try:
+            rel = here.resolve().relative_to(top).as_posix() if here.exists() else given
+        except ValueError:
+            rel = given
+        while rel.startswith("./"):
+            rel = rel[2:]
+        try:
+            full = memory.safe_path(root, rel)
+        except memory.PathOutsideMemory:
+            raise TachikomaError(f"{given!r} is outside the memory folder {root}") from None
+        if memory.kind_of(rel) is None or not full.is_file():
+            raise TachikomaError(f"{given!r} is not a memory file (a .md note or .jsonl transcript) in {root}")
+        wanted.add(full.resolve().relative_to(top).as_posix())
+    return frozenset(wanted)
+
+
 def cmd_tag(args) -> int:
     from .tagging import applying, model, planning, recovery
     from .tags import InvalidTagValue
@@ -648,11 +715,12 @@ def cmd_tag(args) -> int:
     values = {k: getattr(args, k) for k in ("trust", "confidence", "source") if getattr(args, k)}
     if args.evergreen is not None:
         values["evergreen"] = "true" if args.evergreen else "false"
-    has_selector = args.kind or args.path or args.untagged or args.since or args.until or args.all
+    has_selector = args.files or args.kind or args.path or args.untagged or args.since or args.until or args.all
     if has_selector and not values:
         _usage_error(args, "say what to set: --trust, --confidence, --source and/or --[no-]evergreen")
     if values and not has_selector:
-        _usage_error(args, "say which files: --kind, --path, --untagged, --since/--until, or --all")
+        _usage_error(args, "say which files: FILE..., --kind, --path, --untagged, --since/--until, or --all")
+    paths = _memory_files(root, args.files) if args.files else None
     recovered = None if args.dry_run else recovery.recover(root)
     if recovered is not None and not args.json:
         _report_recovered(recovered)
@@ -661,7 +729,7 @@ def cmd_tag(args) -> int:
             plan = planning.default_plan(root, max_bytes=_config(args, root).max_file_bytes)
         else:
             selector = model.Selector(kind=args.kind, pattern=args.path, untagged_only=args.untagged,
-                                      modified_since=args.since, modified_until=args.until)
+                                      modified_since=args.since, modified_until=args.until, paths=paths)
             plan = planning.plan(root, values, selector, overwrite=args.overwrite,
                                  max_bytes=_config(args, root).max_file_bytes)
     except InvalidTagValue as exc:
@@ -768,6 +836,36 @@ def _refresh_index(root: Path, args) -> None:
         _warn(f"tags written, but the index was not refreshed ({exc}); run `tachikoma index`")
 
 
+def cmd_remember(args) -> int:
+    from . import notes
+    from .surrogates import clean
+
+    root = _root(args)
+    text = sys.stdin.read() if args.text == "-" else args.text
+    written = notes.remember(root, clean(text), args.title, args.folder,
+                             {"trust": args.trust, "confidence": args.confidence, "source": args.source})
+    done = {"path": written.path, "commit": written.commit, "commit_error": written.commit_error,
+            "already_remembered": written.existing, "indexed": False}
+    if not written.existing:
+        from .indexer import runner
+
+        try:
+            done["index"] = runner.run(root, _config(args, root)).line()
+            done["indexed"] = True
+        except TachikomaError as exc:  # the note is written (and committed) all the same: say so
+            done["index"] = f"not indexed: {exc}; run `tachikoma index`"
+    if args.json:
+        print(json.dumps(done, indent=2, ensure_ascii=False))
+    else:
+        said = "already remembered in" if written.existing else "remembered in"
+        print(f"{said} {printable(written.path)}" + (f" (commit {written.commit[:12]})" if written.commit else ""))
+        if written.commit_error:
+            _warn(f"not committed: {written.commit_error}")
+        if done.get("index") and not done["indexed"]:
+            _warn(done["index"])
+    return 1 if written.commit_error else 0
+
+
 def cmd_stats(args) -> int:
     from . import stats
 
@@ -804,7 +902,7 @@ def cmd_serve(args) -> int:
     access = _serve_access(root, args)
     if access is None and not is_loopback(args.host):  # refused before anything else is said
         raise TachikomaError(f"serving on {args.host} needs authentication, since the dashboard"
-                             f"{' and MCP' if mcp else ''} read and write your memory: give tokens "
+                             f"{' and MCP read and write' if mcp else ' reads and writes'} your memory: give tokens "
                              "(--tokens-file, [serve] tokens_file or $TACHIKOMA_TOKEN) or a trusted reverse proxy "
                              "(--trusted-proxy), see docs/team.md; or serve on 127.0.0.1")
     if access is not None and args.host in ("0.0.0.0", "::", "") and not access.public_url:
@@ -967,7 +1065,7 @@ def _eval_abstention(args) -> int:
 
 
 COMMANDS = {"index": cmd_index, "search": cmd_search, "tag": cmd_tag, "stats": cmd_stats, "serve": cmd_serve,
-            "mcp": cmd_mcp, "eval": cmd_eval}
+            "mcp": cmd_mcp, "eval": cmd_eval, "remember": cmd_remember}
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -32,6 +32,9 @@ class ToolText:
     side: str  # "input" (what the agent gave the tool) or "output" (what it gave back)
     line: int  # 1-based file line of the record that holds the text
     text: str
+    #: The texts of `text` apart, by the key they were given under (an Edit's "old_string" and
+    #: "new_string"), when there are several: for the file page; [] otherwise. Never indexed.
+    parts: list = field(default_factory=list)
 
 
 INPUT, OUTPUT = "input", "output"

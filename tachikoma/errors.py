@@ -23,3 +23,8 @@ class NoIndexYet(TachikomaError):
 
 class BadQuery(TachikomaError):
     """The query or one of its options cannot be searched (refused before the index is read)."""
+
+
+class StoreUnreachable(TachikomaError):
+    """The shared store's server cannot be reached, or was lost during a run: nothing is wrong with the
+    memory, and nothing was lost (the dashboard answers 503 in one line)."""

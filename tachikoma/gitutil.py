@@ -116,6 +116,30 @@ TAGGING_TRAILER = "Tachikoma-Tagging"
 CHANGED_BY_TRAILER = "Tachikoma-Changed-By"
 
 
+def tagging_commits(root: Path, limit: int = 5, scan: int = 200) -> list[dict]:
+    """The newest commits with the `TAGGING_TRAILER` among the last `scan` that touched files under `root`
+    (at most `limit`): {"commit", "created" (unix seconds), "message", "paths" (relative to root)}; []
+    outside git or when git fails."""
+    sep, end = "\x1f", "\x1e"
+    try:
+        done = _run(root, ["log", f"-n{scan}", "--no-renames", "--name-only", "--relative",
+                           f"--format={end}%H{sep}%ct{sep}%B{sep}", "--", "."], check=False, literal=False)
+    except GitError:
+        return []
+    found: list[dict] = []
+    if done.returncode != 0:
+        return found
+    for block in done.stdout.decode("utf-8", "replace").split(end)[1:]:
+        commit, created, rest = block.split(sep, 2)
+        message, _, names = rest.partition(sep)
+        if f"\n{TAGGING_TRAILER}:" in "\n" + message:
+            found.append({"commit": commit, "created": float(created), "message": message.strip(),
+                          "paths": [n for n in names.strip().splitlines() if n]})
+            if len(found) == limit:
+                break
+    return found
+
+
 def changed_by_trailer(by: str) -> str:
     """The trailer line for `by` (one line, whatever it holds), or "" for nobody named."""
     by = " ".join(by.split())

@@ -2,8 +2,9 @@
 
 With a ``*``, ``?`` or ``[`` a pattern is a glob: ``*`` matches within one
 folder level, ``**/`` any number of folders (``**/*.jsonl`` also matches
-``a.jsonl`` at the top), and a glob without ``/`` matches the file name in
-any folder. Otherwise it is a folder (``2026-03/`` or ``2026-03``) or one
+``a.jsonl`` at the top), a glob without ``/`` matches the file name in
+any folder, and one ending in ``/`` (``2026-1*/``) the files in the folders
+it matches. Otherwise it is a folder (``2026-03/`` or ``2026-03``) or one
 file's path. `name_or_path_matches` (the evergreen list) also lets a bare
 file name (``MEMORY.md``) match that name in any folder.
 """
@@ -19,6 +20,8 @@ def pattern_matches(pattern: str, path: str, ignore_case: bool = False) -> bool:
     while pattern.startswith("./"):
         pattern = pattern[2:]
     if any(ch in pattern for ch in "*?["):
+        if pattern.endswith("/"):  # a folder glob ("2026-1*/"): everything in the folders it matches
+            return _glob_regex(pattern.lstrip("/") + "**", ignore_case).match(path) is not None
         if "/" not in pattern:
             return _glob_regex(pattern, ignore_case).match(path.rsplit("/", 1)[-1]) is not None
         return _glob_regex(pattern.lstrip("/"), ignore_case).match(path) is not None

@@ -41,7 +41,7 @@ from .search.searcher import Searcher
 from .search.snapshot import Filters
 from .store import locate
 from .tags import CONFIDENCE_VALUES, TRUST_VALUES, InvalidTagValue
-from .vocabulary import MAX_LIMIT
+from .vocabulary import MAX_LIMIT, MAX_QUERY_CHARS
 from .watcher import Reindexer, Watcher
 
 log = logging.getLogger("tachikoma.mcp")
@@ -313,6 +313,18 @@ def answer_text(answer: dict, allow_owner_trust: bool = False) -> str:
     return "\n".join(lines)
 
 
+#: Every character other than "\n" that a reader may take for a line break (CR, VT, FF, the file, group and
+#: record separators, NEL, U+2028, U+2029: what `str.splitlines` breaks at), as its backslash escape: a
+#: file's line is numbered by "\n" alone, so none of them may start an unnumbered line in `read`.
+LINE_BREAKS = {ord(ch): ch.encode("unicode_escape").decode("ascii")
+               for ch in "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"}
+
+
+def one_line(line: str) -> str:
+    """A file's line (split at "\n") as one line: a CRLF's CR dropped, every other break escaped."""
+    return (line[:-1] if line.endswith("\r") else line).translate(LINE_BREAKS)
+
+
 def quoted(text: str) -> str:
     """Every line of memory text after '> ' (a blank one as '>'), as the search answer quotes passages."""
     return "\n".join(f"> {line}" if line else ">" for line in text.splitlines())
@@ -348,7 +360,7 @@ def read_text(answer: dict) -> str:
         return (f"{where}: {plural(len(turns), 'turn')}; thinking, tool output and images left out (view 'raw' "
                 f"for the JSONL); {READ_FRAMING['turns']}\n\n" + ("\n\n".join(parts) or "(no message in these lines)"))
     raw_lines = answer["text"].split("\n") if answer["text"] else []
-    numbered = "\n".join(f"{n:>5}  {line}" for n, line in enumerate(raw_lines, answer["lines"][0]))
+    numbered = "\n".join(f"{n:>5}  {one_line(line)}" for n, line in enumerate(raw_lines, answer["lines"][0]))
     return f"{where}; {READ_FRAMING['raw']}\n{numbered}"
 
 
@@ -427,7 +439,8 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
 
     @server.tool(title="Search memory", description=SEARCH_HELP, annotations=reading)
     def search(
-        query: Annotated[str, Field(min_length=1, max_length=2000, description="what to look for, in words")],
+        query: Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS,
+                                    description="what to look for, in words")],
         limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="how many passages at most")] = 10,
         kind: Annotated[Kind | None, Field(description="only notes (markdown) or transcripts")] = None,
         trust: Annotated[TrustFilter | None, Field(description="only files with this trust ('missing': none)")] = None,

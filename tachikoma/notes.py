@@ -32,7 +32,7 @@ from pathlib import Path
 
 import yaml
 
-from . import faults, gitutil
+from . import faults, gitutil, surrogates
 from .atomic import fsync_dir
 from .errors import TachikomaError
 from .humanize import hidden_characters, printable
@@ -91,6 +91,7 @@ def remember(root: Path, text: str, title: str | None = None, folder: str | None
     outside the memory. `by`: who asked, for the commit's trailer (a shared server).
     """
     root = Path(root)
+    text, title = surrogates.clean(text or ""), surrogates.clean(title) if title else title  # half a character
     if not text or not text.strip():
         raise NoteError("the note is empty: give the text to remember")
     if "\x00" in text:

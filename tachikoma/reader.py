@@ -130,7 +130,8 @@ def _read_transcript(root: Path, path: Path, doc: Document, max_bytes: int,
                 return doc
             handle.seek(0)
             decoding: list[int] = []  # the first line with bytes that are not UTF-8
-            lines = _stream_lines(handle, digest, max_bytes, decoding)
+            too_long: list[tuple[int, int]] = []  # (line, bytes) of lines over MAX_LINE_BYTES, skipped
+            lines = _stream_lines(handle, digest, max_bytes, decoding, too_long)
             try:
                 transcript = parse_transcript(lines, rel_path, options)
                 for _ in lines:  # the reader stops at the end; make sure every byte was hashed
@@ -144,6 +145,11 @@ def _read_transcript(root: Path, path: Path, doc: Document, max_bytes: int,
     doc.sha256 = digest.hexdigest()
     if decoding:
         doc.warnings.append(f"{rel_path}:{decoding[0]}: invalid UTF-8, undecodable bytes replaced")
+    if too_long:
+        (first, size), more = too_long[0], len(too_long) - 1
+        doc.warnings.append(f"{rel_path}:{first}: line {first} is {size:,} bytes, over the {MAX_LINE_BYTES:,}-byte "
+                            "limit of one transcript line: skipped, the rest of the file indexed"
+                            + (f" ({more} more such line{'s' if more > 1 else ''})" if more else ""))
     _take_transcript(doc, transcript, root, max_bytes)
     return doc
 
@@ -161,19 +167,45 @@ def _take_transcript(doc: Document, transcript, root: Path, max_bytes: int) -> N
     doc.warnings.extend(transcript.warnings)
 
 
-def _stream_lines(handle, digest, max_bytes: int, decoding: list[int]):
+#: The longest transcript line read, in bytes: one record past it (a 45 MB tool output on one line) is
+#: skipped with a warning naming its line, so that it never holds gigabytes of memory nor the run for
+#: minutes; the rest of its file is indexed. Read in pieces, so the skipped line is never held whole.
+MAX_LINE_BYTES = 4_000_000
+_PIECE = 1 << 20
+
+
+def _stream_lines(handle, digest, max_bytes: int, decoding: list[int], too_long: list[tuple[int, int]] | None = None,
+                  max_line: int | None = None):
     """The file's lines as ``text.split("\\n")`` gives them after `_decode` (a leading byte-order mark
     dropped, CRLF read as LF, bad UTF-8 replaced, its first line noted in `decoding`), hashing every byte
-    into `digest`; raises `_Skip` when the file grows past `max_bytes` while it is read."""
+    into `digest`; raises `_Skip` when the file grows past `max_bytes` while it is read. A line longer than
+    `max_line` (default `MAX_LINE_BYTES`) comes as "" and is noted in `too_long` as (line, bytes)."""
+    max_line = MAX_LINE_BYTES if max_line is None else max_line
     total = 0
     number = 0
     ended = True  # an empty file is one empty line, as "".split("\\n") is
-    for raw in handle:
+    while raw := handle.readline(max_line + 1):
         total += len(raw)
         if total > max_bytes:
             raise _Skip(f"over the {max_bytes}-byte limit ([index] max_file_bytes)")
         digest.update(raw)
         number += 1
+        if len(raw) > max_line and not raw.endswith(b"\n"):  # too long: hashed and passed over in pieces
+            size = len(raw)
+            while (piece := handle.readline(_PIECE)) and size < max_bytes + 1:
+                total += len(piece)
+                if total > max_bytes:
+                    raise _Skip(f"over the {max_bytes}-byte limit ([index] max_file_bytes)")
+                digest.update(piece)
+                size += len(piece)
+                raw = piece
+                if piece.endswith(b"\n"):
+                    break
+            if too_long is not None:
+                too_long.append((number, size))
+            ended = raw.endswith(b"\n")
+            yield ""
+            continue
         if number == 1:
             raw = _strip_bom(raw)
         ended = raw.endswith(b"\n")

@@ -14,9 +14,17 @@ tachikoma``, else ``/tmp/tachikoma-<uid>``, mode 0700, checked before every
 use, as ssh-agent and tmux do) and the host answers only its own user (the
 peer's credentials). It answers searches only: nothing sent over it changes
 a file. A host answers only a client that would search the same index the
-same way (same memory folder, settings file, store and tachikoma version);
-for anything else, and when no host answers in time, the command line
-searches by itself: asking is an optimisation, never a different answer.
+same way (same memory folder, settings file, store and tachikoma version,
+and the same environment and time zone where they can change an answer:
+`ANSWER_ENV`, ``TZ`` and the local offset); for anything else, and when no
+host answers in time, the command line searches by itself: asking is an
+optimisation, never a different answer.
+
+A host says at once that it took a question (one line), then answers: a
+client waits `ACK_SECONDS` for the first line, so a host that is stopped
+(SIGSTOP, Ctrl-Z) yet whose socket still accepts costs it at most that; a
+process in standby pings the host the same way and takes its place when the
+ping goes unanswered.
 
 This module is imported by every command-line search before anything heavy,
 so it uses the standard library only.
@@ -24,22 +32,27 @@ so it uses the standard library only.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import socket
 import stat
 import struct
 import threading
+import time
 import zlib
 from collections.abc import Callable
 from pathlib import Path
 
 from . import __version__
 
-PROTOCOL = 1
+PROTOCOL = 2
 #: How long a client waits for an answer before it searches by itself. A host that is loading a large
 #: index for its first query is still faster than a cold start, so this is generous.
 ANSWER_SECONDS = 15.0
+#: How long a client waits for the host to say it took the question (and a standby process for a
+#: ping's answer): a stopped host (SIGSTOP) whose socket still accepts costs a client at most this.
+ACK_SECONDS = 1.0
 #: How long a host waits for a client to send its question: a client that stalls holds only its own thread.
 QUESTION_SECONDS = 5.0
 MAX_QUESTION_BYTES = 1 << 16
@@ -48,6 +61,11 @@ MAX_QUESTION_BYTES = 1 << 16
 STANDBY_SECONDS = 5.0
 #: The store the command line would use (`store.STORE_ENV`): a host answers only for the same one.
 STORE_ENV = "TACHIKOMA_STORE"
+#: The environment that can change an answer: the settings file, the store, the embedder's server,
+#: model and cache, the time zone; and PostgreSQL's own ``PG*`` variables (`_environment`). A host answers
+#: only a client whose values are the same (compared as a digest: no value travels over the socket).
+ANSWER_ENV = ("TACHIKOMA_CONFIG", STORE_ENV, "TACHIKOMA_MEMORY", "OLLAMA_HOST", "TACHIKOMA_MODEL_CACHE",
+              "TACHIKOMA_MINILM_DIR", "TACHIKOMA_MINILM_RUNTIME", "XDG_CACHE_HOME", "HOME", "TZ")
 
 Search = Callable[[dict], dict]
 
@@ -78,9 +96,26 @@ def socket_name(root: Path) -> str:
 
 
 def identity(root: Path, config_path: str | os.PathLike | None) -> dict:
-    """What makes two processes search the same index the same way."""
+    """What makes two processes search the same index the same way (the environment and time zone as
+    they are now: a host computes it again for every question)."""
+    config_path = config_path or os.environ.get("TACHIKOMA_CONFIG")
     return {"root": str(root), "config": os.path.abspath(config_path) if config_path else None,
-            "store": os.environ.get(STORE_ENV) or None, "version": __version__, "protocol": PROTOCOL}
+            "store": os.environ.get(STORE_ENV) or None, "version": __version__, "protocol": PROTOCOL,
+            "environment": _environment(), "zone": _zone()}
+
+
+def _environment() -> str:
+    """A digest of the variables of `ANSWER_ENV` and every ``PG*`` one (PGHOST, PGPASSFILE…)."""
+    names = sorted({*ANSWER_ENV, *(n for n in os.environ if n.startswith("PG"))})
+    text = "\0".join(f"{n}={os.environ.get(n, '')}" for n in names if n in os.environ)
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+
+
+def _zone() -> list:
+    """The local time zone as this process resolves it: its names, offsets, and the offset now (what
+    "yesterday" and a date without a zone mean)."""
+    now = time.localtime()
+    return [list(time.tzname), time.timezone, time.altzone, now.tm_gmtoff, now.tm_zone]
 
 
 def ask(root: Path, config_path: str | os.PathLike | None, search: dict,
@@ -94,11 +129,15 @@ def ask(root: Path, config_path: str | os.PathLike | None, search: dict,
     question = json.dumps({**identity(root, config_path), "search": search}).encode() + b"\n"
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
-            conn.settimeout(timeout)
+            conn.settimeout(min(timeout, ACK_SECONDS))
             conn.connect(str(path))
             conn.sendall(question)
-            reply = _read_line(conn, None)
-    except OSError:  # no socket, a dead host's socket, a timeout
+            reader = _Lines(conn)
+            if reader.line(MAX_QUESTION_BYTES) != ACK:  # a stopped or declining host: search here
+                return None
+            conn.settimeout(timeout)
+            reply = reader.line(None)
+    except (OSError, ValueError):  # no socket, a dead host's socket, a stopped one, a timeout
         return None
     try:
         answer = json.loads(reply)
@@ -182,20 +221,23 @@ class Host:
         if not _same_user(conn):
             return
         try:
-            question = json.loads(_read_line(conn, MAX_QUESTION_BYTES))
+            question = json.loads(_Lines(conn).line(MAX_QUESTION_BYTES))
         except (OSError, ValueError):
             return
-        reply = {"declined": "another index, settings or version"}
-        if isinstance(question, dict) and all(question.get(k) == v for k, v in self.identity.items()) \
+        if isinstance(question, dict) and question.get("ping"):
+            _send(out, PONG)
+            return
+        mine = {**self.identity, "environment": _environment(), "zone": _zone()}  # as they are now
+        reply = {"declined": "another index, settings, environment, time zone or version"}
+        if isinstance(question, dict) and all(question.get(k) == v for k, v in mine.items()) \
                 and isinstance(question.get("search"), dict):
+            if not _send(out, ACK):
+                return
             try:
                 reply = {"answer": dict(self._search(question["search"]), served_by=self.served_by)}
             except Exception as exc:  # noqa: BLE001 - the command line searches by itself and reports it
                 reply = {"declined": f"{type(exc).__name__}: {exc}"}
-        try:
-            out.write(json.dumps(reply, ensure_ascii=False).encode() + b"\n")
-        except OSError:
-            pass  # the client went away
+        _send(out, json.dumps(reply, ensure_ascii=False).encode() + b"\n")
 
     def close(self) -> None:
         """Stop answering (or waiting to), and remove the socket unless another host has taken its place."""
@@ -213,15 +255,30 @@ class Host:
             pass
 
 
+ACK = b'{"accepted": true}\n'
+PONG = b'{"pong": true}\n'
+
+
+def _send(out, data: bytes) -> bool:
+    try:
+        out.write(data)
+        out.flush()
+    except OSError:
+        return False  # the client went away
+    return True
+
+
 def _answers(path: Path) -> bool:
-    """Whether a live host listens at `path` (a dead one's socket refuses the connection)."""
+    """Whether a live host answers at `path`: a dead one's socket refuses the connection, and a stopped
+    one (SIGSTOP) accepts it but leaves the ping unanswered for `ACK_SECONDS`."""
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
-        conn.settimeout(1.0)
+        conn.settimeout(ACK_SECONDS)
         try:
             conn.connect(str(path))
-        except OSError:
+            conn.sendall(b'{"ping": true}\n')
+            return _Lines(conn).line(MAX_QUESTION_BYTES) == PONG
+        except (OSError, ValueError):
             return False
-    return True
 
 
 def _same_user(conn: socket.socket) -> bool:
@@ -233,17 +290,24 @@ def _same_user(conn: socket.socket) -> bool:
     return uid == os.getuid()
 
 
-def _read_line(conn: socket.socket, limit: int | None) -> bytes:
-    """Bytes up to the first newline (the protocol is one JSON line each way)."""
-    chunks, size = [], 0
-    while True:
-        data = conn.recv(1 << 16)
-        if not data:
-            break
-        chunks.append(data)
-        size += len(data)
-        if b"\n" in data:
-            break
-        if limit is not None and size > limit:
-            raise ValueError("question too long")
-    return b"".join(chunks)
+class _Lines:
+    """Lines read from a socket, one at a time, the newline kept (the protocol is JSON lines)."""
+
+    def __init__(self, conn: socket.socket):
+        self.conn, self.rest = conn, b""
+
+    def line(self, limit: int | None) -> bytes:
+        """Bytes up to and with the next newline (what is left at the end); ValueError past `limit`."""
+        chunks, size = [self.rest], len(self.rest)
+        while b"\n" not in chunks[-1]:
+            data = self.conn.recv(1 << 16)
+            if not data:
+                break
+            chunks.append(data)
+            size += len(data)
+            if limit is not None and size > limit and b"\n" not in data:
+                raise ValueError("line too long")
+        data = b"".join(chunks)
+        end = data.find(b"\n") + 1 or len(data)
+        line, self.rest = data[:end], data[end:]
+        return line

@@ -93,6 +93,17 @@ _SINCE = re.compile(r"\bsince\s+(?:the\s+)?$", re.I)
 #: "before March", "after the 2nd of May": the time up to the start of what is named, or from its end.
 _BEFORE_AFTER = re.compile(r"\b(before|after)\s+(?:the\s+)?$", re.I)
 _LEAD = re.compile(r"^(before|after)\b", re.I)
+#: How far before a phrase "since" is looked for: "since the " and some spaces (a window, never the
+#: whole text before it: a query of many phrases is read in linear time).
+_SINCE_REACH = 48
+_DIGIT_NEXT = re.compile(r"\s*,?\s*\d")
+#: The years a date may name: a window of whole days must have a day before and after it that
+#: Python's dates hold, in any time zone.
+MIN_YEAR, MAX_YEAR = 2, 9998
+#: What `_resolve` gives for a date that does not exist ("February 29, 2027", "March 32"): its words
+#: are taken (they are not read again as a month: "February" alone) and ask about no time.
+IMPOSSIBLE = object()
+_DATE_KINDS = ("iso", "month_day", "day_month", "month_year")
 
 
 @dataclass(frozen=True)
@@ -117,7 +128,9 @@ def _midnight(day: date, tz) -> float:
 
 
 def _days(first: date, last: date, tz, phrase: str) -> Window:
-    """The whole days first..last (inclusive) in zone `tz`."""
+    """The whole days first..last (inclusive) in zone `tz`; ValueError past MIN_YEAR..MAX_YEAR."""
+    if first.year < MIN_YEAR or last.year > MAX_YEAR:
+        raise ValueError(f"{first}..{last} is out of range")
     label = first.isoformat() if first == last else f"{first.isoformat()}..{last.isoformat()}"
     if first.day == 1 and last == _month_end(first):
         label = f"{first.year}-{first.month:02d}"
@@ -167,7 +180,7 @@ def _ambiguous_month(word: str, lead: str | None, text: str, end: int) -> bool:
         return False
     if not word[:1].isupper():
         return True
-    return lead is None and not re.match(r"\s*,?\s*\d", text[end:])
+    return lead is None and not _DIGIT_NEXT.match(text, end)
 
 
 def read(query: str, as_of: datetime) -> list[Window]:
@@ -206,18 +219,23 @@ def read_spans(query: str, as_of: datetime) -> list[tuple[int, int, "Window"]]:
             if taken[m.start():m.end()].any():
                 continue
             window = _resolve(kind, m, query, today, now, tz)
+            if window is IMPOSSIBLE:
+                taken[m.start():m.end()] = True
+                continue
             if window is not None and kind in RELATIVE_KINDS:
                 window = replace(window, relative=True)
-            if window is not None and (_SINCE.search(query[:m.start()]) or m.group(0).lower().startswith("since")):
+            if window is not None and (_SINCE.search(query[max(0, m.start() - _SINCE_REACH):m.start()])
+                                       or m.group(0).lower().startswith("since")):
                 first = datetime.fromtimestamp(window.start, tz).date()
                 phrase = window.phrase if window.phrase.lower().startswith("since") else f"since {window.phrase}"
                 window = replace(_days(first, max(first, today), tz, phrase), relative=window.relative)
             start = m.start()
             if window is not None and not window.phrase.lower().startswith("since"):
-                lead = _LEAD.match(m.group(0)) or _BEFORE_AFTER.search(query[:m.start()])
+                reach = max(0, m.start() - _SINCE_REACH)  # a window before the phrase: linear time
+                lead = _LEAD.match(m.group(0)) or _BEFORE_AFTER.search(query[reach:m.start()])
                 if lead is not None:
                     window = _before_after(lead.group(1).lower(), window, now, tz)
-                    start = min(start, lead.start()) if lead.re is _BEFORE_AFTER else start
+                    start = min(start, reach + lead.start()) if lead.re is _BEFORE_AFTER else start
             if window is not None:
                 taken[start:m.end()] = True
                 found.append((start, m.end(), window))
@@ -242,7 +260,9 @@ def _before_after(which: str, window: Window, now: float, tz) -> Window | None:
                   else window.phrase, f"{first.isoformat()}..", window.relative)
 
 
-def _resolve(kind: str, m: re.Match, text: str, today: date, now: float, tz) -> Window | None:
+def _resolve(kind: str, m: re.Match, text: str, today: date, now: float, tz):
+    """The window `m` of pattern `kind` asks about; None when it is no date after all ("may I"),
+    IMPOSSIBLE when it names a day that does not exist or is out of range."""
     phrase = " ".join(m.group(0).split())
     try:
         if kind == "iso":
@@ -258,7 +278,7 @@ def _resolve(kind: str, m: re.Match, text: str, today: date, now: float, tz) -> 
             else:
                 day = _latest_day(month, day_number, today)
                 if day is None:
-                    return None
+                    return IMPOSSIBLE  # March 32, February 30
             return _days(day, day, tz, phrase)
         if kind == "month_year":
             return _month(int(m.group(2)), MONTHS[m.group(1).lower()], tz, phrase)
@@ -311,7 +331,7 @@ def _resolve(kind: str, m: re.Match, text: str, today: date, now: float, tz) -> 
         if kind == "recent":
             return _days(today - timedelta(days=RECENT_DAYS), today, tz, phrase)
     except (ValueError, KeyError, OverflowError):
-        return None
+        return IMPOSSIBLE if kind in _DATE_KINDS else None
     return None
 
 
@@ -406,6 +426,6 @@ def parse_as_of(text: str | None) -> datetime:
             when = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
         raise ValueError(f"as_of {value!r} is not a date: use now, YYYY-MM-DD or YYYY-MM-DDTHH:MM[+HH:MM]") from None
-    if not 1 <= when.year <= 9998:
-        raise ValueError(f"as_of {value!r} is out of range")
+    if not MIN_YEAR <= when.year <= MAX_YEAR:
+        raise ValueError(f"as_of {value!r} is out of range: years {MIN_YEAR} to {MAX_YEAR}")
     return when if when.tzinfo is not None else when.astimezone()

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import memory
+from .humanize import printable
 from .documents import TRANSCRIPT
 from .transcripts import Options, parse_transcript
 
@@ -44,7 +45,8 @@ def read_for_agent(root: Path, rel_path: str, lines: str | None = None, view: st
 def turn_head(turn: dict) -> str:
     """A turn's heading: "[line 9-11 · assistant · 2026-02-10 09:01 UTC]"."""
     where = f"line {turn['line']}" + (f"-{turn['last_line']}" if turn["last_line"] > turn["line"] else "")
-    return "[" + " · ".join(part for part in (where, turn["speaker"], turn["time"]) if part) + "]"
+    speaker = printable(turn["speaker"])  # a speaker's name is the file's: never a line break or a fake heading
+    return "[" + " · ".join(part for part in (where, speaker, turn["time"]) if part) + "]"
 
 
 def turn_body(turn: dict) -> str:

@@ -8,6 +8,9 @@ for the settings' dataclasses and TOML parser first.
 #: The most results one search returns, the same on every face: CLI `--limit`, the search page,
 #: the JSON API and MCP. Past it, a narrower query or a filter helps more than a longer list.
 MAX_LIMIT = 100
+#: The longest query, in characters, that the dashboard, its JSON API and MCP take: a question is a
+#: sentence or two; past this it is a document pasted by mistake (or an attempt to keep the server busy).
+MAX_QUERY_CHARS = 2000
 #: The recency presets' names, in order (`config.RECENCY_PRESETS` holds their rules).
 RECENCY_NAMES = ("off", "default", "strong", "seed")
 #: What tagging with no options does (`tagging.planning.default_plan`), in the words every face uses: the CLI's

@@ -553,9 +553,12 @@ def test_a_memory_moved_on_this_machine_keeps_its_name_and_its_vectors(tmp_path,
         runner.run(old, embedder_name="hash")
 
 
-def test_clones_of_one_memory_repository_share_its_name(tmp_path, url, monkeypatch):
-    """A team's machines each index their clone of the memory repository under the same name; a folder
-    that became a git repository since it was first indexed keeps its name too."""
+def test_a_clone_of_a_memory_repository_carries_on_its_name_only_when_it_claims_it(tmp_path, url, monkeypatch):
+    """Another clone of the memory repository is another folder (issue 32: two clones of one template
+    leaked into each other): it carries on the name only when it claims it (`--claim-name`); a folder
+    that became a git repository since it was first indexed keeps its name."""
+    from tachikoma.store.identity import CLAIM_ENV
+
     origin = copy_example(tmp_path / "origin" / "memory")
     monkeypatch.setenv(STORE_ENV, url)
     runner.run(origin, embedder_name="hash")
@@ -567,8 +570,13 @@ def test_clones_of_one_memory_repository_share_its_name(tmp_path, url, monkeypat
     git(tmp_path, "clone", "-q", str(origin), str(clone))
     (clone / "people" / "new-colleague.md").parent.mkdir(exist_ok=True)
     (clone / "people" / "new-colleague.md").write_text("# Priya\n\nJoined the firmware team.\n", encoding="utf-8")
+    with pytest.raises(TachikomaError, match="--claim-name memory"):
+        runner.run(clone, embedder_name="hash")
+    assert "people/new-colleague.md" not in _files(origin)
+    monkeypatch.setenv(CLAIM_ENV, "memory")
     runner.run(clone, embedder_name="hash")
-    assert "people/new-colleague.md" in _files(origin)
+    monkeypatch.delenv(CLAIM_ENV)
+    assert "people/new-colleague.md" in _files(clone)
     other = tmp_path / "other" / "memory"
     other.mkdir(parents=True)
     (other / "note.md").write_text("# Note\n\nSomething else.\n", encoding="utf-8")

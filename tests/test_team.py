@@ -189,9 +189,9 @@ def test_signing_in_with_a_browser(root, tokens):
             page.fill("#token", WRONG)
             page.click("button[type=submit]")
             assert "That token was not accepted." in page.inner_text("main")
-            page.fill("#token", BOT)  # an agent's token does not sign in either, and says the same
+            page.fill("#token", BOT)  # an agent's token does not sign in either, and says what it is for
             page.click("button[type=submit]")
-            assert "That token was not accepted." in page.inner_text("main")
+            assert "That is an agent's token: it reaches MCP only" in page.inner_text("main")
             page.fill("#token", ALICE)
             page.click("button[type=submit]")
             page.wait_for_url(base + "/coverage")

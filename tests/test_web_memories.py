@@ -102,8 +102,9 @@ def test_another_memory_s_file_opens_as_its_index_holds_it_escaped(dashboard, sh
     index holds of that file, passage by passage, with the hit marked. Memory text is untrusted: escaped."""
     ops = shared.parent / "ops"
     filler = "The night shift checks the dashboards, the queues and the backups before handing over. " * 60
-    (ops / "hostile.md").write_text(f"# Hostile\n\nquokka <script>alert(1)</script> restart\n\n{filler}\n\n"
-                                    "## Later\n\nThe quokka service restarts itself at dawn.\n", encoding="utf-8")
+    (ops / "hostile.md").write_text(f"---\ntrust: external\n---\n# Hostile\n\nquokka <script>alert(1)</script> restart\n\n"
+                                    f"{filler}\n\n## Later\n\nThe quokka service restarts itself at dawn.\n\n"
+                                    "- [ ] feed the quokka\n", encoding="utf-8")
     runner.run(ops, embedder_name="hash")
     client = dashboard.test_client()
     html = client.get("/", query_string={"q": "quokka restarts at dawn", "memories": "notes,operations"}).get_data(
@@ -112,7 +113,12 @@ def test_another_memory_s_file_opens_as_its_index_holds_it_escaped(dashboard, sh
     page = client.get(unescape(link.group(1)))
     body = page.get_data(as_text=True)
     assert page.status_code == 200 and "data-indexed-file" in body and "<strong>operations</strong>" in body
-    assert "<script>alert(1)</script>" not in body and "&lt;script&gt;alert(1)&lt;/script&gt;" in body
+    assert "<script>alert(1)</script>" not in body and "alert(1)</script>" not in body  # sanitised (issue 32: as
+    # markdown, as the file page renders its own notes)
+    assert "<h2>Later</h2>" in body and '<input type="checkbox" disabled aria-label="to do"> feed the quokka' in body
+    tags = re.search(r"<dl class=\"file-tags\" data-indexed-tags>(.*?)</dl>", body, re.S).group(1)
+    assert " ".join(re.sub(r"<[^>]+>", " ", tags).split()) == \
+        "trust external confidence not set source not set evergreen not set"
     hit = re.search(r'<div class="block passage hit" id="hit" data-lines="(\d+)-(\d+)">(.*?)</div>', body, re.S)
     assert hit and "restarts itself at dawn" in hit.group(3)
     assert body.count('class="block passage') >= 2  # the whole file, passage by passage

@@ -58,6 +58,9 @@ class Summary:
     embedder: str = ""
     seconds: float = 0.0
     warnings: list[str] = field(default_factory=list)
+    #: On a shared store: the memory's name there and the store ("postgresql://…/memories"), else "".
+    memory: str = ""
+    store: str = ""
 
     def as_dict(self) -> dict:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
@@ -69,7 +72,9 @@ class Summary:
         return (f"{self.added} added, {self.changed} changed, {self.removed} removed, "
                 f"{self.skipped} skipped, {self.unchanged} unchanged{rechunked}; "
                 f"{plural(self.chunks_embedded, 'chunk')} embedded "
-                f"({self.chunks_reused} reused) in {self.seconds:.1f} s; index holds {plural(self.files, 'file')}{data}, "
+                f"({self.chunks_reused} reused) in {self.seconds:.1f} s; "
+                + (f"memory {self.memory!r} in {self.store} holds " if self.memory else "index holds ")
+                + f"{plural(self.files, 'file')}{data}, "
                 f"{plural(self.chunks, 'chunk')} ({self.embedder})")
 
 
@@ -147,6 +152,10 @@ def run(
         if reembed:
             probe(embedder)
         summary.embedder = embedder.name
+        if getattr(store, "engine", "sqlite") == "postgresql":  # which name this run wrote, on a shared store
+            from ..store.postgres import redacted
+
+            summary.memory, summary.store = store.name, redacted(store.url)
         with _whole_run(store, reembed) as batch:
             _run(root, store, embedder, reembed, config, summary, progress, note, batch, detail, vectors)
     except sqlite3.DatabaseError as exc:

@@ -175,6 +175,14 @@ def indexed_passages(root, searchers: Searchers, name: str, rel: str) -> list[tu
     """What the shared store's index holds of the file `rel` of the memory `name` (first line, last line
     and text of each chunk): how a face shows a result of another memory, whose folder it does not serve.
     None: not on a shared store, no memory of that name, or no such file in its index."""
+    found = indexed_file(root, searchers, name, rel, tags=False)
+    return found[0] if found else None
+
+
+def indexed_file(root, searchers: Searchers, name: str, rel: str,
+                 tags: bool = True) -> tuple[list[tuple[int, int, str]], dict[str, str]] | None:
+    """`indexed_passages` and the file's tags as that index holds them ({"trust", "confidence", "source",
+    "evergreen"}: those set), or None."""
     here = locate(root)
     if here.url is None:
         return None
@@ -182,7 +190,17 @@ def indexed_passages(root, searchers: Searchers, name: str, rel: str) -> list[tu
     if name not in known:
         return None
     with Location(Path(known[name] or root), here.url, name).open(readonly=True) as store:
-        return store.file_passages(rel) or None
+        passages = store.file_passages(rel)
+        if not passages:
+            return None
+        row = store.files().get(rel) if tags else None
+    values = {}
+    if row is not None:
+        values = {k: v for k, v in (("trust", row.trust), ("confidence", row.confidence), ("source", row.source))
+                  if v}
+        if row.evergreen:
+            values["evergreen"] = "true"
+    return passages, values
 
 
 def memory_key(location) -> tuple:

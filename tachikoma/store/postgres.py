@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import IndexDamaged, NoIndexYet, TachikomaError
+from ..errors import IndexDamaged, NoIndexYet, StoreUnreachable, TachikomaError
 from .protocol import ENGINE_INDEX_MIN_CHUNKS
 from .sqlite import FileRow, json_column
 
@@ -189,13 +189,31 @@ def connection_error(url: str, exc: Exception) -> TachikomaError:
     where = redacted(url)
     reason = _scrub(exc, url)
     lowered = reason.lower()
+    if "role" in lowered and "does not exist" in lowered:
+        return TachikomaError(f"PostgreSQL at {where} has no such user ({reason}): create it as the server's "
+                              "superuser (createuser NAME) and give it the database (createdb --owner NAME …); "
+                              "see docs/team.md")
     if "password authentication failed" in lowered or "no password supplied" in lowered \
-            or "authentication failed" in lowered or "role" in lowered and "does not exist" in lowered:
+            or "authentication failed" in lowered:
         return TachikomaError(f"PostgreSQL at {where} refused the credentials ({reason}): check the user and "
                               "password (in the URL, PGPASSWORD or ~/.pgpass)")
     if "database" in lowered and "does not exist" in lowered:
         return TachikomaError(f"PostgreSQL at {where}: {reason}; create it (createdb) or name another")
-    return TachikomaError(f"cannot reach the PostgreSQL server at {where} ({reason})")
+    return StoreUnreachable(f"cannot reach the PostgreSQL server at {where} ({reason})")
+
+
+def _database_error(store, exc: Exception) -> Exception | None:
+    """The one-line TachikomaError for a database error of `store` (password scrubbed), or None for an
+    error that is not the database's. OperationalError is the whole family of a lost server: a
+    connection closed, the server shut down (AdminShutdown) or crashed, a network failure."""
+    import psycopg
+
+    if isinstance(exc, psycopg.OperationalError):
+        return StoreUnreachable(f"lost the PostgreSQL server at {redacted(store.url)} ({_scrub(exc, store.url)})")
+    if isinstance(exc, psycopg.errors.UndefinedTable):
+        return IndexDamaged(f"the PostgreSQL index at {redacted(store.url)} is missing a table "
+                            f"({_scrub(exc, store.url)})")
+    return None
 
 
 def _guarded(method):
@@ -206,12 +224,25 @@ def _guarded(method):
 
         try:
             return method(self, *args, **kwargs)
-        except psycopg.OperationalError as exc:
-            raise TachikomaError(f"lost the PostgreSQL server at {redacted(self.url)} "
-                                 f"({_scrub(exc, self.url)})") from None
-        except psycopg.errors.UndefinedTable as exc:
-            raise IndexDamaged(f"the PostgreSQL index at {redacted(self.url)} is missing a table "
-                               f"({_scrub(exc, self.url)})") from None
+        except (psycopg.OperationalError, psycopg.errors.UndefinedTable) as exc:
+            raise _database_error(self, exc) from None
+    return guarded
+
+
+def _guarded_context(method):
+    """`_guarded` for a context manager (a transaction): its start, its end and what is done inside."""
+    manager = contextlib.contextmanager(method)
+
+    @functools.wraps(method)
+    @contextlib.contextmanager
+    def guarded(self, *args, **kwargs):
+        import psycopg
+
+        try:
+            with manager(self, *args, **kwargs) as value:
+                yield value
+        except (psycopg.OperationalError, psycopg.errors.UndefinedTable) as exc:
+            raise _database_error(self, exc) from None
     return guarded
 
 
@@ -246,6 +277,13 @@ class PostgresStore:
             self._ensure_schema()
             register_vector(self.db)
             self.memory_id = self._memory(root)
+        except psycopg.errors.InsufficientPrivilege as exc:
+            self.db.close()
+            user = self.db.info.user if self.db.info else "the user"
+            raise TachikomaError(f"PostgreSQL at {redacted(url)}: {_scrub(exc, url)}: tachikoma makes its own "
+                                 f"schema there, so {user} needs to own the database (createdb --owner {user} …) "
+                                 f"or be granted it (GRANT CREATE ON DATABASE … TO {user}); see docs/team.md") \
+                from None
         except psycopg.Error as exc:
             self.db.close()
             raise TachikomaError(f"PostgreSQL at {redacted(url)}: {_scrub(exc, url)}") from None
@@ -332,12 +370,12 @@ class PostgresStore:
     def _claim(self, memory_id: int, root: Path) -> None:
         """Record that `root` is the folder this name belongs to, refusing another folder
         (`identity`: two folders of the same name must not overwrite each other's index)."""
-        from .identity import folder_identity, name_taken, same_memory
+        from .identity import claimed, folder_identity, name_taken, same_memory
 
         here = folder_identity(root)
         recorded = self.db.execute("SELECT value FROM tachikoma.meta WHERE memory_id = %s AND key = 'folder'",
                                    (memory_id,)).fetchone()
-        if recorded is not None and not same_memory(json.loads(recorded[0]), here):
+        if recorded is not None and not same_memory(json.loads(recorded[0]), here) and not claimed(self.name):
             raise name_taken(self.name, redacted(self.url), json.loads(recorded[0]), here)
         self.db.execute("INSERT INTO tachikoma.meta VALUES (%s, 'folder', %s) ON CONFLICT (memory_id, key) "
                         "DO UPDATE SET value = excluded.value", (memory_id, json.dumps(here)))
@@ -359,6 +397,7 @@ class PostgresStore:
         """Another read-only connection to the same memory (for another thread)."""
         return PostgresStore(self.url, self.name, self._cache_folder, readonly=True)
 
+    @_guarded
     def lock_writer(self, timeout: float = 0) -> None:
         """Become this memory's only writer (a session advisory lock, freed when the connection
         closes, even by a crash); waits up to `timeout` seconds for another writer."""
@@ -368,16 +407,19 @@ class PostgresStore:
                 raise TachikomaError(f"another `tachikoma index` is writing {self.label}; wait for it to finish")
             time.sleep(0.2)
 
+    @_guarded
     def check_present(self) -> None:
         if self.db.execute("SELECT 1 FROM tachikoma.memories WHERE id = %s", (self.memory_id,)).fetchone() is None:
             raise TachikomaError(f"{self.label} was deleted while tachikoma was using it: run `tachikoma index` again")
 
+    @_guarded
     def record_whole(self) -> None:
         """After a batch commits: once a run has completed, `_after_run` (nothing else to record:
         the server keeps its own pages whole)."""
         if self._vector_index_due:
             self._after_run()
 
+    @_guarded
     def close(self) -> None:
         try:
             if self._vector_index_due and not self.db.closed:
@@ -428,7 +470,7 @@ class PostgresStore:
 
         return self.db.info.transaction_status == TransactionStatus.IDLE
 
-    @contextlib.contextmanager
+    @_guarded_context
     def reading(self):
         """One snapshot (REPEATABLE READ on a reader) for everything read inside; nests."""
         if not self._idle():
@@ -443,12 +485,12 @@ class PostgresStore:
             finally:
                 self._meta = None
 
-    @contextlib.contextmanager
+    @_guarded_context
     def writing(self):
         with self.db.transaction():
             yield self
 
-    @contextlib.contextmanager
+    @_guarded_context
     def writing_exclusively(self):
         """One transaction for a whole run (re-embedding): readers see the old index until it commits."""
         with self.db.transaction():

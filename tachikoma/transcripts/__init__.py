@@ -43,9 +43,9 @@ line is the line an editor shows.
 from __future__ import annotations
 
 import itertools
-import json
 from pathlib import Path
 
+from .. import surrogates
 from . import claude_code, codex, codex_legacy, generic, openclaw
 from .common import Line, Options, Transcript, parse_timestamp
 from .excerpt import tool_excerpt
@@ -119,7 +119,7 @@ def parse_transcript(text, path: str, options: Options | None = None) -> Transcr
                 continue
             seen += 1
             try:
-                obj = json.loads(stripped)
+                obj = surrogates.loads(stripped)
             except (ValueError, RecursionError):
                 obj = None
             if isinstance(obj, dict):
@@ -202,7 +202,7 @@ def sniff_format(path: Path, max_bytes: int = 5_000_000) -> str | None:
                 if read > max_bytes:
                     return ""
                 try:
-                    obj = json.loads(raw)
+                    obj = surrogates.loads(raw)
                 except (ValueError, RecursionError):
                     continue
                 if isinstance(obj, dict) and (reader := _detect(obj)) is not None:

@@ -30,10 +30,10 @@ How they become turns:
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 
+from .. import surrogates
 from ..documents import INPUT, OUTPUT, Turn
 from .common import (Line, Options, Transcript, add_tool_text, block_text, blocks, context_line, count_unknown,
                      input_text, join, mark_failed, one_line, parse_timestamp, short_id, tool_line)
@@ -226,7 +226,7 @@ class _Reader:
         for index, (tool_id, _) in enumerate(calls, first):
             self.tools[tool_id] = (turn, index)
         for name, arguments in inputs:
-            add_tool_text(turn, name, INPUT, line.number, input_text(arguments), self.options)
+            add_tool_text(turn, name, INPUT, line.number, input_text(arguments), self.options, arguments)
 
     def remember_task(self, block: dict) -> None:
         """A Task call's prompt, so the sidechain it starts can be named after its subagent_type."""
@@ -282,7 +282,7 @@ def name_subagent(result: Transcript, parent_text: str) -> None:
     for raw in parent_text.split("\n"):
         if '"subagent_type"' in raw:
             try:
-                obj = json.loads(raw)
+                obj = surrogates.loads(raw)
             except (ValueError, RecursionError):
                 continue
             message = obj.get("message") if isinstance(obj, dict) else None

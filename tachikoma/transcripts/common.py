@@ -7,7 +7,6 @@ cannot read is counted and reported once per file, never once per line.
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 from collections import Counter
@@ -15,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, timezone
 from pathlib import PurePosixPath
 
+from .. import surrogates
 from ..documents import ToolText, Turn
 
 _LONG_FRACTION = re.compile(r"(\.\d{6})\d+")
@@ -208,7 +208,7 @@ def parse_arguments(arguments: object) -> dict | None:
         return arguments
     if isinstance(arguments, str) and arguments.strip().startswith("{"):
         try:
-            value = json.loads(arguments)
+            value = surrogates.loads(arguments)
         except (ValueError, RecursionError):
             return None
         return value if isinstance(value, dict) else None
@@ -265,29 +265,41 @@ def input_text(arguments: object) -> str:
     """Every text a tool call was given, one per line: an Edit's old and new text, a Write's content,
     a command with its heredoc, a patch. Arguments given as a JSON string are read as JSON; keys,
     numbers and flags are left out."""
+    return "\n".join(text for _, text in input_parts(arguments))
+
+
+def input_parts(arguments: object) -> list[tuple[str, str]]:
+    """`input_text`'s texts apart, each with the key it was given under ("old_string", "new_string",
+    "edits.old_string"; "" for a bare text): what the file page shows one by one, so an Edit's old and
+    new text never run together."""
     parsed = parse_arguments(arguments) if isinstance(arguments, str) else None
     if isinstance(arguments, str) and parsed is None:
-        return arguments
-    out: list[str] = []
-    stack = [parsed if parsed is not None else arguments]
+        return [("", arguments)] if arguments else []
+    out: list[tuple[str, str]] = []
+    stack: list[tuple[str, object]] = [("", parsed if parsed is not None else arguments)]
     while stack:
-        value = stack.pop()
+        key, value = stack.pop()
         if isinstance(value, str):
             if value.strip():
-                out.append(value)
+                out.append((key, value))
         elif isinstance(value, dict):
-            stack.extend(reversed([v for k, v in value.items() if k not in _QUIET_KEYS]))
+            stack.extend(reversed([(f"{key}.{k}" if key else str(k), v) for k, v in value.items()
+                                   if k not in _QUIET_KEYS]))
         elif isinstance(value, list):
-            stack.extend(reversed(value))
-    return "\n".join(out)
+            stack.extend(reversed([(key, v) for v in value]))
+    return out
 
 
-def add_tool_text(turn: Turn | None, tool: object, side: str, line: int, text: str, options: Options) -> None:
-    """Keep `text` as what `tool` was given ("input") or gave back ("output") in `turn`'s calls."""
+def add_tool_text(turn: Turn | None, tool: object, side: str, line: int, text: str, options: Options,
+                  arguments: object = None) -> None:
+    """Keep `text` as what `tool` was given ("input") or gave back ("output") in `turn`'s calls; with
+    `arguments` (the call's own, whose `input_text` `text` is), also its texts apart, by key, for the page."""
     if turn is None or not options.tool_text or not text or not text.strip():
         return
     name = " ".join(tool.split()) if isinstance(tool, str) and tool.strip() else "tool"
-    turn.tool_texts.append(ToolText(tool=name, side=side, line=line, text=text))
+    parts = input_parts(arguments) if arguments is not None else []
+    turn.tool_texts.append(ToolText(tool=name, side=side, line=line, text=text,
+                                    parts=parts if len(parts) > 1 else []))
 
 
 # ---------------------------------------------------------------- unknown lines

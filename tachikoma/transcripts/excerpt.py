@@ -9,9 +9,9 @@ gives no excerpt rather than a wrong one.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from .. import surrogates
 from .common import one_line
 
 #: Characters of tool text an excerpt shows around the first query word.
@@ -68,7 +68,7 @@ def tool_excerpt(path: Path, line: int, terms: list[str], width: int = EXCERPT_C
     file changed, or the word matched only by its stem)."""
     raw = read_line(path, line)
     try:
-        obj = json.loads(raw) if raw else None
+        obj = surrogates.loads(raw) if raw else None
     except (ValueError, RecursionError):
         return None
     folded = [t.casefold() for t in terms if t]

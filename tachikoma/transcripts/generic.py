@@ -70,7 +70,7 @@ def read(lines: Iterable[Line], options: Options) -> Transcript:
                                                                                          dict) else call
                 if isinstance(function, dict):
                     add_tool_text(turn, function.get("name"), INPUT, line.number,
-                                  input_text(function.get("arguments")), options)
+                                  input_text(function.get("arguments")), options, function.get("arguments"))
     return result
 
 

@@ -9,7 +9,10 @@ configured (``[serve]`` in tachikoma.toml, or the command line):
   the dashboard and MCP) or ``agent`` (MCP only). The file must lie outside
   the memory: the memory is shared by git and read by agents. Tokens are
   kept as SHA-256 digests and compared with `hmac.compare_digest`, every
-  holder each time, so the time taken says nothing about a near miss.
+  holder each time, so the time taken says nothing about a near miss. The
+  file is read again whenever it changes (checked at every request), so a
+  token added or revoked counts at the next request, without a restart; a
+  file that cannot be read or parsed any more lets none of its tokens in.
 - a trusted reverse proxy: its user header (X-Forwarded-User) is believed
   only on a connection from one of the configured proxy addresses; from any
   other address the header is ignored.
@@ -23,9 +26,14 @@ from __future__ import annotations
 import hashlib
 import hmac
 import ipaddress
+import logging
 import os
 import re
+import secrets
+import threading
+import time
 import unicodedata
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -68,9 +76,49 @@ class Access:
     proxies: tuple = ()
     user_header: str = "X-Forwarded-User"
     public_url: str | None = None
+    #: The tokens file (None: none) and the memory it must lie outside; read again when it changes.
+    tokens_file: Path | None = None
+    root: Path | None = None
+    #: The tokens of $TACHIKOMA_TOKEN (fixed for the process); `tokens` is these and the file's.
+    fixed: dict[bytes, tuple[str, str]] = field(default_factory=dict)
+    #: Why the tokens file's current version is not used (its tokens are then refused), or None.
+    file_error: str | None = None
+    _stamp: tuple | None = field(default=None, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def _file_stamp(self) -> tuple | None:
+        try:
+            st = os.stat(self.tokens_file)
+        except OSError as exc:
+            return ("missing", exc.errno)
+        return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+    def refresh(self) -> None:
+        """Read the tokens file again if it changed since it was last read: a token added or removed
+        counts from the next request on. A file that became unreadable or invalid lets none of its
+        tokens in (its error is logged and kept in `file_error`) until it is fixed."""
+        if self.tokens_file is None:
+            return
+        stamp = self._file_stamp()
+        if stamp == self._stamp:
+            return
+        with self._lock:
+            if stamp == self._stamp:
+                return
+            fresh = Access(tokens=dict(self.fixed))
+            try:
+                _read_tokens(fresh, self.tokens_file, self.root or Path("/nonexistent"))
+            except AccessError as exc:
+                self.tokens, self.file_error = dict(self.fixed), str(exc)
+                logging.getLogger("tachikoma.access").error("%s; none of its tokens is accepted until it "
+                                                            "is fixed", exc)
+            else:
+                self.tokens, self.file_error = fresh.tokens, None
+            self._stamp = stamp
 
     def by_token(self, token: str) -> Identity | None:
         """The holder of `token`, or None; every stored digest is compared, in constant time each."""
+        self.refresh()
         given = hashlib.sha256(token.encode("utf-8", "surrogateescape")).digest()
         found = None
         for digest, holder in self.tokens.items():
@@ -80,6 +128,7 @@ class Access:
 
     def by_token_id(self, token_id: str, name: str) -> Identity | None:
         """The holder a login session names, while its token is still configured (a removed token ends it)."""
+        self.refresh()
         for digest, holder in self.tokens.items():
             if hmac.compare_digest(token_id, token_id_of(digest)) and holder[0] == name:
                 return Identity(holder[0], holder[1], "session")
@@ -136,6 +185,50 @@ class WrongToken(Exception):
     """A bearer token that no holder has."""
 
 
+class Sessions:
+    """The dashboard's signed-in sessions, kept by the server: a session cookie names one by a random id,
+    and is honoured only while that id is here. Signing out removes it, so a copy of the cookie taken
+    before is worth nothing after; a restart ends every session. Ids are kept as SHA-256 digests; at
+    most `MAX` sessions (the oldest go first), each for at most `MAX_AGE` seconds."""
+
+    MAX = 10_000
+    MAX_AGE = 14 * 86400.0
+
+    def __init__(self):
+        self._live: OrderedDict[bytes, tuple[str, str, float]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _key(session_id: str) -> bytes:
+        return hashlib.sha256(session_id.encode("utf-8", "surrogateescape")).digest()
+
+    def start(self, name: str, token_id: str) -> str:
+        """A new session of `name` signed in with the token of `token_id`; its id for the cookie."""
+        session_id = secrets.token_urlsafe(32)
+        with self._lock:
+            self._live[self._key(session_id)] = (name, token_id, time.time())
+            while len(self._live) > self.MAX:
+                self._live.popitem(last=False)
+        return session_id
+
+    def holder(self, session_id: str | None) -> tuple[str, str] | None:
+        """(name, token id) of a live session, or None (unknown, signed out, too old)."""
+        if not session_id or not isinstance(session_id, str):
+            return None
+        key = self._key(session_id)
+        with self._lock:
+            found = self._live.get(key)
+            if found and time.time() - found[2] > self.MAX_AGE:
+                del self._live[key]
+                found = None
+        return found[:2] if found else None
+
+    def end(self, session_id: str | None) -> None:
+        if session_id and isinstance(session_id, str):
+            with self._lock:
+                self._live.pop(self._key(session_id), None)
+
+
 def token_id_of(digest: bytes) -> str:
     """A short id of a token for a login session: names it, cannot be turned back into it."""
     return hashlib.sha256(b"tachikoma-session:" + digest).hexdigest()[:24]
@@ -165,9 +258,12 @@ def load_access(root: Path, settings: ServeConfig, tokens_file: str | None = Non
     env_token = environ.get("TACHIKOMA_TOKEN", "")
     if env_token:
         _add(access, ENV_HOLDER, "owner", env_token.strip(), "$TACHIKOMA_TOKEN")
+    access.fixed = dict(access.tokens)
     file = tokens_file or settings.tokens_file
     if file:
-        _read_tokens(access, Path(file).expanduser(), root)
+        access.tokens_file, access.root = Path(file).expanduser(), Path(root)
+        access._stamp = access._file_stamp()
+        _read_tokens(access, access.tokens_file, root)
     networks = []
     for value in (*settings.trusted_proxies, *trusted_proxies):
         try:

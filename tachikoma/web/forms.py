@@ -11,7 +11,7 @@ from datetime import date
 from tachikoma import timeq
 from tachikoma.tagging import model
 from tachikoma.config import RECENCY_PRESETS
-from tachikoma.vocabulary import MAX_LIMIT
+from tachikoma.vocabulary import MAX_LIMIT, MAX_QUERY_CHARS
 from tachikoma.documents import KINDS
 from tachikoma.search.snapshot import Filters
 from tachikoma.tags import STATUSES, TRUST_VALUES, WRITABLE_KEYS, InvalidTagValue, normalise_value
@@ -57,6 +57,9 @@ class SearchForm:
     def read(cls, args) -> SearchForm:
         form = cls(q=_text(args, "q"), kind=_text(args, "kind").lower(), trust=_text(args, "trust").lower(),
                    untagged=_checked(args, "untagged"))
+        if len(form.q) > MAX_QUERY_CHARS:
+            form.errors["q"] = (f"the query is {len(form.q):,} characters long; the limit is {MAX_QUERY_CHARS:,}: "
+                                "ask in fewer words")
         if error := _kind_error(form.kind):
             form.errors["kind"] = error
         if form.trust and form.trust not in (*TRUST_VALUES, "missing"):

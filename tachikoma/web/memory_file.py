@@ -131,12 +131,19 @@ class Passage:
     text: str
     hit: bool = False
     first: bool = False  # the first passage of the highlighted chunk (scrolled to)
+    html: Markup | None = None  # a note's passage rendered as markdown (sanitised); None: shown as text
 
 
-def indexed_file_view(passages: list[tuple[int, int, str]], lines: tuple[int, int] | None) -> dict:
+def indexed_file_view(passages: list[tuple[int, int, str]], lines: tuple[int, int] | None, rel: str = "",
+                      link_for: LinkFor | None = None) -> dict:
     """What the page of another memory's file shows: its indexed passages (`search.pool.indexed_passages`),
-    those over `lines` marked, and whether any is."""
+    those over `lines` marked, and whether any is. A note's passages (`rel` a .md file, `link_for` given)
+    are rendered as markdown, sanitised as on the file page (images of the other memory are not served)."""
     shown = [Passage(a, b, text, overlaps(a, b, lines)) for a, b, text in passages]
+    if link_for is not None and memory.kind_of(rel) == MARKDOWN:
+        converter = markdown.Markdown(extensions=MD_EXTENSIONS, output_format="html")
+        for passage in shown:
+            passage.html = task_boxes(sanitise(converter.reset().convert(passage.text), rel, link_for))
     return {"passages": shown, "found": mark_first([p for p in shown if p.hit])}
 
 
@@ -165,9 +172,20 @@ def render_markdown(text: str, first_line: int, rel_path: str, lines: tuple[int,
     converter = markdown.Markdown(extensions=MD_EXTENSIONS, output_format="html")
     for block in blocks:
         source = "\n".join(block.lines + ([""] + refs if refs else []))
-        block.html = sanitise(converter.reset().convert(source), rel_path, link_for, image_for)
+        block.html = task_boxes(sanitise(converter.reset().convert(source), rel_path, link_for, image_for))
         block.hit = overlaps(block.start, block.end, lines)
     return [b for b in blocks if str(b.html).strip()]
+
+
+_TASK = re.compile(r"(<li>(?:\s*<p>)?)\[([ xX])\][ \t]")
+
+
+def task_boxes(html: Markup) -> Markup:
+    """A task list item ("- [ ] call Sam", "- [x] done") as a disabled checkbox, ticked or not. Put in
+    after `sanitise`: only these fixed boxes are added; an <input> written in the file is still removed."""
+    return Markup(_TASK.sub(lambda m: f'{m.group(1)}<input type="checkbox" disabled'
+                                      f'{" checked" if m.group(2) in "xX" else ""} aria-label="'
+                                      f'{"done" if m.group(2) in "xX" else "to do"}"> ', str(html)))
 
 
 def split_blocks(text: str, first_line: int) -> list[Block]:

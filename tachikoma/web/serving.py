@@ -49,8 +49,15 @@ def quiet_logging() -> None:
 
 
 def access_note(app) -> str:
-    """What the address line says about who may come in (a shared server asks everyone)."""
-    return "for signed-in users " if app.config.get("TACHIKOMA_ACCESS") is not None else ""
+    """What the address line says about who may come in (a shared server asks everyone), and where to open
+    it when the bound address is not one (0.0.0.0) or people use a public address."""
+    access = app.config.get("TACHIKOMA_ACCESS")
+    note = "for signed-in users " if access is not None else ""
+    if access is not None and access.public_url:
+        note += f"at {access.public_url} "
+    elif (app.config.get("TACHIKOMA_HOST") or "") in ("0.0.0.0", "::", ""):
+        note += f"(every address; open it here at {url('127.0.0.1', app.config.get('TACHIKOMA_PORT') or 5000)}/) "
+    return note
 
 
 def serve_dashboard(app, host: str, port: int) -> None:
