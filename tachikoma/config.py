@@ -30,10 +30,11 @@ Example ``tachikoma.toml``::
 
     [search]
     keyword_weight = 0.4         # share of keyword (BM25) relevance in similarity; 0 = vector only
+    counting_keyword_weight = 0.2  # the same for a question that counts or totals ("how many", "in total")
     fusion = "convex"            # "convex" or "rrf" (reciprocal rank fusion)
     keyword_candidates = 200     # how many best keyword matches are scored
     rrf_k = 60                   # RRF's rank offset (fusion = "rrf" only)
-    min_score = 0.41             # relevance floor on vector similarity (default: measured per embedder)
+    min_score = 0.44             # relevance floor on vector similarity (default: measured per embedder)
     time_reading = true          # read the time a query asks about ("last week", "in March") and favour it
 
     [embedder]
@@ -214,6 +215,9 @@ FUSION_METHODS = ("convex", "rrf")
 @dataclass(frozen=True)
 class SearchConfig:
     keyword_weight: float = 0.4
+    #: The keyword weight of a question that counts or totals ("how many", "in total", `keywords.COUNTING`):
+    #: its evidence is spread over memories that say the same thing in other words (docs/evaluation.md).
+    counting_keyword_weight: float = 0.2
     fusion: str = "convex"
     keyword_candidates: int = 200
     rrf_k: float = 60.0
@@ -406,9 +410,11 @@ def _whole(value, name: str, minimum: int) -> int:
 def _search(table: dict) -> SearchConfig:
     _known_keys(table, {f.name for f in fields(SearchConfig)}, "search")
     search = replace(SearchConfig(), **table)
+    for name in ("keyword_weight", "counting_keyword_weight"):
+        weight = getattr(search, name)
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 <= weight <= 1:
+            raise ValueError(f"search.{name} must be a number between 0 and 1")
     weight = search.keyword_weight
-    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 <= weight <= 1:
-        raise ValueError("search.keyword_weight must be a number between 0 and 1")
     if search.fusion not in FUSION_METHODS:
         raise ValueError(f"search.fusion must be one of {', '.join(FUSION_METHODS)}")
     candidates = search.keyword_candidates
@@ -422,7 +428,8 @@ def _search(table: dict) -> SearchConfig:
         raise ValueError("search.min_score must be a number between 0 and 1")
     if not isinstance(search.time_reading, bool):
         raise ValueError("search.time_reading must be true or false")
-    return replace(search, keyword_weight=float(weight), rrf_k=float(search.rrf_k),
+    return replace(search, keyword_weight=float(weight), counting_keyword_weight=float(search.counting_keyword_weight),
+                   rrf_k=float(search.rrf_k),
                    min_score=None if floor is None else float(floor))
 
 

@@ -109,7 +109,9 @@ def no_match_reason(answer: dict) -> str:
     return (f"nothing is close enough in meaning (best {match['best_vector_similarity']:.2f}, floor "
             f"{match['min_score']:g}) and no passage holds most of the query's words (best "
             f"{match.get('best_keyword_coverage') or 0.0:.0%}, needs {match['keyword_floor']:.0%})"
-            + (" and no memory is from the time asked about" if "from_the_time_asked" in match else ""))
+            + (" and no memory is from the time asked about" if "from_the_time_asked" in match else "")
+            + ("; only chunks with full vectors count for meaning, and the index is still embedding"
+               if match.get("meaning_from_full_vectors_only") else ""))
 
 
 def tool_match_text(result: dict) -> str | None:

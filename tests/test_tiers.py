@@ -297,6 +297,27 @@ def test_quick_vectors_answer_first_and_full_vectors_change_nothing_once_in(memo
         assert store.db.execute("SELECT count(*) FROM chunks WHERE quick IS NOT NULL").fetchone()[0] == 0
 
 
+def test_while_only_quick_vectors_exist_no_good_match_still_works(memory, small_table):
+    """Issue 32, break 8: with quick vectors only, 7 of 16 off-topic queries were answered as matches
+    ("qwertyuiop asdfghjkl" reached 0.60 on the full model's scale). Quick vectors still rank, but
+    only full vectors or the query's words decide that an answer has a good match."""
+    from tachikoma.embedders.minilm import MiniLMEmbedder
+
+    runner.run(memory, embedder_name="minilm", vectors="quick")
+    searcher = Searcher(memory, embedder=MiniLMEmbedder())
+    try:
+        for query in ("qwertyuiop asdfghjkl", "zxqv blorf snargle"):
+            answer = searcher.search(query, 5, as_of="2026-06-01")
+            assert answer["no_good_match"] and answer["results"] == []
+            assert answer["match"]["meaning_from_full_vectors_only"] is True
+        open_answer = searcher.search("qwertyuiop asdfghjkl", 5, as_of="2026-06-01", min_score=0)
+        assert open_answer["results"], "quick vectors still rank what the floor lets through"
+        named = searcher.search("Martin meetings", 5, as_of="2026-06-01")
+        assert not named["no_good_match"] and named["match"]["answered_by"] == "keywords"
+    finally:
+        searcher.close()
+
+
 def test_the_quick_tier_is_for_the_minilm_family_and_large_runs_only():
     from tachikoma.embedders import create
 

@@ -56,6 +56,10 @@ per note noted
 """.split())
 
 
+#: A question that counts or totals: its answer is spread over several memories, each saying it its own way.
+COUNTING = re.compile(r"\bhow\s+(?:many|much)\b|\bin\s+total\b|\btotal\b|\ball\s+the\b", re.I)
+
+
 #: English clitics that split off a word as words of their own: "Ben's" is "Ben", "we'll" is "we".
 _CLITIC = re.compile(r"(?<=\w)['\u2019](?:s|re|ve|ll|d|m)\b", re.I)
 

@@ -153,8 +153,13 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
         if extra is not None:
             mask &= extra
     in_time, nearest = timeq.factor(snap.date, list(windows), timeq.OUTSIDE_TIME_ONLY if time_only else None)
-    match = ranking.match_evidence(vector, coverage, mask, min_score, keyword_floor,
+    # Quick vectors rank, but never decide by meaning alone that an answer has a good match: mapped onto
+    # the full model's scale they still lift made-up words over the floor ("qwertyuiop asdfghjkl": 0.60).
+    meaning = vector if snap.tier is None else np.where(snap.tier == FULL, vector, 0.0)
+    match = ranking.match_evidence(meaning, coverage, mask, min_score, keyword_floor,
                                    in_time >= 1.0 if windows and time_only else None)
+    if snap.tier is not None and (snap.tier != FULL).any():
+        match["meaning_from_full_vectors_only"] = True
     if match["answered_by"] is None and decide:  # (`decide` False: the caller decides, over several answers)
         mask = np.zeros_like(mask)
     rec, superseded_by = _supersede(snap, similarity, trust_w * conf_w, rec, mask, evergreen, rule, limit, words,

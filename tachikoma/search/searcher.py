@@ -28,7 +28,7 @@ from ..errors import BadQuery, NoIndexYet
 from ..store import ENGINE_INDEX_MIN_CHUNKS, Location, locate
 from ..tags import Tags
 from . import vector_index
-from .keywords import (STOPWORDS, TOOL_EXCERPT_SHARE, TOOL_MATCHES_SHOWN, ToolMatch, WordRows, chunk_positions,
+from .keywords import (COUNTING, STOPWORDS, TOOL_EXCERPT_SHARE, TOOL_MATCHES_SHOWN, ToolMatch, WordRows, chunk_positions,
                        keyword_coverage, keyword_parts, keyword_search, keyword_terms, query_terms, tool_search,
                        tool_terms, tool_words_held, words_held)
 from .scoring import rank_snapshot, relevance_floor
@@ -164,6 +164,9 @@ class Searcher:
         if not query:
             raise BadQuery("empty query: say what to look for")
         config = config or self.config
+        if COUNTING.search(query) and config.search.fusion == "convex":  # its evidence is in other words too
+            config = replace(config, search=replace(config.search,
+                                                    keyword_weight=config.search.counting_keyword_weight))
         if recency is not None:
             try:
                 config = replace(config, ranking=config.ranking.with_recency(recency))
