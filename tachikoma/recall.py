@@ -1,0 +1,72 @@
+"""A search answer cut to a token budget: the units of each result read from its file, then `budget.select`.
+
+The faces (command line, JSON API, MCP) call `within_budget` with the answer `Searcher.search`
+gave; they only pass the budget through. The units of a result are read from the memory file
+behind it (its lines only): a transcript's turns as `turn_view` reads them ("speaker: text" and
+their tool lines, each with its JSONL lines), a note's paragraphs (runs of lines between blank
+lines; a fenced code block stays whole). A file that cannot be read any more (deleted since, or
+in another memory of a shared store whose folder is not known) gives its chunk as one unit.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+from . import budget, memory
+from .documents import TRANSCRIPT
+from .errors import TachikomaError
+from .fences import FenceTracker
+from .turn_view import read_for_agent, turn_body
+
+
+def note_units(text: str, first_line: int) -> list[budget.Unit]:
+    """The paragraphs of note lines starting at file line `first_line`."""
+    out: list[budget.Unit] = []
+    block: list[tuple[int, str]] = []
+    fences = FenceTracker()
+    for i, line in enumerate(text.split("\n")):
+        in_code = fences.code(line)
+        if line.strip() or in_code:
+            block.append((first_line + i, line.rstrip()))
+        elif block:
+            out.append(budget.Unit(block[0][0], block[-1][0], "\n".join(t for _, t in block)))
+            block = []
+    if block:
+        out.append(budget.Unit(block[0][0], block[-1][0], "\n".join(t for _, t in block)))
+    return out
+
+
+def units_of(root: Path | None, result: dict) -> list[budget.Unit]:
+    """The units of one search result, read from its file under `root` ([] when it cannot be read)."""
+    if root is None:
+        return []
+    first, last = result["lines"]
+    try:
+        if memory.kind_of(result["path"]) == TRANSCRIPT:
+            read = read_for_agent(root, result["path"], f"{first}-{last}")
+            return [budget.Unit(t["line"], t["last_line"], f"{t['speaker']}: {turn_body(t)}")
+                    for t in read["turns"] if turn_body(t)]
+        read = memory.read_text(root, result["path"], f"{first}-{last}")
+        return note_units(read["text"], read["lines"][0])
+    except (TachikomaError, OSError, ValueError):
+        return []
+
+
+def within_budget(answer: dict, budget_tokens: int, root: Path | Callable[[dict], Path | None] | None,
+                  falloff: float = budget.FALLOFF) -> dict:
+    """The answer with its results replaced by passages that fit `budget_tokens`.
+
+    `root`: the memory folder, or a function giving a result's folder (a shared store). Adds
+    ``"budget": {"budget_tokens", "used_tokens", "left_out", "passages"}`` and ``"agent_text"`` (the
+    block an agent can paste) and keeps the rest of the answer (freshness, match, keywords)."""
+    results = answer.get("results") or []
+    folder = root if callable(root) else (lambda _result: root)
+    units = [units_of(folder(r), r) for r in results]
+    chosen = budget.select(results, units, answer.get("keywords") or [], budget_tokens, falloff=falloff)
+    passages = chosen["passages"]
+    out = {k: v for k, v in answer.items() if k != "results"}
+    out["budget"] = {**{k: v for k, v in chosen.items() if k != "passages"},
+                     "passages": [p.as_dict() for p in passages]}
+    out["agent_text"] = budget.agent_text(answer.get("query", ""), chosen)
+    return out
