@@ -266,8 +266,8 @@ def agent_text(query: str, selection: dict) -> str:
     passages = selection["passages"]
     if not passages:
         return f'No memory matches "{query}".'
-    lines = [f'Memory evidence for "{query}" ({len(passages)} passage{"s" * (len(passages) != 1)}, '
-             f'{selection["used_tokens"]} of {selection["budget_tokens"]} tokens):', ""]
+    lines = [(f'Memory evidence for "{query}" ({len(passages)} passage{"s" * (len(passages) != 1)}, '
+             f'{selection["used_tokens"]} of {selection["budget_tokens"]} tokens):'), ""]
     for n, p in enumerate(passages, 1):
         lines.append(f"{n}. {p.text}")
         also = f"; also in {', '.join(p.also_in)}" if p.also_in else ""

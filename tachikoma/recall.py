@@ -10,8 +10,8 @@ in another memory of a shared store whose folder is not known) gives its chunk a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from . import budget, memory
 from .documents import TRANSCRIPT
