@@ -73,6 +73,11 @@ class Passage:
         day = (self.date or "")[:10] or "undated"
         return f"{self.path}:{self.lines[0]}-{self.lines[1]} · {day} · ({trust_words(self.trust, self.confidence)})"
 
+    def block(self, n: int) -> str:
+        """The passage as the agent's block shows it, numbered `n`: its text, then where it is from."""
+        also = f"; also in {', '.join(self.also_in)}" if self.also_in else ""
+        return f"{n}. {self.text}\n   — {self.heading()}{also}\n"
+
     def as_dict(self) -> dict:
         out = {"path": self.path, "lines": list(self.lines), "date": self.date, "trust": self.trust,
                "confidence": self.confidence, "score": self.score, "rank": self.rank, "why": self.why,
@@ -172,6 +177,7 @@ def _passage_units(units: list[Unit], scores: list[float], cap: int) -> tuple[li
     else:
         centre = max(range(len(units)), key=lambda i: (scores[i], -i))
     lo = hi = centre
+    picked = list(units)
     grown = True
     while grown:  # more matched units first, then any neighbour, while under the cap
         grown = False
@@ -179,22 +185,29 @@ def _passage_units(units: list[Unit], scores: list[float], cap: int) -> tuple[li
         options.sort(key=lambda i: (-scores[i], i < lo))  # matched ones first, then the one after
         for i in options:
             lo2, hi2 = min(lo, i), max(hi, i)
-            if tokens.count(_render_units(units[lo2:hi2 + 1])) <= cap:
+            if tokens.count(_render_units(picked[lo2:hi2 + 1])) <= cap:
                 lo, hi, grown = lo2, hi2, True
                 break
-    return units[lo:hi + 1], (lo, hi) != (0, len(units) - 1)
+        else:  # no neighbour fits whole: the first one's beginning, where room is left
+            room = cap - tokens.count(_render_units(picked[lo:hi + 1])) - 2
+            if options and room >= MIN_PIECE // 2:
+                i = options[0]
+                picked[i] = Unit(units[i].first, units[i].last, tokens.cut(units[i].text, room) + "…")
+                lo, hi = min(lo, i), max(hi, i)
+    return picked[lo:hi + 1], (lo, hi) != (0, len(units) - 1) or picked[lo:hi + 1] != units[lo:hi + 1]
 
 
 def select(results: list[dict], units: list[list[Unit]], terms: list[str], budget: int,
-           falloff: float = FALLOFF, passage_share: float = PASSAGE_SHARE) -> dict:
+           falloff: float = FALLOFF, passage_share: float = PASSAGE_SHARE, reserve: int = 0) -> dict:
     """The passages of `results` (ranked, best first; `units[i]` the units of `results[i]`) for a
     budget of `budget` tokens. Returns ``{"budget_tokens", "used_tokens", "passages": [Passage],
-    "left_out": {"below_falloff", "overlap", "duplicate", "over_budget"}}``."""
+    "left_out": {"below_falloff", "overlap", "duplicate", "over_budget"}}``; `reserve` tokens of the
+    budget are kept for a heading (`agent_text`'s first line) and counted as used."""
     if budget < 1:
         raise ValueError(f"a token budget must be at least 1, not {budget}")
     terms = [t.lower() for t in terms if t]
     left_out = {"below_falloff": 0, "overlap": 0, "duplicate": 0, "over_budget": 0}
-    out = {"budget_tokens": budget, "used_tokens": 0, "passages": [], "left_out": left_out}
+    out = {"budget_tokens": budget, "used_tokens": min(reserve, budget), "passages": [], "left_out": left_out}
     if not results:
         return out
     top = max(float(r.get("score") or 0) for r in results)
@@ -202,7 +215,7 @@ def select(results: list[dict], units: list[list[Unit]], terms: list[str], budge
     cap = max(MIN_PIECE, int(budget * passage_share))
     given: set[tuple[str, str | None, int]] = set()  # (path, memory, first line) of every unit given
     chosen: list[tuple[Passage, set]] = []
-    used = 0
+    used = min(reserve, budget)
     for rank, (result, its_units) in enumerate(zip(results, units), 1):
         score = float(result.get("score") or 0)
         if chosen and score < falloff * top:
@@ -227,8 +240,11 @@ def select(results: list[dict], units: list[list[Unit]], terms: list[str], budge
         twin = next((p for p, s in chosen if shingles and len(shingles & s) >= DUPLICATE * len(shingles)), None)
         if twin is not None:
             where = f"{path}:{picked[0].first}-{picked[-1].last}"
-            if where not in twin.also_in:
+            extra = tokens.count(f"; also in {where}") + 1
+            if where not in twin.also_in and used + extra <= budget:
                 twin.also_in.append(where)
+                twin.tokens += extra
+                used += extra
             left_out["duplicate"] += 1
             continue
         tags, factors = result.get("tags") or {}, result.get("factors") or {}
@@ -237,14 +253,15 @@ def select(results: list[dict], units: list[list[Unit]], terms: list[str], budge
                           confidence=tags.get("confidence") or factors.get("confidence"),
                           why=_why(result, matched), kind=result.get("kind") or "markdown", trimmed=trimmed,
                           memory=memory)
-        cost = tokens.count(passage.heading()) + tokens.count(text) + 1
+        n = len(chosen) + 1
+        cost = tokens.count(passage.block(n))
         room = budget - used
         if cost > room:
-            head = tokens.count(passage.heading()) + 2
-            if not chosen or room - head >= MIN_PIECE:
-                passage.text = window(text, terms, max(1, room - head))
+            frame = cost - tokens.count(text) + 2
+            if not chosen or room - frame >= MIN_PIECE:
+                passage.text = window(text, terms, max(1, room - frame))
                 passage.trimmed = True
-                cost = min(room, tokens.count(passage.heading()) + tokens.count(passage.text) + 1)
+                cost = tokens.count(passage.block(n))
             else:
                 left_out["over_budget"] += 1
                 continue
@@ -260,17 +277,22 @@ def select(results: list[dict], units: list[list[Unit]], terms: list[str], budge
     return out
 
 
+def header(query: str, passages: int, used: int, budget: int) -> str:
+    return (f'Memory evidence for "{query}" ({passages} passage{"s" * (passages != 1)}, '
+            f"{used} of {budget} tokens):")
+
+
+def header_tokens(query: str, budget: int) -> int:
+    """The tokens `agent_text`'s first line takes at most (for `select`'s `reserve`)."""
+    return tokens.count(header(query, 99, budget, budget)) + 1
+
+
 def agent_text(query: str, selection: dict) -> str:
     """One block an agent can paste: the evidence first, each passage followed by where it came from
     and how far to trust it ("(untrusted source; verify)")."""
     passages = selection["passages"]
     if not passages:
         return f'No memory matches "{query}".'
-    lines = [(f'Memory evidence for "{query}" ({len(passages)} passage{"s" * (len(passages) != 1)}, '
-             f'{selection["used_tokens"]} of {selection["budget_tokens"]} tokens):'), ""]
-    for n, p in enumerate(passages, 1):
-        lines.append(f"{n}. {p.text}")
-        also = f"; also in {', '.join(p.also_in)}" if p.also_in else ""
-        lines.append(f"   — {p.heading()}{also}")
-        lines.append("")
-    return "\n".join(lines).rstrip() + "\n"
+    blocks = [header(query, len(passages), selection["used_tokens"], selection["budget_tokens"]) + "\n"]
+    blocks += [p.block(n) for n, p in enumerate(passages, 1)]
+    return "\n".join(blocks)

@@ -10,6 +10,7 @@ in another memory of a shared store whose folder is not known) gives its chunk a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -37,16 +38,36 @@ def note_units(text: str, first_line: int) -> list[budget.Unit]:
     return out
 
 
+_TURN_LINE = re.compile(r"^[^\s:\[][^:\n]{0,60}: ")
+
+
+def _chunk_turn_text(text: str) -> str:
+    """A transcript chunk's text without its context lines (session, date): from its first turn."""
+    lines = text.split("\n")
+    first = next((i for i, line in enumerate(lines) if _TURN_LINE.match(line)), 0)
+    return "\n".join(lines[first:])
+
+
 def units_of(root: Path | None, result: dict) -> list[budget.Unit]:
-    """The units of one search result, read from its file under `root` ([] when it cannot be read)."""
+    """The units of one search result, read from its file under `root` ([] when it cannot be read).
+
+    A transcript's units are its turns, and the turn before its first (the question its answer
+    answers); a chunk that is a piece of a turn too long for one chunk is that piece, not the
+    whole turn."""
     if root is None:
         return []
     first, last = result["lines"]
     try:
         if memory.kind_of(result["path"]) == TRANSCRIPT:
-            read = read_for_agent(root, result["path"], f"{first}-{last}")
-            return [budget.Unit(t["line"], t["last_line"], f"{t['speaker']}: {turn_body(t)}")
-                    for t in read["turns"] if turn_body(t)]
+            read = read_for_agent(root, result["path"], f"{max(1, first - 1)}-{last}")
+            units = [budget.Unit(t["line"], t["last_line"], f"{t['speaker']}: {turn_body(t)}")
+                     for t in read["turns"] if turn_body(t) and t["last_line"] >= first - 1]
+            before = [u for u in units if u.last < first]
+            inner = [u for u in units if u.last >= first]
+            piece = _chunk_turn_text(result.get("text") or "")
+            if len(inner) == 1 and len(piece.split()) * 1.5 < len(inner[0].text.split()):
+                inner = [budget.Unit(inner[0].first, inner[0].last, piece)]
+            return before[-1:] + inner
         read = memory.read_text(root, result["path"], f"{first}-{last}")
         return note_units(read["text"], read["lines"][0])
     except (TachikomaError, OSError, ValueError):
@@ -63,10 +84,12 @@ def within_budget(answer: dict, budget_tokens: int, root: Path | Callable[[dict]
     results = answer.get("results") or []
     folder = root if callable(root) else (lambda _result: root)
     units = [units_of(folder(r), r) for r in results]
-    chosen = budget.select(results, units, answer.get("keywords") or [], budget_tokens, falloff=falloff)
+    query = answer.get("query", "")
+    chosen = budget.select(results, units, answer.get("keywords") or [], budget_tokens, falloff=falloff,
+                           reserve=budget.header_tokens(query, budget_tokens))
     passages = chosen["passages"]
     out = {k: v for k, v in answer.items() if k != "results"}
     out["budget"] = {**{k: v for k, v in chosen.items() if k != "passages"},
                      "passages": [p.as_dict() for p in passages]}
-    out["agent_text"] = budget.agent_text(answer.get("query", ""), chosen)
+    out["agent_text"] = budget.agent_text(query, chosen)
     return out
