@@ -10,8 +10,8 @@ How the passages are chosen (`select`):
    best score; what falls below is weak evidence and left out, even when the budget has room.
 2. **Trimmed to what matched.** In each result the unit holding most of the query's words (rarer
    words first: a word found in fewer of the results counts more) is the passage's centre; for a
-   the units next to it are added, matched ones first, else the one after (a question's answer),
-   while the passage stays under `PASSAGE_SHARE` of the budget. A result matched by meaning alone keeps its first units. A unit
+   matched units next to it are added, and one unmatched unit, the one before it (the question an
+   answer answers), while the passage stays under `PASSAGE_SHARE` of the budget. A result matched by meaning alone keeps its first units. A unit
    longer than that is cut to a window around its first matched word.
 3. **Never twice.** A unit (file and first line) already given by an earlier passage is not given
    again; a passage left with nothing new is dropped (``overlap``).
@@ -168,32 +168,37 @@ def _render_units(units: list[Unit]) -> str:
     return "\n".join(u.text for u in units)
 
 
-def _passage_units(units: list[Unit], scores: list[float], cap: int) -> tuple[list[Unit], bool]:
-    """The units of one passage (contiguous) and whether it is less than the whole result."""
+def _passage_units(units: list[Unit], scores: list[float], cap: int, terms: list[str]) -> tuple[list[Unit], bool]:
+    """The units of one passage (contiguous) and whether it is less than the whole result.
+
+    The centre is the best matched unit (the first unit when none matched); a centre larger than
+    the cap is cut to two thirds of it around its match, leaving room for a neighbour. Matched
+    neighbours are added while they fit, and one unmatched neighbour at most, the one before (the
+    question an answer answers, the lead-in of a paragraph), cut to the room left if need be."""
     if not units:
         return [], False
-    if max(scores, default=0) <= 0:
-        centre = 0
-    else:
-        centre = max(range(len(units)), key=lambda i: (scores[i], -i))
-    lo = hi = centre
+    centre = max(range(len(units)), key=lambda i: (scores[i], -i)) if max(scores) > 0 else 0
     picked = list(units)
-    grown = True
-    while grown:  # more matched units first, then any neighbour, while under the cap
-        grown = False
-        options = [i for i in (lo - 1, hi + 1) if 0 <= i < len(units)]
-        options.sort(key=lambda i: (-scores[i], i < lo))  # matched ones first, then the one after
+    if tokens.count(units[centre].text) > cap:
+        picked[centre] = Unit(units[centre].first, units[centre].last, window(units[centre].text, terms, cap * 2 // 3))
+    lo = hi = centre
+    unmatched = 0
+    while True:
+        options = [i for i in (lo - 1, hi + 1) if 0 <= i < len(units) and (scores[i] > 0 or not unmatched)]
+        options.sort(key=lambda i: (-scores[i], i > hi))  # matched ones first, then the one before
+        added = False
         for i in options:
-            lo2, hi2 = min(lo, i), max(hi, i)
-            if tokens.count(_render_units(picked[lo2:hi2 + 1])) <= cap:
-                lo, hi, grown = lo2, hi2, True
-                break
-        else:  # no neighbour fits whole: the first one's beginning, where room is left
-            room = cap - tokens.count(_render_units(picked[lo:hi + 1])) - 2
-            if options and room >= MIN_PIECE // 2:
-                i = options[0]
+            if tokens.count(_render_units(picked[min(lo, i):max(hi, i) + 1])) <= cap:
+                added = True
+            elif (room := cap - tokens.count(_render_units(picked[lo:hi + 1])) - 2) >= MIN_PIECE // 2:
                 picked[i] = Unit(units[i].first, units[i].last, tokens.cut(units[i].text, room) + "…")
+                added = True
+            if added:
+                unmatched += scores[i] <= 0
                 lo, hi = min(lo, i), max(hi, i)
+                break
+        if not added:
+            break
     return picked[lo:hi + 1], (lo, hi) != (0, len(units) - 1) or picked[lo:hi + 1] != units[lo:hi + 1]
 
 
@@ -230,7 +235,7 @@ def select(results: list[dict], units: list[list[Unit]], terms: list[str], budge
             left_out["overlap"] += 1
             continue
         scores = _unit_scores(fresh, weights)
-        picked, trimmed = _passage_units(fresh, scores, cap)
+        picked, trimmed = _passage_units(fresh, scores, cap, terms)
         trimmed = trimmed or len(fresh) < len(its_units)
         text = _render_units(picked)
         if tokens.count(text) > cap:
