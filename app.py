@@ -179,7 +179,7 @@ def api_search():
         return json_error(refusal, 400)
     try:
         return json_response(dash().search(form.q, form.limit, form.filters(), form.min_score, form.recency or None,
-                                           form.as_of or None, form.memories))
+                                           form.as_of or None, form.memories, form.budget_tokens))
     except TachikomaError as exc:
         return json_error(str(exc), failure_status(exc))
 

@@ -76,7 +76,7 @@ class Passage:
     def block(self, n: int) -> str:
         """The passage as the agent's block shows it, numbered `n`: its text, then where it is from."""
         also = f"; also in {', '.join(self.also_in)}" if self.also_in else ""
-        return f"{n}. {self.text}\n   — {self.heading()}{also}\n"
+        return f"{n}.\n{quoted(self.text)}\n   — {self.heading()}{also}\n"
 
     def as_dict(self) -> dict:
         out = {"path": self.path, "lines": list(self.lines), "date": self.date, "trust": self.trust,
@@ -282,6 +282,12 @@ def select(results: list[dict], units: list[list[Unit]], terms: list[str], budge
     return out
 
 
+def quoted(text: str) -> str:
+    """Every line of memory text after '> ' (a blank one as '>'): a passage cannot pass itself off as
+    the answer's own text."""
+    return "\n".join(f"> {line}" if line else ">" for line in text.strip().splitlines())
+
+
 def header(query: str, passages: int, used: int, budget: int) -> str:
     return (f'Memory evidence for "{query}" ({passages} passage{"s" * (passages != 1)}, '
             f"{used} of {budget} tokens):")
@@ -292,12 +298,13 @@ def header_tokens(query: str, budget: int) -> int:
     return tokens.count(header(query, 99, budget, budget)) + 1
 
 
-def agent_text(query: str, selection: dict) -> str:
-    """One block an agent can paste: the evidence first, each passage followed by where it came from
-    and how far to trust it ("(untrusted source; verify)")."""
+def agent_text(query: str, selection: dict, preamble: str = "") -> str:
+    """One block an agent can paste: the evidence first (quoted), each passage followed by where it
+    came from and how far to trust it ("(untrusted source; verify)"); `preamble` is its first line."""
     passages = selection["passages"]
     if not passages:
         return f'No memory matches "{query}".'
-    blocks = [header(query, len(passages), selection["used_tokens"], selection["budget_tokens"]) + "\n"]
+    blocks = [preamble] * bool(preamble)
+    blocks += [header(query, len(passages), selection["used_tokens"], selection["budget_tokens"]) + "\n"]
     blocks += [p.block(n) for n, p in enumerate(passages, 1)]
     return "\n".join(blocks)

@@ -11,7 +11,7 @@ from pathlib import Path
 from . import __version__
 from .errors import TachikomaError
 from .humanize import no_match_reason, plural, printable, tool_match_text, vectors_text
-from .vocabulary import DEFAULTS_TEXT, MAX_LIMIT, RECENCY_NAMES
+from .vocabulary import BUDGET_RESULTS, DEFAULTS_TEXT, MAX_BUDGET, MAX_LIMIT, RECENCY_NAMES
 
 # Everything else is imported where it is used: a search that a running tachikoma answers
 # (`resident`) costs this module, argparse and a socket, so keep this list short.
@@ -241,6 +241,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", "-n", type=_limit, default=10, metavar="N",
                    help=f"how many results, 1-{MAX_LIMIT} (default 10)")
     p.add_argument("--json", action="store_true", help="print results and their explanations as JSON")
+    p.add_argument("--budget", type=_whole(1, MAX_BUDGET), metavar="N", default=None,
+                   help="the best evidence within N tokens (counted offline) instead of whole results: passages "
+                        "trimmed around what matched, none twice, cut where the scores fall off; at least "
+                        f"{BUDGET_RESULTS} results are ranked to choose from (at most {MAX_BUDGET:,})")
     p.add_argument("--kind", choices=["markdown", "transcript"], help="only this kind of file")
     p.add_argument("--trust", type=_search_trust, metavar="VALUE",
                    help="only files with this trust: owner, self, external, untrusted or missing")
@@ -624,6 +628,8 @@ def cmd_search(args) -> int:
     asked = {"query": " ".join(args.query), "limit": args.limit, "kind": args.kind, "trust": args.trust,
              "untagged": args.untagged, "min_score": args.min_score, "recency": args.recency, "as_of": args.as_of,
              "memories": args.memories}
+    if args.budget:
+        asked["budget_tokens"] = args.budget
     answer = None
     if not (args.in_process or args.embedder):  # a running tachikoma of this memory answers in milliseconds
         from .resident import ask
@@ -634,8 +640,16 @@ def cmd_search(args) -> int:
     if args.json:
         print(json.dumps(answer, indent=2, ensure_ascii=False))
         return 0
+    if "budget" in answer and not answer["no_good_match"]:
+        print(printable_block(answer["agent_text"]))
+        return 0
     _print_answer(answer, args)
     return 0
+
+
+def printable_block(text: str) -> str:
+    """`printable` line by line: control characters shown, line breaks kept."""
+    return "\n".join(printable(line) for line in text.split("\n"))
 
 
 def _search_here(root: Path, args, asked: dict) -> dict:

@@ -14,11 +14,12 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from . import budget, memory
+from . import budget, memory, tokens
 from .documents import TRANSCRIPT
 from .errors import TachikomaError
 from .fences import FenceTracker
 from .turn_view import read_for_agent, turn_body
+from .vocabulary import BUDGET_RESULTS
 
 
 def note_units(text: str, first_line: int) -> list[budget.Unit]:
@@ -74,22 +75,26 @@ def units_of(root: Path | None, result: dict) -> list[budget.Unit]:
         return []
 
 
+RESULTS = BUDGET_RESULTS  # a search cut to a budget ranks at least this many results to choose from
+
+
 def within_budget(answer: dict, budget_tokens: int, root: Path | Callable[[dict], Path | None] | None,
-                  falloff: float = budget.FALLOFF) -> dict:
+                  falloff: float = budget.FALLOFF, preamble: str = "") -> dict:
     """The answer with its results replaced by passages that fit `budget_tokens`.
 
     `root`: the memory folder, or a function giving a result's folder (a shared store). Adds
     ``"budget": {"budget_tokens", "used_tokens", "left_out", "passages"}`` and ``"agent_text"`` (the
-    block an agent can paste) and keeps the rest of the answer (freshness, match, keywords)."""
+    block an agent can paste, `preamble` its first line, counted in the budget) and keeps the rest of
+    the answer (freshness, match, keywords)."""
     results = answer.get("results") or []
     folder = root if callable(root) else (lambda _result: root)
     units = [units_of(folder(r), r) for r in results]
     query = answer.get("query", "")
     chosen = budget.select(results, units, answer.get("keywords") or [], budget_tokens, falloff=falloff,
-                           reserve=budget.header_tokens(query, budget_tokens))
+                           reserve=budget.header_tokens(query, budget_tokens) + tokens.count(preamble))
     passages = chosen["passages"]
     out = {k: v for k, v in answer.items() if k != "results"}
     out["budget"] = {**{k: v for k, v in chosen.items() if k != "passages"},
                      "passages": [p.as_dict() for p in passages]}
-    out["agent_text"] = budget.agent_text(query, chosen)
+    out["agent_text"] = budget.agent_text(query, chosen, preamble)
     return out

@@ -8,6 +8,10 @@ for the settings' dataclasses and TOML parser first.
 #: The most results one search returns, the same on every face: CLI `--limit`, the search page,
 #: the JSON API and MCP. Past it, a narrower query or a filter helps more than a longer list.
 MAX_LIMIT = 100
+#: The largest token budget a search takes (`--budget`, ``budget_tokens``), and how many results a
+#: search with a budget ranks at least, to choose its passages from (`recall.within_budget`).
+MAX_BUDGET = 100_000
+BUDGET_RESULTS = 30
 #: The recency presets' names, in order (`config.RECENCY_PRESETS` holds their rules).
 RECENCY_NAMES = ("off", "default", "strong", "seed")
 #: What tagging with no options does (`tagging.planning.default_plan`), in the words every face uses: the CLI's

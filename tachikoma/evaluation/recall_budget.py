@@ -40,7 +40,7 @@ from ..search import Searcher
 from . import longmemeval
 
 BUDGETS = (500, 1000, 2000)
-RESULTS = 30
+RESULTS = recall.RESULTS
 RUN_WORDS = 20
 
 

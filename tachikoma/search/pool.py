@@ -149,17 +149,42 @@ def kept_searcher(searchers: Searchers, root, config, watched: Callable[[], bool
 
 def search_as_asked(root, config, searchers: Searchers, asked: dict, own=None,
                     embedder_name: str | None = None) -> dict:
-    """A command-line search (`Searcher.search`'s arguments by name, the filters' fields and ``memories``),
-    in this process or handed over by `tachikoma.resident`, answered with the searchers of `searchers`.
-    `own(config)`: this memory's searcher for one query (default `kept_searcher`)."""
+    """A command-line search (`Searcher.search`'s arguments by name, the filters' fields, ``memories``
+    and ``budget_tokens``), in this process or handed over by `tachikoma.resident`, answered with the
+    searchers of `searchers`. `own(config)`: this memory's searcher for one query (default `kept_searcher`)."""
     filters = Filters(kind=asked.get("kind"), trust=asked.get("trust"), untagged=bool(asked.get("untagged")))
     options = {"min_score": asked.get("min_score"), "recency": asked.get("recency"), "as_of": asked.get("as_of")}
+    limit = with_budget_limit(asked["limit"], asked.get("budget_tokens"))
     if asked.get("memories"):
-        return search_memories(root, list(asked["memories"]), asked["query"], asked["limit"], config,
-                               embedder_name, filters=filters, searchers=searchers, **options)
-    own = own or (lambda c: kept_searcher(searchers, root, c, embedder_name=embedder_name))
-    with own(config) as searcher:
-        return searcher.search(asked["query"], asked["limit"], filters, config=config, **options)
+        answer = search_memories(root, list(asked["memories"]), asked["query"], limit, config,
+                                 embedder_name, filters=filters, searchers=searchers, **options)
+    else:
+        own = own or (lambda c: kept_searcher(searchers, root, c, embedder_name=embedder_name))
+        with own(config) as searcher:
+            answer = searcher.search(asked["query"], limit, filters, config=config, **options)
+    if not asked.get("budget_tokens"):
+        return answer
+    return cut_to_budget(answer, asked["budget_tokens"], root, locate(root, config).name)
+
+
+def with_budget_limit(limit: int, budget_tokens: int | None) -> int:
+    """How many results a search ranks: with a token budget, at least `recall.RESULTS` to choose from."""
+    from .recall import RESULTS
+
+    return max(limit, RESULTS) if budget_tokens else limit
+
+
+def cut_to_budget(answer: dict, budget_tokens: int | None, root, own_name: str | None = None,
+                  preamble: str = "") -> dict:
+    """`answer` as it is without a budget, else `recall.within_budget`: the passages of results of
+    this memory are read from `root`; another memory's (a shared store) are their chunks."""
+    if not budget_tokens:
+        return answer
+    from .recall import within_budget
+
+    here = Path(root)
+    return within_budget(answer, int(budget_tokens), lambda r: here if r.get("memory") in (None, own_name) else None,
+                         preamble=preamble)
 
 
 def warm_after_run(searchers: Searchers, root, settings: Callable) -> None:
