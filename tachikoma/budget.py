@@ -11,7 +11,7 @@ How the passages are chosen (`select`):
 2. **Trimmed to what matched.** In each result the unit holding most of the query's words (rarer
    words first: a word found in fewer of the results counts more) is the passage's centre; for a
    matched units next to it are added, and one unmatched unit, the one before it (the question an
-   answer answers), while the passage stays under `PASSAGE_SHARE` of the budget. A result matched by meaning alone keeps its first units. A unit
+   answer answers), while the passage stays under `PASSAGE_SHARE` of the budget (at most `PASSAGE_MAX` tokens). A result matched by meaning alone keeps its first units. A unit
    longer than that is cut to a window around its first matched word.
 3. **Never twice.** A unit (file and first line) already given by an earlier passage is not given
    again; a passage left with nothing new is dropped (``overlap``).
@@ -34,8 +34,9 @@ from . import tokens
 
 #: Results scoring below this share of the best score are left out (the adaptive cut).
 FALLOFF = 0.5
-#: A passage grows around its match up to this share of the budget.
+#: A passage grows around its match up to this share of the budget, and at most `PASSAGE_MAX` tokens.
 PASSAGE_SHARE = 0.4
+PASSAGE_MAX = 250
 #: A passage whose 5-grams are this much contained in a chosen one's is a duplicate.
 DUPLICATE = 0.8
 #: A passage is cut to the room left in the budget only when at least this many tokens are left.
@@ -217,7 +218,7 @@ def select(results: list[dict], units: list[list[Unit]], terms: list[str], budge
         return out
     top = max(float(r.get("score") or 0) for r in results)
     weights = _weights(terms, units)
-    cap = max(MIN_PIECE, int(budget * passage_share))
+    cap = max(MIN_PIECE, min(int(budget * passage_share), PASSAGE_MAX))
     given: set[tuple[str, str | None, int]] = set()  # (path, memory, first line) of every unit given
     chosen: list[tuple[Passage, set]] = []
     used = min(reserve, budget)

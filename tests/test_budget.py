@@ -108,7 +108,7 @@ def test_the_agent_block_states_an_owners_sure_memory_plainly_and_hedges_the_oth
     chosen = budget.select(rs, units, ["standups"], 500)
     text = budget.agent_text("standups", chosen)
     blocks = text.split("\n\n")[1:]
-    assert blocks[0].startswith("1. Martin prefers short standups.")  # evidence first, then its source
+    assert blocks[0].startswith("1.\n> Martin prefers short standups.")  # evidence first (quoted), then its source
     assert "martin.md:1-1 · 2026-03-22 · (owner, high confidence)" in blocks[0]
     assert "(untrusted source; verify)" in blocks[1]
     assert "(speculative; verify before acting)" in blocks[2]
