@@ -68,11 +68,13 @@ class Passage:
     trimmed: bool = False
     also_in: list[str] = field(default_factory=list)
     memory: str | None = None
+    stale: str | None = None  # `staleness`: "stale: billing/retry.py changed in 3 commits since, last …"
 
     def heading(self) -> str:
         """The line before the passage's text: where it is from and how far to trust it."""
         day = (self.date or "")[:10] or "undated"
-        return f"{self.path}:{self.lines[0]}-{self.lines[1]} · {day} · ({trust_words(self.trust, self.confidence)})"
+        stale = f"; {self.stale}: check the code" if self.stale else ""
+        return f"{self.path}:{self.lines[0]}-{self.lines[1]} · {day} · ({trust_words(self.trust, self.confidence)}{stale})"
 
     def block(self, n: int) -> str:
         """The passage as the agent's block shows it, numbered `n`: its text, then where it is from."""
@@ -83,7 +85,7 @@ class Passage:
         out = {"path": self.path, "lines": list(self.lines), "date": self.date, "trust": self.trust,
                "confidence": self.confidence, "score": self.score, "rank": self.rank, "why": self.why,
                "text": self.text, "tokens": self.tokens, "trimmed": self.trimmed, "also_in": self.also_in,
-               "kind": self.kind}
+               "kind": self.kind, "stale": self.stale}
         if self.memory is not None:
             out["memory"] = self.memory
         return out
@@ -258,7 +260,7 @@ def select(results: list[dict], units: list[list[Unit]], terms: list[str], budge
                           rank=rank, date=factors.get("date"), trust=tags.get("trust") or factors.get("trust"),
                           confidence=tags.get("confidence") or factors.get("confidence"),
                           why=_why(result, matched), kind=result.get("kind") or "markdown", trimmed=trimmed,
-                          memory=memory)
+                          memory=memory, stale=(result.get("stale") or {}).get("text"))
         n = len(chosen) + 1
         cost = tokens.count(passage.block(n))
         room = budget - used

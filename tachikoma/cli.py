@@ -245,6 +245,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the best evidence within N tokens (counted offline) instead of whole results: passages "
                         "trimmed around what matched, none twice, cut where the scores fall off; at least "
                         f"{BUDGET_RESULTS} results are ranked to choose from (at most {MAX_BUDGET:,})")
+    p.add_argument("--fresh-only", action="store_true",
+                   help="leave out stale memories: those naming files of a git repository that changed in a "
+                        "commit since the memory's date")
     p.add_argument("--kind", choices=["markdown", "transcript"], help="only this kind of file")
     p.add_argument("--trust", type=_search_trust, metavar="VALUE",
                    help="only files with this trust: owner, self, external, untrusted or missing")
@@ -630,6 +633,8 @@ def cmd_search(args) -> int:
              "memories": args.memories}
     if args.budget:
         asked["budget_tokens"] = args.budget
+    if args.fresh_only:
+        asked["fresh_only"] = True
     answer = None
     if not (args.in_process or args.embedder):  # a running tachikoma of this memory answers in milliseconds
         from .resident import ask
@@ -684,6 +689,8 @@ def _print_answer(answer: dict, args) -> None:
         where = f"[{r['memory']}] " if args.memories else ""
         print(f"{n:2}. {r['score']:.3f}  {printable(where + r['path'])}:{r['lines'][0]}-{r['lines'][1]}")
         print(f"    = {printable(sentence(r))}")
+        if r.get("stale"):
+            print(f"    ! {printable(r['stale']['text'])}")
         snippet = printable(" ".join(r["text"].split()))
         print(f"    {snippet[:160]}{'…' if len(snippet) > 160 else ''}")
         if (in_tools := tool_match_text(r)) is not None:

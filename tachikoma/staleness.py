@@ -30,7 +30,7 @@ import re
 import subprocess
 import threading
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime, timezone
 from pathlib import Path
 
 _TOOL_PATH = re.compile(r"(?:^|(?<=: ))\[(?!Bash\b|Grep\b|Glob\b|WebFetch\b|WebSearch\b|Task\b)[\w.-]+ "
@@ -87,7 +87,7 @@ class History:
             return None
         newest = after[0]  # git log lists the newest commit first
         return {"repo": str(self.top), "path": path, "commits": len(after),
-                "last": datetime.fromtimestamp(newest.when, timezone.utc).date().isoformat(),
+                "last": datetime.fromtimestamp(newest.when, UTC).date().isoformat(),
                 "change": newest.change, "renamed_to": newest.renamed_to}
 
 
@@ -217,7 +217,7 @@ def _when(result: dict) -> float | None:
     except ValueError:
         return None
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
+        moment = moment.replace(tzinfo=UTC)
     return moment.timestamp()
 
 

@@ -4,8 +4,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from gitrepo import git
+
 from tachikoma import indexer, staleness
 from tachikoma.config import load_config
 from tachikoma.search import Searcher
@@ -133,3 +133,35 @@ def test_settings(tmp_path):
     (tmp_path / "tachikoma.toml").write_text("[staleness]\nfactor = 2\n")
     with pytest.raises(Exception, match="staleness.factor must be a number between 0 and 1"):
         load_config(tmp_path)
+
+
+def test_every_face_carries_it(tmp_path, shop):
+    from test_app import make_client
+
+    from app import create_app
+    from tachikoma import cli  # noqa: F401 (the command line, in this process)
+    from tachikoma.searchers import Searchers, search_as_asked
+
+    root = memory_with(tmp_path, shop)
+    config = load_config(root)
+    searchers = Searchers()
+    try:
+        asked = {"query": "retry schedule backoff", "limit": 10, "as_of": "2026-12-01"}
+        answer = search_as_asked(root, config, searchers, asked)
+        session = next(r for r in answer["results"] if r["path"].endswith("session.jsonl"))
+        assert session["stale"]["files"][0]["commits"] == 3  # JSON (and MCP, the same answer) carry it as data
+        fresh = search_as_asked(root, config, searchers, {**asked, "fresh_only": True})
+        assert all("stale" not in r for r in fresh["results"]) and fresh["staleness"]["left_out"] >= 1
+        budgeted = search_as_asked(root, config, searchers, {**asked, "budget_tokens": 300})
+        passage = next(p for p in budgeted["budget"]["passages"] if p["path"].endswith("session.jsonl"))
+        assert passage["stale"].startswith("stale: billing/retry.py changed in 3 commits")
+        assert "; stale: billing/retry.py changed in 3 commits since, last 2026-11-30: check the code)" \
+            in budgeted["agent_text"]
+    finally:
+        searchers.close()
+    client = make_client(create_app(memory=root, port=5000))
+    page = client.get("/?q=retry+schedule+backoff&as_of=2026-12-01").get_data(as_text=True)
+    assert '<span class="badge stale" title="stale: billing/retry.py changed in 3 commits since, last 2026-11-30">' \
+        in page
+    api = client.get("/api/search?q=retry+schedule+backoff&fresh_only=1").get_json()
+    assert api["staleness"]["fresh_only"] is True and all("stale" not in r for r in api["results"])

@@ -52,12 +52,13 @@ class SearchForm:
     as_of: str = ""  # the search's "now" as typed (timeq.parse_as_of); "": now
     memories: tuple[str, ...] = ()  # on a shared store: search these memories together; (): this one
     budget_tokens: int | None = None  # the JSON API: the best evidence within this many tokens (`recall`)
+    fresh_only: bool = False  # leave out stale memories (`staleness`)
     errors: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def read(cls, args) -> SearchForm:
         form = cls(q=_text(args, "q"), kind=_text(args, "kind").lower(), trust=_text(args, "trust").lower(),
-                   untagged=_checked(args, "untagged"))
+                   untagged=_checked(args, "untagged"), fresh_only=_checked(args, "fresh_only"))
         if error := _kind_error(form.kind):
             form.errors["kind"] = error
         if form.trust and form.trust not in (*TRUST_VALUES, "missing"):

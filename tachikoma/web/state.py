@@ -13,7 +13,7 @@ from pathlib import Path
 from tachikoma.config import load_config
 from tachikoma.errors import NoIndexYet, TachikomaError
 from tachikoma.resident import Host
-from tachikoma.search.pool import (Searchers, cut_to_budget, memory_key, search_as_asked, search_memories, warm_after_run,
+from tachikoma.search.pool import (Searchers, finish, memory_key, search_as_asked, search_memories, warm_after_run,
                                    with_budget_limit)
 from tachikoma.search.searcher import Searcher
 from tachikoma.search.snapshot import Filters
@@ -138,14 +138,13 @@ class Dashboard:
 
     def search(self, query: str, limit: int, filters: Filters, min_score: float | None = None,
                recency: str | None = None, as_of: str | None = None, memories: tuple[str, ...] = (),
-               budget_tokens: int | None = None) -> dict:
+               budget_tokens: int | None = None, fresh_only: bool = False) -> dict:
         """The same answer as `tachikoma search --json`. Raises NoIndex, EmbedderError, TachikomaError.
         `memories`: on a shared store, the memories to search together (`search_memories`);
-        `budget_tokens`: the best evidence within that many tokens (`searchers.cut_to_budget`)."""
+        `budget_tokens`, `fresh_only`: as `searchers.finish` does them."""
         config = self.config()
         limit = with_budget_limit(limit, budget_tokens)
-        own = locate(self.root, config).name
-        if memories and list(memories) != [own]:  # this memory alone: its own searcher
+        if memories and list(memories) != [locate(self.root, config).name]:  # this memory alone: its own searcher
             answer = search_memories(self.root, list(memories), query, limit, config, filters=filters,
                                      min_score=min_score, recency=recency, as_of=as_of, searchers=self.searchers)
         else:
@@ -153,7 +152,7 @@ class Dashboard:
                 answer = searcher.search(query, limit, filters, config=config, min_score=min_score,
                                          recency=recency, as_of=as_of)
         answer["freshness"].update(self.watching())
-        return cut_to_budget(answer, budget_tokens, self.root, own)
+        return finish(answer, self.root, config, budget_tokens, fresh_only)
 
     def warm_up(self) -> None:
         """Load the index and the embedder in the background once, so the first query is fast."""
