@@ -30,7 +30,7 @@ import re
 import subprocess
 import threading
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 _TOOL_PATH = re.compile(r"(?:^|(?<=: ))\[(?!Bash\b|Grep\b|Glob\b|WebFetch\b|WebSearch\b|Task\b)[\w.-]+ "
