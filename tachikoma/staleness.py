@@ -112,14 +112,20 @@ class Repositories:
             self._tops[key] = found
         return self._tops[key]
 
-    def history(self, top: Path) -> History:
+    def history(self, top: Path, seen: dict | None = None) -> History:
+        """`top`'s history, read again if its refs changed; `seen`: histories already checked in this
+        search (one look at the refs per repository and search)."""
+        if seen is not None and top in seen:
+            return seen[top]
         stamp = _refs_stamp(top)
         with self._lock:
             held = self._histories.get(top)
             if held is None or held[0] != stamp:
                 held = (stamp, History.read(top))
                 self._histories[top] = held
-            return held[1]
+        if seen is not None:
+            seen[top] = held[1]
+        return held[1]
 
 
 def _git_dir(top: Path) -> Path:
@@ -154,13 +160,15 @@ def _expand(path: str) -> Path:
     return Path(os.path.expanduser(path))
 
 
-def named_files(result: dict, code_roots: tuple[str, ...], repos: Repositories) -> list[tuple[Path, str]]:
+def named_files(result: dict, code_roots: tuple[str, ...], repos: Repositories,
+                seen: dict | None = None) -> list[tuple[Path, str]]:
     """(repository top, path in it) of every file of a git repository the result's text names."""
+    seen = {} if seen is None else seen
     text = result.get("text") or ""
     out: list[tuple[Path, str]] = []
 
     def add(top: Path | None, rel: str) -> None:
-        if top is not None and rel and (top, rel) not in out and repos.history(top).holds(rel):
+        if top is not None and rel and (top, rel) not in out and repos.history(top, seen).holds(rel):
             out.append((top, rel))
 
     def add_absolute(path: Path) -> None:
@@ -221,13 +229,15 @@ def _when(result: dict) -> float | None:
     return moment.timestamp()
 
 
-def check(result: dict, code_roots: tuple[str, ...] = (), repos: Repositories = REPOSITORIES) -> dict | None:
+def check(result: dict, code_roots: tuple[str, ...] = (), repos: Repositories = REPOSITORIES,
+          seen: dict | None = None) -> dict | None:
     """The result's ``stale`` entry, or None when none of the files it names changed since its date."""
     when = _when(result)
     if when is None:
         return None
-    files = [found for top, rel in named_files(result, code_roots, repos)
-             if (found := repos.history(top).since(rel, when)) is not None]
+    seen = {} if seen is None else seen
+    files = [found for top, rel in named_files(result, code_roots, repos, seen)
+             if (found := repos.history(top, seen).since(rel, when)) is not None]
     if not files:
         return None
     return {"files": files, "text": "stale: " + "; ".join(describe(f) for f in files)}
@@ -249,8 +259,9 @@ def mark(answer: dict, code_roots: tuple[str, ...] = (), factor: float = 1.0, fr
     below 1, stale results left out with `fresh_only`, and ``staleness`` saying what was done."""
     results = answer.get("results") or []
     stale = 0
+    seen: dict = {}
     for result in results:
-        found = check(result, code_roots, repos)
+        found = check(result, code_roots, repos, seen)
         if found is None:
             continue
         stale += 1
