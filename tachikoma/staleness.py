@@ -25,6 +25,7 @@ stale result's score by it (the results re-ranked), and ``fresh_only`` leaves st
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import subprocess
@@ -33,12 +34,59 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-_TOOL_PATH = re.compile(r"(?:^|(?<=: ))\[(?!Bash\b|Grep\b|Glob\b|WebFetch\b|WebSearch\b|Task\b)[\w.-]+ "
-                        r"(/?[\w.~-]+(?:/[\w.-]+)*\.\w{1,8})\]", re.MULTILINE)
 _CONTEXT_CWD = re.compile(r" · ((?:~|/)[^·\n]*?)(?= · |\n|$)")
-_NOTE_PATH = re.compile(r"`([\w.~/-]+\.\w{1,8})(?::\d+(?:-\d+)?)?`"
-                        r"|(?<![\w/~.@-])((?:[\w.-]+/)+[\w.-]*\w\.[A-Za-z]\w{0,7})(?::\d+(?:-\d+)?)?(?![\w/])")
-_FOLDER = re.compile(r"(?<![\w.:/-])((?:~|/)[\w.-]+(?:/[\w.-]+)*)")
+_RELATIVE = re.compile(r"[\w.-]+(?:/[\w.-]+)*\.[A-Za-z]\w{0,7}")
+_NOT_FILE_TOOLS = frozenset({"Bash", "Grep", "Glob", "WebFetch", "WebSearch", "Task", "TodoWrite"})
+_EDGES = "`'\"()[]{}<>,;!?*"
+
+
+def _bare(token: str) -> str:
+    """A path as written, without the quotes, brackets, punctuation or ``:120`` around it."""
+    token = token.strip(_EDGES + ".:")
+    head, colon, tail = token.rpartition(":")
+    if colon and tail.replace("-", "").isdigit():
+        token = head
+    return token.strip(_EDGES + ".")
+
+
+@functools.lru_cache(maxsize=8192)
+def _note_names(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The folders or absolute paths (``~/code/shop``, ``/srv/x.py``) and the relative file paths
+    (``src/x.py``, ```retry.py```) a note's text names. Plain string work: a regex over every chunk
+    of a search's results costs more than the search at 10k chunks."""
+    folders: list[str] = []
+    paths: list[str] = []
+    for token in text.split():
+        if "/" not in token and not (token[0] == "`" and "." in token):
+            continue
+        bare = _bare(token)
+        if bare.startswith(("/", "~")):
+            folders.append(bare)
+        elif _RELATIVE.fullmatch(bare):
+            paths.append(bare.removeprefix("./"))
+    return tuple(dict.fromkeys(folders)), tuple(dict.fromkeys(paths))
+
+
+@functools.lru_cache(maxsize=8192)
+def _session_names(text: str) -> tuple[str | None, tuple[str, ...]]:
+    """A transcript chunk's session folder (the ``cwd`` its context line shows) and the file paths of
+    its tool lines (``[Edit billing/retry.py]``; not a command, search or web tool)."""
+    head = text.split("\n", 2)[:2]
+    cwd = next((m.group(1).strip() for line in head for m in _CONTEXT_CWD.finditer(line)), None)
+    paths: list[str] = []
+    at = text.find("[")
+    while at >= 0:
+        close = text.find("]", at)
+        if close < 0:
+            break
+        label, _, argument = text[at + 1:close].partition(" ")
+        if (argument and " " not in argument and label not in _NOT_FILE_TOOLS and not label.endswith(":")
+                and (at == 0 or text[at - 1] in "\n " )):
+            bare = _bare(argument)
+            if bare.startswith(("/", "~")) or _RELATIVE.fullmatch(bare):
+                paths.append(bare)
+        at = text.find("[", at + 1)
+    return cwd, tuple(dict.fromkeys(paths))
 
 
 @dataclass
@@ -180,12 +228,10 @@ def named_files(result: dict, code_roots: tuple[str, ...], repos: Repositories,
                 pass
 
     if result.get("kind") == "transcript":
-        head = text.split("\n", 2)[:2]
-        cwd = next((m.group(1).strip() for line in head for m in _CONTEXT_CWD.finditer(line)), None)
+        cwd, names = _session_names(text)
         base = _expand(cwd) if cwd else None
         top = repos.top(base) if base is not None else None
-        for m in _TOOL_PATH.finditer(text):
-            name = m.group(1)
+        for name in names:
             if name.startswith(("/", "~")):
                 add_absolute(_expand(name))
             elif base is not None and top is not None:
@@ -194,9 +240,12 @@ def named_files(result: dict, code_roots: tuple[str, ...], repos: Repositories,
                 except ValueError:
                     pass
         return out
+    folders, names = _note_names(text)
+    if not folders and not names:
+        return out
     tops = []
-    for m in _FOLDER.finditer(text):
-        path = _expand(m.group(1).rstrip(".-"))
+    for folder in folders:
+        path = _expand(folder)
         if path.is_dir():
             top = repos.top(path)
             if top is not None and top not in tops:
@@ -207,10 +256,7 @@ def named_files(result: dict, code_roots: tuple[str, ...], repos: Repositories,
         top = repos.top(_expand(root))
         if top is not None and top not in tops:
             tops.append(top)
-    for m in _NOTE_PATH.finditer(text):
-        rel = (m.group(1) or m.group(2)).lstrip("./")
-        if rel.startswith(("/", "~")):
-            continue
+    for rel in names:
         for top in tops:
             add(top, rel)
     return out
