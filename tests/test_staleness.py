@@ -165,3 +165,27 @@ def test_every_face_carries_it(tmp_path, shop):
         in page
     api = client.get("/api/search?q=retry+schedule+backoff&fresh_only=1").get_json()
     assert api["staleness"]["fresh_only"] is True and all("stale" not in r for r in api["results"])
+
+
+def test_mcp_carries_it_as_data_and_asks_for_fresh_memories_only(tmp_path, shop):
+    from mcp import Client
+    from test_mcp import call, run, server
+
+    root = memory_with(tmp_path, shop)
+
+    async def scenario():
+        async with Client(server(root, "--no-watch")) as client:
+            marked = await call(client, "search", {"query": "retry schedule backoff", "as_of": "2026-12-01",
+                                                   "min_score": 0})
+            fresh = await call(client, "search", {"query": "retry schedule backoff", "as_of": "2026-12-01",
+                                                  "min_score": 0, "fresh_only": True})
+            return marked, fresh
+
+    (error, text, data), (_, _, fresh) = run(scenario)
+    assert not error
+    session = next(r for r in data["results"] if r["path"].endswith("session.jsonl"))
+    assert session["stale"]["files"][0] == {"repo": str(shop), "path": "billing/retry.py", "commits": 3,
+                                           "last": "2026-11-30", "change": "modified", "renamed_to": None}
+    assert "(stale: billing/retry.py changed in 3 commits since, last 2026-11-30: check the code" in text
+    assert all(not r["path"].endswith("session.jsonl") for r in fresh["results"])
+    assert fresh["staleness"]["left_out"] >= 1
