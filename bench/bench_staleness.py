@@ -28,8 +28,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_index import HashingEmbedder, build_memory, percentile, words
 
-from tachikoma import indexer, staleness
+from tachikoma import staleness
 from tachikoma.config import Config
+from tachikoma.indexer import runner
 from tachikoma.search import Searcher
 
 
@@ -74,7 +75,7 @@ def bench(size: int, chunks_per_file: int, queries: int, dim: int) -> dict:
         build_memory(root, size, chunks_per_file)
         name_code(root, repo, names)
         embedder = HashingEmbedder(dim)
-        indexer.run(root, Config(), embedder=embedder)
+        runner.run(root, Config(), embedder=embedder)
         searcher = Searcher(root, embedder=embedder)
         rng = random.Random(1)
         texts = [words(rng, rng.randrange(2, 7)) for _ in range(queries)]

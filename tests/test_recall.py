@@ -3,7 +3,8 @@
 import json
 from pathlib import Path
 
-from tachikoma import indexer, recall, tokens
+from tachikoma import recall, tokens
+from tachikoma.indexer import runner
 from tachikoma.search import Searcher
 
 CHAT = ("We also talked about the weather in Munich, the garden, a film we both liked and which train goes to "
@@ -34,7 +35,7 @@ def test_a_long_answer_comes_back_as_its_matching_piece_with_the_question_before
     root = tmp_path / "memory"
     write_session(root)
     write_note(root)
-    indexer.run(root, embedder_name="hash")
+    runner.run(root, embedder_name="hash")
     answer = Searcher(root).search("retry schedule billing/retry.py", 10)
     got = recall.within_budget(answer, 400, root, falloff=0.0)
     passages = got["budget"]["passages"]
@@ -57,7 +58,7 @@ def test_a_long_answer_comes_back_as_its_matching_piece_with_the_question_before
 def test_a_result_whose_file_is_gone_is_its_chunk(tmp_path):
     root = tmp_path / "memory"
     write_note(root)
-    indexer.run(root, embedder_name="hash")
+    runner.run(root, embedder_name="hash")
     answer = Searcher(root).search("retry schedule", 10)
     (root / "billing.md").unlink()
     [passage] = recall.within_budget(answer, 1000, root)["budget"]["passages"]

@@ -6,8 +6,9 @@ from pathlib import Path
 import pytest
 from gitrepo import git
 
-from tachikoma import indexer, staleness
+from tachikoma import staleness
 from tachikoma.config import load_config
+from tachikoma.indexer import runner
 from tachikoma.search import Searcher
 
 
@@ -65,7 +66,7 @@ def memory_with(tmp_path: Path, shop: Path) -> Path:
         "cleanup job in billing/old.py:12; the notes helper is billing/notes.py.\n")
     (root / "2026-10-21").mkdir()
     (root / "2026-10-21" / "unrelated.md").write_text("# Gardening\n\nThe tomatoes need water. billing/retry.py\n")
-    indexer.run(root, embedder_name="hash")
+    runner.run(root, embedder_name="hash")
     return root
 
 

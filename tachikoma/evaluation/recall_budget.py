@@ -31,11 +31,12 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from .. import indexer, recall, tokens
+from .. import recall, tokens
 from ..budget import FALLOFF, words
 from ..config import Config
 from ..embedders import choose, offline_default
 from ..errors import TachikomaError
+from ..indexer import runner
 from ..search import Searcher
 from . import longmemeval
 
@@ -108,7 +109,7 @@ def evaluate(path: Path, embedder_name: str | None = None, limit: int | None = N
         for q in questions:
             root = folder / re.sub(r"[^A-Za-z0-9._-]+", "_", q.ident)
             longmemeval.write_memory(q, root)
-            indexer.run(root, base, embedder=embedder)
+            runner.run(root, base, embedder=embedder)
             rows.append(_ask(q, root, labels[q.ident], embedder, base, budgets, falloffs))
             if work is None:
                 shutil.rmtree(root, ignore_errors=True)
