@@ -4,9 +4,9 @@
 
 Builds bench_index's synthetic memory (notes and transcripts, hash embedder) and a code repository
 (300 files, 1,000 commits over a year); every note names the repository's folder and three of its
-files and is dated in 2026 (by its file time), so every note result is checked and most are stale (the worst case: a memory that never names code costs a
-regex over its text). Searches go through `Searcher.search` with the vectors kept in memory (warm);
-each query is timed with and without `staleness.mark` on its answer, in alternating order, and
+files in its last chunk and is dated in 2026 (by its file time), so note results are checked and
+many are stale (a memory that never names code costs a split of its text). Searches go through
+`Searcher.search` with the vectors kept in memory (warm); each query is timed with and without `staleness.mark` on its answer, in alternating order, and
 the p50 and p95 of both and of the mark alone are printed (the repository's history is read once,
 before the timed searches, as a long-lived process holds it).
 """

@@ -9,10 +9,11 @@ How the passages are chosen (`select`):
 1. **Adaptive cut.** Results are taken best first while their score is at least `FALLOFF` × the
    best score; what falls below is weak evidence and left out, even when the budget has room.
 2. **Trimmed to what matched.** In each result the unit holding most of the query's words (rarer
-   words first: a word found in fewer of the results counts more) is the passage's centre; for a
+   words first: a word found in fewer of the results counts more) is the passage's centre; the
    matched units next to it are added, and one unmatched unit, the one before it (the question an
-   answer answers), while the passage stays under `PASSAGE_SHARE` of the budget (at most `PASSAGE_MAX` tokens). A result matched by meaning alone keeps its first units. A unit
-   longer than that is cut to a window around its first matched word.
+   answer answers), while the passage stays under `PASSAGE_SHARE` of the budget and `PASSAGE_MAX`
+   tokens. A result matched by meaning alone keeps its first units. A centre longer than that is
+   cut to a window around its first matched word, leaving room for the unit before it.
 3. **Never twice.** A unit (file and first line) already given by an earlier passage is not given
    again; a passage left with nothing new is dropped (``overlap``).
 4. **The same fact from two files once.** A passage whose word 5-grams are at least `DUPLICATE`
@@ -74,7 +75,8 @@ class Passage:
         """The line before the passage's text: where it is from and how far to trust it."""
         day = (self.date or "")[:10] or "undated"
         stale = f"; {self.stale}: check the code" if self.stale else ""
-        return f"{self.path}:{self.lines[0]}-{self.lines[1]} · {day} · ({trust_words(self.trust, self.confidence)}{stale})"
+        trust = trust_words(self.trust, self.confidence)
+        return f"{self.path}:{self.lines[0]}-{self.lines[1]} · {day} · ({trust}{stale})"
 
     def block(self, n: int) -> str:
         """The passage as the agent's block shows it, numbered `n`: its text, then where it is from."""
