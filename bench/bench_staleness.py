@@ -6,9 +6,10 @@ Builds bench_index's synthetic memory (notes and transcripts, hash embedder) and
 (300 files, 1,000 commits over a year); every note names the repository's folder and three of its
 files in its last chunk and is dated in 2026 (by its file time), so note results are checked and
 many are stale (a memory that never names code costs a split of its text). Searches go through
-`Searcher.search` with the vectors kept in memory (warm); each query is timed with and without `staleness.mark` on its answer, in alternating order, and
-the p50 and p95 of both and of the mark alone are printed (the repository's history is read once,
-before the timed searches, as a long-lived process holds it).
+`Searcher.search` with the vectors kept in memory (warm); each query is timed with and without
+`staleness.mark` on its answer, in alternating order, and the p50 and p95 of both and of the mark
+alone are printed (the repository's history is read once, before the timed searches, as a
+long-lived process holds it).
 """
 
 from __future__ import annotations
