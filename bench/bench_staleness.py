@@ -32,7 +32,7 @@ from bench_index import HashingEmbedder, build_memory, percentile, words
 from tachikoma import staleness
 from tachikoma.config import Config
 from tachikoma.indexer import runner
-from tachikoma.search import Searcher
+from tachikoma.search.searcher import Searcher
 
 
 def build_repo(repo: Path, files: int = 300, commits: int = 1000) -> list[str]:

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from tachikoma import recall, tokens
 from tachikoma.indexer import runner
-from tachikoma.search import Searcher
+from tachikoma.search.searcher import Searcher
 
 CHAT = ("We also talked about the weather in Munich, the garden, a film we both liked and which train goes to "
         "the lake on Sundays, none of which has anything to do with money. ")

@@ -9,7 +9,7 @@ from gitrepo import git
 from tachikoma import staleness
 from tachikoma.config import load_config
 from tachikoma.indexer import runner
-from tachikoma.search import Searcher
+from tachikoma.search.searcher import Searcher
 
 
 def commit(repo: Path, files: dict[str, str | None], date: str, message: str = "change") -> None:
@@ -141,7 +141,7 @@ def test_every_face_carries_it(tmp_path, shop):
 
     from app import create_app
     from tachikoma import cli  # noqa: F401 (the command line, in this process)
-    from tachikoma.searchers import Searchers, search_as_asked
+    from tachikoma.search.pool import Searchers, search_as_asked
 
     root = memory_with(tmp_path, shop)
     config = load_config(root)

@@ -37,7 +37,7 @@ from ..config import Config
 from ..embedders import choose, offline_default
 from ..errors import TachikomaError
 from ..indexer import runner
-from ..search import Searcher
+from ..search.searcher import Searcher
 from . import longmemeval
 
 BUDGETS = (500, 1000, 2000)

@@ -168,7 +168,7 @@ def search_as_asked(root, config, searchers: Searchers, asked: dict, own=None,
 
 def with_budget_limit(limit: int, budget_tokens: int | None) -> int:
     """How many results a search ranks: with a token budget, at least `recall.RESULTS` to choose from."""
-    from .vocabulary import BUDGET_RESULTS
+    from ..vocabulary import BUDGET_RESULTS
 
     return max(limit, BUDGET_RESULTS) if budget_tokens else limit
 
@@ -181,12 +181,12 @@ def finish(answer: dict, root, config, budget_tokens: int | None = None, fresh_o
     memory's, on a shared store, are their chunks)."""
     settings = config.staleness
     if settings.check or fresh_only:
-        from .staleness import mark
+        from ..staleness import mark
 
         answer = mark(answer, settings.code_roots, settings.factor, fresh_only)
     if not budget_tokens:
         return answer
-    from .recall import within_budget
+    from ..recall import within_budget
 
     here, own = Path(root), locate(root, config).name
     return within_budget(answer, int(budget_tokens), lambda r: here if r.get("memory") in (None, own) else None,

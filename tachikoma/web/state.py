@@ -141,7 +141,7 @@ class Dashboard:
                budget_tokens: int | None = None, fresh_only: bool = False) -> dict:
         """The same answer as `tachikoma search --json`. Raises NoIndex, EmbedderError, TachikomaError.
         `memories`: on a shared store, the memories to search together (`search_memories`);
-        `budget_tokens`, `fresh_only`: as `searchers.finish` does them."""
+        `budget_tokens`, `fresh_only`: as `search.pool.finish` does them."""
         config = self.config()
         limit = with_budget_limit(limit, budget_tokens)
         if memories and list(memories) != [locate(self.root, config).name]:  # this memory alone: its own searcher
