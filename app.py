@@ -144,7 +144,7 @@ def search():
     if form.q and not form.errors:
         try:
             ctx["answer"] = dash().search(form.q, form.limit, form.filters(), form.min_score, form.recency or None,
-                                          form.as_of or None, form.memories)
+                                          form.as_of or None, form.memories, fresh_only=form.fresh_only)
         except NoIndex:
             ctx["no_index"] = True
         except EmbedderError as exc:
@@ -184,7 +184,8 @@ def api_search():
         return json_error(refusal, 400)
     try:
         return json_response(dash().search(form.q, form.limit, form.filters(), form.min_score, form.recency or None,
-                                           form.as_of or None, form.memories))
+                                           form.as_of or None, form.memories, form.budget_tokens,
+                                           form.fresh_only))
     except TachikomaError as exc:
         return json_error(str(exc), failure_status(exc))
 

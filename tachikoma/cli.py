@@ -11,7 +11,7 @@ from pathlib import Path
 from . import __version__
 from .errors import TachikomaError
 from .humanize import no_match_reason, plural, printable, tool_match_text, vectors_text
-from .vocabulary import DEFAULTS_TEXT, MAX_LIMIT, RECENCY_NAMES
+from .vocabulary import BUDGET_RESULTS, DEFAULTS_TEXT, MAX_BUDGET, MAX_LIMIT, RECENCY_NAMES
 
 # Everything else is imported where it is used: a search that a running tachikoma answers
 # (`resident`) costs this module, argparse and a socket, so keep this list short.
@@ -133,6 +133,25 @@ def _cases(text: str) -> int:
     return _whole(1, MAX_CASES)(text)
 
 
+def _budgets(text: str) -> tuple[int, ...]:
+    """`eval budget --budgets` for argparse: whole numbers of 1 or more, comma separated."""
+    return tuple(_whole(1)(part.strip()) for part in text.split(",") if part.strip()) or _whole(1)(text)
+
+
+def _falloffs(text: str) -> tuple[float, ...]:
+    """`eval budget --falloffs` for argparse: shares from 0 to 1, comma separated."""
+    out = []
+    for part in text.split(","):
+        try:
+            value = float(part)
+        except ValueError:
+            value = -1.0
+        if not 0 <= value <= 1:
+            raise argparse.ArgumentTypeError(f"{part!r} is not a share from 0 to 1")
+        out.append(value)
+    return tuple(out)
+
+
 def _cost(text: str) -> float:
     """`eval abstention --max-cost` for argparse: at least 0 and below 1."""
     try:
@@ -226,6 +245,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", "-n", type=_limit, default=10, metavar="N",
                    help=f"how many results, 1-{MAX_LIMIT} (default 10)")
     p.add_argument("--json", action="store_true", help="print results and their explanations as JSON")
+    p.add_argument("--budget", type=_whole(1, MAX_BUDGET), metavar="N", default=None,
+                   help="the best evidence within N tokens (counted offline) instead of whole results: passages "
+                        "trimmed around what matched, none twice, cut where the scores fall off; at least "
+                        f"{BUDGET_RESULTS} results are ranked to choose from (at most {MAX_BUDGET:,})")
+    p.add_argument("--fresh-only", action="store_true",
+                   help="leave out stale memories: those naming files of a git repository that changed in a "
+                        "commit since the memory's date")
     p.add_argument("--kind", choices=["markdown", "transcript"], help="only this kind of file")
     p.add_argument("--trust", type=_search_trust, metavar="VALUE",
                    help="only files with this trust: owner, self, external, untrusted or missing")
@@ -393,6 +419,25 @@ def build_parser() -> argparse.ArgumentParser:
                    help="only the questions of this split (default all)")
     b.add_argument("--out", type=Path, metavar="DIR", help="write report.md, report.json and per_question.jsonl here")
     b.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
+    b = bench.add_parser("budget", parents=[common],
+                         help="LongMemEval: answer turns inside the text returned within a token budget",
+                         description="Each answerable LongMemEval question is asked of its own memory (as "
+                                     "'eval longmemeval' builds it); the answer is cut to each budget by "
+                                     "search --budget and, as a baseline, by taking the top chunks until the "
+                                     "budget is spent. Reports the share of the labelled answer turns inside "
+                                     "the returned text and the tokens used.")
+    b.add_argument("path", type=Path, help="longmemeval_s.json or .json.gz (the official format)")
+    b.add_argument("--embedder", metavar="NAME", help=EVAL_EMBEDDER_HELP)
+    b.add_argument("--limit", type=_whole(1), metavar="N", help="only N questions, a stratified subset")
+    b.add_argument("--budgets", type=_budgets, default=(500, 1000, 2000), metavar="N,N",
+                   help="token budgets (default 500,1000,2000)")
+    b.add_argument("--falloffs", type=_falloffs, default=None, metavar="X,X",
+                   help="also cut where scores fall below these shares of the best (default: only the "
+                        "search's own, 0.5)")
+    b.add_argument("--vector-cache", type=Path, metavar="FILE", help="document vectors shared across runs")
+    b.add_argument("--work", type=Path, metavar="DIR", help="keep each question's memory folder and index here")
+    b.add_argument("--out", type=Path, metavar="DIR", help="write budget.md and budget.json here")
+    b.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     b = bench.add_parser("recency", parents=[common],
                          help="knowledge updates and old exact matches: what recency is for, per preset",
                          description="Builds one memory of generated cases (dated by front matter, paths, "
@@ -629,6 +674,10 @@ def cmd_search(args) -> int:
     asked = {"query": clean(" ".join(args.query)), "limit": args.limit, "kind": args.kind, "trust": args.trust,
              "untagged": args.untagged, "min_score": args.min_score, "recency": args.recency, "as_of": args.as_of,
              "memories": args.memories}
+    if args.budget:
+        asked["budget_tokens"] = args.budget
+    if args.fresh_only:
+        asked["fresh_only"] = True
     answer = None
     if not (args.in_process or args.embedder):  # a running tachikoma of this memory answers in milliseconds
         from .resident import ask
@@ -639,8 +688,16 @@ def cmd_search(args) -> int:
     if args.json:
         print(json.dumps(answer, indent=2, ensure_ascii=False))
         return 0
+    if "budget" in answer and not answer["no_good_match"]:
+        print(printable_block(answer["agent_text"]))
+        return 0
     _print_answer(answer, args)
     return 0
+
+
+def printable_block(text: str) -> str:
+    """`printable` line by line: control characters shown, line breaks kept."""
+    return "\n".join(printable(line) for line in text.split("\n"))
 
 
 def _search_here(root: Path, args, asked: dict) -> dict:
@@ -675,6 +732,8 @@ def _print_answer(answer: dict, args) -> None:
         where = f"[{r['memory']}] " if args.memories else ""
         print(f"{n:2}. {r['score']:.3f}  {printable(where + r['path'])}:{r['lines'][0]}-{r['lines'][1]}")
         print(f"    = {printable(sentence(r))}")
+        if r.get("stale"):
+            print(f"    ! {printable(r['stale']['text'])}")
         snippet = printable(" ".join(r["text"].split()))
         print(f"    {snippet[:160]}{'…' if len(snippet) > 160 else ''}")
         if (in_tools := tool_match_text(r)) is not None:
@@ -979,6 +1038,8 @@ def cmd_eval(args) -> int:
         return _eval_longmemeval(args)
     if args.benchmark == "everyday":
         return _eval_everyday(args)
+    if args.benchmark == "budget":
+        return _eval_budget(args)
     from .evaluation import locomo
 
     config = _config(args, Path(".")) if args.config else None
@@ -1030,6 +1091,27 @@ def _eval_everyday(args) -> int:
     print(everyday.terminal(report))
     if args.out:
         for written in everyday.write_report(report, args.out):
+            print(f"wrote {written}", file=sys.stderr)
+    return 0
+
+
+def _eval_budget(args) -> int:
+    from .budget import FALLOFF
+    from .evaluation import recall_budget
+
+    config = _config(args, Path(".")) if args.config else None
+    falloffs = (FALLOFF, *[f for f in args.falloffs or () if f != FALLOFF])
+    argv = ([f"--config {args.config}"] if args.config else []) + ["eval", "budget", str(args.path),
+                                                                   "--embedder", args.embedder]
+    argv += [f"--limit {args.limit}"] if args.limit else []
+    argv += ["--budgets " + ",".join(map(str, args.budgets))]
+    argv += ["--falloffs " + ",".join(f"{f:g}" for f in args.falloffs)] if args.falloffs else []
+    report = recall_budget.evaluate(args.path, args.embedder, args.limit, config, work=args.work,
+                                    cache=args.vector_cache, budgets=args.budgets, falloffs=falloffs,
+                                    progress=not args.quiet, argv=argv)
+    print(recall_budget.markdown(report))
+    if args.out:
+        for written in recall_budget.write_report(report, args.out):
             print(f"wrote {written}", file=sys.stderr)
     return 0
 

@@ -236,6 +236,15 @@ class ServeConfig:
 
 
 @dataclass(frozen=True)
+class StalenessConfig:
+    """``[staleness]``: memories that name files of a git repository whose files changed in a commit since."""
+
+    check: bool = True  # mark stale results (the explanation and ``stale`` in JSON and MCP)
+    factor: float = 1.0  # a stale result's score × this (1.0: marked only, the ranking unchanged)
+    code_roots: tuple[str, ...] = ()  # repositories a note's relative paths (src/x.py) may name
+
+
+@dataclass(frozen=True)
 class Config:
     ranking: RankingConfig = field(default_factory=RankingConfig)
     search: SearchConfig = field(default_factory=SearchConfig)
@@ -250,6 +259,7 @@ class Config:
     serve: ServeConfig = field(default_factory=ServeConfig)
     #: ``[transcripts] tool_text``: keep tool calls' inputs and outputs for keyword search (`documents.ToolText`)
     tool_text: bool = True
+    staleness: StalenessConfig = field(default_factory=StalenessConfig)
     path: Path | None = None  # the file it was read from, if any
 
     def embedder_request(self, explicit: str | None) -> tuple[str | None, str]:
@@ -293,7 +303,7 @@ def load_config(root: Path, path: str | os.PathLike | None = None) -> Config:
 
 def _from_dict(data: dict, file: Path) -> Config:
     """Every key is checked for its type and range; the first problem is a ValueError naming the key."""
-    known = {"ranking", "search", "embedder", "index", "transcripts", "store", "serve"}
+    known = {"ranking", "search", "embedder", "index", "transcripts", "store", "serve", "staleness"}
     unknown = set(data) - known
     if unknown:
         word = "section" if len(unknown) == 1 else "sections"
@@ -360,7 +370,21 @@ def _from_dict(data: dict, file: Path) -> Config:
     return Config(ranking=ranking, search=search, embedder=embedder.strip(), max_file_bytes=max_bytes,
                   store_url=st["url"].strip() if "url" in st else None,
                   store_name=st["name"].strip() if "name" in st else None, serve=_serve(_table(data, "serve")),
-                  path=file, **switches)
+                  staleness=_staleness(_table(data, "staleness")), path=file, **switches)
+
+
+def _staleness(table: dict) -> StalenessConfig:
+    _known_keys(table, {f.name for f in fields(StalenessConfig)}, "staleness")
+    check = table.get("check", True)
+    if not isinstance(check, bool):
+        raise ValueError(f"staleness.check must be true or false, not {_toml_type(check)}")
+    factor = _number(table.get("factor", 1.0), "staleness.factor")
+    if not 0 <= factor <= 1:
+        raise ValueError("staleness.factor must be a number between 0 and 1")
+    roots = table.get("code_roots", [])
+    if not isinstance(roots, list) or not all(isinstance(r, str) and r.strip() for r in roots):
+        raise ValueError(f"staleness.code_roots must be an array of folder paths, not {_toml_type(roots)}")
+    return StalenessConfig(check=check, factor=float(factor), code_roots=tuple(r.strip() for r in roots))
 
 
 def _toml_type(value) -> str:

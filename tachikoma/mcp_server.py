@@ -36,12 +36,13 @@ from .errors import NoIndexYet, TachikomaError
 from .humanize import no_match_reason, plural, printable, tool_match_text
 from .resident import Host
 from .search.explain import sentence
-from .search.pool import Searchers, indexed_passages, memory_key, search_as_asked, search_memories, warm_after_run
+from .search.pool import (Searchers, finish, indexed_passages, memory_key, search_as_asked, search_memories,
+                          warm_after_run, with_budget_limit)
 from .search.searcher import Searcher
 from .search.snapshot import Filters
 from .store import locate
 from .tags import CONFIDENCE_VALUES, TRUST_VALUES, InvalidTagValue
-from .vocabulary import MAX_LIMIT, MAX_QUERY_CHARS
+from .vocabulary import MAX_BUDGET, MAX_LIMIT, MAX_QUERY_CHARS
 from .watcher import Reindexer, Watcher
 
 log = logging.getLogger("tachikoma.mcp")
@@ -157,19 +158,20 @@ class MemoryTools:
 
     def search(self, query: str, limit: int = 10, kind: str | None = None, trust: str | None = None,
                min_score: float | None = None, recency: str | None = None, as_of: str | None = None,
-               memories: list[str] | None = None) -> dict:
+               memories: list[str] | None = None, budget_tokens: int | None = None, fresh_only: bool = False) -> dict:
         config = self.config()
+        limit = with_budget_limit(limit, budget_tokens)
         if memories:
             answer = search_memories(self.root, list(dict.fromkeys(memories)), query, limit, config,
                                      filters=Filters(kind=kind, trust=trust), min_score=min_score, recency=recency,
                                      as_of=as_of, searchers=self.searchers)
-            answer["freshness"].update(self.watching())
-            return answer
-        with self._searcher(config) as searcher:
-            answer = searcher.search(query, limit, Filters(kind=kind, trust=trust), config=config,
-                                     min_score=min_score, recency=recency, as_of=as_of)
+        else:
+            with self._searcher(config) as searcher:
+                answer = searcher.search(query, limit, Filters(kind=kind, trust=trust), config=config,
+                                         min_score=min_score, recency=recency, as_of=as_of)
         answer["freshness"].update(self.watching())
-        return answer
+        return finish(answer, self.root, config, budget_tokens, fresh_only,
+                      preamble=data_framing(self.allow_owner_trust))
 
     def _searcher(self, config):
         """This memory's open searcher, for one call (`Searchers.use`)."""
@@ -301,11 +303,15 @@ def answer_text(answer: dict, allow_owner_trust: bool = False) -> str:
             lines.insert(0, f"no good match among the indexed files for {answer['query']!r}, but the index is "
                             "not up to date: search again once it is")
         return "\n".join(lines)
+    if "agent_text" in answer:  # a budget: the block made for agents (its first line the framing), then freshness
+        return answer["agent_text"] + "\n" + "\n".join(lines)
     lines.insert(0, data_framing(allow_owner_trust))
     for n, r in enumerate(answer["results"], 1):
         where = f"[{r['memory']}] " if answer.get("memories") else ""
         lines.append(f"\n{n}. {printable(where + r['path'])} lines {r['lines'][0]}-{r['lines'][1]}  "
                      f"score {r['score']:.3f} = {sentence(r)}")
+        if r.get("stale"):
+            lines.append(f"({printable(r['stale']['text'])}: check the code before relying on it)")
         lines.append(quoted(r["text"].strip()))
         if (in_tools := tool_match_text(r)) is not None:
             excerpt = r["tool_matches"][0].get("excerpt")
@@ -454,8 +460,16 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
         memories: Annotated[list[Annotated[str, Field(min_length=1, max_length=200)]] | None, Field(
             max_length=50, description="on a shared (PostgreSQL) store: the memories to search together, by name; "
                                        "every result names its memory (default: this memory only)")] = None,
+        budget_tokens: Annotated[int | None, Field(ge=1, le=MAX_BUDGET, description=(
+            "answer with the best evidence within this many tokens (counted offline, near OpenAI's "
+            "tokenizers): passages trimmed to the turns or paragraphs around what matched, none twice, cut "
+            "where scores fall off, as one block to paste (`agent_text`); default: whole results"))] = None,
+        fresh_only: Annotated[bool, Field(description=(
+            "leave out stale memories: those naming files of a git repository that changed in a commit "
+            "since (each stale result says which files, how many commits and when, in `stale`)"))] = False,
     ) -> CallToolResult:
-        answer = guarded(lambda: tools.search(query, limit, kind, trust, min_score, recency, as_of, memories))
+        answer = guarded(lambda: tools.search(query, limit, kind, trust, min_score, recency, as_of, memories,
+                                              budget_tokens, fresh_only))
         return result(answer_text(answer, tools.allow_owner_trust), answer)
 
     @server.tool(title="Read a memory file", description=READ_HELP, annotations=reading)

@@ -11,6 +11,10 @@ MAX_LIMIT = 100
 #: The longest query, in characters, that the dashboard, its JSON API and MCP take: a question is a
 #: sentence or two; past this it is a document pasted by mistake (or an attempt to keep the server busy).
 MAX_QUERY_CHARS = 2000
+#: The largest token budget a search takes (`--budget`, ``budget_tokens``), and how many results a
+#: search with a budget ranks at least, to choose its passages from (`recall.within_budget`).
+MAX_BUDGET = 100_000
+BUDGET_RESULTS = 30
 #: The recency presets' names, in order (`config.RECENCY_PRESETS` holds their rules).
 RECENCY_NAMES = ("off", "default", "strong", "seed")
 #: What tagging with no options does (`tagging.planning.default_plan`), in the words every face uses: the CLI's

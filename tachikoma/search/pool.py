@@ -149,17 +149,48 @@ def kept_searcher(searchers: Searchers, root, config, watched: Callable[[], bool
 
 def search_as_asked(root, config, searchers: Searchers, asked: dict, own=None,
                     embedder_name: str | None = None) -> dict:
-    """A command-line search (`Searcher.search`'s arguments by name, the filters' fields and ``memories``),
-    in this process or handed over by `tachikoma.resident`, answered with the searchers of `searchers`.
-    `own(config)`: this memory's searcher for one query (default `kept_searcher`)."""
+    """A command-line search (`Searcher.search`'s arguments by name, the filters' fields, ``memories``,
+    ``fresh_only`` and ``budget_tokens``), in this process or handed over by `tachikoma.resident`,
+    answered with the searchers of `searchers`. `own(config)`: this memory's searcher for one query
+    (default `kept_searcher`)."""
     filters = Filters(kind=asked.get("kind"), trust=asked.get("trust"), untagged=bool(asked.get("untagged")))
     options = {"min_score": asked.get("min_score"), "recency": asked.get("recency"), "as_of": asked.get("as_of")}
+    limit = with_budget_limit(asked["limit"], asked.get("budget_tokens"))
     if asked.get("memories"):
-        return search_memories(root, list(asked["memories"]), asked["query"], asked["limit"], config,
-                               embedder_name, filters=filters, searchers=searchers, **options)
-    own = own or (lambda c: kept_searcher(searchers, root, c, embedder_name=embedder_name))
-    with own(config) as searcher:
-        return searcher.search(asked["query"], asked["limit"], filters, config=config, **options)
+        answer = search_memories(root, list(asked["memories"]), asked["query"], limit, config,
+                                 embedder_name, filters=filters, searchers=searchers, **options)
+    else:
+        own = own or (lambda c: kept_searcher(searchers, root, c, embedder_name=embedder_name))
+        with own(config) as searcher:
+            answer = searcher.search(asked["query"], limit, filters, config=config, **options)
+    return finish(answer, root, config, asked.get("budget_tokens"), bool(asked.get("fresh_only")))
+
+
+def with_budget_limit(limit: int, budget_tokens: int | None) -> int:
+    """How many results a search ranks: with a token budget, at least `recall.RESULTS` to choose from."""
+    from ..vocabulary import BUDGET_RESULTS
+
+    return max(limit, BUDGET_RESULTS) if budget_tokens else limit
+
+
+def finish(answer: dict, root, config, budget_tokens: int | None = None, fresh_only: bool = False,
+           preamble: str = "") -> dict:
+    """What every face does to a search's answer: stale results marked (`staleness.mark`, per the
+    settings' ``[staleness]``; left out with `fresh_only`), then, with a token budget, the answer cut
+    to it (`recall.within_budget`: passages of this memory's results are read from `root`, another
+    memory's, on a shared store, are their chunks)."""
+    settings = config.staleness
+    if settings.check or fresh_only:
+        from ..staleness import mark
+
+        answer = mark(answer, settings.code_roots, settings.factor, fresh_only)
+    if not budget_tokens:
+        return answer
+    from ..recall import within_budget
+
+    here, own = Path(root), locate(root, config).name
+    return within_budget(answer, int(budget_tokens), lambda r: here if r.get("memory") in (None, own) else None,
+                         preamble=preamble)
 
 
 def warm_after_run(searchers: Searchers, root, settings: Callable) -> None:

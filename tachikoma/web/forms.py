@@ -11,7 +11,7 @@ from datetime import date
 from tachikoma import timeq
 from tachikoma.tagging import model
 from tachikoma.config import RECENCY_PRESETS
-from tachikoma.vocabulary import MAX_LIMIT, MAX_QUERY_CHARS
+from tachikoma.vocabulary import MAX_BUDGET, MAX_LIMIT, MAX_QUERY_CHARS
 from tachikoma.documents import KINDS
 from tachikoma.search.snapshot import Filters
 from tachikoma.tags import STATUSES, TRUST_VALUES, WRITABLE_KEYS, InvalidTagValue, normalise_value
@@ -51,12 +51,14 @@ class SearchForm:
     recency: str = ""  # a recency preset; "": the memory's setting
     as_of: str = ""  # the search's "now" as typed (timeq.parse_as_of); "": now
     memories: tuple[str, ...] = ()  # on a shared store: search these memories together; (): this one
+    budget_tokens: int | None = None  # the JSON API: the best evidence within this many tokens (`recall`)
+    fresh_only: bool = False  # leave out stale memories (`staleness`)
     errors: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def read(cls, args) -> SearchForm:
         form = cls(q=_text(args, "q"), kind=_text(args, "kind").lower(), trust=_text(args, "trust").lower(),
-                   untagged=_checked(args, "untagged"))
+                   untagged=_checked(args, "untagged"), fresh_only=_checked(args, "fresh_only"))
         if len(form.q) > MAX_QUERY_CHARS:
             form.errors["q"] = (f"the query is {len(form.q):,} characters long; the limit is {MAX_QUERY_CHARS:,}: "
                                 "ask in fewer words")
@@ -90,6 +92,12 @@ class SearchForm:
                 form.as_of = as_of
             except ValueError as exc:
                 form.errors["as_of"] = str(exc)
+        if _text(args, "budget_tokens"):
+            tokens = _int(args.get("budget_tokens"), None)
+            if tokens is None or not 1 <= tokens <= MAX_BUDGET:
+                form.errors["budget_tokens"] = f"budget_tokens must be a whole number from 1 to {MAX_BUDGET}"
+            else:
+                form.budget_tokens = tokens
         # memories=a,b (the API, links) or memories=a&memories=b (the search page's checkboxes)
         given = args.getlist("memories") if hasattr(args, "getlist") else [args.get("memories") or ""]
         form.memories = tuple(dict.fromkeys(n.strip() for value in given for n in (value or "").split(",")

@@ -13,7 +13,8 @@ from pathlib import Path
 from tachikoma.config import load_config
 from tachikoma.errors import NoIndexYet, TachikomaError
 from tachikoma.resident import Host
-from tachikoma.search.pool import Searchers, memory_key, search_as_asked, search_memories, warm_after_run
+from tachikoma.search.pool import (Searchers, finish, memory_key, search_as_asked, search_memories, warm_after_run,
+                                   with_budget_limit)
 from tachikoma.search.searcher import Searcher
 from tachikoma.search.snapshot import Filters
 from tachikoma.store import locate
@@ -136,20 +137,22 @@ class Dashboard:
         self.searchers.close()
 
     def search(self, query: str, limit: int, filters: Filters, min_score: float | None = None,
-               recency: str | None = None, as_of: str | None = None, memories: tuple[str, ...] = ()) -> dict:
+               recency: str | None = None, as_of: str | None = None, memories: tuple[str, ...] = (),
+               budget_tokens: int | None = None, fresh_only: bool = False) -> dict:
         """The same answer as `tachikoma search --json`. Raises NoIndex, EmbedderError, TachikomaError.
-        `memories`: on a shared store, the memories to search together (`search_memories`)."""
+        `memories`: on a shared store, the memories to search together (`search_memories`);
+        `budget_tokens`, `fresh_only`: as `search.pool.finish` does them."""
         config = self.config()
+        limit = with_budget_limit(limit, budget_tokens)
         if memories and list(memories) != [locate(self.root, config).name]:  # this memory alone: its own searcher
             answer = search_memories(self.root, list(memories), query, limit, config, filters=filters,
                                      min_score=min_score, recency=recency, as_of=as_of, searchers=self.searchers)
-            answer["freshness"].update(self.watching())
-            return answer
-        with self._own_searcher(config) as searcher:
-            answer = searcher.search(query, limit, filters, config=config, min_score=min_score, recency=recency,
-                                     as_of=as_of)
+        else:
+            with self._own_searcher(config) as searcher:
+                answer = searcher.search(query, limit, filters, config=config, min_score=min_score,
+                                         recency=recency, as_of=as_of)
         answer["freshness"].update(self.watching())
-        return answer
+        return finish(answer, self.root, config, budget_tokens, fresh_only)
 
     def warm_up(self) -> None:
         """Load the index and the embedder in the background once, so the first query is fast."""

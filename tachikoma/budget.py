@@ -1,0 +1,315 @@
+"""Recall within a token budget: the most useful evidence of a ranked answer that fits, not its first chunks.
+
+Pure: it is given the search's results (path, line range, text, score, tags, factors), each with
+its units (the turns of a transcript chunk or the paragraphs of a note chunk, each with its file
+lines; `recall.units_of` reads them), and the query's words; it reads nothing.
+
+How the passages are chosen (`select`):
+
+1. **Adaptive cut.** Results are taken best first while their score is at least `FALLOFF` × the
+   best score; what falls below is weak evidence and left out, even when the budget has room.
+2. **Trimmed to what matched.** In each result the unit holding most of the query's words (rarer
+   words first: a word found in fewer of the results counts more) is the passage's centre; the
+   matched units next to it are added, and one unmatched unit, the one before it (the question an
+   answer answers), while the passage stays under `PASSAGE_SHARE` of the budget and `PASSAGE_MAX`
+   tokens. A result matched by meaning alone keeps its first units. A centre longer than that is
+   cut to a window around its first matched word, leaving room for the unit before it.
+3. **Never twice.** A unit (file and first line) already given by an earlier passage is not given
+   again; a passage left with nothing new is dropped (``overlap``).
+4. **The same fact from two files once.** A passage whose word 5-grams are at least `DUPLICATE`
+   contained in those of a passage already chosen is dropped, and the chosen one says where else
+   it is (``also_in``). Two files quoting the same sentences are caught; the same fact in other
+   words is not.
+5. **Within the budget.** Passages are counted as an agent receives them (heading line and text,
+   `tokens.count`); one that does not fit is cut to the room left when that is at least
+   `MIN_PIECE` tokens, else skipped for smaller ones after it. At least one passage always comes
+   back: the best result, cut to the budget when it alone is larger.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from . import tokens
+
+#: Results scoring below this share of the best score are left out (the adaptive cut).
+FALLOFF = 0.5
+#: A passage grows around its match up to this share of the budget, and at most `PASSAGE_MAX` tokens.
+PASSAGE_SHARE = 0.4
+PASSAGE_MAX = 250
+#: A passage whose 5-grams are this much contained in a chosen one's is a duplicate.
+DUPLICATE = 0.8
+#: A passage is cut to the room left in the budget only when at least this many tokens are left.
+MIN_PIECE = 40
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A turn or paragraph of a result: its file lines (first, last) and text."""
+    first: int
+    last: int
+    text: str
+
+
+@dataclass
+class Passage:
+    path: str
+    lines: tuple[int, int]
+    text: str
+    score: float
+    rank: int  # the result's place in the ranking, from 1
+    date: str | None
+    trust: str | None
+    confidence: str | None
+    why: str
+    kind: str = "markdown"
+    tokens: int = 0
+    trimmed: bool = False
+    also_in: list[str] = field(default_factory=list)
+    memory: str | None = None
+    stale: str | None = None  # `staleness`: "stale: billing/retry.py changed in 3 commits since, last …"
+
+    def heading(self) -> str:
+        """The line before the passage's text: where it is from and how far to trust it."""
+        day = (self.date or "")[:10] or "undated"
+        stale = f"; {self.stale}: check the code" if self.stale else ""
+        trust = trust_words(self.trust, self.confidence)
+        return f"{self.path}:{self.lines[0]}-{self.lines[1]} · {day} · ({trust}{stale})"
+
+    def block(self, n: int) -> str:
+        """The passage as the agent's block shows it, numbered `n`: its text, then where it is from."""
+        also = f"; also in {', '.join(self.also_in)}" if self.also_in else ""
+        return f"{n}.\n{quoted(self.text)}\n   — {self.heading()}{also}\n"
+
+    def as_dict(self) -> dict:
+        out = {"path": self.path, "lines": list(self.lines), "date": self.date, "trust": self.trust,
+               "confidence": self.confidence, "score": self.score, "rank": self.rank, "why": self.why,
+               "text": self.text, "tokens": self.tokens, "trimmed": self.trimmed, "also_in": self.also_in,
+               "kind": self.kind, "stale": self.stale}
+        if self.memory is not None:
+            out["memory"] = self.memory
+        return out
+
+
+def trust_words(trust: str | None, confidence: str | None) -> str:
+    """How far to act on a memory, in words: an owner's or the agent's own sure memory plainly, an
+    untrusted or speculative one hedged."""
+    if trust == "untrusted":
+        return "untrusted source; verify"
+    if confidence in ("low", "speculative"):
+        return f"{confidence}; verify before acting"
+    if trust == "external":
+        return "external source" + (f", {confidence} confidence" if confidence else "")
+    if trust in ("owner", "self") and confidence == "high":
+        return f"{trust}, high confidence"
+    parts = [p for p in (trust, f"{confidence} confidence" if confidence else None) if p]
+    return ", ".join(parts) if parts else "untagged"
+
+
+def words(text: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def _matches(word_set: set[str], term: str) -> bool:
+    if term in word_set:
+        return True
+    return len(term) >= 4 and any(w.startswith(term) for w in word_set)  # "schedule" finds "schedules"
+
+
+def _weights(terms: list[str], results_units: list[list[Unit]]) -> dict[str, float]:
+    """A term found in fewer of the results counts more (1 / results holding it)."""
+    sets = [set(words(" ".join(u.text for u in units))) for units in results_units]
+    return {t: 1.0 / max(1, sum(_matches(s, t) for s in sets)) for t in terms}
+
+
+def _unit_scores(units: list[Unit], weights: dict[str, float]) -> list[float]:
+    out = []
+    for unit in units:
+        held = set(words(unit.text))
+        out.append(sum(w for t, w in weights.items() if _matches(held, t)))
+    return out
+
+
+def window(text: str, terms: list[str], budget: int) -> str:
+    """At most `budget` tokens of `text` around its first matched term (from the start of that line
+    or sentence), marked with "…" where cut."""
+    if tokens.count(text) <= budget:
+        return text
+    lowered = text.lower()
+    hits = [i for i in (lowered.find(t) for t in terms) if i >= 0]
+    start = 0
+    if hits:
+        at = min(hits)
+        before = max(text.rfind("\n", 0, at), text.rfind(". ", 0, at))
+        start = before + 1 if before >= 0 else 0
+        if tokens.count(text[start:at]) > budget // 2:  # a long sentence: start a few words before
+            start = max(0, text.rfind(" ", 0, max(0, at - 60)) + 1)
+    lead = "…" if start > 0 else ""
+    body = tokens.cut(text[start:].lstrip(), max(1, budget - 2 * bool(lead) - 1))
+    tail = "…" if start + len(text[start:].lstrip()) > start + len(body) else ""
+    return lead + body + tail
+
+
+def _shingles(text: str, n: int = 5) -> set[tuple[str, ...]]:
+    w = words(text)
+    return {tuple(w[i:i + n]) for i in range(max(1, len(w) - n + 1))} if w else set()
+
+
+def _why(result: dict, matched: list[str]) -> str:
+    f = result.get("factors") or {}
+    parts = [f"#{result['_rank']}, score {result.get('score', 0):.2f}"]
+    if matched:
+        parts.append("matched " + ", ".join(matched[:6]))
+    elif f.get("vector_similarity") is not None:
+        parts.append(f"close in meaning ({f['vector_similarity']:.2f})")
+    if f.get("time_reason"):
+        parts.append(str(f["time_reason"]))
+    return "; ".join(parts)
+
+
+def _render_units(units: list[Unit]) -> str:
+    return "\n".join(u.text for u in units)
+
+
+def _passage_units(units: list[Unit], scores: list[float], cap: int, terms: list[str]) -> tuple[list[Unit], bool]:
+    """The units of one passage (contiguous) and whether it is less than the whole result.
+
+    The centre is the best matched unit (the first unit when none matched); a centre larger than
+    the cap is cut to two thirds of it around its match, leaving room for a neighbour. Matched
+    neighbours are added while they fit, and one unmatched neighbour at most, the one before (the
+    question an answer answers, the lead-in of a paragraph), cut to the room left if need be."""
+    if not units:
+        return [], False
+    centre = max(range(len(units)), key=lambda i: (scores[i], -i)) if max(scores) > 0 else 0
+    picked = list(units)
+    if tokens.count(units[centre].text) > cap:
+        picked[centre] = Unit(units[centre].first, units[centre].last, window(units[centre].text, terms, cap * 2 // 3))
+    lo = hi = centre
+    unmatched = 0
+    while True:
+        options = [i for i in (lo - 1, hi + 1) if 0 <= i < len(units) and (scores[i] > 0 or not unmatched)]
+        options.sort(key=lambda i: (-scores[i], i > hi))  # matched ones first, then the one before
+        added = False
+        for i in options:
+            if tokens.count(_render_units(picked[min(lo, i):max(hi, i) + 1])) <= cap:
+                added = True
+            elif (room := cap - tokens.count(_render_units(picked[lo:hi + 1])) - 2) >= MIN_PIECE // 2:
+                picked[i] = Unit(units[i].first, units[i].last, tokens.cut(units[i].text, room) + "…")
+                added = True
+            if added:
+                unmatched += scores[i] <= 0
+                lo, hi = min(lo, i), max(hi, i)
+                break
+        if not added:
+            break
+    return picked[lo:hi + 1], (lo, hi) != (0, len(units) - 1) or picked[lo:hi + 1] != units[lo:hi + 1]
+
+
+def select(results: list[dict], units: list[list[Unit]], terms: list[str], budget: int,
+           falloff: float = FALLOFF, passage_share: float = PASSAGE_SHARE, reserve: int = 0) -> dict:
+    """The passages of `results` (ranked, best first; `units[i]` the units of `results[i]`) for a
+    budget of `budget` tokens. Returns ``{"budget_tokens", "used_tokens", "passages": [Passage],
+    "left_out": {"below_falloff", "overlap", "duplicate", "over_budget"}}``; `reserve` tokens of the
+    budget are kept for a heading (`agent_text`'s first line) and counted as used."""
+    if budget < 1:
+        raise ValueError(f"a token budget must be at least 1, not {budget}")
+    terms = [t.lower() for t in terms if t]
+    left_out = {"below_falloff": 0, "overlap": 0, "duplicate": 0, "over_budget": 0}
+    out = {"budget_tokens": budget, "used_tokens": min(reserve, budget), "passages": [], "left_out": left_out}
+    if not results:
+        return out
+    top = max(float(r.get("score") or 0) for r in results)
+    weights = _weights(terms, units)
+    cap = max(MIN_PIECE, min(int(budget * passage_share), PASSAGE_MAX))
+    given: set[tuple[str, str | None, int]] = set()  # (path, memory, first line) of every unit given
+    chosen: list[tuple[Passage, set]] = []
+    used = min(reserve, budget)
+    for rank, (result, its_units) in enumerate(zip(results, units), 1):
+        score = float(result.get("score") or 0)
+        if chosen and score < falloff * top:
+            left_out["below_falloff"] += len(results) - rank + 1
+            break
+        result = {**result, "_rank": rank}
+        path, memory = result["path"], result.get("memory")
+        if not its_units:  # nothing finer known: the chunk is one unit
+            its_units = [Unit(result["lines"][0], result["lines"][1], result.get("text") or "")]
+        fresh = [u for u in its_units if (path, memory, u.first) not in given] or []
+        if not fresh:
+            left_out["overlap"] += 1
+            continue
+        scores = _unit_scores(fresh, weights)
+        picked, trimmed = _passage_units(fresh, scores, cap, terms)
+        trimmed = trimmed or len(fresh) < len(its_units)
+        text = _render_units(picked)
+        if tokens.count(text) > cap:
+            text, trimmed = window(text, terms, cap), True
+        matched = [t for t in terms if _matches(set(words(text)), t)]
+        shingles = _shingles(text)
+        twin = next((p for p, s in chosen if shingles and len(shingles & s) >= DUPLICATE * len(shingles)), None)
+        if twin is not None:
+            where = f"{path}:{picked[0].first}-{picked[-1].last}"
+            extra = tokens.count(f"; also in {where}") + 1
+            if where not in twin.also_in and used + extra <= budget:
+                twin.also_in.append(where)
+                twin.tokens += extra
+                used += extra
+            left_out["duplicate"] += 1
+            continue
+        tags, factors = result.get("tags") or {}, result.get("factors") or {}
+        passage = Passage(path=path, lines=(picked[0].first, max(u.last for u in picked)), text=text, score=score,
+                          rank=rank, date=factors.get("date"), trust=tags.get("trust") or factors.get("trust"),
+                          confidence=tags.get("confidence") or factors.get("confidence"),
+                          why=_why(result, matched), kind=result.get("kind") or "markdown", trimmed=trimmed,
+                          memory=memory, stale=(result.get("stale") or {}).get("text"))
+        n = len(chosen) + 1
+        cost = tokens.count(passage.block(n))
+        room = budget - used
+        if cost > room:
+            frame = cost - tokens.count(text) + 2
+            if not chosen or room - frame >= MIN_PIECE:
+                passage.text = window(text, terms, max(1, room - frame))
+                passage.trimmed = True
+                cost = tokens.count(passage.block(n))
+            else:
+                left_out["over_budget"] += 1
+                continue
+        passage.tokens = cost
+        used += cost
+        given.update((path, memory, u.first) for u in picked)
+        chosen.append((passage, shingles))
+        if used >= budget:
+            left_out["over_budget"] += len(results) - rank
+            break
+    out["passages"] = [p for p, _ in chosen]
+    out["used_tokens"] = used
+    return out
+
+
+def quoted(text: str) -> str:
+    """Every line of memory text after '> ' (a blank one as '>'): a passage cannot pass itself off as
+    the answer's own text."""
+    return "\n".join(f"> {line}" if line else ">" for line in text.strip().splitlines())
+
+
+def header(query: str, passages: int, used: int, budget: int) -> str:
+    return (f'Memory evidence for "{query}" ({passages} passage{"s" * (passages != 1)}, '
+            f"{used} of {budget} tokens):")
+
+
+def header_tokens(query: str, budget: int) -> int:
+    """The tokens `agent_text`'s first line takes at most (for `select`'s `reserve`)."""
+    return tokens.count(header(query, 99, budget, budget)) + 1
+
+
+def agent_text(query: str, selection: dict, preamble: str = "") -> str:
+    """One block an agent can paste: the evidence first (quoted), each passage followed by where it
+    came from and how far to trust it ("(untrusted source; verify)"); `preamble` is its first line."""
+    passages = selection["passages"]
+    if not passages:
+        return f'No memory matches "{query}".'
+    blocks = [preamble] * bool(preamble)
+    blocks += [header(query, len(passages), selection["used_tokens"], selection["budget_tokens"]) + "\n"]
+    blocks += [p.block(n) for n, p in enumerate(passages, 1)]
+    return "\n".join(blocks)

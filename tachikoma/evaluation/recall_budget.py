@@ -1,0 +1,196 @@
+"""Recall within a token budget, measured on LongMemEval: how many answer turns the returned text holds.
+
+LongMemEval labels the turns that hold a question's answer (``has_answer``). Each answerable
+question is asked of its own memory (built and indexed as `longmemeval` does, through the same
+vector cache) with tachikoma's defaults, 30 results, and the answer is given to an agent two ways
+at each budget (500, 1,000 and 2,000 tokens by default):
+
+- ``budget``: `recall.within_budget` (passages trimmed around what matched, never twice,
+  duplicates once, the adaptive cut), its `agent_text` block;
+- ``naive``: the top chunks in rank order, each with a heading line (``path:lines``) as the
+  passages have, the last one cut so the whole fits the budget.
+
+An answer turn is *inside* the returned text when the text holds a run of 20 consecutive words of
+the turn (the whole turn when it is shorter), compared lowercased, word by word: a passage cut
+off before the answering words does not count, a turn split over two chunks does when one holds
+enough of it. Reported per budget and system: the share of all answer turns inside, the share of
+questions with at least one answer turn inside, and the tokens used (`tokens.count`, mean and
+largest), on the answerable questions that have labelled turns.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from .. import recall, tokens
+from ..budget import FALLOFF, words
+from ..config import Config
+from ..embedders import choose, offline_default
+from ..errors import TachikomaError
+from ..indexer import runner
+from ..search.searcher import Searcher
+from . import longmemeval
+
+BUDGETS = (500, 1000, 2000)
+RESULTS = recall.RESULTS
+RUN_WORDS = 20
+
+
+def answer_turns(path: Path) -> dict[str, dict[str, list[int]]]:
+    """question id → session id → the positions (from 0) of its turns labelled ``has_answer``."""
+    raw = Path(path).read_bytes()
+    data = json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw)
+    out: dict[str, dict[str, list[int]]] = {}
+    for item in data:
+        found = {str(sid): [i for i, t in enumerate(turns) if t.get("has_answer")]
+                 for sid, turns in zip(item["haystack_session_ids"], item["haystack_sessions"])}
+        out[str(item["question_id"])] = {sid: idx for sid, idx in found.items() if idx}
+    return out
+
+
+def inside(turn_text: str, returned: str) -> bool:
+    """The returned text holds `RUN_WORDS` consecutive words of the turn (all of a shorter turn)."""
+    turn = words(turn_text)
+    if not turn:
+        return False
+    haystack = " " + " ".join(words(returned)) + " "
+    n = min(RUN_WORDS, len(turn))
+    return any(" " + " ".join(turn[i:i + n]) + " " in haystack for i in range(len(turn) - n + 1))
+
+
+def naive_text(results: list[dict], budget: int) -> str:
+    """The top chunks in rank order, each after a ``path:first-last`` line, cut to `budget` tokens."""
+    parts, used = [], 0
+    for r in results:
+        piece = f"{r['path']}:{r['lines'][0]}-{r['lines'][1]}\n{r['text']}\n"
+        cost = tokens.count(piece)
+        if used + cost > budget:
+            rest = tokens.cut(piece, budget - used)
+            if rest:
+                parts.append(rest)
+            break
+        parts.append(piece)
+        used += cost
+    return "\n".join(parts)
+
+
+def evaluate(path: Path, embedder_name: str | None = None, limit: int | None = None, base: Config | None = None,
+             work: Path | None = None, cache: Path | None = None, budgets=BUDGETS, falloffs=(FALLOFF,),
+             progress: bool = True, argv: list[str] | None = None) -> dict:
+    """Run the measurement; `falloffs`: the adaptive cut's share of the best score, one system each
+    (``budget`` for the default `FALLOFF`, ``budget-falloff-X`` for the others)."""
+    started = time.perf_counter()
+    labels = answer_turns(path)
+    questions = [q for q in longmemeval.stratified(longmemeval.load(path), limit)
+                 if not q.abstention and labels.get(q.ident)]
+    if not questions:
+        raise TachikomaError(f"{path}: no answerable questions with labelled answer turns")
+    base = base or Config()
+    base = replace(base, search=replace(base.search, min_score=0.0))  # every question has its answer
+    embedder = longmemeval.VectorCache(choose(embedder_name or offline_default(), None),
+                                       Path(cache) if cache else longmemeval.default_cache())
+    scratch = Path(tempfile.mkdtemp(prefix="tachikoma-budget-")) if work is None else None
+    folder = Path(work or scratch) / re.sub(r"[^A-Za-z0-9._-]+", "_", embedder.name)
+    from tqdm import tqdm
+
+    bar = tqdm(total=len(questions), unit="question", desc="budget", file=sys.stderr,
+               disable=None if progress else True, dynamic_ncols=True)
+    rows = []
+    try:
+        for q in questions:
+            root = folder / re.sub(r"[^A-Za-z0-9._-]+", "_", q.ident)
+            longmemeval.write_memory(q, root)
+            runner.run(root, base, embedder=embedder)
+            rows.append(_ask(q, root, labels[q.ident], embedder, base, budgets, falloffs))
+            if work is None:
+                shutil.rmtree(root, ignore_errors=True)
+            bar.update(1)
+    finally:
+        bar.close()
+        embedder.close()
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
+    return {"meta": {"command": "tachikoma " + " ".join(argv) if argv is not None else None,
+                     "data": str(path), "questions": len(rows), "embedder": embedder.name,
+                     "falloffs": list(falloffs), "results_asked": RESULTS, "run_words": RUN_WORDS,
+                     "seconds": round(time.perf_counter() - started, 1), "cpus": os.cpu_count()},
+            "results": aggregate(rows, budgets, systems(falloffs)), "per_question": rows}
+
+
+def systems(falloffs) -> list[str]:
+    return [system_name(f) for f in falloffs] + ["naive"]
+
+
+def system_name(falloff: float) -> str:
+    return "budget" if falloff == FALLOFF else f"budget-falloff-{falloff:g}"
+
+
+def _ask(q, root: Path, labelled: dict[str, list[int]], embedder, config: Config, budgets, falloffs) -> dict:
+    by_ident = {s.ident: s for s in q.sessions}
+    gold = [by_ident[sid].turns[i]["content"] for sid, idx in labelled.items() if sid in by_ident for i in idx]
+    searcher = Searcher(root, config, embedder=embedder)
+    try:
+        answer = searcher.search(q.text, RESULTS, now=q.date, config=config)
+    finally:
+        searcher.close()
+    row = {"question_id": q.ident, "type": q.kind, "answer_turns": len(gold), "budgets": {}}
+    for b in budgets:
+        cells = {}
+        for falloff in falloffs:
+            got = recall.within_budget(answer, b, root, falloff=falloff)
+            text = got["agent_text"]
+            cells[system_name(falloff)] = {"inside": sum(inside(t, text) for t in gold), "tokens": tokens.count(text),
+                                           "passages": len(got["budget"]["passages"]),
+                                           "left_out": got["budget"]["left_out"]}
+        text = naive_text(answer["results"], b)
+        cells["naive"] = {"inside": sum(inside(t, text) for t in gold), "tokens": tokens.count(text)}
+        row["budgets"][str(b)] = cells
+    return row
+
+
+def aggregate(rows: list[dict], budgets, names) -> dict:
+    """budget → system → {"turn_share", "question_share", "tokens_mean", "tokens_max"}."""
+    out = {}
+    turns = sum(r["answer_turns"] for r in rows)
+    for b in budgets:
+        out[str(b)] = {}
+        for name in names:
+            cells = [r["budgets"][str(b)][name] for r in rows]
+            out[str(b)][name] = {
+                "turn_share": round(sum(c["inside"] for c in cells) / turns, 4) if turns else None,
+                "question_share": round(sum(c["inside"] > 0 for c in cells) / len(rows), 4) if rows else None,
+                "tokens_mean": round(sum(c["tokens"] for c in cells) / len(rows), 1) if rows else None,
+                "tokens_max": max((c["tokens"] for c in cells), default=None)}
+    return out
+
+
+def markdown(report: dict) -> str:
+    meta, res = report["meta"], report["results"]
+    lines = ["# Recall within a token budget (LongMemEval)", "",
+             f"Command: `{meta['command']}`" if meta.get("command") else "",
+             (f"{meta['questions']} answerable questions with labelled answer turns, {meta['embedder']}, "
+             f"{meta['results_asked']} results asked; {meta['seconds']} s."), "",
+             "| budget | system | answer turns inside | questions with one inside | tokens used, mean | max |",
+             "|---:|---|---:|---:|---:|---:|"]
+    for b, systems in res.items():
+        for name, cell in systems.items():
+            lines.append(f"| {int(b):,} | {name} | {cell['turn_share']:.3f} | {cell['question_share']:.3f} | "
+                         f"{cell['tokens_mean']:.0f} | {cell['tokens_max']} |")
+    return "\n".join(lines) + "\n"
+
+
+def write_report(report: dict, out: Path) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    md, js = out / "budget.md", out / "budget.json"
+    md.write_text(markdown(report), encoding="utf-8")
+    js.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    return [md, js]

@@ -1,0 +1,326 @@
+"""Source-tied staleness: a memory that names files of a git repository is stale once one of them
+changed in a commit after the memory's date.
+
+Which files a memory names (read from the result's own text, as the index holds it):
+
+- a transcript: the files its tool calls name (``[Edit billing/retry.py]``, ``[Read src/x.py]``: a
+  tool line whose argument is a path with an extension), relative to the session's folder (the
+  ``cwd`` its context line shows, ``~/code/shop``);
+- a note: paths with a folder (``src/x.py``, ``src/x.py:120``) or in backticks (```retry.py```),
+  relative to a repository the note names by its folder (``~/code/shop``, ``/srv/shop``) or to one
+  of the ``[staleness] code_roots``; an absolute path inside a repository names that file.
+
+A path counts as a file of a repository when the repository's history holds it. When it changed:
+the commits that touched it with a commit time after the memory's date (``git log --name-status
+-M`` of HEAD, read once per repository and kept until its HEAD or refs change). Changes only in the
+working tree do not count (an agent editing a file does not make its notes stale until the change
+is committed); a file deleted since counts ("deleted"), and a renamed one too ("renamed to" its new
+path), whatever the memory says about it.
+
+`mark` adds ``stale`` to each result that is: ``{"files": [{"repo", "path", "commits", "last",
+"change", "renamed_to"}], "text": "stale: billing/retry.py changed in 3 commits since, last
+2026-11-30"}``. By default the score is not changed; ``[staleness] factor`` below 1 multiplies a
+stale result's score by it (the results re-ranked), and ``fresh_only`` leaves stale results out.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import subprocess
+import threading
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+_CONTEXT_CWD = re.compile(r" · ((?:~|/)[^·\n]*?)(?= · |\n|$)")
+_RELATIVE = re.compile(r"[\w.-]+(?:/[\w.-]+)*\.[A-Za-z]\w{0,7}")
+_NOT_FILE_TOOLS = frozenset({"Bash", "Grep", "Glob", "WebFetch", "WebSearch", "Task", "TodoWrite"})
+_EDGES = "`'\"()[]{}<>,;!?*"
+
+
+def _bare(token: str) -> str:
+    """A path as written, without the quotes, brackets, punctuation or ``:120`` around it."""
+    token = token.strip(_EDGES + ".:")
+    head, colon, tail = token.rpartition(":")
+    if colon and tail.replace("-", "").isdigit():
+        token = head
+    return token.strip(_EDGES + ".")
+
+
+@functools.lru_cache(maxsize=8192)
+def _note_names(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The folders or absolute paths (``~/code/shop``, ``/srv/x.py``) and the relative file paths
+    (``src/x.py``, ```retry.py```) a note's text names. Plain string work: a regex over every chunk
+    of a search's results costs more than the search at 10k chunks."""
+    folders: list[str] = []
+    paths: list[str] = []
+    for token in text.split():
+        if "/" not in token and not (token[0] == "`" and "." in token):
+            continue
+        bare = _bare(token)
+        if bare.startswith(("/", "~")):
+            folders.append(bare)
+        elif _RELATIVE.fullmatch(bare):
+            paths.append(bare.removeprefix("./"))
+    return tuple(dict.fromkeys(folders)), tuple(dict.fromkeys(paths))
+
+
+@functools.lru_cache(maxsize=8192)
+def _session_names(text: str) -> tuple[str | None, tuple[str, ...]]:
+    """A transcript chunk's session folder (the ``cwd`` its context line shows) and the file paths of
+    its tool lines (``[Edit billing/retry.py]``; not a command, search or web tool)."""
+    head = text.split("\n", 2)[:2]
+    cwd = next((m.group(1).strip() for line in head for m in _CONTEXT_CWD.finditer(line)), None)
+    paths: list[str] = []
+    at = text.find("[")
+    while at >= 0:
+        close = text.find("]", at)
+        if close < 0:
+            break
+        label, _, argument = text[at + 1:close].partition(" ")
+        if (argument and " " not in argument and label not in _NOT_FILE_TOOLS and not label.endswith(":")
+                and (at == 0 or text[at - 1] in "\n " )):
+            bare = _bare(argument)
+            if bare.startswith(("/", "~")) or _RELATIVE.fullmatch(bare):
+                paths.append(bare)
+        at = text.find("[", at + 1)
+    return cwd, tuple(dict.fromkeys(paths))
+
+
+@dataclass
+class _Event:
+    when: int  # commit time, seconds since the epoch
+    change: str  # "modified", "deleted", "renamed"
+    renamed_to: str | None = None
+
+
+@dataclass
+class History:
+    """Every path a repository's HEAD history touched, with its commits newest first."""
+    top: Path
+    events: dict[str, list[_Event]] = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, top: Path) -> History:
+        proc = subprocess.run(["git", "-c", "core.quotePath=false", "log", "--no-color", "-M", "--name-status",
+                               "--format=%x00%ct", "HEAD"], cwd=top, capture_output=True, check=False,
+                              env={**os.environ, "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"})
+        history = cls(top)
+        if proc.returncode != 0:
+            return history  # no commit yet, or not readable: nothing is stale
+        when = 0
+        for line in proc.stdout.decode("utf-8", "surrogateescape").split("\n"):
+            if line.startswith("\0"):
+                when = int(line[1:] or 0)
+            elif "\t" in line:
+                status, *paths = line.split("\t")
+                if status.startswith("R") and len(paths) == 2:
+                    history.events.setdefault(paths[0], []).append(_Event(when, "renamed", paths[1]))
+                    history.events.setdefault(paths[1], []).append(_Event(when, "modified"))
+                elif status.startswith("D"):
+                    history.events.setdefault(paths[0], []).append(_Event(when, "deleted"))
+                elif paths:
+                    history.events.setdefault(paths[-1], []).append(_Event(when, "modified"))
+        return history
+
+    def holds(self, path: str) -> bool:
+        return path in self.events
+
+    def since(self, path: str, when: float) -> dict | None:
+        """How `path` changed in commits after `when` (seconds), or None when it did not."""
+        after = [e for e in self.events.get(path, ()) if e.when > when]
+        if not after:
+            return None
+        newest = after[0]  # git log lists the newest commit first
+        return {"repo": str(self.top), "path": path, "commits": len(after),
+                "last": datetime.fromtimestamp(newest.when, UTC).date().isoformat(),
+                "change": newest.change, "renamed_to": newest.renamed_to}
+
+
+class Repositories:
+    """The git repositories a process has looked at: a folder's top (cached) and each top's `History`
+    (read again when its HEAD, reflog or packed refs change)."""
+
+    def __init__(self):
+        self._tops: dict[str, Path | None] = {}
+        self._histories: dict[Path, tuple[tuple, History]] = {}
+        self._lock = threading.Lock()
+
+    def top(self, folder: Path) -> Path | None:
+        key = str(folder)
+        if key not in self._tops:
+            found = None
+            if folder.is_dir():
+                proc = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=folder, capture_output=True,
+                                      check=False, env={**os.environ, "LC_ALL": "C"})
+                if proc.returncode == 0:
+                    found = Path(proc.stdout.decode("utf-8", "surrogateescape").strip())
+            self._tops[key] = found
+        return self._tops[key]
+
+    def history(self, top: Path, seen: dict | None = None) -> History:
+        """`top`'s history, read again if its refs changed; `seen`: histories already checked in this
+        search (one look at the refs per repository and search)."""
+        if seen is not None and top in seen:
+            return seen[top]
+        stamp = _refs_stamp(top)
+        with self._lock:
+            held = self._histories.get(top)
+            if held is None or held[0] != stamp:
+                held = (stamp, History.read(top))
+                self._histories[top] = held
+        if seen is not None:
+            seen[top] = held[1]
+        return held[1]
+
+
+def _git_dir(top: Path) -> Path:
+    dot = top / ".git"
+    if dot.is_file():  # a worktree or submodule: "gitdir: <path>"
+        text = dot.read_text(encoding="utf-8", errors="replace").strip()
+        if text.startswith("gitdir:"):
+            found = Path(text[7:].strip())
+            return found if found.is_absolute() else (top / found).resolve()
+    return dot
+
+
+def _refs_stamp(top: Path) -> tuple:
+    """What changes when a commit is made, a branch moves or HEAD is switched."""
+    git = _git_dir(top)
+    common = git / "commondir"
+    shared = (git / common.read_text().strip()).resolve() if common.is_file() else git
+    out = []
+    for path in (git / "HEAD", git / "logs" / "HEAD", shared / "packed-refs", shared / "refs" / "heads"):
+        try:
+            st = path.stat()
+            out.append((st.st_mtime_ns, st.st_size))
+        except OSError:
+            out.append(None)
+    return tuple(out)
+
+
+REPOSITORIES = Repositories()
+
+
+def _expand(path: str) -> Path:
+    return Path(os.path.expanduser(path))
+
+
+def named_files(result: dict, code_roots: tuple[str, ...], repos: Repositories,
+                seen: dict | None = None) -> list[tuple[Path, str]]:
+    """(repository top, path in it) of every file of a git repository the result's text names."""
+    seen = {} if seen is None else seen
+    text = result.get("text") or ""
+    out: list[tuple[Path, str]] = []
+
+    def add(top: Path | None, rel: str) -> None:
+        if top is not None and rel and (top, rel) not in out and repos.history(top, seen).holds(rel):
+            out.append((top, rel))
+
+    def add_absolute(path: Path) -> None:
+        top = repos.top(path.parent if not path.is_dir() else path) if path.parent.exists() else None
+        if top is not None:
+            try:
+                add(top, path.resolve().relative_to(top.resolve()).as_posix())
+            except ValueError:
+                pass
+
+    if result.get("kind") == "transcript":
+        cwd, names = _session_names(text)
+        base = _expand(cwd) if cwd else None
+        top = repos.top(base) if base is not None else None
+        for name in names:
+            if name.startswith(("/", "~")):
+                add_absolute(_expand(name))
+            elif base is not None and top is not None:
+                try:
+                    add(top, (base / name).resolve().relative_to(top.resolve()).as_posix())
+                except ValueError:
+                    pass
+        return out
+    folders, names = _note_names(text)
+    if not folders and not names:
+        return out
+    tops = []
+    for folder in folders:
+        path = _expand(folder)
+        if path.is_dir():
+            top = repos.top(path)
+            if top is not None and top not in tops:
+                tops.append(top)
+        elif path.parent.is_dir():
+            add_absolute(path)
+    for root in code_roots:
+        top = repos.top(_expand(root))
+        if top is not None and top not in tops:
+            tops.append(top)
+    for rel in names:
+        for top in tops:
+            add(top, rel)
+    return out
+
+
+def _when(result: dict) -> float | None:
+    iso = (result.get("factors") or {}).get("date")
+    if not iso:
+        return None
+    try:
+        moment = datetime.fromisoformat(str(iso))
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.timestamp()
+
+
+def check(result: dict, code_roots: tuple[str, ...] = (), repos: Repositories = REPOSITORIES,
+          seen: dict | None = None) -> dict | None:
+    """The result's ``stale`` entry, or None when none of the files it names changed since its date."""
+    when = _when(result)
+    if when is None:
+        return None
+    seen = {} if seen is None else seen
+    files = [found for top, rel in named_files(result, code_roots, repos, seen)
+             if (found := repos.history(top, seen).since(rel, when)) is not None]
+    if not files:
+        return None
+    return {"files": files, "text": "stale: " + "; ".join(describe(f) for f in files)}
+
+
+def describe(f: dict) -> str:
+    """"billing/retry.py changed in 3 commits since, last 2026-11-30"; "… deleted since, 2026-11-02"."""
+    if f["change"] == "deleted":
+        return f"{f['path']} deleted since ({f['last']})"
+    if f["change"] == "renamed":
+        return f"{f['path']} renamed to {f['renamed_to']} since ({f['last']})"
+    commits = f"{f['commits']} commit" + ("s" if f["commits"] != 1 else "")
+    return f"{f['path']} changed in {commits} since, last {f['last']}"
+
+
+def mark(answer: dict, code_roots: tuple[str, ...] = (), factor: float = 1.0, fresh_only: bool = False,
+         repos: Repositories = REPOSITORIES) -> dict:
+    """`answer` (a search's) with ``stale`` on each stale result, scores × `factor` (re-ranked) when
+    below 1, stale results left out with `fresh_only`, and ``staleness`` saying what was done."""
+    results = answer.get("results") or []
+    stale = 0
+    seen: dict = {}
+    for result in results:
+        found = check(result, code_roots, repos, seen)
+        if found is None:
+            continue
+        stale += 1
+        result["stale"] = found
+        if factor < 1:
+            result["score"] *= factor
+            result.setdefault("factors", {})["stale"] = factor
+    if factor < 1 and stale:
+        results.sort(key=lambda r: -r["score"])
+    kept = [r for r in results if not (fresh_only and "stale" in r)]
+    answer["results"] = kept
+    answer["staleness"] = {"checked": len(results), "stale": stale, "factor": factor, "fresh_only": fresh_only,
+                           "left_out": len(results) - len(kept)}
+    if fresh_only and results and not kept:
+        answer["no_good_match"] = True
+    return answer

@@ -1,0 +1,116 @@
+"""Recall within a token budget (`budget.select`, pure): trimmed passages, never twice, duplicates once,
+an adaptive cut, always one passage, and the block an agent pastes."""
+
+import pytest
+
+from tachikoma import budget, tokens
+from tachikoma.budget import Unit
+
+FILLER = ("We talked about the weather, the garden, a film we both liked, and which train goes to the lake "
+          "on Sundays; nothing in this turn is about anything the question asks. ")
+
+
+def result(path, lines, score, kind="transcript", trust=None, confidence=None, date="2026-03-22T09:00:00+00:00"):
+    return {"path": path, "kind": kind, "lines": list(lines), "text": "", "score": score,
+            "tags": {k: v for k, v in (("trust", trust), ("confidence", confidence)) if v},
+            "factors": {"date": date, "vector_similarity": 0.5}}
+
+
+def turns(first, texts):
+    return [Unit(first + i, first + i, t) for i, t in enumerate(texts)]
+
+
+def session(first=1, n=10, answer_at=6):
+    texts = [f"user: {FILLER}" if i % 2 == 0 else f"assistant: {FILLER}" for i in range(n)]
+    texts[answer_at - first] = "user: The retry schedule lives in billing/retry.py and backs off for 30 seconds."
+    return turns(first, texts)
+
+
+def test_a_passage_is_trimmed_to_the_turns_around_the_match():
+    units = session()
+    out = budget.select([result("s.jsonl", (1, 10), 0.8)], [units], ["retry", "schedule"], 400)
+    [p] = out["passages"]
+    assert "billing/retry.py" in p.text
+    assert p.lines[0] <= 6 <= p.lines[1] and (p.lines[1] - p.lines[0]) < 9  # not the whole chunk
+    assert p.trimmed and tokens.count(p.text) <= 0.4 * 400
+    assert out["used_tokens"] <= 400
+    assert p.path == "s.jsonl" and p.date.startswith("2026-03-22") and "matched retry, schedule" in p.why
+
+
+def test_overlapping_chunks_never_give_a_turn_twice():
+    units = session()
+    first = result("s.jsonl", (1, 7), 0.8)
+    second = result("s.jsonl", (5, 10), 0.75)  # the next window starts again with turns 5-7
+    out = budget.select([first, second], [units[:7], units[4:]], ["retry", "schedule"], 2000)
+    given = [line for p in out["passages"] for line in range(p.lines[0], p.lines[1] + 1)]
+    assert len(given) == len(set(given))
+    assert sum("billing/retry.py" in p.text for p in out["passages"]) == 1
+
+
+def test_the_same_fact_from_two_files_comes_once_and_says_where_else():
+    fact = "The retry schedule lives in billing/retry.py and backs off for 30 seconds, then 2 minutes, then 10."
+    a = result("notes/billing.md", (3, 3), 0.8, kind="markdown")
+    b = result("2026-03-22/copy.md", (9, 9), 0.7, kind="markdown")
+    c = result("other.md", (1, 1), 0.7, kind="markdown")
+    out = budget.select([a, b, c], [[Unit(3, 3, fact)], [Unit(9, 9, "Copied: " + fact)],
+                                    [Unit(1, 1, "The retry schedule changed in November.")]],
+                        ["retry", "schedule"], 1000)
+    assert [p.path for p in out["passages"]] == ["notes/billing.md", "other.md"]
+    assert out["passages"][0].also_in == ["2026-03-22/copy.md:9-9"]
+    assert out["left_out"]["duplicate"] == 1
+
+
+def test_the_cut_stops_where_scores_fall_off_even_with_room_left():
+    rs = [result(f"f{i}.md", (1, 1), s, kind="markdown") for i, s in enumerate([0.9, 0.8, 0.3, 0.2])]
+    units = [[Unit(1, 1, f"retry note number {i}")] for i in range(4)]
+    out = budget.select(rs, units, ["retry"], 5000)
+    assert [p.path for p in out["passages"]] == ["f0.md", "f1.md"]
+    assert out["left_out"]["below_falloff"] == 2
+    assert len(budget.select(rs, units, ["retry"], 5000, falloff=0.0)["passages"]) == 4
+
+
+def test_the_best_alone_larger_than_the_budget_still_comes_back_trimmed_around_its_match():
+    long_turn = "assistant: " + FILLER * 30 + "The retry schedule lives in billing/retry.py. " + FILLER * 30
+    out = budget.select([result("s.jsonl", (4, 4), 0.9)], [[Unit(4, 4, long_turn)]], ["retry", "schedule"], 60)
+    [p] = out["passages"]
+    assert p.trimmed and "billing/retry.py" in p.text and p.text.startswith("…")
+    assert out["used_tokens"] <= 60 and tokens.count(p.text) < 60
+
+
+def test_a_later_smaller_passage_fills_room_a_larger_one_cannot():
+    big = [Unit(1, 1, "retry " + " ".join(f"word{i}" for i in range(300)))]
+    rs = [result("a.md", (1, 1), 0.9, kind="markdown"), result("b.md", (1, 1), 0.85, kind="markdown"),
+          result("c.md", (1, 1), 0.8, kind="markdown")]
+    first = [Unit(1, 1, "retry: " + FILLER)]  # about 35 tokens: the 60 left are too few for b.md cut down
+    out = budget.select(rs, [first, big, [Unit(1, 1, "retry in c.md")]], ["retry"], 100)
+    assert [p.path for p in out["passages"]] == ["a.md", "c.md"]
+    assert out["left_out"]["over_budget"] == 1 and out["used_tokens"] <= 100
+
+
+def test_a_result_without_units_is_its_chunk():
+    r = {**result("gone.md", (5, 7), 0.9, kind="markdown"), "text": "The retry schedule moved."}
+    [p] = budget.select([r], [[]], ["retry"], 200)["passages"]
+    assert p.text == "The retry schedule moved." and p.lines == (5, 7)
+
+
+def test_no_results_and_bad_budgets():
+    assert budget.select([], [], ["x"], 100)["passages"] == []
+    with pytest.raises(ValueError):
+        budget.select([], [], ["x"], 0)
+
+
+def test_the_agent_block_states_an_owners_sure_memory_plainly_and_hedges_the_others():
+    rs = [result("martin.md", (1, 1), 0.9, kind="markdown", trust="owner", confidence="high"),
+          result("rumours.md", (2, 2), 0.8, kind="markdown", trust="untrusted"),
+          result("guess.md", (3, 3), 0.7, kind="markdown", trust="self", confidence="speculative")]
+    units = [[Unit(1, 1, "Martin prefers short standups.")], [Unit(2, 2, "Martin hates standups, I heard.")],
+             [Unit(3, 3, "Maybe Martin wants no standups at all.")]]
+    chosen = budget.select(rs, units, ["standups"], 500)
+    text = budget.agent_text("standups", chosen)
+    blocks = text.split("\n\n")[1:]
+    assert blocks[0].startswith("1.\n> Martin prefers short standups.")  # evidence first (quoted), then its source
+    assert "martin.md:1-1 · 2026-03-22 · (owner, high confidence)" in blocks[0]
+    assert "(untrusted source; verify)" in blocks[1]
+    assert "(speculative; verify before acting)" in blocks[2]
+    assert tokens.count(text) <= 500 + tokens.count(text.splitlines()[0]) + 3
+    assert budget.agent_text("x", {"passages": []}).startswith("No memory matches")

@@ -1,0 +1,75 @@
+"""`search` within a token budget on every face: the command line, the JSON API and MCP (official SDK client)."""
+
+import json
+import subprocess
+import sys
+
+from mcp import Client
+from test_app import make_client
+from test_mcp import MINILM, call, run, server
+from web_helpers import build_index
+
+from app import create_app
+from tachikoma import tokens
+
+QUERY = "DRV8353 discontinued"
+
+
+def tachikoma(root, *args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "tachikoma", "--memory", str(root), *args],
+                          capture_output=True, text=True, check=False)
+
+
+def test_the_command_line_prints_the_block_and_its_json_carries_the_passages(memory):
+    build_index(memory)
+    text = tachikoma(memory, "search", QUERY, "--budget", "300", "--min-score", "0", "--in-process")
+    assert text.returncode == 0, text.stderr
+    assert text.stdout.startswith(f'Memory evidence for "{QUERY}"')
+    assert "rumours.md:6-10" in text.stdout and "(untrusted source; verify)" in text.stdout
+    assert tokens.count(text.stdout) <= 300
+    data = json.loads(tachikoma(memory, "search", QUERY, "--budget", "300", "--min-score", "0", "--json",
+                                "--in-process").stdout)
+    assert "results" not in data and data["budget"]["budget_tokens"] == 300
+    assert data["budget"]["used_tokens"] <= 300 and data["agent_text"].rstrip() == text.stdout.rstrip()
+    first = data["budget"]["passages"][0]
+    assert {"path", "lines", "date", "trust", "confidence", "why", "text", "tokens"} <= set(first)
+    assert (first["path"], first["trust"], first["confidence"]) == ("rumours.md", "untrusted", "speculative")
+    refused = tachikoma(memory, "search", QUERY, "--budget", "0")
+    assert refused.returncode == 2 and "--budget" in refused.stderr
+
+
+def test_the_json_api_takes_budget_tokens(memory):
+    build_index(memory)
+    client = make_client(create_app(memory=memory, port=5000))
+    answer = client.get(f"/api/search?q={QUERY}&min_score=0&budget_tokens=120").get_json()
+    assert answer["budget"]["used_tokens"] <= 120 and answer["budget"]["passages"]
+    assert tokens.count(answer["agent_text"]) <= 120
+    plain = client.get(f"/api/search?q={QUERY}&min_score=0").get_json()
+    assert "budget" not in plain and plain["results"]
+    refused = client.get(f"/api/search?q={QUERY}&budget_tokens=lots")
+    assert refused.status_code == 400 and "budget_tokens" in refused.get_json()["error"]
+
+
+def test_mcp_search_with_a_budget_is_one_block_evidence_first_then_source_and_trust(git_memory):
+    mem = git_memory
+    (mem / "tachikoma.toml").write_text(MINILM)  # the offline MiniLM named, so no Ollama probe
+    tachikoma(mem, "index", "-q")
+
+    async def scenario():
+        async with Client(server(mem, "--no-watch")) as client:
+            budgeted = await call(client, "search", {"query": "when does Martin like meetings",
+                                                     "budget_tokens": 400, "min_score": 0})
+            rumour = await call(client, "search", {"query": QUERY, "budget_tokens": 400, "min_score": 0})
+            too_small = await call(client, "search", {"query": QUERY, "budget_tokens": 0})
+            return budgeted, rumour, too_small
+
+    (error, text, data), (_, rumour_text, _), (refused, refusal, _) = run(scenario)
+    assert not error
+    block = text.split("\nindex updated")[0]  # the freshness line follows the block
+    assert block.startswith("Passages are quoted from memory files")  # the framing line, counted in the budget
+    assert tokens.count(block) <= 400 and data["budget"]["used_tokens"] <= 400
+    first = block.split("\n1.\n")[1]
+    assert first.startswith("> ")  # evidence first, quoted
+    assert "   — martin.md:" in first and "(owner, high confidence)" in first.split("\n2.\n")[0]
+    assert "rumours.md" in rumour_text and "(untrusted source; verify)" in rumour_text
+    assert refused and "budget_tokens" in refusal

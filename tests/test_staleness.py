@@ -1,0 +1,192 @@
+"""Source-tied staleness with real git repositories and a real Claude Code session and note."""
+
+import json
+from pathlib import Path
+
+import pytest
+from gitrepo import git
+
+from tachikoma import staleness
+from tachikoma.config import load_config
+from tachikoma.indexer import runner
+from tachikoma.search.searcher import Searcher
+
+
+def commit(repo: Path, files: dict[str, str | None], date: str, message: str = "change") -> None:
+    for name, content in files.items():
+        path = repo / name
+        if content is None:
+            git(repo, "rm", "-q", name)
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content)
+        git(repo, "add", name)
+    git(repo, "commit", "-q", "-m", message, date=date)
+
+
+@pytest.fixture
+def shop(tmp_path) -> Path:
+    """A code repository: retry.py changed in 3 commits after 2026-10-15, old.py deleted, pay.py renamed,
+    notes.py untouched since, and a change to notes.py left uncommitted in the working tree."""
+    repo = tmp_path / "code" / "shop"
+    repo.mkdir(parents=True)
+    git(repo, "init", "-q", "-b", "main")
+    commit(repo, {"billing/retry.py": "v1\n", "billing/old.py": "x\n", "billing/pay.py": "p\n",
+                  "billing/notes.py": "n\n"}, "2026-10-01T10:00:00+00:00", "start")
+    for i, day in enumerate(["2026-11-02", "2026-11-15", "2026-11-30"]):
+        commit(repo, {"billing/retry.py": f"v{i + 2}\n"}, f"{day}T10:00:00+00:00")
+    commit(repo, {"billing/old.py": None}, "2026-11-02T12:00:00+00:00", "drop old")
+    git(repo, "mv", "billing/pay.py", "billing/payment.py")
+    git(repo, "commit", "-q", "-m", "rename", date="2026-11-03T12:00:00+00:00")
+    (repo / "billing" / "notes.py").write_text("edited, not committed\n")
+    return repo
+
+
+def session_line(kind: str, content, cwd: str, stamp: str) -> str:
+    return json.dumps({"type": kind, "timestamp": stamp, "sessionId": "s1", "cwd": cwd, "gitBranch": "main",
+                       "message": {"role": kind, "content": content}})
+
+
+def memory_with(tmp_path: Path, shop: Path) -> Path:
+    root = tmp_path / "memory"
+    (root / "2026-10-15").mkdir(parents=True)
+    stamp = "2026-10-15T09:00:00Z"
+    lines = [session_line("user", "Make the retry schedule back off longer.", str(shop), stamp),
+             session_line("assistant", [{"type": "text", "text": "I changed the retry schedule backoff."},
+                                        {"type": "tool_use", "id": "t1", "name": "Edit",
+                                         "input": {"file_path": str(shop / "billing" / "retry.py"),
+                                                   "old_string": "a", "new_string": "b"}}], str(shop), stamp),
+             session_line("assistant", [{"type": "tool_use", "id": "t2", "name": "Read",
+                                         "input": {"file_path": str(shop / "billing" / "notes.py")}}],
+                          str(shop), stamp)]
+    (root / "2026-10-15" / "session.jsonl").write_text("\n".join(lines) + "\n")
+    (root / "2026-10-20").mkdir()
+    (root / "2026-10-20" / "billing-notes.md").write_text(
+        f"# Billing code\n\nThe code is in {shop}. The payment flow lives in `billing/pay.py` and the\n"
+        "cleanup job in billing/old.py:12; the notes helper is billing/notes.py.\n")
+    (root / "2026-10-21").mkdir()
+    (root / "2026-10-21" / "unrelated.md").write_text("# Gardening\n\nThe tomatoes need water. billing/retry.py\n")
+    runner.run(root, embedder_name="hash")
+    return root
+
+
+def test_a_session_that_edited_a_file_is_stale_after_commits_to_it(tmp_path, shop):
+    root = memory_with(tmp_path, shop)
+    answer = Searcher(root).search("retry schedule backoff", 10, as_of="2026-12-01")
+    session = next(r for r in answer["results"] if r["path"].endswith("session.jsonl"))
+    marked = staleness.mark(answer, repos=staleness.Repositories())
+    stale = session["stale"]
+    assert stale["text"] == "stale: billing/retry.py changed in 3 commits since, last 2026-11-30"
+    [f] = stale["files"]
+    assert (f["path"], f["commits"], f["change"], Path(f["repo"])) == ("billing/retry.py", 3, "modified", shop)
+    # notes.py was read in the session and changed only in the working tree: not stale
+    assert all(x["path"] != "billing/notes.py" for x in stale["files"])
+    assert marked["staleness"] == {"checked": len(answer["results"]), "stale": 1, "factor": 1.0,
+                                   "fresh_only": False, "left_out": 0}
+
+
+def test_a_note_naming_a_repository_is_stale_for_deleted_and_renamed_files(tmp_path, shop):
+    root = memory_with(tmp_path, shop)
+    answer = staleness.mark(Searcher(root).search("payment flow cleanup job notes helper", 10),
+                            repos=staleness.Repositories())
+    note = next(r for r in answer["results"] if r["path"].endswith("billing-notes.md"))
+    files = {f["path"]: f for f in note["stale"]["files"]}
+    assert set(files) == {"billing/pay.py", "billing/old.py"}  # notes.py: only its working tree changed
+    assert files["billing/old.py"]["change"] == "deleted"
+    assert (files["billing/pay.py"]["change"], files["billing/pay.py"]["renamed_to"]) == ("renamed",
+                                                                                          "billing/payment.py")
+    assert "billing/old.py deleted since (2026-11-02)" in note["stale"]["text"]
+    assert "billing/pay.py renamed to billing/payment.py since (2026-11-03)" in note["stale"]["text"]
+    # a note naming no repository: its path means nothing, unless a code root is configured
+    garden = next(r for r in Searcher(root).search("tomatoes water", 5)["results"] if "unrelated" in r["path"])
+    assert staleness.check(garden, repos=staleness.Repositories()) is None
+    assert "billing/retry.py" in staleness.check(garden, (str(shop),), staleness.Repositories())["text"]
+
+
+def test_the_factor_reranks_and_fresh_only_leaves_stale_out(tmp_path, shop):
+    root = memory_with(tmp_path, shop)
+    plain = Searcher(root).search("retry schedule backoff tomatoes", 10, as_of="2026-12-01")
+    order = [r["path"] for r in plain["results"]]
+    scores = {r["path"]: r["score"] for r in plain["results"]}
+    costed = staleness.mark(json.loads(json.dumps(plain)), factor=0.5, repos=staleness.Repositories())
+    stale = [r for r in costed["results"] if "stale" in r]
+    assert stale and all(r["score"] == pytest.approx(scores[r["path"]] * 0.5) for r in stale)
+    assert [r["score"] for r in costed["results"]] == sorted((r["score"] for r in costed["results"]), reverse=True)
+    fresh = staleness.mark(json.loads(json.dumps(plain)), fresh_only=True, repos=staleness.Repositories())
+    assert [r["path"] for r in fresh["results"]] == [p for p in order if p not in {r["path"] for r in stale}]
+    assert fresh["staleness"]["left_out"] == len(stale)
+
+
+def test_a_commit_after_a_search_is_seen_by_the_next(tmp_path, shop):
+    root = memory_with(tmp_path, shop)
+    repos = staleness.Repositories()
+    garden = next(r for r in Searcher(root).search("tomatoes water", 5)["results"] if "unrelated" in r["path"])
+    garden["text"] += f"\nSee {shop} and `billing/notes.py`."
+    assert all(f["path"] != "billing/notes.py" for f in (staleness.check(garden, (), repos) or {"files": []})["files"])
+    git(shop, "commit", "-q", "-am", "notes", date="2026-12-01T10:00:00+00:00")
+    assert any(f["path"] == "billing/notes.py" for f in staleness.check(garden, (), repos)["files"])
+
+
+def test_settings(tmp_path):
+    (tmp_path / "tachikoma.toml").write_text('[staleness]\nfactor = 0.7\ncode_roots = ["~/code/shop"]\n')
+    cfg = load_config(tmp_path)
+    assert (cfg.staleness.factor, cfg.staleness.code_roots, cfg.staleness.check) == (0.7, ("~/code/shop",), True)
+    (tmp_path / "tachikoma.toml").write_text("[staleness]\nfactor = 2\n")
+    with pytest.raises(Exception, match="staleness.factor must be a number between 0 and 1"):
+        load_config(tmp_path)
+
+
+def test_every_face_carries_it(tmp_path, shop):
+    from test_app import make_client
+
+    from app import create_app
+    from tachikoma import cli  # noqa: F401 (the command line, in this process)
+    from tachikoma.search.pool import Searchers, search_as_asked
+
+    root = memory_with(tmp_path, shop)
+    config = load_config(root)
+    searchers = Searchers()
+    try:
+        asked = {"query": "retry schedule backoff", "limit": 10, "as_of": "2026-12-01"}
+        answer = search_as_asked(root, config, searchers, asked)
+        session = next(r for r in answer["results"] if r["path"].endswith("session.jsonl"))
+        assert session["stale"]["files"][0]["commits"] == 3  # JSON (and MCP, the same answer) carry it as data
+        fresh = search_as_asked(root, config, searchers, {**asked, "fresh_only": True})
+        assert all("stale" not in r for r in fresh["results"]) and fresh["staleness"]["left_out"] >= 1
+        budgeted = search_as_asked(root, config, searchers, {**asked, "budget_tokens": 300})
+        passage = next(p for p in budgeted["budget"]["passages"] if p["path"].endswith("session.jsonl"))
+        assert passage["stale"].startswith("stale: billing/retry.py changed in 3 commits")
+        assert "; stale: billing/retry.py changed in 3 commits since, last 2026-11-30: check the code)" \
+            in budgeted["agent_text"]
+    finally:
+        searchers.close()
+    client = make_client(create_app(memory=root, port=5000))
+    page = client.get("/?q=retry+schedule+backoff&as_of=2026-12-01").get_data(as_text=True)
+    assert '<span class="badge stale" title="stale: billing/retry.py changed in 3 commits since, last 2026-11-30">' \
+        in page
+    api = client.get("/api/search?q=retry+schedule+backoff&fresh_only=1").get_json()
+    assert api["staleness"]["fresh_only"] is True and all("stale" not in r for r in api["results"])
+
+
+def test_mcp_carries_it_as_data_and_asks_for_fresh_memories_only(tmp_path, shop):
+    from mcp import Client
+    from test_mcp import call, run, server
+
+    root = memory_with(tmp_path, shop)
+
+    async def scenario():
+        async with Client(server(root, "--no-watch")) as client:
+            marked = await call(client, "search", {"query": "retry schedule backoff", "as_of": "2026-12-01",
+                                                   "min_score": 0})
+            fresh = await call(client, "search", {"query": "retry schedule backoff", "as_of": "2026-12-01",
+                                                  "min_score": 0, "fresh_only": True})
+            return marked, fresh
+
+    (error, text, data), (_, _, fresh) = run(scenario)
+    assert not error
+    session = next(r for r in data["results"] if r["path"].endswith("session.jsonl"))
+    assert session["stale"]["files"][0] == {"repo": str(shop), "path": "billing/retry.py", "commits": 3,
+                                           "last": "2026-11-30", "change": "modified", "renamed_to": None}
+    assert "(stale: billing/retry.py changed in 3 commits since, last 2026-11-30: check the code" in text
+    assert all(not r["path"].endswith("session.jsonl") for r in fresh["results"])
+    assert fresh["staleness"]["left_out"] >= 1
