@@ -31,13 +31,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_index import RandomEmbedder, build_memory, words  # noqa: E402
+from bench_index import RandomEmbedder, build_memory, words  # noqa: E402 (imported after sys.path points at this checkout)
 
-from tachikoma import memory  # noqa: E402
+from tachikoma import memory  # noqa: E402 (imported after sys.path points at this checkout)
 from tachikoma.indexer import runner
-from tachikoma.config import Config  # noqa: E402
-from tachikoma.search.searcher import Searcher  # noqa: E402
-from tachikoma.store import index_check  # noqa: E402
+from tachikoma.config import Config  # noqa: E402 (imported after sys.path points at this checkout)
+from tachikoma.search.searcher import Searcher  # noqa: E402 (imported after sys.path points at this checkout)
+from tachikoma.store import index_check  # noqa: E402 (imported after sys.path points at this checkout)
 
 
 def cold_search_ms(root: Path, embedder, query: str) -> float:
@@ -76,7 +76,7 @@ def bench(size: int, chunks_per_file: int, dim: int, repeat: int) -> dict:
             assert index_check.keyword_index_problem(db) is None
             keyword_rw.append((time.perf_counter() - started) * 1000)
             db.close()
-        median = lambda values: round(float(np.median(values)), 1)  # noqa: E731
+        median = lambda values: round(float(np.median(values)), 1)  # noqa: E731 (a one-line closure handed on)
         return {"files": size, "chunks": summary.chunks, "dim": dim,
                 "index_mb": round(path.stat().st_size / 1e6, 1),
                 "cold_search_ms": median(checked), "cold_search_after_change_ms": median(unchecked),

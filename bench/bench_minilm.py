@@ -33,7 +33,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tachikoma.embedders.minilm import MiniLMEmbedder, MiniLMInt8Embedder  # noqa: E402
+from tachikoma.embedders.minilm import MiniLMEmbedder, MiniLMInt8Embedder  # noqa: E402 (imported after sys.path points at this checkout)
 
 VOCAB = (
     "memory index note agent file search chunk vector embed query result "

@@ -16,7 +16,8 @@ then prints:
   the product's whole `rank_snapshot` over the same snapshot, keyword matches included): wall
   p50/p95, CPU p50,
   the ratio to the exact ranking (for HNSW the CPU column adds the server process's CPU time,
-  read from /proc/<pid>/schedstat: the steadier figure on a loaded machine), recall@10 of the final top 10 against the exact one, and the
+  read from /proc/<pid>/schedstat: the steadier figure on a loaded machine), recall@10 of the final top 10
+  against the exact one, and the
   largest score/factor difference (0: every explanation is exact). Methods: the sign-bit shortlist
   (`vector_index`, what SQLite uses; its build time on this machine) and HNSW candidate lists of each
   `--shortlist` size (`PostgresStore.vector_candidates`, what the search uses on PostgreSQL);
@@ -48,14 +49,14 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent / "tests")]
 
-from bench_index import words  # noqa: E402
-from bench_million import load, measure, queries_near, snapshot, synthetic  # noqa: E402
-from pg_server import Server  # noqa: E402
+from bench_index import words  # noqa: E402 (imported after sys.path points at this checkout)
+from bench_million import load, measure, queries_near, snapshot, synthetic  # noqa: E402 (imported after sys.path points at this checkout)
+from pg_server import Server  # noqa: E402 (imported after sys.path points at this checkout)
 
-from tachikoma.search import vector_index  # noqa: E402
-from tachikoma.config import Config  # noqa: E402
-from tachikoma.store import postgres  # noqa: E402
-from tachikoma.store.postgres import PostgresStore  # noqa: E402
+from tachikoma.search import vector_index  # noqa: E402 (imported after sys.path points at this checkout)
+from tachikoma.config import Config  # noqa: E402 (imported after sys.path points at this checkout)
+from tachikoma.store import postgres  # noqa: E402 (imported after sys.path points at this checkout)
+from tachikoma.store.postgres import PostgresStore  # noqa: E402 (imported after sys.path points at this checkout)
 
 
 CHUNKS_PER_FILE = 100

@@ -316,7 +316,8 @@ def main() -> None:
     try:
         written = build_corpus(work, args.mb)
         total = sum(written.values())
-        print(f"corpus: {total / 1e6:.1f} MB in {len(walk(work))} files ({', '.join(f'{k} {v / 1e6:.1f} MB' for k, v in written.items())})")
+        parts = ", ".join(f"{k} {v / 1e6:.1f} MB" for k, v in written.items())
+        print(f"corpus: {total / 1e6:.1f} MB in {len(walk(work))} files ({parts})")
 
         embedders = [make_embedder(name.strip()) for name in args.embedder.split(",") if name.strip()]
         embedder = embedders[0]

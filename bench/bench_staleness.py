@@ -38,8 +38,9 @@ from tachikoma.search.searcher import Searcher
 def build_repo(repo: Path, files: int = 300, commits: int = 1000) -> list[str]:
     repo.mkdir(parents=True)
     env = {"GIT_CONFIG_NOSYSTEM": "1", "HOME": str(repo.parent), "PATH": "/usr/bin:/bin"}
-    run = lambda *a, **kw: subprocess.run(["git", "-c", "user.name=b", "-c", "user.email=b@b", *a], cwd=repo,
-                                          check=True, capture_output=True, env={**env, **kw})
+    def run(*a, **kw):
+        return subprocess.run(["git", "-c", "user.name=b", "-c", "user.email=b@b", *a], cwd=repo,
+                              check=True, capture_output=True, env={**env, **kw})
     run("init", "-q", "-b", "main")
     names = [f"src/m{i // 30}/f{i}.py" for i in range(files)]
     # one fast-import stream: `commits` commits over 2025-12-01..2026-11-30, each changing 3 files

@@ -30,13 +30,13 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_sessions import build_corpus  # noqa: E402
+from bench_sessions import build_corpus  # noqa: E402 (imported after sys.path points at this checkout)
 
-from tachikoma.chunking import chunk_document  # noqa: E402
-from tachikoma.embedders import create  # noqa: E402
-from tachikoma.embedders.static import StaticEmbedder  # noqa: E402
-from tachikoma.memory import walk  # noqa: E402
-from tachikoma.reader import read_document  # noqa: E402
+from tachikoma.chunking import chunk_document  # noqa: E402 (imported after sys.path points at this checkout)
+from tachikoma.embedders import create  # noqa: E402 (imported after sys.path points at this checkout)
+from tachikoma.embedders.static import StaticEmbedder  # noqa: E402 (imported after sys.path points at this checkout)
+from tachikoma.memory import walk  # noqa: E402 (imported after sys.path points at this checkout)
+from tachikoma.reader import read_document  # noqa: E402 (imported after sys.path points at this checkout)
 
 
 def corpus_chunks(n: int) -> list[str]:

@@ -35,15 +35,15 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent / "tests")]
 
-from bench_index import build_memory, percentile, words  # noqa: E402
-from pg_server import Server  # noqa: E402
+from bench_index import build_memory, percentile, words  # noqa: E402 (imported after sys.path points at this checkout)
+from pg_server import Server  # noqa: E402 (imported after sys.path points at this checkout)
 
-from tachikoma.indexer import runner  # noqa: E402
-from tachikoma.config import Config  # noqa: E402
-from tachikoma.embedders.hashing import HashingEmbedder  # noqa: E402
-from tachikoma.search.searcher import Searcher  # noqa: E402
-from tachikoma.store import STORE_ENV  # noqa: E402
-from tachikoma.store import postgres  # noqa: E402
+from tachikoma.indexer import runner  # noqa: E402 (imported after sys.path points at this checkout)
+from tachikoma.config import Config  # noqa: E402 (imported after sys.path points at this checkout)
+from tachikoma.embedders.hashing import HashingEmbedder  # noqa: E402 (imported after sys.path points at this checkout)
+from tachikoma.search.searcher import Searcher  # noqa: E402 (imported after sys.path points at this checkout)
+from tachikoma.store import STORE_ENV  # noqa: E402 (imported after sys.path points at this checkout)
+from tachikoma.store import postgres  # noqa: E402 (imported after sys.path points at this checkout)
 
 postgres.HNSW_MIN_CHUNKS = 0  # the HNSW index is built and measured at every size, whatever the search would use
 

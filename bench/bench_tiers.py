@@ -34,10 +34,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_sessions import build_corpus, load_average  # noqa: E402
+from bench_sessions import build_corpus, load_average  # noqa: E402 (imported after sys.path points at this checkout)
 
-from tachikoma.indexer import pipeline, reporting, runner  # noqa: E402
-from tachikoma.embedders import create  # noqa: E402
+from tachikoma.indexer import pipeline, reporting, runner  # noqa: E402 (imported after sys.path points at this checkout)
+from tachikoma.embedders import create  # noqa: E402 (imported after sys.path points at this checkout)
 
 POLLER = r"""
 import sys, time
@@ -123,7 +123,7 @@ def main() -> None:
         print(f"\n{'':<44} {'this branch':>14} {'main (before)':>14}")
 
         def row(label: str, value: float | None, before: float | None, note: str = "") -> None:
-            show = lambda v: "-" if v is None else f"{v - started:,.0f} s"  # noqa: E731
+            show = lambda v: "-" if v is None else f"{v - started:,.0f} s"  # noqa: E731 (a one-line closure handed on)
             print(f"{label:<44} {show(value):>14} {show(before):>14} {note}")
 
         row("first keyword search answered", float(answered) if answered != "nan" else None, None,

@@ -31,12 +31,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_index import RandomEmbedder, build_memory, words  # noqa: E402
+from bench_index import RandomEmbedder, build_memory, words  # noqa: E402 (imported after sys.path points at this checkout)
 
-from tachikoma import timeq  # noqa: E402
+from tachikoma import timeq  # noqa: E402 (imported after sys.path points at this checkout)
 from tachikoma.indexer import runner
-from tachikoma.config import Config  # noqa: E402
-from tachikoma.search.searcher import Searcher  # noqa: E402
+from tachikoma.config import Config  # noqa: E402 (imported after sys.path points at this checkout)
+from tachikoma.search.searcher import Searcher  # noqa: E402 (imported after sys.path points at this checkout)
 
 AS_OF = datetime(2026, 3, 25, 12, 0, tzinfo=timezone.utc)
 TIME_PHRASES = ["last week", "in March", "on 2026-02-10", "two weeks ago", "yesterday", "last Saturday",

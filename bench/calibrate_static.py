@@ -25,13 +25,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tachikoma import memory  # noqa: E402
+from tachikoma import memory  # noqa: E402 (imported after sys.path points at this checkout)
 from tachikoma.indexer import runner
-from tachikoma.embedders import create  # noqa: E402
-from tachikoma.embedders.static import StaticEmbedder, calibrate  # noqa: E402
-from tachikoma.evaluation import locomo  # noqa: E402
-from tachikoma.search.scoring import MEASURED_FLOORS  # noqa: E402
-from tachikoma.store import Store  # noqa: E402
+from tachikoma.embedders import create  # noqa: E402 (imported after sys.path points at this checkout)
+from tachikoma.embedders.static import StaticEmbedder, calibrate  # noqa: E402 (imported after sys.path points at this checkout)
+from tachikoma.evaluation import locomo  # noqa: E402 (imported after sys.path points at this checkout)
+from tachikoma.search.scoring import MEASURED_FLOORS  # noqa: E402 (imported after sys.path points at this checkout)
+from tachikoma.store import Store  # noqa: E402 (imported after sys.path points at this checkout)
 
 #: Quantile levels of the knots: the bulk coarsely, the top tail finely.
 LEVELS = (0.0, 0.25, 0.5, 0.75, 0.9, 0.95, 0.98, 0.99, 0.995, 0.998, 0.999, 0.9995, 0.9999, 1.0)

@@ -23,7 +23,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(HERE))
 
-from tachikoma import tokens
+from tachikoma import tokens  # noqa: E402 (after the path to this checkout is put first)
 
 GERMAN = """Martin bevorzugt kurze Besprechungen am Vormittag, am liebsten vor zehn Uhr. Die Platine der Revision C
 soll Ende April fertig sein; Jonas misst den Kühlkörper bei 48 Volt noch einmal nach, weil die Temperatur

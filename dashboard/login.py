@@ -99,7 +99,8 @@ def refusal(status: int, message: str):
     folder, which the layout's footer shows) before signing in."""
     if request.path.startswith("/api/"):
         return json_error(message, status)
-    return make_response(render_template("login.html", error=message, next=safe_next(request.full_path.rstrip("?") if request.method == "GET" else "/")), status)
+    back = safe_next(request.full_path.rstrip("?") if request.method == "GET" else "/")
+    return make_response(render_template("login.html", error=message, next=back), status)
 
 
 @bp.get("/login")

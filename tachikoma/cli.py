@@ -615,7 +615,7 @@ def _host_searches(root: Path, args, watcher, searchers):
 
     def asked(question: dict) -> dict:
         config = _config(args, root)
-        own = lambda c: kept_searcher(searchers, root, c, watched=lambda: watcher.running)  # noqa: E731
+        own = lambda c: kept_searcher(searchers, root, c, watched=lambda: watcher.running)  # noqa: E731 (a one-line closure handed on)
         answer = search_as_asked(root, config, searchers, question, own)
         answer["freshness"].update(watching=watcher.running, watch_error=watcher.error)
         return answer

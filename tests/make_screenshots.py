@@ -19,8 +19,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE)]
 
-from app import create_app  # noqa: E402
-from web_helpers import CHROMIUM, LiveServer, build_index, copy_memory, launch_chromium  # noqa: E402
+from app import create_app  # noqa: E402 (imported after sys.path points at this checkout)
+from web_helpers import CHROMIUM, LiveServer, build_index, copy_memory, launch_chromium  # noqa: E402 (imported after sys.path points at this checkout)
 
 QUERY = "/?q=when+does+Martin+like+meetings"
 TAG_PREVIEW = "/tag?preview=1&defaults=1"  # the "Use the defaults" link

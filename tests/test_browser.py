@@ -291,7 +291,8 @@ def test_hostile_memory_renders_inert(server, page, memory):
     page.locator("li.result details.why summary").first.click()
     page.wait_for_timeout(300)
     assert page.dialogs == []
-    assert page.evaluate("[...document.querySelectorAll('#results *')].some(e => e.tagName === 'SCRIPT' || e.tagName === 'IMG')") is False
+    assert page.evaluate("[...document.querySelectorAll('#results *')]"
+                         ".some(e => e.tagName === 'SCRIPT' || e.tagName === 'IMG')") is False
 
 
 def test_reindex_progress_reaches_summary(tmp_path, page):

@@ -256,7 +256,7 @@ def test_editing_one_section_changes_only_chunks_touching_it(max_words, key, ext
     before = chunk_document(md(before_text), max_words)
     after = chunk_document(md(after_text), max_words)
     start, end = section_lines(after_text, key)  # same lines before and after: the edit is within a line
-    as_rows = lambda chunks: {(c.text, c.line_start, c.line_end) for c in chunks}  # noqa: E731
+    as_rows = lambda chunks: {(c.text, c.line_start, c.line_end) for c in chunks}  # noqa: E731 (a one-line closure handed on)
     assert as_rows(after) != as_rows(before)
     # Every old chunk that did not touch the edited section is still there, unchanged: not re-embedded.
     untouched_before = [c for c in before if c.line_end < start or c.line_start > end]

@@ -10,7 +10,6 @@ HEAD is refused (6).
 import asyncio
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest

@@ -410,7 +410,8 @@ def test_supersessions_read_the_query_words():
 
 def test_words_held_reads_the_keyword_index(tmp_path):
     root = tmp_path / "mem"
-    put(root, "a.md", "The Granite staging database runs PostgreSQL 13; the ops team set it up in spring with backups every night.\n")
+    put(root, "a.md", "The Granite staging database runs PostgreSQL 13; the ops team set it up in spring "
+                      "with backups every night.\n")
     put(root, "b.md", "Booked the Granite lab for Thursday.\n")
     put(root, "c.md", "Nothing relevant here at all.\n")
     runner.run(root, embedder_name="hash")
@@ -438,7 +439,8 @@ def test_an_update_told_in_a_conversation_supersedes_the_note(tmp_path, monkeypa
     runner.run(root, embedder_name="hash")
     held = []
     real = search_module.words_held
-    monkeypatch.setattr(search_module, "words_held", lambda db, query, ids, *read: held.append(real(db, query, ids, *read)) or held[-1])
+    monkeypatch.setattr(search_module, "words_held",
+                        lambda db, query, ids, *read: held.append(real(db, query, ids, *read)) or held[-1])
     searcher = Searcher(root)
     try:
         answer = searcher.search("Which database does Granite staging run?", 5, now=NOW, min_score=0)
@@ -457,8 +459,10 @@ def test_an_update_told_in_a_conversation_supersedes_the_note(tmp_path, monkeypa
 
 def test_a_knowledge_update_ranks_the_newer_fact_first(tmp_path):
     root = tmp_path / "mem"
-    put(root, "people/priya-2025.md", "---\ndate: 2025-08-01\n---\nPriya lives in Lisbon, in a flat near the old tram line by the river.\n")
-    put(root, "people/priya-2026.md", "---\ndate: 2026-07-01\n---\nPriya lives in Oslo now, in a flat near the old tram line by the river.\n")
+    put(root, "people/priya-2025.md",
+        "---\ndate: 2025-08-01\n---\nPriya lives in Lisbon, in a flat near the old tram line by the river.\n")
+    put(root, "people/priya-2026.md",
+        "---\ndate: 2026-07-01\n---\nPriya lives in Oslo now, in a flat near the old tram line by the river.\n")
     put(root, "2026-11-29/groceries.md", "Buy tram tickets and milk.\n")
     runner.run(root, embedder_name="hash")
     searcher = Searcher(root)

@@ -84,8 +84,8 @@ def test_content_times_not_a_repo_or_empty_repo(tmp_path):
 
 
 def test_parse_raw_log_empty_commits_digit_names_and_trailers():
-    oid = lambda n: f"{n:040d}".encode()  # noqa: E731
-    change = lambda old, new: b":100644 100644 " + oid(old) + b" " + oid(new) + b" M"  # noqa: E731
+    oid = lambda n: f"{n:040d}".encode()  # noqa: E731 (a one-line closure handed on)
+    change = lambda old, new: b":100644 100644 " + oid(old) + b" " + oid(new) + b" M"  # noqa: E731 (a one-line closure handed on)
     out = (b"\x001700000300 \x00"                                   # a commit without files
            b"\x001700000200 1\x00\n" + change(1, 2) + b"\x00123\x00"  # a tagging commit; a file named 123
            b"\x001700000100 \x00\n" + change(0, 1) + b"\x00123\x00" + change(0, 3) + b"\x00b.md\x00")

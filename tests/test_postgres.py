@@ -157,7 +157,7 @@ def test_reindex_after_edits_and_deletes(memory, store_env):
 
 def test_stats_and_cli_search_with_store_option(memory, url):
     env = {k: v for k, v in os.environ.items() if k != STORE_ENV}
-    run = lambda *a: subprocess.run([sys.executable, "-m", "tachikoma", *a, "--memory", str(memory),  # noqa: E731
+    run = lambda *a: subprocess.run([sys.executable, "-m", "tachikoma", *a, "--memory", str(memory),  # noqa: E731 (a one-line closure handed on)
                                      "--store", url], capture_output=True, text=True, env=env, timeout=300)
     done = run("index", "--embedder", "hash", "--json")
     assert done.returncode == 0, done.stderr
@@ -471,7 +471,7 @@ def test_api_and_mcp_search_several_memories(tmp_path, store_env):
     notes, _ = example_and_runbook(tmp_path, runbook_name=None)
     app = create_app(memory=notes, port=5000)
     client = app.test_client()
-    get = lambda **args: client.get("/api/search", base_url="http://127.0.0.1:5000", query_string=args)  # noqa: E731
+    get = lambda **args: client.get("/api/search", base_url="http://127.0.0.1:5000", query_string=args)  # noqa: E731 (a one-line closure handed on)
     alone = get(q="restart the quokka service", min_score="0").get_json()
     assert {r["memory"] for r in alone["results"]} == {"notes"}
     both = get(q="restart the quokka service", min_score="0", memories="notes,ops").get_json()

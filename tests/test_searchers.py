@@ -108,7 +108,7 @@ def test_an_index_run_brings_the_open_searcher_up_to_date_before_the_next_query(
 
     pool = Searchers()
     key = memory_key(locate(indexed))
-    settings = lambda: load_config(indexed)  # noqa: E731
+    settings = lambda: load_config(indexed)  # noqa: E731 (a one-line closure handed on)
     try:
         with pool.use(key, lambda: Searcher(indexed)) as searcher:
             searcher.search("Martin meetings", 3)

@@ -129,7 +129,6 @@ def test_file_page_shows_the_session_and_links_a_subagent_to_its_parent(sessions
 
 
 def test_an_empty_jsonl_is_a_session_about_to_start_not_a_problem(sessions, capsys):
-    from tachikoma import cli
 
     empty = "claude-code/-home-mira-code-tachikoma/0e0e0e0e-0000-4000-8000-000000000000.jsonl"
     (sessions / empty).write_bytes(b"")

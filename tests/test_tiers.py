@@ -289,7 +289,7 @@ def test_quick_vectors_answer_first_and_full_vectors_change_nothing_once_in(memo
     runner.run(twin, embedder_name="minilm")  # the same memory, never through the quick tier
     full, direct = ask(memory), ask(twin)
     assert all("vectors" not in r["factors"] for r in full["results"])
-    strip = lambda answer: [(r["path"], r["lines"], r["score"], r["factors"]) for r in answer["results"]]  # noqa: E731
+    strip = lambda answer: [(r["path"], r["lines"], r["score"], r["factors"]) for r in answer["results"]]  # noqa: E731 (a one-line closure handed on)
     assert strip(full) == strip(direct)
     assert full["match"] == direct["match"]
     with Store(mem.index_path(memory)) as store:

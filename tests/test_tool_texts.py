@@ -256,7 +256,7 @@ def test_the_command_line_says_the_match_was_in_a_tool_call(indexed, capsys):
     root, _ = indexed
     assert main(["search", "--memory", str(root), "--embedder", "hash", "ReviewSessionRegistry"]) == 0
     out = capsys.readouterr().out
-    assert f"1. " in out and CODEX in out.split("\n")[0] + out.split("\n")[1]
+    assert "1. " in out and CODEX in out.split("\n")[0] + out.split("\n")[1]
     assert "keywords 100% from tool calls: the input of apply_patch (line 4): " in out
     assert "+class ReviewSessionRegistry:" in out
 

@@ -291,7 +291,7 @@ def search_memories(root: Path, names: list[str], query: str, limit: int = 10, c
             folder = Path(root) if name == here.name else Path(known[name] or root / ".." / name)
             own = config if name == here.name else load_config(folder)  # read per query, as the folder's own
             location = Location(folder, here.url, name)
-            make = lambda: Searcher(folder, own, embedder_name, location=location)  # noqa: E731
+            make = lambda: Searcher(folder, own, embedder_name, location=location)  # noqa: E731 (a one-line closure handed on)
             with pool.use(memory_key(location), make) as searcher:
                 answers.append(searcher.search(query, limit, config=own, decide=False, **options))
     finally:

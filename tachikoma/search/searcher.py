@@ -209,7 +209,7 @@ class Searcher:
             keyword, tool_share = keyword_parts(snap, matches, tool_matches)
             words = lambda ids: words_held(store, words_of, ids, read)  # noqa: E731 (knowledge updates: what was said)
             # For "no good match", a chunk also holds the words of its tool texts.
-            with_tools = lambda ids: words(ids) | tool_words_held(store, words_of, ids)  # noqa: E731
+            with_tools = lambda ids: words(ids) | tool_words_held(store, words_of, ids)  # noqa: E731 (a one-line closure handed on)
             coverage = lambda: keyword_coverage(store, words_of, snap, matches, counts,  # noqa: E731 (only if needed)
                                                 tool_matches, with_tools if tool_matches else words)
             time_only = bool(windows) and not query_terms(words_of, skip=STOPWORDS)

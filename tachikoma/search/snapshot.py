@@ -112,7 +112,7 @@ class Snapshot:
                                     per_chunk(10, 1e9), imported)
         none = np.full(len(ids), np.nan)
         modified, modified_source = dates.choose(none, none, none, none, per_chunk(9), per_chunk(10, 1e9), imported)
-        column = lambda i: np.array([r[i] for r in rows], dtype=object)  # noqa: E731
+        column = lambda i: np.array([r[i] for r in rows], dtype=object)  # noqa: E731 (a one-line closure handed on)
         return cls(generation, ids, chunk_file, matrix, column(1), column(2), column(3), column(4),
                    column(5), date, source, np.array([bool(r[11]) for r in rows], dtype=bool),
                    modified, modified_source, tier=_tiers(tier, quick), quick=quick)

@@ -179,7 +179,7 @@ def _scrub(text: str, url: str) -> str:
     line = " ".join(str(text).split())
     try:
         password = conninfo_to_dict(url).get("password")
-    except Exception:  # noqa: BLE001
+    except Exception:  # noqa: BLE001 (a URL the driver cannot parse has no password to hide)
         password = None
     return line.replace(password, "***") if password else line
 

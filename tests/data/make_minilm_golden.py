@@ -51,7 +51,8 @@ TEXTS = [
     "def fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)",
     "Invoice 2024-07-31: 3 x 19.99 EUR = 59.97 EUR, VAT 19% (11.39), ref #A-00042",
     "...?!",
-    "# Project notes\n\n## Decisions\n- Use SQLite for the index\n- Embeddings stay local\n\n## Open questions\n1. How often to re-index?",
+    "# Project notes\n\n## Decisions\n- Use SQLite for the index\n- Embeddings stay local\n\n"
+    "## Open questions\n1. How often to re-index?",
     "user: can you remind me what we decided about the backup schedule last week?",
     "assistant: We agreed to run nightly backups at 02:00 and keep 14 days of snapshots.",
     "Café naïve résumé — Straße, smörgåsbord, jalapeño",
