@@ -42,7 +42,7 @@ from ..config import Config
 from ..embedders import choose, offline_default
 from ..errors import TachikomaError
 from ..search.searcher import Searcher
-from . import metrics
+from . import metrics, reports
 
 KINDS = ("time", "person", "definition", "procedure", "fact", "inflection", "possessive", "update",
          "offtopic", "nonsense")
@@ -437,11 +437,4 @@ def terminal(report: dict) -> str:
 
 def write_report(report: dict, out: Path) -> list[Path]:
     """report.md, report.json and per_question.jsonl in `out`."""
-    out.mkdir(parents=True, exist_ok=True)
-    md, js, pq = out / "report.md", out / "report.json", out / "per_question.jsonl"
-    md.write_text(markdown(report), encoding="utf-8")
-    js.write_text(json.dumps({k: v for k, v in report.items() if k != "per_question"}, indent=2) + "\n",
-                  encoding="utf-8")
-    with open(pq, "w", encoding="utf-8") as handle:
-        handle.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in report["per_question"])
-    return [md, js, pq]
+    return reports.write_files(report, out, markdown(report))

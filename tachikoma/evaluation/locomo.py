@@ -74,7 +74,7 @@ from ..embedders import choose, offline_default
 from ..errors import TachikomaError
 from ..search.keywords import keyword_search
 from ..search.searcher import Searcher
-from . import metrics
+from . import metrics, reports
 from .cached_queries import CachedQueries
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
@@ -686,15 +686,7 @@ def _recency_sets_lines(report: dict) -> list[str]:
 
 def write_report(report: dict, out: Path) -> list[Path]:
     """report.md, report.json and per_question.jsonl (metrics per question; no data text) in `out`."""
-    out.mkdir(parents=True, exist_ok=True)
-    md, js, pq = out / "report.md", out / "report.json", out / "per_question.jsonl"
-    md.write_text(markdown(report), encoding="utf-8")
-    summary = {k: v for k, v in report.items() if k != "per_question"}
-    js.write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    with open(pq, "w", encoding="utf-8") as handle:
-        for row in report["per_question"]:
-            handle.write(json.dumps(row) + "\n")
-    return [md, js, pq]
+    return reports.write_files(report, out, markdown(report))
 
 
 def terminal(report: dict) -> str:

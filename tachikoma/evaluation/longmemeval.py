@@ -65,7 +65,7 @@ from ..search.keywords import STOPWORDS, query_terms
 from ..search.searcher import Searcher
 from ..store.sqlite import keyword_expression
 from ..store import FTS_TOKENIZE
-from . import metrics
+from . import metrics, reports
 from .cached_queries import CachedQueries
 from .locomo import searched_spans
 
@@ -528,12 +528,4 @@ def terminal(report: dict) -> str:
 
 def write_report(report: dict, out: Path) -> list[Path]:
     """report.md, report.json and per_question.jsonl in `out`."""
-    out.mkdir(parents=True, exist_ok=True)
-    md, js, pq = out / "report.md", out / "report.json", out / "per_question.jsonl"
-    md.write_text(markdown(report), encoding="utf-8")
-    js.write_text(json.dumps({k: v for k, v in report.items() if k != "per_question"}, indent=2) + "\n",
-                  encoding="utf-8")
-    with open(pq, "w", encoding="utf-8") as handle:
-        for row in report["per_question"]:
-            handle.write(json.dumps(row) + "\n")
-    return [md, js, pq]
+    return reports.write_files(report, out, markdown(report))
