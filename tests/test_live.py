@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import threading
 import time
-from pathlib import Path
 
 import pytest
-from web_helpers import build_index, copy_memory
 
 from tachikoma import resident
 from tachikoma.errors import NoIndexYet
@@ -19,15 +17,6 @@ QUERY = "zanzibar quokka festival"
 NOTE = "# Quokka\n\nThe zanzibar quokka festival is on 2026-05-04; Martin brings the quokka banners.\n"
 
 
-@pytest.fixture(autouse=True)
-def private_runtime(tmp_path, monkeypatch) -> Path:
-    """This test's own socket folder."""
-    folder = tmp_path / "run"
-    folder.mkdir(mode=0o700)
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(folder))
-    return folder
-
-
 def wait_for(check, seconds: float = 60.0) -> None:
     deadline = time.monotonic() + seconds
     while not check():
@@ -35,21 +24,21 @@ def wait_for(check, seconds: float = 60.0) -> None:
         time.sleep(0.05)
 
 
-def live_threads() -> set[str]:
-    return {t.name for t in threading.enumerate() if t.name.startswith("tachikoma-")}
+def live_threads(before: set[threading.Thread]) -> set[str]:
+    """The names of tachikoma's threads started since `before` and still running."""
+    return {t.name for t in threading.enumerate() if t.name.startswith("tachikoma-") and t not in before}
 
 
-def test_a_live_memory_searches_sees_a_change_and_lets_go_on_close(tmp_path):
-    root = copy_memory(tmp_path / "memory")
-    build_index(root)
-    assert not live_threads()
+def test_a_live_memory_searches_sees_a_change_and_lets_go_on_close(indexed_example):
+    root = indexed_example
+    before_threads = set(threading.enumerate())
     runs: list[dict] = []
     live = LiveMemory(root, report=runs.append)
     try:
         live.watch(catch_up=False, ready_within=30)
         host = live.host_searches("test")
         assert host.listening and host.path.exists()
-        assert {"tachikoma-watch", "tachikoma-resident"} <= live_threads()
+        assert {"tachikoma-watch", "tachikoma-resident"} <= live_threads(before_threads)
 
         before = live.search({"query": QUERY, "limit": 5})
         assert "quokka.md" not in [r["path"] for r in before["results"]]
@@ -74,14 +63,14 @@ def test_a_live_memory_searches_sees_a_change_and_lets_go_on_close(tmp_path):
         live.close()
     assert not socket_path.exists()
     assert resident.ask(root, None, {"query": QUERY, "limit": 5}) is None
-    wait_for(lambda: not live_threads(), 10)
+    wait_for(lambda: not live_threads(before_threads), 10)
     assert live.searchers.open_count() == 0
     with pytest.raises(RuntimeError):
         live.search({"query": QUERY, "limit": 5})
 
 
-def test_without_an_index_a_face_chooses_the_error(tmp_path):
-    root = copy_memory(tmp_path / "memory")
+def test_without_an_index_a_face_chooses_the_error(memory):
+    root = memory
 
     class Missing(Exception):
         pass
