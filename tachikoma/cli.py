@@ -577,7 +577,7 @@ def cmd_index(args) -> int:
     show = not args.quiet and not args.json and sys.stderr.isatty()
     detail, close = reporting.tqdm_progress() if show else (None, lambda: None)
     warn = None if args.quiet or args.json else _warn
-    watcher, searchers = _start_watching(root, args) if args.watch else (None, None)
+    live = _start_watching(root, args) if args.watch else None
     try:
         summary = runner.run(root, config, embedder_name=args.embedder, reembed=args.reembed,
                              warn=warn, detail=detail)
@@ -587,8 +587,8 @@ def cmd_index(args) -> int:
         print(json.dumps(summary.as_dict(), indent=2))
     else:
         print(summary.line())
-    if args.watch:
-        _watch(watcher, searchers, root, args)
+    if live is not None:
+        _watch(live, root, args)
     return 0
 
 
@@ -607,61 +607,35 @@ def _claim_name(args, root: Path, config) -> None:
     os.environ[CLAIM_ENV] = args.claim_name
 
 
-def _host_searches(root: Path, args, watcher, searchers):
-    """For `index --watch`: answer the command line's searches of this memory from this process
-    (`tachikoma.resident`), with a searcher kept open between them."""
-    from .resident import Host
-    from .search.pool import kept_searcher, search_as_asked
-
-    def asked(question: dict) -> dict:
-        config = _config(args, root)
-        own = lambda c: kept_searcher(searchers, root, c, watched=lambda: watcher.running)  # noqa: E731 (a one-line closure handed on)
-        answer = search_as_asked(root, config, searchers, question, own)
-        answer["freshness"].update(watching=watcher.running, watch_error=watcher.error)
-        return answer
-
-    return Host.start(root, args.config, asked, "index --watch")
-
-
 def _start_watching(root: Path, args):
-    """For `index --watch`: a watcher started before the first run, so no change is missed, and the
-    searchers its searches are answered with (`_host_searches`), brought up to date after each run."""
-    from .search.pool import Searchers, warm_after_run
-    from .watcher import Reindexer, Watcher
+    """For `index --watch`: the memory kept open (`tachikoma.live.LiveMemory`), watched from before the
+    first run, so no change is missed; one line per later run."""
+    from .live import LiveMemory
 
-    reindexer = Reindexer(root, lambda: _config(args, root), warn=None if args.quiet else _warn)
-    searchers = Searchers()
-
-    def report(paths: set[str]) -> None:
-        reindexer(paths)
-        last = reindexer.last
+    def report(last: dict) -> None:
         if args.json:
             print(json.dumps(last), flush=True)
         elif last["state"] == "done":
             print(last["line"], flush=True)
-        if last["state"] == "done":
-            warm_after_run(searchers, root, lambda: _config(args, root))
 
-    watcher = Watcher(root, report, catch_up=False).start()
-    watcher.wait_ready(10)
-    return watcher, searchers
+    live = LiveMemory(root, args.config, warn=None if args.quiet else _warn, report=report)
+    live.watch(catch_up=False, ready_within=10)
+    return live
 
 
-def _watch(watcher, searchers, root: Path, args) -> None:
+def _watch(live, root: Path, args) -> None:
     """Re-index on every change until Ctrl-C, printing one line per run, and answer searches meanwhile."""
     import time
 
-    host = _host_searches(root, args, watcher, searchers)
+    live.host_searches("index --watch")
     if not args.quiet:
         print(f"watching {printable(str(root))} for changes (Ctrl-C to stop)", file=sys.stderr, flush=True)
     try:
-        while watcher.running:
+        while live.watcher.running:
             time.sleep(0.5)
-        raise TachikomaError(watcher.error or "the watcher stopped")
+        raise TachikomaError(live.watcher.error or "the watcher stopped")
     finally:
-        host.close()
-        searchers.close()
-        watcher.stop()
+        live.close()
 
 
 def cmd_search(args) -> int:
@@ -993,7 +967,7 @@ def _serve_with_mcp(app, root: Path, args, serving) -> None:
     from .mcp_server import dashboard_with_mcp
 
     both, tools = dashboard_with_mcp(app, root, args.port, args.config, read_only=args.mcp_read_only,
-                                     watching=app.extensions["tachikoma"].watching,
+                                     live=app.extensions["tachikoma"].live,
                                      allow_owner_trust=args.mcp_allow_owner_trust,
                                      access=app.config["TACHIKOMA_ACCESS"], host=args.host)
     address = serving.url(args.host, args.port)

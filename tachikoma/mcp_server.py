@@ -30,20 +30,16 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
 from . import __version__, memory, notes, stats, turn_view
-from .tagging import applying, model, planning
 from .config import load_config
-from .errors import NoIndexYet, TachikomaError
+from .errors import TachikomaError
 from .humanize import no_match_reason, plural, printable, tool_match_text
-from .resident import Host
+from .live import LiveMemory
 from .search.explain import sentence
-from .search.pool import (Searchers, finish, indexed_passages, memory_key, search_as_asked, search_memories,
-                          warm_after_run, with_budget_limit)
-from .search.searcher import Searcher
-from .search.snapshot import Filters
+from .search.pool import indexed_passages
 from .store import locate
+from .tagging import applying, model, planning
 from .tags import CONFIDENCE_VALUES, TRUST_VALUES, InvalidTagValue
 from .vocabulary import MAX_BUDGET, MAX_LIMIT, MAX_QUERY_CHARS
-from .watcher import Reindexer, Watcher
 
 log = logging.getLogger("tachikoma.mcp")
 
@@ -126,73 +122,54 @@ def data_framing(allow_owner_trust: bool) -> str:
 
 
 class MemoryTools:
-    """The tools' state: one searcher kept between calls, the watcher, the settings."""
+    """The tools' state: the memory kept open between calls (`tachikoma.live.LiveMemory`: its searchers,
+    watcher and resident host) and whether agents may claim owner trust. `live`: a memory another face
+    keeps open (`serve --mcp`: the dashboard's), shared and left for that face to close; else one of
+    its own, watched unless `watch` is off."""
 
     def __init__(self, root: Path, config_path: str | None = None, watch: bool = True,
-                 allow_owner_trust: bool = False):
+                 allow_owner_trust: bool = False, live: LiveMemory | None = None):
         self.root = root
         self.config_path = config_path
         self.allow_owner_trust = allow_owner_trust
         load_config(root, config_path)  # a broken settings file stops the server at start
-        self.searchers = Searchers()  # open between calls: no connection nor index load per query
-        self.reindexer = Reindexer(root, self.config, warn=log.warning,
-                                   after=lambda: warm_after_run(self.searchers, root, self.config))
-        self.watcher = Watcher(root, self.reindexer).start() if watch else None
+        self._own = live is None
+        self.live = live or LiveMemory(root, config_path, warn=log.warning, missing=self._being_built)
+        self.searchers = self.live.searchers
+        self.reindexer = self.live.reindexer
+        if watch and self._own:
+            self.live.watch()
 
     def config(self):
-        return load_config(self.root, self.config_path)
+        return self.live.config()
+
+    @property
+    def watcher(self):
+        return self.live.watcher
 
     def close(self) -> None:
-        if self.watcher is not None:
-            self.watcher.stop()
-        self.searchers.close()
+        if self._own:
+            self.live.close()
 
     def watching(self) -> dict:
-        if self.watcher is None:
-            return {"watching": False}
-        # watch_error: the watching stopped, or else the last re-indexing failed (a read-only memory).
-        return {"watching": self.watcher.running, "watch_error": self.watcher.error or self.reindexer.error,
-                "last_watch_run": self.reindexer.last}
+        return self.live.watching()
+
+    def _being_built(self) -> Exception | None:
+        """The error for a search before the watcher's first run has built the index."""
+        if self.live.watcher is not None and self.reindexer.runs == 0:
+            return TachikomaError("the index is being built for the first time; try again in a moment")
+        return None
 
     # ------------------------------------------------------------------ tools
 
     def search(self, query: str, limit: int = 10, kind: str | None = None, trust: str | None = None,
                min_score: float | None = None, recency: str | None = None, as_of: str | None = None,
                memories: list[str] | None = None, budget_tokens: int | None = None, fresh_only: bool = False) -> dict:
-        config = self.config()
-        limit = with_budget_limit(limit, budget_tokens)
-        if memories:
-            answer = search_memories(self.root, list(dict.fromkeys(memories)), query, limit, config,
-                                     filters=Filters(kind=kind, trust=trust), min_score=min_score, recency=recency,
-                                     as_of=as_of, searchers=self.searchers)
-        else:
-            with self._searcher(config) as searcher:
-                answer = searcher.search(query, limit, Filters(kind=kind, trust=trust), config=config,
-                                         min_score=min_score, recency=recency, as_of=as_of)
-        answer["freshness"].update(self.watching())
-        return finish(answer, self.root, config, budget_tokens, fresh_only,
-                      preamble=data_framing(self.allow_owner_trust))
-
-    def _searcher(self, config):
-        """This memory's open searcher, for one call (`Searchers.use`)."""
-        location = locate(self.root, config)
-
-        def make() -> Searcher:
-            try:
-                return Searcher(self.root, config, location=location,
-                                watched=lambda: self.watcher is not None and self.watcher.running)
-            except NoIndexYet:
-                if self.watcher is not None and self.reindexer.runs == 0:
-                    raise TachikomaError("the index is being built for the first time; try again in a moment")
-                raise
-
-        return self.searchers.use(memory_key(location), make)
-
-    def asked(self, asked: dict) -> dict:
-        """A command-line search handed over by `tachikoma.resident`."""
-        answer = search_as_asked(self.root, self.config(), self.searchers, asked, self._searcher)
-        answer["freshness"].update(self.watching())
-        return answer
+        return self.live.search({"query": query, "limit": limit, "kind": kind, "trust": trust, "min_score": min_score,
+                                 "recency": recency, "as_of": as_of,
+                                 "memories": list(dict.fromkeys(memories)) if memories else None,
+                                 "budget_tokens": budget_tokens, "fresh_only": fresh_only},
+                                preamble=data_framing(self.allow_owner_trust))
 
     def memory_name(self) -> str | None:
         """This memory's name in its shared store (None on SQLite)."""
@@ -423,10 +400,10 @@ class _Server(MCPServer):
 
 
 def build_server(root: Path, config_path: str | None = None, read_only: bool = False, watch: bool = True,
-                 allow_owner_trust: bool = False):
+                 allow_owner_trust: bool = False, live: LiveMemory | None = None):
     """The MCP server for the memory at `root`, and its tools' state (to close). Agents may set at most
-    `self` trust unless `allow_owner_trust`."""
-    tools = MemoryTools(root, config_path, watch=watch, allow_owner_trust=allow_owner_trust)
+    `self` trust unless `allow_owner_trust`. `live`: another face's memory kept open, shared (`MemoryTools`)."""
+    tools = MemoryTools(root, config_path, watch=watch, allow_owner_trust=allow_owner_trust, live=live)
     server = _Server("tachikoma", title="tachikoma memory", instructions=INSTRUCTIONS, version=__version__)
     reading = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
@@ -547,7 +524,8 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
 
 
 def dashboard_with_mcp(wsgi_app, root: Path, port: int, config_path: str | None = None, read_only: bool = False,
-                       watching=None, allow_owner_trust: bool = False, access=None, host: str = "127.0.0.1"):
+                       live: LiveMemory | None = None, allow_owner_trust: bool = False, access=None,
+                       host: str = "127.0.0.1"):
     """One ASGI application: MCP's streamable HTTP transport at ``/mcp`` and the dashboard (a WSGI
     application, through `a2wsgi`, its bodies received before a thread takes them:
     `tachikoma.web.serving.bridged_dashboard`) everywhere else, for `tachikoma serve --mcp` on 127.0.0.1:`port`.
@@ -555,8 +533,9 @@ def dashboard_with_mcp(wsgi_app, root: Path, port: int, config_path: str | None 
     The MCP endpoint refuses a Host header other than 127.0.0.1, localhost or
     [::1] on `port` (421: DNS rebinding) and an Origin header from any other
     page (403), with the SDK's own transport security; the dashboard keeps
-    its Host check and CSRF. The index is kept fresh by the dashboard's
-    watcher: `watching` reports on it. Returns the app and the tools' state.
+    its Host check and CSRF. `live`: the dashboard's memory kept open (its
+    searchers, and its watcher, which keeps the index fresh), which the tools
+    share. Returns the app and the tools' state.
 
     With `access` (a shared server, `tachikoma.web.access`) ``/mcp`` needs a
     bearer token or a trusted proxy's user header (else 401), and the bound
@@ -568,10 +547,9 @@ def dashboard_with_mcp(wsgi_app, root: Path, port: int, config_path: str | None 
 
     from .web.serving import bridged_dashboard
 
-    server, tools = build_server(root, config_path, read_only, watch=False, allow_owner_trust=allow_owner_trust)
+    server, tools = build_server(root, config_path, read_only, watch=False, allow_owner_trust=allow_owner_trust,
+                                 live=live)
     logging.getLogger("mcp").setLevel(logging.WARNING)  # not a line per session on the dashboard's console
-    if watching is not None:
-        tools.watching = watching
     hosts = [f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"]
     if host not in ("0.0.0.0", "::", "", "127.0.0.1", "localhost", "::1"):
         hosts.append(f"[{host}]:{port}" if ":" in host else f"{host}:{port}")
@@ -594,9 +572,8 @@ def run_stdio(root: Path, config_path: str | None = None, read_only: bool = Fals
               allow_owner_trust: bool = False) -> None:
     """Serve over stdin/stdout until the client closes the connection."""
     server, tools = build_server(root, config_path, read_only, watch, allow_owner_trust)
-    host = Host.start(root, config_path, tools.asked, "mcp")  # `tachikoma search` asks it first
+    tools.live.host_searches("mcp")  # `tachikoma search` asks it first
     try:
         server.run("stdio")
     finally:
-        host.close()
         tools.close()

@@ -89,7 +89,7 @@ def bridged_in_process(root):
 
     port = free_port()
     app = create_app(memory=root, port=port)
-    both, tools = dashboard_with_mcp(app, root, port, watching=app.extensions["tachikoma"].watching)
+    both, tools = dashboard_with_mcp(app, root, port, live=app.extensions["tachikoma"].live)
     server = uvicorn.Server(uvicorn.Config(both, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -148,11 +148,11 @@ def kept_searcher(searchers: Searchers, root, config, watched: Callable[[], bool
 
 
 def search_as_asked(root, config, searchers: Searchers, asked: dict, own=None,
-                    embedder_name: str | None = None) -> dict:
+                    embedder_name: str | None = None, preamble: str = "") -> dict:
     """A command-line search (`Searcher.search`'s arguments by name, the filters' fields, ``memories``,
     ``fresh_only`` and ``budget_tokens``), in this process or handed over by `tachikoma.resident`,
     answered with the searchers of `searchers`. `own(config)`: this memory's searcher for one query
-    (default `kept_searcher`)."""
+    (default `kept_searcher`); `preamble`: the first line of a budget's block (`finish`)."""
     filters = Filters(kind=asked.get("kind"), trust=asked.get("trust"), untagged=bool(asked.get("untagged")))
     options = {"min_score": asked.get("min_score"), "recency": asked.get("recency"), "as_of": asked.get("as_of")}
     limit = with_budget_limit(asked["limit"], asked.get("budget_tokens"))
@@ -163,7 +163,7 @@ def search_as_asked(root, config, searchers: Searchers, asked: dict, own=None,
         own = own or (lambda c: kept_searcher(searchers, root, c, embedder_name=embedder_name))
         with own(config) as searcher:
             answer = searcher.search(asked["query"], limit, filters, config=config, **options)
-    return finish(answer, root, config, asked.get("budget_tokens"), bool(asked.get("fresh_only")))
+    return finish(answer, root, config, asked.get("budget_tokens"), bool(asked.get("fresh_only")), preamble)
 
 
 def with_budget_limit(limit: int, budget_tokens: int | None) -> int:

@@ -1,5 +1,5 @@
-"""What outlives a request: the searchers and store connections (kept open,
-`tachikoma.search.pool`), the warm-up, the background index job and the
+"""What outlives a request: the memory kept open (`tachikoma.live.LiveMemory`: its searchers and
+store connections, watcher and resident host), the warm-up, the background index job and the
 taggings that can be undone (kept on disk by `tachikoma.web.undo`)."""
 
 from __future__ import annotations
@@ -10,12 +10,9 @@ import sqlite3
 import threading
 from pathlib import Path
 
-from tachikoma.config import load_config
-from tachikoma.errors import NoIndexYet, TachikomaError
+from tachikoma.errors import TachikomaError
+from tachikoma.live import LiveMemory
 from tachikoma.resident import Host
-from tachikoma.search.pool import (Searchers, finish, memory_key, search_as_asked, search_memories, warm_after_run,
-                                   with_budget_limit)
-from tachikoma.search.searcher import Searcher
 from tachikoma.search.snapshot import Filters
 from tachikoma.store import locate
 from tachikoma.watcher import Watcher
@@ -36,35 +33,35 @@ class NoIndex(TachikomaError):
 
 
 class Dashboard:
-    """The dashboard of one memory folder: its settings, searcher, index job and undo store."""
+    """The dashboard of one memory folder: its memory kept open (`tachikoma.live.LiveMemory`: settings,
+    searchers, watcher, resident host), its index job and its undo store."""
 
     def __init__(self, root: Path, config_path: str | os.PathLike | None):
         self.root = root
         self.config_path = config_path
-        self.index_job = IndexJob(root, self.config, after=lambda: warm_after_run(self.searchers, root, self.config))
+        self.live = LiveMemory(root, config_path, missing=NoIndex, check_index=True)
+        self.searchers = self.live.searchers
+        self.index_job = IndexJob(root, self.config, after=self.live.warm)
         self.undos = UndoStore(root, KEPT_UNDOS)
-        self.searchers = Searchers()
         self._warm_lock = threading.Lock()
         self._warmed = False
-        self.watcher: Watcher | None = None
-        self.host: Host | None = None
+
+    @property
+    def watcher(self) -> Watcher | None:
+        return self.live.watcher
+
+    @property
+    def host(self) -> Host | None:
+        return self.live.host
 
     def host_searches(self) -> None:
         """Answer the command line's searches of this memory from this process (`tachikoma.resident`)."""
-        self.host = Host.start(self.root, self.config_path, self._asked, "serve")
-
-    def _asked(self, asked: dict) -> dict:
-        answer = search_as_asked(self.root, self.config(), self.searchers, asked, self._own_searcher)
-        answer["freshness"].update(self.watching())
-        return answer
-
-    def _watched(self) -> bool:
-        return self.watcher is not None and self.watcher.running
+        self.live.host_searches("serve")
 
     def start_watching(self) -> None:
         """Re-index in the background whenever the memory folder changes (after a first run that
         catches up with changes made while nothing was watching)."""
-        self.watcher = Watcher(self.root, lambda _paths: self.index_job.start("watch")).start()
+        self.live.watch(lambda _paths: self.index_job.start("watch"))
 
     def index_version(self) -> str:
         """What pages poll to refresh themselves: "<index>|<runs>". The first part changes when an
@@ -91,11 +88,10 @@ class Dashboard:
 
     def watching(self) -> dict:
         """Whether the folder is watched, for the freshness every answer carries."""
-        return {"watching": self.watcher is not None and self.watcher.running,
-                "watch_error": self.watcher.error if self.watcher is not None else None}
+        return self.live.watching()
 
     def config(self):
-        return load_config(self.root, self.config_path)
+        return self.live.config()
 
     def max_file_bytes(self) -> int | None:
         """The largest file to read, from the settings; None (the reader's default) when they are broken."""
@@ -113,10 +109,7 @@ class Dashboard:
 
     def has_index(self) -> bool:
         """Whether there is an index (an SQLite file; on PostgreSQL, this memory in the database)."""
-        location = locate(self.root)
-        if location.url is None:
-            return location.file.is_file()
-        return location.name in self.searchers.catalog(location.url).memory_names()
+        return self.live.has_index()
 
     def memory_names(self) -> list[str]:
         """The memories of the shared store this memory's index is in (none on SQLite): what the
@@ -130,29 +123,21 @@ class Dashboard:
 
     def close(self) -> None:
         """Stop answering and watching, and close every searcher and connection (when the server stops)."""
-        if self.host is not None:
-            self.host.close()
-        if self.watcher is not None:
-            self.watcher.stop()
-        self.searchers.close()
+        self.live.close()
 
     def search(self, query: str, limit: int, filters: Filters, min_score: float | None = None,
                recency: str | None = None, as_of: str | None = None, memories: tuple[str, ...] = (),
                budget_tokens: int | None = None, fresh_only: bool = False) -> dict:
         """The same answer as `tachikoma search --json`. Raises NoIndex, EmbedderError, TachikomaError.
-        `memories`: on a shared store, the memories to search together (`search_memories`);
-        `budget_tokens`, `fresh_only`: as `search.pool.finish` does them."""
-        config = self.config()
-        limit = with_budget_limit(limit, budget_tokens)
-        if memories and list(memories) != [locate(self.root, config).name]:  # this memory alone: its own searcher
-            answer = search_memories(self.root, list(memories), query, limit, config, filters=filters,
-                                     min_score=min_score, recency=recency, as_of=as_of, searchers=self.searchers)
-        else:
-            with self._own_searcher(config) as searcher:
-                answer = searcher.search(query, limit, filters, config=config, min_score=min_score,
-                                         recency=recency, as_of=as_of)
-        answer["freshness"].update(self.watching())
-        return finish(answer, self.root, config, budget_tokens, fresh_only)
+        `memories`: on a shared store, the memories to search together (`search_memories`); this
+        memory alone is searched with its own searcher. `budget_tokens`, `fresh_only`: as
+        `search.pool.finish` does them."""
+        if memories and list(memories) == [locate(self.root, self.config()).name]:
+            memories = ()
+        return self.live.search({"query": query, "limit": limit, "kind": filters.kind, "trust": filters.trust,
+                                 "untagged": filters.untagged, "min_score": min_score, "recency": recency,
+                                 "as_of": as_of, "memories": list(memories), "budget_tokens": budget_tokens,
+                                 "fresh_only": fresh_only})
 
     def warm_up(self) -> None:
         """Load the index and the embedder in the background once, so the first query is fast."""
@@ -163,7 +148,7 @@ class Dashboard:
 
         def work() -> None:
             try:
-                with self._own_searcher(self.config()) as searcher:
+                with self.live.searcher(self.config()) as searcher:
                     searcher.embedder.embed_query("warm up")
             except Exception as exc:  # noqa: BLE001 - the first real search reports any problem
                 log.debug("warm-up failed: %s", exc)
@@ -174,19 +159,3 @@ class Dashboard:
         """Carry new tags into the index (no re-embedding), if there is one."""
         if self.has_index():
             self.index_job.start("refresh")
-
-    def _own_searcher(self, config):
-        """This memory's open searcher (`Searchers.use`), for one query."""
-        location = locate(self.root, config)
-        key = memory_key(location)
-        if not self.has_index():
-            self.searchers.drop(key)
-            raise NoIndex()
-
-        def make() -> Searcher:
-            try:
-                return Searcher(self.root, config, location=location, watched=self._watched)
-            except NoIndexYet:
-                raise NoIndex() from None
-
-        return self.searchers.use(key, make)
