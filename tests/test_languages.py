@@ -4,6 +4,7 @@ highlighting of those words."""
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from pathlib import Path
 
@@ -26,6 +27,7 @@ NOTES = {
     "es.md": "# Proveedor\n\nLa reunión con el proveedor es en Bogotá el próximo jueves.\n",
     "ko.md": "# 일정\n\n내일 오후에 치과에 갑니다.\n",
     "th.md": "# นัด\n\nนัดหมอฟันวันศุกร์ตอนบ่าย\n",
+    "ar.md": "# موعد\n\nموعد طبيب الأسنان يوم الخميس في ميونخ.\n",
     "en.md": "# Coffee\n\nMartin orders a flat white every morning before the standup meeting.\n",
 }
 
@@ -47,6 +49,7 @@ FOUND = [
     ("ecole", "fr.md"), ("école", "fr.md"), ("Cafe", "fr.md"),
     ("reunion", "es.md"), ("Bogota", "es.md"), ("próximo", "es.md"),
     ("flat white", "en.md"),
+    ("الأسنان", "ar.md"),
 ]
 
 
@@ -202,3 +205,40 @@ def test_an_older_postgres_index_gets_the_new_keyword_index(tmp_path, url, monke
         assert db.execute("SELECT version FROM tachikoma.schema").fetchone()[0] == pg_store.SCHEMA_VERSION
     with locate(root).open(readonly=True) as store:
         _check_found(store)
+
+
+# ------------------------------------------------------------------ highlighting and right-to-left text
+
+def test_highlighting_marks_words_of_every_script():
+    from tachikoma.web.render import highlight
+
+    assert str(highlight("山田さんの歯医者の予約は金曜日です。", "予約")) == "山田さんの歯医者の<mark>予約</mark>は金曜日です。"
+    assert str(highlight("黒猫を二匹", "猫")) == "黒<mark>猫</mark>を二匹"  # one character
+    assert str(highlight("深圳的电机驱动芯片的供应商", "芯片供应商")) == "深圳的电机驱动<mark>芯片</mark>的<mark>供应商</mark>"
+    assert str(highlight("内日 오후에 치과에 갑니다", "치과")) == "内日 오후에 <mark>치과</mark>에 갑니다"
+    assert str(highlight("นัดหมอฟันวันศุกร์", "หมอฟัน")) == "นัด<mark>หมอฟัน</mark>วันศุกร์"  # across its marks
+    assert str(highlight("Termin in München", "Muenchen")) == "Termin in <mark>München</mark>"
+    assert str(highlight("Wartung in Duesseldorf", "Düsseldorf")) == "Wartung in <mark>Duesseldorf</mark>"
+    assert str(highlight("à l'école", "ecole")) == "à l&#39;<mark>école</mark>"
+    assert str(highlight("Retries at meetings", "retry meeting")) == "<mark>Retries</mark> at <mark>meetings</mark>"
+
+
+def test_the_dashboard_shows_passages_in_their_own_direction(tmp_path):
+    from app import create_app
+
+    root = _memory(tmp_path / "memory")
+    runner.run(root, embedder_name="hash")
+    app = create_app(memory=root, port=5000)
+    try:
+        client = app.test_client()
+        html = client.get("/?q=الأسنان", base_url="http://127.0.0.1:5000",
+                          headers={"HX-Request": "true"}).get_data(as_text=True)
+        passage = re.search(r'<p class="text" dir="auto">([^<]*موعد[^<]*<mark>الأسنان</mark>[^<]*)</p>', html)
+        assert passage, html
+        page = client.get("/file/ar.md", base_url="http://127.0.0.1:5000").get_data(as_text=True)
+        assert re.search(r'<div class="block[^"]*" id="[^"]+" data-lines="[^"]+" dir="auto">', page)
+        japanese = client.get("/?q=予約", base_url="http://127.0.0.1:5000",
+                              headers={"HX-Request": "true"}).get_data(as_text=True)
+        assert "<mark>予約</mark>" in japanese
+    finally:
+        app.extensions["tachikoma"].index_job.wait(30)
