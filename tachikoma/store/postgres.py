@@ -193,8 +193,9 @@ MIGRATIONS: dict[int, tuple] = {
     2: TOOL_SCHEMA + ("DELETE FROM tachikoma.meta WHERE key = 'chunking'",),
     # Version 3: words in every script (issue 29): the keyword columns read `kw` (`keyword_text`),
     # filled for the rows already there; the tsvectors and their GIN indexes are made again.
-    3: ("ALTER TABLE tachikoma.chunks ADD COLUMN kw text",
-        "ALTER TABLE tachikoma.tool_texts ADD COLUMN kw text",
+    3: ("ALTER TABLE tachikoma.chunks ADD COLUMN IF NOT EXISTS kw text",
+        # (IF NOT EXISTS: from schema 1, version 2 made tool_texts as TOOL_SCHEMA is now, with kw.)
+        "ALTER TABLE tachikoma.tool_texts ADD COLUMN IF NOT EXISTS kw text",
         _fill_keyword_texts,
         "ALTER TABLE tachikoma.chunks DROP COLUMN tsv, DROP COLUMN words",
         f"ALTER TABLE tachikoma.chunks ADD COLUMN {_CHUNK_TSV}, ADD COLUMN {_CHUNK_WORDS}",
