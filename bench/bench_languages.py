@@ -17,7 +17,7 @@ import json
 import shutil
 import tempfile
 from collections import defaultdict
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 
@@ -34,7 +34,7 @@ def main() -> None:
     from tachikoma.search import Searcher
 
     manifest = json.loads((args.set / "manifest.json").read_text()) if (args.set / "manifest.json").exists() else {}
-    now = datetime.fromisoformat(manifest.get("as_of", "2026-12-04")).replace(tzinfo=timezone.utc)
+    now = datetime.fromisoformat(manifest.get("as_of", "2026-12-04")).replace(tzinfo=UTC)
     questions = [json.loads(line) for line in (args.set / "questions.jsonl").read_text().splitlines() if line.strip()]
     with tempfile.TemporaryDirectory(prefix="tk-languages-") as scratch:
         root = Path(scratch) / "memory"
