@@ -3,7 +3,8 @@
 "What did we decide in March", "what happened on 2026-03-22", "what did I do
 two weeks ago": `read` finds such phrases and resolves each to a window of
 time [start, end) against ``as_of`` (the "now" of the search, with its time
-zone: "yesterday" is the asker's yesterday). Understood (English; German, French, Spanish, Japanese and Chinese below):
+zone: "yesterday" is the asker's yesterday). Understood (English; other
+languages at the end):
 
 * dates: ``2026-03-22``, ``2026/03/22``, ``March 22``, ``22 March 2026``,
   ``Mar 22nd, 2026`` (a day without a year: its latest occurrence up to as_of);
