@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from tachikoma.indexer import runner
-from tachikoma.search import Searcher, keyword_search, query_terms
+from tachikoma.search.keywords import keyword_search, query_terms
+from tachikoma.search.searcher import Searcher
 from tachikoma.segment import fold_accents, index_text, query_words
 from tachikoma.store import STORE_ENV, locate
 from tachikoma.store import postgres as pg_store
