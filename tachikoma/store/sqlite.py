@@ -31,7 +31,7 @@ import numpy as np
 from . import index_check
 from ..errors import IndexDamaged, NoIndexYet, TachikomaError
 from ..segment import index_text
-from .sqlite_schema import (FTS_TOKENIZE, KEYWORDS_FUNCTION, KEYWORDS_REBUILD, MIGRATIONS, REQUIRED, SCHEMA,
+from .sqlite_schema import (FTS_TOKENIZE, KEYWORDS_FUNCTION, MIGRATIONS, REQUIRED, SCHEMA, SCRIPTS,
                             SCHEMA_VERSION, TOOL_SCHEMA)
 
 #: Chunk columns holding vectors: the full model's ("vector", empty until embedded) and the quick tier's.
@@ -243,7 +243,7 @@ class Store:
             with self.db:
                 for step in range(int(version) + 1, SCHEMA_VERSION + 1):
                     if MIGRATIONS[step] is None:
-                        _run_script(self.db, KEYWORDS_REBUILD if step == 6 else TOOL_SCHEMA)
+                        _run_script(self.db, SCRIPTS[step])
                     for statement in MIGRATIONS[step] or ():
                         self.db.execute(statement)
                 self.set_meta("schema_version", str(SCHEMA_VERSION))

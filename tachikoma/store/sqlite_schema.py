@@ -15,7 +15,7 @@ MIGRATIONS = {
     # Version 3: whether a file's git date comes from an import (a commit adding many files at once).
     3: ("ALTER TABLE files ADD COLUMN git_import INTEGER NOT NULL DEFAULT 0",),
     # Version 4: tool call texts, searched by keyword only (filled as the next run chunks every file again).
-    4: None,  # `TOOL_SCHEMA`, run as a script
+    4: None,  # `TOOL_SCHEMA`, run as a script (`SCRIPTS`)
     # Version 5: tiers of vectors (issue 21). A chunk is stored with its text first (keyword search
     # works at once), its full vector later: an empty `vector` means "not embedded yet". `quick` holds
     # the cheap static vector (`embedders.static`) until then, NULL when none.
@@ -24,7 +24,7 @@ MIGRATIONS = {
         "CREATE INDEX IF NOT EXISTS chunks_unembedded ON chunks(hash) WHERE length(vector) = 0"),
     # Version 6: words in every script (issue 29). The keyword index reads `segment.index_text` of each
     # text (`KEYWORDS_FUNCTION`): its triggers are made again and both keyword indexes refilled.
-    6: None,  # `KEYWORDS_REBUILD`, run as a script
+    6: None,  # `KEYWORDS_REBUILD`, run as a script (`SCRIPTS`)
 }
 
 #: How the keyword index splits and stems words (FTS5 porter over unicode61); the dashboard's highlighting uses it too.
@@ -130,6 +130,9 @@ INSERT INTO chunks_fts(rowid, text) SELECT id, {KEYWORDS_FUNCTION}(text) FROM ch
 INSERT INTO tool_fts(tool_fts) VALUES ('delete-all');
 INSERT INTO tool_fts(rowid, words) SELECT id, {KEYWORDS_FUNCTION}(words) FROM tool_texts;
 """
+
+#: The migrations run as scripts (their `MIGRATIONS` entry is None).
+SCRIPTS = {4: TOOL_SCHEMA, 6: KEYWORDS_REBUILD}
 
 #: Tables, indexes and triggers every index has; one missing means the file was damaged.
 REQUIRED = frozenset({"meta", "files", "chunks", "chunks_file", "chunks_hash", "chunks_fts", "chunks_ai",
