@@ -35,26 +35,29 @@ _RUN_CHARS = ("\u3005\u3006\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\
               "\u0e00-\u0e7f\u0e80-\u0eff\u1780-\u17ff\u1000-\u109f")
 _RUN = re.compile(f"[{_RUN_CHARS}]+")
 _HIRAGANA = re.compile("[\u3040-\u309f]+")
-#: A word holding a German umlaut or ß (letters only: \w without digits and _).
-_UMLAUT_WORD = re.compile(r"[^\W\d_]*[äöüÄÖÜßẞ][^\W\d_]*")
+#: A word of Latin letters holding a German umlaut or ß.
+_LATIN = "A-Za-z\u00c0-\u024f\u1e9e"
+_UMLAUT_WORD = re.compile(f"(?<![{_LATIN}])[{_LATIN}]*[äöüÄÖÜßẞ][{_LATIN}]*")
+_UMLAUT = re.compile("[äöüÄÖÜßẞ]")
 _UMLAUTS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "Ä": "Ae", "Ö": "Oe", "Ü": "Ue", "ß": "ss", "ẞ": "SS"})
-#: Unicode categories left out of a run's characters: combining marks.
-_MARK_CATEGORIES = ("M",)
+#: The combining marks inside runs (Thai, Lao, Khmer, Myanmar vowel and tone marks; the kana voicing
+#: marks ゙ ゚ when written apart), left out of a run's characters.
+_MARKS = re.compile("[" + "".join(
+    re.escape(ch) for ch in map(chr, range(0x0E00, 0x3100)) if _RUN.fullmatch(ch) and unicodedata.category(ch)[0] == "M")
+    + "]")
 
 
 def _letters(run: str) -> str:
     """`run` without its combining marks (Thai vowel and tone marks: unicode61 splits words at them)."""
-    return "".join(ch for ch in run if unicodedata.category(ch)[0] not in _MARK_CATEGORIES)
+    return _MARKS.sub("", run)
 
 
 def _run_tokens(run: str) -> str:
     """A run's characters and bigrams, in reading order: "abc" -> "a ab b bc c"."""
     chars = _letters(run)
-    tokens = []
-    for i, ch in enumerate(chars):
-        tokens.append(ch)
-        if i + 1 < len(chars):
-            tokens.append(chars[i:i + 2])
+    tokens = [None] * (2 * len(chars) - 1) if chars else []
+    tokens[::2] = chars
+    tokens[1::2] = [chars[i:i + 2] for i in range(len(chars) - 1)]
     return " ".join(tokens)
 
 
@@ -73,7 +76,8 @@ def index_text(text: str) -> str:
     exactly as before), else with its runs segmented and its umlaut words doubled (see the module)."""
     if text.isascii():
         return text
-    text = _UMLAUT_WORD.sub(_with_unumlauted, text)
+    if _UMLAUT.search(text):
+        text = _UMLAUT_WORD.sub(_with_unumlauted, text)
     return _RUN.sub(lambda m: f" {_run_tokens(m.group(0))} ", text)
 
 
@@ -104,7 +108,7 @@ def query_words(word: str) -> list[str]:
 def _plain(part: str) -> list[str]:
     if not part:
         return []
-    if _UMLAUT_WORD.search(part):
+    if _UMLAUT.search(part):
         return [part, part.translate(_UMLAUTS)]
     return [part]
 
