@@ -1,6 +1,6 @@
 """Reading the time a query asks about (`timeq.read`) against fixed as_of dates, and its factor."""
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import numpy as np
 import pytest
@@ -170,10 +170,10 @@ def test_parse_as_of_now():
     ("昨天", "2026-12-03"),
 ])
 def test_time_words_of_other_languages(query, label):
-    now = datetime(2026, 12, 4, 12, tzinfo=timezone.utc)
+    now = datetime(2026, 12, 4, 12, tzinfo=UTC)
     assert [w.label for w in timeq.read(query, now)] == [label]
 
 
 @pytest.mark.parametrize("query", ["Was haben wir hier besprochen?", "letzte Wochen", "en el mes", "Martin's notes"])
 def test_words_like_time_words_are_no_time(query):
-    assert timeq.read(query, datetime(2026, 12, 4, 12, tzinfo=timezone.utc)) == []
+    assert timeq.read(query, datetime(2026, 12, 4, 12, tzinfo=UTC)) == []
