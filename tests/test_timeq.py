@@ -1,6 +1,6 @@
 """Reading the time a query asks about (`timeq.read`) against fixed as_of dates, and its factor."""
 
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone
 
 import numpy as np
 import pytest
