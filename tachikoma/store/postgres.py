@@ -688,7 +688,8 @@ class PostgresStore:
             "SELECT DISTINCT c.id FROM tachikoma.tool_texts t "
             "JOIN tachikoma.chunks c ON c.file_id = t.file_id AND c.idx = t.chunk_idx "
             f"WHERE t.memory_id = %(memory)s AND t.tsv @@ plainto_tsquery('{TS_CONFIG}', %(term)s){restrict} "
-            "LIMIT %(limit)s", {"memory": self.memory_id, "term": fold_accents(term), "among": list(among or ()), "limit": limit})]
+            "LIMIT %(limit)s",
+            {"memory": self.memory_id, "term": fold_accents(term), "among": list(among or ()), "limit": limit})]
 
     @_guarded
     def replace_file(self, info: dict, chunks: list[tuple], tool_texts: list[tuple] = ()) -> None:
