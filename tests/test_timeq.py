@@ -177,3 +177,10 @@ def test_time_words_of_other_languages(query, label):
 @pytest.mark.parametrize("query", ["Was haben wir hier besprochen?", "letzte Wochen", "en el mes", "Martin's notes"])
 def test_words_like_time_words_are_no_time(query):
     assert timeq.read(query, datetime(2026, 12, 4, 12, tzinfo=UTC)) == []
+
+
+@pytest.mark.parametrize("query, kept", [("先週の会議", " の会議"), ("Was war letzte Woche?", "Was war  ?"),
+                                         ("Wann war das im Oktober?", "Wann war das im Oktober?")])
+def test_other_languages_relative_times_are_not_keywords(query, kept):
+    now = datetime(2026, 12, 4, 12, tzinfo=UTC)
+    assert timeq.without_time(query, timeq.read_spans(query, now)) == kept
