@@ -3,7 +3,8 @@
 "What did we decide in March", "what happened on 2026-03-22", "what did I do
 two weeks ago": `read` finds such phrases and resolves each to a window of
 time [start, end) against ``as_of`` (the "now" of the search, with its time
-zone: "yesterday" is the asker's yesterday). Understood:
+zone: "yesterday" is the asker's yesterday). Understood (English; other
+languages at the end):
 
 * dates: ``2026-03-22``, ``2026/03/22``, ``March 22``, ``22 March 2026``,
   ``Mar 22nd, 2026`` (a day without a year: its latest occurrence up to as_of);
@@ -14,7 +15,12 @@ zone: "yesterday" is the asker's yesterday). Understood:
 * relative: ``this/last/past week|weekend|month|year``, ``N days|weeks|months|
   years ago`` (N a number or a word: a, one .. twelve, a couple of, a few),
   ``in the past|last N days|weeks|months``, ``since <any of these>`` (up to as_of),
-  ``recently`` / ``lately`` (the last `RECENT_DAYS`).
+  ``recently`` / ``lately`` (the last `RECENT_DAYS`);
+* other languages (issue 29): German, French, Spanish, Japanese and Chinese "last/this
+  week|weekend|month|year" ("letzte Woche", "la semana pasada", "先週", "上个月"), days ("gestern",
+  "ayer", "昨日"), months after a preposition ("im Oktober", "en octubre", "seit März"), "N units
+  ago" ("vor 3 Tagen", "hace un mes", "il y a deux jours", "3日前", "三天前") and CJK dates
+  ("2025年10月", "10月3日"): `FOREIGN_*`.
 
 Numbers with dots ("version 2.1.5"), bare numbers ("port 2026", "bug 1041")
 and "May I" are not dates. dateparser's ``search_dates`` was measured for this
@@ -86,9 +92,18 @@ PATTERNS = [
     ("weekday", re.compile(r"\b(?:(last|this|past|previous|on)\s+)?(monday|tuesday|wednesday|thursday|friday|"
                            r"saturday|sunday)\b", re.I)),
     ("recent", re.compile(r"\b(recently|lately|of\s+late|these\s+days)\b", re.I)),
+    # Other languages (issue 29): German, French, Spanish, Japanese and Chinese, read as their English
+    # counterparts (`FOREIGN_*` below).
+    ("foreign_ago", None),
+    ("foreign_this_last", None),
+    ("foreign_day", None),
+    ("foreign_month", None),
+    ("cjk_ymd", re.compile(r"(\d{4})\s*年(?:\s*(\d{1,2})\s*月(?:\s*(\d{1,2})\s*[日号號])?)?")),
+    ("cjk_md", re.compile(r"(?<![\d年])(\d{1,2})\s*月(?:\s*(\d{1,2})\s*[日号號])?")),
 ]
 #: The kinds of phrase that say a time relative to now (`Window.relative`).
-RELATIVE_KINDS = frozenset({"weekday_ago", "ago", "past_n", "this_last", "day_word", "weekday", "recent"})
+RELATIVE_KINDS = frozenset({"weekday_ago", "ago", "past_n", "this_last", "day_word", "weekday", "recent",
+                            "foreign_ago", "foreign_this_last", "foreign_day"})
 _SINCE = re.compile(r"\bsince\s+(?:the\s+)?$", re.I)
 #: "before March", "after the 2nd of May": the time up to the start of what is named, or from its end.
 _BEFORE_AFTER = re.compile(r"\b(before|after)\s+(?:the\s+)?$", re.I)
@@ -104,6 +119,94 @@ MIN_YEAR, MAX_YEAR = 2, 9998
 #: are taken (they are not read again as a month: "February" alone) and ask about no time.
 IMPOSSIBLE = object()
 _DATE_KINDS = ("iso", "month_day", "day_month", "month_year")
+
+#: Other languages' "this/last week|weekend|month|year": (this or last, the unit).
+FOREIGN_THIS_LAST = {
+    # German
+    "letzte woche": ("last", "week"), "vorige woche": ("last", "week"), "vergangene woche": ("last", "week"),
+    "diese woche": ("this", "week"), "letzten monat": ("last", "month"), "vorigen monat": ("last", "month"),
+    "vergangenen monat": ("last", "month"), "diesen monat": ("this", "month"), "letztes jahr": ("last", "year"),
+    "voriges jahr": ("last", "year"), "vergangenes jahr": ("last", "year"), "dieses jahr": ("this", "year"),
+    "letztes wochenende": ("last", "weekend"), "dieses wochenende": ("this", "weekend"),
+    # French
+    "la semaine dernière": ("last", "week"), "la semaine passée": ("last", "week"), "cette semaine": ("this", "week"),
+    "le mois dernier": ("last", "month"), "ce mois-ci": ("this", "month"), "l'année dernière": ("last", "year"),
+    "l'an dernier": ("last", "year"), "cette année": ("this", "year"), "le week-end dernier": ("last", "weekend"),
+    "ce week-end": ("this", "weekend"),
+    # Spanish
+    "la semana pasada": ("last", "week"), "esta semana": ("this", "week"), "el mes pasado": ("last", "month"),
+    "este mes": ("this", "month"), "el año pasado": ("last", "year"), "este año": ("this", "year"),
+    "el fin de semana pasado": ("last", "weekend"), "este fin de semana": ("this", "weekend"),
+    # Japanese
+    "先週末": ("last", "weekend"), "今週末": ("this", "weekend"), "先週": ("last", "week"), "今週": ("this", "week"),
+    "先月": ("last", "month"), "今月": ("this", "month"), "去年": ("last", "year"), "昨年": ("last", "year"),
+    "今年": ("this", "year"),
+    # Chinese (去年 and 今年 as in Japanese)
+    "上周末": ("last", "weekend"), "上周": ("last", "week"), "上週": ("last", "week"), "上个星期": ("last", "week"),
+    "上星期": ("last", "week"), "这周": ("this", "week"), "這週": ("this", "week"), "本周": ("this", "week"),
+    "这个星期": ("this", "week"), "上个月": ("last", "month"), "上個月": ("last", "month"), "这个月": ("this", "month"),
+    "這個月": ("this", "month"), "本月": ("this", "month"),
+}
+#: Other languages' days: how many days back. (French "hier" is left out: in German it is "here".)
+FOREIGN_DAYS = {"heute": 0, "gestern": 1, "vorgestern": 2, "aujourd'hui": 0, "avant-hier": 2, "hoy": 0, "ayer": 1,
+                "anteayer": 2, "antes de ayer": 2, "今日": 0, "昨日": 1, "一昨日": 2, "今天": 0, "昨天": 1, "前天": 2}
+#: German, French and Spanish month names.
+FOREIGN_MONTHS = {
+    "januar": 1, "jänner": 1, "februar": 2, "märz": 3, "maerz": 3, "mai": 5, "juni": 6, "juli": 7, "oktober": 10,
+    "dezember": 12, "janvier": 1, "février": 2, "fevrier": 2, "mars": 3, "avril": 4, "juin": 6, "juillet": 7,
+    "août": 8, "aout": 8, "septembre": 9, "octobre": 10, "novembre": 11, "décembre": 12, "decembre": 12,
+    "enero": 1, "febrero": 2, "marzo": 3, "abril": 4, "mayo": 5, "junio": 6, "julio": 7, "agosto": 8,
+    "septiembre": 9, "setiembre": 9, "octubre": 10, "noviembre": 11, "diciembre": 12,
+    "april": 4, "august": 8, "september": 9, "november": 11,
+}
+#: The words before a month that make it one ("im Oktober", "en octubre", "depuis mars"); "since" words
+#: read from the month's start up to as_of.
+FOREIGN_MONTH_LEADS = {"im": "", "in": "", "seit": "since", "en": "", "depuis": "since", "desde": "since",
+                       "au mois de": "", "en el mes de": "", "el mes de": ""}
+FOREIGN_NUMBERS = {"ein": 1, "eine": 1, "einem": 1, "einer": 1, "zwei": 2, "drei": 3, "vier": 4, "fünf": 5,
+                   "sechs": 6, "sieben": 7, "acht": 8, "neun": 9, "zehn": 10, "un": 1, "une": 1, "deux": 2,
+                   "trois": 3, "quatre": 4, "cinq": 5, "six": 6, "sept": 7, "huit": 8, "neuf": 9, "dix": 10,
+                   "uno": 1, "una": 1, "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7,
+                   "ocho": 8, "nueve": 9, "diez": 10, "一": 1, "二": 2, "两": 2, "兩": 2, "三": 3, "四": 4,
+                   "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+FOREIGN_UNITS = {
+    "day": ("tag", "tage", "tagen", "jour", "jours", "día", "días", "dia", "dias", "日", "天"),
+    "week": ("woche", "wochen", "semaine", "semaines", "semana", "semanas", "週間", "週", "周", "星期", "个星期"),
+    "month": ("monat", "monate", "monaten", "mois", "mes", "meses", "ヶ月", "か月", "カ月", "ヵ月", "个月", "個月"),
+    "year": ("jahr", "jahre", "jahren", "an", "ans", "année", "années", "año", "años", "年"),
+}
+_FOREIGN_UNIT = {word: unit for unit, words in FOREIGN_UNITS.items() for word in words}
+
+
+def _alternatives(words) -> str:
+    """A regex alternation of `words` (longest first; spaces match any run of spaces)."""
+    return "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(words, key=len, reverse=True))
+
+
+def _latin(word: str) -> bool:
+    return word[:1].isascii() or word[:1] in "äöüéèàáíóú"
+
+
+def _words(words) -> re.Pattern:
+    """One group matching any of `words`: whole words of Latin letters, CJK words anywhere (no spaces)."""
+    latin = [w for w in words if _latin(w)]
+    cjk = [w for w in words if not _latin(w)]
+    return re.compile(r"((?<!\w)(?:" + _alternatives(latin) + r")(?!\w)|" + _alternatives(cjk) + ")", re.IGNORECASE)
+
+
+_FOREIGN_NUMBER = r"(\d{1,3}|" + _alternatives(FOREIGN_NUMBERS) + ")"
+_FOREIGN_PATTERNS = {
+    "foreign_ago": re.compile(
+        r"\b(?:vor|il\s+y\s+a|hace)\s+" + _FOREIGN_NUMBER + r"\s+("
+        + _alternatives(w for w in _FOREIGN_UNIT if _latin(w)) + r")\b"
+        + r"|(\d{1,3}|[一二两兩三四五六七八九十])\s*(" + _alternatives(w for w in _FOREIGN_UNIT if not _latin(w))
+        + r")前", re.IGNORECASE),
+    "foreign_this_last": _words(FOREIGN_THIS_LAST),
+    "foreign_day": _words(FOREIGN_DAYS),
+    "foreign_month": re.compile(r"\b(" + _alternatives(FOREIGN_MONTH_LEADS) + r")\s+(" + _alternatives(FOREIGN_MONTHS)
+                                + r")\b(?:,?\s+(\d{4})\b)?", re.IGNORECASE),
+}
+PATTERNS = [(kind, pattern or _FOREIGN_PATTERNS[kind]) for kind, pattern in PATTERNS]
 
 
 @dataclass(frozen=True)
@@ -330,8 +433,47 @@ def _resolve(kind: str, m: re.Match, text: str, today: date, now: float, tz):
             return _days(day, day, tz, phrase)
         if kind == "recent":
             return _days(today - timedelta(days=RECENT_DAYS), today, tz, phrase)
+        return _resolve_foreign(kind, m, today, tz, phrase)
     except (ValueError, KeyError, OverflowError):
         return IMPOSSIBLE if kind in _DATE_KINDS else None
+    return None
+
+
+def _resolve_foreign(kind: str, m: re.Match, today: date, tz, phrase: str) -> Window | None:
+    """The windows of the other languages' patterns, through the English ones' helpers."""
+    if kind == "foreign_ago":
+        number, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        n = int(number) if number.isdigit() else FOREIGN_NUMBERS[number.lower()]
+        return _ago(n, _FOREIGN_UNIT[unit.lower()], today, tz, phrase)
+    if kind == "foreign_this_last":
+        which, unit = FOREIGN_THIS_LAST[" ".join(m.group(1).lower().split())]
+        return _this_last(which, unit, today, tz, phrase)
+    if kind == "foreign_day":
+        day = today - timedelta(days=FOREIGN_DAYS[" ".join(m.group(1).lower().split())])
+        return _days(day, day, tz, phrase)
+    if kind == "foreign_month":
+        month = FOREIGN_MONTHS[m.group(2).lower()]
+        window = _month(int(m.group(3)) if m.group(3) else _latest_month(month, today), month, tz, phrase)
+        if FOREIGN_MONTH_LEADS[" ".join(m.group(1).lower().split())] == "since":
+            first = datetime.fromtimestamp(window.start, tz).date()
+            return _days(first, today, tz, phrase)
+        return window
+    if kind == "cjk_ymd":
+        year = int(m.group(1))
+        if not 1970 <= year <= today.year + 1:
+            return None
+        if m.group(3):
+            day = date(year, int(m.group(2)), int(m.group(3)))
+            return _days(day, day, tz, phrase)
+        if m.group(2):
+            return _month(year, int(m.group(2)), tz, phrase)
+        return _days(date(year, 1, 1), date(year, 12, 31), tz, phrase)
+    if kind == "cjk_md":
+        month = int(m.group(1))
+        if m.group(2):
+            day = _latest_day(month, int(m.group(2)), today)
+            return None if day is None else _days(day, day, tz, phrase)
+        return _month(_latest_month(month, today), month, tz, phrase)
     return None
 
 

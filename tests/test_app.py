@@ -255,7 +255,7 @@ def test_highlight_marks_only_the_words_keyword_search_used(client):
     so the snippets mark "meetings" but not "Martin"."""
     assert client.get("/api/search", query_string={"q": "martin meetings"}).get_json()["keywords"] == ["meetings"]
     html = client.get("/", query_string={"q": "martin meetings"}).get_data(as_text=True)
-    snippets = re.findall(r'<p class="text">(.*?)</p>', html, re.S)
+    snippets = re.findall(r'<p class="text"[^>]*>(.*?)</p>', html, re.S)
     assert any("Martin" in s for s in snippets)
     marked = {m.lower() for s in snippets for m in re.findall(r"<mark>(.*?)</mark>", s)}
     assert marked and marked <= {"meeting", "meetings"}, marked
@@ -263,7 +263,7 @@ def test_highlight_marks_only_the_words_keyword_search_used(client):
 
 def test_session_snippets_start_with_what_was_said(client):
     html = client.get("/", query_string={"q": "DRV8353 samples", "kind": "transcript"}).get_data(as_text=True)
-    snippets = [text_of(p) for p in re.findall(r'<p class="text">(.*?)</p>', html, re.S)]
+    snippets = [text_of(p) for p in re.findall(r'<p class="text"[^>]*>(.*?)</p>', html, re.S)]
     assert snippets and all(not s.startswith(("Claude Code session", "[2026-")) for s in snippets), snippets
     assert any(s.startswith("summary: Planning the board revision") for s in snippets)
 
@@ -412,7 +412,7 @@ def test_a_data_file_page_says_data_file_not_transcript(client, indexed):
 
 def test_markdown_chunk_is_highlighted(client):
     html = client.get("/file/martin.md?lines=12-16").get_data(as_text=True)
-    hits = re.findall(r'<div class="block hit" id="([^"]+)" data-lines="(\d+)-(\d+)">', html)
+    hits = re.findall(r'<div class="block hit" id="([^"]+)" data-lines="(\d+)-(\d+)"[^>]*>', html)
     assert hits and hits[0][0] == "hit"
     for _, start, end in hits:
         assert int(start) <= 16 and int(end) >= 12

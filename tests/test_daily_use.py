@@ -149,8 +149,8 @@ def test_the_transcript_page_shows_an_edits_old_and_new_text_apart(root):
     (root / "session.jsonl").write_bytes(SESSION.read_bytes())
     app = create_app(memory=root, port=5000)
     html = app.test_client().get("/file/session.jsonl", base_url="http://127.0.0.1:5000").get_data(as_text=True)
-    old = re.search(r'<span class="tool-key">old_string</span>\s*<pre>([^<]*)</pre>', html)
-    new = re.search(r'<span class="tool-key">new_string</span>\s*<pre>([^<]*)</pre>', html)
+    old = re.search(r'<span class="tool-key">old_string</span>\s*<pre[^>]*>([^<]*)</pre>', html)
+    new = re.search(r'<span class="tool-key">new_string</span>\s*<pre[^>]*>([^<]*)</pre>', html)
     assert old and new and old.group(1) == "TOOL-INPUT-OLD" and new.group(1) == "TOOL-INPUT-NEW"
 
 

@@ -2,6 +2,7 @@
 in newest first, an interrupted run resumed, and how much is embedded said by stats and freshness."""
 
 import os
+import re
 import sqlite3
 
 import numpy as np
@@ -127,7 +128,9 @@ def test_an_older_index_is_upgraded_in_place_keeping_its_vectors_and_tool_texts(
                        if not line.strip().startswith("quick BLOB") and "chunks_unembedded" not in line)
     if version == 4:
         schema += store_module.TOOL_SCHEMA
-    assert "quick" not in schema and "unembedded" not in schema
+    # Its triggers handed FTS5 the text as written (schema 6 segments it: `segment.index_text`).
+    schema = re.sub(r"tachikoma_keywords\(((?:new|old)\.\w+)\)", r"\1", schema)
+    assert "quick" not in schema and "unembedded" not in schema and "tachikoma_keywords" not in schema
     old = path.with_name(f"schema-{version}.sqlite")
     db = sqlite3.connect(old)
     db.executescript(schema)
@@ -150,7 +153,7 @@ def test_an_older_index_is_upgraded_in_place_keeping_its_vectors_and_tool_texts(
     summary = runner.run(memory, embedder_name="hash")
     assert summary.chunks_embedded == 0
     with Store(path) as store:
-        assert store.get_meta("schema_version") == str(store_module.SCHEMA_VERSION) == "5"
+        assert store.get_meta("schema_version") == str(store_module.SCHEMA_VERSION) == "6"
         assert store.db.execute("SELECT id, vector FROM chunks ORDER BY id").fetchall() == before
         assert store.tier_counts() == {"full": len(before), "quick": 0, "none": 0}
         assert store.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'chunks_unembedded'").fetchone()

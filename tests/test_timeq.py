@@ -142,3 +142,45 @@ def test_parse_as_of_refuses_non_dates(text):
 def test_parse_as_of_now():
     before = datetime.now(UTC)
     assert timeq.parse_as_of("now") >= before and timeq.parse_as_of(None).tzinfo is not None
+
+
+# ------------------------------------------------------------------ other languages (issue 29)
+
+@pytest.mark.parametrize("query, label", [
+    ("Was war letzte Woche?", "2026-11-23..2026-11-29"),
+    ("Was haben wir im Oktober besprochen?", "2026-10"),
+    ("im Oktober 2025", "2025-10"),
+    ("seit März", "2026-03-01..2026-12-04"),
+    ("vor 3 Tagen", "2026-11-30..2026-12-02"),
+    ("vor zwei Wochen", "2026-11-16..2026-11-24"),
+    ("gestern", "2026-12-03"),
+    ("¿Qué pasó la semana pasada?", "2026-11-23..2026-11-29"),
+    ("hace un mes", "2026-10-20..2026-11-19"),
+    ("en octubre", "2026-10"),
+    ("desde enero", "2026-01-01..2026-12-04"),
+    ("la semaine dernière", "2026-11-23..2026-11-29"),
+    ("il y a deux jours", "2026-12-01..2026-12-03"),
+    ("l'année dernière", "2025"),
+    ("先週の会議", "2026-11-23..2026-11-29"),
+    ("3日前", "2026-11-30..2026-12-02"),
+    ("2025年10月", "2025-10"),
+    ("10月3日の予約", "2026-10-03"),
+    ("上个月的发票", "2026-11"),
+    ("三天前", "2026-11-30..2026-12-02"),
+    ("昨天", "2026-12-03"),
+])
+def test_time_words_of_other_languages(query, label):
+    now = datetime(2026, 12, 4, 12, tzinfo=UTC)
+    assert [w.label for w in timeq.read(query, now)] == [label]
+
+
+@pytest.mark.parametrize("query", ["Was haben wir hier besprochen?", "letzte Wochen", "en el mes", "Martin's notes"])
+def test_words_like_time_words_are_no_time(query):
+    assert timeq.read(query, datetime(2026, 12, 4, 12, tzinfo=UTC)) == []
+
+
+@pytest.mark.parametrize("query, kept", [("先週の会議", " の会議"), ("Was war letzte Woche?", "Was war  ?"),
+                                         ("Wann war das im Oktober?", "Wann war das im Oktober?")])
+def test_other_languages_relative_times_are_not_keywords(query, kept):
+    now = datetime(2026, 12, 4, 12, tzinfo=UTC)
+    assert timeq.without_time(query, timeq.read_spans(query, now)) == kept

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..segment import query_words
 from ..store.sqlite import Store
 from . import ranking
 
@@ -65,7 +66,8 @@ _CLITIC = re.compile(r"(?<=\w)['\u2019](?:s|re|ve|ll|d|m)\b", re.I)
 
 
 def query_terms(text: str, limit: int = MAX_KEYWORD_TERMS, skip: frozenset[str] = frozenset()) -> list[str]:
-    """The distinct words of `text` (letters, digits, combining marks), first seen first.
+    """The distinct words of `text` (letters, digits, combining marks), first seen first; a word in a
+    script written without spaces gives its character pairs instead (`segment.query_words`).
 
     Everything else (spaces, punctuation, quotes, operators such as ``*`` or
     ``^``, symbols, emoji, control characters) separates words. Case-folded
@@ -81,14 +83,15 @@ def query_terms(text: str, limit: int = MAX_KEYWORD_TERMS, skip: frozenset[str] 
     def close() -> None:
         nonlocal first
         if current:
-            word = "".join(current)
-            key = word.casefold()
-            # A capitalised stop word after the first word is a name or a month ("in May", "Will said").
-            skipped = key in skip and (first or len(word) < 2 or not word[:1].isupper())
+            # A run of CJK or Thai gives its bigrams, an umlaut word its other spelling (`segment`).
+            for word in query_words("".join(current)):
+                key = word.casefold()
+                # A capitalised stop word after the first word is a name or a month ("in May", "Will said").
+                skipped = key in skip and (first or len(word) < 2 or not word[:1].isupper())
+                if key not in seen and not skipped:
+                    seen.add(key)
+                    terms.append(word)
             first = False
-            if key not in seen and not skipped:
-                seen.add(key)
-                terms.append(word)
             current.clear()
 
     for ch in text:

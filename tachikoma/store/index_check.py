@@ -113,11 +113,12 @@ def keyword_index_problem(db: sqlite3.Connection, table: str = "chunks_fts") -> 
     """What is wrong with the FTS5 keyword index, or None. A damaged one answers searches with no
     keyword matches at all (keyword 0.00 on notes that hold the word) rather than an error.
 
-    FTS5's own ``integrity-check`` compares the index with the chunks' text; it is a write statement
+    FTS5's own ``integrity-check`` checks the index (rank 0: not against the chunks' text, which it
+    does not hold as written but segmented, `segment.index_text`); it is a write statement
     to SQLite, so on a read-only connection every entry of the index is decoded instead (an
     `fts5vocab` table in the connection's temporary schema)."""
     try:
-        db.execute(f"INSERT INTO {table}({table}) VALUES ('integrity-check')")
+        db.execute(f"INSERT INTO {table}({table}, rank) VALUES ('integrity-check', 0)")
     except sqlite3.OperationalError as exc:
         if "readonly" not in str(exc):
             return f"keyword index check failed: {exc}"

@@ -37,10 +37,11 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import IndexDamaged, NoIndexYet, StoreUnreachable, TachikomaError
+from ..segment import fold_accents, index_text
 from .protocol import ENGINE_INDEX_MIN_CHUNKS
 from .sqlite import FileRow, json_column
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 #: The text search configuration of the keyword column.
 TS_CONFIG = "tachikoma.words"
 #: FTS5's bm25() constants.
@@ -60,6 +61,17 @@ HNSW_MAX_EF_SEARCH = 1000
 LOCK_CLASS = 0x746B
 #: The advisory lock held while an indexer runs the end of its run (`PostgresStore._after_run`).
 MAINTENANCE_LOCK = (LOCK_CLASS, -1)
+
+#: The keyword columns: the tsvector of the text keyword search reads (`kw` when set, else the text
+#: itself) and its word count (BM25's length).
+_CHUNK_TSV = f"tsv tsvector GENERATED ALWAYS AS (to_tsvector('{TS_CONFIG}', coalesce(kw, text))) STORED"
+_CHUNK_WORDS = (f"words integer GENERATED ALWAYS AS "
+                f"(tachikoma.word_count(to_tsvector('{TS_CONFIG}', coalesce(kw, text)))) STORED")
+_TOOL_TSV = f"tsv tsvector GENERATED ALWAYS AS (to_tsvector('{TS_CONFIG}', coalesce(kw, words))) STORED"
+_TOOL_WORDS = (f"word_count integer GENERATED ALWAYS AS "
+               f"(tachikoma.word_count(to_tsvector('{TS_CONFIG}', coalesce(kw, words)))) STORED")
+CHUNK_KEYWORD_COLUMNS = f"{_CHUNK_TSV},\n    {_CHUNK_WORDS}"
+TOOL_KEYWORD_COLUMNS = f"{_TOOL_TSV},\n    {_TOOL_WORDS}"
 
 SCHEMA = f"""
 CREATE SCHEMA IF NOT EXISTS tachikoma;
@@ -115,8 +127,8 @@ CREATE TABLE tachikoma.chunks (
     hash text NOT NULL,
     vector vector NOT NULL,
     date double precision,
-    tsv tsvector GENERATED ALWAYS AS (to_tsvector('{TS_CONFIG}', text)) STORED,
-    words integer GENERATED ALWAYS AS (tachikoma.word_count(to_tsvector('{TS_CONFIG}', text))) STORED
+    kw text,                        -- what keyword search reads when it is not `text` (`keyword_text`)
+    {CHUNK_KEYWORD_COLUMNS}
 );
 CREATE INDEX chunks_file ON tachikoma.chunks (file_id, idx);
 CREATE INDEX chunks_memory ON tachikoma.chunks (memory_id, id);
@@ -138,19 +150,59 @@ TOOL_SCHEMA = (
     tool text NOT NULL,      -- the tool's name
     side text NOT NULL,      -- 'input' or 'output'
     words text NOT NULL,
-    tsv tsvector GENERATED ALWAYS AS (to_tsvector('{TS_CONFIG}', words)) STORED,
-    word_count integer GENERATED ALWAYS AS (tachikoma.word_count(to_tsvector('{TS_CONFIG}', words))) STORED
+    kw text,                 -- what keyword search reads when it is not `words` (`keyword_text`)
+    {TOOL_KEYWORD_COLUMNS}
 )""",
     "CREATE INDEX tool_texts_file ON tachikoma.tool_texts (file_id, chunk_idx)",
     "CREATE INDEX tool_texts_memory ON tachikoma.tool_texts (memory_id, id)",
     "CREATE INDEX tool_texts_tsv ON tachikoma.tool_texts USING gin (tsv)",
 )
 
-#: Statements each schema version adds to the one before.
-MIGRATIONS: dict[int, tuple[str, ...]] = {
+
+
+def keyword_text(text: str) -> str | None:
+    """What keyword search reads for `text` (the `kw` column), None when it is `text` itself (ASCII):
+    `segment.index_text` (CJK and Thai runs as characters and bigrams, umlauts spelled both ways),
+    accents folded in Python as SQLite's FTS5 folds them (``remove_diacritics``), since PostgreSQL's
+    ``unaccent`` is an extension a server may not have. Query words are folded alike (`_asked`)."""
+    if text.isascii():
+        return None
+    read = fold_accents(index_text(text))
+    return None if read == text else read
+
+
+def _asked(terms) -> list[str]:
+    """Query words as the keyword columns read them (accents folded, see `keyword_text`)."""
+    return [fold_accents(t) for t in terms]
+
+
+def _fill_keyword_texts(db) -> None:
+    """Schema 3: `kw` of every row whose text is not ASCII (its bytes outnumber its characters)."""
+    for table, column in (("chunks", "text"), ("tool_texts", "words")):
+        rows = db.execute(f"SELECT id, {column} FROM tachikoma.{table} "
+                          f"WHERE octet_length({column}) <> char_length({column})").fetchall()
+        with db.cursor() as cur:
+            cur.executemany(f"UPDATE tachikoma.{table} SET kw = %s WHERE id = %s",
+                            [(keyword_text(text), i) for i, text in rows])
+
+
+#: Statements each schema version adds to the one before (a callable: run with the connection).
+MIGRATIONS: dict[int, tuple] = {
     # Version 2: tool call texts. Forgetting how files were chunked makes the next `tachikoma index`
     # read every file again (their vectors are found by text hash, not embedded again) to fill them.
     2: TOOL_SCHEMA + ("DELETE FROM tachikoma.meta WHERE key = 'chunking'",),
+    # Version 3: words in every script (issue 29): the keyword columns read `kw` (`keyword_text`),
+    # filled for the rows already there; the tsvectors and their GIN indexes are made again.
+    3: ("ALTER TABLE tachikoma.chunks ADD COLUMN IF NOT EXISTS kw text",
+        # (IF NOT EXISTS: from schema 1, version 2 made tool_texts as TOOL_SCHEMA is now, with kw.)
+        "ALTER TABLE tachikoma.tool_texts ADD COLUMN IF NOT EXISTS kw text",
+        _fill_keyword_texts,
+        "ALTER TABLE tachikoma.chunks DROP COLUMN tsv, DROP COLUMN words",
+        f"ALTER TABLE tachikoma.chunks ADD COLUMN {_CHUNK_TSV}, ADD COLUMN {_CHUNK_WORDS}",
+        "CREATE INDEX chunks_tsv ON tachikoma.chunks USING gin (tsv)",
+        "ALTER TABLE tachikoma.tool_texts DROP COLUMN tsv, DROP COLUMN word_count",
+        f"ALTER TABLE tachikoma.tool_texts ADD COLUMN {_TOOL_TSV}, ADD COLUMN {_TOOL_WORDS}",
+        "CREATE INDEX tool_texts_tsv ON tachikoma.tool_texts USING gin (tsv)"),
 }
 
 
@@ -323,7 +375,10 @@ class PostgresStore:
             elif version < SCHEMA_VERSION:
                 for step in range(version + 1, SCHEMA_VERSION + 1):
                     for statement in MIGRATIONS[step]:
-                        self.db.execute(statement)
+                        if callable(statement):
+                            statement(self.db)
+                        else:
+                            self.db.execute(statement)
                 self.db.execute("UPDATE tachikoma.schema SET version = %s", (SCHEMA_VERSION,))
 
     def _check_vector(self) -> None:
@@ -622,7 +677,7 @@ class PostgresStore:
             "JOIN tachikoma.tool_texts t ON t.id = s.id "
             "JOIN tachikoma.chunks c ON c.file_id = t.file_id AND c.idx = t.chunk_idx "
             "ORDER BY s.score, s.id LIMIT %(limit)s",
-            {"terms": list(terms), "memory": self.memory_id, "total": total, "mean": mean_words or 1.0,
+            {"terms": _asked(terms), "memory": self.memory_id, "total": total, "mean": mean_words or 1.0,
              "limit": int(limit)})]
 
     @_guarded
@@ -633,7 +688,8 @@ class PostgresStore:
             "SELECT DISTINCT c.id FROM tachikoma.tool_texts t "
             "JOIN tachikoma.chunks c ON c.file_id = t.file_id AND c.idx = t.chunk_idx "
             f"WHERE t.memory_id = %(memory)s AND t.tsv @@ plainto_tsquery('{TS_CONFIG}', %(term)s){restrict} "
-            "LIMIT %(limit)s", {"memory": self.memory_id, "term": term, "among": list(among or ()), "limit": limit})]
+            "LIMIT %(limit)s",
+            {"memory": self.memory_id, "term": fold_accents(term), "among": list(among or ()), "limit": limit})]
 
     @_guarded
     def replace_file(self, info: dict, chunks: list[tuple], tool_texts: list[tuple] = ()) -> None:
@@ -653,15 +709,16 @@ class PostgresStore:
             with self.db.cursor() as cur:
                 cur.executemany(
                     "INSERT INTO tachikoma.chunks (memory_id, file_id, idx, line_start, line_end, text, hash, vector, "
-                    "date) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+                    "date, kw) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
                     [(self.memory_id, file_id, idx, start, end, text, digest,
-                      np.frombuffer(vector, dtype=np.float32), date)
+                      np.frombuffer(vector, dtype=np.float32), date, keyword_text(text))
                      for idx, start, end, text, digest, vector, date in chunks])
         if tool_texts:
             with self.db.cursor() as cur:
                 cur.executemany(
-                    "INSERT INTO tachikoma.tool_texts (memory_id, file_id, chunk_idx, line, tool, side, words) "
-                    "VALUES (%s,%s,%s,%s,%s,%s,%s)", [(self.memory_id, file_id, *t) for t in tool_texts])
+                    "INSERT INTO tachikoma.tool_texts (memory_id, file_id, chunk_idx, line, tool, side, words, kw) "
+                    "VALUES (%s,%s,%s,%s,%s,%s,%s,%s)",
+                    [(self.memory_id, file_id, *t, keyword_text(t[-1])) for t in tool_texts])
 
     @_guarded
     def update_file(self, path: str, **columns) -> None:
@@ -783,7 +840,7 @@ class PostgresStore:
     def keyword_count(self, term: str, cap: int) -> int:
         return self.db.execute(
             f"SELECT count(*) FROM (SELECT 1 FROM tachikoma.chunks WHERE memory_id = %s "
-            f"AND tsv @@ plainto_tsquery('{TS_CONFIG}', %s) LIMIT %s) s", (self.memory_id, term, cap)).fetchone()[0]
+            f"AND tsv @@ plainto_tsquery('{TS_CONFIG}', %s) LIMIT %s) s", (self.memory_id, fold_accents(term), cap)).fetchone()[0]
 
     def keyword_counts(self, terms: list[str], cap: int) -> list[int]:
         """`keyword_count` of each of `terms`, in one round trip."""
@@ -798,7 +855,7 @@ class PostgresStore:
         return [r[0] for r in self.db.execute(
             f"SELECT (SELECT count(*) FROM (SELECT 1 FROM tachikoma.{table} WHERE memory_id = %s "
             f"AND tsv @@ plainto_tsquery('{TS_CONFIG}', u.t) LIMIT %s) s) "
-            "FROM unnest(%s::text[]) WITH ORDINALITY AS u(t, n) ORDER BY u.n", (self.memory_id, cap, list(terms)))]
+            "FROM unnest(%s::text[]) WITH ORDINALITY AS u(t, n) ORDER BY u.n", (self.memory_id, cap, _asked(terms)))]
 
     def _corpus_size(self, table: str = "chunks") -> tuple[int, float]:
         """(rows, mean words per row) of this memory's chunks or tool texts, read once per generation."""
@@ -822,7 +879,7 @@ class PostgresStore:
         total, mean_words = self._corpus_size()
         return [(int(i), float(score)) for i, score in self.db.execute(
             _bm25("chunks", "words") + " SELECT id, score FROM scored ORDER BY score, id LIMIT %(limit)s",
-            {"terms": list(terms), "memory": self.memory_id, "total": total, "mean": mean_words or 1.0,
+            {"terms": _asked(terms), "memory": self.memory_id, "total": total, "mean": mean_words or 1.0,
              "limit": None if limit is None else int(limit)})]
 
     @_guarded
@@ -833,13 +890,13 @@ class PostgresStore:
         return [list(r[0]) for r in self.db.execute(
             f"SELECT ARRAY(SELECT id FROM tachikoma.chunks WHERE memory_id = %s "
             f"AND tsv @@ plainto_tsquery('{TS_CONFIG}', u.t) LIMIT %s) "
-            "FROM unnest(%s::text[]) WITH ORDINALITY AS u(t, n) ORDER BY u.n", (self.memory_id, limit, list(terms)))]
+            "FROM unnest(%s::text[]) WITH ORDINALITY AS u(t, n) ORDER BY u.n", (self.memory_id, limit, _asked(terms)))]
 
     @_guarded
     def chunks_holding(self, term: str, limit: int) -> list[int]:
         return [r[0] for r in self.db.execute(
             f"SELECT id FROM tachikoma.chunks WHERE memory_id = %s AND tsv @@ plainto_tsquery('{TS_CONFIG}', %s) "
-            "LIMIT %s", (self.memory_id, term, limit))]
+            "LIMIT %s", (self.memory_id, fold_accents(term), limit))]
 
     @_guarded
     def chunks_holding_among(self, term: str, chunk_ids: list[int]) -> list[int]:
@@ -847,7 +904,7 @@ class PostgresStore:
             return []
         return [r[0] for r in self.db.execute(
             f"SELECT id FROM tachikoma.chunks WHERE id = ANY(%s) AND tsv @@ plainto_tsquery('{TS_CONFIG}', %s)",
-            (list(chunk_ids), term))]
+            (list(chunk_ids), fold_accents(term)))]
 
 
 def _bm25(table: str, count_column: str) -> str:

@@ -30,7 +30,9 @@ import numpy as np
 
 from . import index_check
 from ..errors import IndexDamaged, NoIndexYet, TachikomaError
-from .sqlite_schema import FTS_TOKENIZE, MIGRATIONS, REQUIRED, SCHEMA, SCHEMA_VERSION, TOOL_SCHEMA
+from ..segment import index_text
+from .sqlite_schema import (FTS_TOKENIZE, KEYWORDS_FUNCTION, MIGRATIONS, REQUIRED, SCHEMA, SCRIPTS,
+                            SCHEMA_VERSION, TOOL_SCHEMA)
 
 #: Chunk columns holding vectors: the full model's ("vector", empty until embedded) and the quick tier's.
 VECTOR_COLUMNS = ("vector", "quick")
@@ -184,6 +186,7 @@ class Store:
     def _open(self, uri: str, readonly: bool) -> None:
         self.db = sqlite3.connect(uri, uri=True, timeout=30, check_same_thread=False)
         try:
+            self.db.create_function(KEYWORDS_FUNCTION, 1, index_text, deterministic=True)
             self.db.execute("PRAGMA busy_timeout = 30000")
             if not readonly:
                 self.db.execute("PRAGMA journal_mode = WAL")
@@ -240,7 +243,7 @@ class Store:
             with self.db:
                 for step in range(int(version) + 1, SCHEMA_VERSION + 1):
                     if MIGRATIONS[step] is None:
-                        _run_script(self.db, TOOL_SCHEMA)
+                        _run_script(self.db, SCRIPTS[step])
                     for statement in MIGRATIONS[step] or ():
                         self.db.execute(statement)
                 self.set_meta("schema_version", str(SCHEMA_VERSION))

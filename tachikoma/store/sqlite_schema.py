@@ -3,7 +3,7 @@ the tables an index must hold (`REQUIRED`). `sqlite.Store` creates and checks it
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 #: Columns each schema version added, so an older index is upgraded in place (its vectors kept).
 #: Version 2: the dates of issue 8 (per-chunk transcript dates, dates in paths, evergreen notes);
 #: the next `tachikoma index` reads every file again to fill them (`DATES_VERSION`).
@@ -15,17 +15,42 @@ MIGRATIONS = {
     # Version 3: whether a file's git date comes from an import (a commit adding many files at once).
     3: ("ALTER TABLE files ADD COLUMN git_import INTEGER NOT NULL DEFAULT 0",),
     # Version 4: tool call texts, searched by keyword only (filled as the next run chunks every file again).
-    4: None,  # `TOOL_SCHEMA`, run as a script
+    4: None,  # `TOOL_SCHEMA`, run as a script (`SCRIPTS`)
     # Version 5: tiers of vectors (issue 21). A chunk is stored with its text first (keyword search
     # works at once), its full vector later: an empty `vector` means "not embedded yet". `quick` holds
     # the cheap static vector (`embedders.static`) until then, NULL when none.
     5: ("ALTER TABLE chunks ADD COLUMN quick BLOB",
         # The chunks still to embed, found without reading every vector (`pending`, `count_pending`).
         "CREATE INDEX IF NOT EXISTS chunks_unembedded ON chunks(hash) WHERE length(vector) = 0"),
+    # Version 6: words in every script (issue 29). The keyword index reads `segment.index_text` of each
+    # text (`KEYWORDS_FUNCTION`): its triggers are made again and both keyword indexes refilled.
+    6: None,  # `KEYWORDS_REBUILD`, run as a script (`SCRIPTS`)
 }
 
 #: How the keyword index splits and stems words (FTS5 porter over unicode61); the dashboard's highlighting uses it too.
 FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"
+#: The SQL function (`segment.index_text`, registered on every connection the store opens) that
+#: gives the text the keyword indexes read: CJK and Thai runs in characters and bigrams, umlauts
+#: spelled both ways; the stored text stays as written. An external-content FTS5 table is handed
+#: that text by the triggers, and the same text again to delete a row.
+KEYWORDS_FUNCTION = "tachikoma_keywords"
+
+CHUNK_TRIGGERS = f"""
+CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
+    INSERT INTO chunks_fts(rowid, text) VALUES (new.id, {KEYWORDS_FUNCTION}(new.text));
+END;
+CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
+    INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.id, {KEYWORDS_FUNCTION}(old.text));
+END;
+"""
+TOOL_TRIGGERS = f"""
+CREATE TRIGGER IF NOT EXISTS tool_texts_ai AFTER INSERT ON tool_texts BEGIN
+    INSERT INTO tool_fts(rowid, words) VALUES (new.id, {KEYWORDS_FUNCTION}(new.words));
+END;
+CREATE TRIGGER IF NOT EXISTS tool_texts_ad AFTER DELETE ON tool_texts BEGIN
+    INSERT INTO tool_fts(tool_fts, rowid, words) VALUES ('delete', old.id, {KEYWORDS_FUNCTION}(old.words));
+END;
+"""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -70,13 +95,7 @@ CREATE INDEX IF NOT EXISTS chunks_unembedded ON chunks(hash) WHERE length(vector
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     text, content='chunks', content_rowid='id', tokenize='""" + FTS_TOKENIZE + """'
 );
-CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
-    INSERT INTO chunks_fts(rowid, text) VALUES (new.id, new.text);
-END;
-CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
-    INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.id, old.text);
-END;
-"""
+""" + CHUNK_TRIGGERS
 
 #: What transcripts' tool calls were given and gave back (`documents.ToolText`), by keyword only:
 #: never embedded, and in an FTS table of its own, so its words neither lengthen the chunks' rows
@@ -96,13 +115,24 @@ CREATE INDEX IF NOT EXISTS tool_texts_file ON tool_texts(file_id, chunk_idx);
 CREATE VIRTUAL TABLE IF NOT EXISTS tool_fts USING fts5(
     words, content='tool_texts', content_rowid='id', tokenize='""" + FTS_TOKENIZE + """'
 );
-CREATE TRIGGER IF NOT EXISTS tool_texts_ai AFTER INSERT ON tool_texts BEGIN
-    INSERT INTO tool_fts(rowid, words) VALUES (new.id, new.words);
-END;
-CREATE TRIGGER IF NOT EXISTS tool_texts_ad AFTER DELETE ON tool_texts BEGIN
-    INSERT INTO tool_fts(tool_fts, rowid, words) VALUES ('delete', old.id, old.words);
-END;
+""" + TOOL_TRIGGERS
+
+#: Schema version 6: the triggers made again to hand the keyword indexes `KEYWORDS_FUNCTION`'s text,
+#: and both indexes emptied and refilled from it (the vectors are kept: nothing is embedded again).
+KEYWORDS_REBUILD = f"""
+DROP TRIGGER IF EXISTS chunks_ai;
+DROP TRIGGER IF EXISTS chunks_ad;
+DROP TRIGGER IF EXISTS tool_texts_ai;
+DROP TRIGGER IF EXISTS tool_texts_ad;
+{CHUNK_TRIGGERS}{TOOL_TRIGGERS}
+INSERT INTO chunks_fts(chunks_fts) VALUES ('delete-all');
+INSERT INTO chunks_fts(rowid, text) SELECT id, {KEYWORDS_FUNCTION}(text) FROM chunks;
+INSERT INTO tool_fts(tool_fts) VALUES ('delete-all');
+INSERT INTO tool_fts(rowid, words) SELECT id, {KEYWORDS_FUNCTION}(words) FROM tool_texts;
 """
+
+#: The migrations run as scripts (their `MIGRATIONS` entry is None).
+SCRIPTS = {4: TOOL_SCHEMA, 6: KEYWORDS_REBUILD}
 
 #: Tables, indexes and triggers every index has; one missing means the file was damaged.
 REQUIRED = frozenset({"meta", "files", "chunks", "chunks_file", "chunks_hash", "chunks_fts", "chunks_ai",

@@ -8,6 +8,7 @@ tested directly.
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 
 from markupsafe import Markup, escape
@@ -17,6 +18,7 @@ from tachikoma.search import explain as explained
 from tachikoma.search.explain import DATE_SOURCES
 from tachikoma.search.keywords import STOPWORDS
 from tachikoma.search.keywords import query_terms as search_terms
+from tachikoma.segment import has_runs
 from tachikoma.store.sqlite import highlight as fts_highlight
 from tachikoma.transcripts import claude_code, codex, codex_legacy, generic, openclaw
 
@@ -31,12 +33,55 @@ def dated(factors: dict) -> str:
 
 
 def query_terms(query: str, keywords: tuple[str, ...] | None = None) -> list[str]:
-    """The words worth highlighting, longest first, no single letters: those keyword search used
-    (`keywords`, the answer's: a word in more than half of the chunks scores nothing, so it is not
-    marked), or without them the query's words keyword search would consider."""
+    """The words worth highlighting, longest first, no single letters (a single CJK character is a
+    word): those keyword search used (`keywords`, the answer's: a word in more than half of the
+    chunks scores nothing, so it is not marked), or without them the query's words keyword search
+    would consider."""
     found = search_terms(query or "", skip=STOPWORDS) if keywords is None else keywords
-    words = {w.lower() for w in found if len(w) > 1}
+    words = {w.lower() for w in found if len(w) > 1 or has_runs(w)}
     return sorted(words, key=lambda w: (-len(w), w))
+
+
+#: A query word's umlauts spelled out, put back for highlighting: "muenchen" marks "München" (the
+#: keyword index holds both spellings of an umlaut word, `segment.index_text`).
+_SPELLED_UMLAUTS = (("ae", "ä"), ("oe", "ö"), ("ue", "ü"))
+
+
+def _with_umlauts(word: str) -> str | None:
+    spelled = word
+    for pair, umlaut in _SPELLED_UMLAUTS:
+        spelled = spelled.replace(pair, umlaut)
+    return None if spelled == word else spelled
+
+
+#: The combining marks of the scripts whose words the keyword index reads without them (`segment`).
+_RUN_MARKS = "".join(chr(c) for start, end in ((0x0E00, 0x0EFF), (0x1000, 0x109F), (0x1780, 0x17FF))
+                     for c in range(start, end + 1) if unicodedata.category(chr(c))[0] == "M")
+
+
+def _run_spans(text: str, words: list[str]) -> list[tuple[int, int]]:
+    """(start, end) of each place in `text` where one of `words` (runs of CJK or Thai characters:
+    bigrams and single characters, `segment.query_words`) is written."""
+    spans = []
+    for word in words:
+        # Thai, Lao, Khmer and Myanmar words are compared without their vowel and tone marks.
+        pattern = re.compile(f"[{_RUN_MARKS}]*".join(re.escape(ch) for ch in word))
+        start = 0
+        while (found := pattern.search(text, start)) is not None:
+            spans.append(found.span())
+            start = found.start() + 1
+    return spans
+
+
+def _merged(spans: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    """`spans` sorted, overlapping or touching ones made one: "歯医" and "医者" mark "歯医者"."""
+    out: list[list[int]] = []
+    for start, end in sorted(spans):
+        if out and start <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], end)
+        else:
+            out.append([start, end])
+    return tuple((a, b) for a, b in out)
 
 
 _OPEN, _CLOSE = "\ue000", "\ue001"  # private-use characters: highlight() markers, never kept from memory text
@@ -48,17 +93,23 @@ def keyword_spans(text: str, query: str, keywords: tuple[str, ...] | None = None
     for those words, see `query_terms`).
 
     SQLite's FTS5 marks them with the index's own tokenizer (porter
-    stemming), so "retry" finds "retries" and "meetings" finds "meeting",
-    just as the keyword index did.
+    stemming, accents folded), so "retry" finds "retries" and "meetings" finds
+    "meeting", just as the keyword index did. Words of scripts written without
+    spaces (their bigrams and characters) are marked where they are written,
+    next ones joined ("歯医", "医者" mark "歯医者").
     """
     terms = query_terms(query, keywords)
     if not terms or not text:
         return ()
+    runs = [t for t in terms if has_runs(t)]
+    words = [t for t in terms if not has_runs(t)]
+    words += [spelled for w in words if (spelled := _with_umlauts(w))]
+    spans = _run_spans(text, runs)
     clean = text.replace(_OPEN, " ").replace(_CLOSE, " ")
-    marked = fts_highlight(clean, terms, _OPEN, _CLOSE)
+    marked = fts_highlight(clean, words, _OPEN, _CLOSE) if words else None
     if marked is None:
-        return ()
-    spans, offset, start = [], 0, 0
+        return _merged(spans)
+    offset, start = 0, 0
     for ch in marked:
         if ch == _OPEN:
             start = offset
@@ -66,7 +117,7 @@ def keyword_spans(text: str, query: str, keywords: tuple[str, ...] | None = None
             spans.append((start, offset))
         else:
             offset += 1
-    return tuple(spans)
+    return _merged(spans)
 
 
 def highlight(text: str, query: str, keywords=None) -> Markup:

@@ -1,0 +1,130 @@
+"""Words in every script, for the keyword index of both engines (issue 29).
+
+The keyword index splits text into words at spaces and punctuation (FTS5's unicode61 tokenizer on
+SQLite, the default parser on PostgreSQL). Scripts written without spaces between words (Chinese,
+Japanese, Thai, Lao, Khmer, Myanmar) and Korean, whose particles stick to the word before them,
+would then give one "word" per sentence. So the keyword index reads a *segmented* copy of each
+text, never shown and never stored in a memory file:
+
+- a run of those scripts becomes its characters and its overlapping character pairs (bigrams):
+  "歯医者の予約" -> "歯 歯医 医 医者 者 者の …". A two-character word is a bigram of its own; a longer
+  one is found through its bigrams, which BM25 weighs like any word; a one-character query is found
+  through the unigrams. Combining marks inside such a run (Thai vowel and tone marks) are left out,
+  as the unicode61 tokenizer splits words at them;
+- a word with a German umlaut or ß is followed by its spelling without one ("München" ->
+  "München Muenchen", "Straße" -> "Straße Strasse"), so "Muenchen" finds "München"; accents
+  themselves are folded by the engine (FTS5's ``remove_diacritics``) or by `fold_accents`.
+
+A query is cut the same way (`query_words`): a run's bigrams (a one-character run: the character),
+each a keyword of its own, so a question phrased differently from the note still shares its words.
+Text in other scripts (Latin, Cyrillic, Greek, Arabic, Hebrew, …) is left as it is: English
+stemming and every English benchmark stay exactly as they were.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+#: Scripts segmented into characters and bigrams: CJK ideographs (with the iteration marks 々 〆 and
+#: the compatibility and extension blocks), hiragana, katakana (with ー and the half-width forms),
+#: Hangul syllables and jamo, Thai, Lao, Khmer and Myanmar.
+_RUN_CHARS = ("\u3005\u3006\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
+              "\U00020000-\U0002fa1f"
+              "\uac00-\ud7af\u1100-\u11ff\u3130-\u318f"
+              "\u0e00-\u0e7f\u0e80-\u0eff\u1780-\u17ff\u1000-\u109f")
+_RUN = re.compile(f"[{_RUN_CHARS}]+")
+_HIRAGANA = re.compile("[\u3040-\u309f]+")
+#: A word of Latin letters holding a German umlaut or ß.
+_LATIN = "A-Za-z\u00c0-\u024f\u1e9e"
+_UMLAUT_WORD = re.compile(f"(?<![{_LATIN}])[{_LATIN}]*[äöüÄÖÜßẞ][{_LATIN}]*")
+_UMLAUT = re.compile("[äöüÄÖÜßẞ]")
+_UMLAUTS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "Ä": "Ae", "Ö": "Oe", "Ü": "Ue", "ß": "ss", "ẞ": "SS"})
+#: The combining marks inside runs (Thai, Lao, Khmer, Myanmar vowel and tone marks; the kana voicing
+#: marks ゙ ゚ when written apart), left out of a run's characters.
+_MARKS = re.compile("[" + "".join(
+    re.escape(ch) for ch in map(chr, range(0x0E00, 0x3100)) if _RUN.fullmatch(ch) and unicodedata.category(ch)[0] == "M")
+    + "]")
+
+
+def _letters(run: str) -> str:
+    """`run` without its combining marks (Thai vowel and tone marks: unicode61 splits words at them)."""
+    return _MARKS.sub("", run)
+
+
+def _run_tokens(run: str) -> str:
+    """A run's characters and bigrams, in reading order: "abc" -> "a ab b bc c"."""
+    chars = _letters(run)
+    tokens = [None] * (2 * len(chars) - 1) if chars else []
+    tokens[::2] = chars
+    tokens[1::2] = [chars[i:i + 2] for i in range(len(chars) - 1)]
+    return " ".join(tokens)
+
+
+def _with_unumlauted(match: re.Match) -> str:
+    word = match.group(0)
+    return f"{word} {word.translate(_UMLAUTS)}"
+
+
+def has_runs(text: str) -> bool:
+    """Whether `text` holds a run of a script written without spaces (see the module)."""
+    return not text.isascii() and _RUN.search(text) is not None
+
+
+def index_text(text: str) -> str:
+    """What the keyword index reads for `text`: `text` itself when it is ASCII (so English is indexed
+    exactly as before), else with its runs segmented and its umlaut words doubled (see the module)."""
+    if text.isascii():
+        return text
+    if _UMLAUT.search(text):
+        text = _UMLAUT_WORD.sub(_with_unumlauted, text)
+    return _RUN.sub(lambda m: f" {_run_tokens(m.group(0))} ", text)
+
+
+def query_words(word: str) -> list[str]:
+    """The keywords a query word gives: the word itself (ASCII, most of the time); a run's bigrams
+    (or its one character), the parts of the word outside its runs; an umlaut word and its spelling
+    without the umlaut. Japanese bigrams of hiragana only (particles, endings: "です", "ました") are
+    left out when the run has other characters, as they are in nearly every note."""
+    if word.isascii():
+        return [word]
+    words: list[str] = []
+    last = 0
+    for match in _RUN.finditer(word):
+        words += _plain(word[last:match.start()])
+        chars = _letters(match.group(0))
+        if len(chars) == 1:
+            words.append(chars)
+        else:
+            pairs = [chars[i:i + 2] for i in range(len(chars) - 1)]
+            content = [p for p in pairs if not _HIRAGANA.fullmatch(p)]
+            words += content or pairs
+        last = match.end()
+    words += _plain(word[last:])
+    seen: set[str] = set()
+    return [w for w in words if not (w in seen or seen.add(w))]
+
+
+def _plain(part: str) -> list[str]:
+    if not part:
+        return []
+    if _UMLAUT.search(part):
+        return [part, part.translate(_UMLAUTS)]
+    return [part]
+
+
+def fold_accents(text: str) -> str:
+    """`text` with the accents of Latin, Greek and Cyrillic letters taken off ("café" -> "cafe",
+    "naïve" -> "naive"), as FTS5's ``remove_diacritics 2`` reads them; other scripts untouched (a
+    Japanese voiced kana keeps its mark, a Hangul syllable stays whole). For PostgreSQL, whose text
+    search keeps accents and whose ``unaccent`` is an extension not every server has."""
+    if text.isascii():
+        return text
+    out = []
+    for ch in text:
+        if ch.isascii() or not ("\u00c0" <= ch <= "\u04ff" or "\u1e00" <= ch <= "\u1fff"):
+            out.append(ch)
+            continue
+        base = unicodedata.normalize("NFD", ch)
+        out.append("".join(c for c in base if not unicodedata.combining(c)) or ch)
+    return "".join(out)
