@@ -8,6 +8,7 @@ from datetime import datetime
 import pytest
 
 from tachikoma import cli
+from tachikoma.cli.parser import build_parser
 from tachikoma.indexer import runner
 from tachikoma.vocabulary import MAX_LIMIT
 from tachikoma.web.forms import SearchForm
@@ -54,7 +55,7 @@ def test_an_invalid_tag_value_is_reported_before_the_missing_selector(capsys):
     assert "argument --trust: invalid trust 'maybe': use one of owner, self, external, untrusted" in err
     assert "say which files" not in err
     assert "invalid confidence 'sure'" in usage_error(capsys, "tag", "--all", "--confidence", "sure")
-    args = cli.build_parser().parse_args(["tag", "--trust", " Owner ", "--confidence", "HIGH"])
+    args = build_parser().parse_args(["tag", "--trust", " Owner ", "--confidence", "HIGH"])
     assert (args.trust, args.confidence) == ("owner", "high")  # case-insensitive, as in front matter
 
 
@@ -62,7 +63,7 @@ def test_an_invalid_tag_value_is_reported_before_the_missing_selector(capsys):
 def test_limit_is_checked_like_on_the_web(capsys, limit):
     web_accepts = "limit" not in SearchForm.read({"q": "x", "limit": limit}).errors
     if web_accepts:
-        assert cli.build_parser().parse_args(["search", "x", "--limit", limit]).limit == int(limit)
+        assert build_parser().parse_args(["search", "x", "--limit", limit]).limit == int(limit)
     else:
         assert f"is not a whole number from 1 to {MAX_LIMIT}" in usage_error(capsys, "search", "x", "--limit", limit)
 
@@ -78,7 +79,7 @@ def _parsers(parser: argparse.ArgumentParser):
 
 def test_a_short_flag_means_the_same_option_in_every_command():
     meaning: dict[str, set[str]] = {}
-    for parser in _parsers(cli.build_parser()):
+    for parser in _parsers(build_parser()):
         for action in parser._actions:
             shorts = [o for o in action.option_strings if not o.startswith("--")]
             longs = tuple(o for o in action.option_strings if o.startswith("--"))
@@ -113,15 +114,15 @@ def test_a_query_starting_with_a_dash_is_told_to_come_after_double_dash(capsys):
     assert usage_error(capsys, "search", "-5V", "rail").endswith(f"unrecognized arguments: -5V {hint}\n")
     assert usage_error(capsys, "search", "-5V").endswith(f"the following arguments are required: query {hint}\n")
     assert "did you mean --limit?" in usage_error(capsys, "search", "--limt", "3", "x")
-    assert cli.build_parser().parse_args(["search", "--", "-5V", "rail"]).query == ["-5V", "rail"]
+    assert build_parser().parse_args(["search", "--", "-5V", "rail"]).query == ["-5V", "rail"]
 
 
 def test_an_invalid_search_trust_is_a_usage_error_naming_the_value(capsys):
     err = usage_error(capsys, "search", "--trust", "maybe", "x")
     assert err.startswith("usage: tachikoma search")
     assert "argument --trust: invalid trust 'maybe': use one of owner, self, external, untrusted or missing" in err
-    assert cli.build_parser().parse_args(["search", "--trust", " Owner ", "x"]).trust == "owner"
-    assert cli.build_parser().parse_args(["search", "--trust", "MISSING", "x"]).trust == "missing"
+    assert build_parser().parse_args(["search", "--trust", " Owner ", "x"]).trust == "owner"
+    assert build_parser().parse_args(["search", "--trust", "MISSING", "x"]).trust == "missing"
 
 
 @pytest.mark.parametrize("argv, words", [

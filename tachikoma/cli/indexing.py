@@ -1,0 +1,113 @@
+"""`tachikoma index` (and `--watch`, which keeps re-indexing and answers searches meanwhile) and
+`tachikoma stats`."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+from ..errors import TachikomaError
+from ..humanize import printable
+from . import common
+
+
+def cmd_index(args) -> int:
+    from ..indexer import reporting, runner
+
+    root = common.root(args)
+    config = common.config(args, root)
+    if args.claim_name:
+        _claim_name(args, root, config)
+    show = not args.quiet and not args.json and sys.stderr.isatty()
+    detail, close = reporting.tqdm_progress() if show else (None, lambda: None)
+    warn = None if args.quiet or args.json else common.warn
+    live = _start_watching(root, args) if args.watch else None
+    try:
+        summary = runner.run(root, config, embedder_name=args.embedder, reembed=args.reembed,
+                             warn=warn, detail=detail)
+    finally:
+        close()
+    if args.json:
+        print(json.dumps(summary.as_dict(), indent=2))
+    else:
+        print(summary.line())
+    if live is not None:
+        _watch(live, root, args)
+    return 0
+
+
+def _claim_name(args, root: Path, config) -> None:
+    """`index --claim-name NAME`: NAME must be this memory's name on a shared store."""
+    from ..store import locate
+    from ..store.identity import CLAIM_ENV
+
+    here = locate(root, config)
+    if here.url is None:
+        raise TachikomaError("--claim-name is for a shared (PostgreSQL) store; this memory's index is its own "
+                             "file in .cache/")
+    if here.name != args.claim_name:
+        raise TachikomaError(f"this memory's name in the store is {here.name!r}, not {args.claim_name!r} "
+                             "(set [store] name to choose another)")
+    os.environ[CLAIM_ENV] = args.claim_name
+
+
+def _start_watching(root: Path, args):
+    """For `index --watch`: the memory kept open (`tachikoma.live.LiveMemory`), watched from before the
+    first run, so no change is missed; one line per later run."""
+    from ..live import LiveMemory
+
+    def report(last: dict) -> None:
+        if args.json:
+            print(json.dumps(last), flush=True)
+        elif last["state"] == "done":
+            print(last["line"], flush=True)
+
+    live = LiveMemory(root, args.config, warn=None if args.quiet else common.warn, report=report)
+    live.watch(catch_up=False, ready_within=10)
+    return live
+
+
+def _watch(live, root: Path, args) -> None:
+    """Re-index on every change until Ctrl-C, printing one line per run, and answer searches meanwhile."""
+    import time
+
+    live.host_searches("index --watch")
+    if not args.quiet:
+        print(f"watching {printable(str(root))} for changes (Ctrl-C to stop)", file=sys.stderr, flush=True)
+    try:
+        while live.watcher.running:
+            time.sleep(0.5)
+        raise TachikomaError(live.watcher.error or "the watcher stopped")
+    finally:
+        live.close()
+
+
+def cmd_stats(args) -> int:
+    from .. import stats
+
+    root = common.root(args)
+    report = stats.report(root)
+    if args.json:
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+    else:
+        print(stats.format_text(_printable_report(report)))
+    index = report.get("index") or {}
+    if index.get("state") in ("damaged", "unreadable"):  # the files are counted, but the index needs fixing
+        print(f"tachikoma: {printable(index['note'])}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _printable_report(report: dict) -> dict:
+    """The report with file names and reasons escaped for a terminal (one line each)."""
+    out = dict(report)
+    if "by_folder" in out:
+        out["by_folder"] = {printable(folder): bucket for folder, bucket in out["by_folder"].items()}
+    for key in ("invalid_values", "problems"):
+        if key in out:
+            out[key] = [{k: printable(v) if isinstance(v, str) and k != "value" else v for k, v in item.items()}
+                        for item in out[key]]
+    return out
+

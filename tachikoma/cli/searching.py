@@ -1,0 +1,88 @@
+"""`tachikoma search`: asked of a running tachikoma of this memory first, else searched here; printed
+with each result's explanation, or as JSON."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..humanize import no_match_reason, plural, printable, tool_match_text, vectors_text
+from . import common
+
+
+def cmd_search(args) -> int:
+    if not " ".join(args.query).strip():
+        common.usage_error(args, "the query is empty: say what to look for")
+    root = common.root(args)
+    from ..surrogates import clean
+
+    # a byte that is not UTF-8 in the command line comes as half a character: made whole, as in files
+    asked = {"query": clean(" ".join(args.query)), "limit": args.limit, "kind": args.kind, "trust": args.trust,
+             "untagged": args.untagged, "min_score": args.min_score, "recency": args.recency, "as_of": args.as_of,
+             "memories": args.memories}
+    if args.budget:
+        asked["budget_tokens"] = args.budget
+    if args.fresh_only:
+        asked["fresh_only"] = True
+    answer = None
+    if not (args.in_process or args.embedder):  # a running tachikoma of this memory answers in milliseconds
+        from ..resident import ask
+
+        answer = ask(root, args.config, asked)
+    if answer is None:
+        answer = _search_here(root, args, asked)
+    if args.json:
+        print(json.dumps(answer, indent=2, ensure_ascii=False))
+        return 0
+    if "budget" in answer and not answer["no_good_match"]:
+        print(printable_block(answer["agent_text"]))
+        return 0
+    _print_answer(answer, args)
+    return 0
+
+
+def printable_block(text: str) -> str:
+    """`printable` line by line: control characters shown, line breaks kept."""
+    return "\n".join(printable(line) for line in text.split("\n"))
+
+
+def _search_here(root: Path, args, asked: dict) -> dict:
+    """`asked` searched in this process, with searchers opened for it and closed after."""
+    from ..search.pool import Searchers, search_as_asked
+
+    searchers = Searchers()
+    try:
+        return search_as_asked(root, common.config(args, root), searchers, asked, embedder_name=args.embedder)
+    finally:
+        searchers.close()
+
+
+def _print_answer(answer: dict, args) -> None:
+    fresh = answer["freshness"]
+    if fresh["changed_since"] or fresh["state"] != "complete":
+        common.warn(f"the index is not up to date ({plural(fresh['changed_since'], 'file')} changed since "
+              f"{fresh['last_indexed_at']}): run `tachikoma index`")
+    vectors = vectors_text(fresh.get("embedded"))
+    if vectors and fresh["embedded"]["full"] < fresh["embedded"]["chunks"]:
+        common.warn(f"{vectors}: the rest are searched by quick vectors or keywords until `tachikoma index` finishes")
+    if answer["no_good_match"]:
+        import shlex
+
+        print(f"no good match: {no_match_reason(answer)}")
+        if answer["min_score"] > 0:
+            print(f"to see the nearest passages anyway, search without the floor: tachikoma search --min-score 0 "
+                  f"{printable(shlex.quote(answer['query']))}")
+    from ..search.explain import sentence
+
+    for n, r in enumerate(answer["results"], 1):
+        where = f"[{r['memory']}] " if args.memories else ""
+        print(f"{n:2}. {r['score']:.3f}  {printable(where + r['path'])}:{r['lines'][0]}-{r['lines'][1]}")
+        print(f"    = {printable(sentence(r))}")
+        if r.get("stale"):
+            print(f"    ! {printable(r['stale']['text'])}")
+        snippet = printable(" ".join(r["text"].split()))
+        print(f"    {snippet[:160]}{'…' if len(snippet) > 160 else ''}")
+        if (in_tools := tool_match_text(r)) is not None:
+            excerpt = r["tool_matches"][0].get("excerpt")
+            print(f"    {printable(in_tools)}" + (f": {printable(excerpt)}" if excerpt else ""))
+
