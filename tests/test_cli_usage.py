@@ -146,3 +146,25 @@ def test_every_mistyped_command_line_is_exit_2_with_the_commands_usage(memory, c
     assert err.startswith(f"usage: tachikoma {command}"), err
     assert words in err
     assert not (memory / ".cache").exists()  # refused before anything was done
+
+
+def test_the_command_line_imports_only_the_command_it_runs():
+    """tachikoma/cli/ is one module per command group, imported when its command runs: starting the
+    command line (and parsing every command's options) costs the parser and the dispatcher, and
+    running a command adds its own module, not the others'."""
+    import subprocess
+    import sys
+
+    probe = ("import sys\n"
+             "from tachikoma.cli import dispatch\n"
+             "dispatch.build_parser().parse_args(['stats'])\n"
+             "print(sorted(m for m in sys.modules if m.startswith('tachikoma')))\n"
+             "dispatch.command('stats')\n"
+             "print(sorted(m for m in sys.modules if m.startswith('tachikoma.cli')))\n")
+    started, ran = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                                  check=True).stdout.splitlines()
+    assert started == str(sorted(["tachikoma", "tachikoma.cli", "tachikoma.cli.common", "tachikoma.cli.dispatch",
+                                  "tachikoma.cli.parser", "tachikoma.errors", "tachikoma.humanize",
+                                  "tachikoma.vocabulary"]))
+    assert ran == str(sorted(["tachikoma.cli", "tachikoma.cli.common", "tachikoma.cli.dispatch",
+                              "tachikoma.cli.indexing", "tachikoma.cli.parser"]))
