@@ -9,6 +9,7 @@ import pytest
 
 from tachikoma import cli
 from tachikoma.cli.parser import build_parser
+from tachikoma.errors import TachikomaError
 from tachikoma.indexer import runner
 from tachikoma.vocabulary import MAX_LIMIT
 from tachikoma.web.forms import SearchForm
@@ -168,3 +169,14 @@ def test_the_command_line_imports_only_the_command_it_runs():
                                   "tachikoma.vocabulary"]))
     assert ran == str(sorted(["tachikoma.cli", "tachikoma.cli.common", "tachikoma.cli.dispatch",
                               "tachikoma.cli.indexing", "tachikoma.cli.parser"]))
+
+
+def test_every_command_the_parser_knows_is_dispatched():
+    """A command added to the parser but not to `dispatch.command` would be refused after parsing."""
+    from tachikoma.cli import dispatch
+
+    commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
+    assert sorted(commands) == ["eval", "index", "mcp", "remember", "search", "serve", "stats", "tag"]
+    assert {name: dispatch.command(name).__name__ for name in commands} == {name: f"cmd_{name}" for name in commands}
+    with pytest.raises(TachikomaError, match="no command 'nope'"):
+        dispatch.command("nope")

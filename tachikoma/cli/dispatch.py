@@ -16,38 +16,24 @@ from .parser import build_parser
 def command(name: str):
     """The function that runs command `name`; its module is imported now, not before."""
     if name == "search":
-        from .searching import cmd_search
-
-        return cmd_search
-    if name == "index":
-        from .indexing import cmd_index
-
-        return cmd_index
-    if name == "stats":
-        from .indexing import cmd_stats
-
-        return cmd_stats
-    if name == "tag":
-        from .tagging import cmd_tag
-
-        return cmd_tag
-    if name == "remember":
-        from .tagging import cmd_remember
-
-        return cmd_remember
-    if name == "serve":
-        from .serving import cmd_serve
-
-        return cmd_serve
-    if name == "mcp":
-        from .serving import cmd_mcp
-
-        return cmd_mcp
-    if name == "eval":
-        from .evaluating import cmd_eval
-
-        return cmd_eval
-    raise TachikomaError(f"no command {name!r}")
+        from .searching import cmd_search as run
+    elif name == "index":
+        from .indexing import cmd_index as run
+    elif name == "stats":
+        from .indexing import cmd_stats as run
+    elif name == "tag":
+        from .tagging import cmd_tag as run
+    elif name == "remember":
+        from .tagging import cmd_remember as run
+    elif name == "serve":
+        from .serving import cmd_serve as run
+    elif name == "mcp":
+        from .serving import cmd_mcp as run
+    elif name == "eval":
+        from .evaluating import cmd_eval as run
+    else:
+        raise TachikomaError(f"no command {name!r}")
+    return run
 
 
 def main(argv: list[str] | None = None) -> int:
