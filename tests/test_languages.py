@@ -15,7 +15,7 @@ from tachikoma.search.keywords import keyword_search, query_terms
 from tachikoma.search.searcher import Searcher
 from tachikoma.segment import fold_accents, index_text, query_words
 from tachikoma.store import STORE_ENV, locate
-from tachikoma.store import postgres as pg_store
+from tachikoma.store import postgres_schema as pg_store
 from tachikoma.store.index_check import keyword_index_problem
 from tachikoma.store.sqlite_schema import SCHEMA_VERSION as SQLITE_VERSION
 

@@ -24,7 +24,7 @@ from tachikoma.search.searcher import Searcher
 from tachikoma.search.snapshot import Filters
 from tachikoma.embedders.hashing import HashingEmbedder
 from tachikoma.store import STORE_ENV, Location, locate
-from tachikoma.store.postgres import SCHEMA_VERSION
+from tachikoma.store.postgres_schema import SCHEMA_VERSION
 
 NOW = datetime(2026, 7, 1, tzinfo=timezone.utc)
 QUERIES = ["When does Martin want meetings?", "motor controllers for small robots", "coffee order",

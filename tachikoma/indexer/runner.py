@@ -153,7 +153,7 @@ def run(
             probe(embedder)
         summary.embedder = embedder.name
         if getattr(store, "engine", "sqlite") == "postgresql":  # which name this run wrote, on a shared store
-            from ..store.postgres import redacted
+            from ..store.postgres_errors import redacted
 
             summary.memory, summary.store = store.name, redacted(store.url)
         with _whole_run(store, reembed) as batch:

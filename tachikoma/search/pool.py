@@ -113,7 +113,7 @@ class Searchers:
 
     def catalog(self, url: str):
         """The kept-open `Catalog` connection to the shared store at `url`."""
-        from ..store.postgres import Catalog
+        from ..store.postgres_catalog import Catalog
 
         with self._lock:
             if self._closed:

@@ -80,7 +80,7 @@ class Location:
         holds this memory; a server that cannot be reached raises its one-line error."""
         if self.url is None:
             return self.file.exists()
-        from .postgres import memory_names
+        from .postgres_catalog import memory_names
 
         return self.name in memory_names(self.url)
 
@@ -97,7 +97,7 @@ class Location:
     def label(self) -> str:
         if self.url is None:
             return str(self.file)
-        from .postgres import redacted
+        from .postgres_errors import redacted
 
         return f"memory {self.name!r} in {redacted(self.url)}"
 
@@ -115,6 +115,6 @@ def locate(root: Path, config=None) -> Location:
 
 def memory_roots(url: str) -> dict[str, str | None]:
     """The memories a shared store holds: name → the folder each was last indexed from."""
-    from .postgres import memory_names
+    from .postgres_catalog import memory_names
 
     return memory_names(url)

@@ -18,8 +18,9 @@ memories and a search reads one memory unless asked for several.
   readers take REPEATABLE READ snapshots and are never blocked. Each batch
   commits on its own, as on SQLite, so an interrupted run leaves a
   consistent index that the next run completes.
-- The schema is created and upgraded by the program (``tachikoma.schema``
-  holds its version; `MIGRATIONS`).
+- The schema is created and upgraded by the program (`postgres_schema`:
+  ``tachikoma.schema`` holds its version); the memories' names and folders
+  are `postgres_catalog`'s, the one-line errors `postgres_errors`'.
 
 Connection problems are one-line `TachikomaError`s; the password is never
 part of a message (`redacted`).
@@ -30,20 +31,26 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
-import secrets
 import time
 from pathlib import Path
 
 import numpy as np
 
-from ..errors import IndexDamaged, NoIndexYet, StoreUnreachable, TachikomaError
-from ..segment import fold_accents, index_text
+from ..errors import IndexDamaged, TachikomaError
+from ..segment import fold_accents
+from .postgres_catalog import memory_id
+from .postgres_errors import connection_error, database_error, redacted, scrub
+from .postgres_schema import LOCK_CLASS, TS_CONFIG, ensure_schema, keyword_text
 from .protocol import ENGINE_INDEX_MIN_CHUNKS
 from .sqlite import FileRow, json_column
 
-SCHEMA_VERSION = 3
-#: The text search configuration of the keyword column.
-TS_CONFIG = "tachikoma.words"
+
+
+def _asked(terms) -> list[str]:
+    """Query words as the keyword columns read them (accents folded, see `postgres_schema.keyword_text`)."""
+    return [fold_accents(t) for t in terms]
+
+
 #: FTS5's bm25() constants.
 BM25_K1, BM25_B = 1.2, 0.75
 #: π²/6, the constant of PostgreSQL's ts_rank (see `_bm25`).
@@ -57,216 +64,8 @@ HNSW_BUILD_MEMORY = "1GB"
 HNSW_MIN_CHUNKS = ENGINE_INDEX_MIN_CHUNKS
 #: pgvector's largest ``hnsw.ef_search``.
 HNSW_MAX_EF_SEARCH = 1000
-#: Key of the advisory locks (with the memory's id): "tk".
-LOCK_CLASS = 0x746B
 #: The advisory lock held while an indexer runs the end of its run (`PostgresStore._after_run`).
 MAINTENANCE_LOCK = (LOCK_CLASS, -1)
-
-#: The keyword columns: the tsvector of the text keyword search reads (`kw` when set, else the text
-#: itself) and its word count (BM25's length).
-_CHUNK_TSV = f"tsv tsvector GENERATED ALWAYS AS (to_tsvector('{TS_CONFIG}', coalesce(kw, text))) STORED"
-_CHUNK_WORDS = (f"words integer GENERATED ALWAYS AS "
-                f"(tachikoma.word_count(to_tsvector('{TS_CONFIG}', coalesce(kw, text)))) STORED")
-_TOOL_TSV = f"tsv tsvector GENERATED ALWAYS AS (to_tsvector('{TS_CONFIG}', coalesce(kw, words))) STORED"
-_TOOL_WORDS = (f"word_count integer GENERATED ALWAYS AS "
-               f"(tachikoma.word_count(to_tsvector('{TS_CONFIG}', coalesce(kw, words)))) STORED")
-CHUNK_KEYWORD_COLUMNS = f"{_CHUNK_TSV},\n    {_CHUNK_WORDS}"
-TOOL_KEYWORD_COLUMNS = f"{_TOOL_TSV},\n    {_TOOL_WORDS}"
-
-SCHEMA = f"""
-CREATE SCHEMA IF NOT EXISTS tachikoma;
-CREATE TABLE tachikoma.schema (version integer NOT NULL);
-CREATE TEXT SEARCH DICTIONARY tachikoma.english_stem_all (TEMPLATE = snowball, Language = english);
-CREATE TEXT SEARCH CONFIGURATION {TS_CONFIG} (COPY = pg_catalog.english);
-ALTER TEXT SEARCH CONFIGURATION {TS_CONFIG}
-    ALTER MAPPING FOR asciiword, asciihword, hword_asciipart, word, hword, hword_part WITH tachikoma.english_stem_all;
-CREATE FUNCTION tachikoma.word_count(tsvector) RETURNS integer LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    AS $$ SELECT coalesce(sum(cardinality(positions)), 0)::integer FROM unnest($1) $$;
-CREATE TABLE tachikoma.memories (
-    id serial PRIMARY KEY,
-    name text NOT NULL UNIQUE,
-    root text,                      -- the folder it was last indexed from
-    created_at double precision NOT NULL
-);
-CREATE TABLE tachikoma.meta (
-    memory_id integer NOT NULL REFERENCES tachikoma.memories(id) ON DELETE CASCADE,
-    key text NOT NULL,
-    value text NOT NULL,
-    PRIMARY KEY (memory_id, key)
-);
-CREATE TABLE tachikoma.files (
-    id bigserial PRIMARY KEY,
-    memory_id integer NOT NULL REFERENCES tachikoma.memories(id) ON DELETE CASCADE,
-    path text NOT NULL,
-    kind text NOT NULL,
-    sha256 text NOT NULL,
-    size bigint NOT NULL,
-    mtime_ns bigint NOT NULL,
-    fm_date double precision,
-    git_date double precision,
-    trust text,
-    confidence text,
-    source text,
-    invalid text NOT NULL DEFAULT '{{}}',
-    warnings text NOT NULL DEFAULT '[]',
-    indexed_at double precision NOT NULL,
-    path_date double precision,
-    turn_date double precision,
-    evergreen boolean NOT NULL DEFAULT false,
-    git_import boolean NOT NULL DEFAULT false,
-    UNIQUE (memory_id, path)
-);
-CREATE TABLE tachikoma.chunks (
-    id bigserial PRIMARY KEY,
-    memory_id integer NOT NULL REFERENCES tachikoma.memories(id) ON DELETE CASCADE,
-    file_id bigint NOT NULL REFERENCES tachikoma.files(id) ON DELETE CASCADE,
-    idx integer NOT NULL,
-    line_start integer NOT NULL,
-    line_end integer NOT NULL,
-    text text NOT NULL,
-    hash text NOT NULL,
-    vector vector NOT NULL,
-    date double precision,
-    kw text,                        -- what keyword search reads when it is not `text` (`keyword_text`)
-    {CHUNK_KEYWORD_COLUMNS}
-);
-CREATE INDEX chunks_file ON tachikoma.chunks (file_id, idx);
-CREATE INDEX chunks_memory ON tachikoma.chunks (memory_id, id);
-CREATE INDEX chunks_hash ON tachikoma.chunks (memory_id, hash);
-CREATE INDEX chunks_tsv ON tachikoma.chunks USING gin (tsv);
-"""
-
-#: What transcripts' tool calls were given and gave back (`documents.ToolText`), by keyword only, as
-#: on SQLite (`sqlite.TOOL_SCHEMA`): never embedded, in a table of its own so that its words neither
-#: lengthen the chunks' texts nor weigh in their word statistics. A row belongs to the chunk
-#: (file_id, chunk_idx) whose turn made the call; `words` are its distinct words (`keyword_words`).
-TOOL_SCHEMA = (
-    f"""CREATE TABLE tachikoma.tool_texts (
-    id bigserial PRIMARY KEY,
-    memory_id integer NOT NULL REFERENCES tachikoma.memories(id) ON DELETE CASCADE,
-    file_id bigint NOT NULL REFERENCES tachikoma.files(id) ON DELETE CASCADE,
-    chunk_idx integer NOT NULL,
-    line integer NOT NULL,   -- the file line of the record holding the text
-    tool text NOT NULL,      -- the tool's name
-    side text NOT NULL,      -- 'input' or 'output'
-    words text NOT NULL,
-    kw text,                 -- what keyword search reads when it is not `words` (`keyword_text`)
-    {TOOL_KEYWORD_COLUMNS}
-)""",
-    "CREATE INDEX tool_texts_file ON tachikoma.tool_texts (file_id, chunk_idx)",
-    "CREATE INDEX tool_texts_memory ON tachikoma.tool_texts (memory_id, id)",
-    "CREATE INDEX tool_texts_tsv ON tachikoma.tool_texts USING gin (tsv)",
-)
-
-
-
-def keyword_text(text: str) -> str | None:
-    """What keyword search reads for `text` (the `kw` column), None when it is `text` itself (ASCII):
-    `segment.index_text` (CJK and Thai runs as characters and bigrams, umlauts spelled both ways),
-    accents folded in Python as SQLite's FTS5 folds them (``remove_diacritics``), since PostgreSQL's
-    ``unaccent`` is an extension a server may not have. Query words are folded alike (`_asked`)."""
-    if text.isascii():
-        return None
-    read = fold_accents(index_text(text))
-    return None if read == text else read
-
-
-def _asked(terms) -> list[str]:
-    """Query words as the keyword columns read them (accents folded, see `keyword_text`)."""
-    return [fold_accents(t) for t in terms]
-
-
-def _fill_keyword_texts(db) -> None:
-    """Schema 3: `kw` of every row whose text is not ASCII (its bytes outnumber its characters)."""
-    for table, column in (("chunks", "text"), ("tool_texts", "words")):
-        rows = db.execute(f"SELECT id, {column} FROM tachikoma.{table} "
-                          f"WHERE octet_length({column}) <> char_length({column})").fetchall()
-        with db.cursor() as cur:
-            cur.executemany(f"UPDATE tachikoma.{table} SET kw = %s WHERE id = %s",
-                            [(keyword_text(text), i) for i, text in rows])
-
-
-#: Statements each schema version adds to the one before (a callable: run with the connection).
-MIGRATIONS: dict[int, tuple] = {
-    # Version 2: tool call texts. Forgetting how files were chunked makes the next `tachikoma index`
-    # read every file again (their vectors are found by text hash, not embedded again) to fill them.
-    2: TOOL_SCHEMA + ("DELETE FROM tachikoma.meta WHERE key = 'chunking'",),
-    # Version 3: words in every script (issue 29): the keyword columns read `kw` (`keyword_text`),
-    # filled for the rows already there; the tsvectors and their GIN indexes are made again.
-    3: ("ALTER TABLE tachikoma.chunks ADD COLUMN IF NOT EXISTS kw text",
-        # (IF NOT EXISTS: from schema 1, version 2 made tool_texts as TOOL_SCHEMA is now, with kw.)
-        "ALTER TABLE tachikoma.tool_texts ADD COLUMN IF NOT EXISTS kw text",
-        _fill_keyword_texts,
-        "ALTER TABLE tachikoma.chunks DROP COLUMN tsv, DROP COLUMN words",
-        f"ALTER TABLE tachikoma.chunks ADD COLUMN {_CHUNK_TSV}, ADD COLUMN {_CHUNK_WORDS}",
-        "CREATE INDEX chunks_tsv ON tachikoma.chunks USING gin (tsv)",
-        "ALTER TABLE tachikoma.tool_texts DROP COLUMN tsv, DROP COLUMN word_count",
-        f"ALTER TABLE tachikoma.tool_texts ADD COLUMN {_TOOL_TSV}, ADD COLUMN {_TOOL_WORDS}",
-        "CREATE INDEX tool_texts_tsv ON tachikoma.tool_texts USING gin (tsv)"),
-}
-
-
-def redacted(url: str) -> str:
-    """`url` without its password: what messages may show."""
-    from psycopg.conninfo import conninfo_to_dict, make_conninfo
-
-    try:
-        parts = conninfo_to_dict(url)
-    except Exception:  # noqa: BLE001 (an unparsable URL: show only its scheme)
-        return url.split(":", 1)[0] + "://…"
-    parts.pop("password", None)
-    user = parts.get("user", "")
-    host = parts.get("host", "")
-    port = f":{parts['port']}" if parts.get("port") else ""
-    if url.startswith(("postgresql://", "postgres://")):
-        return f"postgresql://{user + '@' if user else ''}{host if '/' not in host else ''}{port}/{parts.get('dbname', '')}" + \
-            (f"?host={host}" if "/" in host else "")
-    return make_conninfo(**parts)
-
-
-def _scrub(text: str, url: str) -> str:
-    """A server or driver message on one line, with the password taken out if it appears."""
-    from psycopg.conninfo import conninfo_to_dict
-
-    line = " ".join(str(text).split())
-    try:
-        password = conninfo_to_dict(url).get("password")
-    except Exception:  # noqa: BLE001 (a URL the driver cannot parse has no password to hide)
-        password = None
-    return line.replace(password, "***") if password else line
-
-
-def connection_error(url: str, exc: Exception) -> TachikomaError:
-    """One line for a failed connection: unreachable server, wrong credentials, missing database."""
-    where = redacted(url)
-    reason = _scrub(exc, url)
-    lowered = reason.lower()
-    if "role" in lowered and "does not exist" in lowered:
-        return TachikomaError(f"PostgreSQL at {where} has no such user ({reason}): create it as the server's "
-                              "superuser (createuser NAME) and give it the database (createdb --owner NAME …); "
-                              "see docs/team.md")
-    if "password authentication failed" in lowered or "no password supplied" in lowered \
-            or "authentication failed" in lowered:
-        return TachikomaError(f"PostgreSQL at {where} refused the credentials ({reason}): check the user and "
-                              "password (in the URL, PGPASSWORD or ~/.pgpass)")
-    if "database" in lowered and "does not exist" in lowered:
-        return TachikomaError(f"PostgreSQL at {where}: {reason}; create it (createdb) or name another")
-    return StoreUnreachable(f"cannot reach the PostgreSQL server at {where} ({reason})")
-
-
-def _database_error(store, exc: Exception) -> Exception | None:
-    """The one-line TachikomaError for a database error of `store` (password scrubbed), or None for an
-    error that is not the database's. OperationalError is the whole family of a lost server: a
-    connection closed, the server shut down (AdminShutdown) or crashed, a network failure."""
-    import psycopg
-
-    if isinstance(exc, psycopg.OperationalError):
-        return StoreUnreachable(f"lost the PostgreSQL server at {redacted(store.url)} ({_scrub(exc, store.url)})")
-    if isinstance(exc, psycopg.errors.UndefinedTable):
-        return IndexDamaged(f"the PostgreSQL index at {redacted(store.url)} is missing a table "
-                            f"({_scrub(exc, store.url)})")
-    return None
-
 
 def _guarded(method):
     """Database errors of a store method become one-line TachikomaErrors (password scrubbed)."""
@@ -277,7 +76,7 @@ def _guarded(method):
         try:
             return method(self, *args, **kwargs)
         except (psycopg.OperationalError, psycopg.errors.UndefinedTable) as exc:
-            raise _database_error(self, exc) from None
+            raise database_error(self, exc) from None
     return guarded
 
 
@@ -294,7 +93,7 @@ def _guarded_context(method):
             with manager(self, *args, **kwargs) as value:
                 yield value
         except (psycopg.OperationalError, psycopg.errors.UndefinedTable) as exc:
-            raise _database_error(self, exc) from None
+            raise database_error(self, exc) from None
     return guarded
 
 
@@ -326,114 +125,22 @@ class PostgresStore:
         try:
             if readonly:
                 self.db.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
-            self._ensure_schema()
+            ensure_schema(self.db, url, readonly)
             register_vector(self.db)
-            self.memory_id = self._memory(root)
+            self.memory_id = memory_id(self.db, url, name, root, readonly)
         except psycopg.errors.InsufficientPrivilege as exc:
             self.db.close()
             user = self.db.info.user if self.db.info else "the user"
-            raise TachikomaError(f"PostgreSQL at {redacted(url)}: {_scrub(exc, url)}: tachikoma makes its own "
+            raise TachikomaError(f"PostgreSQL at {redacted(url)}: {scrub(exc, url)}: tachikoma makes its own "
                                  f"schema there, so {user} needs to own the database (createdb --owner {user} …) "
                                  f"or be granted it (GRANT CREATE ON DATABASE … TO {user}); see docs/team.md") \
                 from None
         except psycopg.Error as exc:
             self.db.close()
-            raise TachikomaError(f"PostgreSQL at {redacted(url)}: {_scrub(exc, url)}") from None
+            raise TachikomaError(f"PostgreSQL at {redacted(url)}: {scrub(exc, url)}") from None
         except BaseException:
             self.db.close()
             raise
-
-    # -- schema -------------------------------------------------------------
-    def _schema_version(self) -> int | None:
-        if self.db.execute("SELECT to_regclass('tachikoma.schema')").fetchone()[0] is None:
-            return None
-        row = self.db.execute("SELECT version FROM tachikoma.schema").fetchone()
-        return row[0] if row else None
-
-    def _ensure_schema(self) -> None:
-        version = self._schema_version()
-        if version == SCHEMA_VERSION:
-            self._check_vector()
-            return
-        if version is not None and version > SCHEMA_VERSION:
-            raise TachikomaError(f"the PostgreSQL index at {redacted(self.url)} has schema {version}, this "
-                                 f"tachikoma reads {SCHEMA_VERSION}: upgrade tachikoma")
-        if self.readonly:
-            if version is None:
-                raise NoIndexYet(f"no index yet in {redacted(self.url)}: run `tachikoma index` first")
-            raise TachikomaError(f"the PostgreSQL index at {redacted(self.url)} was made by an older tachikoma "
-                                 f"(schema {version}): run `tachikoma index` to upgrade it")
-        with self.db.transaction():
-            self.db.execute("SELECT pg_advisory_xact_lock(%s, 0)", (LOCK_CLASS,))  # one creator at a time
-            self._create_vector_extension()
-            version = self._schema_version()
-            if version is None:
-                self.db.execute(SCHEMA)
-                for statement in TOOL_SCHEMA:
-                    self.db.execute(statement)
-                self.db.execute("INSERT INTO tachikoma.schema VALUES (%s)", (SCHEMA_VERSION,))
-            elif version < SCHEMA_VERSION:
-                for step in range(version + 1, SCHEMA_VERSION + 1):
-                    for statement in MIGRATIONS[step]:
-                        if callable(statement):
-                            statement(self.db)
-                        else:
-                            self.db.execute(statement)
-                self.db.execute("UPDATE tachikoma.schema SET version = %s", (SCHEMA_VERSION,))
-
-    def _check_vector(self) -> None:
-        if self.db.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone() is None:
-            raise self._no_vector("it is not created in this database")
-
-    def _create_vector_extension(self) -> None:
-        import psycopg
-
-        if self.db.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone():
-            return
-        available = self.db.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'").fetchone()
-        if not available:
-            raise self._no_vector("the server does not have it: install pgvector on the server")
-        try:
-            with self.db.transaction():
-                self.db.execute("CREATE EXTENSION IF NOT EXISTS vector")
-        except psycopg.errors.InsufficientPrivilege:
-            raise self._no_vector("this user may not create it: run `CREATE EXTENSION vector;` in this "
-                                  "database as a superuser") from None
-
-    def _no_vector(self, why: str) -> TachikomaError:
-        return TachikomaError(f"PostgreSQL at {redacted(self.url)} has no `vector` extension (pgvector): {why}")
-
-    def _memory(self, root: Path | None) -> int:
-        row = self.db.execute("SELECT id FROM tachikoma.memories WHERE name = %s", (self.name,)).fetchone()
-        if row is not None and (root is None or self.readonly):
-            return row[0]
-        if row is None and self.readonly:
-            raise NoIndexYet(f"no index yet for memory {self.name!r} in {redacted(self.url)}: "
-                             "run `tachikoma index` first")
-        with self.db.transaction():  # the upsert locks the name's row until the folder has claimed it
-            memory_id = self.db.execute(
-                "INSERT INTO tachikoma.memories (name, root, created_at) VALUES (%s, %s, %s) "
-                "ON CONFLICT (name) DO UPDATE SET root = coalesce(excluded.root, memories.root) RETURNING id",
-                (self.name, None if root is None else str(root), time.time())).fetchone()[0]
-            for key, value in (("generation", "0"), ("index_id", secrets.token_hex(8))):
-                self.db.execute("INSERT INTO tachikoma.meta VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
-                                (memory_id, key, value))
-            if root is not None:
-                self._claim(memory_id, root)
-        return memory_id
-
-    def _claim(self, memory_id: int, root: Path) -> None:
-        """Record that `root` is the folder this name belongs to, refusing another folder
-        (`identity`: two folders of the same name must not overwrite each other's index)."""
-        from .identity import claimed, folder_identity, name_taken, same_memory
-
-        here = folder_identity(root)
-        recorded = self.db.execute("SELECT value FROM tachikoma.meta WHERE memory_id = %s AND key = 'folder'",
-                                   (memory_id,)).fetchone()
-        if recorded is not None and not same_memory(json.loads(recorded[0]), here) and not claimed(self.name):
-            raise name_taken(self.name, redacted(self.url), json.loads(recorded[0]), here)
-        self.db.execute("INSERT INTO tachikoma.meta VALUES (%s, 'folder', %s) ON CONFLICT (memory_id, key) "
-                        "DO UPDATE SET value = excluded.value", (memory_id, json.dumps(here)))
 
     # -- life -------------------------------------------------------------
     @property
@@ -448,7 +155,7 @@ class PostgresStore:
         return IndexDamaged(f"the index of {self.label} is damaged ({reason}): run `tachikoma index --reembed` "
                             "to rebuild it from the memory files")
 
-    def reopen(self) -> "PostgresStore":
+    def reopen(self) -> PostgresStore:
         """Another read-only connection to the same memory (for another thread)."""
         return PostgresStore(self.url, self.name, self._cache_folder, readonly=True)
 
@@ -513,7 +220,7 @@ class PostgresStore:
         finally:
             self.db.execute("SELECT pg_advisory_unlock(%s, %s)", MAINTENANCE_LOCK)
 
-    def __enter__(self) -> "PostgresStore":
+    def __enter__(self) -> PostgresStore:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -652,7 +359,7 @@ class PostgresStore:
                 found[digest] = _floats(raw).tobytes()
         return found
 
-    # -- tool texts, by keyword only (`TOOL_SCHEMA`) --------------------------
+    # -- tool texts, by keyword only (`postgres_schema.TOOL_SCHEMA`) ----------
     @_guarded
     def tool_text_count(self) -> int:
         """How many tool texts this memory holds (0: keyword search need not look at them)."""
@@ -937,79 +644,6 @@ WITH asked AS (
                         / (hit.tf + {BM25_K1} * ({1 - BM25_B} + {BM25_B} * hit.length / %(mean)s))) AS score
     FROM hit JOIN df USING (n) GROUP BY hit.id
 )"""
-
-
-def memory_names(url: str) -> dict[str, str | None]:
-    """Every memory indexed in the database at `url`: name → the folder it was last indexed from."""
-    import psycopg
-
-    try:
-        with psycopg.connect(url, autocommit=True, connect_timeout=10) as db:
-            return _memory_names(db)
-    except psycopg.Error as exc:
-        raise connection_error(url, exc) from None
-
-
-def _memory_names(db) -> dict[str, str | None]:
-    if db.execute("SELECT to_regclass('tachikoma.memories')").fetchone()[0] is None:
-        return {}
-    return dict(db.execute("SELECT name, root FROM tachikoma.memories ORDER BY name").fetchall())
-
-
-class Catalog:
-    """One connection kept open to a shared store for what a long-lived process (the dashboard) asks on
-    every page: which memories the database holds and when one was last indexed. Used by one thread at
-    a time; after the server went away it connects again (once per question)."""
-
-    def __init__(self, url: str):
-        import threading
-
-        self.url = url
-        self._db = None
-        self._lock = threading.Lock()
-
-    def memory_names(self) -> dict[str, str | None]:
-        return self._ask(_memory_names)
-
-    def meta(self, name: str, keys: list[str]) -> dict[str, str]:
-        """Some of memory `name`'s metadata (none for a memory the database does not hold)."""
-        def read(db) -> dict[str, str]:
-            if db.execute("SELECT to_regclass('tachikoma.meta')").fetchone()[0] is None:
-                return {}
-            return dict(db.execute("SELECT m.key, m.value FROM tachikoma.meta m JOIN tachikoma.memories n "
-                                   "ON n.id = m.memory_id WHERE n.name = %s AND m.key = ANY(%s)",
-                                   (name, list(keys))).fetchall())
-        return self._ask(read)
-
-    def _ask(self, question):
-        import psycopg
-
-        with self._lock:
-            for attempt in (1, 2):
-                try:
-                    if self._db is None or self._db.closed:
-                        self._db = psycopg.connect(self.url, autocommit=True, connect_timeout=10,
-                                                   application_name="tachikoma")
-                    return question(self._db)
-                except psycopg.Error as exc:
-                    self._drop()
-                    if attempt == 2 or not isinstance(exc, psycopg.OperationalError):
-                        raise connection_error(self.url, exc) from None
-
-    def close(self) -> None:
-        with self._lock:
-            self._drop()
-
-    def _drop(self) -> None:
-        if self._db is not None:
-            self._db.close()
-            self._db = None
-
-    def __enter__(self) -> "Catalog":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
 
 
 def _floats(sent: bytes) -> np.ndarray:
