@@ -38,11 +38,7 @@ def cmd_eval(args) -> int:
     report = locomo.evaluate(args.path, args.embedder, args.limit_conversations, config, sweep=args.sweep,
                              work=args.work, progress=not args.quiet, argv=argv, max_words=args.max_words,
                              only=only, recency_cases=args.recency_cases, vectors=args.vectors)
-    print(locomo.terminal(report))
-    if args.out:
-        for written in locomo.write_report(report, args.out):
-            print(f"wrote {written}", file=sys.stderr)
-    return 0
+    return _shown(locomo.terminal(report), locomo.write_report, report, args.out)
 
 
 def _eval_longmemeval(args) -> int:
@@ -56,11 +52,7 @@ def _eval_longmemeval(args) -> int:
     argv += [f"--limit {args.limit}"] if args.limit else []
     report = longmemeval.evaluate(args.path, args.embedder, args.limit, config, work=args.work,
                                   cache=args.vector_cache, progress=not args.quiet, argv=argv)
-    print(longmemeval.terminal(report))
-    if args.out:
-        for written in longmemeval.write_report(report, args.out):
-            print(f"wrote {written}", file=sys.stderr)
-    return 0
+    return _shown(longmemeval.terminal(report), longmemeval.write_report, report, args.out)
 
 
 def _eval_everyday(args) -> int:
@@ -72,11 +64,7 @@ def _eval_everyday(args) -> int:
     argv += [f"--split {args.split}"] if args.split != "all" else []
     report = everyday.evaluate(args.sets or None, args.embedder, config, split=args.split, argv=argv,
                                progress=not args.quiet)
-    print(everyday.terminal(report))
-    if args.out:
-        for written in everyday.write_report(report, args.out):
-            print(f"wrote {written}", file=sys.stderr)
-    return 0
+    return _shown(everyday.terminal(report), everyday.write_report, report, args.out)
 
 
 def _eval_budget(args) -> int:
@@ -93,11 +81,7 @@ def _eval_budget(args) -> int:
     report = recall_budget.evaluate(args.path, args.embedder, args.limit, config, work=args.work,
                                     cache=args.vector_cache, budgets=args.budgets, falloffs=falloffs,
                                     progress=not args.quiet, argv=argv)
-    print(recall_budget.markdown(report))
-    if args.out:
-        for written in recall_budget.write_report(report, args.out):
-            print(f"wrote {written}", file=sys.stderr)
-    return 0
+    return _shown(recall_budget.markdown(report), recall_budget.write_report, report, args.out)
 
 
 def _eval_recency(args) -> int:
@@ -116,6 +100,15 @@ def _eval_recency(args) -> int:
     return 0
 
 
+def _shown(text: str, write_report, report: dict, out: Path | None) -> int:
+    """Print an evaluation's report, write its files to `out` when asked (naming each on stderr); exit 0."""
+    print(text)
+    if out:
+        for written in write_report(report, out):
+            print(f"wrote {written}", file=sys.stderr)
+    return 0
+
+
 def _eval_abstention(args) -> int:
     from ..evaluation import abstention, locomo
 
@@ -123,9 +116,5 @@ def _eval_abstention(args) -> int:
     only = locomo.parse_selection(args.conversations) if args.conversations else None
     result = abstention.measure(args.path, args.embedder, args.limit_conversations, config, work=args.work,
                                 progress=not args.quiet, max_cost=args.max_cost, only=only)
-    print(abstention.terminal(result))
-    if args.out:
-        for written in abstention.write_report(result, args.out):
-            print(f"wrote {written}", file=sys.stderr)
-    return 0
+    return _shown(abstention.terminal(result), abstention.write_report, result, args.out)
 
