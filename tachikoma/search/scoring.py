@@ -138,14 +138,14 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
     aged, aged_source = (snap.modified, snap.modified_source) if by_modification else (snap.date, snap.date_source)
     age_days = np.maximum(now_ts - aged, 0.0) / DAY
     evergreen = snap.evergreen_files(cfg.evergreen)
-    weak_date = None if by_modification else DATE_STRENGTH[snap.date_source] == 0
-    rec = ranking.recency_rule(age_days, evergreen[snap.chunk_file], rule, weak=weak_date)
+    weak_date = DATE_STRENGTH[snap.date_source] == 0  # an import's commit or a file time
+    rec = ranking.recency_rule(age_days, evergreen[snap.chunk_file], rule, weak=None if by_modification else weak_date)
     mask = similarity > 0  # a chunk that shares nothing with the query is not a match
     # As of means as of: a memory whose own date (not a file time or an import's commit, which say
     # nothing of when it was written) is after the day of "now" did not exist yet, so it is no result
     # and supersedes nothing. The day, not the second: "as of 2026-10-10T09:00" still knows the notes
     # of that day (LongMemEval's evidence is often dated hours after its question, on the same day).
-    mask &= (snap.date < timeq.end_of_day(now)) | (DATE_STRENGTH[snap.date_source] == 0)
+    mask &= (snap.date < timeq.end_of_day(now)) | weak_date
     if exclude is not None:
         mask &= ~exclude[snap.chunk_file]
     if filters:
@@ -153,17 +153,18 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
         if extra is not None:
             mask &= extra
     in_time, nearest = timeq.factor(snap.date, list(windows), timeq.OUTSIDE_TIME_ONLY if time_only else None)
+    asked = in_time >= 1.0 if windows else None  # the memories from the time the query names
     # Quick vectors rank, but never decide by meaning alone that an answer has a good match: mapped onto
     # the full model's scale they still lift made-up words over the floor ("qwertyuiop asdfghjkl": 0.60).
     meaning = vector if snap.tier is None else np.where(snap.tier == FULL, vector, 0.0)
     match = ranking.match_evidence(meaning, coverage, mask, min_score, keyword_floor,
-                                   in_time >= 1.0 if windows and time_only else None)
+                                   asked if time_only else None)
     if snap.tier is not None and (snap.tier != FULL).any():
         match["meaning_from_full_vectors_only"] = True
     if match["answered_by"] is None and decide:  # (`decide` False: the caller decides, over several answers)
         mask = np.zeros_like(mask)
     rec, superseded_by = _supersede(snap, similarity, trust_w * conf_w, rec, mask, evergreen, rule, limit, words,
-                                    asked=in_time >= 1.0 if windows else None)
+                                    asked=asked)
     ranked = ranking.rank(similarity, snap.chunk_file, trust_w * conf_w, limit,
                           cfg.per_file, cfg.repeat_penalty, mask, chunk_weight=rec * in_time if windows else rec)
     factors = []
