@@ -104,8 +104,9 @@ Hybrid relevance (``[search]``)
     words weighted by rarity (`search.scoring.KEYWORD_FLOOR`), since an identifier
     ("88-1234") means little to an embedder. The relative keyword score (the
     best keyword match of any query scores 1) is left out. Otherwise the
-    answer says ``no_good_match``. Unset, the floor is the one
-    measured for the embedder (0.41 for MiniLM, `tachikoma eval abstention`,
+    answer says ``no_good_match`` (one passage reaching both weaker floors,
+    `search.scoring.PAIR_MARGIN`, is a match too). Unset, the floor is the one
+    measured for the embedder (0.44 for MiniLM, `tachikoma eval abstention`,
     docs/evaluation.md; none for the others); 0 turns it off.
 
     Why convex with w = 0.4: measured on LoCoMo-10 with the offline MiniLM

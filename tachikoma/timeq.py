@@ -293,13 +293,14 @@ def read(query: str, as_of: datetime) -> list[Window]:
     return [window for _, _, window in read_spans(query, as_of)]
 
 
-def without_time(query: str, spans: list[tuple[int, int, "Window"]]) -> str:
+def without_time(query: str, spans: list[tuple[int, int, "Window"]], every: bool = False) -> str:
     """`query` with the phrases that named a time relative to now (`read_spans`, `Window.relative`)
     blanked out: the words a keyword search should look for ("what did we decide last week" → "what
-    did we decide"; "in July" stays, as notes and transcripts write months and dates)."""
+    did we decide"; "in July" stays, as notes and transcripts write months and dates). `every`: every
+    time phrase blanked out, "in July" too (what the question asks about besides the time)."""
     out, at = [], 0
     for start, end, window in spans:
-        if not window.relative:
+        if not (window.relative or every):
             continue
         out.append(query[at:start])
         out.append(" ")
@@ -513,12 +514,14 @@ def _this_last(which: str, unit: str, today: date, tz, phrase: str) -> Window:
     return _days(date(today.year - 1, 1, 1), date(today.year - 1, 12, 31), tz, phrase)
 
 
-def factor(dates: np.ndarray, windows: list[Window], outside: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+def factor(dates: np.ndarray, windows: list[Window], outside: float | None = None,
+           sharp: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Per chunk: the time factor for its date (unix seconds) and which window it is nearest to.
 
     1.0 inside any window; outside, outside + (1 − outside) / (1 + d / w), d the days to the nearest
     window and w that window's length in days (at least one): a memory a day off a one-day window
-    is halfway down, one a week off a month is barely lowered. With no window, all 1.0.
+    is halfway down, one a week off a month is barely lowered. `sharp`: `outside` anywhere outside
+    (a question about a time alone: the day after last week is not last week). With no window, all 1.0.
     """
     dates = np.asarray(dates, dtype=np.float64)
     outside = OUTSIDE if outside is None else outside
@@ -528,9 +531,9 @@ def factor(dates: np.ndarray, windows: list[Window], outside: float | None = Non
     nearest = np.zeros(dates.shape[0], dtype=np.int64)
     for i, window in enumerate(windows):  # one pass of a few array operations per window (usually one)
         width = max((window.end - window.start) / DAY, 1.0)
-        distance = np.maximum(window.start - dates, dates - window.end)
-        np.maximum(distance, 0.0, out=distance)
-        weight = outside + (1.0 - outside) / (1.0 + distance / (DAY * width))
+        # A window ends where the next day starts: a memory dated that midnight is the next day's.
+        distance = np.where(dates >= window.end, dates - window.end + 1.0, np.maximum(window.start - dates, 0.0))
+        weight = np.where(distance > 0, outside, 1.0) if sharp else outside + (1.0 - outside) / (1.0 + distance / (DAY * width))
         if i:
             better = weight > best
             nearest[better] = i

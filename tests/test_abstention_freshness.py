@@ -185,3 +185,14 @@ def test_eval_abstention_end_to_end(tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_:  # a mistyped command line: usage, exit 2
         main(["eval", "abstention", str(data), "--work", str(work), "--max-cost", "1"])
     assert exit_.value.code == 2
+
+
+def test_floor_report_counts_the_pair_rule_within_its_margin_of_each_floor():
+    # one answerable question reaches neither floor alone, but a chunk holding a third of its words has cosine
+    # 0.31: answered at the floor 0.44 (0.31 >= 0.44 - 0.14), not at 0.46
+    vector = {"answerable": np.array([0.35]), "elsewhere": np.array([0.2]), "nonsense": np.array([0.1])}
+    coverage = {"answerable": np.array([0.4]), "elsewhere": np.array([0.0]), "nonsense": np.array([0.0])}
+    paired = {"answerable": np.array([0.31]), "elsewhere": np.array([0.0]), "nonsense": np.array([0.0])}
+    assert abstention.floor_row(vector, 0.44, coverage, 0.45, None, paired)["recall"] == 1.0
+    assert abstention.floor_row(vector, 0.46, coverage, 0.45, None, paired)["recall"] == 0.0
+    assert abstention.floor_row(vector, 0.44, coverage, 0.45, None, None)["recall"] == 0.0

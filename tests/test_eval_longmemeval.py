@@ -131,7 +131,8 @@ def test_eval_end_to_end_with_a_shared_vector_cache(tmp_path, data, capsys):
     assert report["abstention"]["min_score"] == 0.0 and "floor 0: none is measured" in md
     # its question shares no word or meaning with the haystack: no good match, answered by nothing
     assert report["abstention"]["no_good_match_on_abstention"] == 1.0
-    assert report["abstention"]["abstention_answered_by"] == {"meaning": 0, "keywords": 0}
+    assert report["abstention"]["abstention_answered_by"] == {"meaning": 0, "keywords": 0, "meaning and keywords": 0,
+                                                              "time": 0}
     # every distinct chunk text was embedded once; a second run embeds nothing
     stats = report["meta"]["stats"]
     assert stats["chunks_embedded"] > 0

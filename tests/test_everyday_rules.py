@@ -8,6 +8,7 @@ Real indexes of real files (the hash embedder: its vectors are the words, so ali
 from datetime import datetime, timezone
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tachikoma import timeq
@@ -127,3 +128,77 @@ def test_before_a_time_is_a_window_up_to_it_and_after_a_time_not_yet_over_is_non
 def test_clitics_are_no_keywords(query, keywords):
     terms = query_terms(query, skip=STOPWORDS)
     assert terms == keywords
+
+
+def test_a_question_about_a_time_alone_puts_every_memory_of_that_time_first(tmp_path):
+    # "What happened last week?" says nothing but the time: a note from last week that shares no word
+    # with it ranks above a chat from two days after the week that does ("happened"), however close.
+    root = tmp_path / "mem"
+    put(root, "memory/2026-11-18.md", "Stairwell gets painted in December; the cargo bike goes to the cellar.\n")
+    put(root, "chats/2026-11-24.md", "---\ndate: 2026-11-24\ntrust: owner\nconfidence: high\n---\n"
+                                     "What happened this week: what happened at the week's meetings.\n")
+    runner.run(root, embedder_name="hash")
+    answer = ask(root, "What happened last week?", "2026-11-27")
+    paths = [r["path"] for r in answer["results"]]
+    assert paths[0] == "memory/2026-11-18.md", paths
+    chat = next(r for r in answer["results"] if r["path"] == "chats/2026-11-24.md")["factors"]
+    assert chat["time"] == timeq.OUTSIDE_TIME_ONLY, "outside the time asked about, however near it"
+
+
+def test_time_factor_sharp_is_the_outside_value_anywhere_outside():
+    (window,) = timeq.read("what happened last week", NOW)
+    day = 86400.0
+    dates = [window.start + day, window.end + day / 2, window.end + 30 * day]
+    gentle, _ = timeq.factor(dates, [window], 0.2)
+    sharp, _ = timeq.factor(dates, [window], 0.2, sharp=True)
+    assert gentle[0] == sharp[0] == 1.0
+    assert gentle[1] > 0.9 and sharp[1] == 0.2 and sharp[2] == 0.2
+
+
+def test_one_passage_with_some_meaning_and_some_words_is_a_match():
+    from tachikoma.search.ranking import match_evidence
+
+    vector = [0.32, 0.20, 0.41]
+    coverage = [0.34, 0.40, 0.10]
+    mask = [True, True, True]
+    alone = match_evidence(np.array(vector), np.array(coverage), np.array(mask), 0.44, 0.45)
+    assert alone["answered_by"] is None
+    both = match_evidence(np.array(vector), np.array(coverage), np.array(mask), 0.44, 0.45, pair=(0.30, 0.33))
+    assert both["answered_by"] == "meaning and keywords" and both["best_pair_coverage"] == 0.34
+    # the two signals must agree on one passage: meaning from one and words from another is no match
+    apart = match_evidence(np.array([0.32, 0.20]), np.array([0.10, 0.40]), np.array([True, True]), 0.44, 0.45,
+                           pair=(0.30, 0.33))
+    assert apart["answered_by"] is None and apart["best_pair_coverage"] == 0.10
+
+
+def test_a_time_named_in_the_question_is_no_missing_word_for_no_good_match(tmp_path):
+    # "in September" is the time factor's to judge: the interview of September holding "interviews" is a
+    # match by its words, though no note says "September".
+    root = tmp_path / "mem"
+    put(root, "interviews/2026-09-24-council.md", "Interviews: the council officer on repair grants.\n")
+    put(root, "interviews/2026-08-19-gwen.md", "Interviews: Gwen on the tool library.\n")
+    for n, text in enumerate(["Shopping list and other things.", "The bike needs new brakes.",
+                              "Chapter two is due in January.", "Call the landlord about the heating."]):
+        put(root, f"notes/misc-{n}.md", text + "\n")
+    runner.run(root, embedder_name="hash")
+    searcher = Searcher(root)
+    try:
+        answer = searcher.search("Which interviews did I do in September?", 5, min_score=0.99, as_of="2026-11-27")
+    finally:
+        searcher.close()
+    assert not answer["no_good_match"] and answer["match"]["answered_by"] == "keywords"
+    assert answer["results"][0]["path"] == "interviews/2026-09-24-council.md"
+
+
+def test_a_date_alone_is_a_question_about_a_time_alone(tmp_path):
+    root = tmp_path / "mem"
+    put(root, "memory/2026-03-22.md", "Dentist at nine, then groceries.\n")
+    put(root, "memory/2026-03-23.md", "Quiet day.\n")
+    runner.run(root, embedder_name="hash")
+    searcher = Searcher(root)
+    try:
+        answer = searcher.search("What happened on 2026-03-22?", 5, min_score=0.99, as_of="2026-11-27")
+    finally:
+        searcher.close()
+    assert answer["match"]["answered_by"] == "time"
+    assert answer["results"][0]["path"] == "memory/2026-03-22.md"

@@ -43,7 +43,7 @@ from ..indexer import runner
 from ..config import Config
 from ..embedders import choose, offline_default
 from ..search.keywords import keyword_coverage, keyword_search
-from ..search.scoring import KEYWORD_FLOOR
+from ..search.scoring import KEYWORD_FLOOR, PAIR_COVERAGE, PAIR_MARGIN
 from ..search.searcher import Searcher
 from . import locomo
 from .cached_queries import CachedQueries
@@ -69,18 +69,22 @@ def nonsense_queries(n: int = NONSENSE_QUERIES, seed: int = 11) -> list[str]:
     return [" ".join(word() for _ in range(rng.randint(1, 4))) for _ in range(n)]
 
 
-def evidence(searcher: Searcher, query: str) -> tuple[float, float]:
-    """The best vector cosine of any chunk for `query`, and the best keyword coverage of any
-    keyword match: what `ranking.match_evidence` compares with the floors, computed as the search does."""
+def evidence(searcher: Searcher, query: str) -> tuple[float, float, float]:
+    """The best vector cosine of any chunk for `query`, the best keyword coverage of any keyword match,
+    and the best cosine of a chunk holding `search.scoring.PAIR_COVERAGE` of the query's words: what
+    `ranking.match_evidence` compares with the floors, computed as the search does."""
     snap = searcher.snapshot()
     if not len(snap.chunk_ids):
-        return 0.0, 0.0
+        return 0.0, 0.0, 0.0
     qvec = np.asarray(searcher.embedder.embed_query(query), dtype=np.float32)
     vector = np.clip(snap.matrix @ qvec, 0.0, 1.0).astype(np.float64)
     store = searcher.store
     matches = keyword_search(store, query, len(snap.chunk_ids), searcher.config.search.keyword_candidates)
     coverage = keyword_coverage(store, query, snap, matches)
-    return float(vector.max()), float(coverage.max()) if coverage.size else 0.0
+    if not coverage.size:
+        return float(vector.max()), 0.0, 0.0
+    covered = coverage >= PAIR_COVERAGE
+    return float(vector.max()), float(coverage.max()), float(vector[covered].max()) if covered.any() else 0.0
 
 
 def measure(path: Path, embedder_name: str | None = None, limit_conversations: int | None = None,
@@ -117,8 +121,9 @@ def measure(path: Path, embedder_name: str | None = None, limit_conversations: i
                          + [("nonsense", text) for text in nonsense])
                 for kind, q in asked:
                     text = q if isinstance(q, str) else q.text
-                    vector, coverage = evidence(searcher, text)
-                    row = {"set": kind, "conversation": conv.sample_id, "vector": vector, "coverage": coverage}
+                    vector, coverage, pair = evidence(searcher, text)
+                    row = {"set": kind, "conversation": conv.sample_id, "vector": vector, "coverage": coverage,
+                           "pair_vector": pair}
                     if kind == "answerable":
                         spans = locomo.searched_spans(searcher, text, base, conv.now, 5)
                         row["R@5"] = locomo.question_metrics(spans, [where[e] for e in q.evidence],
@@ -141,12 +146,14 @@ def report(rows: list[dict], max_cost: float = MAX_COST, meta: dict | None = Non
     floor with other keyword floors."""
     vector = {s: np.array([r["vector"] for r in rows if r["set"] == s]) for s in SETS}
     coverage = {s: np.array([r.get("coverage", 0.0) for r in rows if r["set"] == s]) for s in SETS}
+    # Per query, the best cosine of a chunk holding enough words for the pair rule.
+    paired = {s: np.array([r.get("pair_vector", 0.0) for r in rows if r["set"] == s]) for s in SETS}
     recall = np.array([r.get("R@5", 1.0) for r in rows if r["set"] == "answerable"])
-    curve = [floor_row(vector, f, coverage, keyword_floor, recall) for f in FLOORS]
+    curve = [floor_row(vector, f, coverage, keyword_floor, recall, paired) for f in FLOORS]
     chosen = choose_floor(curve, max_cost)
-    keyword_curve = [floor_row(vector, chosen["floor"], coverage, k, recall) for k in KEYWORD_FLOORS]
+    keyword_curve = [floor_row(vector, chosen["floor"], coverage, k, recall, paired) for k in KEYWORD_FLOORS]
     # The two floors chosen together: for each keyword floor, the highest floor within the cost.
-    pairs = [choose_floor([floor_row(vector, f, coverage, k, recall) for f in FLOORS], max_cost)
+    pairs = [choose_floor([floor_row(vector, f, coverage, k, recall, paired) for f in FLOORS], max_cost)
              for k in KEYWORD_FLOORS]
     counts = {s: int(vector[s].size) for s in SETS}
     return {"meta": {**(meta or {}), "max_cost": max_cost, "keyword_floor": keyword_floor, "queries": counts,
@@ -158,12 +165,16 @@ def report(rows: list[dict], max_cost: float = MAX_COST, meta: dict | None = Non
 
 
 def floor_row(vector: dict[str, np.ndarray], floor: float, coverage: dict[str, np.ndarray] | None = None,
-              keyword_floor: float = KEYWORD_FLOOR, recall: np.ndarray | None = None) -> dict:
-    """What a floor does to each set. A query is answered when its best cosine reaches `floor` or its
-    best keyword coverage reaches `keyword_floor`; `recall` (per answerable question, its session R@5
-    without a floor) gives the cost: the R@5 of the answerable questions left unanswered, over all."""
+              keyword_floor: float = KEYWORD_FLOOR, recall: np.ndarray | None = None,
+              paired: dict[str, np.ndarray] | None = None) -> dict:
+    """What a floor does to each set. A query is answered when its best cosine reaches `floor`, its
+    best keyword coverage reaches `keyword_floor`, or (`paired`, per set: the best cosine of a chunk
+    holding `search.scoring.PAIR_COVERAGE` of its words) that cosine is within `PAIR_MARGIN` of `floor`;
+    `recall` (per answerable question, its session R@5 without a floor) gives the cost: the R@5 of the
+    answerable questions left unanswered, over all."""
     coverage = coverage or {}
     answered = {s: (v >= floor) | (coverage[s] >= keyword_floor if s in coverage else False)
+                | (paired[s] >= floor - PAIR_MARGIN if paired and s in paired else False)
                 for s, v in vector.items()}
     count = {s: int(np.sum(a)) if vector[s].size else 0 for s, a in answered.items()}
     total = {s: int(v.size) for s, v in vector.items()}

@@ -442,9 +442,9 @@ def abstention_summary(per_question: list[dict]) -> dict:
             "answerable_questions": len(answerable),
             "no_good_match_on_answerable": metrics.mean([float(q["no_good_match"]) for q in answerable]),
             "min_score": floors[0] if len(floors) == 1 else floors or None,
-            # what answered the abstention questions that got an answer: "meaning" or "keywords"
+            # what answered the abstention questions that got an answer (`ranking.match_evidence`)
             "abstention_answered_by": {by: sum(q.get("answered_by") == by for q in abstaining)
-                                       for by in ("meaning", "keywords")}}
+                                       for by in ("meaning", "keywords", "meaning and keywords", "time")}}
 
 
 # ------------------------------------------------------------------ report
@@ -488,8 +488,8 @@ def abstention_text(report: dict) -> str:
             " (floor 0: none is measured for this embedder, so only a question sharing nothing with the memory gets it)"
             if floor == 0 else "")
     answered = a.get("abstention_answered_by") or {}
-    by = (f" The abstention questions answered were answered by meaning {answered.get('meaning', 0)}, "
-          f"by keywords {answered.get('keywords', 0)} times." if answered else "")
+    counts = ", ".join(f"{by} {n}" for by, n in answered.items() if n)
+    by = f" The abstention questions answered were answered by {counts}." if counts else ""
     return (f"No good match (default relevance floor{said}): {_fmt(a['no_good_match_on_abstention'])} of "
             f"{a['abstention_questions']} abstention questions, {_fmt(a['no_good_match_on_answerable'])} of "
             f"{a['answerable_questions']} answerable ones.{by}")

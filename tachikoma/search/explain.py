@@ -54,9 +54,14 @@ def fusion_text(factors: dict) -> str:
     meaning, v, k = meaning_label(factors), factors["vector_similarity"], factors["keyword_score"]
     w = float(fusion.get("keyword_weight", 0.0))
     if fusion.get("method") == "rrf":
-        return (f"reciprocal rank fusion of {meaning} ({v:.2f}) and keywords ({k:.2f}), "
+        text = (f"reciprocal rank fusion of {meaning} ({v:.2f}) and keywords ({k:.2f}), "
                 f"keyword weight {w:g}, k = {float(fusion.get('rrf_k', 60)):g}")
-    return f"{1 - w:.2f} × {meaning} {v:.2f} + {w:.2f} × keywords {k:.2f}"
+    else:
+        text = f"{1 - w:.2f} × {meaning} {v:.2f} + {w:.2f} × keywords {k:.2f}"
+    base = fusion.get("time_only_base")
+    if base is None:
+        return text
+    return f"{base:.2f} + {1 - base:.2f} × ({text}): a question about a time alone"
 
 
 def recency_why(factors: dict) -> str:

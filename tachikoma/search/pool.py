@@ -308,6 +308,9 @@ def merge_answers(answers: list[dict], limit: int, names: list[str]) -> dict:
     match = dict(best["match"], best_vector_similarity=max(a["match"]["best_vector_similarity"] for a in answers))
     coverages = [a["match"]["best_keyword_coverage"] for a in answers if a["match"]["best_keyword_coverage"] is not None]
     match["best_keyword_coverage"] = max(coverages) if coverages else None
+    pairs = [a["match"]["best_pair_coverage"] for a in answers if a["match"].get("best_pair_coverage") is not None]
+    if pairs:
+        match["best_pair_coverage"] = max(pairs)
     keywords = list(dict.fromkeys(word for a in answers for word in a["keywords"]))
     return dict(answers[0], results=merged, no_good_match=not merged, match=match, keywords=keywords,
                 memories=list(names))

@@ -144,7 +144,8 @@ def supersessions(similarity: np.ndarray, vectors: np.ndarray, dates: np.ndarray
 
 
 def match_evidence(vector: np.ndarray, coverage, mask: np.ndarray, min_score: float,
-                   keyword_floor: float, in_time: np.ndarray | None = None) -> dict:
+                   keyword_floor: float, in_time: np.ndarray | None = None,
+                   pair: tuple[float, float] | None = None) -> dict:
     """Whether an answer has a good match at all: one decision for the whole answer, never a cut per chunk.
 
     It has one when some allowed chunk (`mask`) is close enough in meaning
@@ -153,13 +154,16 @@ def match_evidence(vector: np.ndarray, coverage, mask: np.ndarray, min_score: fl
     identifier or a date means little to an embedder but is plain to keywords.
     Otherwise the answer is "no good match". Either way no result is removed
     for its own low cosine, so a chunk the keyword side ranks first is never
-    hidden from an answer. `coverage` is the (N,) array or a function giving
+    hidden from an answer. `pair` (meaning, coverage): one chunk reaching both
+    of these weaker floors is a match too (two signals agreeing on one passage;
+    ``best_pair_coverage`` is the best coverage among the chunks reaching the
+    first). `coverage` is the (N,) array or a function giving
     it, called only when meaning alone does not decide (None: no keyword
     evidence). `in_time` (N,) bool, given only for a question that asks about
     a time and nothing else ("what happened last week": no keyword once the
     time and the function words are out), marks the memories from that time:
-    any of them answers it. `answered_by` is "meaning", "keywords", "time" or
-    None; `best_keyword_coverage` is None when it was not needed.
+    any of them answers it. `answered_by` is "meaning", "keywords", "meaning and
+    keywords", "time" or None; `best_keyword_coverage` is None when it was not needed.
     """
     allowed = np.asarray(mask, dtype=bool)
     out = {"answered_by": None, "best_vector_similarity": float(np.max(vector[allowed])) if allowed.any() else 0.0,
@@ -171,8 +175,14 @@ def match_evidence(vector: np.ndarray, coverage, mask: np.ndarray, min_score: fl
         return out
     values = coverage() if callable(coverage) else coverage
     out["best_keyword_coverage"] = float(np.max(values[allowed])) if values is not None else 0.0
+    if pair is not None:
+        out["pair_floors"] = [float(pair[0]), float(pair[1])]
+        close = allowed & (np.asarray(vector) >= pair[0])
+        out["best_pair_coverage"] = float(np.max(values[close])) if values is not None and close.any() else 0.0
     if out["best_keyword_coverage"] >= keyword_floor:
         out["answered_by"] = "keywords"
+    elif pair is not None and out["best_pair_coverage"] >= pair[1]:
+        out["answered_by"] = "meaning and keywords"
     elif in_time is not None:
         out["from_the_time_asked"] = int((allowed & np.asarray(in_time, dtype=bool)).sum())
         if out["from_the_time_asked"]:

@@ -28,6 +28,16 @@ MEASURED_FLOORS = {MINILM: 0.44, MINILM_INT8: 0.44}
 #: An answer whose best keyword match holds at least this share of the query's words, weighted by
 #: rarity (`keyword_coverage`), is a match whatever its meaning's cosine (`ranking.match_evidence`).
 KEYWORD_FLOOR = 0.45
+#: An answer is a match too when one passage has both a meaning at most `PAIR_MARGIN` below the relevance
+#: floor and at least `PAIR_COVERAGE` of the query's words: two weaker signals agreeing on one passage ("How
+#: fast do I have to acknowledge a page at night?" and the on-call runbook: 0.32 and 34%; with MiniLM's 0.44,
+#: cosine 0.30). Chosen on the everyday sets' dev half and LoCoMo conversations 0-4 together
+#: (docs/evaluation.md, "Abstention on everyday memory"); a higher `min_score` asks more of it too.
+PAIR_MARGIN, PAIR_COVERAGE = 0.14, 0.33
+#: For a question about a time alone ("what happened last week"), how much of the similarity is given:
+#: its words say nothing of what is wanted, so meaning only orders the memories of that time
+#: (similarity = base + (1 − base) × fused similarity; the time factor puts that time first).
+TIME_ONLY_BASE = 0.5
 #: Per date source (`dates.SOURCES`), how far its date is trusted (`dates.STRENGTH`).
 DATE_STRENGTH = np.array(dates.STRENGTH, dtype=np.int8)
 #: How many of the best chunks are compared for knowledge updates (`ranking.supersessions`).
@@ -131,6 +141,9 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
     method = {"method": fusion.fusion, "keyword_weight": fusion.keyword_weight}
     if fusion.fusion == "rrf":
         method["rrf_k"] = fusion.rrf_k
+    if time_only:
+        similarity = TIME_ONLY_BASE + (1.0 - TIME_ONLY_BASE) * similarity
+        method["time_only_base"] = TIME_ONLY_BASE
     trust_w, conf_w = snap.tag_weights(cfg)
     rule = cfg.rule
     # The age recency counts: from the memory's own date, or (the seed's rule) from its last modification.
@@ -152,13 +165,14 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
         extra = filters.mask(snap)
         if extra is not None:
             mask &= extra
-    in_time, nearest = timeq.factor(snap.date, list(windows), timeq.OUTSIDE_TIME_ONLY if time_only else None)
+    in_time, nearest = timeq.factor(snap.date, list(windows), timeq.OUTSIDE_TIME_ONLY if time_only else None,
+                                    sharp=time_only)
     asked = in_time >= 1.0 if windows else None  # the memories from the time the query names
     # Quick vectors rank, but never decide by meaning alone that an answer has a good match: mapped onto
     # the full model's scale they still lift made-up words over the floor ("qwertyuiop asdfghjkl": 0.60).
     meaning = vector if snap.tier is None else np.where(snap.tier == FULL, vector, 0.0)
     match = ranking.match_evidence(meaning, coverage, mask, min_score, keyword_floor,
-                                   asked if time_only else None)
+                                   asked if time_only else None, pair=(max(min_score - PAIR_MARGIN, 0.0), PAIR_COVERAGE))
     if snap.tier is not None and (snap.tier != FULL).any():
         match["meaning_from_full_vectors_only"] = True
     if match["answered_by"] is None and decide:  # (`decide` False: the caller decides, over several answers)

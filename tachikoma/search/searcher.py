@@ -184,6 +184,9 @@ class Searcher:
         windows = [window for _, _, window in spans]
         # The words that named a time are read as a time, not looked for as keywords ("last week").
         words_of = timeq.without_time(query, spans)
+        # What is asked besides the time ("which interviews did I do in September": interviews): the time
+        # itself is the time factor's to judge, so it is no missing word when deciding "no good match".
+        untimed = timeq.without_time(query, spans, every=True)
         floor = min_score if min_score is not None else config.search.min_score
         floor = relevance_floor(self.embedder.name) if floor is None else float(floor)
         if not 0 <= floor <= 1:
@@ -208,11 +211,12 @@ class Searcher:
             snap = self.candidates(snap, qvec, matches + [(m.chunk_id, m.bm25) for m in tool_matches], filters)
             keyword, tool_share = keyword_parts(snap, matches, tool_matches)
             words = lambda ids: words_held(store, words_of, ids, read)  # noqa: E731 (knowledge updates: what was said)
-            # For "no good match", a chunk also holds the words of its tool texts.
-            with_tools = lambda ids: words(ids) | tool_words_held(store, words_of, ids)  # noqa: E731 (a one-line closure handed on)
-            coverage = lambda: keyword_coverage(store, words_of, snap, matches, counts,  # noqa: E731 (only if needed)
-                                                tool_matches, with_tools if tool_matches else words)
-            time_only = bool(windows) and not query_terms(words_of, skip=STOPWORDS)
+            # For "no good match", the words asked besides the time; a chunk also holds those of its tool texts.
+            held = lambda ids: (words_held(store, untimed, ids, read)  # noqa: E731 (a one-line closure handed on)
+                                | (tool_words_held(store, untimed, ids) if tool_matches else False))
+            coverage = lambda: keyword_coverage(store, untimed, snap, matches, counts,  # noqa: E731 (only if needed)
+                                                tool_matches, held)
+            time_only = bool(windows) and not query_terms(untimed, skip=STOPWORDS)
             answer, hidden = self._rank_existing(snap, qvec, limit, config, filters, now, keyword, floor, words,
                                                  coverage, windows, tool_share if tool_matches else None,
                                                  quick_qvec, decide, time_only)
