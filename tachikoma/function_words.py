@@ -71,7 +71,7 @@ LANGUAGE_EVIDENCE = 2
 ENGLISH_COMMON = frozenset("""
 the of and to is that for it with as on be at by this are from or have an they which you were her his
 she he we there been has would their not but what all when can said if will about one so more who them
-its our my your do did does our than then these those into
+its our my your do did does than then these those into
 """.split())
 
 
