@@ -13,6 +13,8 @@ from . import common
 def cmd_eval(args) -> int:
     from ..embedders import offline_default
 
+    if args.benchmark == "everyday":  # each memory's own choice, as a new index makes it (`embedders.auto`)
+        return _eval_everyday(args)
     args.embedder = args.embedder or offline_default()  # named in every report and its command line
     if args.benchmark == "abstention":
         return _eval_abstention(args)
@@ -20,8 +22,6 @@ def cmd_eval(args) -> int:
         return _eval_recency(args)
     if args.benchmark == "longmemeval":
         return _eval_longmemeval(args)
-    if args.benchmark == "everyday":
-        return _eval_everyday(args)
     if args.benchmark == "budget":
         return _eval_budget(args)
     from ..evaluation import locomo
@@ -60,10 +60,11 @@ def _eval_everyday(args) -> int:
 
     config = common.config(args, Path(".")) if args.config else None
     argv = ([f"--config {args.config}"] if args.config else []) + ["eval", "everyday", *map(str, args.sets),
-                                                                   "--embedder", args.embedder]
+                                                                   "--embedder", args.embedder or "auto"]
     argv += [f"--split {args.split}"] if args.split != "all" else []
+    argv += [f"--vector-cache {args.vector_cache}"] if args.vector_cache else []
     report = everyday.evaluate(args.sets or None, args.embedder, config, split=args.split, argv=argv,
-                               progress=not args.quiet)
+                               progress=not args.quiet, cache=args.vector_cache)
     return _shown(everyday.terminal(report), everyday.write_report, report, args.out)
 
 

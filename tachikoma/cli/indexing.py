@@ -32,6 +32,8 @@ def cmd_index(args) -> int:
     if args.json:
         print(json.dumps(summary.as_dict(), indent=2))
     else:
+        if summary.embedder_reason:  # a new index: which embedder it took, and why
+            print(f"embedder {summary.embedder}: {summary.embedder_reason}")
         print(summary.line())
     if live is not None:
         _watch(live, root, args)

@@ -409,9 +409,15 @@ def build_parser() -> argparse.ArgumentParser:
                                      "top-5 and 'no good match' per memory, kind, language and split.")
     b.add_argument("sets", nargs="*", type=Path, metavar="SET_DIR",
                    help="a set folder, or a folder of sets (default: every set under bench/everyday)")
-    b.add_argument("--embedder", metavar="NAME", help=EVAL_EMBEDDER_HELP)
+    b.add_argument("--embedder", metavar="NAME",
+                   help="auto (the default: each memory's own choice, as its first index makes it: e5-small for "
+                        "a memory mostly not English, else minilm-int8), " + EVAL_EMBEDDER_HELP.replace(
+                            "minilm-int8 (the default; minilm where onnxruntime is missing)", "minilm-int8"))
     b.add_argument("--split", choices=("dev", "held", "all"), default="all",
                    help="only the questions of this split (default all)")
+    b.add_argument("--vector-cache", type=Path, metavar="FILE",
+                   help="keep document vectors in this SQLite file and take them from it on the next run "
+                        "(default: none, every run embeds)")
     b.add_argument("--out", type=Path, metavar="DIR", help="write report.md, report.json and per_question.jsonl here")
     b.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
     b = bench.add_parser("budget", parents=[common],

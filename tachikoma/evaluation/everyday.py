@@ -39,10 +39,11 @@ import numpy as np
 
 from ..indexer import runner
 from ..config import Config
-from ..embedders import choose, offline_default
+from ..embedders import auto, canonical_name, choose, offline_default
 from ..errors import TachikomaError
 from ..search.searcher import Searcher
 from . import metrics, reports
+from .longmemeval import VectorCache
 
 KINDS = ("time", "person", "definition", "procedure", "fact", "inflection", "possessive", "update",
          "offtopic", "nonsense")
@@ -321,14 +322,33 @@ def summarise(rows: list[dict]) -> dict:
 # ------------------------------------------------------------------ running
 
 def evaluate(set_dirs: list[Path] | None = None, embedder_name: str | None = None, base: Config | None = None,
-             split: str = "all", argv: list[str] | None = None, progress: bool = True) -> dict:
-    """Build, index and ask every set; the report `write_report` writes out."""
+             split: str = "all", argv: list[str] | None = None, progress: bool = True,
+             cache: Path | None = None) -> dict:
+    """Build, index and ask every set; the report `write_report` writes out.
+
+    Each set's index takes the embedder its memory would take as a new index (`embedders.auto`: e5-small
+    for a memory mostly not English) unless `embedder_name` names one. `cache`: a file keeping the
+    document vectors across runs (`longmemeval.VectorCache`)."""
     started = time.perf_counter()
     sets = [load_set(p) for p in find_sets(set_dirs)]
     if split not in ("all", *SPLITS):
         raise TachikomaError(f"--split must be dev, held or all, not {split!r}")
     base = base or Config()
-    embedder = choose(embedder_name or offline_default(), None)
+    made: dict[str, object] = {}  # one embedder per name, shared by the sets that take it
+
+    def embedder_for(root: Path) -> tuple[object, str]:
+        """The embedder of a set's index: the one asked for, else the memory's own choice (`auto.choice`)."""
+        if embedder_name and embedder_name != "auto":
+            name, reason = canonical_name(embedder_name), "asked for (--embedder)"
+        else:
+            name, reason = auto.choice(root)
+            name = name or offline_default()
+        if name not in made:
+            made[name] = choose(name, None)
+            if cache is not None:
+                made[name] = VectorCache(made[name], Path(cache))
+        return made[name], reason
+
     rows: list[dict] = []
     built: list[dict] = []
     scratch = Path(tempfile.mkdtemp(prefix="tachikoma-everyday-"))
@@ -336,6 +356,7 @@ def evaluate(set_dirs: list[Path] | None = None, embedder_name: str | None = Non
         for s in sets:
             root = scratch / s.name
             commits = build_repo(s, root)
+            embedder, reason = embedder_for(root)
             warnings: list[str] = []
             t = time.perf_counter()
             summary = runner.run(root, base, embedder=embedder, warn=warnings.append)
@@ -348,7 +369,8 @@ def evaluate(set_dirs: list[Path] | None = None, embedder_name: str | None = Non
                     rows.append(ask(searcher, s, q, base))
             finally:
                 searcher.close()
-            built.append({"name": s.name, "style": s.style, "languages": s.languages, "as_of": s.as_of.isoformat(),
+            built.append({"name": s.name, "embedder": embedder.name, "embedder_reason": reason,
+                          "style": s.style, "languages": s.languages, "as_of": s.as_of.isoformat(),
                           "files": summary.files if hasattr(summary, "files") else None,
                           "chunks": summary.chunks, "commits": commits, "questions": len(questions),
                           "warnings": warnings, "index_seconds": round(index_seconds, 1),
@@ -356,12 +378,14 @@ def evaluate(set_dirs: list[Path] | None = None, embedder_name: str | None = Non
             if progress:
                 print(f"everyday: {s.name}: {len(questions)} questions asked", file=sys.stderr)
     finally:
-        close = getattr(embedder, "close", None)
-        if close:
-            close()
+        for embedder in made.values():
+            close = getattr(embedder, "close", None)
+            if close:
+                close()
         shutil.rmtree(scratch, ignore_errors=True)
+    names = list(dict.fromkeys(b["embedder"] for b in built))
     return {"meta": {"command": "tachikoma " + " ".join(argv) if argv is not None else None,
-                     "embedder": embedder.name, "split": split, "sets": built,
+                     "embedder": ", ".join(names), "split": split, "sets": built,
                      "seconds": round(time.perf_counter() - started, 1)},
             "results": summarise(rows), "per_question": rows}
 

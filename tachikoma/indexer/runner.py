@@ -18,7 +18,7 @@ from .. import chunking, gitutil, memory, tagfile
 from ..atomic import atomic_write_text
 from ..config import Config, load_config
 from ..documents import TRANSCRIPT
-from ..embedders import choose
+from ..embedders import auto, choose
 from ..embedders.base import Embedder
 from ..errors import EmbedderError, TachikomaError
 from ..freshness import plan_run, retagged, tag_columns, tag_file_evergreen
@@ -56,6 +56,8 @@ class Summary:
     #: .jsonl files that are not transcripts: known to the index (so it does not read them again), not memory.
     data_files: int = 0
     embedder: str = ""
+    #: Why a new index took its embedder ("auto: mostly English (…)", "asked for (--embedder)"); "": the index's own.
+    embedder_reason: str = ""
     seconds: float = 0.0
     warnings: list[str] = field(default_factory=list)
     #: On a shared store: the memory's name there and the store ("postgresql://…/memories"), else "".
@@ -148,6 +150,11 @@ def run(
         if embedder is None:
             # Re-embedding with a named embedder replaces the index's own, so it is not checked against it.
             built_with = None if (reembed and requested) or current is None else current[0]
+            if built_with is None:  # a new index (or one re-embedded as asked): say which embedder and why
+                if requested is None:  # "auto": by the memory's language (`embedders.auto`)
+                    requested, summary.embedder_reason = auto.choice(root)
+                else:
+                    summary.embedder_reason = f"asked for ({origin})"
             embedder = choose(requested, built_with, origin=origin)
         if reembed:
             probe(embedder)
@@ -197,6 +204,8 @@ def _run(root, store, embedder, reembed, config, summary, progress, note, batch,
         if reembed or store.embedder is None:
             store.set_meta("embedder", embedder.name)
             store.set_meta("dim", str(embedder.dim))
+            if summary.embedder_reason:
+                store.set_meta("embedder_reason", summary.embedder_reason)
 
     try:
         tags = tagfile.load(root)

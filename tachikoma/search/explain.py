@@ -34,6 +34,19 @@ MEANING = {None: "cosine of the query's and the passage's embeddings",
 NOT_EMBEDDED = "not embedded yet: found by its keywords only for now"
 
 
+def meaning_why(factors: dict) -> str:
+    """Why the meaning part is what it is; for an embedder with its own scale (`scoring.similarity_scale`)
+    also the cosine it was read from: "cosine 0.84 of the query's and the passage's embeddings, on the
+    ranking's scale: (0.84 − 0.75) / (1 − 0.75)"."""
+    why = MEANING.get(factors.get("vectors"), NOT_EMBEDDED)
+    scale = factors.get("meaning_scale")
+    if not scale or factors.get("vectors") not in (None, "full"):
+        return why
+    c, c0 = scale["cosine"], scale["c0"]
+    return (f"cosine {c:.2f} of the query's and the passage's embeddings, on the ranking's scale: "
+            f"({c:.2f} − {c0:.2f}) / (1 − {c0:.2f}), 0 below {c0:.2f}")
+
+
 @dataclass(frozen=True)
 class Factor:
     """One number of the explanation: its name, its value and why it is what it is."""
@@ -53,11 +66,14 @@ def fusion_text(factors: dict) -> str:
     fusion = factors.get("fusion") or {}
     meaning, v, k = meaning_label(factors), factors["vector_similarity"], factors["keyword_score"]
     w = float(fusion.get("keyword_weight", 0.0))
+    scale = factors.get("meaning_scale")
+    v_text = f"{v:.2f}" + (f" (cosine {scale['cosine']:.2f} on a scale from {scale['c0']:.2f})"
+                           if scale and factors.get("vectors") in (None, "full") else "")
     if fusion.get("method") == "rrf":
-        text = (f"reciprocal rank fusion of {meaning} ({v:.2f}) and keywords ({k:.2f}), "
+        text = (f"reciprocal rank fusion of {meaning} ({v_text}) and keywords ({k:.2f}), "
                 f"keyword weight {w:g}, k = {float(fusion.get('rrf_k', 60)):g}")
     else:
-        text = f"{1 - w:.2f} × {meaning} {v:.2f} + {w:.2f} × keywords {k:.2f}"
+        text = f"{1 - w:.2f} × {meaning} {v_text} + {w:.2f} × keywords {k:.2f}"
     base = fusion.get("time_only_base")
     if base is None:
         return text
@@ -92,7 +108,7 @@ def factors(result: dict) -> list[Factor]:
     out = [Factor("similarity", f["similarity"], fusion_text(f))]
     if "vector_similarity" in f:
         tools = tool_match_text(result)
-        out += [Factor("meaning", f["vector_similarity"], MEANING.get(f.get("vectors"), NOT_EMBEDDED), part=True),
+        out += [Factor("meaning", f["vector_similarity"], meaning_why(f), part=True),
                 Factor("keywords", f["keyword_score"],
                        "BM25 keyword match (the query's best match = 1)" + (f"; {tools}" if tools else ""), part=True)]
     out += [Factor("trust", f["trust_weight"], f["trust"] or NOT_SET),

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..function_words import other_function_words
 from ..segment import query_words
 from ..store.sqlite import Store
 from . import ranking
@@ -73,10 +74,13 @@ def query_terms(text: str, limit: int = MAX_KEYWORD_TERMS, skip: frozenset[str] 
     ``^``, symbols, emoji, control characters) separates words. Case-folded
     duplicates and words whose case-folded form is in `skip` are dropped,
     except a capitalised word after the first one: there "May" is a month and
-    "Will" a name, not a function word.
+    "Will" a name, not a function word. With a `skip`, a query in German,
+    French or Spanish also drops that language's function words
+    (`function_words.other_function_words`: "hat", "den", "beim").
     """
     if skip:  # a keyword query: "Ben's load test" looks for Ben, load and test, not for "s"
         text = _CLITIC.sub("", text)
+        skip = skip | other_function_words(_words(text), skip)
     terms, seen, current = [], set(), []
     first = True
 
@@ -105,6 +109,21 @@ def query_terms(text: str, limit: int = MAX_KEYWORD_TERMS, skip: frozenset[str] 
     if len(terms) < limit:
         close()
     return terms[:limit]
+
+
+def _words(text: str) -> list[str]:
+    """The words of `text` as `query_terms` separates them, before any segmentation."""
+    words, current = [], []
+    for ch in text:
+        category = unicodedata.category(ch)
+        if category[0] in _TOKEN_CATEGORIES or category == "Co":
+            current.append(ch)
+        elif current:
+            words.append("".join(current))
+            current = []
+    if current:
+        words.append("".join(current))
+    return words
 
 
 class WordRows:

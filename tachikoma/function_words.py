@@ -1,0 +1,87 @@
+"""Function words of German, French and Spanish, and the commonest English words: short lists written
+for tachikoma (not taken from any published stop-word list).
+
+Two readers: the keyword side leaves a question's function words out of its keywords and of the share
+of its words a note holds (`search.keywords.query_terms`; English's are `search.keywords.STOPWORDS`), so
+"Wann hat Martin den nächsten Termin?" asks for Martin, nächsten and Termin, not for "hat" and "den";
+and the automatic choice of an embedder (`embedders.auto`) counts how much of a memory's Latin text is
+English by `ENGLISH_COMMON`.
+
+A language's list applies to a query only when the query holds at least `LANGUAGE_EVIDENCE` of its words
+that are not English function words too: "What hat did Ben wear?" keeps "hat", "Wer hat die Schlüssel?"
+drops it (`other_function_words`).
+"""
+
+from __future__ import annotations
+
+from .segment import query_words
+
+
+def _spellings(text: str) -> frozenset[str]:
+    """The words of `text` and, for a word with an umlaut, its spelling without it ("für", "fuer"), as
+    the keyword side reads a query (`segment.query_words`)."""
+    return frozenset(variant.casefold() for word in text.split() for variant in query_words(word))
+
+
+#: Lower case, each with its spelling without umlauts (`_spellings`).
+GERMAN = _spellings("""
+der die das den dem des ein eine einen einem einer eines kein keine keinen und oder aber doch denn sondern
+ist sind war waren bin bist hat haben hatte hatten habe wird werden wurde wurden worden sein gewesen
+kann können konnte muss müssen musste soll sollen sollte will wollen darf mag möchte
+im in am an auf aus bei beim mit nach von vom zu zum zur für über unter vor hinter neben zwischen durch
+gegen ohne um bis seit ab
+wie was wer wen wem wessen wann wo woher wohin warum weshalb welche welcher welches welchen welchem
+ich du er sie es wir ihr mich mir dich dir ihn ihm uns euch sich man
+mein meine meinen meinem meiner dein deine sein seine seinen seinem seiner ihre ihren ihrem ihrer
+unser unsere unseren unserem unserer euer eure
+nicht noch schon auch nur sehr dass ob wenn als dann da hier dort so jetzt immer wieder viel viele
+""")
+
+FRENCH = _spellings("""
+le la les l un une des du de d au aux et ou mais donc ni car
+est sont était étaient été être a ai as avons avez ont avait avaient eu fait faut peut doit va
+qui que qu quoi quand où comment pourquoi combien quel quelle quels quelles lequel laquelle
+ce cet cette ces c ça cela il elle ils elles on nous vous je j tu me m te t se s lui leur leurs y en
+mon ma mes ton ta tes son sa ses notre nos votre vos
+dans sur sous pour par avec sans chez entre vers depuis pendant avant après
+ne n pas plus très aussi déjà encore toujours
+""")
+
+SPANISH = _spellings("""
+el la los las lo un una unos unas y e o u pero ni
+es son era eran fue fueron ser está están estaba estar ha han he hay había hace hizo tiene tienen tenía
+puede pueden debe
+de del al a en con sin por para sobre entre hasta desde hacia según
+que qué quien quién quienes cuándo cuando dónde donde cómo como cuál cual cuáles cuánto cuánta cuántos
+cuántas
+mi mis tu tus su sus nuestro nuestra nuestros nuestras vuestro vuestra
+yo tú él ella ellos ellas nosotros nosotras usted ustedes me te se le les nos os
+no muy más también ya todavía aún
+""")
+
+#: The languages whose function words a query can drop.
+LANGUAGES = {"de": GERMAN, "fr": FRENCH, "es": SPANISH}
+
+#: A language's function words count as such in a query holding at least this many of them (English's aside).
+LANGUAGE_EVIDENCE = 2
+
+#: The commonest English words, for telling English text from other Latin-script text (`embedders.auto`):
+#: in English prose about one word in four or five is one of these; in German, French or Spanish
+#: prose almost none ("a", "in", "die", "was" aside, which are left out).
+ENGLISH_COMMON = frozenset("""
+the of and to is that for it with as on be at by this are from or have an they which you were her his
+she he we there been has would their not but what all when can said if will about one so more who them
+its our my your do did does than then these those into
+""".split())
+
+
+def other_function_words(words: list[str], english: frozenset[str]) -> frozenset[str]:
+    """The function words of each language (`LANGUAGES`) that at least `LANGUAGE_EVIDENCE` of `words`
+    (a query's, as written) belong to, counting neither English function words (`english`) nor a
+    capitalised word after the first (a name: "Del Rey", "Des Moines"); empty for an English query."""
+    out: frozenset[str] = frozenset()
+    keys = [w.casefold() for n, w in enumerate(words) if n == 0 or not w[:1].isupper()]
+    for table in LANGUAGES.values():
+        if sum(1 for k in keys if k in table and k not in english) >= LANGUAGE_EVIDENCE:
+            out |= table
+    return out
