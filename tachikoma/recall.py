@@ -32,10 +32,10 @@ def note_units(text: str, first_line: int) -> list[budget.Unit]:
         if line.strip() or in_code:
             block.append((first_line + i, line.rstrip()))
         elif block:
-            out.append(budget.Unit(block[0][0], block[-1][0], "\n".join(t for _, t in block)))
+            out.append(budget.Unit(block[0][0], block[-1][0], "\n".join(t for _, t in block), lined=True))
             block = []
     if block:
-        out.append(budget.Unit(block[0][0], block[-1][0], "\n".join(t for _, t in block)))
+        out.append(budget.Unit(block[0][0], block[-1][0], "\n".join(t for _, t in block), lined=True))
     return out
 
 
