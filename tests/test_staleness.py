@@ -117,6 +117,32 @@ def test_the_factor_reranks_and_fresh_only_leaves_stale_out(tmp_path, shop):
     assert fresh["staleness"]["left_out"] == len(stale)
 
 
+def test_fresh_only_asks_for_more_until_it_has_as_many_fresh_memories_as_asked(tmp_path, shop):
+    from tachikoma.search import pool
+
+    root = tmp_path / "memory"
+    (root / "2026-10-20").mkdir(parents=True)
+    for i in range(6):  # the best matches, all stale: they name billing/retry.py, changed since
+        (root / "2026-10-20" / f"stale-{i}.md").write_text(
+            f"# Retry {i}\n\nThe retry schedule backoff is in billing/retry.py of {shop}; retry schedule backoff.\n")
+    for i in range(3):
+        (root / "2026-10-20" / f"fresh-{i}.md").write_text(f"# Note {i}\n\nWe talked about the retry schedule.\n")
+    runner.run(root, embedder_name="hash")
+    config = load_config(root)
+    searchers = pool.Searchers()
+    try:
+        asked = {"query": "retry schedule backoff", "limit": 2}
+        plain = pool.search_as_asked(root, config, searchers, asked)
+        assert all("stale" in r for r in plain["results"])  # the first two ranked are stale
+        fresh = pool.search_as_asked(root, config, searchers, {**asked, "fresh_only": True})
+        assert [r["path"].split("/")[-1][:5] for r in fresh["results"]] == ["fresh", "fresh"]
+        assert fresh["staleness"]["ranked"] == 2 * pool.FRESH_GROWTH and fresh["staleness"]["left_out"] == 6
+        everything = pool.search_as_asked(root, config, searchers, {**asked, "limit": 20, "fresh_only": True})
+        assert len(everything["results"]) == 3 and everything["staleness"]["ranked"] == 20  # no more to find
+    finally:
+        searchers.close()
+
+
 def test_a_commit_after_a_search_is_seen_by_the_next(tmp_path, shop):
     root = memory_with(tmp_path, shop)
     repos = staleness.Repositories()
