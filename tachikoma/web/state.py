@@ -144,8 +144,8 @@ class Dashboard:
         (`LiveMemory.stale_file`); None when none did, or when there is no index to date it by."""
         try:
             return self.live.stale_file(rel)
-        except TachikomaError:  # no index yet, an unreachable store: the file page shows the file alone
-            return None
+        except (TachikomaError, sqlite3.Error, OSError):  # no index yet, an unreadable or unreachable one:
+            return None  # the file page shows the file alone
 
     def warm_up(self) -> None:
         """Load the index and the embedder in the background once, so the first query is fast."""
