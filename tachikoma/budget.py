@@ -9,10 +9,11 @@ How the passages are chosen (`select`):
 1. **Adaptive cut.** Results are taken best first while their score is at least `FALLOFF` × the
    best score; what falls below is weak evidence and left out, even when the budget has room.
 2. **Trimmed to what matched.** In each result the unit holding most of the query's words (rarer
-   words first: a word found in fewer of the results counts more) is the passage's centre; the
+   words first: a word found in fewer of the results counts more) is the passage's centre (one of
+   the chunk's own units: the turn before a transcript chunk is context, never the centre); the
    matched units next to it are added, and one unmatched unit, the one before it (the question an
    answer answers), while the passage stays under `PASSAGE_SHARE` of the budget and `PASSAGE_MAX`
-   tokens. A result matched by meaning alone keeps its first units. A centre longer than that is
+   tokens. A result matched by meaning alone keeps its first own units. A centre longer than that is
    cut to a window around its first matched word, leaving room for the unit before it.
 3. **Never twice.** A unit (file and first line) already given by an earlier passage is not given
    again; a passage left with nothing new is dropped (``overlap``).
@@ -56,6 +57,9 @@ class Unit:
     last: int
     text: str
     lined: bool = False
+    #: Given for context only, not part of the result's chunk (the turn before a transcript chunk, the
+    #: question its answer answers): added around the passage's centre, never its centre.
+    context: bool = False
 
     def piece(self, start: int, end: int, text: str | None = None) -> Unit:
         """The unit holding only ``self.text[start:end]`` (shown as `text`, "…" marks and all), with
@@ -223,13 +227,15 @@ def _render_units(units: list[Unit]) -> str:
 def _passage_units(units: list[Unit], scores: list[float], cap: int, terms: list[str]) -> tuple[list[Unit], bool]:
     """The units of one passage (contiguous) and whether it is less than the whole result.
 
-    The centre is the best matched unit (the first unit when none matched); a centre larger than
+    The centre is the best matched unit of the chunk's own (the first of them when none matched; a
+    `Unit.context` unit is never the centre, only its neighbour); a centre larger than
     the cap is cut to two thirds of it around its match, leaving room for a neighbour. Matched
     neighbours are added while they fit, and one unmatched neighbour at most, the one before (the
     question an answer answers, the lead-in of a paragraph), cut to the room left if need be."""
     if not units:
         return [], False
-    centre = max(range(len(units)), key=lambda i: (scores[i], -i)) if max(scores) > 0 else 0
+    own = [i for i, u in enumerate(units) if not u.context] or list(range(len(units)))
+    centre = max(range(len(units)), key=lambda i: (scores[i], not units[i].context, -i)) if max(scores) > 0 else own[0]
     picked = list(units)
     if tokens.count(units[centre].text) > cap:
         picked[centre] = (_cut_units([units[centre]], terms, cap * 2 // 3) or [units[centre]])[0]

@@ -137,3 +137,16 @@ def test_a_note_paragraph_cut_around_its_match_gives_its_own_lines():
     assert p.trimmed and "billing/retry.py" in p.text and "Line 23" not in p.text
     assert p.text.startswith("…Line 24: the retry schedule")  # the window starts at the matched line
     assert p.lines[0] == 24 and p.lines[1] - p.lines[0] == p.text.count("\n")  # one file line per line kept
+
+
+def test_the_turn_before_a_chunk_is_its_context_never_its_centre():
+    # LongMemEval 86b68151: the chunk is the user's turn that answers ("The new bookshelf is from IKEA"), the
+    # turn before it a long assistant turn matching as many words; the tie made that turn the centre, and the
+    # chunk itself no longer fitted the passage.
+    before = Unit(8, 8, "assistant: Congratulations on the new bookshelf! " + FILLER * 6, context=True)
+    answer = Unit(9, 9, "user: I moved things around. The new bookshelf is from IKEA, and I'm happy with it.")
+    [p] = budget.select([result("s.jsonl", (9, 9), 0.9)], [[before, answer]], ["bookshelf", "new"], 1000)["passages"]
+    assert "from IKEA" in p.text and p.lines[1] == 9
+    # matched by meaning alone: the chunk's own first unit, then the turn before it if there is room
+    [q] = budget.select([result("s.jsonl", (9, 9), 0.9)], [[before, answer]], ["unrelated"], 1000)["passages"]
+    assert "from IKEA" in q.text
