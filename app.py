@@ -203,7 +203,8 @@ def file_page(rel: str):
     came_from = SearchForm.read(request.args)  # the search a result link came from, for the breadcrumb
     part = "partials/file_head.html" if request.args.get("part") == "head" else "partials/file_body.html"
     return page("file.html", part, search_args=came_from.args() if came_from.q else {},
-                tag_form=TagForm.for_file(rel, view["kind"], view["tag_values"]), **view)
+                tag_form=TagForm.for_file(rel, view["kind"], view["tag_values"]), stale=dash().stale_file(rel),
+                **view)
 
 
 @bp.get("/memories/<name>/file/<path:rel>")

@@ -9,10 +9,11 @@ How the passages are chosen (`select`):
 1. **Adaptive cut.** Results are taken best first while their score is at least `FALLOFF` × the
    best score; what falls below is weak evidence and left out, even when the budget has room.
 2. **Trimmed to what matched.** In each result the unit holding most of the query's words (rarer
-   words first: a word found in fewer of the results counts more) is the passage's centre; the
+   words first: a word found in fewer of the results counts more) is the passage's centre (one of
+   the chunk's own units: the turn before a transcript chunk is context, never the centre); the
    matched units next to it are added, and one unmatched unit, the one before it (the question an
    answer answers), while the passage stays under `PASSAGE_SHARE` of the budget and `PASSAGE_MAX`
-   tokens. A result matched by meaning alone keeps its first units. A centre longer than that is
+   tokens. A result matched by meaning alone keeps its first own units. A centre longer than that is
    cut to a window around its first matched word, leaving room for the unit before it.
 3. **Never twice.** A unit (file and first line) already given by an earlier passage is not given
    again; a passage left with nothing new is dropped (``overlap``).
@@ -23,13 +24,15 @@ How the passages are chosen (`select`):
 5. **Within the budget.** Passages are counted as an agent receives them (heading line and text,
    `tokens.count`); one that does not fit is cut to the room left when that is at least
    `MIN_PIECE` tokens, else skipped for smaller ones after it. At least one passage always comes
-   back: the best result, cut to the budget when it alone is larger.
+   back: the best result, cut to the budget when it alone is larger. A passage's line range is
+   that of the text it kept: a cut that leaves out the turn before the match, or the first lines
+   of a note's paragraph, leaves their lines out of the range too.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from . import tokens
 
@@ -47,10 +50,25 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 
 @dataclass(frozen=True)
 class Unit:
-    """A turn or paragraph of a result: its file lines (first, last) and text."""
+    """A turn or paragraph of a result: its file lines (first, last) and text. `lined`: each line of
+    the text is one line of the file, from `first` (a note's paragraph), so a piece of the text has
+    lines of its own; otherwise (a turn, a chunk) any piece of it is given the unit's lines."""
     first: int
     last: int
     text: str
+    lined: bool = False
+    #: Given for context only, not part of the result's chunk (the turn before a transcript chunk, the
+    #: question its answer answers): added around the passage's centre, never its centre.
+    context: bool = False
+
+    def piece(self, start: int, end: int, text: str | None = None) -> Unit:
+        """The unit holding only ``self.text[start:end]`` (shown as `text`, "…" marks and all), with
+        the file lines of that piece."""
+        shown = self.text[start:end] if text is None else text
+        if not self.lined:
+            return Unit(self.first, self.last, shown)
+        return Unit(self.first + self.text.count("\n", 0, start),
+                    self.first + self.text.count("\n", 0, max(start, end - 1)), shown, lined=True)
 
 
 @dataclass
@@ -132,11 +150,10 @@ def _unit_scores(units: list[Unit], weights: dict[str, float]) -> list[float]:
     return out
 
 
-def window(text: str, terms: list[str], budget: int) -> str:
-    """At most `budget` tokens of `text` around its first matched term (from the start of that line
-    or sentence), marked with "…" where cut."""
+def window_span(text: str, terms: list[str], budget: int) -> tuple[int, int]:
+    """Where `window` cuts `text`: the kept text is ``text[start:end]``."""
     if tokens.count(text) <= budget:
-        return text
+        return 0, len(text)
     lowered = text.lower()
     hits = [i for i in (lowered.find(t) for t in terms) if i >= 0]
     start = 0
@@ -146,10 +163,44 @@ def window(text: str, terms: list[str], budget: int) -> str:
         start = before + 1 if before >= 0 else 0
         if tokens.count(text[start:at]) > budget // 2:  # a long sentence: start a few words before
             start = max(0, text.rfind(" ", 0, max(0, at - 60)) + 1)
-    lead = "…" if start > 0 else ""
-    body = tokens.cut(text[start:].lstrip(), max(1, budget - 2 * bool(lead) - 1))
-    tail = "…" if start + len(text[start:].lstrip()) > start + len(body) else ""
-    return lead + body + tail
+    rest = text[start:]
+    start += len(rest) - len(rest.lstrip())
+    body = tokens.cut(text[start:], max(1, budget - 2 * (start > 0) - 1))
+    return start, start + len(body)
+
+
+def window(text: str, terms: list[str], budget: int) -> str:
+    """At most `budget` tokens of `text` around its first matched term (from the start of that line
+    or sentence), marked with "…" where cut."""
+    return _marked(text, *window_span(text, terms, budget))
+
+
+def _marked(text: str, start: int, end: int) -> str:
+    """``text[start:end]`` with "…" where text was cut off before or after it."""
+    if (start, end) == (0, len(text)):
+        return text
+    return "…" * (start > 0) + text[start:end] + "…" * bool(text[end:].strip())
+
+
+def _cut_units(units: list[Unit], terms: list[str], budget: int) -> list[Unit]:
+    """`units` as `window` cuts their text (`_render_units`) to `budget` tokens: the units the kept
+    text reaches into, the first and last of them cut to their kept piece (with its own lines), "…"
+    where text was cut off. [] when nothing of them is kept."""
+    text = _render_units(units)
+    start, end = window_span(text, terms, budget)
+    if (start, end) == (0, len(text)):
+        return list(units)
+    kept, at = [], 0
+    for unit in units:
+        lo, hi = max(start - at, 0), min(end - at, len(unit.text))
+        if lo < hi:
+            kept.append(unit.piece(lo, hi))
+        at += len(unit.text) + 1
+    if kept and start > 0:
+        kept[0] = replace(kept[0], text="…" + kept[0].text)
+    if kept and text[end:].strip():
+        kept[-1] = replace(kept[-1], text=kept[-1].text + "…")
+    return kept
 
 
 def _shingles(text: str, n: int = 5) -> set[tuple[str, ...]]:
@@ -176,16 +227,18 @@ def _render_units(units: list[Unit]) -> str:
 def _passage_units(units: list[Unit], scores: list[float], cap: int, terms: list[str]) -> tuple[list[Unit], bool]:
     """The units of one passage (contiguous) and whether it is less than the whole result.
 
-    The centre is the best matched unit (the first unit when none matched); a centre larger than
+    The centre is the best matched unit of the chunk's own (the first of them when none matched; a
+    `Unit.context` unit is never the centre, only its neighbour); a centre larger than
     the cap is cut to two thirds of it around its match, leaving room for a neighbour. Matched
     neighbours are added while they fit, and one unmatched neighbour at most, the one before (the
     question an answer answers, the lead-in of a paragraph), cut to the room left if need be."""
     if not units:
         return [], False
-    centre = max(range(len(units)), key=lambda i: (scores[i], -i)) if max(scores) > 0 else 0
+    own = [i for i, u in enumerate(units) if not u.context] or list(range(len(units)))
+    centre = max(range(len(units)), key=lambda i: (scores[i], not units[i].context, -i)) if max(scores) > 0 else own[0]
     picked = list(units)
     if tokens.count(units[centre].text) > cap:
-        picked[centre] = Unit(units[centre].first, units[centre].last, window(units[centre].text, terms, cap * 2 // 3))
+        picked[centre] = (_cut_units([units[centre]], terms, cap * 2 // 3) or [units[centre]])[0]
     lo = hi = centre
     unmatched = 0
     while True:
@@ -196,7 +249,8 @@ def _passage_units(units: list[Unit], scores: list[float], cap: int, terms: list
             if tokens.count(_render_units(picked[min(lo, i):max(hi, i) + 1])) <= cap:
                 added = True
             elif (room := cap - tokens.count(_render_units(picked[lo:hi + 1])) - 2) >= MIN_PIECE // 2:
-                picked[i] = Unit(units[i].first, units[i].last, tokens.cut(units[i].text, room) + "…")
+                head = tokens.cut(units[i].text, room)
+                picked[i] = units[i].piece(0, len(head), head + "…")
                 added = True
             if added:
                 unmatched += scores[i] <= 0
@@ -244,12 +298,13 @@ def select(results: list[dict], units: list[list[Unit]], terms: list[str], budge
         trimmed = trimmed or len(fresh) < len(its_units)
         text = _render_units(picked)
         if tokens.count(text) > cap:
-            text, trimmed = window(text, terms, cap), True
+            picked, trimmed = _cut_units(picked, terms, cap) or picked, True
+            text = _render_units(picked)
         matched = [t for t in terms if _matches(set(words(text)), t)]
         shingles = _shingles(text)
         twin = next((p for p, s in chosen if shingles and len(shingles & s) >= DUPLICATE * len(shingles)), None)
         if twin is not None:
-            where = f"{path}:{picked[0].first}-{picked[-1].last}"
+            where = f"{path}:{picked[0].first}-{max(u.last for u in picked)}"
             extra = tokens.count(f"; also in {where}") + 1
             if where not in twin.also_in and used + extra <= budget:
                 twin.also_in.append(where)
@@ -269,7 +324,13 @@ def select(results: list[dict], units: list[list[Unit]], terms: list[str], budge
         if cost > room:
             frame = cost - tokens.count(text) + 2
             if not chosen or room - frame >= MIN_PIECE:
-                passage.text = window(text, terms, max(1, room - frame))
+                cut = _cut_units(picked, terms, max(1, room - frame))
+                if cut:  # the lines are those of the text kept, not of the text cut off
+                    picked = cut
+                    passage.lines = (cut[0].first, max(u.last for u in cut))
+                    passage.text = _render_units(cut)
+                else:
+                    passage.text = window(text, terms, max(1, room - frame))
                 passage.trimmed = True
                 cost = tokens.count(passage.block(n))
             else:
@@ -277,7 +338,8 @@ def select(results: list[dict], units: list[list[Unit]], terms: list[str], budge
                 continue
         passage.tokens = cost
         used += cost
-        given.update((path, memory, u.first) for u in picked)
+        given.update((path, memory, u.first) for u in fresh  # the units the kept text reaches into
+                     if any(u.first <= k.last and k.first <= u.last for k in picked))
         chosen.append((passage, shingles))
         if used >= budget:
             left_out["over_budget"] += len(results) - rank

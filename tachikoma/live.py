@@ -12,7 +12,8 @@ A `LiveMemory` owns, for one memory folder:
   (`warm`), so the first search after a change does not read the index itself;
 - the resident host (`tachikoma.resident`) through which `tachikoma search` asks this process;
 - `search(asked)`: one search by its arguments (those of `tachikoma search`), the answer every face
-  gives, its freshness saying whether the folder is watched.
+  gives, its freshness saying whether the folder is watched; `stale_file(rel)`: what a file page
+  lists of a stale memory file.
 
 `close` stops the host and the watcher and closes every searcher and connection.
 """
@@ -28,6 +29,7 @@ from .errors import NoIndexYet
 from .resident import Host
 from .search.pool import Searchers, memory_key, search_as_asked, warm_after_run
 from .search.searcher import Searcher
+from .staleness import check_file
 from .store import locate
 from .watcher import Reindexer, Watcher
 
@@ -142,6 +144,17 @@ class LiveMemory:
         answer = search_as_asked(self.root, self.config(), self.searchers, asked, self.searcher, preamble=preamble)
         answer["freshness"].update(self.watching())
         return answer
+
+    def stale_file(self, rel: str) -> dict | None:
+        """Which files of which repository the memory file `rel` names changed in commits since its
+        date (`staleness.check_file` over its chunks as a search dates them), with the settings'
+        code roots; None when it is not stale, not indexed, or ``[staleness] check`` is off."""
+        config = self.config()
+        if not config.staleness.check:
+            return None
+        with self.searcher(config) as searcher:
+            chunks = searcher.file_chunks(rel, config)
+        return check_file(chunks, config.staleness.code_roots)
 
     # ------------------------------------------------------------------ the resident host, closing
 

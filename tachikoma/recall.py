@@ -11,6 +11,7 @@ in another memory of a shared store whose folder is not known) gives its chunk a
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from collections.abc import Callable
 from pathlib import Path
 
@@ -32,10 +33,10 @@ def note_units(text: str, first_line: int) -> list[budget.Unit]:
         if line.strip() or in_code:
             block.append((first_line + i, line.rstrip()))
         elif block:
-            out.append(budget.Unit(block[0][0], block[-1][0], "\n".join(t for _, t in block)))
+            out.append(budget.Unit(block[0][0], block[-1][0], "\n".join(t for _, t in block), lined=True))
             block = []
     if block:
-        out.append(budget.Unit(block[0][0], block[-1][0], "\n".join(t for _, t in block)))
+        out.append(budget.Unit(block[0][0], block[-1][0], "\n".join(t for _, t in block), lined=True))
     return out
 
 
@@ -68,7 +69,7 @@ def units_of(root: Path | None, result: dict) -> list[budget.Unit]:
             piece = _chunk_turn_text(result.get("text") or "")
             if len(inner) == 1 and len(piece.split()) * 1.5 < len(inner[0].text.split()):
                 inner = [budget.Unit(inner[0].first, inner[0].last, piece)]
-            return before[-1:] + inner
+            return [replace(u, context=True) for u in before[-1:]] + inner
         read = memory.read_text(root, result["path"], f"{first}-{last}")
         return note_units(read["text"], read["lines"][0])
     except (TachikomaError, OSError, ValueError):

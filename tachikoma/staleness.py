@@ -21,6 +21,8 @@ path), whatever the memory says about it.
 "change", "renamed_to"}], "text": "stale: billing/retry.py changed in 3 commits since, last
 2026-11-30"}``. By default the score is not changed; ``[staleness] factor`` below 1 multiplies a
 stale result's score by it (the results re-ranked), and ``fresh_only`` leaves stale results out.
+`check_file` does the same for every chunk of one file: what the dashboard's file page lists. The
+words are `search.explain`'s (`stale_file`), as every face shows them.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ import threading
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+
+from .search.explain import stale_file, stale_text
 
 _CONTEXT_CWD = re.compile(r" · ((?:~|/)[^·\n]*?)(?= · |\n|$)")
 _RELATIVE = re.compile(r"[\w.-]+(?:/[\w.-]+)*\.[A-Za-z]\w{0,7}")
@@ -286,17 +290,7 @@ def check(result: dict, code_roots: tuple[str, ...] = (), repos: Repositories = 
              if (found := repos.history(top, seen).since(rel, when)) is not None]
     if not files:
         return None
-    return {"files": files, "text": "stale: " + "; ".join(describe(f) for f in files)}
-
-
-def describe(f: dict) -> str:
-    """"billing/retry.py changed in 3 commits since, last 2026-11-30"; "… deleted since, 2026-11-02"."""
-    if f["change"] == "deleted":
-        return f"{f['path']} deleted since ({f['last']})"
-    if f["change"] == "renamed":
-        return f"{f['path']} renamed to {f['renamed_to']} since ({f['last']})"
-    commits = f"{f['commits']} commit" + ("s" if f["commits"] != 1 else "")
-    return f"{f['path']} changed in {commits} since, last {f['last']}"
+    return {"files": files, "text": stale_text(files)}
 
 
 def mark(answer: dict, code_roots: tuple[str, ...] = (), factor: float = 1.0, fresh_only: bool = False,
@@ -324,3 +318,30 @@ def mark(answer: dict, code_roots: tuple[str, ...] = (), factor: float = 1.0, fr
     if fresh_only and results and not kept:
         answer["no_good_match"] = True
     return answer
+
+
+def check_file(chunks: list[dict], code_roots: tuple[str, ...] = (), repos: Repositories = REPOSITORIES) -> dict | None:
+    """What the file page lists of a stale memory file: `chunks` are its chunks as a search gives them
+    (``text``, ``kind``, ``lines`` and ``factors.date``, each dated as the ranking dates it), each
+    checked as a result is. ``{"files": [{"repo", "path", "commits", "last", "change", "renamed_to",
+    "since", "lines": [[first, last], ...], "text"}], "text"}``: each changed file once, as the
+    earliest chunk naming it sees it (the most commits since), with the lines of every chunk it
+    makes stale and its words (`search.explain.stale_file`); None when no chunk is stale."""
+    seen: dict = {}
+    found: dict[tuple[str, str], dict] = {}
+    for chunk in chunks:
+        stale = check(chunk, code_roots, repos, seen)
+        for f in (stale or {}).get("files", ()):
+            key = (f["repo"], f["path"])
+            held = found.get(key)
+            if held is None or f["commits"] > held["commits"]:
+                found[key] = {**f, "since": str(chunk["factors"]["date"])[:10],
+                              "lines": held["lines"] if held else []}
+            found[key]["lines"].append(list(chunk["lines"]))
+    if not found:
+        return None
+    files = list(found.values())  # in the order the file names them
+    for f in files:
+        f["lines"].sort()
+        f["text"] = stale_file(f)
+    return {"files": files, "text": stale_text(files)}

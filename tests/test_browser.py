@@ -471,3 +471,22 @@ def test_file_page_tag_editor(server, page, memory):
     assert note.read_bytes() == original
     page.wait_for_selector(".file-head .badge:has-text('confidence: low')", state="detached")
     assert page.problems == []
+
+
+def test_the_file_page_of_a_stale_memory_lists_its_changed_files(tmp_path, page):
+    from test_staleness import HOSTILE_REPO, make_shop, memory_with
+
+    repo = make_shop(tmp_path, HOSTILE_REPO)  # a repository folder named with markup: shown as text
+    app = create_app(memory=memory_with(tmp_path, repo))
+    with LiveServer(app) as live:
+        page.goto(live.url + "/file/2026-10-15/session.jsonl")
+        listed = page.locator("section.stale-list")
+        assert "billing/retry.py changed in 3 commits since, last 2026-11-30" in listed.inner_text()
+        assert f"in {repo} · memory of 2026-10-15" in " ".join(listed.inner_text().split())
+        assert listed.locator("b, i, img, script").count() == 0
+        assert page.locator(".file-head .badge.stale").inner_text() == "stale"
+        listed.locator("a").first.click()  # named at these lines: the page highlights them
+        page.wait_for_selector("li.turn.hit")
+        assert "lines=" in page.url
+        assert page.problems == [] and page.dialogs == []
+        app.extensions["tachikoma"].index_job.wait(60)

@@ -114,3 +114,39 @@ def test_the_agent_block_states_an_owners_sure_memory_plainly_and_hedges_the_oth
     assert "(speculative; verify before acting)" in blocks[2]
     assert tokens.count(text) <= 500 + tokens.count(text.splitlines()[0]) + 3
     assert budget.agent_text("x", {"passages": []}).startswith("No memory matches")
+
+
+def test_a_trimmed_passage_gives_the_lines_of_the_text_it_kept():
+    # issue 30: the budget cut the last passage to a window around its match, but its line range still
+    # began at the question before it, which the window had cut off.
+    question = Unit(10, 10, "user: " + FILLER * 3)
+    answer = Unit(11, 11, "assistant: The retry schedule lives in billing/retry.py. " + FILLER * 3)
+    first = [Unit(1, 1, "retry: " + FILLER * 2)]
+    out = budget.select([result("a.md", (1, 1), 0.9, kind="markdown"), result("s.jsonl", (10, 11), 0.85)],
+                        [first, [question, answer]], ["retry", "schedule"], 200)
+    p = out["passages"][-1]
+    assert p.path == "s.jsonl" and p.trimmed and p.text.startswith("…assistant: The retry schedule")
+    assert p.lines == (11, 11)
+
+
+def test_a_note_paragraph_cut_around_its_match_gives_its_own_lines():
+    paragraph = [f"Line {n}: " + FILLER for n in range(20, 26)]
+    paragraph[4] = "Line 24: the retry schedule lives in billing/retry.py and backs off for 30 seconds."
+    note = [Unit(20, 25, "\n".join(paragraph), lined=True)]
+    [p] = budget.select([result("billing.md", (20, 25), 0.9, kind="markdown")], [note], ["retry", "schedule"], 60)["passages"]
+    assert p.trimmed and "billing/retry.py" in p.text and "Line 23" not in p.text
+    assert p.text.startswith("…Line 24: the retry schedule")  # the window starts at the matched line
+    assert p.lines[0] == 24 and p.lines[1] - p.lines[0] == p.text.count("\n")  # one file line per line kept
+
+
+def test_the_turn_before_a_chunk_is_its_context_never_its_centre():
+    # LongMemEval 86b68151: the chunk is the user's turn that answers ("The new bookshelf is from IKEA"), the
+    # turn before it a long assistant turn matching as many words; the tie made that turn the centre, and the
+    # chunk itself no longer fitted the passage.
+    before = Unit(8, 8, "assistant: Congratulations on the new bookshelf! " + FILLER * 6, context=True)
+    answer = Unit(9, 9, "user: I moved things around. The new bookshelf is from IKEA, and I'm happy with it.")
+    [p] = budget.select([result("s.jsonl", (9, 9), 0.9)], [[before, answer]], ["bookshelf", "new"], 1000)["passages"]
+    assert "from IKEA" in p.text and p.lines[1] == 9
+    # matched by meaning alone: the chunk's own first unit, then the turn before it if there is room
+    [q] = budget.select([result("s.jsonl", (9, 9), 0.9)], [[before, answer]], ["unrelated"], 1000)["passages"]
+    assert "from IKEA" in q.text

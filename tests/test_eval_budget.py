@@ -57,3 +57,22 @@ def test_eval_budget_end_to_end(tmp_path, labelled, capsys):
     row = next(r for r in report["per_question"] if r["question_id"] == "q_user")
     assert row["answer_turns"] == 1 and row["budgets"]["400"]["budget"]["inside"] == 1
     assert (out / "budget.md").read_text().startswith("# Recall within a token budget")
+    # 95% bootstrap intervals around each share, each half's shares, and the difference from the naive cut
+    cell = res["400"]["budget"]
+    low, high = cell["turn_share_ci"]
+    assert low <= cell["turn_share"] <= high
+    assert sum(h["questions"] for h in cell["by_split"].values()) == 3
+    diff = report["differences"]["400"]["budget"]["turn_share"]["overall"]
+    assert diff["difference"] == pytest.approx(cell["turn_share"] - res["400"]["naive"]["turn_share"], abs=1e-3)
+    assert "Against the naive cut" in (out / "budget.md").read_text()
+
+
+def test_a_pooled_share_and_its_difference_have_bootstrap_intervals():
+    from tachikoma.evaluation import metrics
+
+    one = metrics.bootstrap_share([2, 0, 1, 1], [2, 1, 2, 1])
+    assert one["share"] == pytest.approx(4 / 6) and one["low"] <= one["share"] <= one["high"]
+    same = metrics.bootstrap_share([2, 0, 1, 1], [2, 1, 2, 1], [2, 0, 1, 1])
+    assert (same["difference"], same["low"], same["high"]) == (0.0, 0.0, 0.0)
+    better = metrics.bootstrap_share([2, 1, 2, 1], [2, 1, 2, 1], [0, 0, 0, 0])
+    assert better["difference"] == 1.0 and better["low"] == 1.0

@@ -26,9 +26,13 @@ def commit(repo: Path, files: dict[str, str | None], date: str, message: str = "
 
 @pytest.fixture
 def shop(tmp_path) -> Path:
+    return make_shop(tmp_path)
+
+
+def make_shop(tmp_path: Path, name: str = "shop") -> Path:
     """A code repository: retry.py changed in 3 commits after 2026-10-15, old.py deleted, pay.py renamed,
     notes.py untouched since, and a change to notes.py left uncommitted in the working tree."""
-    repo = tmp_path / "code" / "shop"
+    repo = tmp_path / "code" / name
     repo.mkdir(parents=True)
     git(repo, "init", "-q", "-b", "main")
     commit(repo, {"billing/retry.py": "v1\n", "billing/old.py": "x\n", "billing/pay.py": "p\n",
@@ -117,6 +121,32 @@ def test_the_factor_reranks_and_fresh_only_leaves_stale_out(tmp_path, shop):
     assert fresh["staleness"]["left_out"] == len(stale)
 
 
+def test_fresh_only_asks_for_more_until_it_has_as_many_fresh_memories_as_asked(tmp_path, shop):
+    from tachikoma.search import pool
+
+    root = tmp_path / "memory"
+    (root / "2026-10-20").mkdir(parents=True)
+    for i in range(6):  # the best matches, all stale: they name billing/retry.py, changed since
+        (root / "2026-10-20" / f"stale-{i}.md").write_text(
+            f"# Retry {i}\n\nThe retry schedule backoff is in billing/retry.py of {shop}; retry schedule backoff.\n")
+    for i in range(3):
+        (root / "2026-10-20" / f"fresh-{i}.md").write_text(f"# Note {i}\n\nWe talked about the retry schedule.\n")
+    runner.run(root, embedder_name="hash")
+    config = load_config(root)
+    searchers = pool.Searchers()
+    try:
+        asked = {"query": "retry schedule backoff", "limit": 2}
+        plain = pool.search_as_asked(root, config, searchers, asked)
+        assert all("stale" in r for r in plain["results"])  # the first two ranked are stale
+        fresh = pool.search_as_asked(root, config, searchers, {**asked, "fresh_only": True})
+        assert [r["path"].split("/")[-1][:5] for r in fresh["results"]] == ["fresh", "fresh"]
+        assert fresh["staleness"]["ranked"] == 2 * pool.FRESH_GROWTH and fresh["staleness"]["left_out"] == 6
+        everything = pool.search_as_asked(root, config, searchers, {**asked, "limit": 20, "fresh_only": True})
+        assert len(everything["results"]) == 3 and everything["staleness"]["ranked"] == 20  # no more to find
+    finally:
+        searchers.close()
+
+
 def test_a_commit_after_a_search_is_seen_by_the_next(tmp_path, shop):
     root = memory_with(tmp_path, shop)
     repos = staleness.Repositories()
@@ -190,3 +220,60 @@ def test_mcp_carries_it_as_data_and_asks_for_fresh_memories_only(tmp_path, shop)
     assert "(stale: billing/retry.py changed in 3 commits since, last 2026-11-30: check the code" in text
     assert all(not r["path"].endswith("session.jsonl") for r in fresh["results"])
     assert fresh["staleness"]["left_out"] >= 1
+
+
+#: A repository folder whose name is markup (folder names come from the memory's text: untrusted).
+HOSTILE_REPO = "sh<b>op&\"'<i>"
+
+
+def test_the_file_page_lists_the_stale_files(tmp_path, shop):
+    from test_app import make_client
+
+    from app import create_app
+
+    root = memory_with(tmp_path, shop)
+    client = make_client(create_app(memory=root, port=5000))
+    page = client.get("/file/2026-10-15/session.jsonl").get_data(as_text=True)
+    assert '<span class="badge stale" title="stale: billing/retry.py changed in 3 commits since, last 2026-11-30">' \
+        in page
+    section = page[page.index("<section class=\"panel stale-list\""):page.index("</section>")]
+    assert "<strong>billing/retry.py changed in 3 commits since, last 2026-11-30</strong>" in section
+    assert f"in <code>{shop}</code> · memory of 2026-10-15" in section
+    assert "1 file this memory names changed" in section and "notes.py" not in section  # working tree only
+    assert 'href="/file/2026-10-15/session.jsonl?lines=' in section
+    note = client.get("/file/2026-10-20/billing-notes.md").get_data(as_text=True)
+    listed = note[note.index("<section class=\"panel stale-list\""):note.index("</section>")]
+    assert "<strong>billing/old.py deleted since (2026-11-02)</strong>" in listed
+    assert "<strong>billing/pay.py renamed to billing/payment.py since (2026-11-03)</strong>" in listed
+    assert 'data-change="deleted"' in listed and 'data-change="renamed"' in listed
+    assert "<a href=\"/file/2026-10-20/billing-notes.md?lines=1-4#hit\">lines 1–4</a>" in listed
+    # the same words as the search's explanation, and no list for a memory that is not stale
+    answer = Searcher(root).search("payment flow cleanup job notes helper", 10)
+    result = next(r for r in answer["results"] if r["path"].endswith("billing-notes.md"))
+    assert staleness.check(result, repos=staleness.Repositories())["text"] == \
+        staleness.check_file([result], repos=staleness.Repositories())["text"]
+    garden = client.get("/file/2026-10-21/unrelated.md").get_data(as_text=True)
+    assert "stale-list" not in garden and "badge stale" not in garden
+
+
+def test_the_file_page_escapes_what_the_memory_names(tmp_path):
+    repo = make_shop(tmp_path, HOSTILE_REPO)
+    root = memory_with(tmp_path, repo)
+    from test_app import make_client
+
+    from app import create_app
+
+    page = make_client(create_app(memory=root, port=5000)).get("/file/2026-10-15/session.jsonl").get_data(as_text=True)
+    section = page[page.index("<section class=\"panel stale-list\""):page.index("</section>")]
+    assert "sh&lt;b&gt;op&amp;&#34;&#39;&lt;i&gt;" in section and "<b>" not in section and "<i>" not in section
+
+
+def test_a_score_cut_for_staleness_is_explained(tmp_path, shop):
+    from tachikoma.search import explain
+
+    root = memory_with(tmp_path, shop)
+    answer = staleness.mark(Searcher(root).search("retry schedule backoff", 10, as_of="2026-12-01"), factor=0.5,
+                            repos=staleness.Repositories())
+    session = next(r for r in answer["results"] if "stale" in r)
+    assert explain.arithmetic(session).endswith(f"× 0.50 = {session['score']:.2f}")
+    assert "0.50 staleness (stale: billing/retry.py changed in 3 commits since" in explain.sentence(session)

@@ -139,6 +139,27 @@ def bootstrap_mean(values: Sequence[float], rounds: int = 2000, seed: int = 0) -
     return {"mean": out["difference"], "low": out["low"], "high": out["high"], "n": out["questions"]}
 
 
+def bootstrap_share(inside: Sequence[float], totals: Sequence[float], baseline: Sequence[float] | None = None,
+                    rounds: int = 2000, seed: int = 0) -> dict:
+    """A share pooled over questions, Σ inside / Σ totals (answer turns found of all answer turns), and its
+    95% percentile bootstrap interval (questions resampled with replacement, a fixed seed); with
+    `baseline` (the same questions' counts of another system), the difference of the two shares
+    instead, resampled in pairs. {"share" (or "difference"), "low", "high", "questions"}."""
+    import numpy as np
+
+    a, n = np.asarray(inside, dtype=np.float64), np.asarray(totals, dtype=np.float64)
+    b = np.zeros_like(a) if baseline is None else np.asarray(baseline, dtype=np.float64)
+    key = "share" if baseline is None else "difference"
+    if not a.size or not n.sum():
+        return {key: None, "low": None, "high": None, "questions": int(a.size)}
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(0, a.size, size=(rounds, a.size))
+    totals_drawn = n[picks].sum(axis=1)
+    shares = (a[picks].sum(axis=1) - b[picks].sum(axis=1)) / np.where(totals_drawn > 0, totals_drawn, 1)
+    low, high = np.percentile(shares, [2.5, 97.5])
+    return {key: float((a.sum() - b.sum()) / n.sum()), "low": float(low), "high": float(high), "questions": int(a.size)}
+
+
 def mean(values: Sequence[float]) -> float | None:
     """Arithmetic mean, None for no values."""
     return sum(values) / len(values) if values else None

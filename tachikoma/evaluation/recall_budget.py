@@ -15,7 +15,8 @@ the turn (the whole turn when it is shorter), compared lowercased, word by word:
 off before the answering words does not count, a turn split over two chunks does when one holds
 enough of it. Reported per budget and system: the share of all answer turns inside, the share of
 questions with at least one answer turn inside, and the tokens used (`tokens.count`, mean and
-largest), on the answerable questions that have labelled turns.
+largest), on the answerable questions that have labelled turns; the shares with 95% bootstrap
+intervals, on each half too (`metrics.split_of`), and each system's difference from the naive cut.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from ..embedders import choose, offline_default
 from ..errors import TachikomaError
 from ..indexer import runner
 from ..search.searcher import Searcher
-from . import longmemeval
+from . import longmemeval, metrics
 
 BUDGETS = (500, 1000, 2000)
 RESULTS = recall.RESULTS
@@ -123,7 +124,8 @@ def evaluate(path: Path, embedder_name: str | None = None, limit: int | None = N
                      "data": str(path), "questions": len(rows), "embedder": embedder.name,
                      "falloffs": list(falloffs), "results_asked": RESULTS, "run_words": RUN_WORDS,
                      "seconds": round(time.perf_counter() - started, 1), "cpus": os.cpu_count()},
-            "results": aggregate(rows, budgets, systems(falloffs)), "per_question": rows}
+            "results": aggregate(rows, budgets, systems(falloffs)),
+            "differences": differences(rows, budgets, systems(falloffs)), "per_question": rows}
 
 
 def systems(falloffs) -> list[str]:
@@ -142,7 +144,8 @@ def _ask(q, root: Path, labelled: dict[str, list[int]], embedder, config: Config
         answer = searcher.search(q.text, RESULTS, now=q.date, config=config)
     finally:
         searcher.close()
-    row = {"question_id": q.ident, "type": q.kind, "answer_turns": len(gold), "budgets": {}}
+    row = {"question_id": q.ident, "type": q.kind, "split": metrics.split_of(q.ident), "answer_turns": len(gold),
+           "budgets": {}}
     for b in budgets:
         cells = {}
         for falloff in falloffs:
@@ -157,20 +160,67 @@ def _ask(q, root: Path, labelled: dict[str, list[int]], embedder, config: Config
     return row
 
 
-def aggregate(rows: list[dict], budgets, names) -> dict:
-    """budget → system → {"turn_share", "question_share", "tokens_mean", "tokens_max"}."""
-    out = {}
+SPLITS = ("dev", "held")
+
+
+def _cell(rows: list[dict], b: str, name: str) -> dict:
+    cells = [r["budgets"][b][name] for r in rows]
     turns = sum(r["answer_turns"] for r in rows)
+    return {"turn_share": round(sum(c["inside"] for c in cells) / turns, 4) if turns else None,
+            "question_share": round(sum(c["inside"] > 0 for c in cells) / len(rows), 4) if rows else None,
+            "tokens_mean": round(sum(c["tokens"] for c in cells) / len(rows), 1) if rows else None,
+            "tokens_max": max((c["tokens"] for c in cells), default=None)}
+
+
+def _interval(found: dict) -> list[float] | None:
+    return None if found["low"] is None else [round(found["low"], 4), round(found["high"], 4)]
+
+
+def aggregate(rows: list[dict], budgets, names) -> dict:
+    """budget → system → {"turn_share", "question_share", "tokens_mean", "tokens_max", their 95% bootstrap
+    intervals ("turn_share_ci", "question_share_ci"), and "by_split": the same shares on each half
+    (`metrics.split_of`: "dev" to choose rules on, "held" to report them)}."""
+    out = {}
     for b in budgets:
         out[str(b)] = {}
         for name in names:
-            cells = [r["budgets"][str(b)][name] for r in rows]
-            out[str(b)][name] = {
-                "turn_share": round(sum(c["inside"] for c in cells) / turns, 4) if turns else None,
-                "question_share": round(sum(c["inside"] > 0 for c in cells) / len(rows), 4) if rows else None,
-                "tokens_mean": round(sum(c["tokens"] for c in cells) / len(rows), 1) if rows else None,
-                "tokens_max": max((c["tokens"] for c in cells), default=None)}
+            cell = _cell(rows, str(b), name)
+            inside = [r["budgets"][str(b)][name]["inside"] for r in rows]
+            cell["turn_share_ci"] = _interval(metrics.bootstrap_share(inside, [r["answer_turns"] for r in rows]))
+            cell["question_share_ci"] = _interval(metrics.bootstrap_share([x > 0 for x in inside], [1] * len(rows)))
+            halves = {s: [r for r in rows if r.get("split", metrics.split_of(r["question_id"])) == s] for s in SPLITS}
+            cell["by_split"] = {s: {k: v for k, v in _cell(half, str(b), name).items() if k.endswith("share")}
+                                | {"questions": len(half)} for s, half in halves.items()}
+            out[str(b)][name] = cell
     return out
+
+
+def differences(rows: list[dict], budgets, names) -> dict:
+    """budget → system → {"turn_share", "question_share"} → group ("overall", "dev", "held") → the
+    system's share minus the naive cut's, paired by question, with its 95% bootstrap interval."""
+    out: dict = {}
+    for b in budgets:
+        out[str(b)] = {}
+        for name in (n for n in names if n != "naive"):
+            out[str(b)][name] = {"turn_share": {}, "question_share": {}}
+            for group in ("overall", *SPLITS):
+                part = [r for r in rows if group == "overall" or r.get("split", metrics.split_of(r["question_id"])) == group]
+                mine = [r["budgets"][str(b)][name]["inside"] for r in part]
+                naive = [r["budgets"][str(b)]["naive"]["inside"] for r in part]
+                out[str(b)][name]["turn_share"][group] = metrics.bootstrap_share(
+                    mine, [r["answer_turns"] for r in part], naive)
+                out[str(b)][name]["question_share"][group] = metrics.bootstrap_share(
+                    [x > 0 for x in mine], [1] * len(part), [x > 0 for x in naive])
+    return out
+
+
+def _share(x: float | None) -> str:
+    return "–" if x is None else f"{x:.3f}"
+
+
+def _ci(cell: dict, key: str) -> str:
+    low_high = cell.get(key + "_ci")
+    return f"{cell[key]:.3f} [{low_high[0]:.3f}, {low_high[1]:.3f}]" if low_high else f"{cell[key]:.3f}"
 
 
 def markdown(report: dict) -> str:
@@ -178,13 +228,40 @@ def markdown(report: dict) -> str:
     lines = ["# Recall within a token budget (LongMemEval)", "",
              f"Command: `{meta['command']}`" if meta.get("command") else "",
              (f"{meta['questions']} answerable questions with labelled answer turns, {meta['embedder']}, "
-             f"{meta['results_asked']} results asked; {meta['seconds']} s."), "",
+             f"{meta['results_asked']} results asked; {meta['seconds']} s. In brackets: 95% bootstrap "
+             "intervals (questions resampled)."), "",
              "| budget | system | answer turns inside | questions with one inside | tokens used, mean | max |",
              "|---:|---|---:|---:|---:|---:|"]
     for b, systems in res.items():
         for name, cell in systems.items():
-            lines.append(f"| {int(b):,} | {name} | {cell['turn_share']:.3f} | {cell['question_share']:.3f} | "
+            lines.append(f"| {int(b):,} | {name} | {_ci(cell, 'turn_share')} | {_ci(cell, 'question_share')} | "
                          f"{cell['tokens_mean']:.0f} | {cell['tokens_max']} |")
+    first = next(iter(next(iter(res.values())).values()), {})
+    if first.get("by_split"):
+        halves = first["by_split"]
+        lines += ["", "By half (`metrics.split_of`; " + ", ".join(f"{s}: {halves[s]['questions']} questions"
+                                                                  for s in SPLITS) + "):", "",
+                  "| budget | system | turns inside, dev | held | questions with one, dev | held |",
+                  "|---:|---|---:|---:|---:|---:|"]
+        for b, systems in res.items():
+            for name, cell in systems.items():
+                d, h = cell["by_split"]["dev"], cell["by_split"]["held"]
+                lines.append(f"| {int(b):,} | {name} | {_share(d['turn_share'])} | {_share(h['turn_share'])} | "
+                             f"{_share(d['question_share'])} | {_share(h['question_share'])} |")
+    diffs = report.get("differences") or {}
+    if diffs:
+        lines += ["", "Against the naive cut (difference of shares, paired by question, 95% bootstrap interval):", "",
+                  "| budget | system | turns inside, all | dev | held | questions with one, all |",
+                  "|---:|---|---:|---:|---:|---:|"]
+
+        def fmt(x: dict) -> str:
+            return "–" if x["difference"] is None else f"{x['difference']:+.3f} [{x['low']:+.3f}, {x['high']:+.3f}]"
+
+        for b, systems in diffs.items():
+            for name, d in systems.items():
+                t, q = d["turn_share"], d["question_share"]
+                lines.append(f"| {int(b):,} | {name} | {fmt(t['overall'])} | {fmt(t['dev'])} | {fmt(t['held'])} | "
+                             f"{fmt(q['overall'])} |")
     return "\n".join(lines) + "\n"
 
 

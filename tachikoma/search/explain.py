@@ -5,7 +5,9 @@
 the factors of the score in order, each with its value and why it is what it
 is (`factors`); all of them on one line (`sentence`: what the command line
 and the MCP server print); and the multiplication itself (`arithmetic`,
-`formula`: what the dashboard shows under its bars, beside the same words).
+`formula`: what the dashboard shows under its bars, beside the same words);
+and a stale memory's changed files (`stale_file`, `stale_text`: the ``stale``
+text of a result and what the dashboard's file page lists).
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ MEANING = {None: "cosine of the query's and the passage's embeddings",
            "quick": "cosine of the quick tier's embeddings, on the full model's scale (the full vectors are "
                     "still being computed)"}
 NOT_EMBEDDED = "not embedded yet: found by its keywords only for now"
+#: Why a stale memory's score was cut, when the files are not at hand.
+STALE = "stale: files it names changed in commits since"
 
 
 def meaning_why(factors: dict) -> str:
@@ -116,6 +120,8 @@ def factors(result: dict) -> list[Factor]:
             Factor("recency", f["recency"], recency_why(f))]
     if f.get("time_reason"):
         out.append(Factor("time", f["time"], f["time_reason"].removeprefix("time: ")))
+    if "stale" in f:  # `[staleness] factor` below 1: a stale memory's score × it
+        out.append(Factor("staleness", f["stale"], (result.get("stale") or {}).get("text") or STALE))
     penalty = f["duplicate_penalty"]
     out.append(Factor("duplicate penalty", penalty, REPEAT if penalty < 1 else FIRST))
     return out
@@ -140,3 +146,20 @@ def arithmetic(result: dict) -> str:
 def formula(result: dict) -> str:
     """The names of what `arithmetic` multiplies: "similarity × trust × … = score"."""
     return " × ".join(x.name for x in multiplied(result)) + " = score"
+
+
+def stale_file(f: dict) -> str:
+    """One file of a stale memory (`staleness.check`'s ``files``) in words: "billing/retry.py changed in
+    3 commits since, last 2026-11-30", "billing/old.py deleted since (2026-11-02)", "billing/pay.py
+    renamed to billing/payment.py since (2026-11-03)"."""
+    if f["change"] == "deleted":
+        return f"{f['path']} deleted since ({f['last']})"
+    if f["change"] == "renamed":
+        return f"{f['path']} renamed to {f['renamed_to']} since ({f['last']})"
+    commits = f"{f['commits']} commit" + ("s" if f["commits"] != 1 else "")
+    return f"{f['path']} changed in {commits} since, last {f['last']}"
+
+
+def stale_text(files: list[dict]) -> str:
+    """A stale memory's files in one line: "stale: billing/retry.py changed in 3 commits since, last …"."""
+    return "stale: " + "; ".join(stale_file(f) for f in files)

@@ -156,14 +156,44 @@ def search_as_asked(root, config, searchers: Searchers, asked: dict, own=None,
     filters = Filters(kind=asked.get("kind"), trust=asked.get("trust"), untagged=bool(asked.get("untagged")))
     options = {"min_score": asked.get("min_score"), "recency": asked.get("recency"), "as_of": asked.get("as_of")}
     limit = with_budget_limit(asked["limit"], asked.get("budget_tokens"))
-    if asked.get("memories"):
-        answer = search_memories(root, list(asked["memories"]), asked["query"], limit, config,
-                                 embedder_name, filters=filters, searchers=searchers, **options)
+
+    def ranked(n: int) -> dict:
+        if asked.get("memories"):
+            return search_memories(root, list(asked["memories"]), asked["query"], n, config,
+                                   embedder_name, filters=filters, searchers=searchers, **options)
+        with (own or (lambda c: kept_searcher(searchers, root, c, embedder_name=embedder_name)))(config) as searcher:
+            return searcher.search(asked["query"], n, filters, config=config, **options)
+
+    if asked.get("fresh_only"):
+        answer = fresh_answer(ranked, limit, config)
     else:
-        own = own or (lambda c: kept_searcher(searchers, root, c, embedder_name=embedder_name))
-        with own(config) as searcher:
-            answer = searcher.search(asked["query"], limit, filters, config=config, **options)
+        answer = ranked(limit)
     return finish(answer, root, config, asked.get("budget_tokens"), bool(asked.get("fresh_only")), preamble)
+
+
+#: With ``fresh_only``, a search that left stale results out ranks this many times as many again, up to
+#: `FRESH_ROUNDS` times in all, until it has as many fresh results as asked.
+FRESH_GROWTH, FRESH_ROUNDS = 4, 3
+
+
+def fresh_answer(ranked: Callable[[int], dict], limit: int, config) -> dict:
+    """`limit` fresh results, stale ones left out (`staleness.mark`): `ranked(n)` ranks the first `n`
+    results, and is asked for more (×`FRESH_GROWTH`, at most `FRESH_ROUNDS` searches) while stale
+    ones left it short and it may hold more. ``staleness`` says how many results were ranked
+    (``ranked``) and how many of them were left out."""
+    from ..staleness import mark
+
+    settings, n = config.staleness, limit
+    for round_ in range(1, FRESH_ROUNDS + 1):
+        answer = ranked(n)
+        got = len(answer.get("results") or [])
+        answer = mark(answer, settings.code_roots, settings.factor, fresh_only=True)
+        if len(answer["results"]) >= limit or got < n or round_ == FRESH_ROUNDS:
+            break
+        n *= FRESH_GROWTH
+    answer["results"] = answer["results"][:limit]
+    answer["staleness"]["ranked"] = n
+    return answer
 
 
 def with_budget_limit(limit: int, budget_tokens: int | None) -> int:
@@ -180,7 +210,7 @@ def finish(answer: dict, root, config, budget_tokens: int | None = None, fresh_o
     to it (`recall.within_budget`: passages of this memory's results are read from `root`, another
     memory's, on a shared store, are their chunks)."""
     settings = config.staleness
-    if settings.check or fresh_only:
+    if (settings.check or fresh_only) and "staleness" not in answer:  # (`fresh_answer` marked it)
         from ..staleness import mark
 
         answer = mark(answer, settings.code_roots, settings.factor, fresh_only)

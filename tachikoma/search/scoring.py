@@ -118,6 +118,14 @@ def tier_similarity(snap: Snapshot, vector: np.ndarray, quick_qvec: np.ndarray |
     return vector
 
 
+def ranked_dates(snap: Snapshot, cfg) -> tuple[np.ndarray, np.ndarray]:
+    """(N,) the date of each chunk the ranking counts an age from, and that date's source: the memory's
+    own date, or (the seed's rule, `[ranking]` `cfg`) its last modification. A result's ``date``."""
+    if cfg.rule.modified and snap.modified is not None:
+        return snap.modified, snap.modified_source
+    return snap.date, snap.date_source
+
+
 def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
                   filters: Filters | None = None, now: datetime | None = None,
                   keyword: np.ndarray | None = None, min_score: float = 0.0,
@@ -169,7 +177,7 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
     rule = cfg.rule
     # The age recency counts: from the memory's own date, or (the seed's rule) from its last modification.
     by_modification = rule.modified and snap.modified is not None
-    aged, aged_source = (snap.modified, snap.modified_source) if by_modification else (snap.date, snap.date_source)
+    aged, aged_source = ranked_dates(snap, cfg)
     age_days = np.maximum(now_ts - aged, 0.0) / DAY
     evergreen = snap.evergreen_files(cfg.evergreen)
     weak_date = DATE_STRENGTH[snap.date_source] == 0  # an import's commit or a file time

@@ -14,7 +14,7 @@ import os
 import threading
 import time
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
@@ -31,7 +31,7 @@ from . import vector_index
 from .keywords import (COUNTING, STOPWORDS, TOOL_EXCERPT_SHARE, TOOL_MATCHES_SHOWN, ToolMatch, WordRows, chunk_positions,
                        keyword_coverage, keyword_parts, keyword_search, keyword_terms, query_terms, tool_search,
                        tool_terms, tool_words_held, words_held)
-from .scoring import rank_snapshot, relevance_floor
+from .scoring import rank_snapshot, ranked_dates, relevance_floor
 from .snapshot import Filters, Snapshot
 
 #: A searcher that lives on (dashboard, MCP) re-counts the files changed since the last index run
@@ -244,6 +244,25 @@ class Searcher:
                 "freshness": freshness, "embedder": self.embedder.name,
                 "timing_ms": {"embed": round((embedded - started) * 1000, 2),
                               "rank": round((finished - embedded) * 1000, 2)}}
+
+    def file_chunks(self, rel: str, config: Config | None = None) -> list[dict]:
+        """The chunks of the file `rel` as results of a search give them (``path``, ``kind``, ``lines``,
+        ``text``, ``factors.date``: the date the ranking counts from, `scoring.ranked_dates`), in file
+        order: what `staleness.check_file` reads for the dashboard's file page. [] when it is not indexed."""
+        config = config or self.config
+        with self.store.reading():
+            snap = self.snapshot()
+            files = [i for i, path in enumerate(snap.paths) if path == rel]
+            positions = np.flatnonzero(snap.chunk_file == files[0]) if files else []
+            details = self.store.chunk_details([int(snap.chunk_ids[p]) for p in positions])
+        dated, _ = ranked_dates(snap, config.ranking)
+        out = []
+        for pos in positions:
+            path, kind, idx, start, end, text = details[int(snap.chunk_ids[pos])]
+            day = datetime.fromtimestamp(float(dated[pos]), timezone.utc).isoformat(timespec="seconds")
+            out.append({"path": path, "kind": kind, "chunk": idx, "lines": [start, end], "text": text,
+                        "factors": {"date": day}})
+        return sorted(out, key=lambda c: c["chunk"])
 
     def _tool_matches(self, query: str, config: Config, counts: dict[str, int]) -> tuple[list[str], list[ToolMatch]]:
         """The query's words looked up in tool texts and their best matches (none when the index holds

@@ -139,6 +139,14 @@ class Dashboard:
                                  "as_of": as_of, "memories": list(memories), "budget_tokens": budget_tokens,
                                  "fresh_only": fresh_only})
 
+    def stale_file(self, rel: str) -> dict | None:
+        """The files of a repository that the memory file `rel` names and that changed in commits since
+        (`LiveMemory.stale_file`); None when none did, or when there is no index to date it by."""
+        try:
+            return self.live.stale_file(rel)
+        except (TachikomaError, sqlite3.Error, OSError):  # no index yet, an unreadable or unreachable one:
+            return None  # the file page shows the file alone
+
     def warm_up(self) -> None:
         """Load the index and the embedder in the background once, so the first query is fast."""
         with self._warm_lock:
