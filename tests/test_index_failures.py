@@ -144,7 +144,7 @@ def assert_damage_advice(message: str, root) -> None:
 
 @pytest.mark.parametrize("damage", sorted(DAMAGES))
 def test_every_reader_of_a_damaged_index_says_so_with_the_advice(big_indexed, damage):
-    from app import create_app
+    from tachikoma_dashboard.app import create_app
     from tachikoma import stats
     from tachikoma.search.searcher import Searcher
 

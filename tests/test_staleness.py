@@ -139,7 +139,7 @@ def test_settings(tmp_path):
 def test_every_face_carries_it(tmp_path, shop):
     from test_app import make_client
 
-    from app import create_app
+    from tachikoma_dashboard.app import create_app
     from tachikoma import cli  # noqa: F401 (the command line, in this process)
     from tachikoma.search.pool import Searchers, search_as_asked
 
