@@ -11,6 +11,7 @@ are borrowed from the test environment through a .pth file, so nothing is downlo
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import site
 import socket
@@ -63,6 +64,18 @@ def test_the_wheel_installs_no_top_level_name_but_the_projects_own(wheel):
     (info,) = {n.split("/")[0] for n in archive.namelist() if n.split("/")[0].endswith(".dist-info")}
     assert {n.split("/")[0] for n in archive.namelist()} == {"tachikoma", "tachikoma_dashboard", info}
     assert archive.read(f"{info}/top_level.txt").decode().split() == ["tachikoma", "tachikoma_dashboard"]
+
+
+def test_the_wheels_description_has_no_link_that_leads_nowhere_on_pypi(wheel):
+    """PyPI shows the README without the repository beside it: a relative link (docs/…, the screenshot)
+    would lead nowhere there, so the description names those files as text (setup.py)."""
+    archive = zipfile.ZipFile(wheel)
+    (metadata,) = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
+    description = archive.read(metadata).decode().partition("\n\n")[2]
+    assert description.startswith("# tachikoma") and "`docs/ranking.md`" in description
+    links = re.findall(r"\]\(([^)\s]+)\)", description)
+    assert [target for target in links if not target.startswith(("https://", "http://"))] == []
+    assert "## Quick start" in description and "make demo" in description
 
 
 def test_the_wheel_ships_every_template_and_static_file_inside_tachikoma_dashboard(wheel):
