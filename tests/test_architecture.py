@@ -2,8 +2,10 @@
 
 Read statically with `ast` (nothing is imported), so a lazy import inside a
 function, or one by `importlib.import_module("flask")`, is caught as well as
-one at the top of a module. The Flask glue lives in `dashboard/` and the
-routes in `app.py`; they import `tachikoma`, never the other way round.
+one at the top of a module. The Flask application, its routes and glue live in
+the package `tachikoma_dashboard/`, and `app.py` (a checkout's entry for
+`flask --app app run`) only imports its factory; they import `tachikoma`,
+never the other way round.
 """
 
 from __future__ import annotations
@@ -14,11 +16,16 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent.parent / "tachikoma"
 
 #: Top-level modules the package must not import.
-FORBIDDEN = {"flask", "flask_wtf", "htmx_flask", "werkzeug", "app", "dashboard"}
+FORBIDDEN = {"flask", "flask_wtf", "htmx_flask", "werkzeug", "app", "tachikoma_dashboard"}
 
 #: The one known exception: `tachikoma serve` starts the dashboard, so the CLI's
-#: serve command (not the module) imports app.py's factory when it runs.
-ALLOWED = {("cli/serving.py", "cmd_serve", "app")}
+#: serve command (not the module) imports the dashboard's factory when it runs.
+ALLOWED = {("cli/serving.py", "cmd_serve", "tachikoma_dashboard")}
+
+#: The dashboard's package: the only one that imports Flask.
+DASHBOARD = PACKAGE.parent / "tachikoma_dashboard"
+#: The modules that import Flask and its extensions.
+FLASK = {"flask", "flask_wtf", "htmx_flask", "werkzeug"}
 
 
 def _imports(tree: ast.AST):
@@ -60,13 +67,31 @@ def test_the_package_imports_no_flask_and_no_dashboard():
     assert found == []
 
 
-def test_the_dashboard_glue_does_not_import_the_routes():
-    """dashboard/ is used by app.py, so it cannot import app.py back."""
-    dashboard = PACKAGE.parent / "dashboard"
-    assert sorted(dashboard.glob("*.py"))
-    assert [(path.name, module) for path in sorted(dashboard.glob("*.py"))
+def test_the_dashboard_package_does_not_import_the_checkouts_entry():
+    """app.py (not installed) imports tachikoma_dashboard, so the package cannot import it back."""
+    assert sorted(DASHBOARD.rglob("*.py"))
+    assert [(path.name, module) for path in sorted(DASHBOARD.rglob("*.py"))
             for _, module, _ in _imports(ast.parse(path.read_text(encoding="utf-8")))
             if module.split(".")[0] == "app"] == []
+
+
+def test_only_the_dashboard_package_and_app_py_import_flask():
+    """Of the Python files shipped or run from the checkout's top (not tests/ or bench/), only the
+    dashboard's package and app.py import Flask."""
+    top = PACKAGE.parent
+    files = [*sorted(top.glob("*.py")), *sorted(p for folder in top.iterdir() if (folder / "__init__.py").is_file()
+                                              for p in folder.rglob("*.py"))]
+    assert DASHBOARD / "app.py" in files and PACKAGE / "cli" / "serving.py" in files
+    importing = {path.relative_to(top).parts[0] for path in files
+                 for _, module, _ in _imports(ast.parse(path.read_text(encoding="utf-8")))
+                 if module.split(".")[0] in FLASK}
+    assert importing <= {"tachikoma_dashboard", "app.py"} and "tachikoma_dashboard" in importing
+
+
+def test_the_dashboard_package_has_no_import_cycle_and_no_private_name_from_another_module():
+    graph = import_graph(DASHBOARD)
+    assert [describe_cycle(cycle, group, graph) for cycle, group in import_cycles(graph)] == []
+    assert list(private_uses(DASHBOARD)) == []
 
 
 def test_the_one_exception_is_still_needed():
@@ -79,13 +104,13 @@ def test_the_check_sees_every_kind_of_import(tmp_path):
     (tmp_path / "web" / "a.py").write_text("import werkzeug.exceptions\nfrom flask import Flask\n")
     (tmp_path / "b.py").write_text("def f():\n    from flask_wtf.csrf import CSRFError\n    import app\n")
     (tmp_path / "c.py").write_text("import importlib\nx = importlib.import_module('htmx_flask')\n"
-                                   "y = __import__('dashboard.guards')\nfrom . import app\nimport flasky\n")
+                                   "y = __import__('tachikoma_dashboard.guards')\nfrom . import app\nimport flasky\n")
     (tmp_path / "cli").mkdir()
-    (tmp_path / "cli" / "serving.py").write_text("def cmd_serve():\n    from app import create_app\n")
+    (tmp_path / "cli" / "serving.py").write_text("def cmd_serve():\n    from tachikoma_dashboard.app import create_app\n")
     found, allowed = forbidden_imports(tmp_path)
     assert [f.split(" (")[0] for f in found] == [
         "tachikoma/b.py:2 imports flask_wtf.csrf", "tachikoma/b.py:3 imports app",
-        "tachikoma/c.py:2 imports htmx_flask", "tachikoma/c.py:3 imports dashboard.guards",
+        "tachikoma/c.py:2 imports htmx_flask", "tachikoma/c.py:3 imports tachikoma_dashboard.guards",
         "tachikoma/web/a.py:1 imports werkzeug.exceptions", "tachikoma/web/a.py:2 imports flask"]
     assert allowed == ALLOWED
 

@@ -126,7 +126,7 @@ class Client(FlaskClient):
 
 
 def test_api_and_dashboard_as_of(dated):
-    from app import create_app
+    from tachikoma_dashboard.app import create_app
 
     app = create_app(memory=dated, port=5000, watch=False)
     app.test_client_class = Client

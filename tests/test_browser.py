@@ -15,7 +15,7 @@ import urllib.request
 
 import pytest
 
-from app import create_app
+from tachikoma_dashboard.app import create_app
 from tachikoma import stats
 from web_helpers import CHROMIUM, LiveServer, build_index, copy_memory, launch_chromium, snapshot
 

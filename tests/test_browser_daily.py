@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from app import create_app
+from tachikoma_dashboard.app import create_app
 from tachikoma import stats
 from tachikoma.indexer import runner
 from test_browser import browser, memory, page, server  # noqa: F401 (fixtures)

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from app import create_app
+from tachikoma_dashboard.app import create_app
 from tachikoma.indexer import runner
 from web_helpers import CHROMIUM, LiveServer, browser_page, build_index, copy_memory
 

@@ -9,7 +9,7 @@ from test_app import make_client
 from test_mcp import MINILM, call, run, server
 from web_helpers import build_index
 
-from app import create_app
+from tachikoma_dashboard.app import create_app
 from tachikoma import tokens
 
 QUERY = "DRV8353 discontinued"

@@ -23,6 +23,13 @@ def test_help_lists_every_command():
         assert command in out.stdout
 
 
+def test_python_m_tachikoma_cli_is_the_same_command_line():
+    done = subprocess.run([sys.executable, "-m", "tachikoma.cli", "--help"], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == tachikoma("--help").stdout
+
+
 def test_index_search_json_round_trip(git_memory):
     assert tachikoma("--memory", str(git_memory), "index", "--embedder", "hash", "-q").returncode == 0
     out = tachikoma("--memory", str(git_memory), "search", "DRV8353 samples", "--json", "--limit", "3")

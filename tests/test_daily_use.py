@@ -75,7 +75,7 @@ def test_min_score_help_says_one_decision_that_never_removes_a_result():
 
 
 def test_coverage_says_its_rank_for_one_file(root):
-    from app import create_app
+    from tachikoma_dashboard.app import create_app
 
     (root / "tachikoma.toml").write_text('[ranking]\nevergreen = []\n')
     (root / "martin.md").write_text((root / "martin.md").read_text().replace("---\n", "---\nevergreen: true\n", 1))
@@ -115,7 +115,7 @@ def test_remember_on_the_command_line_writes_commits_and_indexes(root, monkeypat
 
 
 def test_recent_taggings_lists_every_face(root):
-    from app import create_app
+    from tachikoma_dashboard.app import create_app
     from tachikoma.tagging import applying, model, planning
     from tachikoma.mcp_server import AGENT_NOTE
 
@@ -140,7 +140,7 @@ SESSION = (Path(__file__).parent / "data" / "sessions" / "claude-code" / "-home-
 
 
 def test_the_transcript_page_shows_an_edits_old_and_new_text_apart(root):
-    from app import create_app
+    from tachikoma_dashboard.app import create_app
     from tachikoma.transcripts.common import input_parts, input_text
 
     arguments = {"file_path": "/a.py", "old_string": "x = 1", "new_string": "x = 2", "replace_all": False}
@@ -155,7 +155,7 @@ def test_the_transcript_page_shows_an_edits_old_and_new_text_apart(root):
 
 
 def test_task_lists_render_as_disabled_checkboxes_and_stay_sanitised(root):
-    from app import create_app
+    from tachikoma_dashboard.app import create_app
 
     (root / "todo.md").write_text("# Todo\n\n- [ ] call Sam\n- [x] book the room\n"
                                   "- [ ] <input type=\"text\" name=\"x\"> <img src=x onerror=alert(1)>\n")

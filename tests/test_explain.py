@@ -13,7 +13,7 @@ import json
 import pytest
 from markupsafe import escape
 
-from app import create_app
+from tachikoma_dashboard.app import create_app
 from tachikoma.cli import main
 from tachikoma.embedders import offline_default
 from tachikoma.mcp_server import answer_text

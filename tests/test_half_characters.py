@@ -117,7 +117,7 @@ def test_remember_makes_a_half_character_whole_instead_of_failing(half):
 
 
 def test_dashboard_shows_the_transcript_and_its_watcher_run_succeeds(half):
-    from app import create_app
+    from tachikoma_dashboard.app import create_app
     from web_helpers import build_index
 
     build_index(half)

@@ -245,7 +245,7 @@ def test_bomb_in_the_tag_file_is_a_tag_file_error(tmp_path):
 
 
 def test_file_page_shows_bomb_and_huge_values_bounded(tmp_path):
-    from app import create_app
+    from tachikoma_dashboard.app import create_app
 
     root = tmp_path / "memory"
     note(root, "bomb.md", "---\n" + alias_bomb(6) + "---\n# Bomb\nbody\n")

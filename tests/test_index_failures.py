@@ -144,7 +144,7 @@ def assert_damage_advice(message: str, root) -> None:
 
 @pytest.mark.parametrize("damage", sorted(DAMAGES))
 def test_every_reader_of_a_damaged_index_says_so_with_the_advice(big_indexed, damage):
-    from app import create_app
+    from tachikoma_dashboard.app import create_app
     from tachikoma import stats
     from tachikoma.search.searcher import Searcher
 
@@ -227,16 +227,19 @@ def test_readers_during_an_index_run_do_not_check_the_file_again(big_indexed, mo
     root = big_indexed
     for i in range(12):
         note(root, f"more/m{i:02}.md", f"# More {i}\n\nother words {i}\n")
-    monkeypatch.setattr(pipeline, "BATCH_CHUNKS", 2)
+    monkeypatch.setattr(pipeline, "STORE_BATCH_CHUNKS", 2)  # a commit every two files (one chunk each)
+    monkeypatch.setattr(pipeline, "EMBED_SLICE", 2)
     checks, seen = [], []
     real = index_check.problem
     monkeypatch.setattr(index_check, "problem", lambda *a: checks.append(1) or real(*a))
 
     def poll(done, total, _note):
-        seen.append(status.freshness(root)["state"])
+        fresh = status.freshness(root)
+        seen.append((fresh["state"], fresh["files"]))
 
     runner.run(root, progress=poll)
-    assert len(seen) > 5 and set(seen) == {"incomplete"}
+    assert {state for state, _ in seen} == {"incomplete"}
+    assert sorted({files for _, files in seen}) == list(range(80, 93, 2))  # polled after each of six batches
     assert checks == []
 
 

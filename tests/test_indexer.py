@@ -118,15 +118,15 @@ def test_a_file_over_the_size_limit_is_not_pending_in_search_answers_either(memo
 def test_interrupted_run_leaves_a_usable_index_and_the_next_run_finishes(memory):
     for i in range(40):  # enough chunks for several batches
         (memory / f"bulk-{i:02}.md").write_text(f"# Note {i}\n\n" + " ".join(f"t{i}w{j}" for j in range(500)))
-    embedder = CountingEmbedder(fail_after=pipeline.BATCH_CHUNKS)
+    embedder = CountingEmbedder(fail_after=pipeline.EMBED_SLICE)
     with pytest.raises(KeyboardInterrupt):
         runner.run(memory, embedder=embedder)
     files, _ = index_rows(memory)
     assert len(files) == 51, "every file is stored with its text before embedding starts"
     with Store(mem.index_path(memory)) as store:
-        assert store.tier_counts()["full"] == pipeline.BATCH_CHUNKS, "the first batch of vectors was committed"
+        assert store.tier_counts()["full"] == pipeline.EMBED_SLICE, "the first batch of vectors was committed"
     summary = run(memory)
-    assert summary.added == 0 and summary.chunks_embedded == summary.chunks - pipeline.BATCH_CHUNKS
+    assert summary.added == 0 and summary.chunks_embedded == summary.chunks - pipeline.EMBED_SLICE
     assert index_rows(memory)[0].keys() == {f.path for f in mem.walk(memory)}
 
 
@@ -267,7 +267,7 @@ def test_reembed_failing_halfway_rolls_back_to_the_old_index(memory):
     before = index_rows(memory)
     with Store(mem.index_path(memory)) as store:
         generation = store.generation
-    embedder = CountingEmbedder(fail_after=pipeline.BATCH_CHUNKS + 1)  # the probe, then one batch
+    embedder = CountingEmbedder(fail_after=pipeline.EMBED_SLICE + 1)  # the probe, then one batch
     embedder.dim = 512
     with pytest.raises(KeyboardInterrupt):
         runner.run(memory, reembed=True, embedder=CountingEmbedderNamed(embedder, "hash:999"))
@@ -295,13 +295,13 @@ def test_interrupted_run_is_recorded_as_incomplete_and_the_next_run_completes_it
     for i in range(40):
         (memory / f"bulk-{i:02}.md").write_text(f"# Note {i}\n\n" + " ".join(f"t{i}w{j}" for j in range(500)))
     with pytest.raises(KeyboardInterrupt):
-        runner.run(memory, embedder=CountingEmbedder(fail_after=pipeline.BATCH_CHUNKS))
+        runner.run(memory, embedder=CountingEmbedder(fail_after=pipeline.EMBED_SLICE))
     fresh = status.freshness(memory)
     assert fresh["state"] == "incomplete" and fresh["last_indexed_at"] is not None
     # Every file was read and stored before embedding began: none is due again, only vectors are.
     assert fresh["last_complete_at"] is None and fresh["files"] > 0 and fresh["changed_since"] == 0
     assert "run `tachikoma index` to finish" in fresh["note"]
-    assert fresh["note"].startswith(f"{pipeline.BATCH_CHUNKS} of {fresh['chunks']:,} chunks have full vectors")
+    assert fresh["note"].startswith(f"{pipeline.EMBED_SLICE} of {fresh['chunks']:,} chunks have full vectors")
     run(memory)
     fresh = status.freshness(memory)
     assert fresh["state"] == "complete" and fresh["note"] is None and fresh["changed_since"] == 0
@@ -314,7 +314,7 @@ def test_index_folder_deleted_during_a_run_stops_it_with_an_error(memory):
 
     class Deleting(CountingEmbedder):
         def embed_documents(self, texts, progress=None):
-            if len(self.embedded) >= pipeline.BATCH_CHUNKS:
+            if len(self.embedded) >= pipeline.EMBED_SLICE:
                 shutil.rmtree(memory / ".cache", ignore_errors=True)
             return super().embed_documents(texts, progress)
 
@@ -404,7 +404,7 @@ def test_an_interrupted_re_chunking_is_resumed_by_the_next_run(memory, monkeypat
     monkeypatch.setattr("tachikoma.embedders.hashing.HashingEmbedder.max_words", 40)
 
     with pytest.raises(KeyboardInterrupt):
-        runner.run(memory, embedder=CountingEmbedder(fail_after=pipeline.BATCH_CHUNKS))
+        runner.run(memory, embedder=CountingEmbedder(fail_after=pipeline.EMBED_SLICE))
     summary = runner.run(memory, embedder=CountingEmbedder())
     # The new chunking was recorded once every file was chunked again: what was left was only embedding.
     assert summary.rechunked == 0 and summary.chunks_embedded > 0

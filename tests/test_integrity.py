@@ -314,7 +314,7 @@ def test_the_body_is_streamed_byte_for_byte_even_when_it_is_not_utf8(git_memory)
 
 @pytest.mark.parametrize("rel", ["a" * 300 + ".md", "/".join(["d" * 200] * 30) + "/x.md", "x/" + "b" * 5000])
 def test_file_page_with_a_very_long_path_is_404(memory, rel):
-    from app import create_app
+    from tachikoma_dashboard.app import create_app
 
     runner.run(memory, embedder_name="hash")
     client = create_app(memory=memory, port=5000).test_client()

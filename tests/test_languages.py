@@ -225,7 +225,7 @@ def test_highlighting_marks_words_of_every_script():
 
 
 def test_the_dashboard_shows_passages_in_their_own_direction(tmp_path):
-    from app import create_app
+    from tachikoma_dashboard.app import create_app
 
     root = _memory(tmp_path / "memory")
     runner.run(root, embedder_name="hash")

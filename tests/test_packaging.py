@@ -1,6 +1,7 @@
-"""A non-editable install works (issue 12): the wheel that `pip install .` builds ships app.py,
-dashboard/ (its Flask glue), templates/ and static/, and its `tachikoma serve` answers with the
-dashboard, far from any checkout.
+"""A non-editable install works (issue 12): the wheel that `pip install .` builds ships the packages
+tachikoma and tachikoma_dashboard (the Flask application) with templates/ and static/ inside the
+latter, nothing else at the top of site-packages (issue 31: no generic name such as `app`), and its
+`tachikoma serve` answers with the dashboard, far from any checkout.
 
 The wheel is built without build isolation (setuptools comes from requirements-dev.txt) and
 installed with --no-deps into a fresh virtual environment; the dependencies (flask, numpy, ...)
@@ -10,6 +11,7 @@ are borrowed from the test environment through a .pth file, so nothing is downlo
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import site
 import socket
@@ -55,13 +57,33 @@ def wheel(tmp_path_factory) -> Path:
     return _build_wheel(tmp / "src", tmp / "dist")
 
 
-def test_the_wheel_ships_every_template_and_static_file_inside_tachikoma_web(wheel):
+def test_the_wheel_installs_no_top_level_name_but_the_projects_own(wheel):
+    """Everything in the wheel lies under tachikoma/ or tachikoma_dashboard/ (or its .dist-info): no
+    app.py, dashboard/, templates/ or static/ that could clash with another package's in site-packages."""
+    archive = zipfile.ZipFile(wheel)
+    (info,) = {n.split("/")[0] for n in archive.namelist() if n.split("/")[0].endswith(".dist-info")}
+    assert {n.split("/")[0] for n in archive.namelist()} == {"tachikoma", "tachikoma_dashboard", info}
+    assert archive.read(f"{info}/top_level.txt").decode().split() == ["tachikoma", "tachikoma_dashboard"]
+
+
+def test_the_wheels_description_has_no_link_that_leads_nowhere_on_pypi(wheel):
+    """PyPI shows the README without the repository beside it: a relative link (docs/…, the screenshot)
+    would lead nowhere there, so the description names those files as text (setup.py)."""
+    archive = zipfile.ZipFile(wheel)
+    (metadata,) = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
+    description = archive.read(metadata).decode().partition("\n\n")[2]
+    assert description.startswith("# tachikoma") and "`docs/ranking.md`" in description
+    links = re.findall(r"\]\(([^)\s]+)\)", description)
+    assert [target for target in links if not target.startswith(("https://", "http://"))] == []
+    assert "## Quick start" in description and "make demo" in description
+
+
+def test_the_wheel_ships_every_template_and_static_file_inside_tachikoma_dashboard(wheel):
     names = zipfile.ZipFile(wheel).namelist()
-    assert "app.py" in names
-    assert all(f"dashboard/{p.name}" in names for p in (REPO / "dashboard").glob("*.py"))
-    assert ASSETS and sorted(n.removeprefix("tachikoma/web/") for n in names
-                             if n.startswith(("tachikoma/web/templates/", "tachikoma/web/static/"))) == ASSETS
-    assert not [n for n in names if n.startswith(("templates/", "static/"))]  # no top-level folders in site-packages
+    assert all(f"tachikoma_dashboard/{p.name}" in names for p in (REPO / "tachikoma_dashboard").glob("*.py"))
+    assert ASSETS and sorted(n.removeprefix("tachikoma_dashboard/") for n in names
+                             if n.startswith(("tachikoma_dashboard/templates/", "tachikoma_dashboard/static/"))) == ASSETS
+    assert not [n for n in names if n.startswith(("tachikoma/web/templates/", "tachikoma/web/static/"))]  # one copy
 
 
 def test_a_wheel_built_from_the_sdist_ships_them_too(tmp_path):
@@ -73,7 +95,8 @@ def test_a_wheel_built_from_the_sdist_ships_them_too(tmp_path):
         archive.extractall(tmp_path / "unpacked", filter="data")
     (source,) = (tmp_path / "unpacked").iterdir()
     names = zipfile.ZipFile(_build_wheel(source, tmp_path / "dist")).namelist()
-    assert all(f"tachikoma/web/{asset}" in names for asset in ASSETS) and "dashboard/guards.py" in names
+    assert all(f"tachikoma_dashboard/{asset}" in names for asset in ASSETS) and "tachikoma_dashboard/guards.py" in names
+    assert {n.split("/")[0] for n in names if ".dist-info/" not in n} == {"tachikoma", "tachikoma_dashboard"}
 
 
 def _free_port() -> int:
@@ -104,9 +127,13 @@ def test_tachikoma_serve_from_a_fresh_venv_serves_the_dashboard(wheel, tmp_path)
     purelib = Path(_run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])").stdout.strip())
     (purelib / "borrowed_dependencies.pth").write_text("\n".join(site.getsitepackages()) + "\n")
 
-    where = _run(python, "-c", "import app, dashboard, tachikoma; print(app.__file__); print(tachikoma.__file__); "
-                 "print(dashboard.__file__); print(app._folder('templates'))", cwd=tmp_path).stdout.split()
+    where = _run(python, "-c", "import tachikoma, tachikoma_dashboard.app as app; print(app.__file__); "
+                 "print(tachikoma.__file__); print(app._folder('templates')); print(app._folder('static'))",
+                 cwd=tmp_path).stdout.split()
     assert all(Path(p).is_relative_to(purelib) for p in where), where  # the installed copy, not the checkout
+    assert {Path(p).name for p in where[2:]} == {"templates", "static"}
+    refused = subprocess.run([python, "-c", "import app"], capture_output=True, text=True, cwd=tmp_path)
+    assert "No module named 'app'" in refused.stderr  # app.py is the checkout's entry, not installed
 
     memory = copy_example(tmp_path / "memory")
     _run(tachikoma, "--memory", memory, "index", "--embedder", "hash", "--quiet", cwd=tmp_path)

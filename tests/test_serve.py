@@ -84,7 +84,7 @@ def bridged_in_process(root):
     """`serve --mcp`'s application on uvicorn in a thread of this process (so a test can shorten its limits)."""
     import uvicorn
 
-    from app import create_app
+    from tachikoma_dashboard.app import create_app
     from tachikoma.mcp_server import dashboard_with_mcp
 
     port = free_port()

@@ -111,7 +111,7 @@ def test_appending_to_a_session_embeds_only_the_new_lines_chunks(sessions):
 
 
 def test_file_page_shows_the_session_and_links_a_subagent_to_its_parent(sessions):
-    from app import create_app
+    from tachikoma_dashboard.app import create_app
 
     runner.run(sessions, embedder=CountingEmbedder(MINILM_WINDOW))
     app = create_app(memory=sessions, port=5000)

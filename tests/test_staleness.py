@@ -169,7 +169,7 @@ def test_settings(tmp_path):
 def test_every_face_carries_it(tmp_path, shop):
     from test_app import make_client
 
-    from app import create_app
+    from tachikoma_dashboard.app import create_app
     from tachikoma import cli  # noqa: F401 (the command line, in this process)
     from tachikoma.search.pool import Searchers, search_as_asked
 
@@ -229,7 +229,7 @@ HOSTILE_REPO = "sh<b>op&\"'<i>"
 def test_the_file_page_lists_the_stale_files(tmp_path, shop):
     from test_app import make_client
 
-    from app import create_app
+    from tachikoma_dashboard.app import create_app
 
     root = memory_with(tmp_path, shop)
     client = make_client(create_app(memory=root, port=5000))
@@ -261,7 +261,7 @@ def test_the_file_page_escapes_what_the_memory_names(tmp_path):
     root = memory_with(tmp_path, repo)
     from test_app import make_client
 
-    from app import create_app
+    from tachikoma_dashboard.app import create_app
 
     page = make_client(create_app(memory=root, port=5000)).get("/file/2026-10-15/session.jsonl").get_data(as_text=True)
     section = page[page.index("<section class=\"panel stale-list\""):page.index("</section>")]

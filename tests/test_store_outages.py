@@ -12,7 +12,7 @@ from html import unescape
 
 import pytest
 
-from app import create_app
+from tachikoma_dashboard.app import create_app
 from example_memory import copy_example
 from tachikoma import cli
 from tachikoma.embedders.hashing import HashingEmbedder

@@ -334,7 +334,7 @@ def test_the_quick_tier_is_for_the_minilm_family_and_large_runs_only():
 
 
 def test_the_index_panel_shows_phase_files_chunks_rate_and_time_left(memory, monkeypatch):
-    from app import create_app
+    from tachikoma_dashboard.app import create_app
 
     runner.run(memory, embedder_name="hash")
     app = create_app(memory=memory, port=5000)

@@ -230,7 +230,7 @@ def _hostile_session(root: Path) -> None:
 
 
 def test_the_dashboard_shows_the_matching_tool_text_escaped(agents):
-    from app import create_app
+    from tachikoma_dashboard.app import create_app
     from web_helpers import build_index
 
     _hostile_session(agents)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from dashboard.guards import host_allowed, host_label, split_host
+from tachikoma_dashboard.guards import host_allowed, host_label, split_host
 
 
 def served(host="127.0.0.1", port=5000, allowed=()) -> dict:

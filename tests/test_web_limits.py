@@ -8,7 +8,7 @@ from html import unescape
 
 import pytest
 
-from app import create_app
+from tachikoma_dashboard.app import create_app
 from tachikoma.vocabulary import MAX_QUERY_CHARS
 from web_helpers import build_index, copy_memory
 

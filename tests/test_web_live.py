@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app import create_app
+from tachikoma_dashboard.app import create_app
 from tachikoma.indexer import runner
 from tachikoma.embedders.hashing import HashingEmbedder
 from test_app import HTMX

@@ -25,7 +25,7 @@ def cmd_serve(args) -> int:
               "answered (the Host check refuses other names with 421); give the address people open, e.g. "
               "--public-url https://memory.example.org", file=sys.stderr)
     try:
-        from app import create_app
+        from tachikoma_dashboard.app import create_app
 
         from ..web import serving
     except ImportError as exc:

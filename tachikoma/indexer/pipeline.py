@@ -27,13 +27,11 @@ from ..store.protocol import IndexStore, TieredStore
 from ..transcripts import Options
 from .reporting import RunProgress
 
-#: Chunks per embedder call (`EMBED_SLICE`).
-BATCH_CHUNKS = 64
 #: Files read and chunked ahead of the store (a thread reads while the main thread stores).
 READ_AHEAD_FILES = 8
 #: Chunks per embedder call: bounds the tokenizer's and model's arrays and moves the progress display;
 #: each call's vectors are committed at once, so an interrupted run keeps them.
-EMBED_SLICE = BATCH_CHUNKS
+EMBED_SLICE = 64
 #: Chunks stored (with their text, before any vector) per transaction while reading.
 STORE_BATCH_CHUNKS = 512
 #: Chunks whose vectors are missing, looked up at a time (newest first) for embedding.

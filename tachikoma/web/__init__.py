@@ -1,6 +1,6 @@
-"""The web dashboard's pieces that need no Flask; `app.py` holds the Flask
-factory and the routes, and `dashboard/` (beside it) the Flask glue: guards,
-sign-in, responses, template helpers.
+"""The web dashboard's pieces that need no Flask; the package
+`tachikoma_dashboard` (beside this one) holds the Flask application, its
+routes and its glue: guards, sign-in, responses, template helpers.
 
 - `access`: who may use a shared dashboard or MCP over HTTP (tokens, proxies);
 - `state`: what outlives a request (searcher, warm-up, undo store);

@@ -17,7 +17,7 @@ configured (``[serve]`` in tachikoma.toml, or the command line):
   only on a connection from one of the configured proxy addresses; from any
   other address the header is ignored.
 
-Nothing here imports Flask: the dashboard (`dashboard.login`) and the
+Nothing here imports Flask: the dashboard (`tachikoma_dashboard.login`) and the
 MCP endpoint (`Authenticated`, ASGI) share it.
 """
 

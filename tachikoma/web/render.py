@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from markupsafe import Markup, escape
 
-from tachikoma.humanize import ago, memory_day, plural, when  # noqa: F401 (dashboard.templating)
+from tachikoma.humanize import ago, memory_day, plural, when  # noqa: F401 (tachikoma_dashboard.templating)
 from tachikoma.search import explain as explained
 from tachikoma.search.explain import DATE_SOURCES
 from tachikoma.search.keywords import STOPWORDS

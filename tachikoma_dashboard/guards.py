@@ -15,7 +15,7 @@ from __future__ import annotations
 from flask import Flask, current_app, request
 from flask_wtf.csrf import CSRFError
 
-from dashboard.responses import error_response
+from tachikoma_dashboard.responses import error_response
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 WILDCARD_HOSTS = ("0.0.0.0", "::", "")

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 from flask import Blueprint, Flask, current_app, g, make_response, redirect, render_template, request, session, url_for
 
-from dashboard.responses import is_fragment_request, json_error
+from tachikoma_dashboard.responses import is_fragment_request, json_error
 from tachikoma.web.access import UNAUTHORIZED, Access, Identity, Sessions, WrongToken
 
 bp = Blueprint("login", __name__)
