@@ -174,7 +174,7 @@ def floor_row(vector: dict[str, np.ndarray], floor: float, coverage: dict[str, n
     answerable questions left unanswered, over all."""
     coverage = coverage or {}
     answered = {s: (v >= floor) | (coverage[s] >= keyword_floor if s in coverage else False)
-                | (paired[s] >= floor - PAIR_MARGIN if paired and s in paired else False)
+                | (paired[s] >= round(floor - PAIR_MARGIN, 4) if paired and s in paired else False)
                 for s, v in vector.items()}
     count = {s: int(np.sum(a)) if vector[s].size else 0 for s, a in answered.items()}
     total = {s: int(v.size) for s, v in vector.items()}

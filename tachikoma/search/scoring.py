@@ -201,7 +201,8 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
     # the full model's scale they still lift made-up words over the floor ("qwertyuiop asdfghjkl": 0.60).
     meaning = vector if snap.tier is None else np.where(snap.tier == FULL, vector, 0.0)
     match = ranking.match_evidence(meaning, coverage, mask, min_score, keyword_floor,
-                                   asked if time_only else None, pair=(max(min_score - PAIR_MARGIN, 0.0), PAIR_COVERAGE))
+                                   asked if time_only else None,
+                                   pair=(round(max(min_score - PAIR_MARGIN, 0.0), 4), PAIR_COVERAGE))
     if snap.tier is not None and (snap.tier != FULL).any():
         match["meaning_from_full_vectors_only"] = True
     if match["answered_by"] is None and decide:  # (`decide` False: the caller decides, over several answers)
