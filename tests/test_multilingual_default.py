@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from example_memory import copy_example
 from tachikoma.cli import main
 from tachikoma.embedders import E5_SMALL, auto, e5, offline_default
 from tachikoma.indexer import runner
@@ -167,7 +168,7 @@ def test_a_haystack_in_longmemeval_form_keeps_minilm(tmp_path):
 
 def test_tachikoma_index_says_which_embedder_an_english_memory_took(tmp_path, capsys):
     root = tmp_path / "memory"
-    shutil.copytree(REPO / "examples" / "memory", root, ignore=shutil.ignore_patterns(".cache"))  # no index yet
+    copy_example(root)  # without the index `make demo` leaves in examples/memory
     assert main(["--memory", str(root), "index", "--quiet"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith(f"embedder {offline_default()}: auto: mostly English (")
