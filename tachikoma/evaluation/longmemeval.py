@@ -51,6 +51,7 @@ import sqlite3
 import sys
 import tempfile
 import time
+from contextlib import closing
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -308,6 +309,38 @@ def question_metrics(ranked_files: list[str], gold_files: set[str], ks=KS) -> di
 
 # ------------------------------------------------------------------ running
 
+def indexed_haystacks(questions: list[Question], embedder: "VectorCache", base: Config, work: Path | None,
+                      progress: bool, desc: str):
+    """Each question's haystack written as a memory folder (`write_memory`) and indexed: yields (question,
+    folder, session names, the index run's summary, its seconds), one question at a time.
+
+    `work`: the folders are kept there, one per embedder and question (a second run only searches);
+    None: a temporary folder, each question's folder removed once the caller is done with it. A progress
+    bar (`desc`) counts the questions and the vectors embedded and reused; the embedder is closed at the end."""
+    scratch = Path(tempfile.mkdtemp(prefix=f"tachikoma-{desc}-")) if work is None else None
+    folder = Path(work or scratch) / re.sub(r"[^A-Za-z0-9._-]+", "_", embedder.name)
+    from tqdm import tqdm
+
+    bar = tqdm(total=len(questions), unit="question", desc=desc, file=sys.stderr,
+               disable=None if progress else True, dynamic_ncols=True)
+    try:
+        for q in questions:
+            root = folder / re.sub(r"[^A-Za-z0-9._-]+", "_", q.ident)
+            names = write_memory(q, root)
+            t = time.perf_counter()
+            summary = runner.run(root, base, embedder=embedder)
+            yield q, root, names, summary, time.perf_counter() - t
+            if work is None:
+                shutil.rmtree(root, ignore_errors=True)
+            bar.set_postfix(embedded=embedder.misses, reused=embedder.hits, refresh=False)
+            bar.update(1)
+    finally:
+        bar.close()
+        embedder.close()
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
 def evaluate(path: Path, embedder_name: str | None = None, limit: int | None = None, base: Config | None = None,
              work: Path | None = None, cache: Path | None = None, progress: bool = True,
              argv: list[str] | None = None) -> dict:
@@ -324,37 +357,16 @@ def evaluate(path: Path, embedder_name: str | None = None, limit: int | None = N
     floor_config = base  # the abstention check uses the default relevance floor
     embedder = VectorCache(choose(embedder_name or offline_default(), None),
                            Path(cache) if cache else default_cache())
-    scratch = None
-    if work is None:
-        scratch = Path(tempfile.mkdtemp(prefix="tachikoma-longmemeval-"))
-    folder = Path(work or scratch) / re.sub(r"[^A-Za-z0-9._-]+", "_", embedder.name)
-    from tqdm import tqdm
-
-    bar = tqdm(total=len(questions), unit="question", desc="longmemeval", file=sys.stderr,
-               disable=None if progress else True, dynamic_ncols=True)
     per_question: list[dict] = []
     stats = {"sessions": 0, "chunks": 0, "index_seconds": 0.0, "search_seconds": 0.0}
-    try:
-        for q in questions:
-            root = folder / re.sub(r"[^A-Za-z0-9._-]+", "_", q.ident)
-            names = write_memory(q, root)
-            t = time.perf_counter()
-            summary = runner.run(root, base, embedder=embedder)
-            stats["index_seconds"] += time.perf_counter() - t
+    with closing(indexed_haystacks(questions, embedder, base, work, progress, "longmemeval")) as haystacks:
+        for q, root, names, summary, seconds in haystacks:
+            stats["index_seconds"] += seconds
             stats["sessions"] += len(q.sessions)
             stats["chunks"] += summary.chunks
             t = time.perf_counter()
             per_question.append(_ask(q, root, names, rows, embedder, floor_config))
             stats["search_seconds"] += time.perf_counter() - t
-            if work is None:
-                shutil.rmtree(root, ignore_errors=True)
-            bar.set_postfix(embedded=embedder.misses, reused=embedder.hits, refresh=False)
-            bar.update(1)
-    finally:
-        bar.close()
-        embedder.close()
-        if scratch is not None:
-            shutil.rmtree(scratch, ignore_errors=True)
     stats.update(chunks_embedded=embedder.misses, chunks_from_cache=embedder.hits,
                  embed_seconds=round(embedder.embed_seconds, 1))
     return {

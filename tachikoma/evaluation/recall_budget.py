@@ -24,11 +24,8 @@ from __future__ import annotations
 import gzip
 import json
 import os
-import re
-import shutil
-import sys
-import tempfile
 import time
+from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
 
@@ -37,7 +34,6 @@ from ..budget import FALLOFF, words
 from ..config import Config
 from ..embedders import choose, offline_default
 from ..errors import TachikomaError
-from ..indexer import runner
 from ..search.searcher import Searcher
 from . import longmemeval, metrics
 
@@ -99,27 +95,10 @@ def evaluate(path: Path, embedder_name: str | None = None, limit: int | None = N
     base = replace(base, search=replace(base.search, min_score=0.0))  # every question has its answer
     embedder = longmemeval.VectorCache(choose(embedder_name or offline_default(), None),
                                        Path(cache) if cache else longmemeval.default_cache())
-    scratch = Path(tempfile.mkdtemp(prefix="tachikoma-budget-")) if work is None else None
-    folder = Path(work or scratch) / re.sub(r"[^A-Za-z0-9._-]+", "_", embedder.name)
-    from tqdm import tqdm
-
-    bar = tqdm(total=len(questions), unit="question", desc="budget", file=sys.stderr,
-               disable=None if progress else True, dynamic_ncols=True)
     rows = []
-    try:
-        for q in questions:
-            root = folder / re.sub(r"[^A-Za-z0-9._-]+", "_", q.ident)
-            longmemeval.write_memory(q, root)
-            runner.run(root, base, embedder=embedder)
+    with closing(longmemeval.indexed_haystacks(questions, embedder, base, work, progress, "budget")) as haystacks:
+        for q, root, _, _, _ in haystacks:
             rows.append(_ask(q, root, labels[q.ident], embedder, base, budgets, falloffs))
-            if work is None:
-                shutil.rmtree(root, ignore_errors=True)
-            bar.update(1)
-    finally:
-        bar.close()
-        embedder.close()
-        if scratch is not None:
-            shutil.rmtree(scratch, ignore_errors=True)
     return {"meta": {"command": "tachikoma " + " ".join(argv) if argv is not None else None,
                      "data": str(path), "questions": len(rows), "embedder": embedder.name,
                      "falloffs": list(falloffs), "results_asked": RESULTS, "run_words": RUN_WORDS,
