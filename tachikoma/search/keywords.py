@@ -80,39 +80,27 @@ def query_terms(text: str, limit: int = MAX_KEYWORD_TERMS, skip: frozenset[str] 
     """
     if skip:  # a keyword query: "Ben's load test" looks for Ben, load and test, not for "s"
         text = _CLITIC.sub("", text)
-        skip = skip | other_function_words(_words(text), skip)
-    terms, seen, current = [], set(), []
-    first = True
-
-    def close() -> None:
-        nonlocal first
-        if current:
-            # A run of CJK or Thai gives its bigrams, an umlaut word its other spelling (`segment`).
-            for word in query_words("".join(current)):
-                key = word.casefold()
-                # A capitalised stop word after the first word is a name or a month ("in May", "Will said").
-                skipped = key in skip and (first or len(word) < 2 or not word[:1].isupper())
-                if key not in seen and not skipped:
-                    seen.add(key)
-                    terms.append(word)
-            first = False
-            current.clear()
-
-    for ch in text:
-        category = unicodedata.category(ch)
-        if category[0] in _TOKEN_CATEGORIES or category == "Co":
-            current.append(ch)
-        else:
-            close()
+    runs = _words(text)
+    if skip:
+        skip = skip | other_function_words(runs, skip)
+    terms, seen = [], set()
+    for position, run in enumerate(runs):
+        # A run of CJK or Thai gives its bigrams, an umlaut word its other spelling (`segment`).
+        for word in query_words(run):
+            key = word.casefold()
+            # A capitalised stop word after the first word is a name or a month ("in May", "Will said").
+            skipped = key in skip and (position == 0 or len(word) < 2 or not word[:1].isupper())
+            if key not in seen and not skipped:
+                seen.add(key)
+                terms.append(word)
         if len(terms) >= limit:
             break
-    if len(terms) < limit:
-        close()
     return terms[:limit]
 
 
 def _words(text: str) -> list[str]:
-    """The words of `text` as `query_terms` separates them, before any segmentation."""
+    """The runs of `text` that `query_terms` reads as words (letters, digits, combining marks, private use),
+    before any segmentation."""
     words, current = [], []
     for ch in text:
         category = unicodedata.category(ch)
