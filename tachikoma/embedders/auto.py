@@ -21,6 +21,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..fences import FenceTracker
 from ..frontmatter import split as split_front_matter
 from ..function_words import ENGLISH_COMMON
 from .names import E5_SMALL
@@ -40,7 +41,6 @@ ENGLISH_WORDS = 0.05
 #: Files with fewer Latin words than this are judged together, as one text.
 FEW_WORDS = 30
 
-_FENCED = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)", re.M | re.S)
 _INLINE_CODE = re.compile(r"`[^`\n]+`")
 _URL = re.compile(r"\b(?:[a-z][a-z0-9+.-]*://|www\.|mailto:)\S+", re.I)
 _WORD = re.compile(r"[^\W\d_]+")
@@ -84,7 +84,9 @@ def plain_text(text: str, transcript: bool = False, path: str = "") -> str:
         text = "\n".join(turn.text for turn in parse_transcript(text, path).turns)
     else:
         text = split_front_matter(text).body
-    return _URL.sub(" ", _INLINE_CODE.sub(" ", _FENCED.sub(" ", text)))
+    fences = FenceTracker()  # the chunker's own rule for which lines are code
+    text = "\n".join(line for line in text.split("\n") if not fences.code(line))
+    return _URL.sub(" ", _INLINE_CODE.sub(" ", text))
 
 
 def script(ch: str) -> str:
