@@ -38,13 +38,20 @@ NOT_EMBEDDED = "not embedded yet: found by its keywords only for now"
 STALE = "stale: files it names changed in commits since"
 
 
+def _scale(factors: dict) -> dict | None:
+    """The embedder's scale a full vector's meaning was read on (``meaning_scale``: its cosine and c0,
+    `scoring.similarity_scale`); None when there is none, or the meaning came from quick vectors."""
+    scale = factors.get("meaning_scale")
+    return scale if scale and factors.get("vectors") in (None, "full") else None
+
+
 def meaning_why(factors: dict) -> str:
     """Why the meaning part is what it is; for an embedder with its own scale (`scoring.similarity_scale`)
     also the cosine it was read from: "cosine 0.84 of the query's and the passage's embeddings, on the
     ranking's scale: (0.84 − 0.75) / (1 − 0.75)"."""
     why = MEANING.get(factors.get("vectors"), NOT_EMBEDDED)
-    scale = factors.get("meaning_scale")
-    if not scale or factors.get("vectors") not in (None, "full"):
+    scale = _scale(factors)
+    if scale is None:
         return why
     c, c0 = scale["cosine"], scale["c0"]
     return (f"cosine {c:.2f} of the query's and the passage's embeddings, on the ranking's scale: "
@@ -70,9 +77,8 @@ def fusion_text(factors: dict) -> str:
     fusion = factors.get("fusion") or {}
     meaning, v, k = meaning_label(factors), factors["vector_similarity"], factors["keyword_score"]
     w = float(fusion.get("keyword_weight", 0.0))
-    scale = factors.get("meaning_scale")
-    v_text = f"{v:.2f}" + (f" (cosine {scale['cosine']:.2f} on a scale from {scale['c0']:.2f})"
-                           if scale and factors.get("vectors") in (None, "full") else "")
+    scale = _scale(factors)
+    v_text = f"{v:.2f}" + (f" (cosine {scale['cosine']:.2f} on a scale from {scale['c0']:.2f})" if scale else "")
     if fusion.get("method") == "rrf":
         text = (f"reciprocal rank fusion of {meaning} ({v_text}) and keywords ({k:.2f}), "
                 f"keyword weight {w:g}, k = {float(fusion.get('rrf_k', 60)):g}")
