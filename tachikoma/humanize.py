@@ -106,7 +106,8 @@ def no_match_reason(answer: dict) -> str:
     match = answer.get("match") or {}
     if "best_vector_similarity" not in match:
         return f"nothing reaches the relevance floor (min_score {answer['min_score']:g})"
-    return (f"nothing is close enough in meaning (best {match['best_vector_similarity']:.2f}, floor "
+    above = f" above {match['meaning_from']}" if match.get("meaning_from") else ""  # e5: `scoring.SCRIPT_BACKGROUND`
+    return (f"nothing is close enough in meaning (best {match['best_vector_similarity']:.2f}{above}, floor "
             f"{match['min_score']:g}) and no passage holds most of the query's words (best "
             f"{match.get('best_keyword_coverage') or 0.0:.0%}, needs {match['keyword_floor']:.0%})"
             + (f" nor {match['pair_floors'][1]:.0%} in a passage of meaning {match['pair_floors'][0]:.2f} or more "

@@ -19,12 +19,12 @@ from . import ranking
 from .snapshot import FULL, QUICK, TIER_NAMES, Filters, Snapshot
 
 DAY = 86400.0
-#: e5-small's scale start and meaning floor (on its scaled similarity, so a raw cosine of 0.80):
-#: `SIMILARITY_SCALES`, `MEASURED_FLOORS`. Chosen on the polyglot set's dev questions
-#: (`bench/tune_e5_scale.py`): c0 the middle of the plateau 0.74-0.78 that ranks best without a floor
-#: (across languages top-5 0.91, same language 1.00), the floor the lowest that says "no good match" to
-#: 80% of its off-topic and nonsense questions. Held questions: docs/embedders.md, "E5's scale and floor".
-E5_C0, E5_FLOOR = 0.76, 0.18
+#: e5-small's scale start and meaning floor: `SIMILARITY_SCALES`, `MEASURED_FLOORS`. c0 chosen on the polyglot
+#: set's dev questions (`bench/tune_e5_scale.py`): the middle of the plateau 0.74-0.78 that ranks best without a
+#: floor (across languages top-5 0.91, same language 1.00). The floor is on the meaning above the script's
+#: background (`SCRIPT_BACKGROUND`), chosen with it (`bench/tune_e5_background.py`; 0.18 on the scaled meaning
+#: as it was before). Held questions: docs/embedders.md, "E5's scale and floor".
+E5_C0, E5_FLOOR = 0.76, 0.20
 #: Per embedder, the cosine c0 where its scale starts (`similarity_scale`): the ranking reads its cosine c
 #: as (c − c0) / (1 − c0), clipped at 0. multilingual-e5-small puts every query-passage pair between about
 #: 0.75 and 0.9, so on its raw cosine a recency factor of 0.8 outweighs any difference in meaning; c0 was
@@ -36,6 +36,15 @@ SIMILARITY_SCALES = {E5_SMALL: E5_C0}
 #: match" to every off-topic and nonsense question of the everyday dev half and answers 96% of its
 #: answerable ones (0.41 / 0.6 before: 90%), at LoCoMo's cost of before; int8 takes the same floor.
 MEASURED_FLOORS = {MINILM: 0.44, MINILM_INT8: 0.44, E5_SMALL: E5_FLOOR}
+#: Per embedder, the quantile of the meanings of the passages in the same script (each chunk's script:
+#: `segment.dominant_script`) that the relevance floor reads its meaning above (`ranking.above_background`).
+#: e5-small gives a question a higher cosine with every passage in the question's own script; its lowest
+#: tenth is what a passage in that script earns anyway. Chosen with the floor 0.20 on the dev halves of the
+#: polyglot set and of Debian's translated manual pages (`bench/tune_e5_background.py`): the most "no good
+#: match" to the polyglot set's off-topic and nonsense questions while the answerable ones of both stay
+#: where they were; the median says it to more off-topic questions but costs the manual pages' questions
+#: (docs/evaluation.md, "Memory in other languages"). MiniLM: none, its arithmetic is untouched.
+SCRIPT_BACKGROUND = {E5_SMALL: 0.1}
 #: An answer whose best keyword match holds at least this share of the query's words, weighted by
 #: rarity (`keyword_coverage`), is a match whatever its meaning's cosine (`ranking.match_evidence`).
 KEYWORD_FLOOR = 0.45
@@ -182,27 +191,32 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
     evergreen = snap.evergreen_files(cfg.evergreen)
     weak_date = DATE_STRENGTH[snap.date_source] == 0  # an import's commit or a file time
     rec = ranking.recency_rule(age_days, evergreen[snap.chunk_file], rule, weak=None if by_modification else weak_date)
-    mask = similarity > 0  # a chunk that shares nothing with the query is not a match
     # As of means as of: a memory whose own date (not a file time or an import's commit, which say
     # nothing of when it was written) is after the day of "now" did not exist yet, so it is no result
     # and supersedes nothing. The day, not the second: "as of 2026-10-10T09:00" still knows the notes
     # of that day (LongMemEval's evidence is often dated hours after its question, on the same day).
-    mask &= (snap.date < timeq.end_of_day(now)) | weak_date
+    allowed = (snap.date < timeq.end_of_day(now)) | weak_date
     if exclude is not None:
-        mask &= ~exclude[snap.chunk_file]
+        allowed &= ~exclude[snap.chunk_file]
     if filters:
         extra = filters.mask(snap)
         if extra is not None:
-            mask &= extra
+            allowed &= extra
+    mask = allowed & (similarity > 0)  # a chunk that shares nothing with the query is not a match
     in_time, nearest = timeq.factor(snap.date, list(windows), timeq.OUTSIDE_TIME_ONLY if time_only else None,
                                     sharp=time_only)
     asked = in_time >= 1.0 if windows else None  # the memories from the time the query names
     # Quick vectors rank, but never decide by meaning alone that an answer has a good match: mapped onto
     # the full model's scale they still lift made-up words over the floor ("qwertyuiop asdfghjkl": 0.60).
     meaning = vector if snap.tier is None else np.where(snap.tier == FULL, vector, 0.0)
+    background = snap.scripts is not None and snap.embedder in SCRIPT_BACKGROUND
+    if background:  # measured from what the passages in the same script earn anyway (the allowed ones)
+        meaning = ranking.above_background(meaning, snap.scripts, allowed, SCRIPT_BACKGROUND[snap.embedder])
     match = ranking.match_evidence(meaning, coverage, mask, min_score, keyword_floor,
                                    asked if time_only else None,
                                    pair=(round(max(min_score - PAIR_MARGIN, 0.0), 4), PAIR_COVERAGE))
+    if background:
+        match["meaning_from"] = f"the {SCRIPT_BACKGROUND[snap.embedder]:.0%} quantile of the passages in its script"
     if snap.tier is not None and (snap.tier != FULL).any():
         match["meaning_from_full_vectors_only"] = True
     if match["answered_by"] is None and decide:  # (`decide` False: the caller decides, over several answers)

@@ -31,8 +31,8 @@ from . import vector_index
 from .keywords import (COUNTING, STOPWORDS, TOOL_EXCERPT_SHARE, TOOL_MATCHES_SHOWN, ToolMatch, WordRows, chunk_positions,
                        keyword_coverage, keyword_parts, keyword_search, keyword_terms, query_terms, tool_search,
                        tool_terms, tool_words_held, words_held)
-from .scoring import rank_snapshot, ranked_dates, relevance_floor
-from .snapshot import Filters, Snapshot
+from .scoring import SCRIPT_BACKGROUND, rank_snapshot, ranked_dates, relevance_floor
+from .snapshot import Filters, Snapshot, chunk_scripts
 
 #: A searcher that lives on (dashboard, MCP) re-counts the files changed since the last index run
 #: at most this often while the index is unchanged; a walk of the folder costs a stat per file.
@@ -96,6 +96,8 @@ class Searcher:
     def snapshot(self) -> Snapshot:
         if self._snapshot is None or self._snapshot.generation != self.store.generation:
             self._snapshot = Snapshot.load(self.store, self.dim)
+            if self._snapshot.embedder in SCRIPT_BACKGROUND:  # once per generation: each chunk's script
+                self._snapshot.scripts = chunk_scripts(self.store, self._snapshot.chunk_ids)
         snap = self._snapshot
         # Not while some chunks lack their full vectors (`Snapshot.tier`: a run is embedding): their
         # zero rows would skew the codes' centre, which later generations keep, and a chunk with

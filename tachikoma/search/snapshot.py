@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import dates
 from ..globs import name_or_path_mask
+from ..segment import dominant_script
 from ..store.sqlite import Store
 from . import ranking
 
@@ -77,6 +78,9 @@ class Snapshot:
     indexed_chunks: int = 0
     #: The embedder the index's vectors come from (its scale: `scoring.similarity_scale`); "": not known.
     embedder: str = ""
+    #: (N,) object, each chunk's script (`segment.dominant_script`), read only for an embedder whose meaning
+    #: is measured from its script's median (`scoring.SCRIPT_BACKGROUND`, `chunk_scripts`); None: not read.
+    scripts: np.ndarray | None = None
 
     @property
     def chunk_count(self) -> int:
@@ -93,7 +97,8 @@ class Snapshot:
                        modified_source=None if self.modified is None else self.modified_source[positions],
                        indexed_chunks=self.chunk_count,
                        tier=None if self.tier is None else self.tier[positions],
-                       quick=None if self.quick is None else np.asarray(self.quick[positions]))
+                       quick=None if self.quick is None else np.asarray(self.quick[positions]),
+                       scripts=None if self.scripts is None else self.scripts[positions])
 
     @classmethod
     def load(cls, store: Store, dim: int) -> "Snapshot":
@@ -137,6 +142,18 @@ class Snapshot:
             self._weights[key] = (ranking.tag_weights(self.trust, cfg.trust),
                                   ranking.tag_weights(self.confidence, cfg.confidence))
         return self._weights[key]
+
+def chunk_scripts(store: Store, chunk_ids: np.ndarray, batch: int = 500) -> np.ndarray:
+    """(N,) object: the script of each chunk's text (`segment.dominant_script`), read from the index."""
+    out = np.empty(len(chunk_ids), dtype=object)
+    out[:] = ""
+    ids = [int(i) for i in chunk_ids]
+    position = {chunk: n for n, chunk in enumerate(ids)}
+    for start in range(0, len(ids), batch):
+        for chunk, details in store.chunk_details(ids[start:start + batch]).items():
+            out[position[chunk]] = dominant_script(details[5] or "")
+    return out
+
 
 def quick_rows(quick: np.ndarray) -> np.ndarray:
     """(N,) bool: which rows of a quick matrix hold a vector (a chunk without one has zeros)."""
