@@ -7,7 +7,9 @@ and with an unreachable one (what the keywords and the time alone would answer).
 grid is then read off those two answers without asking again: an answer has a good match when its best
 scaled meaning reaches the floor or the keywords (or the time) answered it; the ranking itself does not
 depend on the floor. Reported per split: top-1 / top-5 same language and across languages, and "no good
-match" on the off-topic and nonsense questions (overall and the worst language).
+match" on the off-topic and nonsense questions (overall and the worst language). The best meaning read is the
+one the floor reads (`match.best_vector_similarity`): since issue 29's second round, above the script's
+background (`scoring.SCRIPT_BACKGROUND`; its own choice: bench/tune_e5_background.py).
 
     PYTHONPATH=. .venv/bin/python bench/tune_e5_scale.py --vector-cache /tmp/e5-polyglot.sqlite
 """
