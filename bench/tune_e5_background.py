@@ -54,7 +54,8 @@ def asked(searcher: Searcher, questions: list[dict], as_of=None) -> list[dict]:
     keywords or the time alone would answer."""
     with searcher.store.reading():
         snap = searcher.snapshot()
-        scripts = snap.scripts if snap.scripts is not None else chunk_scripts(searcher.store, snap.chunk_ids)
+        scripts = (snap.scripts if snap.scripts is not None
+                   else chunk_scripts(searcher.store, snap.chunk_ids, snap.generation))
     c0 = scoring.similarity_scale(snap.embedder)
     paths = np.array([snap.paths[f] for f in snap.chunk_file], dtype=object)
     out = []

@@ -99,3 +99,20 @@ def test_dominant_script() -> None:
     assert dominant_script("йцукен фывапр") == "Cyrillic"
     assert dominant_script("ㅁㄴㅇㄹ ㅋㅋㅋ") == "Hangul"
     assert dominant_script("12:30 — 42 €") == ""
+
+
+def test_scripts_are_read_once_per_generation(searcher: Searcher, monkeypatch: pytest.MonkeyPatch) -> None:
+    with searcher.store.reading():
+        scripts = searcher.snapshot().scripts
+    assert scripts is not None
+    paths = searcher.snapshot().paths
+    by_path = {paths[f]: str(s) for f, s in zip(searcher.snapshot().chunk_file, scripts)}
+    assert (by_path["zh/jiaozi.md"], by_path["ja/ramen.md"], by_path["de/auto.md"]) == ("Han", "Japanese", "Latin")
+    assert list(searcher.root.joinpath(".cache").glob("vectors-*.scripts.npy")), "kept beside the vector cache"
+    again = Searcher(searcher.root)  # a cold search from the command line: the texts are not read again
+    monkeypatch.setattr(type(again.store), "chunk_details", lambda *a: pytest.fail("chunk texts read again"))
+    try:
+        with again.store.reading():
+            assert list(again.snapshot().scripts) == list(scripts)
+    finally:
+        again.close()

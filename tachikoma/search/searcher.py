@@ -97,7 +97,8 @@ class Searcher:
         if self._snapshot is None or self._snapshot.generation != self.store.generation:
             self._snapshot = Snapshot.load(self.store, self.dim)
             if self._snapshot.embedder in SCRIPT_BACKGROUND:  # once per generation: each chunk's script
-                self._snapshot.scripts = chunk_scripts(self.store, self._snapshot.chunk_ids)
+                self._snapshot.scripts = chunk_scripts(self.store, self._snapshot.chunk_ids,
+                                                       self._snapshot.generation)
         snap = self._snapshot
         # Not while some chunks lack their full vectors (`Snapshot.tier`: a run is embedding): their
         # zero rows would skew the codes' centre, which later generations keep, and a chunk with

@@ -23,6 +23,8 @@ from . import ranking
 
 #: The cache files of an index's vectors (`load_vectors`), per index identity and generation.
 VECTOR_CACHE = "vectors-{key}.{part}.npy"
+#: How much of a chunk's text tells its script (`chunk_scripts`).
+SCRIPT_SAMPLE = 1000
 #: Which vectors a chunk has (`Snapshot.tier`) and the name each tier goes by in explanations.
 NO_VECTORS, QUICK, FULL = np.int8(0), np.int8(1), np.int8(2)
 TIER_NAMES = {0: "none", 1: "quick", 2: "full"}
@@ -78,8 +80,8 @@ class Snapshot:
     indexed_chunks: int = 0
     #: The embedder the index's vectors come from (its scale: `scoring.similarity_scale`); "": not known.
     embedder: str = ""
-    #: (N,) object, each chunk's script (`segment.dominant_script`), read only for an embedder whose meaning
-    #: is measured from its script's median (`scoring.SCRIPT_BACKGROUND`, `chunk_scripts`); None: not read.
+    #: (N,) str, each chunk's script (`segment.dominant_script`), read only for an embedder whose meaning the
+    #: floor measures from its script's background (`scoring.SCRIPT_BACKGROUND`, `chunk_scripts`); None: not read.
     scripts: np.ndarray | None = None
 
     @property
@@ -143,16 +145,32 @@ class Snapshot:
                                   ranking.tag_weights(self.confidence, cfg.confidence))
         return self._weights[key]
 
-def chunk_scripts(store: Store, chunk_ids: np.ndarray, batch: int = 500) -> np.ndarray:
-    """(N,) object: the script of each chunk's text (`segment.dominant_script`), read from the index."""
-    out = np.empty(len(chunk_ids), dtype=object)
-    out[:] = ""
+def chunk_scripts(store: Store, chunk_ids: np.ndarray, generation: int, batch: int = 500) -> np.ndarray:
+    """(N,) str: the script of each chunk's text (`segment.dominant_script`, from its first
+    `SCRIPT_SAMPLE` characters), read from the index once per generation and kept beside the vector cache
+    (`load_vectors`; a cold search from the command line reads no text). Call inside a read transaction."""
+    target = store.cache_folder / VECTOR_CACHE.format(key=store.cache_key(generation), part="scripts")
+    try:
+        cached = np.load(target)
+        if cached.shape == (len(chunk_ids),) and cached.dtype.kind == "U":
+            return cached
+    except (OSError, ValueError):
+        pass
     ids = [int(i) for i in chunk_ids]
     position = {chunk: n for n, chunk in enumerate(ids)}
+    out = [""] * len(ids)
     for start in range(0, len(ids), batch):
         for chunk, details in store.chunk_details(ids[start:start + batch]).items():
-            out[position[chunk]] = dominant_script(details[5] or "")
-    return out
+            out[position[chunk]] = dominant_script((details[5] or "")[:SCRIPT_SAMPLE])
+    scripts = np.array(out, dtype="U16")
+    temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:  # best effort, as the vector cache: a read-only or full disk only costs speed
+        with open(temp, "wb") as handle:
+            np.save(handle, scripts)
+        os.replace(temp, target)
+    except OSError:
+        temp.unlink(missing_ok=True)
+    return scripts
 
 
 def quick_rows(quick: np.ndarray) -> np.ndarray:
