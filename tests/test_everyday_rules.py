@@ -202,3 +202,49 @@ def test_a_date_alone_is_a_question_about_a_time_alone(tmp_path):
         searcher.close()
     assert answer["match"]["answered_by"] == "time"
     assert answer["results"][0]["path"] == "memory/2026-03-22.md"
+
+
+@pytest.mark.parametrize("query, keywords", [
+    ("What does Okonjo argue?", ["Okonjo"]),
+    ("How did the chat suggest structuring the book?", ["chat", "structuring", "book"]),
+    ("What did I work on last week?", ["last", "week"]),
+    ("What is Dave working on?", ["Dave"]),
+    ("How does the work schedule look?", ["work", "schedule", "look"]),  # "work" alone is a word asked about
+])
+def test_words_that_say_what_is_asked_are_no_keywords(query, keywords):
+    assert query_terms(query, skip=STOPWORDS) == keywords
+
+
+def test_a_reporting_verb_is_no_missing_word_for_no_good_match(tmp_path):
+    # "What does Okonjo argue?" asks for her argument: the note about it never says "argue", and that
+    # verb, found nowhere in the memory, weighed most of the question's words ("no good match" before).
+    root = tmp_path / "mem"
+    put(root, "reading/okonjo.md", "Okonjo: repair as care. Her point is that mending is maintenance of ties.\n")
+    for n, text in enumerate(["Shopping list and other things.", "The bike needs new brakes.",
+                              "Chapter two is due in January.", "Call the landlord about the heating."]):
+        put(root, f"notes/misc-{n}.md", text + "\n")
+    runner.run(root, embedder_name="hash")
+    searcher = Searcher(root)
+    try:
+        answer = searcher.search("What does Okonjo argue?", 5, min_score=0.99, as_of="2026-11-27")
+    finally:
+        searcher.close()
+    assert not answer["no_good_match"] and answer["match"]["answered_by"] == "keywords"
+    assert answer["results"][0]["path"] == "reading/okonjo.md"
+
+
+def test_what_i_worked_on_at_a_time_is_a_question_about_that_time_alone(tmp_path):
+    # "work on" says only that something was done: last week's notes come first, not the owner's project
+    # note that says "work" (which a keyword "work" made a match, and its weight 1.0 put first).
+    root = tmp_path / "mem"
+    put(root, "interviews/2026-11-19-marta.md", "Marta again: the repair café's volunteers and their rota.\n")
+    put(root, "project.md", "---\ntrust: owner\nconfidence: high\n---\n"
+                            "The book: work plan, work in progress, the work of repair.\n")
+    runner.run(root, embedder_name="hash")
+    searcher = Searcher(root)
+    try:
+        answer = searcher.search("What did I work on last week?", 5, min_score=0.99, as_of="2026-11-27")
+    finally:
+        searcher.close()
+    assert answer["match"]["answered_by"] == "time"
+    assert [r["path"] for r in answer["results"]][0] == "interviews/2026-11-19-marta.md"

@@ -28,7 +28,8 @@ from tachikoma.config import load_config
 REPO = Path(__file__).resolve().parent.parent
 POLYGLOT = REPO / "bench" / "everyday" / "polyglot" / "memory"
 ENGLISH_MEMORIES = [REPO / "examples" / "memory", REPO / "tests" / "data" / "sessions",
-                    *(REPO / "bench" / "everyday" / name / "memory" for name in ("assistant", "team", "research"))]
+                    *(REPO / "bench" / "everyday" / name / "memory"
+                      for name in ("assistant", "team", "research", "household"))]
 
 
 def index_meta(root: Path, key: str) -> str | None:
