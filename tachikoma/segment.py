@@ -130,6 +130,15 @@ def fold_accents(text: str) -> str:
     return "".join(out)
 
 
+def script(ch: str) -> str:
+    """"Latin" for a Latin letter, else the letter's script as its Unicode name begins ("CJK", "HIRAGANA",
+    "HANGUL", "CYRILLIC", …; "other" without a name)."""
+    if ord(ch) < 0x250 or 0x1E00 <= ord(ch) < 0x1F00:
+        return "Latin"
+    name = unicodedata.name(ch, "")
+    return name.split(" ")[0] if name else "other"
+
+
 #: The script groups of `dominant_script`: kana among CJK letters makes Japanese, Han alone Chinese.
 _KANA = ("HIRAGANA", "KATAKANA", "KATAKANA-HIRAGANA", "HALFWIDTH")
 _HAN = ("CJK",)
@@ -137,25 +146,21 @@ _HAN = ("CJK",)
 
 def dominant_script(text: str) -> str:
     """The script most of `text`'s letters are written in: "Latin", "Japanese" (CJK letters with kana among
-    them, at least a tenth), "Han" (CJK without kana), "Hangul", "Cyrillic", … (the first word of the
-    letters' Unicode names), "" for a text without letters. Its language is not told apart within a script
-    (German and English are both "Latin"): it is what a multilingual embedder's similarities are inflated
-    by (`search.ranking.above_background`)."""
+    them, at least a tenth), "Han" (CJK without kana), "Hangul", "Cyrillic", … (`script`, title case), ""
+    for a text without letters. Its language is not told apart within a script (German and English are
+    both "Latin"): it is what a multilingual embedder's similarities are inflated by
+    (`search.ranking.above_background`)."""
     counts: dict[str, int] = {}
     kana = 0
     for ch in text:
         if not ch.isalpha():
             continue
-        code = ord(ch)
-        if code < 0x250 or 0x1E00 <= code < 0x1F00:
-            group = "Latin"
+        name = script(ch)
+        if name in _KANA:
+            kana += 1
+            group = "CJK"
         else:
-            name = unicodedata.name(ch, "").split(" ")[0]
-            if name in _KANA:
-                kana += 1
-                group = "CJK"
-            else:
-                group = "CJK" if name in _HAN else (name.title() or "Other")
+            group = "CJK" if name in _HAN else name.title()
         counts[group] = counts.get(group, 0) + 1
     if not counts:
         return ""

@@ -17,13 +17,13 @@ when a server answers, else MiniLM). The index records the embedder and the reas
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..fences import FenceTracker
 from ..frontmatter import split as split_front_matter
 from ..function_words import ENGLISH_COMMON
+from ..segment import script
 from .names import E5_SMALL
 
 #: At most this many files are read, spread evenly over the memory's sorted paths.
@@ -87,15 +87,6 @@ def plain_text(text: str, transcript: bool = False, path: str = "") -> str:
     fences = FenceTracker()  # the chunker's own rule for which lines are code
     text = "\n".join(line for line in text.split("\n") if not fences.code(line))
     return _URL.sub(" ", _INLINE_CODE.sub(" ", text))
-
-
-def script(ch: str) -> str:
-    """"Latin" for a Latin letter, else the letter's script as its Unicode name begins ("CJK", "HIRAGANA",
-    "HANGUL", "CYRILLIC", …)."""
-    if ord(ch) < 0x250 or 0x1E00 <= ord(ch) < 0x1F00:
-        return "Latin"
-    name = unicodedata.name(ch, "")
-    return name.split(" ")[0] if name else "other"
 
 
 def count(text: str, detection: Detection, pooled: list[str]) -> None:
