@@ -29,6 +29,24 @@ def put(root: Path, rel: str, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
+def put_unrelated(root: Path) -> None:
+    """Four notes that have nothing to do with any question here (a memory is more than its answer)."""
+    for n, text in enumerate(["Shopping list and other things.", "The bike needs new brakes.",
+                              "Chapter two is due in January.", "Call the landlord about the heating."]):
+        put(root, f"notes/misc-{n}.md", text + "\n")
+
+
+def decide(root: Path, query: str) -> dict:
+    """Index `root` and ask `query` as of 2026-11-27 with a floor no meaning reaches: what keywords or the
+    time alone decide."""
+    runner.run(root, embedder_name="hash")
+    searcher = Searcher(root)
+    try:
+        return searcher.search(query, 5, min_score=0.99, as_of="2026-11-27")
+    finally:
+        searcher.close()
+
+
 def ask(root: Path, query: str, as_of: str) -> dict:
     searcher = Searcher(root)
     try:
@@ -177,15 +195,8 @@ def test_a_time_named_in_the_question_is_no_missing_word_for_no_good_match(tmp_p
     root = tmp_path / "mem"
     put(root, "interviews/2026-09-24-council.md", "Interviews: the council officer on repair grants.\n")
     put(root, "interviews/2026-08-19-gwen.md", "Interviews: Gwen on the tool library.\n")
-    for n, text in enumerate(["Shopping list and other things.", "The bike needs new brakes.",
-                              "Chapter two is due in January.", "Call the landlord about the heating."]):
-        put(root, f"notes/misc-{n}.md", text + "\n")
-    runner.run(root, embedder_name="hash")
-    searcher = Searcher(root)
-    try:
-        answer = searcher.search("Which interviews did I do in September?", 5, min_score=0.99, as_of="2026-11-27")
-    finally:
-        searcher.close()
+    put_unrelated(root)
+    answer = decide(root, "Which interviews did I do in September?")
     assert not answer["no_good_match"] and answer["match"]["answered_by"] == "keywords"
     assert answer["results"][0]["path"] == "interviews/2026-09-24-council.md"
 
@@ -194,12 +205,7 @@ def test_a_date_alone_is_a_question_about_a_time_alone(tmp_path):
     root = tmp_path / "mem"
     put(root, "memory/2026-03-22.md", "Dentist at nine, then groceries.\n")
     put(root, "memory/2026-03-23.md", "Quiet day.\n")
-    runner.run(root, embedder_name="hash")
-    searcher = Searcher(root)
-    try:
-        answer = searcher.search("What happened on 2026-03-22?", 5, min_score=0.99, as_of="2026-11-27")
-    finally:
-        searcher.close()
+    answer = decide(root, "What happened on 2026-03-22?")
     assert answer["match"]["answered_by"] == "time"
     assert answer["results"][0]["path"] == "memory/2026-03-22.md"
 
@@ -220,15 +226,8 @@ def test_a_reporting_verb_is_no_missing_word_for_no_good_match(tmp_path):
     # verb, found nowhere in the memory, weighed most of the question's words ("no good match" before).
     root = tmp_path / "mem"
     put(root, "reading/okonjo.md", "Okonjo: repair as care. Her point is that mending is maintenance of ties.\n")
-    for n, text in enumerate(["Shopping list and other things.", "The bike needs new brakes.",
-                              "Chapter two is due in January.", "Call the landlord about the heating."]):
-        put(root, f"notes/misc-{n}.md", text + "\n")
-    runner.run(root, embedder_name="hash")
-    searcher = Searcher(root)
-    try:
-        answer = searcher.search("What does Okonjo argue?", 5, min_score=0.99, as_of="2026-11-27")
-    finally:
-        searcher.close()
+    put_unrelated(root)
+    answer = decide(root, "What does Okonjo argue?")
     assert not answer["no_good_match"] and answer["match"]["answered_by"] == "keywords"
     assert answer["results"][0]["path"] == "reading/okonjo.md"
 
@@ -240,11 +239,6 @@ def test_what_i_worked_on_at_a_time_is_a_question_about_that_time_alone(tmp_path
     put(root, "interviews/2026-11-19-marta.md", "Marta again: the repair café's volunteers and their rota.\n")
     put(root, "project.md", "---\ntrust: owner\nconfidence: high\n---\n"
                             "The book: work plan, work in progress, the work of repair.\n")
-    runner.run(root, embedder_name="hash")
-    searcher = Searcher(root)
-    try:
-        answer = searcher.search("What did I work on last week?", 5, min_score=0.99, as_of="2026-11-27")
-    finally:
-        searcher.close()
+    answer = decide(root, "What did I work on last week?")
     assert answer["match"]["answered_by"] == "time"
     assert [r["path"] for r in answer["results"]][0] == "interviews/2026-11-19-marta.md"
