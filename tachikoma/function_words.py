@@ -14,7 +14,9 @@ drops it (`other_function_words`).
 
 from __future__ import annotations
 
-from .segment import query_words
+import re
+
+from .segment import dominant_script, query_words
 
 
 def _spellings(text: str) -> frozenset[str]:
@@ -61,6 +63,12 @@ no muy más también ya todavía aún
 
 #: The languages whose function words a query can drop.
 LANGUAGES = {"de": GERMAN, "fr": FRENCH, "es": SPANISH}
+#: The languages' names, as a message names them.
+LANGUAGE_NAMES = {"de": "German", "fr": "French", "es": "Spanish"}
+#: What a text written mostly in a script other than Latin is read as (`segment.dominant_script`); another
+#: script is "a <script>-script language".
+SCRIPT_LANGUAGES = {"Han": "Chinese", "Japanese": "Japanese", "Hangul": "Korean", "Greek": "Greek",
+                    "Arabic": "Arabic", "Hebrew": "Hebrew", "Thai": "Thai"}
 
 #: A language's function words count as such in a query holding at least this many of them (English's aside).
 LANGUAGE_EVIDENCE = 2
@@ -80,8 +88,25 @@ def other_function_words(words: list[str], english: frozenset[str]) -> frozenset
     (a query's, as written) belong to, counting neither English function words (`english`) nor a
     capitalised word after the first (a name: "Del Rey", "Des Moines"); empty for an English query."""
     out: frozenset[str] = frozenset()
-    keys = [w.casefold() for n, w in enumerate(words) if n == 0 or not w[:1].isupper()]
-    for table in LANGUAGES.values():
-        if sum(1 for k in keys if k in table and k not in english) >= LANGUAGE_EVIDENCE:
-            out |= table
+    for code in _languages(words, english):
+        out |= LANGUAGES[code]
     return out
+
+
+def _languages(words: list[str], english: frozenset[str]) -> list[str]:
+    """The languages (`LANGUAGES` keys) whose function words `other_function_words` finds in `words`."""
+    keys = [w.casefold() for n, w in enumerate(words) if n == 0 or not w[:1].isupper()]
+    return [code for code, table in LANGUAGES.items()
+            if sum(1 for k in keys if k in table and k not in english) >= LANGUAGE_EVIDENCE]
+
+
+def language_of(text: str, english: frozenset[str]) -> str | None:
+    """The language a short text such as a question is written in when it is not English, as a message
+    names it after "in" ("German", "Japanese", "a Cyrillic-script language"); None for English, or when
+    its words do not tell. A Latin-script text is German, French or Spanish as `other_function_words`
+    reads it (with `english`, the English function words); another script tells by its letters."""
+    script = dominant_script(text)
+    if script and script != "Latin":
+        return SCRIPT_LANGUAGES.get(script, f"a {script}-script language")
+    found = _languages(re.findall(r"[^\W\d_]+", text), english)
+    return LANGUAGE_NAMES[found[0]] if found else None

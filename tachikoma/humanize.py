@@ -114,7 +114,19 @@ def no_match_reason(answer: dict) -> str:
                f"(best {match.get('best_pair_coverage') or 0.0:.0%})" if match.get("pair_floors") else "")
             + (" and no memory is from the time asked about" if "from_the_time_asked" in match else "")
             + ("; only chunks with full vectors count for meaning, and the index is still embedding"
-               if match.get("meaning_from_full_vectors_only") else ""))
+               if match.get("meaning_from_full_vectors_only") else "")
+            + (f"; {hint}" if (hint := language_hint(answer)) else ""))
+
+
+def language_hint(answer: dict) -> str | None:
+    """Why a question in another language than the memory's embedder reads found nothing, and what to do
+    (``match.question_language``, set by the searcher for an English-only embedder); None otherwise."""
+    language = (answer.get("match") or {}).get("question_language")
+    if not language:
+        return None
+    return (f"the question is in {language} and this memory's embedder ({answer.get('embedder')}) reads English "
+            f"only: a note is found by the question's words, never by its meaning across languages; "
+            f"'tachikoma index --reembed --embedder e5-small' reads 100 languages (docs/embedders.md)")
 
 
 def tool_match_text(result: dict) -> str | None:

@@ -8,3 +8,6 @@ MINILM_STATIC = "minilm-static:all-MiniLM-L6-v2"
 OLLAMA_DEFAULT_MODEL = "nomic-embed-text"
 #: The multilingual offline model (`e5`; docs/embedders.md).
 E5_SMALL = "e5-small:multilingual-e5-small-q4"
+#: Embedders that read English only (all-MiniLM-L6-v2 was trained on English text): a question in another
+#: language cannot reach a note by meaning (`humanize.language_hint`).
+ENGLISH_ONLY = frozenset({MINILM, MINILM_INT8, MINILM_STATIC})

@@ -24,7 +24,9 @@ from .. import timeq
 from ..config import Config, load_config
 from ..embedders import choose
 from ..embedders.base import Embedder
+from ..embedders.names import ENGLISH_ONLY
 from ..errors import BadQuery, NoIndexYet
+from ..function_words import language_of
 from ..store import ENGINE_INDEX_MIN_CHUNKS, Location, locate
 from ..tags import Tags
 from . import vector_index
@@ -237,6 +239,10 @@ class Searcher:
                 results[-1]["tool_matches"] = self._tool_evidence(
                     path, int(snap.chunk_ids[pos]), tool_matches, tool_words,
                     excerpt=factors["keyword_in_tools"] >= TOOL_EXCERPT_SHARE)
+        if answer["match"]["answered_by"] is None and self.embedder.name in ENGLISH_ONLY:
+            language = language_of(query, STOPWORDS)  # its meaning cannot reach a note (`humanize.language_hint`)
+            if language:
+                answer["match"]["question_language"] = language
         finished = time.perf_counter()
         freshness = dict(self._finish_freshness(checking) if self.local else NOT_HERE, missing_files=hidden)
         keywords = keywords + [t for t in tool_words if t not in keywords]
