@@ -145,6 +145,7 @@ class Snapshot:
                                   ranking.tag_weights(self.confidence, cfg.confidence))
         return self._weights[key]
 
+
 def chunk_scripts(store: Store, chunk_ids: np.ndarray, generation: int, batch: int = 500) -> np.ndarray:
     """(N,) str: the script of each chunk's text (`segment.dominant_script`, from its first
     `SCRIPT_SAMPLE` characters), read from the index once per generation and kept beside the vector cache
