@@ -164,13 +164,7 @@ def chunk_scripts(store: Store, chunk_ids: np.ndarray, generation: int, batch: i
         for chunk, details in store.chunk_details(ids[start:start + batch]).items():
             out[position[chunk]] = dominant_script((details[5] or "")[:SCRIPT_SAMPLE])
     scripts = np.array(out, dtype="U16")
-    temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    try:  # best effort, as the vector cache: a read-only or full disk only costs speed
-        with open(temp, "wb") as handle:
-            np.save(handle, scripts)
-        os.replace(temp, target)
-    except OSError:
-        temp.unlink(missing_ok=True)
+    _write_vector_cache(store.cache_folder, store.cache_key(generation), {"scripts": scripts}, {"scripts": target})
     return scripts
 
 
@@ -249,12 +243,10 @@ def load_vectors(store: Store, dim: int, generation: int):
 
 def _write_vector_cache(folder: Path, key: str, arrays: dict, files: dict) -> None:
     """Best effort: a read-only or full disk only costs speed, never a search. The matrix goes last,
-    so a reader that finds it finds the rest of its generation."""
+    so a reader that finds it finds the rest of its generation; other generations' files go."""
     temp = None
     try:
-        for part in ("q32", "ids", "dates", "f32"):
-            if part not in arrays:
-                continue
+        for part in sorted(arrays, key=lambda part: part == "f32"):
             target = files[part]
             temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
             with open(temp, "wb") as out:
