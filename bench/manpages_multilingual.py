@@ -42,8 +42,7 @@ from pathlib import Path
 import numpy as np
 
 from tachikoma.config import Config
-from tachikoma.embedders import auto, canonical_name, choose, offline_default
-from tachikoma.evaluation.longmemeval import VectorCache
+from tachikoma.evaluation.everyday import MemoryEmbedders
 from tachikoma.indexer import runner
 from tachikoma.search.searcher import Searcher
 
@@ -130,7 +129,7 @@ def main() -> None:
     print(f"{len(pages)} commands with a page in en, de, ja and zh", file=sys.stderr)
     config = Config()
     scratch = Path(tempfile.mkdtemp(prefix="manpages-"))
-    made: dict[str, object] = {}
+    embedders = MemoryEmbedders(args.embedder, args.vector_cache)
     rows: list[dict] = []
     memories: dict[str, dict] = {}
     try:
@@ -139,16 +138,7 @@ def main() -> None:
             root.mkdir()
             for command, by_lang in pages.items():
                 (root / f"{command}.md").write_text(f"# {command}\n\n{by_lang[lang][1]}\n", encoding="utf-8")
-            if args.embedder:
-                name, reason = canonical_name(args.embedder), "asked for (--embedder)"
-            else:
-                name, reason = auto.choice(root)
-                name = name or offline_default()
-            if name not in made:
-                made[name] = choose(name, None)
-                if args.vector_cache:
-                    made[name] = VectorCache(made[name], args.vector_cache)
-            embedder = made[name]
+            embedder, reason = embedders.for_memory(root)
             started = time.perf_counter()
             runner.run(root, config, embedder=embedder)
             memories[lang] = {"embedder": embedder.name, "reason": reason,
@@ -174,10 +164,7 @@ def main() -> None:
             finally:
                 searcher.close()
     finally:
-        for embedder in made.values():
-            close = getattr(embedder, "close", None)
-            if close:
-                close()
+        embedders.close()
         shutil.rmtree(scratch, ignore_errors=True)
     figures = {}
     print("\n| question → notes | n | top-1 | top-5 (95% interval) | top-5 without the floor | no good match |")

@@ -321,6 +321,35 @@ def summarise(rows: list[dict]) -> dict:
 
 # ------------------------------------------------------------------ running
 
+class MemoryEmbedders:
+    """The embedder of each memory an evaluation indexes: the one asked for (`asked`, unless None or "auto"),
+    else the memory's own choice (`auto.choice`, as its first index makes it); one embedder per name, shared
+    by the memories that take it, its document vectors kept in `cache` (`longmemeval.VectorCache`) when given."""
+
+    def __init__(self, asked: str | None = None, cache: Path | str | None = None):
+        self.asked, self.cache = asked, cache
+        self.made: dict[str, object] = {}
+
+    def for_memory(self, root: Path) -> tuple[object, str]:
+        """The embedder for the memory at `root`, and why it is that one."""
+        if self.asked and self.asked != "auto":
+            name, reason = canonical_name(self.asked), "asked for (--embedder)"
+        else:
+            name, reason = auto.choice(root)
+            name = name or offline_default()
+        if name not in self.made:
+            self.made[name] = choose(name, None)
+            if self.cache is not None:
+                self.made[name] = VectorCache(self.made[name], Path(self.cache))
+        return self.made[name], reason
+
+    def close(self) -> None:
+        for embedder in self.made.values():
+            close = getattr(embedder, "close", None)
+            if close:
+                close()
+
+
 def evaluate(set_dirs: list[Path] | None = None, embedder_name: str | None = None, base: Config | None = None,
              split: str = "all", argv: list[str] | None = None, progress: bool = True,
              cache: Path | None = None) -> dict:
@@ -334,21 +363,7 @@ def evaluate(set_dirs: list[Path] | None = None, embedder_name: str | None = Non
     if split not in ("all", *SPLITS):
         raise TachikomaError(f"--split must be dev, held or all, not {split!r}")
     base = base or Config()
-    made: dict[str, object] = {}  # one embedder per name, shared by the sets that take it
-
-    def embedder_for(root: Path) -> tuple[object, str]:
-        """The embedder of a set's index: the one asked for, else the memory's own choice (`auto.choice`)."""
-        if embedder_name and embedder_name != "auto":
-            name, reason = canonical_name(embedder_name), "asked for (--embedder)"
-        else:
-            name, reason = auto.choice(root)
-            name = name or offline_default()
-        if name not in made:
-            made[name] = choose(name, None)
-            if cache is not None:
-                made[name] = VectorCache(made[name], Path(cache))
-        return made[name], reason
-
+    embedders = MemoryEmbedders(embedder_name, cache)
     rows: list[dict] = []
     built: list[dict] = []
     scratch = Path(tempfile.mkdtemp(prefix="tachikoma-everyday-"))
@@ -356,7 +371,7 @@ def evaluate(set_dirs: list[Path] | None = None, embedder_name: str | None = Non
         for s in sets:
             root = scratch / s.name
             commits = build_repo(s, root)
-            embedder, reason = embedder_for(root)
+            embedder, reason = embedders.for_memory(root)
             warnings: list[str] = []
             t = time.perf_counter()
             summary = runner.run(root, base, embedder=embedder, warn=warnings.append)
@@ -378,10 +393,7 @@ def evaluate(set_dirs: list[Path] | None = None, embedder_name: str | None = Non
             if progress:
                 print(f"everyday: {s.name}: {len(questions)} questions asked", file=sys.stderr)
     finally:
-        for embedder in made.values():
-            close = getattr(embedder, "close", None)
-            if close:
-                close()
+        embedders.close()
         shutil.rmtree(scratch, ignore_errors=True)
     names = list(dict.fromkeys(b["embedder"] for b in built))
     return {"meta": {"command": "tachikoma " + " ".join(argv) if argv is not None else None,
