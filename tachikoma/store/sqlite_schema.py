@@ -35,22 +35,22 @@ FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"
 #: that text by the triggers, and the same text again to delete a row.
 KEYWORDS_FUNCTION = "tachikoma_keywords"
 
-CHUNK_TRIGGERS = f"""
-CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
-    INSERT INTO chunks_fts(rowid, text) VALUES (new.id, {KEYWORDS_FUNCTION}(new.text));
+
+def _fts_triggers(table: str, fts: str, column: str) -> str:
+    """The triggers that keep the external-content FTS5 table `fts` in step with `table`'s `column`,
+    segmented by `KEYWORDS_FUNCTION` on the way in and on the way out."""
+    return f"""
+CREATE TRIGGER IF NOT EXISTS {table}_ai AFTER INSERT ON {table} BEGIN
+    INSERT INTO {fts}(rowid, {column}) VALUES (new.id, {KEYWORDS_FUNCTION}(new.{column}));
 END;
-CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
-    INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.id, {KEYWORDS_FUNCTION}(old.text));
-END;
-"""
-TOOL_TRIGGERS = f"""
-CREATE TRIGGER IF NOT EXISTS tool_texts_ai AFTER INSERT ON tool_texts BEGIN
-    INSERT INTO tool_fts(rowid, words) VALUES (new.id, {KEYWORDS_FUNCTION}(new.words));
-END;
-CREATE TRIGGER IF NOT EXISTS tool_texts_ad AFTER DELETE ON tool_texts BEGIN
-    INSERT INTO tool_fts(tool_fts, rowid, words) VALUES ('delete', old.id, {KEYWORDS_FUNCTION}(old.words));
+CREATE TRIGGER IF NOT EXISTS {table}_ad AFTER DELETE ON {table} BEGIN
+    INSERT INTO {fts}({fts}, rowid, {column}) VALUES ('delete', old.id, {KEYWORDS_FUNCTION}(old.{column}));
 END;
 """
+
+
+CHUNK_TRIGGERS = _fts_triggers("chunks", "chunks_fts", "text")
+TOOL_TRIGGERS = _fts_triggers("tool_texts", "tool_fts", "words")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
