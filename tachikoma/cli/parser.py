@@ -103,6 +103,9 @@ def _fraction(text: str) -> float:
 
 EVAL_EMBEDDER_HELP = ("minilm-int8 (the default; minilm where onnxruntime is missing), minilm (exact), "
                       "e5-small (multilingual), ollama[:<model>] or hash")
+#: The `--out` of the evaluations that write a report of each question, and their LongMemEval file.
+REPORT_HELP = "write report.md, report.json and per_question.jsonl here"
+LONGMEMEVAL_HELP = "longmemeval_s.json or .json.gz (the official format)"
 
 
 def _whole(least: int, most: int | None = None):
@@ -371,7 +374,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "chosen), 5-9 (held out), 0,3,7")
     b.add_argument("--recency-cases", type=_whole(0), default=240, metavar="N",
                    help="cases in each recency set run beside LoCoMo (default 240; 0: skip them)")
-    b.add_argument("--out", type=Path, metavar="DIR", help="write report.md, report.json and per_question.jsonl here")
+    b.add_argument("--out", type=Path, metavar="DIR", help=REPORT_HELP)
     b.add_argument("--work", type=Path, metavar="DIR", help="keep the memory folders and indexes here and reuse "
                                                           "them next time (default: a temporary folder)")
     b.add_argument("--sweep", action="store_true", help="also rank with other fusion methods and keyword weights")
@@ -389,7 +392,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      "question date. Compares the defaults with ablations (no time reading, no "
                                      "recency, vector only, keywords only) and a BM25 over whole sessions; on "
                                      "abstention questions, how often the answer is 'no good match'.")
-    b.add_argument("path", type=Path, help="longmemeval_s.json or .json.gz (the official format)")
+    b.add_argument("path", type=Path, help=LONGMEMEVAL_HELP)
     b.add_argument("--embedder", metavar="NAME", help=EVAL_EMBEDDER_HELP)
     b.add_argument("--limit", type=int, metavar="N", help="only N questions, a stratified subset (every type in "
                                                           "its share; a smaller N is a prefix of a larger one)")
@@ -398,7 +401,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "$XDG_CACHE_HOME/tachikoma/eval-vectors.sqlite)")
     b.add_argument("--work", type=Path, metavar="DIR", help="keep each question's memory folder and index here "
                                                           "(default: a temporary folder)")
-    b.add_argument("--out", type=Path, metavar="DIR", help="write report.md, report.json and per_question.jsonl here")
+    b.add_argument("--out", type=Path, metavar="DIR", help=REPORT_HELP)
     b.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     b = bench.add_parser("everyday", parents=[common],
                          help="everyday questions on small hand-written memories: top-1, top-5, no good match",
@@ -418,7 +421,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--vector-cache", type=Path, metavar="FILE",
                    help="keep document vectors in this SQLite file and take them from it on the next run "
                         "(default: none, every run embeds)")
-    b.add_argument("--out", type=Path, metavar="DIR", help="write report.md, report.json and per_question.jsonl here")
+    b.add_argument("--out", type=Path, metavar="DIR", help=REPORT_HELP)
     b.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
     b = bench.add_parser("budget", parents=[common],
                          help="LongMemEval: answer turns inside the text returned within a token budget",
@@ -427,7 +430,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      "search --budget and, as a baseline, by taking the top chunks until the "
                                      "budget is spent. Reports the share of the labelled answer turns inside "
                                      "the returned text and the tokens used.")
-    b.add_argument("path", type=Path, help="longmemeval_s.json or .json.gz (the official format)")
+    b.add_argument("path", type=Path, help=LONGMEMEVAL_HELP)
     b.add_argument("--embedder", metavar="NAME", help=EVAL_EMBEDDER_HELP)
     b.add_argument("--limit", type=_whole(1), metavar="N", help="only N questions, a stratified subset")
     b.add_argument("--budgets", type=_budgets, default=(500, 1000, 2000), metavar="N,N",
