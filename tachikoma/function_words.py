@@ -83,6 +83,13 @@ its our my your do did does than then these those into
 """.split())
 
 
+#: English function words, for telling a passage's language (`embedders.auto.passage_language`): the
+#: commonest words and the short ones German, French or Spanish share ("a", "in", "was", "an", "die").
+ENGLISH_FUNCTION = ENGLISH_COMMON | frozenset("""
+a an in on at to was be had how why who where me him us i no so also here just very since before after
+""".split())
+
+
 def other_function_words(words: list[str], english: frozenset[str]) -> frozenset[str]:
     """The function words of each language (`LANGUAGES`) that at least `LANGUAGE_EVIDENCE` of `words`
     (a query's, as written) belong to, counting neither English function words (`english`) nor a

@@ -17,7 +17,7 @@ import pytest
 
 from tachikoma.store import locate
 from tachikoma.store.postgres import PostgresStore
-from tachikoma.store.protocol import IndexStore, TieredStore
+from tachikoma.store.protocol import IndexStore, MultilingualStore, TieredStore
 from tachikoma.store.sqlite import Store as SQLiteStore
 
 #: (engine class, method) → the engine's own optional parameters after the protocol's.
@@ -73,6 +73,11 @@ def test_the_engine_with_tiers_has_the_tier_methods_and_the_other_says_it_has_no
     assert SQLiteStore.tiers is True and _differences(TieredStore, SQLiteStore) == []
     assert PostgresStore.tiers is False
     assert {"pending", "fill"} & set(vars(PostgresStore)) == set()  # the indexer embeds before storing there
+
+
+def test_both_engines_keep_the_passages_read_again_by_the_multilingual_embedder():
+    assert SQLiteStore.multilingual is True and _differences(MultilingualStore, SQLiteStore) == []
+    assert PostgresStore.multilingual is True and _differences(MultilingualStore, PostgresStore) == []
 
 
 def test_the_comparison_sees_a_parameter_that_drifts():

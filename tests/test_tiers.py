@@ -153,7 +153,8 @@ def test_an_older_index_is_upgraded_in_place_keeping_its_vectors_and_tool_texts(
     summary = runner.run(memory, embedder_name="hash")
     assert summary.chunks_embedded == 0
     with Store(path) as store:
-        assert store.get_meta("schema_version") == str(store_module.SCHEMA_VERSION) == "6"
+        assert store.get_meta("schema_version") == str(store_module.SCHEMA_VERSION) == "7"
+        assert store.db.execute("SELECT count(*) FROM multilingual").fetchone() == (0,)  # schema 7: made empty
         assert store.db.execute("SELECT id, vector FROM chunks ORDER BY id").fetchall() == before
         assert store.tier_counts() == {"full": len(before), "quick": 0, "none": 0}
         assert store.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'chunks_unembedded'").fetchone()

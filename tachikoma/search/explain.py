@@ -49,6 +49,9 @@ def meaning_why(factors: dict) -> str:
     """Why the meaning part is what it is; for an embedder with its own scale (`scoring.similarity_scale`)
     also the cosine it was read from: "cosine 0.84 of the query's and the passage's embeddings, on the
     ranking's scale: (0.84 − 0.75) / (1 − 0.75)"."""
+    read_by = factors.get("read_by")
+    if read_by:  # a passage not in English, read again by the multilingual embedder (`scoring.multilingual_similarity`)
+        return read_by_text(read_by)
     why = MEANING.get(factors.get("vectors"), NOT_EMBEDDED)
     scale = _scale(factors)
     if scale is None:
@@ -56,6 +59,14 @@ def meaning_why(factors: dict) -> str:
     c, c0 = scale["cosine"], scale["c0"]
     return (f"cosine {c:.2f} of the query's and the passage's embeddings, on the ranking's scale: "
             f"({c:.2f} − {c0:.2f}) / (1 − {c0:.2f}), 0 below {c0:.2f}")
+
+
+def read_by_text(read_by: dict, short: bool = False) -> str:
+    """"the passage is in German: cosine 0.82 of e5-small's embeddings (question in English), on this index's
+    embedder's scale"; `short`: up to "embeddings"."""
+    text = (f"the passage is in {read_by['language']}: cosine {read_by['cosine']:.2f} of "
+            f"{read_by['embedder'].split(':')[0]}'s embeddings")
+    return text if short else f"{text} (question in {read_by['query_language']}), on this index's embedder's scale"
 
 
 @dataclass(frozen=True)
@@ -79,6 +90,8 @@ def fusion_text(factors: dict) -> str:
     w = float(fusion.get("keyword_weight", 0.0))
     scale = _scale(factors)
     v_text = f"{v:.2f}" + (f" (cosine {scale['cosine']:.2f} on a scale from {scale['c0']:.2f})" if scale else "")
+    if factors.get("read_by"):
+        v_text += f" ({read_by_text(factors['read_by'], short=True)})"
     if fusion.get("method") == "rrf":
         text = (f"reciprocal rank fusion of {meaning} ({v_text}) and keywords ({k:.2f}), "
                 f"keyword weight {w:g}, k = {float(fusion.get('rrf_k', 60)):g}")

@@ -45,6 +45,20 @@ MEASURED_FLOORS = {MINILM: 0.44, MINILM_INT8: 0.44, E5_SMALL: E5_FLOOR}
 #: where they were; the median says it to more off-topic questions but costs the manual pages' questions
 #: (docs/evaluation.md, "Memory in other languages"). MiniLM: none, its arithmetic is untouched.
 SCRIPT_BACKGROUND = {E5_SMALL: 0.1}
+#: The multilingual embedder's cosine for a passage not in English put on MiniLM's scale, for an index whose
+#: embedder reads English only (`multilingual_similarity`): (e5-small cosine, MiniLM cosine) at the same
+#: quantiles (0, 10, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 100%) of both models' cosines over every (question,
+#: passage) pair of the assistant, team and research sets' dev questions, all English, which both read
+#: (docs/embedders.md, "Notes in other languages in an English memory"). So the relevance floor and the
+#: keyword weight mean for these passages what they mean for the others.
+MULTILINGUAL_SCALE = np.array([(0.681, 0.0), (0.749, 0.022), (0.765, 0.067), (0.782, 0.131), (0.801, 0.211),
+                               (0.820, 0.311), (0.833, 0.384), (0.859, 0.525), (0.869, 0.577), (0.892, 0.663),
+                               (0.922, 0.830), (1.0, 1.0)])
+#: e5-small's cosines sit higher within a language other than English and lower across languages: the
+#: median cosine of a question's answering passage (dev questions) is 0.852 for English with English (the
+#: three sets above), 0.885 within another language and 0.827 for an English question and a passage in
+#: another language (the polyglot set). Before the scale, a cosine is moved by the difference to English's.
+SAME_LANGUAGE_SHIFT, OTHER_LANGUAGE_SHIFT = 0.852 - 0.885, 0.852 - 0.827
 #: An answer whose best keyword match holds at least this share of the query's words, weighted by
 #: rarity (`keyword_coverage`), is a match whatever its meaning's cosine (`ranking.match_evidence`).
 KEYWORD_FLOOR = 0.45
@@ -127,6 +141,14 @@ def tier_similarity(snap: Snapshot, vector: np.ndarray, quick_qvec: np.ndarray |
     return vector
 
 
+def multilingual_similarity(cosines: np.ndarray, same_language: np.ndarray) -> np.ndarray:
+    """The similarity of passages not in English from the multilingual embedder's `cosines` with the query:
+    moved by the shift of their pair of languages (`same_language`: the query's is the passage's), then
+    put on MiniLM's scale (`MULTILINGUAL_SCALE`)."""
+    shifted = cosines + np.where(same_language, SAME_LANGUAGE_SHIFT, OTHER_LANGUAGE_SHIFT)
+    return np.interp(shifted, MULTILINGUAL_SCALE[:, 0], MULTILINGUAL_SCALE[:, 1])
+
+
 def ranked_dates(snap: Snapshot, cfg) -> tuple[np.ndarray, np.ndarray]:
     """(N,) the date of each chunk the ranking counts an age from, and that date's source: the memory's
     own date, or (the seed's rule, `[ranking]` `cfg`) its last modification. A result's ``date``."""
@@ -140,7 +162,8 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
                   keyword: np.ndarray | None = None, min_score: float = 0.0,
                   exclude: np.ndarray | None = None, words=None, coverage=None,
                   keyword_floor: float = KEYWORD_FLOOR, windows=(), tool_share: np.ndarray | None = None,
-                  quick_qvec: np.ndarray | None = None, decide: bool = True, time_only: bool = False) -> dict:
+                  quick_qvec: np.ndarray | None = None, decide: bool = True, time_only: bool = False,
+                  multi_qvec: np.ndarray | None = None, language: str = "") -> dict:
     """Score all chunks of a snapshot against a query vector; explain the top `limit`.
 
     Chunks not fully embedded yet (`Snapshot.tier`) are compared in the quick
@@ -163,6 +186,9 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
     memory from them is a good match (`ranking.match_evidence`).
     `tool_share` (N,): the share of each chunk's keyword score its tool texts gave (`keyword_parts`),
     shown as ``keyword_in_tools`` where it is not 0.
+    `multi_qvec`: the query embedded by the multilingual embedder, for the chunks not in English it read
+    (`Snapshot.multi_rows`, `multilingual_similarity`), whose meaning is that embedder's; `language`: the
+    query's language when it is not English (`function_words.language_of`), "" for English.
     """
     cfg = config.ranking
     fusion = config.search
@@ -173,6 +199,10 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
     vector = ranking.rescaled(cosine, c0) if c0 else np.clip(cosine, 0.0, 1.0).astype(np.float64)
     if snap.tier is not None:  # some chunks are not fully embedded yet: their best vectors, else keywords only
         vector = tier_similarity(snap, vector, quick_qvec)
+    multi = snap.multi_rows is not None and multi_qvec is not None
+    if multi:  # passages not in English: by the multilingual embedder, on this one's scale
+        multi_cosine = snap.multi_matrix @ multi_qvec
+        vector[snap.multi_rows] = multilingual_similarity(multi_cosine, snap.multi_language == language)
     if keyword is None:
         keyword = np.zeros(vector.shape[0])
     similarity = ranking.fuse(vector, keyword, fusion)
@@ -246,6 +276,10 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
         })
         if c0:  # what the meaning was read from: the cosine, on the embedder's scale
             factors[-1]["meaning_scale"] = {"cosine": float(cosine[pos]), "c0": c0}
+        if multi and (at := int(np.searchsorted(snap.multi_rows, pos))) < len(snap.multi_rows) \
+                and snap.multi_rows[at] == pos:  # read by the multilingual embedder, on this one's scale
+            factors[-1]["read_by"] = {"embedder": E5_SMALL, "cosine": float(multi_cosine[at]),
+                                      "language": str(snap.multi_language[at]), "query_language": language or "English"}
         if tool_share is not None and tool_share[pos] > 0:
             factors[-1]["keyword_in_tools"] = float(tool_share[pos])
         if snap.tier is not None and snap.tier[pos] != FULL:  # absent once every chunk has its full vector

@@ -24,8 +24,8 @@ from .. import timeq
 from ..config import Config, load_config
 from ..embedders import choose
 from ..embedders.base import Embedder
-from ..embedders.names import ENGLISH_ONLY
-from ..errors import BadQuery, NoIndexYet
+from ..embedders.names import E5_SMALL, ENGLISH_ONLY
+from ..errors import BadQuery, EmbedderError, NoIndexYet
 from ..function_words import language_of
 from ..store import ENGINE_INDEX_MIN_CHUNKS, Location, locate
 from ..tags import Tags
@@ -63,7 +63,7 @@ class Searcher:
 
     def __init__(self, root: Path, config: Config | None = None, embedder_name: str | None = None,
                  embedder: Embedder | None = None, location: Location | None = None,
-                 watched: Callable[[], bool] | None = None):
+                 watched: Callable[[], bool] | None = None, multilingual: Embedder | None = None):
         self.root = root
         #: Whether a watcher re-indexes the folder on every change (a long-lived process's): then a
         #: freshness count older than `FRESHNESS_SECONDS` is refreshed behind the answer, not before it.
@@ -82,6 +82,9 @@ class Searcher:
         self.dim = built_with[1]
         self._snapshot: Snapshot | None = None
         self._quick: Embedder | None = None  # the quick tier's embedder, while some chunks have only its vectors
+        #: The multilingual embedder, for the passages not in English it read (`_multilingual_query`).
+        self.multilingual = multilingual
+        self._multi: Embedder | None = None
         self._freshness: tuple[int, float, dict] | None = None
         self._refreshing: _FreshnessCheck | None = None
         #: False for a memory of a shared store whose folder is not on this machine: its files
@@ -119,7 +122,7 @@ class Searcher:
             self.store.cache_folder, self.store.cache_key(snap.generation), snap.matrix, snap.chunk_ids)
 
     def candidates(self, snap: Snapshot, qvec: np.ndarray, matches: list[tuple[int, float]],
-                   filters: Filters | None) -> Snapshot:
+                   filters: Filters | None, multi_qvec: np.ndarray | None = None) -> Snapshot:
         """The chunks worth scoring: all of them, or for a large index a shortlist of the nearest and
         every keyword match. The shortlist comes from the engine's own index when it has one and no
         filter applies (PostgreSQL's HNSW: `ENGINE_SHORTLIST`), else from `vector_index` (among the
@@ -142,6 +145,10 @@ class Searcher:
         ids = np.array([m[0] for m in matches], dtype=np.int64)
         pos = np.minimum(np.searchsorted(snap.chunk_ids, ids), len(snap.chunk_ids) - 1)
         matched = pos[snap.chunk_ids[pos] == ids]
+        if multi_qvec is not None and snap.multi_rows is not None:  # the nearest passages not in English too
+            cosines = snap.multi_matrix @ multi_qvec
+            nearest = np.argsort(-cosines)[:ENGINE_SHORTLIST]
+            matched = np.concatenate([matched, snap.multi_rows[nearest]])
         return snap.rows(_sorted_union(near, matched))
 
     def search(self, query: str, limit: int = 10, filters: Filters | None = None,
@@ -196,6 +203,7 @@ class Searcher:
         floor = relevance_floor(self.embedder.name) if floor is None else float(floor)
         if not 0 <= floor <= 1:
             raise BadQuery(f"min_score must be between 0 and 1, not {floor:g}")
+        language = language_of(query, STOPWORDS)  # None: English (or not told)
         checking = self._start_freshness() if self.local else None
         started = time.perf_counter()
         qvec = np.asarray(self.embedder.embed_query(query), dtype=np.float32)
@@ -206,6 +214,9 @@ class Searcher:
         with store.reading():
             snap = self.snapshot()
             quick_qvec = self._quick_query(snap, query)
+            second = time.perf_counter()
+            multi_qvec = self._multilingual_query(snap, query, config)
+            second = time.perf_counter() - second  # an embedding too: counted with the first
             counts: dict[str, int] = {}
             read = WordRows(store)
             keywords = keyword_terms(store, words_of, len(snap.chunk_ids), counts=counts, words=read)
@@ -213,7 +224,8 @@ class Searcher:
                                      terms=keywords)
             tool_words, tool_matches = self._tool_matches(words_of, config, counts)
             # A chunk found by its tool texts alone is a candidate too (a large index ranks a shortlist).
-            snap = self.candidates(snap, qvec, matches + [(m.chunk_id, m.bm25) for m in tool_matches], filters)
+            snap = self.candidates(snap, qvec, matches + [(m.chunk_id, m.bm25) for m in tool_matches], filters,
+                                   multi_qvec)
             keyword, tool_share = keyword_parts(snap, matches, tool_matches)
             words = lambda ids: words_held(store, words_of, ids, read)  # noqa: E731 (knowledge updates: what was said)
             # For "no good match", the words asked besides the time; a chunk also holds those of its tool texts.
@@ -222,9 +234,10 @@ class Searcher:
             coverage = lambda: keyword_coverage(store, untimed, snap, matches, counts,  # noqa: E731 (only if needed)
                                                 tool_matches, held)
             time_only = bool(windows) and not query_terms(untimed, skip=STOPWORDS)
-            answer, hidden = self._rank_existing(snap, qvec, limit, config, filters, now, keyword, floor, words,
-                                                 coverage, windows, tool_share if tool_matches else None,
-                                                 quick_qvec, decide, time_only)
+            answer, hidden = self._rank_existing(
+                snap, qvec, limit, config, filters, now, keyword, floor, words=words, coverage=coverage,
+                windows=windows, tool_share=tool_share if tool_matches else None, quick_qvec=quick_qvec,
+                decide=decide, time_only=time_only, multi_qvec=multi_qvec, language=language or "")
             details = store.chunk_details([int(snap.chunk_ids[i]) for i in answer["positions"]])
         results = []
         for pos, factors, score in zip(answer["positions"], answer["factors"], answer["scores"]):
@@ -239,10 +252,8 @@ class Searcher:
                 results[-1]["tool_matches"] = self._tool_evidence(
                     path, int(snap.chunk_ids[pos]), tool_matches, tool_words,
                     excerpt=factors["keyword_in_tools"] >= TOOL_EXCERPT_SHARE)
-        if answer["match"]["answered_by"] is None and self.embedder.name in ENGLISH_ONLY:
-            language = language_of(query, STOPWORDS)  # its meaning cannot reach a note (`humanize.language_hint`)
-            if language:
-                answer["match"]["question_language"] = language
+        if answer["match"]["answered_by"] is None and self.embedder.name in ENGLISH_ONLY and language:
+            answer["match"]["question_language"] = language  # its meaning cannot reach a note (`humanize.language_hint`)
         finished = time.perf_counter()
         freshness = dict(self._finish_freshness(checking) if self.local else NOT_HERE, missing_files=hidden)
         keywords = keywords + [t for t in tool_words if t not in keywords]
@@ -251,8 +262,8 @@ class Searcher:
                 "recency": config.ranking.recency,
                 "as_of": now.isoformat(timespec="seconds"), "time": [w.as_dict() for w in windows],
                 "freshness": freshness, "embedder": self.embedder.name,
-                "timing_ms": {"embed": round((embedded - started) * 1000, 2),
-                              "rank": round((finished - embedded) * 1000, 2)}}
+                "timing_ms": {"embed": round((embedded - started + second) * 1000, 2),
+                              "rank": round((finished - embedded - second) * 1000, 2)}}
 
     def file_chunks(self, rel: str, config: Config | None = None) -> list[dict]:
         """The chunks of the file `rel` as results of a search give them (``path``, ``kind``, ``lines``,
@@ -297,9 +308,9 @@ class Searcher:
         return found
 
     def _rank_existing(self, snap: Snapshot, qvec, limit, config, filters, now, keyword, floor,
-                       words=None, coverage=None, windows=(), tool_share=None, quick_qvec=None,
-                       decide=True, time_only=False) -> tuple[dict, int]:
-        """`rank_snapshot`, leaving out files deleted or renamed since the index last saw them.
+                       **more) -> tuple[dict, int]:
+        """`rank_snapshot` (`more`: its keyword arguments), leaving out files deleted or renamed since the
+        index last saw them.
 
         Only the files of the results are checked (a stat each); a missing one
         is excluded and the ranking done again. Returns the answer and how
@@ -307,14 +318,10 @@ class Searcher:
         """
         gone = np.zeros(len(snap.paths), dtype=bool)
         if not self.local:
-            return rank_snapshot(snap, qvec, limit, config, filters, now, keyword, floor, words=words,
-                                 coverage=coverage, windows=windows, tool_share=tool_share,
-                                 quick_qvec=quick_qvec, decide=decide, time_only=time_only), 0
+            return rank_snapshot(snap, qvec, limit, config, filters, now, keyword, floor, **more), 0
         for attempt in range(MISSING_ROUNDS + 1):
             answer = rank_snapshot(snap, qvec, limit, config, filters, now, keyword, floor,
-                                   exclude=gone if gone.any() else None, words=words, coverage=coverage,
-                                   windows=windows, tool_share=tool_share, quick_qvec=quick_qvec, decide=decide,
-                                   time_only=time_only)
+                                   exclude=gone if gone.any() else None, **more)
             files = {int(snap.chunk_file[p]) for p in answer["positions"]}
             if attempt == MISSING_ROUNDS - 1:
                 files = range(len(snap.paths))  # many files went at once: check them all, once
@@ -323,6 +330,19 @@ class Searcher:
                 return answer, int(gone.sum())
             gone[missing] = True
         return answer, int(gone.sum())
+
+    def _multilingual_query(self, snap: Snapshot, query: str, config: Config) -> np.ndarray | None:
+        """The query embedded by the multilingual embedder, when `snap` has passages it read (`multi_rows`) and
+        ``[embedder] multilingual`` is on; None when it is off or the embedder cannot load (those passages
+        then keep this embedder's meaning)."""
+        if snap.multi_rows is None or not config.multilingual:
+            return None
+        if self._multi is None:
+            self._multi = self.multilingual or choose(E5_SMALL, None)
+        try:
+            return np.asarray(self._multi.embed_query(query), dtype=np.float32)
+        except EmbedderError:
+            return None
 
     def _quick_query(self, snap: Snapshot, query: str) -> np.ndarray | None:
         """The query in the quick tier's space, when some chunks of `snap` have only quick vectors."""

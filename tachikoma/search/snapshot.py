@@ -83,6 +83,12 @@ class Snapshot:
     #: (N,) str, each chunk's script (`segment.dominant_script`), read only for an embedder whose meaning the
     #: floor measures from its script's background (`scoring.SCRIPT_BACKGROUND`, `chunk_scripts`); None: not read.
     scripts: np.ndarray | None = None
+    #: The chunks whose text is not in English, read again by the multilingual embedder in an index whose
+    #: embedder reads English only (`scoring.multilingual_similarity`): (M,) their positions, ascending, (M,)
+    #: their languages ("German", ...) and (M, dim) that embedder's vectors; None: no such chunk.
+    multi_rows: np.ndarray | None = None
+    multi_language: np.ndarray | None = None
+    multi_matrix: np.ndarray | None = None
 
     @property
     def chunk_count(self) -> int:
@@ -92,7 +98,12 @@ class Snapshot:
     def rows(self, positions: np.ndarray) -> "Snapshot":
         """The same snapshot restricted to some chunks (ascending `positions`): the files stay whole,
         and so do the per-file weights it has computed."""
-        return replace(self, chunk_ids=self.chunk_ids[positions], chunk_file=self.chunk_file[positions],
+        multi = {}
+        if self.multi_rows is not None:
+            keep = np.isin(self.multi_rows, positions)
+            multi = {"multi_rows": np.searchsorted(positions, self.multi_rows[keep]),
+                     "multi_language": self.multi_language[keep], "multi_matrix": self.multi_matrix[keep]}
+        return replace(self, **multi, chunk_ids=self.chunk_ids[positions], chunk_file=self.chunk_file[positions],
                        matrix=np.asarray(self.matrix[positions]), date=self.date[positions],
                        date_source=self.date_source[positions], vector_index=None,
                        modified=None if self.modified is None else self.modified[positions],
@@ -110,6 +121,7 @@ class Snapshot:
             rows = store.ranking_files()
             ids, file_ids, chunk_date, matrix, tier, quick = load_vectors(store, dim, generation)
             embedder = (store.embedder or ("", 0))[0]
+            multi = multilingual_vectors(store, generation, ids)
         file_row_ids = np.array([r[0] for r in rows], dtype=np.int64)
         chunk_file = np.searchsorted(file_row_ids, file_ids)
 
@@ -125,7 +137,7 @@ class Snapshot:
         column = lambda i: np.array([r[i] for r in rows], dtype=object)  # noqa: E731 (a one-line closure handed on)
         return cls(generation, ids, chunk_file, matrix, column(1), column(2), column(3), column(4),
                    column(5), date, source, np.array([bool(r[11]) for r in rows], dtype=bool),
-                   modified, modified_source, tier=_tiers(tier, quick), quick=quick, embedder=embedder)
+                   modified, modified_source, tier=_tiers(tier, quick), quick=quick, embedder=embedder, **multi)
 
     def evergreen_files(self, globs: tuple[str, ...]) -> np.ndarray:
         """(F,) bool: evergreen by the file itself or by a `globs` pattern, computed once per list."""
@@ -166,6 +178,30 @@ def chunk_scripts(store: Store, chunk_ids: np.ndarray, generation: int, batch: i
     scripts = np.array(out, dtype="U16")
     _write_vector_cache(store.cache_folder, store.cache_key(generation), {"scripts": scripts}, {"scripts": target})
     return scripts
+
+
+def multilingual_vectors(store: Store, generation: int, chunk_ids: np.ndarray) -> dict:
+    """The `Snapshot` fields of the chunks the multilingual embedder read too (`multi_rows`, …), through the
+    vector cache (`load_vectors`); empty when the index has none. Call inside a read transaction."""
+    dim = store.get_meta("multilingual_dim") if getattr(store, "multilingual", False) else None
+    if not dim or not dim.isdigit():
+        return {}
+    key = store.cache_key(generation)
+    files = {part: store.cache_folder / VECTOR_CACHE.format(key=key, part=part) for part in ("mids", "mlang", "m32")}
+    try:
+        ids, languages, matrix = (np.load(files["mids"]), np.load(files["mlang"]), np.load(files["m32"]))
+        if not (ids.shape == languages.shape == matrix.shape[:1] and matrix.shape[1:] == (int(dim),)):
+            raise ValueError("multilingual vectors of another index state")
+    except (OSError, ValueError):
+        ids, languages, matrix = store.load_multilingual(int(dim))
+        _write_vector_cache(store.cache_folder, key, {"mids": ids, "mlang": languages, "m32": matrix}, files)
+    if not len(ids):
+        return {}
+    pos = np.minimum(np.searchsorted(chunk_ids, ids), max(len(chunk_ids) - 1, 0))
+    known = chunk_ids[pos] == ids if len(chunk_ids) else np.zeros(len(ids), dtype=bool)
+    if not known.any():
+        return {}
+    return {"multi_rows": pos[known], "multi_language": languages[known], "multi_matrix": matrix[known]}
 
 
 def quick_rows(quick: np.ndarray) -> np.ndarray:

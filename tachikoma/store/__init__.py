@@ -10,8 +10,9 @@ the vectors.
   a ``postgresql://`` URL (``[store] url``, ``--store`` or $TACHIKOMA_STORE; `locate`).
 
 What a store offers, method by method, is `protocol.IndexStore` (and
-`protocol.TieredStore` for an engine with tiers of vectors): both engines
-satisfy it, checked by tests/test_store_protocol.py.
+`protocol.TieredStore` for an engine with tiers of vectors, SQLite's, and
+`protocol.MultilingualStore`, both engines: the passages not in English read again
+by the multilingual embedder): checked by tests/test_store_protocol.py.
 """
 
 from __future__ import annotations

@@ -444,10 +444,51 @@ class PostgresStore:
 
     @_guarded
     def clear(self) -> None:
+        self.db.execute("DELETE FROM tachikoma.multilingual WHERE memory_id = %s", (self.memory_id,))
         self.db.execute("DELETE FROM tachikoma.tool_texts WHERE memory_id = %s", (self.memory_id,))
         self.db.execute("DELETE FROM tachikoma.chunks WHERE memory_id = %s", (self.memory_id,))
         self.db.execute("DELETE FROM tachikoma.files WHERE memory_id = %s", (self.memory_id,))
         self._drop_vector_indexes()
+
+    # -- passages read again by the multilingual embedder (`postgres_schema.MULTILINGUAL`) --
+    #: This store keeps them (`indexer.pipeline.embed_multilingual`).
+    multilingual = True
+
+    @_guarded
+    def unjudged(self, limit: int, after: str = "") -> list[tuple[str, str]]:
+        rows = self.db.execute(
+            "SELECT c.hash, min(c.text) FROM tachikoma.chunks c LEFT JOIN tachikoma.multilingual m "
+            "ON m.memory_id = c.memory_id AND m.hash = c.hash WHERE c.memory_id = %s AND m.hash IS NULL "
+            "AND c.hash > %s GROUP BY c.hash ORDER BY c.hash LIMIT %s", (self.memory_id, after, int(limit)))
+        return [(r[0], r[1]) for r in rows]
+
+    @_guarded
+    def judge(self, rows: list[tuple[str, str | None, bytes]]) -> None:
+        with self.db.cursor() as cur:
+            cur.executemany("INSERT INTO tachikoma.multilingual(memory_id, hash, language, vector) VALUES (%s,%s,%s,%s) "
+                            "ON CONFLICT (memory_id, hash) DO UPDATE SET language = EXCLUDED.language, "
+                            "vector = EXCLUDED.vector", [(self.memory_id, *row) for row in rows])
+
+    @_guarded
+    def forget_unused_judgements(self) -> int:
+        return self.db.execute(
+            "DELETE FROM tachikoma.multilingual m WHERE m.memory_id = %s AND NOT EXISTS (SELECT 1 FROM "
+            "tachikoma.chunks c WHERE c.memory_id = m.memory_id AND c.hash = m.hash)", (self.memory_id,)).rowcount
+
+    @_guarded
+    def load_multilingual(self, dim: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        rows = self.db.execute(
+            "SELECT c.id, m.language, m.vector FROM tachikoma.chunks c JOIN tachikoma.multilingual m "
+            "ON m.memory_id = c.memory_id AND m.hash = c.hash WHERE c.memory_id = %s AND octet_length(m.vector) > 0 "
+            "ORDER BY c.id", (self.memory_id,)).fetchall()
+        blob = b"".join(bytes(r[2]) for r in rows)
+        if len(blob) != len(rows) * dim * 4:
+            raise self.damaged(f"multilingual vectors that are not all of {dim} dimensions")
+        matrix = np.frombuffer(blob, dtype=np.float32).reshape(len(rows), dim)
+        if not np.isfinite(matrix).all():
+            raise self.damaged("a multilingual vector holds NaN or infinity")
+        return (np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)),
+                np.array([r[1] for r in rows], dtype="U40"), matrix)
 
     # -- reading for search -------------------------------------------------
     @_guarded

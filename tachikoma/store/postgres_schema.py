@@ -8,7 +8,7 @@ from ..errors import NoIndexYet, TachikomaError
 from ..segment import fold_accents, index_text
 from .postgres_errors import redacted
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 #: The text search configuration of the keyword column.
 TS_CONFIG = "tachikoma.words"
 #: Key of the advisory locks (with the memory's id, or 0 while the schema is made): "tk".
@@ -110,6 +110,18 @@ TOOL_SCHEMA = (
     "CREATE INDEX tool_texts_tsv ON tachikoma.tool_texts USING gin (tsv)",
 )
 
+#: The passages read again by the multilingual embedder, as on SQLite (`sqlite_schema.MULTILINGUAL`): per
+#: memory and chunk text, its language when it is not English (NULL: English) and that embedder's float32
+#: vector (empty for English).
+MULTILINGUAL = (
+    """CREATE TABLE IF NOT EXISTS tachikoma.multilingual (
+    memory_id integer NOT NULL REFERENCES tachikoma.memories(id) ON DELETE CASCADE,
+    hash text NOT NULL,      -- a chunk text's hash (`chunks.hash`)
+    language text,           -- "German", "Japanese", ...; NULL: English
+    vector bytea NOT NULL,   -- empty for an English passage
+    PRIMARY KEY (memory_id, hash)
+)""",
+)
 
 
 def keyword_text(text: str) -> str | None:
@@ -150,6 +162,8 @@ MIGRATIONS: dict[int, tuple] = {
         "ALTER TABLE tachikoma.tool_texts DROP COLUMN tsv, DROP COLUMN word_count",
         f"ALTER TABLE tachikoma.tool_texts ADD COLUMN {_TOOL_TSV}, ADD COLUMN {_TOOL_WORDS}",
         "CREATE INDEX tool_texts_tsv ON tachikoma.tool_texts USING gin (tsv)"),
+    # Version 4: the passages not in English read again by the multilingual embedder (issue 29).
+    4: MULTILINGUAL,
 }
 
 
@@ -182,7 +196,7 @@ def ensure_schema(db, url: str, readonly: bool) -> None:
         version = schema_version(db)
         if version is None:
             db.execute(SCHEMA)
-            for statement in TOOL_SCHEMA:
+            for statement in TOOL_SCHEMA + MULTILINGUAL:
                 db.execute(statement)
             db.execute("INSERT INTO tachikoma.schema VALUES (%s)", (SCHEMA_VERSION,))
         elif version < SCHEMA_VERSION:

