@@ -34,11 +34,14 @@ import numpy as np
 
 from tachikoma.config import Config
 from tachikoma.embedders import choose
+from tachikoma.embedders.auto import passage_language
 from tachikoma.embedders.names import E5_SMALL
 from tachikoma.evaluation import everyday
 from tachikoma.evaluation.longmemeval import VectorCache
+from tachikoma.function_words import language_of
 from tachikoma.indexer import runner
 from tachikoma.search import scoring
+from tachikoma.search.keywords import STOPWORDS
 from tachikoma.search.searcher import Searcher
 from tachikoma.search.snapshot import chunk_scripts
 
@@ -46,6 +49,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 import manpages_multilingual as manpages  # noqa: E402 (a benchmark beside this one)
 
 QUANTILES = (None, 0.1, 0.25, 0.5)
+#: How the background is read: in the passage's script, or over all passages after each pair of languages'
+#: shift (`evidence`).
+RULES = ("script", "language")
 FLOORS = tuple(round(x, 2) for x in np.arange(0.10, 0.41, 0.02))
 
 
@@ -54,8 +60,9 @@ def asked(searcher: Searcher, questions: list[dict], as_of=None) -> list[dict]:
     keywords or the time alone would answer."""
     with searcher.store.reading():
         snap = searcher.snapshot()
-        scripts = (snap.scripts if snap.scripts is not None
-                   else chunk_scripts(searcher.store, snap.chunk_ids, snap.generation))
+        scripts = chunk_scripts(searcher.store, snap.chunk_ids, snap.generation)
+        texts = searcher.store.chunk_details([int(i) for i in snap.chunk_ids])
+    languages = np.array([passage_language(texts[int(i)][5]) or "" for i in snap.chunk_ids], dtype="U40")
     c0 = scoring.similarity_scale(snap.embedder)
     paths = np.array([snap.paths[f] for f in snap.chunk_file], dtype=object)
     out = []
@@ -67,14 +74,21 @@ def asked(searcher: Searcher, questions: list[dict], as_of=None) -> list[dict]:
         files = list(dict.fromkeys(r["path"] for r in open_answer["results"]))
         rank = next((n for n, f in enumerate(files, 1) if f in q["expected"]), None) if q["expected"] else None
         out.append(dict(q, rank=rank, other=closed["match"]["answered_by"], meaning=meaning, scripts=scripts,
-                        paths=paths))
+                        paths=paths, shift=scoring.language_shift(languages, language_of(q["question"], STOPWORDS) or "")
+                        / (1 - c0)))
     return out
 
 
-def evidence(row: dict, quantile: float | None) -> float:
+def evidence(row: dict, quantile: float | None, rule: str = "script") -> float:
+    """The best chunk's meaning less a `quantile` of the others': by `rule` "script", of the chunks in its
+    script; by "language", of every chunk, each meaning first moved by its pair of languages
+    (`scoring.language_shift`)."""
     meaning = row["meaning"]
     if quantile is None:
         return float(meaning.max())
+    if rule == "language":
+        shifted = meaning + row["shift"]
+        return float(shifted.max() - np.quantile(shifted, quantile))
     adjusted = meaning.copy()
     for group in set(row["scripts"]):
         members = row["scripts"] == group
@@ -83,9 +97,9 @@ def evidence(row: dict, quantile: float | None) -> float:
     return float(adjusted.max())
 
 
-def scores(rows: list[dict], quantile: float | None, floor: float) -> dict:
+def scores(rows: list[dict], quantile: float | None, floor: float, rule: str = "script") -> dict:
     def answered(r):
-        return r["other"] is not None or r["evidence"][quantile] >= floor
+        return r["other"] is not None or r["evidence"][rule, quantile] >= floor
 
     out = {}
     for direction in ("same", "cross"):
@@ -153,18 +167,19 @@ def main() -> None:
         shutil.rmtree(scratch, ignore_errors=True)
     for part in rows.values():
         for r in part:
-            r["evidence"] = {q: evidence(r, q) for q in QUANTILES}
+            r["evidence"] = {(rule, q): evidence(r, q, rule) for rule in RULES for q in QUANTILES}
     figures = []
-    print("| quantile | floor | split | polyglot same | polyglot across | off-topic | worst language | nonsense "
+    print("| rule | quantile | floor | split | polyglot same | polyglot across | off-topic | worst language | nonsense "
           "| manpages same | manpages across |")
-    print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|")
-    for quantile in QUANTILES:
+    print("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+    for rule, quantile in [(rule, q) for rule in RULES for q in QUANTILES if q is not None] + [("script", None)]:
         for floor in FLOORS:
             for split in ("dev", "held"):
-                p = scores([r for r in rows["polyglot"] if r["split"] == split], quantile, floor)
-                m = scores([r for r in rows["manpages"] if r["split"] == split], quantile, floor)
-                figures.append({"quantile": quantile, "floor": floor, "split": split, "polyglot": p, "manpages": m})
-                print(f"| {quantile} | {floor:.2f} | {split} | {cell(p['same_top5'])} | {cell(p['cross_top5'])} | "
+                p = scores([r for r in rows["polyglot"] if r["split"] == split], quantile, floor, rule)
+                m = scores([r for r in rows["manpages"] if r["split"] == split], quantile, floor, rule)
+                figures.append({"rule": rule, "quantile": quantile, "floor": floor, "split": split, "polyglot": p,
+                                "manpages": m})
+                print(f"| {rule} | {quantile} | {floor:.2f} | {split} | {cell(p['same_top5'])} | {cell(p['cross_top5'])} | "
                       f"{cell(p['offtopic'])} | {cell(p['worst_language'])} | {cell(p['nonsense'])} | "
                       f"{cell(m['same_top5'])} | {cell(m['cross_top5'])} |")
     if args.out:

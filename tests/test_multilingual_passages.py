@@ -115,7 +115,7 @@ def test_an_english_question_finds_a_note_in_another_language(memory, question, 
     assert f"the passage is in {language}: cosine {read_by['cosine']:.2f} of e5-small's embeddings" \
         in explain.sentence(result)
     assert result["factors"]["vector_similarity"] == pytest.approx(
-        float(scoring.multilingual_similarity(np.array([read_by["cosine"]]), np.array([False]))[0]))
+        float(scoring.multilingual_similarity(np.array([read_by["cosine"]]), np.array([language]), "")[0]))
     # the same question without the second reading: MiniLM cannot read the note, and no word is shared
     off = ask(root, question, Config(multilingual=False), decide=False)
     assert path not in [r["path"] for r in off["results"][:rank]]

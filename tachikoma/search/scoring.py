@@ -141,11 +141,19 @@ def tier_similarity(snap: Snapshot, vector: np.ndarray, quick_qvec: np.ndarray |
     return vector
 
 
-def multilingual_similarity(cosines: np.ndarray, same_language: np.ndarray) -> np.ndarray:
-    """The similarity of passages not in English from the multilingual embedder's `cosines` with the query:
-    moved by the shift of their pair of languages (`same_language`: the query's is the passage's), then
-    put on MiniLM's scale (`MULTILINGUAL_SCALE`)."""
-    shifted = cosines + np.where(same_language, SAME_LANGUAGE_SHIFT, OTHER_LANGUAGE_SHIFT)
+def language_shift(languages: np.ndarray, language: str) -> np.ndarray:
+    """(N,) what e5-small's cosine of a query in `language` ("" English) with each passage in `languages`
+    (`embedders.auto.passage_language`, "" English) is moved by: `SAME_LANGUAGE_SHIFT` within a language other
+    than English, `OTHER_LANGUAGE_SHIFT` across two languages, 0 for English with English."""
+    same = languages == language
+    return np.where(same, 0.0 if language == "" else SAME_LANGUAGE_SHIFT, OTHER_LANGUAGE_SHIFT)
+
+
+def multilingual_similarity(cosines: np.ndarray, languages: np.ndarray, language: str) -> np.ndarray:
+    """The similarity of passages not in English (in `languages`) from the multilingual embedder's `cosines`
+    with a query in `language`: moved by their pair of languages (`language_shift`), then put on MiniLM's
+    scale (`MULTILINGUAL_SCALE`)."""
+    shifted = cosines + language_shift(languages, language)
     return np.interp(shifted, MULTILINGUAL_SCALE[:, 0], MULTILINGUAL_SCALE[:, 1])
 
 
@@ -202,7 +210,7 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
     multi = snap.multi_rows is not None and multi_qvec is not None
     if multi:  # passages not in English: by the multilingual embedder, on this one's scale
         multi_cosine = snap.multi_matrix @ multi_qvec
-        vector[snap.multi_rows] = multilingual_similarity(multi_cosine, snap.multi_language == language)
+        vector[snap.multi_rows] = multilingual_similarity(multi_cosine, snap.multi_language, language)
     if keyword is None:
         keyword = np.zeros(vector.shape[0])
     similarity = ranking.fuse(vector, keyword, fusion)
