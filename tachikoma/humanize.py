@@ -152,6 +152,17 @@ def vectors_text(embedded: dict | None) -> str | None:
             f"{'has' if embedded['chunks'] == 1 else 'have'} full vectors" + (f" ({', '.join(rest)})" if rest else ""))
 
 
+def other_languages_text(other: dict | None) -> str:
+    """"12 passages not in English (German 7, Japanese 5), read by e5-small too" (`indexer.status.other_languages`);
+    "" when there are none."""
+    if not other:
+        return ""
+    chunks = other["chunks"]
+    parts = ", ".join(f"{language} {n}" for language, n in chunks.items())
+    return (f"{plural(sum(chunks.values()), 'passage')} not in English ({parts}), "
+            f"read by {other['embedder'].split(':')[0]} too")
+
+
 def meaning_label(factors: dict) -> str:
     """What the meaning part of a result's similarity came from: "meaning" (the full model's vectors),
     "meaning from quick vectors", or "meaning (not embedded yet: keywords only)" (`search.snapshot.TIER_NAMES`)."""

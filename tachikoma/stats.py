@@ -21,7 +21,7 @@ from .globs import name_or_path_matches
 from .documents import KINDS, MARKDOWN
 from .memory import TAG_FILE, walk
 from .frontmatter import read_front_matter
-from .humanize import plural, when
+from .humanize import other_languages_text, plural, when
 from .indexer.status import freshness, not_indexed, transcript_problems
 from .tags import CONFIDENCE_VALUES, STATUSES, TAG_KEYS, TRUST_VALUES, Tags
 
@@ -225,6 +225,8 @@ def format_text(result: dict) -> str:
             out.append(f"index: updated {updated['text']} ({updated['ago']}), {plural(index['files'], 'file')}{data}, "
                        f"{plural(index['chunks'], 'chunk')} ({index['embedder']}); "
                        f"{plural(index['changed_since'], 'file')} changed since")
+            if index.get("other_languages"):
+                out.append(f"index: {other_languages_text(index['other_languages'])}")
     if result.get("problems"):
         out.append("problems:")
         out.extend(f"  {item['path']}: {item['reason']}" for item in result["problems"])

@@ -6,7 +6,7 @@ from __future__ import annotations
 from flask import Flask, g, request
 
 from tachikoma import memory
-from tachikoma.humanize import duration, language_hint
+from tachikoma.humanize import duration, language_hint, other_languages_text
 from tachikoma.config import RECENCY_PRESETS
 from tachikoma.documents import KINDS
 from tachikoma.tags import CONFIDENCE_VALUES, STATUSES, TAG_KEYS, TRUST_VALUES
@@ -22,7 +22,7 @@ def install_template_helpers(app: Flask) -> None:
     app.jinja_env.filters.update(
         highlight=render.highlight, snippet=render.snippet, passage=render.passage, ago=render.ago, when=render.when,
         num=render.num, pct=render.pct, dated=render.dated, fraction=render.fraction, plural=render.plural,
-        duration=duration,
+        duration=duration, other_languages=other_languages_text,
     )
     app.jinja_env.globals.update(
         explain=render.explain, language_hint=language_hint, speaker_class=speaker_class, STATUSES=STATUSES, KINDS=KINDS,

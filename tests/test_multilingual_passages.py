@@ -132,6 +132,26 @@ def test_how_far_the_meaning_across_languages_reaches(memory):
 
 
 @pytestmark_e5
+def test_stats_and_the_dashboard_say_which_passages_e5_small_read(memory):
+    from tachikoma import stats
+    from tachikoma_dashboard.app import create_app
+    from test_app import make_client
+
+    root, _ = memory
+    report = stats.report(root)
+    assert report["index"]["other_languages"] == {"embedder": e5.E5SmallEmbedder.name,
+                                                  "chunks": {"German": 1, "Japanese": 1}}
+    line = "index: 2 passages not in English (German 1, Japanese 1), read by e5-small too"
+    assert line in stats.format_text(report).splitlines()
+    app = create_app(memory=root, port=5000)
+    try:
+        html = make_client(app).get("/coverage").get_data(as_text=True)
+        assert "2 passages not in English (German 1, Japanese 1), read by e5-small too" in html
+    finally:
+        app.extensions["tachikoma"].index_job.wait(30)
+
+
+@pytestmark_e5
 def test_an_off_topic_question_still_has_no_good_match(memory):
     root, _ = memory
     assert ask(root, "What is the capital of Australia?")["no_good_match"]

@@ -39,7 +39,8 @@ def freshness(root: Path) -> dict:
     ("error" and "note" hold the one-line reason).
     """
     empty = {"state": "none", "last_indexed_at": None, "last_complete_at": None, "changed_since": None,
-             "files": 0, "chunks": 0, "data_files": 0, "embedder": None, "note": None, "embedded": None}
+             "files": 0, "chunks": 0, "data_files": 0, "embedder": None, "note": None, "embedded": None,
+             "other_languages": None}
     try:
         location = locate(root)
         if not location.exists():
@@ -73,12 +74,20 @@ def freshness(root: Path) -> dict:
                 "changed_since": pending_changes(root, store, settings_or_defaults(root).max_file_bytes),
                 "files": files, "chunks": chunks, "data_files": data_files,
                 "embedder": built_with[0] if built_with else None,
-                "note": note, "embedded": embedded,
+                "note": note, "embedded": embedded, "other_languages": other_languages(store),
             }
     except IndexDamaged as exc:
         return {**empty, "state": "damaged", "error": str(exc), "note": str(exc)}
     except TachikomaError as exc:
         return {**empty, "state": "unreadable", "error": str(exc), "note": str(exc)}
+
+
+def other_languages(store) -> dict | None:
+    """The passages not in English that the multilingual embedder read (`pipeline.embed_multilingual`):
+    ``{"embedder": name, "chunks": {language: count}}``; None when none were read."""
+    read_by = store.get_meta("multilingual_embedder") if getattr(store, "multilingual", False) else None
+    counts = store.language_counts() if read_by else {}
+    return {"embedder": read_by, "chunks": dict(sorted(counts.items(), key=lambda kv: -kv[1]))} if counts else None
 
 
 def _indexed_files(root: Path) -> list:

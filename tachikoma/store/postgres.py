@@ -476,6 +476,13 @@ class PostgresStore:
             "tachikoma.chunks c WHERE c.memory_id = m.memory_id AND c.hash = m.hash)", (self.memory_id,)).rowcount
 
     @_guarded
+    def language_counts(self) -> dict[str, int]:
+        return dict(self.db.execute(
+            "SELECT m.language, count(*) FROM tachikoma.chunks c JOIN tachikoma.multilingual m ON m.memory_id = "
+            "c.memory_id AND m.hash = c.hash WHERE c.memory_id = %s AND m.language IS NOT NULL AND "
+            "octet_length(m.vector) > 0 GROUP BY m.language", (self.memory_id,)).fetchall())
+
+    @_guarded
     def load_multilingual(self, dim: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         rows = self.db.execute(
             "SELECT c.id, m.language, m.vector FROM tachikoma.chunks c JOIN tachikoma.multilingual m "

@@ -226,5 +226,8 @@ class MultilingualStore(IndexStore, Protocol):
     def forget_unused_judgements(self) -> int:
         """Drop the rows of texts no chunk holds any more; returns how many."""
 
+    def language_counts(self) -> dict[str, int]:
+        """Chunks per language of the passages the multilingual embedder read."""
+
     def load_multilingual(self, dim: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(M,) chunk ids, (M,) languages and the (M, dim) matrix of the chunks with a multilingual vector."""

@@ -449,6 +449,12 @@ class Store:
         """Drop the rows of texts no chunk holds any more; returns how many. Call inside a transaction."""
         return self.db.execute("DELETE FROM multilingual WHERE hash NOT IN (SELECT hash FROM chunks)").rowcount
 
+    @_guarded()
+    def language_counts(self) -> dict[str, int]:
+        """Chunks per language of the passages the multilingual embedder read."""
+        return dict(self.db.execute("SELECT m.language, count(*) FROM chunks c JOIN multilingual m ON m.hash = c.hash "
+                                    "WHERE m.language IS NOT NULL AND length(m.vector) > 0 GROUP BY m.language"))
+
     @_guarded(parses="vectors")
     def load_multilingual(self, dim: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The chunks whose text has a multilingual vector: (M,) chunk ids ascending, (M,) their languages
