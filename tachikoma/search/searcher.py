@@ -252,8 +252,10 @@ class Searcher:
                 results[-1]["tool_matches"] = self._tool_evidence(
                     path, int(snap.chunk_ids[pos]), tool_matches, tool_words,
                     excerpt=factors["keyword_in_tools"] >= TOOL_EXCERPT_SHARE)
-        if answer["match"]["answered_by"] is None and self.embedder.name in ENGLISH_ONLY and language:
-            answer["match"]["question_language"] = language  # its meaning cannot reach a note (`humanize.language_hint`)
+        english_read = multi_qvec is not None and snap.multi_rows is not None and bool((snap.multi_language == "").any())
+        if answer["match"]["answered_by"] is None and self.embedder.name in ENGLISH_ONLY and language \
+                and not english_read:  # its meaning cannot reach an English note (`humanize.language_hint`)
+            answer["match"]["question_language"] = language
         finished = time.perf_counter()
         freshness = dict(self._finish_freshness(checking) if self.local else NOT_HERE, missing_files=hidden)
         keywords = keywords + [t for t in tool_words if t not in keywords]
@@ -335,7 +337,7 @@ class Searcher:
         """The query embedded by the multilingual embedder, when `snap` has passages it read (`multi_rows`) and
         ``[embedder] multilingual`` is on; None when it is off or the embedder cannot load (those passages
         then keep this embedder's meaning)."""
-        if snap.multi_rows is None or not config.multilingual:
+        if snap.multi_rows is None or config.multilingual == "off":
             return None
         if self._multi is None:
             self._multi = self.multilingual or choose(E5_SMALL, None)

@@ -455,10 +455,11 @@ class PostgresStore:
     multilingual = True
 
     @_guarded
-    def unjudged(self, limit: int, after: str = "") -> list[tuple[str, str]]:
+    def unjudged(self, limit: int, after: str = "", english: bool = False) -> list[tuple[str, str]]:
+        lacking = "m.hash IS NULL" + (" OR (m.language IS NULL AND octet_length(m.vector) = 0)" if english else "")
         rows = self.db.execute(
             "SELECT c.hash, min(c.text) FROM tachikoma.chunks c LEFT JOIN tachikoma.multilingual m "
-            "ON m.memory_id = c.memory_id AND m.hash = c.hash WHERE c.memory_id = %s AND m.hash IS NULL "
+            f"ON m.memory_id = c.memory_id AND m.hash = c.hash WHERE c.memory_id = %s AND ({lacking}) "
             "AND c.hash > %s GROUP BY c.hash ORDER BY c.hash LIMIT %s", (self.memory_id, after, int(limit)))
         return [(r[0], r[1]) for r in rows]
 
@@ -495,7 +496,7 @@ class PostgresStore:
         if not np.isfinite(matrix).all():
             raise self.damaged("a multilingual vector holds NaN or infinity")
         return (np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)),
-                np.array([r[1] for r in rows], dtype="U40"), matrix)
+                np.array([r[1] or "" for r in rows], dtype="U40"), matrix)
 
     # -- reading for search -------------------------------------------------
     @_guarded

@@ -217,8 +217,9 @@ class MultilingualStore(IndexStore, Protocol):
     """A store with ``multilingual`` true: it keeps, per chunk text, whether it is in English and, if not, the
     multilingual embedder's vector (`indexer.pipeline.embed_multilingual`)."""
 
-    def unjudged(self, limit: int, after: str = "") -> list[tuple[str, str]]:
-        """Up to `limit` distinct (hash, text) of chunks not judged yet, by hash after `after`."""
+    def unjudged(self, limit: int, after: str = "", english: bool = False) -> list[tuple[str, str]]:
+        """Up to `limit` distinct (hash, text) of chunks not judged yet (`english`: or judged English, without
+        a vector), by hash after `after`."""
 
     def judge(self, rows: list[tuple[str, str | None, bytes]]) -> None:
         """Store (hash, language or None for English, vector or b"") per chunk text."""

@@ -431,11 +431,12 @@ class Store:
     multilingual = True
 
     @_guarded()
-    def unjudged(self, limit: int, after: str = "") -> list[tuple[str, str]]:
-        """Up to `limit` distinct (hash, text) of chunks whose text has no `multilingual` row yet, by hash
-        after `after`."""
+    def unjudged(self, limit: int, after: str = "", english: bool = False) -> list[tuple[str, str]]:
+        """Up to `limit` distinct (hash, text) of chunks whose text has no `multilingual` row yet (`english`: or
+        was judged English, without a vector), by hash after `after`."""
+        lacking = "m.hash IS NULL" + (" OR (m.language IS NULL AND length(m.vector) = 0)" if english else "")
         rows = self.db.execute("SELECT c.hash, min(c.text) FROM chunks c LEFT JOIN multilingual m ON m.hash = c.hash "
-                               "WHERE m.hash IS NULL AND c.hash > ? GROUP BY c.hash ORDER BY c.hash LIMIT ?",
+                               f"WHERE ({lacking}) AND c.hash > ? GROUP BY c.hash ORDER BY c.hash LIMIT ?",
                                (after, int(limit)))
         return [(r[0], r[1]) for r in rows]
 
@@ -468,7 +469,7 @@ class Store:
         if not np.isfinite(matrix).all():
             raise ValueError("a multilingual vector holds NaN or infinity")
         return (np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)),
-                np.array([r[1] for r in rows], dtype="U40"), matrix)
+                np.array([r[1] or "" for r in rows], dtype="U40"), matrix)
 
     @_guarded()
     def replace_file(self, info: dict, chunks: list[tuple], tool_texts: list[tuple[int, int, str, str, str]] = ()) -> None:
