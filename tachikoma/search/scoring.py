@@ -60,6 +60,11 @@ MULTILINGUAL_SCALE = np.array([(0.681, 0.0), (0.749, 0.022), (0.765, 0.067), (0.
 #: three sets above), 0.885 within another language and 0.827 for an English question and a passage in
 #: another language (the polyglot set). Before the scale, a cosine is moved by the difference to English's.
 SAME_LANGUAGE_SHIFT, OTHER_LANGUAGE_SHIFT = 0.852 - 0.885, 0.852 - 0.827
+#: For an English query, a passage not in English is ranked by its meaning alone when its keywords add nothing:
+#: it cannot share the query's words, and a keyword part of 0 would cost it 0.4 of its similarity. Not for a
+#: query in another language: a short question's language is told less surely, and Debian's Chinese and
+#: Japanese manual pages lost 2-6 points of top-5 in their own language (docs/embedders.md).
+ACROSS_BY_MEANING = True
 #: An answer whose best keyword match holds at least this share of the query's words, weighted by
 #: rarity (`keyword_coverage`), is a match whatever its meaning's cosine (`ranking.match_evidence`).
 KEYWORD_FLOOR = 0.45
@@ -218,6 +223,9 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
     if keyword is None:
         keyword = np.zeros(vector.shape[0])
     similarity = ranking.fuse(vector, keyword, fusion)
+    if multi and ACROSS_BY_MEANING and not language:  # a passage not in English shares no words with an English query
+        across = snap.multi_rows[read]  # (for an English query, those are the passages not in English)
+        similarity[across] = np.maximum(similarity[across], vector[across])
     method = {"method": fusion.fusion, "keyword_weight": fusion.keyword_weight}
     if fusion.fusion == "rrf":
         method["rrf_k"] = fusion.rrf_k
