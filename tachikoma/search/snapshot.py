@@ -83,9 +83,10 @@ class Snapshot:
     #: (N,) str, each chunk's script (`segment.dominant_script`), read only for an embedder whose meaning the
     #: floor measures from its script's background (`scoring.SCRIPT_BACKGROUND`, `chunk_scripts`); None: not read.
     scripts: np.ndarray | None = None
-    #: The chunks whose text is not in English, read again by the multilingual embedder in an index whose
-    #: embedder reads English only (`scoring.multilingual_similarity`): (M,) their positions, ascending, (M,)
-    #: their languages ("German", ...) and (M, dim) that embedder's vectors; None: no such chunk.
+    #: The chunks read again by the multilingual embedder in an index whose embedder reads English only (those
+    #: not in English; every one when the index reads every passage, `indexer.pipeline.embed_multilingual`):
+    #: (M,) their positions, ascending, (M,) their languages ("German", …, "" English) and (M, dim) that
+    #: embedder's vectors (`scoring.multilingual_similarity`); None: no such chunk.
     multi_rows: np.ndarray | None = None
     multi_language: np.ndarray | None = None
     multi_matrix: np.ndarray | None = None
