@@ -61,10 +61,36 @@ yo tú él ella ellos ellas nosotros nosotras usted ustedes me te se le les nos 
 no muy más también ya todavía aún
 """)
 
+ITALIAN = _spellings("""
+il lo la i gli le un uno una di del dello della dei degli delle da dal dalla dai in nel nella nei con
+su sul sulla per tra fra e ed o ma anche che chi cui non è sono era erano ha hanno ho abbiamo essere
+questo questa quello quella come dove quando perché più molto già ancora sempre mio mia tuo tua suo sua
+nostro nostra
+""")
+
+PORTUGUESE = _spellings("""
+o a os as um uma uns umas de do da dos das em no na nos nas por pelo pela pelos pelas para com sem
+e ou mas que quem qual quando onde como porque não é são era eram foi foram ser está estão estava tem
+têm tinha há meu minha seu sua nosso nossa você vocês ele ela eles elas eu muito mais também já ainda
+""")
+
+DUTCH = _spellings("""
+de het een en of maar want dus van in op aan met voor door bij naar uit over onder tussen tot zonder
+is zijn was waren ben bent heeft hebben had hadden wordt worden werd kan kunnen moet moeten zal zullen
+wil willen ik jij je hij zij ze wij we jullie u mijn jouw zijn haar ons onze hun niet geen ook nog al
+wel er hier daar dat dit deze die wie wat waar wanneer hoe waarom
+""")
+
 #: The languages whose function words a query can drop.
 LANGUAGES = {"de": GERMAN, "fr": FRENCH, "es": SPANISH}
+#: The languages a passage's function words tell (`embedders.auto.passage_language`): a query's too, and
+#: three more, so that an Italian, Portuguese or Dutch note is not named French or Spanish.
+PASSAGE_LANGUAGES = {**LANGUAGES, "it": ITALIAN, "pt": PORTUGUESE, "nl": DUTCH}
+#: Every function word of those languages.
+ANY_FUNCTION_WORD = frozenset().union(*PASSAGE_LANGUAGES.values())
 #: The languages' names, as a message names them.
-LANGUAGE_NAMES = {"de": "German", "fr": "French", "es": "Spanish"}
+LANGUAGE_NAMES = {"de": "German", "fr": "French", "es": "Spanish", "it": "Italian", "pt": "Portuguese",
+                  "nl": "Dutch"}
 #: What a text written mostly in a script other than Latin is read as (`segment.dominant_script`); another
 #: script is "a <script>-script language".
 SCRIPT_LANGUAGES = {"Han": "Chinese", "Japanese": "Japanese", "Hangul": "Korean", "Greek": "Greek",

@@ -17,7 +17,7 @@ from tachikoma.errors import TachikomaError
 from tachikoma.search.keywords import keyword_search, query_terms
 from tachikoma.search.scoring import rank_snapshot
 from tachikoma.search.searcher import Searcher
-from tachikoma.store.sqlite import keyword_expression
+from tachikoma.store.fts import keyword_expression
 from tachikoma.store import Store
 
 NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)

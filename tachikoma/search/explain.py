@@ -92,7 +92,10 @@ def fusion_text(factors: dict) -> str:
     v_text = f"{v:.2f}" + (f" (cosine {scale['cosine']:.2f} on a scale from {scale['c0']:.2f})" if scale else "")
     if factors.get("read_by"):
         v_text += f" ({read_by_text(factors['read_by'], short=True)})"
-    if fusion.get("method") == "rrf":
+    if fusion.get("meaning_alone"):  # `scoring.ACROSS_BY_MEANING`
+        text = (f"{meaning} {v_text} alone: the passage is not in the question's language, so keywords "
+                f"({k:.2f}) count for nothing")
+    elif fusion.get("method") == "rrf":
         text = (f"reciprocal rank fusion of {meaning} ({v_text}) and keywords ({k:.2f}), "
                 f"keyword weight {w:g}, k = {float(fusion.get('rrf_k', 60)):g}")
     else:

@@ -3,7 +3,7 @@
 The keyword part of hybrid relevance asks FTS5 only for its best
 `keyword_candidates` matches, and the MATCH expression is built from the
 query's words, each one quoted, so no user text is ever read as FTS5 query
-syntax (`store.sqlite.keyword_expression`). Tool texts (the calls and results
+syntax (`store.fts.keyword_expression`). Tool texts (the calls and results
 of a transcript's tools) are searched by keyword only (`tool_search`). The
 per-chunk scores (`keyword_scores`, `keyword_parts`) and the absolute
 `keyword_coverage` behind "no good match" are computed here, from a

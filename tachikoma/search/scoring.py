@@ -60,8 +60,9 @@ MULTILINGUAL_SCALE = np.array([(0.681, 0.0), (0.749, 0.022), (0.765, 0.067), (0.
 #: three sets above), 0.885 within another language and 0.827 for an English question and a passage in
 #: another language (the polyglot set). Before the scale, a cosine is moved by the difference to English's.
 SAME_LANGUAGE_SHIFT, OTHER_LANGUAGE_SHIFT = 0.852 - 0.885, 0.852 - 0.827
-#: For an English query, a passage not in English is ranked by its meaning alone when its keywords add nothing:
-#: it cannot share the query's words, and a keyword part of 0 would cost it 0.4 of its similarity. Not for a
+#: For an English query, a passage not in English is ranked by its meaning alone when its keywords add nothing
+#: (convex fusion; the explanation says so, ``fusion.meaning_alone``): it cannot share the query's words, and a
+#: keyword part of 0 would cost it 0.4 of its similarity. Not for a
 #: query in another language: a short question's language is told less surely, and Debian's Chinese and
 #: Japanese manual pages lost 2-6 points of top-5 in their own language (docs/embedders.md).
 ACROSS_BY_MEANING = True
@@ -223,9 +224,12 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
     if keyword is None:
         keyword = np.zeros(vector.shape[0])
     similarity = ranking.fuse(vector, keyword, fusion)
-    if multi and ACROSS_BY_MEANING and not language:  # a passage not in English shares no words with an English query
-        across = snap.multi_rows[read]  # (for an English query, those are the passages not in English)
-        similarity[across] = np.maximum(similarity[across], vector[across])
+    alone = None  # (N,) bool: the passages whose similarity is their meaning alone (`ACROSS_BY_MEANING`)
+    if multi and ACROSS_BY_MEANING and not language and fusion.fusion == "convex":
+        alone = np.zeros(len(vector), dtype=bool)
+        across = snap.multi_rows[read]  # for an English query, the passages not in English
+        alone[across] = vector[across] > similarity[across]
+        similarity = np.where(alone, vector, similarity)
     method = {"method": fusion.fusion, "keyword_weight": fusion.keyword_weight}
     if fusion.fusion == "rrf":
         method["rrf_k"] = fusion.rrf_k
@@ -301,6 +305,8 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
             factors[-1]["read_by"] = {"embedder": E5_SMALL, "cosine": float(multi_cosine[at]),
                                       "language": str(snap.multi_language[at]) or "English",
                                       "query_language": language or "English"}
+        if alone is not None and alone[pos]:
+            factors[-1]["fusion"]["meaning_alone"] = True
         if tool_share is not None and tool_share[pos] > 0:
             factors[-1]["keyword_in_tools"] = float(tool_share[pos])
         if snap.tier is not None and snap.tier[pos] != FULL:  # absent once every chunk has its full vector

@@ -26,7 +26,7 @@ from ..embedders import choose
 from ..embedders.base import Embedder
 from ..embedders.names import E5_SMALL, ENGLISH_ONLY
 from ..errors import BadQuery, EmbedderError, NoIndexYet
-from ..function_words import language_of
+from ..function_words import ANY_FUNCTION_WORD, language_of
 from ..store import ENGINE_INDEX_MIN_CHUNKS, Location, locate
 from ..tags import Tags
 from . import vector_index
@@ -122,7 +122,7 @@ class Searcher:
             self.store.cache_folder, self.store.cache_key(snap.generation), snap.matrix, snap.chunk_ids)
 
     def candidates(self, snap: Snapshot, qvec: np.ndarray, matches: list[tuple[int, float]],
-                   filters: Filters | None, multi_qvec: np.ndarray | None = None) -> Snapshot:
+                   filters: Filters | None, multi_qvec: np.ndarray | None = None, language: str = "") -> Snapshot:
         """The chunks worth scoring: all of them, or for a large index a shortlist of the nearest and
         every keyword match. The shortlist comes from the engine's own index when it has one and no
         filter applies (PostgreSQL's HNSW: `ENGINE_SHORTLIST`), else from `vector_index` (among the
@@ -145,10 +145,13 @@ class Searcher:
         ids = np.array([m[0] for m in matches], dtype=np.int64)
         pos = np.minimum(np.searchsorted(snap.chunk_ids, ids), len(snap.chunk_ids) - 1)
         matched = pos[snap.chunk_ids[pos] == ids]
-        if multi_qvec is not None and snap.multi_rows is not None:  # the nearest passages not in English too
-            cosines = snap.multi_matrix @ multi_qvec
-            nearest = np.argsort(-cosines)[:ENGINE_SHORTLIST]
-            matched = np.concatenate([matched, snap.multi_rows[nearest]])
+        if multi_qvec is not None and snap.multi_rows is not None:  # the nearest passages e5-small reads too
+            read = snap.multi_language != "" if not language else np.ones(len(snap.multi_rows), dtype=bool)
+            if allowed is not None:
+                read &= allowed[snap.multi_rows]
+            rows = snap.multi_rows[read]
+            nearest = np.argsort(-(snap.multi_matrix[read] @ multi_qvec))[:ENGINE_SHORTLIST]
+            matched = np.concatenate([matched, rows[nearest]])
         return snap.rows(_sorted_union(near, matched))
 
     def search(self, query: str, limit: int = 10, filters: Filters | None = None,
@@ -225,7 +228,7 @@ class Searcher:
             tool_words, tool_matches = self._tool_matches(words_of, config, counts)
             # A chunk found by its tool texts alone is a candidate too (a large index ranks a shortlist).
             snap = self.candidates(snap, qvec, matches + [(m.chunk_id, m.bm25) for m in tool_matches], filters,
-                                   multi_qvec)
+                                   multi_qvec, language or "")
             keyword, tool_share = keyword_parts(snap, matches, tool_matches)
             words = lambda ids: words_held(store, words_of, ids, read)  # noqa: E731 (knowledge updates: what was said)
             # For "no good match", the words asked besides the time; a chunk also holds those of its tool texts.
@@ -334,10 +337,14 @@ class Searcher:
         return answer, int(gone.sum())
 
     def _multilingual_query(self, snap: Snapshot, query: str, config: Config) -> np.ndarray | None:
-        """The query embedded by the multilingual embedder, when `snap` has passages it read (`multi_rows`) and
-        ``[embedder] multilingual`` is on; None when it is off or the embedder cannot load (those passages
-        then keep this embedder's meaning)."""
+        """The query embedded by the multilingual embedder, when `snap` has passages it read (`multi_rows`),
+        ``[embedder] multilingual`` is on and the query holds a word that is not a function word; None
+        otherwise, or when the embedder cannot load (those passages then keep this embedder's meaning)."""
         if snap.multi_rows is None or config.multilingual == "off":
+            return None
+        # A query of punctuation or function words alone ("?", "...", "a", "Die") asks nothing: e5-small gives it
+        # a high cosine with passages all the same, which would pass the relevance floor.
+        if all(t.casefold() in ANY_FUNCTION_WORD for t in query_terms(query, skip=STOPWORDS)):
             return None
         if self._multi is None:
             self._multi = self.multilingual or choose(E5_SMALL, None)

@@ -26,8 +26,8 @@ from . import index_check  # noqa: F401 (the store package's names, imported fro
 # The search reads it from here: it lives with the protocol, below both engines (PostgreSQL's HNSW build
 # takes it), so that `postgres` need not import this package, which opens it.
 from .protocol import ENGINE_INDEX_MIN_CHUNKS, IndexStore  # noqa: F401 (ENGINE_INDEX_MIN_CHUNKS)
-from .sqlite import (FileRow, Store, damaged, disk_full, index_error, keyword_expression,  # noqa: F401 (the store package's names, imported from here by callers)
-                     quote_term)
+from .fts import keyword_expression, quote_term  # noqa: F401 (the store package's names, imported from here by callers)
+from .sqlite import FileRow, Store, damaged, disk_full, index_error  # noqa: F401 (the store package's names, imported from here by callers)
 from .sqlite_schema import FTS_TOKENIZE, MIGRATIONS, REQUIRED, SCHEMA, SCHEMA_VERSION, TOOL_SCHEMA  # noqa: F401 (the store package's names, imported from here by callers)
 
 SQLiteStore = Store

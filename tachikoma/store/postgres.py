@@ -41,6 +41,7 @@ from ..segment import fold_accents
 from .postgres_catalog import memory_id
 from .postgres_errors import connection_error, database_error, redacted, scrub
 from .postgres_schema import LOCK_CLASS, TS_CONFIG, ensure_schema, keyword_text
+from .multilingual import arrays as multilingual_arrays
 from .protocol import ENGINE_INDEX_MIN_CHUNKS
 from .sqlite import FileRow, json_column
 
@@ -471,6 +472,11 @@ class PostgresStore:
                             "vector = EXCLUDED.vector", [(self.memory_id, *row) for row in rows])
 
     @_guarded
+    def drop_english_vectors(self) -> int:
+        return self.db.execute("UPDATE tachikoma.multilingual SET vector = ''::bytea WHERE memory_id = %s AND "
+                               "language IS NULL AND octet_length(vector) > 0", (self.memory_id,)).rowcount
+
+    @_guarded
     def forget_unused_judgements(self) -> int:
         return self.db.execute(
             "DELETE FROM tachikoma.multilingual m WHERE m.memory_id = %s AND NOT EXISTS (SELECT 1 FROM "
@@ -489,14 +495,10 @@ class PostgresStore:
             "SELECT c.id, m.language, m.vector FROM tachikoma.chunks c JOIN tachikoma.multilingual m "
             "ON m.memory_id = c.memory_id AND m.hash = c.hash WHERE c.memory_id = %s AND octet_length(m.vector) > 0 "
             "ORDER BY c.id", (self.memory_id,)).fetchall()
-        blob = b"".join(bytes(r[2]) for r in rows)
-        if len(blob) != len(rows) * dim * 4:
-            raise self.damaged(f"multilingual vectors that are not all of {dim} dimensions")
-        matrix = np.frombuffer(blob, dtype=np.float32).reshape(len(rows), dim)
-        if not np.isfinite(matrix).all():
-            raise self.damaged("a multilingual vector holds NaN or infinity")
-        return (np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)),
-                np.array([r[1] or "" for r in rows], dtype="U40"), matrix)
+        try:
+            return multilingual_arrays(rows, dim)
+        except ValueError as exc:
+            raise self.damaged(str(exc)) from None
 
     # -- reading for search -------------------------------------------------
     @_guarded

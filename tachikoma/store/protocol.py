@@ -224,6 +224,9 @@ class MultilingualStore(IndexStore, Protocol):
     def judge(self, rows: list[tuple[str, str | None, bytes]]) -> None:
         """Store (hash, language or None for English, vector or b"") per chunk text."""
 
+    def drop_english_vectors(self) -> int:
+        """Empty the vectors of passages judged English; returns how many."""
+
     def forget_unused_judgements(self) -> int:
         """Drop the rows of texts no chunk holds any more; returns how many."""
 

@@ -21,7 +21,6 @@ import os
 import secrets
 import shutil
 import sqlite3
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +30,9 @@ import numpy as np
 from . import index_check
 from ..errors import IndexDamaged, NoIndexYet, TachikomaError
 from ..segment import index_text
-from .sqlite_schema import (FTS_TOKENIZE, KEYWORDS_FUNCTION, MIGRATIONS, REQUIRED, MULTILINGUAL, SCHEMA, SCRIPTS,
+from .fts import keyword_expression, quote_term
+from .multilingual import arrays as multilingual_arrays
+from .sqlite_schema import (KEYWORDS_FUNCTION, MIGRATIONS, REQUIRED, MULTILINGUAL, SCHEMA, SCRIPTS,
                             SCHEMA_VERSION, TOOL_SCHEMA)
 
 #: Chunk columns holding vectors: the full model's ("vector", empty until embedded) and the quick tier's.
@@ -446,6 +447,12 @@ class Store:
         self.db.executemany("INSERT OR REPLACE INTO multilingual(hash, language, vector) VALUES (?,?,?)", rows)
 
     @_guarded()
+    def drop_english_vectors(self) -> int:
+        """Empty the vectors of passages judged English; returns how many. Call inside a transaction."""
+        return self.db.execute("UPDATE multilingual SET vector = x'' WHERE language IS NULL AND length(vector) > 0"
+                               ).rowcount
+
+    @_guarded()
     def forget_unused_judgements(self) -> int:
         """Drop the rows of texts no chunk holds any more; returns how many. Call inside a transaction."""
         return self.db.execute("DELETE FROM multilingual WHERE hash NOT IN (SELECT hash FROM chunks)").rowcount
@@ -462,14 +469,7 @@ class Store:
         and the (M, dim) float32 matrix."""
         rows = self.db.execute("SELECT c.id, m.language, m.vector FROM chunks c JOIN multilingual m ON m.hash = c.hash "
                                "WHERE length(m.vector) > 0 ORDER BY c.id").fetchall()
-        blob = b"".join(r[2] for r in rows)
-        if len(blob) != len(rows) * dim * 4:
-            raise ValueError(f"{len(blob):,} bytes of multilingual vectors for {len(rows):,} chunks of {dim} dimensions")
-        matrix = np.frombuffer(blob, dtype=np.float32).reshape(len(rows), dim)
-        if not np.isfinite(matrix).all():
-            raise ValueError("a multilingual vector holds NaN or infinity")
-        return (np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)),
-                np.array([r[1] or "" for r in rows], dtype="U40"), matrix)
+        return multilingual_arrays(rows, dim)
 
     @_guarded()
     def replace_file(self, info: dict, chunks: list[tuple], tool_texts: list[tuple[int, int, str, str, str]] = ()) -> None:
@@ -680,32 +680,3 @@ class Store:
         return [r[0] for r in self.db.execute(
             f"SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN ({marks})",
             (quote_term(term), *chunk_ids))]
-
-
-def quote_term(term: str) -> str:
-    """An FTS5 string: the term in double quotes, inner quotes doubled."""
-    return '"' + term.replace('"', '""') + '"'
-
-
-def keyword_expression(terms: list[str]) -> str:
-    """An FTS5 MATCH expression matching any of `terms` (each quoted, joined by OR); "" for none."""
-    return " OR ".join(quote_term(t) for t in terms)
-
-
-_scratch = threading.local()
-
-
-def highlight(text: str, terms: list[str], open_mark: str, close_mark: str) -> str | None:
-    """`text` with each word that keyword search matches for any of `terms` between the marks,
-    tokenised exactly like the keyword index (porter stemming: "retry" marks "retries"); None when
-    nothing matches. Uses this thread's in-memory FTS5 table, never the index."""
-    db = getattr(_scratch, "db", None)
-    if db is None:
-        db = _scratch.db = sqlite3.connect(":memory:")
-        db.execute(f"CREATE VIRTUAL TABLE t USING fts5(text, tokenize='{FTS_TOKENIZE}')")
-    with db:
-        db.execute("DELETE FROM t")
-        db.execute("INSERT INTO t(text) VALUES (?)", (text,))
-        row = db.execute("SELECT highlight(t, 0, ?, ?) FROM t WHERE t MATCH ?",
-                         (open_mark, close_mark, keyword_expression(terms))).fetchone()
-    return None if row is None else row[0]

@@ -19,7 +19,7 @@ from tachikoma.search.explain import DATE_SOURCES
 from tachikoma.search.keywords import STOPWORDS
 from tachikoma.search.keywords import query_terms as search_terms
 from tachikoma.segment import has_runs
-from tachikoma.store.sqlite import highlight as fts_highlight
+from tachikoma.store.fts import highlight as fts_highlight
 from tachikoma.transcripts import claude_code, codex, codex_legacy, generic, openclaw
 
 def dated(factors: dict) -> str:
