@@ -50,7 +50,8 @@ ENGLISH_TERSE = "Kiln: Kilncare 70 l top-loader, £900 second-hand in 2023, in t
      "Portuguese"),
     ("De vergadering van de vereniging is op dinsdag en wij moeten het verslag voor die tijd klaar hebben.", "Dutch"),
     ("Die Haus\u200bverwaltung hat ge\u200bschrieben: die Wartung der Gas\u200btherme ist am Dienstag.", "German"),
-    ("Ｗｅ ｍｏｖｅｄ ｔｈｅ ｓｔａｎｄｕｐ ｔｏ Ｔｕｅｓｄａｙ ｂｅｃａｕｓｅ ｔｈｅ ｒｅｖｉｅｗ ｉｓ ｏｎ Ｍｏｎｄａｙ.", None),  # fullwidth English
+    # fullwidth English
+    ("Ｗｅ ｍｏｖｅｄ ｔｈｅ ｓｔａｎｄｕｐ ｔｏ Ｔｕｅｓｄａｙ ｆｏｒ ｔｈｅ ｒｅｖｉｅｗ.", None),
     (ENGLISH_TERSE, None),  # none of the commonest English words, and still English
     ("| item | price |\n|---|---|\n| hare mug | £32 (was £28) |", None),  # "was" is German too
     ("Call 김민수 about the 견적서 tomorrow before the standup.", None),  # mostly English letters
