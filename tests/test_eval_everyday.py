@@ -102,11 +102,30 @@ def test_the_split_option_asks_only_that_split(tmp_path):
     (lambda qs: qs + [{**qs[3], "id": "t-09", "expected": ["people/anna.md"]}], "expects no file"),
     (lambda qs: qs + [dict(qs[0])], "duplicate id t-01"),
     (lambda qs: qs + [{**qs[0], "id": "t-09", "split": "test"}], "split must be dev or held"),
+    (lambda qs: qs + [{**qs[0], "id": "t-09", "direction": "both"}], "direction must be same or cross"),
 ])
 def test_a_malformed_question_is_named_with_its_line(tmp_path, change, message):
     write_set(tmp_path / "tiny", questions=change(list(QUESTIONS)))
     with pytest.raises(TachikomaError, match=f"line 5 .*{message}"):
         everyday.load_set(tmp_path / "tiny")
+
+
+def test_questions_that_say_their_direction_are_reported_by_it(tmp_path):
+    """A set whose questions say whether their note is in their own language (`direction`) gets a table per
+    direction; an English question across languages and one from another language are told apart."""
+    directed = [{**QUESTIONS[0], "direction": "same"}, {**QUESTIONS[1], "direction": "cross"},
+                {**QUESTIONS[2], "id": "t-05", "question": "Wer ist die Datenbankadministratorin?",
+                 "expected": ["people/anna.md"], "direction": "cross"}, QUESTIONS[3]]
+    write_set(tmp_path / "tiny", questions=directed)
+    (tmp_path / "tiny" / "questions.jsonl").write_text("".join(
+        json.dumps({**q, "lang": "de" if q["id"] == "t-05" else "en"}) + "\n" for q in directed), encoding="utf-8")
+    report = everyday.evaluate([tmp_path / "tiny"], "hash", progress=False)
+    groups = report["results"]["direction"]
+    assert {name: f["answerable"] for name, f in groups.items()} == {
+        "same language": 1, "across, from English": 1, "across, from another language": 1}
+    assert "## Per direction" in everyday.markdown(report)
+    plain = everyday.evaluate([write_set(tmp_path / "plain")], "hash", progress=False)
+    assert "direction" not in plain["results"] and "## Per direction" not in everyday.markdown(plain)
 
 
 def test_a_file_no_commit_adds_is_an_error(tmp_path):
@@ -121,10 +140,10 @@ def test_a_folder_without_sets_is_an_error(tmp_path):
 
 
 #: the day a set is asked as of, when it is not the first three sets' 27 November
-AS_OF = {"household": "2026-12-04T09:30:00+00:00"}
+AS_OF = {"household": "2026-12-04T09:30:00+00:00", "mixed": "2026-12-04T08:30:00+09:00"}
 
 
-@pytest.mark.parametrize("name", ["assistant", "team", "research", "household"])
+@pytest.mark.parametrize("name", ["assistant", "team", "research", "household", "mixed"])
 def test_the_committed_sets_keep_their_rules(name):
     """Each hand-written set loads, has its 25-45 files, at least 45 questions with 6 offtopic and 3
     nonsense, and the documented split: dev when the first byte of sha256(id) is even."""

@@ -65,10 +65,22 @@ class Question:
     kind: str
     lang: str
     split: str
+    #: ``direction`` in the set: "same" (the note is in the question's language) or "cross"; "": not said.
+    direction: str = ""
 
     @property
     def answerable(self) -> bool:
         return self.kind not in UNANSWERABLE
+
+    @property
+    def across(self) -> str:
+        """The question's group by languages: "same language", "across, from English", "across, from another
+        language"; "" when the set does not say."""
+        if self.direction == "same":
+            return "same language"
+        if self.direction == "cross":
+            return "across, from English" if self.lang == "en" else "across, from another language"
+        return ""
 
 
 @dataclass
@@ -125,12 +137,15 @@ def load_set(folder: Path) -> EverydaySet:
         try:
             item = json.loads(line)
             q = Question(str(item["id"]), str(item["question"]), [str(e) for e in item["expected"]],
-                         str(item["kind"]), str(item.get("lang", "en")), str(item["split"]))
+                         str(item["kind"]), str(item.get("lang", "en")), str(item["split"]),
+                         str(item.get("direction") or ""))
         except (json.JSONDecodeError, KeyError, TypeError) as exc:
             raise _fail(questions_path, f"line {number}: {exc.__class__.__name__}: {exc}") from exc
         problem = (f"duplicate id {q.ident}" if q.ident in seen else
                    f"unknown kind {q.kind!r}" if q.kind not in KINDS else
                    f"split must be dev or held, not {q.split!r}" if q.split not in SPLITS else
+                   f"direction must be same or cross, not {q.direction!r}" if q.direction not in ("", "same", "cross")
+                   else
                    "an offtopic or nonsense question expects no file" if not q.answerable and q.expected else
                    "an answerable question needs an expected file" if q.answerable and not q.expected else
                    f"expected file not in memory/: {sorted(set(q.expected) - on_disk)}"
@@ -253,6 +268,7 @@ def ask(searcher: Searcher, s: EverydaySet, q: Question, config: Config) -> dict
     names = [f for f, _ in _files(answer)]
     deep = [f for f, _ in _files(open_answer)]
     row = {"id": q.ident, "set": s.name, "question": q.text, "kind": q.kind, "lang": q.lang, "split": q.split,
+           "direction": q.across,
            "expected": q.expected, "answerable": q.answerable, "as_of": s.as_of.isoformat(),
            "no_good_match": bool(answer["no_good_match"]), "keywords": answer.get("keywords"),
            "time": answer.get("time"), "match": answer.get("match"), "min_score": answer.get("min_score"),
@@ -315,6 +331,9 @@ def summarise(rows: list[dict]) -> dict:
     for key, label in (("set", "memory"), ("kind", "kind"), ("lang", "language"), ("split", "split")):
         values = sorted({r[key] for r in rows}, key=lambda v: KINDS.index(v) if key == "kind" else v)
         groups[label] = {v: figures([r for r in rows if r[key] == v]) for v in values}
+    directions = sorted({r.get("direction") for r in rows if r.get("direction")})
+    if directions:  # only the sets that say which language each note is in
+        groups["direction"] = {d: figures([r for r in rows if r.get("direction") == d]) for d in directions}
     groups["overall"]["all"]["ci95"] = bootstrap(rows)
     return groups
 
@@ -459,8 +478,9 @@ def markdown(report: dict) -> str:
     out.append("")
     out += [("Top-1 / top-5: an expected file first / among the first 5 files of the answer (“no good match” "
              "is a miss). The overall row gives a bootstrap 95% interval."), ""]
-    for group in ("memory", "kind", "language", "split"):
-        out += [f"## Per {group}", "", table(report, group)]
+    for group in ("memory", "kind", "language", "split", "direction"):
+        if group in report["results"]:
+            out += [f"## Per {group}", "", table(report, group)]
     out += ["## Failures", "", failures(report)]
     return "\n".join(out)
 
