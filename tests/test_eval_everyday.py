@@ -103,6 +103,7 @@ def test_the_split_option_asks_only_that_split(tmp_path):
     (lambda qs: qs + [dict(qs[0])], "duplicate id t-01"),
     (lambda qs: qs + [{**qs[0], "id": "t-09", "split": "test"}], "split must be dev or held"),
     (lambda qs: qs + [{**qs[0], "id": "t-09", "direction": "both"}], "direction must be same or cross"),
+    (lambda qs: qs + [{**qs[0], "id": "t-09", "direction": False}], "direction must be same or cross"),
 ])
 def test_a_malformed_question_is_named_with_its_line(tmp_path, change, message):
     write_set(tmp_path / "tiny", questions=change(list(QUESTIONS)))
@@ -123,7 +124,8 @@ def test_questions_that_say_their_direction_are_reported_by_it(tmp_path):
     groups = report["results"]["direction"]
     assert {name: f["answerable"] for name, f in groups.items()} == {
         "same language": 1, "across, from English": 1, "across, from another language": 1}
-    assert "## Per direction" in everyday.markdown(report)
+    assert report["results"]["overall"]["direction"]["answerable"] == 3  # its own "all" row: these questions
+    assert "## Per direction" in everyday.markdown(report) and "| **all of these** | 3 |" in everyday.markdown(report)
     plain = everyday.evaluate([write_set(tmp_path / "plain")], "hash", progress=False)
     assert "direction" not in plain["results"] and "## Per direction" not in everyday.markdown(plain)
 

@@ -186,7 +186,8 @@ def passage_language(text: str) -> str | None:
     language other than German, French, Spanish, Italian, Portuguese and Dutch. Letters of other scripts are
     not English (as `count` reads a memory); Latin words are not English only with positive evidence:
     `OTHER_WORDS` function words of one of those languages (`function_words.PASSAGE_LANGUAGES`; the one with
-    the most), `OTHER_OVER_ENGLISH` times the English ones (`function_words.ENGLISH_FUNCTION`).
+    the most), `OTHER_OVER_ENGLISH` times the English ones (`function_words.ENGLISH_FUNCTION`), written in lower
+    case (a capitalised "Mia" or "Ben" is more likely a name than Italian's or Dutch's word).
     The commonest English words alone would not do: a terse English note ("Kiln: 70 l top-loader, £900,
     in the garage") has none of them. Code and URLs are left out. A passage not English is read again by
     the multilingual embedder in an index whose embedder reads English only (`indexer.pipeline.embed_multilingual`)."""
@@ -196,7 +197,7 @@ def passage_language(text: str) -> str | None:
     text = _ZERO_WIDTH.sub("", unicodedata.normalize("NFKC", _URL.sub(" ", _INLINE_CODE.sub(" ", text))))
     detection = Detection()
     latin = latin_words(text, detection)
-    words = [w.casefold() for w in latin]
+    words = [w for w in latin if w.islower()]  # a capitalised word may be a name ("Mia", "Ben"): no evidence
     english = sum(1 for w in words if w in ENGLISH_FUNCTION)
     hits = {code: sum(1 for w in words if w in table and w not in ENGLISH_FUNCTION)
             for code, table in PASSAGE_LANGUAGES.items()}

@@ -136,9 +136,10 @@ def load_set(folder: Path) -> EverydaySet:
             continue
         try:
             item = json.loads(line)
+            direction = item.get("direction")  # absent or null: not said
             q = Question(str(item["id"]), str(item["question"]), [str(e) for e in item["expected"]],
                          str(item["kind"]), str(item.get("lang", "en")), str(item["split"]),
-                         str(item.get("direction") or ""))
+                         "" if direction is None else direction if isinstance(direction, str) else repr(direction))
         except (json.JSONDecodeError, KeyError, TypeError) as exc:
             raise _fail(questions_path, f"line {number}: {exc.__class__.__name__}: {exc}") from exc
         problem = (f"duplicate id {q.ident}" if q.ident in seen else
@@ -332,8 +333,9 @@ def summarise(rows: list[dict]) -> dict:
         values = sorted({r[key] for r in rows}, key=lambda v: KINDS.index(v) if key == "kind" else v)
         groups[label] = {v: figures([r for r in rows if r[key] == v]) for v in values}
     directions = sorted({r.get("direction") for r in rows if r.get("direction")})
-    if directions:  # only the sets that say which language each note is in
+    if directions:  # only the sets that say which language each note is in; their own "all" row
         groups["direction"] = {d: figures([r for r in rows if r.get("direction") == d]) for d in directions}
+        groups["overall"]["direction"] = figures([r for r in rows if r.get("direction")])
     groups["overall"]["all"]["ci95"] = bootstrap(rows)
     return groups
 
@@ -452,7 +454,10 @@ def table(report: dict, group: str) -> str:
                 f"{_pct(f['top5_without_floor'])} | {_of(f, 'offtopic')}{c('no_good_match_offtopic')} | "
                 f"{_of(f, 'nonsense')}{c('no_good_match_nonsense')} |")
     lines += [line(name, f) for name, f in rows.items()]
-    lines.append(line("**all**", report["results"]["overall"]["all"], ci=True))
+    if group in report["results"]["overall"]:  # a group over some of the questions (`summarise`)
+        lines.append(line("**all of these**", report["results"]["overall"][group]))
+    else:
+        lines.append(line("**all**", report["results"]["overall"]["all"], ci=True))
     return "\n".join(lines) + "\n"
 
 
@@ -487,8 +492,8 @@ def markdown(report: dict) -> str:
 
 def terminal(report: dict) -> str:
     asked = sum(s["questions"] for s in report["meta"]["sets"])
-    return "\n".join([table(report, "memory"), table(report, "kind"),
-                      f"{asked} questions, {report['meta']['embedder']}, {report['meta']['seconds']} s"])
+    tables = [table(report, group) for group in ("memory", "kind", "direction") if group in report["results"]]
+    return "\n".join([*tables, f"{asked} questions, {report['meta']['embedder']}, {report['meta']['seconds']} s"])
 
 
 def write_report(report: dict, out: Path) -> list[Path]:

@@ -43,8 +43,8 @@ QUICK_TIER_MIN_CHUNKS = 2000
 #: Chunk texts judged at a time for their language (`embed_multilingual`).
 JUDGE_LOOKUP = 4096
 #: With ``[embedder] multilingual = "auto"``, every passage is read by the multilingual embedder too once at
-#: least this share of an index's chunks are not in English: its owner writes in other languages, and asks
-#: in them (the mixed everyday set: 17%; docs/embedders.md).
+#: least this share of an index's chunks are not in English (and stays read down to half of it): its owner
+#: writes in other languages, and asks in them (the mixed everyday set: 17%; docs/embedders.md).
 EVERY_PASSAGE_SHARE = 0.1
 #: While embedding, searchers are told to reload vectors (the generation) at most this often.
 RELOAD_SECONDS = 5.0
@@ -290,8 +290,11 @@ def embed_multilingual(store, embedder: Embedder, reader: Embedder | None, confi
     if config.multilingual == "off" or embedder.name not in ENGLISH_ONLY:
         return 0
     done, unread = _judge(store, reader, False, batch, show)
+    # "auto" reads every passage from a tenth of the chunks not in English, and keeps them read down to half of
+    # that: a note added or removed near the line does not throw away or redo the whole memory's vectors.
+    share = EVERY_PASSAGE_SHARE / (2 if store.get_meta("multilingual_every") == "1" else 1)
     every = reader is not None and (config.multilingual == "all" or config.multilingual == "auto" and (
-        sum(store.language_counts().values()) >= EVERY_PASSAGE_SHARE * max(store.counts()[1], 1)))
+        sum(store.language_counts().values()) >= share * max(store.counts()[1], 1)))
     if every:
         done += _judge(store, reader, True, batch, show)[0]
     if unread:
@@ -305,6 +308,7 @@ def embed_multilingual(store, embedder: Embedder, reader: Embedder | None, confi
             # English passages read before ("all", or "auto" over a tenth) are not read any more
             forgotten = store.forget_unused_judgements() + (0 if every else store.drop_english_vectors())
             new = store.get_meta("multilingual_dim") != str(reader.dim)  # a searcher must load what is there
+            store.set_meta("multilingual_every", "1" if every else "0")
             store.set_meta("multilingual_embedder", reader.name)
             store.set_meta("multilingual_dim", str(reader.dim))
             if done or forgotten or new:

@@ -94,7 +94,7 @@ def fusion_text(factors: dict) -> str:
         v_text += f" ({read_by_text(factors['read_by'], short=True)})"
     if fusion.get("meaning_alone"):  # `scoring.ACROSS_BY_MEANING`
         text = (f"{meaning} {v_text} alone: the passage is not in the question's language, so keywords "
-                f"({k:.2f}) count for nothing")
+                f"({k:.2f}) do not weigh on it")
     elif fusion.get("method") == "rrf":
         text = (f"reciprocal rank fusion of {meaning} ({v_text}) and keywords ({k:.2f}), "
                 f"keyword weight {w:g}, k = {float(fusion.get('rrf_k', 60)):g}")

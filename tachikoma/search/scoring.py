@@ -60,7 +60,7 @@ MULTILINGUAL_SCALE = np.array([(0.681, 0.0), (0.749, 0.022), (0.765, 0.067), (0.
 #: three sets above), 0.885 within another language and 0.827 for an English question and a passage in
 #: another language (the polyglot set). Before the scale, a cosine is moved by the difference to English's.
 SAME_LANGUAGE_SHIFT, OTHER_LANGUAGE_SHIFT = 0.852 - 0.885, 0.852 - 0.827
-#: For an English query, a passage not in English is ranked by its meaning alone when its keywords add nothing
+#: For an English query, a passage not in English is ranked by its meaning alone when keywords would lower it
 #: (convex fusion; the explanation says so, ``fusion.meaning_alone``): it cannot share the query's words, and a
 #: keyword part of 0 would cost it 0.4 of its similarity. Not for a
 #: query in another language: a short question's language is told less surely, and Debian's Chinese and

@@ -342,9 +342,10 @@ class Searcher:
         otherwise, or when the embedder cannot load (those passages then keep this embedder's meaning)."""
         if snap.multi_rows is None or config.multilingual == "off":
             return None
-        # A query of punctuation or function words alone ("?", "...", "a", "Die") asks nothing: e5-small gives it
-        # a high cosine with passages all the same, which would pass the relevance floor.
-        if all(t.casefold() in ANY_FUNCTION_WORD for t in query_terms(query, skip=STOPWORDS)):
+        # A query of punctuation or function words alone ("?", "...", "a", "die") asks nothing: e5-small gives it
+        # a high cosine with passages all the same, which would pass the relevance floor. A capitalised word
+        # ("Mia", "Ella") is read: more likely a name.
+        if all(t in ANY_FUNCTION_WORD for t in query_terms(query, skip=STOPWORDS)):
             return None
         if self._multi is None:
             self._multi = self.multilingual or choose(E5_SMALL, None)
