@@ -121,13 +121,16 @@ def no_match_reason(answer: dict) -> str:
 def language_hint(answer: dict) -> str | None:
     """Why a question in another language than the memory's embedder reads found nothing, and what to do
     (``match.question_language``, set by the searcher for an English-only embedder); None otherwise."""
-    language = (answer.get("match") or {}).get("question_language")
+    match = answer.get("match") or {}
+    language = match.get("question_language")
     if not language:
         return None
-    return (f"the question is in {language} and this memory's embedder ({answer.get('embedder')}) reads English "
-            f"only: an English note is found by the question's words, never by its meaning across languages; "
-            f"[embedder] multilingual = \"all\" reads every passage with e5-small too (then 'tachikoma index'), "
-            f"'tachikoma index --reembed --embedder e5-small' reads 100 languages (docs/embedders.md)")
+    said = (f"the question is in {language} and this memory's embedder ({answer.get('embedder')}) reads English "
+            f"only: an English note is found by the question's words, never by its meaning across languages; ")
+    if match.get("multilingual_unavailable"):  # the index holds e5-small's vectors, this machine cannot read them
+        return said + f"e5-small, which read this memory's passages, cannot be loaded here: {match['multilingual_unavailable']}"
+    return said + ("[embedder] multilingual = \"all\" reads every passage with e5-small too (then 'tachikoma "
+                   "index'), 'tachikoma index --reembed --embedder e5-small' reads 100 languages (docs/embedders.md)")
 
 
 def tool_match_text(result: dict) -> str | None:

