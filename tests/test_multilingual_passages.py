@@ -21,6 +21,7 @@ from tachikoma.embedders.auto import passage_language
 from tachikoma.indexer import runner
 from tachikoma.search import explain, scoring
 from tachikoma.search.searcher import Searcher
+from tachikoma.store import Store
 from web_helpers import copy_memory, git_run
 
 GERMAN = """# Heizung
@@ -215,12 +216,18 @@ def test_an_english_result_has_no_second_reading(memory):
 
 
 @pytestmark_e5
-def test_a_changed_or_removed_note_is_read_again_or_forgotten(tmp_path):
+def test_a_changed_or_removed_note_is_read_again_or_forgotten(tmp_path, monkeypatch):
     root = copy_memory(tmp_path / "memory")
     note = root / "heizung.md"
     note.write_text(GERMAN, encoding="utf-8")
     assert runner.run(root, embedder_name="minilm-int8").chunks_multilingual == 1
     assert runner.run(root).chunks_multilingual == 0  # nothing new to read
+    # an unchanged run with the same setting and reader skips the pass over every chunk altogether
+    calls = []
+    with monkeypatch.context() as patched:
+        patched.setattr(Store, "unjudged", lambda self, *a, **k: calls.append(a) or [])
+        runner.run(root)
+    assert calls == []
     note.write_text(GERMAN.replace("189 Euro", "205 Euro"), encoding="utf-8")
     assert runner.run(root).chunks_multilingual == 1
     assert sum(1 for language, _ in judged(root).values() if language) == 1  # the old text's row is gone
@@ -297,7 +304,7 @@ def test_a_run_that_only_records_the_reader_tells_a_running_searcher_to_reload(t
     runner.run(root, embedder_name="minilm-int8")
     db = sqlite3.connect(root / ".cache" / "index.db")
     with db:
-        db.execute("DELETE FROM meta WHERE key IN ('multilingual_dim', 'multilingual_embedder')")
+        db.execute("DELETE FROM meta WHERE key IN ('multilingual_dim', 'multilingual_embedder', 'multilingual_run')")
     db.close()
     searcher = Searcher(root)
     try:

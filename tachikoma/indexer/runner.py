@@ -266,7 +266,8 @@ def _run(root, store, embedder, reembed, config, summary, progress, note, batch,
         embed_all(store, embedder, batch, meter, show, note, vectors)
     if vectors != "quick" and getattr(store, "multilingual", False):
         reader = multilingual if multilingual is not None else multilingual_reader(embedder, config)
-        summary.chunks_multilingual = embed_multilingual(store, embedder, reader, config, batch, show, note)
+        summary.chunks_multilingual = embed_multilingual(store, embedder, reader, config, batch, show, note,
+                                                         changed=bool(plan.todo or plan.removed))
     if progress:
         progress(meter.files_done, meter.files_total, meter.note)
     summary.chunks_embedded = meter.chunks_embedded

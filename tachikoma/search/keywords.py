@@ -23,6 +23,7 @@ from ..function_words import other_function_words
 from ..segment import query_words
 from ..store.sqlite import Store
 from . import ranking
+from .snapshot import positions
 
 if TYPE_CHECKING:
     from .snapshot import Snapshot
@@ -319,8 +320,7 @@ def keyword_coverage(store: Store, query: str, snap: "Snapshot",
 
 def chunk_positions(snap: "Snapshot", ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Positions of chunk `ids` in the snapshot, and which are in it (one written after it is not)."""
-    pos = np.minimum(np.searchsorted(snap.chunk_ids, ids), len(snap.chunk_ids) - 1)
-    return pos, snap.chunk_ids[pos] == ids
+    return positions(snap.chunk_ids, ids)
 
 
 def keyword_parts(snap: "Snapshot", matches: list[tuple[int, float]],

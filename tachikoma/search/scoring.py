@@ -217,8 +217,9 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
         vector = tier_similarity(snap, vector, quick_qvec)
     multi = snap.multi_rows is not None and multi_qvec is not None
     if multi:  # passages not in English (any, for a query not in English): by the multilingual embedder
-        multi_cosine = snap.multi_matrix @ multi_qvec
-        read = snap.multi_language != "" if not language else np.ones(len(snap.multi_rows), dtype=bool)
+        read = snap.multi_read(language)
+        multi_cosine = np.zeros(len(read))  # of the rows it reads only (an English query: not English ones)
+        multi_cosine[read] = snap.multi_matrix[read] @ multi_qvec
         vector[snap.multi_rows[read]] = multilingual_similarity(multi_cosine[read], snap.multi_language[read],
                                                                 language)
     if keyword is None:

@@ -144,11 +144,10 @@ class Searcher:
             if snap.vector_index is None:
                 self._build_vector_index(snap)
             near = snap.vector_index.candidates(qvec, vector_index.shortlist_size(*snap.matrix.shape), allowed)
-        ids = np.array([m[0] for m in matches], dtype=np.int64)
-        pos = np.minimum(np.searchsorted(snap.chunk_ids, ids), len(snap.chunk_ids) - 1)
-        matched = pos[snap.chunk_ids[pos] == ids]
+        pos, known = chunk_positions(snap, np.array([m[0] for m in matches], dtype=np.int64))
+        matched = pos[known]
         if multi_qvec is not None and snap.multi_rows is not None:  # the nearest passages e5-small reads too
-            read = snap.multi_language != "" if not language else np.ones(len(snap.multi_rows), dtype=bool)
+            read = snap.multi_read(language)
             if allowed is not None:
                 read &= allowed[snap.multi_rows]
             rows = snap.multi_rows[read]

@@ -140,6 +140,11 @@ class Snapshot:
                    column(5), date, source, np.array([bool(r[11]) for r in rows], dtype=bool),
                    modified, modified_source, tier=_tiers(tier, quick), quick=quick, embedder=embedder, **multi)
 
+    def multi_read(self, language: str) -> np.ndarray:
+        """(M,) bool: which of the `multi_rows` a query in `language` ("" English) reads with the multilingual
+        embedder: those not in English, or every one for a query in another language."""
+        return self.multi_language != "" if not language else np.ones(len(self.multi_rows), dtype=bool)
+
     def evergreen_files(self, globs: tuple[str, ...]) -> np.ndarray:
         """(F,) bool: evergreen by the file itself or by a `globs` pattern, computed once per list."""
         key = ("evergreen", globs)
@@ -198,8 +203,7 @@ def multilingual_vectors(store: Store, generation: int, chunk_ids: np.ndarray) -
         _write_vector_cache(store.cache_folder, key, {"mids": ids, "mlang": languages, "m32": matrix}, files)
     if not len(ids):
         return {}
-    pos = np.minimum(np.searchsorted(chunk_ids, ids), max(len(chunk_ids) - 1, 0))
-    known = chunk_ids[pos] == ids if len(chunk_ids) else np.zeros(len(ids), dtype=bool)
+    pos, known = positions(chunk_ids, ids)
     if not known.any():
         return {}
     return {"multi_rows": pos[known], "multi_language": languages[known], "multi_matrix": matrix[known]}
@@ -218,14 +222,20 @@ def _tiers(full: np.ndarray, quick: np.ndarray | None) -> np.ndarray | None:
     return np.where(full, FULL, partial).astype(np.int8)
 
 
+def positions(chunk_ids: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Positions of chunk `ids` among the ascending `chunk_ids`, and which of them are there."""
+    if not len(chunk_ids):
+        return np.zeros(len(ids), dtype=np.int64), np.zeros(len(ids), dtype=bool)
+    pos = np.minimum(np.searchsorted(chunk_ids, ids), len(chunk_ids) - 1)
+    return pos, chunk_ids[pos] == ids
+
+
 def chunk_dates(store: Store, ids: np.ndarray) -> np.ndarray:
     """(N,) each chunk's own date (transcript chunks: their last timed turn), NaN where it has none."""
     dated = store.chunk_dates()
     chunk_date = np.full(len(ids), np.nan)
     if dated and len(ids):
-        dated_ids = np.array([r[0] for r in dated], dtype=np.int64)
-        pos = np.minimum(np.searchsorted(ids, dated_ids), len(ids) - 1)
-        known = ids[pos] == dated_ids
+        pos, known = positions(ids, np.array([r[0] for r in dated], dtype=np.int64))
         chunk_date[pos[known]] = np.array([r[1] for r in dated], dtype=np.float64)[known]
     return chunk_date
 
