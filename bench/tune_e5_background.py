@@ -74,8 +74,8 @@ def asked(searcher: Searcher, questions: list[dict], as_of=None) -> list[dict]:
         files = list(dict.fromkeys(r["path"] for r in open_answer["results"]))
         rank = next((n for n, f in enumerate(files, 1) if f in q["expected"]), None) if q["expected"] else None
         out.append(dict(q, rank=rank, other=closed["match"]["answered_by"], meaning=meaning, scripts=scripts,
-                        paths=paths, shift=scoring.language_shift(languages, language_of(q["question"], STOPWORDS) or "")
-                        / (1 - c0)))
+                        paths=paths, shift=scoring.language_shift(languages, language_of(q["question"], STOPWORDS) or "",
+                                                     E5_SMALL) / (1 - c0)))
     return out
 
 

@@ -127,10 +127,12 @@ def language_hint(answer: dict) -> str | None:
         return None
     said = (f"the question is in {language} and this memory's embedder ({answer.get('embedder')}) reads English "
             f"only: an English note is found by the question's words, never by its meaning across languages; ")
-    if match.get("multilingual_unavailable"):  # the index holds e5-small's vectors, this machine cannot read them
-        return said + f"e5-small, which read this memory's passages, cannot be loaded here: {match['multilingual_unavailable']}"
-    return said + ("[embedder] multilingual = \"all\" reads every passage with e5-small too (then 'tachikoma "
-                   "index'), 'tachikoma index --reembed --embedder e5-small' reads 100 languages (docs/embedders.md)")
+    if match.get("multilingual_unavailable"):  # the index holds its vectors, this machine cannot read them
+        return said + ("the multilingual embedder that read this memory's passages cannot be loaded here: "
+                       f"{match['multilingual_unavailable']}")
+    return said + ("[embedder] multilingual = \"all\" reads every passage with a multilingual embedder too (then "
+                   "'tachikoma index'), 'tachikoma index --reembed --embedder e5-small' reads 100 languages "
+                   "(docs/embedders.md)")
 
 
 def tool_match_text(result: dict) -> str | None:
@@ -157,7 +159,7 @@ def vectors_text(embedded: dict | None) -> str | None:
 
 
 def other_languages_text(other: dict | None) -> str:
-    """"12 passages not in English (German 7, Japanese 5), read by e5-small too" (`indexer.status.other_languages`);
+    """"12 passages not in English (German 7, Japanese 5), read by muse too" (`indexer.status.other_languages`);
     "" when there are none."""
     if not other:
         return ""

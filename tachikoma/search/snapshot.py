@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import dates
+from ..embedders.names import E5_SMALL
 from ..globs import name_or_path_mask
 from ..segment import dominant_script
 from ..store.sqlite import Store
@@ -90,6 +91,8 @@ class Snapshot:
     multi_rows: np.ndarray | None = None
     multi_language: np.ndarray | None = None
     multi_matrix: np.ndarray | None = None
+    #: The name of the multilingual embedder that read them (`scoring.MULTILINGUAL_READINGS`).
+    multi_embedder: str = ""
 
     @property
     def chunk_count(self) -> int:
@@ -206,7 +209,8 @@ def multilingual_vectors(store: Store, generation: int, chunk_ids: np.ndarray) -
     pos, known = positions(chunk_ids, ids)
     if not known.any():
         return {}
-    return {"multi_rows": pos[known], "multi_language": languages[known], "multi_matrix": matrix[known]}
+    return {"multi_rows": pos[known], "multi_language": languages[known], "multi_matrix": matrix[known],
+            "multi_embedder": store.get_meta("multilingual_embedder") or E5_SMALL}
 
 
 def quick_rows(quick: np.ndarray) -> np.ndarray:

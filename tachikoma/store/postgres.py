@@ -477,6 +477,10 @@ class PostgresStore:
                                "language IS NULL AND octet_length(vector) > 0", (self.memory_id,)).rowcount
 
     @_guarded
+    def forget_judgements(self) -> None:
+        self.db.execute("DELETE FROM tachikoma.multilingual WHERE memory_id = %s", (self.memory_id,))
+
+    @_guarded
     def forget_unused_judgements(self) -> int:
         return self.db.execute(
             "DELETE FROM tachikoma.multilingual m WHERE m.memory_id = %s AND NOT EXISTS (SELECT 1 FROM "

@@ -227,6 +227,9 @@ class MultilingualStore(IndexStore, Protocol):
     def drop_english_vectors(self) -> int:
         """Empty the vectors of passages judged English; returns how many."""
 
+    def forget_judgements(self) -> None:
+        """Drop every row: another multilingual embedder reads the passages next."""
+
     def forget_unused_judgements(self) -> int:
         """Drop the rows of texts no chunk holds any more; returns how many."""
 

