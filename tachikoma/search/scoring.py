@@ -60,7 +60,7 @@ SCRIPT_BACKGROUND = {E5_SMALL: 0.1}
 #: - Universal Sentence Encoder multilingual v3 (`muse`): +0.05 within a language, none across. The same medians
 #:   (0.261, 0.388, 0.312) would move it by −0.127 and −0.051: that lost 11 of the 53 answerable dev questions
 #:   of the polyglot set (MiniLM's index) that no shift finds (its notes are a few lines, and a short note's
-#:   cosines sit higher whatever its language). Of nine pairs tried on those dev questions (−0.127 to +0.1),
+#:   cosines sit higher whatever its language). Of eleven pairs tried on those dev questions (−0.127 to +0.1),
 #:   +0.05 / 0 found the most (55) with the fewest off-topic questions answered; a shift across languages above
 #:   0 answered more of them, below 0 found fewer (docs/embedders.md).
 MULTILINGUAL_READINGS = {
