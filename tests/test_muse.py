@@ -115,3 +115,23 @@ def test_the_tokenizer_is_sentencepiece_and_gives_the_package_tokenizer_ids() ->
         for text in (*row, "Straße Muenchen ＭＵＮＩＣＨ", "a\x00b 🙂"):
             assert words.encode(text, out_type=int, add_bos=True, add_eos=True) == \
                 pure.encode(text, out_type=int, add_bos=True, add_eos=True)
+
+
+def test_texts_in_letters_it_does_not_know_are_unreadable(embedder: MuseEmbedder) -> None:
+    """Khmer, Lao, Amharic and Tamil come out as a word start and an unknown piece: not read. A passage that
+    only quotes such a word, and the languages it knows, are read."""
+    texts = ["កិច្ចសន្យាជួលផ្ទះនឹងផុតកំណត់នៅខែមីនា។", "ສັນຍາເຊົ່າເຮືອນຈະໝົດອາຍຸໃນເດືອນມີນາ", "የቤት ኪራይ ውል በመጋቢት ያበቃል።",
+             "ஒப்பந்தம் மார்ச் மாதத்தில் முடிவடைகிறது", "Khmer: កិច្ចសន្យាជួលផ្ទះ ends in March, call the agent",
+             *SAME_MEANING[0], "xyzzy", ""]
+    assert embedder.unreadable(texts) == [True, True, True, True, False, False, False, False, False, False, False]
+
+
+def test_a_text_is_read_up_to_its_first_tokens(embedder: MuseEmbedder) -> None:
+    """A Japanese paragraph without a line break is one chunk however long; the model reads its first
+    `MAX_TOKENS` tokens, as MiniLM reads 256 (adversarial pass: a 2 MB one took 7.8 GB)."""
+    sentence = "ゆきさんの歯医者の予約は十二月十八日の午後三時です。"
+    words = embedder._words
+    assert len(words.encode(sentence * 1000)) == muse.MAX_TOKENS
+    assert words.encode(sentence * 1000)[-1] == words.encode(sentence)[-1]  # the end-of-text token kept
+    long, longer = embedder.embed_documents([sentence * 1000, sentence * 5000])
+    assert np.allclose(long, longer, atol=1e-6)

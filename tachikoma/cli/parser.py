@@ -259,7 +259,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="relevance floor, 0-1, one decision for the whole answer: when no passage reaches it "
                         "in meaning similarity (cosine of the embeddings) and none holds most of the query's "
                         "words, the answer is 'no good match'; otherwise it never removes a single result "
-                        "(default: [search] min_score, else 0.41 for minilm; 0 = off)")
+                        "(default: [search] min_score, else 0.44 for minilm; 0 = off)")
     p.add_argument("--recency", choices=RECENCY_NAMES, type=str.lower,
                    help="how much a memory's age counts: off; default (age costs at most 10%%, and a memory "
                         "that a newer one supersedes loses half); strong (down to half at 90 days); seed "

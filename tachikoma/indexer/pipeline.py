@@ -300,21 +300,28 @@ def embed_multilingual(store, embedder: Embedder, reader: Embedder | None, confi
     done_with = f"{config.multilingual} {reader.name if reader else '-'} {reader.dim if reader else '-'}"
     if not changed and store.get_meta("multilingual_run") == done_with:
         return 0
-    if reader is not None and store.get_meta("multilingual_embedder") not in (None, reader.name):
+    if reader is not None and store.get_meta("multilingual_embedder") != reader.name:
         store.check_present()
-        with batch():  # read by another embedder before: every passage is read again by this one
+        # Read by another embedder before, or by one a killed run did not record (its rows may be of another
+        # size): every passage is read again by this one, recorded before it reads, so that a run killed from
+        # here on is resumed by the next.
+        with batch():
             store.forget_judgements()
             store.set_meta("multilingual_embedder", reader.name)
             store.set_meta("multilingual_dim", str(reader.dim))
             store.bump_generation()
-    done, unread = _judge(store, reader, False, batch, show)
+    done, unread, unreadable = _judge(store, reader, False, batch, show)
     # "auto" reads every passage from a tenth of the chunks not in English, and keeps them read down to half of
     # that: a note added or removed near the line does not throw away or redo the whole memory's vectors.
     share = EVERY_PASSAGE_SHARE / (2 if store.get_meta("multilingual_every") == "1" else 1)
     every = reader is not None and (config.multilingual == "all" or config.multilingual == "auto" and (
         sum(store.language_counts().values()) >= share * max(store.counts()[1], 1)))
     if every:
-        done += _judge(store, reader, True, batch, show)[0]
+        more = _judge(store, reader, True, batch, show)
+        done, unreadable = done + more[0], unreadable + more[2]
+    if unreadable:
+        note(f"{plural(unreadable, 'passage')} mostly in letters {reader.name.split(':')[0]} does not know (Khmer, Lao, "
+             "Myanmar, …) found by their words only (docs/embedders.md)")
     if unread:
         from ..embedders import muse
 
@@ -336,18 +343,19 @@ def embed_multilingual(store, embedder: Embedder, reader: Embedder | None, confi
     return done
 
 
-def _judge(store, reader: Embedder | None, every: bool, batch, show) -> tuple[int, int]:
+def _judge(store, reader: Embedder | None, every: bool, batch, show) -> tuple[int, int, int]:
     """One pass of `embed_multilingual` over the chunk texts not judged yet (`every`: and the English ones
-    without a vector, which get one): how many texts `reader` embedded, and without a reader how many
-    passages not in English it would have."""
+    without a vector, which get one): how many texts `reader` embedded, without a reader how many passages not
+    in English it would have, and how many it cannot read (its ``unreadable``: judged, with no vector)."""
     from ..embedders.auto import passage_language
 
-    done = unread = 0
+    done = unread = unreadable = 0
+    cannot = getattr(reader, "unreadable", None)
     after = ""
     while True:
         part = store.unjudged(JUDGE_LOOKUP, after, english=every)
         if not part:
-            return done, unread
+            return done, unread, unreadable
         after = part[-1][0]
         languages = [passage_language(text) for _, text in part]
         if reader is None:
@@ -361,11 +369,15 @@ def _judge(store, reader: Embedder | None, every: bool, batch, show) -> tuple[in
                 store.judge(english)
         for start in range(0, len(read), EMBED_SLICE):  # each slice committed: an interrupted run keeps it
             piece = read[start:start + EMBED_SLICE]
-            vectors = np.asarray(reader.embed_documents([text for _, text, _ in piece]), dtype=np.float32)
+            skip = cannot([text for _, text, _ in piece]) if cannot else [False] * len(piece)
+            vectors = iter(np.asarray(reader.embed_documents([text for (_, text, _), no in zip(piece, skip) if not no]),
+                                      dtype=np.float32))
             store.check_present()
             with batch():
-                store.judge([(h, language or None, vec.tobytes()) for (h, _, language), vec in zip(piece, vectors)])
-            done += len(piece)
+                store.judge([(h, language or None, b"" if no else next(vectors).tobytes())
+                             for (h, _, language), no in zip(piece, skip)])
+            done += len(piece) - sum(skip)
+            unreadable += sum(1 for (_, _, language), no in zip(piece, skip) if no and language)
             show(f"{'every passage' if every else 'passages not in English'}: {done:,} read by {reader.name}")
 
 

@@ -357,6 +357,9 @@ class Searcher:
                 given = self.multilingual
                 self._multi = given if given is not None and given.name == snap.multi_embedder \
                     else create(snap.multi_embedder)
+            cannot = getattr(self._multi, "unreadable", None)  # letters it does not know: no meaning to read
+            if cannot is not None and cannot([query])[0]:
+                return None
             return np.asarray(self._multi.embed_query(query), dtype=np.float32)
         except EmbedderError as exc:
             self.multilingual_error = str(exc)
