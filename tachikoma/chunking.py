@@ -25,7 +25,16 @@ Markdown
 
     A section bigger than `max_words` is split on its own: at paragraph
     (blank line) boundaries, a paragraph that is still too big at line
-    boundaries, a line at sentence boundaries, a sentence between words.
+    boundaries, a line at sentence boundaries (。！？ too), a sentence between
+    words, and a run of a script written without spaces (Chinese, Japanese,
+    Thai, …) every `RUN_CHARACTERS_PER_WORD` characters.
+
+    Words are counted between spaces, except in such runs: there every
+    `RUN_CHARACTERS_PER_WORD` characters count as a word (`word_count`), so a
+    Japanese note is cut into chunks of about the length the embedder reads
+    (before, a paragraph without spaces was one word, and a Japanese or
+    Chinese note one chunk of thousands of characters, most of them past the
+    embedder's window).
     Each piece after the first starts with an overlap of about
     `overlap_words` words (default 15% of `max_words`) from the end of the
     previous piece, taken in the largest units that fit.
@@ -90,17 +99,23 @@ from datetime import date, datetime, timezone
 
 from .documents import MARKDOWN, TRANSCRIPT, Chunk, Document, Turn
 from .fences import FenceTracker
+from .segment import run_characters
 
 #: Bump when a change to the rules gives other chunks for the same document and window.
 #: 5: transcript chunks carry their turns' tool texts (keyword only).
-VERSION = 5
+#: 6: words of scripts written without spaces counted by characters (`word_count`), cut at 。！？ and inside runs.
+VERSION = 6
+#: Characters of a run of a script written without spaces (`segment.run_characters`) that count as one word: a
+#: Chinese or Japanese word is one to three characters, and MiniLM reads about one token a character there.
+RUN_CHARACTERS_PER_WORD = 2
 #: Separator between heading titles in a context line.
 PATH_SEPARATOR = " › "
 DEFAULT_OVERLAP = 0.15
 
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
 _CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+$")
-_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
+#: Where a line is cut into sentences; the separator kept (empty after 。！？, which need no space).
+_SENTENCE_END = re.compile(r"((?<=[.!?…])\s+|(?<=[。！？])(?=\S))")
 #: Between the first and last day of a transcript chunk's date line.
 DATE_RANGE_SEPARATOR = " – "
 _WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
@@ -159,8 +174,9 @@ class _Atom:
     """A run of text with the file lines it came from.
 
     `joiner` says how it attaches to the atom before it ("\\n\\n" between
-    paragraphs, "\\n" between lines, " " within a line); `level` is how
-    finely it was cut (0 paragraph, 1 line, 2 sentence, 3 word).
+    paragraphs, "\\n" between lines, " " within a line, "" within a run);
+    `level` is how finely it was cut (0 paragraph, 1 line, 2 sentence, 3
+    word, 4 a piece of a run of a script written without spaces).
     """
 
     text: str
@@ -171,7 +187,19 @@ class _Atom:
     words: int = field(init=False)
 
     def __post_init__(self) -> None:
-        self.words = 1 if self.level == 3 else len(self.text.split())
+        self.words = 1 if self.level == 4 else word_count(self.text)
+
+
+def word_count(text: str) -> int:
+    """The words of `text` for the chunk budget: between spaces, and in a run of a script written without
+    spaces every `RUN_CHARACTERS_PER_WORD` characters ("歯医者の予約は金曜日" counts 5)."""
+    if text.isascii():
+        return len(text.split())
+    count = 0
+    for word in text.split():
+        run = run_characters(word)
+        count += -(-run // RUN_CHARACTERS_PER_WORD) + (run < len(word)) if run else 1
+    return count
 
 
 def _render(atoms: list[_Atom]) -> str:
@@ -190,13 +218,20 @@ def _subdivide(atom: _Atom) -> list[_Atom]:
         return [_Atom(line.strip(), atom.start + i, atom.start + i, "\n" if i else atom.joiner, 1)
                 for i, line in enumerate(lines) if line.strip()]
     if atom.level == 1:  # line → sentences
-        parts = [p for p in _SENTENCE_END.split(atom.text) if p.strip()]
+        cut = _SENTENCE_END.split(atom.text)  # sentence, separator, sentence, …: " " after ". ", "" after "。"
+        parts = [(cut[i].strip(), " " if i and cut[i - 1] else "") for i in range(0, len(cut), 2) if cut[i].strip()]
         if len(parts) > 1:
-            return [_Atom(p.strip(), atom.start, atom.end, " " if i else atom.joiner, 2)
-                    for i, p in enumerate(parts)]
+            return [_Atom(text, atom.start, atom.end, joiner if i else atom.joiner, 2)
+                    for i, (text, joiner) in enumerate(parts)]
+    if atom.level == 3:  # a word: a run of a script written without spaces → pieces of a word each
+        size = RUN_CHARACTERS_PER_WORD
+        if atom.words <= 1:
+            return [atom]
+        return [_Atom(atom.text[i:i + size], atom.start, atom.end, "" if i else atom.joiner, 4)
+                for i in range(0, len(atom.text), size)]
     words = atom.text.split()
     if len(words) <= 1:
-        return [atom]
+        return [_Atom(atom.text, atom.start, atom.end, atom.joiner, 3)] if atom.words > 1 else [atom]
     return [_Atom(w, atom.start, atom.end, " " if i else atom.joiner, 3) for i, w in enumerate(words)]
 
 
@@ -206,10 +241,11 @@ def _fit(atoms: list[_Atom], budget: int) -> list[_Atom]:
     stack = list(reversed(atoms))
     while stack:
         atom = stack.pop()
-        if atom.level == 3 or atom.words <= budget:
+        finer = [atom] if atom.words <= budget or atom.level == 4 else _subdivide(atom)
+        if finer == [atom]:
             out.append(atom)
         else:
-            stack.extend(reversed(_subdivide(atom)))
+            stack.extend(reversed(finer))
     return out
 
 
@@ -270,7 +306,7 @@ class _Section:
 
     @property
     def words(self) -> int:
-        return sum(len(text.split()) for _, text in self.lines)
+        return sum(word_count(text) for _, text in self.lines)
 
 
 def _sections(text: str, first_line: int) -> list[_Section]:
@@ -415,7 +451,7 @@ def _chunk_thread(turns: list[Turn], max_words: int, overlap_words: int) -> list
 
     for turn in turns:
         text = _render_turn(turn)
-        words = len(text.split())
+        words = word_count(text)
         if words > max_words:
             if window:
                 emit()
@@ -440,7 +476,7 @@ def _split_turn(turn: Turn, max_words: int, overlap_words: int) -> list[tuple]:
     words, as a markdown section is; each piece after the first opens with an overlap."""
     label = f"{turn.speaker}:"
     context = _window_context([turn])
-    budget = max(1, max_words - len(label.split()))
+    budget = max(1, max_words - word_count(label))
     overlap = min(overlap_words, budget - 1)
     lines = [line.strip() for line in turn.body.split("\n") if line.strip()]
     atoms = [_Atom(line, turn.line, turn.last_line, "\n", 1) for line in lines]

@@ -66,6 +66,11 @@ def _with_unumlauted(match: re.Match) -> str:
     return f"{word} {word.translate(_UMLAUTS)}"
 
 
+def run_characters(text: str) -> int:
+    """How many characters of `text` are in runs of a script written without spaces (see the module)."""
+    return 0 if text.isascii() else sum(len(run) for run in _RUN.findall(text))
+
+
 def has_runs(text: str) -> bool:
     """Whether `text` holds a run of a script written without spaces (see the module)."""
     return not text.isascii() and _RUN.search(text) is not None

@@ -592,3 +592,47 @@ def test_dated_transcript_chunks_are_the_plain_chunks_behind_their_turns_dates(t
         inside = [t for t in dated if y.line_start <= t.line <= y.line_end]
         context = date_context(inside)
         assert y.text == (f"{context}\n{x.text}" if context else x.text)
+
+
+# ---------------------------------------------------------------- scripts written without spaces
+
+JAPANESE = "ゆきさんの歯医者の予約は十二月十八日の午後三時です。場所は駅前の田中デンタルクリニックで、保険証を忘れないこと。"
+
+
+def test_words_of_scripts_without_spaces_are_counted_by_characters():
+    from tachikoma.chunking import RUN_CHARACTERS_PER_WORD, word_count
+
+    assert word_count("the boiler service is on Tuesday") == 6
+    assert word_count("歯医者の予約") == -(-6 // RUN_CHARACTERS_PER_WORD)
+    assert word_count("Call 김민수 about the 견적서") == 1 + 2 + 1 + 1 + 2  # Hangul syllables too
+    assert word_count("München Straße") == 2
+
+
+def test_a_japanese_paragraph_without_breaks_is_cut_into_chunks_an_embedder_reads_whole():
+    """Before, a paragraph without spaces was one word: a Japanese or Chinese note became one chunk of
+    thousands of characters, most of them past the embedder's window. It is cut at 。 into sentences, and a
+    sentence too long for a chunk inside its run; nothing is lost, and no space is put between sentences."""
+    from tachikoma.chunking import word_count
+
+    text = "".join(f"第{i}回。{JAPANESE}" for i in range(100))  # about 6,000 characters, one line
+    chunks = chunk_document(md(text), 80)
+    assert len(chunks) > 30 and all(word_count(c.text) <= 80 for c in chunks)
+    assert all(" " not in c.text and c.text in text for c in chunks)
+    covered = set()
+    for c in chunks:
+        start = text.find(c.text)
+        covered.update(range(start, start + len(c.text)))
+    assert covered == set(range(len(text)))  # every character is in a chunk
+    long_run = "歯" * 5000  # no punctuation at all: cut inside the run
+    pieces = chunk_document(md(long_run), 80)
+    assert len(pieces) > 30 and all(word_count(p.text) <= 80 for p in pieces)
+
+
+def test_an_english_note_is_cut_as_before():
+    """Words between spaces: the counts and cuts of a note without such scripts do not change (every note of
+    the example and everyday memories gave the same chunks as the previous rules, session 30)."""
+    from tachikoma.chunking import word_count
+
+    text = "The boiler is serviced every October. Call Brandl before nine! " * 40
+    chunks = chunk_document(md(text), 80)
+    assert len(chunks) == 6 and all(word_count(c.text) == len(c.text.split()) <= 80 for c in chunks)
