@@ -12,7 +12,7 @@ Russian, Spanish, Thai, Turkish), so a question in one finds its answer in anoth
 its vocabulary lacks (Khmer, Lao, Myanmar, Amharic, Tamil, …) is not read (`MuseEmbedder.unreadable`).
 
 On the everyday memories, by cosine alone, an English question's answer in another language is in the top 5
-for 38 of 46 questions of the mixed memory where e5-small finds 11, at a twentieth of its indexing time;
+for 38 of 46 questions of the mixed memory where e5-small finds 11, at a tenth of its indexing time;
 English with English it is no better than MiniLM (docs/embedders.md, "Notes in other languages in an English
 memory"). Queries and documents are embedded alike; vectors are 512-d, L2-normalised, and a text's vector
 does not depend on its batch (tests/test_muse.py). A text is read up to its first `MAX_TOKENS` tokens.
