@@ -104,7 +104,9 @@ class Window:
 
     def encode(self, text: str, out_type=int, add_bos: bool = True, add_eos: bool = True) -> list[int]:
         ids = self.words.encode(text[:MAX_CHARACTERS], out_type=out_type, add_bos=add_bos, add_eos=add_eos)
-        return ids if len(ids) <= MAX_TOKENS else ids[:MAX_TOKENS - 1] + ids[-1:] if add_eos else ids[:MAX_TOKENS]
+        if len(ids) <= MAX_TOKENS:
+            return ids
+        return ids[:MAX_TOKENS - 1] + ids[-1:] if add_eos else ids[:MAX_TOKENS]
 
 
 def available() -> bool:
