@@ -96,10 +96,11 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
+from functools import cached_property
 
 from .documents import MARKDOWN, TRANSCRIPT, Chunk, Document, Turn
 from .fences import FenceTracker
-from .segment import run_characters
+from .segment import has_runs, run_characters
 
 #: Bump when a change to the rules gives other chunks for the same document and window.
 #: 5: transcript chunks carry their turns' tool texts (keyword only).
@@ -193,7 +194,7 @@ class _Atom:
 def word_count(text: str) -> int:
     """The words of `text` for the chunk budget: between spaces, and in a run of a script written without
     spaces every `RUN_CHARACTERS_PER_WORD` characters ("歯医者の予約は金曜日" counts 5)."""
-    if text.isascii():
+    if text.isascii() or not has_runs(text):
         return len(text.split())
     count = 0
     for word in text.split():
@@ -304,8 +305,8 @@ class _Section:
     lines: list[tuple[int, str]]  # (file line, text)
     rank: int = 0
 
-    @property
-    def words(self) -> int:
+    @cached_property
+    def words(self) -> int:  # read once its lines are all in (`_sections`)
         return sum(word_count(text) for _, text in self.lines)
 
 
