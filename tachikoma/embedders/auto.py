@@ -31,8 +31,11 @@ from .names import E5_SMALL
 SAMPLE_FILES = 200
 #: Characters read from the start of each sampled file.
 SAMPLE_CHARS = 20_000
-#: A memory is mostly not English when more than this share of its sampled letters is not English ...
-NOT_ENGLISH = 0.3
+#: A memory is mostly not English when more than this share of its sampled letters is not English ... Half:
+#: its questions are then more likely in other languages, which e5-small reads against every note. Under it
+#: MiniLM reads the English notes and questions, and `muse` the rest (session 30: 0.3 before, chosen when
+#: nothing read an English memory's notes in other languages; docs/embedders.md, "Choosing automatically").
+NOT_ENGLISH = 0.5
 #: ... of at least this many letters (a new, nearly empty memory stays with the default).
 MIN_LETTERS = 200
 #: A file's Latin text is English when at least this share of its Latin words are common English words: of
