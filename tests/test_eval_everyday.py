@@ -143,10 +143,11 @@ def test_a_folder_without_sets_is_an_error(tmp_path):
 
 #: the day a set is asked as of, when it is not the first three sets' 27 November
 AS_OF = {"household": "2026-12-04T09:30:00+00:00", "mixed": "2026-12-04T08:30:00+09:00",
-         "bilingual": "2027-03-12T09:15:00+00:00"}
+         "bilingual": "2027-03-12T09:15:00+00:00", "trilingual": "2027-01-15T09:00:00-05:00"}
 
 
-@pytest.mark.parametrize("name", ["assistant", "team", "research", "household", "mixed", "bilingual"])
+@pytest.mark.parametrize("name", ["assistant", "team", "research", "household", "mixed", "bilingual",
+                                  "trilingual"])
 def test_the_committed_sets_keep_their_rules(name):
     """Each hand-written set loads, has its 25-45 files, at least 45 questions with 6 offtopic and 3
     nonsense, and the documented split: dev when the first byte of sha256(id) is even."""
