@@ -7,6 +7,7 @@ useradd), since PostgreSQL's initdb and postgres refuse to run as root.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from urllib.parse import quote
 
@@ -39,7 +40,9 @@ class Server:
         return name
 
     def require_password(self, user: str) -> None:
-        """Make `user` log in with a password (the wheel's server trusts every local user)."""
+        """Make `user` log in with a password (the wheel's server trusts every local user). The server reloads
+        its rules when signalled, a moment after `pg_reload_conf()` returns: this waits until `user` is asked
+        for a password (a loaded CI machine logged in once more without one)."""
         import psycopg
 
         with psycopg.connect(self.admin_url, autocommit=True) as db:
@@ -49,6 +52,17 @@ class Server:
             if rule not in rules:
                 hba.write_text(rule + rules)
             db.execute("SELECT pg_reload_conf()")
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                psycopg.connect(self.url("postgres", user), connect_timeout=5).close()
+            except psycopg.OperationalError as exc:
+                if "password" not in str(exc):
+                    raise
+                return  # asked for a password: the rule is in force
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the server still lets {user} in without a password")
+            time.sleep(0.05)
 
     def stop(self) -> None:
         self.server.cleanup()
