@@ -365,3 +365,22 @@ def test_postgresql_two_memories_each_read_by_its_own_reader(tmp_path, url, monk
     assert stored("alpha") == [("German", MUSE_BYTES)] and stored("beta") == [("German", MUSE_BYTES)]
     answer = search_memories(alpha, ["alpha", "beta"], BOILER, 5)
     assert {r["memory"] for r in answer["results"] if r["path"] == "heizung.md"} == {"alpha", "beta"}
+
+
+def test_a_reader_the_scoring_has_no_scale_for_is_said_not_raised(memory):
+    """An index whose meta names a reader this version has no scale for (a newer tachikoma's, or edited by
+    hand): the search answers with MiniLM's meaning for those passages and says why."""
+    db = sqlite3.connect(memory / ".cache" / "index.db")
+    try:
+        with db:
+            before = db.execute("SELECT value FROM meta WHERE key = 'multilingual_embedder'").fetchone()[0]
+            db.execute("UPDATE meta SET value = 'minilm:all-MiniLM-L6-v2' WHERE key = 'multilingual_embedder'")
+            db.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")
+        answer = ask(memory, BOILER, decide=False)
+        assert "no measured scale" in answer["match"]["multilingual_unavailable"]
+        assert all("read_by" not in r["factors"] for r in answer["results"])
+    finally:
+        with db:
+            db.execute("UPDATE meta SET value = ? WHERE key = 'multilingual_embedder'", (before,))
+            db.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")
+        db.close()

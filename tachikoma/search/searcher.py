@@ -33,7 +33,7 @@ from . import vector_index
 from .keywords import (COUNTING, STOPWORDS, TOOL_EXCERPT_SHARE, TOOL_MATCHES_SHOWN, ToolMatch, WordRows, chunk_positions,
                        keyword_coverage, keyword_parts, keyword_search, keyword_terms, query_terms, tool_search,
                        tool_terms, tool_words_held, words_held)
-from .scoring import SCRIPT_BACKGROUND, rank_snapshot, ranked_dates, relevance_floor
+from .scoring import MULTILINGUAL_READINGS, SCRIPT_BACKGROUND, rank_snapshot, ranked_dates, relevance_floor
 from .snapshot import Filters, Snapshot, chunk_scripts
 
 #: A searcher that lives on (dashboard, MCP) re-counts the files changed since the last index run
@@ -351,6 +351,9 @@ class Searcher:
         # a high cosine with passages all the same, which would pass the relevance floor. A capitalised word
         # ("Mia", "Ella") is read: more likely a name.
         if all(t in ANY_FUNCTION_WORD for t in query_terms(query, skip=STOPWORDS)):
+            return None
+        if snap.multi_embedder not in MULTILINGUAL_READINGS:  # an index of another version, or edited by hand
+            self.multilingual_error = f"{snap.multi_embedder!r} has no measured scale here (a newer tachikoma's?)"
             return None
         try:
             if self._multi is None or self._multi.name != snap.multi_embedder:  # the one that read the passages
