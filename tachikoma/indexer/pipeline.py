@@ -300,11 +300,12 @@ def embed_multilingual(store, embedder: Embedder, reader: Embedder | None, confi
     done_with = f"{config.multilingual} {reader.name if reader else '-'} {reader.dim if reader else '-'}"
     if not changed and store.get_meta("multilingual_run") == done_with:
         return 0
-    if reader is not None and store.get_meta("multilingual_embedder") != reader.name:
+    recorded = (store.get_meta("multilingual_embedder"), store.get_meta("multilingual_dim"))
+    if reader is not None and recorded != (reader.name, str(reader.dim)):
         store.check_present()
         # Read by another embedder before, or by one a killed run did not record (its rows may be of another
         # size): every passage is read again by this one, recorded before it reads, so that a run killed from
-        # here on is resumed by the next.
+        # here on is resumed by the next (and a searcher loads what is there: the generation moves).
         with batch():
             store.forget_judgements()
             store.set_meta("multilingual_embedder", reader.name)
@@ -332,11 +333,8 @@ def embed_multilingual(store, embedder: Embedder, reader: Embedder | None, confi
         with batch():
             # English passages read before ("all", or "auto" over a tenth) are not read any more
             forgotten = store.forget_unused_judgements() + (0 if every else store.drop_english_vectors())
-            new = store.get_meta("multilingual_dim") != str(reader.dim)  # a searcher must load what is there
             store.set_meta("multilingual_every", "1" if every else "0")
-            store.set_meta("multilingual_embedder", reader.name)
-            store.set_meta("multilingual_dim", str(reader.dim))
-            if done or forgotten or new:
+            if done or forgotten:
                 store.bump_generation()
     with batch():
         store.set_meta("multilingual_run", done_with)
