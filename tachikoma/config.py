@@ -86,7 +86,8 @@ Hybrid relevance (``[search]``)
     The ``similarity`` factor of a score is a fusion of two relevances of the
     chunk to the query: the embedding's cosine similarity (clipped to 0..1)
     and a keyword score, SQLite FTS5's BM25 over the same chunks, divided by
-    the best BM25 of the query so that the best keyword match scores 1.
+    the best BM25 of the query so that the best keyword match scores 1 (less when
+    an English query has words found nowhere in the memory: `ranking.keyword_relevance`).
 
     convex (default)
         similarity = (1 − w) × vector + w × keyword, with w = keyword_weight.

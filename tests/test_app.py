@@ -387,8 +387,9 @@ def test_api_search_is_the_cli_json(client, indexed):
     assert api.status_code == 200 and api.mimetype == "application/json"
     ours = api.get_json()
     theirs = json.loads(run_cli("--memory", str(indexed), "search", "--json", "-n", "4", "heat", "sink"))
-    assert set(ours) == set(theirs) == {"query", "keywords", "results", "min_score", "no_good_match", "freshness", "embedder",
-                                        "recency", "timing_ms", "match", "as_of", "time", "staleness"}
+    assert set(ours) == set(theirs) == {"query", "keywords", "keywords_nowhere", "results", "min_score", "no_good_match",
+                                        "freshness", "embedder", "recency", "timing_ms", "match", "as_of", "time",
+                                        "staleness"}
     assert ours["query"] == theirs["query"] and ours["embedder"] == theirs["embedder"]
     assert len(ours["results"]) == len(theirs["results"]) >= 3
     for a, b in zip(ours["results"], theirs["results"]):

@@ -14,7 +14,8 @@ from tachikoma.search import ranking
 from tachikoma.config import Config, SearchConfig, load_config
 from tachikoma.embedders.base import l2_normalise
 from tachikoma.errors import TachikomaError
-from tachikoma.search.keywords import keyword_search, query_terms
+from tachikoma.search import explain
+from tachikoma.search.keywords import keyword_search, nowhere_weight, query_terms
 from tachikoma.search.scoring import rank_snapshot
 from tachikoma.search.searcher import Searcher
 from tachikoma.store.fts import keyword_expression
@@ -65,9 +66,11 @@ def test_exact_rare_name_and_number_the_vector_misses_are_found(notes):
     for query in ("Kowalczyk", "INV-88213", "what did Kowalczyk send"):
         missed = searcher.search(query, 5, now=NOW, config=vector_only)["results"]
         assert all(r["path"] != "b.md" for r in missed), "the vector alone does not find it"
-        hybrid = searcher.search(query, 5, now=NOW)["results"]
+        answer = searcher.search(query, 5, now=NOW)
+        hybrid = answer["results"]
         assert hybrid and hybrid[0]["path"] == "b.md", query
-        assert hybrid[0]["factors"]["keyword_score"] == 1.0
+        # whole unless a word of the query is in no note ("send": the note says it "went to the archive")
+        assert (hybrid[0]["factors"]["keyword_score"] == 1.0) == (not answer["keywords_nowhere"]), query
 
 
 def test_keyword_breaks_a_tie_the_vector_cannot(notes):
@@ -131,11 +134,40 @@ def test_fusion_functions():
     assert fused.tolist() == pytest.approx([0.6, 0.25, 0.425])
     assert ranking.keyword_relevance(np.array([-2.0, np.nan, -0.5])).tolist() == [1.0, 0.0, 0.25]
     assert ranking.keyword_relevance(np.array([np.nan, np.nan])).tolist() == [0.0, 0.0]
+    # words found nowhere weigh on every match: the best one is no longer whole
+    assert ranking.keyword_relevance(np.array([-2.0, np.nan, -0.5]), nowhere=2.0).tolist() == [0.5, 0.0, 0.125]
+    assert ranking.keyword_relevance(np.array([np.nan]), nowhere=2.0).tolist() == [0.0]
     assert ranking.rrf_ranks(np.array([0.1, 0.0, 0.9, 0.5]), 2).tolist() == [0, 0, 1, 2]
     rrf = ranking.fuse(np.array([0.9, 0.5, 0.0]), np.array([0.0, 1.0, 0.2]), SearchConfig(keyword_weight=0.5,
                                                                                          fusion="rrf", rrf_k=1))
     # ranks: vector 1, 2, –; keyword –, 1, 2 → 2 × (0.5/(1+r_v) + 0.5/(1+r_k))
     assert rrf.tolist() == pytest.approx([0.5, 0.5 * 2 / 3 + 0.5, 0.5 * 2 / 3])
+
+
+def test_words_found_nowhere_are_counted_as_missing_from_every_match():
+    words, weight = nowhere_weight({"mattress": 0, "old": 3, "rid": 0}, 10)
+    assert words == ["mattress", "rid"]
+    assert weight == pytest.approx(2 * np.log(10.5 / 0.5))  # FTS5's idf of a word in none of 10 chunks, each
+    assert nowhere_weight({"old": 3}, 10) == ([], 0.0)
+    assert nowhere_weight({"old": 0}, 0) == (["old"], 0.0)
+
+
+def test_an_english_query_with_a_word_found_nowhere_gives_no_whole_keyword_match(notes):
+    _, searcher = notes
+    whole = searcher.search("Kowalczyk invoice", 5, now=NOW)
+    assert whole["keywords_nowhere"] == [] and whole["results"][0]["factors"]["keyword_score"] == 1.0
+    # "zebra" is in no note: the note that names Kowalczyk holds two of the three words
+    partial = searcher.search("Kowalczyk invoice zebra", 5, now=NOW)
+    assert partial["keywords_nowhere"] == ["zebra"]
+    best = partial["results"][0]
+    assert best["path"] == "b.md"
+    assert 0.3 < best["factors"]["keyword_score"] < 0.9
+    explained = {f.name: f.why for f in explain.factors(best)}
+    assert "found nowhere" in explained["keywords"]
+    # a question in another language is not held to it (its inflections are found nowhere more often)
+    german = searcher.search("Wann ist die Rechnung von Kowalczyk fällig?", 5, now=NOW)
+    assert german["keywords_nowhere"] == []
+    assert max(r["factors"]["keyword_score"] for r in german["results"]) == 1.0
 
 
 def test_rank_snapshot_without_keyword_scores_is_vector_only(notes):

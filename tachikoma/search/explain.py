@@ -33,6 +33,8 @@ MEANING = {None: "cosine of the query's and the passage's embeddings",
            "full": "cosine of the query's and the passage's embeddings",
            "quick": "cosine of the quick tier's embeddings, on the full model's scale (the full vectors are "
                     "still being computed)"}
+#: What the keyword part is (`ranking.keyword_relevance`).
+KEYWORDS = "BM25 keyword match (the query's best match = 1, less when words of an English query are found nowhere)"
 NOT_EMBEDDED = "not embedded yet: found by its keywords only for now"
 #: Why a stale memory's score was cut, when the files are not at hand.
 STALE = "stale: files it names changed in commits since"
@@ -136,7 +138,7 @@ def factors(result: dict) -> list[Factor]:
         tools = tool_match_text(result)
         out += [Factor("meaning", f["vector_similarity"], meaning_why(f), part=True),
                 Factor("keywords", f["keyword_score"],
-                       "BM25 keyword match (the query's best match = 1)" + (f"; {tools}" if tools else ""), part=True)]
+                       KEYWORDS + (f"; {tools}" if tools else ""), part=True)]
     out += [Factor("trust", f["trust_weight"], f["trust"] or NOT_SET),
             Factor("confidence", f["confidence_weight"], f["confidence"] or NOT_SET),
             Factor("recency", f["recency"], recency_why(f))]

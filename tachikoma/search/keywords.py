@@ -188,6 +188,15 @@ def rarest_within(terms: list[str], known: list[int], ceiling: int, postings: in
     return kept
 
 
+def nowhere_weight(counts: dict[str, int], total: int) -> tuple[list[str], float]:
+    """The query's words found nowhere in a memory of `total` chunks (a count of 0 in `counts`, chunk
+    texts and tool texts together) and their weight on BM25's scale: FTS5's idf of a word in no chunk,
+    each, which is what a chunk holding the word once at the average length would add to its score.
+    `ranking.keyword_relevance` counts them as missing from every match."""
+    missing = [word for word, count in counts.items() if count == 0]
+    return missing, len(missing) * float(np.log((total + 0.5) / 0.5)) if total > 0 else 0.0
+
+
 def keyword_search(store: Store, query: str, total_chunks: int, limit: int | None,
                    postings: int = KEYWORD_POSTINGS, terms: list[str] | None = None) -> list[tuple[int, float]]:
     """(chunk id, bm25) of the best keyword matches for `query`, best first, using its
@@ -324,12 +333,13 @@ def chunk_positions(snap: "Snapshot", ids: np.ndarray) -> tuple[np.ndarray, np.n
 
 
 def keyword_parts(snap: "Snapshot", matches: list[tuple[int, float]],
-                  tool_matches: list[ToolMatch]) -> tuple[np.ndarray, np.ndarray]:
+                  tool_matches: list[ToolMatch], nowhere: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """Per chunk: keyword relevance (0..1) from its own text's matches and its tool texts' best match
-    (`ranking.keyword_relevance_with_tools`), and the share of it that its tool texts gave."""
+    (`ranking.keyword_relevance_with_tools`), and the share of it that its tool texts gave; `nowhere`:
+    the weight of the query's words found nowhere (`nowhere_weight`)."""
     n = len(snap.chunk_ids)
     if not tool_matches or not n:
-        return keyword_scores(snap, matches), np.zeros(n)
+        return keyword_scores(snap, matches, nowhere), np.zeros(n)
     own, tool = np.full(n, np.nan), np.full(n, np.nan)
     if matches:
         pos, known = chunk_positions(snap, np.array([m[0] for m in matches], dtype=np.int64))
@@ -339,16 +349,17 @@ def keyword_parts(snap: "Snapshot", matches: list[tuple[int, float]],
     best = np.zeros(n)
     np.minimum.at(best, pos[known], values)  # bm25 is negative: the lowest is a chunk's best tool text
     tool[pos[known]] = best[pos[known]]
-    return ranking.keyword_relevance_with_tools(own, tool)
+    return ranking.keyword_relevance_with_tools(own, tool, nowhere=nowhere)
 
 
-def keyword_scores(snap: "Snapshot", matches: list[tuple[int, float]]) -> np.ndarray:
-    """Per-chunk keyword relevance (0..1) from `keyword_search` matches; unmatched chunks 0."""
+def keyword_scores(snap: "Snapshot", matches: list[tuple[int, float]], nowhere: float = 0.0) -> np.ndarray:
+    """Per-chunk keyword relevance (0..1) from `keyword_search` matches; unmatched chunks 0 (`nowhere`:
+    `keyword_parts`)."""
     relevance = np.zeros(len(snap.chunk_ids))
     if matches and len(snap.chunk_ids):
         ids = np.array([m[0] for m in matches], dtype=np.int64)
         values = np.array([m[1] for m in matches], dtype=np.float64)
         pos = np.minimum(np.searchsorted(snap.chunk_ids, ids), len(snap.chunk_ids) - 1)
         known = snap.chunk_ids[pos] == ids  # a chunk written after the snapshot was taken is ignored
-        relevance[pos[known]] = ranking.keyword_relevance(values[known])  # the rest: no match, 0
+        relevance[pos[known]] = ranking.keyword_relevance(values[known], nowhere)  # the rest: no match, 0
     return relevance

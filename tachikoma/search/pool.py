@@ -300,8 +300,8 @@ def search_memories(root: Path, names: list[str], query: str, limit: int = 10, c
     it would be alone (its own embedder, keyword statistics and settings), then the results are
     merged by score; every result names its ``memory``. The memories answer as one: there is a good
     match when any memory has one (then the best results of all of them, a memory without one of its
-    own included), ``match`` is the best evidence of any, ``keywords`` every memory's; freshness and
-    the like are the first memory's; ``memories`` lists the names searched. `searchers`
+    own included), ``match`` is the best evidence of any, ``keywords`` every memory's, ``keywords_nowhere``
+    those no memory holds; freshness and the like are the first memory's; ``memories`` lists the names searched. `searchers`
     (`Searchers`): a long-lived process's open searchers and connections, reused;
     None: opened for this query and closed after it."""
     config = config or load_config(root)
@@ -342,5 +342,6 @@ def merge_answers(answers: list[dict], limit: int, names: list[str]) -> dict:
     if pairs:
         match["best_pair_coverage"] = max(pairs)
     keywords = list(dict.fromkeys(word for a in answers for word in a["keywords"]))
+    nowhere = [word for word in answers[0]["keywords_nowhere"] if all(word in a["keywords_nowhere"] for a in answers)]
     return dict(answers[0], results=merged, no_good_match=not merged, match=match, keywords=keywords,
-                memories=list(names))
+                keywords_nowhere=nowhere, memories=list(names))

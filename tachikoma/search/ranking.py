@@ -231,17 +231,21 @@ def file_weights(trust: np.ndarray, confidence: np.ndarray, age_days: np.ndarray
             * recency_rule(age_days, never, cfg.rule))
 
 
-def keyword_relevance(bm25: np.ndarray) -> np.ndarray:
-    """FTS5 ``bm25()`` values (negative; lower is a better match) → 0..1, the best match 1.
+def keyword_relevance(bm25: np.ndarray, nowhere: float = 0.0) -> np.ndarray:
+    """FTS5 ``bm25()`` values (negative; lower is a better match) → 0..1, the best match 1, or less when
+    the query has words found nowhere in the memory (`nowhere`: their BM25 weight, `keywords.nowhere_weight`).
 
     Rows that did not match hold NaN and get 0. Dividing by the query's best
     score makes the keyword part comparable across queries whatever their
-    length and rarity.
+    length and rarity. A word the memory holds nowhere is one no match can
+    hold, so it counts as missing from the best match too: "how do I get rid
+    of an old mattress" in a memory whose note on bulky rubbish is in
+    Portuguese gives the one note that says "old" less than the whole keyword part.
     """
     raw = np.asarray(bm25, dtype=np.float64)
     strength = np.where(np.isnan(raw), 0.0, np.maximum(-raw, 0.0))
     best = strength.max() if strength.size else 0.0
-    return strength / best if best > 0 else np.zeros_like(strength)
+    return strength / (best + nowhere) if best > 0 else np.zeros_like(strength)
 
 
 #: A keyword match in a tool call's text (`documents.ToolText`) counts this much of one in a chunk's own
@@ -250,13 +254,14 @@ TOOL_KEYWORD_WEIGHT = 0.5
 
 
 def keyword_relevance_with_tools(chunk_bm25: np.ndarray, tool_bm25: np.ndarray,
-                                 tool_weight: float = TOOL_KEYWORD_WEIGHT) -> tuple[np.ndarray, np.ndarray]:
+                                 tool_weight: float = TOOL_KEYWORD_WEIGHT,
+                                 nowhere: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """Per chunk: keyword relevance (0..1, the best match 1) from its own text's BM25 and its tool
     texts' best BM25 (NaN: no match), and the share of it that came from the tool texts (0..1).
 
     Strengths add (a chunk whose text holds one word and whose Edit holds
     another matches more of the query), the tool part times `tool_weight`,
-    and are divided by the best, as `keyword_relevance` does. The two BM25s
+    and are divided by the best (plus `nowhere`), as `keyword_relevance` does. The two BM25s
     come from separate indexes (tool texts do not lengthen the chunks' rows),
     on the same scale of term rarity.
     """
@@ -267,7 +272,7 @@ def keyword_relevance_with_tools(chunk_bm25: np.ndarray, tool_bm25: np.ndarray,
     if best <= 0:
         return np.zeros_like(strength), np.zeros_like(strength)
     share = np.divide(tool, strength, out=np.zeros_like(strength), where=strength > 0)
-    return strength / best, share
+    return strength / (best + nowhere), share
 
 
 def rrf_ranks(values: np.ndarray, depth: int) -> np.ndarray:

@@ -31,8 +31,8 @@ from ..store import ENGINE_INDEX_MIN_CHUNKS, Location, locate
 from ..tags import Tags
 from . import vector_index
 from .keywords import (COUNTING, STOPWORDS, TOOL_EXCERPT_SHARE, TOOL_MATCHES_SHOWN, ToolMatch, WordRows, chunk_positions,
-                       keyword_coverage, keyword_parts, keyword_search, keyword_terms, query_terms, tool_search,
-                       tool_terms, tool_words_held, words_held)
+                       keyword_coverage, keyword_parts, keyword_search, keyword_terms, nowhere_weight, query_terms,
+                       tool_search, tool_terms, tool_words_held, words_held)
 from .scoring import MULTILINGUAL_READINGS, SCRIPT_BACKGROUND, rank_snapshot, ranked_dates, relevance_floor
 from .snapshot import Filters, Snapshot, chunk_scripts
 
@@ -230,7 +230,11 @@ class Searcher:
             # A chunk found by its tool texts alone is a candidate too (a large index ranks a shortlist).
             snap = self.candidates(snap, qvec, matches + [(m.chunk_id, m.bm25) for m in tool_matches], filters,
                                    multi_qvec, language or "")
-            keyword, tool_share = keyword_parts(snap, matches, tool_matches)
+            # An English question's words found nowhere may be in a note in another language: no keyword
+            # match is whole without them. A question in another language is not held to it (its
+            # character pairs and inflections are found nowhere more often than its subject is).
+            nowhere, weight = nowhere_weight(counts, snap.chunk_count) if not language else ([], 0.0)
+            keyword, tool_share = keyword_parts(snap, matches, tool_matches, weight)
             words = lambda ids: words_held(store, words_of, ids, read)  # noqa: E731 (knowledge updates: what was said)
             # For "no good match", the words asked besides the time; a chunk also holds those of its tool texts.
             held = lambda ids: (words_held(store, untimed, ids, read)  # noqa: E731 (a one-line closure handed on)
@@ -265,7 +269,7 @@ class Searcher:
         finished = time.perf_counter()
         freshness = dict(self._finish_freshness(checking) if self.local else NOT_HERE, missing_files=hidden)
         keywords = keywords + [t for t in tool_words if t not in keywords]
-        return {"query": query, "keywords": keywords, "results": results, "min_score": floor,
+        return {"query": query, "keywords": keywords, "keywords_nowhere": nowhere, "results": results, "min_score": floor,
                 "no_good_match": not results or answer["match"]["answered_by"] is None, "match": answer["match"],
                 "recency": config.ranking.recency,
                 "as_of": now.isoformat(timespec="seconds"), "time": [w.as_dict() for w in windows],
