@@ -1,5 +1,5 @@
-"""Function words of German, French and Spanish, and the commonest English words: short lists written
-for tachikoma (not taken from any published stop-word list).
+"""Function words of German, French, Spanish, Italian, Portuguese and Dutch, and the commonest English
+words: short lists written for tachikoma (not taken from any published stop-word list).
 
 Two readers: the keyword side leaves a question's function words out of its keywords and of the share
 of its words a note holds (`search.keywords.query_terms`; English's are `search.keywords.STOPWORDS`), so
@@ -8,8 +8,9 @@ and the automatic choice of an embedder (`embedders.auto`) counts how much of a 
 English by `ENGLISH_COMMON`.
 
 A language's list applies to a query only when the query holds at least `LANGUAGE_EVIDENCE` of its words
-that are not English function words too: "What hat did Ben wear?" keeps "hat", "Wer hat die Schlüssel?"
-drops it (`other_function_words`).
+that are not English function words too, and more of them than English function words that are not
+that language's: "What hat did Ben wear?" keeps "hat", "Wer hat die Schlüssel?" drops it
+(`other_function_words`); the same count tells a question's language (`language_of`).
 """
 
 from __future__ import annotations
@@ -81,13 +82,11 @@ wil willen ik jij je hij zij ze wij we jullie u mijn jouw zijn haar ons onze hun
 wel er hier daar dat dit deze die wie wat waar wanneer hoe waarom
 """)
 
-#: The languages whose function words a query can drop.
-LANGUAGES = {"de": GERMAN, "fr": FRENCH, "es": SPANISH}
-#: The languages a passage's function words tell (`embedders.auto.passage_language`): a query's too, and
-#: three more, so that an Italian, Portuguese or Dutch note is not named French or Spanish.
-PASSAGE_LANGUAGES = {**LANGUAGES, "it": ITALIAN, "pt": PORTUGUESE, "nl": DUTCH}
+#: The languages whose function words tell a query's or a passage's language (`language_of`,
+#: `embedders.auto.passage_language`), and which a query can drop.
+LANGUAGES = {"de": GERMAN, "fr": FRENCH, "es": SPANISH, "it": ITALIAN, "pt": PORTUGUESE, "nl": DUTCH}
 #: Every function word of those languages.
-ANY_FUNCTION_WORD = frozenset().union(*PASSAGE_LANGUAGES.values())
+ANY_FUNCTION_WORD = frozenset().union(*LANGUAGES.values())
 #: The languages' names, as a message names them.
 LANGUAGE_NAMES = {"de": "German", "fr": "French", "es": "Spanish", "it": "Italian", "pt": "Portuguese",
                   "nl": "Dutch"}
@@ -126,20 +125,33 @@ def other_function_words(words: list[str], english: frozenset[str]) -> frozenset
     return out
 
 
+#: English clitics that split off a word as words of their own: "Ben's" is "Ben", "we'll" is "we". Read
+#: as words, two of them made "When is Melanie's daughter's birthday?" French (its "s", as in "s'il").
+ENGLISH_CLITIC = re.compile(r"(?<=\w)['\u2019](?:s|re|ve|ll|d|m)\b", re.I)
+
+
 def _languages(words: list[str], english: frozenset[str]) -> list[str]:
-    """The languages (`LANGUAGES` keys) whose function words `other_function_words` finds in `words`."""
+    """The languages (`LANGUAGES` keys) whose function words `other_function_words` finds in `words`, the
+    one with most of them first: at least `LANGUAGE_EVIDENCE`, and more than the query's English function
+    words (`english`) that are not that language's too, so that "Does she want to come over?" is not Dutch
+    for its "want" and "over"."""
     keys = [w.casefold() for n, w in enumerate(words) if n == 0 or not w[:1].isupper()]
-    return [code for code, table in LANGUAGES.items()
-            if sum(1 for k in keys if k in table and k not in english) >= LANGUAGE_EVIDENCE]
+    found = {}
+    for code, table in LANGUAGES.items():
+        count = sum(1 for k in keys if k in table and k not in english)
+        if count >= max(LANGUAGE_EVIDENCE, sum(1 for k in keys if k in english and k not in table) + 1):
+            found[code] = count
+    return sorted(found, key=lambda code: -found[code])
 
 
 def language_of(text: str, english: frozenset[str]) -> str | None:
     """The language a short text such as a question is written in when it is not English, as a message
     names it after "in" ("German", "Japanese", "a Cyrillic-script language"); None for English, or when
-    its words do not tell. A Latin-script text is German, French or Spanish as `other_function_words`
-    reads it (with `english`, the English function words); another script tells by its letters."""
+    its words do not tell. A Latin-script text is in the language (`LANGUAGES`) with most function words
+    as `other_function_words` reads it (with `english`, the English function words); another script tells
+    by its letters."""
     script = dominant_script(text)
     if script and script != "Latin":
         return SCRIPT_LANGUAGES.get(script, f"a {script}-script language")
-    found = _languages(re.findall(r"[^\W\d_]+", text), english)
+    found = _languages(re.findall(r"[^\W\d_]+", ENGLISH_CLITIC.sub("", text)), english)
     return LANGUAGE_NAMES[found[0]] if found else None

@@ -32,6 +32,16 @@ from web_helpers import build_index, copy_memory
     ("What hat did Ben wear?", None),  # one German function word is no evidence
     ("Why did the plant die in winter?", None),  # "die" and "in" are English too
     ("Die Hard cast", None),
+    # Italian, Portuguese and Dutch are told too, each by the language with most function words
+    ("Qual é a coima por deixar monstros na rua sem marcar?", "Portuguese"),
+    ("Quando é a próxima inspeção do carro?", "Portuguese"),  # its "a" and "do" are not counted as English
+    ("A che ora apre la farmacia di turno?", "Italian"),
+    ("Wanneer is de afspraak met de tandarts?", "Dutch"),
+    ("¿Cuál es la capital de Argentina?", "Spanish"),  # was French: "la" and "de" are French too
+    # English clitics are no French "s" or "d" ("s'il"), and English words outnumber false friends
+    ("When is Melanie's daughter's birthday?", None),
+    ("What's Marta's phone number?", None),
+    ("What does Nate want to do when he goes over to Joanna's place?", None),  # Dutch "want", "over"
 ])
 def test_the_language_of_a_question(question, language):
     assert language_of(question, STOPWORDS) == language

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ..fences import FenceTracker
 from ..frontmatter import split as split_front_matter
-from ..function_words import ENGLISH_COMMON, ENGLISH_FUNCTION, LANGUAGE_NAMES, PASSAGE_LANGUAGES, SCRIPT_LANGUAGES
+from ..function_words import ENGLISH_COMMON, ENGLISH_FUNCTION, LANGUAGE_NAMES, LANGUAGES, SCRIPT_LANGUAGES
 from ..segment import dominant_script, script
 from .names import E5_SMALL
 
@@ -188,7 +188,7 @@ def passage_language(text: str) -> str | None:
     "Japanese", "a Cyrillic-script language"); None for English, too little text to tell, or a Latin-script
     language other than German, French, Spanish, Italian, Portuguese and Dutch. Letters of other scripts are
     not English (as `count` reads a memory); Latin words are not English only with positive evidence:
-    `OTHER_WORDS` function words of one of those languages (`function_words.PASSAGE_LANGUAGES`; the one with
+    `OTHER_WORDS` function words of one of those languages (`function_words.LANGUAGES`; the one with
     the most), `OTHER_OVER_ENGLISH` times the English ones (`function_words.ENGLISH_FUNCTION`), written in lower
     case (a capitalised "Mia" or "Ben" is more likely a name than Italian's or Dutch's word).
     The commonest English words alone would not do: a terse English note ("Kiln: 70 l top-loader, £900,
@@ -203,7 +203,7 @@ def passage_language(text: str) -> str | None:
     words = [w for w in latin if w.islower()]  # a capitalised word may be a name ("Mia", "Ben"): no evidence
     english = sum(1 for w in words if w in ENGLISH_FUNCTION)
     hits = {code: sum(1 for w in words if w in table and w not in ENGLISH_FUNCTION)
-            for code, table in PASSAGE_LANGUAGES.items()}
+            for code, table in LANGUAGES.items()}
     best = max(hits, key=lambda code: hits[code])
     other = hits[best] >= OTHER_WORDS and hits[best] >= OTHER_OVER_ENGLISH * english
     letters = sum(len(w) for w in latin)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..function_words import other_function_words
+from ..function_words import ENGLISH_CLITIC, other_function_words
 from ..segment import query_words
 from ..store.sqlite import Store
 from . import ranking
@@ -65,8 +65,6 @@ per note noted argue argues argued claim claims claimed suggest suggests suggest
 COUNTING = re.compile(r"\bhow\s+(?:many|much)\b|\bin\s+total\b|\btotal\b|\ball\s+the\b", re.I)
 
 
-#: English clitics that split off a word as words of their own: "Ben's" is "Ben", "we'll" is "we".
-_CLITIC = re.compile(r"(?<=\w)['\u2019](?:s|re|ve|ll|d|m)\b", re.I)
 #: "Work on" says only that something was done, as "do" does: "what did I work on last week" asks about
 #: a time alone, and a project note that says "work" is no better an answer than that week's notes.
 _DONE = re.compile(r"\bwork(?:s|ed|ing)?\s+on\b", re.I)
@@ -85,7 +83,7 @@ def query_terms(text: str, limit: int = MAX_KEYWORD_TERMS, skip: frozenset[str] 
     (`function_words.other_function_words`: "hat", "den", "beim").
     """
     if skip:  # a keyword query: "Ben's load test" looks for Ben, load and test, not for "s" (nor "work on")
-        text = _DONE.sub(" ", _CLITIC.sub("", text))
+        text = _DONE.sub(" ", ENGLISH_CLITIC.sub("", text))
     runs = _words(text)
     if skip:
         skip = skip | other_function_words(runs, skip)
