@@ -16,11 +16,12 @@ languages at the end):
   years ago`` (N a number or a word: a, one .. twelve, a couple of, a few),
   ``in the past|last N days|weeks|months``, ``since <any of these>`` (up to as_of),
   ``recently`` / ``lately`` (the last `RECENT_DAYS`);
-* other languages (issue 29): German, French, Spanish, Japanese and Chinese "last/this
-  week|weekend|month|year" ("letzte Woche", "la semana pasada", "先週", "上个月"), days ("gestern",
-  "ayer", "昨日"), months after a preposition ("im Oktober", "en octubre", "seit März"), "N units
-  ago" ("vor 3 Tagen", "hace un mes", "il y a deux jours", "3日前", "三天前") and CJK dates
-  ("2025年10月", "10月3日"): `FOREIGN_*`.
+* other languages (issue 29): German, French, Spanish, Portuguese, Italian, Dutch, Japanese, Chinese and
+  Korean "last/this week|weekend|month|year" ("letzte Woche", "la semana pasada", "vorige week", "先週",
+  "上个月", "지난주"), days ("gestern", "ayer", "ontem", "昨日", "어제"), months after a preposition ("im
+  Oktober", "en octubre", "em outubro", "seit März"), "N units ago" ("vor 3 Tagen", "hace un mes", "há 3
+  dias", "3 giorni fa", "drie dagen geleden", "3日前", "三天前", "3일 전") and CJK and Korean dates
+  ("2025年10月", "10月3日", "10월 3일"): `FOREIGN_*`.
 
 Numbers with dots ("version 2.1.5"), bare numbers ("port 2026", "bug 1041")
 and "May I" are not dates. dateparser's ``search_dates`` was measured for this
@@ -92,14 +93,15 @@ PATTERNS = [
     ("weekday", re.compile(r"\b(?:(last|this|past|previous|on)\s+)?(monday|tuesday|wednesday|thursday|friday|"
                            r"saturday|sunday)\b", re.I)),
     ("recent", re.compile(r"\b(recently|lately|of\s+late|these\s+days)\b", re.I)),
-    # Other languages (issue 29): German, French, Spanish, Japanese and Chinese, read as their English
+    # Other languages (issue 29): German, French, Spanish, Portuguese, Italian, Dutch, Japanese, Chinese and
+    # Korean, read as their English
     # counterparts (`FOREIGN_*` below).
     ("foreign_ago", None),
     ("foreign_this_last", None),
     ("foreign_day", None),
     ("foreign_month", None),
-    ("cjk_ymd", re.compile(r"(\d{4})\s*年(?:\s*(\d{1,2})\s*月(?:\s*(\d{1,2})\s*[日号號])?)?")),
-    ("cjk_md", re.compile(r"(?<![\d年])(\d{1,2})\s*月(?:\s*(\d{1,2})\s*[日号號])?")),
+    ("cjk_ymd", re.compile(r"(\d{4})\s*[年년](?:\s*(\d{1,2})\s*[月월](?:\s*(\d{1,2})\s*[日号號일])?)?")),
+    ("cjk_md", re.compile(r"(?<![\d年년])(\d{1,2})\s*[月월](?:\s*(\d{1,2})\s*[日号號일])?")),
 ]
 #: The kinds of phrase that say a time relative to now (`Window.relative`).
 RELATIVE_KINDS = frozenset({"weekday_ago", "ago", "past_n", "this_last", "day_word", "weekday", "recent",
@@ -141,6 +143,28 @@ FOREIGN_THIS_LAST = {
     "先週末": ("last", "weekend"), "今週末": ("this", "weekend"), "先週": ("last", "week"), "今週": ("this", "week"),
     "先月": ("last", "month"), "今月": ("this", "month"), "去年": ("last", "year"), "昨年": ("last", "year"),
     "今年": ("this", "year"),
+    # Portuguese
+    "semana passada": ("last", "week"), "nesta semana": ("this", "week"),  # "esta semana": Spanish
+    "mês passado": ("last", "month"), "este mês": ("this", "month"), "neste mês": ("this", "month"),
+    "ano passado": ("last", "year"), "este ano": ("this", "year"), "neste ano": ("this", "year"),
+    "fim de semana passado": ("last", "weekend"), "este fim de semana": ("this", "weekend"),
+    "neste fim de semana": ("this", "weekend"),
+    # Italian
+    "settimana scorsa": ("last", "week"), "scorsa settimana": ("last", "week"), "questa settimana": ("this", "week"),
+    "mese scorso": ("last", "month"), "scorso mese": ("last", "month"), "questo mese": ("this", "month"),
+    "anno scorso": ("last", "year"), "scorso anno": ("last", "year"), "quest'anno": ("this", "year"),
+    "fine settimana scorso": ("last", "weekend"), "scorso fine settimana": ("last", "weekend"),
+    "questo fine settimana": ("this", "weekend"),
+    # Dutch
+    "vorige week": ("last", "week"), "afgelopen week": ("last", "week"), "deze week": ("this", "week"),
+    "vorige maand": ("last", "month"), "afgelopen maand": ("last", "month"), "deze maand": ("this", "month"),
+    "vorig jaar": ("last", "year"), "afgelopen jaar": ("last", "year"), "dit jaar": ("this", "year"),
+    "vorig weekend": ("last", "weekend"), "afgelopen weekend": ("last", "weekend"), "dit weekend": ("this", "weekend"),
+    # Korean
+    "지난 주말": ("last", "weekend"), "이번 주말": ("this", "weekend"), "지난주말": ("last", "weekend"),
+    "이번주말": ("this", "weekend"), "지난주": ("last", "week"), "지난 주": ("last", "week"), "이번 주": ("this", "week"),
+    "이번주": ("this", "week"), "지난달": ("last", "month"), "지난 달": ("last", "month"), "이번 달": ("this", "month"),
+    "이번달": ("this", "month"), "작년": ("last", "year"), "지난해": ("last", "year"), "올해": ("this", "year"),
     # Chinese (去年 and 今年 as in Japanese)
     "上周末": ("last", "weekend"), "上周": ("last", "week"), "上週": ("last", "week"), "上个星期": ("last", "week"),
     "上星期": ("last", "week"), "这周": ("this", "week"), "這週": ("this", "week"), "本周": ("this", "week"),
@@ -149,8 +173,10 @@ FOREIGN_THIS_LAST = {
 }
 #: Other languages' days: how many days back. (French "hier" is left out: in German it is "here".)
 FOREIGN_DAYS = {"heute": 0, "gestern": 1, "vorgestern": 2, "aujourd'hui": 0, "avant-hier": 2, "hoy": 0, "ayer": 1,
-                "anteayer": 2, "antes de ayer": 2, "今日": 0, "昨日": 1, "一昨日": 2, "今天": 0, "昨天": 1, "前天": 2}
-#: German, French and Spanish month names.
+                "anteayer": 2, "antes de ayer": 2, "hoje": 0, "ontem": 1, "anteontem": 2, "oggi": 0, "ieri": 1,
+                "l'altro ieri": 2, "altroieri": 2, "vandaag": 0, "gisteren": 1, "eergisteren": 2,
+                "今日": 0, "昨日": 1, "一昨日": 2, "今天": 0, "昨天": 1, "前天": 2, "오늘": 0, "어제": 1, "그저께": 2, "그제": 2}
+#: German, French, Spanish, Portuguese, Italian and Dutch month names (Korean's are numbers: `cjk_md`).
 FOREIGN_MONTHS = {
     "januar": 1, "jänner": 1, "februar": 2, "märz": 3, "maerz": 3, "mai": 5, "juni": 6, "juli": 7, "oktober": 10,
     "dezember": 12, "janvier": 1, "février": 2, "fevrier": 2, "mars": 3, "avril": 4, "juin": 6, "juillet": 7,
@@ -158,22 +184,35 @@ FOREIGN_MONTHS = {
     "enero": 1, "febrero": 2, "marzo": 3, "abril": 4, "mayo": 5, "junio": 6, "julio": 7, "agosto": 8,
     "septiembre": 9, "setiembre": 9, "octubre": 10, "noviembre": 11, "diciembre": 12,
     "april": 4, "august": 8, "september": 9, "november": 11,
+    "janeiro": 1, "fevereiro": 2, "março": 3, "maio": 5, "junho": 6, "julho": 7, "setembro": 9, "outubro": 10,
+    "novembro": 11, "dezembro": 12, "gennaio": 1, "febbraio": 2, "aprile": 4, "maggio": 5, "giugno": 6,
+    "luglio": 7, "settembre": 9, "ottobre": 10, "dicembre": 12, "januari": 1, "februari": 2, "maart": 3,
+    "mei": 5, "augustus": 8, "december": 12,
 }
 #: The words before a month that make it one ("im Oktober", "en octubre", "depuis mars"); "since" words
 #: read from the month's start up to as_of.
 FOREIGN_MONTH_LEADS = {"im": "", "in": "", "seit": "since", "en": "", "depuis": "since", "desde": "since",
-                       "au mois de": "", "en el mes de": "", "el mes de": ""}
+                       "au mois de": "", "en el mes de": "", "el mes de": "", "em": "", "no mês de": "",
+                       "a": "", "da": "since", "sinds": "since"}
 FOREIGN_NUMBERS = {"ein": 1, "eine": 1, "einem": 1, "einer": 1, "zwei": 2, "drei": 3, "vier": 4, "fünf": 5,
                    "sechs": 6, "sieben": 7, "acht": 8, "neun": 9, "zehn": 10, "un": 1, "une": 1, "deux": 2,
                    "trois": 3, "quatre": 4, "cinq": 5, "six": 6, "sept": 7, "huit": 8, "neuf": 9, "dix": 10,
                    "uno": 1, "una": 1, "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7,
-                   "ocho": 8, "nueve": 9, "diez": 10, "一": 1, "二": 2, "两": 2, "兩": 2, "三": 3, "四": 4,
+                   "ocho": 8, "nueve": 9, "diez": 10, "um": 1, "dois": 2, "duas": 2, "três": 3, "quatro": 4,
+                   "sete": 7, "oito": 8, "nove": 9, "dez": 10, "due": 2, "tre": 3, "quattro": 4, "cinque": 5,
+                   "sei": 6, "sette": 7, "otto": 8, "dieci": 10, "een": 1, "één": 1, "twee": 2, "drie": 3,
+                   "vijf": 5, "zes": 6, "zeven": 7, "negen": 9, "tien": 10, "한": 1, "두": 2, "세": 3, "네": 4,
+                   "一": 1, "二": 2, "两": 2, "兩": 2, "三": 3, "四": 4,
                    "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 FOREIGN_UNITS = {
-    "day": ("tag", "tage", "tagen", "jour", "jours", "día", "días", "dia", "dias", "日", "天"),
-    "week": ("woche", "wochen", "semaine", "semaines", "semana", "semanas", "週間", "週", "周", "星期", "个星期"),
-    "month": ("monat", "monate", "monaten", "mois", "mes", "meses", "ヶ月", "か月", "カ月", "ヵ月", "个月", "個月"),
-    "year": ("jahr", "jahre", "jahren", "an", "ans", "année", "années", "año", "años", "年"),
+    "day": ("tag", "tage", "tagen", "jour", "jours", "día", "días", "dia", "dias", "giorno", "giorni", "dag", "dagen",
+            "日", "天", "일"),
+    "week": ("woche", "wochen", "semaine", "semaines", "semana", "semanas", "settimana", "settimane", "week",
+             "weken", "週間", "週", "周", "星期", "个星期", "주", "주일"),
+    "month": ("monat", "monate", "monaten", "mois", "mes", "meses", "mês", "mese", "mesi", "maand", "maanden",
+              "ヶ月", "か月", "カ月", "ヵ月", "个月", "個月", "개월", "달"),
+    "year": ("jahr", "jahre", "jahren", "an", "ans", "année", "années", "año", "años", "ano", "anos", "anno", "anni",
+             "jaar", "jaren", "年", "년"),
 }
 _FOREIGN_UNIT = {word: unit for unit, words in FOREIGN_UNITS.items() for word in words}
 
@@ -194,13 +233,14 @@ def _words(words) -> re.Pattern:
     return re.compile(r"((?<!\w)(?:" + _alternatives(latin) + r")(?!\w)|" + _alternatives(cjk) + ")", re.IGNORECASE)
 
 
-_FOREIGN_NUMBER = r"(\d{1,3}|" + _alternatives(FOREIGN_NUMBERS) + ")"
+_FOREIGN_NUMBER = r"(\d{1,3}|" + _alternatives(n for n in FOREIGN_NUMBERS if _latin(n)) + ")"
+_LATIN_UNITS = [w for w in _FOREIGN_UNIT if _latin(w)]
 _FOREIGN_PATTERNS = {
     "foreign_ago": re.compile(
-        r"\b(?:vor|il\s+y\s+a|hace)\s+" + _FOREIGN_NUMBER + r"\s+("
-        + _alternatives(w for w in _FOREIGN_UNIT if _latin(w)) + r")\b"
-        + r"|(\d{1,3}|[一二两兩三四五六七八九十])\s*(" + _alternatives(w for w in _FOREIGN_UNIT if not _latin(w))
-        + r")前", re.IGNORECASE),
+        r"\b(?:vor|il\s+y\s+a|hace|há)\s+" + _FOREIGN_NUMBER + r"\s+(" + _alternatives(_LATIN_UNITS) + r")\b"
+        + r"|\b" + _FOREIGN_NUMBER + r"\s+(" + _alternatives(_LATIN_UNITS) + r")\s+(?:fa|geleden)\b"
+        + r"|(\d{1,3}|[一二两兩三四五六七八九十]|[한두세네](?=\s*[달주]))\s*("
+        + _alternatives(w for w in _FOREIGN_UNIT if not _latin(w)) + r")\s*[前전]", re.IGNORECASE),
     "foreign_this_last": _words(FOREIGN_THIS_LAST),
     "foreign_day": _words(FOREIGN_DAYS),
     "foreign_month": re.compile(r"\b(" + _alternatives(FOREIGN_MONTH_LEADS) + r")\s+(" + _alternatives(FOREIGN_MONTHS)
@@ -443,7 +483,7 @@ def _resolve(kind: str, m: re.Match, text: str, today: date, now: float, tz):
 def _resolve_foreign(kind: str, m: re.Match, today: date, tz, phrase: str) -> Window | None:
     """The windows of the other languages' patterns, through the English ones' helpers."""
     if kind == "foreign_ago":
-        number, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        number, unit = next((m.group(i), m.group(i + 1)) for i in (1, 3, 5) if m.group(i))
         n = int(number) if number.isdigit() else FOREIGN_NUMBERS[number.lower()]
         return _ago(n, _FOREIGN_UNIT[unit.lower()], today, tz, phrase)
     if kind == "foreign_this_last":

@@ -168,13 +168,32 @@ def test_parse_as_of_now():
     ("上个月的发票", "2026-11"),
     ("三天前", "2026-11-30..2026-12-02"),
     ("昨天", "2026-12-03"),
+    ("O que aconteceu na semana passada?", "2026-11-23..2026-11-29"),
+    ("há 3 dias", "2026-11-30..2026-12-02"),
+    ("Quando é a inspeção em março?", "2026-03"),
+    ("ontem", "2026-12-03"),
+    ("Cosa è successo la settimana scorsa?", "2026-11-23..2026-11-29"),
+    ("due settimane fa", "2026-11-16..2026-11-24"),
+    ("a maggio", "2026-05"),
+    ("l'altro ieri", "2026-12-02"),
+    ("Wat gebeurde er vorige week?", "2026-11-23..2026-11-29"),
+    ("drie dagen geleden", "2026-11-30..2026-12-02"),
+    ("sinds januari", "2026-01-01..2026-12-04"),
+    ("지난주에 뭐 했어?", "2026-11-23..2026-11-29"),
+    ("3일 전", "2026-11-30..2026-12-02"),
+    ("한 달 전", "2026-10-20..2026-11-19"),
+    ("10월 3일 예약", "2026-10-03"),
+    ("2025년 10월", "2025-10"),
+    ("어제", "2026-12-03"),
 ])
 def test_time_words_of_other_languages(query, label):
     now = datetime(2026, 12, 4, 12, tzinfo=UTC)
     assert [w.label for w in timeq.read(query, now)] == [label]
 
 
-@pytest.mark.parametrize("query", ["Was haben wir hier besprochen?", "letzte Wochen", "en el mes", "Martin's notes"])
+@pytest.mark.parametrize("query", ["Was haben wir hier besprochen?", "letzte Wochen", "en el mes", "Martin's notes",
+                                   "Does she want to come over?", "What is due at Sei's?", "I ate da pizza",
+                                   "세 사람", "twee"])
 def test_words_like_time_words_are_no_time(query):
     assert timeq.read(query, datetime(2026, 12, 4, 12, tzinfo=UTC)) == []
 
