@@ -190,8 +190,15 @@ def nowhere_weight(counts: dict[str, int], total: int) -> tuple[list[str], float
     """The query's words found nowhere in a memory of `total` chunks (a count of 0 in `counts`, chunk
     texts and tool texts together) and their weight on BM25's scale: FTS5's idf of a word in no chunk,
     each, which is what a chunk holding the word once at the average length would add to its score.
-    `ranking.keyword_relevance` counts them as missing from every match."""
-    missing = [word for word, count in counts.items() if count == 0]
+    `ranking.keyword_relevance` counts them as missing from every match. A word and its other spelling
+    (`segment.query_words`: "München", "Muenchen") are one word: found when either is, counted once."""
+    missing = []
+    for word, count in counts.items():
+        other = query_words(word)[1:]  # an umlaut word's spelling without it
+        if count == 0 and not any(counts.get(spelling) for spelling in other):
+            missing.append(word)
+    spellings = {spelling for word in missing for spelling in query_words(word)[1:]}
+    missing = [word for word in missing if word not in spellings]
     return missing, len(missing) * float(np.log((total + 0.5) / 0.5)) if total > 0 else 0.0
 
 
