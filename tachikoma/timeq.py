@@ -120,7 +120,7 @@ MIN_YEAR, MAX_YEAR = 2, 9998
 #: What `_resolve` gives for a date that does not exist ("February 29, 2027", "March 32"): its words
 #: are taken (they are not read again as a month: "February" alone) and ask about no time.
 IMPOSSIBLE = object()
-_DATE_KINDS = ("iso", "month_day", "day_month", "month_year")
+_DATE_KINDS = ("iso", "month_day", "day_month", "month_year", "cjk_ymd")
 
 #: Other languages' "this/last week|weekend|month|year": (this or last, the unit).
 FOREIGN_THIS_LAST = {
@@ -194,6 +194,11 @@ FOREIGN_MONTHS = {
 FOREIGN_MONTH_LEADS = {"im": "", "in": "", "seit": "since", "en": "", "depuis": "since", "desde": "since",
                        "au mois de": "", "en el mes de": "", "el mes de": "", "em": "", "no mês de": "",
                        "a": "", "da": "since", "sinds": "since"}
+#: Italian's leads take Italian months only ("a maggio", "da marzo"): before another language's month they
+#: are English ("a Mars rover", "order a mai tai", "a Mayo Clinic visit") or slang.
+ITALIAN_LEADS = frozenset({"a", "da"})
+ITALIAN_MONTHS = frozenset({"gennaio", "febbraio", "marzo", "aprile", "maggio", "giugno", "luglio", "agosto",
+                            "settembre", "ottobre", "novembre", "dicembre"})
 FOREIGN_NUMBERS = {"ein": 1, "eine": 1, "einem": 1, "einer": 1, "zwei": 2, "drei": 3, "vier": 4, "fünf": 5,
                    "sechs": 6, "sieben": 7, "acht": 8, "neun": 9, "zehn": 10, "un": 1, "une": 1, "deux": 2,
                    "trois": 3, "quatre": 4, "cinq": 5, "six": 6, "sept": 7, "huit": 8, "neuf": 9, "dix": 10,
@@ -243,8 +248,9 @@ _FOREIGN_PATTERNS = {
         + _alternatives(w for w in _FOREIGN_UNIT if not _latin(w)) + r")\s*[前전]", re.IGNORECASE),
     "foreign_this_last": _words(FOREIGN_THIS_LAST),
     "foreign_day": _words(FOREIGN_DAYS),
+    # A month word with an English possessive is a name ("in Mei's office", "in Julio's house").
     "foreign_month": re.compile(r"\b(" + _alternatives(FOREIGN_MONTH_LEADS) + r")\s+(" + _alternatives(FOREIGN_MONTHS)
-                                + r")\b(?:,?\s+(\d{4})\b)?", re.IGNORECASE),
+                                + r")\b(?!['\u2019]s\b)(?:,?\s+(\d{4})\b)?", re.IGNORECASE),
 }
 PATTERNS = [(kind, pattern or _FOREIGN_PATTERNS[kind]) for kind, pattern in PATTERNS]
 
@@ -493,16 +499,19 @@ def _resolve_foreign(kind: str, m: re.Match, today: date, tz, phrase: str) -> Wi
         day = today - timedelta(days=FOREIGN_DAYS[" ".join(m.group(1).lower().split())])
         return _days(day, day, tz, phrase)
     if kind == "foreign_month":
+        lead = " ".join(m.group(1).lower().split())
+        if lead in ITALIAN_LEADS and m.group(2).lower() not in ITALIAN_MONTHS:
+            return None
         month = FOREIGN_MONTHS[m.group(2).lower()]
         window = _month(int(m.group(3)) if m.group(3) else _latest_month(month, today), month, tz, phrase)
-        if FOREIGN_MONTH_LEADS[" ".join(m.group(1).lower().split())] == "since":
+        if FOREIGN_MONTH_LEADS[lead] == "since":
             first = datetime.fromtimestamp(window.start, tz).date()
             return _days(first, today, tz, phrase)
         return window
     if kind == "cjk_ymd":
         year = int(m.group(1))
         if not 1970 <= year <= today.year + 1:
-            return None
+            return IMPOSSIBLE  # its month and day are that year's, not read again as this year's (`cjk_md`)
         if m.group(3):
             day = date(year, int(m.group(2)), int(m.group(3)))
             return _days(day, day, tz, phrase)

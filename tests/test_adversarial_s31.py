@@ -7,6 +7,7 @@ import pytest
 
 from test_hybrid import TopicEmbedder
 
+from tachikoma import timeq
 from tachikoma.config import Config
 from tachikoma.indexer import runner
 from tachikoma.search.keywords import nowhere_weight
@@ -45,3 +46,32 @@ def test_a_word_found_nowhere_weighs_once_whatever_its_spellings(notes):
         plain["results"][0]["factors"]["keyword_score"])
     assert nowhere_weight({"Düsseldorf": 0, "Duesseldorf": 0}, 10) == (["Düsseldorf"], nowhere_weight({"zebra": 0}, 10)[1])
     assert nowhere_weight({"München": 0, "Muenchen": 2}, 10) == ([], 0.0)
+
+
+TODAY = datetime(2026, 12, 4, 12, tzinfo=timezone.utc)
+
+
+@pytest.mark.parametrize("query", [
+    "a Mars rover", "I ate a mars bar", "order a mai tai", "a Mayo Clinic visit",  # Italian's "a" + another month
+    "da mei",  # Italian's "since" + a Dutch month
+    "notes from the call in Mei's office", "in Julio’s house",  # a month word with a possessive is a name
+])
+def test_english_words_after_a_foreign_lead_are_no_month(query):
+    assert timeq.read(query, TODAY) == []
+
+
+@pytest.mark.parametrize("query, label", [
+    ("a maggio", "2026-05"), ("Cosa è successo a maggio?", "2026-05"), ("da marzo", "2026-03-01..2026-12-04"),
+    ("in mei", "2026-05"), ("Wat deden we in mei 2025?", "2025-05"), ("em maio", "2026-05"),
+])
+def test_foreign_months_after_their_leads_are_still_read(query, label):
+    assert [w.label for w in timeq.read(query, TODAY)] == [label]
+
+
+@pytest.mark.parametrize("query", [
+    "2026년 2월 29일", "2023년 2월 29일",  # no such day that year: not the latest 29 February (2024)
+    "1960년 3월에 무슨 일이 있었어?",  # a year out of range: not March of this year
+    "2026年 2月29日",
+])
+def test_a_korean_or_chinese_date_with_its_year_is_not_read_without_it(query):
+    assert timeq.read(query, TODAY) == []
