@@ -240,12 +240,15 @@ def _words(words) -> re.Pattern:
 
 _FOREIGN_NUMBER = r"(\d{1,3}|" + _alternatives(n for n in FOREIGN_NUMBERS if _latin(n)) + ")"
 _LATIN_UNITS = [w for w in _FOREIGN_UNIT if _latin(w)]
+#: Korean "ago": 전 as a word of its own, alone or with a particle ("3일 전", "3일 전에", "2주 전쯤"), not
+#: the first syllable of another word ("5일 전화": the call on the 5th, "1년 전체": the whole year).
+_KOREAN_AGO = r"전(?![\uac00-\ud7a3])|전(?=에|엔|부터|까지|쯤|의|인|만|도|이었|이야)"
 _FOREIGN_PATTERNS = {
     "foreign_ago": re.compile(
         r"\b(?:vor|il\s+y\s+a|hace|há)\s+" + _FOREIGN_NUMBER + r"\s+(" + _alternatives(_LATIN_UNITS) + r")\b"
         + r"|\b" + _FOREIGN_NUMBER + r"\s+(" + _alternatives(_LATIN_UNITS) + r")\s+(?:fa|geleden)\b"
         + r"|(\d{1,3}|[一二两兩三四五六七八九十]|[한두세네](?=\s*[달주]))\s*("
-        + _alternatives(w for w in _FOREIGN_UNIT if not _latin(w)) + r")\s*[前전]", re.IGNORECASE),
+        + _alternatives(w for w in _FOREIGN_UNIT if not _latin(w)) + r")\s*(?:前|" + _KOREAN_AGO + ")", re.IGNORECASE),
     "foreign_this_last": _words(FOREIGN_THIS_LAST),
     "foreign_day": _words(FOREIGN_DAYS),
     # A month word with an English possessive is a name ("in Mei's office", "in Julio's house").

@@ -75,3 +75,16 @@ def test_foreign_months_after_their_leads_are_still_read(query, label):
 ])
 def test_a_korean_or_chinese_date_with_its_year_is_not_read_without_it(query):
     assert timeq.read(query, TODAY) == []
+
+
+@pytest.mark.parametrize("query, labels, kept", [
+    ("12월 5일 전화 내용", ["2025-12-05"], "전화"),  # the call of 5 December (전화: telephone), not "5 days ago"
+    ("10일 전기 요금", [], "전기"),  # the electricity bill of the 10th
+    ("1년 전체 매출", [], "전체"),  # the whole year's sales
+    ("3일 전에 뭐 했어?", ["2026-11-30..2026-12-02"], "뭐"),  # "ago" with a particle is still read
+    ("2주 전쯤", ["2026-11-16..2026-11-24"], "쯤"),
+])
+def test_korean_ago_is_a_word_of_its_own(query, labels, kept):
+    spans = timeq.read_spans(query, TODAY)
+    assert [w.label for _, _, w in spans] == labels
+    assert kept in timeq.without_time(query, spans, every=True).split()  # no word is cut in half
