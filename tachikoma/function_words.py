@@ -125,6 +125,16 @@ def other_function_words(words: list[str], english: frozenset[str]) -> frozenset
     return out
 
 
+#: Function words of those languages that are English words too, in lower case ("van", "door", "car",
+#: "son", "man", "hat", "era", "non"): a keyword query such as "van door repair" or "my son's car
+#: insurance" holds two of them and no English function word. They count for a language only beside
+#: one of its function words that is not English ("Wer hat die Schlüssel?": "wer").
+ENGLISH_HOMOGRAPHS = frozenset("""
+am bin hat man mag war den car son plus par pour ton sans ma pas al con era sin hay ya yo come dove ha
+non uno su ed com sem van door over want bent op tot met hoe
+""".split())
+
+
 #: English clitics that split off a word as words of their own: "Ben's" is "Ben", "we'll" is "we". Read
 #: as words, two of them made "When is Melanie's daughter's birthday?" French (its "s", as in "s'il").
 ENGLISH_CLITIC = re.compile(r"(?<=\w)['\u2019](?:s|re|ve|ll|d|m)\b", re.I)
@@ -138,9 +148,10 @@ def _languages(words: list[str], english: frozenset[str]) -> list[str]:
     keys = [w.casefold() for n, w in enumerate(words) if n == 0 or not w[:1].isupper()]
     found = {}
     for code, table in LANGUAGES.items():
-        count = sum(1 for k in keys if k in table and k not in english)
-        if count >= max(LANGUAGE_EVIDENCE, sum(1 for k in keys if k in english and k not in table) + 1):
-            found[code] = count
+        words = [k for k in keys if k in table and k not in english]
+        if len(words) >= max(LANGUAGE_EVIDENCE, sum(1 for k in keys if k in english and k not in table) + 1) \
+                and not ENGLISH_HOMOGRAPHS.issuperset(words):
+            found[code] = len(words)
     return sorted(found, key=lambda code: -found[code])
 
 

@@ -10,7 +10,8 @@ from test_hybrid import TopicEmbedder
 from tachikoma import timeq
 from tachikoma.config import Config
 from tachikoma.indexer import runner
-from tachikoma.search.keywords import nowhere_weight
+from tachikoma.function_words import language_of
+from tachikoma.search.keywords import STOPWORDS, nowhere_weight, query_terms
 from tachikoma.search.searcher import Searcher
 
 NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)
@@ -88,3 +89,27 @@ def test_korean_ago_is_a_word_of_its_own(query, labels, kept):
     spans = timeq.read_spans(query, TODAY)
     assert [w.label for _, _, w in spans] == labels
     assert kept in timeq.without_time(query, spans, every=True).split()  # no word is cut in half
+
+
+@pytest.mark.parametrize("query, keywords", [
+    ("van door repair", ["van", "door", "repair"]),  # Dutch "van", "door"
+    ("sliding door van", ["sliding", "door", "van"]),
+    ("the dot-com era", ["dot", "com", "era"]),  # Portuguese "com", "era"
+    ("con ed bill", ["con", "ed", "bill"]),  # Italian "con", "ed"
+    ("my son's car insurance", ["son", "car", "insurance"]),  # French "son", "car"
+    ("photo of man in hat", ["photo", "man", "hat"]),  # German "man", "hat"
+    ("my son's hay fever", ["son", "hay", "fever"]),  # Spanish "son", "hay"
+])
+def test_english_words_that_are_function_words_elsewhere_keep_an_english_query_english(query, keywords):
+    assert language_of(query, STOPWORDS) is None
+    assert query_terms(query, skip=STOPWORDS) == keywords
+
+
+@pytest.mark.parametrize("question, language", [
+    ("Wer hat die Schlüssel?", "German"), ("Was hat die letzte Heizungswartung gekostet?", "German"),
+    ("Hat er Zeit?", "German"), ("Wanneer is de afspraak met de tandarts?", "Dutch"), ("Hoe laat is het?", "Dutch"),
+    ("Van wie is die auto?", "Dutch"), ("Non ho tempo", "Italian"), ("Con chi?", "Italian"),
+    ("Tem um carro?", "Portuguese"), ("No hay problema", "Spanish"), ("¿Cuál es la capital de Argentina?", "Spanish"),
+])
+def test_a_question_with_a_function_word_english_has_not_is_still_told(question, language):
+    assert language_of(question, STOPWORDS) == language
