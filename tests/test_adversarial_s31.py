@@ -12,6 +12,7 @@ from tachikoma.config import Config
 from tachikoma.indexer import runner
 from tachikoma.function_words import language_of
 from tachikoma.search.keywords import STOPWORDS, nowhere_weight, query_terms
+from tachikoma.search.pool import merge_answers
 from tachikoma.search.searcher import Searcher
 
 NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)
@@ -113,3 +114,24 @@ def test_english_words_that_are_function_words_elsewhere_keep_an_english_query_e
 ])
 def test_a_question_with_a_function_word_english_has_not_is_still_told(question, language):
     assert language_of(question, STOPWORDS) == language
+
+
+def test_a_word_no_memory_holds_is_found_nowhere_even_beside_an_empty_memory(notes, tmp_path):
+    # Several memories answer as one (`pool.merge_answers`): "zebra" is in no note of either, one of them
+    # empty (its files all deleted), so the merged answer must still say it is found nowhere.
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "a.md").write_text("# Zebra-free\n\nNothing here.\n")
+    embedder = TopicEmbedder()
+    runner.run(empty, Config(), embedder=embedder)
+    (empty / "a.md").unlink()
+    runner.run(empty, Config(), embedder=embedder)
+    other = Searcher(empty, Config(), embedder=embedder)
+    try:
+        alone = other.search("meeting zebra", 5, now=NOW, decide=False)
+        answers = [notes.search("meeting zebra", 5, now=NOW, decide=False), alone]
+    finally:
+        other.close()
+    assert alone["keywords_nowhere"] == ["meeting", "zebra"]  # an empty memory holds no word
+    assert merge_answers(answers, 5, ["notes", "empty"])["keywords_nowhere"] == ["zebra"]
+    assert merge_answers(answers[::-1], 5, ["empty", "notes"])["keywords_nowhere"] == ["zebra"]

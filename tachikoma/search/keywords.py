@@ -157,6 +157,8 @@ def keyword_terms(store: Store, query: str, total_chunks: int,
     """
     terms = query_terms(query, skip=STOPWORDS)
     if not terms or total_chunks <= 0:
+        if counts is not None:  # an empty memory holds none of them (`nowhere_weight`)
+            counts.update(dict.fromkeys(terms, 0))
         return []
     ceiling = min(max(total_chunks // 2, 1), postings)  # a memory of one chunk still matches its words
     if words is not None and ceiling <= words.limit:
