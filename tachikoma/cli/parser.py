@@ -413,8 +413,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("sets", nargs="*", type=Path, metavar="SET_DIR",
                    help="a set folder, or a folder of sets (default: every set under bench/everyday)")
     b.add_argument("--embedder", metavar="NAME",
-                   help="auto (the default: each memory's own choice, as its first index makes it: e5-small for "
-                        "a memory mostly not English, else minilm-int8), " + EVAL_EMBEDDER_HELP.replace(
+                   help="auto (the default: each memory's own choice, as its first index makes it: minilm-int8, "
+                        "or e5-small for a memory mostly not English where muse is not installed), " + EVAL_EMBEDDER_HELP.replace(
                             "minilm-int8 (the default; minilm where onnxruntime is missing)", "minilm-int8"))
     b.add_argument("--split", choices=("dev", "held", "all"), default="all",
                    help="only the questions of this split (default all)")

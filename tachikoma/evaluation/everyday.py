@@ -376,8 +376,8 @@ def evaluate(set_dirs: list[Path] | None = None, embedder_name: str | None = Non
              cache: Path | None = None) -> dict:
     """Build, index and ask every set; the report `write_report` writes out.
 
-    Each set's index takes the embedder its memory would take as a new index (`embedders.auto`: e5-small
-    for a memory mostly not English) unless `embedder_name` names one. `cache`: a file keeping the
+    Each set's index takes the embedder its memory would take as a new index (`embedders.auto`) unless
+    `embedder_name` names one. `cache`: a file keeping the
     document vectors across runs (`longmemeval.VectorCache`)."""
     started = time.perf_counter()
     sets = [load_set(p) for p in find_sets(set_dirs)]
