@@ -26,6 +26,18 @@ def _spellings(text: str) -> frozenset[str]:
     return frozenset(variant.casefold() for word in text.split() for variant in query_words(word))
 
 
+#: Words that say what a question asks, not about what, as English's second list in
+#: `search.keywords.STOPWORDS` does ("what happened", "what did I note", "what is X called"), in German,
+#: French and Spanish: "Was war vorgestern los?" and "Was hab ich gestern aufgeschrieben?" ask about a time
+#: alone, and "passiert", "los" or "aufgeschrieben" as keywords made them "no good match".
+QUESTION_WORDS_DE = _spellings("""
+passiert passierte passieren geschehen geschah los sagen sagt sagte gesagt erzählen erzählt erzählte
+wissen weiß wusste erinnern erinnere erinnert notiert notierte notieren aufgeschrieben aufschreiben
+meint meinte gemeint bedeutet heißt gemacht getan erledigt etwas jemand irgendwas
+""")
+QUESTION_WORDS_FR = _spellings("passé dit raconté noté appelle quelqu quelque")
+QUESTION_WORDS_ES = _spellings("pasó dijo dicho contó anoté apunté llama alguien hice hecho")
+
 #: Lower case, each with its spelling without umlauts (`_spellings`).
 GERMAN = _spellings("""
 der die das den dem des ein eine einen einem einer eines kein keine keinen und oder aber doch denn sondern
@@ -38,7 +50,8 @@ ich du er sie es wir ihr mich mir dich dir ihn ihm uns euch sich man
 mein meine meinen meinem meiner dein deine sein seine seinen seinem seiner ihre ihren ihrem ihrer
 unser unsere unseren unserem unserer euer eure
 nicht noch schon auch nur sehr dass ob wenn als dann da hier dort so jetzt immer wieder viel viele
-""")
+hab
+""") | QUESTION_WORDS_DE
 
 FRENCH = _spellings("""
 le la les l un une des du de d au aux et ou mais donc ni car
@@ -48,7 +61,7 @@ ce cet cette ces c ça cela il elle ils elles on nous vous je j tu me m te t se 
 mon ma mes ton ta tes son sa ses notre nos votre vos
 dans sur sous pour par avec sans chez entre vers depuis pendant avant après
 ne n pas plus très aussi déjà encore toujours
-""")
+""") | QUESTION_WORDS_FR
 
 SPANISH = _spellings("""
 el la los las lo un una unos unas y e o u pero ni
@@ -60,7 +73,7 @@ cuántas
 mi mis tu tus su sus nuestro nuestra nuestros nuestras vuestro vuestra
 yo tú él ella ellos ellas nosotros nosotras usted ustedes me te se le les nos os
 no muy más también ya todavía aún
-""")
+""") | QUESTION_WORDS_ES
 
 ITALIAN = _spellings("""
 il lo la i gli le un uno una di del dello della dei degli delle da dal dalla dai in nel nella nei con
@@ -148,10 +161,10 @@ def _languages(words: list[str], english: frozenset[str]) -> list[str]:
     keys = [w.casefold() for n, w in enumerate(words) if n == 0 or not w[:1].isupper()]
     found = {}
     for code, table in LANGUAGES.items():
-        words = [k for k in keys if k in table and k not in english]
-        if len(words) >= max(LANGUAGE_EVIDENCE, sum(1 for k in keys if k in english and k not in table) + 1) \
-                and not ENGLISH_HOMOGRAPHS.issuperset(words):
-            found[code] = len(words)
+        theirs = [k for k in keys if k in table and k not in english]
+        if len(theirs) >= max(LANGUAGE_EVIDENCE, sum(1 for k in keys if k in english and k not in table) + 1) \
+                and not ENGLISH_HOMOGRAPHS.issuperset(theirs):
+            found[code] = len(theirs)
     return sorted(found, key=lambda code: -found[code])
 
 
