@@ -118,6 +118,17 @@ def no_match_reason(answer: dict) -> str:
             + (f"; {hint}" if (hint := language_hint(answer)) else ""))
 
 
+def nowhere_text(answer: dict) -> str | None:
+    """The words of an English question that the memory holds nowhere (``keywords_nowhere``), which every
+    keyword match counts as missing (`search.ranking.keyword_relevance`): "not in this memory: “mattress”";
+    None when there are none."""
+    words = answer.get("keywords_nowhere") or []
+    if not words:
+        return None
+    listed = ", ".join(f"“{w}”" for w in words)
+    return f"not in this memory: {listed} (every keyword match counts {'it' if len(words) == 1 else 'them'} as missing)"
+
+
 def language_hint(answer: dict) -> str | None:
     """Why a question in another language than the memory's embedder reads found nothing, and what to do
     (``match.question_language``, set by the searcher for an English-only embedder); None otherwise."""

@@ -382,6 +382,20 @@ def test_no_results(client):
 # --------------------------------------------------------------------------- JSON API
 
 
+def test_words_found_nowhere_are_named_on_the_page_and_the_command_line(client, indexed):
+    query = "heat sink zyxwvutq"  # "zyxwvutq" is in no note: every keyword match counts it as missing
+    answer = client.get("/api/search", query_string={"q": query}).get_json()
+    assert answer["keywords_nowhere"] == ["zyxwvutq"] and answer["results"]
+    html = client.get("/", query_string={"q": query}).get_data(as_text=True)
+    assert "not in this memory: “zyxwvutq” (every keyword match counts it as missing)" in html
+    printed = run_cli("--memory", str(indexed), "search", "-n", "3", query)
+    assert printed.splitlines()[0].startswith(" 1. ")  # after the results, which come first
+    assert printed.splitlines()[-1].startswith("not in this memory: “zyxwvutq”")
+    assert "not in this memory" not in run_cli("--memory", str(indexed), "search", "-n", "3", "heat sink")
+    page = client.get("/", query_string={"q": "heat sink"}).get_data(as_text=True)
+    assert "not in this memory" not in page
+
+
 def test_api_search_is_the_cli_json(client, indexed):
     api = client.get("/api/search?q=heat+sink&limit=4")
     assert api.status_code == 200 and api.mimetype == "application/json"
