@@ -155,15 +155,15 @@ ENGLISH_CLITIC = re.compile(r"(?<=\w)['\u2019](?:s|re|ve|ll|d|m)\b", re.I)
 
 def _languages(words: list[str], english: frozenset[str]) -> list[str]:
     """The languages (`LANGUAGES` keys) whose function words `other_function_words` finds in `words`, the
-    one with most of them first: at least `LANGUAGE_EVIDENCE`, and more than the query's English function
-    words (`english`) that are not that language's too, so that "Does she want to come over?" is not Dutch
-    for its "want" and "over"."""
+    one with most of them first: at least `LANGUAGE_EVIDENCE` distinct ones, not all single letters ("vitamin
+    c and d" is no French), and more than the query's English function words (`english`) that are not that
+    language's too, so that "Does she want to come over?" is not Dutch for its "want" and "over"."""
     keys = [w.casefold() for n, w in enumerate(words) if n == 0 or not w[:1].isupper()]
     found = {}
     for code, table in LANGUAGES.items():
-        theirs = [k for k in keys if k in table and k not in english]
+        theirs = {k for k in keys if k in table and k not in english}  # distinct: "la la land" is one word
         if len(theirs) >= max(LANGUAGE_EVIDENCE, sum(1 for k in keys if k in english and k not in table) + 1) \
-                and not ENGLISH_HOMOGRAPHS.issuperset(theirs):
+                and not ENGLISH_HOMOGRAPHS.issuperset(theirs) and max(map(len, theirs)) > 1:
             found[code] = len(theirs)
     return sorted(found, key=lambda code: -found[code])
 

@@ -39,6 +39,9 @@ from web_helpers import build_index, copy_memory
     ("Wanneer is de afspraak met de tandarts?", "Dutch"),
     ("¿Cuál es la capital de Argentina?", "Spanish"),  # was French: "la" and "de" are French too
     ("Was war vorgestern los?", "German"),  # "war" is English too, "los" says what is asked
+    ("la la land soundtrack", None),  # one French word, twice
+    ("vitamin c and d", None),  # single letters (French "c'", "d'") alone tell nothing
+    ("Qu'est-ce que c'est ?", "French"),
     ("Was hab ich gestern aufgeschrieben?", "German"),
     # English clitics are no French "s" or "d" ("s'il"), and English words outnumber false friends
     ("When is Melanie's daughter's birthday?", None),
