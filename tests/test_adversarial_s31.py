@@ -5,7 +5,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from test_hybrid import TopicEmbedder
+from test_hybrid import TopicEmbedder, topic_memory
 
 from tachikoma import timeq
 from tachikoma.config import Config
@@ -20,14 +20,10 @@ NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)
 
 @pytest.fixture
 def notes(tmp_path):
-    root = tmp_path / "memory"
-    root.mkdir()
-    (root / "a.md").write_text("# Invoice\n\nThe invoice for the garden shed was paid.\n")
-    (root / "c.md").write_text("# Meeting\n\nThe meeting moved to Tuesday, in Muenchen.\n")
-    (root / "d.md").write_text("# Boat\n\nThe boat needs new paint before spring.\n")
-    embedder = TopicEmbedder()
-    runner.run(root, Config(), embedder=embedder)
-    searcher = Searcher(root, Config(), embedder=embedder)
+    searcher = topic_memory(tmp_path / "memory", {
+        "a.md": "# Invoice\n\nThe invoice for the garden shed was paid.\n",
+        "c.md": "# Meeting\n\nThe meeting moved to Tuesday, in Muenchen.\n",
+        "d.md": "# Boat\n\nThe boat needs new paint before spring.\n"})
     yield searcher
     searcher.close()
 

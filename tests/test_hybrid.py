@@ -44,18 +44,25 @@ class TopicEmbedder:
         return l2_normalise(self._vector(text))
 
 
+def topic_memory(root, notes: dict[str, str]) -> Searcher:
+    """A memory of `notes` (file name → text) in a new folder `root`, indexed with the `TopicEmbedder`: its
+    searcher."""
+    root.mkdir()
+    for name, text in notes.items():
+        (root / name).write_text(text)
+    embedder = TopicEmbedder()
+    runner.run(root, Config(), embedder=embedder)
+    return Searcher(root, Config(), embedder=embedder)
+
+
 @pytest.fixture
 def notes(tmp_path):
     root = tmp_path / "memory"
-    root.mkdir()
-    (root / "a.md").write_text("# Invoice\n\nThe invoice for the garden shed was paid.\n")
-    (root / "b.md").write_text("# Invoice\n\nInvoice INV-88213 from Kowalczyk went to the archive.\n")
-    (root / "c.md").write_text("# Meeting\n\nThe meeting moved to Tuesday.\n")
-    (root / "d.md").write_text("# Boat\n\nThe boat needs new paint before spring.\n")
-    (root / "e.md").write_text("# Boat\n\nThe boat Aurora-7 sails from Gdynia.\n")
-    embedder = TopicEmbedder()
-    runner.run(root, Config(), embedder=embedder)
-    searcher = Searcher(root, Config(), embedder=embedder)
+    searcher = topic_memory(root, {"a.md": "# Invoice\n\nThe invoice for the garden shed was paid.\n",
+                                   "b.md": "# Invoice\n\nInvoice INV-88213 from Kowalczyk went to the archive.\n",
+                                   "c.md": "# Meeting\n\nThe meeting moved to Tuesday.\n",
+                                   "d.md": "# Boat\n\nThe boat needs new paint before spring.\n",
+                                   "e.md": "# Boat\n\nThe boat Aurora-7 sails from Gdynia.\n"})
     yield root, searcher
     searcher.close()
 
