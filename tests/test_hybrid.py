@@ -159,6 +159,23 @@ def test_words_found_nowhere_are_counted_as_missing_from_every_match():
     assert nowhere_weight({"old": 0}, 0) == (["old"], 0.0)
 
 
+def test_a_memory_whose_held_words_weigh_nothing_keeps_its_keyword_match_relative(tmp_path):
+    """In a memory of two notes a word in one of them has FTS5's floor idf (1e-6): a word found nowhere
+    would weigh a million times more and wipe out the keyword part, so it is not weighed there."""
+    assert nowhere_weight({"dentist": 1, "checkup": 0}, 2) == ([], 0.0)
+    assert nowhere_weight({"dentist": 1, "checkup": 0}, 3)[0] == ["checkup"]  # idf log(2.5/1.5) > 0 counts
+    searcher = topic_memory(tmp_path / "memory", {
+        "dentist.md": "# Dentist\nMy dentist appointment is on Tuesday at 9:30 with Dr. Weber.\n",
+        "groceries.md": "# Groceries\nBuy oat milk, coffee beans and rye bread.\n"})
+    try:
+        answer = searcher.search("when is my dentist checkup", 2)
+    finally:
+        searcher.close()
+    assert answer["keywords_nowhere"] == []
+    first = answer["results"][0]
+    assert first["path"] == "dentist.md" and first["factors"]["keyword_score"] == pytest.approx(1.0)
+
+
 def test_an_english_query_with_a_word_found_nowhere_gives_no_whole_keyword_match(notes):
     _, searcher = notes
     whole = searcher.search("Kowalczyk invoice", 5, now=NOW)

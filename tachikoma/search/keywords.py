@@ -193,7 +193,14 @@ def nowhere_weight(counts: dict[str, int], total: int) -> tuple[list[str], float
     texts and tool texts together) and their weight on BM25's scale: FTS5's idf of a word in no chunk,
     each, which is what a chunk holding the word once at the average length would add to its score.
     `ranking.keyword_relevance` counts them as missing from every match. A word and its other spelling
-    (`segment.query_words`: "München", "Muenchen") are one word: found when either is, counted once."""
+    (`segment.query_words`: "München", "Muenchen") are one word: found when either is, counted once.
+
+    None when every word the memory does hold is in at least half of its chunks, as in a memory of one or
+    two notes: FTS5 gives such a word its floor idf (1e-6), so any word found nowhere would outweigh every
+    match by a million and wipe out the keyword part; the match stays relative to the best, as it was."""
+    held = [count for count in counts.values() if count > 0]
+    if held and all(2 * count >= total for count in held):
+        return [], 0.0
     missing = []
     for word, count in counts.items():
         other = query_words(word)[1:]  # an umlaut word's spelling without it
