@@ -104,7 +104,8 @@ def timed_process(argv: list[str]) -> float:
 
 
 def bench(size: int, chunks_per_file: int, dim: int, queries: int, cold_queries: int,
-          min_score: float | None = None, memory: Path | None = None, embedder_kind: str = "hash") -> dict:
+          min_score: float | None = None, memory: Path | None = None, embedder_kind: str = "hash",
+          prefix: str = "") -> dict:
     root = memory or Path(tempfile.mkdtemp(prefix=f"tachikoma-bench-{size}-"))
     try:
         embedder = HashingEmbedder(dim) if embedder_kind == "hash" else RandomEmbedder(dim)
@@ -122,7 +123,7 @@ def bench(size: int, chunks_per_file: int, dim: int, queries: int, cold_queries:
         # Searches go through Searcher.search (vector + keyword + ranking + chunk texts); the
         # query embedding is excluded by reading the answer's own "rank" timing.
         rng = random.Random(1)
-        texts = [words(rng, rng.randrange(2, 7)) for _ in range(queries)]
+        texts = [f"{prefix} {words(rng, rng.randrange(2, 7))}".strip() for _ in range(queries)]
         searcher = Searcher(root, embedder=embedder)
         t = time.perf_counter()
         searcher.search(texts[0], 10, min_score=min_score)  # load the snapshot once: that is what "warm" means
@@ -200,6 +201,9 @@ def main() -> None:
                         help="hash: the hashing embedder (the command line can search it); random: seeded "
                              "random vectors (no cli figure)")
     parser.add_argument("--memory", type=Path, help="build (once) and keep the memory of the first size here")
+    parser.add_argument("--prefix", default="", metavar="TEXT",
+                        help='put TEXT before every query: "how many" makes each a question that gathers, which '
+                             "is read again with its best files' passages (scoring.FEEDBACK_WEIGHT)")
     parser.add_argument("--json", action="store_true", help="print rows as JSON")
     args = parser.parse_args()
     rows = []
@@ -215,7 +219,7 @@ def main() -> None:
     for n, size in enumerate(args.sizes):
         memory = args.memory if n == 0 else None
         row = bench(size, args.chunks_per_file, args.dim, args.queries, args.cold_queries, args.min_score, memory,
-                    args.embedder)
+                    args.embedder, args.prefix)
         rows.append(row)
         if not args.json:
             print(" | ".join(str(row[h]) for h in header), flush=True)

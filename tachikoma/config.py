@@ -31,6 +31,8 @@ Example ``tachikoma.toml``::
     [search]
     keyword_weight = 0.4         # share of keyword (BM25) relevance in similarity; 0 = vector only
     counting_keyword_weight = 0.2  # the same for a question that counts or totals ("how many", "in total")
+    feedback_files = 3           # a question that gathers ("how many", "in total") is read again with the best
+                                 # passages of the files it matched best; 0 = off
     fusion = "convex"            # "convex" or "rrf" (reciprocal rank fusion)
     keyword_candidates = 200     # how many best keyword matches are scored
     rrf_k = 60                   # RRF's rank offset (fusion = "rrf" only)
@@ -223,6 +225,10 @@ class SearchConfig:
     #: The keyword weight of a question that counts or totals ("how many", "in total", `keywords.COUNTING`):
     #: its evidence is spread over memories that say the same thing in other words (docs/evaluation.md).
     counting_keyword_weight: float = 0.2
+    #: A question that gathers from several memories ("how many", "in total", `keywords.GATHERING`) is read
+    #: again, its query vector widened by the best passage of this many of its best files
+    #: (`scoring.FEEDBACK_WEIGHT`; docs/evaluation.md, "A question that gathers"); 0: not.
+    feedback_files: int = 3
     fusion: str = "convex"
     keyword_candidates: int = 200
     rrf_k: float = 60.0
@@ -465,6 +471,7 @@ def _search(table: dict) -> SearchConfig:
     candidates = search.keyword_candidates
     if isinstance(candidates, bool) or not isinstance(candidates, int) or candidates < 1:
         raise ValueError("search.keyword_candidates must be a whole number ≥ 1")
+    _whole(search.feedback_files, "search.feedback_files", 0)
     rrf_k = search.rrf_k
     if isinstance(rrf_k, bool) or not isinstance(rrf_k, (int, float)) or not 0 <= rrf_k < math.inf:
         raise ValueError("search.rrf_k must be a number ≥ 0")

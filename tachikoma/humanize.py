@@ -129,6 +129,17 @@ def nowhere_text(answer: dict) -> str | None:
     return f"not in this memory: {listed} (every keyword match counts {'it' if len(words) == 1 else 'them'} as missing)"
 
 
+def widened_text(answer: dict) -> str | None:
+    """The files whose best passages widened a question that gathers from several memories (``widened_by``,
+    `search.scoring.rank_snapshot`): "a question that gathers: read together with a.md, b.md and c.jsonl,
+    the files it matched best"; None when it was not widened."""
+    files = [f"[{w['memory']}] {w['path']}" if w.get("memory") else w["path"] for w in answer.get("widened_by") or []]
+    if not files:
+        return None
+    listed = files[0] if len(files) == 1 else ", ".join(files[:-1]) + f" and {files[-1]}"
+    return f"a question that gathers from several memories: read together with {listed}, the files it matched best"
+
+
 def language_hint(answer: dict) -> str | None:
     """Why a question in another language than the memory's embedder reads found nothing, and what to do
     (``match.question_language``, set by the searcher for an English-only embedder); None otherwise."""

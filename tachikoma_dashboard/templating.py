@@ -6,7 +6,7 @@ from __future__ import annotations
 from flask import Flask, g, request
 
 from tachikoma import memory
-from tachikoma.humanize import duration, language_hint, nowhere_text, other_languages_text
+from tachikoma.humanize import duration, language_hint, nowhere_text, other_languages_text, widened_text
 from tachikoma.config import RECENCY_PRESETS
 from tachikoma.documents import KINDS
 from tachikoma.tags import CONFIDENCE_VALUES, STATUSES, TAG_KEYS, TRUST_VALUES
@@ -25,7 +25,8 @@ def install_template_helpers(app: Flask) -> None:
         duration=duration, other_languages=other_languages_text,
     )
     app.jinja_env.globals.update(
-        explain=render.explain, language_hint=language_hint, nowhere_text=nowhere_text, speaker_class=speaker_class,
+        explain=render.explain, language_hint=language_hint, nowhere_text=nowhere_text, widened_text=widened_text,
+        speaker_class=speaker_class,
         STATUSES=STATUSES, KINDS=KINDS,
         TRUST_VALUES=TRUST_VALUES, CONFIDENCE_VALUES=CONFIDENCE_VALUES, TAG_KEYS=TAG_KEYS,
         DEFAULT_LIMIT=DEFAULT_LIMIT, MAX_LIMIT=MAX_LIMIT, file_pattern=file_pattern, kind_of=memory.kind_of,

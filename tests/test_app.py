@@ -396,12 +396,29 @@ def test_words_found_nowhere_are_named_on_the_page_and_the_command_line(client, 
     assert "not in this memory" not in page
 
 
+def test_a_question_that_gathers_names_the_files_it_was_read_with(client, indexed):
+    query = "how many heat sink parts in total"
+    answer = client.get("/api/search", query_string={"q": query, "min_score": 0}).get_json()
+    files = [w["path"] for w in answer["widened_by"]]
+    assert len(files) == 3 and len(set(files)) == 3 and answer["results"]
+    assert all("meaning_from_question" in r["factors"] for r in answer["results"])
+    html = unescape(client.get("/", query_string={"q": query, "min_score": 0}).get_data(as_text=True))
+    assert f"a question that gathers from several memories: read together with {files[0]}, {files[1]} and {files[2]}" in html
+    assert "from the question alone" in html  # each result's meaning says what the question alone gave
+    printed = run_cli("--memory", str(indexed), "search", "--min-score", "0", "-n", "3", query)
+    assert printed.splitlines()[-1].startswith("a question that gathers from several memories: read together with")
+    plain = client.get("/api/search", query_string={"q": "heat sink parts", "min_score": 0}).get_json()
+    assert plain["widened_by"] == [] and "a question that gathers" not in run_cli(
+        "--memory", str(indexed), "search", "--min-score", "0", "-n", "3", "heat sink parts")
+
+
 def test_api_search_is_the_cli_json(client, indexed):
     api = client.get("/api/search?q=heat+sink&limit=4")
     assert api.status_code == 200 and api.mimetype == "application/json"
     ours = api.get_json()
     theirs = json.loads(run_cli("--memory", str(indexed), "search", "--json", "-n", "4", "heat", "sink"))
-    assert set(ours) == set(theirs) == {"query", "keywords", "keywords_nowhere", "results", "min_score", "no_good_match",
+    assert set(ours) == set(theirs) == {"query", "keywords", "keywords_nowhere", "widened_by", "results", "min_score",
+                                        "no_good_match",
                                         "freshness", "embedder", "recency", "timing_ms", "match", "as_of", "time",
                                         "staleness"}
     assert ours["query"] == theirs["query"] and ours["embedder"] == theirs["embedder"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..humanize import no_match_reason, nowhere_text, plural, printable, tool_match_text, vectors_text
+from ..humanize import no_match_reason, nowhere_text, plural, printable, tool_match_text, vectors_text, widened_text
 from . import common
 
 
@@ -85,6 +85,7 @@ def _print_answer(answer: dict, args) -> None:
         if (in_tools := tool_match_text(r)) is not None:
             excerpt = r["tool_matches"][0].get("excerpt")
             print(f"    {printable(in_tools)}" + (f": {printable(excerpt)}" if excerpt else ""))
-    if answer["results"] and (nowhere := nowhere_text(answer)):
-        print(printable(nowhere))
+    for note in (nowhere_text(answer), widened_text(answer)) if answer["results"] else ():
+        if note:
+            print(printable(note))
 

@@ -47,20 +47,27 @@ def _scale(factors: dict) -> dict | None:
     return scale if scale and factors.get("vectors") in (None, "full") else None
 
 
+#: Why a question that gathers from several memories has a widened meaning (`scoring.rank_snapshot`'s `gather`).
+WIDENED = ("the question gathers from several memories (“how many”, “in total”), so it was read together with "
+           "the best passages of the files it matched best")
+
+
 def meaning_why(factors: dict) -> str:
     """Why the meaning part is what it is; for an embedder with its own scale (`scoring.similarity_scale`)
     also the cosine it was read from: "cosine 0.84 of the query's and the passage's embeddings, on the
-    ranking's scale: (0.84 − 0.75) / (1 − 0.75)"."""
+    ranking's scale: (0.84 − 0.75) / (1 − 0.75)"; for a widened question, what the question alone gave."""
     read_by = factors.get("read_by")
     if read_by:  # a passage not in English, read again by the multilingual embedder (`scoring.multilingual_similarity`)
         return read_by_text(read_by)
     why = MEANING.get(factors.get("vectors"), NOT_EMBEDDED)
     scale = _scale(factors)
-    if scale is None:
-        return why
-    c, c0 = scale["cosine"], scale["c0"]
-    return (f"cosine {c:.2f} of the query's and the passage's embeddings, on the ranking's scale: "
-            f"({c:.2f} − {c0:.2f}) / (1 − {c0:.2f}), 0 below {c0:.2f}")
+    if scale is not None:
+        c, c0 = scale["cosine"], scale["c0"]
+        why = (f"cosine {c:.2f} of the query's and the passage's embeddings, on the ranking's scale: "
+               f"({c:.2f} − {c0:.2f}) / (1 − {c0:.2f}), 0 below {c0:.2f}")
+    if "meaning_from_question" in factors:
+        why += f"; {WIDENED}: {factors['meaning_from_question']:.2f} from the question alone"
+    return why
 
 
 def read_by_text(read_by: dict, short: bool = False) -> str:

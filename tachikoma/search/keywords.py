@@ -61,8 +61,12 @@ per note noted argue argues argued claim claims claimed suggest suggests suggest
 """.split())
 
 
+#: A question that gathers from several memories ("how many", "in total", "all the"): read again with the
+#: passages it matched best (`scoring.rank_snapshot`'s `gather`). "How much" is not one: it mostly asks one
+#: price or amount ("how much is the school lunch fee"), which the passages around the best match lead away from.
+GATHERING = re.compile(r"\bhow\s+many\b|\bin\s+total\b|\btotal\b|\ball\s+the\b", re.I)
 #: A question that counts or totals: its answer is spread over several memories, each saying it its own way.
-COUNTING = re.compile(r"\bhow\s+(?:many|much)\b|\bin\s+total\b|\btotal\b|\ball\s+the\b", re.I)
+COUNTING = re.compile(GATHERING.pattern + r"|\bhow\s+much\b", re.I)
 
 
 #: "Work on" says only that something was done, as "do" does: "what did I work on last week" asks about

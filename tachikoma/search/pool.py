@@ -301,9 +301,9 @@ def search_memories(root: Path, names: list[str], query: str, limit: int = 10, c
     merged by score; every result names its ``memory``. The memories answer as one: there is a good
     match when any memory has one (then the best results of all of them, a memory without one of its
     own included), ``match`` is the best evidence of any, ``keywords`` every memory's, ``keywords_nowhere``
-    those no memory holds; freshness and the like are the first memory's; ``memories`` lists the names searched. `searchers`
-    (`Searchers`): a long-lived process's open searchers and connections, reused;
-    None: opened for this query and closed after it."""
+    those no memory holds, ``widened_by`` each memory's own (with its name); freshness and the like are the
+    first memory's; ``memories`` lists the names searched. `searchers` (`Searchers`): a long-lived process's
+    open searchers and connections, reused; None: opened for this query and closed after it."""
     config = config or load_config(root)
     here = locate(root, config)
     if here.url is None:
@@ -343,5 +343,6 @@ def merge_answers(answers: list[dict], limit: int, names: list[str]) -> dict:
         match["best_pair_coverage"] = max(pairs)
     keywords = list(dict.fromkeys(word for a in answers for word in a["keywords"]))
     nowhere = [word for word in answers[0]["keywords_nowhere"] if all(word in a["keywords_nowhere"] for a in answers)]
+    widened = [dict(w, memory=name) for name, a in zip(names, answers) for w in a.get("widened_by", [])]
     return dict(answers[0], results=merged, no_good_match=not merged, match=match, keywords=keywords,
-                keywords_nowhere=nowhere, memories=list(names))
+                keywords_nowhere=nowhere, widened_by=widened, memories=list(names))

@@ -317,6 +317,15 @@ def fuse(vector: np.ndarray, keyword: np.ndarray, cfg: SearchConfig) -> np.ndarr
     raise ValueError(f"unknown fusion method {cfg.fusion!r}")
 
 
+def widened_query(qvec: np.ndarray, rows: np.ndarray, weight: float) -> np.ndarray:
+    """The query vector moved towards the mean of `rows` (the passages it matched best), unit length:
+    q + weight × m / |m|, normalised (Rocchio's pseudo-relevance feedback). A question that gathers
+    from several memories ("how many …", "in total") finds the others by what the first ones say."""
+    mean = np.asarray(rows, dtype=np.float32).mean(axis=0)
+    wide = np.asarray(qvec, dtype=np.float32) + weight * mean / max(float(np.linalg.norm(mean)), 1e-9)
+    return (wide / max(float(np.linalg.norm(wide)), 1e-9)).astype(np.float32)
+
+
 @dataclass
 class Ranked:
     """The top results: positions into the chunk arrays, best first."""

@@ -30,9 +30,9 @@ from ..function_words import ANY_FUNCTION_WORD, language_of
 from ..store import ENGINE_INDEX_MIN_CHUNKS, Location, locate
 from ..tags import Tags
 from . import vector_index
-from .keywords import (COUNTING, STOPWORDS, TOOL_EXCERPT_SHARE, TOOL_MATCHES_SHOWN, ToolMatch, WordRows, chunk_positions,
-                       keyword_coverage, keyword_parts, keyword_search, keyword_terms, nowhere_weight, query_terms,
-                       tool_search, tool_terms, tool_words_held, words_held)
+from .keywords import (COUNTING, GATHERING, STOPWORDS, TOOL_EXCERPT_SHARE, TOOL_MATCHES_SHOWN, ToolMatch, WordRows,
+                       chunk_positions, keyword_coverage, keyword_parts, keyword_search, keyword_terms, nowhere_weight,
+                       query_terms, tool_search, tool_terms, tool_words_held, words_held)
 from .scoring import MULTILINGUAL_READINGS, SCRIPT_BACKGROUND, rank_snapshot, ranked_dates, relevance_floor
 from .snapshot import Filters, Snapshot, chunk_scripts
 
@@ -123,16 +123,16 @@ class Searcher:
         snap.vector_index, _ = vector_index.open_or_build(
             self.store.cache_folder, self.store.cache_key(snap.generation), snap.matrix, snap.chunk_ids)
 
-    def candidates(self, snap: Snapshot, qvec: np.ndarray, matches: list[tuple[int, float]],
-                   filters: Filters | None, multi_qvec: np.ndarray | None = None, language: str = "") -> Snapshot:
-        """The chunks worth scoring: all of them, or for a large index a shortlist of the nearest and
-        every keyword match. The shortlist comes from the engine's own index when it has one and no
-        filter applies (PostgreSQL's HNSW: `ENGINE_SHORTLIST`), else from `vector_index` (among the
-        chunks `filters` allow). The ranking then runs on these rows as on any snapshot, with exact
+    def shortlist(self, snap: Snapshot, qvec: np.ndarray, matches: list[tuple[int, float]],
+                  filters: Filters | None, multi_qvec: np.ndarray | None = None, language: str = "") -> np.ndarray | None:
+        """The positions of the chunks worth scoring: None for all of them, or for a large index a shortlist
+        of the nearest and every keyword match. The shortlist comes from the engine's own index when it has
+        one and no filter applies (PostgreSQL's HNSW: `ENGINE_SHORTLIST`), else from `vector_index` (among
+        the chunks `filters` allow). The ranking then runs on these rows as on any snapshot, with exact
         cosines from the float vectors. While some chunks are not fully embedded (`Snapshot.tier`)
         every chunk is scored, by the best vectors it has."""
         if snap.tier is not None or len(snap.chunk_ids) < self.vector_index_min_chunks:
-            return snap
+            return None
         allowed = filters.mask(snap) if filters else None
         near = None
         if allowed is None and self._engine_index(snap):  # it knows no filters
@@ -153,7 +153,7 @@ class Searcher:
             rows = snap.multi_rows[read]
             nearest = np.argsort(-(snap.multi_matrix[read] @ multi_qvec))[:ENGINE_SHORTLIST]
             matched = np.concatenate([matched, rows[nearest]])
-        return snap.rows(_sorted_union(near, matched))
+        return _sorted_union(near, matched)
 
     def search(self, query: str, limit: int = 10, filters: Filters | None = None,
                now: datetime | None = None, config: Config | None = None, min_score: float | None = None,
@@ -228,8 +228,10 @@ class Searcher:
                                      terms=keywords)
             tool_words, tool_matches = self._tool_matches(words_of, config, counts)
             # A chunk found by its tool texts alone is a candidate too (a large index ranks a shortlist).
-            snap = self.candidates(snap, qvec, matches + [(m.chunk_id, m.bm25) for m in tool_matches], filters,
-                                   multi_qvec, language or "")
+            found = matches + [(m.chunk_id, m.bm25) for m in tool_matches]
+            whole = snap
+            rows = self.shortlist(whole, qvec, found, filters, multi_qvec, language or "")
+            snap = whole if rows is None else whole.rows(rows)
             # An English question's words found nowhere may be in a note in another language: no keyword
             # match is whole without them. A question in another language is not held to it (its
             # character pairs and inflections are found nowhere more often than its subject is).
@@ -242,10 +244,20 @@ class Searcher:
             coverage = lambda: keyword_coverage(store, untimed, snap, matches, counts,  # noqa: E731 (only if needed)
                                                 tool_matches, held)
             time_only = bool(windows) and not query_terms(untimed, skip=STOPWORDS)
-            answer, hidden = self._rank_existing(
+            rank = lambda snap, keyword, tool_share, **more: self._rank_existing(  # noqa: E731 (ranked twice at most)
                 snap, qvec, limit, config, filters, now, keyword, floor, words=words, coverage=coverage,
                 windows=windows, tool_share=tool_share if tool_matches else None, quick_qvec=quick_qvec,
-                decide=decide, time_only=time_only, multi_qvec=multi_qvec, language=language or "")
+                decide=decide, time_only=time_only, multi_qvec=multi_qvec, language=language or "", **more)
+            answer, hidden = rank(snap, keyword, tool_share,
+                                  gather=config.search.feedback_files if GATHERING.search(query) else 0)
+            if rows is not None and answer["feedback"] is not None:
+                # A widened question on a shortlist: the chunks nearest to the widened question are
+                # candidates too, so it finds what it would find over every chunk.
+                rows = _sorted_union(rows, self.shortlist(whole, answer["feedback"]["query"], found, filters,
+                                                          multi_qvec, language or ""))
+                snap = whole.rows(rows)
+                keyword, tool_share = keyword_parts(snap, matches, tool_matches, weight)
+                answer, hidden = rank(snap, keyword, tool_share, feedback=answer["feedback"])
             details = store.chunk_details([int(snap.chunk_ids[i]) for i in answer["positions"]])
         results = []
         for pos, factors, score in zip(answer["positions"], answer["factors"], answer["scores"]):
@@ -269,7 +281,9 @@ class Searcher:
         finished = time.perf_counter()
         freshness = dict(self._finish_freshness(checking) if self.local else NOT_HERE, missing_files=hidden)
         keywords = keywords + [t for t in tool_words if t not in keywords]
-        return {"query": query, "keywords": keywords, "keywords_nowhere": nowhere, "results": results, "min_score": floor,
+        return {"query": query, "keywords": keywords, "keywords_nowhere": nowhere,
+                "widened_by": [{"path": path} for path in (answer["feedback"] or {}).get("files", [])],
+                "results": results, "min_score": floor,
                 "no_good_match": not results or answer["match"]["answered_by"] is None, "match": answer["match"],
                 "recency": config.ranking.recency,
                 "as_of": now.isoformat(timespec="seconds"), "time": [w.as_dict() for w in windows],
