@@ -8,7 +8,9 @@ A set is a folder (``bench/everyday/<name>/``) written by hand, not generated:
   is committed each time; when ``versions`` names an earlier content for it, its first commit holds that
   and the later ones its final content;
 * ``questions.jsonl``: ``{"id", "question", "expected", "kind", "lang", "split"}`` a line; ``expected``
-  are the files a person expects (any of them counts), empty for ``offtopic`` and ``nonsense``.
+  are the files a person expects (any of them counts), empty for ``offtopic`` and ``nonsense``; for
+  ``gather`` (a question whose answer is spread over several files: "which vendors did we drop") every
+  file that holds a part of the answer.
 
 The evaluation builds a real git repository from the manifest in a temporary folder (each commit
 back-dated with GIT_AUTHOR_DATE and GIT_COMMITTER_DATE), indexes it with the normal indexer, and asks
@@ -18,7 +20,8 @@ expected file ranks when nothing is held back).
 
 Per question: top-1 and top-5 (an expected file among the first 1 or 5 distinct files of the answer;
 "no good match" is a miss), whether the answer was "no good match", and the expected file's rank
-without the floor. Reported per memory, per kind, per language and per split, with a bootstrap 95%
+without the floor; for a question that gathers also whether all its files are in the top 5 and which
+share of them is (``all5``, ``share5``). Reported per memory, per kind, per language and per split, with a bootstrap 95%
 interval on the overall figures.
 """
 
@@ -45,7 +48,7 @@ from ..search.searcher import Searcher
 from . import metrics, reports
 from .longmemeval import VectorCache
 
-KINDS = ("time", "person", "definition", "procedure", "fact", "inflection", "possessive", "update",
+KINDS = ("time", "person", "definition", "procedure", "fact", "inflection", "possessive", "update", "gather",
          "offtopic", "nonsense")
 UNANSWERABLE = ("offtopic", "nonsense")
 SPLITS = ("dev", "held")
@@ -254,6 +257,8 @@ def failure(row: dict) -> str | None:
     """What went wrong with one question, in words a to-do list can use (None: answered as a person expects)."""
     if not row["answerable"]:
         return None if row["no_good_match"] else "answered, though the memory holds no answer"
+    if row.get("all5") is False and row["top1"]:
+        return f"{row['share5']:.0%} of its files in the top 5"
     if row["top1"]:
         return None
     rank = row["rank_without_floor"]
@@ -277,6 +282,9 @@ def ask(searcher: Searcher, s: EverydaySet, q: Question, config: Config) -> dict
     if q.answerable:
         row.update(top1=bool(names[:1]) and names[0] in q.expected, top5=_rank(names[:5], q.expected) is not None,
                    rank_without_floor=_rank(deep, q.expected))
+        if q.kind == "gather":  # every file holds a part of the answer
+            share = len(set(names[:5]) & set(q.expected)) / len(set(q.expected))
+            row.update(all5=share == 1.0, share5=round(share, 4))
     else:
         row.update(top1=None, top5=None, rank_without_floor=None)
     row["failure"] = failure(row)
@@ -289,10 +297,16 @@ def _rate(values: list[bool]) -> float | None:
     return metrics.mean([float(v) for v in values])
 
 
+def _found(row: dict) -> bool:
+    """An answerable question whose figures are top-1 and top-5: not one that gathers (`all5`, `share5`)."""
+    return row["answerable"] and row["kind"] != "gather"
+
+
 def figures(rows: list[dict]) -> dict:
-    """top-1, top-5, no good match and top-5 without the floor on the answerable questions; no good match on
-    offtopic and on nonsense ones."""
-    answerable = [r for r in rows if r["answerable"]]
+    """top-1, top-5, no good match and top-5 without the floor on the answerable questions (not those that
+    gather: every file in the top 5 and their share there, apart); no good match on offtopic and on nonsense
+    ones."""
+    answerable = [r for r in rows if _found(r)]
     out = {"questions": len(rows), "answerable": len(answerable),
            "top1": _rate([r["top1"] for r in answerable]), "top5": _rate([r["top5"] for r in answerable]),
            "no_good_match_answerable": _rate([r["no_good_match"] for r in answerable]),
@@ -302,6 +316,9 @@ def figures(rows: list[dict]) -> dict:
         these = [r for r in rows if r["kind"] == kind]
         out[kind] = len(these)
         out[f"no_good_match_{kind}"] = _rate([r["no_good_match"] for r in these])
+    gathering = [r for r in rows if r["kind"] == "gather"]
+    out.update(gather=len(gathering), all5_gather=_rate([r["all5"] for r in gathering]),
+               share5_gather=metrics.mean([r["share5"] for r in gathering]))
     return out
 
 
@@ -311,9 +328,9 @@ INTERVAL_KEYS = ("top1", "top5", "no_good_match_answerable", "no_good_match_offt
 def bootstrap(rows: list[dict], n: int = BOOTSTRAP, seed: int = 27) -> dict[str, list[float] | None]:
     """A percentile bootstrap 95% interval for each overall figure, resampling the questions it is over."""
     rng = np.random.default_rng(seed)
-    columns = {"top1": [r["top1"] for r in rows if r["answerable"]],
-               "top5": [r["top5"] for r in rows if r["answerable"]],
-               "no_good_match_answerable": [r["no_good_match"] for r in rows if r["answerable"]],
+    columns = {"top1": [r["top1"] for r in rows if _found(r)],
+               "top5": [r["top5"] for r in rows if _found(r)],
+               "no_good_match_answerable": [r["no_good_match"] for r in rows if _found(r)],
                "no_good_match_offtopic": [r["no_good_match"] for r in rows if r["kind"] == "offtopic"],
                "no_good_match_nonsense": [r["no_good_match"] for r in rows if r["kind"] == "nonsense"]}
     out: dict[str, list[float] | None] = {}
@@ -461,6 +478,18 @@ def table(report: dict, group: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def gather_table(report: dict) -> str:
+    """Markdown: per memory, the questions that gather and how many of their files the top 5 holds ("" if none)."""
+    rows = {name: f for name, f in report["results"]["memory"].items() if f["gather"]}
+    if not rows:
+        return ""
+    lines = ["| memory | questions that gather | all their files in the top 5 | share of their files in the top 5 |",
+             "|---|---:|---:|---:|"]
+    for name, f in [*rows.items(), ("**all**", report["results"]["overall"]["all"])]:
+        lines.append(f"| {name} | {f['gather']} | {_pct(f['all5_gather'])} | {_pct(f['share5_gather'])} |")
+    return "\n".join(lines) + "\n"
+
+
 def failures(report: dict) -> str:
     lines = []
     for r in report["per_question"]:
@@ -486,6 +515,9 @@ def markdown(report: dict) -> str:
     for group in ("memory", "kind", "language", "split", "direction"):
         if group in report["results"]:
             out += [f"## Per {group}", "", table(report, group)]
+    if gathered := gather_table(report):
+        out += ["## Questions that gather", "", "Every file that holds a part of the answer, in the top 5.", "",
+                gathered]
     out += ["## Failures", "", failures(report)]
     return "\n".join(out)
 
@@ -493,6 +525,7 @@ def markdown(report: dict) -> str:
 def terminal(report: dict) -> str:
     asked = sum(s["questions"] for s in report["meta"]["sets"])
     tables = [table(report, group) for group in ("memory", "kind", "direction") if group in report["results"]]
+    tables += [t for t in (gather_table(report),) if t]
     return "\n".join([*tables, f"{asked} questions, {report['meta']['embedder']}, {report['meta']['seconds']} s"])
 
 
