@@ -174,3 +174,21 @@ def test_on_a_shortlist_the_widened_question_brings_its_own_nearest(harbour, mon
     assert "four.md" not in {r["path"] for r in plain["results"]}
     assert [(r["path"], r["score"]) for r in answer["results"]] == [(r["path"], r["score"]) for r in truth["results"]]
     assert "four.md" in {r["path"] for r in answer["results"]} and answer["widened_by"] == truth["widened_by"]
+
+
+def test_a_search_cut_to_a_budget_reads_the_question_as_asked(harbour):
+    # A budget's passages should hold the answer's own lines: the widened question favours what its best
+    # files say in general (docs/evaluation.md, "A question that gathers"), so it is not widened there.
+    from tachikoma.search.pool import Searchers, search_as_asked
+
+    asked = {"query": "How many boat trips in total?", "limit": 5, "min_score": 0.0, "as_of": AS_OF}
+    searchers = Searchers()
+    try:
+        own = lambda config: searchers.use("harbour", lambda: Searcher(harbour, config, embedder=HarbourEmbedder()))  # noqa: E731
+        ranked = search_as_asked(harbour, load_config(harbour), searchers, asked, own)
+        budgeted = search_as_asked(harbour, load_config(harbour), searchers, dict(asked, budget_tokens=300), own)
+    finally:
+        searchers.close()
+    assert [w["path"] for w in ranked["widened_by"]] == ["one.md", "two.md", "three.md"]
+    assert budgeted["widened_by"] == [] and budgeted["budget"]["passages"]
+    assert "four.md" not in {p["path"] for p in budgeted["budget"]["passages"]}

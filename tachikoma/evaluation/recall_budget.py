@@ -120,7 +120,7 @@ def _ask(q, root: Path, labelled: dict[str, list[int]], embedder, config: Config
     gold = [by_ident[sid].turns[i]["content"] for sid, idx in labelled.items() if sid in by_ident for i in idx]
     searcher = Searcher(root, config, embedder=embedder)
     try:
-        answer = searcher.search(q.text, RESULTS, now=q.date, config=config)
+        answer = searcher.search(q.text, RESULTS, now=q.date, config=config, widen=False)  # as `--budget` asks
     finally:
         searcher.close()
     row = {"question_id": q.ident, "type": q.kind, "split": metrics.split_of(q.ident), "answer_turns": len(gold),

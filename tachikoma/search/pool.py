@@ -154,7 +154,8 @@ def search_as_asked(root, config, searchers: Searchers, asked: dict, own=None,
     answered with the searchers of `searchers`. `own(config)`: this memory's searcher for one query
     (default `kept_searcher`); `preamble`: the first line of a budget's block (`finish`)."""
     filters = Filters(kind=asked.get("kind"), trust=asked.get("trust"), untagged=bool(asked.get("untagged")))
-    options = {"min_score": asked.get("min_score"), "recency": asked.get("recency"), "as_of": asked.get("as_of")}
+    options = {"min_score": asked.get("min_score"), "recency": asked.get("recency"), "as_of": asked.get("as_of"),
+               "widen": not asked.get("budget_tokens")}  # a budget's passages: the question's own lines
     limit = with_budget_limit(asked["limit"], asked.get("budget_tokens"))
 
     def ranked(n: int) -> dict:

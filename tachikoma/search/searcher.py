@@ -157,7 +157,8 @@ class Searcher:
 
     def search(self, query: str, limit: int = 10, filters: Filters | None = None,
                now: datetime | None = None, config: Config | None = None, min_score: float | None = None,
-               recency: str | None = None, as_of: datetime | str | None = None, decide: bool = True) -> dict:
+               recency: str | None = None, as_of: datetime | str | None = None, decide: bool = True,
+               widen: bool = True) -> dict:
         """Rank chunks for `query` and return the JSON-ready answer with explanations.
 
         `as_of` (or `now`; a datetime or what `timeq.parse_as_of` reads) is the "now" of the search:
@@ -174,7 +175,9 @@ class Searcher:
         the index has caught up with it. `recency` names a preset (`config.RECENCY_PRESETS`) to use
         instead of the config's ``[ranking] recency``. `decide` False keeps the results of an answer
         without a good match (``no_good_match`` still says so): several memories decide together
-        (`search_memories`).
+        (`search_memories`). `widen` False reads a question that gathers from several memories as asked
+        (`scoring.rank_snapshot`'s `gather`; `[search] feedback_files`): a search cut to a token budget,
+        whose passages should hold the answer's own lines (docs/evaluation.md, "A question that gathers").
         """
         query = query.strip()
         if not query:
@@ -249,7 +252,7 @@ class Searcher:
                 windows=windows, tool_share=tool_share if tool_matches else None, quick_qvec=quick_qvec,
                 decide=decide, time_only=time_only, multi_qvec=multi_qvec, language=language or "", **more)
             answer, hidden = rank(snap, keyword, tool_share,
-                                  gather=config.search.feedback_files if GATHERING.search(query) else 0)
+                                  gather=config.search.feedback_files if widen and GATHERING.search(query) else 0)
             if rows is not None and answer["feedback"] is not None:
                 # A widened question on a shortlist: the chunks nearest to the widened question are
                 # candidates too, so it finds what it would find over every chunk.
