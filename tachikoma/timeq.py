@@ -23,6 +23,10 @@ languages at the end):
   dias", "3 giorni fa", "drie dagen geleden", "3日前", "三天前", "3일 전") and CJK and Korean dates
   ("2025年10月", "10月3日", "10월 3일"): `FOREIGN_*`.
 
+A month or day without a year in a question about what is coming ("what's planned for January", "which
+deliveries are we waiting for in December") is its next occurrence, which no memory is from yet: no time
+asked about, as "next March" is not (`_ahead`); the word is still a keyword.
+
 Numbers with dots ("version 2.1.5"), bare numbers ("port 2026", "bug 1041")
 and "May I" are not dates. dateparser's ``search_dates`` was measured for this
 and not used: it read "we", "May I", "port 2026", "30 seconds" and "1041 in
@@ -120,6 +124,9 @@ MIN_YEAR, MAX_YEAR = 2, 9998
 #: What `_resolve` gives for a date that does not exist ("February 29, 2027", "March 32"): its words
 #: are taken (they are not read again as a month: "February" alone) and ask about no time.
 IMPOSSIBLE = object()
+#: What `_resolve` gives for a month or day of the future (`_ahead`): no window, and no other reading of it
+#: either (an English "in December" is not then read as Dutch).
+AHEAD = object()
 _DATE_KINDS = ("iso", "month_day", "day_month", "month_year", "cjk_ymd")
 
 #: Other languages' "this/last week|weekend|month|year": (this or last, the unit).
@@ -367,12 +374,13 @@ def read_spans(query: str, as_of: datetime) -> list[tuple[int, int, "Window"]]:
     today = as_of.date()
     found: list[tuple[int, int, Window]] = []
     taken = np.zeros(len(query) + 1, dtype=bool)
+    ahead = _ahead(query)
     for kind, pattern in PATTERNS:
         for m in pattern.finditer(query):
             if taken[m.start():m.end()].any():
                 continue
-            window = _resolve(kind, m, query, today, now, tz)
-            if window is IMPOSSIBLE:
+            window = _resolve(kind, m, query, today, now, tz, ahead)
+            if window is IMPOSSIBLE or window is AHEAD:
                 taken[m.start():m.end()] = True
                 continue
             if window is not None and kind in RELATIVE_KINDS:
@@ -413,9 +421,24 @@ def _before_after(which: str, window: Window, now: float, tz) -> Window | None:
                   else window.phrase, f"{first.isoformat()}..", window.relative)
 
 
-def _resolve(kind: str, m: re.Match, text: str, today: date, now: float, tz):
+#: A question about what is coming ("what's planned for January", "which deliveries are we waiting for in
+#: December", "how much will the fee be from January"): a month or a day named without a year is its next
+#: occurrence, which no memory is from yet, so it is no time asked about (as "next March" is not); the word
+#: stays a keyword. Not when the question also speaks of the past ("what did we plan for January").
+_FUTURE = re.compile(r"\b(?:will|won't|shall|going\s+to|gonna|upcoming|coming\s+up|comes?\s+up|next|due|"
+                     r"planned|scheduled|expected|waiting\s+for)\b|\w'll\b", re.I)
+_PAST = re.compile(r"\b(?:did|didn't|was|wasn't|were|weren't|had|hadn't|happened|ago)\b", re.I)
+
+
+def _ahead(text: str) -> bool:
+    """Whether `text` asks about what is coming, not what was (`_FUTURE`, `_PAST`)."""
+    return bool(_FUTURE.search(text)) and not _PAST.search(text)
+
+
+def _resolve(kind: str, m: re.Match, text: str, today: date, now: float, tz, ahead: bool = False):
     """The window `m` of pattern `kind` asks about; None when it is no date after all ("may I"),
-    IMPOSSIBLE when it names a day that does not exist or is out of range."""
+    IMPOSSIBLE when it names a day that does not exist or is out of range, AHEAD when it is still to come
+    (`ahead`: the question asks about what is coming, `_ahead`)."""
     phrase = " ".join(m.group(0).split())
     try:
         if kind == "iso":
@@ -428,6 +451,8 @@ def _resolve(kind: str, m: re.Match, text: str, today: date, now: float, tz):
             month, day_number = MONTHS[month_word.lower()], int(day_text)
             if m.group(3):
                 day = date(int(m.group(3)), month, day_number)
+            elif ahead:
+                return AHEAD  # its next occurrence: nothing in memory is from then yet
             else:
                 day = _latest_day(month, day_number, today)
                 if day is None:
@@ -440,8 +465,8 @@ def _resolve(kind: str, m: re.Match, text: str, today: date, now: float, tz):
             if _ambiguous_month(word, lead, text, m.end()):
                 return None
             month = MONTHS[word.lower()]
-            if lead and lead.lower() == "next":
-                return None  # the future: nothing in memory yet
+            if lead and lead.lower() == "next" or ahead:
+                return AHEAD  # the future: nothing in memory yet
             year = _latest_month(month, today)
             if lead and lead.lower() == "last" and month == today.month:
                 year -= 1

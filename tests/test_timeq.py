@@ -77,6 +77,21 @@ def test_month_and_year_boundaries():
     assert labels("on February 29", datetime(2025, 3, 1, tzinfo=UTC)) == [("February 29", "2024-02-29")]
 
 
+def test_a_month_or_day_still_to_come_is_no_time_asked_about():
+    # Asked on 25 March: a question about what is coming means the next January or December, which no
+    # memory is from yet; it was read as the last one (2026-01, 2025-12) and the answer said so.
+    for query in ("What's planned for January?", "which deliveries are we waiting for in December",
+                  "How much will the fee be from January?", "Whose birthdays come up before the end of June?",
+                  "what's due on April 3", "what's scheduled for 3rd of April", "we'll meet in June, right?"):
+        assert labels(query) == [], query
+    # ... and not then read as another language's month ("in december" is Dutch too)
+    assert labels("which deliveries are we waiting for in december") == []
+    # a question that also speaks of the past keeps the past reading
+    assert labels("What did we plan for January?") == [("for January", "2026-01")]
+    assert labels("what was due in December") == [("in December", "2025-12")]
+    assert labels("what deliveries came in December") == [("in December", "2025-12")]
+
+
 def test_days_are_the_askers_days():
     """As of 02:00 on the 25th in Tokyo it is still the 24th in UTC: "yesterday" is Tokyo's 24th."""
     tokyo = timezone(timedelta(hours=9))
