@@ -231,8 +231,9 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
     files' best passages widen the query (`ranking.widened_query`; 0: none). Only the meaning of passages read
     by this index's own full vectors changes; "no good match" is decided on the question's own meaning, which
     a widened result shows as ``meaning_from_question``. The answer's ``feedback`` is None or the widened
-    query vector and its files (``query``, ``files``); given back as `feedback`, it widens the query again
-    without choosing the files anew (the searcher's second shortlist for it, on a large index).
+    query vector and its files (``query``, ``files``, and their positions in the snapshot's files,
+    ``file_positions``); given back as `feedback`, it widens the query again without choosing the files
+    anew (the searcher's second shortlist for it, on a large index).
     """
     cfg = config.ranking
     fusion = config.search
@@ -277,7 +278,8 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
                                 mask=allowed & own & (similarity > 0)).chunks
             if len(best):
                 feedback = {"query": ranking.widened_query(qvec, snap.matrix[best], FEEDBACK_WEIGHT),
-                            "files": [str(snap.paths[snap.chunk_file[p]]) for p in best]}
+                            "files": [str(snap.paths[snap.chunk_file[p]]) for p in best],
+                            "file_positions": [int(snap.chunk_file[p]) for p in best]}
         if feedback is not None:
             wide = snap.matrix @ feedback["query"]
             widened = ranking.rescaled(wide, c0) if c0 else np.clip(wide, 0.0, 1.0).astype(np.float64)

@@ -260,7 +260,8 @@ class Searcher:
                                                           multi_qvec, language or ""))
                 snap = whole.rows(rows)
                 keyword, tool_share = keyword_parts(snap, matches, tool_matches, weight)
-                answer, hidden = rank(snap, keyword, tool_share, feedback=answer["feedback"])
+                answer, again = rank(snap, keyword, tool_share, feedback=answer["feedback"])
+                hidden = max(hidden, again)  # files found missing the first time are not checked again
             details = store.chunk_details([int(snap.chunk_ids[i]) for i in answer["positions"]])
         results = []
         for pos, factors, score in zip(answer["positions"], answer["factors"], answer["scores"]):
@@ -341,9 +342,9 @@ class Searcher:
         """`rank_snapshot` (`more`: its keyword arguments), leaving out files deleted or renamed since the
         index last saw them.
 
-        Only the files of the results are checked (a stat each); a missing one
-        is excluded and the ranking done again. Returns the answer and how
-        many indexed files were found missing.
+        Only the files of the results are checked (a stat each), and those whose passages widened a
+        question that gathers (the answer names them too); a missing one is excluded and the ranking
+        done again. Returns the answer and how many indexed files were found missing.
         """
         gone = np.zeros(len(snap.paths), dtype=bool)
         if not self.local:
@@ -352,6 +353,7 @@ class Searcher:
             answer = rank_snapshot(snap, qvec, limit, config, filters, now, keyword, floor,
                                    exclude=gone if gone.any() else None, **more)
             files = {int(snap.chunk_file[p]) for p in answer["positions"]}
+            files.update(answer["feedback"]["file_positions"] if answer["feedback"] else ())
             if attempt == MISSING_ROUNDS - 1:
                 files = range(len(snap.paths))  # many files went at once: check them all, once
             missing = [f for f in files if not gone[f] and not os.path.lexists(self.root / snap.paths[f])]

@@ -1,0 +1,57 @@
+"""Adversarial checks of session 32's changes: a question that gathers from several memories ("how many",
+"in total") read again with the best passages of its best files, and words found nowhere not weighed in a
+memory whose held words all have FTS5's floor idf."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from test_gathering import AS_OF, NOTES, HarbourEmbedder
+
+from tachikoma.config import Config, load_config
+from tachikoma.indexer import runner
+from tachikoma.search.searcher import Searcher
+
+QUESTION = "How many boat trips in total?"
+
+
+def indexed(root, notes: dict[str, str], embedder) -> None:
+    root.mkdir()
+    for name, text in notes.items():
+        (root / name).write_text(text)
+    runner.run(root, Config(), embedder=embedder)
+
+
+class Nearest:
+    """Exact nearest neighbours in place of `vector_index`'s: what is tested is the searcher's shortlist."""
+
+    def __init__(self, matrix):
+        self.matrix = np.asarray(matrix)
+
+    def candidates(self, qvec, count, allowed=None):
+        return np.sort(np.argsort(-(self.matrix @ qvec), kind="stable")[:count])
+
+
+@pytest.mark.parametrize("shortlist", [False, True])
+def test_a_file_deleted_since_the_index_neither_widens_the_question_nor_is_named(tmp_path, monkeypatch, shortlist):
+    # Only the files of the results were checked: with one result asked for, two.md (deleted) still widened
+    # the question and was named in `widened_by`, though a result never names a file gone from the folder.
+    root = tmp_path / "memory"
+    indexed(root, NOTES, HarbourEmbedder())
+    (root / "two.md").unlink()
+    searcher = Searcher(root, load_config(root), embedder=HarbourEmbedder())
+    if shortlist:  # every index is "large": the widened question's nearest are ranked a second time
+        from tachikoma.search import vector_index
+
+        monkeypatch.setattr(vector_index, "open_or_build", lambda folder, key, matrix, ids: (Nearest(matrix), False))
+        monkeypatch.setattr(vector_index, "shortlist_size", lambda n, dim: 4)
+        searcher.vector_index_min_chunks = 2
+    try:
+        answer = searcher.search(QUESTION, 1, as_of=AS_OF, min_score=0.0)
+        assert (searcher.snapshot().vector_index is not None) == shortlist
+    finally:
+        searcher.close()
+    assert answer["widened_by"] == [{"path": "one.md"}, {"path": "three.md"}]
+    assert [r["path"] for r in answer["results"]] == ["one.md"]
+    assert answer["freshness"]["missing_files"] == 1
