@@ -10,6 +10,7 @@ import pytest
 from test_gathering import AS_OF, NOTES, HarbourEmbedder
 
 from tachikoma.config import Config, load_config
+from tachikoma.embedders.names import E5_SMALL
 from tachikoma.indexer import runner
 from tachikoma.search.searcher import Searcher
 
@@ -55,3 +56,37 @@ def test_a_file_deleted_since_the_index_neither_widens_the_question_nor_is_named
     assert answer["widened_by"] == [{"path": "one.md"}, {"path": "three.md"}]
     assert [r["path"] for r in answer["results"]] == ["one.md"]
     assert answer["freshness"]["missing_files"] == 1
+
+
+class ScaledEmbedder(HarbourEmbedder):
+    """HarbourEmbedder's topics over a shared direction, under e5-small's name: every cosine is high, and the
+    ranking reads it on e5-small's scale (`scoring.SIMILARITY_SCALES`)."""
+
+    name = E5_SMALL
+    dim = 4
+
+    def _vector(self, text):
+        words = [w.strip(".,:?!").lower() for w in text.split()]
+        return np.array([words.count("boat"), words.count("harbour"), words.count("lemons"), 2.0], dtype=np.float32)
+
+
+def test_a_widened_meaning_is_explained_by_the_cosine_it_was_read_from(tmp_path):
+    # The widened meaning was shown with the question's own cosine: "meaning 0.40 (cosine 0.75 on a scale from
+    # 0.76)", a cosine below the scale's start giving 0.40. The cosine shown is the widened question's.
+    root = tmp_path / "memory"
+    indexed(root, {"one.md": "# One\nboat harbour boat\n", "two.md": "# Two\nboat harbour\n",
+                   "three.md": "# Three\nboat harbour harbour\n", "four.md": "# Four\nharbour harbour harbour\n",
+                   "five.md": "# Five\nlemons lemons\n"}, ScaledEmbedder())
+    searcher = Searcher(root, load_config(root), embedder=ScaledEmbedder())
+    try:
+        answer = searcher.search(QUESTION, 5, as_of=AS_OF, min_score=0.0)
+    finally:
+        searcher.close()
+    assert answer["widened_by"]
+    for r in answer["results"]:
+        factors = r["factors"]
+        scale = factors["meaning_scale"]
+        read = max((scale["cosine"] - scale["c0"]) / (1 - scale["c0"]), 0.0)
+        assert read == pytest.approx(factors["vector_similarity"], abs=1e-5), r["path"]
+    widened_only = [r for r in answer["results"] if r["factors"]["meaning_from_question"] == 0.0]
+    assert widened_only and all(r["factors"]["meaning_scale"]["cosine"] > 0.76 for r in widened_only)

@@ -284,6 +284,7 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
             wide = snap.matrix @ feedback["query"]
             widened = ranking.rescaled(wide, c0) if c0 else np.clip(wide, 0.0, 1.0).astype(np.float64)
             vector = np.where(own, widened, from_question)
+            cosine = np.where(own, wide, cosine)  # what a widened meaning was read from (``meaning_scale``)
             similarity = ranking.fuse(vector, keyword, fusion)
     alone = None  # (N,) bool: the passages whose similarity is their meaning alone (`ACROSS_BY_MEANING`)
     if multi and ACROSS_BY_MEANING and not language and fusion.fusion == "convex":
