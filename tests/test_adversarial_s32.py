@@ -4,6 +4,8 @@ memory whose held words all have FTS5's floor idf."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -90,3 +92,25 @@ def test_a_widened_meaning_is_explained_by_the_cosine_it_was_read_from(tmp_path)
         assert read == pytest.approx(factors["vector_similarity"], abs=1e-5), r["path"]
     widened_only = [r for r in answer["results"] if r["factors"]["meaning_from_question"] == 0.0]
     assert widened_only and all(r["factors"]["meaning_scale"]["cosine"] > 0.76 for r in widened_only)
+
+
+def test_widening_never_turns_no_good_match_into_a_match(tmp_path):
+    # With the keyword part off for counting questions, b.md shares nothing with the question (its meaning is
+    # 0): not a match. Widened by a.md, its meaning became more than 0 and its keywords (75% of the question's
+    # words) decided that the answer had a good match, which the question alone does not have.
+    root = tmp_path / "memory"
+    indexed(root, {"a.md": "# A\nboat harbour\n", "b.md": "# B\nharbour ferry trips: many trips in total\n",
+                   "c.md": "# C\nlemons\n", "d.md": "# D\noranges\n", "e.md": "# E\npears\n", "f.md": "# F\nplums\n"},
+            HarbourEmbedder())
+    answers = {}
+    for files in (3, 0):
+        config = replace(Config(), search=replace(Config().search, counting_keyword_weight=0.0, feedback_files=files))
+        searcher = Searcher(root, config, embedder=HarbourEmbedder())
+        try:
+            answers[files] = searcher.search(QUESTION, 5, as_of=AS_OF, min_score=0.9)
+        finally:
+            searcher.close()
+    assert answers[0]["no_good_match"] and answers[0]["match"]["answered_by"] is None
+    assert answers[3]["widened_by"] == [{"path": "a.md"}]
+    assert answers[3]["match"] == answers[0]["match"]
+    assert answers[3]["no_good_match"] and answers[3]["results"] == []

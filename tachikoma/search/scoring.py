@@ -267,6 +267,7 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
             allowed &= extra
     similarity = ranking.fuse(vector, keyword, fusion)
     from_question = vector  # the meaning of the question alone decides "no good match"
+    shared = similarity > 0  # the chunks that share something with the question itself, not only widened
     if (gather > 0 or feedback) and len(vector):
         own = np.ones(len(vector), dtype=bool)  # passages whose meaning is this index's own full vectors'
         if snap.tier is not None:
@@ -292,6 +293,7 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
         across = snap.multi_rows[read]  # for an English query, the passages not in English
         alone[across] = vector[across] > similarity[across]
         similarity = np.where(alone, vector, similarity)
+        shared |= alone
     method = {"method": fusion.fusion, "keyword_weight": fusion.keyword_weight}
     if fusion.fusion == "rrf":
         method["rrf_k"] = fusion.rrf_k
@@ -316,7 +318,10 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
     background = snap.scripts is not None and snap.embedder in SCRIPT_BACKGROUND
     if background:  # measured from what the passages in the same script earn anyway (the allowed ones)
         meaning = ranking.above_background(meaning, snap.scripts, allowed, SCRIPT_BACKGROUND[snap.embedder])
-    match = ranking.match_evidence(meaning, coverage, mask, min_score, keyword_floor,
+    # "No good match" is the question's own: the chunks it shares something with decide (`mask` as it is
+    # when the question is not widened), every allowed one for a question about a time alone.
+    decides = allowed if time_only else allowed & shared
+    match = ranking.match_evidence(meaning, coverage, decides, min_score, keyword_floor,
                                    asked if time_only else None,
                                    pair=(round(max(min_score - PAIR_MARGIN, 0.0), 4), PAIR_COVERAGE))
     if background:
