@@ -4,16 +4,19 @@ memory whose held words all have FTS5's floor idf."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from test_gathering import AS_OF, NOTES, HarbourEmbedder
+from test_hybrid import TopicEmbedder
 
 from tachikoma.config import Config, load_config
 from tachikoma.embedders.names import E5_SMALL
 from tachikoma.indexer import runner
+from tachikoma.search.keywords import nowhere_weight
 from tachikoma.search.searcher import Searcher
 
 QUESTION = "How many boat trips in total?"
@@ -114,3 +117,55 @@ def test_widening_never_turns_no_good_match_into_a_match(tmp_path):
     assert answers[3]["widened_by"] == [{"path": "a.md"}]
     assert answers[3]["match"] == answers[0]["match"]
     assert answers[3]["no_good_match"] and answers[3]["results"] == []
+
+
+def _deploying_memory(root):
+    """Four notes and an agent's session that ran eight shell commands, two of them ./deploy.sh."""
+    root.mkdir()
+    notes = {"release.md": "# Release\nWe deploy the shop on Fridays after the meeting.\n",
+             "garden.md": "# Garden\nThe garden shed needs a new roof.\n", "boat.md": "# Boat\nThe boat needs paint.\n",
+             "invoice.md": "# Invoice\nThe invoice was paid.\n"}
+    for name, text in notes.items():
+        (root / name).write_text(text)
+    base = {"sessionId": "s1", "cwd": "/home/ana/shop", "version": "2.1.3", "isSidechain": False,
+            "userType": "external"}
+    commands = ["./deploy.sh staging", "./deploy.sh production", "make build", "make test", "git status",
+                "git log -1", "ls dist", "du -sh dist"]
+    lines = [
+        {**base, "type": "user", "uuid": "u0", "timestamp": "2026-03-02T10:00:00Z",
+         "message": {"role": "user", "content": "Ship the new shop build to the servers."}},
+        {**base, "type": "assistant", "uuid": "a0", "timestamp": "2026-03-02T10:00:05Z",
+         "message": {"id": "m0", "role": "assistant", "model": "x", "content": [
+             {"type": "tool_use", "id": f"t{i}", "name": "Bash", "input": {"command": c}}
+             for i, c in enumerate(commands)]}},
+        {**base, "type": "user", "uuid": "u1", "timestamp": "2026-03-02T10:00:09Z",
+         "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"t{i}", "content": "ok"}
+                                                 for i in range(len(commands))]}},
+        {**base, "type": "assistant", "uuid": "a1", "timestamp": "2026-03-02T10:01:00Z",
+         "message": {"id": "m1", "role": "assistant", "model": "x",
+                     "content": [{"type": "text", "text": "The build is out."}]}},
+    ]
+    (root / "session.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    runner.run(root, Config(), embedder=TopicEmbedder())
+
+
+def test_tool_texts_do_not_make_a_word_seem_held_in_half_of_the_chunks(tmp_path):
+    # "deploy" is in 2 of the 5 chunks and in 2 of the 16 tool texts: a real weight in both. Its counts added
+    # together (4 of 5 "chunks") made it look as if every held word had FTS5's floor idf, so "kubernetes",
+    # found nowhere, was no longer weighed nor named.
+    root = tmp_path / "memory"
+    _deploying_memory(root)
+    searcher = Searcher(root, Config(), embedder=TopicEmbedder())
+    try:
+        assert searcher.snapshot().chunk_count == 5 and searcher.store.tool_text_count() == 16
+        answer = searcher.search("deploy kubernetes", 5, as_of=AS_OF)
+        alone = searcher.search("deploy", 5, as_of=AS_OF)
+    finally:
+        searcher.close()
+    assert answer["keywords_nowhere"] == ["kubernetes"]
+    assert max(r["factors"]["keyword_score"] for r in answer["results"]) < 1.0
+    assert alone["keywords_nowhere"] == [] and max(r["factors"]["keyword_score"] for r in alone["results"]) == 1.0
+    # the rule reads chunks and tool texts each against their own number
+    assert nowhere_weight({"deploy": 4, "kubernetes": 0}, 5, ({"deploy": 2}, 16))[0] == ["kubernetes"]
+    assert nowhere_weight({"dentist": 2, "checkup": 0}, 2, ({"dentist": 1}, 2)) == ([], 0.0)
+    assert nowhere_weight({"dentist": 2, "checkup": 0}, 2, ({"dentist": 1}, 3))[0] == ["checkup"]

@@ -192,7 +192,8 @@ def rarest_within(terms: list[str], known: list[int], ceiling: int, postings: in
     return kept
 
 
-def nowhere_weight(counts: dict[str, int], total: int) -> tuple[list[str], float]:
+def nowhere_weight(counts: dict[str, int], total: int,
+                   tools: tuple[dict[str, int], int] | None = None) -> tuple[list[str], float]:
     """The query's words found nowhere in a memory of `total` chunks (a count of 0 in `counts`, chunk
     texts and tool texts together) and their weight on BM25's scale: FTS5's idf of a word in no chunk,
     each, which is what a chunk holding the word once at the average length would add to its score.
@@ -200,10 +201,13 @@ def nowhere_weight(counts: dict[str, int], total: int) -> tuple[list[str], float
     (`segment.query_words`: "München", "Muenchen") are one word: found when either is, counted once.
 
     None when every word the memory does hold is in at least half of its chunks, as in a memory of one or
-    two notes: FTS5 gives such a word its floor idf (1e-6), so any word found nowhere would outweigh every
-    match by a million and wipe out the keyword part; the match stays relative to the best, as it was."""
-    held = [count for count in counts.values() if count > 0]
-    if held and all(2 * count >= total for count in held):
+    two notes, and of its tool texts where they hold it (`tools`: each word's count among the tool texts,
+    also in `counts`, and how many there are): FTS5 gives such a word its floor idf (1e-6), so any word
+    found nowhere would outweigh every match by a million and wipe out the keyword part; the match stays
+    relative to the best, as it was. A word in fewer tool texts weighs, wherever its chunks are."""
+    in_tools, tool_texts = tools or ({}, 0)
+    held = [(count - in_tools.get(word, 0), in_tools.get(word, 0)) for word, count in counts.items() if count > 0]
+    if held and all((not text or 2 * text >= total) and (not tool or 2 * tool >= tool_texts) for text, tool in held):
         return [], 0.0
     missing = []
     for word, count in counts.items():

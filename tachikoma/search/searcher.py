@@ -229,7 +229,7 @@ class Searcher:
             keywords = keyword_terms(store, words_of, len(snap.chunk_ids), counts=counts, words=read)
             matches = keyword_search(store, words_of, len(snap.chunk_ids), config.search.keyword_candidates,
                                      terms=keywords)
-            tool_words, tool_matches = self._tool_matches(words_of, config, counts)
+            tool_words, tool_matches, in_tools = self._tool_matches(words_of, config, counts)
             # A chunk found by its tool texts alone is a candidate too (a large index ranks a shortlist).
             found = matches + [(m.chunk_id, m.bm25) for m in tool_matches]
             whole = snap
@@ -238,7 +238,7 @@ class Searcher:
             # An English question's words found nowhere may be in a note in another language: no keyword
             # match is whole without them. A question in another language is not held to it (its
             # character pairs and inflections are found nowhere more often than its subject is).
-            nowhere, weight = nowhere_weight(counts, snap.chunk_count) if not language else ([], 0.0)
+            nowhere, weight = nowhere_weight(counts, snap.chunk_count, in_tools) if not language else ([], 0.0)
             keyword, tool_share = keyword_parts(snap, matches, tool_matches, weight)
             words = lambda ids: words_held(store, words_of, ids, read)  # noqa: E731 (knowledge updates: what was said)
             # For "no good match", the words asked besides the time; a chunk also holds those of its tool texts.
@@ -314,17 +314,19 @@ class Searcher:
                         "factors": {"date": day}})
         return sorted(out, key=lambda c: c["chunk"])
 
-    def _tool_matches(self, query: str, config: Config, counts: dict[str, int]) -> tuple[list[str], list[ToolMatch]]:
+    def _tool_matches(self, query: str, config: Config,
+                      counts: dict[str, int]) -> tuple[list[str], list[ToolMatch], tuple[dict[str, int], int]]:
         """The query's words looked up in tool texts and their best matches (none when the index holds
-        no tool text); each word's count there is added to `counts`, for `keyword_coverage`."""
+        no tool text); each word's count there is added to `counts`, for `keyword_coverage`, and given
+        back with how many tool texts there are (`nowhere_weight`'s `tools`)."""
         total = self.store.tool_text_count()
         if not total:
-            return [], []
+            return [], [], ({}, 0)
         tool_counts: dict[str, int] = {}
         terms = tool_terms(self.store, query, total, tool_counts)
         for term, count in tool_counts.items():
             counts[term] = counts.get(term, 0) + count
-        return terms, tool_search(self.store, terms, config.search.keyword_candidates)
+        return terms, tool_search(self.store, terms, config.search.keyword_candidates), (tool_counts, total)
 
     def _tool_evidence(self, path: str, chunk_id: int, tool_matches: list[ToolMatch], terms: list[str],
                        excerpt: bool = True) -> list[dict]:
