@@ -16,6 +16,7 @@ from test_hybrid import TopicEmbedder
 from tachikoma.config import Config, load_config
 from tachikoma.embedders.names import E5_SMALL
 from tachikoma.indexer import runner
+from tachikoma.search import explain
 from tachikoma.search.keywords import nowhere_weight
 from tachikoma.search.searcher import Searcher
 
@@ -169,3 +170,34 @@ def test_tool_texts_do_not_make_a_word_seem_held_in_half_of_the_chunks(tmp_path)
     assert nowhere_weight({"deploy": 4, "kubernetes": 0}, 5, ({"deploy": 2}, 16))[0] == ["kubernetes"]
     assert nowhere_weight({"dentist": 2, "checkup": 0}, 2, ({"dentist": 1}, 2)) == ([], 0.0)
     assert nowhere_weight({"dentist": 2, "checkup": 0}, 2, ({"dentist": 1}, 3))[0] == ["checkup"]
+
+
+def test_a_passage_without_full_vectors_is_not_said_to_be_read_with_the_widened_question(tmp_path, monkeypatch):
+    # Only passages with this index's own full vectors are read again; one the run has not embedded yet is
+    # found by its keywords alone, yet its explanation said the question "was read together with the best
+    # passages of the files it matched best".
+    from test_tiers import Stopping
+
+    from tachikoma.embedders.hashing import HashingEmbedder
+    from tachikoma.indexer import pipeline
+
+    monkeypatch.setattr(pipeline, "EMBED_SLICE", 4)
+    root = tmp_path / "memory"
+    root.mkdir()
+    for i in range(12):  # the newest four are embedded first
+        ferry = " by ferry" if i < 3 else ""
+        (root / f"n{i:02}.md").write_text(f"---\nupdated: 2026-03-{i + 1:02}\n---\n# Trip {i}\n"
+                                          f"boat trip number {i} to the harbour{ferry}\n")
+    with pytest.raises(KeyboardInterrupt):
+        runner.run(root, embedder=Stopping(stop_after=4))
+    searcher = Searcher(root, embedder=HashingEmbedder(512))
+    try:
+        answer = searcher.search("how many ferry boat trips in total", 12, as_of=AS_OF, min_score=0.0)
+    finally:
+        searcher.close()
+    assert answer["widened_by"]
+    kinds = {r["path"]: r["factors"].get("vectors") for r in answer["results"]}
+    assert {None, "none"} <= set(kinds.values())
+    for r in answer["results"]:
+        said = explain.meaning_why(r["factors"])
+        assert (explain.WIDENED in said) == (r["factors"].get("vectors") is None), r["path"]
