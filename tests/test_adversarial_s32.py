@@ -201,3 +201,34 @@ def test_a_passage_without_full_vectors_is_not_said_to_be_read_with_the_widened_
     for r in answer["results"]:
         said = explain.meaning_why(r["factors"])
         assert (explain.WIDENED in said) == (r["factors"].get("vectors") is None), r["path"]
+
+
+def test_a_hostile_file_name_among_the_widening_files_is_inert_on_the_page_and_the_command_line(tmp_path):
+    """Held, pinned: the names `widened_by` lists are escaped by the dashboard and printed by `printable`."""
+    from html import unescape
+
+    from test_app import make_client, run_cli
+
+    from tachikoma_dashboard.app import create_app
+
+    root = tmp_path / "memory"
+    root.mkdir()
+    names = ["<img src=x onerror=alert(1)>.md", "red\x1b[31m\u202e.md", "two\nlines.md"]
+    for name in names:
+        (root / name).write_text("# Boats\nboat trips to the harbour, three boat trips\n")
+    runner.run(root, embedder_name="hash")
+    query = "how many boat trips in total"
+    app = create_app(memory=root, port=5000)
+    try:
+        client = make_client(app)
+        answer = client.get("/api/search", query_string={"q": query, "min_score": 0}).get_json()
+        html = client.get("/", query_string={"q": query, "min_score": 0}).get_data(as_text=True)
+    finally:
+        app.extensions["tachikoma"].index_job.wait(30)
+    assert sorted(w["path"] for w in answer["widened_by"]) == sorted(names)
+    assert "<img src=x" not in html and "&lt;img src=x onerror=alert(1)&gt;.md" in html
+    assert "read together with" in unescape(html)
+    printed = run_cli("--memory", str(root), "search", "--in-process", "--min-score", "0", query)
+    line = printed.splitlines()[-1]
+    assert line.startswith("a question that gathers from several memories: read together with")
+    assert "\\x1b[31m\\u202e.md" in line and "two\\nlines.md" in line and "\x1b" not in printed
