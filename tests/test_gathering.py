@@ -50,14 +50,17 @@ NOTES = {
 }
 
 
-@pytest.fixture
-def harbour(tmp_path):
-    root = tmp_path / "memory"
+def memory_of(root, notes: dict[str, str]):
     root.mkdir()
-    for name, text in NOTES.items():
+    for name, text in notes.items():
         (root / name).write_text(text)
     runner.run(root, Config(), embedder=HarbourEmbedder())
     return root
+
+
+@pytest.fixture
+def harbour(tmp_path):
+    return memory_of(tmp_path / "memory", NOTES)
 
 
 def ask(root, query, config=None, **options):
@@ -192,3 +195,16 @@ def test_a_search_cut_to_a_budget_reads_the_question_as_asked(harbour):
     assert [w["path"] for w in ranked["widened_by"]] == ["one.md", "two.md", "three.md"]
     assert budgeted["widened_by"] == [] and budgeted["budget"]["passages"]
     assert "four.md" not in {p["path"] for p in budgeted["budget"]["passages"]}
+
+
+def test_the_files_that_widen_are_those_of_the_best_results_tags_included(tmp_path):
+    # An untrusted, speculative note closest in meaning does not steer the question: the files that widen
+    # it are those of its best results as it ranks them alone (0.95 × 0.25 is below three.md's 0.45 × 1.0).
+    owner = "---\ntrust: owner\nconfidence: high\n---\n"
+    root = memory_of(tmp_path / "memory", {
+        "one.md": owner + "# One\nboat harbour boat\n", "two.md": owner + "# Two\nboat harbour\n",
+        "three.md": owner + "# Three\nboat harbour harbour\n",
+        "rumour.md": "---\ntrust: untrusted\nconfidence: speculative\n---\n# Rumour\nboat boat boat harbour\n"})
+    answer = ask(root, "How many boat trips in total?")
+    assert [w["path"] for w in answer["widened_by"]] == ["one.md", "two.md", "three.md"]
+    assert answer["results"][0]["path"] == "one.md"

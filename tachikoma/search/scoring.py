@@ -228,7 +228,8 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
     query not in English; `language`: the query's language when it is not English
     (`function_words.language_of`), "" for English.
     `gather`: for a question that gathers from several memories (`keywords.GATHERING`), how many of its best
-    files' best passages widen the query (`ranking.widened_query`; 0: none). Only the meaning of passages read
+    files (those of its best results as it ranks them alone: similarity, tags, recency and time) widen the
+    query with their best passages (`ranking.widened_query`; 0: none). Only the meaning of passages read
     by this index's own full vectors changes; "no good match" is decided on the question's own meaning, which
     a widened result shows as ``meaning_from_question``. The answer's ``feedback`` is None or the widened
     query vector and its files (``query``, ``files``, and their positions in the snapshot's files,
@@ -265,6 +266,16 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
         extra = filters.mask(snap)
         if extra is not None:
             allowed &= extra
+    trust_w, conf_w = snap.tag_weights(cfg)
+    rule = cfg.rule
+    # The age recency counts: from the memory's own date, or (the seed's rule) from its last modification.
+    by_modification = rule.modified and snap.modified is not None
+    aged, aged_source = ranked_dates(snap, cfg)
+    age_days = np.maximum(now_ts - aged, 0.0) / DAY
+    evergreen = snap.evergreen_files(cfg.evergreen)
+    rec = ranking.recency_rule(age_days, evergreen[snap.chunk_file], rule, weak=None if by_modification else weak_date)
+    in_time, nearest = timeq.factor(snap.date, list(windows), timeq.OUTSIDE_TIME_ONLY if time_only else None,
+                                    sharp=time_only)
     similarity = ranking.fuse(vector, keyword, fusion)
     from_question = vector  # the meaning of the question alone decides "no good match"
     shared = similarity > 0  # the chunks that share something with the question itself, not only widened
@@ -274,9 +285,9 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
             own &= snap.tier == FULL
         if multi:
             own[snap.multi_rows[read]] = False
-        if feedback is None:
-            best = ranking.rank(similarity, snap.chunk_file, np.ones(len(snap.paths)), gather, per_file=1,
-                                mask=allowed & own & (similarity > 0)).chunks
+        if feedback is None:  # the files of the question's best results, as it ranks them alone (tags count)
+            best = ranking.rank(similarity, snap.chunk_file, trust_w * conf_w, gather, per_file=1,
+                                mask=allowed & own & shared, chunk_weight=rec * in_time).chunks
             if len(best):
                 feedback = {"query": ranking.widened_query(qvec, snap.matrix[best], FEEDBACK_WEIGHT),
                             "files": [str(snap.paths[snap.chunk_file[p]]) for p in best],
@@ -300,17 +311,7 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
     if time_only:
         similarity = TIME_ONLY_BASE + (1.0 - TIME_ONLY_BASE) * similarity
         method["time_only_base"] = TIME_ONLY_BASE
-    trust_w, conf_w = snap.tag_weights(cfg)
-    rule = cfg.rule
-    # The age recency counts: from the memory's own date, or (the seed's rule) from its last modification.
-    by_modification = rule.modified and snap.modified is not None
-    aged, aged_source = ranked_dates(snap, cfg)
-    age_days = np.maximum(now_ts - aged, 0.0) / DAY
-    evergreen = snap.evergreen_files(cfg.evergreen)
-    rec = ranking.recency_rule(age_days, evergreen[snap.chunk_file], rule, weak=None if by_modification else weak_date)
     mask = allowed & (similarity > 0)  # a chunk that shares nothing with the query is not a match
-    in_time, nearest = timeq.factor(snap.date, list(windows), timeq.OUTSIDE_TIME_ONLY if time_only else None,
-                                    sharp=time_only)
     asked = in_time >= 1.0 if windows else None  # the memories from the time the query names
     # Quick vectors rank, but never decide by meaning alone that an answer has a good match: mapped onto
     # the full model's scale they still lift made-up words over the floor ("qwertyuiop asdfghjkl": 0.60).
