@@ -106,18 +106,19 @@ def test_widening_never_turns_no_good_match_into_a_match(tmp_path):
     indexed(root, {"a.md": "# A\nboat harbour\n", "b.md": "# B\nharbour ferry trips: many trips in total\n",
                    "c.md": "# C\nlemons\n", "d.md": "# D\noranges\n", "e.md": "# E\npears\n", "f.md": "# F\nplums\n"},
             HarbourEmbedder())
-    answers = {}
+    answers, decided = {}, {}
     for files in (3, 0):
         config = replace(Config(), search=replace(Config().search, counting_keyword_weight=0.0, feedback_files=files))
         searcher = Searcher(root, config, embedder=HarbourEmbedder())
-        try:
-            answers[files] = searcher.search(QUESTION, 5, as_of=AS_OF, min_score=0.9)
+        try:  # decide=False keeps the results (and the files that widened) of an answer without a match
+            answers[files] = searcher.search(QUESTION, 5, as_of=AS_OF, min_score=0.9, decide=False)
+            decided[files] = searcher.search(QUESTION, 5, as_of=AS_OF, min_score=0.9)
         finally:
             searcher.close()
     assert answers[0]["no_good_match"] and answers[0]["match"]["answered_by"] is None
     assert answers[3]["widened_by"] == [{"path": "a.md"}]
-    assert answers[3]["match"] == answers[0]["match"]
-    assert answers[3]["no_good_match"] and answers[3]["results"] == []
+    assert answers[3]["match"] == answers[0]["match"] and answers[3]["no_good_match"]
+    assert decided[3]["no_good_match"] and decided[3]["results"] == [] and decided[3]["widened_by"] == []
 
 
 def _deploying_memory(root):
@@ -201,6 +202,7 @@ def test_a_passage_without_full_vectors_is_not_said_to_be_read_with_the_widened_
     for r in answer["results"]:
         said = explain.meaning_why(r["factors"])
         assert (explain.WIDENED in said) == (r["factors"].get("vectors") is None), r["path"]
+        assert ("meaning_from_question" in r["factors"]) == (r["factors"].get("vectors") is None), r["path"]
 
 
 def test_a_hostile_file_name_among_the_widening_files_is_inert_on_the_page_and_the_command_line(tmp_path):

@@ -113,7 +113,7 @@ def test_the_floor_decides_on_the_question_alone(harbour):
     finally:
         searcher.close()
     assert widened["results"][0]["factors"]["vector_similarity"] > 0.95
-    assert answer["no_good_match"] and answer["results"] == []
+    assert answer["no_good_match"] and answer["results"] == [] and answer["widened_by"] == []  # names nothing
 
 
 def test_questions_that_do_not_gather_and_feedback_off_are_read_as_asked(harbour):

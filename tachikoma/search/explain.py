@@ -65,7 +65,7 @@ def meaning_why(factors: dict) -> str:
         c, c0 = scale["cosine"], scale["c0"]
         why = (f"cosine {c:.2f} of the query's and the passage's embeddings, on the ranking's scale: "
                f"({c:.2f} − {c0:.2f}) / (1 − {c0:.2f}), 0 below {c0:.2f}")
-    if "meaning_from_question" in factors and factors.get("vectors") in (None, "full"):  # only those were read again
+    if "meaning_from_question" in factors:  # a passage read again with the widened question
         why += f"; {WIDENED}: {factors['meaning_from_question']:.2f} from the question alone"
     return why
 

@@ -279,6 +279,7 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
     similarity = ranking.fuse(vector, keyword, fusion)
     from_question = vector  # the meaning of the question alone decides "no good match"
     shared = similarity > 0  # the chunks that share something with the question itself, not only widened
+    own = None  # when widened: the passages read again (the index's own full vectors)
     if (gather > 0 or feedback) and len(vector):
         own = np.ones(len(vector), dtype=bool)  # passages whose meaning is this index's own full vectors'
         if snap.tier is not None:
@@ -361,7 +362,7 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
             factors[-1]["read_by"] = {"embedder": snap.multi_embedder, "cosine": float(multi_cosine[at]),
                                       "language": str(snap.multi_language[at]) or "English",
                                       "query_language": language or "English"}
-        if feedback is not None:
+        if feedback is not None and own[pos]:  # read again with the widened question
             factors[-1]["meaning_from_question"] = float(from_question[pos])
         if alone is not None and alone[pos]:
             factors[-1]["fusion"]["meaning_alone"] = True

@@ -286,7 +286,7 @@ class Searcher:
         freshness = dict(self._finish_freshness(checking) if self.local else NOT_HERE, missing_files=hidden)
         keywords = keywords + [t for t in tool_words if t not in keywords]
         return {"query": query, "keywords": keywords, "keywords_nowhere": nowhere,
-                "widened_by": [{"path": path} for path in (answer["feedback"] or {}).get("files", [])],
+                "widened_by": [{"path": path} for path in (answer["feedback"] or {}).get("files", []) if results],
                 "results": results, "min_score": floor,
                 "no_good_match": not results or answer["match"]["answered_by"] is None, "match": answer["match"],
                 "recency": config.ranking.recency,
