@@ -119,6 +119,7 @@ def test_the_floor_decides_on_the_question_alone(harbour):
 def test_questions_that_do_not_gather_and_feedback_off_are_read_as_asked(harbour):
     for query, config in (("How much is a boat trip?", None),
                           ("boat trips", None),
+                          ("Combien de boat trips au total ?", None),  # French: its "total" is no English question's
                           ("How many boat trips in total?",
                            replace(Config(), search=replace(Config().search, feedback_files=0)))):
         answer = ask(harbour, query, config)

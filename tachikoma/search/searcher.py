@@ -251,8 +251,8 @@ class Searcher:
                 snap, qvec, limit, config, filters, now, keyword, floor, words=words, coverage=coverage,
                 windows=windows, tool_share=tool_share if tool_matches else None, quick_qvec=quick_qvec,
                 decide=decide, time_only=time_only, multi_qvec=multi_qvec, language=language or "", **more)
-            answer, hidden = rank(snap, keyword, tool_share,
-                                  gather=config.search.feedback_files if widen and GATHERING.search(query) else 0)
+            gathers = widen and not language and GATHERING.search(query)  # English words: "how many", "in total"
+            answer, hidden = rank(snap, keyword, tool_share, gather=config.search.feedback_files if gathers else 0)
             if rows is not None and answer["feedback"] is not None:
                 # A widened question on a shortlist: the chunks nearest to the widened question are
                 # candidates too, so it finds what it would find over every chunk.
