@@ -98,8 +98,7 @@ PATTERNS = [
                            r"saturday|sunday)\b", re.I)),
     ("recent", re.compile(r"\b(recently|lately|of\s+late|these\s+days)\b", re.I)),
     # Other languages (issue 29): German, French, Spanish, Portuguese, Italian, Dutch, Japanese, Chinese and
-    # Korean, read as their English
-    # counterparts (`FOREIGN_*` below).
+    # Korean, read as their English counterparts (`FOREIGN_*` below).
     ("foreign_ago", None),
     ("foreign_this_last", None),
     ("foreign_day", None),

@@ -200,7 +200,7 @@ def nowhere_weight(counts: dict[str, int], total: int,
     `ranking.keyword_relevance` counts them as missing from every match. A word and its other spelling
     (`segment.query_words`: "München", "Muenchen") are one word: found when either is, counted once.
 
-    None when every word the memory does hold is in at least half of its chunks, as in a memory of one or
+    No words and no weight when every word the memory does hold is in at least half of its chunks, as in a memory of one or
     two notes, and of its tool texts where they hold it (`tools`: each word's count among the tool texts,
     also in `counts`, and how many there are): FTS5 gives such a word its floor idf (1e-6), so any word
     found nowhere would outweigh every match by a million and wipe out the keyword part; the match stays

@@ -38,9 +38,9 @@ import numpy as np
 
 from ..errors import IndexDamaged, TachikomaError
 from ..segment import fold_accents
+from .postgres_bm25 import asked_words, bm25_sql
 from .postgres_catalog import memory_id
 from .postgres_errors import connection_error, database_error, redacted, scrub
-from .postgres_bm25 import asked_words, bm25_sql
 from .postgres_schema import LOCK_CLASS, TS_CONFIG, ensure_schema, keyword_text
 from .multilingual import arrays as multilingual_arrays
 from .protocol import ENGINE_INDEX_MIN_CHUNKS
