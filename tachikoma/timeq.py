@@ -24,8 +24,9 @@ languages at the end):
   ("2025年10月", "10月3日", "10월 3일"): `FOREIGN_*`.
 
 A month or day without a year in a question about what is coming ("what's planned for January", "which
-deliveries are we waiting for in December") is its next occurrence, which no memory is from yet: no time
-asked about, as "next March" is not (`_ahead`); the word is still a keyword.
+deliveries are we waiting for in December", "Wer kommt im Dezember?", "12月の予定は？") is its next
+occurrence, which no memory is from yet: no time asked about, as "next March" is not (`_ahead`, with each
+told language's own words); the word is still a keyword.
 
 Numbers with dots ("version 2.1.5"), bare numbers ("port 2026", "bug 1041")
 and "May I" are not dates. dateparser's ``search_dates`` was measured for this
@@ -41,11 +42,14 @@ inside a window, falling with the distance to the nearest window towards
 from __future__ import annotations
 
 import calendar
+import functools
 import re
 from dataclasses import dataclass, replace
 from datetime import date, datetime, time, timedelta
 
 import numpy as np
+
+from .function_words import ENGLISH_FUNCTION, language_of
 
 DAY = 86400.0
 #: "recently", "lately": this many days up to as_of.
@@ -373,7 +377,7 @@ def read_spans(query: str, as_of: datetime) -> list[tuple[int, int, "Window"]]:
     today = as_of.date()
     found: list[tuple[int, int, Window]] = []
     taken = np.zeros(len(query) + 1, dtype=bool)
-    ahead = _ahead(query)
+    ahead = functools.cache(lambda: _ahead(query))  # read only for a month or day without a year
     for kind, pattern in PATTERNS:
         for m in pattern.finditer(query):
             if taken[m.start():m.end()].any():
@@ -427,17 +431,42 @@ def _before_after(which: str, window: Window, now: float, tz) -> Window | None:
 _FUTURE = re.compile(r"\b(?:will|won't|shall|going\s+to|gonna|upcoming|coming\s+up|comes?\s+up|next|due|"
                      r"planned|scheduled|expected|waiting\s+for)\b|\w'll\b", re.I)
 _PAST = re.compile(r"\b(?:did|didn't|was|wasn't|were|weren't|had|hadn't|happened|ago)\b", re.I)
+#: The same words in the other languages `function_words.language_of` tells ("Wer kommt im Dezember?",
+#: "Qu'est-ce qui est prévu en janvier ?", "12月の予定は？"): (what is coming, what was). A question told as
+#: one of them is read with its own words only (German "Was" is "what", not "was").
+_CUES = {
+    "German": (r"\b(?:wird|werden|wirst|kommt|kommen|kommende[nrs]?|nächste[nmrs]?|naechste[nmrs]?|geplant|"
+               r"ansteht|anstehen|anstehende[nmrs]?|bevorstehende[nmrs]?|fällig|vorgesehen|demnächst|bald)\b",
+               r"\b(?:war|waren|warst|hatte|hatten|wurde|wurden|gewesen|passiert|kam|kamen|gab)\b"),
+    "French": (r"\b(?:prochaine?s?|va|vont|sera|seront|aura|auront|prévue?s?|à\s+venir|bientôt|doit|doivent)\b",
+               r"\b(?:était|étaient|avait|avaient|été|fut|passée?s?|il\s+y\s+a)\b"),
+    "Spanish": (r"\b(?:próxim[oa]s?|va\s+a|van\s+a|vamos\s+a|será|serán|habrá|previst[oa]s?|planead[oa]s?|"
+                r"pendientes?|viene|vienen)\b",
+                r"\b(?:fue|fueron|era|eran|hubo|había|pasó|hace)\b"),
+    "Portuguese": (r"\b(?:próxim[oa]s?|vai|vão|será|serão|previst[oa]s?|marcad[oa]s?|agendad[oa]s?)\b",
+                   r"\b(?:foi|foram|era|eram|houve|havia|aconteceu)\b"),
+    "Italian": (r"\b(?:prossim[oaie]|sarà|saranno|previst[oaie]|in\s+programma)\b",
+                r"\b(?:era|erano|fu|stato|stata|c'era|fa)\b"),
+    "Dutch": (r"\b(?:volgende|komt|komen|wordt|worden|zal|zullen|gepland|binnenkort)\b",
+              r"\b(?:was|waren|had|hadden|gebeurd|geleden|werd|werden)\b"),
+    "Japanese": (r"予定|今度|これから|次の|次回", r"した|でした|だった|前"),
+    "Chinese": (r"计划|計劃|安排|打算|即将|即將|将要|將要|预定|預定|下次", r"了|过|過|以前|之前"),
+    "Korean": (r"예정|계획|다음|할\s*거|갈\s*거|올\s*거", r"었|았|했|였|전에"),
+}
+_CUES = {language: (re.compile(ahead, re.I), re.compile(back, re.I)) for language, (ahead, back) in _CUES.items()}
 
 
 def _ahead(text: str) -> bool:
-    """Whether `text` asks about what is coming, not what was (`_FUTURE`, `_PAST`)."""
-    return bool(_FUTURE.search(text)) and not _PAST.search(text)
+    """Whether `text` asks about what is coming, not what was (`_FUTURE`, `_PAST`; in another language that
+    `function_words.language_of` tells, its own `_CUES`)."""
+    future, past = _CUES.get(language_of(text, ENGLISH_FUNCTION), (_FUTURE, _PAST))
+    return bool(future.search(text)) and not past.search(text)
 
 
-def _resolve(kind: str, m: re.Match, text: str, today: date, now: float, tz, ahead: bool = False):
+def _resolve(kind: str, m: re.Match, text: str, today: date, now: float, tz, ahead=lambda: False):
     """The window `m` of pattern `kind` asks about; None when it is no date after all ("may I"),
     IMPOSSIBLE when it names a day that does not exist or is out of range, AHEAD when it is still to come
-    (`ahead`: the question asks about what is coming, `_ahead`)."""
+    (`ahead()`: the question asks about what is coming, `_ahead`)."""
     phrase = " ".join(m.group(0).split())
     try:
         if kind == "iso":
@@ -450,7 +479,7 @@ def _resolve(kind: str, m: re.Match, text: str, today: date, now: float, tz, ahe
             month, day_number = MONTHS[month_word.lower()], int(day_text)
             if m.group(3):
                 day = date(int(m.group(3)), month, day_number)
-            elif ahead:
+            elif ahead():
                 return AHEAD  # its next occurrence: nothing in memory is from then yet
             else:
                 day = _latest_day(month, day_number, today)
@@ -464,7 +493,7 @@ def _resolve(kind: str, m: re.Match, text: str, today: date, now: float, tz, ahe
             if _ambiguous_month(word, lead, text, m.end()):
                 return None
             month = MONTHS[word.lower()]
-            if lead and lead.lower() == "next" or ahead:
+            if lead and lead.lower() == "next" or ahead():
                 return AHEAD  # the future: nothing in memory yet
             year = _latest_month(month, today)
             if lead and lead.lower() == "last" and month == today.month:
@@ -507,13 +536,13 @@ def _resolve(kind: str, m: re.Match, text: str, today: date, now: float, tz, ahe
             return _days(day, day, tz, phrase)
         if kind == "recent":
             return _days(today - timedelta(days=RECENT_DAYS), today, tz, phrase)
-        return _resolve_foreign(kind, m, today, tz, phrase)
+        return _resolve_foreign(kind, m, today, tz, phrase, ahead)
     except (ValueError, KeyError, OverflowError):
         return IMPOSSIBLE if kind in _DATE_KINDS else None
     return None
 
 
-def _resolve_foreign(kind: str, m: re.Match, today: date, tz, phrase: str) -> Window | None:
+def _resolve_foreign(kind: str, m: re.Match, today: date, tz, phrase: str, ahead=lambda: False) -> Window | None:
     """The windows of the other languages' patterns, through the English ones' helpers."""
     if kind == "foreign_ago":
         number, unit = next((m.group(i), m.group(i + 1)) for i in (1, 3, 5) if m.group(i))
@@ -530,6 +559,8 @@ def _resolve_foreign(kind: str, m: re.Match, today: date, tz, phrase: str) -> Wi
         if lead in ITALIAN_LEADS and m.group(2).lower() not in ITALIAN_MONTHS:
             return None
         month = FOREIGN_MONTHS[m.group(2).lower()]
+        if not m.group(3) and FOREIGN_MONTH_LEADS[lead] != "since" and ahead():
+            return AHEAD  # the future: nothing in memory yet
         window = _month(int(m.group(3)) if m.group(3) else _latest_month(month, today), month, tz, phrase)
         if FOREIGN_MONTH_LEADS[lead] == "since":
             first = datetime.fromtimestamp(window.start, tz).date()
@@ -547,6 +578,8 @@ def _resolve_foreign(kind: str, m: re.Match, today: date, tz, phrase: str) -> Wi
         return _days(date(year, 1, 1), date(year, 12, 31), tz, phrase)
     if kind == "cjk_md":
         month = int(m.group(1))
+        if ahead():
+            return AHEAD  # its next occurrence: nothing in memory is from then yet
         if m.group(2):
             day = _latest_day(month, int(m.group(2)), today)
             return None if day is None else _days(day, day, tz, phrase)

@@ -128,6 +128,15 @@ def test_questions_that_do_not_gather_and_feedback_off_are_read_as_asked(harbour
         assert all("meaning_from_question" not in r["factors"] for r in answer["results"]), query
 
 
+def test_only_an_english_question_counts_by_its_words(harbour):
+    # "total" is a French, Spanish and German word too: a question told as one of them keeps the keyword
+    # weight of any question, as it is not widened either.
+    search = Config().search
+    weight = lambda query: {r["factors"]["fusion"]["keyword_weight"] for r in ask(harbour, query)["results"]}  # noqa: E731
+    assert weight("How many boat trips in total?") == {search.counting_keyword_weight}
+    assert weight("Combien de boat trips au total ?") == {search.keyword_weight}
+
+
 def test_widening_takes_only_files_the_search_may_show(harbour):
     answer = ask(harbour, "How many boat trips in total?", filters=Filters(untagged=True))  # one.md is tagged
     assert answer["widened_by"] == [{"path": "two.md"}, {"path": "three.md"}]  # four.md: nothing to widen by

@@ -92,6 +92,23 @@ def test_a_month_or_day_still_to_come_is_no_time_asked_about():
     assert labels("what deliveries came in December") == [("in December", "2025-12")]
 
 
+def test_a_month_still_to_come_in_another_language_is_no_time_asked_about():
+    # The same rule in the languages `function_words.language_of` tells, with their own words: German "Was"
+    # is "what", not English "was", so "Was ist im Januar geplant?" looks ahead.
+    for query in ("Wer kommt im Dezember?", "Was ist im Januar geplant?", "Welche Lieferungen kommen im Dezember?",
+                  "Qu'est-ce qui est prévu en janvier ?", "¿Qué está previsto en enero?",
+                  "O que está marcado em janeiro?", "12月の予定は？", "12月有什么安排？", "12월에 예정된 일은?"):
+        assert labels(query) == [], query
+    # ... and one that speaks of the past, or asks with no word of either, keeps the month
+    for query, label in (("Was war im Dezember los?", "2025-12"), ("Qu'est-ce qui s'est passé en janvier ?", "2026-01"),
+                         ("¿Qué pasó en enero?", "2026-01"), ("12月に何をしましたか？", "2025-12"),
+                         ("12月做了什么？", "2025-12"), ("12월에 뭐 했어?", "2025-12"),
+                         ("Wann ist das Konzert vom Chor im März?", "2026-03")):
+        assert [found for _, found in labels(query)] == [label], query
+    # "since" always looks back, whatever else the question says
+    assert [found for _, found in labels("Was ist seit Januar geplant?")] == ["2026-01-01..2026-03-25"]
+
+
 def test_days_are_the_askers_days():
     """As of 02:00 on the 25th in Tokyo it is still the 24th in UTC: "yesterday" is Tokyo's 24th."""
     tokyo = timezone(timedelta(hours=9))

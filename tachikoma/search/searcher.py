@@ -183,7 +183,9 @@ class Searcher:
         if not query:
             raise BadQuery("empty query: say what to look for")
         config = config or self.config
-        if COUNTING.search(query) and config.search.fusion == "convex":  # its evidence is in other words too
+        language = language_of(query, STOPWORDS)  # None: English (or not told)
+        # English words ("how many", "in total"): a French "au total" or a German "total" is not read as one.
+        if COUNTING.search(query) and not language and config.search.fusion == "convex":  # its evidence is in other words too
             config = replace(config, search=replace(config.search,
                                                     keyword_weight=config.search.counting_keyword_weight))
         if recency is not None:
@@ -210,7 +212,6 @@ class Searcher:
         floor = relevance_floor(self.embedder.name) if floor is None else float(floor)
         if not 0 <= floor <= 1:
             raise BadQuery(f"min_score must be between 0 and 1, not {floor:g}")
-        language = language_of(query, STOPWORDS)  # None: English (or not told)
         checking = self._start_freshness() if self.local else None
         started = time.perf_counter()
         qvec = np.asarray(self.embedder.embed_query(query), dtype=np.float32)
@@ -251,7 +252,7 @@ class Searcher:
                 snap, qvec, limit, config, filters, now, keyword, floor, words=words, coverage=coverage,
                 windows=windows, tool_share=tool_share if tool_matches else None, quick_qvec=quick_qvec,
                 decide=decide, time_only=time_only, multi_qvec=multi_qvec, language=language or "", **more)
-            gathers = widen and not language and GATHERING.search(query)  # English words: "how many", "in total"
+            gathers = widen and not language and GATHERING.search(query)  # English words, as COUNTING's
             answer, hidden = rank(snap, keyword, tool_share, gather=config.search.feedback_files if gathers else 0)
             if rows is not None and answer["feedback"] is not None:
                 # A widened question on a shortlist: the chunks nearest to the widened question are
