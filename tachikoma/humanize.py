@@ -140,6 +140,13 @@ def widened_text(answer: dict) -> str | None:
     return f"a question that gathers from several memories: read together with {listed}, the files it matched best"
 
 
+def answer_notes(answer: dict) -> list[str]:
+    """What every face says of an answer with results besides its results: the words found nowhere
+    (`nowhere_text`) and the files that widened it (`widened_text`)."""
+    notes = (nowhere_text(answer), widened_text(answer)) if answer.get("results") else ()
+    return [note for note in notes if note]
+
+
 def language_hint(answer: dict) -> str | None:
     """Why a question in another language than the memory's embedder reads found nothing, and what to do
     (``match.question_language``, set by the searcher for an English-only embedder); None otherwise."""

@@ -32,7 +32,7 @@ from pydantic import Field, ValidationError
 from . import __version__, memory, notes, stats, turn_view
 from .config import load_config
 from .errors import TachikomaError
-from .humanize import no_match_reason, plural, printable, tool_match_text
+from .humanize import answer_notes, no_match_reason, plural, printable, tool_match_text
 from .live import LiveMemory
 from .search.explain import sentence
 from .search.pool import indexed_passages
@@ -293,6 +293,7 @@ def answer_text(answer: dict, allow_owner_trust: bool = False) -> str:
         if (in_tools := tool_match_text(r)) is not None:
             excerpt = r["tool_matches"][0].get("excerpt")
             lines.append(f"({printable(in_tools)}" + (f": {printable(excerpt)})" if excerpt else ")"))
+    lines += [f"\n({printable(note)})" for note in answer_notes(answer)]
     return "\n".join(lines)
 
 

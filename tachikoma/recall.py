@@ -19,6 +19,7 @@ from . import budget, memory, tokens
 from .documents import TRANSCRIPT
 from .errors import TachikomaError
 from .fences import FenceTracker
+from .humanize import answer_notes
 from .turn_view import read_for_agent, turn_body
 from .vocabulary import BUDGET_RESULTS
 
@@ -86,13 +87,15 @@ def within_budget(answer: dict, budget_tokens: int, root: Path | Callable[[dict]
     `root`: the memory folder, or a function giving a result's folder (a shared store). Adds
     ``"budget": {"budget_tokens", "used_tokens", "left_out", "passages"}`` and ``"agent_text"`` (the
     block an agent can paste, `preamble` its first line, counted in the budget) and keeps the rest of
-    the answer (freshness, match, keywords)."""
+    the answer (freshness, match, keywords). The answer's notes (`humanize.answer_notes`: words found
+    nowhere) follow the preamble, counted too."""
+    preamble = "\n".join([preamble] * bool(preamble) + answer_notes(answer))
     results = answer.get("results") or []
     folder = root if callable(root) else (lambda _result: root)
     units = [units_of(folder(r), r) for r in results]
     query = answer.get("query", "")
     chosen = budget.select(results, units, answer.get("keywords") or [], budget_tokens, falloff=falloff,
-                           reserve=budget.header_tokens(query, budget_tokens) + tokens.count(preamble))
+                           reserve=budget.header_tokens(query, budget_tokens) + tokens.count(preamble + "\n" * bool(preamble)))
     passages = chosen["passages"]
     out = {k: v for k, v in answer.items() if k != "results"}
     out["budget"] = {**{k: v for k, v in chosen.items() if k != "passages"},

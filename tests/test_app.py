@@ -24,6 +24,7 @@ from tachikoma_dashboard.app import create_app
 from tachikoma import cli, stats
 from tachikoma.errors import EmbedderError
 from tachikoma.web.render import explain
+from tachikoma.mcp_server import answer_text
 from web_helpers import build_index, copy_memory, git_run, snapshot
 
 HOST = "127.0.0.1:5000"
@@ -394,6 +395,11 @@ def test_words_found_nowhere_are_named_on_the_page_and_the_command_line(client, 
     assert "not in this memory" not in run_cli("--memory", str(indexed), "search", "-n", "3", "heat sink")
     page = client.get("/", query_string={"q": "heat sink"}).get_data(as_text=True)
     assert "not in this memory" not in page
+    # ... in the block cut to a token budget (counted in it), and in the MCP tool's text, as an agent reads them
+    block = run_cli("--memory", str(indexed), "search", "--budget", "300", query)
+    assert "not in this memory: “zyxwvutq”" in block.split("\n1.")[0], block
+    assert "(not in this memory: “zyxwvutq” (every keyword match counts it as missing))" in answer_text(answer)
+    assert "not in this memory" not in answer_text(client.get("/api/search", query_string={"q": "heat sink"}).get_json())
 
 
 def test_a_question_that_gathers_names_the_files_it_was_read_with(client, indexed):
@@ -407,6 +413,7 @@ def test_a_question_that_gathers_names_the_files_it_was_read_with(client, indexe
     assert "from the question alone" in html  # each result's meaning says what the question alone gave
     printed = run_cli("--memory", str(indexed), "search", "--min-score", "0", "-n", "3", query)
     assert printed.splitlines()[-1].startswith("a question that gathers from several memories: read together with")
+    assert f"(a question that gathers from several memories: read together with {files[0]}, " in answer_text(answer)
     plain = client.get("/api/search", query_string={"q": "heat sink parts", "min_score": 0}).get_json()
     assert plain["widened_by"] == [] and "a question that gathers" not in run_cli(
         "--memory", str(indexed), "search", "--min-score", "0", "-n", "3", "heat sink parts")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..humanize import no_match_reason, nowhere_text, plural, printable, tool_match_text, vectors_text, widened_text
+from ..humanize import answer_notes, no_match_reason, plural, printable, tool_match_text, vectors_text
 from . import common
 
 
@@ -85,7 +85,6 @@ def _print_answer(answer: dict, args) -> None:
         if (in_tools := tool_match_text(r)) is not None:
             excerpt = r["tool_matches"][0].get("excerpt")
             print(f"    {printable(in_tools)}" + (f": {printable(excerpt)}" if excerpt else ""))
-    for note in (nowhere_text(answer), widened_text(answer)) if answer["results"] else ():
-        if note:
-            print(printable(note))
+    for note in answer_notes(answer):
+        print(printable(note))
 
