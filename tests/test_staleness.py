@@ -147,6 +147,33 @@ def test_fresh_only_asks_for_more_until_it_has_as_many_fresh_memories_as_asked(t
         searchers.close()
 
 
+def test_fresh_only_is_not_steered_by_a_stale_memory(tmp_path, shop):
+    """A question that gathers is widened by its best files (`scoring.rank_snapshot`'s `gather`): with
+    fresh_only, a stale file neither widens it nor is named as having done so."""
+    from tachikoma.search import pool
+
+    root = tmp_path / "memory"
+    (root / "2026-10-20").mkdir(parents=True)
+    for i in range(4):  # the best matches, all stale: they name billing/retry.py, changed since
+        (root / "2026-10-20" / f"stale-{i}.md").write_text(
+            f"# Retry {i}\n\nThe retry schedule backoff is in billing/retry.py of {shop}; retry schedule backoff.\n")
+    for i in range(3):
+        (root / "2026-10-20" / f"fresh-{i}.md").write_text(f"# Note {i}\n\nWe changed the retry schedule again.\n")
+    runner.run(root, embedder_name="hash")
+    config = load_config(root)
+    searchers = pool.Searchers()
+    try:
+        asked = {"query": "how many retry schedule backoff changes in total", "limit": 3, "min_score": 0}
+        plain = pool.search_as_asked(root, config, searchers, asked)
+        assert any("stale" in w["path"] for w in plain["widened_by"])  # as asked for everything: stale files widen it
+        fresh = pool.search_as_asked(root, config, searchers, {**asked, "fresh_only": True})
+        assert fresh["results"] and all("stale" not in r and "fresh" in r["path"] for r in fresh["results"])
+        shown = {r["path"] for r in fresh["results"]}
+        assert all(w["path"] in shown for w in fresh["widened_by"]), fresh["widened_by"]
+    finally:
+        searchers.close()
+
+
 def test_a_commit_after_a_search_is_seen_by_the_next(tmp_path, shop):
     root = memory_with(tmp_path, shop)
     repos = staleness.Repositories()

@@ -154,16 +154,16 @@ def search_as_asked(root, config, searchers: Searchers, asked: dict, own=None,
     answered with the searchers of `searchers`. `own(config)`: this memory's searcher for one query
     (default `kept_searcher`); `preamble`: the first line of a budget's block (`finish`)."""
     filters = Filters(kind=asked.get("kind"), trust=asked.get("trust"), untagged=bool(asked.get("untagged")))
-    options = {"min_score": asked.get("min_score"), "recency": asked.get("recency"), "as_of": asked.get("as_of"),
-               "widen": not asked.get("budget_tokens")}  # a budget's passages: the question's own lines
+    options = {"min_score": asked.get("min_score"), "recency": asked.get("recency"), "as_of": asked.get("as_of")}
     limit = with_budget_limit(asked["limit"], asked.get("budget_tokens"))
 
-    def ranked(n: int) -> dict:
+    def ranked(n: int, widen: bool = True) -> dict:
+        widen = widen and not asked.get("budget_tokens")  # a budget's passages: the question's own lines
         if asked.get("memories"):
             return search_memories(root, list(asked["memories"]), asked["query"], n, config,
-                                   embedder_name, filters=filters, searchers=searchers, **options)
+                                   embedder_name, filters=filters, searchers=searchers, widen=widen, **options)
         with (own or (lambda c: kept_searcher(searchers, root, c, embedder_name=embedder_name)))(config) as searcher:
-            return searcher.search(asked["query"], n, filters, config=config, **options)
+            return searcher.search(asked["query"], n, filters, config=config, widen=widen, **options)
 
     if asked.get("fresh_only"):
         answer = fresh_answer(ranked, limit, config)
@@ -177,21 +177,25 @@ def search_as_asked(root, config, searchers: Searchers, asked: dict, own=None,
 FRESH_GROWTH, FRESH_ROUNDS = 4, 3
 
 
-def fresh_answer(ranked: Callable[[int], dict], limit: int, config) -> dict:
-    """`limit` fresh results, stale ones left out (`staleness.mark`): `ranked(n)` ranks the first `n`
+def fresh_answer(ranked: Callable[..., dict], limit: int, config, widen: bool = True) -> dict:
+    """`limit` fresh results, stale ones left out (`staleness.mark`): `ranked(n, widen)` ranks the first `n`
     results, and is asked for more (×`FRESH_GROWTH`, at most `FRESH_ROUNDS` searches) while stale
     ones left it short and it may hold more. ``staleness`` says how many results were ranked
-    (``ranked``) and how many of them were left out."""
+    (``ranked``) and how many of them were left out. A question widened by a file that is not among the
+    fresh results (stale, or not checked) is ranked again as asked: a stale memory steers nothing."""
     from ..staleness import mark
 
     settings, n = config.staleness, limit
     for round_ in range(1, FRESH_ROUNDS + 1):
-        answer = ranked(n)
+        answer = ranked(n, widen)
         got = len(answer.get("results") or [])
         answer = mark(answer, settings.code_roots, settings.factor, fresh_only=True)
         if len(answer["results"]) >= limit or got < n or round_ == FRESH_ROUNDS:
             break
         n *= FRESH_GROWTH
+    fresh = {(r.get("memory"), r["path"]) for r in answer["results"]}
+    if any((w.get("memory"), w["path"]) not in fresh for w in answer.get("widened_by") or ()):
+        return fresh_answer(ranked, limit, config, widen=False)
     answer["results"] = answer["results"][:limit]
     answer["staleness"]["ranked"] = n
     return answer
