@@ -121,17 +121,24 @@ def test_the_factor_reranks_and_fresh_only_leaves_stale_out(tmp_path, shop):
     assert fresh["staleness"]["left_out"] == len(stale)
 
 
-def test_fresh_only_asks_for_more_until_it_has_as_many_fresh_memories_as_asked(tmp_path, shop):
-    from tachikoma.search import pool
-
+def retry_notes(tmp_path: Path, shop: Path, stale: int, fresh: str) -> Path:
+    """A memory of `stale` notes that name billing/retry.py (changed since: the best matches, all stale)
+    and 3 fresh notes saying `fresh`, indexed."""
     root = tmp_path / "memory"
     (root / "2026-10-20").mkdir(parents=True)
-    for i in range(6):  # the best matches, all stale: they name billing/retry.py, changed since
+    for i in range(stale):
         (root / "2026-10-20" / f"stale-{i}.md").write_text(
             f"# Retry {i}\n\nThe retry schedule backoff is in billing/retry.py of {shop}; retry schedule backoff.\n")
     for i in range(3):
-        (root / "2026-10-20" / f"fresh-{i}.md").write_text(f"# Note {i}\n\nWe talked about the retry schedule.\n")
+        (root / "2026-10-20" / f"fresh-{i}.md").write_text(f"# Note {i}\n\n{fresh}\n")
     runner.run(root, embedder_name="hash")
+    return root
+
+
+def test_fresh_only_asks_for_more_until_it_has_as_many_fresh_memories_as_asked(tmp_path, shop):
+    from tachikoma.search import pool
+
+    root = retry_notes(tmp_path, shop, 6, "We talked about the retry schedule.")
     config = load_config(root)
     searchers = pool.Searchers()
     try:
@@ -152,14 +159,7 @@ def test_fresh_only_is_not_steered_by_a_stale_memory(tmp_path, shop):
     fresh_only, a stale file neither widens it nor is named as having done so."""
     from tachikoma.search import pool
 
-    root = tmp_path / "memory"
-    (root / "2026-10-20").mkdir(parents=True)
-    for i in range(4):  # the best matches, all stale: they name billing/retry.py, changed since
-        (root / "2026-10-20" / f"stale-{i}.md").write_text(
-            f"# Retry {i}\n\nThe retry schedule backoff is in billing/retry.py of {shop}; retry schedule backoff.\n")
-    for i in range(3):
-        (root / "2026-10-20" / f"fresh-{i}.md").write_text(f"# Note {i}\n\nWe changed the retry schedule again.\n")
-    runner.run(root, embedder_name="hash")
+    root = retry_notes(tmp_path, shop, 4, "We changed the retry schedule again.")
     config = load_config(root)
     searchers = pool.Searchers()
     try:
