@@ -207,6 +207,11 @@ FOREIGN_MONTH_LEADS = {"im": "", "in": "", "seit": "since", "en": "", "depuis": 
 #: Italian's leads take Italian months only ("a maggio", "da marzo"): before another language's month they
 #: are English ("a Mars rover", "order a mai tai", "a Mayo Clinic visit") or slang.
 ITALIAN_LEADS = frozenset({"a", "da"})
+#: "in" leads a German or Dutch month ("in Mai", "in maart"); before another language's month it is English:
+#: "in Mayo Clinic", "in Julio's team" (a Spanish month only follows "en"; French "en"; Portuguese "em").
+IN_MONTHS = frozenset({"januar", "jänner", "februar", "märz", "maerz", "mai", "juni", "juli", "oktober", "dezember",
+                       "april", "august", "september", "november", "januari", "februari", "maart", "mei", "augustus",
+                       "december"})
 ITALIAN_MONTHS = frozenset({"gennaio", "febbraio", "marzo", "aprile", "maggio", "giugno", "luglio", "agosto",
                             "settembre", "ottobre", "novembre", "dicembre"})
 FOREIGN_NUMBERS = {"ein": 1, "eine": 1, "einem": 1, "einer": 1, "zwei": 2, "drei": 3, "vier": 4, "fünf": 5,
@@ -556,7 +561,8 @@ def _resolve_foreign(kind: str, m: re.Match, today: date, tz, phrase: str, ahead
         return _days(day, day, tz, phrase)
     if kind == "foreign_month":
         lead = " ".join(m.group(1).lower().split())
-        if lead in ITALIAN_LEADS and m.group(2).lower() not in ITALIAN_MONTHS:
+        if lead in ITALIAN_LEADS and m.group(2).lower() not in ITALIAN_MONTHS \
+                or lead == "in" and m.group(2).lower() not in IN_MONTHS:
             return None
         month = FOREIGN_MONTHS[m.group(2).lower()]
         if not m.group(3) and FOREIGN_MONTH_LEADS[lead] != "since" and ahead():

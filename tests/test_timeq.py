@@ -109,6 +109,20 @@ def test_a_month_still_to_come_in_another_language_is_no_time_asked_about():
     assert [found for _, found in labels("Was ist seit Januar geplant?")] == ["2026-01-01..2026-03-25"]
 
 
+@pytest.mark.parametrize("query", ["What did the doctor say in Mayo Clinic?", "my appointment in Mayo clinic",
+                                   "in Julio we trust", "a week in juillet is too hot"])
+def test_in_before_a_month_of_a_language_that_says_en_or_em_is_english(query):
+    # "in" leads a German or Dutch month only: Spanish and French say "en", Portuguese "em"
+    assert labels(query) == []
+
+
+@pytest.mark.parametrize("query, label", [("Was war in Mai?", "2025-05"), ("wat gebeurde in maart?", "2026-03"),
+                                          ("¿Qué pasó en mayo?", "2025-05"),
+                                          ("Qu'est-ce qui s'est passé en juillet ?", "2025-07")])
+def test_a_month_after_its_own_languages_in_is_still_read(query, label):
+    assert [found for _, found in labels(query)] == [label]
+
+
 def test_days_are_the_askers_days():
     """As of 02:00 on the 25th in Tokyo it is still the 24th in UTC: "yesterday" is Tokyo's 24th."""
     tokyo = timezone(timedelta(hours=9))
