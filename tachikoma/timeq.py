@@ -49,7 +49,7 @@ from datetime import date, datetime, time, timedelta
 
 import numpy as np
 
-from .function_words import ENGLISH_FUNCTION, language_of
+from .tense import ahead as _ahead
 
 DAY = 86400.0
 #: "recently", "lately": this many days up to as_of.
@@ -427,45 +427,6 @@ def _before_after(which: str, window: Window, now: float, tz) -> Window | None:
     first = datetime.fromtimestamp(window.end, tz).date()
     return Window(window.end, now, f"after {window.phrase}" if not window.phrase.lower().startswith("after")
                   else window.phrase, f"{first.isoformat()}..", window.relative)
-
-
-#: A question about what is coming ("what's planned for January", "which deliveries are we waiting for in
-#: December", "how much will the fee be from January"): a month or a day named without a year is its next
-#: occurrence, which no memory is from yet, so it is no time asked about (as "next March" is not); the word
-#: stays a keyword. Not when the question also speaks of the past ("what did we plan for January").
-_FUTURE = re.compile(r"\b(?:will|won't|shall|going\s+to|gonna|upcoming|coming\s+up|comes?\s+up|next|due|"
-                     r"planned|scheduled|expected|waiting\s+for)\b|\w'll\b", re.I)
-_PAST = re.compile(r"\b(?:did|didn't|was|wasn't|were|weren't|had|hadn't|happened|ago)\b", re.I)
-#: The same words in the other languages `function_words.language_of` tells ("Wer kommt im Dezember?",
-#: "Qu'est-ce qui est prévu en janvier ?", "12月の予定は？"): (what is coming, what was). A question told as
-#: one of them is read with its own words only (German "Was" is "what", not "was").
-_CUES = {
-    "German": (r"\b(?:wird|werden|wirst|kommt|kommen|kommende[nrs]?|nächste[nmrs]?|naechste[nmrs]?|geplant|"
-               r"ansteht|anstehen|anstehende[nmrs]?|bevorstehende[nmrs]?|fällig|vorgesehen|demnächst|bald)\b",
-               r"\b(?:war|waren|warst|hatte|hatten|wurde|wurden|gewesen|passiert|kam|kamen|gab)\b"),
-    "French": (r"\b(?:prochaine?s?|va|vont|sera|seront|aura|auront|prévue?s?|à\s+venir|bientôt|doit|doivent)\b",
-               r"\b(?:était|étaient|avait|avaient|été|fut|passée?s?|il\s+y\s+a)\b"),
-    "Spanish": (r"\b(?:próxim[oa]s?|va\s+a|van\s+a|vamos\s+a|será|serán|habrá|previst[oa]s?|planead[oa]s?|"
-                r"pendientes?|viene|vienen)\b",
-                r"\b(?:fue|fueron|era|eran|hubo|había|pasó|hace)\b"),
-    "Portuguese": (r"\b(?:próxim[oa]s?|vai|vão|será|serão|previst[oa]s?|marcad[oa]s?|agendad[oa]s?)\b",
-                   r"\b(?:foi|foram|era|eram|houve|havia|aconteceu)\b"),
-    "Italian": (r"\b(?:prossim[oaie]|sarà|saranno|previst[oaie]|in\s+programma)\b",
-                r"\b(?:era|erano|fu|stato|stata|c'era|fa)\b"),
-    "Dutch": (r"\b(?:volgende|komt|komen|wordt|worden|zal|zullen|gepland|binnenkort)\b",
-              r"\b(?:was|waren|had|hadden|gebeurd|geleden|werd|werden)\b"),
-    "Japanese": (r"予定|今度|これから|次の|次回", r"した|でした|だった|前"),
-    "Chinese": (r"计划|計劃|安排|打算|即将|即將|将要|將要|预定|預定|下次", r"了|过|過|以前|之前"),
-    "Korean": (r"예정|계획|다음|할\s*거|갈\s*거|올\s*거", r"었|았|했|였|전에"),
-}
-_CUES = {language: (re.compile(ahead, re.I), re.compile(back, re.I)) for language, (ahead, back) in _CUES.items()}
-
-
-def _ahead(text: str) -> bool:
-    """Whether `text` asks about what is coming, not what was (`_FUTURE`, `_PAST`; in another language that
-    `function_words.language_of` tells, its own `_CUES`)."""
-    future, past = _CUES.get(language_of(text, ENGLISH_FUNCTION), (_FUTURE, _PAST))
-    return bool(future.search(text)) and not past.search(text)
 
 
 def _resolve(kind: str, m: re.Match, text: str, today: date, now: float, tz, ahead=lambda: False):
