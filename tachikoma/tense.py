@@ -19,26 +19,50 @@ _FUTURE = re.compile(r"\b(?:will|won't|shall|going\s+to|gonna|upcoming|coming\s+
 _PAST = re.compile(r"\b(?:did|didn't|was|wasn't|were|weren't|had|hadn't|happened|ago)\b", re.I)
 #: The same words in the other languages `function_words.language_of` tells ("Wer kommt im Dezember?",
 #: "Qu'est-ce qui est prévu en janvier ?", "12月の予定は？"): (what is coming, what was). A question told as
-#: one of them is read with its own words only (German "Was" is "what", not "was").
+#: one of them is read with its own words only (German "Was" is "what", not "was"). What was holds the past
+#: as people say it, as English's "did" does: German "hat … gesagt", French "a dit", Spanish "dijo", "compré",
+#: Dutch "heeft", "zei", Japanese "言った", "決めた", so "Was hat Anna im Dezember über das nächste Treffen
+#: gesagt?" keeps its December, as "What did Anna say in December about the next meeting?" does.
 _CUES = {
     "German": (r"\b(?:wird|werden|wirst|kommt|kommen|kommende[nrs]?|nächste[nmrs]?|naechste[nmrs]?|geplant|"
                r"ansteht|anstehen|anstehende[nmrs]?|bevorstehende[nmrs]?|fällig|vorgesehen|demnächst|bald)\b",
-               r"\b(?:war|waren|warst|hatte|hatten|wurde|wurden|gewesen|passiert|kam|kamen|gab)\b"),
+               r"\b(?:war|waren|warst|hatte|hatten|wurde|wurden|gewesen|passiert|kam|kamen|gab|habe|hab|hast|hat|"
+               r"haben|habt|gekommen|gegangen|gefahren|geflogen|geblieben|geworden)\b"),
     "French": (r"\b(?:prochaine?s?|va|vont|sera|seront|aura|auront|prévue?s?|à\s+venir|bientôt|doit|doivent)\b",
-               r"\b(?:était|étaient|avait|avaient|été|fut|passée?s?|il\s+y\s+a)\b"),
+               r"\b(?:était|étaient|avait|avaient|été|fut|passée?s?|il\s+y\s+a\s+(?:\d|un|une|deux|trois|quelques|"
+               r"plusieurs|longtemps)|(?:ai|as|a|avons|avez|ont)(?:-t)?(?:-(?:il|elle|on|ils|elles|vous|nous|tu))?\s+"
+               r"(?:(?:pas|plus|jamais|rien|déjà|bien|encore|tout|tous)\s+)*(?:\w+ée?s?|dit|fait|pris|mis|écrit|vu|eu|lu|"
+               r"reçu|dû|pu|su|voulu|fini|choisi|perdu|vendu|attendu|entendu|répondu|ouvert|offert)|(?:suis|es|est|"
+               r"sommes|êtes|sont)\s+(?:allé|venu|parti|arrivé|revenu|rentré|sorti|resté|né|mort|tombé|devenu)e?s?)\b"),
     "Spanish": (r"\b(?:próxim[oa]s?|va\s+a|van\s+a|vamos\s+a|será|serán|habrá|previst[oa]s?|planead[oa]s?|"
                 r"pendientes?|viene|vienen)\b",
-                r"\b(?:fue|fueron|era|eran|hubo|había|pasó|hace)\b"),
+                r"\b(?:fue|fueron|era|eran|hubo|había|pasó|hace|\w{2,}ó|\w{2,}(?:aron|ieron)|\w{3,}(?<!qu)(?<!caf)é|"
+                r"\w{3,}(?<!aqu)(?<!all)í|dij(?:e|o|imos|eron)|hic(?:e|imos|ieron)|hizo|tuv(?:e|o|imos|ieron)|"
+                r"estuv(?:e|o|imos|ieron)|fui|fuimos|pud(?:e|o)|quis(?:e|o)|vin(?:e|o|imos)|pus(?:e|o)|"
+                r"(?:he|has|ha|hemos|habéis|han)\s+(?:\w+[ai]do|dicho|hecho|visto|puesto|escrito|vuelto|abierto))\b"),
     "Portuguese": (r"\b(?:próxim[oa]s?|vai|vão|será|serão|previst[oa]s?|marcad[oa]s?|agendad[oa]s?)\b",
-                   r"\b(?:foi|foram|era|eram|houve|havia|aconteceu)\b"),
+                   r"\b(?:foi|foram|era|eram|houve|havia|aconteceu|\w{2,}(?<!est)ou|\w+iu|\w+(?:aram|eram|iram)|"
+                   r"diss(?:e|emos|eram)|fez|fiz|fiz(?:emos|eram)|tiv(?:e|emos|eram)|teve|estiv(?:e|emos|eram)|esteve|"
+                   r"veio|vieram|quis|soube)\b"),
     "Italian": (r"\b(?:prossim[oaie]|sarà|saranno|previst[oaie]|in\s+programma)\b",
-                r"\b(?:era|erano|fu|stato|stata|c'era|fa)\b"),
+                r"\b(?:era|erano|fu|stato|stata|c'era|fa|success[oa]|accadut[oa]|(?:ho|hai|ha|abbiamo|avete|hanno)\s+"
+                r"(?:(?:già|non|mai|poi|ancora)\s+)*(?:\w+(?:at|ut|it)[oaie]|detto|fatto|scritto|preso|messo|deciso|"
+                r"visto|chiesto|risposto|letto|speso|perso|scelto|aperto|discusso|rimasto)|(?:sono|sei|è|siamo|siete)\s+"
+                r"(?:andat|venut|partit|arrivat|tornat|uscit|rimast)[oaie])\b"),
     "Dutch": (r"\b(?:volgende|komt|komen|wordt|worden|zal|zullen|gepland|binnenkort)\b",
-              r"\b(?:was|waren|had|hadden|gebeurd|geleden|werd|werden)\b"),
-    "Japanese": (r"予定|今度|これから|次の|次回", r"した|でした|だった|前"),
-    "Chinese": (r"计划|計劃|安排|打算|即将|即將|将要|將要|预定|預定|下次", r"了|过|過|以前|之前"),
+              r"\b(?:was|waren|had|hadden|gebeurd|geleden|werd|werden|heb|hebt|heeft|hebben|zei|zeiden|deed|deden|"
+              r"ging|gingen|kwam|kwamen|kocht|kochten|vond|vonden|gaf|gaven|besloot|besloten|zag|zagen|gekomen|"
+              r"gegaan|geweest|gebleven)\b"),
+    # A verb's past ("言った", "決めた", "書いた"), not "したい" (want to), "いただく", "午前" (morning), "名前" (name)
+    "Japanese": (r"予定|今度|これから|次の|次回",
+                 r"(?:った|いた|えた|けた|せた|てた|べた|めた|れた|した)(?![いらりちだくし])|(?<=[\u4e00-\u9fff])んだ|"
+                 r"でした|だった|(?<![午名])前(?!半)"),
+    "Chinese": (r"计划|計劃|安排|打算|即将|即將|将要|將要|预定|預定|下次", r"(?<![为為除])了|过|過|以前|之前"),
     "Korean": (r"예정|계획|다음|할\s*거|갈\s*거|올\s*거", r"었|았|했|였|전에"),
 }
+# Portuguese is told as Spanish at times by the words they share ("O que a Ana disse em dezembro…?"): each
+# reads the other's words too.
+_CUES["Spanish"] = _CUES["Portuguese"] = tuple(f"{es}|{pt}" for es, pt in zip(_CUES["Spanish"], _CUES["Portuguese"]))
 _CUES = {language: (re.compile(ahead, re.I), re.compile(back, re.I)) for language, (ahead, back) in _CUES.items()}
 
 
