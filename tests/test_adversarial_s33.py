@@ -47,3 +47,44 @@ def test_a_question_about_what_was_said_of_what_comes_next_keeps_its_month(query
 ])
 def test_a_question_about_what_is_coming_is_not_read_as_the_past_by_a_look_alike(query):
     assert labels(query) == [], query
+
+
+def test_fresh_only_with_nothing_stale_is_widened_as_asked_and_searched_once(tmp_path):
+    """A question that gathers is widened by its three best files (`[search] feedback_files`); asked for
+    fewer results than that, with fresh_only, in a memory that names no code at all (nothing can be
+    stale), it was ranked again unwidened (other scores, a search more) for the files merely not shown."""
+    from tachikoma.config import load_config
+    from tachikoma.indexer import runner
+    from tachikoma.search import pool
+    from tachikoma.search.searcher import Searcher
+
+    root = tmp_path / "memory"
+    (root / "2026-10-20").mkdir(parents=True)
+    for i in range(4):
+        (root / "2026-10-20" / f"trip-{i}.md").write_text(
+            f"# Trip {i}\n\nWe took a boat trip to the harbour, trip number {i}.\n\n## Again\n\nBoat trip harbour {i}.\n")
+    runner.run(root, embedder_name="hash")
+    config = load_config(root)
+    searchers = pool.Searchers()
+    try:
+        asked = {"query": "how many boat trips in total", "limit": 2, "min_score": 0}
+        plain = pool.search_as_asked(root, config, searchers, asked)
+        assert len(plain["widened_by"]) == 3 and len(plain["results"]) == 2  # widened by a file not shown
+        fresh = pool.search_as_asked(root, config, searchers, {**asked, "fresh_only": True})
+        assert fresh["staleness"]["left_out"] == 0
+        assert [r["path"] for r in fresh["results"]] == [r["path"] for r in plain["results"]]
+        assert [r["score"] for r in fresh["results"]] == pytest.approx([r["score"] for r in plain["results"]])
+        assert fresh["widened_by"] == plain["widened_by"]
+    finally:
+        searchers.close()
+    searcher, calls = Searcher(root, config), []
+
+    def ranked(n, widen=True):
+        calls.append((n, widen))
+        return searcher.search(asked["query"], n, config=config, min_score=0, widen=widen)
+
+    try:
+        pool.fresh_answer(ranked, 2, config)
+    finally:
+        searcher.close()
+    assert calls == [(2, True)]

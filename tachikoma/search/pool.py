@@ -181,20 +181,22 @@ def fresh_answer(ranked: Callable[..., dict], limit: int, config, widen: bool = 
     """`limit` fresh results, stale ones left out (`staleness.mark`): `ranked(n, widen)` ranks the first `n`
     results, and is asked for more (×`FRESH_GROWTH`, at most `FRESH_ROUNDS` searches) while stale
     ones left it short and it may hold more. ``staleness`` says how many results were ranked
-    (``ranked``) and how many of them were left out. A question widened by a file that is not among the
-    fresh results (stale, or not checked) is ranked again as asked: a stale memory steers nothing."""
+    (``ranked``) and how many of them were left out. A question widened by a file found stale is ranked
+    again as asked: a stale memory steers nothing. A file that widened it but was not ranked among the
+    results checked (below them, or cut by the limit) is not known stale and keeps its part, as when
+    nothing is stale."""
     from ..staleness import mark
 
     settings, n = config.staleness, limit
     for round_ in range(1, FRESH_ROUNDS + 1):
         answer = ranked(n, widen)
-        got = len(answer.get("results") or [])
+        checked = list(answer.get("results") or [])
         answer = mark(answer, settings.code_roots, settings.factor, fresh_only=True)
-        if len(answer["results"]) >= limit or got < n or round_ == FRESH_ROUNDS:
+        if len(answer["results"]) >= limit or len(checked) < n or round_ == FRESH_ROUNDS:
             break
         n *= FRESH_GROWTH
-    fresh = {(r.get("memory"), r["path"]) for r in answer["results"]}
-    if any((w.get("memory"), w["path"]) not in fresh for w in answer.get("widened_by") or ()):
+    stale = {(r.get("memory"), r["path"]) for r in checked if "stale" in r}  # `mark` marks them in place
+    if widen and any((w.get("memory"), w["path"]) in stale for w in answer.get("widened_by") or ()):
         return fresh_answer(ranked, limit, config, widen=False)
     answer["results"] = answer["results"][:limit]
     answer["staleness"]["ranked"] = n
