@@ -88,17 +88,25 @@ def within_budget(answer: dict, budget_tokens: int, root: Path | Callable[[dict]
     ``"budget": {"budget_tokens", "used_tokens", "left_out", "passages"}`` and ``"agent_text"`` (the
     block an agent can paste, `preamble` its first line, counted in the budget) and keeps the rest of
     the answer (freshness, match, keywords). The answer's notes (`humanize.answer_notes`: words found
-    nowhere) follow the preamble, counted too."""
-    preamble = "\n".join([preamble] * bool(preamble) + answer_notes(answer))
+    nowhere) follow the preamble, counted too, and are left out when the evidence would not fit beside them
+    (a long question's many unknown words)."""
     results = answer.get("results") or []
     folder = root if callable(root) else (lambda _result: root)
     units = [units_of(folder(r), r) for r in results]
     query = answer.get("query", "")
-    chosen = budget.select(results, units, answer.get("keywords") or [], budget_tokens, falloff=falloff,
-                           reserve=budget.header_tokens(query, budget_tokens) + tokens.count(preamble + "\n" * bool(preamble)))
+
+    def select(first: str) -> dict:
+        return budget.select(results, units, answer.get("keywords") or [], budget_tokens, falloff=falloff,
+                             reserve=budget.header_tokens(query, budget_tokens) + tokens.count(first + "\n" * bool(first)))
+
+    notes = answer_notes(answer)
+    first = "\n".join([preamble] * bool(preamble) + notes)
+    chosen = select(first)
+    if notes and chosen["used_tokens"] > budget_tokens:  # the first passage ran over: no room for the notes
+        first, chosen = preamble, select(preamble)
     passages = chosen["passages"]
     out = {k: v for k, v in answer.items() if k != "results"}
     out["budget"] = {**{k: v for k, v in chosen.items() if k != "passages"},
                      "passages": [p.as_dict() for p in passages]}
-    out["agent_text"] = budget.agent_text(query, chosen, preamble)
+    out["agent_text"] = budget.agent_text(query, chosen, first)
     return out
