@@ -36,7 +36,7 @@ _CUES = {
                r"sommes|êtes|sont)\s+(?:allé|venu|parti|arrivé|revenu|rentré|sorti|resté|né|mort|tombé|devenu)e?s?)\b"),
     "Spanish": (r"\b(?:próxim[oa]s?|va\s+a|van\s+a|vamos\s+a|será|serán|habrá|previst[oa]s?|planead[oa]s?|"
                 r"pendientes?|viene|vienen)\b",
-                r"\b(?:fue|fueron|era|eran|hubo|había|pasó|hace|\w{2,}ó|\w{2,}(?:aron|ieron)|\w{3,}(?<!qu)(?<!caf)é|"
+                r"\b(?:fue|fueron|era|eran|hubo|había|pasó|hace|\w{2,}(?<!av)ó|\w{2,}(?:aron|ieron)|\w{3,}(?<!qu)(?<!caf)(?<!comit)(?<!beb)(?<!jos)é|"
                 r"\w{3,}(?<!aqu)(?<!all)í|dij(?:e|o|imos|eron)|hic(?:e|imos|ieron)|hizo|tuv(?:e|o|imos|ieron)|"
                 r"estuv(?:e|o|imos|ieron)|fui|fuimos|pud(?:e|o)|quis(?:e|o)|vin(?:e|o|imos)|pus(?:e|o)|"
                 r"(?:he|has|ha|hemos|habéis|han)\s+(?:\w+[ai]do|dicho|hecho|visto|puesto|escrito|vuelto|abierto))\b"),

@@ -44,6 +44,8 @@ def test_a_question_about_what_was_said_of_what_comes_next_keeps_its_month(query
     "12月3日午前の予定は？",  # 午前: the morning, not "before"
     "12月の予定を確認したい",  # したい: want to, no past
     "12月除了开会还有什么安排？",  # 除了: besides, no past
+    "¿Qué va a pasar en diciembre con el comité?",  # a noun in -é, no "compré"
+    "O que a avó vai fazer em dezembro?",  # a noun in -ó, no "pasó"
 ])
 def test_a_question_about_what_is_coming_is_not_read_as_the_past_by_a_look_alike(query):
     assert labels(query) == [], query
