@@ -28,13 +28,14 @@ _CUES = {
                r"ansteht|anstehen|anstehende[nmrs]?|bevorstehende[nmrs]?|fällig|vorgesehen|demnächst|bald)\b",
                r"\b(?:war|waren|warst|hatte|hatten|wurde|wurden|gewesen|passiert|kam|kamen|gab|habe|hab|hast|hat|"
                r"haben|habt|gekommen|gegangen|gefahren|geflogen|geblieben|geworden)\b"),
-    "French": (r"\b(?:prochaine?s?|va|vont|sera|seront|aura|auront|prévue?s?|à\s+venir|bientôt|doit|doivent)\b",
+    "French": (r"\b(?:prochaine?s?|vais|vas|va|vont|vient|viennent|planifiée?s?|sera|seront|aura|auront|"
+               r"prévue?s?|à\s+venir|bientôt|doit|doivent)\b",
                r"\b(?:était|étaient|avait|avaient|été|fut|passée?s?|il\s+y\s+a\s+(?:\d|un|une|deux|trois|quelques|"
                r"plusieurs|longtemps)|(?:ai|as|a|avons|avez|ont)(?:-t)?(?:-(?:il|elle|on|ils|elles|vous|nous|tu))?\s+"
                r"(?:(?:pas|plus|jamais|rien|déjà|bien|encore|tout|tous)\s+)*(?:\w+ée?s?|dit|fait|pris|mis|écrit|vu|eu|lu|"
                r"reçu|dû|pu|su|voulu|fini|choisi|perdu|vendu|attendu|entendu|répondu|ouvert|offert)|(?:suis|es|est|"
                r"sommes|êtes|sont)\s+(?:allé|venu|parti|arrivé|revenu|rentré|sorti|resté|né|mort|tombé|devenu)e?s?)\b"),
-    "Spanish": (r"\b(?:próxim[oa]s?|va\s+a|van\s+a|vamos\s+a|será|serán|habrá|previst[oa]s?|planead[oa]s?|"
+    "Spanish": (r"\b(?:próxim[oa]s?|voy\s+a|vas\s+a|va\s+a|van\s+a|vamos\s+a|será|serán|habrá|previst[oa]s?|planead[oa]s?|"
                 r"pendientes?|viene|vienen)\b",
                 r"\b(?:fue|fueron|era|eran|hubo|había|pasó|hace|\w{2,}(?<!av)ó|\w{2,}(?:aron|ieron)|\w{3,}(?<!qu)(?<!caf)(?<!comit)(?<!beb)(?<!jos)é|"
                 r"\w{3,}(?<!aqu)(?<!all)í|dij(?:e|o|imos|eron)|hic(?:e|imos|ieron)|hizo|tuv(?:e|o|imos|ieron)|"

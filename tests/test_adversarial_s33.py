@@ -117,3 +117,10 @@ def test_a_budgets_notes_never_take_its_block_over_the_budget(tmp_path):
             assert tokens.count(got["agent_text"]) <= budget, budget
     roomy = recall.within_budget(answer, 2000, root, falloff=0.0, preamble=preamble)["agent_text"]
     assert roomy.splitlines()[1].startswith("not in this memory: “zqaxwva”")  # said where it fits
+
+
+@pytest.mark.parametrize("query", ["Qui vient en décembre ?", "Qu'est-ce que tu vas faire en décembre ?",
+                                   "Qu'est-ce qui est planifié en décembre ?", "¿Qué vas a hacer en diciembre?"])
+def test_a_question_about_what_is_coming_in_the_words_people_use(query):
+    # as "Wer kommt im Dezember?" and "¿Qué va a pasar…?": the second person and "come" look ahead too
+    assert labels(query) == [], query
