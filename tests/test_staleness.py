@@ -85,7 +85,10 @@ def test_a_session_that_edited_a_file_is_stale_after_commits_to_it(tmp_path, sho
     assert (f["path"], f["commits"], f["change"], Path(f["repo"])) == ("billing/retry.py", 3, "modified", shop)
     # notes.py was read in the session and changed only in the working tree: not stale
     assert all(x["path"] != "billing/notes.py" for x in stale["files"])
-    assert marked["staleness"] == {"checked": len(answer["results"]), "stale": 1, "factor": 1.0,
+    # the notes naming the repository's changed files are stale, the gardening note is not; whether the billing
+    # note is among the results at all depends on the hash embedder's collisions with the words of tmp_path
+    naming = sum(r["path"].endswith(("session.jsonl", "billing-notes.md")) for r in answer["results"])
+    assert marked["staleness"] == {"checked": len(answer["results"]), "stale": naming, "factor": 1.0,
                                    "fresh_only": False, "left_out": 0}
 
 
