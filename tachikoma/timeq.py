@@ -25,7 +25,7 @@ languages at the end):
 
 A month or day without a year in a question about what is coming ("what's planned for January", "which
 deliveries are we waiting for in December", "Wer kommt im Dezember?", "12月の予定は？") is its next
-occurrence, which no memory is from yet: no time asked about, as "next March" is not (`_ahead`, with each
+occurrence, which no memory is from yet: no time asked about, as "next March" is not (`tense.ahead`, with each
 told language's own words); the word is still a keyword.
 
 Numbers with dots ("version 2.1.5"), bare numbers ("port 2026", "bug 1041")
@@ -432,7 +432,7 @@ def _before_after(which: str, window: Window, now: float, tz) -> Window | None:
 def _resolve(kind: str, m: re.Match, text: str, today: date, now: float, tz, ahead=lambda: False):
     """The window `m` of pattern `kind` asks about; None when it is no date after all ("may I"),
     IMPOSSIBLE when it names a day that does not exist or is out of range, AHEAD when it is still to come
-    (`ahead()`: the question asks about what is coming, `_ahead`)."""
+    (`ahead()`: the question asks about what is coming, `tense.ahead`)."""
     phrase = " ".join(m.group(0).split())
     try:
         if kind == "iso":
