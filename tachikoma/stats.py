@@ -51,6 +51,8 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
          "confidence": {"high", "medium", "low", "speculative", "missing"},
          "invalid_values": [{"path", "key", "value"}],
          "evergreen": {"files", "marked", "by_config"},  # recency 1.0: `evergreen: true`, or a config glob
+         "balance": None or {"notes", "untagged_notes", "untagged_weight", "heavier_files",
+                             "heavier_weight", "heavier_kinds": {kind: files}, "text"},  # `weight_balance`
          "problems": [{"path", "reason", "kind"}]}
 
     An invalid value counts as missing in "trust" / "confidence". A ``.jsonl`` that is not a
@@ -82,6 +84,7 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
     invalid_values: list[dict] = []
     evergreen = {"files": 0, "marked": 0, "by_config": 0}
     globs = settings.ranking.evergreen
+    weighed: list[tuple[str, str, float]] = []  # (kind, status, trust × confidence weight) of every file
 
     for item in walk(root, warn=walk_warning):
         marked = False
@@ -126,6 +129,8 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
             bucket[status] += 1
         trust[tags.trust or "missing"] += 1
         confidence[tags.confidence or "missing"] += 1
+        weighed.append((item.kind, status, _weight(settings.ranking.trust, tags.trust)
+                        * _weight(settings.ranking.confidence, tags.confidence)))
         for key, value in sorted(tags.invalid.items()):
             invalid_values.append({"path": item.path, "key": key, "value": value})
 
@@ -136,8 +141,46 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
     result["confidence"] = confidence
     result["invalid_values"] = invalid_values
     result["evergreen"] = evergreen
+    result["balance"] = weight_balance(weighed, _weight(settings.ranking.trust, None)
+                                       * _weight(settings.ranking.confidence, None))
     result["problems"] = problems
     return result
+
+
+def _weight(table: dict[str, float], value: str | None) -> float:
+    """A tag value's ranking weight (`[ranking.trust]`, `[ranking.confidence]`; not set or invalid: "missing")."""
+    return table.get(value, table["missing"]) if value else table["missing"]
+
+
+#: A memory's notes weigh too little beside its other files (`weight_balance`) when at least this share of
+#: them is untagged and some other file weighs at least `HEAVIER` times an untagged one: the seed's untagged
+#: 0.6 × 0.7 = 0.42 against 0.81 for a transcript `tachikoma tag` tagged self / medium by default.
+UNTAGGED_NOTES_SHARE, HEAVIER = 0.5, 1.5
+#: What `tachikoma stats` says to do about `weight_balance`'s finding (the dashboard links its tag page).
+BALANCE_ADVICE = ("tag your notes (`tachikoma tag --kind markdown --untagged --trust owner --confidence high --dry-run` "
+                  "shows which) or set [ranking.trust] missing and [ranking.confidence] missing (docs/ranking.md)")
+
+
+def weight_balance(weighed: list[tuple[str, str, float]], untagged: float) -> dict | None:
+    """When most notes are untagged while other files carry heavier tags, what that does to ranking: a
+    tagged file outranks an untagged note that matches less than `heavier_weight / untagged_weight` times
+    as well (on the everyday memories, the commonest reason the note that answers is not first,
+    docs/ranking.md). `weighed`: (kind, status, weight) of every file; `untagged`: an untagged file's
+    weight. None when the notes are mostly tagged, or nothing weighs much more than they do."""
+    notes = [status for kind, status, _ in weighed if kind == MARKDOWN]
+    bare = sum(status == "untagged" for status in notes)
+    heavier = [(kind, weight) for kind, status, weight in weighed if weight >= HEAVIER * untagged]
+    if not notes or bare < UNTAGGED_NOTES_SHARE * len(notes) or not heavier or untagged <= 0:
+        return None
+    least, most = min(weight for _, weight in heavier), max(weight for _, weight in heavier)
+    kinds = {kind: sum(k == kind for k, _ in heavier) for kind in KINDS if any(k == kind for k, _ in heavier)}
+    listed = " and ".join(plural(n, "note" if kind == MARKDOWN else kind) for kind, n in kinds.items())
+    span = f"{least:.2f}" if most == least else f"{least:.2f} to {most:.2f}"
+    text = (f"{bare} of {plural(len(notes), 'note')} {'is' if bare == 1 else 'are'} untagged and "
+            f"weigh{'s' if bare == 1 else ''} {untagged:.2f} (trust × confidence) against {span} for {listed}: "
+            f"those outrank an untagged note unless it matches {least / untagged:.1f} times as well")
+    return {"notes": len(notes), "untagged_notes": bare, "untagged_weight": round(untagged, 4),
+            "heavier_files": len(heavier), "heavier_weight": round(least, 4), "heavier_kinds": kinds, "text": text}
 
 
 def _walk_kind(reason: str) -> str:
@@ -203,6 +246,8 @@ def format_text(result: dict) -> str:
             out.append(f"  {names[folder]:<{width}}  {_line(bucket)}")
     for key in ("trust", "confidence"):
         out.append(f"{key}: " + ", ".join(f"{value} {n}" for value, n in result[key].items()))
+    if result.get("balance"):
+        out.append(f"weights: {result['balance']['text']}; {BALANCE_ADVICE}")
     green = result.get("evergreen")
     if green is not None:
         out.append(f"evergreen (age never counts): {plural(green['files'], 'file')} ({green['marked']} marked "

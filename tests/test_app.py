@@ -567,6 +567,23 @@ def test_coverage_page_shows_stats_report(client, indexed):
     assert f'data-changed-since="{report["index"]["changed_since"]}"' in html
 
 
+def test_coverage_says_what_untagged_notes_beside_tagged_chats_do_to_ranking(tmp_path, client):
+    from test_stats import notes_and_tagged_chats
+
+    assert "What the tags do to ranking" not in client.get("/coverage").get_data(as_text=True)  # the example memory
+    root = notes_and_tagged_chats(tmp_path / "notes")
+    app = create_app(memory=root, port=5000)
+    try:
+        html = unescape(make_client(app).get("/coverage").get_data(as_text=True))
+    finally:
+        app.extensions["tachikoma"].index_job.wait(30)
+    assert 'data-balance="3"' in html and f"{stats.coverage(root)['balance']['text']}." in html
+    link = re.search(r'<a href="(/tag\?[^"]*)">Tag the untagged notes…</a>', html).group(1)
+    assert all(part in link for part in ("kind=markdown", "untagged=1", "trust=owner", "confidence=high"))
+    form = make_client(app).get(link).get_data(as_text=True)  # the tag page, filled in, nothing written yet
+    assert re.search(r'name="untagged" value="1"\s+checked', form) or 'name="untagged" value="1" checked' in form
+
+
 def count_links(html: str) -> list[tuple[str, int]]:
     """(href, number shown) of every link from a coverage count to its list of files."""
     return [(unescape(href), int(n)) for href, n in

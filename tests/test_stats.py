@@ -90,7 +90,7 @@ def test_crafted_folder_counts(crafted):
 def test_keys_are_exactly_the_documented_shape(crafted):
     result = coverage(crafted)
     assert list(result) == ["files", "tagged", "partial", "untagged", "invalid", "percent", "by_kind",
-                            "by_folder", "trust", "confidence", "invalid_values", "evergreen", "problems"]
+                            "by_folder", "trust", "confidence", "invalid_values", "evergreen", "balance", "problems"]
 
 
 def test_evergreen_files_are_counted(tmp_path):
@@ -243,3 +243,43 @@ def test_stats_the_index_and_its_run_count_the_same_files(tmp_path, capsys):
     assert cli.main(["--memory", str(tmp_path), "stats"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("4 files:") and "4 files (and 1 .jsonl data file, not searched)" in out
+
+
+def notes_and_tagged_chats(root: Path) -> Path:
+    """3 untagged notes, 1 owner / high note and 2 transcripts tagged self / medium (`tachikoma tag`'s default)."""
+    for i in range(3):
+        put(root, f"notes/n{i}.md", f"# Note {i}\n\nbody\n")
+    put(root, "notes/owner.md", "---\ntrust: owner\nconfidence: high\n---\nbody\n")
+    for i in range(2):
+        put(root, f"2026-03/s{i}.jsonl", TURN)
+    put(root, TAG_FILE, "".join(f"2026-03/s{i}.jsonl:\n  trust: self\n  confidence: medium\n" for i in range(2)))
+    return root
+
+
+def test_untagged_notes_beside_heavier_tags_are_named(tmp_path):
+    root = notes_and_tagged_chats(tmp_path / "memory")
+    balance = coverage(root)["balance"]
+    assert {k: v for k, v in balance.items() if k != "text"} == {
+        "notes": 4, "untagged_notes": 3, "untagged_weight": 0.42, "heavier_files": 3, "heavier_weight": 0.81,
+        "heavier_kinds": {"markdown": 1, "transcript": 2}}
+    assert balance["text"] == ("3 of 4 notes are untagged and weigh 0.42 (trust × confidence) against 0.81 to 1.00 "
+                               "for 1 note and 2 transcripts: those outrank an untagged note unless it matches "
+                               "1.9 times as well")
+    line = next(x for x in stats.format_text(stats.report(root)).splitlines() if x.startswith("weights: "))
+    assert line.endswith("--trust owner --confidence high --dry-run` shows which) or set [ranking.trust] missing "
+                         "and [ranking.confidence] missing (docs/ranking.md)")
+
+
+def test_no_balance_note_when_the_notes_are_tagged_or_weigh_as_much(tmp_path):
+    root = notes_and_tagged_chats(tmp_path / "memory")
+    for i in range(2):  # 3 of 4 notes tagged: most are
+        put(root, f"notes/n{i}.md", "---\ntrust: owner\nconfidence: high\n---\nbody\n")
+    assert coverage(root)["balance"] is None
+    plain = tmp_path / "plain"  # nothing tagged: everything weighs the same
+    put(plain, "a.md", "body\n")
+    put(plain, "2026-03/s.jsonl", TURN)
+    assert coverage(plain)["balance"] is None
+    weighed = notes_and_tagged_chats(tmp_path / "weighed")  # untagged weighs as an owner's: nothing heavier
+    put(weighed, "tachikoma.toml", "[ranking.trust]\nmissing = 1.0\n[ranking.confidence]\nmissing = 1.0\n")
+    assert coverage(weighed)["balance"] is None
+    assert "weights:" not in stats.format_text(stats.report(weighed))
