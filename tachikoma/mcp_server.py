@@ -477,7 +477,8 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
                 f"{plural(len(report.get('problems', [])), 'problem')}. Index: {fresh.get('state')}, updated "
                 f"{fresh.get('last_indexed_at') or 'never'}, {plural(fresh.get('changed_since') or 0, 'file')} changed since, "
                 f"{'watching' if fresh.get('watching') else 'not watching'} the folder."
-                + (f" Re-indexing failed: {fresh['watch_error']}" if fresh.get("watch_error") else ""))
+                + (f" Re-indexing failed: {fresh['watch_error']}" if fresh.get("watch_error") else "")
+                + (f" Weights: {report['balance']['text']}." if report.get("balance") else ""))
         return result(text, report)
 
     if not read_only:

@@ -383,3 +383,18 @@ def test_a_commit_that_failed_is_said_in_the_text_too(mem, monkeypatch):
     assert not error and data["commit"] is None and "HEAD moved" in data["commit_error"]
     assert "not committed: git commit failed: HEAD moved" in text
     assert not tag_error and "HEAD moved" in tag_data["commit_error"] and "Not committed: " in tag_text
+
+
+def test_stats_says_what_untagged_notes_beside_tagged_chats_do_to_ranking(tmp_path):
+    from test_stats import notes_and_tagged_chats
+
+    root = notes_and_tagged_chats(tmp_path / "notes")
+    (root / "tachikoma.toml").write_text('[embedder]\nname = "hash"\n')
+
+    async def scenario():
+        async with Client(server(root, "--no-watch")) as client:
+            return await call(client, "stats", {})
+
+    error, text, report = run(scenario)
+    assert not error and report["balance"]["untagged_notes"] == 3
+    assert text.endswith(f" Weights: {report['balance']['text']}.")
