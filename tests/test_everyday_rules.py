@@ -221,6 +221,24 @@ def test_words_that_say_what_is_asked_are_no_keywords(query, keywords):
     assert query_terms(query, skip=STOPWORDS) == keywords
 
 
+@pytest.mark.parametrize("query, keywords", [
+    ("What did each interviewee agree to?", ["interviewee", "agree"]),
+    ("List every trip Elena has been on", ["List", "trip", "Elena"]),
+    ("Whose birthdays fall between May and June?", ["birthdays", "fall", "May", "June"]),
+])
+def test_determiners_and_whose_are_function_words(query, keywords):
+    assert query_terms(query, skip=STOPWORDS) == keywords
+
+
+def test_each_is_no_missing_word_for_no_good_match(tmp_path):
+    # "each", in no note of a memory, weighed as much as the question's subject and refused the answer
+    root = tmp_path / "mem"
+    put(root, "people/interviews.md", "Interviewee consent: Marta agreed to be named; Jonas to be quoted only.\n")
+    put_unrelated(root)
+    answer = decide(root, "What did each interviewee say?")
+    assert not answer["no_good_match"] and answer["results"][0]["path"] == "people/interviews.md"
+
+
 def test_a_reporting_verb_is_no_missing_word_for_no_good_match(tmp_path):
     # "What does Okonjo argue?" asks for her argument: the note about it never says "argue", and that
     # verb, found nowhere in the memory, weighed most of the question's words ("no good match" before).
