@@ -292,11 +292,11 @@ class Config:
         return self.embedder, f"[embedder] name in {self.path or 'tachikoma.toml'}"
 
 
-def settings_or_defaults(root: Path) -> Config:
-    """`load_config(root)`, or the defaults when the settings file cannot be read: for reports
+def settings_or_defaults(root: Path, path: str | os.PathLike | None = None) -> Config:
+    """`load_config(root, path)`, or the defaults when the settings file cannot be read: for reports
     (freshness, stats) that must not fail on a bad file an index run would name."""
     try:
-        return load_config(root)
+        return load_config(root, path)
     except TachikomaError:
         return Config()
 

@@ -189,7 +189,7 @@ class MemoryTools:
                 "passages": [{"lines": [a, b], "text": text} for a, b, text in passages]}
 
     def stats(self) -> dict:
-        report = stats.report(self.root)
+        report = stats.report(self.root, self.config_path)
         report["index"].update(self.watching())
         return report
 

@@ -12,6 +12,7 @@ written last.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -38,7 +39,8 @@ def _finish(bucket: dict) -> dict:
     return bucket
 
 
-def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None = None) -> dict:
+def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None = None,
+             config: str | os.PathLike | None = None) -> dict:
     """Counts of tagged / partial / untagged / invalid files, overall and by kind and folder.
 
     Shape::
@@ -59,7 +61,9 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
     transcript (a data file: not indexed, not tagged) is a problem and is not counted;
     an empty one (a session about to start) is counted, untagged, and is no problem. Raises
     TagFileError when the tag file is malformed. `on_file(path, kind,
-    folder, tags)` is called for every file counted (see `files`).
+    folder, tags)` is called for every file counted (see `files`). `config`: the settings file
+    searches read (`--config`; default: the memory's tachikoma.toml), whose weights "balance" and
+    globs "evergreen" are counted with.
     """
     root = Path(root).resolve()
     problems: list[dict] = []
@@ -75,7 +79,7 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
         path, _, reason = message.partition(": ")
         problems.append({"path": path, "reason": reason or message, "kind": _walk_kind(reason)})
 
-    settings = settings_or_defaults(root)  # a broken settings file is reported by search and index
+    settings = settings_or_defaults(root, config)  # a broken settings file is reported by search and index
     total = _bucket()
     by_kind = {kind: _bucket() for kind in KINDS}
     by_folder: dict[str, dict] = {}
@@ -216,10 +220,10 @@ def files(root: Path, status: str | None = None, kind: str | None = None, folder
     return sorted(found, key=lambda f: f["path"])
 
 
-def report(root: Path) -> dict:
+def report(root: Path, config: str | os.PathLike | None = None) -> dict:
     """`coverage` plus how fresh the index is, and the files it could not index (under
-    "problems"): what `tachikoma stats --json` prints."""
-    result = coverage(root)
+    "problems"): what `tachikoma stats --json` prints. `config`: as `coverage`'s."""
+    result = coverage(root, config=config)
     result["index"] = freshness(root)
     result["problems"] += not_indexed(Path(root).resolve())
     result["problems"] += transcript_problems(Path(root).resolve())

@@ -170,7 +170,7 @@ def memory_image(rel: str):
 def coverage():
     report, error, status = None, None, 200
     try:
-        report = stats.report(dash().root)
+        report = stats.report(dash().root, dash().config_path)
     except TachikomaError as exc:
         error, status = counting_failure(exc)
     return page("coverage.html", "partials/coverage.html", status=status, report=report, error=error,
@@ -194,7 +194,7 @@ def coverage_files():
 @bp.get("/api/stats")
 def api_stats():
     try:
-        return json_response(stats.report(dash().root))
+        return json_response(stats.report(dash().root, dash().config_path))
     except TachikomaError as exc:
         problem, status = counting_failure(exc)
         return json_error(problem["message"], status, file=problem["file"], line=problem["line"])

@@ -90,7 +90,7 @@ def cmd_stats(args) -> int:
     from .. import stats
 
     root = common.root(args)
-    report = stats.report(root)
+    report = stats.report(root, args.config)
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
     else:
