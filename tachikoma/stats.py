@@ -180,9 +180,10 @@ def weight_balance(weighed: list[tuple[str, str, float]], untagged: float) -> di
     kinds = {kind: sum(k == kind for k, _ in heavier) for kind in KINDS if any(k == kind for k, _ in heavier)}
     listed = " and ".join(plural(n, "note" if kind == MARKDOWN else kind) for kind, n in kinds.items())
     span = f"{least:.2f}" if most == least else f"{least:.2f} to {most:.2f}"
+    those = "those outrank" if len(heavier) > 1 else f"that {'note' if MARKDOWN in kinds else next(iter(kinds))} outranks"
     text = (f"{bare} of {plural(len(notes), 'note')} {'is' if bare == 1 else 'are'} untagged and "
             f"weigh{'s' if bare == 1 else ''} {untagged:.2f} (trust × confidence) against {span} for {listed}: "
-            f"those outrank an untagged note unless it matches {least / untagged:.1f} times as well")
+            f"{those} an untagged note unless it matches {least / untagged:.1f} times as well")
     return {"notes": len(notes), "untagged_notes": bare, "untagged_weight": round(untagged, 4),
             "heavier_files": len(heavier), "heavier_weight": round(least, 4), "heavier_kinds": kinds, "text": text}
 

@@ -9,8 +9,9 @@ from flask.testing import FlaskClient
 
 from tachikoma import cli, stats
 from tachikoma.mcp_server import MemoryTools
+from tachikoma.memory import TAG_FILE
 from tachikoma_dashboard.app import create_app
-from test_stats import notes_and_tagged_chats
+from test_stats import TURN, notes_and_tagged_chats, put
 
 #: Settings under which an untagged file weighs as much as an owner's: nothing outranks an untagged note.
 EVEN = "[ranking.trust]\nmissing = 1.0\n[ranking.confidence]\nmissing = 1.0\n"
@@ -53,3 +54,17 @@ def test_the_dashboard_and_mcp_weigh_with_their_settings_file(tmp_path):
     finally:
         tools.live.close()
 
+
+def test_one_heavier_file_is_named_in_the_singular(tmp_path):
+    # "… against 0.81 for 1 transcript: those outrank an untagged note …": one transcript is not "those".
+    root = tmp_path / "memory"
+    put(root, "a.md", "# A\n\nbody\n")
+    put(root, "2026-03/s.jsonl", TURN)
+    put(root, TAG_FILE, "2026-03/s.jsonl:\n  trust: self\n  confidence: medium\n")
+    text = stats.coverage(root)["balance"]["text"]
+    assert text == ("1 of 1 note is untagged and weighs 0.42 (trust × confidence) against 0.81 for 1 transcript: "
+                    "that transcript outranks an untagged note unless it matches 1.9 times as well")
+    put(root, "b.md", "---\ntrust: owner\nconfidence: high\n---\nbody\n")
+    put(root, "c.md", "body\n")
+    two = stats.coverage(root)["balance"]["text"]  # 1 note and 1 transcript: two files, "those"
+    assert "for 1 note and 1 transcript: those outrank an untagged note" in two
