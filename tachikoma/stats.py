@@ -179,13 +179,18 @@ def weight_balance(weighed: list[tuple[str, str, float]], untagged: float) -> di
     least, most = min(weight for _, weight in heavier), max(weight for _, weight in heavier)
     kinds = {kind: sum(k == kind for k, _ in heavier) for kind in KINDS if any(k == kind for k, _ in heavier)}
     listed = " and ".join(plural(n, "note" if kind == MARKDOWN else kind) for kind, n in kinds.items())
-    span = f"{least:.2f}" if most == least else f"{least:.2f} to {most:.2f}"
+    span = _shown(least) if most == least else f"{_shown(least)} to {_shown(most)}"
     those = "those outrank" if len(heavier) > 1 else f"that {'note' if MARKDOWN in kinds else next(iter(kinds))} outranks"
     text = (f"{bare} of {plural(len(notes), 'note')} {'is' if bare == 1 else 'are'} untagged and "
-            f"weigh{'s' if bare == 1 else ''} {untagged:.2f} (trust × confidence) against {span} for {listed}: "
+            f"weigh{'s' if bare == 1 else ''} {_shown(untagged)} (trust × confidence) against {span} for {listed}: "
             f"{those} an untagged note unless it matches {least / untagged:.1f} times as well")
     return {"notes": len(notes), "untagged_notes": bare, "untagged_weight": round(untagged, 4),
             "heavier_files": len(heavier), "heavier_weight": round(least, 4), "heavier_kinds": kinds, "text": text}
+
+
+def _shown(weight: float) -> str:
+    """A weight to 2 decimals, or to 2 significant digits when 2 decimals would show a nonzero one as 0.00."""
+    return f"{weight:.2f}" if weight >= 0.005 or weight == 0 else f"{weight:.2g}"
 
 
 def _walk_kind(reason: str) -> str:

@@ -68,3 +68,14 @@ def test_one_heavier_file_is_named_in_the_singular(tmp_path):
     put(root, "c.md", "body\n")
     two = stats.coverage(root)["balance"]["text"]  # 1 note and 1 transcript: two files, "those"
     assert "for 1 note and 1 transcript: those outrank an untagged note" in two
+
+
+def test_a_tiny_untagged_weight_is_not_shown_as_zero(tmp_path):
+    # [ranking.trust] missing = 0.05 and [ranking.confidence] missing = 0.05 (bury untagged notes): they weigh
+    # 0.0025, shown as "0.00" beside "unless it matches 400.0 times as well".
+    root = notes_and_tagged_chats(tmp_path / "memory")
+    put(root, "tachikoma.toml", "[ranking.trust]\nmissing = 0.05\n[ranking.confidence]\nmissing = 0.05\n")
+    balance = stats.coverage(root)["balance"]
+    assert balance["untagged_weight"] == 0.0025
+    assert "untagged and weigh 0.0025 (trust × confidence) against 0.81 to 1.00" in balance["text"]
+    assert "unless it matches 324.0 times as well" in balance["text"]
