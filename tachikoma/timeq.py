@@ -16,12 +16,14 @@ languages at the end):
   years ago`` (N a number or a word: a, one .. twelve, a couple of, a few),
   ``in the past|last N days|weeks|months``, ``since <any of these>`` (up to as_of),
   ``recently`` / ``lately`` (the last `RECENT_DAYS`);
+* spans: ``between March 1 and March 10``, ``from October to December`` (one window; a first time named
+  without a year is its latest occurrence before the second: "between August and November 2023");
 * other languages (issue 29): German, French, Spanish, Portuguese, Italian, Dutch, Japanese, Chinese and
   Korean "last/this week|weekend|month|year" ("letzte Woche", "la semana pasada", "vorige week", "先週",
   "上个月", "지난주"), days ("gestern", "ayer", "ontem", "昨日", "어제"), months after a preposition ("im
   Oktober", "en octubre", "em outubro", "seit März"), "N units ago" ("vor 3 Tagen", "hace un mes", "há 3
   dias", "3 giorni fa", "drie dagen geleden", "3日前", "三天前", "3일 전") and CJK and Korean dates
-  ("2025年10月", "10月3日", "10월 3일"): `FOREIGN_*`.
+  ("2025年10月", "10月3日", "10월 3일"): the tables of `time_words`.
 
 A month or day without a year in a question about what is coming ("what's planned for January", "which
 deliveries are we waiting for in December", "Wer kommt im Dezember?", "12月の予定は？") is its next
@@ -50,6 +52,8 @@ from datetime import date, datetime, time, timedelta
 import numpy as np
 
 from .tense import ahead as _ahead
+from .time_words import (FOREIGN_DAYS, FOREIGN_MONTH_LEADS, FOREIGN_MONTHS, FOREIGN_NUMBERS, FOREIGN_THIS_LAST,
+                         FOREIGN_UNIT_OF, IN_MONTHS, ITALIAN_LEADS, ITALIAN_MONTHS)
 
 DAY = 86400.0
 #: "recently", "lately": this many days up to as_of.
@@ -86,7 +90,7 @@ PATTERNS = [
     ("day_month", re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(" + _MONTH_WORD + r")\b\.?(?:,?\s+(\d{4})\b)?",
                              re.I)),
     ("month_year", re.compile(r"\b(" + _MONTH_WORD + r")\.?,?\s+(\d{4})\b", re.I)),
-    ("month", re.compile(r"\b(?:(" + _PREPOSITIONS + r"|early|mid|late|last|this|next|and|or|to)\s+)?(" + _MONTH_WORD
+    ("month", re.compile(r"\b(?:(" + _PREPOSITIONS + r"|between|early|mid|late|last|this|next|and|or|to)\s+)?(" + _MONTH_WORD
                          + r")\b", re.I)),
     ("year", re.compile(r"\b(" + _PREPOSITIONS + r"|the\s+year)\s+(\d{4})" + _NOT_NUMBER_AFTER, re.I)),
     ("weekday_ago", re.compile(r"\b(?:the\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\s+("
@@ -102,7 +106,7 @@ PATTERNS = [
                            r"saturday|sunday)\b", re.I)),
     ("recent", re.compile(r"\b(recently|lately|of\s+late|these\s+days)\b", re.I)),
     # Other languages (issue 29): German, French, Spanish, Portuguese, Italian, Dutch, Japanese, Chinese and
-    # Korean, read as their English counterparts (`FOREIGN_*` below).
+    # Korean, read as their English counterparts (the tables of `time_words`).
     ("foreign_ago", None),
     ("foreign_this_last", None),
     ("foreign_day", None),
@@ -132,111 +136,6 @@ IMPOSSIBLE = object()
 AHEAD = object()
 _DATE_KINDS = ("iso", "month_day", "day_month", "month_year", "cjk_ymd")
 
-#: Other languages' "this/last week|weekend|month|year": (this or last, the unit).
-FOREIGN_THIS_LAST = {
-    # German
-    "letzte woche": ("last", "week"), "vorige woche": ("last", "week"), "vergangene woche": ("last", "week"),
-    "diese woche": ("this", "week"), "letzten monat": ("last", "month"), "vorigen monat": ("last", "month"),
-    "vergangenen monat": ("last", "month"), "diesen monat": ("this", "month"), "letztes jahr": ("last", "year"),
-    "voriges jahr": ("last", "year"), "vergangenes jahr": ("last", "year"), "dieses jahr": ("this", "year"),
-    "letztes wochenende": ("last", "weekend"), "dieses wochenende": ("this", "weekend"),
-    # French
-    "la semaine dernière": ("last", "week"), "la semaine passée": ("last", "week"), "cette semaine": ("this", "week"),
-    "le mois dernier": ("last", "month"), "ce mois-ci": ("this", "month"), "l'année dernière": ("last", "year"),
-    "l'an dernier": ("last", "year"), "cette année": ("this", "year"), "le week-end dernier": ("last", "weekend"),
-    "ce week-end": ("this", "weekend"),
-    # Spanish
-    "la semana pasada": ("last", "week"), "esta semana": ("this", "week"), "el mes pasado": ("last", "month"),
-    "este mes": ("this", "month"), "el año pasado": ("last", "year"), "este año": ("this", "year"),
-    "el fin de semana pasado": ("last", "weekend"), "este fin de semana": ("this", "weekend"),
-    # Japanese
-    "先週末": ("last", "weekend"), "今週末": ("this", "weekend"), "先週": ("last", "week"), "今週": ("this", "week"),
-    "先月": ("last", "month"), "今月": ("this", "month"), "去年": ("last", "year"), "昨年": ("last", "year"),
-    "今年": ("this", "year"),
-    # Portuguese
-    "semana passada": ("last", "week"), "nesta semana": ("this", "week"),  # "esta semana": Spanish
-    "mês passado": ("last", "month"), "este mês": ("this", "month"), "neste mês": ("this", "month"),
-    "ano passado": ("last", "year"), "este ano": ("this", "year"), "neste ano": ("this", "year"),
-    "fim de semana passado": ("last", "weekend"), "este fim de semana": ("this", "weekend"),
-    "neste fim de semana": ("this", "weekend"),
-    # Italian
-    "settimana scorsa": ("last", "week"), "scorsa settimana": ("last", "week"), "questa settimana": ("this", "week"),
-    "mese scorso": ("last", "month"), "scorso mese": ("last", "month"), "questo mese": ("this", "month"),
-    "anno scorso": ("last", "year"), "scorso anno": ("last", "year"), "quest'anno": ("this", "year"),
-    "fine settimana scorso": ("last", "weekend"), "scorso fine settimana": ("last", "weekend"),
-    "questo fine settimana": ("this", "weekend"),
-    # Dutch
-    "vorige week": ("last", "week"), "afgelopen week": ("last", "week"), "deze week": ("this", "week"),
-    "vorige maand": ("last", "month"), "afgelopen maand": ("last", "month"), "deze maand": ("this", "month"),
-    "vorig jaar": ("last", "year"), "afgelopen jaar": ("last", "year"), "dit jaar": ("this", "year"),
-    "vorig weekend": ("last", "weekend"), "afgelopen weekend": ("last", "weekend"), "dit weekend": ("this", "weekend"),
-    # Korean
-    "지난 주말": ("last", "weekend"), "이번 주말": ("this", "weekend"), "지난주말": ("last", "weekend"),
-    "이번주말": ("this", "weekend"), "지난주": ("last", "week"), "지난 주": ("last", "week"), "이번 주": ("this", "week"),
-    "이번주": ("this", "week"), "지난달": ("last", "month"), "지난 달": ("last", "month"), "이번 달": ("this", "month"),
-    "이번달": ("this", "month"), "작년": ("last", "year"), "지난해": ("last", "year"), "올해": ("this", "year"),
-    # Chinese (去年 and 今年 as in Japanese)
-    "上周末": ("last", "weekend"), "上周": ("last", "week"), "上週": ("last", "week"), "上个星期": ("last", "week"),
-    "上星期": ("last", "week"), "这周": ("this", "week"), "這週": ("this", "week"), "本周": ("this", "week"),
-    "这个星期": ("this", "week"), "上个月": ("last", "month"), "上個月": ("last", "month"), "这个月": ("this", "month"),
-    "這個月": ("this", "month"), "本月": ("this", "month"),
-}
-#: Other languages' days: how many days back. (French "hier" is left out: in German it is "here".)
-FOREIGN_DAYS = {"heute": 0, "gestern": 1, "vorgestern": 2, "aujourd'hui": 0, "avant-hier": 2, "hoy": 0, "ayer": 1,
-                "anteayer": 2, "antes de ayer": 2, "hoje": 0, "ontem": 1, "anteontem": 2, "oggi": 0, "ieri": 1,
-                "l'altro ieri": 2, "altroieri": 2, "vandaag": 0, "gisteren": 1, "eergisteren": 2,
-                "今日": 0, "昨日": 1, "一昨日": 2, "今天": 0, "昨天": 1, "前天": 2, "오늘": 0, "어제": 1, "그저께": 2, "그제": 2}
-#: German, French, Spanish, Portuguese, Italian and Dutch month names (Korean's are numbers: `cjk_md`).
-FOREIGN_MONTHS = {
-    "januar": 1, "jänner": 1, "februar": 2, "märz": 3, "maerz": 3, "mai": 5, "juni": 6, "juli": 7, "oktober": 10,
-    "dezember": 12, "janvier": 1, "février": 2, "fevrier": 2, "mars": 3, "avril": 4, "juin": 6, "juillet": 7,
-    "août": 8, "aout": 8, "septembre": 9, "octobre": 10, "novembre": 11, "décembre": 12, "decembre": 12,
-    "enero": 1, "febrero": 2, "marzo": 3, "abril": 4, "mayo": 5, "junio": 6, "julio": 7, "agosto": 8,
-    "septiembre": 9, "setiembre": 9, "octubre": 10, "noviembre": 11, "diciembre": 12,
-    "april": 4, "august": 8, "september": 9, "november": 11,
-    "janeiro": 1, "fevereiro": 2, "março": 3, "maio": 5, "junho": 6, "julho": 7, "setembro": 9, "outubro": 10,
-    "novembro": 11, "dezembro": 12, "gennaio": 1, "febbraio": 2, "aprile": 4, "maggio": 5, "giugno": 6,
-    "luglio": 7, "settembre": 9, "ottobre": 10, "dicembre": 12, "januari": 1, "februari": 2, "maart": 3,
-    "mei": 5, "augustus": 8, "december": 12,
-}
-#: The words before a month that make it one ("im Oktober", "en octubre", "depuis mars"); "since" words
-#: read from the month's start up to as_of.
-FOREIGN_MONTH_LEADS = {"im": "", "in": "", "seit": "since", "en": "", "depuis": "since", "desde": "since",
-                       "au mois de": "", "en el mes de": "", "el mes de": "", "em": "", "no mês de": "",
-                       "a": "", "da": "since", "sinds": "since"}
-#: Italian's leads take Italian months only ("a maggio", "da marzo"): before another language's month they
-#: are English ("a Mars rover", "order a mai tai", "a Mayo Clinic visit") or slang.
-ITALIAN_LEADS = frozenset({"a", "da"})
-#: "in" leads a German or Dutch month ("in Mai", "in maart"); before another language's month it is English:
-#: "in Mayo Clinic", "in Julio's team" (a Spanish month only follows "en"; French "en"; Portuguese "em").
-IN_MONTHS = frozenset({"januar", "jänner", "februar", "märz", "maerz", "mai", "juni", "juli", "oktober", "dezember",
-                       "april", "august", "september", "november", "januari", "februari", "maart", "mei", "augustus",
-                       "december"})
-ITALIAN_MONTHS = frozenset({"gennaio", "febbraio", "marzo", "aprile", "maggio", "giugno", "luglio", "agosto",
-                            "settembre", "ottobre", "novembre", "dicembre"})
-FOREIGN_NUMBERS = {"ein": 1, "eine": 1, "einem": 1, "einer": 1, "zwei": 2, "drei": 3, "vier": 4, "fünf": 5,
-                   "sechs": 6, "sieben": 7, "acht": 8, "neun": 9, "zehn": 10, "un": 1, "une": 1, "deux": 2,
-                   "trois": 3, "quatre": 4, "cinq": 5, "six": 6, "sept": 7, "huit": 8, "neuf": 9, "dix": 10,
-                   "uno": 1, "una": 1, "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7,
-                   "ocho": 8, "nueve": 9, "diez": 10, "um": 1, "dois": 2, "duas": 2, "três": 3, "quatro": 4,
-                   "sete": 7, "oito": 8, "nove": 9, "dez": 10, "due": 2, "tre": 3, "quattro": 4, "cinque": 5,
-                   "sei": 6, "sette": 7, "otto": 8, "dieci": 10, "een": 1, "één": 1, "twee": 2, "drie": 3,
-                   "vijf": 5, "zes": 6, "zeven": 7, "negen": 9, "tien": 10, "한": 1, "두": 2, "세": 3, "네": 4,
-                   "一": 1, "二": 2, "两": 2, "兩": 2, "三": 3, "四": 4,
-                   "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
-FOREIGN_UNITS = {
-    "day": ("tag", "tage", "tagen", "jour", "jours", "día", "días", "dia", "dias", "giorno", "giorni", "dag", "dagen",
-            "日", "天", "일"),
-    "week": ("woche", "wochen", "semaine", "semaines", "semana", "semanas", "settimana", "settimane", "week",
-             "weken", "週間", "週", "周", "星期", "个星期", "주", "주일"),
-    "month": ("monat", "monate", "monaten", "mois", "mes", "meses", "mês", "mese", "mesi", "maand", "maanden",
-              "ヶ月", "か月", "カ月", "ヵ月", "个月", "個月", "개월", "달"),
-    "year": ("jahr", "jahre", "jahren", "an", "ans", "année", "années", "año", "años", "ano", "anos", "anno", "anni",
-             "jaar", "jaren", "年", "년"),
-}
-_FOREIGN_UNIT = {word: unit for unit, words in FOREIGN_UNITS.items() for word in words}
-
-
 def _alternatives(words) -> str:
     """A regex alternation of `words` (longest first; spaces match any run of spaces)."""
     return "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(words, key=len, reverse=True))
@@ -254,7 +153,7 @@ def _words(words) -> re.Pattern:
 
 
 _FOREIGN_NUMBER = r"(\d{1,3}|" + _alternatives(n for n in FOREIGN_NUMBERS if _latin(n)) + ")"
-_LATIN_UNITS = [w for w in _FOREIGN_UNIT if _latin(w)]
+_LATIN_UNITS = [w for w in FOREIGN_UNIT_OF if _latin(w)]
 #: Korean "ago": 전 as a word of its own, alone or with a particle ("3일 전", "3일 전에", "2주 전쯤"), not
 #: the first syllable of another word ("5일 전화": the call on the 5th, "1년 전체": the whole year).
 _KOREAN_AGO = r"전(?![\uac00-\ud7a3])|전(?=에|엔|부터|까지|쯤|의|인|만|도|이었|이야)"
@@ -263,7 +162,7 @@ _FOREIGN_PATTERNS = {
         r"\b(?:vor|il\s+y\s+a|hace|há)\s+" + _FOREIGN_NUMBER + r"\s+(" + _alternatives(_LATIN_UNITS) + r")\b"
         + r"|\b" + _FOREIGN_NUMBER + r"\s+(" + _alternatives(_LATIN_UNITS) + r")\s+(?:fa|geleden)\b"
         + r"|(\d{1,3}|[一二两兩三四五六七八九十]|[한두세네](?=\s*[달주]))\s*("
-        + _alternatives(w for w in _FOREIGN_UNIT if not _latin(w)) + r")\s*(?:前|" + _KOREAN_AGO + ")", re.IGNORECASE),
+        + _alternatives(w for w in FOREIGN_UNIT_OF if not _latin(w)) + r")\s*(?:前|" + _KOREAN_AGO + ")", re.IGNORECASE),
     "foreign_this_last": _words(FOREIGN_THIS_LAST),
     "foreign_day": _words(FOREIGN_DAYS),
     # A month word with an English possessive is a name ("in Mei's office", "in Julio's house").
@@ -408,7 +307,68 @@ def read_spans(query: str, as_of: datetime) -> list[tuple[int, int, "Window"]]:
             if window is not None:
                 taken[start:m.end()] = True
                 found.append((start, m.end(), window))
-    return sorted(found, key=lambda f: f[0])
+    return _ranges(query, sorted(found, key=lambda f: f[0]), tz)
+
+
+#: "between <a time> and <a time>", "from <a time> to <a time>": one window, the first's start to the second's end.
+_RANGE_OPEN = re.compile(r"\b(?:between|from)\s+(?:the\s+)?$", re.I)
+_RANGE_OPEN_WORD = re.compile(r"^(?:between|from)\s", re.I)  # a month's own lead ("from October")
+_RANGE_JOIN = re.compile(r"^\s*(?:and|to|until|till|through|-|–|—)\s*$", re.I)
+_RANGE_JOIN_WORD = re.compile(r"^(?:and|to|until|till|through)\s", re.I)  # a month's own lead ("to December")
+
+
+_YEAR = re.compile(r"\d{4}")
+
+
+def _years_before(window: Window, before: Window, tz) -> Window:
+    """`window` (a month or days named without a year) moved back whole years, to the latest such time
+    that starts before `before`; `window` itself when none does."""
+    first = datetime.fromtimestamp(window.start, tz).date()
+    last = datetime.fromtimestamp(window.end - 1, tz).date()
+    for back in range(1, first.year - datetime.fromtimestamp(before.start, tz).year + 2):
+        try:
+            moved = _days(_year_earlier(first, back), _year_earlier(last, back), tz, window.phrase)
+        except ValueError:
+            return window
+        if moved.start < before.start:
+            return replace(moved, relative=window.relative)
+    return window
+
+
+def _year_earlier(day: date, years: int) -> date:
+    """`day` `years` years earlier; 29 February becomes the 28th in a year without one."""
+    try:
+        return day.replace(year=day.year - years)
+    except ValueError:
+        return day.replace(year=day.year - years, day=28)
+
+
+def _ranges(query: str, found: list[tuple[int, int, Window]], tz) -> list[tuple[int, int, Window]]:
+    """`found` with each two windows said as one span ("between March 1 and March 10", "from October to
+    December") made one, from the first's first day to the second's last; not when the second comes first
+    (the latest December before the latest October) or either counts from or up to another time."""
+    out: list[tuple[int, int, Window]] = []
+    for start, end, window in found:
+        if out:
+            first_start, first_end, first = out[-1]
+            gap, said = query[first_end:start], query[start:end]
+            joined = _RANGE_JOIN.match(gap) or (not gap.strip() and _RANGE_JOIN_WORD.match(said))
+            opened = _RANGE_OPEN.search(query[max(0, first_start - _SINCE_REACH):first_start])
+            leads = (first.phrase.lower().startswith(("since", "before", "after"))
+                     or window.phrase.lower().startswith(("since", "before", "after")))
+            if joined and (opened or _RANGE_OPEN_WORD.match(query[first_start:first_end])) and not leads \
+                    and first.start >= window.start and not _YEAR.search(first.phrase):
+                first = _years_before(first, window, tz)  # "between August and November 2023": August 2023
+            if joined and (opened or _RANGE_OPEN_WORD.match(query[first_start:first_end])) and not leads \
+                    and first.start < window.start and first.end <= window.end:
+                begin = first_start - len(opened.group(0)) if opened else first_start
+                days = (datetime.fromtimestamp(first.start, tz).date(), datetime.fromtimestamp(window.end - 1, tz).date())
+                merged = replace(_days(*days, tz, " ".join(query[begin:end].split())),
+                                 relative=first.relative or window.relative)
+                out[-1] = (begin, end, merged)
+                continue
+        out.append((start, end, window))
+    return out
 
 
 #: "before <a time>": from this far back (the start of the window) up to it.
@@ -513,7 +473,7 @@ def _resolve_foreign(kind: str, m: re.Match, today: date, tz, phrase: str, ahead
     if kind == "foreign_ago":
         number, unit = next((m.group(i), m.group(i + 1)) for i in (1, 3, 5) if m.group(i))
         n = int(number) if number.isdigit() else FOREIGN_NUMBERS[number.lower()]
-        return _ago(n, _FOREIGN_UNIT[unit.lower()], today, tz, phrase)
+        return _ago(n, FOREIGN_UNIT_OF[unit.lower()], today, tz, phrase)
     if kind == "foreign_this_last":
         which, unit = FOREIGN_THIS_LAST[" ".join(m.group(1).lower().split())]
         return _this_last(which, unit, today, tz, phrase)

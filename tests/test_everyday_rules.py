@@ -210,6 +210,17 @@ def test_a_date_alone_is_a_question_about_a_time_alone(tmp_path):
     assert answer["results"][0]["path"] == "memory/2026-03-22.md"
 
 
+def test_a_span_between_two_dates_is_a_question_about_that_time(tmp_path):
+    # "between March 1 and March 10" read two single days, so the note of the 5th was in neither
+    root = tmp_path / "mem"
+    for day, text in (("2026-02-27", "Quiet day."), ("2026-03-05", "Dentist at nine, then groceries."),
+                      ("2026-03-14", "Quiet day too.")):
+        put(root, f"memory/{day}.md", text + "\n")
+    answer = decide(root, "What happened between March 1 and March 10?")
+    assert answer["match"]["answered_by"] == "time" and answer["time"][0]["label"] == "2026-03-01..2026-03-10"
+    assert answer["results"][0]["path"] == "memory/2026-03-05.md"
+
+
 @pytest.mark.parametrize("query, keywords", [
     ("What does Okonjo argue?", ["Okonjo"]),
     ("How did the chat suggest structuring the book?", ["chat", "structuring", "book"]),

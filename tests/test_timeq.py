@@ -123,6 +123,28 @@ def test_a_month_after_its_own_languages_in_is_still_read(query, label):
     assert [found for _, found in labels(query)] == [label]
 
 
+@pytest.mark.parametrize("query, phrase, label", [
+    ("What happened between March 1 and March 10?", "between March 1 and March 10", "2026-03-01..2026-03-10"),
+    ("what did we do from March 1 to March 10", "from March 1 to March 10", "2026-03-01..2026-03-10"),
+    ("between 2026-03-01 and 2026-03-10", "between 2026-03-01 and 2026-03-10", "2026-03-01..2026-03-10"),
+    ("Whose birthdays fall between January and February?", "between January and February", "2026-01-01..2026-02-28"),
+    # the first time named without a year is the latest one before the second: not the one after it
+    ("did we meet between August and November 2023?", "between August and November 2023", "2023-08-01..2023-11-30"),
+    ("Where was John between August 11 and August 15 2023?", "between August 11 and August 15 2023",
+     "2023-08-11..2023-08-15"),
+    ("between Dec 30 and Jan 3", "between Dec 30 and Jan 3", "2025-12-30..2026-01-03"),
+    ("from October to December", "from October to December", "2025-10-01..2025-12-31"),
+])
+def test_a_span_between_two_times_is_one_window(query, phrase, label):
+    assert labels(query) == [(phrase, label)]
+
+
+def test_two_times_not_said_as_a_span_stay_two():
+    assert labels("what happened in January and February?") == [("in January", "2026-01"), ("and February", "2026-02")]
+    assert labels("from 2027-01-01 to 2026-01-01") == [("2027-01-01", "2027-01-01"), ("2026-01-01", "2026-01-01")]
+    assert labels("since January and until February")[0] == ("since January", "2026-01-01..2026-03-25")
+
+
 def test_days_are_the_askers_days():
     """As of 02:00 on the 25th in Tokyo it is still the 24th in UTC: "yesterday" is Tokyo's 24th."""
     tokyo = timezone(timedelta(hours=9))
