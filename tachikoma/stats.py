@@ -230,9 +230,9 @@ def report(root: Path, config: str | os.PathLike | None = None) -> dict:
     """`coverage` plus how fresh the index is, and the files it could not index (under
     "problems"): what `tachikoma stats --json` prints. `config`: as `coverage`'s."""
     result = coverage(root, config=config)
-    result["index"] = freshness(root)
-    result["problems"] += not_indexed(Path(root).resolve())
-    result["problems"] += transcript_problems(Path(root).resolve())
+    result["index"] = freshness(root, config)
+    result["problems"] += not_indexed(Path(root).resolve(), config)
+    result["problems"] += transcript_problems(Path(root).resolve(), config)
     return result
 
 

@@ -173,6 +173,34 @@ def test_stats_and_cli_search_with_store_option(memory, url):
     assert not (memory / ".cache" / "index.db").exists()
 
 
+def test_stats_reads_the_store_of_the_settings_file_given_with_config(memory, url, tmp_path):
+    # a team's settings file outside the memory names the shared store: `stats --config` reported the memory's
+    # own (absent) SQLite index, "none yet", because it read only the memory's tachikoma.toml
+    team = tmp_path / "team.toml"
+    team.write_text(f'[store]\nurl = "{url}"\n[embedder]\nname = "hash"\n')
+    env = {k: v for k, v in os.environ.items() if k != STORE_ENV}
+    run = lambda *a: subprocess.run([sys.executable, "-m", "tachikoma", "--config", str(team), *a,  # noqa: E731
+                                     "--memory", str(memory)], capture_output=True, text=True, env=env, timeout=300)
+    done = run("index", "--json")
+    assert done.returncode == 0, done.stderr
+    stats = run("stats", "--json")
+    assert stats.returncode == 0, stats.stderr
+    index = json.loads(stats.stdout)["index"]
+    with Location(memory, url, memory.name).open(readonly=True) as store:
+        assert index["state"] == "complete" and index["chunks"] == store.counts()[1] > 0
+    assert not (memory / ".cache" / "index.db").exists()
+    assert "index: none yet" in subprocess.run([sys.executable, "-m", "tachikoma", "stats", "--memory", str(memory)],
+                                               capture_output=True, text=True, env=env, timeout=300).stdout
+    from tachikoma_dashboard.app import create_app  # the dashboard's Index panel reads that store too
+
+    app = create_app(memory=memory, config=str(team), port=5000, watch=False)
+    try:
+        panel = app.test_client().get("/reindex/panel", base_url="http://127.0.0.1:5000").get_data(as_text=True)
+    finally:
+        app.extensions["tachikoma"].index_job.wait(30)
+    assert "Last updated" in panel and "<code>hash:" in panel
+
+
 def test_two_memories_in_one_database(tmp_path, store_env):
     notes, ops = example_and_runbook(tmp_path)
     alone = Searcher(notes)

@@ -30,19 +30,21 @@ def held(store: IndexStore) -> tuple[int, int, int]:
     return rows - data_files, chunks, data_files
 
 
-def freshness(root: Path) -> dict:
+def freshness(root: Path, config=None) -> dict:
     """The state of the index, when it was last updated and how many files changed since.
 
     Never raises for a bad index file: "state" is "none" (no index yet; the
     other values None or 0), "complete", "incomplete" (a run is under way or
     was interrupted: "note" says to finish it), "damaged" or "unreadable"
-    ("error" and "note" hold the one-line reason).
+    ("error" and "note" hold the one-line reason). `config`: the settings file given with ``--config``
+    (default: the memory's own), which says where the index lives and how files are read.
     """
     empty = {"state": "none", "last_indexed_at": None, "last_complete_at": None, "changed_since": None,
              "files": 0, "chunks": 0, "data_files": 0, "embedder": None, "note": None, "embedded": None,
              "other_languages": None}
     try:
-        location = locate(root)
+        settings = settings_or_defaults(root, config)
+        location = locate(root, settings)
         if not location.exists():
             return empty
         with location.open(readonly=True) as store:
@@ -61,7 +63,7 @@ def freshness(root: Path) -> dict:
                         "run `tachikoma index` to finish it")
                 if embedded["full"] < embedded["chunks"]:
                     note = f"{humanize.vectors_text(embedded)}; {note}"
-            elif files and built_with and chunking_for(built_with[0], settings_or_defaults(root)) not in (
+            elif files and built_with and chunking_for(built_with[0], settings) not in (
                     None, store.get_meta("chunking")):
                 note = ("the index was chunked by an older tachikoma: run `tachikoma index` to chunk every "
                         "file again (unchanged text keeps its vectors)")
@@ -71,7 +73,7 @@ def freshness(root: Path) -> dict:
             return {
                 "state": "complete" if complete else "incomplete",
                 "last_indexed_at": iso(store, stamp), "last_complete_at": iso(store, finished),
-                "changed_since": pending_changes(root, store, settings_or_defaults(root).max_file_bytes),
+                "changed_since": pending_changes(root, store, settings.max_file_bytes),
                 "files": files, "chunks": chunks, "data_files": data_files,
                 "embedder": built_with[0] if built_with else None,
                 "note": note, "embedded": embedded, "other_languages": other_languages(store),
@@ -90,11 +92,11 @@ def other_languages(store) -> dict | None:
     return {"embedder": read_by, "chunks": dict(sorted(counts.items(), key=lambda kv: -kv[1]))} if counts else None
 
 
-def _indexed_files(root: Path) -> list:
+def _indexed_files(root: Path, config=None) -> list:
     """The index's file rows, sorted by path; [] when there is no readable index (freshness
     reports a damaged or unreadable one)."""
     try:
-        location = locate(root)
+        location = locate(root, settings_or_defaults(root, config))
         if not location.exists():
             return []
         with location.open(readonly=True) as store:
@@ -104,13 +106,13 @@ def _indexed_files(root: Path) -> list:
     return sorted(rows.values(), key=lambda r: r.path)
 
 
-def transcript_problems(root: Path) -> list[dict]:
+def transcript_problems(root: Path, config=None) -> list[dict]:
     """What the last run found wrong inside transcripts: ``{"path", "reason", "kind"}`` with kind
     "no-turns", "unknown-lines", "bad-lines", or what was left out on purpose, "heartbeats" and
     "checkpoint-copy" (see `transcripts.problem_kind`). Only an index run
     reads whole transcripts; "not-a-transcript" is found by `stats.coverage` from the first lines."""
     found = []
-    for row in _indexed_files(root):
+    for row in _indexed_files(root, config):
         for warning in row.warnings if row.kind == TRANSCRIPT else []:
             kind = transcripts.problem_kind(warning)
             if kind is not None and kind != "not-a-transcript":
@@ -120,13 +122,13 @@ def transcript_problems(root: Path) -> list[dict]:
     return found
 
 
-def not_indexed(root: Path) -> list[dict]:
+def not_indexed(root: Path, config=None) -> list[dict]:
     """Files the index holds no content of, and why: ``{"path", "reason", "kind"}`` with kind
     "too-large" (over ``[index] max_file_bytes``), "read-failed" (vanished or an I/O error: the
     next run reads it again), "binary" or "not-utf8" (UTF-16/32 text). Empty when there is no
     readable index."""
     found = []
-    for row in _indexed_files(root):
+    for row in _indexed_files(root, config):
         reason = row.warnings[0] if row.warnings else "not read"
         if not row.sha256:
             kind = "too-large" if "-byte limit" in reason else "read-failed"
