@@ -24,7 +24,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from .config import load_config
+from .config import load_config, settings_or_defaults
 from .errors import NoIndexYet
 from .resident import Host
 from .search.pool import Searchers, memory_key, search_as_asked, warm_after_run
@@ -108,7 +108,7 @@ class LiveMemory:
 
     def has_index(self) -> bool:
         """Whether there is an index (an SQLite file; on PostgreSQL, this memory in the database)."""
-        location = locate(self.root)
+        location = locate(self.root, settings_or_defaults(self.root, self.config_path))
         if location.url is None:
             return location.file.is_file()
         return location.name in self.searchers.catalog(location.url).memory_names()

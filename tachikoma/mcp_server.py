@@ -30,7 +30,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
 from . import __version__, memory, notes, stats, turn_view
-from .config import load_config
+from .config import load_config, settings_or_defaults
 from .errors import TachikomaError
 from .humanize import answer_notes, no_match_reason, plural, printable, tool_match_text
 from .live import LiveMemory
@@ -143,6 +143,10 @@ class MemoryTools:
     def config(self):
         return self.live.config()
 
+    def settings(self):
+        """The settings, or the defaults when they cannot be read (`config.settings_or_defaults`)."""
+        return settings_or_defaults(self.root, self.config_path)
+
     @property
     def watcher(self):
         return self.live.watcher
@@ -177,7 +181,7 @@ class MemoryTools:
 
     def read_indexed(self, memory: str, path: str, lines: str | None) -> dict:
         """Another memory's file as the shared index holds it: its passages (those over `lines`, if given)."""
-        passages = indexed_passages(self.root, self.searchers, memory, path)
+        passages = indexed_passages(self.root, self.searchers, memory, path, self.settings())
         if passages is None:
             raise TachikomaError(f"no file {path!r} in the index of a memory named {memory!r}: read takes a path "
                                  "and memory from a search's results")
@@ -232,7 +236,7 @@ class MemoryTools:
             wanted.add(real)
         plan = planning.plan(self.root, values, model.Selector(paths=frozenset(wanted)), overwrite=True)
         applied = applying.apply(self.root, plan, commit=True, note=AGENT_NOTE, by=by) if plan.changes else None
-        if applied is not None and locate(self.root).exists():
+        if applied is not None and locate(self.root, self.settings()).exists():
             self.reindexer.index()
         changes = applied.changes if applied else []
         skipped = [{"path": p, "reason": r} for p, r in plan.skipped + (applied.skipped if applied else [])]

@@ -129,7 +129,7 @@ def file_page(rel: str):
 def indexed_file_page(name: str, rel: str):
     """Another memory's file as the shared store's index holds it, passage by passage: a result of a
     search over several memories links here, since this dashboard serves only its own folder."""
-    found = indexed_file(dash().root, dash().searchers, name, rel)
+    found = indexed_file(dash().root, dash().searchers, name, rel, config=dash().settings())
     if found is None:
         abort(404)
     passages, tags = found

@@ -194,10 +194,13 @@ def test_stats_reads_the_store_of_the_settings_file_given_with_config(memory, ur
     from tachikoma_dashboard.app import create_app  # the dashboard's Index panel reads that store too
 
     app = create_app(memory=memory, config=str(team), port=5000, watch=False)
+    state = app.extensions["tachikoma"]
     try:
         panel = app.test_client().get("/reindex/panel", base_url="http://127.0.0.1:5000").get_data(as_text=True)
+        # ... and so do the search page's memories to search together and the index's state
+        assert state.has_index() and state.memory_names() == [memory.name] and state.memory_name() == memory.name
     finally:
-        app.extensions["tachikoma"].index_job.wait(30)
+        state.index_job.wait(30)
     assert "Last updated" in panel and "<code>hash:" in panel
 
 

@@ -239,19 +239,20 @@ def warm_after_run(searchers: Searchers, root, settings: Callable) -> None:
         pass
 
 
-def indexed_passages(root, searchers: Searchers, name: str, rel: str) -> list[tuple[int, int, str]] | None:
+def indexed_passages(root, searchers: Searchers, name: str, rel: str, config=None) -> list[tuple[int, int, str]] | None:
     """What the shared store's index holds of the file `rel` of the memory `name` (first line, last line
     and text of each chunk): how a face shows a result of another memory, whose folder it does not serve.
-    None: not on a shared store, no memory of that name, or no such file in its index."""
-    found = indexed_file(root, searchers, name, rel, tags=False)
+    None: not on a shared store, no memory of that name, or no such file in its index. `config`: the settings
+    (`locate`'s; None: the memory's own)."""
+    found = indexed_file(root, searchers, name, rel, tags=False, config=config)
     return found[0] if found else None
 
 
 def indexed_file(root, searchers: Searchers, name: str, rel: str,
-                 tags: bool = True) -> tuple[list[tuple[int, int, str]], dict[str, str]] | None:
+                 tags: bool = True, config=None) -> tuple[list[tuple[int, int, str]], dict[str, str]] | None:
     """`indexed_passages` and the file's tags as that index holds them ({"trust", "confidence", "source",
     "evergreen"}: those set), or None."""
-    here = locate(root)
+    here = locate(root, config)
     if here.url is None:
         return None
     known = searchers.catalog(here.url).memory_names()

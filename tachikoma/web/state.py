@@ -10,6 +10,7 @@ import sqlite3
 import threading
 from pathlib import Path
 
+from tachikoma.config import settings_or_defaults
 from tachikoma.errors import TachikomaError
 from tachikoma.live import LiveMemory
 from tachikoma.resident import Host
@@ -75,7 +76,7 @@ class Dashboard:
         """When the last index run completed, and whether the last run completed; cheap to read (on
         PostgreSQL over the connection kept open for it)."""
         try:
-            location = locate(self.root)
+            location = self.location()
             if location.url is not None:
                 meta = self.searchers.catalog(location.url).meta(location.name, ["last_complete_at", "run_complete"])
                 return (str(meta.get("last_complete_at")), str(meta.get("run_complete"))) if meta else ("none", "")
@@ -114,12 +115,21 @@ class Dashboard:
     def memory_names(self) -> list[str]:
         """The memories of the shared store this memory's index is in (none on SQLite): what the
         search page offers to search together."""
-        location = locate(self.root)
+        location = self.location()
         return [] if location.url is None else sorted(self.searchers.catalog(location.url).memory_names())
 
     def memory_name(self) -> str | None:
         """This memory's name in its shared store (None on SQLite)."""
-        return locate(self.root).name
+        return self.location().name
+
+    def settings(self):
+        """The settings it was started with (``--config`` or the memory's own), or the defaults when they
+        cannot be read (`config.settings_or_defaults`)."""
+        return settings_or_defaults(self.root, self.config_path)
+
+    def location(self):
+        """Where this memory's index lives, by its settings."""
+        return locate(self.root, self.settings())
 
     def close(self) -> None:
         """Stop answering and watching, and close every searcher and connection (when the server stops)."""
