@@ -24,6 +24,7 @@ from .memory import TAG_FILE, walk
 from .frontmatter import read_front_matter
 from .humanize import other_languages_text, plural, when
 from .indexer.status import freshness, not_indexed, transcript_problems
+from .search.ranking import tag_weights
 from .tags import CONFIDENCE_VALUES, STATUSES, TAG_KEYS, TRUST_VALUES, Tags
 
 
@@ -88,7 +89,7 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
     invalid_values: list[dict] = []
     evergreen = {"files": 0, "marked": 0, "by_config": 0}
     globs = settings.ranking.evergreen
-    weighed: list[tuple[str, str, float]] = []  # (kind, status, trust × confidence weight) of every file
+    tagged: list[tuple[str, str, str | None, str | None]] = []  # (kind, status, trust, confidence) of every file
 
     for item in walk(root, warn=walk_warning):
         marked = False
@@ -133,8 +134,7 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
             bucket[status] += 1
         trust[tags.trust or "missing"] += 1
         confidence[tags.confidence or "missing"] += 1
-        weighed.append((item.kind, status, _weight(settings.ranking.trust, tags.trust)
-                        * _weight(settings.ranking.confidence, tags.confidence)))
+        tagged.append((item.kind, status, tags.trust, tags.confidence))
         for key, value in sorted(tags.invalid.items()):
             invalid_values.append({"path": item.path, "key": key, "value": value})
 
@@ -145,15 +145,14 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
     result["confidence"] = confidence
     result["invalid_values"] = invalid_values
     result["evergreen"] = evergreen
-    result["balance"] = weight_balance(weighed, _weight(settings.ranking.trust, None)
-                                       * _weight(settings.ranking.confidence, None))
+    # Weighed as a search weighs them (`search.ranking.tag_weights`: not set or invalid → "missing").
+    trust_w = tag_weights([t for _, _, t, _ in tagged], settings.ranking.trust)
+    confidence_w = tag_weights([c for _, _, _, c in tagged], settings.ranking.confidence)
+    result["balance"] = weight_balance([(kind, status, float(w)) for (kind, status, _, _), w
+                                        in zip(tagged, trust_w * confidence_w)],
+                                       settings.ranking.trust["missing"] * settings.ranking.confidence["missing"])
     result["problems"] = problems
     return result
-
-
-def _weight(table: dict[str, float], value: str | None) -> float:
-    """A tag value's ranking weight (`[ranking.trust]`, `[ranking.confidence]`; not set or invalid: "missing")."""
-    return table.get(value, table["missing"]) if value else table["missing"]
 
 
 #: A memory's notes weigh too little beside its other files (`weight_balance`) when at least this share of
