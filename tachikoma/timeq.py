@@ -354,13 +354,11 @@ def _ranges(query: str, found: list[tuple[int, int, Window]], tz) -> list[tuple[
             gap, said = query[first_end:start], query[start:end]
             joined = _RANGE_JOIN.match(gap) or (not gap.strip() and _RANGE_JOIN_WORD.match(said))
             opened = _RANGE_OPEN.search(query[max(0, first_start - _SINCE_REACH):first_start])
-            leads = (first.phrase.lower().startswith(("since", "before", "after"))
-                     or window.phrase.lower().startswith(("since", "before", "after")))
-            if joined and (opened or _RANGE_OPEN_WORD.match(query[first_start:first_end])) and not leads \
-                    and first.start >= window.start and not _YEAR.search(first.phrase):
+            leads = any(w.phrase.lower().startswith(("since", "before", "after")) for w in (first, window))
+            span = joined and (opened or _RANGE_OPEN_WORD.match(query[first_start:first_end])) and not leads
+            if span and first.start >= window.start and not _YEAR.search(first.phrase):
                 first = _years_before(first, window, tz)  # "between August and November 2023": August 2023
-            if joined and (opened or _RANGE_OPEN_WORD.match(query[first_start:first_end])) and not leads \
-                    and first.start < window.start and first.end <= window.end:
+            if span and first.start < window.start and first.end <= window.end:
                 begin = first_start - len(opened.group(0)) if opened else first_start
                 days = (datetime.fromtimestamp(first.start, tz).date(), datetime.fromtimestamp(window.end - 1, tz).date())
                 merged = replace(_days(*days, tz, " ".join(query[begin:end].split())),
