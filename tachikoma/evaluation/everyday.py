@@ -328,9 +328,9 @@ INTERVAL_KEYS = ("top1", "top5", "no_good_match_answerable", "no_good_match_offt
 def bootstrap(rows: list[dict], n: int = BOOTSTRAP, seed: int = 27) -> dict[str, list[float] | None]:
     """A percentile bootstrap 95% interval for each overall figure, resampling the questions it is over."""
     rng = np.random.default_rng(seed)
-    columns = {"top1": [r["top1"] for r in rows if _found(r)],
-               "top5": [r["top5"] for r in rows if _found(r)],
-               "no_good_match_answerable": [r["no_good_match"] for r in rows if _found(r)],
+    found = [r for r in rows if _found(r)]
+    columns = {"top1": [r["top1"] for r in found], "top5": [r["top5"] for r in found],
+               "no_good_match_answerable": [r["no_good_match"] for r in found],
                "no_good_match_offtopic": [r["no_good_match"] for r in rows if r["kind"] == "offtopic"],
                "no_good_match_nonsense": [r["no_good_match"] for r in rows if r["kind"] == "nonsense"]}
     out: dict[str, list[float] | None] = {}
