@@ -62,6 +62,11 @@ class LiveMemory:
     def config(self):
         return load_config(self.root, self.config_path)
 
+    def settings(self):
+        """`config`, or the defaults when the settings cannot be read (`config.settings_or_defaults`): for
+        what must answer anyway, such as where the index lives."""
+        return settings_or_defaults(self.root, self.config_path)
+
     # ------------------------------------------------------------------ the watcher and its runs
 
     def watch(self, on_change: Callable[[set[str]], None] | None = None, catch_up: bool = True,
@@ -108,7 +113,7 @@ class LiveMemory:
 
     def has_index(self) -> bool:
         """Whether there is an index (an SQLite file; on PostgreSQL, this memory in the database)."""
-        location = locate(self.root, settings_or_defaults(self.root, self.config_path))
+        location = locate(self.root, self.settings())
         if location.url is None:
             return location.file.is_file()
         return location.name in self.searchers.catalog(location.url).memory_names()

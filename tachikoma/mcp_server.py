@@ -30,7 +30,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
 from . import __version__, memory, notes, stats, turn_view
-from .config import load_config, settings_or_defaults
+from .config import load_config
 from .errors import TachikomaError
 from .humanize import answer_notes, no_match_reason, plural, printable, tool_match_text
 from .live import LiveMemory
@@ -144,8 +144,7 @@ class MemoryTools:
         return self.live.config()
 
     def settings(self):
-        """The settings, or the defaults when they cannot be read (`config.settings_or_defaults`)."""
-        return settings_or_defaults(self.root, self.config_path)
+        return self.live.settings()
 
     @property
     def watcher(self):

@@ -10,7 +10,6 @@ import sqlite3
 import threading
 from pathlib import Path
 
-from tachikoma.config import settings_or_defaults
 from tachikoma.errors import TachikomaError
 from tachikoma.live import LiveMemory
 from tachikoma.resident import Host
@@ -123,9 +122,7 @@ class Dashboard:
         return self.location().name
 
     def settings(self):
-        """The settings it was started with (``--config`` or the memory's own), or the defaults when they
-        cannot be read (`config.settings_or_defaults`)."""
-        return settings_or_defaults(self.root, self.config_path)
+        return self.live.settings()
 
     def location(self):
         """Where this memory's index lives, by its settings."""
