@@ -148,7 +148,7 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
     # Weighed as a search weighs them (`search.ranking.tag_weights`: not set or invalid → "missing").
     trust_w = tag_weights([t for _, _, t, _ in tagged], settings.ranking.trust)
     confidence_w = tag_weights([c for _, _, _, c in tagged], settings.ranking.confidence)
-    result["balance"] = weight_balance([(kind, status, float(w)) for (kind, status, _, _), w
+    result["balance"] = weight_balance([(kind, t is None and c is None, float(w)) for (kind, _, t, c), w
                                         in zip(tagged, trust_w * confidence_w)],
                                        settings.ranking.trust["missing"] * settings.ranking.confidence["missing"])
     result["problems"] = problems
@@ -164,15 +164,17 @@ BALANCE_ADVICE = ("tag your notes (`tachikoma tag --kind markdown --untagged --t
                   "shows which) or set [ranking.trust] missing and [ranking.confidence] missing (docs/ranking.md)")
 
 
-def weight_balance(weighed: list[tuple[str, str, float]], untagged: float) -> dict | None:
+def weight_balance(weighed: list[tuple[str, bool, float]], untagged: float) -> dict | None:
     """When most notes are untagged while other files carry heavier tags, what that does to ranking: a
     tagged file outranks an untagged note that matches less than `heavier_weight / untagged_weight` times
     as well (on the everyday memories, the commonest reason the note that answers is not first,
-    docs/ranking.md). `weighed`: (kind, status, weight) of every file; `untagged`: an untagged file's
-    weight. None when the notes are mostly tagged, or nothing weighs much more than they do."""
-    notes = [status for kind, status, _ in weighed if kind == MARKDOWN]
-    bare = sum(status == "untagged" for status in notes)
-    heavier = [(kind, weight) for kind, status, weight in weighed if weight >= HEAVIER * untagged]
+    docs/ranking.md). `weighed`: (kind, untagged, weight) of every file, untagged as a search weighs it:
+    neither a valid trust nor a valid confidence (a note with only a source, or with misspelt values, weighs
+    as one with no tags); `untagged`: such a file's weight. None when the notes are mostly tagged, or
+    nothing weighs much more than they do."""
+    notes = [bare for kind, bare, _ in weighed if kind == MARKDOWN]
+    bare = sum(notes)
+    heavier = [(kind, weight) for kind, _, weight in weighed if weight >= HEAVIER * untagged]
     if not notes or bare < UNTAGGED_NOTES_SHARE * len(notes) or not heavier or untagged <= 0:
         return None
     least, most = min(weight for _, weight in heavier), max(weight for _, weight in heavier)

@@ -283,3 +283,13 @@ def test_no_balance_note_when_the_notes_are_tagged_or_weigh_as_much(tmp_path):
     put(weighed, "tachikoma.toml", "[ranking.trust]\nmissing = 1.0\n[ranking.confidence]\nmissing = 1.0\n")
     assert coverage(weighed)["balance"] is None
     assert "weights:" not in stats.format_text(stats.report(weighed))
+
+
+def test_notes_with_only_a_source_or_misspelt_tags_weigh_as_untagged_in_the_balance(tmp_path):
+    root = notes_and_tagged_chats(tmp_path / "memory")
+    put(root, "notes/n0.md", "---\nsource: a call with Anna\n---\nbody\n")  # was untagged: still weighs 0.42
+    put(root, "notes/n1.md", "---\ntrust: owenr\nconfidence: hihg\n---\nbody\n")
+    put(root, "notes/n2.md", "---\ntrust: owner\n---\nbody\n")  # half tagged: weighs 1.0 × 0.7, not untagged
+    balance = coverage(root)["balance"]
+    assert (balance["notes"], balance["untagged_notes"]) == (4, 2)
+    assert balance["text"].startswith("2 of 4 notes are untagged and weigh 0.42")
