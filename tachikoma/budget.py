@@ -24,7 +24,9 @@ How the passages are chosen (`select`):
 5. **Within the budget.** Passages are counted as an agent receives them (heading line and text,
    `tokens.count`); one that does not fit is cut to the room left when that is at least
    `MIN_PIECE` tokens, else skipped for smaller ones after it. At least one passage always comes
-   back: the best result, cut to the budget when it alone is larger. A passage's line range is
+   back: the best result, cut to the budget when it alone is larger, as long as `FIRST_PIECE` tokens
+   of its text fit beside its source line; a smaller budget gets none, and ``needed`` says how many
+   tokens would give one (the faces refuse it: `recall.within_budget`). A passage's line range is
    that of the text it kept: a cut that leaves out the turn before the match, or the first lines
    of a note's paragraph, leaves their lines out of the range too.
 """
@@ -45,6 +47,11 @@ PASSAGE_MAX = 250
 DUPLICATE = 0.8
 #: A passage is cut to the room left in the budget only when at least this many tokens are left.
 MIN_PIECE = 40
+#: The first passage, cut to the budget, keeps at least this many tokens of text; a smaller budget is
+#: refused (`select`'s ``needed``) rather than answered with a source line and no evidence.
+FIRST_PIECE = MIN_PIECE // 2
+#: The question as a block's first line quotes it, at most this many characters.
+QUOTED_QUERY = 100
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
@@ -265,8 +272,9 @@ def select(results: list[dict], units: list[list[Unit]], terms: list[str], budge
            falloff: float = FALLOFF, passage_share: float = PASSAGE_SHARE, reserve: int = 0) -> dict:
     """The passages of `results` (ranked, best first; `units[i]` the units of `results[i]`) for a
     budget of `budget` tokens. Returns ``{"budget_tokens", "used_tokens", "passages": [Passage],
-    "left_out": {"below_falloff", "overlap", "duplicate", "over_budget"}}``; `reserve` tokens of the
-    budget are kept for a heading (`agent_text`'s first line) and counted as used."""
+    "left_out": {"below_falloff", "overlap", "duplicate", "over_budget"}}``, and ``"needed"`` (the budget
+    that would hold the first passage) when this one cannot; `reserve` tokens of the budget are kept for a
+    heading (`agent_text`'s first line) and counted as used."""
     if budget < 1:
         raise ValueError(f"a token budget must be at least 1, not {budget}")
     terms = [t.lower() for t in terms if t]
@@ -323,6 +331,10 @@ def select(results: list[dict], units: list[list[Unit]], terms: list[str], budge
         room = budget - used
         if cost > room:
             frame = cost - tokens.count(text) + 2
+            if not chosen and room - frame < FIRST_PIECE:  # no room for the evidence itself: say what would do
+                out["needed"] = max(used, reserve) + frame + MIN_PIECE
+                left_out["over_budget"] += len(results) - rank + 1
+                break
             if not chosen or room - frame >= MIN_PIECE:
                 cut = _cut_units(picked, terms, max(1, room - frame))
                 if cut:  # the lines are those of the text kept, not of the text cut off
@@ -355,8 +367,17 @@ def quoted(text: str) -> str:
     return "\n".join(f"> {line}" if line else ">" for line in text.strip().splitlines())
 
 
+def short_query(query: str) -> str:
+    """The question as the block quotes it: its first `QUOTED_QUERY` characters, cut at a word, "…" after."""
+    query = " ".join(query.split())
+    if len(query) <= QUOTED_QUERY:
+        return query
+    cut = query[:QUOTED_QUERY]
+    return (cut.rsplit(" ", 1)[0] if " " in cut[QUOTED_QUERY // 2:] else cut) + "…"
+
+
 def header(query: str, passages: int, used: int, budget: int) -> str:
-    return (f'Memory evidence for "{query}" ({passages} passage{"s" * (passages != 1)}, '
+    return (f'Memory evidence for "{short_query(query)}" ({passages} passage{"s" * (passages != 1)}, '
             f"{used} of {budget} tokens):")
 
 
@@ -370,7 +391,7 @@ def agent_text(query: str, selection: dict, preamble: str = "") -> str:
     came from and how far to trust it ("(untrusted source; verify)"); `preamble` is its first line."""
     passages = selection["passages"]
     if not passages:
-        return f'No memory matches "{query}".'
+        return f'No memory matches "{short_query(query)}".'
     blocks = [preamble] * bool(preamble)
     blocks += [header(query, len(passages), selection["used_tokens"], selection["budget_tokens"]) + "\n"]
     blocks += [p.block(n) for n, p in enumerate(passages, 1)]

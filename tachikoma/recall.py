@@ -17,7 +17,7 @@ from pathlib import Path
 
 from . import budget, memory, tokens
 from .documents import TRANSCRIPT
-from .errors import TachikomaError
+from .errors import BadQuery, TachikomaError
 from .fences import FenceTracker
 from .humanize import answer_notes
 from .turn_view import read_for_agent, turn_body
@@ -87,7 +87,8 @@ def within_budget(answer: dict, budget_tokens: int, root: Path | Callable[[dict]
     `root`: the memory folder, or a function giving a result's folder (a shared store). Adds
     ``"budget": {"budget_tokens", "used_tokens", "left_out", "passages"}`` and ``"agent_text"`` (the
     block an agent can paste, `preamble` its first line, counted in the budget) and keeps the rest of
-    the answer (freshness, match, keywords). The answer's notes (`humanize.answer_notes`: words found
+    the answer (freshness, match, keywords). Raises BadQuery when the budget cannot hold one passage with
+    its source line and the block's first line (saying what would). The answer's notes (`humanize.answer_notes`: words found
     nowhere) follow the preamble, counted too, and are left out when the evidence would not fit beside them
     (a long question's many unknown words)."""
     results = answer.get("results") or []
@@ -102,8 +103,12 @@ def within_budget(answer: dict, budget_tokens: int, root: Path | Callable[[dict]
     notes = answer_notes(answer)
     first = "\n".join([preamble] * bool(preamble) + notes)
     chosen = select(first)
-    if notes and chosen["used_tokens"] > budget_tokens:  # the first passage ran over: no room for the notes
+    if notes and "needed" in chosen:  # no room for the first passage beside the notes: without them
         first, chosen = preamble, select(preamble)
+    if "needed" in chosen:
+        raise BadQuery(f"a budget of {budget_tokens} tokens cannot hold one passage of memory here: the "
+                       f"block's first line and the passage's source take {chosen['needed'] - budget.MIN_PIECE} "
+                       f"before any of its text; ask for at least {chosen['needed']}")
     passages = chosen["passages"]
     out = {k: v for k, v in answer.items() if k != "results"}
     out["budget"] = {**{k: v for k, v in chosen.items() if k != "passages"},

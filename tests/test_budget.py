@@ -93,6 +93,32 @@ def test_a_result_without_units_is_its_chunk():
     assert p.text == "The retry schedule moved." and p.lines == (5, 7)
 
 
+def test_a_budget_too_small_for_one_passage_gets_none_and_says_what_would_do():
+    """Before session 34 the best result came back cut to nothing ("……") with its source line, over budget
+    (39 of 10 tokens): an agent paid for a source and no evidence."""
+    long_turn = "assistant: " + FILLER * 5 + "The retry schedule lives in billing/retry.py. " + FILLER * 5
+    rs, units = [result("s.jsonl", (4, 4), 0.9)], [[Unit(4, 4, long_turn)]]
+    for size in range(1, 200):
+        out = budget.select(rs, units, ["retry"], size, reserve=12)
+        assert out["used_tokens"] <= size
+        if "needed" in out:
+            assert out["passages"] == [] and out["needed"] > size and out["left_out"]["over_budget"] == 1
+        else:
+            [p] = out["passages"]  # at least FIRST_PIECE tokens of room: the match itself, not just "……"
+            assert "The retry schedule" in p.text and tokens.count(p.text) > budget.FIRST_PIECE // 2
+    needed = budget.select(rs, units, ["retry"], 10, reserve=12)["needed"]
+    [p] = budget.select(rs, units, ["retry"], needed, reserve=12)["passages"]
+    assert "billing/retry.py" in p.text
+
+
+def test_the_block_quotes_a_long_question_shortened_at_a_word():
+    question = "why does the nightly export fail " + "with this stack trace frame " * 30
+    line = budget.header(question, 1, 10, 100)
+    assert line.startswith('Memory evidence for "why does the nightly export fail with this stack')
+    assert '…" (1 passage, 10 of 100 tokens):' in line and len(line) < 160
+    assert budget.header("short question", 2, 10, 100) == 'Memory evidence for "short question" (2 passages, 10 of 100 tokens):'
+
+
 def test_no_results_and_bad_budgets():
     assert budget.select([], [], ["x"], 100)["passages"] == []
     with pytest.raises(ValueError):

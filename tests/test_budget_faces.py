@@ -36,6 +36,12 @@ def test_the_command_line_prints_the_block_and_its_json_carries_the_passages(mem
     assert (first["path"], first["trust"], first["confidence"]) == ("rumours.md", "untrusted", "speculative")
     refused = tachikoma(memory, "search", QUERY, "--budget", "0")
     assert refused.returncode == 2 and "--budget" in refused.stderr
+    tiny = tachikoma(memory, "search", QUERY, "--budget", "15", "--min-score", "0", "--in-process")
+    assert tiny.returncode == 1 and tiny.stdout == ""
+    assert "a budget of 15 tokens cannot hold one passage of memory here" in tiny.stderr
+    enough = int(tiny.stderr.rsplit("ask for at least ", 1)[1])
+    fits = tachikoma(memory, "search", QUERY, "--budget", str(enough), "--min-score", "0", "--in-process")
+    assert fits.returncode == 0 and "\n1.\n> " in fits.stdout and tokens.count(fits.stdout) <= enough
 
 
 def test_the_json_api_takes_budget_tokens(memory):
@@ -48,6 +54,8 @@ def test_the_json_api_takes_budget_tokens(memory):
     assert "budget" not in plain and plain["results"]
     refused = client.get(f"/api/search?q={QUERY}&budget_tokens=lots")
     assert refused.status_code == 400 and "budget_tokens" in refused.get_json()["error"]
+    tiny = client.get(f"/api/search?q={QUERY}&min_score=0&budget_tokens=15")
+    assert tiny.status_code == 400 and "cannot hold one passage" in tiny.get_json()["error"]
 
 
 def test_mcp_search_with_a_budget_is_one_block_evidence_first_then_source_and_trust(git_memory):
@@ -61,9 +69,12 @@ def test_mcp_search_with_a_budget_is_one_block_evidence_first_then_source_and_tr
                                                      "budget_tokens": 400, "min_score": 0})
             rumour = await call(client, "search", {"query": QUERY, "budget_tokens": 400, "min_score": 0})
             too_small = await call(client, "search", {"query": QUERY, "budget_tokens": 0})
-            return budgeted, rumour, too_small
+            # the framing line alone takes about 60 tokens: 50 holds no passage beside it
+            no_room = await call(client, "search", {"query": QUERY, "budget_tokens": 50, "min_score": 0})
+            return budgeted, rumour, too_small, no_room
 
-    (error, text, data), (_, rumour_text, _), (refused, refusal, _) = run(scenario)
+    (error, text, data), (_, rumour_text, _), (refused, refusal, _), (no_room, why, _) = run(scenario)
+    assert no_room and "a budget of 50 tokens cannot hold one passage of memory here" in why
     assert not error
     block = text.split("\nindex updated")[0]  # the freshness line follows the block
     assert block.startswith("Passages are quoted from memory files")  # the framing line, counted in the budget

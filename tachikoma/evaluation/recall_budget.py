@@ -33,7 +33,7 @@ from .. import recall, tokens
 from ..budget import FALLOFF, words
 from ..config import Config
 from ..embedders import choose, offline_default
-from ..errors import TachikomaError
+from ..errors import BadQuery, TachikomaError
 from ..search.searcher import Searcher
 from . import longmemeval, metrics
 
@@ -128,7 +128,11 @@ def _ask(q, root: Path, labelled: dict[str, list[int]], embedder, config: Config
     for b in budgets:
         cells = {}
         for falloff in falloffs:
-            got = recall.within_budget(answer, b, root, falloff=falloff)
+            try:
+                got = recall.within_budget(answer, b, root, falloff=falloff)
+            except BadQuery:  # too small for one passage: the faces refuse it, so the agent gets nothing
+                cells[system_name(falloff)] = {"inside": 0, "tokens": 0, "passages": 0, "left_out": {}, "refused": True}
+                continue
             text = got["agent_text"]
             cells[system_name(falloff)] = {"inside": sum(inside(t, text) for t in gold), "tokens": tokens.count(text),
                                            "passages": len(got["budget"]["passages"]),
@@ -148,7 +152,8 @@ def _cell(rows: list[dict], b: str, name: str) -> dict:
     return {"turn_share": round(sum(c["inside"] for c in cells) / turns, 4) if turns else None,
             "question_share": round(sum(c["inside"] > 0 for c in cells) / len(rows), 4) if rows else None,
             "tokens_mean": round(sum(c["tokens"] for c in cells) / len(rows), 1) if rows else None,
-            "tokens_max": max((c["tokens"] for c in cells), default=None)}
+            "tokens_max": max((c["tokens"] for c in cells), default=None),
+            "refused": sum(bool(c.get("refused")) for c in cells)}
 
 
 def _interval(found: dict) -> list[float] | None:
@@ -213,8 +218,9 @@ def markdown(report: dict) -> str:
              "|---:|---|---:|---:|---:|---:|"]
     for b, systems in res.items():
         for name, cell in systems.items():
+            refused = f" ({cell['refused']} refused: too small for one passage)" if cell.get("refused") else ""
             lines.append(f"| {int(b):,} | {name} | {_ci(cell, 'turn_share')} | {_ci(cell, 'question_share')} | "
-                         f"{cell['tokens_mean']:.0f} | {cell['tokens_max']} |")
+                         f"{cell['tokens_mean']:.0f} | {cell['tokens_max']}{refused} |")
     first = next(iter(next(iter(res.values())).values()), {})
     if first.get("by_split"):
         halves = first["by_split"]
