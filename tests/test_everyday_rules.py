@@ -227,6 +227,12 @@ def test_a_span_between_two_dates_is_a_question_about_that_time(tmp_path):
     ("What did I work on last week?", ["last", "week"]),
     ("What is Dave working on?", ["Dave"]),
     ("How does the work schedule look?", ["work", "schedule", "look"]),  # "work" alone is a word asked about
+    ("What has Rafael done for us so far?", ["Rafael"]),  # "so far", "to date", …: up to now, as "now"
+    ("How many tops have I bought from H&M to date?", ["many", "tops", "bought", "H", "M"]),
+    ("Which bugs are fixed as yet, and which in the meantime?", ["bugs", "fixed"]),
+    ("Has Ada written up to now or until now?", ["Ada", "written"]),
+    ("How far is the drive to Leeds?", ["far", "drive", "Leeds"]),  # "far" alone is a word asked about
+    ("What's the date of the launch?", ["date", "launch"]),
 ])
 def test_words_that_say_what_is_asked_are_no_keywords(query, keywords):
     assert query_terms(query, skip=STOPWORDS) == keywords
@@ -248,6 +254,16 @@ def test_each_is_no_missing_word_for_no_good_match(tmp_path):
     put_unrelated(root)
     answer = decide(root, "What did each interviewee say?")
     assert not answer["no_good_match"] and answer["results"][0]["path"] == "people/interviews.md"
+
+
+def test_so_far_is_no_missing_word_for_no_good_match(tmp_path):
+    # "far", in no note, weighed most of "What has Rafael done for us so far?" (an everyday question) and
+    # refused the answer: "so far" says "up to now", as "now" does
+    root = tmp_path / "mem"
+    put(root, "people/rafael.md", "Rafael Ortiz, contractor since September: built the NATS consumers.\n")
+    put_unrelated(root)
+    answer = decide(root, "What has Rafael done for us so far?")
+    assert not answer["no_good_match"] and answer["results"][0]["path"] == "people/rafael.md"
 
 
 def test_a_reporting_verb_is_no_missing_word_for_no_good_match(tmp_path):

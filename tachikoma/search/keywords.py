@@ -70,9 +70,14 @@ GATHERING = re.compile(r"\bhow\s+many\b|\bin\s+total\b|\btotal\b|\ball\s+the\b",
 COUNTING = re.compile(GATHERING.pattern + r"|\bhow\s+much\b", re.I)
 
 
-#: "Work on" says only that something was done, as "do" does: "what did I work on last week" asks about
-#: a time alone, and a project note that says "work" is no better an answer than that week's notes.
-_DONE = re.compile(r"\bwork(?:s|ed|ing)?\s+on\b", re.I)
+#: Phrases that frame a question without naming what it is about, left out of the keyword query as the
+#: function words are. "Work on" says only that something was done, as "do" does: "what did I work on last
+#: week" asks about a time alone, and a project note that says "work" is no better an answer than that
+#: week's notes. "So far", "to date", "until now", "in the meantime" say "up to now", as "still" and "now"
+#: do: "What has Rafael done for us so far?" held "far", a word no note has, as most of its keyword weight
+#: and got "no good match".
+_FRAMING = re.compile(r"\bwork(?:s|ed|ing)?\s+on\b|\b(?:so|thus)\s+far\b|\bto\s+date\b"
+                      r"|\b(?:up\s+)?(?:to|until|till)\s+now\b|\bin\s+the\s+meantime\b|\bas\s+(?:of\s+)?yet\b", re.I)
 
 
 def query_terms(text: str, limit: int = MAX_KEYWORD_TERMS, skip: frozenset[str] = frozenset()) -> list[str]:
@@ -88,7 +93,7 @@ def query_terms(text: str, limit: int = MAX_KEYWORD_TERMS, skip: frozenset[str] 
     (`function_words.other_function_words`: "hat", "den", "beim").
     """
     if skip:  # a keyword query: "Ben's load test" looks for Ben, load and test, not for "s" (nor "work on")
-        text = _DONE.sub(" ", ENGLISH_CLITIC.sub("", text))
+        text = _FRAMING.sub(" ", ENGLISH_CLITIC.sub("", text))
     runs = _words(text)
     if skip:
         skip = skip | other_function_words(runs, skip)
