@@ -20,11 +20,13 @@ from . import dates, tagfile, transcripts
 from .config import settings_or_defaults
 from .globs import name_or_path_matches
 from .documents import KINDS, MARKDOWN
+from .errors import TachikomaError
 from .memory import TAG_FILE, walk
 from .frontmatter import read_front_matter
 from .humanize import other_languages_text, plural, when
 from .indexer.status import freshness, not_indexed, transcript_problems
 from .search.ranking import tag_weights
+from .store import locate
 from .tags import CONFIDENCE_VALUES, STATUSES, TAG_KEYS, TRUST_VALUES, Tags
 
 
@@ -145,12 +147,7 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
     result["confidence"] = confidence
     result["invalid_values"] = invalid_values
     result["evergreen"] = evergreen
-    # Weighed as a search weighs them (`search.ranking.tag_weights`: not set or invalid → "missing").
-    trust_w = tag_weights([t for _, _, t, _ in tagged], settings.ranking.trust)
-    confidence_w = tag_weights([c for _, _, _, c in tagged], settings.ranking.confidence)
-    result["balance"] = weight_balance([(kind, t is None and c is None, float(w)) for (kind, _, t, c), w
-                                        in zip(tagged, trust_w * confidence_w)],
-                                       settings.ranking.trust["missing"] * settings.ranking.confidence["missing"])
+    result["balance"] = tag_balance([(kind, t, c) for kind, _, t, c in tagged], settings)
     result["problems"] = problems
     return result
 
@@ -162,6 +159,28 @@ UNTAGGED_NOTES_SHARE, HEAVIER = 0.5, 1.5
 #: What `tachikoma stats` says to do about `weight_balance`'s finding (the dashboard links its tag page).
 BALANCE_ADVICE = ("tag your notes (`tachikoma tag --kind markdown --untagged --trust owner --confidence high --dry-run` "
                   "shows which) or set [ranking.trust] missing and [ranking.confidence] missing (docs/ranking.md)")
+
+
+def tag_balance(files: list[tuple[str, str | None, str | None]], settings) -> dict | None:
+    """`weight_balance` of `files`, (kind, trust, confidence) each (valid values, else None), weighed as a
+    search with `settings` weighs them (`search.ranking.tag_weights`: not set or invalid → "missing"). The
+    coverage counts and `tachikoma index` (from the index's rows, `index_balance`) both ask it."""
+    trust_w = tag_weights([t for _, t, _ in files], settings.ranking.trust)
+    confidence_w = tag_weights([c for _, _, c in files], settings.ranking.confidence)
+    return weight_balance([(kind, t is None and c is None, float(w)) for (kind, t, c), w
+                           in zip(files, trust_w * confidence_w)],
+                          settings.ranking.trust["missing"] * settings.ranking.confidence["missing"])
+
+
+def index_balance(root: Path, settings) -> dict | None:
+    """`tag_balance` of the files the index holds (their tags as it read them): what `tachikoma index` says
+    after a new index. None when there is no readable index."""
+    try:
+        with locate(root, settings).open(readonly=True) as store:
+            rows = store.files().values()
+    except TachikomaError:
+        return None
+    return tag_balance([(row.kind, row.trust, row.confidence) for row in rows], settings)
 
 
 def weight_balance(weighed: list[tuple[str, bool, float]], untagged: float) -> dict | None:

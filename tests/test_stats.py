@@ -1,4 +1,5 @@
 import builtins
+import json
 from pathlib import Path
 
 import pytest
@@ -293,3 +294,22 @@ def test_notes_with_only_a_source_or_misspelt_tags_weigh_as_untagged_in_the_bala
     balance = coverage(root)["balance"]
     assert (balance["notes"], balance["untagged_notes"]) == (4, 2)
     assert balance["text"].startswith("2 of 4 notes are untagged and weigh 0.42")
+
+
+def test_a_new_index_names_the_weight_balance_and_a_later_run_does_not(tmp_path, capsys):
+    from tachikoma.cli import main
+
+    root = notes_and_tagged_chats(tmp_path / "memory")
+    assert main(["--memory", str(root), "index", "--embedder", "hash"]) == 0
+    first = capsys.readouterr().out.splitlines()
+    assert first[0].startswith("embedder hash") and first[-1].startswith("weights: 3 of 4 notes are untagged")
+    assert first[-1].endswith(stats.BALANCE_ADVICE)
+    assert main(["--memory", str(root), "index"]) == 0  # nothing new: the summary line alone
+    assert "weights:" not in capsys.readouterr().out
+    again = notes_and_tagged_chats(tmp_path / "again")
+    assert main(["--memory", str(again), "index", "--embedder", "hash", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["balance"] == coverage(again)["balance"]  # the same counts
+    tagged = tmp_path / "tagged"
+    put(tagged, "a.md", "---\ntrust: owner\nconfidence: high\n---\nbody\n")
+    assert main(["--memory", str(tagged), "index", "--embedder", "hash", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["balance"] is None

@@ -14,6 +14,7 @@ from . import common
 
 
 def cmd_index(args) -> int:
+    from .. import stats
     from ..indexer import reporting, runner
 
     root = common.root(args)
@@ -29,12 +30,17 @@ def cmd_index(args) -> int:
                              warn=warn, detail=detail)
     finally:
         close()
+    # A new index says when its untagged notes weigh too little beside tagged files (`stats.tag_balance`):
+    # the commonest reason the note that answers is not first, worth knowing before the first search.
+    balance = stats.index_balance(root, config) if summary.embedder_reason else None
     if args.json:
-        print(json.dumps(summary.as_dict(), indent=2))
+        print(json.dumps({**summary.as_dict(), "balance": balance}, indent=2))
     else:
         if summary.embedder_reason:  # a new index: which embedder it took, and why
             print(f"embedder {summary.embedder}: {summary.embedder_reason}")
         print(summary.line())
+        if balance:
+            print(f"weights: {balance['text']}; {stats.BALANCE_ADVICE}")
     if live is not None:
         _watch(live, root, args)
     return 0
