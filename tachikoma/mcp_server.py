@@ -444,7 +444,9 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
         budget_tokens: Annotated[int | None, Field(ge=1, le=MAX_BUDGET, description=(
             "answer with the best evidence within this many tokens (counted offline, near OpenAI's "
             "tokenizers): passages trimmed to the turns or paragraphs around what matched, none twice, cut "
-            "where scores fall off, as one block to paste (`agent_text`); default: whole results"))] = None,
+            "where scores fall off, as one block to paste (`agent_text`); a budget too small for one passage "
+            "(here, with the line that frames passages as data, under about 150 to 200) is refused with the size "
+            "that would do; default: whole results"))] = None,
         fresh_only: Annotated[bool, Field(description=(
             "leave out stale memories: those naming files of a git repository that changed in a commit "
             "since (each stale result says which files, how many commits and when, in `stale`)"))] = False,
