@@ -74,7 +74,7 @@ def _print_answer(answer: dict, args) -> None:
                   f"{printable(shlex.quote(answer['query']))}")
     from ..search.explain import sentence
 
-    for n, r in enumerate(answer["results"], 1):
+    for n, r in enumerate(answer.get("results") or (), 1):  # (a budget's answer has passages, not results)
         where = f"[{r['memory']}] " if args.memories else ""
         print(f"{n:2}. {r['score']:.3f}  {printable(where + r['path'])}:{r['lines'][0]}-{r['lines'][1]}")
         print(f"    = {printable(sentence(r))}")
