@@ -30,6 +30,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
 from . import __version__, memory, notes, stats, turn_view
+from .budget import short_query
 from .config import load_config
 from .errors import TachikomaError
 from .humanize import answer_notes, no_match_reason, plural, printable, tool_match_text
@@ -277,10 +278,10 @@ def answer_text(answer: dict, allow_owner_trust: bool = False) -> str:
         lines.append(f"the index is not kept up to date: {fresh['watch_error']}")
     if answer["no_good_match"]:
         if fresh.get("state") == "complete" and not fresh.get("changed_since"):
-            lines.insert(0, f"no good match for {answer['query']!r}: {no_match_reason(answer)}; call search "
+            lines.insert(0, f"no good match for {short_query(answer['query'])!r}: {no_match_reason(answer)}; call search "
                             "with min_score 0 to see the nearest passages anyway")
         else:  # files not indexed yet (a first build, a change not re-indexed): they may hold the answer
-            lines.insert(0, f"no good match among the indexed files for {answer['query']!r}, but the index is "
+            lines.insert(0, f"no good match among the indexed files for {short_query(answer['query'])!r}, but the index is "
                             "not up to date: search again once it is")
         return "\n".join(lines)
     if "agent_text" in answer:  # a budget: the block made for agents (its first line the framing), then freshness
