@@ -42,3 +42,30 @@ def test_mcp_no_good_match_within_a_budget_quotes_a_long_question_shortened(tmp_
             assert tokens.count(text) <= 300
     finally:
         searchers.close()
+
+
+def keywords_of(tmp_path, notes: dict[str, str], question: str) -> list[str]:
+    from tachikoma.search.searcher import Searcher
+
+    root = tmp_path / "kw"
+    for rel, text in notes.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    runner.run(root, embedder_name="hash")
+    searcher = Searcher(root)
+    try:
+        return searcher.search(question, 5, min_score=0)["keywords"]
+    finally:
+        searcher.close()
+
+
+def test_to_date_as_what_something_becomes_keeps_date(tmp_path):
+    # "convert a timestamp to date" asks about dates; "what have we spent to date" asks up to now
+    notes = {"code/pandas.md": "pandas: a date from a timestamp column is .dt.date (it drops the time of day).\n",
+             "code/zones.md": "pandas: convert a timestamp to another time zone with tz_convert.\n",
+             "dev/calver.md": "Releases moved from semver to date-based numbers (CalVer) in May.\n",
+             "money.md": "Spent on the move: 1,200 EUR for the van.\n"}
+    for question in ("How do I convert a timestamp to date in pandas?", "How do I cast the column to date?",
+                     "Why did we move releases to date-based numbers?"):
+        assert "date" in keywords_of(tmp_path / question[:12].replace(" ", "-"), notes, question), question
+    assert "date" not in keywords_of(tmp_path / "spent", notes, "What have we spent on the move to date?")

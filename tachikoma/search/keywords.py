@@ -76,8 +76,18 @@ COUNTING = re.compile(GATHERING.pattern + r"|\bhow\s+much\b", re.I)
 #: week's notes. "So far", "to date", "until now", "in the meantime" say "up to now", as "still" and "now"
 #: do: "What has Rafael done for us so far?" held "far", a word no note has, as most of its keyword weight
 #: and got "no good match".
-_FRAMING = re.compile(r"\bwork(?:s|ed|ing)?\s+on\b|\b(?:so|thus)\s+far\b|\bto\s+date\b"
+#: "To date" says "up to now" only where it ends what it is said of: "to date-based numbers", "to date
+#: format" and, after a verb of conversion, "convert a timestamp to date in pandas" ask about dates.
+_FRAMING = re.compile(r"\bwork(?:s|ed|ing)?\s+on\b|\b(?:so|thus)\s+far\b"
+                      r"|\bto\s+date\b(?!-|\s+(?!(?:with|on|in|for|of|and|or|but|so|from|at|by|about)\b)\w)"
                       r"|\b(?:up\s+)?(?:to|until|till)\s+now\b|\bin\s+the\s+meantime\b|\bas\s+(?:of\s+)?yet\b", re.I)
+_CONVERTED = re.compile(r"\b(?:convert|cast|pars|coerc|switch|turn|format|round|truncat)\w*\b.*\bto\s+date$",
+                        re.I | re.S)
+
+
+def _unframed(text: str) -> str:
+    """`text` without its `_FRAMING` phrases, but for "to date" as what something is converted to."""
+    return _FRAMING.sub(lambda m: m[0] if _CONVERTED.search(text, 0, m.end()) else " ", text)
 
 
 def query_terms(text: str, limit: int = MAX_KEYWORD_TERMS, skip: frozenset[str] = frozenset()) -> list[str]:
@@ -93,7 +103,7 @@ def query_terms(text: str, limit: int = MAX_KEYWORD_TERMS, skip: frozenset[str] 
     (`function_words.other_function_words`: "hat", "den", "beim").
     """
     if skip:  # a keyword query: "Ben's load test" looks for Ben, load and test, not for "s" (nor "work on")
-        text = _FRAMING.sub(" ", ENGLISH_CLITIC.sub("", text))
+        text = _unframed(ENGLISH_CLITIC.sub("", text))
     runs = _words(text)
     if skip:
         skip = skip | other_function_words(runs, skip)
