@@ -69,3 +69,12 @@ def test_to_date_as_what_something_becomes_keeps_date(tmp_path):
                      "Why did we move releases to date-based numbers?"):
         assert "date" in keywords_of(tmp_path / question[:12].replace(" ", "-"), notes, question), question
     assert "date" not in keywords_of(tmp_path / "spent", notes, "What have we spent on the move to date?")
+
+
+def test_so_far_as_a_distance_keeps_far(tmp_path):
+    notes = {"work/office.md": "The new office is far from the station: rent near it doubled.\n",
+             "work/kiosk.md": "The station kiosk sells the office coffee.\n",
+             "people/rafael.md": "Rafael built the NATS consumers.\n"}
+    assert "far" in keywords_of(tmp_path / "office", notes, "Why is the new office so far from the station?")
+    assert "far" in keywords_of(tmp_path / "away", notes, "Is the station really so far away?")
+    assert "far" not in keywords_of(tmp_path / "rafael", notes, "What has Rafael done for us so far?")

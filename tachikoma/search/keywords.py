@@ -75,10 +75,11 @@ COUNTING = re.compile(GATHERING.pattern + r"|\bhow\s+much\b", re.I)
 #: week" asks about a time alone, and a project note that says "work" is no better an answer than that
 #: week's notes. "So far", "to date", "until now", "in the meantime" say "up to now", as "still" and "now"
 #: do: "What has Rafael done for us so far?" held "far", a word no note has, as most of its keyword weight
-#: and got "no good match".
+#: and got "no good match"; but "so far from the station", "so far away" ask about a distance.
 #: "To date" says "up to now" only where it ends what it is said of: "to date-based numbers", "to date
 #: format" and, after a verb of conversion, "convert a timestamp to date in pandas" ask about dates.
-_FRAMING = re.compile(r"\bwork(?:s|ed|ing)?\s+on\b|\b(?:so|thus)\s+far\b"
+_FRAMING = re.compile(r"\bwork(?:s|ed|ing)?\s+on\b"
+                      r"|\b(?:so|thus)\s+far\b(?!\s+(?:from|away|off|apart|behind|ahead|beyond|out|back|into)\b)"
                       r"|\bto\s+date\b(?!-|\s+(?!(?:with|on|in|for|of|and|or|but|so|from|at|by|about)\b)\w)"
                       r"|\b(?:up\s+)?(?:to|until|till)\s+now\b|\bin\s+the\s+meantime\b|\bas\s+(?:of\s+)?yet\b", re.I)
 _CONVERTED = re.compile(r"\b(?:convert|cast|pars|coerc|switch|turn|format|round|truncat)\w*\b.*\bto\s+date$",
