@@ -227,8 +227,8 @@ def test_a_span_between_two_dates_is_a_question_about_that_time(tmp_path):
     ("What did I work on last week?", ["last", "week"]),
     ("What is Dave working on?", ["Dave"]),
     ("How does the work schedule look?", ["work", "schedule", "look"]),  # "work" alone is a word asked about
-    ("What has Rafael done for us so far?", ["Rafael"]),  # "so far", "to date", …: up to now, as "now"
-    ("How many tops have I bought from H&M to date?", ["many", "tops", "bought", "H", "M"]),
+    ("What has Rafael done for us so far?", ["Rafael"]),  # "so far", "until now", …: up to now, as "now"
+    ("How many tops have I bought from H&M to date?", ["many", "tops", "bought", "H", "M", "date"]),
     ("Which bugs are fixed as yet, and which in the meantime?", ["bugs", "fixed"]),
     ("Has Ada written up to now or until now?", ["Ada", "written"]),
     ("How far is the drive to Leeds?", ["far", "drive", "Leeds"]),  # "far" alone is a word asked about

@@ -73,22 +73,13 @@ COUNTING = re.compile(GATHERING.pattern + r"|\bhow\s+much\b", re.I)
 #: Phrases that frame a question without naming what it is about, left out of the keyword query as the
 #: function words are. "Work on" says only that something was done, as "do" does: "what did I work on last
 #: week" asks about a time alone, and a project note that says "work" is no better an answer than that
-#: week's notes. "So far", "to date", "until now", "in the meantime" say "up to now", as "still" and "now"
-#: do: "What has Rafael done for us so far?" held "far", a word no note has, as most of its keyword weight
-#: and got "no good match"; but "so far from the station", "so far away" ask about a distance.
-#: "To date" says "up to now" only where it ends what it is said of: "to date-based numbers", "to date
-#: format" and, after a verb of conversion, "convert a timestamp to date in pandas" ask about dates.
+#: week's notes. "So far", "until now", "in the meantime" say "up to now", as "still" and "now" do: "What
+#: has Rafael done for us so far?" held "far", a word no note has, as most of its keyword weight and got
+#: "no good match"; but "so far from the station", "so far away" ask about a distance. "To date" is not
+#: one of them: it is as often what something becomes ("convert a timestamp to date").
 _FRAMING = re.compile(r"\bwork(?:s|ed|ing)?\s+on\b"
                       r"|\b(?:so|thus)\s+far\b(?!\s+(?:from|away|off|apart|behind|ahead|beyond|out|back|into)\b)"
-                      r"|\bto\s+date\b(?!-|\s+(?!(?:with|on|in|for|of|and|or|but|so|from|at|by|about)\b)\w)"
                       r"|\b(?:up\s+)?(?:to|until|till)\s+now\b|\bin\s+the\s+meantime\b|\bas\s+(?:of\s+)?yet\b", re.I)
-_CONVERTED = re.compile(r"\b(?:convert|cast|pars|coerc|switch|turn|format|round|truncat)\w*\b.*\bto\s+date$",
-                        re.I | re.S)
-
-
-def _unframed(text: str) -> str:
-    """`text` without its `_FRAMING` phrases, but for "to date" as what something is converted to."""
-    return _FRAMING.sub(lambda m: m[0] if _CONVERTED.search(text, 0, m.end()) else " ", text)
 
 
 def query_terms(text: str, limit: int = MAX_KEYWORD_TERMS, skip: frozenset[str] = frozenset()) -> list[str]:
@@ -104,7 +95,7 @@ def query_terms(text: str, limit: int = MAX_KEYWORD_TERMS, skip: frozenset[str] 
     (`function_words.other_function_words`: "hat", "den", "beim").
     """
     if skip:  # a keyword query: "Ben's load test" looks for Ben, load and test, not for "s" (nor "work on")
-        text = _unframed(ENGLISH_CLITIC.sub("", text))
+        text = _FRAMING.sub(" ", ENGLISH_CLITIC.sub("", text))
     runs = _words(text)
     if skip:
         skip = skip | other_function_words(runs, skip)
