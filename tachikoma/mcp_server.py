@@ -58,7 +58,8 @@ question, best first. Use it before answering anything that may depend on what w
 decided before: the user's preferences, people, projects, earlier sessions. Each result has the
 file path and line range (pass them to `read` for more context), the passage, its tags and the
 score's explanation (similarity × trust × confidence × recency, × time when the question names
-one: "last week", "in March", "on 2026-03-22"; pass `as_of` to ask as of another date). `no_good_match: true` means
+one: "last week", "in March", "on 2026-03-22", or asks what is coming: "when is my next …" puts passages
+naming a day still to come first; pass `as_of` to ask as of another date). `no_good_match: true` means
 nothing reached the relevance floor (`min_score`): the memory holds nothing relevant, so do not
 guess from weak matches; unless `freshness` shows files changed since the last update (or a
 state other than complete): then search again shortly."""

@@ -235,7 +235,9 @@ def build_parser() -> argparse.ArgumentParser:
                        description="score = similarity × trust_weight × confidence_weight × recency "
                                    "× time × duplicate_penalty (at most two chunks per file; the second × 0.8). "
                                    "time is 1.0 unless the query names one (\"last week\", \"in March\", "
-                                   "\"on 2026-03-22\"): then memories from that time rank first.")
+                                   "\"on 2026-03-22\"): then memories from that time rank first; or asks what "
+                                   "is coming (\"when is my next …\"): then passages naming a day still to "
+                                   "come rank first.")
     p.add_argument("query", nargs="+", help="what to look for")
     p.add_argument("--memories", metavar="A,B", type=_names, default=None,
                    help="on a shared store (PostgreSQL): search these memories (by name) together; every "

@@ -20,7 +20,7 @@ from typing import Callable
 
 import numpy as np
 
-from .. import timeq
+from .. import mentions, tense, timeq
 from ..config import Config, load_config
 from ..embedders import choose, create
 from ..embedders.base import Embedder
@@ -248,8 +248,11 @@ class Searcher:
             coverage = lambda: keyword_coverage(store, untimed, snap, matches, counts,  # noqa: E731 (only if needed)
                                                 tool_matches, held)
             time_only = bool(windows) and not query_terms(untimed, skip=STOPWORDS)
+            # A question about what is coming: its best passages are ranked again by the days they name.
+            coming = config.search.time_reading and tense.ahead(query)
+            ranked = max(limit, mentions.CANDIDATES) if coming else limit
             rank = lambda snap, keyword, tool_share, **more: self._rank_existing(  # noqa: E731 (ranked twice at most)
-                snap, qvec, limit, config, filters, now, keyword, floor, words=words, coverage=coverage,
+                snap, qvec, ranked, config, filters, now, keyword, floor, words=words, coverage=coverage,
                 windows=windows, tool_share=tool_share if tool_matches else None, quick_qvec=quick_qvec,
                 decide=decide, time_only=time_only, multi_qvec=multi_qvec, language=language or "", **more)
             gathers = widen and not language and GATHERING.search(query)  # English words, as COUNTING's
@@ -277,6 +280,8 @@ class Searcher:
                 results[-1]["tool_matches"] = self._tool_evidence(
                     path, int(snap.chunk_ids[pos]), tool_matches, tool_words,
                     excerpt=factors["keyword_in_tools"] >= TOOL_EXCERPT_SHARE)
+        if coming:
+            results = mentions.mark(results, now.date())[:limit]
         english_read = multi_qvec is not None and snap.multi_rows is not None and bool((snap.multi_language == "").any())
         if self.multilingual_error:  # the passages it read are searched with this embedder's meaning instead
             answer["match"]["multilingual_unavailable"] = self.multilingual_error

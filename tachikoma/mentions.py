@@ -1,0 +1,116 @@
+"""The days a passage names, and what that says to a question about what is coming.
+
+A memory's own date says when it was written; the days it names say what it is about. A question about what
+is coming ("When's my next on-call week?", "What flights do we have coming up?", "Wann kommt der
+Schornsteinfeger?"; `tense.ahead`) is answered by a passage that names a day still to come: a list of
+appointments, a letter announcing works, a plan. Nothing in memory is dated in the future, so the time
+factor (`timeq.factor`) cannot tell those passages from the rest; their text can.
+
+`days` reads the days a text names: ISO dates (2026-12-18), day and month in English and the other languages
+`time_words` knows ("18 Dec", "December 18th", "20. Februar", "11 de fevereiro de 2027", "le 3 mars"),
+day.month.year (14.03.2027), Chinese, Japanese and Korean dates (12月5日, 12월 5일), and a month of a year
+("January 2027", "novembro de 2027": its last day). A day named without a year is the one on or after two
+weeks before the passage's own date (a note of 20 November naming "18 Dec" means this December; one naming
+"8 Nov" means the 8th just gone). `mark` gives a question about what is coming its time factor from them:
+1.0 for a passage naming a day from today on (within `HORIZON` days) and after its own date (a
+transcript's date line is no plan), `timeq.OUTSIDE` for one that names none: the factor a memory outside
+the time a question names gets. Pure: it reads only the results.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, timedelta
+
+from .time_words import FOREIGN_MONTHS
+from .timeq import AMBIGUOUS_MONTHS, MONTHS, OUTSIDE
+
+#: How many results a question about what is coming ranks before its passages' days reorder them.
+CANDIDATES = 30
+#: A named day further ahead than this is no plan of this year's (a 10-year guarantee, a passport's expiry).
+HORIZON = 400
+#: A day named without a year is taken from this many days before the passage's own date on.
+BEFORE_WRITTEN = 14
+
+_MONTH_OF = {**{word.lower(): n for word, n in FOREIGN_MONTHS.items()}, **MONTHS}
+_MONTH = "|".join(re.escape(word) for word in sorted(_MONTH_OF, key=len, reverse=True))
+_YEAR = r"(?:,?\s+(?:de\s+)?(\d{4})\b)?"
+_PATTERNS = (
+    ("ymd", re.compile(r"(?<!\d)(\d{4})-(\d{1,2})-(\d{1,2})(?!\d)")),
+    ("dmy", re.compile(r"(?<![\d.])(\d{1,2})\.(\d{1,2})\.(\d{4})?(?![\d.])")),
+    ("dm", re.compile(r"(?<![\d.])(\d{1,2})(?:st|nd|rd|th|er)?\.?\s+(?:of\s+|de\s+|di\s+)?(" + _MONTH + r")\b\.?"
+                      + _YEAR, re.I)),
+    ("md", re.compile(r"\b(" + _MONTH + r")\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b(?![:.,]?\d)" + _YEAR, re.I)),
+    ("cjk", re.compile(r"(?:(\d{4})\s*[年년]\s*)?(\d{1,2})\s*[月월]\s*(\d{1,2})\s*[日号號일]")),
+    ("my", re.compile(r"\b(" + _MONTH + r")\.?,?\s+(?:de\s+)?(\d{4})\b", re.I)),
+)
+
+
+def days(text: str, written: date | None, today: date) -> list[date]:
+    """The days `text` names, in the order of the patterns (a month of a year as its last day). `written`:
+    the passage's own date, from which a day without a year is read (`today` when it has none)."""
+    out: list[date] = []
+    base = written or today
+
+    def add(year: str | None, month: int | str, day: int | str) -> None:
+        try:
+            if year:
+                out.append(date(int(year), int(month), int(day)))
+                return
+            named = date(base.year, int(month), int(day))
+            if named < base - timedelta(days=BEFORE_WRITTEN):
+                named = date(base.year + 1, int(month), int(day))
+            out.append(named)
+        except (ValueError, OverflowError):  # 31 February, a year 0: no day
+            pass
+
+    taken: list[tuple[int, int]] = []  # a day read once: "11 de fevereiro de 2027" is no month of a year too
+    for kind, pattern in _PATTERNS:
+        for m in pattern.finditer(text):
+            if any(m.start() < end and start < m.end() for start, end in taken):
+                continue
+            taken.append(m.span())
+            word = m[2] if kind == "dm" else m[1]
+            if kind in ("dm", "md", "my") and word.lower() in AMBIGUOUS_MONTHS and not word[:1].isupper():
+                continue  # "we 2 may go", "march 3 miles": no month
+            if kind == "ymd":
+                add(m[1], m[2], m[3])
+            elif kind == "dmy":
+                add(m[3], m[2], m[1])
+            elif kind == "dm":
+                add(m[3], _MONTH_OF[m[2].lower()], m[1])
+            elif kind == "md":
+                add(m[3], _MONTH_OF[m[1].lower()], m[2])
+            elif kind == "cjk":
+                add(m[1], m[2], m[3])
+            elif 1900 < int(m[2]) < 2200:  # "my": the month's last day
+                month, year = _MONTH_OF[m[1].lower()], int(m[2])
+                out.append(date(year + (month == 12), month % 12 + 1, 1) - timedelta(days=1))
+    return out
+
+
+def day_ahead(text: str, written: date | None, today: date) -> date | None:
+    """The first day from `today` on (within `HORIZON` days) and after the passage's own date (`written`)
+    that `text` names, or None: a passage naming its own day (a transcript's date line) names no plan."""
+    after = max(today, written + timedelta(days=1)) if written else today
+    coming = [d for d in days(text, written, today) if after <= d <= today + timedelta(days=HORIZON)]
+    return min(coming) if coming else None
+
+
+def mark(results: list[dict], today: date) -> list[dict]:
+    """`results` (a search's, best first) for a question about what is coming: each one's time factor from
+    the days its text names (1.0 for a day still to come, `timeq.OUTSIDE` for none; its ``time_reason``
+    says which), scores × it, ranked again."""
+    for result in results:
+        f = result.setdefault("factors", {})
+        written = f.get("date")
+        coming = day_ahead(result.get("text") or "", datetime.fromisoformat(written).date() if written else None,
+                           today)
+        weight = 1.0 if coming else OUTSIDE
+        result["score"] *= weight
+        f["time"] = f.get("time", 1.0) * weight
+        said = (f"names {coming.isoformat()}, still to come" if coming
+                else f"names no day from {today.isoformat()} on")
+        f["time_reason"] = "; ".join(filter(None, [f.get("time_reason"), f"asked what is coming: {said}"]))
+    results.sort(key=lambda r: -r["score"])
+    return results

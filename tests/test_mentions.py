@@ -1,0 +1,100 @@
+"""The days a passage names (`tachikoma.mentions`), and a question about what is coming ranked by them."""
+
+from datetime import date
+
+import pytest
+
+from tachikoma import mentions
+from tachikoma.indexer import runner
+from tachikoma.search.searcher import Searcher
+from tachikoma.timeq import OUTSIDE
+
+WRITTEN = date(2026, 11, 20)
+TODAY = date(2026, 12, 4)
+
+
+@pytest.mark.parametrize("text, named", [
+    ("- 2026-12-18 cargo bike service", [date(2026, 12, 18)]),
+    ("Zsófi arrives 18 Dec 14:20", [date(2026, 12, 18)]),  # the time is no day
+    ("on December 18th, 2027", [date(2027, 12, 18)]),
+    ("Samstagsproben: 20. Februar und 6. März", [date(2027, 2, 20), date(2027, 3, 6)]),
+    ("Feita a 11 de fevereiro de 2027 no centro", [date(2027, 2, 11)]),
+    ("le 3 mars, salle B", [date(2027, 3, 3)]),
+    ("Termin am 14.03.2027 und am 20.02.", [date(2027, 3, 14), date(2027, 2, 20)]),
+    ("2027年1月3日と12月5日", [date(2027, 1, 3), date(2026, 12, 5)]),
+    ("다음 접종은 12월 15일", [date(2026, 12, 15)]),
+    ("the next one in November 2027", [date(2027, 11, 30)]),  # a month of a year: its last day
+    ("a próxima ou em novembro de 2027.", [date(2027, 11, 30)]),
+    ("Paid on 8 Nov", [date(2026, 11, 8)]),  # two weeks before the note or later: this year's
+    ("Renewed on 3 Oct", [date(2027, 10, 3)]),  # earlier than that: the next one
+])
+def test_the_days_a_passage_names(text, named):
+    assert mentions.days(text, WRITTEN, TODAY) == named
+
+
+@pytest.mark.parametrize("text", [
+    "we 2 may go hiking", "march 3 miles to the lake", "version 1.2.3 of the app", "IP 192.168.1.1",
+    "31 February is no day", "Room 12, floor 3", "",
+])
+def test_what_is_no_day(text):
+    assert mentions.days(text, WRITTEN, TODAY) == []
+
+
+def test_a_day_ahead_is_from_today_on_and_within_the_horizon():
+    assert mentions.day_ahead("met on 2026-12-01, next on 2026-12-18", WRITTEN, TODAY) == date(2026, 12, 18)
+    assert mentions.day_ahead("seen on 2026-12-01", WRITTEN, TODAY) is None
+    assert mentions.day_ahead("guarantee to May 2029", WRITTEN, TODAY) is None  # too far to be a plan
+    assert mentions.day_ahead("today, 2026-12-04", WRITTEN, TODAY) == TODAY
+    # a passage naming its own day (a transcript's date line) names no plan, even when written today
+    assert mentions.day_ahead("[2026-12-04, Friday 4 December 2026] user: see you", TODAY, TODAY) is None
+    assert mentions.day_ahead("[2026-12-04] user: the dentist on 2026-12-18", TODAY, TODAY) == date(2026, 12, 18)
+
+
+def test_mark_gives_the_time_factor_and_ranks_again():
+    results = [{"path": "dentist.md", "score": 0.5, "text": "Dr. Weber, checkups twice a year",
+                "factors": {"date": "2026-11-01T00:00:00+00:00"}},
+               {"path": "appointments.md", "score": 0.4, "text": "Dentist on 18 Dec at nine",
+                "factors": {"date": "2026-11-20T00:00:00+00:00", "time": 1.0}}]
+    marked = mentions.mark(results, TODAY)
+    assert [r["path"] for r in marked] == ["appointments.md", "dentist.md"]
+    assert marked[0]["score"] == 0.4 and marked[0]["factors"]["time"] == 1.0
+    assert marked[0]["factors"]["time_reason"] == "asked what is coming: names 2026-12-18, still to come"
+    assert marked[1]["score"] == pytest.approx(0.5 * OUTSIDE) and marked[1]["factors"]["time"] == OUTSIDE
+    assert marked[1]["factors"]["time_reason"] == "asked what is coming: names no day from 2026-12-04 on"
+
+
+def put(root, rel, text):
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def test_a_question_about_what_is_coming_finds_the_passage_that_names_its_day(tmp_path):
+    root = tmp_path / "memory"
+    put(root, "people/dr-weber.md", "# Dentist\n\nMy dentist checkup is with Dr. Weber, twice a year.\n")
+    put(root, "appointments.md", "# Dentist\n\nMy dentist checkup with Dr. Weber: 2026-12-18.\n")
+    put(root, "cooking.md", "# Cooking\n\nLentil soup every Sunday.\n")
+    runner.run(root, embedder_name="hash")
+    searcher = Searcher(root)
+    try:
+        coming = searcher.search("When is my next dentist checkup?", 2, min_score=0, as_of="2026-12-04")
+        past = searcher.search("When was my last dentist checkup?", 2, min_score=0, as_of="2026-12-04")
+    finally:
+        searcher.close()
+    first, second = coming["results"]
+    assert (first["path"], second["path"]) == ("appointments.md", "people/dr-weber.md")
+    assert "names 2026-12-18, still to come" in first["factors"]["time_reason"]
+    assert second["factors"]["time"] == OUTSIDE
+    assert second["score"] / OUTSIDE > first["score"]  # by what they say alone, the other note came first
+    assert all("asked what is coming" not in (r["factors"].get("time_reason") or "") for r in past["results"])
+
+
+@pytest.mark.parametrize("question, coming", [
+    ("When is the rent due?", True), ("What is due next week?", True),
+    ("Which ailment does Sam have to face due to his weight?", False),  # "due to": because of
+    ("Why was the train late? Due to snow?", False),
+])
+def test_due_to_is_no_question_about_what_is_coming(question, coming):
+    from tachikoma.tense import ahead
+
+    assert ahead(question) is coming
