@@ -64,12 +64,14 @@ def days(text: str, written: date | None, today: date) -> list[date]:
         except (ValueError, OverflowError):  # 31 February, a year 0: no day
             pass
 
-    taken: list[tuple[int, int]] = []  # a day read once: "11 de fevereiro de 2027" is no month of a year too
+    # A day read once: "11 de fevereiro de 2027" is no month of a year too. The characters read, not a list of
+    # spans each match is checked against: a data dump of 40,000 days on one line took 24 s that way.
+    taken = bytearray(len(text))
     for kind, pattern in _PATTERNS:
         for m in pattern.finditer(text):
-            if any(m.start() < end and start < m.end() for start, end in taken):
+            if any(taken[m.start():m.end()]):
                 continue
-            taken.append(m.span())
+            taken[m.start():m.end()] = b"\x01" * (m.end() - m.start())
             word = m[2] if kind == "dm" else m[1]
             if kind in ("dm", "md", "my") and word.lower() in AMBIGUOUS_MONTHS and not word[:1].isupper():
                 continue  # "we 2 may go", "march 3 miles": no month
