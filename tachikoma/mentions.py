@@ -102,7 +102,7 @@ def day_ahead(text: str, written: date | None, today: date) -> date | None:
 def mark(results: list[dict], today: date) -> list[dict]:
     """`results` (a search's, best first) for a question about what is coming: each one's time factor from
     the days its text names (1.0 for a day still to come, `timeq.OUTSIDE` for none; its ``time_reason``
-    says which), scores × it, ranked again."""
+    says which), scores × it, ranked again; the duplicate penalty then falls on each file's later passages."""
     for result in results:
         f = result.setdefault("factors", {})
         written = f.get("date")
@@ -114,5 +114,14 @@ def mark(results: list[dict], today: date) -> list[dict]:
         said = (f"names {coming.isoformat()}, still to come" if coming
                 else f"names no day from {today.isoformat()} on")
         f["time_reason"] = "; ".join(filter(None, [f.get("time_reason"), f"asked what is coming: {said}"]))
+    # The duplicate penalty goes with the new order: a file's first passage now is the one with none.
+    files: dict[tuple, list[dict]] = {}
+    for result in results:
+        files.setdefault((result.get("memory"), result.get("path")), []).append(result)
+    for same in (same for same in files.values() if len(same) > 1):
+        penalties = sorted((r["factors"].get("duplicate_penalty", 1.0) for r in same), reverse=True)
+        base = [r["score"] / p if (p := r["factors"].get("duplicate_penalty", 1.0)) else 0.0 for r in same]
+        for (before, result), penalty in zip(sorted(zip(base, same), key=lambda pair: -pair[0]), penalties):
+            result["score"], result["factors"]["duplicate_penalty"] = before * penalty, penalty
     results.sort(key=lambda r: -r["score"])
     return results

@@ -4,6 +4,8 @@
 import time
 from datetime import date
 
+import pytest
+
 from tachikoma import mentions
 from tachikoma.indexer import runner
 from tachikoma.search.searcher import Searcher
@@ -43,3 +45,32 @@ def test_a_megabyte_of_prose_with_days_is_read_quickly():
     named = mentions.days(text, WRITTEN, TODAY)
     assert time.perf_counter() - started < 5
     assert date(2026, 12, 18) in named
+
+
+def test_the_duplicate_penalty_follows_the_order_the_days_give(tmp_path):
+    # Two passages of one file: the one naming the day came second by its words (× 0.8) and first after the
+    # other's × 0.6; it still said "a better passage from this file ranks above" with nothing above it.
+    from math import prod
+
+    from tachikoma.search import explain
+
+    root = tmp_path / "memory"
+    put(root, "dentist.md", "# Dentist\n\nMy dentist checkup dentist checkup dentist checkup with Dr. Weber, twice a "
+        "year. " + " ".join(f"word{i}" for i in range(300)) + "\n\n# Next\n\nDentist checkup booked: 2026-12-18. "
+        + " ".join(f"other{i}" for i in range(300)) + "\n")
+    put(root, "cooking.md", "# Cooking\n\nLentil soup every Sunday.\n")
+    runner.run(root, embedder_name="hash")
+    searcher = Searcher(root)
+    try:
+        answer = searcher.search("When is my next dentist checkup?", 5, min_score=0, as_of="2026-12-04")
+    finally:
+        searcher.close()
+    first, second = answer["results"][:2]
+    assert first["path"] == second["path"] == "dentist.md"
+    assert "2026-12-18" in first["text"]
+    assert first["factors"]["duplicate_penalty"] == 1.0
+    assert second["factors"]["duplicate_penalty"] == 0.8
+    said = {id(r): {x.name: x.why for x in explain.factors(r)}["duplicate penalty"] for r in (first, second)}
+    assert (said[id(first)], said[id(second)]) == (explain.FIRST, explain.REPEAT)
+    for result in answer["results"]:
+        assert result["score"] == pytest.approx(prod(x.value for x in explain.multiplied(result)))
