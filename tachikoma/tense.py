@@ -14,8 +14,10 @@ from .function_words import ENGLISH_FUNCTION, language_of
 #: December", "how much will the fee be from January"): a month or a day named without a year is its next
 #: occurrence, which no memory is from yet, so it is no time asked about (as "next March" is not); the word
 #: stays a keyword. Not when the question also speaks of the past ("what did we plan for January").
-_FUTURE = re.compile(r"\b(?:will|won't|shall|going\s+to|gonna|upcoming|coming\s+up|comes?\s+up|next|due(?!\s+to\b)|"
-                     r"planned|scheduled|expected|waiting\s+for)\b|\w'll\b", re.I)
+#: Not "due to" (because of), "next to", "next door" (beside) nor a will after "'s", "my", "the" … (the paper).
+_FUTURE = re.compile(r"\b(?:(?<![’']s\s)(?<!\ba\s)(?<!\b(?:my|an)\s)(?<!\b(?:his|her|our|the|its)\s)(?<!\byour\s)"
+                     r"(?<!\btheir\s)will|won't|shall|going\s+to|gonna|upcoming|coming\s+up|comes?\s+up|"
+                     r"next(?!\s+(?:to|door)\b)|due(?!\s+to\b)|planned|scheduled|expected|waiting\s+for)\b|\w'll\b", re.I)
 _PAST = re.compile(r"\b(?:did|didn't|was|wasn't|were|weren't|had|hadn't|happened|ago)\b", re.I)
 #: The same words in the other languages `function_words.language_of` tells ("Wer kommt im Dezember?",
 #: "Qu'est-ce qui est prévu en janvier ?", "12月の予定は？"): (what is coming, what was). A question told as

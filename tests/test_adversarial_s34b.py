@@ -74,3 +74,35 @@ def test_the_duplicate_penalty_follows_the_order_the_days_give(tmp_path):
     assert (said[id(first)], said[id(second)]) == (explain.FIRST, explain.REPEAT)
     for result in answer["results"]:
         assert result["score"] == pytest.approx(prod(x.value for x in explain.multiplied(result)))
+
+
+@pytest.mark.parametrize("question, coming", [
+    ("What's the shop next to the bakery called?", False),  # "next to": beside, as "due to" is because of
+    ("Who lives next door to Anna?", False),
+    ("Where is Grandpa's will kept?", False),  # a will: the paper
+    ("Who is the executor of my will?", False),
+    ("When is my next dentist appointment?", True),
+    ("What will the new boiler cost?", True),
+    ("Who will read Grandpa's will?", True),
+    ("What's next on the list?", True),
+])
+def test_next_to_and_a_will_are_no_question_about_what_is_coming(question, coming):
+    from tachikoma.tense import ahead
+
+    assert ahead(question) is coming
+
+
+def test_a_question_about_a_place_next_to_another_gets_no_time_factor(tmp_path):
+    root = tmp_path / "memory"
+    put(root, "deli.md", "# Neighbourhood\n\nKowalski's deli is the shop right next to the bakery.\n")
+    put(root, "bakery.md", "# Bakery\n\nThe bakery shop is called Kornblume; Christmas stollen pickup there on 23 Dec.\n")
+    runner.run(root, embedder_name="hash")
+    searcher = Searcher(root)
+    try:
+        answer = searcher.search("What's the shop next to the bakery called?", 5, min_score=0, as_of="2026-12-04")
+    finally:
+        searcher.close()
+    assert answer["results"][0]["path"] == "deli.md"
+    for result in answer["results"]:
+        assert result["factors"]["time"] == 1.0
+        assert "asked what is coming" not in (result["factors"].get("time_reason") or "")
