@@ -51,18 +51,18 @@ def days(text: str, written: date | None, today: date) -> list[date]:
     the passage's own date, from which a day without a year is read (`today` when it has none)."""
     out: list[date] = []
     base = written or today
+    # "25 Dec" in a note of 5 January: the Christmas just gone
+    start = max(base, date.min + timedelta(days=BEFORE_WRITTEN)) - timedelta(days=BEFORE_WRITTEN)
 
     def add(year: str | None, month: int | str, day: int | str) -> None:
-        try:
-            if year:
-                out.append(date(int(year), int(month), int(day)))
+        for each in [int(year)] if year else range(start.year, start.year + 5):  # 29 February: the next leap year
+            try:
+                named = date(each, int(month), int(day))
+            except (ValueError, OverflowError):  # 31 February, a year 0: no day
+                continue
+            if year or named >= start:
+                out.append(named)
                 return
-            named = date(base.year, int(month), int(day))
-            if named < base - timedelta(days=BEFORE_WRITTEN):
-                named = date(base.year + 1, int(month), int(day))
-            out.append(named)
-        except (ValueError, OverflowError):  # 31 February, a year 0: no day
-            pass
 
     # A day read once: "11 de fevereiro de 2027" is no month of a year too. The characters read, not a list of
     # spans each match is checked against: a data dump of 40,000 days on one line took 24 s that way.
