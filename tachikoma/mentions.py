@@ -94,8 +94,12 @@ def days(text: str, written: date | None, today: date) -> list[date]:
 def day_ahead(text: str, written: date | None, today: date) -> date | None:
     """The first day from `today` on (within `HORIZON` days) and after the passage's own date (`written`)
     that `text` names, or None: a passage naming its own day (a transcript's date line) names no plan."""
+    if written == date.max:  # nothing is after it
+        return None
     after = max(today, written + timedelta(days=1)) if written else today
-    coming = [d for d in days(text, written, today) if after <= d <= today + timedelta(days=HORIZON)]
+    # at most the last day a date holds: 400 days after a search as of 9998 (the last year `as_of` takes) is not
+    last = today + timedelta(days=HORIZON) if today < date.max - timedelta(days=HORIZON) else date.max
+    coming = [d for d in days(text, written, today) if after <= d <= last]
     return min(coming) if coming else None
 
 

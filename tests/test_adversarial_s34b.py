@@ -123,3 +123,17 @@ def test_a_day_without_a_year_is_the_one_on_or_after_two_weeks_before_the_note(t
 def test_last_christmas_is_no_day_still_to_come_in_january():
     assert mentions.day_ahead("Christmas dinner at Oma's on 25 Dec was lovely", date(2027, 1, 5),
                               date(2027, 1, 10)) is None
+
+
+def test_a_search_as_of_the_last_year_asked_about_what_is_coming_does_not_overflow(tmp_path):
+    # as_of takes years up to 9998; 400 days after 31 December 9998 is past the last day a date can hold
+    root = tmp_path / "memory"
+    put(root, "far.md", "# Far\n\nThe millennium party is on 9999-01-05.\n")
+    runner.run(root, embedder_name="hash")
+    searcher = Searcher(root)
+    try:
+        answer = searcher.search("When is the next millennium party?", 5, min_score=0, as_of="9998-12-31")
+    finally:
+        searcher.close()
+    assert "names 9999-01-05, still to come" in answer["results"][0]["factors"]["time_reason"]
+    assert mentions.day_ahead("on 9999-12-31", date.max, date.max) is None
