@@ -91,7 +91,7 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
     invalid_values: list[dict] = []
     evergreen = {"files": 0, "marked": 0, "by_config": 0}
     globs = settings.ranking.evergreen
-    tagged: list[tuple[str, str, str | None, str | None]] = []  # (kind, status, trust, confidence) of every file
+    tagged: list[tuple[str, str | None, str | None]] = []  # (kind, trust, confidence) of every file
 
     for item in walk(root, warn=walk_warning):
         marked = False
@@ -136,7 +136,7 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
             bucket[status] += 1
         trust[tags.trust or "missing"] += 1
         confidence[tags.confidence or "missing"] += 1
-        tagged.append((item.kind, status, tags.trust, tags.confidence))
+        tagged.append((item.kind, tags.trust, tags.confidence))
         for key, value in sorted(tags.invalid.items()):
             invalid_values.append({"path": item.path, "key": key, "value": value})
 
@@ -147,7 +147,7 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
     result["confidence"] = confidence
     result["invalid_values"] = invalid_values
     result["evergreen"] = evergreen
-    result["balance"] = tag_balance([(kind, t, c) for kind, _, t, c in tagged], settings)
+    result["balance"] = tag_balance(tagged, settings)
     result["problems"] = problems
     return result
 
