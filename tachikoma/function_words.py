@@ -179,3 +179,10 @@ def language_of(text: str, english: frozenset[str]) -> str | None:
         return SCRIPT_LANGUAGES.get(script, f"a {script}-script language")
     found = _languages(re.findall(r"[^\W\d_]+", ENGLISH_CLITIC.sub("", text)), english)
     return LANGUAGE_NAMES[found[0]] if found else None
+
+
+def question_language(text: str) -> str | None:
+    """A question's language as `language_of` tells it with `ENGLISH_FUNCTION`: the one reading that the
+    search (its English-only rules, the multilingual reader) and `tense` (its words for what is coming)
+    both take."""
+    return language_of(text, ENGLISH_FUNCTION)

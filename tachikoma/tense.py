@@ -1,13 +1,13 @@
 """Whether a question asks about what is coming, not what was (`ahead`): read by `timeq`, for which a month
 or a day named without a year in such a question is its next occurrence, no time asked about. English by
-its words (`_FUTURE`, `_PAST`); each other language that `function_words.language_of` tells by its own
+its words (`_FUTURE`, `_PAST`); each other language that `function_words.question_language` tells by its own
 (`_CUES`)."""
 
 from __future__ import annotations
 
 import re
 
-from .function_words import ENGLISH_FUNCTION, language_of
+from .function_words import question_language
 
 
 #: A question about what is coming ("what's planned for January", "which deliveries are we waiting for in
@@ -19,7 +19,7 @@ _FUTURE = re.compile(r"\b(?:(?<![’']s\s)(?<!\ba\s)(?<!\b(?:my|an)\s)(?<!\b(?:h
                      r"(?<!\btheir\s)will|won't|shall|going\s+to|gonna|upcoming|coming\s+up|comes?\s+up|"
                      r"next(?!\s+(?:to|door)\b)|due(?!\s+to\b)|planned|scheduled|expected|waiting\s+for)\b|\w'll\b", re.I)
 _PAST = re.compile(r"\b(?:did|didn't|was|wasn't|were|weren't|had|hadn't|happened|ago)\b", re.I)
-#: The same words in the other languages `function_words.language_of` tells ("Wer kommt im Dezember?",
+#: The same words in the other languages `function_words.question_language` tells ("Wer kommt im Dezember?",
 #: "Qu'est-ce qui est prévu en janvier ?", "12月の予定は？"): (what is coming, what was). A question told as
 #: one of them is read with its own words only (German "Was" is "what", not "was"). What was holds the past
 #: as people say it, as English's "did" does: German "hat … gesagt", French "a dit", Spanish "dijo", "compré",
@@ -71,6 +71,6 @@ _CUES = {language: (re.compile(ahead, re.I), re.compile(back, re.I)) for languag
 
 def ahead(text: str) -> bool:
     """Whether `text` asks about what is coming, not what was (`_FUTURE`, `_PAST`; in another language that
-    `function_words.language_of` tells, its own `_CUES`)."""
-    future, past = _CUES.get(language_of(text, ENGLISH_FUNCTION), (_FUTURE, _PAST))
+    `function_words.question_language` tells, its own `_CUES`)."""
+    future, past = _CUES.get(question_language(text), (_FUTURE, _PAST))
     return bool(future.search(text)) and not past.search(text)

@@ -26,7 +26,7 @@ from ..embedders import choose, create
 from ..embedders.base import Embedder
 from ..embedders.names import ENGLISH_ONLY
 from ..errors import BadQuery, EmbedderError, NoIndexYet
-from ..function_words import ANY_FUNCTION_WORD, language_of
+from ..function_words import ANY_FUNCTION_WORD, question_language
 from ..store import ENGINE_INDEX_MIN_CHUNKS, Location, locate
 from ..tags import Tags
 from . import vector_index
@@ -183,7 +183,7 @@ class Searcher:
         if not query:
             raise BadQuery("empty query: say what to look for")
         config = config or self.config
-        language = language_of(query, STOPWORDS)  # None: English (or not told)
+        language = question_language(query)  # None: English (or not told)
         # English words ("how many", "in total"): a French "au total" or a German "total" is not read as one.
         if COUNTING.search(query) and not language and config.search.fusion == "convex":  # its evidence is in other words too
             config = replace(config, search=replace(config.search,
