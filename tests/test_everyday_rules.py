@@ -232,6 +232,9 @@ def test_a_span_between_two_dates_is_a_question_about_that_time(tmp_path):
     ("Which bugs are fixed as yet, and which in the meantime?", ["bugs", "fixed"]),
     ("Has Ada written up to now or until now?", ["Ada", "written"]),
     ("How far is the drive to Leeds?", ["far", "drive", "Leeds"]),  # "far" alone is a word asked about
+    ("What time is the weekly video call with Abuela?", ["weekly", "video", "call", "Abuela"]),  # "when"
+    ("What time management techniques do they use?", ["time", "management", "techniques", "use"]),
+    ("What time zone is Hao in?", ["time", "zone", "Hao"]),
     ("What's the date of the launch?", ["date", "launch"]),
 ])
 def test_words_that_say_what_is_asked_are_no_keywords(query, keywords):

@@ -76,8 +76,11 @@ COUNTING = re.compile(GATHERING.pattern + r"|\bhow\s+much\b", re.I)
 #: week's notes. "So far", "until now", "in the meantime" say "up to now", as "still" and "now" do: "What
 #: has Rafael done for us so far?" held "far", a word no note has, as most of its keyword weight and got
 #: "no good match"; but "so far from the station", "so far away" ask about a distance. "To date" is not
-#: one of them: it is as often what something becomes ("convert a timestamp to date").
+#: one of them: it is as often what something becomes ("convert a timestamp to date"). "What time" asks
+#: "when" ("What time is the weekly call with Abuela?": the note says "Sundays 18:00", not "time"), but
+#: not in "what time management techniques", "what time zone".
 _FRAMING = re.compile(r"\bwork(?:s|ed|ing)?\s+on\b"
+                      r"|\bwhat\s+time\b(?!\s+(?:management|zones?|frames?|slots?|periods?|lines?|tables?|sheets?)\b)"
                       r"|\b(?:so|thus)\s+far\b(?!\s+(?:from|away|off|apart|behind|ahead|beyond|out|back|into)\b)"
                       r"|\b(?:up\s+)?(?:to|until|till)\s+now\b|\bin\s+the\s+meantime\b|\bas\s+(?:of\s+)?yet\b", re.I)
 
