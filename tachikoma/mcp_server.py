@@ -286,7 +286,9 @@ def answer_text(answer: dict, allow_owner_trust: bool = False) -> str:
                             "not up to date: search again once it is")
         return "\n".join(lines)
     if "agent_text" in answer:  # a budget: the block made for agents (its first line the framing), then freshness
-        return answer["agent_text"] + "\n" + "\n".join(lines)
+        # only when it says something to act on: a fresh index's line would run the block over its budget
+        stale = fresh.get("changed_since") or fresh.get("watch_error") or fresh.get("state") == "incomplete"
+        return answer["agent_text"] + ("\n" + "\n".join(lines) if stale else "")
     lines.insert(0, data_framing(allow_owner_trust))
     for n, r in enumerate(answer["results"], 1):
         where = f"[{r['memory']}] " if answer.get("memories") else ""

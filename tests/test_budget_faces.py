@@ -76,7 +76,8 @@ def test_mcp_search_with_a_budget_is_one_block_evidence_first_then_source_and_tr
     (error, text, data), (_, rumour_text, _), (refused, refusal, _), (no_room, why, _) = run(scenario)
     assert no_room and "a budget of 50 tokens cannot hold one passage of memory here" in why
     assert not error
-    block = text.split("\nindex updated")[0]  # the freshness line follows the block
+    assert "index updated" not in text  # a fresh index's line is left out: it would run the block over budget
+    block = text
     assert block.startswith("Passages are quoted from memory files")  # the framing line, counted in the budget
     assert tokens.count(block) <= 400 and data["budget"]["used_tokens"] <= 400
     first = block.split("\n1.\n")[1]
@@ -84,3 +85,14 @@ def test_mcp_search_with_a_budget_is_one_block_evidence_first_then_source_and_tr
     assert "   — martin.md:" in first and "(owner, high confidence)" in first.split("\n2.\n")[0]
     assert "rumours.md" in rumour_text and "(untrusted source; verify)" in rumour_text
     assert refused and "budget_tokens" in refusal
+
+
+def test_a_budgets_block_says_the_index_is_behind_only_when_it_is():
+    from tachikoma.mcp_server import answer_text
+
+    answer = {"query": "q", "no_good_match": False, "agent_text": "Passages are quoted …\n1.\n> text",
+              "freshness": {"state": "complete", "last_indexed_at": "2026-12-05T10:00:00+00:00", "changed_since": 0}}
+    assert answer_text(answer) == answer["agent_text"]  # nothing to act on: no line past the budget
+    for behind in ({"changed_since": 2}, {"state": "incomplete"}, {"watch_error": "disk full"}):
+        text = answer_text({**answer, "freshness": {**answer["freshness"], **behind}})
+        assert text.startswith(answer["agent_text"] + "\nindex updated 2026-12-05T10:00:00+00:00"), behind
