@@ -235,6 +235,8 @@ def test_a_span_between_two_dates_is_a_question_about_that_time(tmp_path):
     ("What time is the weekly video call with Abuela?", ["weekly", "video", "call", "Abuela"]),  # "when"
     ("What time management techniques do they use?", ["time", "management", "techniques", "use"]),
     ("What time zone is Hao in?", ["time", "zone", "Hao"]),
+    ("What did So Far Sounds record?", ["So", "Far", "Sounds", "record"]),  # a name, as "Will" is
+    ("So far, what has Ada written?", ["Ada", "written"]),
     ("What's the date of the launch?", ["date", "launch"]),
 ])
 def test_words_that_say_what_is_asked_are_no_keywords(query, keywords):

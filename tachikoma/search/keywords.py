@@ -85,6 +85,12 @@ _FRAMING = re.compile(r"\bwork(?:s|ed|ing)?\s+on\b"
                       r"|\b(?:up\s+)?(?:to|until|till)\s+now\b|\bin\s+the\s+meantime\b|\bas\s+(?:of\s+)?yet\b", re.I)
 
 
+def _unframed(m: re.Match) -> str:
+    """A `_FRAMING` phrase blanked out, but kept when it is a name: every word capitalised after the first word
+    of the question ("What did So Far Sounds play?"), as a capitalised function word is kept (`query_terms`)."""
+    return m[0] if m.start() > 0 and all(w[:1].isupper() for w in m[0].split()) else " "
+
+
 def query_terms(text: str, limit: int = MAX_KEYWORD_TERMS, skip: frozenset[str] = frozenset()) -> list[str]:
     """The distinct words of `text` (letters, digits, combining marks), first seen first; a word in a
     script written without spaces gives its character pairs instead (`segment.query_words`).
@@ -98,7 +104,7 @@ def query_terms(text: str, limit: int = MAX_KEYWORD_TERMS, skip: frozenset[str] 
     (`function_words.other_function_words`: "hat", "den", "beim").
     """
     if skip:  # a keyword query: "Ben's load test" looks for Ben, load and test, not for "s" (nor "work on")
-        text = _FRAMING.sub(" ", ENGLISH_CLITIC.sub("", text))
+        text = _FRAMING.sub(_unframed, ENGLISH_CLITIC.sub("", text))
     runs = _words(text)
     if skip:
         skip = skip | other_function_words(runs, skip)
