@@ -72,5 +72,10 @@ _CUES = {language: (re.compile(ahead, re.I), re.compile(back, re.I)) for languag
 def ahead(text: str) -> bool:
     """Whether `text` asks about what is coming, not what was (`_FUTURE`, `_PAST`; in another language that
     `function_words.question_language` tells, its own `_CUES`)."""
-    future, past = _CUES.get(question_language(text), (_FUTURE, _PAST))
+    return ahead_in(text, question_language(text))
+
+
+def ahead_in(text: str, language: str | None) -> bool:
+    """`ahead` for a text whose language (`function_words.question_language`) the caller has told already."""
+    future, past = _CUES.get(language, (_FUTURE, _PAST))
     return bool(future.search(text)) and not past.search(text)

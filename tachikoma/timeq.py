@@ -272,8 +272,9 @@ def without_time(query: str, spans: list[tuple[int, int, "Window"]], every: bool
     return "".join(out)
 
 
-def read_spans(query: str, as_of: datetime) -> list[tuple[int, int, "Window"]]:
-    """`read`, with where each phrase stands in `query`: (start, end, window), in order."""
+def read_spans(query: str, as_of: datetime, ahead: bool | None = None) -> list[tuple[int, int, "Window"]]:
+    """`read`, with where each phrase stands in `query`: (start, end, window), in order. `ahead`: whether the
+    question asks about what is coming (`tense.ahead`), when the caller knows it already."""
     if as_of.tzinfo is None:
         raise ValueError("as_of needs a time zone")
     tz = as_of.tzinfo
@@ -281,7 +282,8 @@ def read_spans(query: str, as_of: datetime) -> list[tuple[int, int, "Window"]]:
     today = as_of.date()
     found: list[tuple[int, int, Window]] = []
     taken = np.zeros(len(query) + 1, dtype=bool)
-    ahead = functools.cache(lambda: _ahead(query))  # read only for a month or day without a year
+    told = ahead  # else read only for a month or day without a year
+    ahead = functools.cache(lambda: _ahead(query)) if told is None else (lambda: told)
     for kind, pattern in PATTERNS:
         for m in pattern.finditer(query):
             if taken[m.start():m.end()].any():

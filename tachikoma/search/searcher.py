@@ -201,7 +201,10 @@ class Searcher:
         now = now if now is not None else datetime.now().astimezone()
         if now.tzinfo is None:
             now = now.astimezone()
-        spans = timeq.read_spans(query, now) if config.search.time_reading else []
+        # A question about what is coming: no month of it is a time asked about (`timeq`), and its best passages
+        # are ranked again by the days they name (`mentions`).
+        coming = config.search.time_reading and tense.ahead_in(query, language)
+        spans = timeq.read_spans(query, now, ahead=coming) if config.search.time_reading else []
         windows = [window for _, _, window in spans]
         # The words that named a time are read as a time, not looked for as keywords ("last week").
         words_of = timeq.without_time(query, spans)
@@ -248,8 +251,6 @@ class Searcher:
             coverage = lambda: keyword_coverage(store, untimed, snap, matches, counts,  # noqa: E731 (only if needed)
                                                 tool_matches, held)
             time_only = bool(windows) and not query_terms(untimed, skip=STOPWORDS)
-            # A question about what is coming: its best passages are ranked again by the days they name.
-            coming = config.search.time_reading and tense.ahead(query)
             ranked = max(limit, mentions.CANDIDATES) if coming else limit
             rank = lambda snap, keyword, tool_share, **more: self._rank_existing(  # noqa: E731 (ranked twice at most)
                 snap, qvec, ranked, config, filters, now, keyword, floor, words=words, coverage=coverage,
