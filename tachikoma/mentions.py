@@ -23,7 +23,7 @@ import re
 from datetime import date, datetime, timedelta
 
 from .time_words import FOREIGN_MONTHS
-from .timeq import AMBIGUOUS_MONTHS, MONTHS, OUTSIDE
+from .timeq import AMBIGUOUS_MONTHS, MONTHS, OUTSIDE, month_end
 
 #: How many results a question about what is coming ranks before its passages' days reorder them.
 CANDIDATES = 30
@@ -86,8 +86,7 @@ def days(text: str, written: date | None, today: date) -> list[date]:
             elif kind == "cjk":
                 add(m[1], m[2], m[3])
             elif 1900 < int(m[2]) < 2200:  # "my": the month's last day
-                month, year = _MONTH_OF[m[1].lower()], int(m[2])
-                out.append(date(year + (month == 12), month % 12 + 1, 1) - timedelta(days=1))
+                out.append(month_end(date(int(m[2]), _MONTH_OF[m[1].lower()], 1)))
     return out
 
 

@@ -198,7 +198,7 @@ def _days(first: date, last: date, tz, phrase: str) -> Window:
     if first.year < MIN_YEAR or last.year > MAX_YEAR:
         raise ValueError(f"{first}..{last} is out of range")
     label = first.isoformat() if first == last else f"{first.isoformat()}..{last.isoformat()}"
-    if first.day == 1 and last == _month_end(first):
+    if first.day == 1 and last == month_end(first):
         label = f"{first.year}-{first.month:02d}"
     if first == date(first.year, 1, 1) and last == date(first.year, 12, 31):
         label = str(first.year)
@@ -210,13 +210,14 @@ def end_of_day(when: datetime) -> float:
     return _midnight(when.date() + timedelta(days=1), when.tzinfo)
 
 
-def _month_end(day: date) -> date:
+def month_end(day: date) -> date:
+    """The last day of `day`'s month."""
     return date(day.year, day.month, calendar.monthrange(day.year, day.month)[1])
 
 
 def _month(year: int, month: int, tz, phrase: str) -> Window:
     first = date(year, month, 1)
-    return _days(first, _month_end(first), tz, phrase)
+    return _days(first, month_end(first), tz, phrase)
 
 
 def _latest_month(month: int, today: date) -> int:
