@@ -24,7 +24,7 @@ from .errors import TachikomaError
 from .memory import TAG_FILE, walk
 from .frontmatter import read_front_matter
 from .humanize import other_languages_text, plural, when
-from .indexer.status import freshness, not_indexed, transcript_problems
+from .indexer.status import freshness, index_problems
 from .search.ranking import tag_weights
 from .store import locate
 from .tags import CONFIDENCE_VALUES, STATUSES, TAG_KEYS, TRUST_VALUES, Tags
@@ -251,8 +251,7 @@ def report(root: Path, config: str | os.PathLike | None = None) -> dict:
     "problems"): what `tachikoma stats --json` prints. `config`: as `coverage`'s."""
     result = coverage(root, config=config)
     result["index"] = freshness(root, config)
-    result["problems"] += not_indexed(Path(root).resolve(), config)
-    result["problems"] += transcript_problems(Path(root).resolve(), config)
+    result["problems"] += index_problems(Path(root).resolve(), config)
     return result
 
 

@@ -1,6 +1,6 @@
 """What the index holds and whether it is current: `freshness` (the state, when it was last updated,
-how many files changed since), `held`, `not_indexed` and `transcript_problems`. Reads only; `stats`
-imports it."""
+how many files changed since), `held`, `not_indexed`, `transcript_problems` and `index_problems` (both from
+one read). Reads only; `stats` imports it."""
 
 from __future__ import annotations
 
@@ -111,8 +111,12 @@ def transcript_problems(root: Path, config=None) -> list[dict]:
     "no-turns", "unknown-lines", "bad-lines", or what was left out on purpose, "heartbeats" and
     "checkpoint-copy" (see `transcripts.problem_kind`). Only an index run
     reads whole transcripts; "not-a-transcript" is found by `stats.coverage` from the first lines."""
+    return _transcript_problems(_indexed_files(root, config))
+
+
+def _transcript_problems(rows: list) -> list[dict]:
     found = []
-    for row in _indexed_files(root, config):
+    for row in rows:
         for warning in row.warnings if row.kind == TRANSCRIPT else []:
             kind = transcripts.problem_kind(warning)
             if kind is not None and kind != "not-a-transcript":
@@ -127,8 +131,12 @@ def not_indexed(root: Path, config=None) -> list[dict]:
     "too-large" (over ``[index] max_file_bytes``), "read-failed" (vanished or an I/O error: the
     next run reads it again), "binary" or "not-utf8" (UTF-16/32 text). Empty when there is no
     readable index."""
+    return _not_indexed(_indexed_files(root, config))
+
+
+def _not_indexed(rows: list) -> list[dict]:
     found = []
-    for row in _indexed_files(root, config):
+    for row in rows:
         reason = row.warnings[0] if row.warnings else "not read"
         if not row.sha256:
             kind = "too-large" if "-byte limit" in reason else "read-failed"
@@ -140,6 +148,12 @@ def not_indexed(root: Path, config=None) -> list[dict]:
             continue
         found.append({"path": row.path, "reason": reason.removeprefix(f"{row.path}: "), "kind": kind})
     return found
+
+
+def index_problems(root: Path, config=None) -> list[dict]:
+    """`not_indexed`, then `transcript_problems`, from one read of the index's file rows."""
+    rows = _indexed_files(root, config)
+    return _not_indexed(rows) + _transcript_problems(rows)
 
 
 
