@@ -3,6 +3,7 @@
 from datetime import date
 
 import pytest
+from test_everyday_rules import put
 
 from tachikoma import mentions
 from tachikoma.indexer import runner
@@ -61,12 +62,6 @@ def test_mark_gives_the_time_factor_and_ranks_again():
     assert marked[0]["factors"]["time_reason"] == "asked what is coming: names 2026-12-18, still to come"
     assert marked[1]["score"] == pytest.approx(0.5 * OUTSIDE) and marked[1]["factors"]["time"] == OUTSIDE
     assert marked[1]["factors"]["time_reason"] == "asked what is coming: names no day from 2026-12-04 on"
-
-
-def put(root, rel, text):
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
 
 
 def test_a_question_about_what_is_coming_finds_the_passage_that_names_its_day(tmp_path):
