@@ -111,14 +111,14 @@ def test_a_question_about_a_place_next_to_another_gets_no_time_factor(tmp_path):
 
 
 @pytest.mark.parametrize("text, written, named", [
-    # two weeks before 5 January is 22 December of the year before: "25 Dec" is the Christmas just gone
+    # "25 Dec" in a note of 5 January is the Christmas just gone
     ("Christmas dinner at Oma's on 25 Dec was lovely", date(2027, 1, 5), [date(2026, 12, 25)]),
     ("New Year's Eve at the Müllers, 31.12.", date(2027, 1, 2), [date(2026, 12, 31)]),
     ("Dentist on 8 Jan", date(2026, 12, 28), [date(2027, 1, 8)]),
     ("Leap day party on 29 Feb", date(2027, 3, 10), [date(2028, 2, 29)]),  # no 29 February in 2027: 2028's
     ("Leap day party on 29 Feb", date(2028, 1, 10), [date(2028, 2, 29)]),
 ])
-def test_a_day_without_a_year_is_the_one_on_or_after_two_weeks_before_the_note(text, written, named):
+def test_a_day_without_a_year_is_the_one_nearest_the_note(text, written, named):
     assert mentions.days(text, written, written) == named
 
 
