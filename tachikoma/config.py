@@ -222,10 +222,10 @@ FUSION_METHODS = ("convex", "rrf")
 @dataclass(frozen=True)
 class SearchConfig:
     keyword_weight: float = 0.4
-    #: The keyword weight of an English question that counts or totals ("how many", "in total", `keywords.COUNTING`):
+    #: The keyword weight of a question that counts or totals ("how many", "in total", `keywords.counts_in`):
     #: its evidence is spread over memories that say the same thing in other words (docs/evaluation.md).
     counting_keyword_weight: float = 0.2
-    #: A question that gathers from several memories ("how many", "in total", `keywords.GATHERING`) is read
+    #: A question that gathers from several memories ("how many", "in total", `keywords.gathers_in`) is read
     #: again, its query vector widened by the best passage of this many of its best files
     #: (`scoring.FEEDBACK_WEIGHT`; docs/evaluation.md, "A question that gathers"); 0: not.
     feedback_files: int = 3

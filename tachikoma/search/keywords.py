@@ -68,6 +68,40 @@ per note noted argue argues argued claim claims claimed suggest suggests suggest
 GATHERING = re.compile(r"\bhow\s+many\b|\bin\s+total\b|\btotal\b|\ball\s+the\b", re.I)
 #: A question that counts or totals: its answer is spread over several memories, each saying it its own way.
 COUNTING = re.compile(GATHERING.pattern + r"|\bhow\s+much\b", re.I)
+#: "How many" and "in total" in the other languages `function_words.question_language` tells. Their "how
+#: much" ("wie viel", "quanto", "combien", 多少) is not read: it lowered the keyword weight of questions asking one
+#: amount ("Quanto passou a ser a renda?") more often than it helped (measured, docs/evaluation.md).
+_FOREIGN_GATHERING = {
+    "German": r"\bwie\s*viele\b|\binsgesamt\b",
+    "French": r"\bcombien\s+d(?:e\b|')|\bau\s+total\b|\ben\s+tout\b",
+    "Spanish": r"\bcu[aá]nt[oa]s\b|\ben\s+total\b",
+    "Portuguese": r"\bquant[oa]s\b|\bno\s+total\b|\bao\s+todo\b|\bem\s+total\b",
+    "Italian": r"\bquant[ie]\b|\bin\s+totale\b",
+    "Dutch": r"\bhoeveel\s+(?!kost|is\b|was\b)|\bin\s+totaal\b",
+    "Japanese": r"何人|何回|何件|何個|いくつ|全部で|合計",
+    "Chinese": r"一共|总共|總共|合计|合計|总计|總計",
+    # 몇 before a counter ("몇 번", "몇 명"), not "몇 시" (what time)
+    "Korean": r"총|합계|몇\s*(?:개|명|번|군데|곳|가지|권|벌|마리)",
+}
+# Portuguese is told as Spanish at times by the words they share (as in `tense`): each reads the other's too.
+_FOREIGN_GATHERING["Spanish"] = _FOREIGN_GATHERING["Portuguese"] = (
+    f"{_FOREIGN_GATHERING['Spanish']}|{_FOREIGN_GATHERING['Portuguese']}")
+#: A question whose language is not told (English, or too short to tell: "Was kostet die Krone insgesamt?")
+#: reads every language's words; one that is told reads its own only (German "total" is "totally").
+_GATHERS_IN = {language: re.compile(words, re.I) for language, words in _FOREIGN_GATHERING.items()}
+_GATHERS_IN[None] = re.compile("|".join([GATHERING.pattern, *_FOREIGN_GATHERING.values()]), re.I)
+
+
+def gathers_in(query: str, language: str | None) -> bool:
+    """Whether `query`, in `language` (`function_words.question_language`; None: English or not told),
+    gathers from several memories (`GATHERING`, or its words in that language)."""
+    pattern = _GATHERS_IN.get(language)
+    return bool(pattern and pattern.search(query))
+
+
+def counts_in(query: str, language: str | None) -> bool:
+    """Whether `query` counts or totals: it gathers (`gathers_in`), or asks "how much" in English."""
+    return gathers_in(query, language) or language is None and bool(COUNTING.search(query))
 
 
 #: Phrases that frame a question without naming what it is about, left out of the keyword query as the

@@ -30,7 +30,7 @@ from ..function_words import ANY_FUNCTION_WORD, question_language
 from ..store import ENGINE_INDEX_MIN_CHUNKS, Location, locate
 from ..tags import Tags
 from . import vector_index
-from .keywords import (COUNTING, GATHERING, STOPWORDS, TOOL_EXCERPT_SHARE, TOOL_MATCHES_SHOWN, ToolMatch, WordRows,
+from .keywords import (STOPWORDS, TOOL_EXCERPT_SHARE, TOOL_MATCHES_SHOWN, ToolMatch, WordRows, counts_in, gathers_in,
                        chunk_positions, keyword_coverage, keyword_parts, keyword_search, keyword_terms, nowhere_weight,
                        query_terms, tool_search, tool_terms, tool_words_held, words_held)
 from .scoring import MULTILINGUAL_READINGS, SCRIPT_BACKGROUND, rank_snapshot, ranked_dates, relevance_floor
@@ -184,8 +184,7 @@ class Searcher:
             raise BadQuery("empty query: say what to look for")
         config = config or self.config
         language = question_language(query)  # None: English (or not told)
-        # English words ("how many", "in total"): a French "au total" or a German "total" is not read as one.
-        if COUNTING.search(query) and not language and config.search.fusion == "convex":  # its evidence is in other words too
+        if counts_in(query, language) and config.search.fusion == "convex":  # its evidence is in other words too
             config = replace(config, search=replace(config.search,
                                                     keyword_weight=config.search.counting_keyword_weight))
         if recency is not None:
@@ -256,8 +255,8 @@ class Searcher:
                 snap, qvec, ranked, config, filters, now, keyword, floor, words=words, coverage=coverage,
                 windows=windows, tool_share=tool_share if tool_matches else None, quick_qvec=quick_qvec,
                 decide=decide, time_only=time_only, multi_qvec=multi_qvec, language=language or "", **more)
-            gathers = widen and not language and GATHERING.search(query)  # English words, as COUNTING's
-            answer, hidden = rank(snap, keyword, tool_share, gather=config.search.feedback_files if gathers else 0)
+            gather = widen and gathers_in(query, language)
+            answer, hidden = rank(snap, keyword, tool_share, gather=config.search.feedback_files if gather else 0)
             if rows is not None and answer["feedback"] is not None:
                 # A widened question on a shortlist: the chunks nearest to the widened question are
                 # candidates too, so it finds what it would find over every chunk.
