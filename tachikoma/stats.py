@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from . import dates, tagfile, transcripts
-from .config import settings_or_defaults
+from .config import Config, settings_or_defaults
 from .globs import name_or_path_matches
 from .documents import KINDS, MARKDOWN
 from .errors import TachikomaError
@@ -43,7 +43,7 @@ def _finish(bucket: dict) -> dict:
 
 
 def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None = None,
-             config: str | os.PathLike | None = None) -> dict:
+             settings: Config | None = None) -> dict:
     """Counts of tagged / partial / untagged / invalid files, overall and by kind and folder.
 
     Shape::
@@ -64,9 +64,9 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
     transcript (a data file: not indexed, not tagged) is a problem and is not counted;
     an empty one (a session about to start) is counted, untagged, and is no problem. Raises
     TagFileError when the tag file is malformed. `on_file(path, kind,
-    folder, tags)` is called for every file counted (see `files`). `config`: the settings file
-    searches read (`--config`; default: the memory's tachikoma.toml), whose weights "balance" and
-    globs "evergreen" are counted with.
+    folder, tags)` is called for every file counted (see `files`). `settings`: the settings searches
+    use (`--config`; None: the memory's tachikoma.toml, `config.settings_or_defaults`), whose weights
+    "balance" and globs "evergreen" are counted with.
     """
     root = Path(root).resolve()
     problems: list[dict] = []
@@ -82,7 +82,8 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
         path, _, reason = message.partition(": ")
         problems.append({"path": path, "reason": reason or message, "kind": _walk_kind(reason)})
 
-    settings = settings_or_defaults(root, config)  # a broken settings file is reported by search and index
+    if settings is None:
+        settings = settings_or_defaults(root)  # a broken settings file is reported by search and index
     total = _bucket()
     by_kind = {kind: _bucket() for kind in KINDS}
     by_folder: dict[str, dict] = {}
@@ -248,10 +249,13 @@ def files(root: Path, status: str | None = None, kind: str | None = None, folder
 
 def report(root: Path, config: str | os.PathLike | None = None) -> dict:
     """`coverage` plus how fresh the index is, and the files it could not index (under
-    "problems"): what `tachikoma stats --json` prints. `config`: as `coverage`'s."""
-    result = coverage(root, config=config)
-    result["index"] = freshness(root, config)
-    result["problems"] += index_problems(Path(root).resolve(), config)
+    "problems"): what `tachikoma stats --json` prints. `config`: the settings file (`--config`; None:
+    the memory's tachikoma.toml), read once for all three (the defaults when it cannot be read: a
+    broken settings file is reported by search and index)."""
+    settings = settings_or_defaults(Path(root).resolve(), config)
+    result = coverage(root, settings=settings)
+    result["index"] = freshness(root, settings)
+    result["problems"] += index_problems(Path(root).resolve(), settings)
     return result
 
 

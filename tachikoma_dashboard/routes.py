@@ -329,7 +329,7 @@ def reindex_panel_fragment():
 
 def index_panel_context() -> dict:
     try:
-        fresh = status.freshness(dash().root, dash().config_path)
+        fresh = status.freshness(dash().root, dash().settings())
     except TachikomaError as exc:
         fresh = {"error": str(exc)}
     try:

@@ -30,20 +30,21 @@ def held(store: IndexStore) -> tuple[int, int, int]:
     return rows - data_files, chunks, data_files
 
 
-def freshness(root: Path, config=None) -> dict:
+def freshness(root: Path, settings: Config | None = None) -> dict:
     """The state of the index, when it was last updated and how many files changed since.
 
     Never raises for a bad index file: "state" is "none" (no index yet; the
     other values None or 0), "complete", "incomplete" (a run is under way or
     was interrupted: "note" says to finish it), "damaged" or "unreadable"
-    ("error" and "note" hold the one-line reason). `config`: the settings file given with ``--config``
-    (default: the memory's own), which says where the index lives and how files are read.
+    ("error" and "note" hold the one-line reason). `settings`: the memory's settings, which say where the
+    index lives and how files are read (None: read from the memory, `config.settings_or_defaults`).
     """
     empty = {"state": "none", "last_indexed_at": None, "last_complete_at": None, "changed_since": None,
              "files": 0, "chunks": 0, "data_files": 0, "embedder": None, "note": None, "embedded": None,
              "other_languages": None}
     try:
-        settings = settings_or_defaults(root, config)
+        if settings is None:
+            settings = settings_or_defaults(root)
         location = locate(root, settings)
         if not location.exists():
             return empty
@@ -92,11 +93,11 @@ def other_languages(store) -> dict | None:
     return {"embedder": read_by, "chunks": dict(sorted(counts.items(), key=lambda kv: -kv[1]))} if counts else None
 
 
-def _indexed_files(root: Path, config=None) -> list:
+def _indexed_files(root: Path, settings: Config | None = None) -> list:
     """The index's file rows, sorted by path; [] when there is no readable index (freshness
-    reports a damaged or unreadable one)."""
+    reports a damaged or unreadable one). `settings`: as `freshness`'s."""
     try:
-        location = locate(root, settings_or_defaults(root, config))
+        location = locate(root, settings)  # None: the memory's own, or the defaults (settings_or_defaults)
         if not location.exists():
             return []
         with location.open(readonly=True) as store:
@@ -106,12 +107,12 @@ def _indexed_files(root: Path, config=None) -> list:
     return sorted(rows.values(), key=lambda r: r.path)
 
 
-def transcript_problems(root: Path, config=None) -> list[dict]:
+def transcript_problems(root: Path, settings: Config | None = None) -> list[dict]:
     """What the last run found wrong inside transcripts: ``{"path", "reason", "kind"}`` with kind
     "no-turns", "unknown-lines", "bad-lines", or what was left out on purpose, "heartbeats" and
     "checkpoint-copy" (see `transcripts.problem_kind`). Only an index run
     reads whole transcripts; "not-a-transcript" is found by `stats.coverage` from the first lines."""
-    return _transcript_problems(_indexed_files(root, config))
+    return _transcript_problems(_indexed_files(root, settings))
 
 
 def _transcript_problems(rows: list) -> list[dict]:
@@ -126,12 +127,12 @@ def _transcript_problems(rows: list) -> list[dict]:
     return found
 
 
-def not_indexed(root: Path, config=None) -> list[dict]:
+def not_indexed(root: Path, settings: Config | None = None) -> list[dict]:
     """Files the index holds no content of, and why: ``{"path", "reason", "kind"}`` with kind
     "too-large" (over ``[index] max_file_bytes``), "read-failed" (vanished or an I/O error: the
     next run reads it again), "binary" or "not-utf8" (UTF-16/32 text). Empty when there is no
     readable index."""
-    return _not_indexed(_indexed_files(root, config))
+    return _not_indexed(_indexed_files(root, settings))
 
 
 def _not_indexed(rows: list) -> list[dict]:
@@ -150,9 +151,9 @@ def _not_indexed(rows: list) -> list[dict]:
     return found
 
 
-def index_problems(root: Path, config=None) -> list[dict]:
+def index_problems(root: Path, settings: Config | None = None) -> list[dict]:
     """`not_indexed`, then `transcript_problems`, from one read of the index's file rows."""
-    rows = _indexed_files(root, config)
+    rows = _indexed_files(root, settings)
     return _not_indexed(rows) + _transcript_problems(rows)
 
 
