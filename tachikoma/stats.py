@@ -247,12 +247,12 @@ def files(root: Path, status: str | None = None, kind: str | None = None, folder
     return sorted(found, key=lambda f: f["path"])
 
 
-def report(root: Path, config: str | os.PathLike | None = None) -> dict:
+def report(root: Path, config_path: str | os.PathLike | None = None) -> dict:
     """`coverage` plus how fresh the index is, and the files it could not index (under
-    "problems"): what `tachikoma stats --json` prints. `config`: the settings file (`--config`; None:
-    the memory's tachikoma.toml), read once for all three (the defaults when it cannot be read: a
+    "problems"): what `tachikoma stats --json` prints. `config_path`: the settings file (`--config`;
+    None: the memory's tachikoma.toml), read once for all three (the defaults when it cannot be read: a
     broken settings file is reported by search and index)."""
-    settings = settings_or_defaults(Path(root).resolve(), config)
+    settings = settings_or_defaults(Path(root).resolve(), config_path)
     result = coverage(root, settings=settings)
     result["index"] = freshness(root, settings)
     result["problems"] += index_problems(Path(root).resolve(), settings)
