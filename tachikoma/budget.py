@@ -37,6 +37,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from . import tokens
+from .humanize import short_query
 
 #: Results scoring below this share of the best score are left out (the adaptive cut).
 FALLOFF = 0.5
@@ -50,8 +51,6 @@ MIN_PIECE = 40
 #: The first passage, cut to the budget, keeps at least this many tokens of text; a smaller budget is
 #: refused (`select`'s ``needed``) rather than answered with a source line and no evidence.
 FIRST_PIECE = MIN_PIECE // 2
-#: The question as a block's first line quotes it, at most this many characters.
-QUOTED_QUERY = 100
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
@@ -365,15 +364,6 @@ def quoted(text: str) -> str:
     """Every line of memory text after '> ' (a blank one as '>'): a passage cannot pass itself off as
     the answer's own text."""
     return "\n".join(f"> {line}" if line else ">" for line in text.strip().splitlines())
-
-
-def short_query(query: str) -> str:
-    """The question as the block quotes it: its first `QUOTED_QUERY` characters, cut at a word, "…" after."""
-    query = " ".join(query.split())
-    if len(query) <= QUOTED_QUERY:
-        return query
-    cut = query[:QUOTED_QUERY]
-    return (cut.rsplit(" ", 1)[0] if " " in cut[QUOTED_QUERY // 2:] else cut) + "…"
 
 
 def header(query: str, passages: int, used: int, budget: int) -> str:

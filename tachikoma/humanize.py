@@ -99,6 +99,20 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+#: The question as a block's first line quotes it, at most this many characters.
+QUOTED_QUERY = 100
+
+
+def short_query(query: str) -> str:
+    """The question as a recall block's first line (`budget.header`) and MCP's "no good match" line quote
+    it: its first `QUOTED_QUERY` characters, cut at a word, "…" after."""
+    query = " ".join(query.split())
+    if len(query) <= QUOTED_QUERY:
+        return query
+    cut = query[:QUOTED_QUERY]
+    return (cut.rsplit(" ", 1)[0] if " " in cut[QUOTED_QUERY // 2:] else cut) + "…"
+
+
 def no_match_reason(answer: dict) -> str:
     """Why a search answer has no good match, from its ``match`` evidence (`ranking.match_evidence`):
     "nothing is close enough in meaning (best 0.32, floor 0.44) and no passage holds most of the

@@ -30,10 +30,9 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
 from . import __version__, memory, notes, stats, turn_view
-from .budget import short_query
 from .config import load_config
 from .errors import TachikomaError
-from .humanize import answer_notes, no_match_reason, plural, printable, tool_match_text
+from .humanize import answer_notes, no_match_reason, plural, printable, short_query, tool_match_text
 from .live import LiveMemory
 from .search.explain import sentence
 from .search.pool import indexed_passages
