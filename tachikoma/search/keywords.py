@@ -260,12 +260,10 @@ def nowhere_weight(counts: dict[str, int], total: int,
     held = [(count - in_tools.get(word, 0), in_tools.get(word, 0)) for word, count in counts.items() if count > 0]
     if held and all((not text or 2 * text >= total) and (not tool or 2 * tool >= tool_texts) for text, tool in held):
         return [], 0.0
-    missing = []
-    for word, count in counts.items():
-        other = query_words(word)[1:]  # an umlaut word's spelling without it
-        if count == 0 and not any(counts.get(spelling) for spelling in other):
-            missing.append(word)
-    spellings = {spelling for word in missing for spelling in query_words(word)[1:]}
+    # Each word counted nowhere, with its other spellings (an umlaut word's without it), read once.
+    others = {word: query_words(word)[1:] for word, count in counts.items() if count == 0}
+    missing = [word for word, spellings in others.items() if not any(counts.get(s) for s in spellings)]
+    spellings = {spelling for word in missing for spelling in others[word]}
     missing = [word for word in missing if word not in spellings]
     return missing, len(missing) * float(np.log((total + 0.5) / 0.5)) if total > 0 else 0.0
 
