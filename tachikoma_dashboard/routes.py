@@ -283,7 +283,7 @@ def preview(form: TagForm) -> tuple[dict, int]:
 def tagged_page(form: TagForm, applied: model.Applied, undo_id: str | None, undone: bool,
                 undo_error: str | None = None):
     try:
-        coverage_now = stats.coverage(dash().root)
+        coverage_now = stats.coverage(dash().root, settings=dash().settings())
     except TachikomaError:
         coverage_now = None
     response = page("tag.html", "partials/tag_applied.html", form=form, applied=applied, undo_id=undo_id,

@@ -22,6 +22,7 @@ from flask.testing import FlaskClient
 
 from tachikoma_dashboard.app import create_app
 from tachikoma import cli, stats
+from tachikoma.config import load_config
 from tachikoma.errors import EmbedderError
 from tachikoma.web.render import explain
 from tachikoma.mcp_server import answer_text
@@ -1151,3 +1152,27 @@ def test_a_notes_images_inside_the_memory_are_served_and_nothing_else(client, in
     for refused in ("people/page.html", "people/diag.md", ".secret/key.png", "people/link.png", "../outside.png",
                     "people/../../outside.png", "people/missing.png", "%2e%2e/outside.png"):
         assert client.get(f"/image/{refused}").status_code == 404, refused
+
+
+def test_the_coverage_after_a_tagging_counts_with_the_dashboards_settings_file(indexed, tmp_path):
+    # A .jsonl whose first transcript line comes after 300 bytes of other data: under the memory's own
+    # settings it is a transcript (untagged); under a settings file that reads at most 200 bytes it is data,
+    # not memory. The coverage line after a tagging counted with the memory's own settings, the coverage
+    # page with the dashboard's `--config`.
+    late = json.dumps({"type": "user", "timestamp": "2026-11-01T10:00:00Z",
+                       "message": {"role": "user", "content": "hello"}})
+    (indexed / "late.jsonl").write_text(json.dumps({"blob": "x" * 300}) + "\n" + late + "\n")
+    settings = tmp_path / "small.toml"
+    settings.write_text("[index]\nmax_file_bytes = 200\n")
+    expected = stats.coverage(indexed, settings=load_config(indexed, settings))
+    assert expected["files"] == stats.coverage(indexed)["files"] - 1  # the settings file does count otherwise
+    app = create_app(memory=indexed, config=settings, port=5000)
+    try:
+        client = make_client(app)
+        html = client.post("/tag/apply", data={**preview_form(client), "csrf_token": csrf_token(client)},
+                           headers=HTMX).get_data(as_text=True)
+    finally:
+        app.extensions["tachikoma"].index_job.wait(30)
+    assert "Tagged 2 files" in html
+    after = stats.coverage(indexed, settings=load_config(indexed, settings))
+    assert f"of {after['files']} files tagged" in text_of(html), text_of(html)
