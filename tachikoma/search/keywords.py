@@ -73,11 +73,12 @@ COUNTING = re.compile(GATHERING.pattern + r"|\bhow\s+much\b", re.I)
 #: amount ("Quanto passou a ser a renda?") more often than it helped (measured, docs/evaluation.md).
 _FOREIGN_GATHERING = {
     "German": r"\bwie\s*viele\b|\binsgesamt\b",
-    "French": r"\bcombien\s+d(?:e\b|')|\bau\s+total\b|\ben\s+tout\b",
+    # "combien de temps", "hoeveel tijd": how long, one amount; "en tout cas" (in any case), "en tout début"
+    "French": r"\bcombien\s+d(?:e\b(?!\s+temps\b)|')|\bau\s+total\b|\ben\s+tout\b(?!\s+(?:cas|début)\b)",
     "Spanish": r"\bcu[aá]nt[oa]s\b|\ben\s+total\b",
     "Portuguese": r"\bquant[oa]s\b|\bno\s+total\b|\bao\s+todo\b|\bem\s+total\b",
     "Italian": r"\bquant[ie]\b|\bin\s+totale\b",
-    "Dutch": r"\bhoeveel\s+(?!kost|is\b|was\b)|\bin\s+totaal\b",
+    "Dutch": r"\bhoeveel\s+(?!kost|is\b|was\b|tijd\b)|\bin\s+totaal\b",
     "Japanese": r"何人|何回|何件|何個|いくつ|全部で|合計",
     "Chinese": r"一共|总共|總共|合计|合計|总计|總計",
     # 몇 before a counter ("몇 번", "몇 명"), not "몇 시" (what time)

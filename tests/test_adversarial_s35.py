@@ -1,0 +1,46 @@
+"""Adversarial tests of session 35: a question in another language that gathers (`keywords.gathers_in`,
+`keywords.counts_in`)."""
+
+import pytest
+
+from tachikoma.function_words import question_language
+from tachikoma.search.keywords import counts_in, gathers_in
+
+
+def no_gathering(query):
+    language = question_language(query)
+    assert language is not None, query  # told: read by its own language's words
+    assert not gathers_in(query, language) and not counts_in(query, language), query
+
+
+@pytest.mark.parametrize("query", [
+    # French "en tout cas" (in any case), "en tout début" (at the very start): no "en tout" (in all)
+    "En tout cas, quand est-ce que Marie revient ?",
+    "Qu'est-ce que Marc a dit en tout début de réunion ?",
+    # "combien de temps", "hoeveel tijd": how long, one amount, as English "how long" (another language's
+    # "how much" is not read: docs/languages.md)
+    "Combien de temps dure le vol pour Tokyo ?",
+    "Hoeveel tijd heb ik nodig voor de reis naar Gent?",
+])
+def test_a_phrase_that_only_looks_like_in_total_or_how_many(query):
+    no_gathering(query)
+
+
+@pytest.mark.parametrize("query", [
+    "Combien de livres ai-je lus en tout ?",
+    "En tout, combien de fois suis-je allé à la piscine ?",
+    "Combien de fois suis-je allé à la piscine ?",
+    "Combien de temps ai-je passé au total sur le projet ?",
+    "Hoeveel boeken heb ik dit jaar gelezen?",
+    "项目一共花了多少钱？",
+    "这个月的开销合计是多少？",
+    "今月の出費は合計でいくら？",
+    "총 몇 번 갔어?",
+    "이번 달 지출 합계가 얼마야?",
+    "총액이 얼마였지?",
+    "이번 달 총지출이 얼마야?",
+    "몇 번 갔어?",
+])
+def test_a_question_that_gathers_still_does(query):
+    language = question_language(query)
+    assert gathers_in(query, language) and counts_in(query, language), query
