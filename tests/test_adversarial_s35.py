@@ -27,6 +27,17 @@ def test_a_phrase_that_only_looks_like_in_total_or_how_many(query):
 
 
 @pytest.mark.parametrize("query", [
+    # 计划 / 計画 / 計畫 (plan) after 合 or 总: 总计划 (the overall plan), 総合計画 (a comprehensive plan)
+    "项目的总计划是什么时候定的？",
+    "學校的總計畫是誰寫的？",
+    "今年的综合计划是什么？",
+    "市の総合計画の締め切りはいつ？",
+])
+def test_a_plan_is_no_total(query):
+    no_gathering(query)
+
+
+@pytest.mark.parametrize("query", [
     "Combien de livres ai-je lus en tout ?",
     "En tout, combien de fois suis-je allé à la piscine ?",
     "Combien de fois suis-je allé à la piscine ?",

@@ -79,8 +79,9 @@ _FOREIGN_GATHERING = {
     "Portuguese": r"\bquant[oa]s\b|\bno\s+total\b|\bao\s+todo\b|\bem\s+total\b",
     "Italian": r"\bquant[ie]\b|\bin\s+totale\b",
     "Dutch": r"\bhoeveel\s+(?!kost|is\b|was\b|tijd\b)|\bin\s+totaal\b",
-    "Japanese": r"何人|何回|何件|何個|いくつ|全部で|合計",
-    "Chinese": r"一共|总共|總共|合计|合計|总计|總計",
+    # not 计划, 計画 (a plan) after 合 or 总: "总计划" (the overall plan), "総合計画" (a comprehensive plan)
+    "Japanese": r"何人|何回|何件|何個|いくつ|全部で|合計(?![划画劃畫])",
+    "Chinese": r"一共|总共|總共|[合总總][计計](?![划画劃畫])",
     # 몇 before a counter ("몇 번", "몇 명"), not "몇 시" (what time)
     "Korean": r"총|합계|몇\s*(?:개|명|번|군데|곳|가지|권|벌|마리)",
 }
