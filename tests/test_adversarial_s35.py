@@ -38,6 +38,20 @@ def test_a_plan_is_no_total(query):
 
 
 @pytest.mark.parametrize("query", [
+    # Korean 총 inside a word: 총장 (a university's president), 총리 (prime minister), 총회 (general meeting),
+    # 권총 (a pistol); 종합계획 (a comprehensive plan) holds 합계
+    "대학교 총장님 이름이 뭐였지?",
+    "작년 총회에서 누가 발표했어?",
+    "권총 이야기를 누가 했지?",
+    "시의 종합계획 마감일이 언제야?",
+    # 몇 번지: the house number of an address
+    "할머니 집 주소가 몇 번지였지?",
+])
+def test_korean_total_inside_another_word(query):
+    no_gathering(query)
+
+
+@pytest.mark.parametrize("query", [
     "Combien de livres ai-je lus en tout ?",
     "En tout, combien de fois suis-je allé à la piscine ?",
     "Combien de fois suis-je allé à la piscine ?",

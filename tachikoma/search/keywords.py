@@ -82,8 +82,10 @@ _FOREIGN_GATHERING = {
     # not 计划, 計画 (a plan) after 合 or 总: "总计划" (the overall plan), "総合計画" (a comprehensive plan)
     "Japanese": r"何人|何回|何件|何個|いくつ|全部で|合計(?![划画劃畫])",
     "Chinese": r"一共|总共|總共|[合总總][计計](?![划画劃畫])",
-    # 몇 before a counter ("몇 번", "몇 명"), not "몇 시" (what time)
-    "Korean": r"총|합계|몇\s*(?:개|명|번|군데|곳|가지|권|벌|마리)",
+    # 총 starting a word ("총 몇 번", "총액", "총지출"), not 권총 (a pistol) nor 총장, 총리, 총회 (a university's
+    # president, a prime minister, a general meeting); 몇 before a counter ("몇 번", "몇 명"), not "몇 시" (what
+    # time) nor "몇 번지" (an address's number); not 종합계획 (a plan)
+    "Korean": r"(?<!\w)총(?![장리회])|합계(?!획)|몇\s*(?:개|명|번(?!지)|군데|곳|가지|권|벌|마리)",
 }
 # Portuguese is told as Spanish at times by the words they share (as in `tense`): each reads the other's too.
 _FOREIGN_GATHERING["Spanish"] = _FOREIGN_GATHERING["Portuguese"] = (
