@@ -69,3 +69,19 @@ def test_korean_total_inside_another_word(query):
 def test_a_question_that_gathers_still_does(query):
     language = question_language(query)
     assert gathers_in(query, language) and counts_in(query, language), query
+
+
+@pytest.mark.parametrize("query, gathers", [
+    # English, a name: another language's "how many" capitalised after the first word ("Quantas", Qantas misspelt)
+    ("When did I book my Quantas flight to Sydney?", False),
+    ("Who runs Quanti Studio?", False),
+    ("Which street is Cuantos Tacos on?", False),
+    # not told, the question's own word: it gathers
+    ("Was kostet die Krone insgesamt?", True),
+    ("Quantos livros?", True),
+    ("¿Cuántos libros?", True),
+    ("How many Quantas flights did I take?", True),
+])
+def test_a_question_not_told_reads_another_language_s_word_as_a_name_when_capitalised(query, gathers):
+    assert question_language(query) is None
+    assert gathers_in(query, None) is gathers and counts_in(query, None) is gathers

@@ -93,12 +93,18 @@ _FOREIGN_GATHERING["Spanish"] = _FOREIGN_GATHERING["Portuguese"] = (
 #: A question whose language is not told (English, or too short to tell: "Was kostet die Krone insgesamt?")
 #: reads every language's words; one that is told reads its own only (German "total" is "totally").
 _GATHERS_IN = {language: re.compile(words, re.I) for language, words in _FOREIGN_GATHERING.items()}
-_GATHERS_IN[None] = re.compile("|".join([GATHERING.pattern, *_FOREIGN_GATHERING.values()]), re.I)
+_GATHERS_IN[None] = re.compile("|".join(_FOREIGN_GATHERING.values()), re.I)  # and English's, `GATHERING`
 
 
 def gathers_in(query: str, language: str | None) -> bool:
     """Whether `query`, in `language` (`function_words.question_language`; None: English or not told),
-    gathers from several memories (`GATHERING`, or its words in that language)."""
+    gathers from several memories (`GATHERING`, or its words in that language). Not told, another language's
+    word capitalised after the question's first is a name, as `function_words` reads one: "When did I book
+    my Quantas flight?", "Who runs Quanti Studio?"."""
+    if language is None:
+        return bool(GATHERING.search(query)) or any(
+            not m[0][:1].isupper() or not re.search(r"\w", query[:m.start()])
+            for m in _GATHERS_IN[None].finditer(query))
     pattern = _GATHERS_IN.get(language)
     return bool(pattern and pattern.search(query))
 
