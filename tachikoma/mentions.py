@@ -9,15 +9,14 @@ factor (`timeq.factor`) cannot tell those passages from the rest; their text can
 `days` reads the days a text names: ISO dates (2026-12-18), day and month in English and the other languages
 `time_words` knows ("18 Dec", "December 18th", "20. Februar", "11 de fevereiro de 2027", "le 3 mars"),
 day.month.year (14.03.2027), Chinese, Japanese and Korean dates (12月5日, 12월 5일), and a month of a year
-("January 2027", "novembro de 2027": its last day). A day named without a year is the one nearest the
-passage's own date (a note of 20 November naming "18 Dec" means this December, "8 Nov" the 8th just gone,
-"since 3 August" this August, "5 Jan" the coming January). `mark` gives a question about what is coming
-its time factor from them: 1.0 for a passage naming a day from today on (within `HORIZON` days) and after
-its own date (a transcript's date line is no plan), `timeq.OUTSIDE` for one that names none: the factor a
-memory outside the time a question names gets. A month named alone ("due January") is not read: measured,
-it lifted as many passages that name a month in passing as it found answers. Pure: it reads only the
-results.
-"""
+("January 2027", "novembro de 2027": its last day). A day named without a year is the first one from three
+months before the passage's own date on (a note of 20 November naming "18 Dec" means this December, "8 Nov"
+the 8th just gone; one of 15 September naming "since 3 August" this August, "14 February" the coming one).
+`mark` gives a question about what is coming its time factor from them: 1.0 for a passage naming a day from
+today on (within `HORIZON` days) and after its own date (a transcript's date line is no plan), `timeq.OUTSIDE`
+for one that names none: the factor a memory outside the time a question names gets. A month named alone ("due
+January") is not read: measured, it lifted as many passages that name a month in passing as it found answers.
+Pure: it reads only the results."""
 
 from __future__ import annotations
 
@@ -31,6 +30,10 @@ from .timeq import AMBIGUOUS_MONTHS, MONTHS, OUTSIDE, month_end
 CANDIDATES = 30
 #: A named day further ahead than this is no plan of this year's (a 10-year guarantee, a passport's expiry).
 HORIZON = 400
+#: A day named without a year is the first one from this many days before the passage's own date on: a past
+#: day a note names in passing is recent ("on leave since 3 August" in September), a plan may be far ahead
+#: ("our wedding is on 14 February", written in July). No set here decides it (docs/evaluation.md).
+BEFORE_WRITTEN = 91
 
 _MONTH_OF = {**{word.lower(): n for word, n in FOREIGN_MONTHS.items()}, **MONTHS}
 _MONTH = "|".join(re.escape(word) for word in sorted(_MONTH_OF, key=len, reverse=True))
@@ -46,23 +49,10 @@ _PATTERNS = (
 )
 
 
-def _plausible(year: str | None) -> str | None:
-    """A year as a date's: "5 Dec, 1500 people" names no year 1500."""
-    return year if year and 1900 < int(year) < 2200 else None
-
-
-def _nearest(base: date, month: int, day: int) -> date | None:
-    """The `day` of `month` nearest `base` (the later of two as near); 29 February: the nearest leap year's."""
-    for spread in (1, 4):
-        found = []
-        for year in range(base.year - spread, base.year + spread + 1):
-            try:
-                found.append(date(year, month, day))
-            except (ValueError, OverflowError):  # 31 February, a year 0 or 10000
-                continue
-        if found:
-            return min(found, key=lambda d: (abs((d - base).days), -d.toordinal()))
-    return None
+def _count_not_year(match: re.Match, year: str | None) -> bool:
+    """Whether the number after a day and month is a count, not its year: after a comma and no year a plan
+    names ("5 Dec, 1500 people"). "3 March 1890" and "December 5, 1850" are years, long past."""
+    return bool(year) and not 1900 < int(year) < 2200 and "," in match[0]
 
 
 def days(text: str, written: date | None, today: date) -> list[date]:
@@ -70,17 +60,17 @@ def days(text: str, written: date | None, today: date) -> list[date]:
     the passage's own date, from which a day without a year is read (`today` when it has none)."""
     out: list[date] = []
     base = written or today
+    start = max(base, date.min + timedelta(days=BEFORE_WRITTEN)) - timedelta(days=BEFORE_WRITTEN)
 
     def add(year: str | None, month: int | str, day: int | str) -> None:
-        if not year:  # "25 Dec" in a note of 5 January: the Christmas just gone; "since 3 August" in September
-            named = _nearest(base, int(month), int(day)) if 1 <= int(month) <= 12 else None
-        else:
+        for each in [int(year)] if year else range(start.year, start.year + 9):  # 29 February: a leap year's
             try:
-                named = date(int(year), int(month), int(day))
+                named = date(each, int(month), int(day))
             except (ValueError, OverflowError):  # 31 February, a year 0: no day
-                named = None
-        if named:
-            out.append(named)
+                continue
+            if year or named >= start:
+                out.append(named)
+                return
 
     # A day read once: "11 de fevereiro de 2027" is no month of a year too. The characters read, not a list of
     # spans each match is checked against: a data dump of 40,000 days on one line took 24 s that way.
@@ -98,12 +88,12 @@ def days(text: str, written: date | None, today: date) -> list[date]:
             elif kind == "dmy":
                 add(m[3], m[2], m[1])
             elif kind == "dm":
-                add(_plausible(m[3]), _MONTH_OF[m[2].lower()], m[1])
+                add(None if _count_not_year(m, m[3]) else m[3], _MONTH_OF[m[2].lower()], m[1])
             elif kind == "md":
-                add(_plausible(m[3]), _MONTH_OF[m[1].lower()], m[2])
+                add(m[3], _MONTH_OF[m[1].lower()], m[2])
             elif kind == "cjk":
                 add(m[1], m[2], m[3])
-            elif _plausible(m[2]):  # "my": the month's last day
+            elif 1900 < int(m[2]) < 2200:  # "my": the month's last day
                 out.append(month_end(date(int(m[2]), _MONTH_OF[m[1].lower()], 1)))
     return out
 

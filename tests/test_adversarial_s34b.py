@@ -118,7 +118,7 @@ def test_a_question_about_a_place_next_to_another_gets_no_time_factor(tmp_path):
     ("Leap day party on 29 Feb", date(2027, 3, 10), [date(2028, 2, 29)]),  # no 29 February in 2027: 2028's
     ("Leap day party on 29 Feb", date(2028, 1, 10), [date(2028, 2, 29)]),
 ])
-def test_a_day_without_a_year_is_the_one_nearest_the_note(text, written, named):
+def test_a_day_without_a_year_is_the_first_from_three_months_before_the_note(text, written, named):
     assert mentions.days(text, written, written) == named
 
 

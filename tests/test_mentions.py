@@ -26,11 +26,13 @@ TODAY = date(2026, 12, 4)
     ("다음 접종은 12월 15일", [date(2026, 12, 15)]),
     ("the next one in November 2027", [date(2027, 11, 30)]),  # a month of a year: its last day
     ("a próxima ou em novembro de 2027.", [date(2027, 11, 30)]),
-    # a day without a year: the one nearest the note's date
+    # a day without a year: the first from three months before the note's date on
     ("Paid on 8 Nov", [date(2026, 11, 8)]),
     ("Renewed on 3 Oct", [date(2026, 10, 3)]),  # the October just gone, not the next
     ("Dentist on 8 Jan", [date(2027, 1, 8)]),
     ("5 Dec, 1500 people came", [date(2026, 12, 5)]),  # a count is no year
+    ("Great-grandpa was born on 3 March 1890", [date(1890, 3, 3)]),  # but a year long past is
+    ("On December 5, 1850 the house was built", [date(1850, 12, 5)]),
 ])
 def test_the_days_a_passage_names(text, named):
     assert mentions.days(text, WRITTEN, TODAY) == named
@@ -59,6 +61,9 @@ def test_a_past_day_without_a_year_is_no_day_still_to_come():
     # an OpenClaw daily note of 15 September: "since 3 August" was read as next August, a day still to come
     assert mentions.day_ahead("Ana has been on leave since 3 August.", date(2026, 9, 15), TODAY) is None
     assert mentions.day_ahead("Kita schließt am 3. August", date(2026, 9, 15), TODAY) is None
+    # a plan far ahead is still one: a past day a note names in passing is a recent one
+    assert mentions.day_ahead("Our wedding is on 14 February!", date(2026, 7, 20), TODAY) == date(2027, 2, 14)
+    assert mentions.day_ahead("Flights home booked for 20 Dec", date(2026, 6, 15), TODAY) == date(2026, 12, 20)
     assert mentions.day_ahead("Ana is back on 3 February.", date(2026, 9, 15), TODAY) == date(2027, 2, 3)
 
 

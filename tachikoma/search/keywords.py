@@ -73,19 +73,22 @@ COUNTING = re.compile(GATHERING.pattern + r"|\bhow\s+much\b", re.I)
 #: amount ("Quanto passou a ser a renda?") more often than it helped (measured, docs/evaluation.md).
 _FOREIGN_GATHERING = {
     "German": r"\bwie\s*viele\b|\binsgesamt\b",
-    # "combien de temps", "hoeveel tijd": how long, one amount; "en tout cas" (in any case), "en tout début"
-    "French": r"\bcombien\s+d(?:e\b(?!\s+temps\b)|')|\bau\s+total\b|\ben\s+tout\b(?!\s+(?:cas|début)\b)",
-    "Spanish": r"\bcu[aá]nt[oa]s\b|\ben\s+total\b",
-    "Portuguese": r"\bquant[oa]s\b|\bno\s+total\b|\bao\s+todo\b|\bem\s+total\b",
-    "Italian": r"\bquant[ie]\b|\bin\s+totale\b",
-    "Dutch": r"\bhoeveel\s+(?!kost|is\b|was\b|tijd\b)|\bin\s+totaal\b",
+    # "combien de temps" (how long), "combien d'argent" (how much money): one amount; "en tout cas" (in any
+    # case), "en tout début"; an age ("cuántos años tiene", "quanti anni ha") is one fact, as "how old" is
+    "French": r"\bcombien\s+d(?:e\b(?!\s+temps\b)|'(?!argent\b))|\bau\s+total\b|\ben\s+tout\b(?!\s+(?:cas|début)\b)",
+    "Spanish": r"\bcu[aá]nt[oa]s\b(?!\s+años\s+tienen?\b)|\ben\s+total\b",
+    "Portuguese": r"\bquant[oa]s\b(?!\s+anos\s+t[eê]m\b)|\bno\s+total\b|\bao\s+todo\b|\bem\s+total\b",
+    "Italian": r"\bquant[ie]\b(?!\s+anni\s+ha(?:nno)?\b)|\bin\s+totale\b",
+    # "hoeveel" asks "how much" as often ("Hoeveel verdient Sanne?", "hoeveel tijd"): not read
+    "Dutch": r"\bin\s+totaal\b",
     # not 计划, 計画 (a plan) after 合 or 总: "总计划" (the overall plan), "総合計画" (a comprehensive plan)
-    "Japanese": r"何人|何回|何件|何個|いくつ|全部で|合計(?![划画劃畫])",
-    "Chinese": r"一共|总共|總共|[合总總][计計](?![划画劃畫])",
+    # not いくつか (some), 唯一共同 (the only … in common)
+    "Japanese": r"何人|何回|何件|何個|いくつ(?!か)|全部で|合計(?![划画劃畫])",
+    "Chinese": r"(?<!唯)一共|总共|總共|[合总總][计計](?![划画劃畫])",
     # 총 starting a word ("총 몇 번", "총액", "총지출"), not 권총 (a pistol) nor 총장, 총리, 총회 (a university's
     # president, a prime minister, a general meeting); 몇 before a counter ("몇 번", "몇 명"), not "몇 시" (what
-    # time) nor "몇 번지" (an address's number); not 종합계획 (a plan)
-    "Korean": r"(?<!\w)총(?![장리회])|합계(?!획)|몇\s*(?:개|명|번(?!지)|군데|곳|가지|권|벌|마리)",
+    # time) nor "몇 번지", "몇 번 출구", "몇 번 버스" (an address's, an exit's, a bus's number); not 종합계획 (a plan)
+    "Korean": r"(?<!\w)총(?![장리회])|합계(?!획)|몇\s*(?:개|명|번(?!지|\s*(?:출구|버스|선))|군데|곳|가지|권|벌|마리)",
 }
 # Portuguese is told as Spanish at times by the words they share (as in `tense`): each reads the other's too.
 _FOREIGN_GATHERING["Spanish"] = _FOREIGN_GATHERING["Portuguese"] = (
