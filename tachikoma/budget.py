@@ -376,6 +376,16 @@ def header_tokens(query: str, budget: int) -> int:
     return tokens.count(header(query, 99, budget, budget)) + 1
 
 
+def no_match_text(query: str, reason: str, budget_tokens: int) -> str:
+    """The reply to a question with no good match, held to its budget: the question and why, if that fits,
+    else the question alone, else the bare fact (the agent knows what it asked)."""
+    quoted_query = f'No memory matches "{short_query(query)}"'
+    for text in (f"{quoted_query}: {reason}." if reason else None, f"{quoted_query}.", "No memory matches."):
+        if text and tokens.count(text) <= budget_tokens:
+            return text
+    return "No memory matches."
+
+
 def agent_text(query: str, selection: dict, preamble: str = "") -> str:
     """One block an agent can paste: the evidence first (quoted), each passage followed by where it
     came from and how far to trust it ("(untrusted source; verify)"); `preamble` is its first line."""

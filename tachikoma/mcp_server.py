@@ -278,6 +278,8 @@ def answer_text(answer: dict, allow_owner_trust: bool = False) -> str:
         lines.append(f"the index is not kept up to date: {fresh['watch_error']}")
     if answer["no_good_match"]:
         if fresh.get("state") == "complete" and not fresh.get("changed_since"):
+            if "agent_text" in answer:  # a budget: the reason, held to it
+                return answer["agent_text"]
             lines.insert(0, f"no good match for {short_query(answer['query'])!r}: {no_match_reason(answer)}; call search "
                             "with min_score 0 to see the nearest passages anyway")
         else:  # files not indexed yet (a first build, a change not re-indexed): they may hold the answer

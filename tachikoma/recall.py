@@ -19,7 +19,7 @@ from . import budget, memory, tokens
 from .documents import TRANSCRIPT
 from .errors import BadQuery, TachikomaError
 from .fences import FenceTracker
-from .humanize import answer_notes
+from .humanize import answer_notes, no_match_reason
 from .turn_view import read_for_agent, turn_body
 from .vocabulary import BUDGET_RESULTS
 
@@ -92,9 +92,15 @@ def within_budget(answer: dict, budget_tokens: int, root: Path | Callable[[dict]
     nowhere) follow the preamble, counted too, and are left out when the evidence would not fit beside them
     (a long question's many unknown words)."""
     results = answer.get("results") or []
+    query = answer.get("query", "")
+    if answer.get("no_good_match") or not results:  # nothing to choose from: why, held to the budget
+        out = {k: v for k, v in answer.items() if k != "results"}
+        out["agent_text"] = budget.no_match_text(query, no_match_reason(answer) if answer.get("no_good_match")
+                                                 else "", budget_tokens)
+        out["budget"] = budget.select([], [], [], budget_tokens, reserve=tokens.count(out["agent_text"]))
+        return out
     folder = root if callable(root) else (lambda _result: root)
     units = [units_of(folder(r), r) for r in results]
-    query = answer.get("query", "")
 
     def select(first: str) -> dict:
         return budget.select(results, units, answer.get("keywords") or [], budget_tokens, falloff=falloff,

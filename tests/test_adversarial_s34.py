@@ -23,7 +23,7 @@ def test_a_budgeted_search_with_no_good_match_says_so_on_the_command_line(tmp_pa
     runner.run(root, embedder_name="hash")
     got = tachikoma(root, "search", "zzqxflorb", "--budget", "100", "--in-process")
     assert got.returncode == 0, got.stderr
-    assert got.stdout.startswith("no good match") and "unexpected error" not in got.stderr
+    assert got.stdout.startswith("No memory matches") and "unexpected error" not in got.stderr
 
 
 
@@ -38,7 +38,7 @@ def test_mcp_no_good_match_within_a_budget_quotes_a_long_question_shortened(tmp_
                                      preamble=data_framing(False))
             assert answer["no_good_match"]
             text = answer_text(answer)
-            assert text.startswith("no good match for") and "…" in text.split("\n")[0]
+            assert text.startswith("No memory matches") and "…" in text.split("\n")[0]
             assert tokens.count(text) <= 300
     finally:
         searchers.close()

@@ -96,3 +96,27 @@ def test_a_budgets_block_says_the_index_is_behind_only_when_it_is():
     for behind in ({"changed_since": 2}, {"state": "incomplete"}, {"watch_error": "disk full"}):
         text = answer_text({**answer, "freshness": {**answer["freshness"], **behind}})
         assert text.startswith(answer["agent_text"] + "\nindex updated 2026-12-05T10:00:00+00:00"), behind
+
+
+NOWHERE = "What is the airspeed velocity of an unladen swallow?"
+
+
+def test_no_good_match_within_a_budget_is_held_to_it_on_every_face(memory):
+    # "no good match" printed its whole reason and a hint (97 tokens for a budget of 30): the agent pays for
+    # every token it asked not to. The reply says why when that fits, else only that nothing matches.
+    build_index(memory, "minilm-int8")  # the default's floor
+    said = {}
+    for budget in (8, 30, 300):
+        got = tachikoma(memory, "search", NOWHERE, "--budget", str(budget), "--in-process")
+        assert got.returncode == 0, got.stderr
+        assert got.stdout.startswith("No memory matches") and tokens.count(got.stdout) <= budget, (budget, got.stdout)
+        said[budget] = got.stdout
+    assert said[8].strip() == "No memory matches."
+    assert said[30].strip() == f'No memory matches "{NOWHERE}".'
+    assert said[300].startswith(f'No memory matches "{NOWHERE}": ') and said[300] != said[30]
+    data = json.loads(tachikoma(memory, "search", NOWHERE, "--budget", "30", "--json", "--in-process").stdout)
+    assert data["no_good_match"] and data["budget"]["passages"] == []
+    assert data["budget"]["used_tokens"] == tokens.count(data["agent_text"]) <= 30
+    client = make_client(create_app(memory=memory, port=5000))
+    answer = client.get("/api/search", query_string={"q": NOWHERE, "budget_tokens": 30}).get_json()
+    assert answer["no_good_match"] and answer["agent_text"] == data["agent_text"]

@@ -34,7 +34,7 @@ def cmd_search(args) -> int:
     if args.json:
         print(json.dumps(answer, indent=2, ensure_ascii=False))
         return 0
-    if "budget" in answer and not answer["no_good_match"]:
+    if "budget" in answer:  # the block made for agents, held to its budget ("no good match" too)
         print(printable_block(answer["agent_text"]))
         return 0
     _print_answer(answer, args)
