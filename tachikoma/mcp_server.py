@@ -30,6 +30,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
 from . import __version__, memory, notes, stats, turn_view
+from .budget import no_match_text
 from .config import load_config
 from .errors import TachikomaError
 from .humanize import answer_notes, no_match_reason, plural, printable, short_query, tool_match_text
@@ -40,6 +41,9 @@ from .store import locate
 from .tagging import applying, model, planning
 from .tags import CONFIDENCE_VALUES, TRUST_VALUES, InvalidTagValue
 from .vocabulary import MAX_BUDGET, MAX_LIMIT, MAX_QUERY_CHARS
+
+#: Why a question found nothing while the index is behind its files: they may hold the answer.
+NOT_UP_TO_DATE = "the index is not up to date: search again once it is"
 
 log = logging.getLogger("tachikoma.mcp")
 
@@ -277,14 +281,16 @@ def answer_text(answer: dict, allow_owner_trust: bool = False) -> str:
     if fresh.get("watch_error"):
         lines.append(f"the index is not kept up to date: {fresh['watch_error']}")
     if answer["no_good_match"]:
-        if fresh.get("state") == "complete" and not fresh.get("changed_since"):
-            if "agent_text" in answer:  # a budget: the reason, held to it
-                return answer["agent_text"]
+        indexed = fresh.get("state") == "complete" and not fresh.get("changed_since")
+        if "budget" in answer:  # a budget: the reply held to it (`budget.no_match_text`)
+            return answer["agent_text"] if indexed else no_match_text(
+                answer["query"], NOT_UP_TO_DATE, answer["budget"]["budget_tokens"])
+        if indexed:
             lines.insert(0, f"no good match for {short_query(answer['query'])!r}: {no_match_reason(answer)}; call search "
                             "with min_score 0 to see the nearest passages anyway")
         else:  # files not indexed yet (a first build, a change not re-indexed): they may hold the answer
-            lines.insert(0, f"no good match among the indexed files for {short_query(answer['query'])!r}, but the index is "
-                            "not up to date: search again once it is")
+            lines.insert(0, f"no good match among the indexed files for {short_query(answer['query'])!r}, but "
+                            + NOT_UP_TO_DATE)
         return "\n".join(lines)
     if "agent_text" in answer:  # a budget: the block made for agents (its first line the framing), then freshness
         # only when it says something to act on: a fresh index's line would run the block over its budget

@@ -120,3 +120,16 @@ def test_no_good_match_within_a_budget_is_held_to_it_on_every_face(memory):
     client = make_client(create_app(memory=memory, port=5000))
     answer = client.get("/api/search", query_string={"q": NOWHERE, "budget_tokens": 30}).get_json()
     assert answer["no_good_match"] and answer["agent_text"] == data["agent_text"]
+
+
+def test_mcp_no_good_match_within_a_budget_says_why_and_stays_in_it():
+    from tachikoma.mcp_server import NOT_UP_TO_DATE, answer_text
+
+    fresh = {"state": "complete", "last_indexed_at": "2026-12-05T10:00:00+00:00", "changed_since": 0}
+    answer = {"query": "Who fixed the boiler?", "no_good_match": True, "freshness": fresh,
+              "budget": {"budget_tokens": 40}, "agent_text": 'No memory matches "Who fixed the boiler?".'}
+    assert answer_text(answer) == answer["agent_text"]  # what `budget.no_match_text` made, nothing after it
+    behind = answer_text({**answer, "freshness": {**fresh, "changed_since": 3}})
+    assert behind == f'No memory matches "Who fixed the boiler?": {NOT_UP_TO_DATE}.' and tokens.count(behind) <= 40
+    tight = answer_text({**answer, "freshness": {**fresh, "changed_since": 3}, "budget": {"budget_tokens": 12}})
+    assert tokens.count(tight) <= 12 and tight.startswith("No memory matches")
