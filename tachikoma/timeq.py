@@ -348,8 +348,10 @@ def _year_earlier(day: date, years: int) -> date:
 
 def _ranges(query: str, found: list[tuple[int, int, Window]], tz) -> list[tuple[int, int, Window]]:
     """`found` with each two windows said as one span ("between March 1 and March 10", "from October to
-    December") made one, from the first's first day to the second's last; not when the second comes first
-    (the latest December before the latest October) or either counts from or up to another time."""
+    December") made one, from the first's first day to the second's last (from the second's to the first's
+    when both name their year and the second comes first: "between 20 Nov 2026 and 2 Nov 2026"); not when a
+    second without its year comes first (the latest December before the latest October) or either counts
+    from or up to another time."""
     out: list[tuple[int, int, Window]] = []
     for start, end, window in found:
         if out:
@@ -361,6 +363,8 @@ def _ranges(query: str, found: list[tuple[int, int, Window]], tz) -> list[tuple[
             span = joined and (opened or _RANGE_OPEN_WORD.match(query[first_start:first_end])) and not leads
             if span and first.start >= window.start and not _YEAR.search(first.phrase):
                 first = _years_before(first, window, tz)  # "between August and November 2023": August 2023
+            elif span and window.start < first.start and window.end <= first.end and _YEAR.search(window.phrase):
+                first, window = window, first  # both years said, the later first: "from 20 Nov 2026 to 2 Nov 2026"
             if span and first.start < window.start and first.end <= window.end:
                 begin = first_start - len(opened.group(0)) if opened else first_start
                 days = (datetime.fromtimestamp(first.start, tz).date(), datetime.fromtimestamp(window.end - 1, tz).date())
