@@ -349,9 +349,9 @@ def _year_earlier(day: date, years: int) -> date:
 def _ranges(query: str, found: list[tuple[int, int, Window]], tz) -> list[tuple[int, int, Window]]:
     """`found` with each two windows said as one span ("between March 1 and March 10", "from October to
     December") made one, from the first's first day to the second's last (from the second's to the first's
-    when both name their year and the second comes first: "between 20 Nov 2026 and 2 Nov 2026"); not when a
-    second without its year comes first (the latest December before the latest October) or either counts
-    from or up to another time."""
+    when both name their year and the second comes first: "between 20 Nov 2026 and 2 Nov 2026"; a first
+    without its year is its latest occurrence before the second); not when the second, named without its
+    year, comes before the first, or either counts from or up to another time."""
     out: list[tuple[int, int, Window]] = []
     for start, end, window in found:
         if out:
