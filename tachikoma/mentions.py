@@ -123,7 +123,7 @@ def mark(results: list[dict], today: date) -> list[dict]:
         result["score"] *= weight
         f["time"] = f.get("time", 1.0) * weight
         said = (f"names {coming.isoformat()}, still to come" if coming
-                else f"names no day from {today.isoformat()} on")
+                else f"names no day still to come (from {today.isoformat()}, within {HORIZON} days)")
         f["time_reason"] = "; ".join(filter(None, [f.get("time_reason"), f"asked what is coming: {said}"]))
     # The duplicate penalty goes with the new order: a file's first passage now is the one with none.
     files: dict[tuple, list[dict]] = {}
