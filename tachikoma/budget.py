@@ -15,8 +15,9 @@ How the passages are chosen (`select`):
    answer answers), while the passage stays under `PASSAGE_SHARE` of the budget and `PASSAGE_MAX`
    tokens. A result matched by meaning alone keeps its first own units. A centre longer than that is
    cut to a window around its first matched word, leaving room for the unit before it.
-3. **Never twice.** A unit (file and first line) already given by an earlier passage is not given
-   again; a passage left with nothing new is dropped (``overlap``).
+3. **Never twice.** A line already given by an earlier passage is not given again: a note's paragraph
+   keeps its other lines (two chunks that overlap split a list at different lines), a turn or a chunk
+   reached in part is left out; a passage left with nothing new is dropped (``overlap``).
 4. **The same fact from two files once.** A passage whose word 5-grams are at least `DUPLICATE`
    contained in those of a passage already chosen is dropped, and the chosen one says where else
    it is (``also_in``). Two files quoting the same sentences are caught; the same fact in other
@@ -267,6 +268,25 @@ def _passage_units(units: list[Unit], scores: list[float], cap: int, terms: list
     return picked[lo:hi + 1], (lo, hi) != (0, len(units) - 1) or picked[lo:hi + 1] != units[lo:hi + 1]
 
 
+def _not_given(unit: Unit, given: set[int]) -> list[Unit]:
+    """What of `unit` no earlier passage gave (`given`: its file's lines given): all of it, the runs of a
+    note's paragraph's lines not given, or nothing of a turn or chunk given in part."""
+    lines = range(unit.first, unit.last + 1)
+    if not given.intersection(lines):
+        return [unit]
+    rows = unit.text.split("\n")
+    if not unit.lined or len(rows) != len(lines):
+        return []
+    runs: list[list[tuple[int, str]]] = [[]]
+    for line, row in zip(lines, rows):
+        if line in given:
+            runs.append([])
+        else:
+            runs[-1].append((line, row))
+    return [replace(unit, first=run[0][0], last=run[-1][0], text="\n".join(row for _, row in run))
+            for run in runs if run]
+
+
 def select(results: list[dict], units: list[list[Unit]], terms: list[str], budget: int,
            falloff: float = FALLOFF, passage_share: float = PASSAGE_SHARE, reserve: int = 0) -> dict:
     """The passages of `results` (ranked, best first; `units[i]` the units of `results[i]`) for a
@@ -284,7 +304,7 @@ def select(results: list[dict], units: list[list[Unit]], terms: list[str], budge
     top = max(float(r.get("score") or 0) for r in results)
     weights = _weights(terms, units)
     cap = max(MIN_PIECE, min(int(budget * passage_share), PASSAGE_MAX))
-    given: set[tuple[str, str | None, int]] = set()  # (path, memory, first line) of every unit given
+    given: dict[tuple[str, str | None], set[int]] = {}  # (path, memory): the file lines given
     chosen: list[tuple[Passage, set]] = []
     used = min(reserve, budget)
     for rank, (result, its_units) in enumerate(zip(results, units), 1):
@@ -296,7 +316,7 @@ def select(results: list[dict], units: list[list[Unit]], terms: list[str], budge
         path, memory = result["path"], result.get("memory")
         if not its_units:  # nothing finer known: the chunk is one unit
             its_units = [Unit(result["lines"][0], result["lines"][1], result.get("text") or "")]
-        fresh = [u for u in its_units if (path, memory, u.first) not in given] or []
+        fresh = [piece for u in its_units for piece in _not_given(u, given.get((path, memory), set()))]
         if not fresh:
             left_out["overlap"] += 1
             continue
@@ -349,8 +369,9 @@ def select(results: list[dict], units: list[list[Unit]], terms: list[str], budge
                 continue
         passage.tokens = cost
         used += cost
-        given.update((path, memory, u.first) for u in fresh  # the units the kept text reaches into
-                     if any(u.first <= k.last and k.first <= u.last for k in picked))
+        given.setdefault((path, memory), set()).update(
+            line for u in fresh if any(u.first <= k.last and k.first <= u.last for k in picked)  # units the
+            for line in range(u.first, u.last + 1))  # kept text reaches into
         chosen.append((passage, shingles))
         if used >= budget:
             left_out["over_budget"] += len(results) - rank

@@ -47,6 +47,26 @@ def test_overlapping_chunks_never_give_a_turn_twice():
     assert sum("billing/retry.py" in p.text for p in out["passages"]) == 1
 
 
+def test_two_chunks_that_split_a_list_differently_never_give_a_line_twice():
+    # A note's chunks overlap at line 11: one reads it as the start of a paragraph (11-13), the other as the
+    # end of the list 9-11. Keyed by a paragraph's first line, "Allergic to cats" came twice.
+    whole = ["# Owen", "", "Jana's partner since 2020.", "", "- Birthday: 9 December.", "- Learning German, B1.",
+             "- Allergic to cats (mild).", "", "Gift ideas: Lagavulin 16."]
+    from tachikoma.recall import note_units
+
+    later, earlier = note_units("\n".join(whole[6:]), 11), note_units("\n".join(whole[:7]), 5)
+    assert [(u.first, u.last) for u in earlier] == [(5, 5), (7, 7), (9, 11)]
+    rs = [result("people/owen.md", (11, 13), 0.9, kind="markdown"), result("people/owen.md", (5, 11), 0.8,
+                                                                          kind="markdown")]
+    out = budget.select(rs, [later, earlier], ["allergic", "owen"], 2000, falloff=0.0)
+    given = [line for p in out["passages"] for line in range(p.lines[0], p.lines[1] + 1)]
+    assert len(given) == len(set(given)) and sum("Allergic" in p.text for p in out["passages"]) == 1
+    # the list's other lines stay to be chosen; a turn given in part is not given again
+    [rest] = budget._not_given(earlier[2], {11, 12, 13})
+    assert (rest.first, rest.last, rest.text) == (9, 10, "- Birthday: 9 December.\n- Learning German, B1.")
+    assert budget._not_given(Unit(9, 11, "user: a turn over three lines"), {11}) == []
+
+
 def test_the_same_fact_from_two_files_comes_once_and_says_where_else():
     fact = "The retry schedule lives in billing/retry.py and backs off for 30 seconds, then 2 minutes, then 10."
     a = result("notes/billing.md", (3, 3), 0.8, kind="markdown")
