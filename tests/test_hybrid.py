@@ -159,6 +159,23 @@ def test_words_found_nowhere_are_counted_as_missing_from_every_match():
     assert nowhere_weight({"old": 0}, 0) == (["old"], 0.0)
 
 
+def test_how_many_is_no_missing_word(tmp_path):
+    # "How many books did I read?" in a memory that never says "many": it printed "not in this memory: “many”"
+    # and lowered every keyword match (the right note's 1.00 to 0.63), as a missing subject would.
+    assert nowhere_weight({"many": 0, "books": 2, "read": 1}, 10) == ([], 0.0)
+    searcher = topic_memory(tmp_path / "memory", {
+        "books.md": "# Books\nRead this year: Kairos, Demon Copperhead, Orbital.\n",
+        "garden.md": "# Garden\nThe roses need cutting back in March.\n",
+        "car.md": "# Car\nThe inspection is due in spring.\n"})
+    try:
+        answer = searcher.search("how many books did I read", 3)
+    finally:
+        searcher.close()
+    assert answer["keywords_nowhere"] == [] and answer["keywords"] == ["books", "read"]
+    first = answer["results"][0]
+    assert first["path"] == "books.md" and first["factors"]["keyword_score"] == pytest.approx(1.0)
+
+
 def test_a_memory_whose_held_words_weigh_nothing_keeps_its_keyword_match_relative(tmp_path):
     """In a memory of two notes a word in one of them has FTS5's floor idf (1e-6): a word found nowhere
     would weigh a million times more and wipe out the keyword part, so it is not weighed there."""

@@ -62,6 +62,9 @@ per note noted argue argues argued claim claims claimed suggest suggests suggest
 """.split())
 
 
+#: Words that ask how much of something there is rather than name it: kept as keywords (a haystack's chats
+#: say "many" as the question does), but never a word the memory is missing (`nowhere_weight`).
+ASKING = frozenset({"many"})
 #: A question that gathers from several memories ("how many", "in total", "all the"): read again with the
 #: passages it matched best (`scoring.rank_snapshot`'s `gather`). "How much" is not one: it mostly asks one
 #: price or amount ("how much is the school lunch fee"), which the passages around the best match lead away from.
@@ -273,8 +276,9 @@ def nowhere_weight(counts: dict[str, int], total: int,
     held = [(count - in_tools.get(word, 0), in_tools.get(word, 0)) for word, count in counts.items() if count > 0]
     if held and all((not text or 2 * text >= total) and (not tool or 2 * tool >= tool_texts) for text, tool in held):
         return [], 0.0
-    # Each word counted nowhere, with its other spellings (an umlaut word's without it), read once.
-    others = {word: query_words(word)[1:] for word, count in counts.items() if count == 0}
+    # Each word counted nowhere, with its other spellings (an umlaut word's without it), read once; "many"
+    # asks how many of something (a keyword where memory says it, no missing subject where it does not).
+    others = {word: query_words(word)[1:] for word, count in counts.items() if count == 0 and word not in ASKING}
     missing = [word for word, spellings in others.items() if not any(counts.get(s) for s in spellings)]
     spellings = {spelling for word in missing for spelling in others[word]}
     missing = [word for word in missing if word not in spellings]
