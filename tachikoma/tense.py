@@ -79,3 +79,8 @@ def ahead_in(text: str, language: str | None) -> bool:
     """`ahead` for a text whose language (`function_words.question_language`) the caller has told already."""
     future, past = _CUES.get(language, (_FUTURE, _PAST))
     return bool(future.search(text)) and not past.search(text)
+
+
+def past_in(text: str, language: str | None) -> bool:
+    """Whether `text`, in `language` (told by the caller), speaks of the past ("did", "was", "hat … gesagt")."""
+    return bool(_CUES.get(language, (_FUTURE, _PAST))[1].search(text))

@@ -52,6 +52,7 @@ from datetime import date, datetime, time, timedelta
 import numpy as np
 
 from .tense import ahead as _ahead
+from .tense import past_in as _past_in
 from .time_words import (FOREIGN_DAYS, FOREIGN_MONTH_LEADS, FOREIGN_MONTHS, FOREIGN_NUMBERS, FOREIGN_THIS_LAST,
                          FOREIGN_UNIT_OF, IN_MONTHS, ITALIAN_LEADS, ITALIAN_MONTHS)
 
@@ -114,6 +115,8 @@ PATTERNS = [
     ("cjk_ymd", re.compile(r"(\d{4})\s*[年년](?:\s*(\d{1,2})\s*[月월](?:\s*(\d{1,2})\s*[日号號일])?)?")),
     ("cjk_md", re.compile(r"(?<![\d年년])(\d{1,2})\s*[月월](?:\s*(\d{1,2})\s*[日号號일])?")),
 ]
+#: The kinds of phrase that may name a day or month without its year (`names_day_ahead`).
+_YEARLESS_KINDS = frozenset({"month_day", "day_month", "month", "foreign_month", "cjk_md"})
 #: The kinds of phrase that say a time relative to now (`Window.relative`).
 RELATIVE_KINDS = frozenset({"weekday_ago", "ago", "past_n", "this_last", "day_word", "weekday", "recent",
                             "foreign_ago", "foreign_this_last", "foreign_day"})
@@ -271,6 +274,42 @@ def without_time(query: str, spans: list[tuple[int, int, "Window"]], every: bool
         at = end
     out.append(query[at:])
     return "".join(out)
+
+
+#: A day or month named without its year that comes within this many days, and nearer than it went, is the
+#: coming one (`names_day_ahead`); one further ahead is last year's ("meeting notes March 3" in December).
+NEAR_AHEAD_DAYS = 31
+
+
+def names_day_ahead(query: str, as_of: datetime, language: str | None = None) -> bool:
+    """Whether `query`, not in the past tense (`tense.past_in`; `language` as told), names a day or month
+    without its year that comes within `NEAR_AHEAD_DAYS` and nearer than it went: "What is on 10 December?"
+    asked on 5 December asks about the coming one, not last year's; "What did we do on 10 December?" the one
+    gone.
+    Phrases are read as `read_spans` reads them ("January 2025" is no January without its year)."""
+    if _past_in(query, language):
+        return False
+    tz, today, now = as_of.tzinfo, as_of.date(), as_of.timestamp()
+    taken = np.zeros(len(query) + 1, dtype=bool)
+    for kind, pattern in PATTERNS:
+        for m in pattern.finditer(query):
+            if taken[m.start():m.end()].any():
+                continue
+            last = _resolve(kind, m, query, today, now, tz)
+            if last is None:
+                continue
+            taken[m.start():m.end()] = True
+            if kind not in _YEARLESS_KINDS or not isinstance(last, Window) \
+                    or _resolve(kind, m, query, today, now, tz, lambda: True) is not AHEAD:
+                continue  # a year named, a time relative to now, or no day that exists
+            begun = datetime.fromtimestamp(last.start, tz)
+            try:
+                coming = begun.replace(year=begun.year + 1).timestamp()
+            except ValueError:  # 29 February: its next one is years away
+                continue
+            if coming - now < min(now - last.end, NEAR_AHEAD_DAYS * 86400):
+                return True
+    return False
 
 
 def read_spans(query: str, as_of: datetime, ahead: bool | None = None) -> list[tuple[int, int, "Window"]]:

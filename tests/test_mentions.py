@@ -110,3 +110,42 @@ def test_due_to_is_no_question_about_what_is_coming(question, coming):
     from tachikoma.tense import ahead
 
     assert ahead(question) is coming
+
+
+@pytest.mark.parametrize("question, coming", [
+    ("what is on 10 December", True),  # 5 days ahead, 360 gone: the coming one
+    ("plans for Dec 12", True),
+    ("what happens from 7 to 13 December", True),
+    ("plans for January", True),
+    ("What did we do on 10 December?", False),  # the past tense: the one gone
+    ("What is on 3 December?", False),  # two days gone
+    ("Meeting notes March 3", False),  # nearer ahead than gone, but months away: last year's
+    ("Notes from January 2025", False),  # its year named
+    ("what is on in December", False),  # this month
+])
+def test_a_day_without_its_year_just_ahead_is_the_coming_one(question, coming):
+    from datetime import datetime, timezone
+
+    from tachikoma.function_words import question_language
+    from tachikoma.timeq import names_day_ahead
+
+    now = datetime(2026, 12, 5, 10, tzinfo=timezone.utc)
+    assert names_day_ahead(question, now, question_language(question)) is coming
+
+
+def test_what_is_on_a_day_just_ahead_finds_the_note_that_names_it(tmp_path):
+    # Asked on 5 December, "10 December" was read as a year ago: the time factor favoured last December's
+    # notes and the appointment came second (a new user's memory).
+    root = tmp_path / "memory"
+    put(root, "notes/car.md", "# Car\n\nTÜV inspection for the car on 10 December at 9:00, bring the papers.\n")
+    put(root, "memory/2025-12-10.md", "# 10 December 2025\n\nThe car went to the garage for winter tyres.\n")
+    put(root, "cooking.md", "# Cooking\n\nLentil soup every Sunday.\n")
+    runner.run(root, embedder_name="hash")
+    searcher = Searcher(root)
+    try:
+        answer = searcher.search("what is on 10 December for the car", 2, min_score=0, as_of="2026-12-05")
+    finally:
+        searcher.close()
+    assert answer["time"] == []  # no window a year ago
+    first = answer["results"][0]
+    assert first["path"] == "notes/car.md" and "names 2026-12-10, still to come" in first["factors"]["time_reason"]

@@ -200,9 +200,11 @@ class Searcher:
         now = now if now is not None else datetime.now().astimezone()
         if now.tzinfo is None:
             now = now.astimezone()
-        # A question about what is coming: no month of it is a time asked about (`timeq`), and its best passages
+        # A question about what is coming (its words, or a day without its year nearer ahead than gone: "what is
+        # on 10 December" on the 5th): no month of it is a time asked about (`timeq`), and its best passages
         # are ranked again by the days they name (`mentions`).
-        coming = config.search.time_reading and tense.ahead_in(query, language)
+        coming = config.search.time_reading and (tense.ahead_in(query, language)
+                                                 or timeq.names_day_ahead(query, now, language))
         spans = timeq.read_spans(query, now, ahead=coming) if config.search.time_reading else []
         windows = [window for _, _, window in spans]
         # The words that named a time are read as a time, not looked for as keywords ("last week").
