@@ -159,7 +159,7 @@ class LiveMemory:
             return None
         with self.searcher(config) as searcher:
             chunks = searcher.file_chunks(rel, config)
-        return check_file(chunks, config.staleness.code_roots)
+        return check_file(chunks, config.staleness.code_roots, source=self.root / rel)
 
     # ------------------------------------------------------------------ the resident host, closing
 

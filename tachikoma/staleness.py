@@ -17,6 +17,13 @@ working tree do not count (an agent editing a file does not make its notes stale
 is committed); a file deleted since counts ("deleted"), and a renamed one too ("renamed to" its new
 path), whatever the memory says about it.
 
+A session's own commits are not changes since (`own_commits`): a commit that brings a session's
+edit of a file (Edit, Write, MultiEdit or NotebookEdit, not failed; read from the transcript file
+itself, `session_writes`) is the first commit touching the file after that edit, made within
+`OWN_WITHIN` (a day) of it or holding the file exactly as the session's edits left it. The session
+that edited ``deploy.sh`` and whose edits were committed (squashed, reviewed) an hour after it ended
+is not stale by that commit; the next change is.
+
 `mark` adds ``stale`` to each result that is: ``{"files": [{"repo", "path", "commits", "last",
 "change", "renamed_to"}], "text": "stale: billing/retry.py changed in 3 commits since, last
 2026-11-30"}``. By default the score is not changed; ``[staleness] factor`` below 1 multiplies a
@@ -28,15 +35,18 @@ words are `search.explain`'s (`stale_file`), as every face shows them.
 from __future__ import annotations
 
 import functools
+import json
 import os
 import re
 import subprocess
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 from .search.explain import stale_file, stale_text
+from .transcripts.common import parse_timestamp
 
 _CONTEXT_CWD = re.compile(r" · ((?:~|/)[^·\n]*?)(?= · |\n|$)")
 _RELATIVE = re.compile(r"[\w.-]+(?:/[\w.-]+)*\.[A-Za-z]\w{0,7}")
@@ -98,6 +108,7 @@ class _Event:
     when: int  # commit time, seconds since the epoch
     change: str  # "modified", "deleted", "renamed"
     renamed_to: str | None = None
+    commit: str = ""  # the commit's id
 
 
 @dataclass
@@ -105,42 +116,233 @@ class History:
     """Every path a repository's HEAD history touched, with its commits newest first."""
     top: Path
     events: dict[str, list[_Event]] = field(default_factory=dict)
+    #: (session file, its mtime and size, path) → the session's own commits of the path (`own_commits`)
+    owned: dict[tuple, frozenset[str]] = field(default_factory=dict)
 
     @classmethod
     def read(cls, top: Path) -> History:
         proc = subprocess.run(["git", "-c", "core.quotePath=false", "log", "--no-color", "-M", "--name-status",
-                               "--format=%x00%ct", "HEAD"], cwd=top, capture_output=True, check=False,
+                               "--format=%x00%ct %H", "HEAD"], cwd=top, capture_output=True, check=False,
                               env={**os.environ, "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"})
         history = cls(top)
         if proc.returncode != 0:
             return history  # no commit yet, or not readable: nothing is stale
-        when = 0
+        when, commit = 0, ""
         for line in proc.stdout.decode("utf-8", "surrogateescape").split("\n"):
             if line.startswith("\0"):
-                when = int(line[1:] or 0)
+                stamp, _, commit = line[1:].partition(" ")
+                when = int(stamp or 0)
             elif "\t" in line:
                 status, *paths = line.split("\t")
                 if status.startswith("R") and len(paths) == 2:
-                    history.events.setdefault(paths[0], []).append(_Event(when, "renamed", paths[1]))
-                    history.events.setdefault(paths[1], []).append(_Event(when, "modified"))
+                    history.events.setdefault(paths[0], []).append(_Event(when, "renamed", paths[1], commit))
+                    history.events.setdefault(paths[1], []).append(_Event(when, "modified", None, commit))
                 elif status.startswith("D"):
-                    history.events.setdefault(paths[0], []).append(_Event(when, "deleted"))
+                    history.events.setdefault(paths[0], []).append(_Event(when, "deleted", None, commit))
                 elif paths:
-                    history.events.setdefault(paths[-1], []).append(_Event(when, "modified"))
+                    history.events.setdefault(paths[-1], []).append(_Event(when, "modified", None, commit))
         return history
 
     def holds(self, path: str) -> bool:
         return path in self.events
 
-    def since(self, path: str, when: float) -> dict | None:
-        """How `path` changed in commits after `when` (seconds), or None when it did not."""
-        after = [e for e in self.events.get(path, ()) if e.when > when]
+    def since(self, path: str, when: float, own: frozenset[str] = frozenset()) -> dict | None:
+        """How `path` changed in commits after `when` (seconds), the commits of `own` (a session's own,
+        `own_commits`) left out, or None when it did not."""
+        after = [e for e in self.events.get(path, ()) if e.when > when and e.commit not in own]
         if not after:
             return None
         newest = after[0]  # git log lists the newest commit first
         return {"repo": str(self.top), "path": path, "commits": len(after),
                 "last": datetime.fromtimestamp(newest.when, UTC).date().isoformat(),
                 "change": newest.change, "renamed_to": newest.renamed_to}
+
+
+#: A commit that touches a file a session edited, the first to touch it after the edit and made within
+#: this many seconds of it, is the one that brings the session's edit: its own, not a change since.
+#: Later, it is the session's own only when it holds the file exactly as the session's edits left it.
+OWN_WITHIN = 24 * 3600
+#: At most this many later commits of one file are compared with what one session left in it (two blobs read
+#: with git the first time: the file before the session and at the commit; kept after).
+_CONTENT_CHECKS = 4
+_WRITE_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
+_WRITE_CALL = re.compile(rb'"name"\s*:\s*"(?:Edit|Write|MultiEdit|NotebookEdit)"')
+_FAILED_CALL = re.compile(rb'"is_error"\s*:\s*true')
+_SESSIONS_KEPT = 256
+
+
+@dataclass(frozen=True)
+class Write:
+    """One edit a session made to a file: when, with which tool, and what it wrote (a Write's
+    ``content``; an Edit's or MultiEdit's ``(old, new, replace_all)`` edits; None for another tool)."""
+    when: float
+    tool: str
+    content: str | None = None
+    edits: tuple[tuple[str, str, bool], ...] = ()
+
+
+def _write_of(tool: str, args: dict, when: float) -> Write:
+    if tool == "Write":
+        content = args.get("content")
+        return Write(when, tool, content if isinstance(content, str) else None)
+    if tool in ("Edit", "MultiEdit"):
+        raw = args.get("edits") if tool == "MultiEdit" else [args]
+        edits = tuple((e["old_string"], e["new_string"], e.get("replace_all") is True) for e in raw or ()
+                      if isinstance(e, dict) and isinstance(e.get("old_string"), str)
+                      and isinstance(e.get("new_string"), str))
+        return Write(when, tool, None, edits if edits and len(edits) == len(raw or ()) else ())
+    return Write(when, tool)
+
+
+def _read_writes(path: Path) -> dict[str, list[Write]]:
+    """The files a Claude Code session edited (their real paths) and its edits of each, oldest first;
+    a call its result says failed left out. Only the lines that name an editing tool or a failure are
+    parsed as JSON."""
+    calls: list[tuple[object, str, Write]] = []
+    failed: set = set()
+    try:
+        handle = path.open("rb")
+    except OSError:
+        return {}
+    with handle:
+        for raw in handle:
+            if _WRITE_CALL.search(raw) is None and _FAILED_CALL.search(raw) is None:
+                continue
+            try:
+                obj = json.loads(raw)
+            except ValueError:
+                continue
+            message = obj.get("message") if isinstance(obj, dict) else None
+            content = message.get("content") if isinstance(message, dict) else None
+            if not isinstance(content, list):
+                continue
+            stamp = parse_timestamp(obj.get("timestamp"))
+            for block in content:
+                if not isinstance(block, dict):
+                    continue
+                if block.get("type") == "tool_result" and block.get("is_error") is True:
+                    failed.add(block.get("tool_use_id"))
+                elif (block.get("type") == "tool_use" and block.get("name") in _WRITE_TOOLS and stamp is not None
+                      and isinstance(block.get("input"), dict)):
+                    args = block["input"]
+                    target = args.get("file_path") or args.get("notebook_path")
+                    if not isinstance(target, str) or not target:
+                        continue
+                    target = os.path.expanduser(target)
+                    if not os.path.isabs(target) and isinstance(obj.get("cwd"), str):
+                        target = os.path.join(os.path.expanduser(obj["cwd"]), target)
+                    if os.path.isabs(target):
+                        calls.append((block.get("id"), target, _write_of(block["name"], args, stamp.timestamp())))
+    out: dict[str, list[Write]] = {}
+    real: dict[str, str] = {}
+    for call_id, target, write in calls:
+        if call_id is not None and call_id in failed:
+            continue
+        if target not in real:
+            real[target] = os.path.realpath(target)
+        out.setdefault(real[target], []).append(write)
+    for writes in out.values():
+        writes.sort(key=lambda w: w.when)
+    return out
+
+
+_sessions: dict[str, tuple[tuple, dict[str, list[Write]]]] = {}
+_sessions_lock = threading.Lock()
+
+
+def session_writes(path: Path) -> tuple[tuple, dict[str, list[Write]]]:
+    """A session file's key (path, mtime, size) and the edits it made, by the real path of each file
+    edited (`_read_writes`); read again when the file changes, the last `_SESSIONS_KEPT` kept."""
+    try:
+        st = path.stat()
+    except OSError:
+        return (str(path), None), {}
+    key = (str(path), st.st_mtime_ns, st.st_size)
+    with _sessions_lock:
+        held = _sessions.get(key[0])
+    if held is not None and held[0] == key:
+        return held
+    held = (key, _read_writes(path))
+    with _sessions_lock:
+        _sessions.pop(key[0], None)
+        _sessions[key[0]] = held
+        while len(_sessions) > _SESSIONS_KEPT:
+            _sessions.pop(next(iter(_sessions)))
+    return held
+
+
+@functools.lru_cache(maxsize=1024)
+def _blob(top: Path, commit: str, path: str) -> str | None:
+    """`path` as commit `commit` holds it (commits never change, so it is kept), None when unreadable."""
+    proc = subprocess.run(["git", "cat-file", "blob", f"{commit}:{path}"], cwd=top, capture_output=True, check=False,
+                          env={**os.environ, "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"})
+    return proc.stdout.decode("utf-8", "surrogateescape") if proc.returncode == 0 else None
+
+
+def _states(writes: list[Write], base: Callable[[], str | None]) -> list[str | None]:
+    """The file's text after each of `writes`, from `base()` (the file at the last commit before the
+    first one) on: None from an edit that cannot be replayed (its old text not there, another tool)
+    until a Write gives the whole text again."""
+    out: list[str | None] = []
+    text: str | None = None
+    started = False
+    for write in writes:
+        if write.tool == "Write":
+            text = write.content
+        elif write.edits:
+            if not started:
+                text = base()
+            for old, new, every in write.edits:
+                if text is None or (old and old not in text):
+                    text = None
+                    break
+                text = (new if not old else text.replace(old, new) if every else text.replace(old, new, 1))
+        else:
+            text = None
+        started = True
+        out.append(text)
+    return out
+
+
+def own_commits(history: History, path: str, writes: list[Write]) -> frozenset[str]:
+    """The commits of `path` that are the session's own (it made `writes` to it): each the first
+    commit to touch the file after one of its writes, within `OWN_WITHIN` of it or holding the file
+    exactly as the session's writes up to then left it. A commit after another commit, with no edit
+    of the session between, is a change since; so is a deletion or a rename."""
+    events = history.events.get(path) or []
+    if not writes or not events:
+        return frozenset()
+    first = writes[0].when
+    earlier = [e for e in events if e.when < first]  # newest first
+    states: list[str | None] | None = None
+    own: set[str] = set()
+    compared = 0
+    at = 0  # the next write not yet passed
+    for event in reversed(events):  # oldest first
+        if at == len(writes):
+            break
+        latest = None
+        while at < len(writes) and writes[at].when <= event.when:
+            latest, at = at, at + 1
+        if latest is None or event.change != "modified":
+            continue
+        if event.when - writes[latest].when <= OWN_WITHIN:
+            own.add(event.commit)
+            continue
+        if compared == _CONTENT_CHECKS:
+            continue
+        compared += 1
+        if states is None:
+            base = earlier[0] if earlier and earlier[0].change == "modified" else None
+            states = _states(writes, lambda: _blob(history.top, base.commit, path) if base else None)
+        if states[latest] is not None and states[latest] == _blob(history.top, event.commit, path):
+            own.add(event.commit)
+    return frozenset(own)
+
+
+@functools.lru_cache(maxsize=256)
+def _real(top: Path) -> str:
+    return os.path.realpath(top)
 
 
 class Repositories:
@@ -280,28 +482,48 @@ def _when(result: dict) -> float | None:
 
 
 def check(result: dict, code_roots: tuple[str, ...] = (), repos: Repositories = REPOSITORIES,
-          seen: dict | None = None) -> dict | None:
-    """The result's ``stale`` entry, or None when none of the files it names changed since its date."""
+          seen: dict | None = None, session: Path | None = None) -> dict | None:
+    """The result's ``stale`` entry, or None when none of the files it names changed since its date.
+    `session`: a transcript result's file, whose edits tell the session's own commits (`own_commits`)
+    from changes since; without it every commit after the date counts."""
     when = _when(result)
     if when is None:
         return None
     seen = {} if seen is None else seen
-    files = [found for top, rel in named_files(result, code_roots, repos, seen)
-             if (found := repos.history(top, seen).since(rel, when)) is not None]
+    files = []
+    for top, rel in named_files(result, code_roots, repos, seen):
+        history = repos.history(top, seen)
+        found = history.since(rel, when)
+        if found is not None and session is not None and result.get("kind") == "transcript":
+            key, writes = session_writes(session)
+            edits = writes.get(os.path.join(_real(top), rel)) if writes else None
+            if edits:
+                held = (*key, rel)
+                if held not in history.owned:
+                    if len(history.owned) >= 4096:  # a live session's file changes at every turn
+                        history.owned.clear()
+                    history.owned[held] = own_commits(history, rel, edits)
+                if history.owned[held]:
+                    found = history.since(rel, when, history.owned[held])
+        if found is not None:
+            files.append(found)
     if not files:
         return None
     return {"files": files, "text": stale_text(files)}
 
 
 def mark(answer: dict, code_roots: tuple[str, ...] = (), factor: float = 1.0, fresh_only: bool = False,
-         repos: Repositories = REPOSITORIES) -> dict:
+         repos: Repositories = REPOSITORIES, source: Callable[[dict], Path | None] | None = None) -> dict:
     """`answer` (a search's) with ``stale`` on each stale result, scores × `factor` (re-ranked) when
-    below 1, stale results left out with `fresh_only`, and ``staleness`` saying what was done."""
+    below 1, stale results left out with `fresh_only`, and ``staleness`` saying what was done.
+    `source(result)`: the result's file on disk, when it can be read (a session's own commits are
+    then not changes since, `check`)."""
     results = answer.get("results") or []
     stale = 0
     seen: dict = {}
     for result in results:
-        found = check(result, code_roots, repos, seen)
+        found = check(result, code_roots, repos, seen,
+                      source(result) if source is not None and result.get("kind") == "transcript" else None)
         if found is None:
             continue
         stale += 1
@@ -320,17 +542,19 @@ def mark(answer: dict, code_roots: tuple[str, ...] = (), factor: float = 1.0, fr
     return answer
 
 
-def check_file(chunks: list[dict], code_roots: tuple[str, ...] = (), repos: Repositories = REPOSITORIES) -> dict | None:
+def check_file(chunks: list[dict], code_roots: tuple[str, ...] = (), repos: Repositories = REPOSITORIES,
+               source: Path | None = None) -> dict | None:
     """What the file page lists of a stale memory file: `chunks` are its chunks as a search gives them
     (``text``, ``kind``, ``lines`` and ``factors.date``, each dated as the ranking dates it), each
     checked as a result is. ``{"files": [{"repo", "path", "commits", "last", "change", "renamed_to",
     "since", "lines": [[first, last], ...], "text"}], "text"}``: each changed file once, as the
     earliest chunk naming it sees it (the most commits since), with the lines of every chunk it
-    makes stale and its words (`search.explain.stale_file`); None when no chunk is stale."""
+    makes stale and its words (`search.explain.stale_file`); None when no chunk is stale. `source`: the
+    file on disk (a session's own commits are not changes since, `check`)."""
     seen: dict = {}
     found: dict[tuple[str, str], dict] = {}
     for chunk in chunks:
-        stale = check(chunk, code_roots, repos, seen)
+        stale = check(chunk, code_roots, repos, seen, source)
         for f in (stale or {}).get("files", ()):
             key = (f["repo"], f["path"])
             held = found.get(key)

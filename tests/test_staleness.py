@@ -307,3 +307,189 @@ def test_a_score_cut_for_staleness_is_explained(tmp_path, shop):
     session = next(r for r in answer["results"] if "stale" in r)
     assert explain.arithmetic(session).endswith(f"× 0.50 = {session['score']:.2f}")
     assert "0.50 staleness (stale: billing/retry.py changed in 3 commits since" in explain.sentence(session)
+
+
+# ---------------------------------------------------------------- a session's own commits
+
+
+def tool_use(call_id: str, name: str, **args) -> dict:
+    return {"type": "tool_use", "id": call_id, "name": name, "input": args}
+
+
+def tool_result(call_id: str, text: str, failed: bool = False) -> dict:
+    return {"type": "tool_result", "tool_use_id": call_id, "content": text, **({"is_error": True} if failed else {})}
+
+
+def write_session(root: Path, name: str, cwd: Path, turns: list[tuple[str, str, object]]) -> Path:
+    """A Claude Code session file in the memory at `root`: `turns` are (time, "user"/"assistant", content)."""
+    path = root / "sessions" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(session_line(kind, content, str(cwd), stamp) for stamp, kind, content in turns) + "\n")
+    return path
+
+
+def ops_repo(tmp_path: Path) -> Path:
+    """A code repository with scripts/deploy.sh (and two other scripts), all committed on 1 October."""
+    repo = tmp_path / "code" / "ops"
+    repo.mkdir(parents=True)
+    git(repo, "init", "-q", "-b", "main")
+    commit(repo, {"scripts/deploy.sh": "#!/bin/sh\nset -e\nrestart\n", "scripts/backup.sh": "#!/bin/sh\nbackup\n",
+                  "scripts/restore.sh": "#!/bin/sh\nrestore\n", "scripts/lint.sh": "#!/bin/sh\nlint\n"},
+           "2026-10-01T10:00:00+00:00", "start")
+    return repo
+
+
+def stale_sessions(root: Path, query: str = "deploy script session") -> dict[str, dict | None]:
+    """Each session file of the memory → its result's `stale` (None when not stale), as a search marks it
+    with the session files readable; every chunk of a session must agree."""
+    answer = Searcher(root).search(query, 50, min_score=0)
+    staleness.mark(answer, repos=staleness.Repositories(), source=lambda r: root / r["path"])
+    out: dict[str, dict | None] = {}
+    for r in answer["results"]:
+        if r["path"].startswith("sessions/"):
+            assert out.get(r["path"], r.get("stale")) == r.get("stale"), r["path"]
+            out[r["path"]] = r.get("stale")
+    return out
+
+
+def test_a_session_is_not_stale_by_the_commit_that_brings_its_own_edits(tmp_path):
+    """The report: a session whose edits were committed (squashed, with a reviewer's tweak) 20 minutes
+    after it ended said "changed in 3 commits since" when 2 changes came after it."""
+    repo = ops_repo(tmp_path)
+    root = tmp_path / "memory"
+    deploy = str(repo / "scripts" / "deploy.sh")
+    write_session(root, "2026-10-02-deploy.jsonl", repo, [
+        ("2026-10-02T08:41:23Z", "user", "Make the deploy script fail on errors."),
+        ("2026-10-02T08:41:46Z", "assistant", [tool_use("r1", "Read", file_path=deploy)]),
+        ("2026-10-02T08:41:50Z", "user", [tool_result("r1", "#!/bin/sh\nset -e\nrestart\n")]),
+        ("2026-10-02T08:42:32Z", "assistant", [tool_use("e1", "Edit", file_path=deploy, old_string="set -e\n",
+                                                        new_string="set -eu\n")]),
+        ("2026-10-02T08:42:40Z", "user", [tool_result("e1", "The file has been updated.")]),
+        ("2026-10-02T08:46:22Z", "assistant", "The deploy script now fails on errors and unset variables."),
+    ])
+    # the session's edit, committed after it ended, as reviewed ("set -eu" became "set -euo pipefail")
+    commit(repo, {"scripts/deploy.sh": "#!/bin/sh\nset -euo pipefail\nrestart\n"}, "2026-10-02T09:05:00+00:00")
+    commit(repo, {"scripts/deploy.sh": "#!/bin/sh\nset -euo pipefail\nmigrate\nrestart\n"}, "2026-11-20T10:02:00+00:00")
+    commit(repo, {"scripts/deploy.sh": "#!/bin/sh\nset -euo pipefail\nmigrate\nswitch\n"}, "2026-12-03T17:40:00+00:00")
+    runner.run(root, embedder_name="hash")
+    stale = stale_sessions(root)["sessions/2026-10-02-deploy.jsonl"]
+    assert stale["text"] == "stale: scripts/deploy.sh changed in 2 commits since, last 2026-12-03"
+    # without the session file to read (another memory's result on a shared store), every commit counts, as before
+    answer = Searcher(root).search("deploy script session", 10, min_score=0)
+    staleness.mark(answer, repos=staleness.Repositories())
+    assert {r["stale"]["text"] for r in answer["results"] if "stale" in r} == \
+        {"stale: scripts/deploy.sh changed in 3 commits since, last 2026-12-03"}
+
+
+def test_a_session_whose_edits_were_committed_after_it_ended_is_not_stale(tmp_path):
+    """The report's other session: it wrote deploy.sh and edited a runbook not yet in git; one commit an hour
+    after it ended brought both (and the runbook as the owner reworded it)."""
+    repo = ops_repo(tmp_path)
+    (repo / "notes").mkdir()
+    (repo / "notes" / "rollback.md").write_text("# Runbook: rolling back\n")  # not committed
+    root = tmp_path / "memory"
+    write_session(root, "2026-12-03-blue-green.jsonl", repo, [
+        ("2026-12-03T16:30:23Z", "user", "Switch the deploy script to blue/green and update the rollback runbook."),
+        ("2026-12-03T16:31:55Z", "assistant", [tool_use("w1", "Write", file_path=str(repo / "scripts" / "deploy.sh"),
+                                                        content="#!/bin/sh\nset -e\nswitch\n")]),
+        ("2026-12-03T16:32:10Z", "user", [tool_result("w1", "File written")]),
+        ("2026-12-03T16:33:50Z", "assistant", [tool_use("e1", "Edit", file_path=str(repo / "notes" / "rollback.md"),
+                                                        old_string="# Runbook: rolling back\n",
+                                                        new_string="# Runbook: rolling back\n\nSwitch back.\n")]),
+        ("2026-12-03T16:34:00Z", "user", [tool_result("e1", "The file has been updated.")]),
+        ("2026-12-03T16:36:31Z", "assistant", "Both updated; the deploy script is blue/green now."),
+    ])
+    commit(repo, {"scripts/deploy.sh": "#!/bin/sh\nset -e\nswitch\n",
+                  "notes/rollback.md": "# Runbook: rolling back\n\nSwitch back within 10 minutes.\n"},
+           "2026-12-03T17:40:00+00:00", "blue/green deploy, runbooks")
+    runner.run(root, embedder_name="hash")
+    assert stale_sessions(root) == {"sessions/2026-12-03-blue-green.jsonl": None}
+    commit(repo, {"notes/rollback.md": "# Runbook: rolling back\n\nRedeploy the old tag.\n"}, "2026-12-05T09:00:00+00:00")
+    assert stale_sessions(root)["sessions/2026-12-03-blue-green.jsonl"]["text"] == \
+        "stale: notes/rollback.md changed in 1 commit since, last 2026-12-05"
+
+
+def test_a_commit_days_later_is_the_sessions_own_only_when_it_holds_what_the_session_wrote(tmp_path):
+    repo = ops_repo(tmp_path)
+    root = tmp_path / "memory"
+    scripts = repo / "scripts"
+    write_session(root, "2026-10-05-scripts.jsonl", repo, [
+        ("2026-10-05T10:00:00Z", "user", "Tidy the backup and restore scripts."),
+        ("2026-10-05T10:01:00Z", "assistant", [
+            tool_use("e1", "Edit", file_path=str(scripts / "backup.sh"), old_string="backup\n", new_string="backup -v\n"),
+            tool_use("e2", "MultiEdit", file_path=str(scripts / "restore.sh"),
+                     edits=[{"old_string": "restore\n", "new_string": "restore -v\n"}])]),
+        ("2026-10-05T10:01:30Z", "user", [tool_result("e1", "The file has been updated."),
+                                          tool_result("e2", "The file has been updated.")]),
+        ("2026-10-05T10:02:00Z", "assistant", [tool_use("e3", "Edit", file_path=str(scripts / "backup.sh"),
+                                                        old_string="#!/bin/sh\n", new_string="#!/bin/bash\n")]),
+        ("2026-10-05T10:02:30Z", "user", [tool_result("e3", "The file has been updated.")]),
+        ("2026-10-05T10:03:00Z", "assistant", "The backup and restore scripts are verbose now."),
+    ])
+    # three days later: backup.sh exactly as the session's two edits left it (its own), restore.sh otherwise
+    commit(repo, {"scripts/backup.sh": "#!/bin/bash\nbackup -v\n", "scripts/restore.sh": "#!/bin/sh\nrestore -q\n"},
+           "2026-10-08T10:00:00+00:00")
+    runner.run(root, embedder_name="hash")
+    stale = stale_sessions(root, "backup restore scripts verbose")["sessions/2026-10-05-scripts.jsonl"]
+    assert stale["text"] == "stale: scripts/restore.sh changed in 1 commit since, last 2026-10-08"
+
+
+def test_what_is_not_a_sessions_own_commit(tmp_path):
+    """A failed edit, a file only read, a second commit after the one that brought the edit, a deletion:
+    each is a change since, however soon after the session it came."""
+    repo = ops_repo(tmp_path)
+    root = tmp_path / "memory"
+    scripts = repo / "scripts"
+    write_session(root, "2026-10-05-lint.jsonl", repo, [
+        ("2026-10-05T10:00:00Z", "user", "Look at the lint, backup, restore and deploy scripts."),
+        ("2026-10-05T10:01:00Z", "assistant", [
+            tool_use("e1", "Edit", file_path=str(scripts / "lint.sh"), old_string="nope\n", new_string="lint -x\n"),
+            tool_use("r1", "Read", file_path=str(scripts / "backup.sh")),
+            tool_use("e2", "Edit", file_path=str(scripts / "restore.sh"), old_string="restore\n", new_string="r\n"),
+            tool_use("e3", "Edit", file_path=str(scripts / "deploy.sh"), old_string="restart\n", new_string="go\n")]),
+        ("2026-10-05T10:01:30Z", "user", [tool_result("e1", "String to replace not found in file.", failed=True),
+                                          tool_result("r1", "#!/bin/sh\nbackup\n"),
+                                          tool_result("e2", "The file has been updated."),
+                                          tool_result("e3", "The file has been updated.")]),
+        ("2026-10-05T10:03:00Z", "assistant", "Done looking at the scripts."),
+    ])
+    commit(repo, {"scripts/lint.sh": "#!/bin/sh\nlint -y\n", "scripts/backup.sh": "#!/bin/sh\nbackup -z\n",
+                  "scripts/restore.sh": "#!/bin/sh\nr\n"}, "2026-10-05T11:00:00+00:00")  # restore.sh: its own
+    commit(repo, {"scripts/restore.sh": "#!/bin/sh\nr2\n", "scripts/deploy.sh": None}, "2026-10-05T12:00:00+00:00")
+    runner.run(root, embedder_name="hash")
+    stale = stale_sessions(root, "lint backup restore deploy scripts")["sessions/2026-10-05-lint.jsonl"]
+    assert {f["path"]: (f["commits"], f["change"]) for f in stale["files"]} == {
+        "scripts/lint.sh": (1, "modified"), "scripts/backup.sh": (1, "modified"),
+        "scripts/restore.sh": (1, "modified"), "scripts/deploy.sh": (1, "deleted")}
+
+
+def test_every_face_reads_the_session_for_its_own_commits(tmp_path):
+    from test_app import make_client
+
+    from tachikoma_dashboard.app import create_app
+    from tachikoma.search.pool import Searchers, search_as_asked
+
+    repo = ops_repo(tmp_path)
+    root = tmp_path / "memory"
+    write_session(root, "2026-10-02-deploy.jsonl", repo, [
+        ("2026-10-02T08:41:23Z", "user", "Make the deploy script fail on errors."),
+        ("2026-10-02T08:42:32Z", "assistant", [tool_use("e1", "Edit", file_path=str(repo / "scripts" / "deploy.sh"),
+                                                        old_string="set -e\n", new_string="set -eu\n")]),
+        ("2026-10-02T08:46:22Z", "assistant", "The deploy script now fails on unset variables."),
+    ])
+    commit(repo, {"scripts/deploy.sh": "#!/bin/sh\nset -eu\nrestart\n"}, "2026-10-02T09:05:00+00:00")
+    runner.run(root, embedder_name="hash")
+    config = load_config(root)
+    searchers = Searchers()
+    try:
+        asked = {"query": "deploy script fail unset variables", "limit": 10, "min_score": 0}
+        answer = search_as_asked(root, config, searchers, asked)
+        assert any(r["path"].endswith("deploy.jsonl") for r in answer["results"])
+        assert answer["staleness"]["stale"] == 0
+        fresh = search_as_asked(root, config, searchers, {**asked, "fresh_only": True})
+        assert any(r["path"].endswith("deploy.jsonl") for r in fresh["results"])
+    finally:
+        searchers.close()
+    page = make_client(create_app(memory=root, port=5000)).get("/file/sessions/2026-10-02-deploy.jsonl")
+    text = page.get_data(as_text=True)
+    assert page.status_code == 200 and "stale-list" not in text and "badge stale" not in text

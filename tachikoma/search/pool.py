@@ -166,7 +166,7 @@ def search_as_asked(root, config, searchers: Searchers, asked: dict, own=None,
             return searcher.search(asked["query"], n, filters, config=config, widen=widen, **options)
 
     if asked.get("fresh_only"):
-        answer = fresh_answer(ranked, limit, config)
+        answer = fresh_answer(ranked, limit, config, source=own_files(root, config))
     else:
         answer = ranked(limit)
     return finish(answer, root, config, asked.get("budget_tokens"), bool(asked.get("fresh_only")), preamble)
@@ -177,27 +177,35 @@ def search_as_asked(root, config, searchers: Searchers, asked: dict, own=None,
 FRESH_GROWTH, FRESH_ROUNDS = 4, 3
 
 
-def fresh_answer(ranked: Callable[..., dict], limit: int, config, widen: bool = True) -> dict:
+def own_files(root, config) -> Callable[[dict], Path | None]:
+    """A result's file on disk, when it is of the memory at `root` (another memory's, on a shared store,
+    is not read): what `staleness.mark` reads a session's edits from."""
+    here, own = Path(root), locate(root, config).name
+    return lambda r: here / r["path"] if r.get("memory") in (None, own) and r.get("path") else None
+
+
+def fresh_answer(ranked: Callable[..., dict], limit: int, config, widen: bool = True,
+                 source: Callable[[dict], Path | None] | None = None) -> dict:
     """`limit` fresh results, stale ones left out (`staleness.mark`): `ranked(n, widen)` ranks the first `n`
     results, and is asked for more (×`FRESH_GROWTH`, at most `FRESH_ROUNDS` searches) while stale
     ones left it short and it may hold more. ``staleness`` says how many results were ranked
     (``ranked``) and how many of them were left out. A question widened by a file found stale is ranked
     again as asked: a stale memory steers nothing. A file that widened it but was not ranked among the
     results checked (below them, or cut by the limit) is not known stale and keeps its part, as when
-    nothing is stale."""
+    nothing is stale. `source`: a result's file on disk (`own_files`)."""
     from ..staleness import mark
 
     settings, n = config.staleness, limit
     for round_ in range(1, FRESH_ROUNDS + 1):
         answer = ranked(n, widen)
         checked = list(answer.get("results") or [])
-        answer = mark(answer, settings.code_roots, settings.factor, fresh_only=True)
+        answer = mark(answer, settings.code_roots, settings.factor, fresh_only=True, source=source)
         if len(answer["results"]) >= limit or len(checked) < n or round_ == FRESH_ROUNDS:
             break
         n *= FRESH_GROWTH
     stale = {(r.get("memory"), r["path"]) for r in checked if "stale" in r}  # `mark` marks them in place
     if widen and any((w.get("memory"), w["path"]) in stale for w in answer.get("widened_by") or ()):
-        return fresh_answer(ranked, limit, config, widen=False)
+        return fresh_answer(ranked, limit, config, widen=False, source=source)
     answer["results"] = answer["results"][:limit]
     answer["staleness"]["ranked"] = n
     return answer
@@ -220,7 +228,7 @@ def finish(answer: dict, root, config, budget_tokens: int | None = None, fresh_o
     if (settings.check or fresh_only) and "staleness" not in answer:  # (`fresh_answer` marked it)
         from ..staleness import mark
 
-        answer = mark(answer, settings.code_roots, settings.factor, fresh_only)
+        answer = mark(answer, settings.code_roots, settings.factor, fresh_only, source=own_files(root, config))
     if not budget_tokens:
         return answer
     from ..recall import within_budget
