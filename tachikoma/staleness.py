@@ -35,7 +35,6 @@ words are `search.explain`'s (`stale_file`), as every face shows them.
 from __future__ import annotations
 
 import functools
-import json
 import os
 import re
 import subprocess
@@ -46,7 +45,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from .search.explain import stale_file, stale_text
-from .transcripts.common import parse_timestamp
+from .transcripts.edits import Write, session_edits
 
 _CONTEXT_CWD = re.compile(r" · ((?:~|/)[^·\n]*?)(?= · |\n|$)")
 _RELATIVE = re.compile(r"[\w.-]+(?:/[\w.-]+)*\.[A-Za-z]\w{0,7}")
@@ -165,85 +164,7 @@ OWN_WITHIN = 24 * 3600
 #: At most this many later commits of one file are compared with what one session left in it (two blobs read
 #: with git the first time: the file before the session and at the commit; kept after).
 _CONTENT_CHECKS = 4
-_WRITE_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
-_WRITE_CALL = re.compile(rb'"name"\s*:\s*"(?:Edit|Write|MultiEdit|NotebookEdit)"')
-_FAILED_CALL = re.compile(rb'"is_error"\s*:\s*true')
 _SESSIONS_KEPT = 256
-
-
-@dataclass(frozen=True)
-class Write:
-    """One edit a session made to a file: when, with which tool, and what it wrote (a Write's
-    ``content``; an Edit's or MultiEdit's ``(old, new, replace_all)`` edits; None for another tool)."""
-    when: float
-    tool: str
-    content: str | None = None
-    edits: tuple[tuple[str, str, bool], ...] = ()
-
-
-def _write_of(tool: str, args: dict, when: float) -> Write:
-    if tool == "Write":
-        content = args.get("content")
-        return Write(when, tool, content if isinstance(content, str) else None)
-    if tool in ("Edit", "MultiEdit"):
-        raw = args.get("edits") if tool == "MultiEdit" else [args]
-        edits = tuple((e["old_string"], e["new_string"], e.get("replace_all") is True) for e in raw or ()
-                      if isinstance(e, dict) and isinstance(e.get("old_string"), str)
-                      and isinstance(e.get("new_string"), str))
-        return Write(when, tool, None, edits if edits and len(edits) == len(raw or ()) else ())
-    return Write(when, tool)
-
-
-def _read_writes(path: Path) -> dict[str, list[Write]]:
-    """The files a Claude Code session edited (their real paths) and its edits of each, oldest first;
-    a call its result says failed left out. Only the lines that name an editing tool or a failure are
-    parsed as JSON."""
-    calls: list[tuple[object, str, Write]] = []
-    failed: set = set()
-    try:
-        handle = path.open("rb")
-    except OSError:
-        return {}
-    with handle:
-        for raw in handle:
-            if _WRITE_CALL.search(raw) is None and _FAILED_CALL.search(raw) is None:
-                continue
-            try:
-                obj = json.loads(raw)
-            except ValueError:
-                continue
-            message = obj.get("message") if isinstance(obj, dict) else None
-            content = message.get("content") if isinstance(message, dict) else None
-            if not isinstance(content, list):
-                continue
-            stamp = parse_timestamp(obj.get("timestamp"))
-            for block in content:
-                if not isinstance(block, dict):
-                    continue
-                if block.get("type") == "tool_result" and block.get("is_error") is True:
-                    failed.add(block.get("tool_use_id"))
-                elif (block.get("type") == "tool_use" and block.get("name") in _WRITE_TOOLS and stamp is not None
-                      and isinstance(block.get("input"), dict)):
-                    args = block["input"]
-                    target = args.get("file_path") or args.get("notebook_path")
-                    if not isinstance(target, str) or not target:
-                        continue
-                    target = os.path.expanduser(target)
-                    if not os.path.isabs(target) and isinstance(obj.get("cwd"), str):
-                        target = os.path.join(os.path.expanduser(obj["cwd"]), target)
-                    if os.path.isabs(target):
-                        calls.append((block.get("id"), target, _write_of(block["name"], args, stamp.timestamp())))
-    out: dict[str, list[Write]] = {}
-    real: dict[str, str] = {}
-    for call_id, target, write in calls:
-        if call_id is not None and call_id in failed:
-            continue
-        if target not in real:
-            real[target] = os.path.realpath(target)
-        out.setdefault(real[target], []).append(write)
-    for writes in out.values():
-        writes.sort(key=lambda w: w.when)
-    return out
 
 
 _sessions: dict[str, tuple[tuple, dict[str, list[Write]]]] = {}
@@ -252,7 +173,7 @@ _sessions_lock = threading.Lock()
 
 def session_writes(path: Path) -> tuple[tuple, dict[str, list[Write]]]:
     """A session file's key (path, mtime, size) and the edits it made, by the real path of each file
-    edited (`_read_writes`); read again when the file changes, the last `_SESSIONS_KEPT` kept."""
+    edited (`transcripts.edits.session_edits`); read again when the file changes, the last `_SESSIONS_KEPT` kept."""
     try:
         st = path.stat()
     except OSError:
@@ -262,7 +183,7 @@ def session_writes(path: Path) -> tuple[tuple, dict[str, list[Write]]]:
         held = _sessions.get(key[0])
     if held is not None and held[0] == key:
         return held
-    held = (key, _read_writes(path))
+    held = (key, session_edits(path))
     with _sessions_lock:
         _sessions.pop(key[0], None)
         _sessions[key[0]] = held
