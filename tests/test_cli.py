@@ -113,6 +113,21 @@ def test_tag_path_may_be_the_absolute_path_of_a_memory_file(memory):
     assert "2026-03-22/meeting-notes.md" in [c["path"] for c in json.loads(folder.stdout)["changes"]]
 
 
+def test_tag_path_may_be_given_several_times(memory):
+    """`--path people/ --path notes/` selects the files of both (a file matching any); the last one
+    silently won."""
+    for folder in ("people", "notes"):
+        (memory / folder).mkdir()
+        (memory / folder / "a.md").write_text(f"# {folder}\n\nPlain text.\n")
+    out = tachikoma("--memory", str(memory), "tag", "--path", "people/", "--path", "notes/", "--untagged",
+                    "--trust", "owner", "--confidence", "high", "--dry-run", "--json")
+    assert out.returncode == 0, out.stderr
+    assert sorted(c["path"] for c in json.loads(out.stdout)["changes"]) == ["notes/a.md", "people/a.md"]
+    absolute = tachikoma("--memory", str(memory), "tag", "--path", str((memory / "people").resolve()),
+                         "--path", "/rumours.md", "--trust", "owner", "--overwrite", "--dry-run", "--json")
+    assert sorted(c["path"] for c in json.loads(absolute.stdout)["changes"]) == ["people/a.md", "rumours.md"]
+
+
 def test_nothing_to_tag_says_why(memory):
     """No match and "already had the values" are told apart; both exit 0 (the files have the values)."""
     none = tachikoma("--memory", str(memory), "tag", "--path", "no-such-folder/", "--trust", "owner")

@@ -289,8 +289,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="*", metavar="FILE", help="select these files (paths in the memory, or from "
                    "here into it): `tachikoma tag notes/a.md 2026-03-22/s.jsonl --confidence medium`")
     p.add_argument("--kind", choices=["markdown", "transcript"], help="select files of this kind")
-    p.add_argument("--path", metavar="PATTERN", help="select a folder ('2026-03/') or a glob ('**/*meeting*.md', "
-                                                     "'2026-1*/': the folders that match)")
+    p.add_argument("--path", metavar="PATTERN", action="append",
+                   help="select a folder ('2026-03/') or a glob ('**/*meeting*.md', '2026-1*/': the folders that "
+                        "match); repeat it for several (a file matching any)")
     p.add_argument("--untagged", action="store_true", help="select only files with no tags at all")
     p.add_argument("--since", type=_date, metavar="YYYY-MM-DD", help="select files modified on or after")
     p.add_argument("--until", type=_date, metavar="YYYY-MM-DD", help="select files modified on or before")

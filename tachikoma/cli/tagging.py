@@ -57,7 +57,7 @@ def cmd_tag(args) -> int:
         if not values:
             plan = planning.default_plan(root, max_bytes=common.config(args, root).max_file_bytes)
         else:
-            selector = model.Selector(kind=args.kind, pattern=args.path, untagged_only=args.untagged,
+            selector = model.Selector(kind=args.kind, pattern=tuple(args.path or ()), untagged_only=args.untagged,
                                       modified_since=args.since, modified_until=args.until, paths=paths)
             plan = planning.plan(root, values, selector, overwrite=args.overwrite,
                                  max_bytes=common.config(args, root).max_file_bytes)

@@ -42,7 +42,8 @@ class Selector:
     """Which files a tagging run looks at.
 
     - `kind`: "markdown", "transcript" or None for both.
-    - `pattern`: matched on the path relative to the memory root. With a
+    - `pattern`: matched on the path relative to the memory root (several, as a
+      tuple: a file matching any of them; `patterns`). With a
       ``*``, ``?`` or ``[`` it is a glob: ``*`` matches within one folder
       level, ``**/`` any number of folders (``**/*.jsonl`` also matches
       ``a.jsonl`` at the top), and a glob without ``/`` matches the file name
@@ -58,7 +59,7 @@ class Selector:
     """
 
     kind: str | None = None
-    pattern: str | None = None
+    pattern: str | tuple[str, ...] | None = None
     untagged_only: bool = False
     modified_since: date | None = None
     modified_until: date | None = None
@@ -76,7 +77,12 @@ class Selector:
             return False
         if not self.pattern:
             return True
-        return pattern_matches(self.pattern, path)
+        return any(pattern_matches(pattern, path) for pattern in self.patterns)
+
+    @property
+    def patterns(self) -> tuple[str, ...]:
+        """`pattern` as a tuple (empty: no pattern)."""
+        return (self.pattern,) if isinstance(self.pattern, str) else tuple(self.pattern or ())
 
     def matches_date(self, modified: datetime) -> bool:
         day = modified.astimezone().date()

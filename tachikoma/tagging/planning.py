@@ -43,8 +43,8 @@ def plan(root: Path, values: dict[str, str], selector: Selector | None = None, o
     """
     root = Path(root).resolve()
     selector = selector or Selector()
-    if selector.pattern and os.path.isabs(selector.pattern):
-        selector = replace(selector, pattern=_in_memory(root, selector.pattern))
+    if any(os.path.isabs(pattern) for pattern in selector.patterns):
+        selector = replace(selector, pattern=tuple(_in_memory(root, p) or "" for p in selector.patterns))
     values = check_values(values)
     if max_bytes is None:
         max_bytes = load_config(root).max_file_bytes
