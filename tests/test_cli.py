@@ -141,6 +141,26 @@ def test_nothing_to_tag_says_why(memory):
     assert (data["matched"], data["unchanged"], data["changes"], data["kept"]) == (3, 3, [], [])
 
 
+def test_tag_exits_1_when_a_selected_note_is_skipped(memory):
+    """A binary note or one with malformed front matter is skipped, not tagged: the run exits 1 (as
+    docs/tagging.md says), the dry run too; a .jsonl data file, never tagged, does not count."""
+    inbox = memory / "inbox"
+    (inbox / "blob.md").write_bytes(b"\x00\x01 binary" * 10)
+    (inbox / "broken.md").write_text("---\ntags: [a, b\n---\n# Broken\n")
+    args = ("--memory", str(memory), "tag", "--path", "inbox/", "--trust", "self", "--overwrite", "--no-commit")
+    dry = tachikoma(*args, "--dry-run")
+    assert dry.returncode == 1 and "skipped inbox/blob.md" in dry.stderr and "skipped inbox/broken.md" in dry.stderr
+    out = tachikoma(*args, "--json")
+    assert out.returncode == 1, out.stderr
+    data = json.loads(out.stdout)
+    assert {s["path"] for s in data["skipped"]} == {"inbox/blob.md", "inbox/broken.md"} and data["changes"]
+    (memory / "data").mkdir()
+    (memory / "data" / "prices.jsonl").write_text('{"sku": 1, "price": 2}\n' * 3)
+    (memory / "data" / "note.md").write_text("# Note\n")
+    data_file = tachikoma("--memory", str(memory), "tag", "--path", "data/", "--trust", "self", "--no-commit")
+    assert data_file.returncode == 0 and "skipped data/prices.jsonl" in data_file.stderr, data_file.stderr
+
+
 def test_a_file_holding_another_value_is_said_to_keep_it(memory):
     """Issue 18: `--confidence medium` on a note with `confidence: low` said "1 already had these
     values", which was false: it kept its own value. Say so, and how to overwrite."""

@@ -285,7 +285,10 @@ def build_parser() -> argparse.ArgumentParser:
                                    "tachikoma-tags.yaml. In a git repository the change is committed. Exits 0 "
                                    "when the selected files end up tagged, including when nothing had to change "
                                    "(the last line says whether no file matched, or the matches already had the "
-                                   "values or kept their own); 1 on an error; 2 for a mistyped command line.")
+                                   "values or kept their own); 1 on an error, and when a selected file is "
+                                   "skipped, not tagged (binary, too large, malformed front matter, not "
+                                   "writable; a .jsonl data file does not count), also with --dry-run; 2 for a "
+                                   "mistyped command line.")
     p.add_argument("files", nargs="*", metavar="FILE", help="select these files (paths in the memory, or from "
                    "here into it): `tachikoma tag notes/a.md 2026-03-22/s.jsonl --confidence medium`")
     p.add_argument("--kind", choices=["markdown", "transcript"], help="select files of this kind")

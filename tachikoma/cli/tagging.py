@@ -67,9 +67,9 @@ def cmd_tag(args) -> int:
     if not args.dry_run and plan.changes:
         applied = applying.apply(root, plan, commit=not args.no_commit)
         _refresh_index(root, args)
-    # A selected note left untagged by a write failure, or tags left uncommitted, is not success:
-    # a script or an agent must not read "tagged" from the exit status.
-    status = 1 if applied and (applied.skipped or applied.commit_error) else 0
+    # A selected note left untagged (binary, malformed front matter, a write failure), or tags left
+    # uncommitted, is not success: a script or an agent must not read "tagged" from the exit status.
+    status = 1 if plan.left_untagged or (applied and (applied.skipped or applied.commit_error)) else 0
     if recovered is not None and recovered.commit_pending:
         status = 1  # an earlier run's files are still not committed
     if args.json:

@@ -189,6 +189,13 @@ class Plan:
     max_bytes: int | None = None
     #: Files keeping a different value of their own (not `overwrite`); they may change otherwise too.
     kept: list[Kept] = field(default_factory=list)
+    #: Skipped files that are no failure: a .jsonl data file (never tagged), an empty session (by the defaults).
+    not_memory: set[str] = field(default_factory=set)
+
+    @property
+    def left_untagged(self) -> list[Skip]:
+        """The skipped files that were to be tagged and are not (binary, malformed front matter, …)."""
+        return [skip for skip in self.skipped if skip.path not in self.not_memory]
 
     @property
     def unchanged(self) -> int:

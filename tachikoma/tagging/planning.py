@@ -109,6 +109,7 @@ def plan(root: Path, values: dict[str, str], selector: Selector | None = None, o
         result.matched += 1
         if item.kind == TRANSCRIPT and transcripts.is_data_file(item.abspath, item.size, max_bytes):
             result.skipped.append(Skip(item.path, f"{transcripts.NOT_A_TRANSCRIPT}; not tagged"))
+            result.not_memory.add(item.path)
             continue
         change, kept = _change_for(item.path, item.kind, mapping, tags, values, overwrite)
         if kept is not None:
@@ -157,6 +158,7 @@ def default_plan(root: Path, max_bytes: int | None = None) -> Plan:
         if found == "" and _is_empty(result.root / change.path):
             result.skipped.append(Skip(change.path, "empty (a session about to start); not tagged by default "
                                                     "until it holds a message"))
+            result.not_memory.add(change.path)
             continue
         if "source" in change.after:
             change.after["source"] = transcripts.default_source(found)
