@@ -116,7 +116,11 @@ def test_cli_as_of(dated):
                "--min-score", "0")
     assert "× 1.00 time (2026-02-10, asked 'in February')" in text.stdout
     bad = cli("--memory", str(dated), "search", "deploy", "--as-of", "tomorrowish")
-    assert bad.returncode == 1 and "as_of 'tomorrowish' is not a date" in bad.stderr
+    assert bad.returncode == 2 and "argument --as-of: 'tomorrowish' is not a date" in bad.stderr  # a usage error
+    assert bad.stderr.startswith("usage: ")
+    for wrong, why in (("28.11.2026", "is not a date: use now, YYYY-MM-DD"), ("0001-01-01", "is out of range: years 2 to 9998")):
+        bad = cli("--memory", str(dated), "search", "deploy", "--as-of", wrong)
+        assert bad.returncode == 2 and f"argument --as-of: '{wrong}' {why}" in bad.stderr, bad.stderr
 
 
 class Client(FlaskClient):

@@ -101,6 +101,18 @@ def _fraction(text: str) -> float:
     return value
 
 
+def _as_of(text: str) -> str:
+    """An --as-of for argparse: checked as the search reads it (`timeq.parse_as_of`), kept as typed ("now" is
+    the moment of the search)."""
+    from ..timeq import parse_as_of
+
+    try:
+        parse_as_of(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("as_of ")) from None
+    return text
+
+
 EVAL_EMBEDDER_HELP = ("minilm-int8 (the default; minilm where onnxruntime is missing), minilm (exact), "
                       "e5-small (multilingual), ollama[:<model>] or hash")
 #: The `--out` of the evaluations that write a report of each question, and their LongMemEval file.
@@ -266,7 +278,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="how much a memory's age counts: off; default (age costs at most 10%%, and a memory "
                         "that a newer one supersedes loses half); strong (down to half at 90 days); seed "
                         "(the original 1 / (1 + days / 30)). Default: [ranking] recency")
-    p.add_argument("--as-of", metavar="DATE", default=None,
+    p.add_argument("--as-of", type=_as_of, metavar="DATE", default=None,
                    help="search as if it were this date: now (default), YYYY-MM-DD (the end of that day) or "
                         "YYYY-MM-DDTHH:MM[+HH:MM]; recency and time in the query (\"last week\", \"in March\") "
                         "count from it")
