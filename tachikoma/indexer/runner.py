@@ -58,7 +58,7 @@ class Summary:
     #: .jsonl files that are not transcripts: known to the index (so it does not read them again), not memory.
     data_files: int = 0
     embedder: str = ""
-    #: Why a new index took its embedder ("auto: mostly English (…)", "asked for (--embedder)"); "": the index's own.
+    #: Why a new index took its embedder ("auto: English or mixed (…)", "asked for (--embedder)"); "": the index's own.
     embedder_reason: str = ""
     seconds: float = 0.0
     warnings: list[str] = field(default_factory=list)
