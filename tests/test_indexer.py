@@ -427,7 +427,7 @@ def test_a_utf16_note_is_named_as_utf16_text_not_binary(memory, capsys):
     assert problems == [{"path": path, "reason": "UTF-16 text: save it as UTF-8, skipped", "kind": "not-utf8"}
                         for path in ("u16.md", "u16be.md")]
     before = (memory / "u16.md").read_bytes()
-    assert cli.main(["--memory", str(memory), "tag", "--path", "u16.md", "--trust", "owner", "--no-commit"]) == 0
+    assert cli.main(["--memory", str(memory), "tag", "--path", "u16.md", "--trust", "owner", "--no-commit"]) == 1
     assert "skipped u16.md: UTF-16 text: save it as UTF-8; not tagged" in capsys.readouterr().err
     assert (memory / "u16.md").read_bytes() == before
 
