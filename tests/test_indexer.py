@@ -160,6 +160,20 @@ def test_symlink_out_of_the_root_is_skipped_with_a_warning(memory, tmp_path):
     assert not any("launch code" in c[2] for c in chunks)
 
 
+def test_what_the_walk_skipped_counts_as_skipped(memory, tmp_path):
+    """`index` said "0 skipped" right after warning that two symlinks were skipped: the summary counts them."""
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "x.md").write_text("# Outside\n")
+    (memory / "leak.md").symlink_to(tmp_path / "out" / "x.md")
+    (memory / "linked").symlink_to(tmp_path / "out")
+    summary = run(memory)
+    walked = [w for w in summary.warnings if w.startswith(("leak.md:", "linked:"))]
+    assert len(walked) == 2 and all(w.endswith("symlink points outside the memory folder, skipped") for w in walked)
+    assert summary.skipped == 2 and ", 2 skipped, " in summary.line()
+    again = run(memory)  # warned again, counted again
+    assert again.skipped == 2 and ", 2 skipped, " in again.line()
+
+
 def test_git_dates_and_dirty_files(git_memory):
     run(git_memory)
     files, _ = index_rows(git_memory)

@@ -44,6 +44,8 @@ class Summary:
     changed: int = 0
     removed: int = 0
     unchanged: int = 0
+    #: Files read to no chunk (binary, over the size limit…) and files or folders the walk left out (a symlink
+    #: out of the memory…): each warned about.
     skipped: int = 0
     rechunked: int = 0  # unchanged files chunked again because the chunking changed
     retagged: int = 0
@@ -231,7 +233,11 @@ def _run(root, store, embedder, reembed, config, summary, progress, note, batch,
     wanted_chunking = chunking.signature(embedder.max_words, config.tool_errors, config.tool_text)
     outdated = store.get_meta("chunking") != wanted_chunking or store.get_meta("dates") != DATES_VERSION
     rechunk = outdated and store.counts()[0] > 0
-    plan = plan_run(root, store, note, rechunk, config.max_file_bytes)
+    def left_out(message: str) -> None:  # a file or folder the walk skipped, warned about: counted as skipped
+        summary.skipped += 1
+        note(message)
+
+    plan = plan_run(root, store, left_out, rechunk, config.max_file_bytes)
     summary.unchanged = len(plan.unchanged) + len(plan.touched)
     store.check_present()
     with batch():
