@@ -44,6 +44,13 @@ from .vocabulary import MAX_BUDGET, MAX_LIMIT, MAX_QUERY_CHARS
 
 #: Why a question found nothing while the index is behind its files: they may hold the answer.
 NOT_UP_TO_DATE = "the index is not up to date: search again once it is"
+#: ... while no file changed but an index run has not finished (the server's first one, or one interrupted).
+RUN_NOT_FINISHED = "an index run has not finished (under way, or interrupted): search again once it has"
+
+
+def behind_text(fresh: dict) -> str:
+    """Why the index may not hold the answer: files changed since it was updated, or a run not finished."""
+    return NOT_UP_TO_DATE if fresh.get("changed_since") or fresh.get("state") == "complete" else RUN_NOT_FINISHED
 
 log = logging.getLogger("tachikoma.mcp")
 
@@ -284,13 +291,13 @@ def answer_text(answer: dict, allow_owner_trust: bool = False) -> str:
         indexed = fresh.get("state") == "complete" and not fresh.get("changed_since")
         if "budget" in answer:  # a budget: the reply held to it (`budget.no_match_text`)
             return answer["agent_text"] if indexed else no_match_text(
-                answer["query"], NOT_UP_TO_DATE, answer["budget"]["budget_tokens"])
+                answer["query"], behind_text(fresh), answer["budget"]["budget_tokens"])
         if indexed:
             lines.insert(0, f"no good match for {short_query(answer['query'])!r}: {no_match_reason(answer)}; call search "
                             "with min_score 0 to see the nearest passages anyway")
         else:  # files not indexed yet (a first build, a change not re-indexed): they may hold the answer
             lines.insert(0, f"no good match among the indexed files for {short_query(answer['query'])!r}, but "
-                            + NOT_UP_TO_DATE)
+                            + behind_text(fresh))
         return "\n".join(lines)
     if "agent_text" in answer:  # a budget: the block made for agents (its first line the framing), then freshness
         # only when it says something to act on: a fresh index's line would run the block over its budget
