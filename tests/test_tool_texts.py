@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tachikoma import chunking
+from tachikoma.humanize import tool_match_text
 from tachikoma.indexer import runner
 from tachikoma.embedders.hashing import HashingEmbedder
 from tachikoma.search.searcher import Searcher
@@ -259,6 +260,32 @@ def test_the_command_line_says_the_match_was_in_a_tool_call(indexed, capsys):
     assert "1. " in out and CODEX in out.split("\n")[0] + out.split("\n")[1]
     assert "keywords 100% from tool calls: the input of apply_patch (line 4): " in out
     assert "+class ReviewSessionRegistry:" in out
+
+
+def test_two_calls_of_one_tool_on_one_line_are_one_place(tmp_path):
+    """Two Edits in one message (one file line) both hold the word: the explanation said "the input of Edit
+    (line 2), the input of Edit (line 2)". Each place is said once."""
+    base = {"sessionId": "0b7d2e51-5c1a-4f7e-a1c3-9e4d8a6b2f11", "cwd": "/home/ana/shop", "isSidechain": False}
+
+    def call(i, name, arguments):
+        return {"type": "tool_use", "id": f"toolu_{i}", "name": name, "input": arguments}
+
+    edits = [call(i, "Edit", {"file_path": f"/home/ana/shop/f{i}.py", "old_string": "x\n",
+                              "new_string": f"QuokkaLedger = {i}\n"}) for i in (1, 2)]
+    checks = [call(i, "Bash", {"command": command}) for i, command in ((3, "git status"), (4, "pytest -q"), (5, "ls"))]
+    root = tmp_path / "memory"
+    _write(root, "claude/s.jsonl", [
+        {**base, "type": "user", "uuid": "u1", "timestamp": "2026-03-02T10:00:00Z",
+         "message": {"role": "user", "content": "Rename the ledger constant in both files."}},
+        {**base, "type": "assistant", "uuid": "a1", "timestamp": "2026-03-02T10:00:05Z",
+         "message": {"id": "m1", "role": "assistant", "content": [{"type": "text", "text": "Both."}, *edits]}},
+        {**base, "type": "assistant", "uuid": "a2", "timestamp": "2026-03-02T10:00:09Z",
+         "message": {"id": "m2", "role": "assistant", "content": [{"type": "text", "text": "Checking."}, *checks]}}])
+    (root / "notes.md").write_text(NOTE, encoding="utf-8")
+    runner.run(root, embedder=HashingEmbedder(512))
+    first = _search(root, "QuokkaLedger", min_score=0.99)["results"][0]
+    assert [(m["tool"], m["side"], m["line"]) for m in first["tool_matches"]] == [("Edit", "input", 2)]
+    assert tool_match_text(first) == "keywords 100% from tool calls: the input of Edit (line 2)"
 
 
 def test_tool_strength_adds_at_half_weight_and_says_its_share():

@@ -339,10 +339,15 @@ class Searcher:
     def _tool_evidence(self, path: str, chunk_id: int, tool_matches: list[ToolMatch], terms: list[str],
                        excerpt: bool = True) -> list[dict]:
         """The best tool texts of one result's chunk that hold query words: tool, side, file line, and (with
-        `excerpt`) the text around the first query word, read from the file (the index keeps only words)."""
+        `excerpt`) the text around the first query word, read from the file (the index keeps only words). Each
+        place once: two calls of one tool on one line (two Edits in one message) are one place."""
         from ..transcripts import tool_excerpt
 
-        found = [m.as_dict() for m in tool_matches if m.chunk_id == chunk_id][:TOOL_MATCHES_SHOWN]
+        places = {}
+        for m in tool_matches:
+            if m.chunk_id == chunk_id and len(places) < TOOL_MATCHES_SHOWN:
+                places.setdefault((m.tool, m.side, m.line), m.as_dict())
+        found = list(places.values())
         for match in found[:1] if excerpt else ():
             match["excerpt"] = tool_excerpt(self.root / path, match["line"], terms)
         return found
