@@ -621,6 +621,13 @@ def test_file_list_filters_and_titles(client, indexed):
     assert re.findall(r'<li data-path="([^"]+)">', top) == ["identity.md", "martin.md", "rumours.md"]
     bad = client.get("/coverage/files", query_string={"status": "lost"})
     assert bad.status_code == 400 and "status must be one of" in bad.get_data(as_text=True)
+    for query in ({"status": "bogus"}, {"kind": "bogus"}, {"status": "bogus", "kind": "markdown"}):
+        bad = client.get("/coverage/files", query_string=query)
+        html = bad.get_data(as_text=True)
+        assert bad.status_code == 400 and "bogus" not in re.sub(r'hx-get="[^"]*"', "", html).lower(), query
+        assert "<title>No such list of files" in html and "<h1>No such list of files</h1>" in html
+    assert "status must be one of tagged, partial, untagged, invalid" in client.get(
+        "/coverage/files", query_string={"status": "bogus"}).get_data(as_text=True)
     fragment = client.get("/coverage/files", query_string={"status": "invalid"}, headers=HTMX).get_data(as_text=True)
     assert "<html" not in fragment and 'data-path="inbox/bad-tag.md"' in fragment
 

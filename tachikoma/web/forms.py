@@ -241,7 +241,10 @@ class FileListForm:
         return form
 
     def title(self) -> str:
-        """What the list holds, e.g. "Untagged markdown files in 2026-03/"."""
+        """What the list holds, e.g. "Untagged markdown files in 2026-03/"; with a wrong status or kind (a value
+        of the address, never echoed), "No such list of files"."""
+        if self.errors:
+            return "No such list of files"
         status = {"partial": "partly tagged"}.get(self.status, self.status)
         text = " ".join(w for w in (status, self.kind, "files") if w)
         text = text[0].upper() + text[1:]
