@@ -302,10 +302,18 @@ def names_day_ahead(query: str, as_of: datetime, language: str | None = None) ->
             if kind not in _YEARLESS_KINDS or not isinstance(last, Window) \
                     or _resolve(kind, m, query, today, now, tz, lambda: True) is not AHEAD:
                 continue  # a year named, a time relative to now, or no day that exists
+            said = m.group(0).lower()
+            if said.startswith(("last", "since")) or _SINCE.search(query[max(0, m.start() - _SINCE_REACH):m.start()]):
+                continue  # "last January", "since 2 January": one gone, whatever comes next
             begun = datetime.fromtimestamp(last.start, tz)
-            try:
-                coming = begun.replace(year=begun.year + 1).timestamp()
-            except ValueError:  # 29 February: its next one is years away
+            coming = None
+            for years in range(1, 9):  # 29 February: its next one is up to 8 years on
+                try:
+                    coming = begun.replace(year=begun.year + years).timestamp()
+                    break
+                except (ValueError, OverflowError):
+                    continue
+            if coming is None:
                 continue
             if coming - now < min(now - last.end, NEAR_AHEAD_DAYS * 86400):
                 return True
