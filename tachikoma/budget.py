@@ -270,7 +270,8 @@ def _passage_units(units: list[Unit], scores: list[float], cap: int, terms: list
 
 def _not_given(unit: Unit, given: set[int]) -> list[Unit]:
     """What of `unit` no earlier passage gave (`given`: its file's lines given): all of it, the runs of a
-    note's paragraph's lines not given, or nothing of a turn or chunk given in part."""
+    note's paragraph's lines not given (not one of blank lines only: a code block's), or nothing of a turn or
+    chunk given in part."""
     lines = range(unit.first, unit.last + 1)
     if not given.intersection(lines):
         return [unit]
@@ -284,7 +285,7 @@ def _not_given(unit: Unit, given: set[int]) -> list[Unit]:
         else:
             runs[-1].append((line, row))
     return [replace(unit, first=run[0][0], last=run[-1][0], text="\n".join(row for _, row in run))
-            for run in runs if run]
+            for run in runs if any(row.strip() for _, row in run)]  # not a code block's blank line alone
 
 
 def select(results: list[dict], units: list[list[Unit]], terms: list[str], budget: int,

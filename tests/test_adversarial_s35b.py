@@ -27,3 +27,21 @@ def test_29_february_of_this_leap_year_is_coming():
     assert timeq.names_day_ahead("What is on 29 Feb?", _at("2028-02-25T12:00"))
     assert not timeq.names_day_ahead("What is on 29 Feb?", _at("2027-02-25T12:00"))
     assert not timeq.names_day_ahead("What is on 29 Feb?", _at("2028-03-01T12:00"))
+
+
+def test_a_code_blocks_blank_line_left_alone_is_no_passage():
+    # three chunks of a note over one code block: the first two give lines 1-2 and 4-5; the third's only
+    # line not given is the block's blank line 3, which came back as a passage of no text
+    from tachikoma import budget
+    from tachikoma.recall import note_units
+
+    whole = ["```", "retry = 3", "", "backoff = 30", "```"]
+    results, units = [], []
+    for (first, last), score in (((1, 2), 0.9), ((4, 5), 0.85), ((1, 5), 0.8)):
+        text = "\n".join(whole[first - 1:last])
+        results.append({"path": "n.md", "lines": [first, last], "text": text, "score": score, "kind": "markdown",
+                        "factors": {}, "tags": {}})
+        units.append(note_units(text, first))
+    out = budget.select(results, units, ["retry", "backoff"], 2000, falloff=0.0)
+    assert [p.lines for p in out["passages"]] == [(1, 2), (4, 5)]
+    assert all(p.text.strip() for p in out["passages"]) and out["left_out"]["overlap"] == 1
