@@ -45,3 +45,14 @@ def test_a_code_blocks_blank_line_left_alone_is_no_passage():
     out = budget.select(results, units, ["retry", "backoff"], 2000, falloff=0.0)
     assert [p.lines for p in out["passages"]] == [(1, 2), (4, 5)]
     assert all(p.text.strip() for p in out["passages"]) and out["left_out"]["overlap"] == 1
+
+
+def test_many_capitalised_is_never_missing_either():
+    # "How Many cats does Owen have?" keeps "Many" as a keyword (a capital after the first word may be a
+    # name); it was 'not in this memory: Many' and lowered every match
+    from tachikoma.search.keywords import nowhere_weight
+
+    for many in ("Many", "MANY", "many"):
+        assert nowhere_weight({many: 0, "cats": 1, "Owen": 1}, 20) == ([], 0.0)
+    missing, weight = nowhere_weight({"Many": 0, "Pixel": 0, "cats": 1}, 20)
+    assert missing == ["Pixel"] and weight > 0

@@ -278,7 +278,8 @@ def nowhere_weight(counts: dict[str, int], total: int,
         return [], 0.0
     # Each word counted nowhere, with its other spellings (an umlaut word's without it), read once; "many"
     # asks how many of something (a keyword where memory says it, no missing subject where it does not).
-    others = {word: query_words(word)[1:] for word, count in counts.items() if count == 0 and word not in ASKING}
+    others = {word: query_words(word)[1:] for word, count in counts.items() if count == 0
+              and word.casefold() not in ASKING}  # "How Many cats": a capital says no name here
     missing = [word for word, spellings in others.items() if not any(counts.get(s) for s in spellings)]
     spellings = {spelling for word in missing for spelling in others[word]}
     missing = [word for word in missing if word not in spellings]
