@@ -56,3 +56,24 @@ def test_many_capitalised_is_never_missing_either():
         assert nowhere_weight({many: 0, "cats": 1, "Owen": 1}, 20) == ([], 0.0)
     missing, weight = nowhere_weight({"Many": 0, "Pixel": 0, "cats": 1}, 20)
     assert missing == ["Pixel"] and weight > 0
+
+
+def test_many_is_no_word_a_match_is_missing_when_deciding_no_good_match(tmp_path):
+    # "How many cats?" held its one word in full, yet 'many', said nowhere, weighed most in the keyword
+    # coverage: "no passage holds most of the query's words (best 42%)", no good match; "Which cats?" matched
+    from tachikoma.indexer import runner
+    from tachikoma.search.searcher import Searcher
+
+    root = tmp_path / "memory"
+    root.mkdir()
+    (root / "owen.md").write_text("# Owen\n\nOwen has two cats named Pixel and Byte.\n")
+    for i in range(20):
+        (root / f"t{i}.md").write_text(f"# Topic {i}\n\nThe deploy of service{i} runs at noon with rollback plan{i}.\n")
+    runner.run(root, embedder_name="hash")
+    searcher = Searcher(root)
+    which = searcher.search("Which cats?", min_score=0.5)
+    many = searcher.search("How many cats?", min_score=0.5)
+    assert which["match"]["answered_by"] == "keywords"
+    assert many["match"]["answered_by"] == "keywords" and not many["no_good_match"]
+    assert many["match"]["best_keyword_coverage"] == which["match"]["best_keyword_coverage"]
+

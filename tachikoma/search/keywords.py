@@ -408,6 +408,10 @@ def keyword_coverage(store: Store, query: str, snap: "Snapshot",
     df = np.array([counts.get(t, 0) for t in terms], dtype=np.float64)
     df = np.where(df > cap, np.maximum(df, total / 2), df)  # past the cap: a common word, weighed as one
     idf = np.log((total - df + 0.5) / (df + 0.5) + 1.0)
+    # "many" (how many) the memory says nowhere is no word missing from a match (`nowhere_weight`)
+    idf[[t.casefold() in ASKING and not counts.get(t, 0) for t in terms]] = 0.0
+    if not idf.sum():
+        return coverage
     held = words(ids) if words is not None else words_held(store, query, ids)
     share = held.astype(np.float64) @ idf / idf.sum()
     pos = np.minimum(np.searchsorted(snap.chunk_ids, ids), len(snap.chunk_ids) - 1)
