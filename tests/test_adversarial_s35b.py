@@ -77,3 +77,44 @@ def test_many_is_no_word_a_match_is_missing_when_deciding_no_good_match(tmp_path
     assert many["match"]["answered_by"] == "keywords" and not many["no_good_match"]
     assert many["match"]["best_keyword_coverage"] == which["match"]["best_keyword_coverage"]
 
+
+def test_a_malformed_session_line_does_not_break_the_search_that_checks_its_own_commits(tmp_path):
+    # a tool result whose tool_use_id is a list, a MultiEdit whose edits are a number, a path with a NUL or a
+    # lone surrogate, a timestamp past 9999 in UTC: each raised (TypeError, ValueError, UnicodeEncodeError,
+    # OverflowError) out of staleness.mark, and with it the search of every face
+    import json
+
+    from test_staleness import commit, ops_repo, stale_sessions, tool_result, tool_use, write_session
+
+    from tachikoma.indexer import runner
+    from tachikoma.transcripts.edits import session_edits
+
+    repo = ops_repo(tmp_path)
+    root = tmp_path / "memory"
+    deploy = str(repo / "scripts" / "deploy.sh")
+    path = write_session(root, "2026-10-02-deploy.jsonl", repo, [
+        ("2026-10-02T08:41:23Z", "user", "Make the deploy script fail on errors."),
+        ("2026-10-02T08:42:32Z", "assistant", [tool_use("e1", "Edit", file_path=deploy, old_string="set -e\n",
+                                                        new_string="set -eu\n")]),
+        ("2026-10-02T08:42:40Z", "user", [tool_result("e1", "The file has been updated.")]),
+        ("2026-10-02T08:46:22Z", "assistant", "The deploy script now fails on errors and unset variables."),
+    ])
+    odd = [{"type": "tool_result", "tool_use_id": ["e9"], "is_error": True},
+           {"type": "tool_use", "id": {"x": 1}, "name": "Edit", "input": {"file_path": deploy, "old_string": "a",
+                                                                          "new_string": "b"}},
+           tool_use("e2", "MultiEdit", file_path=deploy, edits=5),
+           tool_use("e3", "Write", file_path=str(repo / "scripts" / "a\u0000.sh"), content="x"),
+           tool_use("e4", "Write", file_path=str(repo / "scripts" / "\ud800.sh"), content="x")]
+    with path.open("a") as handle:
+        for block in odd:
+            handle.write(json.dumps({"type": "assistant", "timestamp": "2026-10-02T08:45:00Z", "cwd": str(repo),
+                                     "message": {"role": "assistant", "content": [block]}}) + "\n")
+        handle.write(json.dumps({"type": "assistant", "timestamp": "9999-12-31T23:00:00-05:00", "cwd": str(repo),
+                                 "message": {"role": "assistant", "content": [tool_use("e5", "Write", file_path=deploy,
+                                                                                       content="x")]}}) + "\n")
+    assert [w.tool for w in session_edits(path)[deploy]] == ["Edit", "Edit", "MultiEdit"]
+    commit(repo, {"scripts/deploy.sh": "#!/bin/sh\nset -eu\nrestart\n"}, "2026-10-02T09:05:00+00:00")
+    commit(repo, {"scripts/deploy.sh": "#!/bin/sh\nset -eu\nmigrate\n"}, "2026-11-20T10:02:00+00:00")
+    runner.run(root, embedder_name="hash")
+    stale = stale_sessions(root)["sessions/2026-10-02-deploy.jsonl"]
+    assert stale["text"] == "stale: scripts/deploy.sh changed in 1 commit since, last 2026-11-20"

@@ -85,7 +85,10 @@ def parse_timestamp(value: object) -> datetime | None:
         return None
     if parsed.tzinfo is None or parsed.utcoffset() is None:
         return parsed.replace(tzinfo=timezone.utc)
-    return parsed.astimezone(timezone.utc)
+    try:
+        return parsed.astimezone(timezone.utc)
+    except OverflowError:  # "9999-12-31T23:59-05:00", "0001-01-01T00:00+01:00": no year Python holds in UTC
+        return None
 
 
 def join(*parts: str | None) -> str:

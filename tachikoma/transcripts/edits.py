@@ -34,6 +34,7 @@ def _write_of(tool: str, args: dict, when: float) -> Write:
         return Write(when, tool, content if isinstance(content, str) else None)
     if tool in ("Edit", "MultiEdit"):
         raw = args.get("edits") if tool == "MultiEdit" else [args]
+        raw = raw if isinstance(raw, list) else []  # a malformed call: no edit to replay
         edits = tuple((e["old_string"], e["new_string"], e.get("replace_all") is True) for e in raw or ()
                       if isinstance(e, dict) and isinstance(e.get("old_string"), str)
                       and isinstance(e.get("new_string"), str))
@@ -68,7 +69,8 @@ def session_edits(path: Path) -> dict[str, list[Write]]:
                 if not isinstance(block, dict):
                     continue
                 if block.get("type") == "tool_result" and block.get("is_error") is True:
-                    failed.add(block.get("tool_use_id"))
+                    if isinstance(block.get("tool_use_id"), str):
+                        failed.add(block["tool_use_id"])
                 elif (block.get("type") == "tool_use" and block.get("name") in _WRITE_TOOLS and stamp is not None
                       and isinstance(block.get("input"), dict)):
                     args = block["input"]
@@ -79,15 +81,20 @@ def session_edits(path: Path) -> dict[str, list[Write]]:
                     if not os.path.isabs(target) and isinstance(obj.get("cwd"), str):
                         target = os.path.join(os.path.expanduser(obj["cwd"]), target)
                     if os.path.isabs(target):
-                        calls.append((block.get("id"), target, _write_of(block["name"], args, stamp.timestamp())))
+                        call_id = block.get("id") if isinstance(block.get("id"), str) else None
+                        calls.append((call_id, target, _write_of(block["name"], args, stamp.timestamp())))
     out: dict[str, list[Write]] = {}
-    real: dict[str, str] = {}
+    real: dict[str, str | None] = {}
     for call_id, target, write in calls:
         if call_id is not None and call_id in failed:
             continue
         if target not in real:
-            real[target] = os.path.realpath(target)
-        out.setdefault(real[target], []).append(write)
+            try:
+                real[target] = os.path.realpath(target)
+            except (ValueError, UnicodeError):  # a NUL or a lone surrogate in it: no file
+                real[target] = None
+        if real[target] is not None:
+            out.setdefault(real[target], []).append(write)
     for writes in out.values():
         writes.sort(key=lambda w: w.when)
     return out
