@@ -402,8 +402,8 @@ def no_match_text(query: str, reason: str, budget_tokens: int) -> str:
     """The reply to a question with no good match, held to its budget: the question and why, if that fits,
     else the question alone, else the bare fact (the agent knows what it asked)."""
     quoted_query = f'No memory matches "{short_query(query)}"'
-    for text in (f"{quoted_query}: {reason}." if reason else None, f"{quoted_query}.", "No memory matches."):
-        if text and tokens.count(text) <= budget_tokens:
+    for text in [f"{quoted_query}: {reason}."] * bool(reason) + [f"{quoted_query}."]:
+        if tokens.count(text) <= budget_tokens:
             return text
     return "No memory matches."
 

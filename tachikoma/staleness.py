@@ -110,6 +110,12 @@ class _Event:
     commit: str = ""  # the commit's id
 
 
+def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    """git `args` in `cwd`, its output captured (a failure is the caller's to read from the return code)."""
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False,
+                          env={**os.environ, "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"})
+
+
 @dataclass
 class History:
     """Every path a repository's HEAD history touched, with its commits newest first."""
@@ -120,9 +126,8 @@ class History:
 
     @classmethod
     def read(cls, top: Path) -> History:
-        proc = subprocess.run(["git", "-c", "core.quotePath=false", "log", "--no-color", "-M", "--name-status",
-                               "--format=%x00%ct %H", "HEAD"], cwd=top, capture_output=True, check=False,
-                              env={**os.environ, "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"})
+        proc = _git(top, "-c", "core.quotePath=false", "log", "--no-color", "-M", "--name-status",
+                    "--format=%x00%ct %H", "HEAD")
         history = cls(top)
         if proc.returncode != 0:
             return history  # no commit yet, or not readable: nothing is stale
@@ -195,8 +200,7 @@ def session_writes(path: Path) -> tuple[tuple, dict[str, list[Write]]]:
 @functools.lru_cache(maxsize=1024)
 def _blob(top: Path, commit: str, path: str) -> str | None:
     """`path` as commit `commit` holds it (commits never change, so it is kept), None when unreadable."""
-    proc = subprocess.run(["git", "cat-file", "blob", f"{commit}:{path}"], cwd=top, capture_output=True, check=False,
-                          env={**os.environ, "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"})
+    proc = _git(top, "cat-file", "blob", f"{commit}:{path}")
     return proc.stdout.decode("utf-8", "surrogateescape") if proc.returncode == 0 else None
 
 
@@ -280,8 +284,7 @@ class Repositories:
         if key not in self._tops:
             found = None
             if folder.is_dir():
-                proc = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=folder, capture_output=True,
-                                      check=False, env={**os.environ, "LC_ALL": "C"})
+                proc = _git(folder, "rev-parse", "--show-toplevel")
                 if proc.returncode == 0:
                     found = Path(proc.stdout.decode("utf-8", "surrogateescape").strip())
             self._tops[key] = found
@@ -443,8 +446,7 @@ def mark(answer: dict, code_roots: tuple[str, ...] = (), factor: float = 1.0, fr
     stale = 0
     seen: dict = {}
     for result in results:
-        found = check(result, code_roots, repos, seen,
-                      source(result) if source is not None and result.get("kind") == "transcript" else None)
+        found = check(result, code_roots, repos, seen, source(result) if source is not None else None)
         if found is None:
             continue
         stale += 1
