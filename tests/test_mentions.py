@@ -3,6 +3,7 @@
 from datetime import date
 
 import pytest
+from test_adversarial_s34b import search
 from test_everyday_rules import put
 
 from tachikoma import mentions
@@ -140,12 +141,7 @@ def test_what_is_on_a_day_just_ahead_finds_the_note_that_names_it(tmp_path):
     put(root, "notes/car.md", "# Car\n\nTÜV inspection for the car on 10 December at 9:00, bring the papers.\n")
     put(root, "memory/2025-12-10.md", "# 10 December 2025\n\nThe car went to the garage for winter tyres.\n")
     put(root, "cooking.md", "# Cooking\n\nLentil soup every Sunday.\n")
-    runner.run(root, embedder_name="hash")
-    searcher = Searcher(root)
-    try:
-        answer = searcher.search("what is on 10 December for the car", 2, min_score=0, as_of="2026-12-05")
-    finally:
-        searcher.close()
+    answer = search(root, "what is on 10 December for the car", "2026-12-05")
     assert answer["time"] == []  # no window a year ago
     first = answer["results"][0]
     assert first["path"] == "notes/car.md" and "names 2026-12-10, still to come" in first["factors"]["time_reason"]
