@@ -46,6 +46,8 @@ FOUND = [
     ("Munchen", "de.md"),                 # the umlaut dropped
     ("Leopoldstrasse", "de.md"),          # ß spelled out
     ("Düsseldorf", "de-ascii.md"),        # a note written without umlauts, asked with one
+    ("Zahnarzt", "de.md"),                # a compound's first part: "Zahnarzttermin"
+    ("Heizung wann", "de-ascii.md"),      # "Heizungswartung"
     ("nächste", "de-ascii.md"),
     ("ecole", "fr.md"), ("école", "fr.md"), ("Cafe", "fr.md"),
     ("reunion", "es.md"), ("Bogota", "es.md"), ("próximo", "es.md"),
@@ -222,6 +224,10 @@ def test_highlighting_marks_words_of_every_script():
     assert str(highlight("Wartung in Duesseldorf", "Düsseldorf")) == "Wartung in <mark>Duesseldorf</mark>"
     assert str(highlight("à l'école", "ecole")) == "à l&#39;<mark>école</mark>"
     assert str(highlight("Retries at meetings", "retry meeting")) == "<mark>Retries</mark> at <mark>meetings</mark>"
+    # an identifier as a whole, never its parts alone; a compound by the first part the search asked for
+    assert str(highlight("calls wait_healthy; we wait", "wait_healthy")) == "calls <mark>wait_healthy</mark>; we wait"
+    assert str(highlight("Die Nebenkostenabrechnung kam", "nebenkosten", ["Nebenkosten*"])) == (
+        "Die <mark>Nebenkostenabrechnung</mark> kam")
 
 
 def test_the_dashboard_shows_passages_in_their_own_direction(tmp_path):
@@ -243,3 +249,82 @@ def test_the_dashboard_shows_passages_in_their_own_direction(tmp_path):
         assert "<mark>予約</mark>" in japanese
     finally:
         app.extensions["tachikoma"].index_job.wait(30)
+
+
+# ------------------------------------------------------------------ a compound's first part, an identifier
+
+COMPOUNDS = {
+    "heizung.md": ("# Haus\n\nDie Heizungswartung ist im März, das Heizungsrohr im Keller tropft, "
+                   "die Heizungswartung kostet 90 Euro.\n"),
+    "zahn.md": "# Termine\n\nDer Zahnarzttermin ist am Dienstag.\n",
+    "party.md": "# Notes\n\nA partial refund came in.\n",
+    "other.md": "# Garden\n\nThe roses need water every evening in summer. We wait for rain; healthy plants need patience.\n",
+    "deploy.md": "# Deploy\n\nThe script calls wait_healthy until the service answers; config.toml sets the timeout.\n",
+}
+
+
+def _compounds(root: Path) -> Path:
+    root.mkdir()
+    for name, text in COMPOUNDS.items():
+        (root / name).write_text(text, encoding="utf-8")
+    return root
+
+
+def _scores(store, query: str) -> dict[str, float]:
+    spans = store.chunk_spans()
+    return {spans[i][0]: score for i, score in keyword_search(store, query, len(spans), None)}
+
+
+def test_a_word_found_nowhere_finds_the_words_it_begins_on_both_engines(tmp_path, url, monkeypatch):
+    lite = _compounds(tmp_path / "lite")
+    runner.run(lite, embedder_name="hash")
+    monkeypatch.setenv(STORE_ENV, url)
+    shared = _compounds(tmp_path / "shared")
+    runner.run(shared, embedder_name="hash")
+    with locate(shared).open(readonly=True) as on_postgres:
+        monkeypatch.delenv(STORE_ENV)
+        with locate(lite).open(readonly=True) as on_sqlite:
+            for query, expected in (("Heizung", ["heizung.md"]), ("zahnarzt Dienstag", ["zahn.md"]),
+                                    ("Nebenkosten", []),
+                                    # an identifier is the phrase of its parts: never "wait" or "healthy" alone
+                                    ("why does wait_healthy time out", ["deploy.md"]), ("config.toml", ["deploy.md"])):
+                found = {store.engine: _scores(store, query) for store in (on_sqlite, on_postgres)}
+                assert sorted(found["sqlite"]) == sorted(found["postgresql"]) == expected, (query, found)
+                # The same BM25 (three words begin with "Heizung" in one chunk: a count of 3), up to the word counts
+                # of the two stemmers (FTS5's porter, PostgreSQL's Snowball) in the length normalisation.
+                for path in expected:
+                    assert found["postgresql"][path] == pytest.approx(found["sqlite"][path], rel=0.05), (query, found)
+
+
+def test_a_stemmed_or_short_word_is_no_prefix(tmp_path):
+    root = _compounds(tmp_path / "memory")
+    runner.run(root, embedder_name="hash")
+    with locate(root).open(readonly=True) as store:
+        # "party" is stored "parti": its prefix would find "partial"; "wate" (4 letters) is too short to begin a
+        # compound ("water").
+        assert _scores(store, "party") == {} and _scores(store, "wate") == {}
+        assert list(_scores(store, "partial")) == ["party.md"]
+        assert query_terms("Heizung") == ["Heizung"]  # the question's word as written: the prefix is the search's
+
+
+def test_an_identifier_is_one_word():
+    assert query_terms("why did wait_healthy time out in config.toml?") == [
+        "why", "did", "wait_healthy", "time", "out", "in", "config.toml"]
+    assert query_terms("os.path.join on version 2.1.5") == ["os.path.join", "on", "version", "2.1.5"]
+    # abbreviations, a sentence's end, a lone underscore and scripts without spaces are no identifiers
+    assert query_terms("e.g. the U.S. office. _private trailing_ 設定_値") == [
+        "e", "g", "the", "U", "S", "office", "private", "trailing", "設定", "値"]
+
+
+def test_the_search_finds_a_compound_by_its_first_part_and_says_so(tmp_path):
+    root = _compounds(tmp_path / "memory")
+    runner.run(root, embedder_name="hash")
+    searcher = Searcher(root)
+    try:
+        answer = searcher.search("heizung", 3)
+        untouched = searcher.search("Dienstag", 3)
+    finally:
+        searcher.close()
+    assert answer["no_good_match"] is False and answer["results"][0]["path"] == "heizung.md"
+    assert answer["keywords"] == ["heizung*"] and answer["keywords_nowhere"] == []
+    assert untouched["keywords"] == ["Dienstag"]  # a word the memory holds is never widened

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..function_words import ENGLISH_CLITIC, other_function_words
-from ..segment import query_words
+from ..segment import fold_accents, has_runs, query_words
+from ..store.fts import PREFIX, stems
 from ..store.sqlite import Store
 from . import ranking
 from .snapshot import positions
@@ -39,6 +40,12 @@ KEYWORD_POSTINGS = 5_000
 #: candidates up one by one for a commoner word (measured at 126k chunks: crossover near 20,000).
 WORDS_HELD_SCAN = 5_000
 _TOKEN_CATEGORIES = ("L", "N", "M")
+#: A word found nowhere is looked for as the start of longer words when it has at least this many letters (Latin
+#: script, no digit) and the keyword index stores it unstemmed: a German compound's first part ("Zahnarzt",
+#: "Nebenkosten", "Winter" in "Winterreifen"). A stemmed word's prefix finds other words ("party" is stored
+#: "parti": "partial", "partir").
+PREFIX_LETTERS = 5
+_LATIN_WORD = re.compile("[A-Za-z\u00c0-\u024f]+")
 #: English function words left out of keyword queries. BM25's IDF already
 #: discounts them in a large memory, but in a small one ("what", "did" in a
 #: third of the chunks) they still add noise: on LoCoMo-10 dropping them lifts
@@ -175,11 +182,15 @@ def query_terms(text: str, limit: int = MAX_KEYWORD_TERMS, skip: frozenset[str] 
 
 def _words(text: str) -> list[str]:
     """The runs of `text` that `query_terms` reads as words (letters, digits, combining marks, private use),
-    before any segmentation."""
+    before any segmentation. An identifier stays one word: runs joined by "_" ("wait_healthy") or by "." before
+    a letter or digit ("config.toml", "os.path", "2.1.5"; not "e.g"), which the keyword index then looks for as
+    the phrase of its parts ("wait healthy" next to each other: never "wait" alone)."""
     words, current = [], []
-    for ch in text:
+    for position, ch in enumerate(text):
         category = unicodedata.category(ch)
         if category[0] in _TOKEN_CATEGORIES or category == "Co":
+            current.append(ch)
+        elif current and ch in _JOINERS and _joins(text, position, current):
             current.append(ch)
         elif current:
             words.append("".join(current))
@@ -189,6 +200,24 @@ def _words(text: str) -> list[str]:
     return words
 
 
+#: What joins the parts of an identifier (`_words`).
+_JOINERS = frozenset("_.")
+
+
+def _joins(text: str, position: int, current: list[str]) -> bool:
+    """Whether the "_" or "." at `position` joins the word before it (`current`) to the word after it: both
+    written without spaces' scripts aside (`segment.has_runs`), a letter or digit next, and for a "." not a
+    one-letter abbreviation ("e.g.", "U.S.")."""
+    after = text[position + 1:position + 2]
+    if not after or unicodedata.category(after)[0] not in ("L", "N") or has_runs(after) or has_runs(current[-1]):
+        return False
+    if text[position] == "_":
+        return True
+    before = len(current) - max((i for i, c in enumerate(current) if c in _JOINERS), default=-1) - 1
+    return not (before == 1 and current[-1].isalpha() and after.isalpha()
+                and not text[position + 2:position + 3].isalnum())
+
+
 class WordRows:
     """Each query word's chunks in the keyword index, read at most once per search: the keyword terms
     count a word, and keyword coverage and knowledge updates ask which chunks hold it (three or four
@@ -196,14 +225,25 @@ class WordRows:
 
     def __init__(self, store: Store, limit: int = WORDS_HELD_SCAN):
         self.store, self.limit, self._rows = store, limit, {}
+        #: a word found nowhere that begins longer words: its prefix term (`keyword_terms`), read in its place
+        self.prefixes: dict[str, str] = {}
 
     def rows(self, term: str) -> list[int] | None:
-        """The ids of the chunks holding `term` (as the keyword index reads it); None when more than
-        `limit` do."""
+        """The ids of the chunks holding `term` (as the keyword index reads it: a word found nowhere as the start
+        of the words it begins, `prefixes`); None when more than `limit` do."""
         if term not in self._rows:
-            found = self.store.chunks_holding(term, self.limit + 1)
+            found = self.store.chunks_holding(self.term(term), self.limit + 1)
             self._rows[term] = None if len(found) > self.limit else found
         return self._rows[term]
+
+    def term(self, word: str) -> str:
+        """The term the keyword index is asked for `word`: its prefix term when it has one."""
+        return self.prefixes.get(word, word)
+
+    def begins(self, word: str, prefix: str) -> None:
+        """`word` is read as `prefix` from now on (its rows read again)."""
+        self.prefixes[word] = prefix
+        self._rows.pop(word, None)
 
     def rows_of(self, terms: list[str]) -> list[list[int] | None]:
         """`rows` of each of `terms`, those not read yet in one call (one round trip on PostgreSQL)."""
@@ -237,7 +277,26 @@ def keyword_terms(store: Store, query: str, total_chunks: int,
         known = [ceiling + 1 if rows is None else min(len(rows), ceiling + 1) for rows in found]
     else:
         known = store.keyword_counts(terms, ceiling + 1)  # one round trip for all the words
-    return rarest_within(terms, known, ceiling, postings, counts)
+    # A word found nowhere may begin longer words (a German compound's first part): it is asked for as their start.
+    prefixes = {}
+    for term, prefix, count in _prefixed(store, terms, known, ceiling):
+        known[terms.index(term)] = count
+        prefixes[term] = prefix
+        if words is not None:
+            words.begins(term, prefix)
+    return [prefixes.get(term, term) for term in rarest_within(terms, known, ceiling, postings, counts)]
+
+
+def _prefixed(store: Store, terms: list[str], known: list[int], ceiling: int) -> list[tuple[str, str, int]]:
+    """(word, prefix term, chunks holding a word it begins: up to `ceiling` + 1) of each of `terms` found nowhere
+    (`known`: their counts) that begins words in the memory and is stored unstemmed (`PREFIX_LETTERS`)."""
+    nowhere = [term for term, count in zip(terms, known)
+               if count == 0 and len(term) >= PREFIX_LETTERS and _LATIN_WORD.fullmatch(term)]
+    if not nowhere:
+        return []
+    asked = [term + PREFIX for term in nowhere]
+    return [(term, prefix, count) for term, prefix, count in zip(nowhere, asked, store.keyword_counts(asked, ceiling + 1))
+            if count and stems(term) == [fold_accents(term.casefold())]]
 
 
 def rarest_within(terms: list[str], known: list[int], ceiling: int, postings: int,
@@ -372,7 +431,7 @@ def words_held(store: Store, query: str, chunk_ids: np.ndarray, words: WordRows 
         if rows is None:
             # A common word: look each chunk up instead (for a rare word that was 15x slower on SQLite
             # than reading it all).
-            rows = store.chunks_holding_among(term, ids.tolist())
+            rows = store.chunks_holding_among(words.term(term), ids.tolist())
         held[:, column] = np.isin(ids, rows)
     return held
 

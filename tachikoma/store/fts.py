@@ -10,8 +10,16 @@ import threading
 from .sqlite_schema import FTS_TOKENIZE
 
 
+#: A query word ending in this matches every word it begins ("Zahnarzt*": "Zahnarzttermin"). A word read from
+#: a question never ends in it (`keywords.query_terms` splits words at every symbol): only `keywords` adds it.
+PREFIX = "*"
+
+
 def quote_term(term: str) -> str:
-    """An FTS5 string: the term in double quotes, inner quotes doubled."""
+    """An FTS5 string: the term in double quotes, inner quotes doubled; a prefix query for a term ending in
+    `PREFIX`."""
+    if term.endswith(PREFIX):
+        return quote_term(term[:-1]) + PREFIX
     return '"' + term.replace('"', '""') + '"'
 
 
@@ -23,14 +31,31 @@ def keyword_expression(terms: list[str]) -> str:
 _scratch = threading.local()
 
 
-def highlight(text: str, terms: list[str], open_mark: str, close_mark: str) -> str | None:
-    """`text` with each word that keyword search matches for any of `terms` between the marks,
-    tokenised exactly like the keyword index (porter stemming: "retry" marks "retries"); None when
-    nothing matches. Uses this thread's in-memory FTS5 table, never the index."""
+def _scratch_db() -> sqlite3.Connection:
+    """This thread's in-memory FTS5 table `t`, tokenised as the keyword index is, and its vocabulary `v`."""
     db = getattr(_scratch, "db", None)
     if db is None:
         db = _scratch.db = sqlite3.connect(":memory:")
         db.execute(f"CREATE VIRTUAL TABLE t USING fts5(text, tokenize='{FTS_TOKENIZE}')")
+        db.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'row')")
+    return db
+
+
+def stems(text: str) -> list[str]:
+    """The words of `text` as the keyword index stores them (folded, porter-stemmed: "Parties" -> "parti"),
+    in alphabetical order. Uses this thread's in-memory FTS5 table, never the index."""
+    db = _scratch_db()
+    with db:
+        db.execute("DELETE FROM t")
+        db.execute("INSERT INTO t(text) VALUES (?)", (text,))
+        return [row[0] for row in db.execute("SELECT term FROM v")]
+
+
+def highlight(text: str, terms: list[str], open_mark: str, close_mark: str) -> str | None:
+    """`text` with each word that keyword search matches for any of `terms` between the marks,
+    tokenised exactly like the keyword index (porter stemming: "retry" marks "retries"); None when
+    nothing matches. Uses this thread's in-memory FTS5 table, never the index."""
+    db = _scratch_db()
     with db:
         db.execute("DELETE FROM t")
         db.execute("INSERT INTO t(text) VALUES (?)", (text,))

@@ -38,10 +38,10 @@ import numpy as np
 
 from ..errors import IndexDamaged, TachikomaError
 from ..segment import fold_accents
-from .postgres_bm25 import asked_words, bm25_sql
+from .postgres_bm25 import asked_words, bm25_sql, term_query
 from .postgres_catalog import memory_id
 from .postgres_errors import connection_error, database_error, redacted, scrub
-from .postgres_schema import LOCK_CLASS, TS_CONFIG, ensure_schema, keyword_text
+from .postgres_schema import LOCK_CLASS, ensure_schema, keyword_text
 from .multilingual import arrays as multilingual_arrays
 from .protocol import ENGINE_INDEX_MIN_CHUNKS
 from .sqlite import FileRow, json_column
@@ -383,7 +383,7 @@ class PostgresStore:
         return [r[0] for r in self.db.execute(
             "SELECT DISTINCT c.id FROM tachikoma.tool_texts t "
             "JOIN tachikoma.chunks c ON c.file_id = t.file_id AND c.idx = t.chunk_idx "
-            f"WHERE t.memory_id = %(memory)s AND t.tsv @@ plainto_tsquery('{TS_CONFIG}', %(term)s){restrict} "
+            f"WHERE t.memory_id = %(memory)s AND t.tsv @@ {term_query('%(term)s')}{restrict} "
             "LIMIT %(limit)s",
             {"memory": self.memory_id, "term": fold_accents(term), "among": list(among or ()), "limit": limit})]
 
@@ -589,8 +589,9 @@ class PostgresStore:
     @_guarded
     def keyword_count(self, term: str, cap: int) -> int:
         return self.db.execute(
-            f"SELECT count(*) FROM (SELECT 1 FROM tachikoma.chunks WHERE memory_id = %s "
-            f"AND tsv @@ plainto_tsquery('{TS_CONFIG}', %s) LIMIT %s) s", (self.memory_id, fold_accents(term), cap)).fetchone()[0]
+            f"SELECT count(*) FROM (SELECT 1 FROM tachikoma.chunks WHERE memory_id = %(memory)s "
+            f"AND tsv @@ {term_query('%(term)s')} LIMIT %(cap)s) s",
+            {"memory": self.memory_id, "term": fold_accents(term), "cap": cap}).fetchone()[0]
 
     def keyword_counts(self, terms: list[str], cap: int) -> list[int]:
         """`keyword_count` of each of `terms`, in one round trip."""
@@ -604,7 +605,7 @@ class PostgresStore:
             return []
         return [r[0] for r in self.db.execute(
             f"SELECT (SELECT count(*) FROM (SELECT 1 FROM tachikoma.{table} WHERE memory_id = %s "
-            f"AND tsv @@ plainto_tsquery('{TS_CONFIG}', u.t) LIMIT %s) s) "
+            f"AND tsv @@ {term_query('u.t')} LIMIT %s) s) "
             "FROM unnest(%s::text[]) WITH ORDINALITY AS u(t, n) ORDER BY u.n", (self.memory_id, cap, asked_words(terms)))]
 
     def _corpus_size(self, table: str = "chunks") -> tuple[int, float]:
@@ -639,22 +640,22 @@ class PostgresStore:
             return []
         return [list(r[0]) for r in self.db.execute(
             f"SELECT ARRAY(SELECT id FROM tachikoma.chunks WHERE memory_id = %s "
-            f"AND tsv @@ plainto_tsquery('{TS_CONFIG}', u.t) LIMIT %s) "
+            f"AND tsv @@ {term_query('u.t')} LIMIT %s) "
             "FROM unnest(%s::text[]) WITH ORDINALITY AS u(t, n) ORDER BY u.n", (self.memory_id, limit, asked_words(terms)))]
 
     @_guarded
     def chunks_holding(self, term: str, limit: int) -> list[int]:
         return [r[0] for r in self.db.execute(
-            f"SELECT id FROM tachikoma.chunks WHERE memory_id = %s AND tsv @@ plainto_tsquery('{TS_CONFIG}', %s) "
-            "LIMIT %s", (self.memory_id, fold_accents(term), limit))]
+            f"SELECT id FROM tachikoma.chunks WHERE memory_id = %(memory)s AND tsv @@ {term_query('%(term)s')} "
+            "LIMIT %(limit)s", {"memory": self.memory_id, "term": fold_accents(term), "limit": limit})]
 
     @_guarded
     def chunks_holding_among(self, term: str, chunk_ids: list[int]) -> list[int]:
         if not chunk_ids:
             return []
         return [r[0] for r in self.db.execute(
-            f"SELECT id FROM tachikoma.chunks WHERE id = ANY(%s) AND tsv @@ plainto_tsquery('{TS_CONFIG}', %s)",
-            (list(chunk_ids), fold_accents(term)))]
+            f"SELECT id FROM tachikoma.chunks WHERE id = ANY(%(ids)s) AND tsv @@ {term_query('%(term)s')}",
+            {"ids": list(chunk_ids), "term": fold_accents(term)})]
 
 
 def _floats(sent: bytes) -> np.ndarray:
