@@ -38,7 +38,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from . import tokens
-from .humanize import short_query
+from .humanize import printable, short_query, shown_day, tool_match_text
 
 #: Results scoring below this share of the best score are left out (the adaptive cut).
 FALLOFF = 0.5
@@ -95,18 +95,25 @@ class Passage:
     also_in: list[str] = field(default_factory=list)
     memory: str | None = None
     stale: str | None = None  # `staleness`: "stale: billing/retry.py changed in 3 commits since, last …"
+    #: Where a whole result's keywords were found in its tool calls, and their text read back
+    #: (`humanize.tool_match_text`: "keywords 100% from tool calls: the input of Edit (line 12): …").
+    tools: str | None = None
 
     def heading(self) -> str:
         """The line before the passage's text: where it is from and how far to trust it."""
         day = (self.date or "")[:10] or "undated"
-        stale = f"; {self.stale}: check the code" if self.stale else ""
+        stale = f"; {printable(self.stale)}: check the code" if self.stale else ""
         trust = trust_words(self.trust, self.confidence)
-        return f"{self.path}:{self.lines[0]}-{self.lines[1]} · {day} · ({trust}{stale})"
+        where = f"[{self.memory}] {self.path}" if self.memory is not None else self.path
+        return f"{printable(where)}:{self.lines[0]}-{self.lines[1]} · {day} · ({trust}{stale})"
 
-    def block(self, n: int) -> str:
-        """The passage as the agent's block shows it, numbered `n`: its text, then where it is from."""
+    def block(self, n: int, with_why: bool = False) -> str:
+        """The passage as the agent's block shows it, numbered `n`: its text, then where it is from (and,
+        `with_why`, its score and why, and where its keywords were found in tool calls)."""
         also = f"; also in {', '.join(self.also_in)}" if self.also_in else ""
-        return f"{n}.\n{quoted(self.text)}\n   — {self.heading()}{also}\n"
+        why = f" · score {self.score:.3f}" + f"; {self.why}" * bool(self.why) if with_why else ""
+        tools = f"\n   ({printable(self.tools)})" if with_why and self.tools else ""
+        return f"{n}.\n{quoted(self.text)}\n   — {self.heading()}{also}{why}{tools}\n"
 
     def as_dict(self) -> dict:
         out = {"path": self.path, "lines": list(self.lines), "date": self.date, "trust": self.trust,
@@ -115,6 +122,17 @@ class Passage:
                "kind": self.kind, "stale": self.stale}
         if self.memory is not None:
             out["memory"] = self.memory
+        return out
+
+    def as_result(self) -> dict:
+        """A whole result as an agent is given it (MCP's `search` without a budget): where, when, how far to
+        trust it, its score (3 decimals) and why, and its text; its memory, stale files and tool calls when
+        it has them."""
+        out = {"path": self.path, "lines": list(self.lines), "date": (self.date or "")[:10] or None,
+               "trust": self.trust, "confidence": self.confidence, "score": round(self.score, 3), "why": self.why,
+               "text": self.text}
+        out.update({key: value for key, value in (("memory", self.memory), ("stale", self.stale),
+                                                  ("tools", self.tools)) if value is not None})
         return out
 
 
@@ -215,16 +233,28 @@ def _shingles(text: str, n: int = 5) -> set[tuple[str, ...]]:
     return {tuple(w[i:i + n]) for i in range(max(1, len(w) - n + 1))} if w else set()
 
 
-def _why(result: dict, matched: list[str]) -> str:
+def why(result: dict, matched: list[str]) -> str:
+    """Why a result ranks where it does, in a few words an agent reads beside its score: "matched retry,
+    schedule" (else how close in meaning), the time the question named, and a newer memory that supersedes
+    it ("superseded by b.md (2026-05-01)"). The whole arithmetic is `search.explain.sentence`."""
     f = result.get("factors") or {}
-    parts = [f"#{result['_rank']}, score {result.get('score', 0):.2f}"]
+    parts = []
     if matched:
         parts.append("matched " + ", ".join(matched[:6]))
     elif f.get("vector_similarity") is not None:
         parts.append(f"close in meaning ({f['vector_similarity']:.2f})")
     if f.get("time_reason"):
         parts.append(str(f["time_reason"]))
+    newer = f.get("superseded_by")
+    if f.get("recency_reason") == "superseded" and newer:
+        parts.append(f"superseded by {newer['path']} ({shown_day(newer['date'])})")
     return "; ".join(parts)
+
+
+def matched_terms(text: str, terms: list[str]) -> list[str]:
+    """The query's words (`terms`, lower case) that `text` holds ("schedule" finds "schedules")."""
+    held = set(words(text))
+    return [t for t in terms if _matches(held, t)]
 
 
 def _render_units(units: list[Unit]) -> str:
@@ -313,7 +343,6 @@ def select(results: list[dict], units: list[list[Unit]], terms: list[str], budge
         if chosen and score < falloff * top:
             left_out["below_falloff"] += len(results) - rank + 1
             break
-        result = {**result, "_rank": rank}
         path, memory = result["path"], result.get("memory")
         if not its_units:  # nothing finer known: the chunk is one unit
             its_units = [Unit(result["lines"][0], result["lines"][1], result.get("text") or "")]
@@ -328,7 +357,7 @@ def select(results: list[dict], units: list[list[Unit]], terms: list[str], budge
         if tokens.count(text) > cap:
             picked, trimmed = _cut_units(picked, terms, cap) or picked, True
             text = _render_units(picked)
-        matched = [t for t in terms if _matches(set(words(text)), t)]
+        matched = matched_terms(text, terms)
         shingles = _shingles(text)
         twin = next((p for p, s in chosen if shingles and len(shingles & s) >= DUPLICATE * len(shingles)), None)
         if twin is not None:
@@ -344,7 +373,7 @@ def select(results: list[dict], units: list[list[Unit]], terms: list[str], budge
         passage = Passage(path=path, lines=(picked[0].first, max(u.last for u in picked)), text=text, score=score,
                           rank=rank, date=factors.get("date"), trust=tags.get("trust") or factors.get("trust"),
                           confidence=tags.get("confidence") or factors.get("confidence"),
-                          why=_why(result, matched), kind=result.get("kind") or "markdown", trimmed=trimmed,
+                          why=why(result, matched), kind=result.get("kind") or "markdown", trimmed=trimmed,
                           memory=memory, stale=(result.get("stale") or {}).get("text"))
         n = len(chosen) + 1
         cost = tokens.count(passage.block(n))
@@ -388,9 +417,11 @@ def quoted(text: str) -> str:
     return "\n".join(f"> {line}" if line else ">" for line in text.strip().splitlines())
 
 
-def header(query: str, passages: int, used: int, budget: int) -> str:
-    return (f'Memory evidence for "{short_query(query)}" ({passages} passage{"s" * (passages != 1)}, '
-            f"{used} of {budget} tokens):")
+def header(query: str, passages: int, used: int | None = None, budget: int | None = None) -> str:
+    """The block's first line after its preamble: the question, how many passages, and of a budget, how
+    much of it they use."""
+    spent = f", {used} of {budget} tokens" if budget is not None else ""
+    return f'Memory evidence for "{short_query(query)}" ({passages} passage{"s" * (passages != 1)}{spent}):'
 
 
 def header_tokens(query: str, budget: int) -> int:
@@ -398,23 +429,45 @@ def header_tokens(query: str, budget: int) -> int:
     return tokens.count(header(query, 99, budget, budget)) + 1
 
 
-def no_match_text(query: str, reason: str, budget_tokens: int) -> str:
+def no_match_text(query: str, reason: str, budget_tokens: int | None = None) -> str:
     """The reply to a question with no good match, held to its budget: the question and why, if that fits,
-    else the question alone, else the bare fact (the agent knows what it asked)."""
+    else the question alone, else the bare fact (the agent knows what it asked). No budget: the first."""
     quoted_query = f'No memory matches "{short_query(query)}"'
     for text in [f"{quoted_query}: {reason}."] * bool(reason) + [f"{quoted_query}."]:
-        if tokens.count(text) <= budget_tokens:
+        if budget_tokens is None or tokens.count(text) <= budget_tokens:
             return text
     return "No memory matches."
 
 
-def agent_text(query: str, selection: dict, preamble: str = "") -> str:
+def agent_text(query: str, selection: dict, preamble: str = "", with_why: bool = False) -> str:
     """One block an agent can paste: the evidence first (quoted), each passage followed by where it
-    came from and how far to trust it ("(untrusted source; verify)"); `preamble` is its first line."""
+    came from and how far to trust it ("(untrusted source; verify)"); `preamble` is its first line.
+    `selection`: `select`'s, or ``{"passages": whole(...)}`` (no budget: the header says no tokens);
+    `with_why`: each source line adds the passage's score and why (`Passage.block`)."""
     passages = selection["passages"]
     if not passages:
         return f'No memory matches "{short_query(query)}".'
     blocks = [preamble] * bool(preamble)
-    blocks += [header(query, len(passages), selection["used_tokens"], selection["budget_tokens"]) + "\n"]
-    blocks += [p.block(n) for n, p in enumerate(passages, 1)]
+    blocks += [header(query, len(passages), selection.get("used_tokens"), selection.get("budget_tokens")) + "\n"]
+    blocks += [p.block(n, with_why) for n, p in enumerate(passages, 1)]
     return "\n".join(blocks)
+
+
+def whole(results: list[dict], terms: list[str]) -> list[Passage]:
+    """Each result whole, as a passage (a search without a budget): its text untrimmed, its why from the
+    query's words (`terms`) it holds, and where tool calls matched (`Passage.tools`)."""
+    terms = [t.lower() for t in terms if t]
+    out = []
+    for rank, result in enumerate(results, 1):
+        tags, factors = result.get("tags") or {}, result.get("factors") or {}
+        tools = tool_match_text(result)
+        excerpt = (result.get("tool_matches") or [{}])[0].get("excerpt") if tools else None
+        out.append(Passage(path=result["path"], lines=tuple(result["lines"]), text=(result.get("text") or "").strip(),
+                           score=float(result.get("score") or 0), rank=rank, date=factors.get("date"),
+                           trust=tags.get("trust") or factors.get("trust"),
+                           confidence=tags.get("confidence") or factors.get("confidence"),
+                           why=why(result, matched_terms(result.get("text") or "", terms)),
+                           kind=result.get("kind") or "markdown", memory=result.get("memory"),
+                           stale=(result.get("stale") or {}).get("text"),
+                           tools=f"{tools}: {excerpt}" if excerpt else tools))
+    return out

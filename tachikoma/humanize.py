@@ -113,19 +113,22 @@ def short_query(query: str) -> str:
     return (cut.rsplit(" ", 1)[0] if " " in cut[QUOTED_QUERY // 2:] else cut) + "…"
 
 
-def no_match_reason(answer: dict) -> str:
+def no_match_reason(answer: dict, brief: bool = False) -> str:
     """Why a search answer has no good match, from its ``match`` evidence (`ranking.match_evidence`):
     "nothing is close enough in meaning (best 0.32, floor 0.44) and no passage holds most of the
-    query's words (best 40%, needs 45%) nor 33% in a passage of meaning 0.30 or more (best 20%)"."""
+    query's words (best 40%, needs 45%) nor 33% in a passage of meaning 0.30 or more (best 20%)".
+    `brief` (what an agent is told: `budget.no_match_text`): the two best figures and their floors alone,
+    "nothing is close enough in meaning (best 0.32, floor 0.44) or in words (best 40%, needs 45%)"."""
     match = answer.get("match") or {}
     if "best_vector_similarity" not in match:
         return f"nothing reaches the relevance floor (min_score {answer['min_score']:g})"
     above = f" above {match['meaning_from']}" if match.get("meaning_from") else ""  # e5: `scoring.SCRIPT_BACKGROUND`
+    words = f"best {match.get('best_keyword_coverage') or 0.0:.0%}, needs {match['keyword_floor']:.0%}"
     return (f"nothing is close enough in meaning (best {match['best_vector_similarity']:.2f}{above}, floor "
-            f"{match['min_score']:g}) and no passage holds most of the query's words (best "
-            f"{match.get('best_keyword_coverage') or 0.0:.0%}, needs {match['keyword_floor']:.0%})"
+            f"{match['min_score']:g}) " + (f"or in words ({words})" if brief else
+                                           f"and no passage holds most of the query's words ({words})")
             + (f" nor {match['pair_floors'][1]:.0%} in a passage of meaning {match['pair_floors'][0]:.2f} or more "
-               f"(best {match.get('best_pair_coverage') or 0.0:.0%})" if match.get("pair_floors") else "")
+               f"(best {match.get('best_pair_coverage') or 0.0:.0%})" if match.get("pair_floors") and not brief else "")
             + (" and no memory is from the time asked about" if "from_the_time_asked" in match else "")
             + ("; only chunks with full vectors count for meaning, and the index is still embedding"
                if match.get("meaning_from_full_vectors_only") else "")

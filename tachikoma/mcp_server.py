@@ -3,8 +3,8 @@
 Built on the official `mcp` SDK (`MCPServer`). Each tool is a thin call
 into the package, the same calls the command line and the dashboard make:
 
-- ``search``: `Searcher.search`, the answer of ``search --json`` as
-  structured content plus a short text rendering;
+- ``search``: `Searcher.search`, each result's source, trust, score, why and passage, once as
+  structured content (`structured`) and once as the block an agent reads (`answer_text`);
 - ``read``: a memory file or a line range of it; a transcript as its turns by default (`turn_view`);
 - ``stats``: tag coverage (`stats.report`) and the index's freshness;
 - ``remember``: a new note (`notes.remember`), committed and indexed at once;
@@ -30,12 +30,11 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
 from . import __version__, memory, notes, stats, turn_view
-from .budget import no_match_text
+from .budget import agent_text, no_match_text, whole
 from .config import load_config
 from .errors import TachikomaError
-from .humanize import answer_notes, no_match_reason, plural, printable, short_query, tool_match_text
+from .humanize import answer_notes, no_match_reason, plural, printable
 from .live import LiveMemory
-from .search.explain import sentence
 from .search.pool import indexed_passages
 from .store import locate
 from .tagging import applying, model, planning
@@ -66,10 +65,11 @@ SEARCH_HELP = """\
 Search the agent's memory (notes and past session transcripts) for passages relevant to a
 question, best first. Use it before answering anything that may depend on what was said or
 decided before: the user's preferences, people, projects, earlier sessions. Each result has the
-file path and line range (pass them to `read` for more context), the passage, its tags and the
-score's explanation (similarity × trust × confidence × recency, × time when the question names
-one: "last week", "in March", "on 2026-03-22", or asks what is coming: "when is my next …" puts passages
-naming a day still to come first; pass `as_of` to ask as of another date). `no_good_match: true` means
+file path and line range (pass them to `read` for more context), its date, trust and confidence, its
+score (similarity × trust × confidence × recency, × time when the question names one: "last week",
+"in March", "on 2026-03-22", or asks what is coming: "when is my next …" puts passages naming a day
+still to come first; pass `as_of` to ask as of another date), why in a few words (the query's words it
+holds, a newer memory that supersedes it), and the passage. `no_good_match: true` means
 nothing reached the relevance floor (`min_score`): the memory holds nothing relevant, so do not
 guess from weak matches; unless `freshness` shows files changed since the last update (or a
 state other than complete): then search again shortly."""
@@ -277,45 +277,62 @@ def who_asked(ctx: Context | None) -> str:
     return who.changed_by("mcp") if who is not None else ""
 
 
-def answer_text(answer: dict, allow_owner_trust: bool = False) -> str:
-    """The search answer as short text for models that read text (the same data is structured).
+#: What MCP's `search` leaves out of the answer of `search --json`: the query's words, the floor's evidence (said
+#: in ``reason``), the embedder, timings, each result's factors (said in its ``why``), chunk, kind and tags (its
+#: ``trust`` and ``confidence``), and the block (it is the text content). `search --json` and /api/search keep them.
+LEFT_OUT = frozenset({"keywords", "match", "embedder", "timing_ms", "results", "agent_text"})
 
-    Memory text can say anything ("ignore previous instructions"): a framing line says it is data,
-    and every line of a passage is quoted, so a passage cannot pass itself off as the answer's own text."""
+
+def structured(answer: dict) -> dict:
+    """The search answer as MCP's structured content, every passage's text once: each result as
+    `budget.Passage.as_result` gives it (path, lines, date, trust, confidence, score, why, text; memory, stale and
+    tool calls when it has them), or a budget's passages; ``reason`` when there is no good match."""
+    out = {key: value for key, value in answer.items() if key not in LEFT_OUT}
+    if "budget" not in answer:
+        out["results"] = [p.as_result() for p in whole(answer["results"], answer.get("keywords") or [])]
+    if answer["no_good_match"]:
+        out["reason"] = no_match_reply(answer)
+    return out
+
+
+def no_match_reply(answer: dict) -> str:
+    """Why a search found nothing good and what to try, in one sentence (held to the budget, if any): the
+    floor's evidence and how to see the nearest passages anyway; or, while the index may not hold the answer,
+    that it is behind (`behind_text`)."""
     fresh = answer["freshness"]
-    when = fresh.get("last_indexed_at") or "never"
-    lines = [f"index updated {when}; {plural(fresh.get('changed_since') or 0, 'file')} changed since"]
+    indexed = fresh.get("state") == "complete" and not fresh.get("changed_since")
+    if "budget" in answer:  # `budget.no_match_text`, as `recall.within_budget` made it when the index is whole
+        return answer["agent_text"] if indexed else no_match_text(
+            answer["query"], behind_text(fresh), answer["budget"]["budget_tokens"])
+    if not indexed:  # files not indexed yet (a first build, a change not re-indexed): they may hold the answer
+        return no_match_text(answer["query"], behind_text(fresh))
+    hint = " min_score 0 shows the nearest passages anyway." if answer.get("min_score") else ""
+    return no_match_text(answer["query"], no_match_reason(answer, brief=True)) + hint
+
+
+def answer_text(answer: dict, allow_owner_trust: bool = False) -> str:
+    """The search answer as the text an agent reads: the block `budget.agent_text` makes (a line that says the
+    passages are data, the evidence quoted, each passage's source, trust and, without a budget, score and why),
+    or why nothing matched; then the index's freshness only when it says something to act on.
+
+    Memory text can say anything ("ignore previous instructions"): the framing line says it is data, and every
+    line of a passage is quoted, so a passage cannot pass itself off as the answer's own text."""
+    fresh = answer["freshness"]
+    lines = [f"index updated {fresh.get('last_indexed_at') or 'never'}; "
+             f"{plural(fresh.get('changed_since') or 0, 'file')} changed since"]
     if fresh.get("watch_error"):
         lines.append(f"the index is not kept up to date: {fresh['watch_error']}")
+    # a fresh index's line is left out: nothing to act on (and within a budget it would run the block over)
+    behind = fresh.get("changed_since") or fresh.get("watch_error") or fresh.get("state") == "incomplete"
+    held = answer["no_good_match"] and "budget" in answer  # the reply to a budget is held to it: nothing after
+    after = "\n" + "\n".join(lines) if behind and not held else ""
     if answer["no_good_match"]:
-        indexed = fresh.get("state") == "complete" and not fresh.get("changed_since")
-        if "budget" in answer:  # a budget: the reply held to it (`budget.no_match_text`)
-            return answer["agent_text"] if indexed else no_match_text(
-                answer["query"], behind_text(fresh), answer["budget"]["budget_tokens"])
-        if indexed:
-            lines.insert(0, f"no good match for {short_query(answer['query'])!r}: {no_match_reason(answer)}; call search "
-                            "with min_score 0 to see the nearest passages anyway")
-        else:  # files not indexed yet (a first build, a change not re-indexed): they may hold the answer
-            lines.insert(0, f"no good match among the indexed files for {short_query(answer['query'])!r}, but "
-                            + behind_text(fresh))
-        return "\n".join(lines)
-    if "agent_text" in answer:  # a budget: the block made for agents (its first line the framing), then freshness
-        # only when it says something to act on: a fresh index's line would run the block over its budget
-        stale = fresh.get("changed_since") or fresh.get("watch_error") or fresh.get("state") == "incomplete"
-        return answer["agent_text"] + ("\n" + "\n".join(lines) if stale else "")
-    lines.insert(0, data_framing(allow_owner_trust))
-    for n, r in enumerate(answer["results"], 1):
-        where = f"[{r['memory']}] " if answer.get("memories") else ""
-        lines.append(f"\n{n}. {printable(where + r['path'])} lines {r['lines'][0]}-{r['lines'][1]}  "
-                     f"score {r['score']:.3f} = {sentence(r)}")
-        if r.get("stale"):
-            lines.append(f"({printable(r['stale']['text'])}: check the code before relying on it)")
-        lines.append(quoted(r["text"].strip()))
-        if (in_tools := tool_match_text(r)) is not None:
-            excerpt = r["tool_matches"][0].get("excerpt")
-            lines.append(f"({printable(in_tools)}" + (f": {printable(excerpt)})" if excerpt else ")"))
-    lines += [f"\n({printable(note)})" for note in answer_notes(answer)]
-    return "\n".join(lines)
+        return no_match_reply(answer) + after
+    if "agent_text" in answer:  # a budget: the block made for agents (its first line the framing)
+        return answer["agent_text"] + after
+    first = "\n".join([data_framing(allow_owner_trust)] + [printable(note) for note in answer_notes(answer)])
+    passages = whole(answer["results"], answer.get("keywords") or [])
+    return agent_text(answer["query"], {"passages": passages}, first, with_why=True).rstrip("\n") + after
 
 
 #: Every character other than "\n" that a reader may take for a line break (CR, VT, FF, the file, group and
@@ -471,7 +488,7 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
     ) -> CallToolResult:
         answer = guarded(lambda: tools.search(query, limit, kind, trust, min_score, recency, as_of, memories,
                                               budget_tokens, fresh_only))
-        return result(answer_text(answer, tools.allow_owner_trust), answer)
+        return result(answer_text(answer, tools.allow_owner_trust), structured(answer))
 
     @server.tool(title="Read a memory file", description=READ_HELP, annotations=reading)
     def read(

@@ -95,8 +95,8 @@ def within_budget(answer: dict, budget_tokens: int, root: Path | Callable[[dict]
     query = answer.get("query", "")
     if answer.get("no_good_match") or not results:  # nothing to choose from: why, held to the budget
         out = {k: v for k, v in answer.items() if k != "results"}
-        out["agent_text"] = budget.no_match_text(query, no_match_reason(answer) if answer.get("no_good_match")
-                                                 else "", budget_tokens)
+        out["agent_text"] = budget.no_match_text(query, no_match_reason(answer, brief=True)
+                                                 if answer.get("no_good_match") else "", budget_tokens)
         out["budget"] = budget.select([], [], [], budget_tokens, reserve=tokens.count(out["agent_text"]))
         return out
     folder = root if callable(root) else (lambda _result: root)

@@ -399,7 +399,8 @@ def test_words_found_nowhere_are_named_on_the_page_and_the_command_line(client, 
     # ... in the block cut to a token budget (counted in it), and in the MCP tool's text, as an agent reads them
     block = run_cli("--memory", str(indexed), "search", "--budget", "300", query)
     assert "not in this memory: “zyxwvutq”" in block.split("\n1.")[0], block
-    assert "(not in this memory: “zyxwvutq” (every keyword match counts it as missing))" in answer_text(answer)
+    head = answer_text(answer).split("\n1.\n")[0]  # said before the evidence, as in the block cut to a budget
+    assert "\nnot in this memory: “zyxwvutq” (every keyword match counts it as missing)\n" in head
     assert "not in this memory" not in answer_text(client.get("/api/search", query_string={"q": "heat sink"}).get_json())
 
 
@@ -414,7 +415,8 @@ def test_a_question_that_gathers_names_the_files_it_was_read_with(client, indexe
     assert "from the question alone" in html  # each result's meaning says what the question alone gave
     printed = run_cli("--memory", str(indexed), "search", "--min-score", "0", "-n", "3", query)
     assert printed.splitlines()[-1].startswith("a question that gathers from several memories: read together with")
-    assert f"(a question that gathers from several memories: read together with {files[0]}, " in answer_text(answer)
+    head = answer_text(answer).split("\n1.\n")[0]
+    assert f"\na question that gathers from several memories: read together with {files[0]}, " in head
     plain = client.get("/api/search", query_string={"q": "heat sink parts", "min_score": 0}).get_json()
     assert plain["widened_by"] == [] and "a question that gathers" not in run_cli(
         "--memory", str(indexed), "search", "--min-score", "0", "-n", "3", "heat sink parts")

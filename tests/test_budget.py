@@ -196,3 +196,18 @@ def test_the_turn_before_a_chunk_is_its_context_never_its_centre():
     # matched by meaning alone: the chunk's own first unit, then the turn before it if there is room
     [q] = budget.select([result("s.jsonl", (9, 9), 0.9)], [[before, answer]], ["unrelated"], 1000)["passages"]
     assert "from IKEA" in q.text
+
+
+def test_why_says_what_matched_the_time_asked_and_a_newer_memory_that_supersedes_it():
+    """An agent reads a result's why beside its score: before, a memory superseded by a newer one (its recency
+    halved) did not say so, and the why began with its rank and score, which the passage already carries."""
+    old = result("notes/retry.md", (1, 4), 0.41, kind="markdown")
+    old["factors"].update({"recency_reason": "superseded", "time_reason": "time: 2026-03-22, asked 'in March'",
+                           "superseded_by": {"path": "notes/retry-v2.md", "date": "2026-05-01T08:00:00+00:00"}})
+    said = budget.why(old, ["retry", "schedule"])
+    assert said == ("matched retry, schedule; time: 2026-03-22, asked 'in March'; "
+                    "superseded by notes/retry-v2.md (2026-05-01)")
+    assert budget.why(result("a.md", (1, 2), 0.3, kind="markdown"), []) == "close in meaning (0.50)"
+    passage = budget.whole([{**old, "text": "The retry schedule: 5 s, then 30 s."}], ["Retry", "schedule"])[0]
+    assert passage.why == said and passage.as_result()["score"] == 0.41 and passage.as_result()["date"] == "2026-03-22"
+    assert passage.block(1, with_why=True).endswith(f"   — notes/retry.md:1-4 · 2026-03-22 · (untagged) · score 0.410; {said}\n")

@@ -14,6 +14,7 @@ import pytest
 from markupsafe import escape
 
 from tachikoma_dashboard.app import create_app
+from tachikoma import budget
 from tachikoma.cli import main
 from tachikoma.embedders import offline_default
 from tachikoma.mcp_server import answer_text
@@ -58,7 +59,11 @@ def test_every_face_says_the_same_words_for_the_same_result(root, capsys):
     for n, r in enumerate(results, 1):
         said = explain.sentence(r)
         assert printed[printed.index(next(p for p in printed if p.startswith(f"{n:2}. "))) + 1] == f"    = {said}"
-        assert f"score {r['score']:.3f} = {said}\n" in mcp
+        # MCP gives an agent each result's source, trust in words and score, and why in a few words (not the
+        # arithmetic: `tachikoma search --json` keeps it)
+        trust = budget.trust_words(r["tags"].get("trust"), r["tags"].get("confidence"))
+        assert (f"   — {r['path']}:{r['lines'][0]}-{r['lines'][1]} · {r['factors']['date'][:10]} · ({trust}) · "
+                f"score {r['score']:.3f}") in mcp
         assert f"<code>{explain.arithmetic(r)}</code>" in page
         for x in explain.factors(r):  # each factor's own row: its name and the same words for why
             assert f'<th scope="row">{x.name}</th>' in page

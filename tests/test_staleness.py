@@ -245,9 +245,9 @@ def test_mcp_carries_it_as_data_and_asks_for_fresh_memories_only(tmp_path, shop)
     (error, text, data), (_, _, fresh) = run(scenario)
     assert not error
     session = next(r for r in data["results"] if r["path"].endswith("session.jsonl"))
-    assert session["stale"]["files"][0] == {"repo": str(shop), "path": "billing/retry.py", "commits": 3,
-                                           "last": "2026-11-30", "change": "modified", "renamed_to": None}
-    assert "(stale: billing/retry.py changed in 3 commits since, last 2026-11-30: check the code" in text
+    # an agent is given the stale files in words (the JSON API keeps each file's fields)
+    assert session["stale"] == "stale: billing/retry.py changed in 3 commits since, last 2026-11-30"
+    assert "; stale: billing/retry.py changed in 3 commits since, last 2026-11-30: check the code) · score" in text
     assert all(not r["path"].endswith("session.jsonl") for r in fresh["results"])
     assert fresh["staleness"]["left_out"] >= 1
 

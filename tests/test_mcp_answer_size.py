@@ -1,0 +1,91 @@
+"""What MCP's `search` costs an agent in tokens, driven in-process by the official SDK's client.
+
+Clients forward one form of a tool's answer to the model: Claude Code and VS Code the structured content
+(serialized), others the text. Without a budget both forms carried the whole explanation, factor by factor
+(about 190 tokens a result in JSON, 90 in words): ten results on the example memory came to 1,898 tokens
+of text and 3,691 of structured content for 1,000 tokens of passages. Each form now carries each passage's
+text once, with its source, date, trust, score and a short why beside it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from mcp import Client
+
+from example_memory import copy_example
+from tachikoma import tokens
+from tachikoma.embedders import offline_default
+from tachikoma.mcp_server import build_server, quoted
+from web_helpers import build_index
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+#: Tokens an agent is given per result beside its passage's text: in the structured content its fields
+#: (path, lines, date, trust, confidence, score, why) and JSON's punctuation; in the text its number and source
+#: line. And per answer: its other fields (freshness, the floor, as_of), or the framing line and header.
+PER_RESULT = {"structured": 75, "text": 50}
+PER_ANSWER = {"structured": 300, "text": 150}
+
+
+@pytest.fixture(scope="module")
+def ask(tmp_path_factory):
+    root = copy_example(tmp_path_factory.mktemp("size") / "memory")
+    build_index(root, offline_default())  # the default model: the floor an agent meets
+    server, tools = build_server(root, watch=False)
+
+    def call(arguments: dict):
+        async def scenario():
+            async with Client(server) as client:
+                return await client.call_tool("search", arguments)
+        return asyncio.run(asyncio.wait_for(scenario(), timeout=120))
+
+    yield call
+    tools.close()
+
+
+def test_ten_results_give_each_passage_once_in_each_form_with_what_an_agent_needs(ask):
+    found = ask({"query": "DRV8353 samples", "limit": 10, "min_score": 0})
+    assert not found.is_error
+    text, data = found.content[0].text, found.structured_content
+    results = data["results"]
+    assert len(results) == 10
+    passages = [r["text"] for r in results]
+    serialized = json.dumps(data, ensure_ascii=False)
+    n = len(results)
+    structured_extra = tokens.count(serialized) - sum(tokens.count(json.dumps(p, ensure_ascii=False)) for p in passages)
+    text_extra = tokens.count(text) - sum(tokens.count(quoted(p)) for p in passages)
+    assert structured_extra <= PER_RESULT["structured"] * n + PER_ANSWER["structured"], structured_extra
+    assert text_extra <= PER_RESULT["text"] * n + PER_ANSWER["text"], text_extra
+    assert "agent_text" not in data and "match" not in data and "timing_ms" not in data
+    assert serialized.count(json.dumps(passages[0], ensure_ascii=False)) == 1
+    for r in results:
+        assert {"path", "lines", "date", "trust", "confidence", "score", "why", "text"} <= set(r)
+        assert "factors" not in r and "tags" not in r
+        # the same source, trust and score in the text, below the passage quoted
+        assert f"\n   — {r['path']}:{r['lines'][0]}-{r['lines'][1]} · {r['date']} · (" in text
+        assert f"score {r['score']:.3f}; {r['why']}" in text
+        assert text.count(quoted(r["text"])) == 1
+
+
+def test_no_good_match_says_why_and_what_to_try_in_one_short_line(ask):
+    nothing = ask({"query": "zxqv blorf"})
+    text, data = nothing.content[0].text, nothing.structured_content
+    assert not nothing.is_error and data["no_good_match"] and data["results"] == []
+    assert "\n" not in text and tokens.count(text) <= 50, tokens.count(text)
+    assert text.startswith('No memory matches "zxqv blorf": nothing is close enough in meaning (best ')
+    assert "or in words (best 0%, needs " in text and text.endswith("min_score 0 shows the nearest passages anyway.")
+    assert text == data["reason"]  # a structured-only client reads the same why
+
+
+def test_a_budgets_structured_content_gives_its_passages_once(ask):
+    found = ask({"query": "DRV8353 samples", "budget_tokens": 600, "min_score": 0})
+    text, data = found.content[0].text, found.structured_content
+    passages = data["budget"]["passages"]
+    assert passages and "agent_text" not in data  # the block is the text content, not a second copy of it
+    serialized = json.dumps(data, ensure_ascii=False)
+    for p in passages:
+        assert serialized.count(json.dumps(p["text"], ensure_ascii=False)) == 1
+        assert quoted(p["text"]) in text
+    assert tokens.count(text) <= 600
