@@ -1,7 +1,10 @@
 """The memory folder: where it is, which files belong to it, and safe paths inside it.
 
 Nothing outside the root is ever read or written. Hidden files and folders
-(``.git``, ``.cache``) are not memory. A symlink that resolves outside the
+(``.git``, ``.cache``, ``.obsidian``, ``.draft.md``) are not memory, but for
+Claude Code's own: ``.claude/CLAUDE.md`` and ``.claude/rules/`` (`hidden`); a
+hidden file or folder holding memory files is skipped with a warning (``.git``
+and ``.cache`` are never looked into). A symlink that resolves outside the
 root, into a hidden folder, or nowhere (a loop), is skipped with a warning,
 and so is a file whose name is not valid UTF-8 (the index stores names as
 text). `humanize.printable` shows a name safely in a terminal.
@@ -24,6 +27,43 @@ CACHE_DIR = ".cache"
 INDEX_NAME = "index.db"
 TAG_FILE = "tachikoma-tags.yaml"
 CONFIG_FILE = "tachikoma.toml"
+
+
+#: Claude Code keeps a project's memory in `.claude/CLAUDE.md` and its rules in `.claude/rules/` (in any folder of
+#: the project, its root or deeper): the only hidden paths that are memory (`hidden`).
+CLAUDE_FOLDER, CLAUDE_FILE, CLAUDE_RULES = ".claude", "CLAUDE.md", "rules"
+#: What a warning about a hidden file or folder says is read instead.
+HIDDEN_READ = "of hidden files and folders only .claude/CLAUDE.md and .claude/rules/ are read"
+#: Hidden folders never looked into, not even to say what they hold: git's, and caches (tachikoma's index).
+NOT_LOOKED_INTO = frozenset({".git", CACHE_DIR})
+#: Hidden names that are never memory, so never warned about: an editor's lock file (Emacs: ``.#note.md``) and
+#: macOS's AppleDouble companion of a file on a foreign disk (``._note.md``).
+NEVER_NOTES = (".#", "._")
+#: A hidden folder's memory files are counted (to say what is not read) over at most this many entries.
+HIDDEN_COUNT_ENTRIES = 10_000
+
+
+def hidden(rel: str, folder: bool | None = None) -> bool:
+    """Whether `rel` (relative to the memory folder, "/" between its names) is hidden, so not memory: a name in
+    it starts with "." (`.git/config`, `.obsidian`, `notes/.draft.md`), unless it is Claude Code's memory:
+    `.claude/CLAUDE.md` and what `.claude/rules/` holds, in any folder. `folder`: `rel` is a folder (`.claude`
+    and `.claude/rules` are walked into), a file (False), or either (None: hidden only when it is both ways)."""
+    parts = rel.split("/")
+    for i, part in enumerate(parts):
+        if not part.startswith("."):
+            continue
+        if part != CLAUDE_FOLDER:
+            return True
+        rest = parts[i + 1:]
+        if not rest or rest == [CLAUDE_RULES]:  # `.claude`, `.claude/rules`: folders
+            if folder is False:
+                return True
+        elif rest == [CLAUDE_FILE]:
+            if folder is True:
+                return True
+        elif rest[0] != CLAUDE_RULES:
+            return True
+    return False
 
 
 class PathOutsideMemory(TachikomaError):
@@ -99,7 +139,7 @@ def _refusal(root: Path, path: Path) -> str | None:
         inside = target.relative_to(root)
     except ValueError:
         return "symlink points outside the memory folder"
-    if any(part.startswith(".") for part in inside.parts):
+    if hidden("/".join(inside.parts)):
         return "symlink points into a hidden folder or file"
     return None
 
@@ -107,7 +147,7 @@ def _refusal(root: Path, path: Path) -> str | None:
 def safe_path(root: Path, rel_path: str) -> Path:
     """Resolve `rel_path` inside `root`, refusing anything that escapes it.
 
-    Absolute paths, ``..`` components, hidden components, NUL characters and
+    Absolute paths, ``..`` components, hidden components (`hidden`), NUL characters and
     symlinks that resolve outside the root, into a hidden folder (or loop)
     raise PathOutsideMemory. On POSIX a backslash is an ordinary character
     of a file name; on Windows it separates folders.
@@ -115,7 +155,7 @@ def safe_path(root: Path, rel_path: str) -> Path:
     if not rel_path or "\x00" in rel_path:
         raise PathOutsideMemory("empty or invalid path")
     pure = PurePosixPath(rel_path.replace("\\", "/") if os.sep == "\\" else rel_path)
-    if pure.is_absolute() or any(part in ("..", "") or part.startswith(".") for part in pure.parts):
+    if pure.is_absolute() or any(part in ("..", "") for part in pure.parts) or hidden("/".join(pure.parts)):
         raise PathOutsideMemory(f"{printable(repr(rel_path))} is not a path inside the memory folder")
     if _too_long(Path(root), pure):
         # No file can have this name: asking the file system would fail with ENAMETOOLONG.
@@ -256,7 +296,11 @@ def walk(root: Path, warn=None, unlisted: list[str] | None = None) -> list[Memor
     files are unknown, and its relative path is added to `unlisted` when
     given), a folder nested deeper than `MAX_DEPTH` ("nested more than ...":
     not read, and added to `unlisted`). Names in messages go through
-    `printable`. A symlink to a file inside the memory is listed only when
+    `printable`. A hidden memory file ("hidden, not read") or a hidden folder
+    holding memory files ("3 memory files, hidden, not read": counted, not
+    read; `.git` and `.cache` are never looked into) is warned about, once per
+    folder; `.claude/CLAUDE.md` and `.claude/rules/` are read (`hidden`).
+    A symlink to a file inside the memory is listed only when
     that file is not (`alias.md -> real.md` gives real.md alone), and only
     once for several symlinks to the same file. The walk keeps its own
     stack, so no nesting depth can exhaust Python's recursion limit.
@@ -281,8 +325,14 @@ def walk(root: Path, warn=None, unlisted: list[str] | None = None) -> list[Memor
             skip_folder(rel_here, f"cannot list ({exc.strerror or exc}), skipped")
             continue
         subfolders = []
+        rel_base = "" if here == root else rel_here + "/"
+        dotted = "/." in "/" + rel_base  # inside a hidden folder (`.claude`): every name is looked at
         for name, is_dir in listed:
-            if name.startswith(".") or not is_dir:
+            if not is_dir:
+                continue
+            if (dotted or name.startswith(".")) and hidden(rel_base + name, folder=True):
+                if warn is not None and name not in NOT_LOOKED_INTO:
+                    _hidden_folder(here / name, rel_base + name, warn)
                 continue
             sub = here / name
             shown = printable(sub.relative_to(root).as_posix())
@@ -303,15 +353,18 @@ def walk(root: Path, warn=None, unlisted: list[str] | None = None) -> list[Memor
         stack.extend(reversed(subfolders))
         # Strings, not Paths, for the files: the walk runs on every search (freshness).
         base = str(here) + os.sep
-        rel_base = "" if here == root else rel_here + "/"
         for name, is_dir in listed:
-            if is_dir or name.startswith("."):
+            if is_dir:
                 continue
             kind = kind_of(name)
             if kind is None:
                 continue
             full = base + name
             rel = rel_base + name
+            if (dotted or name.startswith(".")) and hidden(rel, folder=False):
+                if not name.startswith(NEVER_NOTES):
+                    _warn(warn, f"{printable(rel)}: hidden, not read ({HIDDEN_READ})")
+                continue
             if not _is_utf8(name):
                 _warn(warn, f"{printable(rel)}: file name is not valid UTF-8, skipped (rename it to index it)")
                 continue
@@ -334,6 +387,36 @@ def walk(root: Path, warn=None, unlisted: list[str] | None = None) -> list[Memor
             found.append(MemoryFile(rel, kind, full, st.st_size, st.st_mtime_ns))
     found.sort(key=lambda f: f.path)
     return _without_aliases(found, aliases)
+
+
+def _hidden_folder(folder: Path, rel: str, warn) -> None:
+    """Warn about a hidden folder the walk does not read when it holds memory files (by name, at any depth,
+    without following symlinks or looking into `NOT_LOOKED_INTO`; over `HIDDEN_COUNT_ENTRIES` entries at most).
+    A symlinked one is not looked into: it may point out of the memory."""
+    if folder.is_symlink():
+        return
+    held, listed, stack = 0, 0, [folder]
+    while stack and listed <= HIDDEN_COUNT_ENTRIES:
+        try:
+            with os.scandir(stack.pop()) as entries:
+                for entry in entries:
+                    listed += 1
+                    if listed > HIDDEN_COUNT_ENTRIES:
+                        break
+                    try:
+                        is_dir = entry.is_dir(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    if is_dir:
+                        if entry.name not in NOT_LOOKED_INTO:
+                            stack.append(entry.path)
+                    elif kind_of(entry.name) is not None and not entry.name.startswith(NEVER_NOTES):
+                        held += 1
+        except OSError:
+            continue
+    if held:
+        counted = f"at least {held} memory files" if listed > HIDDEN_COUNT_ENTRIES else plural(held, "memory file")
+        _warn(warn, f"{printable(rel)}: {counted}, hidden, not read ({HIDDEN_READ})")
 
 
 def _is_dir(entry: os.DirEntry) -> bool:

@@ -226,6 +226,8 @@ def _walk_kind(reason: str) -> str:
         return "not-a-file"  # a FIFO, a socket or a device named like a memory file
     if reason.startswith("folder nested more than"):
         return "too-deep"
+    if "hidden, not read" in reason:
+        return "hidden"  # a memory file in a hidden folder (`memory.hidden`), or a folder holding some
     return "skipped"  # a symlink out of the memory, a folder symlink
 
 

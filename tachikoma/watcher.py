@@ -6,7 +6,8 @@ grouped until the folder has been quiet for `QUIET_MS` (at most `GROUP_MS`
 of changes are grouped), so an editor's save or a `git checkout` makes one
 run, not one per file. Hidden files and folders (``.cache`` with the index
 itself, ``.git``, editors' temporary files) are ignored, as the indexer
-ignores them; memory files, the tag file and settings count.
+ignores them (`memory.hidden`: Claude Code's ``.claude/CLAUDE.md`` and
+``.claude/rules/`` count); memory files, the tag file and settings count.
 
 Runs are incremental (`indexer.runner.run`), one at a time: the watcher's own runs
 follow each other, and it waits for a run that another process holds the
@@ -22,7 +23,7 @@ from datetime import datetime, timezone
 from collections.abc import Callable
 from pathlib import Path
 
-from .memory import CONFIG_FILE, TAG_FILE, kind_of
+from .memory import CLAUDE_FOLDER, CONFIG_FILE, TAG_FILE, hidden, kind_of
 
 log = logging.getLogger("tachikoma.watch")
 logging.getLogger("watchfiles").setLevel(logging.WARNING)  # not "1 change detected" on every save
@@ -39,11 +40,11 @@ def relevant(root: Path, path: str) -> bool:
         rel = Path(path).relative_to(root)
     except ValueError:
         return False
-    if any(part.startswith(".") for part in rel.parts):
+    if hidden(rel.as_posix()):
         return False
     name = rel.name
-    # A folder (renamed or removed whole) has no suffix: it may hold memory files.
-    return kind_of(rel.as_posix()) is not None or name in (TAG_FILE, CONFIG_FILE) or "." not in name
+    # A folder (renamed or removed whole) has no suffix: it may hold memory files (`.claude` does too).
+    return kind_of(rel.as_posix()) is not None or name in (TAG_FILE, CONFIG_FILE, CLAUDE_FOLDER) or "." not in name
 
 
 class Watcher:

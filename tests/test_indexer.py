@@ -546,3 +546,32 @@ def test_reading_ahead_keeps_order_raises_at_the_failing_file_and_stops_when_lef
     assert next(gen) == 0
     gen.close()  # the consumer stops early: the reader thread ends instead of reading everything
     assert not [t for t in threading.enumerate() if t.name == "tachikoma-reader"]
+
+
+def test_claude_codes_memory_is_indexed_and_hidden_memory_files_count_as_skipped(memory):
+    """Regression: `.claude/CLAUDE.md` and `.claude/rules/` were left out silently (hidden); now they are indexed
+    and searched, and a memory file in any other hidden place is warned about and counted in "N skipped"."""
+    from tachikoma.search.searcher import Searcher
+
+    rules = memory / ".claude" / "rules"
+    rules.mkdir(parents=True)
+    (memory / ".claude" / "CLAUDE.md").write_text("# Project memory\n\nRun the linter with `make lint-strict`.\n")
+    (rules / "migrations.md").write_text("# Migrations\n\nEvery migration needs a rollback script in db/down.\n")
+    (memory / ".claude" / "commands").mkdir()
+    (memory / ".claude" / "commands" / "review.md").write_text("# Review\n\nReview the diff.\n")
+    (memory / ".claude" / "settings.json").write_text('{"permissions": {}}\n')
+    (memory / ".trash").mkdir()
+    (memory / ".trash" / "old.md").write_text("# Old\n\nA note thrown away.\n")
+    summary = run(memory)
+    hidden = [w for w in summary.warnings if "hidden, not read" in w]
+    assert sorted(w.split(":")[0] for w in hidden) == [".claude/commands", ".trash"]
+    assert summary.skipped == 2 and ", 2 skipped, " in summary.line()
+    files, _ = index_rows(memory)
+    assert {".claude/CLAUDE.md", ".claude/rules/migrations.md"} <= set(files)
+    assert not any(path.startswith((".trash", ".claude/commands", ".git", ".cache")) for path in files)
+    searcher = Searcher(memory)
+    try:
+        found = searcher.search("rollback script for every migration", 3, min_score=0)["results"]
+    finally:
+        searcher.close()
+    assert found[0]["path"] == ".claude/rules/migrations.md"

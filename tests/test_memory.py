@@ -63,7 +63,8 @@ def test_symlinked_folder_into_a_hidden_folder_is_refused(tmp_path):
     (tmp_path / ".private" / "secret.md").write_text("# secret\n")
     (tmp_path / "open").symlink_to(".private")
     paths, warnings = walk(tmp_path)
-    assert paths == [] and warnings == ["open: symlink points into a hidden folder or file, skipped"]
+    assert paths == [] and warnings == [f".private: 1 memory file, hidden, not read ({mem.HIDDEN_READ})",
+                                        "open: symlink points into a hidden folder or file, skipped"]
     with pytest.raises(mem.PathOutsideMemory, match="hidden"):
         mem.safe_path(tmp_path, "open/secret.md")
 
@@ -144,3 +145,51 @@ def test_walk_lists_what_it_stats_without_building_paths(tmp_path):
     item = found["sub/n.md"]
     assert item.abspath == (tmp_path / "sub" / "n.md").resolve() and item.size == 1
     assert item.mtime_ns == (tmp_path / "sub" / "n.md").stat().st_mtime_ns
+
+
+#: Claude Code's memory in a project: read, though under a hidden folder.
+CLAUDE_MEMORY = ["CLAUDE.md", "CLAUDE.local.md", ".claude/CLAUDE.md", ".claude/rules/testing.md",
+                 ".claude/rules/api/style.md", "app/.claude/CLAUDE.md"]
+#: Memory files in hidden places that are not read: each said (a folder once, with how many it holds).
+HIDDEN_MEMORY = {".claude/commands/review.md", ".claude/agents/critic.md", ".claude/notes.md",
+                 ".claude/rules/.draft.md", ".trash/old.md", ".trash/2026/older.jsonl", "notes/.draft.md"}
+#: Hidden, and never said: not memory files, git's and caches' folders, an editor's lock file.
+NEVER_SAID = {".claude/settings.json", ".claude/settings.local.json", ".obsidian/workspace.json",
+              ".git/description.md", ".cache/x.md", "notes/.#lock.md", "notes/._note.md"}
+
+
+def make_files(root, paths):
+    for rel in paths:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("# a note\n\nsome text\n")
+
+
+def test_claude_codes_memory_is_read_and_every_other_hidden_memory_file_is_said(tmp_path):
+    """Regression: `.claude/CLAUDE.md` (Claude Code's project memory) and `.claude/rules/` were skipped silently,
+    as every hidden file and folder was: nothing said a memory file was left out."""
+    make_files(tmp_path, CLAUDE_MEMORY + sorted(HIDDEN_MEMORY | NEVER_SAID))
+    paths, warnings = walk(tmp_path)
+    assert paths == sorted(CLAUDE_MEMORY)
+    said = f"hidden, not read ({mem.HIDDEN_READ})"
+    assert sorted(warnings) == [f".claude/agents: 1 memory file, {said}", f".claude/commands: 1 memory file, {said}",
+                                f".claude/notes.md: {said}", f".claude/rules/.draft.md: {said}",
+                                f".trash: 2 memory files, {said}", f"notes/.draft.md: {said}"]
+    for rel in CLAUDE_MEMORY:
+        assert mem.safe_path(tmp_path, rel) == tmp_path / rel
+    for rel in HIDDEN_MEMORY | NEVER_SAID | {".git/config"}:
+        with pytest.raises(mem.PathOutsideMemory):
+            mem.safe_path(tmp_path, rel)
+    (tmp_path / "rules.md").symlink_to(".claude/rules/testing.md")  # a symlink into them is no way out
+    (tmp_path / "git.md").symlink_to(".git/description.md")
+    paths, warnings = walk(tmp_path)
+    assert "rules.md" not in paths and ".claude/rules/testing.md" in paths  # the file itself, listed once
+    assert "git.md: symlink points into a hidden folder or file, skipped" in warnings
+
+
+def test_a_symlinked_hidden_folder_is_not_looked_into(tmp_path):
+    outside = tmp_path / "outside"
+    make_files(outside, ["a.md"])
+    root = tmp_path / "memory"
+    make_files(root, ["note.md"])
+    (root / ".elsewhere").symlink_to(outside)
+    assert walk(root) == (["note.md"], [])  # nothing outside the memory is listed, not even to count it

@@ -21,8 +21,11 @@ def test_relevant_changes(tmp_path):
     assert relevant(root, str(root / "a.md")) and relevant(root, str(root / "x" / "s.jsonl"))
     assert relevant(root, str(root / "tachikoma-tags.yaml")) and relevant(root, str(root / "tachikoma.toml"))
     assert relevant(root, str(root / "2026-05"))  # a folder renamed or removed whole
+    for claude in (".claude/CLAUDE.md", ".claude/rules/style.md", "app/.claude/CLAUDE.md", ".claude", ".claude/rules"):
+        assert relevant(root, str(root / claude)), claude  # Claude Code's memory is read: its changes count
     for ignored in (".cache/index.db", ".cache/index.db-wal", ".git/index", "notes/.a.md.1f2e.tmp",
-                    "picture.png", "notes/.hidden/a.md"):
+                    "picture.png", "notes/.hidden/a.md", ".claude/settings.json", ".claude/commands/review.md",
+                    ".claude/.CLAUDE.md.3f1a.tmp"):
         assert not relevant(root, str(root / ignored)), ignored
     assert not relevant(root, "/elsewhere/a.md")
 
