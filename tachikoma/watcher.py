@@ -163,6 +163,8 @@ class Reindexer:
         self.after = after
         self.runs = 0
         self.last: dict | None = None
+        #: The Summary of the last run that completed (a watched one, or one `index` made for a face).
+        self.summary = None
         self.embedder = KeptEmbedder()
 
     def index(self):
@@ -170,8 +172,9 @@ class Reindexer:
         from .indexer import runner
 
         config = self.settings()
-        return runner.run(self.root, config, lock_timeout=LOCK_WAIT_SECONDS,
-                          embedder=self.embedder.for_run(self.root, config))
+        self.summary = runner.run(self.root, config, lock_timeout=LOCK_WAIT_SECONDS,
+                                  embedder=self.embedder.for_run(self.root, config))
+        return self.summary
 
     def __call__(self, paths: set[str]) -> None:
         from .errors import TachikomaError
@@ -179,8 +182,10 @@ class Reindexer:
         self.last = {"state": "running", "started": _now_iso(), "changed": len(paths)}
         outcome = {"state": "failed", "error": "interrupted"}
         try:
+            before = self.summary
             summary = self.index()
-            outcome = {"state": "done", "line": summary.line()}
+            # "news": worth a line (`Summary.news`); a run that found nothing to do is not
+            outcome = {"state": "done", "line": summary.line(), "news": summary.news(before)}
         except TachikomaError as exc:
             outcome = {"state": "failed", "error": str(exc)}
         except Exception as exc:  # noqa: BLE001 - an OSError, a bug: said in one line, and the watching goes on

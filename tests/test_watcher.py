@@ -121,3 +121,66 @@ def test_runs_keep_one_loaded_embedder_until_the_index_changes_embedder(memory):
     assert again is not first and again.dim == 64
     (memory / "tachikoma.toml").write_text('[embedder]\nname = "minilm"\n')
     assert kept.for_run(memory, load_config(memory)) is None  # a mismatch: the run itself says so
+
+
+def test_serve_logs_a_watched_run_only_when_it_did_something(memory, caplog):
+    """Regression: `serve` logged "index run (files changed): 0 added, 0 changed, 0 removed, …" for every run the
+    watcher started that found nothing to do (a file saved unchanged, a folder made, a tagging's second run).
+    The first run's summary, a run that did something and one asked for (Re-index) are INFO lines; a run with
+    nothing to do is a DEBUG line."""
+    import logging
+
+    from tachikoma.web.index_job import IndexJob
+
+    (memory / "tachikoma.toml").write_text('[embedder]\nname = "hash"\n')
+    job = IndexJob(memory, lambda: load_config(memory))
+
+    def run_for(reason: str) -> list[tuple[int, str]]:
+        caplog.clear()
+        assert job.start(reason)
+        assert job.wait(60)["state"] == "done"
+        return [(r.levelno, r.getMessage()) for r in caplog.records if r.name == "tachikoma.web"]
+
+    caplog.set_level(logging.DEBUG, logger="tachikoma.web")
+    first = run_for("watch")
+    assert [level for level, _ in first] == [logging.INFO] and "11 added" in first[0][1]
+    (memory / "martin.md").touch()  # saved unchanged: a new time, the same text
+    (memory / "empty-folder").mkdir()
+    quiet = run_for("watch")
+    assert quiet == [(logging.DEBUG, quiet[0][1])] and "0 added, 0 changed, 0 removed" in quiet[0][1]
+    assert run_for("refresh")[0][0] == logging.DEBUG
+    (memory / "martin.md").write_text((memory / "martin.md").read_text() + "\nHe likes tea.\n")
+    changed = run_for("watch")
+    assert [level for level, _ in changed] == [logging.INFO] and "1 changed" in changed[0][1]
+    asked = run_for("reindex")
+    assert [level for level, _ in asked] == [logging.INFO] and "0 added, 0 changed" in asked[0][1]
+    (memory / "gone").symlink_to(memory.parent)  # a file newly left out: the same counts, a new warning
+    assert run_for("watch")[0][0] == logging.INFO
+
+
+def test_index_watch_prints_a_line_only_for_a_run_that_did_something(memory, capsys):
+    """`index --watch` printed a summary line for every watched run, "0 added, 0 changed, …" included; with
+    --json it still gives every run, each saying whether it was news."""
+    from tachikoma.cli.indexing import watch_report
+    from tachikoma.live import LiveMemory
+
+    (memory / "tachikoma.toml").write_text('[embedder]\nname = "hash"\n')
+    runner.run(memory)
+    printed = LiveMemory(memory, report=watch_report(as_json=False))
+    as_json = LiveMemory(memory, report=watch_report(as_json=True))
+    try:
+        printed.reindex()  # the first watched run: its summary
+        assert "0 added, 0 changed" in capsys.readouterr().out
+        (memory / "martin.md").touch()
+        printed.reindex()
+        assert capsys.readouterr().out == ""
+        (memory / "identity.md").unlink()
+        printed.reindex()
+        assert capsys.readouterr().out.startswith("0 added, 0 changed, 1 removed")
+        as_json.reindex()
+        as_json.reindex()
+        lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+        assert [line["news"] for line in lines] == [True, False] and all(line["state"] == "done" for line in lines)
+    finally:
+        printed.close()
+        as_json.close()

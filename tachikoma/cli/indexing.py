@@ -63,18 +63,25 @@ def _claim_name(args, root: Path, config) -> None:
 
 def _start_watching(root: Path, args):
     """For `index --watch`: the memory kept open (`tachikoma.live.LiveMemory`), watched from before the
-    first run, so no change is missed; one line per later run."""
+    first run, so no change is missed; one line per later run that did something."""
     from ..live import LiveMemory
 
-    def report(last: dict) -> None:
-        if args.json:
-            print(json.dumps(last), flush=True)
-        elif last["state"] == "done":
-            print(last["line"], flush=True)
-
-    live = LiveMemory(root, args.config, warn=None if args.quiet else common.warn, report=report)
+    live = LiveMemory(root, args.config, warn=None if args.quiet else common.warn, report=watch_report(args.json))
     live.watch(catch_up=False, ready_within=10)
     return live
+
+
+def watch_report(as_json: bool):
+    """What `index --watch` prints after each watched run: with `as_json` every run as a JSON line (``news``
+    false for a run that found nothing to do), else the summary line of a run that did something
+    (`indexer.runner.Summary.news`)."""
+    def report(last: dict) -> None:
+        if as_json:
+            print(json.dumps(last), flush=True)
+        elif last["state"] == "done" and last.get("news", True):
+            print(last["line"], flush=True)
+
+    return report
 
 
 def _watch(live, root: Path, args) -> None:

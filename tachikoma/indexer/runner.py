@@ -47,7 +47,11 @@ class Summary:
     #: Files read to no chunk (binary, over the size limit…) and files or folders the walk left out (a symlink
     #: out of the memory…): each warned about.
     skipped: int = 0
+    #: Of those, the files and folders the walk left out (each run warns about them again).
+    left_out: int = 0
     rechunked: int = 0  # unchanged files chunked again because the chunking changed
+    #: Files read this run: added, changed, re-chunked, or read to nothing (counted in `skipped`).
+    read: int = 0
     retagged: int = 0
     chunks_embedded: int = 0
     chunks_reused: int = 0
@@ -70,6 +74,14 @@ class Summary:
 
     def as_dict(self) -> dict:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+    def news(self, before: Summary | None) -> bool:
+        """Whether this run is worth a line after `before`, the last run the same process made (None: this is
+        its first, whose summary always is): it read, removed or retagged a file or made vectors, or the walk left
+        out more or fewer files than before. A watcher's run that found nothing to do is not."""
+        did = (self.read or self.removed or self.retagged or self.chunks_embedded or self.chunks_quick
+               or self.chunks_multilingual)
+        return before is None or bool(did) or (self.left_out, self.embedder) != (before.left_out, before.embedder)
 
     def line(self) -> str:
         rechunked = f", {self.rechunked} re-chunked" if self.rechunked else ""
@@ -235,10 +247,12 @@ def _run(root, store, embedder, reembed, config, summary, progress, note, batch,
     rechunk = outdated and store.counts()[0] > 0
     def left_out(message: str) -> None:  # a file or folder the walk skipped, warned about: counted as skipped
         summary.skipped += 1
+        summary.left_out += 1
         note(message)
 
     plan = plan_run(root, store, left_out, rechunk, config.max_file_bytes)
     summary.unchanged = len(plan.unchanged) + len(plan.touched)
+    summary.read = len(plan.todo)
     store.check_present()
     with batch():
         for f, _sha in plan.touched:

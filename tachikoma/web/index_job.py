@@ -39,6 +39,7 @@ class IndexJob:
         self._again: str | bool = False  # the reason of a run to make after the current one
         self.state = {"state": "idle"}
         self._embedder = KeptEmbedder()  # loaded once, not for every run the watcher starts
+        self._summary: runner.Summary | None = None  # the last completed run's, to tell news (`Summary.news`)
         self._phase = ("", time.monotonic())  # the run's current phase and when it began
 
     def start(self, reason: str = "reindex") -> bool:
@@ -90,17 +91,21 @@ class IndexJob:
         with self._lock:
             self.state["progress"] = view
 
-    def _log(self, outcome: dict) -> None:
-        """One line per run on the server's console (`tachikoma serve` shows tachikoma's INFO lines)."""
+    def _log(self, outcome: dict, news: bool = True) -> None:
+        """One line per run on the server's console (`tachikoma serve` shows tachikoma's INFO lines): the first
+        run's, a run asked for (Re-index), a failed one, and one that did something (`news`); a run the watcher
+        or a tagging started that found nothing to do is a DEBUG line."""
         why = WHY.get(self.state["reason"], self.state["reason"])
         if outcome["state"] == "done":
-            log.info("index run (%s): %s", why, outcome["line"])
+            level = logging.INFO if news or self.state["reason"] == "reindex" else logging.DEBUG
+            log.log(level, "index run (%s): %s", why, outcome["line"])
         else:
             log.warning("index run (%s) failed: %s", why, outcome["error"])
 
     def _work(self) -> None:
         while True:
             outcome: dict
+            news = True  # a failed run is always said
             try:
                 # The button's run fails at once when another process indexes; the automatic ones wait for it.
                 wait = 0 if self.state["reason"] == "reindex" else LOCK_WAIT_SECONDS
@@ -109,13 +114,14 @@ class IndexJob:
                 summary = runner.run(self.root, config, progress=self._progress, lock_timeout=wait,
                                      embedder=self._embedder.for_run(self.root, config), detail=self._detail)
                 outcome = {"state": "done", "summary": summary.as_dict(), "line": summary.line()}
+                news, self._summary = summary.news(self._summary), summary
             except TachikomaError as exc:
                 outcome = {"state": "failed", "error": str(exc),
                            "embedder_error": isinstance(exc, EmbedderError)}
             except Exception as exc:  # noqa: BLE001 - reported on the page instead of dying silently
                 log.exception("index run failed")
                 outcome = {"state": "failed", "error": f"unexpected error: {type(exc).__name__}: {exc}"}
-            self._log(outcome)
+            self._log(outcome, news)
             with self._lock:
                 if not self._again:
                     self.state.update(outcome, finished=time.time())
