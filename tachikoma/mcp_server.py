@@ -400,9 +400,9 @@ def tag_text(done: dict) -> str:
     sentences += [f"Skipped {printable(s['path'])}: {s['reason']}." for s in done["skipped"]]
     if done["commit"]:
         sentences.append(f"Committed {done['commit'][:10]}.")
-    elif done["commit_error"]:
-        sentences.append(f"Not committed: {done['commit_error']}.")
-    elif done["changed"]:
+    if done["commit_error"]:  # every file, or some beside a commit of the others (a note git does not track)
+        sentences.append(f"Not committed: {model.not_committed(done['commit_error'])}.")
+    elif not done["commit"] and done["changed"]:
         sentences.append("Not committed (the memory is not a git repository).")
     return " ".join(sentences) or "Nothing changed."
 

@@ -1185,3 +1185,23 @@ def test_the_coverage_after_a_tagging_counts_with_the_dashboards_settings_file(i
     assert "Tagged 2 files" in html
     after = stats.coverage(indexed, settings=load_config(indexed, settings))
     assert f"of {after['files']} files tagged" in text_of(html), text_of(html)
+
+
+def test_apply_commits_the_tracked_notes_and_says_the_untracked_one_is_not_committed(client, indexed):
+    """A note git does not track is tagged, never committed whole; the page said only "Committed …" for a run
+    that committed some files, leaving out those it did not."""
+    draft = indexed / "2026-03-22" / "draft.md"
+    draft.write_text("# Draft\n\nNot added to git yet.\n")
+    original = snapshot(indexed)
+    token = csrf_token(client)
+    form = preview_form(client, {"preview": "1", "path": "2026-03-22/*.md", "trust": "self", "mode": "fill"})
+    html = client.post("/tag/apply", data={**form, "csrf_token": token}).get_data(as_text=True)
+    assert "Tagged 2 files" in html and "Committed <code>" in html
+    assert ("Written, but not committed: 2026-03-22/draft.md is not tracked by git (tachikoma commits no file you "
+            "have not added: `git add` it to commit it with its tags).") in unescape(html)
+    assert git_run(indexed, "show", "--name-only", "--format=", "HEAD").split() == ["2026-03-22/meeting-notes.md"]
+    assert draft.read_text().startswith("---\ntrust: self\n---\n")
+    undo_url = re.search(r'action="(/tag/undo/[^"]+)"', html).group(1)
+    client.post(undo_url, data={"csrf_token": token})
+    assert snapshot(indexed) == original  # undo gives the draft its bytes back too
+    assert "?? 2026-03-22/draft.md" in git_run(indexed, "status", "--porcelain")

@@ -63,8 +63,12 @@ def test_tag_path_takes_a_folder_glob(root):
     (root / "2026-11-02").mkdir()
     (root / "2026-11-02" / "b.md").write_text("# B\nTwo.\n")
     code, out, err = run("--memory", str(root), "tag", "--path", "2026-1*/", "--confidence", "low", "--json")
-    assert code == 0, err
     assert confidence(root, "2026-10-01/a.md") == "low" and confidence(root, "2026-11-02/b.md") == "low"
+    # new notes, never added to git: tagged, not committed (their text is not tachikoma's to commit), and said
+    assert code == 1 and "2026-10-01/a.md, 2026-11-02/b.md are not tracked by git" in json.loads(out)["commit_error"]
+    git(root, "add", "2026-10-01", "2026-11-02")
+    code, out, err = run("--memory", str(root), "tag", "--path", "2026-1*/", "--trust", "self")
+    assert code == 0, err
 
 
 def test_min_score_help_says_one_decision_that_never_removes_a_result():

@@ -669,13 +669,49 @@ def test_some_files_committed_when_others_cannot_be(repo):
     assert git(top, "log", "-1", "--format=%B").startswith("tachikoma: tag 1 file (source=x)\n\nplain.md\n")
 
 
-def test_untracked_file_is_committed_whole(repo):
+def test_a_note_git_does_not_track_is_tagged_and_said_never_committed_whole(repo):
+    """Regression: a note git did not track was committed whole by the tagging commit, so a draft nobody
+    had added to git went into its history. Only the tag changes of tracked files are committed; the
+    untracked note is tagged, named as not committed, stays untracked, and undo gives its bytes back."""
     top = repo.parent
-    put(repo, "new.md", "# brand new\n")
-    applied = apply(repo, plan(repo, {"trust": "self"}, Selector(pattern="new.md")))
-    assert applied.commit
-    assert show(top, "HEAD:mem/new.md") == "---\ntrust: self\n---\n# brand new\n"
-    assert git(top, "status", "--porcelain", "--untracked-files=no") == ""
+    draft = "# brand new\n\nA private draft nobody added to git.\n"
+    put(repo, "new.md", draft)
+    partial = (repo / "partial.md").read_text()
+    p = plan(repo, {"source": "manual"}, Selector(paths=frozenset({"new.md", "partial.md"})), overwrite=True)
+    applied = apply(repo, p)
+    assert sorted(c.path for c in applied.changes) == ["new.md", "partial.md"]
+    assert (repo / "new.md").read_text() == "---\nsource: manual\n---\n" + draft  # tagged, as asked
+    assert applied.commit == git(top, "rev-parse", "HEAD").strip()
+    assert git(top, "show", "--name-only", "--format=", "HEAD").split() == ["mem/partial.md"]
+    assert applied.commit_error == ("not committed: new.md is not tracked by git (tachikoma commits no file you "
+                                    "have not added: `git add` it to commit it with its tags)")
+    assert git(top, "log", "-1", "--format=%B").startswith("tachikoma: tag 1 file (source=manual)\n\npartial.md\n")
+    assert git(top, "status", "--porcelain") == "?? mem/new.md\n"
+    assert not journal.load(repo)  # not tried again by the next run: nothing is pending
+
+    undone = undo(repo, applied)
+    assert (repo / "new.md").read_text() == draft and (repo / "partial.md").read_text() == partial
+    assert git(top, "show", "--name-only", "--format=", "HEAD").split() == ["mem/partial.md"]
+    assert "new.md is not tracked by git" in undone.commit_error
+    assert git(top, "status", "--porcelain") == "?? mem/new.md\n"
+    assert "new.md" not in git(top, "log", "--all", "--name-only", "--format=")  # never in any commit
+
+    git(top, "add", "mem/new.md")  # added, not committed: the user's own choice to put it in git
+    staged = apply(repo, plan(repo, {"trust": "self"}, Selector(pattern="new.md")))
+    assert staged.commit and staged.commit_error is None
+    assert show(top, "HEAD:mem/new.md") == "---\ntrust: self\n---\n" + draft
+
+
+def test_a_new_tag_file_is_committed_whole(tmp_path):
+    """The tag file is tachikoma's own, holding tags only: made by a run, it is committed with them."""
+    put(tmp_path, "s1.jsonl", '{"role": "user", "content": "hello"}\n')
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", "s1.jsonl")
+    git(tmp_path, "commit", "-q", "-m", "a session")
+    applied = apply(tmp_path, plan(tmp_path, {"trust": "self"}, Selector(pattern="s1.jsonl")))
+    assert applied.commit and applied.commit_error is None
+    assert git(tmp_path, "show", "--name-only", "--format=", "HEAD").split() == [TAG_FILE]
+    assert git(tmp_path, "status", "--porcelain") == ""
 
 
 def test_ignored_file_is_not_committed(repo):

@@ -88,7 +88,7 @@ def cmd_tag(args) -> int:
     for path, reason in plan.skipped + (applied.skipped if applied else []):
         print(printable(f"skipped {path}: {reason}"), file=sys.stderr)
     if applied and applied.commit_error:
-        common.warn(f"files were tagged but not committed: {applied.commit_error}")
+        common.warn(f"files were tagged but not committed: {applied.why_not_committed}")
     if not plan.changes:
         print(_nothing_to_tag(plan))
     elif args.dry_run:

@@ -1,5 +1,6 @@
 """The git commit of a writing run: tachikoma's change only, never someone's uncommitted edit
-of the same file (see the package's docstring)."""
+of the same file (see the package's docstring), nor a note git does not track: its text was never
+added to git, so it is tagged and said, not committed (`untracked_text`)."""
 
 from __future__ import annotations
 
@@ -36,6 +37,14 @@ def _listing(paths: list[str]) -> str:
     return "\n\n" + "\n".join(paths) + "\n" if paths else "\n"
 
 
+def untracked_text(paths: list[str]) -> str:
+    """Why notes git does not track were tagged but not committed: committed, their whole text would go into
+    git, though nobody added it there."""
+    it, its = ("it", "its") if len(paths) == 1 else ("them", "their")
+    return (f"{', '.join(paths)} {'is' if len(paths) == 1 else 'are'} not tracked by git (tachikoma commits no "
+            f"file you have not added: `git add` {it} to commit {it} with {its} tags)")
+
+
 def sha(data: bytes | None) -> str | None:
     return None if data is None else hashlib.sha256(data).hexdigest()
 
@@ -57,6 +66,7 @@ def commit_written(root: Path, written: list[str], result: Applied, message, res
     contents: dict[str, Blob | None] = {}
     stage: dict[str, Blob | None] = {}
     problems: list[str] = []
+    untracked: list[str] = []
     for path in written:
         now = known[path]
         edit = _git_edit(root, path, result, restore.get(path))
@@ -70,12 +80,15 @@ def commit_written(root: Path, written: list[str], result: Applied, message, res
             full = root / path
             if not os.path.lexists(full):
                 continue
+            if path != TAG_FILE:  # a note nobody added: its text is not tachikoma's to commit
+                untracked.append(path)
+                continue
             try:
                 data = full.read_bytes()
             except OSError as exc:
                 problems.append(f"{path}: cannot read ({exc.strerror})")
                 continue
-            # No earlier version in git: the file is committed whole, as it is now.
+            # The tag file, new: tachikoma's own file, holding tags only, is committed whole.
             mode = "100755" if os.stat(full).st_mode & 0o100 else "100644"
             contents[path] = stage[path] = Blob(data, mode, worktree=True)
             continue
@@ -95,6 +108,7 @@ def commit_written(root: Path, written: list[str], result: Applied, message, res
             contents[path] = None if staged is None else Blob(staged, now.index.mode)
         if now.index is not None:
             stage[path] = None if staged is None else Blob(staged, now.index.mode)
+    problems += [untracked_text(untracked)] * bool(untracked)
     errors = [f"not committed: {'; '.join(problems)}"] if problems else []
     committed = [c.path for c in result.changes if (TAG_FILE if c.kind == TRANSCRIPT else c.path) in contents]
     if committed:

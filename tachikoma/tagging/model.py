@@ -275,6 +275,17 @@ class Applied:
     def paths(self) -> list[str]:
         return [c.path for c in self.changes]
 
+    @property
+    def why_not_committed(self) -> str:
+        """`commit_error` as a sentence after "not committed: " ("" when there is none)."""
+        return not_committed(self.commit_error or "")
+
+
+def not_committed(commit_error: str) -> str:
+    """A commit error without its leading "not committed: " (`committing.commit_written`), for a face that
+    says "Not committed: …" itself."""
+    return commit_error.removeprefix("not committed: ")
+
 
 def check_values(values: dict[str, str | None]) -> dict[str, str]:
     """Validate and canonicalise values a person asked for (None values are dropped)."""
