@@ -37,8 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import IndexDamaged, TachikomaError
-from ..segment import fold_accents
-from .postgres_bm25 import asked_words, bm25_sql, term_query
+from .postgres_bm25 import asked_word, asked_words, bm25_sql, term_query
 from .postgres_catalog import memory_id
 from .postgres_errors import connection_error, database_error, redacted, scrub
 from .postgres_schema import LOCK_CLASS, ensure_schema, keyword_text
@@ -385,7 +384,7 @@ class PostgresStore:
             "JOIN tachikoma.chunks c ON c.file_id = t.file_id AND c.idx = t.chunk_idx "
             f"WHERE t.memory_id = %(memory)s AND t.tsv @@ {term_query('%(term)s')}{restrict} "
             "LIMIT %(limit)s",
-            {"memory": self.memory_id, "term": fold_accents(term), "among": list(among or ()), "limit": limit})]
+            {"memory": self.memory_id, "term": asked_word(term), "among": list(among or ()), "limit": limit})]
 
     @_guarded
     def replace_file(self, info: dict, chunks: list[tuple], tool_texts: list[tuple] = ()) -> None:
@@ -591,7 +590,7 @@ class PostgresStore:
         return self.db.execute(
             f"SELECT count(*) FROM (SELECT 1 FROM tachikoma.chunks WHERE memory_id = %(memory)s "
             f"AND tsv @@ {term_query('%(term)s')} LIMIT %(cap)s) s",
-            {"memory": self.memory_id, "term": fold_accents(term), "cap": cap}).fetchone()[0]
+            {"memory": self.memory_id, "term": asked_word(term), "cap": cap}).fetchone()[0]
 
     def keyword_counts(self, terms: list[str], cap: int) -> list[int]:
         """`keyword_count` of each of `terms`, in one round trip."""
@@ -647,7 +646,7 @@ class PostgresStore:
     def chunks_holding(self, term: str, limit: int) -> list[int]:
         return [r[0] for r in self.db.execute(
             f"SELECT id FROM tachikoma.chunks WHERE memory_id = %(memory)s AND tsv @@ {term_query('%(term)s')} "
-            "LIMIT %(limit)s", {"memory": self.memory_id, "term": fold_accents(term), "limit": limit})]
+            "LIMIT %(limit)s", {"memory": self.memory_id, "term": asked_word(term), "limit": limit})]
 
     @_guarded
     def chunks_holding_among(self, term: str, chunk_ids: list[int]) -> list[int]:
@@ -655,7 +654,7 @@ class PostgresStore:
             return []
         return [r[0] for r in self.db.execute(
             f"SELECT id FROM tachikoma.chunks WHERE id = ANY(%(ids)s) AND tsv @@ {term_query('%(term)s')}",
-            {"ids": list(chunk_ids), "term": fold_accents(term)})]
+            {"ids": list(chunk_ids), "term": asked_word(term)})]
 
 
 def _floats(sent: bytes) -> np.ndarray:

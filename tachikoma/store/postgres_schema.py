@@ -4,11 +4,13 @@ made or upgraded by `ensure_schema` when a store connects."""
 
 from __future__ import annotations
 
+import re
+
 from ..errors import NoIndexYet, TachikomaError
 from ..segment import fold_accents, index_text
 from .postgres_errors import redacted
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 #: The text search configuration of the keyword column.
 TS_CONFIG = "tachikoma.words"
 #: Key of the advisory locks (with the memory's id, or 0 while the schema is made): "tk".
@@ -124,22 +126,39 @@ MULTILINGUAL = (
 )
 
 
+#: ASCII punctuation that PostgreSQL's parser reads as part of a word when a letter or digit follows it: a host
+#: ("config.toml", "os.path.join"), a file ("/etc/app/config.toml"), a version ("2.1.5"), an e-mail address, a
+#: URL, a hyphenated word, a signed number. FTS5 (unicode61) splits words at every one of them; the keyword
+#: columns read a space there (`keyword_words`), so that "config" finds "/etc/app/config.toml" on both engines,
+#: and an identifier asked as the phrase of its parts ("os.path", `keywords._words`) finds "os.path.join".
+_JOINING = re.compile(r"[-./@:+~\\]+(?=[^\W_])")
+#: The same test in PostgreSQL's regular expressions: the rows schema 5 reads again (`_fill_keyword_texts`).
+_JOINING_SQL = r"[-./@:+~\\][[:alnum:]]"
+
+
+def keyword_words(text: str) -> str:
+    """`text` as the keyword columns read it: accents folded in Python as SQLite's FTS5 folds them
+    (``remove_diacritics``), since PostgreSQL's ``unaccent`` is an extension a server may not have, and each
+    `_JOINING` run a space. Query words are read alike (`postgres_bm25.asked_words`)."""
+    return _JOINING.sub(" ", fold_accents(text))
+
+
 def keyword_text(text: str) -> str | None:
-    """What keyword search reads for `text` (the `kw` column), None when it is `text` itself (ASCII):
-    `segment.index_text` (CJK and Thai runs as characters and bigrams, umlauts spelled both ways),
-    accents folded in Python as SQLite's FTS5 folds them (``remove_diacritics``), since PostgreSQL's
-    ``unaccent`` is an extension a server may not have. Query words are folded alike (`postgres._asked`)."""
-    if text.isascii():
-        return None
-    read = fold_accents(index_text(text))
+    """What keyword search reads for `text` (the `kw` column), None when it is `text` itself:
+    `segment.index_text` (CJK and Thai runs as characters and bigrams, umlauts spelled both ways), then
+    `keyword_words`."""
+    read = keyword_words(text if text.isascii() else index_text(text))
     return None if read == text else read
 
 
-def _fill_keyword_texts(db) -> None:
-    """Schema 3: `kw` of every row whose text is not ASCII (its bytes outnumber its characters)."""
+def _fill_keyword_texts(db, joined: bool = False) -> None:
+    """Schema 3: `kw` of every row whose text is not ASCII (its bytes outnumber its characters); schema 5
+    (`joined`): and of every row holding a `_JOINING` run."""
     for table, column in (("chunks", "text"), ("tool_texts", "words")):
+        also = f" OR {column} ~ %s" if joined else ""
         rows = db.execute(f"SELECT id, {column} FROM tachikoma.{table} "
-                          f"WHERE octet_length({column}) <> char_length({column})").fetchall()
+                          f"WHERE octet_length({column}) <> char_length({column}){also}",
+                          (_JOINING_SQL,) if joined else ()).fetchall()
         with db.cursor() as cur:
             cur.executemany(f"UPDATE tachikoma.{table} SET kw = %s WHERE id = %s",
                             [(keyword_text(text), i) for i, text in rows])
@@ -164,6 +183,9 @@ MIGRATIONS: dict[int, tuple] = {
         "CREATE INDEX tool_texts_tsv ON tachikoma.tool_texts USING gin (tsv)"),
     # Version 4: the passages not in English read again by the multilingual embedder (issue 29).
     4: MULTILINGUAL,
+    # Version 5: a word joined to the next by "." "/" "@" "-" … is two words, as on SQLite (`_JOINING`): the
+    # rows holding one read again (their tsvectors follow `kw`).
+    5: (lambda db: _fill_keyword_texts(db, joined=True),),
 }
 
 
