@@ -257,6 +257,7 @@ COMPOUNDS = {
     "heizung.md": ("# Haus\n\nDie Heizungswartung ist im März, das Heizungsrohr im Keller tropft, "
                    "die Heizungswartung kostet 90 Euro.\n"),
     "zahn.md": "# Termine\n\nDer Zahnarzttermin ist am Dienstag.\n",
+    "flur.md": "# Flur\n\nDie Größentabelle hängt im Flur.\n",
     "party.md": "# Notes\n\nA partial refund came in.\n",
     "other.md": "# Garden\n\nThe roses need water every evening in summer. We wait for rain; healthy plants need patience.\n",
     "deploy.md": "# Deploy\n\nThe script calls wait_healthy until the service answers; config.toml sets the timeout.\n",
@@ -285,6 +286,7 @@ def test_a_word_found_nowhere_finds_the_words_it_begins_on_both_engines(tmp_path
         monkeypatch.delenv(STORE_ENV)
         with locate(lite).open(readonly=True) as on_sqlite:
             for query, expected in (("Heizung", ["heizung.md"]), ("zahnarzt Dienstag", ["zahn.md"]),
+                                    ("Größen", ["flur.md"]),  # ß: casefold's "ss" is no spelling the index holds
                                     ("Nebenkosten", []),
                                     # an identifier is the phrase of its parts: never "wait" or "healthy" alone
                                     ("why does wait_healthy time out", ["deploy.md"]), ("config.toml", ["deploy.md"])):

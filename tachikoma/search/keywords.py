@@ -296,7 +296,7 @@ def _prefixed(store: Store, terms: list[str], known: list[int], ceiling: int) ->
         return []
     asked = [term + PREFIX for term in nowhere]
     return [(term, prefix, count) for term, prefix, count in zip(nowhere, asked, store.keyword_counts(asked, ceiling + 1))
-            if count and stems(term) == [fold_accents(term.casefold())]]
+            if count and stems(term) == [fold_accents(term.lower())]]
 
 
 def rarest_within(terms: list[str], known: list[int], ceiling: int, postings: int,
