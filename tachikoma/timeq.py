@@ -46,8 +46,8 @@ from __future__ import annotations
 import calendar
 import functools
 import re
-from dataclasses import dataclass, replace
-from datetime import date, datetime, time, timedelta
+from dataclasses import replace
+from datetime import date, datetime, timedelta
 
 import numpy as np
 
@@ -55,8 +55,10 @@ from .tense import ahead as _ahead
 from .tense import past_in as _past_in
 from .time_words import (FOREIGN_DAYS, FOREIGN_MONTH_LEADS, FOREIGN_MONTHS, FOREIGN_NUMBERS, FOREIGN_THIS_LAST,
                          FOREIGN_UNIT_OF, IN_MONTHS, ITALIAN_LEADS, ITALIAN_MONTHS)
+from .timewindow import DAY, MAX_YEAR, MIN_YEAR, Window, end_of_day, month_end, parse_as_of  # noqa: F401 (its own)
+from .timewindow import days as _days
+from .timewindow import month as _month
 
-DAY = 86400.0
 #: "recently", "lately": this many days up to as_of.
 RECENT_DAYS = 30
 #: The factor of a memory far from every window asked about.
@@ -128,9 +130,6 @@ _LEAD = re.compile(r"^(before|after)\b", re.I)
 #: whole text before it: a query of many phrases is read in linear time).
 _SINCE_REACH = 48
 _DIGIT_NEXT = re.compile(r"\s*,?\s*\d")
-#: The years a date may name: a window of whole days must have a day before and after it that
-#: Python's dates hold, in any time zone.
-MIN_YEAR, MAX_YEAR = 2, 9998
 #: What `_resolve` gives for a date that does not exist ("February 29, 2027", "March 32"): its words
 #: are taken (they are not read again as a month: "February" alone) and ask about no time.
 IMPOSSIBLE = object()
@@ -173,54 +172,6 @@ _FOREIGN_PATTERNS = {
                                 + r")\b(?!['\u2019]s\b)(?:,?\s+(\d{4})\b)?", re.IGNORECASE),
 }
 PATTERNS = [(kind, pattern or _FOREIGN_PATTERNS[kind]) for kind, pattern in PATTERNS]
-
-
-@dataclass(frozen=True)
-class Window:
-    """A span of time a query asks about: [start, end) in unix seconds, the words that said it, and a
-    short label of the span (a day, a month, or first..last day)."""
-
-    start: float
-    end: float
-    phrase: str
-    label: str
-    #: Said relative to now ("last week", "two days ago", "recently"): words no memory holds for
-    #: that time, so no keyword search looks for them (a month, a year or a date is kept: notes write them).
-    relative: bool = False
-
-    def as_dict(self) -> dict:
-        return {"phrase": self.phrase, "label": self.label, "start": self.start, "end": self.end}
-
-
-def _midnight(day: date, tz) -> float:
-    return datetime.combine(day, time(0), tzinfo=tz).timestamp()
-
-
-def _days(first: date, last: date, tz, phrase: str) -> Window:
-    """The whole days first..last (inclusive) in zone `tz`; ValueError past MIN_YEAR..MAX_YEAR."""
-    if first.year < MIN_YEAR or last.year > MAX_YEAR:
-        raise ValueError(f"{first}..{last} is out of range")
-    label = first.isoformat() if first == last else f"{first.isoformat()}..{last.isoformat()}"
-    if first.day == 1 and last == month_end(first):
-        label = f"{first.year}-{first.month:02d}"
-    if first == date(first.year, 1, 1) and last == date(first.year, 12, 31):
-        label = str(first.year)
-    return Window(_midnight(first, tz), _midnight(last + timedelta(days=1), tz), phrase, label)
-
-
-def end_of_day(when: datetime) -> float:
-    """The unix time at which the day of `when` (aware; in its own zone) ends."""
-    return _midnight(when.date() + timedelta(days=1), when.tzinfo)
-
-
-def month_end(day: date) -> date:
-    """The last day of `day`'s month."""
-    return date(day.year, day.month, calendar.monthrange(day.year, day.month)[1])
-
-
-def _month(year: int, month: int, tz, phrase: str) -> Window:
-    first = date(year, month, 1)
-    return _days(first, month_end(first), tz, phrase)
 
 
 def _latest_month(month: int, today: date) -> int:
@@ -638,27 +589,3 @@ def explain(value: float, when: float, window: Window | None, tz) -> str:
     day = datetime.fromtimestamp(when, tz).date().isoformat()
     where = "" if value >= 1.0 else f", outside {window.label}"
     return f"time: {day}, asked '{window.phrase}'{where}"
-
-
-_AS_OF_DATE = re.compile(r"^\d{4}[-/]\d{1,2}[-/]\d{1,2}$")
-
-
-def parse_as_of(text: str | None) -> datetime:
-    """The "now" of a search from what a user typed: "now" or empty, a date (``2026-03-22``: the end of
-    that day), or an ISO date-time (``2026-03-22T18:00``, ``…+09:00``). Without a zone, the machine's own.
-
-    ValueError with a message that says what is accepted."""
-    value = (text or "").strip()
-    if not value or value.lower() == "now":
-        return datetime.now().astimezone()
-    try:
-        if _AS_OF_DATE.match(value):
-            year, month, day = (int(p) for p in re.split(r"[-/]", value))
-            when = datetime.combine(date(year, month, day), time(23, 59, 59))
-        else:
-            when = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        raise ValueError(f"as_of {value!r} is not a date: use now, YYYY-MM-DD or YYYY-MM-DDTHH:MM[+HH:MM]") from None
-    if not MIN_YEAR <= when.year <= MAX_YEAR:
-        raise ValueError(f"as_of {value!r} is out of range: years {MIN_YEAR} to {MAX_YEAR}")
-    return when if when.tzinfo is not None else when.astimezone()
