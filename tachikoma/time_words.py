@@ -1,58 +1,130 @@
 """The time words of other languages that `timeq`'s patterns read (issue 29): German, French, Spanish,
-Portuguese, Italian, Dutch, Japanese, Chinese and Korean "last week", "yesterday", month names, the words
-that lead a month, numbers and units. Data only; `timeq` makes its patterns from them."""
+Portuguese, Italian, Dutch, Japanese, Chinese and Korean "last week", "next week", "in the next three days",
+"yesterday", month names, the words that lead a month, numbers and units. Data only; `timeq` makes its
+patterns from them."""
 
 from __future__ import annotations
 
-#: Other languages' "this/last week|weekend|month|year": (this or last, the unit).
-FOREIGN_THIS_LAST = {
-    # German
-    "letzte woche": ("last", "week"), "vorige woche": ("last", "week"), "vergangene woche": ("last", "week"),
-    "diese woche": ("this", "week"), "letzten monat": ("last", "month"), "vorigen monat": ("last", "month"),
-    "vergangenen monat": ("last", "month"), "diesen monat": ("this", "month"), "letztes jahr": ("last", "year"),
-    "voriges jahr": ("last", "year"), "vergangenes jahr": ("last", "year"), "dieses jahr": ("this", "year"),
-    "letztes wochenende": ("last", "weekend"), "dieses wochenende": ("this", "weekend"),
-    # French
-    "la semaine dernière": ("last", "week"), "la semaine passée": ("last", "week"), "cette semaine": ("this", "week"),
-    "le mois dernier": ("last", "month"), "ce mois-ci": ("this", "month"), "l'année dernière": ("last", "year"),
-    "l'an dernier": ("last", "year"), "cette année": ("this", "year"), "le week-end dernier": ("last", "weekend"),
-    "ce week-end": ("this", "weekend"),
-    # Spanish
-    "la semana pasada": ("last", "week"), "esta semana": ("this", "week"), "el mes pasado": ("last", "month"),
-    "este mes": ("this", "month"), "el año pasado": ("last", "year"), "este año": ("this", "year"),
-    "el fin de semana pasado": ("last", "weekend"), "este fin de semana": ("this", "weekend"),
-    # Japanese
-    "先週末": ("last", "weekend"), "今週末": ("this", "weekend"), "先週": ("last", "week"), "今週": ("this", "week"),
-    "先月": ("last", "month"), "今月": ("this", "month"), "去年": ("last", "year"), "昨年": ("last", "year"),
-    "今年": ("this", "year"),
-    # Portuguese
-    "semana passada": ("last", "week"), "nesta semana": ("this", "week"),  # "esta semana": Spanish
-    "mês passado": ("last", "month"), "este mês": ("this", "month"), "neste mês": ("this", "month"),
-    "ano passado": ("last", "year"), "este ano": ("this", "year"), "neste ano": ("this", "year"),
-    "fim de semana passado": ("last", "weekend"), "este fim de semana": ("this", "weekend"),
-    "neste fim de semana": ("this", "weekend"),
-    # Italian
-    "settimana scorsa": ("last", "week"), "scorsa settimana": ("last", "week"), "questa settimana": ("this", "week"),
-    "mese scorso": ("last", "month"), "scorso mese": ("last", "month"), "questo mese": ("this", "month"),
-    "anno scorso": ("last", "year"), "scorso anno": ("last", "year"), "quest'anno": ("this", "year"),
-    "fine settimana scorso": ("last", "weekend"), "scorso fine settimana": ("last", "weekend"),
-    "questo fine settimana": ("this", "weekend"),
-    # Dutch
-    "vorige week": ("last", "week"), "afgelopen week": ("last", "week"), "deze week": ("this", "week"),
-    "vorige maand": ("last", "month"), "afgelopen maand": ("last", "month"), "deze maand": ("this", "month"),
-    "vorig jaar": ("last", "year"), "afgelopen jaar": ("last", "year"), "dit jaar": ("this", "year"),
-    "vorig weekend": ("last", "weekend"), "afgelopen weekend": ("last", "weekend"), "dit weekend": ("this", "weekend"),
-    # Korean
-    "지난 주말": ("last", "weekend"), "이번 주말": ("this", "weekend"), "지난주말": ("last", "weekend"),
-    "이번주말": ("this", "weekend"), "지난주": ("last", "week"), "지난 주": ("last", "week"), "이번 주": ("this", "week"),
-    "이번주": ("this", "week"), "지난달": ("last", "month"), "지난 달": ("last", "month"), "이번 달": ("this", "month"),
-    "이번달": ("this", "month"), "작년": ("last", "year"), "지난해": ("last", "year"), "올해": ("this", "year"),
-    # Chinese (去年 and 今年 as in Japanese)
-    "上周末": ("last", "weekend"), "上周": ("last", "week"), "上週": ("last", "week"), "上个星期": ("last", "week"),
-    "上星期": ("last", "week"), "这周": ("this", "week"), "這週": ("this", "week"), "本周": ("this", "week"),
-    "这个星期": ("this", "week"), "上个月": ("last", "month"), "上個月": ("last", "month"), "这个月": ("this", "month"),
-    "這個月": ("this", "month"), "本月": ("this", "month"),
+#: Other languages' "this/last week|weekend|month|year", by language: (this or last, the unit). (去年 and 今年 are
+#: Japanese and Chinese.)
+FOREIGN_THIS_LAST_BY_LANGUAGE = {
+    "German": {
+        "letzte woche": ("last", "week"), "vorige woche": ("last", "week"), "vergangene woche": ("last", "week"),
+        "diese woche": ("this", "week"), "letzten monat": ("last", "month"), "vorigen monat": ("last", "month"),
+        "vergangenen monat": ("last", "month"), "diesen monat": ("this", "month"), "letztes jahr": ("last", "year"),
+        "voriges jahr": ("last", "year"), "vergangenes jahr": ("last", "year"), "dieses jahr": ("this", "year"),
+        "letztes wochenende": ("last", "weekend"), "dieses wochenende": ("this", "weekend"),
+    },
+    "French": {
+        "la semaine dernière": ("last", "week"), "la semaine passée": ("last", "week"), "cette semaine": ("this", "week"),
+        "le mois dernier": ("last", "month"), "ce mois-ci": ("this", "month"), "l'année dernière": ("last", "year"),
+        "l'an dernier": ("last", "year"), "cette année": ("this", "year"), "le week-end dernier": ("last", "weekend"),
+        "ce week-end": ("this", "weekend"),
+    },
+    "Spanish": {
+        "la semana pasada": ("last", "week"), "esta semana": ("this", "week"), "el mes pasado": ("last", "month"),
+        "este mes": ("this", "month"), "el año pasado": ("last", "year"), "este año": ("this", "year"),
+        "el fin de semana pasado": ("last", "weekend"), "este fin de semana": ("this", "weekend"),
+    },
+    "Japanese": {
+        "先週末": ("last", "weekend"), "今週末": ("this", "weekend"), "先週": ("last", "week"), "今週": ("this", "week"),
+        "先月": ("last", "month"), "今月": ("this", "month"), "去年": ("last", "year"), "昨年": ("last", "year"),
+        "今年": ("this", "year"),
+    },
+    "Portuguese": {
+        "semana passada": ("last", "week"), "nesta semana": ("this", "week"),  # "esta semana": Spanish
+        "mês passado": ("last", "month"), "este mês": ("this", "month"), "neste mês": ("this", "month"),
+        "ano passado": ("last", "year"), "este ano": ("this", "year"), "neste ano": ("this", "year"),
+        "fim de semana passado": ("last", "weekend"), "este fim de semana": ("this", "weekend"),
+        "neste fim de semana": ("this", "weekend"),
+    },
+    "Italian": {
+        "settimana scorsa": ("last", "week"), "scorsa settimana": ("last", "week"), "questa settimana": ("this", "week"),
+        "mese scorso": ("last", "month"), "scorso mese": ("last", "month"), "questo mese": ("this", "month"),
+        "anno scorso": ("last", "year"), "scorso anno": ("last", "year"), "quest'anno": ("this", "year"),
+        "fine settimana scorso": ("last", "weekend"), "scorso fine settimana": ("last", "weekend"),
+        "questo fine settimana": ("this", "weekend"),
+    },
+    "Dutch": {
+        "vorige week": ("last", "week"), "afgelopen week": ("last", "week"), "deze week": ("this", "week"),
+        "vorige maand": ("last", "month"), "afgelopen maand": ("last", "month"), "deze maand": ("this", "month"),
+        "vorig jaar": ("last", "year"), "afgelopen jaar": ("last", "year"), "dit jaar": ("this", "year"),
+        "vorig weekend": ("last", "weekend"), "afgelopen weekend": ("last", "weekend"), "dit weekend": ("this", "weekend"),
+    },
+    "Korean": {
+        "지난 주말": ("last", "weekend"), "이번 주말": ("this", "weekend"), "지난주말": ("last", "weekend"),
+        "이번주말": ("this", "weekend"), "지난주": ("last", "week"), "지난 주": ("last", "week"), "이번 주": ("this", "week"),
+        "이번주": ("this", "week"), "지난달": ("last", "month"), "지난 달": ("last", "month"), "이번 달": ("this", "month"),
+        "이번달": ("this", "month"), "작년": ("last", "year"), "지난해": ("last", "year"), "올해": ("this", "year"),
+    },
+    "Chinese": {
+        "上周末": ("last", "weekend"), "上周": ("last", "week"), "上週": ("last", "week"), "上个星期": ("last", "week"),
+        "上星期": ("last", "week"), "这周": ("this", "week"), "這週": ("this", "week"), "本周": ("this", "week"),
+        "这个星期": ("this", "week"), "上个月": ("last", "month"), "上個月": ("last", "month"), "这个月": ("this", "month"),
+        "這個月": ("this", "month"), "本月": ("this", "month"),
+    },
 }
+FOREIGN_THIS_LAST = {phrase: said for words in FOREIGN_THIS_LAST_BY_LANGUAGE.values() for phrase, said in words.items()}
+#: Other languages' "next week|weekend|month|year" and "the week after next", by language: (next or after next,
+#: the unit); a window still to come (`ahead.span`). Their "this week" is in `FOREIGN_THIS_LAST`: asked about what
+#: is coming, the rest of it. The language says which past tense rules the window out (`tense.past_in`) when the
+#: question's own language is not told ("Was steht nächste Woche an?": its "Was" is no English past).
+FOREIGN_NEXT_BY_LANGUAGE = {
+    # German, in the cases it is said in ("nächste Woche", "in der nächsten Woche", "am nächsten Wochenende")
+    "German": {**{f"{word}{ending} {unit}": ("next", english)
+                  for word in ("nächst", "naechst", "kommend") for unit, english, endings in (
+                      ("woche", "week", ("e", "en", "er")), ("monat", "month", ("en", "er")),
+                      ("jahr", "year", ("es", "en")), ("wochenende", "weekend", ("es", "en"))) for ending in endings},
+               "übernächste woche": ("after next", "week"), "übernächsten woche": ("after next", "week")},
+    "French": {"semaine prochaine": ("next", "week"), "prochaine semaine": ("next", "week"),
+               "mois prochain": ("next", "month"), "prochain mois": ("next", "month"),
+               "année prochaine": ("next", "year"), "an prochain": ("next", "year"),
+               "prochaine année": ("next", "year"), "week-end prochain": ("next", "weekend"),
+               "prochain week-end": ("next", "weekend"), "weekend prochain": ("next", "weekend")},
+    # Spanish and Portuguese ("la próxima semana", "na próxima semana"): `tense` reads their words together
+    "Spanish": {"próxima semana": ("next", "week"), "proxima semana": ("next", "week"),
+                "semana que viene": ("next", "week"), "próximo mes": ("next", "month"),
+                "proximo mes": ("next", "month"), "mes que viene": ("next", "month"), "próximo año": ("next", "year"),
+                "año que viene": ("next", "year"), "próximo fin de semana": ("next", "weekend"),
+                "fin de semana que viene": ("next", "weekend")},
+    "Portuguese": {"semana que vem": ("next", "week"), "próximo mês": ("next", "month"),
+                   "mês que vem": ("next", "month"), "próximo ano": ("next", "year"), "ano que vem": ("next", "year"),
+                   "próximo fim de semana": ("next", "weekend"), "fim de semana que vem": ("next", "weekend")},
+    "Italian": {"prossima settimana": ("next", "week"), "settimana prossima": ("next", "week"),
+                "prossimo mese": ("next", "month"), "mese prossimo": ("next", "month"),
+                "prossimo anno": ("next", "year"), "anno prossimo": ("next", "year"),
+                "prossimo fine settimana": ("next", "weekend"), "fine settimana prossimo": ("next", "weekend"),
+                "prossimo weekend": ("next", "weekend"), "weekend prossimo": ("next", "weekend")},
+    "Dutch": {"volgende week": ("next", "week"), "komende week": ("next", "week"), "volgende maand": ("next", "month"),
+              "komende maand": ("next", "month"), "volgend jaar": ("next", "year"), "komend jaar": ("next", "year"),
+              "volgend weekend": ("next", "weekend"), "volgende weekend": ("next", "weekend"),
+              "komend weekend": ("next", "weekend")},
+    "Japanese": {"来週末": ("next", "weekend"), "来週": ("next", "week"), "再来週": ("after next", "week"),
+                 "来月": ("next", "month"), "再来月": ("after next", "month"), "来年": ("next", "year"),
+                 "再来年": ("after next", "year")},
+    "Chinese": {"下周末": ("next", "weekend"), "下週末": ("next", "weekend"), "下周": ("next", "week"),
+                "下週": ("next", "week"), "下个星期": ("next", "week"), "下個星期": ("next", "week"),
+                "下星期": ("next", "week"), "下礼拜": ("next", "week"), "下下周": ("after next", "week"),
+                "下下週": ("after next", "week"), "下个月": ("next", "month"), "下個月": ("next", "month"),
+                "明年": ("next", "year")},  # 明年 in Japanese too
+    "Korean": {"다음 주말": ("next", "weekend"), "다음주말": ("next", "weekend"), "다음 주": ("next", "week"),
+               "다음주": ("next", "week"), "다다음 주": ("after next", "week"), "다다음주": ("after next", "week"),
+               "다음 달": ("next", "month"), "다음달": ("next", "month"), "내년": ("next", "year")},
+}
+FOREIGN_NEXT = {phrase: said for words in FOREIGN_NEXT_BY_LANGUAGE.values() for phrase, said in words.items()}
+#: The words before "days|weeks|months|years" that make them a window still to come, by language ("in den
+#: nächsten drei Tagen", "dans les trois prochains jours", "en los próximos seis meses", "nei prossimi giorni", "de
+#: komende weken"; a number or none: a few), and the units said so (plural; "am nächsten Tag" is the day after
+#: another); in Japanese, Chinese and Korean before a number and its unit ("今後3ヶ月", "未来三天", "앞으로 6개월").
+NEXT_WORD_LANGUAGE = {
+    "nächsten": "German", "naechsten": "German", "kommenden": "German", "prochains": "French", "prochaines": "French",
+    "próximos": "Spanish", "próximas": "Spanish", "proximos": "Spanish", "proximas": "Spanish", "prossimi": "Italian",
+    "prossime": "Italian", "komende": "Dutch", "volgende": "Dutch", "今後": "Japanese", "これから": "Japanese",
+    "この先": "Japanese", "向こう": "Japanese", "未来": "Chinese", "接下来": "Chinese", "接下來": "Chinese",
+    "今后": "Chinese", "往后": "Chinese", "앞으로": "Korean", "향후": "Korean"}
+FOREIGN_NEXT_UNITS = ("tage", "tagen", "wochen", "monate", "monaten", "jahre", "jahren", "jours", "semaines", "mois",
+                      "ans", "années", "días", "dias", "semanas", "meses", "años", "anos", "giorni", "settimane",
+                      "mesi", "anni", "dagen", "weken", "maanden", "jaren")
 #: Other languages' days: how many days back. (French "hier" is left out: in German it is "here".)
 FOREIGN_DAYS = {"heute": 0, "gestern": 1, "vorgestern": 2, "aujourd'hui": 0, "avant-hier": 2, "hoy": 0, "ayer": 1,
                 "anteayer": 2, "antes de ayer": 2, "hoje": 0, "ontem": 1, "anteontem": 2, "oggi": 0, "ieri": 1,

@@ -30,6 +30,14 @@ deliveries are we waiting for in December", "Wer kommt im Dezember?", "12月の�
 occurrence, which no memory is from yet: no time asked about, as "next March" is not (`tense.ahead`, with each
 told language's own words); the word is still a keyword.
 
+A window still to come ("next week", "this coming week", "the week after next", "in the next six months", "next
+Tuesday"; "this week" or "on Monday" in a question about what is coming, "this weekend" asked on a weekday; "nächste
+Woche", "la semaine prochaine", "la próxima semana", "volgende week", "来週", "下周", "다음 주", "in den nächsten drei
+Tagen", "今後3ヶ月") is a `Window` with ``ahead`` (its days: `ahead`). No memory is from it, so it weighs no memory's
+own date: it makes the question one about what is coming, `mentions` prefers the passages naming a day inside it,
+and its words leave the keywords. Not in the past tense ("what did I write in next week's retro notes"), nor a
+name ("the Next Week Records showcase").
+
 Numbers with dots ("version 2.1.5"), bare numbers ("port 2026", "bug 1041")
 and "May I" are not dates. dateparser's ``search_dates`` was measured for this
 and not used: it read "we", "May I", "port 2026", "30 seconds" and "1041 in
@@ -51,10 +59,13 @@ from datetime import date, datetime, timedelta
 
 import numpy as np
 
+from . import ahead as _coming
+from .function_words import question_language
 from .tense import ahead as _ahead
 from .tense import past_in as _past_in
-from .time_words import (FOREIGN_DAYS, FOREIGN_MONTH_LEADS, FOREIGN_MONTHS, FOREIGN_NUMBERS, FOREIGN_THIS_LAST,
-                         FOREIGN_UNIT_OF, IN_MONTHS, ITALIAN_LEADS, ITALIAN_MONTHS)
+from .time_words import (FOREIGN_DAYS, FOREIGN_MONTH_LEADS, FOREIGN_MONTHS, FOREIGN_NEXT, FOREIGN_NEXT_BY_LANGUAGE,
+                         FOREIGN_NEXT_UNITS, FOREIGN_NUMBERS, FOREIGN_THIS_LAST, FOREIGN_THIS_LAST_BY_LANGUAGE,
+                         FOREIGN_UNIT_OF, IN_MONTHS, ITALIAN_LEADS, ITALIAN_MONTHS, NEXT_WORD_LANGUAGE)
 from .timewindow import DAY, MAX_YEAR, MIN_YEAR, Window, end_of_day, month_end, parse_as_of  # noqa: F401 (its own)
 from .timewindow import days as _days
 from .timewindow import month as _month
@@ -87,6 +98,13 @@ _NOT_NUMBER_BEFORE = r"(?<![\w.\-/:])"
 _NOT_NUMBER_AFTER = r"(?![\w\-/:]|\.\d)"
 
 PATTERNS = [
+    # A window still to come ("next week", "the week after next", "in the next six months"): `ahead`.
+    ("ahead", re.compile(r"\b(?:the\s+)?(week|weekend|month|year)\s+after\s+next\b|\b(this\s+coming|the\s+coming|"
+                         r"the\s+upcoming|coming|upcoming|(?<!\bthe\s)next)\s+(week|weekend|month|year)\b", re.I)),
+    ("next_n", re.compile(r"\b(?:(in|over|during|for|within)\s+)?the\s+(?:next|coming|upcoming)\s+(?:(" + _NUMBER_WORD
+                          + r")\s+)?(day|week|month|year)(s)?\b", re.I)),
+    ("foreign_ahead", None),
+    ("foreign_next_n", None),
     ("iso", re.compile(r"(?:\bon\s+)?" + _NOT_NUMBER_BEFORE + r"(\d{4})[-/](\d{1,2})[-/](\d{1,2})" + _NOT_NUMBER_AFTER)),
     ("month_day", re.compile(r"\b(" + _MONTH_WORD + r")\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(\d{4})\b)?"
                              + r"(?![\-/:.]\d)", re.I)),
@@ -105,7 +123,7 @@ PATTERNS = [
                              r"(week|weekend|month|year)\b", re.I)),
     ("day_word", re.compile(r"\b(today|yesterday|the\s+day\s+before\s+yesterday|tonight|this\s+morning|"
                             r"this\s+afternoon|this\s+evening|last\s+night)\b", re.I)),
-    ("weekday", re.compile(r"\b(?:(last|this|past|previous|on)\s+)?(monday|tuesday|wednesday|thursday|friday|"
+    ("weekday", re.compile(r"\b(?:(last|this|past|previous|on|next)\s+)?(monday|tuesday|wednesday|thursday|friday|"
                            r"saturday|sunday)\b", re.I)),
     ("recent", re.compile(r"\b(recently|lately|of\s+late|these\s+days)\b", re.I)),
     # Other languages (issue 29): German, French, Spanish, Portuguese, Italian, Dutch, Japanese, Chinese and
@@ -121,7 +139,10 @@ PATTERNS = [
 _YEARLESS_KINDS = frozenset({"month_day", "day_month", "month", "foreign_month", "cjk_md"})
 #: The kinds of phrase that say a time relative to now (`Window.relative`).
 RELATIVE_KINDS = frozenset({"weekday_ago", "ago", "past_n", "this_last", "day_word", "weekday", "recent",
-                            "foreign_ago", "foreign_this_last", "foreign_day"})
+                            "foreign_ago", "foreign_this_last", "foreign_day", "ahead", "next_n", "foreign_ahead",
+                            "foreign_next_n"})
+#: The kinds of phrase that name a window still to come, in any question not in the past tense (`Window.ahead`).
+_AHEAD_KINDS = frozenset({"ahead", "next_n", "foreign_ahead", "foreign_next_n"})
 _SINCE = re.compile(r"\bsince\s+(?:the\s+)?$", re.I)
 #: "before March", "after the 2nd of May": the time up to the start of what is named, or from its end.
 _BEFORE_AFTER = re.compile(r"\b(before|after)\s+(?:the\s+)?$", re.I)
@@ -167,6 +188,15 @@ _FOREIGN_PATTERNS = {
         + _alternatives(w for w in FOREIGN_UNIT_OF if not _latin(w)) + r")\s*(?:前|" + _KOREAN_AGO + ")", re.IGNORECASE),
     "foreign_this_last": _words(FOREIGN_THIS_LAST),
     "foreign_day": _words(FOREIGN_DAYS),
+    # A Korean word is one when no syllable but a particle follows ("다음 주에"; "다음 주소" is the next address).
+    "foreign_ahead": re.compile(_words(FOREIGN_NEXT).pattern + r"(?=[^\uac00-\ud7a3]|$|에|엔|은|는|의|까지|부터|도|쯤|내|중)",
+                                re.IGNORECASE),
+    # (a number) next (a number) units; CJK: next, a number, a unit. Groups: 1-4 and 5-7.
+    "foreign_next_n": re.compile(
+        r"\b(?:" + _FOREIGN_NUMBER + r"\s+)?(" + _alternatives(w for w in NEXT_WORD_LANGUAGE if _latin(w)) + r")\s+(?:"
+        + _FOREIGN_NUMBER + r"\s+)?(" + _alternatives(FOREIGN_NEXT_UNITS) + r")\b|("
+        + _alternatives(w for w in NEXT_WORD_LANGUAGE if not _latin(w)) + r")\s*(\d{1,3}|[一二两兩三四五六七八九十]|[한두세네])"
+        + r"\s*(" + _alternatives(w for w in FOREIGN_UNIT_OF if not _latin(w)) + ")", re.IGNORECASE),
     # A month word with an English possessive is a name ("in Mei's office", "in Julio's house").
     "foreign_month": re.compile(r"\b(" + _alternatives(FOREIGN_MONTH_LEADS) + r")\s+(" + _alternatives(FOREIGN_MONTHS)
                                 + r")\b(?!['\u2019]s\b)(?:,?\s+(\d{4})\b)?", re.IGNORECASE),
@@ -273,7 +303,8 @@ def names_day_ahead(query: str, as_of: datetime, language: str | None = None) ->
 
 def read_spans(query: str, as_of: datetime, ahead: bool | None = None) -> list[tuple[int, int, "Window"]]:
     """`read`, with where each phrase stands in `query`: (start, end, window), in order. `ahead`: whether the
-    question asks about what is coming (`tense.ahead`), when the caller knows it already."""
+    question asks about what is coming (`tense.ahead`), when the caller knows it already; a window still to
+    come it names ("next week", `Window.ahead`) makes it one too."""
     if as_of.tzinfo is None:
         raise ValueError("as_of needs a time zone")
     tz = as_of.tzinfo
@@ -282,19 +313,27 @@ def read_spans(query: str, as_of: datetime, ahead: bool | None = None) -> list[t
     found: list[tuple[int, int, Window]] = []
     taken = np.zeros(len(query) + 1, dtype=bool)
     told = ahead  # else read only for a month or day without a year
-    ahead = functools.cache(lambda: _ahead(query)) if told is None else (lambda: told)
+    words_ahead = functools.cache(lambda: _ahead(query)) if told is None else (lambda: told)
+    # The windows still to come are read first (`_AHEAD_KINDS` lead `PATTERNS`): "what's on next week and on
+    # 3 January" asks about the coming 3 January.
+    windows_ahead: list[Window] = []
+    ahead = lambda: words_ahead() or bool(windows_ahead)  # noqa: E731 (read as it grows)
+    # The past tense rules a window still to come out, told by the question's language, else the window's own.
+    language = functools.cache(lambda: question_language(query))
+    past = functools.cache(lambda said_in=None: _past_in(query, language() or said_in))
     for kind, pattern in PATTERNS:
         for m in pattern.finditer(query):
             if taken[m.start():m.end()].any():
                 continue
-            window = _resolve(kind, m, query, today, now, tz, ahead)
+            window = _resolve(kind, m, query, today, now, tz, ahead, past)
             if window is IMPOSSIBLE or window is AHEAD:
                 taken[m.start():m.end()] = True
                 continue
             if window is not None and kind in RELATIVE_KINDS:
                 window = replace(window, relative=True)
-            if window is not None and (_SINCE.search(query[max(0, m.start() - _SINCE_REACH):m.start()])
-                                       or m.group(0).lower().startswith("since")):
+            if window is not None and not window.ahead and (
+                    _SINCE.search(query[max(0, m.start() - _SINCE_REACH):m.start()])
+                    or m.group(0).lower().startswith("since")):
                 first = datetime.fromtimestamp(window.start, tz).date()
                 phrase = window.phrase if window.phrase.lower().startswith("since") else f"since {window.phrase}"
                 window = replace(_days(first, max(first, today), tz, phrase), relative=window.relative)
@@ -308,6 +347,8 @@ def read_spans(query: str, as_of: datetime, ahead: bool | None = None) -> list[t
             if window is not None:
                 taken[start:m.end()] = True
                 found.append((start, m.end(), window))
+                if window.ahead:
+                    windows_ahead.append(window)
     return _ranges(query, sorted(found, key=lambda f: f[0]), tz)
 
 
@@ -359,15 +400,19 @@ def _ranges(query: str, found: list[tuple[int, int, Window]], tz) -> list[tuple[
             opened = _RANGE_OPEN.search(query[max(0, first_start - _SINCE_REACH):first_start])
             leads = any(w.phrase.lower().startswith(("since", "before", "after")) for w in (first, window))
             span = joined and (opened or _RANGE_OPEN_WORD.match(query[first_start:first_end])) and not leads
-            if span and first.start >= window.start and not _YEAR.search(first.phrase):
+            both_ahead = first.ahead and window.ahead  # both still to come: from the first day to the last
+            if span and both_ahead:
+                first, window = replace(first, start=min(first.start, window.start)), replace(
+                    window, end=max(first.end, window.end))
+            elif span and first.start >= window.start and not _YEAR.search(first.phrase):
                 first = _years_before(first, window, tz)  # "between August and November 2023": August 2023
             elif span and window.start < first.start and window.end <= first.end and _YEAR.search(window.phrase):
                 first, window = window, first  # both years said, the later first: "from 20 Nov 2026 to 2 Nov 2026"
-            if span and first.start < window.start and first.end <= window.end:
+            if span and (both_ahead or first.start < window.start and first.end <= window.end):
                 begin = first_start - len(opened.group(0)) if opened else first_start
                 days = (datetime.fromtimestamp(first.start, tz).date(), datetime.fromtimestamp(window.end - 1, tz).date())
                 merged = replace(_days(*days, tz, " ".join(query[begin:end].split())),
-                                 relative=first.relative or window.relative)
+                                 relative=first.relative or window.relative, ahead=both_ahead)
                 out[-1] = (begin, end, merged)
                 continue
         out.append((start, end, window))
@@ -379,7 +424,16 @@ BEFORE_SPAN_DAYS = 3650
 
 
 def _before_after(which: str, window: Window, now: float, tz) -> Window | None:
-    """The time before a window (up to `BEFORE_SPAN_DAYS` earlier) or after it (up to now)."""
+    """The time before a window (up to `BEFORE_SPAN_DAYS` earlier) or after it (up to now); before a window
+    still to come, from today up to it, and after it, the year that follows it."""
+    if window.ahead:
+        today = datetime.fromtimestamp(now, tz).date()
+        first, last = datetime.fromtimestamp(window.start, tz).date(), datetime.fromtimestamp(window.end - 1, tz).date()
+        if which == "before":
+            return None if first <= today else replace(
+                _days(today, first - timedelta(days=1), tz, f"before {window.phrase}"), relative=True, ahead=True)
+        return replace(_days(last + timedelta(days=1), last + timedelta(days=_coming.COMING_DAYS["year"]), tz,
+                             f"after {window.phrase}"), relative=True, ahead=True)
     if which == "before":
         start = window.start - BEFORE_SPAN_DAYS * DAY
         last = datetime.fromtimestamp(window.start, tz).date() - timedelta(days=1)
@@ -392,12 +446,17 @@ def _before_after(which: str, window: Window, now: float, tz) -> Window | None:
                   else window.phrase, f"{first.isoformat()}..", window.relative)
 
 
-def _resolve(kind: str, m: re.Match, text: str, today: date, now: float, tz, ahead=lambda: False):
+def _resolve(kind: str, m: re.Match, text: str, today: date, now: float, tz, ahead=lambda: False,
+             past=lambda language=None: False):
     """The window `m` of pattern `kind` asks about; None when it is no date after all ("may I"),
     IMPOSSIBLE when it names a day that does not exist or is out of range, AHEAD when it is still to come
-    (`ahead()`: the question asks about what is coming, `tense.ahead`)."""
+    (`ahead()`: the question asks about what is coming, `tense.ahead`). A window still to come ("next week",
+    `_AHEAD_KINDS`) only in a question not in the past tense (`past()`: "what did we write in next week's
+    notes" names no time)."""
     phrase = " ".join(m.group(0).split())
     try:
+        if kind in _AHEAD_KINDS or kind == "weekday" and (m.group(1) or "").lower() == "next":
+            return None if past(_phrase_language(kind, m)) else _resolve_ahead(kind, m, text, today, tz, phrase)
         if kind == "iso":
             day = date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
             return _days(day, day, tz, phrase)
@@ -447,7 +506,8 @@ def _resolve(kind: str, m: re.Match, text: str, today: date, now: float, tz, ahe
             first = today - timedelta(days=round(n * UNITS[unit]))
             return _days(first, today, tz, phrase)
         if kind == "this_last":
-            return _this_last(m.group(1).lower().split()[-1], m.group(2).lower(), today, tz, phrase)
+            which, unit = m.group(1).lower().split()[-1], m.group(2).lower()
+            return _this_last(which, unit, today, tz, phrase, _this_ahead(which, unit, today, ahead, past))
         if kind == "day_word":
             word = " ".join(m.group(1).lower().split())
             back = {"yesterday": 1, "last night": 1, "the day before yesterday": 2}.get(word, 0)
@@ -458,6 +518,8 @@ def _resolve(kind: str, m: re.Match, text: str, today: date, now: float, tz, ahe
             if not lead and not name[:1].isupper():
                 return None
             target = WEEKDAYS[name.lower()]
+            if lead in ("", "on", "this") and ahead():  # the coming one: "what will we do on Monday"
+                return replace(_days(*_coming.weekday(target, today, False), tz, phrase), ahead=True)
             back = (today.weekday() - target) % 7 or 7  # the latest one before today
             if lead == "this" and (today.weekday() - target) % 7 == 0:
                 back = 0
@@ -465,13 +527,21 @@ def _resolve(kind: str, m: re.Match, text: str, today: date, now: float, tz, ahe
             return _days(day, day, tz, phrase)
         if kind == "recent":
             return _days(today - timedelta(days=RECENT_DAYS), today, tz, phrase)
-        return _resolve_foreign(kind, m, today, tz, phrase, ahead)
+        return _resolve_foreign(kind, m, today, tz, phrase, ahead, past)
     except (ValueError, KeyError, OverflowError):
         return IMPOSSIBLE if kind in _DATE_KINDS else None
     return None
 
 
-def _resolve_foreign(kind: str, m: re.Match, today: date, tz, phrase: str, ahead=lambda: False) -> Window | None:
+def _this_ahead(which: str, unit: str, today: date, ahead, past=lambda: False) -> bool:
+    """Whether "this week|weekend|month|year" is the rest of it, still to come: in a question about what is
+    coming (`ahead()`), and "this weekend" asked on a weekday in any question not in the past tense ("what's on
+    this weekend" on a Friday: the one that has not begun)."""
+    return which == "this" and (ahead() or unit == "weekend" and today.weekday() < 5 and not past())
+
+
+def _resolve_foreign(kind: str, m: re.Match, today: date, tz, phrase: str, ahead=lambda: False,
+                     past=lambda language=None: False) -> Window | None:
     """The windows of the other languages' patterns, through the English ones' helpers."""
     if kind == "foreign_ago":
         number, unit = next((m.group(i), m.group(i + 1)) for i in (1, 3, 5) if m.group(i))
@@ -479,7 +549,8 @@ def _resolve_foreign(kind: str, m: re.Match, today: date, tz, phrase: str, ahead
         return _ago(n, FOREIGN_UNIT_OF[unit.lower()], today, tz, phrase)
     if kind == "foreign_this_last":
         which, unit = FOREIGN_THIS_LAST[" ".join(m.group(1).lower().split())]
-        return _this_last(which, unit, today, tz, phrase)
+        return _this_last(which, unit, today, tz, phrase,
+                          _this_ahead(which, unit, today, ahead, lambda: past(_phrase_language(kind, m))))
     if kind == "foreign_day":
         day = today - timedelta(days=FOREIGN_DAYS[" ".join(m.group(1).lower().split())])
         return _days(day, day, tz, phrase)
@@ -525,7 +596,48 @@ def _ago(n: int, unit: str, today: date, tz, phrase: str) -> Window:
     return _days(centre - slack, min(centre + slack, today), tz, phrase)
 
 
-def _this_last(which: str, unit: str, today: date, tz, phrase: str) -> Window:
+_PHRASE_LANGUAGE = {phrase: language for table in (FOREIGN_THIS_LAST_BY_LANGUAGE, FOREIGN_NEXT_BY_LANGUAGE)
+                    for language, words in table.items() for phrase in words}
+
+
+def _phrase_language(kind: str, m: re.Match) -> str | None:
+    """The language of "next week" or "this week" said in another language ("nächste Woche": German); None:
+    English."""
+    if kind in ("foreign_ahead", "foreign_this_last"):
+        return _PHRASE_LANGUAGE.get(" ".join(m.group(1).lower().split()))
+    if kind == "foreign_next_n":
+        return NEXT_WORD_LANGUAGE.get((m.group(2) or m.group(5)).lower())
+    return None
+
+
+def _resolve_ahead(kind: str, m: re.Match, text: str, today: date, tz, phrase: str) -> Window | None:
+    """A window still to come (`_AHEAD_KINDS`, "next Tuesday"; its days: `ahead`), or None: "the Next Week
+    Records showcase" (a name), "the next week off" (no number, no "in": the next one of them)."""
+    if kind == "ahead":
+        unit = m.group(1) or m.group(3)
+        if unit[:1].isupper() and not text.isupper():
+            return None
+        which = "after next" if m.group(1) else m.group(2).lower().split()[-1]
+        first, last = _coming.span("coming" if which == "upcoming" else which, unit.lower(), today)
+    elif kind == "next_n":
+        lead, number, unit, plural = m.groups()
+        if not (number or plural or lead):
+            return None
+        first, last = _coming.next_units(_number(number) if number else 3 if plural else 1, unit.lower(), today)
+    elif kind == "foreign_ahead":
+        first, last = _coming.span(*FOREIGN_NEXT[" ".join(m.group(1).lower().split())], today)
+    elif kind == "foreign_next_n":
+        number = m.group(1) or m.group(3) or m.group(6)
+        n = (int(number) if number.isdigit() else FOREIGN_NUMBERS[number.lower()]) if number else 3  # none: a few
+        first, last = _coming.next_units(n, FOREIGN_UNIT_OF[(m.group(4) or m.group(7)).lower()], today)
+    else:  # "next Tuesday"
+        first, last = _coming.weekday(WEEKDAYS[m.group(2).lower()], today, True)
+    return replace(_days(first, last, tz, phrase), ahead=True)
+
+
+def _this_last(which: str, unit: str, today: date, tz, phrase: str, ahead: bool = False) -> Window:
+    if ahead:  # "this week" in a question about what is coming: the rest of it
+        return replace(_days(*_coming.span("this", unit, today), tz, phrase), ahead=True)
     past = which in ("past", "previous", "last") and phrase.lower().startswith(("the", "past"))
     if unit == "week":
         monday = today - timedelta(days=today.weekday())

@@ -1,6 +1,6 @@
 """A span of whole days a question asks about (`Window`), the calendar helpers that make one, and the "now" of a
-search (`parse_as_of`): the ground `timeq` (the times a question names) stands on. `timeq` gives each of these
-names too."""
+search (`parse_as_of`): the ground `timeq` (the times a question names) and `ahead` (the windows still to come)
+stand on. `timeq` gives each of these names too."""
 
 from __future__ import annotations
 
@@ -27,9 +27,13 @@ class Window:
     #: Said relative to now ("last week", "two days ago", "recently"): words no memory holds for
     #: that time, so no keyword search looks for them (a month, a year or a date is kept: notes write them).
     relative: bool = False
+    #: Still to come ("next week", "in the next six months", `ahead`): no memory is from it, so it is no time
+    #: factor on the memories' own dates; the days a passage names are read against it (`mentions`).
+    ahead: bool = False
 
     def as_dict(self) -> dict:
-        return {"phrase": self.phrase, "label": self.label, "start": self.start, "end": self.end}
+        said = {"phrase": self.phrase, "label": self.label, "start": self.start, "end": self.end}
+        return {**said, "ahead": True} if self.ahead else said
 
 
 def midnight(day: date, tz) -> float:

@@ -200,13 +200,16 @@ class Searcher:
         now = now if now is not None else datetime.now().astimezone()
         if now.tzinfo is None:
             now = now.astimezone()
-        # A question about what is coming (its words, or a day without its year nearer ahead than gone: "what is
-        # on 10 December" on the 5th): no month of it is a time asked about (`timeq`), and its best passages
-        # are ranked again by the days they name (`mentions`).
+        # A question about what is coming (its words, a day without its year nearer ahead than gone: "what is
+        # on 10 December" on the 5th, or a window still to come: "next week"): no month of it is a time asked
+        # about (`timeq`), and its best passages are ranked again by the days they name (`mentions`), those
+        # inside the window it names first. A window still to come is no time factor: no memory is from it.
         coming = config.search.time_reading and (tense.ahead_in(query, language)
                                                  or timeq.names_day_ahead(query, now, language))
         spans = timeq.read_spans(query, now, ahead=coming) if config.search.time_reading else []
-        windows = [window for _, _, window in spans]
+        windows = [window for _, _, window in spans if not window.ahead]
+        ahead = [window for _, _, window in spans if window.ahead]
+        coming = coming or bool(ahead)
         # The words that named a time are read as a time, not looked for as keywords ("last week").
         words_of = timeq.without_time(query, spans)
         # What is asked besides the time ("which interviews did I do in September": interviews): the time
@@ -298,7 +301,7 @@ class Searcher:
                 "results": results, "min_score": floor,
                 "no_good_match": not results or answer["match"]["answered_by"] is None, "match": answer["match"],
                 "recency": config.ranking.recency,
-                "as_of": now.isoformat(timespec="seconds"), "time": [w.as_dict() for w in windows],
+                "as_of": now.isoformat(timespec="seconds"), "time": [w.as_dict() for w in windows + ahead],
                 "freshness": freshness, "embedder": self.embedder.name,
                 "timing_ms": {"embed": round((embedded - started + second) * 1000, 2),
                               "rank": round((finished - embedded - second) * 1000, 2)}}
