@@ -130,6 +130,7 @@ def no_match_reason(answer: dict, brief: bool = False) -> str:
             + (f" nor {match['pair_floors'][1]:.0%} in a passage of meaning {match['pair_floors'][0]:.2f} or more "
                f"(best {match.get('best_pair_coverage') or 0.0:.0%})" if match.get("pair_floors") and not brief else "")
             + (" and no memory is from the time asked about" if "from_the_time_asked" in match else "")
+            + (" and no passage names a day in the time asked about" if "naming_the_time_asked" in match else "")
             + ("; only chunks with full vectors count for meaning, and the index is still embedding"
                if match.get("meaning_from_full_vectors_only") else "")
             + (f"; {hint}" if (hint := language_hint(answer)) else ""))

@@ -70,6 +70,11 @@ score (similarity × trust × confidence × recency, × time when the question n
 "in March", "on 2026-03-22", or asks what is coming: "when is my next …" puts passages naming a day
 still to come first; pass `as_of` to ask as of another date), why in a few words (the query's words it
 holds, a newer memory that supersedes it), and the passage. `no_good_match: true` means
+file path and line range (pass them to `read` for more context), the passage, its tags and the
+score's explanation (similarity × trust × confidence × recency, × time when the question names
+one: "last week", "in March", "on 2026-03-22", or asks what is coming: "when is my next …" puts passages
+naming a day still to come first, "what's on next week" those naming a day in it; pass `as_of` to ask as of
+another date). `no_good_match: true` means
 nothing reached the relevance floor (`min_score`): the memory holds nothing relevant, so do not
 guess from weak matches; unless `freshness` shows files changed since the last update (or a
 state other than complete): then search again shortly."""

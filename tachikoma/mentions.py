@@ -14,17 +14,24 @@ months before the passage's own date on (a note of 20 November naming "18 Dec" m
 the 8th just gone; one of 15 September naming "since 3 August" this August, "14 February" the coming one).
 `mark` gives a question about what is coming its time factor from them: 1.0 for a passage naming a day from
 today on (within `HORIZON` days) and after its own date (a transcript's date line is no plan), `timeq.OUTSIDE`
-for one that names none: the factor a memory outside the time a question names gets. A month named alone ("due
+for one that names none: the factor a memory outside the time a question names gets. When the question names a
+window still to come ("next week", "in the next six months", "来週": `timeq.Window.ahead`), a passage naming a
+day inside it gets 1.0, one naming only days outside it what a memory dated that far outside a named time gets
+(`timeq.factor`, by its day nearest the window), and one naming none `timeq.OUTSIDE`, as before; for a question
+about that window and nothing else ("what's on next week?"), `timeq.OUTSIDE_TIME_ONLY` outside it however near,
+as a question about a time gone alone weighs a memory outside it. A month named alone ("due
 January") is not read: measured, it lifted as many passages that name a month in passing as it found answers.
 Pure: it reads only the results."""
 
 from __future__ import annotations
 
 import re
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, time, timedelta, timezone
+
+import numpy as np
 
 from .time_words import FOREIGN_MONTHS
-from .timeq import AMBIGUOUS_MONTHS, MONTHS, OUTSIDE, month_end
+from .timeq import AMBIGUOUS_MONTHS, MONTHS, OUTSIDE, OUTSIDE_TIME_ONLY, Window, factor, month_end
 
 #: How many results a question about what is coming ranks before its passages' days reorder them.
 CANDIDATES = 30
@@ -98,33 +105,67 @@ def days(text: str, written: date | None, today: date) -> list[date]:
     return out
 
 
-def day_ahead(text: str, written: date | None, today: date) -> date | None:
-    """The first day from `today` on (within `HORIZON` days) and after the passage's own date (`written`)
-    that `text` names, or None: a passage naming its own day (a transcript's date line) names no plan."""
+def days_ahead(text: str, written: date | None, today: date, until: date | None = None) -> list[date]:
+    """The days from `today` on (within `HORIZON` days, or up to `until` when that is later) and after the
+    passage's own date (`written`) that `text` names, earliest first: a passage naming its own day (a
+    transcript's date line) names no plan."""
     if written == date.max:  # nothing is after it
-        return None
+        return []
     after = max(today, written + timedelta(days=1)) if written else today
     # at most the last day a date holds: 400 days after a search as of 9998 (the last year `as_of` takes) is not
     last = today + timedelta(days=HORIZON) if today < date.max - timedelta(days=HORIZON) else date.max
-    coming = [d for d in days(text, written, today) if after <= d <= last]
-    return min(coming) if coming else None
+    last = max(last, until) if until else last
+    return sorted({d for d in days(text, written, today) if after <= d <= last})
 
 
-def mark(results: list[dict], today: date) -> list[dict]:
+def day_ahead(text: str, written: date | None, today: date) -> date | None:
+    """The first day `days_ahead` finds, or None."""
+    coming = days_ahead(text, written, today)
+    return coming[0] if coming else None
+
+
+def _within(named: list[list[date]], windows: list[Window], tz, alone: bool) -> tuple[np.ndarray, list[date | None]]:
+    """Per passage, from the days it names (`named`): the time factor of the one nearest the windows still to
+    come (`timeq.factor` of its noon; `alone`: sharp, `OUTSIDE_TIME_ONLY` outside) and that day; a passage naming
+    none gets `OUTSIDE` (`alone`: `OUTSIDE_TIME_ONLY`)."""
+    flat = [(i, day) for i, each in enumerate(named) for day in each]
+    weight, best = np.full(len(named), OUTSIDE_TIME_ONLY if alone else OUTSIDE), [None] * len(named)
+    if not flat:
+        return weight, best
+    noon = np.array([datetime.combine(day, time(12), tzinfo=tz).timestamp() for _, day in flat])
+    of = np.array([i for i, _ in flat])
+    each, _ = factor(noon, windows, OUTSIDE_TIME_ONLY if alone else None, sharp=alone)
+    order = np.lexsort((-each, of))  # per passage, its best day first (the earliest among equals: sorted days)
+    first = order[np.r_[True, of[order][1:] != of[order][:-1]]]
+    weight[of[first]] = each[first]
+    for k in first:
+        best[of[k]] = flat[k][1]
+    return weight, best
+
+
+def mark(results: list[dict], today: date, windows: list[Window] = (), tz=timezone.utc, alone: bool = False) -> list[dict]:
     """`results` (a search's, best first) for a question about what is coming: each one's time factor from
-    the days its text names (1.0 for a day still to come, `timeq.OUTSIDE` for none; its ``time_reason``
-    says which), scores × it, ranked again; the duplicate penalty then falls on each file's later passages."""
+    the days its text names (1.0 for a day still to come, `timeq.OUTSIDE` for none; with `windows` still to
+    come, in zone `tz`, 1.0 for a day inside one and less the farther outside, `_within`; `alone`: the question
+    asks about them and nothing else; its ``time_reason`` says which), scores × it, ranked again; the
+    duplicate penalty then falls on each file's later passages."""
+    until = max((datetime.fromtimestamp(w.end - 1, tz).date() for w in windows), default=None)
+    named = []
     for result in results:
-        f = result.setdefault("factors", {})
-        written = f.get("date")
-        coming = day_ahead(result.get("text") or "", datetime.fromisoformat(written).date() if written else None,
-                           today)
-        weight = 1.0 if coming else OUTSIDE
+        written = result.setdefault("factors", {}).get("date")
+        named.append(days_ahead(result.get("text") or "", datetime.fromisoformat(written).date() if written else None,
+                                today, until))
+    if windows:
+        weights, chosen = _within(named, list(windows), tz, alone)
+    else:
+        chosen = [each[0] if each else None for each in named]
+        weights = np.where([day is not None for day in chosen], 1.0, OUTSIDE)
+    for result, weight, day in zip(results, weights.tolist(), chosen):
+        f = result["factors"]
         result["score"] *= weight
         f["time"] = f.get("time", 1.0) * weight
-        said = (f"names {coming.isoformat()}, still to come" if coming
-                else f"names no day still to come (from {today.isoformat()}, within {HORIZON} days)")
-        f["time_reason"] = "; ".join(filter(None, [f.get("time_reason"), f"asked what is coming: {said}"]))
+        f["time_reason"] = "; ".join(filter(None, [f.get("time_reason"),
+                                                   f"asked what is coming: {_said(day, weight, windows, today)}"]))
     # The duplicate penalty goes with the new order: a file's first passage now is the one with none.
     files: dict[tuple, list[dict]] = {}
     for result in results:
@@ -136,3 +177,14 @@ def mark(results: list[dict], today: date) -> list[dict]:
             result["score"], result["factors"]["duplicate_penalty"] = before * penalty, penalty
     results.sort(key=lambda r: -r["score"])
     return results
+
+
+def _said(day: date | None, weight: float, windows: list[Window], today: date) -> str:
+    """What a passage names, for its explanation: the day still to come, and where it falls against the
+    windows the question names."""
+    if day is None:
+        return f"names no day still to come (from {today.isoformat()}, within {HORIZON} days)"
+    if not windows:
+        return f"names {day.isoformat()}, still to come"
+    asked = ", ".join(f"'{w.phrase}' ({w.label})" for w in windows)
+    return f"names {day.isoformat()}, {'inside' if weight >= 1.0 else 'still to come, outside'} {asked}"

@@ -1,10 +1,15 @@
 """A window still to come a question names ("next week", "in the next six months", "nächste Woche", "来週"):
-its days (`tachikoma.ahead`) and how `timeq` reads it (`Window.ahead`)."""
+its days (`tachikoma.ahead`), how `timeq` reads it (`Window.ahead`), and how `mentions` ranks by it."""
 
+import time
 from datetime import date, datetime, timedelta, timezone
 
 import pytest
-from tachikoma import ahead, timeq
+from test_adversarial_s34b import search
+from test_everyday_rules import put
+
+from tachikoma import ahead, mentions, timeq
+from tachikoma.timeq import OUTSIDE
 
 UTC = timezone.utc
 WEDNESDAY = datetime(2026, 12, 2, 12, tzinfo=UTC)
@@ -139,6 +144,24 @@ def test_two_windows_ahead_said_as_one_span():
         ("between next Monday and next Friday", "2026-12-04..2026-12-11")]
 
 
+def test_a_window_ahead_past_the_last_year_is_none():
+    last = datetime(9998, 12, 31, 12, tzinfo=UTC)
+    for query in ("what is on next year?", "next week", "in the next 999 years", "after next week"):
+        assert timeq.read(query, last) == []
+
+
+def test_reading_windows_ahead_is_linear_in_the_query():
+    def cost(n):
+        query = "next week and on 3 March, " * n
+        start = time.perf_counter()
+        assert len(timeq.read(query, WEDNESDAY)) == n  # each 3 March the coming one: no window
+        return time.perf_counter() - start
+
+    cost(100)  # warm
+    small, large = min(cost(500) for _ in range(3)), min(cost(4000) for _ in range(2))
+    assert large < 16 * small, (small, large)  # 8× the phrases: ~8× the time
+
+
 def test_the_days_of_a_window_ahead():
     today = date(2026, 12, 2)
     assert ahead.span("next", "month", date(2026, 12, 31)) == (date(2027, 1, 1), date(2027, 1, 31))
@@ -148,3 +171,106 @@ def test_the_days_of_a_window_ahead():
     assert ahead.next_units(6, "month", today) == (today, date(2027, 6, 3))
     assert ahead.weekday(2, today, False) == (today, today)  # "on Wednesday" asked on a Wednesday: today
     assert ahead.weekday(2, today, True) == (date(2026, 12, 9), date(2026, 12, 9))
+
+
+def test_mark_prefers_a_day_inside_the_window():
+    windows = timeq.read("what's on next week?", WEDNESDAY)
+    results = [{"path": "later.md", "score": 0.4, "text": "Dentist on 2027-01-20", "factors": {}},
+               {"path": "none.md", "score": 0.45, "text": "Dentist twice a year", "factors": {}},
+               {"path": "inside.md", "score": 0.3, "text": "Nativity on 10 December, 14:00", "factors": {}},
+               {"path": "near.md", "score": 0.3, "text": "Market on 2026-12-14", "factors": {}}]
+    marked = mentions.mark(results, WEDNESDAY.date(), windows, UTC)
+    by = {r["path"]: r for r in marked}
+    assert marked[0]["path"] == "inside.md" and by["inside.md"]["factors"]["time"] == 1.0
+    assert by["inside.md"]["factors"]["time_reason"] == (
+        "asked what is coming: names 2026-12-10, inside 'next week' (2026-12-07..2026-12-13)")
+    assert by["near.md"]["factors"]["time_reason"] == (
+        "asked what is coming: names 2026-12-14, still to come, outside 'next week' (2026-12-07..2026-12-13)")
+    # outside, by how far: a day after the window is nearly in it, one five weeks on barely above naming none
+    assert 1.0 > by["near.md"]["factors"]["time"] > by["later.md"]["factors"]["time"] > OUTSIDE
+    assert by["none.md"]["factors"]["time"] == OUTSIDE
+    # the same days without a window: any day still to come counts in full, as before
+    plain = mentions.mark([dict(r, factors={}) for r in results], WEDNESDAY.date())
+    assert {r["path"]: r["factors"]["time"] for r in plain} == {"later.md": 1.0, "none.md": OUTSIDE,
+                                                                "inside.md": 1.0, "near.md": 1.0}
+
+
+def test_a_window_ahead_alone_weighs_what_is_outside_it_as_a_time_alone_does():
+    from tachikoma.timeq import OUTSIDE_TIME_ONLY
+
+    windows = timeq.read("what's on next week?", WEDNESDAY)
+    results = [{"path": "near.md", "score": 0.5, "text": "Market on 2026-12-14", "factors": {}},
+               {"path": "none.md", "score": 0.5, "text": "Dentist twice a year", "factors": {}},
+               {"path": "inside.md", "score": 0.2, "text": "Nativity on 10 December", "factors": {}}]
+    marked = mentions.mark(results, WEDNESDAY.date(), windows, UTC, alone=True)
+    assert [(r["path"], r["factors"]["time"]) for r in marked] == [
+        ("inside.md", 1.0), ("near.md", OUTSIDE_TIME_ONLY), ("none.md", OUTSIDE_TIME_ONLY)]
+
+
+def test_a_window_ahead_reaches_past_the_horizon():
+    windows = timeq.read("what is planned in the next two years?", WEDNESDAY)
+    results = [{"path": "far.md", "score": 0.5, "text": "Roof works on 2028-03-01", "factors": {}}]
+    assert mentions.mark(results, WEDNESDAY.date(), windows, UTC)[0]["factors"]["time"] == 1.0
+    assert mentions.day_ahead("Roof works on 2028-03-01", None, WEDNESDAY.date()) is None  # past the 400 days
+
+
+def test_next_week_finds_the_note_naming_a_day_in_it(tmp_path):
+    root = tmp_path / "memory"
+    put(root, "school.md", "# School dates\n\nTheo's nativity: Thursday 10 December, 14:00, in the hall.\n")
+    put(root, "later.md", "# School dates\n\nSchool dates: the spring concert on 2027-03-18 in the hall.\n")
+    put(root, "memory/2026-11-25.md", "# 2026-11-25\n\nSchool dates and the hall: a note of last week.\n")
+    answer = search(root, "which school dates are next week?", "2026-12-02")
+    first = answer["results"][0]
+    assert first["path"] == "school.md" and first["factors"]["time"] == 1.0
+    assert "inside 'next week' (2026-12-07..2026-12-13)" in first["factors"]["time_reason"]
+    assert [(w["phrase"], w["label"], w["ahead"]) for w in answer["time"]] == [
+        ("next week", "2026-12-07..2026-12-13", True)]
+    assert "week" not in answer["keywords"] and "next" not in answer["keywords"]
+    # no time factor on the memories' own dates (none is from next week): last week's note gets only what
+    # naming no day still to come gives
+    note = next(r for r in answer["results"] if r["path"] == "memory/2026-11-25.md")
+    assert note["factors"]["time"] == OUTSIDE
+    assert note["factors"]["time_reason"] == ("asked what is coming: names no day still to come (from 2026-12-02, "
+                                              "within 400 days)")
+
+
+def _ask(root, question: str, as_of: str, limit: int = 5) -> dict:
+    """Index `root` with the hash embedder and ask with a floor no meaning reaches: what keywords or the time
+    decide."""
+    from tachikoma.indexer import runner
+    from tachikoma.search.searcher import Searcher
+
+    runner.run(root, embedder_name="hash")
+    searcher = Searcher(root)
+    try:
+        return searcher.search(question, limit, min_score=0.99, as_of=as_of)
+    finally:
+        searcher.close()
+
+
+def test_a_window_ahead_and_nothing_else_is_answered_by_a_passage_naming_a_day_in_it(tmp_path):
+    # "what's on next week?" held "next" and "week" as keywords, which notes rarely hold: without them, only the
+    # days the passages name tell that a list of next week's appointments answers it
+    root = tmp_path / "memory"
+    put(root, "plans.md", "# Plans\n\n- 2026-12-09: Ros turns 70, lunch in Frome\n- 2027-01-12: orthodontist\n")
+    put(root, "cooking.md", "# Cooking\n\nLentil soup every Sunday.\n")
+    put(root, "bike.md", "# Bike\n\nThe bike needs new brakes before the spring.\n")
+    answer = _ask(root, "what's on next week?", "2026-12-02", limit=1)
+    assert answer["no_good_match"] is False and answer["match"]["answered_by"] == "time"
+    assert answer["match"]["naming_the_time_asked"] == 1
+    assert [r["path"] for r in answer["results"]] == ["plans.md"]
+    # the week after it: no passage names a day in it, so no good match, and the reason says so
+    from tachikoma.humanize import no_match_reason
+
+    after = _ask(root, "what's on the week after next?", "2026-12-02")
+    assert after["no_good_match"] is True and after["results"] == []
+    assert after["match"]["naming_the_time_asked"] == 0
+    assert no_match_reason(after).endswith("and no passage names a day in the time asked about")
+
+
+def test_a_window_ahead_with_other_words_decides_as_before(tmp_path):
+    root = tmp_path / "memory"
+    put(root, "plans.md", "# Plans\n\n- 2026-12-09: Ros turns 70, lunch in Frome\n")
+    put(root, "cooking.md", "# Cooking\n\nLentil soup every Sunday.\n")
+    answer = _ask(root, "which concerts are on next week?", "2026-12-02")  # "concerts": held nowhere
+    assert answer["no_good_match"] is True and "naming_the_time_asked" not in answer["match"]

@@ -220,7 +220,8 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
     which query words a candidate holds (`words_held`); None leaves the word conditions out.
     `windows`: the times the query asks about (`timeq.read`); each chunk's date gives it a time factor.
     `time_only`: the query asks about those times and nothing else ("what happened last week"): a
-    memory from them is a good match (`ranking.match_evidence`).
+    memory from them is a good match (`ranking.match_evidence`); or about a window still to come and nothing
+    else ("what's on next week?", no `windows`): `Searcher.search` decides it from the days passages name.
     `tool_share` (N,): the share of each chunk's keyword score its tool texts gave (`keyword_parts`),
     shown as ``keyword_in_tools`` where it is not 0.
     `multi_qvec`: the query embedded by the multilingual embedder, for the chunks it read (`Snapshot.multi_rows`,

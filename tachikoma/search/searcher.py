@@ -254,12 +254,16 @@ class Searcher:
                                 | (tool_words_held(store, untimed, ids) if tool_matches else False))
             coverage = lambda: keyword_coverage(store, untimed, snap, matches, counts,  # noqa: E731 (only if needed)
                                                 tool_matches, held)
-            time_only = bool(windows) and not query_terms(untimed, skip=STOPWORDS)
+            time_only = bool(windows or ahead) and not query_terms(untimed, skip=STOPWORDS)
+            # A window still to come and nothing else ("what's on next week?"): a passage naming a day inside
+            # it answers it, which only its text tells (`mentions`), so "no good match" is decided after.
+            ahead_only = time_only and not windows
             ranked = max(limit, mentions.CANDIDATES) if coming else limit
             rank = lambda snap, keyword, tool_share, **more: self._rank_existing(  # noqa: E731 (ranked twice at most)
                 snap, qvec, ranked, config, filters, now, keyword, floor, words=words, coverage=coverage,
                 windows=windows, tool_share=tool_share if tool_matches else None, quick_qvec=quick_qvec,
-                decide=decide, time_only=time_only, multi_qvec=multi_qvec, language=language or "", **more)
+                decide=decide and not ahead_only, time_only=time_only, multi_qvec=multi_qvec, language=language or "",
+                **more)
             gather = widen and gathers_in(query, language)
             answer, hidden = rank(snap, keyword, tool_share, gather=config.search.feedback_files if gather else 0)
             if rows is not None and answer["feedback"] is not None:
@@ -286,7 +290,12 @@ class Searcher:
                     path, int(snap.chunk_ids[pos]), tool_matches, tool_words,
                     excerpt=factors["keyword_in_tools"] >= TOOL_EXCERPT_SHARE)
         if coming:
-            results = mentions.mark(results, now.date())[:limit]
+            results = mentions.mark(results, now.date(), ahead, now.tzinfo, alone=ahead_only)
+        if ahead_only and answer["match"]["answered_by"] is None:  # of all it ranked, not the `limit` shown
+            named = answer["match"]["naming_the_time_asked"] = sum(r["factors"]["time"] >= 1.0 for r in results)
+            answer["match"]["answered_by"] = "time" if named else None
+            results = results if named or not decide else []
+        results = results[:limit]
         english_read = multi_qvec is not None and snap.multi_rows is not None and bool((snap.multi_language == "").any())
         if self.multilingual_error:  # the passages it read are searched with this embedder's meaning instead
             answer["match"]["multilingual_unavailable"] = self.multilingual_error
