@@ -112,6 +112,9 @@ FOREIGN_NEXT_BY_LANGUAGE = {
                "다음 달": ("next", "month"), "다음달": ("next", "month"), "내년": ("next", "year")},
 }
 FOREIGN_NEXT = {phrase: said for words in FOREIGN_NEXT_BY_LANGUAGE.values() for phrase, said in words.items()}
+#: The language of each "this week" and "next week" (`tense.past_in` reads the past by it).
+PHRASE_LANGUAGE = {phrase: language for table in (FOREIGN_THIS_LAST_BY_LANGUAGE, FOREIGN_NEXT_BY_LANGUAGE)
+                   for language, words in table.items() for phrase in words}
 #: The words before "days|weeks|months|years" that make them a window still to come, by language ("in den
 #: nächsten drei Tagen", "dans les trois prochains jours", "en los próximos seis meses", "nei prossimi giorni", "de
 #: komende weken"; a number or none: a few), and the units said so (plural; "am nächsten Tag" is the day after
@@ -122,6 +125,11 @@ NEXT_WORD_LANGUAGE = {
     "prossime": "Italian", "komende": "Dutch", "volgende": "Dutch", "今後": "Japanese", "これから": "Japanese",
     "この先": "Japanese", "向こう": "Japanese", "未来": "Chinese", "接下来": "Chinese", "接下來": "Chinese",
     "今后": "Chinese", "往后": "Chinese", "앞으로": "Korean", "향후": "Korean"}
+#: One of these is in every window still to come, in any language (lower case): a question holding none is not
+#: read for one (four patterns fewer for nearly every question; `tests/test_ahead.py` checks the tables).
+AHEAD_HINTS = ("next", "coming", "upcoming", "nächst", "naechst", "kommend", "prochain", "próxim", "proxim",
+               "que vie", "que vem", "prossim", "volgend", "komend", "来", "下", "明年", "다음", "내년", "今後", "これから",
+               "この先", "向こう", "未来", "接下", "今后", "往后", "앞으로", "향후")
 FOREIGN_NEXT_UNITS = ("tage", "tagen", "wochen", "monate", "monaten", "jahre", "jahren", "jours", "semaines", "mois",
                       "ans", "années", "días", "dias", "semanas", "meses", "años", "anos", "giorni", "settimane",
                       "mesi", "anni", "dagen", "weken", "maanden", "jaren")

@@ -63,9 +63,9 @@ from . import ahead as _coming
 from .function_words import question_language
 from .tense import ahead as _ahead
 from .tense import past_in as _past_in
-from .time_words import (FOREIGN_DAYS, FOREIGN_MONTH_LEADS, FOREIGN_MONTHS, FOREIGN_NEXT, FOREIGN_NEXT_BY_LANGUAGE,
-                         FOREIGN_NEXT_UNITS, FOREIGN_NUMBERS, FOREIGN_THIS_LAST, FOREIGN_THIS_LAST_BY_LANGUAGE,
-                         FOREIGN_UNIT_OF, IN_MONTHS, ITALIAN_LEADS, ITALIAN_MONTHS, NEXT_WORD_LANGUAGE)
+from .time_words import (AHEAD_HINTS, FOREIGN_DAYS, FOREIGN_MONTH_LEADS, FOREIGN_MONTHS, FOREIGN_NEXT,
+                         FOREIGN_NEXT_UNITS, FOREIGN_NUMBERS, FOREIGN_THIS_LAST, FOREIGN_UNIT_OF, IN_MONTHS,
+                         ITALIAN_LEADS, ITALIAN_MONTHS, NEXT_WORD_LANGUAGE, PHRASE_LANGUAGE)
 from .timewindow import DAY, MAX_YEAR, MIN_YEAR, Window, end_of_day, month_end, parse_as_of  # noqa: F401 (its own)
 from .timewindow import days as _days
 from .timewindow import month as _month
@@ -177,6 +177,8 @@ def _words(words) -> re.Pattern:
 
 _FOREIGN_NUMBER = r"(\d{1,3}|" + _alternatives(n for n in FOREIGN_NUMBERS if _latin(n)) + ")"
 _LATIN_UNITS = [w for w in FOREIGN_UNIT_OF if _latin(w)]
+#: French says the number before "prochains" ("les trois prochains jours"), the other languages after.
+_FRENCH_NUMBER = r"(\d{1,3}|une|un|deux|trois|quatre|cinq|six|sept|huit|neuf|dix)"
 #: Korean "ago": 전 as a word of its own, alone or with a particle ("3일 전", "3일 전에", "2주 전쯤"), not
 #: the first syllable of another word ("5일 전화": the call on the 5th, "1년 전체": the whole year).
 _KOREAN_AGO = r"전(?![\uac00-\ud7a3])|전(?=에|엔|부터|까지|쯤|의|인|만|도|이었|이야)"
@@ -191,9 +193,9 @@ _FOREIGN_PATTERNS = {
     # A Korean word is one when no syllable but a particle follows ("다음 주에"; "다음 주소" is the next address).
     "foreign_ahead": re.compile(_words(FOREIGN_NEXT).pattern + r"(?=[^\uac00-\ud7a3]|$|에|엔|은|는|의|까지|부터|도|쯤|내|중)",
                                 re.IGNORECASE),
-    # (a number) next (a number) units; CJK: next, a number, a unit. Groups: 1-4 and 5-7.
+    # (a number: French) next (a number) units; CJK: next, a number, a unit. Groups: 1-4 and 5-7.
     "foreign_next_n": re.compile(
-        r"\b(?:" + _FOREIGN_NUMBER + r"\s+)?(" + _alternatives(w for w in NEXT_WORD_LANGUAGE if _latin(w)) + r")\s+(?:"
+        r"\b(?:" + _FRENCH_NUMBER + r"\s+)?(" + _alternatives(w for w in NEXT_WORD_LANGUAGE if _latin(w)) + r")\s+(?:"
         + _FOREIGN_NUMBER + r"\s+)?(" + _alternatives(FOREIGN_NEXT_UNITS) + r")\b|("
         + _alternatives(w for w in NEXT_WORD_LANGUAGE if not _latin(w)) + r")\s*(\d{1,3}|[一二两兩三四五六七八九十]|[한두세네])"
         + r"\s*(" + _alternatives(w for w in FOREIGN_UNIT_OF if not _latin(w)) + ")", re.IGNORECASE),
@@ -273,6 +275,8 @@ def names_day_ahead(query: str, as_of: datetime, language: str | None = None) ->
     tz, today, now = as_of.tzinfo, as_of.date(), as_of.timestamp()
     taken = np.zeros(len(query) + 1, dtype=bool)
     for kind, pattern in PATTERNS:
+        if kind in _AHEAD_KINDS:  # a window still to come names no month or day, and overlaps none
+            continue
         for m in pattern.finditer(query):
             if taken[m.start():m.end()].any():
                 continue
@@ -321,7 +325,11 @@ def read_spans(query: str, as_of: datetime, ahead: bool | None = None) -> list[t
     # The past tense rules a window still to come out, told by the question's language, else the window's own.
     language = functools.cache(lambda: question_language(query))
     past = functools.cache(lambda said_in=None: _past_in(query, language() or said_in))
+    lowered = query.lower()
+    hinted = any(word in lowered for word in AHEAD_HINTS)
     for kind, pattern in PATTERNS:
+        if kind in _AHEAD_KINDS and not hinted:
+            continue
         for m in pattern.finditer(query):
             if taken[m.start():m.end()].any():
                 continue
@@ -534,9 +542,8 @@ def _resolve(kind: str, m: re.Match, text: str, today: date, now: float, tz, ahe
 
 
 def _this_ahead(which: str, unit: str, today: date, ahead, past=lambda: False) -> bool:
-    """Whether "this week|weekend|month|year" is the rest of it, still to come: in a question about what is
-    coming (`ahead()`), and "this weekend" asked on a weekday in any question not in the past tense ("what's on
-    this weekend" on a Friday: the one that has not begun)."""
+    """Whether "this week|weekend|month|year" is the rest of it: asked about what is coming (`ahead()`), and "this
+    weekend" on a weekday in any question not in the past tense (on a Friday, the one that has not begun)."""
     return which == "this" and (ahead() or unit == "weekend" and today.weekday() < 5 and not past())
 
 
@@ -596,15 +603,10 @@ def _ago(n: int, unit: str, today: date, tz, phrase: str) -> Window:
     return _days(centre - slack, min(centre + slack, today), tz, phrase)
 
 
-_PHRASE_LANGUAGE = {phrase: language for table in (FOREIGN_THIS_LAST_BY_LANGUAGE, FOREIGN_NEXT_BY_LANGUAGE)
-                    for language, words in table.items() for phrase in words}
-
-
 def _phrase_language(kind: str, m: re.Match) -> str | None:
-    """The language of "next week" or "this week" said in another language ("nächste Woche": German); None:
-    English."""
+    """The language of "next week" or "this week" said in another language ("nächste Woche": German), or None."""
     if kind in ("foreign_ahead", "foreign_this_last"):
-        return _PHRASE_LANGUAGE.get(" ".join(m.group(1).lower().split()))
+        return PHRASE_LANGUAGE.get(" ".join(m.group(1).lower().split()))
     if kind == "foreign_next_n":
         return NEXT_WORD_LANGUAGE.get((m.group(2) or m.group(5)).lower())
     return None

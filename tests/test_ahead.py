@@ -274,3 +274,12 @@ def test_a_window_ahead_with_other_words_decides_as_before(tmp_path):
     put(root, "cooking.md", "# Cooking\n\nLentil soup every Sunday.\n")
     answer = _ask(root, "which concerts are on next week?", "2026-12-02")  # "concerts": held nowhere
     assert answer["no_good_match"] is True and "naming_the_time_asked" not in answer["match"]
+
+
+def test_every_window_ahead_holds_a_hint():
+    # a question holding no word of `AHEAD_HINTS` is not read for a window still to come: each table's phrase
+    # must hold one, and the English patterns' "next", "coming" and "upcoming" are hints themselves
+    from tachikoma.time_words import AHEAD_HINTS, FOREIGN_NEXT, NEXT_WORD_LANGUAGE
+
+    for phrase in [*FOREIGN_NEXT, *NEXT_WORD_LANGUAGE, "next", "coming", "upcoming"]:
+        assert any(word in phrase.lower() for word in AHEAD_HINTS), phrase
