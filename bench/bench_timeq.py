@@ -10,6 +10,9 @@ model is timed), warm searches side by side:
 * ``off, time words`` / ``on, time words``: the queries with a time phrase appended ("last week",
   "in March", ...), read or not: the words cost keyword lookups either way; reading them adds the
   time factor of every chunk. Compare these two rows with each other.
+* ``off, ahead words`` / ``on, ahead words``: the queries with a window still to come appended ("next week",
+  "in the next six months", "nächste Woche", ...): read, they make a question about what is coming, whose 30
+  best passages are read for the days they name and ranked against the window (`mentions`).
 
 Then the parsers alone on a labelled list of phrases (`timeq.read` and, when it is installed,
 dateparser's ``search_dates``): time per query, dates found in phrases that are not dates, and
@@ -41,6 +44,8 @@ from tachikoma.search.searcher import Searcher  # noqa: E402 (imported after sys
 AS_OF = datetime(2026, 3, 25, 12, 0, tzinfo=timezone.utc)
 TIME_PHRASES = ["last week", "in March", "on 2026-02-10", "two weeks ago", "yesterday", "last Saturday",
                 "in October 2025", "recently", "last month", "since January"]
+AHEAD_PHRASES = ["next week", "this coming week", "in the next six months", "the week after next", "next month",
+                 "over the coming weeks", "nächste Woche", "la semaine prochaine", "来週", "next Tuesday"]
 #: Phrases that hold a time, and phrases that hold none (numbers, versions, a modal "May").
 WITH_TIME = ["what did we decide in March", "what happened on 2026-03-22", "what did we change last week",
              "which book did I finish a week ago", "jewelry I got last Saturday", "what did I do two weeks ago",
@@ -65,16 +70,20 @@ def search_rows(files: int, chunks_per_file: int, dim: int, n: int) -> list[tupl
         rng = random.Random(2)
         plain = [words(rng, rng.randrange(2, 7)) for _ in range(n)]
         timed = [f"{q} {TIME_PHRASES[i % len(TIME_PHRASES)]}" for i, q in enumerate(plain)]
+        coming = [f"{q} {AHEAD_PHRASES[i % len(AHEAD_PHRASES)]}" for i, q in enumerate(plain)]
         on = Config()
         off = replace(on, search=replace(on.search, time_reading=False))
         searcher = Searcher(root, on, embedder=embedder)
         searcher.search(plain[0], 10, now=AS_OF)  # warm: the snapshot is loaded
-        rows = {"off": [], "on, no time": [], "off, time words": [], "on, time words": []}
+        rows = {"off": [], "on, no time": [], "off, time words": [], "on, time words": [], "off, ahead words": [],
+                "on, ahead words": []}
         for _ in range(3):  # interleaved rounds, so load changes hit every row alike
             rows["off"] += warm_ms(searcher, plain, off)
             rows["on, no time"] += warm_ms(searcher, plain, on)
             rows["off, time words"] += warm_ms(searcher, timed, off)
             rows["on, time words"] += warm_ms(searcher, timed, on)
+            rows["off, ahead words"] += warm_ms(searcher, coming, off)
+            rows["on, ahead words"] += warm_ms(searcher, coming, on)
         searcher.close()
         return [(name, statistics.median(values)) for name, values in rows.items()]
     finally:
@@ -116,12 +125,12 @@ def main() -> None:
     args = parser.parse_args()
     rows = search_rows(args.files, args.chunks_per_file, args.dim, args.queries)
     base = rows[0][1]
-    timed_base = rows[2][1]
+    references = {"time words": ("off, time words", rows[2][1]), "ahead words": ("off, ahead words", rows[4][1])}
     print(f"warm search, rank time (median of {3 * args.queries} each, {args.files} files × "
           f"{args.chunks_per_file} chunks, dim {args.dim}; the machine may be loaded: read the ratios)")
     for name, ms in rows:
-        reference = timed_base if "time words" in name else base
-        print(f"  {name:16} {ms:8.2f} ms   × {ms / reference:.2f} of {'off, time words' if 'time words' in name else 'off'}")
+        said, reference = next((ref for words_, ref in references.items() if words_ in name), ("off", base))
+        print(f"  {name:16} {ms:8.2f} ms   × {ms / reference:.2f} of {said}")
     print("\nparsers on the labelled phrases "
           f"({len(WITH_TIME)} with a time, {len(WITHOUT_TIME)} without):")
     for row in parser_rows():
