@@ -56,9 +56,9 @@ FOUND = [
 ]
 
 
-def _memory(root: Path) -> Path:
+def _memory(root: Path, notes: dict[str, str] = NOTES) -> Path:
     root.mkdir()
-    for name, text in NOTES.items():
+    for name, text in notes.items():
         (root / name).write_text(text, encoding="utf-8")
     return root
 
@@ -264,23 +264,16 @@ COMPOUNDS = {
 }
 
 
-def _compounds(root: Path) -> Path:
-    root.mkdir()
-    for name, text in COMPOUNDS.items():
-        (root / name).write_text(text, encoding="utf-8")
-    return root
-
-
 def _scores(store, query: str) -> dict[str, float]:
     spans = store.chunk_spans()
     return {spans[i][0]: score for i, score in keyword_search(store, query, len(spans), None)}
 
 
 def test_a_word_found_nowhere_finds_the_words_it_begins_on_both_engines(tmp_path, url, monkeypatch):
-    lite = _compounds(tmp_path / "lite")
+    lite = _memory(tmp_path / "lite", COMPOUNDS)
     runner.run(lite, embedder_name="hash")
     monkeypatch.setenv(STORE_ENV, url)
-    shared = _compounds(tmp_path / "shared")
+    shared = _memory(tmp_path / "shared", COMPOUNDS)
     runner.run(shared, embedder_name="hash")
     with locate(shared).open(readonly=True) as on_postgres:
         monkeypatch.delenv(STORE_ENV)
@@ -299,7 +292,7 @@ def test_a_word_found_nowhere_finds_the_words_it_begins_on_both_engines(tmp_path
 
 
 def test_a_stemmed_or_short_word_is_no_prefix(tmp_path):
-    root = _compounds(tmp_path / "memory")
+    root = _memory(tmp_path / "memory", COMPOUNDS)
     runner.run(root, embedder_name="hash")
     with locate(root).open(readonly=True) as store:
         # "party" is stored "parti": its prefix would find "partial"; "wate" (4 letters) is too short to begin a
@@ -319,7 +312,7 @@ def test_an_identifier_is_one_word():
 
 
 def test_the_search_finds_a_compound_by_its_first_part_and_says_so(tmp_path):
-    root = _compounds(tmp_path / "memory")
+    root = _memory(tmp_path / "memory", COMPOUNDS)
     runner.run(root, embedder_name="hash")
     searcher = Searcher(root)
     try:

@@ -41,24 +41,25 @@ def _scratch_db() -> sqlite3.Connection:
     return db
 
 
-def stems(text: str) -> list[str]:
-    """The words of `text` as the keyword index stores them (folded, porter-stemmed: "Parties" -> "parti"),
-    in alphabetical order. Uses this thread's in-memory FTS5 table, never the index."""
+def _holding(text: str) -> sqlite3.Connection:
+    """`_scratch_db` holding `text` alone."""
     db = _scratch_db()
     with db:
         db.execute("DELETE FROM t")
         db.execute("INSERT INTO t(text) VALUES (?)", (text,))
-        return [row[0] for row in db.execute("SELECT term FROM v")]
+    return db
+
+
+def stems(text: str) -> list[str]:
+    """The words of `text` as the keyword index stores them (folded, porter-stemmed: "Parties" -> "parti"),
+    in alphabetical order. Uses this thread's in-memory FTS5 table, never the index."""
+    return [row[0] for row in _holding(text).execute("SELECT term FROM v")]
 
 
 def highlight(text: str, terms: list[str], open_mark: str, close_mark: str) -> str | None:
     """`text` with each word that keyword search matches for any of `terms` between the marks,
     tokenised exactly like the keyword index (porter stemming: "retry" marks "retries"); None when
     nothing matches. Uses this thread's in-memory FTS5 table, never the index."""
-    db = _scratch_db()
-    with db:
-        db.execute("DELETE FROM t")
-        db.execute("INSERT INTO t(text) VALUES (?)", (text,))
-        row = db.execute("SELECT highlight(t, 0, ?, ?) FROM t WHERE t MATCH ?",
-                         (open_mark, close_mark, keyword_expression(terms))).fetchone()
+    row = _holding(text).execute("SELECT highlight(t, 0, ?, ?) FROM t WHERE t MATCH ?",
+                                 (open_mark, close_mark, keyword_expression(terms))).fetchone()
     return None if row is None else row[0]
