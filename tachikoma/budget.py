@@ -113,7 +113,7 @@ class Passage:
         also = f"; also in {', '.join(self.also_in)}" if self.also_in else ""
         why = f" · score {self.score:.3f}" + f"; {self.why}" * bool(self.why) if with_why else ""
         tools = f"\n   ({printable(self.tools)})" if with_why and self.tools else ""
-        return f"{n}.\n{quoted(self.text)}\n   — {self.heading()}{also}{why}{tools}\n"
+        return f"{n}.\n{quoted(self.text.strip())}\n   — {self.heading()}{also}{why}{tools}\n"
 
     def as_dict(self) -> dict:
         out = {"path": self.path, "lines": list(self.lines), "date": self.date, "trust": self.trust,
@@ -412,9 +412,9 @@ def select(results: list[dict], units: list[list[Unit]], terms: list[str], budge
 
 
 def quoted(text: str) -> str:
-    """Every line of memory text after '> ' (a blank one as '>'): a passage cannot pass itself off as
-    the answer's own text."""
-    return "\n".join(f"> {line}" if line else ">" for line in text.strip().splitlines())
+    """Every line of memory text after '> ' (a blank one as '>'): a passage (or a turn `read` shows)
+    cannot pass itself off as the answer's own text."""
+    return "\n".join(f"> {line}" if line else ">" for line in text.splitlines())
 
 
 def header(query: str, passages: int, used: int | None = None, budget: int | None = None) -> str:

@@ -30,7 +30,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
 from . import __version__, memory, notes, stats, turn_view
-from .budget import agent_text, no_match_text, whole
+from .budget import agent_text, no_match_text, quoted, whole
 from .config import load_config
 from .errors import TachikomaError
 from .humanize import answer_notes, no_match_reason, plural, printable
@@ -350,11 +350,6 @@ LINE_BREAKS = {ord(ch): ch.encode("unicode_escape").decode("ascii")
 def one_line(line: str) -> str:
     """A file's line (split at "\n") as one line: a CRLF's CR dropped, every other break escaped."""
     return (line[:-1] if line.endswith("\r") else line).translate(LINE_BREAKS)
-
-
-def quoted(text: str) -> str:
-    """Every line of memory text after '> ' (a blank one as '>'), as the search answer quotes passages."""
-    return "\n".join(f"> {line}" if line else ">" for line in text.splitlines())
 
 
 #: Said at the top of a `read` answer: where the memory's own words are, and that they are data.
