@@ -1,8 +1,8 @@
 """The days a window still to come spans: "next week", "this coming week", "in the next six months", "the week
-after next", "next Tuesday", and "this week" in a question about what is coming (the rest of it). `timeq` reads
-the words (in every language `time_words` knows: "nächste Woche", "la semaine prochaine", "来週", "다음 주") and
-makes each such span a window ahead (`timeq.Window.ahead`); this module only counts the days, from the day the
-question is asked.
+after next", "next Tuesday", "tomorrow", "in two weeks", and "this week" in a question about what is coming (the
+rest of it). `timeq` reads the words (in every language `time_words` knows: "nächste Woche", "la semaine
+prochaine", "来週", "다음 주", "morgen") and makes each such span a window ahead (`timeq.Window.ahead`); this
+module only counts the days, from the day the question is asked.
 
 Weeks run Monday to Sunday, as "last week" does (`timeq`):
 
@@ -18,6 +18,9 @@ Weeks run Monday to Sunday, as "last week" does (`timeq`):
 * **next month** / **next year**: the calendar month or year after this one (the one after that: "the month
   after next"); **this month** / **this year** asked ahead: today to its last day; **the coming month** / **year**:
   today and the 31 / 365 days after it;
+* **tomorrow**, **the day after tomorrow** ("morgen", "après-demain", "明日", "모레"): that day;
+* **in N days, weeks, months or years** ("in two weeks", "dans deux semaines", "2週間後"): that day give or take
+  half a unit (a day for days), as "N weeks ago" is back; **within N weeks**: today up to then;
 * **in the next N days, weeks, months or years** ("over the next few weeks", "in the coming months": a few, 3;
   "in the next week": one): today and N units after it;
 * **next Tuesday**: the coming Tuesday and the Tuesday a week after it, when the coming one is in this week (people
@@ -73,6 +76,14 @@ def span(which: str, unit: str, today: date) -> tuple[date, date]:
 def next_units(n: int, unit: str, today: date) -> tuple[date, date]:
     """"In the next `n` `unit`s": today and `n` units after it."""
     return today, today + timedelta(days=round(n * UNIT_DAYS[unit]))
+
+
+def in_units(n: int, unit: str, today: date) -> tuple[date, date]:
+    """"In `n` `unit`s": that day give or take half a unit (a day for days), from today on, as "`n` `unit`s ago"
+    is back (`timeq`)."""
+    centre = today + timedelta(days=round(n * UNIT_DAYS[unit]))
+    slack = timedelta(days=1 if unit == "day" else round(UNIT_DAYS[unit] / 2))
+    return max(today, centre - slack), centre + slack
 
 
 def weekday(target: int, today: date, next_said: bool) -> tuple[date, date]:

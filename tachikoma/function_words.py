@@ -33,7 +33,7 @@ def _spellings(text: str) -> frozenset[str]:
 QUESTION_WORDS_DE = _spellings("""
 passiert passierte passieren geschehen geschah los sagen sagt sagte gesagt erzählen erzählt erzählte
 wissen weiß wusste erinnern erinnere erinnert notiert notierte notieren aufgeschrieben aufschreiben
-meint meinte gemeint bedeutet heißt gemacht getan erledigt etwas jemand irgendwas
+meint meinte gemeint bedeutet heißt gemacht getan erledigt etwas jemand irgendwas steht ansteht anstehen
 """)
 QUESTION_WORDS_FR = _spellings("passé dit raconté noté appelle quelqu quelque")
 QUESTION_WORDS_ES = _spellings("pasó dijo dicho contó anoté apunté llama alguien hice hecho")
@@ -50,7 +50,7 @@ ich du er sie es wir ihr mich mir dich dir ihn ihm uns euch sich man
 mein meine meinen meinem meiner dein deine sein seine seinen seinem seiner ihre ihren ihrem ihrer
 unser unsere unseren unserem unserer euer eure
 nicht noch schon auch nur sehr dass ob wenn als dann da hier dort so jetzt immer wieder viel viele
-hab
+hab heute gestern vorgestern morgen übermorgen
 """) | QUESTION_WORDS_DE
 
 FRENCH = _spellings("""
@@ -60,7 +60,7 @@ qui que qu quoi quand où comment pourquoi combien quel quelle quels quelles leq
 ce cet cette ces c ça cela il elle ils elles on nous vous je j tu me m te t se s lui leur leurs y en
 mon ma mes ton ta tes son sa ses notre nos votre vos
 dans sur sous pour par avec sans chez entre vers depuis pendant avant après
-ne n pas plus très aussi déjà encore toujours
+ne n pas plus très aussi déjà encore toujours aujourd hui demain
 """) | QUESTION_WORDS_FR
 
 SPANISH = _spellings("""
@@ -72,20 +72,21 @@ que qué quien quién quienes cuándo cuando dónde donde cómo como cuál cual 
 cuántas
 mi mis tu tus su sus nuestro nuestra nuestros nuestras vuestro vuestra
 yo tú él ella ellos ellas nosotros nosotras usted ustedes me te se le les nos os
-no muy más también ya todavía aún
+no muy más también ya todavía aún hoy ayer mañana tengo tenemos tienes
 """) | QUESTION_WORDS_ES
 
 ITALIAN = _spellings("""
 il lo la i gli le un uno una di del dello della dei degli delle da dal dalla dai in nel nella nei con
 su sul sulla per tra fra e ed o ma anche che chi cui non è sono era erano ha hanno ho abbiamo essere
 questo questa quello quella come dove quando perché più molto già ancora sempre mio mia tuo tua suo sua
-nostro nostra
+nostro nostra oggi ieri domani dopodomani cosa
 """)
 
 PORTUGUESE = _spellings("""
 o a os as um uma uns umas de do da dos das em no na nos nas por pelo pela pelos pelas para com sem
 e ou mas que quem qual quando onde como porque não é são era eram foi foram ser está estão estava tem
 têm tinha há meu minha seu sua nosso nossa você vocês ele ela eles elas eu muito mais também já ainda
+hoje ontem amanhã tenho temos
 """)
 
 DUTCH = _spellings("""
@@ -93,6 +94,7 @@ de het een en of maar want dus van in op aan met voor door bij naar uit over ond
 is zijn was waren ben bent heeft hebben had hadden wordt worden werd kan kunnen moet moeten zal zullen
 wil willen ik jij je hij zij ze wij we jullie u mijn jouw zijn haar ons onze hun niet geen ook nog al
 wel er hier daar dat dit deze die wie wat waar wanneer hoe waarom
+vandaag gisteren eergisteren morgen overmorgen heb hebt
 """)
 
 #: The languages whose function words tell a query's or a passage's language (`language_of`,
@@ -103,6 +105,17 @@ ANY_FUNCTION_WORD = frozenset().union(*LANGUAGES.values())
 #: The languages' names, as a message names them.
 LANGUAGE_NAMES = {"de": "German", "fr": "French", "es": "Spanish", "it": "Italian", "pt": "Portuguese",
                   "nl": "Dutch"}
+#: The words of a question in Japanese, Chinese or Korean that ask, not say what about ("什么", "뭐", "あります").
+CJK_QUESTION_WORDS = ("ありますか", "あります", "何時", "ですか", "です", "なに", "何", "什么", "什麼", "几点", "幾點",
+                      "我们", "我們", "有", "吗", "嗎", "呢", "是", "我", "뭐가", "뭐야", "뭐", "무엇", "있어요", "있나요",
+                      "있어", "있나", "있니", "몇 시", "나")
+
+
+def function_words_of(language: str | None) -> frozenset[str]:
+    """The function words of the language `question_language` names ("German"); empty for English or any other."""
+    return LANGUAGES.get(next((code for code, name in LANGUAGE_NAMES.items() if name == language), ""), frozenset())
+
+
 #: What a text written mostly in a script other than Latin is read as (`segment.dominant_script`); another
 #: script is "a <script>-script language".
 SCRIPT_LANGUAGES = {"Han": "Chinese", "Japanese": "Japanese", "Hangul": "Korean", "Greek": "Greek",

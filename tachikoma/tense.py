@@ -28,8 +28,8 @@ _PAST = re.compile(r"\b(?:did|didn't|was|wasn't|were|weren't|had|hadn't|happened
 _CUES = {
     "German": (r"\b(?:wird|werden|wirst|kommt|kommen|kommende[nrs]?|nächste[nmrs]?|naechste[nmrs]?|geplant|"
                r"ansteht|anstehen|anstehende[nmrs]?|bevorstehende[nmrs]?|fällig|vorgesehen|demnächst|bald)\b",
-               r"\b(?:war|waren|warst|hatte|hatten|wurde|wurden|gewesen|passiert|kam|kamen|gab|habe|hab|hast|hat|"
-               r"haben|habt|gekommen|gegangen|gefahren|geflogen|geblieben|geworden)\b"),
+               r"\b(?:war|waren|warst|hatte|hatten|wurde|wurden|gewesen|passiert|kam|kamen|gab|"
+               r"gekommen|gegangen|gefahren|geflogen|geblieben|geworden)\b"),
     "French": (r"\b(?:prochaine?s?|vais|vas|va|vont|vient|viennent|planifiée?s?|sera|seront|aura|auront|"
                r"prévue?s?|à\s+venir|bientôt|doit|doivent)\b",
                r"\b(?:était|étaient|avait|avaient|été|fut|passée?s?|il\s+y\s+a\s+(?:\d|un|une|deux|trois|quelques|"
@@ -53,7 +53,7 @@ _CUES = {
                 r"visto|chiesto|risposto|letto|speso|perso|scelto|aperto|discusso|rimasto)|(?:sono|sei|è|siamo|siete)\s+"
                 r"(?:andat|venut|partit|arrivat|tornat|uscit|rimast)[oaie])\b"),
     "Dutch": (r"\b(?:volgende|komt|komen|wordt|worden|zal|zullen|gepland|binnenkort)\b",
-              r"\b(?:was|waren|had|hadden|gebeurd|geleden|werd|werden|heb|hebt|heeft|hebben|zei|zeiden|deed|deden|"
+              r"\b(?:was|waren|had|hadden|gebeurd|geleden|werd|werden|zei|zeiden|deed|deden|"
               r"ging|gingen|kwam|kwamen|kocht|kochten|vond|vonden|gaf|gaven|besloot|besloten|zag|zagen|gekomen|"
               r"gegaan|geweest|gebleven)\b"),
     # A verb's past ("言った", "決めた", "書いた"), not "したい" (want to), "いただく", "午前" (morning), "名前" (name)
@@ -67,6 +67,15 @@ _CUES = {
 # reads the other's words too.
 _CUES["Spanish"] = _CUES["Portuguese"] = tuple(f"{es}|{pt}" for es, pt in zip(_CUES["Spanish"], _CUES["Portuguese"]))
 _CUES = {language: (re.compile(ahead, re.I), re.compile(back, re.I)) for language, (ahead, back) in _CUES.items()}
+#: German "haben" and Dutch "hebben" say the past only with a participle ("Was hat Anna gesagt?", "Wat heeft
+#: Sam besloten?"); alone they are "to have": "Was habe ich morgen?", "Wat heb ik morgen?" ask what is coming.
+_PERFECT = {
+    "German": (re.compile(r"\b(?:habe|hab|hast|hat|haben|habt)\b", re.I),
+               re.compile(r"\b(?:(?:auf|ein|an|ab|aus|mit|zu|vor|nach|weg|zurück|los|fest|um|durch)?ge\w{2,}(?:t|en)|\w{3,}iert|(?:be|er|ver|zer|ent|emp|miss)\w{2,}t|bekommen|vergessen|"
+                          r"besprochen|entschieden|verloren|verstanden|beschlossen|erhalten|empfohlen)\b", re.I)),
+    "Dutch": (re.compile(r"\b(?:heb|hebt|heeft|hebben)\b", re.I),
+              re.compile(r"\b(?:ge\w{2,}(?:d|t|en)|(?:be|ver|ont|her|er)\w{2,}(?:d|t|en))\b", re.I)),
+}
 
 
 def ahead(text: str) -> bool:
@@ -77,10 +86,18 @@ def ahead(text: str) -> bool:
 
 def ahead_in(text: str, language: str | None) -> bool:
     """`ahead` for a text whose language (`function_words.question_language`) the caller has told already."""
-    future, past = _CUES.get(language, (_FUTURE, _PAST))
-    return bool(future.search(text)) and not past.search(text)
+    return bool(_CUES.get(language, (_FUTURE, _PAST))[0].search(text)) and not past_in(text, language)
 
 
 def past_in(text: str, language: str | None) -> bool:
     """Whether `text`, in `language` (told by the caller), speaks of the past ("did", "was", "hat … gesagt")."""
-    return bool(_CUES.get(language, (_FUTURE, _PAST))[1].search(text))
+    if _CUES.get(language, (_FUTURE, _PAST))[1].search(text):
+        return True
+    have, participle = _PERFECT.get(language, (None, None))
+    return have is not None and bool(have.search(text)) and bool(participle.search(text))
+
+
+def without_cues(text: str, language: str | None) -> str:
+    """`text` with the words that say only that something is still to come blanked out ("due", "planned",
+    "geplant", "予定": `_FUTURE` and the language's own, `_CUES`)."""
+    return _CUES.get(language, (_FUTURE, _PAST))[0].sub(" ", text)

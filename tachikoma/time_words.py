@@ -112,8 +112,33 @@ FOREIGN_NEXT_BY_LANGUAGE = {
                "다음 달": ("next", "month"), "다음달": ("next", "month"), "내년": ("next", "year")},
 }
 FOREIGN_NEXT = {phrase: said for words in FOREIGN_NEXT_BY_LANGUAGE.values() for phrase, said in words.items()}
-#: The language of each "this week" and "next week" (`tense.past_in` reads the past by it).
-PHRASE_LANGUAGE = {phrase: language for table in (FOREIGN_THIS_LAST_BY_LANGUAGE, FOREIGN_NEXT_BY_LANGUAGE)
+#: "Tomorrow" and "the day after tomorrow" by language: how many days ahead. German "morgen" is Dutch's too;
+#: it and Spanish "mañana" also mean "morning" after an article or "heute", "esta" (`MORNING_BEFORE`).
+FOREIGN_TOMORROW_BY_LANGUAGE = {
+    "German": {"morgen": 1, "übermorgen": 2, "uebermorgen": 2},
+    "French": {"demain": 1, "après-demain": 2, "apres-demain": 2, "après demain": 2},
+    "Spanish": {"mañana": 1, "pasado mañana": 2},
+    "Portuguese": {"amanhã": 1, "depois de amanhã": 2},
+    "Italian": {"domani": 1, "dopodomani": 2, "dopo domani": 2},
+    "Dutch": {"overmorgen": 2},
+    "Japanese": {"明日": 1, "あした": 1, "明後日": 2, "あさって": 2},
+    "Chinese": {"明天": 1, "后天": 2, "後天": 2},
+    "Korean": {"내일": 1, "모레": 2},
+}
+FOREIGN_TOMORROW = {phrase: n for words in FOREIGN_TOMORROW_BY_LANGUAGE.values() for phrase, n in words.items()}
+#: The word before "morgen" or "mañana" that makes it "morning", not "tomorrow" ("heute Morgen", "am Morgen",
+#: "goedemorgen" is one word, "esta mañana", "por la mañana"; "mañana por la mañana" is tomorrow morning).
+MORNING_BEFORE = frozenset({"heute", "gestern", "vorgestern", "guten", "am", "jeden", "diesen", "den", "dem", "der",
+                            "einen", "eines", "vom", "zum", "de", "deze", "die", "goede", "elke", "iedere", "la",
+                            "esta", "una", "cada", "toda", "buena", "buenas", "media", "misma"})
+#: "In two weeks" by language: the words before a number and its unit ("in zwei Wochen", "dans deux semaines",
+#: "en dos semanas", "daqui a duas semanas", "tra due settimane", "over twee weken"); Japanese, Chinese and Korean
+#: say it after them ("2週間後", "两周后", "2주 후").
+IN_WORD_LANGUAGE = {"in": "German", "dans": "French", "en": "Spanish", "dentro de": "Spanish", "daqui a": "Portuguese",
+                    "em": "Portuguese", "tra": "Italian", "fra": "Italian", "over": "Dutch"}
+#: The language of each "this week", "next week" and "tomorrow" (`tense.past_in` reads the past by it).
+PHRASE_LANGUAGE = {phrase: language
+                   for table in (FOREIGN_THIS_LAST_BY_LANGUAGE, FOREIGN_NEXT_BY_LANGUAGE, FOREIGN_TOMORROW_BY_LANGUAGE)
                    for language, words in table.items() for phrase in words}
 #: The words before "days|weeks|months|years" that make them a window still to come, by language ("in den
 #: nächsten drei Tagen", "dans les trois prochains jours", "en los próximos seis meses", "nei prossimi giorni", "de
@@ -129,7 +154,8 @@ NEXT_WORD_LANGUAGE = {
 #: read for one (four patterns fewer for nearly every question; `tests/test_ahead.py` checks the tables).
 AHEAD_HINTS = ("next", "coming", "upcoming", "nächst", "naechst", "kommend", "prochain", "próxim", "proxim",
                "que vie", "que vem", "prossim", "volgend", "komend", "来", "下", "明年", "다음", "내년", "今後", "これから",
-               "この先", "向こう", "未来", "接下", "今后", "往后", "앞으로", "향후")
+               "この先", "向こう", "未来", "接下", "今后", "往后", "앞으로", "향후", "tomorrow", "morgen", "demain",
+               "mañana", "amanhã", "domani", "明日", "明後日", "あした", "あさって", "明天", "后天", "後天", "내일", "모레")
 FOREIGN_NEXT_UNITS = ("tage", "tagen", "wochen", "monate", "monaten", "jahre", "jahren", "jours", "semaines", "mois",
                       "ans", "années", "días", "dias", "semanas", "meses", "años", "anos", "giorni", "settimane",
                       "mesi", "anni", "dagen", "weken", "maanden", "jaren")
@@ -171,7 +197,7 @@ FOREIGN_NUMBERS = {"ein": 1, "eine": 1, "einem": 1, "einer": 1, "zwei": 2, "drei
                    "trois": 3, "quatre": 4, "cinq": 5, "six": 6, "sept": 7, "huit": 8, "neuf": 9, "dix": 10,
                    "uno": 1, "una": 1, "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7,
                    "ocho": 8, "nueve": 9, "diez": 10, "um": 1, "dois": 2, "duas": 2, "três": 3, "quatro": 4,
-                   "sete": 7, "oito": 8, "nove": 9, "dez": 10, "due": 2, "tre": 3, "quattro": 4, "cinque": 5,
+                   "uma": 1, "sete": 7, "oito": 8, "nove": 9, "dez": 10, "due": 2, "tre": 3, "quattro": 4, "cinque": 5,
                    "sei": 6, "sette": 7, "otto": 8, "dieci": 10, "een": 1, "één": 1, "twee": 2, "drie": 3,
                    "vijf": 5, "zes": 6, "zeven": 7, "negen": 9, "tien": 10, "한": 1, "두": 2, "세": 3, "네": 4,
                    "一": 1, "二": 2, "两": 2, "兩": 2, "三": 3, "四": 4,

@@ -64,8 +64,9 @@ from .function_words import question_language
 from .tense import ahead as _ahead
 from .tense import past_in as _past_in
 from .time_words import (AHEAD_HINTS, FOREIGN_DAYS, FOREIGN_MONTH_LEADS, FOREIGN_MONTHS, FOREIGN_NEXT,
-                         FOREIGN_NEXT_UNITS, FOREIGN_NUMBERS, FOREIGN_THIS_LAST, FOREIGN_UNIT_OF, IN_MONTHS,
-                         ITALIAN_LEADS, ITALIAN_MONTHS, NEXT_WORD_LANGUAGE, PHRASE_LANGUAGE)
+                         FOREIGN_NEXT_UNITS, FOREIGN_NUMBERS, FOREIGN_THIS_LAST, FOREIGN_TOMORROW, FOREIGN_UNIT_OF,
+                         IN_MONTHS, IN_WORD_LANGUAGE, ITALIAN_LEADS, ITALIAN_MONTHS, MORNING_BEFORE,
+                         NEXT_WORD_LANGUAGE, PHRASE_LANGUAGE)
 from .timewindow import DAY, MAX_YEAR, MIN_YEAR, Window, end_of_day, month_end, parse_as_of  # noqa: F401 (its own)
 from .timewindow import days as _days
 from .timewindow import month as _month
@@ -105,6 +106,14 @@ PATTERNS = [
                           + r")\s+)?(day|week|month|year)(s)?\b", re.I)),
     ("foreign_ahead", None),
     ("foreign_next_n", None),
+    # "a week from today", "two weeks from tomorrow": that day.
+    ("from_now", re.compile(r"\b(" + _NUMBER_WORD + r")\s+" + _UNIT + r"\s+from\s+(today|tomorrow|now)\b", re.I)),
+    ("tomorrow", re.compile(r"\b(the\s+day\s+after\s+tomorrow|tomorrow)\b", re.I)),
+    # "in two weeks" (around then), "within two weeks" (up to then); not "twice in two weeks", "first in a year".
+    ("in_n", re.compile(r"\b(in|within)\s+(?:about\s+|around\s+|under\s+|roughly\s+|just\s+)?(" + _NUMBER_WORD
+                        + r")\s+" + _UNIT + r"(?:['\u2019]s?)?(?:\s+time)?\b", re.I)),
+    ("foreign_tomorrow", None),
+    ("foreign_in_n", None),
     ("iso", re.compile(r"(?:\bon\s+)?" + _NOT_NUMBER_BEFORE + r"(\d{4})[-/](\d{1,2})[-/](\d{1,2})" + _NOT_NUMBER_AFTER)),
     ("month_day", re.compile(r"\b(" + _MONTH_WORD + r")\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(\d{4})\b)?"
                              + r"(?![\-/:.]\d)", re.I)),
@@ -140,9 +149,16 @@ _YEARLESS_KINDS = frozenset({"month_day", "day_month", "month", "foreign_month",
 #: The kinds of phrase that say a time relative to now (`Window.relative`).
 RELATIVE_KINDS = frozenset({"weekday_ago", "ago", "past_n", "this_last", "day_word", "weekday", "recent",
                             "foreign_ago", "foreign_this_last", "foreign_day", "ahead", "next_n", "foreign_ahead",
-                            "foreign_next_n"})
+                            "foreign_next_n", "tomorrow", "in_n", "from_now", "foreign_tomorrow", "foreign_in_n"})
 #: The kinds of phrase that name a window still to come, in any question not in the past tense (`Window.ahead`).
-_AHEAD_KINDS = frozenset({"ahead", "next_n", "foreign_ahead", "foreign_next_n"})
+_AHEAD_KINDS = frozenset({"ahead", "next_n", "foreign_ahead", "foreign_next_n", "tomorrow", "in_n", "from_now",
+                          "foreign_tomorrow", "foreign_in_n"})
+#: Of those, the ones read without a word of `AHEAD_HINTS` ("in two weeks": its words are too common to hint).
+_UNHINTED = frozenset({"in_n", "from_now", "foreign_in_n"})
+#: The words before "in two weeks" that make it no time still to come: "twice in two weeks", "the first time in
+#: a year", "more than in a month", "40 km in a day".
+_IN_N_AFTER = re.compile(r"\b(?:times?|once|twice|first|only|ever|all|than|most|least|hours?|minutes?|miles?|km|"
+                         r"kilos?|pounds?|kg|pages?|words?|\d+)\s+$", re.I)
 _SINCE = re.compile(r"\bsince\s+(?:the\s+)?$", re.I)
 #: "before March", "after the 2nd of May": the time up to the start of what is named, or from its end.
 _BEFORE_AFTER = re.compile(r"\b(before|after)\s+(?:the\s+)?$", re.I)
@@ -182,6 +198,8 @@ _FRENCH_NUMBER = r"(\d{1,3}|une|un|deux|trois|quatre|cinq|six|sept|huit|neuf|dix
 #: Korean "ago": 전 as a word of its own, alone or with a particle ("3일 전", "3일 전에", "2주 전쯤"), not
 #: the first syllable of another word ("5일 전화": the call on the 5th, "1년 전체": the whole year).
 _KOREAN_AGO = r"전(?![\uac00-\ud7a3])|전(?=에|엔|부터|까지|쯤|의|인|만|도|이었|이야)"
+#: A Korean word is one when no syllable but a particle follows ("다음 주에", "내일은"; "다음 주소" is the next address).
+_KOREAN_WORD_END = r"(?=[^\uac00-\ud7a3]|$|에|엔|은|는|의|까지|부터|도|쯤|내|중)"
 _FOREIGN_PATTERNS = {
     "foreign_ago": re.compile(
         r"\b(?:vor|il\s+y\s+a|hace|há)\s+" + _FOREIGN_NUMBER + r"\s+(" + _alternatives(_LATIN_UNITS) + r")\b"
@@ -190,10 +208,18 @@ _FOREIGN_PATTERNS = {
         + _alternatives(w for w in FOREIGN_UNIT_OF if not _latin(w)) + r")\s*(?:前|" + _KOREAN_AGO + ")", re.IGNORECASE),
     "foreign_this_last": _words(FOREIGN_THIS_LAST),
     "foreign_day": _words(FOREIGN_DAYS),
-    # A Korean word is one when no syllable but a particle follows ("다음 주에"; "다음 주소" is the next address).
-    "foreign_ahead": re.compile(_words(FOREIGN_NEXT).pattern + r"(?=[^\uac00-\ud7a3]|$|에|엔|은|는|의|까지|부터|도|쯤|내|중)",
-                                re.IGNORECASE),
+    "foreign_ahead": re.compile(_words(FOREIGN_NEXT).pattern + _KOREAN_WORD_END, re.IGNORECASE),
     # (a number: French) next (a number) units; CJK: next, a number, a unit. Groups: 1-4 and 5-7.
+    "foreign_tomorrow": re.compile(_words(FOREIGN_TOMORROW).pattern + _KOREAN_WORD_END, re.IGNORECASE),
+    # in (a number) units ("in zwei Wochen"); CJK: a number, a unit, after ("2週間後", "两周后", "2주 후"). Groups
+    # 1-3 and 4-5.
+    "foreign_in_n": re.compile(
+        r"\b(" + _alternatives(IN_WORD_LANGUAGE) + r")\s+(?:(?:etwa|ungefähr|circa|environ|unos|unas|cerca\s+de|"
+        r"ongeveer)\s+)?" + _FOREIGN_NUMBER + r"\s+(" + _alternatives(_LATIN_UNITS)
+        + r")\b|(?<![\d月월年년])(\d{1,3}|[一二两兩三四五六七八九十]|[한두세네]|일(?=주일))\s*("
+        + _alternatives(w for w in FOREIGN_UNIT_OF if not _latin(w)) + r")\s*(?:以後|以后|之後|之后|後|后|후|뒤)"
+        + _KOREAN_WORD_END,
+        re.IGNORECASE),
     "foreign_next_n": re.compile(
         r"\b(?:" + _FRENCH_NUMBER + r"\s+)?(" + _alternatives(w for w in NEXT_WORD_LANGUAGE if _latin(w)) + r")\s+(?:"
         + _FOREIGN_NUMBER + r"\s+)?(" + _alternatives(FOREIGN_NEXT_UNITS) + r")\b|("
@@ -328,7 +354,7 @@ def read_spans(query: str, as_of: datetime, ahead: bool | None = None) -> list[t
     lowered = query.lower()
     hinted = any(word in lowered for word in AHEAD_HINTS)
     for kind, pattern in PATTERNS:
-        if kind in _AHEAD_KINDS and not hinted:
+        if kind in _AHEAD_KINDS and not hinted and kind not in _UNHINTED:
             continue
         for m in pattern.finditer(query):
             if taken[m.start():m.end()].any():
@@ -605,10 +631,12 @@ def _ago(n: int, unit: str, today: date, tz, phrase: str) -> Window:
 
 def _phrase_language(kind: str, m: re.Match) -> str | None:
     """The language of "next week" or "this week" said in another language ("nächste Woche": German), or None."""
-    if kind in ("foreign_ahead", "foreign_this_last"):
+    if kind in ("foreign_ahead", "foreign_this_last", "foreign_tomorrow"):
         return PHRASE_LANGUAGE.get(" ".join(m.group(1).lower().split()))
     if kind == "foreign_next_n":
         return NEXT_WORD_LANGUAGE.get((m.group(2) or m.group(5)).lower())
+    if kind == "foreign_in_n" and m.group(1):
+        return IN_WORD_LANGUAGE.get(" ".join(m.group(1).lower().split()))
     return None
 
 
@@ -632,6 +660,26 @@ def _resolve_ahead(kind: str, m: re.Match, text: str, today: date, tz, phrase: s
         number = m.group(1) or m.group(3) or m.group(6)
         n = (int(number) if number.isdigit() else FOREIGN_NUMBERS[number.lower()]) if number else 3  # none: a few
         first, last = _coming.next_units(n, FOREIGN_UNIT_OF[(m.group(4) or m.group(7)).lower()], today)
+    elif kind in ("tomorrow", "foreign_tomorrow"):
+        said = " ".join(m.group(1).lower().split())
+        if said in ("morgen", "mañana") and (text[:m.start()].split() or [""])[-1].lower() in MORNING_BEFORE:
+            return None  # "heute Morgen", "esta mañana": a morning
+        if said == "明日" and text[m.end():m.end() + 1] == "香":
+            return None  # Asuka, a name
+        first = last = today + timedelta(days=FOREIGN_TOMORROW.get(said) or (2 if "after" in said else 1))
+    elif kind in ("in_n", "foreign_in_n"):
+        if kind == "in_n" and _IN_N_AFTER.search(text[max(0, m.start() - _SINCE_REACH):m.start()]):
+            return None
+        lead, number, unit = m.group(1, 2, 3) if kind == "in_n" else (
+            m.group(1), m.group(2) or m.group(4), m.group(3) or m.group(5))
+        n = _number(number) if kind == "in_n" else int(number) if number.isdigit() else FOREIGN_NUMBERS.get(number.lower(), 1)
+        unit = unit.lower() if kind == "in_n" else FOREIGN_UNIT_OF[unit.lower()]
+        first, last = (_coming.next_units if lead and lead.lower() == "within" else _coming.in_units)(n, unit, today)
+    elif kind == "from_now":
+        number, unit, start = m.groups()
+        first = today + timedelta(days=round(_number(number) * _coming.UNIT_DAYS[unit.lower()])
+                                  + (start.lower() == "tomorrow"))
+        last = first
     else:  # "next Tuesday"
         first, last = _coming.weekday(WEEKDAYS[m.group(2).lower()], today, True)
     return replace(_days(first, last, tz, phrase), ahead=True)

@@ -5,7 +5,7 @@ import time
 from datetime import date
 
 import pytest
-from test_everyday_rules import put
+from test_everyday_rules import put, written_before
 
 from tachikoma import mentions
 from tachikoma.indexer import runner
@@ -16,7 +16,9 @@ TODAY = date(2026, 12, 4)
 
 
 def search(root, question: str, as_of: str) -> dict:
-    """Index `root` with the hash embedder and ask `question` (5 results, no floor) as of `as_of`."""
+    """Index `root` (every file written the day before `as_of`) with the hash embedder and ask `question` (5
+    results, no floor) as of `as_of`."""
+    written_before(root, as_of)
     runner.run(root, embedder_name="hash")
     searcher = Searcher(root)
     try:

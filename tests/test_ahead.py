@@ -6,7 +6,7 @@ from datetime import date, datetime, timedelta, timezone
 
 import pytest
 from test_adversarial_s34b import search
-from test_everyday_rules import put
+from test_everyday_rules import put, written_before
 
 from tachikoma import ahead, mentions, timeq
 from tachikoma.timeq import OUTSIDE
@@ -235,11 +235,12 @@ def test_next_week_finds_the_note_naming_a_day_in_it(tmp_path):
 
 
 def _ask(root, question: str, as_of: str, limit: int = 5) -> dict:
-    """Index `root` with the hash embedder and ask with a floor no meaning reaches: what keywords or the time
-    decide."""
+    """Index `root` (every file written the day before `as_of`) with the hash embedder and ask with a floor no
+    meaning reaches: what keywords or the time decide."""
     from tachikoma.indexer import runner
     from tachikoma.search.searcher import Searcher
 
+    written_before(root, as_of)
     runner.run(root, embedder_name="hash")
     searcher = Searcher(root)
     try:

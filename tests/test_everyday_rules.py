@@ -5,6 +5,8 @@ Real indexes of real files (the hash embedder: its vectors are the words, so ali
 """
 
 
+import os
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -27,6 +29,15 @@ def put(root: Path, rel: str, text: str) -> None:
     path = root / rel
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
+
+
+def written_before(root: Path, as_of: str) -> None:
+    """Every file under `root` last changed the day before `as_of` (an ISO day): a search as of a day gone sees
+    no memory written after it, whatever day the tests run (a file's own date is its mtime)."""
+    stamp = min(datetime.fromisoformat(as_of).replace(tzinfo=timezone.utc).timestamp() - 86400, time.time())
+    for path in root.rglob("*"):
+        if path.is_file() and ".cache" not in path.parts:
+            os.utime(path, (stamp, stamp))
 
 
 def put_unrelated(root: Path) -> None:

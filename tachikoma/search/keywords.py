@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..function_words import ENGLISH_CLITIC, other_function_words
+from .. import tense
+from ..function_words import CJK_QUESTION_WORDS, ENGLISH_CLITIC, function_words_of, other_function_words
 from ..segment import fold_accents, has_runs, query_words
 from ..store.fts import PREFIX, stems
 from ..store.sqlite import Store
@@ -251,6 +252,20 @@ class WordRows:
         for term, found in zip(unread, self.store.chunks_holding_each(unread, self.limit + 1)):
             self._rows[term] = None if len(found) > self.limit else found
         return [self._rows[term] for term in terms]
+
+
+_CJK_QUESTION = re.compile("|".join(re.escape(w).replace(r"\ ", r"\s*") for w in CJK_QUESTION_WORDS))
+
+
+def asks_besides_time(untimed: str, language: str | None) -> bool:
+    """Whether a question, its time phrases blanked out (`timeq.without_time`), asks about anything besides
+    that time: a word that is no function word of its language, says no more than that something is still
+    to come ("due", "planned", "予定": `tense.without_cues`), asks no question in Japanese, Chinese or Korean
+    ("什么", "뭐") and is no single CJK character ("の"). "What's due tomorrow?", "Was steht morgen an?" and
+    "明日の予定は？" ask about the time alone."""
+    text = _CJK_QUESTION.sub(" ", tense.without_cues(untimed, language))
+    return any(len(term) > 1 or not has_runs(term)
+               for term in query_terms(text, skip=STOPWORDS | function_words_of(language)))
 
 
 def keyword_terms(store: Store, query: str, total_chunks: int,

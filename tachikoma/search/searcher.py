@@ -30,7 +30,8 @@ from ..function_words import ANY_FUNCTION_WORD, question_language
 from ..store import ENGINE_INDEX_MIN_CHUNKS, Location, locate
 from ..tags import Tags
 from . import vector_index
-from .keywords import (STOPWORDS, TOOL_EXCERPT_SHARE, TOOL_MATCHES_SHOWN, ToolMatch, WordRows, counts_in, gathers_in,
+from .keywords import (STOPWORDS, TOOL_EXCERPT_SHARE, TOOL_MATCHES_SHOWN, ToolMatch, WordRows, asks_besides_time,
+                       counts_in, gathers_in,
                        chunk_positions, keyword_coverage, keyword_parts, keyword_search, keyword_terms, nowhere_weight,
                        query_terms, tool_search, tool_terms, tool_words_held, words_held)
 from .scoring import MULTILINGUAL_READINGS, SCRIPT_BACKGROUND, rank_snapshot, ranked_dates, relevance_floor
@@ -254,7 +255,7 @@ class Searcher:
                                 | (tool_words_held(store, untimed, ids) if tool_matches else False))
             coverage = lambda: keyword_coverage(store, untimed, snap, matches, counts,  # noqa: E731 (only if needed)
                                                 tool_matches, held)
-            time_only = bool(windows or ahead) and not query_terms(untimed, skip=STOPWORDS)
+            time_only = bool(windows or ahead) and not asks_besides_time(untimed, language)
             # A window still to come and nothing else ("what's on next week?"): a passage naming a day inside
             # it answers it, which only its text tells (`mentions`), so "no good match" is decided after.
             ahead_only = time_only and not windows
