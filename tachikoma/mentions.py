@@ -118,12 +118,6 @@ def days_ahead(text: str, written: date | None, today: date, until: date | None 
     return sorted({d for d in days(text, written, today) if after <= d <= last})
 
 
-def day_ahead(text: str, written: date | None, today: date) -> date | None:
-    """The first day `days_ahead` finds, or None."""
-    coming = days_ahead(text, written, today)
-    return coming[0] if coming else None
-
-
 def _within(named: list[list[date]], windows: list[Window], tz, alone: bool) -> tuple[np.ndarray, list[date | None]]:
     """Per passage, from the days it names (`named`): the time factor of the one nearest the windows still to
     come (`timeq.factor` of its noon; `alone`: sharp, `OUTSIDE_TIME_ONLY` outside) and that day; a passage naming

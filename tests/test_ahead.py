@@ -211,7 +211,7 @@ def test_a_window_ahead_reaches_past_the_horizon():
     windows = timeq.read("what is planned in the next two years?", WEDNESDAY)
     results = [{"path": "far.md", "score": 0.5, "text": "Roof works on 2028-03-01", "factors": {}}]
     assert mentions.mark(results, WEDNESDAY.date(), windows, UTC)[0]["factors"]["time"] == 1.0
-    assert mentions.day_ahead("Roof works on 2028-03-01", None, WEDNESDAY.date()) is None  # past the 400 days
+    assert mentions.days_ahead("Roof works on 2028-03-01", None, WEDNESDAY.date()) == []  # past the 400 days
 
 
 def test_next_week_finds_the_note_naming_a_day_in_it(tmp_path):

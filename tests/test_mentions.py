@@ -48,24 +48,24 @@ def test_what_is_no_day(text):
     assert mentions.days(text, WRITTEN, TODAY) == []
 
 
-def test_a_day_ahead_is_from_today_on_and_within_the_horizon():
-    assert mentions.day_ahead("met on 2026-12-01, next on 2026-12-18", WRITTEN, TODAY) == date(2026, 12, 18)
-    assert mentions.day_ahead("seen on 2026-12-01", WRITTEN, TODAY) is None
-    assert mentions.day_ahead("guarantee to May 2029", WRITTEN, TODAY) is None  # too far to be a plan
-    assert mentions.day_ahead("today, 2026-12-04", WRITTEN, TODAY) == TODAY
+def test_the_days_ahead_are_from_today_on_and_within_the_horizon():
+    assert mentions.days_ahead("met on 2026-12-01, next on 2026-12-18", WRITTEN, TODAY) == [date(2026, 12, 18)]
+    assert mentions.days_ahead("seen on 2026-12-01", WRITTEN, TODAY) == []
+    assert mentions.days_ahead("guarantee to May 2029", WRITTEN, TODAY) == []  # too far to be a plan
+    assert mentions.days_ahead("today, 2026-12-04", WRITTEN, TODAY) == [TODAY]
     # a passage naming its own day (a transcript's date line) names no plan, even when written today
-    assert mentions.day_ahead("[2026-12-04, Friday 4 December 2026] user: see you", TODAY, TODAY) is None
-    assert mentions.day_ahead("[2026-12-04] user: the dentist on 2026-12-18", TODAY, TODAY) == date(2026, 12, 18)
+    assert mentions.days_ahead("[2026-12-04, Friday 4 December 2026] user: see you", TODAY, TODAY) == []
+    assert mentions.days_ahead("[2026-12-04] user: the dentist on 2026-12-18", TODAY, TODAY) == [date(2026, 12, 18)]
 
 
 def test_a_past_day_without_a_year_is_no_day_still_to_come():
     # an OpenClaw daily note of 15 September: "since 3 August" was read as next August, a day still to come
-    assert mentions.day_ahead("Ana has been on leave since 3 August.", date(2026, 9, 15), TODAY) is None
-    assert mentions.day_ahead("Kita schließt am 3. August", date(2026, 9, 15), TODAY) is None
+    assert mentions.days_ahead("Ana has been on leave since 3 August.", date(2026, 9, 15), TODAY) == []
+    assert mentions.days_ahead("Kita schließt am 3. August", date(2026, 9, 15), TODAY) == []
     # a plan far ahead is still one: a past day a note names in passing is a recent one
-    assert mentions.day_ahead("Our wedding is on 14 February!", date(2026, 7, 20), TODAY) == date(2027, 2, 14)
-    assert mentions.day_ahead("Flights home booked for 20 Dec", date(2026, 6, 15), TODAY) == date(2026, 12, 20)
-    assert mentions.day_ahead("Ana is back on 3 February.", date(2026, 9, 15), TODAY) == date(2027, 2, 3)
+    assert mentions.days_ahead("Our wedding is on 14 February!", date(2026, 7, 20), TODAY) == [date(2027, 2, 14)]
+    assert mentions.days_ahead("Flights home booked for 20 Dec", date(2026, 6, 15), TODAY) == [date(2026, 12, 20)]
+    assert mentions.days_ahead("Ana is back on 3 February.", date(2026, 9, 15), TODAY) == [date(2027, 2, 3)]
 
 
 def test_mark_gives_the_time_factor_and_ranks_again():
