@@ -185,10 +185,10 @@ def language_hint(answer: dict) -> str | None:
 def tool_match_text(result: dict) -> str | None:
     """Where a result's keywords were found in its tool calls (`search.keywords.ToolMatch`): "keywords 100% from
     tool calls: the input of Edit (line 12), the output of Bash (line 14)"; None when its own text
-    matched alone."""
+    matched alone, or all but alone (a share that rounds to 0% is not said)."""
     share = (result.get("factors") or {}).get("keyword_in_tools")
     matches = result.get("tool_matches") or []
-    if not share or not matches:
+    if not share or not matches or f"{share:.0%}" in ("0%", "-0%"):
         return None
     where = ", ".join(f"the {m['side']} of {m['tool']} (line {m['line']})" for m in matches)
     return f"keywords {share:.0%} from tool calls: {where}"

@@ -314,3 +314,13 @@ def test_what_a_users_shell_command_printed_is_kept_for_keyword_search():
     assert [t.actions for t in turns] == [["[! ls dist]"]]
     assert [(x.tool, x.side, x.line) for x in turns[0].tool_texts] == [("! shell", "output", 2)]
     assert "ZephyrWidget" in turns[0].tool_texts[0].text and "ZephyrWidget" not in turns[0].body
+
+
+@pytest.mark.parametrize("share", [1.9e-07, 0.004])
+def test_a_share_that_rounds_to_no_percent_says_nothing_of_tool_calls(share):
+    """A result whose keywords came from tool calls by a sliver: no "keywords 0% from tool calls" line."""
+    result = {"factors": {"keyword_in_tools": share},
+              "tool_matches": [{"tool": "Bash", "side": "output", "line": 14}]}
+    assert tool_match_text(result) is None
+    result["factors"]["keyword_in_tools"] = 0.006  # 1% is said, as before
+    assert tool_match_text(result) == "keywords 1% from tool calls: the output of Bash (line 14)"
