@@ -76,6 +76,7 @@ from ..search.keywords import keyword_search
 from ..search.searcher import Searcher
 from . import metrics, reports
 from .cached_queries import CachedQueries
+from .sessions import write_transcripts
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 KS = (1, 3, 5, 10)
@@ -271,12 +272,8 @@ def write_memory(conv: Conversation, root: Path) -> dict[tuple[int, int], tuple[
 
     Rewriting the same conversation leaves the files (and their index) as they were.
     """
-    root.mkdir(parents=True, exist_ok=True)
-    wanted = {session_file(s.number) for s in conv.sessions}
-    for stale in root.glob("*.jsonl"):
-        if stale.name not in wanted:
-            stale.unlink()
     where: dict[tuple[int, int], tuple[str, int]] = {}
+    transcripts = {}
     for session in conv.sessions:
         name = session_file(session.number)
         stamp_text = session.date.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -285,12 +282,8 @@ def write_memory(conv: Conversation, root: Path) -> dict[tuple[int, int], tuple[
             lines.append(json.dumps({"speaker": t.speaker, "text": t.text, "timestamp": stamp_text},
                                     ensure_ascii=False))
             where[(t.session, t.turn)] = (name, line)
-        content = ("\n".join(lines) + "\n").encode("utf-8")
-        path = root / name
-        if not path.exists() or path.read_bytes() != content:
-            path.write_bytes(content)
-        stamp = int(session.date.timestamp()) * 1_000_000_000
-        os.utime(path, ns=(stamp, stamp))
+        transcripts[name] = (lines, session.date)
+    write_transcripts(root, transcripts)
     return where
 
 

@@ -69,6 +69,7 @@ from ..store import FTS_TOKENIZE
 from . import metrics, reports
 from .cached_queries import CachedQueries
 from .locomo import searched_spans
+from .sessions import write_transcripts
 
 KS = (1, 5, 10)
 #: The metrics whose default-against-baseline difference gets a bootstrap interval.
@@ -182,21 +183,14 @@ def session_file(position: int, ident: str) -> str:
 
 def write_memory(q: Question, root: Path) -> dict[str, str]:
     """One transcript per session in `root` (files left from another question removed); file → session id."""
-    root.mkdir(parents=True, exist_ok=True)
     names = {session_file(i, s.ident): s for i, s in enumerate(q.sessions)}
-    for stale in root.glob("*.jsonl"):
-        if stale.name not in names:
-            stale.unlink()
+    transcripts = {}
     for name, session in names.items():
         stamp = session.date.strftime("%Y-%m-%dT%H:%M:%SZ")
         lines = [json.dumps({"role": t["role"], "content": t["content"], "timestamp": stamp}, ensure_ascii=False)
                  for t in session.turns]
-        content = ("\n".join(lines) + "\n").encode("utf-8")
-        path = root / name
-        if not path.exists() or path.read_bytes() != content:
-            path.write_bytes(content)
-        ns = int(session.date.timestamp()) * 1_000_000_000
-        os.utime(path, ns=(ns, ns))
+        transcripts[name] = (lines, session.date)
+    write_transcripts(root, transcripts)
     return {name: s.ident for name, s in names.items()}
 
 
