@@ -30,7 +30,7 @@ from datetime import date, datetime, time, timedelta, timezone
 
 import numpy as np
 
-from .time_words import FOREIGN_MONTHS
+from .time_words import EVERY_BEFORE, FOREIGN_MONTHS, LAST_BEFORE, WEEKDAY_ADVERBS, WEEKDAY_NAMES
 from .timeq import AMBIGUOUS_MONTHS, MONTHS, OUTSIDE, OUTSIDE_TIME_ONLY, Window, factor, month_end
 
 #: How many results a question about what is coming ranks before its passages' days reorder them.
@@ -105,17 +105,61 @@ def days(text: str, written: date | None, today: date) -> list[date]:
     return out
 
 
-def days_ahead(text: str, written: date | None, today: date, until: date | None = None) -> list[date]:
+def _alternatives(words) -> str:
+    return "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(words, key=len, reverse=True))
+
+
+_LATIN_DAYS = [w for w in WEEKDAY_NAMES if w.isascii() or w[:1].isalpha() and ord(w[0]) < 0x3000]
+_DAY_OF = {**WEEKDAY_NAMES, **{w.capitalize(): n for w, n in WEEKDAY_NAMES.items() if w in _LATIN_DAYS}}
+_LEAD = _alternatives([*EVERY_BEFORE, *LAST_BEFORE])
+_WEEKDAY = re.compile(r"(?:(?<!\w)(" + _LEAD + r")\s*)?(?:(?<!\w)(" + _alternatives(w for w in _DAY_OF if w in _LATIN_DAYS
+                      or w.capitalize() in _LATIN_DAYS or w[:1].isupper()) + r")(s)?(?!\w)|("
+                      + _alternatives(w for w in _DAY_OF if w not in _LATIN_DAYS and not w[:1].isascii())
+                      + r")(?![次个個天遍]))")  # "每周一次": once a week
+_ADVERB = re.compile(r"(?<!\w)(" + _alternatives(WEEKDAY_ADVERBS) + r")(?!\w)", re.I)
+#: How many weeks of a habit ("every Sunday") are read ahead: enough for "in three weeks" and a month's window.
+HABIT_WEEKS = 8
+
+
+def weekdays(text: str, written: date | None, today: date) -> list[date]:
+    """The days of the week `text` names (`time_words.WEEKDAY_NAMES`, in nine languages): one said as a habit
+    ("every Sunday", "Sundays", "sonntags", "los domingos", "毎週日曜", "매주 일요일") is each such day for
+    `HABIT_WEEKS` weeks from `today`; one said alone ("Saturday", "am Samstag", "土曜日") is the first such day
+    after the passage's own date (`written`; none without one), and one gone ("last Saturday") none."""
+    out: list[date] = []
+
+    def habit(n: int) -> None:
+        first = today + timedelta(days=(n - today.weekday()) % 7)
+        out.extend(first + timedelta(days=7 * k) for k in range(HABIT_WEEKS))
+
+    for m in _WEEKDAY.finditer(text):
+        lead = " ".join((m[1] or "").lower().split())
+        name = m[2] or m[4]
+        if lead in LAST_BEFORE:
+            continue
+        n = _DAY_OF[name]
+        if lead or m[3]:  # "every Sunday", "Sundays"
+            habit(n)
+        elif written is not None and written < date.max - timedelta(days=7):
+            out.append(written + timedelta(days=(n - written.weekday()) % 7 or 7))
+    for m in _ADVERB.finditer(text):
+        habit(WEEKDAY_ADVERBS[m[1].lower()])
+    return list(dict.fromkeys(out))
+
+
+def days_ahead(text: str, written: date | None, today: date, until: date | None = None,
+               week: bool = False) -> list[date]:
     """The days from `today` on (within `HORIZON` days, or up to `until` when that is later) and after the
     passage's own date (`written`) that `text` names, earliest first: a passage naming its own day (a
-    transcript's date line) names no plan."""
+    transcript's date line) names no plan. `week`: the days of the week it names too (`weekdays`)."""
     if written == date.max:  # nothing is after it
         return []
     after = max(today, written + timedelta(days=1)) if written else today
     # at most the last day a date holds: 400 days after a search as of 9998 (the last year `as_of` takes) is not
     last = today + timedelta(days=HORIZON) if today < date.max - timedelta(days=HORIZON) else date.max
     last = max(last, until) if until else last
-    return sorted({d for d in days(text, written, today) if after <= d <= last})
+    named = days(text, written, today) + (weekdays(text, written, today) if week and last < date.max else [])
+    return sorted({d for d in named if after <= d <= last})
 
 
 def _within(named: list[list[date]], windows: list[Window], tz, alone: bool) -> tuple[np.ndarray, list[date | None]]:
@@ -144,11 +188,15 @@ def mark(results: list[dict], today: date, windows: list[Window] = (), tz=timezo
     asks about them and nothing else; its ``time_reason`` says which), scores × it, ranked again; the
     duplicate penalty then falls on each file's later passages."""
     until = max((datetime.fromtimestamp(w.end - 1, tz).date() for w in windows), default=None)
+    # The days of the week a passage names ("Saturday", "every Sunday") tell a window still to come shorter than
+    # a week ("tomorrow", "in three days"): a week holds every one of them, and a day of the week said in a
+    # note is as often the one gone as the one to come (measured: docs/evaluation.md).
+    week = bool(windows) and max(w.end - w.start for w in windows) < 7 * 86400
     named = []
     for result in results:
         written = result.setdefault("factors", {}).get("date")
         named.append(days_ahead(result.get("text") or "", datetime.fromisoformat(written).date() if written else None,
-                                today, until))
+                                today, until, week))
     if windows:
         weights, chosen = _within(named, list(windows), tz, alone)
     else:

@@ -213,3 +213,36 @@ FOREIGN_UNITS = {
              "jaar", "jaren", "年", "년"),
 }
 FOREIGN_UNIT_OF = {word: unit for unit, words in FOREIGN_UNITS.items() for word in words}
+#: The days of the week as a passage names them, Monday 0 (`mentions`): English and German capitalised (a name,
+#: a noun), the others as written; Portuguese only with "-feira" or sábado and domingo ("segunda" is "second").
+WEEKDAY_NAMES = {
+    **{name: n for n, name in enumerate(("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
+                                          "Sunday"))},
+    **{name: n for n, name in enumerate(("Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag",
+                                          "Sonntag"))}, "Sonnabend": 5,
+    **{name: n for n, name in enumerate(("lundi", "mardi", "mercredi", "jeudi", "vendredi", "samedi", "dimanche"))},
+    **{name: n for n, name in enumerate(("lunes", "martes", "miércoles", "jueves", "viernes", "sábado", "domingo"))},
+    **{name: n for n, name in enumerate(("segunda-feira", "terça-feira", "quarta-feira", "quinta-feira",
+                                          "sexta-feira"))},
+    **{name: n for n, name in enumerate(("lunedì", "martedì", "mercoledì", "giovedì", "venerdì", "sabato",
+                                          "domenica"))},
+    **{name: n for n, name in enumerate(("maandag", "dinsdag", "woensdag", "donderdag", "vrijdag", "zaterdag",
+                                          "zondag"))},
+    **{name: n for n, name in enumerate(("月曜日", "火曜日", "水曜日", "木曜日", "金曜日", "土曜日", "日曜日"))},
+    **{name: n for n, name in enumerate(("月曜", "火曜", "水曜", "木曜", "金曜", "土曜", "日曜"))},
+    **{name: n for n, name in enumerate(("星期一", "星期二", "星期三", "星期四", "星期五", "星期六", "星期日"))},
+    "星期天": 6, **{name: n for n, name in enumerate(("周一", "周二", "周三", "周四", "周五", "周六", "周日"))},
+    "周末": 5, **{name: n for n, name in enumerate(("월요일", "화요일", "수요일", "목요일", "금요일", "토요일", "일요일"))},
+}
+#: A day of the week said as a habit ("every Sunday", "sonntags", "tous les dimanches", "los domingos", "毎週日曜",
+#: "每周日", "매주 일요일"): every such day, not the next one. The words before the day, and the German and Dutch
+#: adverbs ("sonntags", "zondags") as days of their own.
+EVERY_BEFORE = ("every", "each", "jeden", "immer", "tous les", "chaque", "cada", "los", "todos los", "todas as",
+                "todos os", "ogni", "tutti i", "tutte le", "elke", "iedere", "毎週", "每周", "每個", "每个", "每", "매주")
+WEEKDAY_ADVERBS = {name: n for n, name in enumerate(("montags", "dienstags", "mittwochs", "donnerstags", "freitags",
+                                                      "samstags", "sonntags"))} | {
+    name: n for n, name in enumerate(("maandags", "dinsdags", "woensdags", "donderdags", "vrijdags", "zaterdags",
+                                      "zondags"))}
+#: The words before a day of the week that make it one gone ("last Saturday", "letzten Samstag").
+LAST_BEFORE = ("last", "past", "letzten", "letzte", "vergangenen", "dernier", "pasado", "passado", "scorso", "vorige",
+               "afgelopen", "先週", "上周", "上個", "上个", "지난")

@@ -68,6 +68,7 @@ from .time_words import (AHEAD_HINTS, FOREIGN_DAYS, FOREIGN_MONTH_LEADS, FOREIGN
                          IN_MONTHS, IN_WORD_LANGUAGE, ITALIAN_LEADS, ITALIAN_MONTHS, MORNING_BEFORE,
                          NEXT_WORD_LANGUAGE, PHRASE_LANGUAGE)
 from .timewindow import DAY, MAX_YEAR, MIN_YEAR, Window, end_of_day, month_end, parse_as_of  # noqa: F401 (its own)
+from .timespan import spans
 from .timewindow import days as _days
 from .timewindow import month as _month
 
@@ -157,6 +158,8 @@ _AHEAD_KINDS = frozenset({"ahead", "next_n", "foreign_ahead", "foreign_next_n", 
 _UNHINTED = frozenset({"in_n", "from_now", "foreign_in_n"})
 #: The words before "in two weeks" that make it no time still to come: "twice in two weeks", "the first time in
 #: a year", "more than in a month", "40 km in a day".
+#: "In a day" in a question asking how many or how much is a rate: "How many devices do I use in a day?".
+_RATE = re.compile(r"\bhow\s+(?:many|much|often|long)\b|\bper\b|\baverage\b", re.I)
 _IN_N_AFTER = re.compile(r"\b(?:times?|once|twice|first|only|ever|all|than|most|least|hours?|minutes?|miles?|km|"
                          r"kilos?|pounds?|kg|pages?|words?|\d+)\s+$", re.I)
 _SINCE = re.compile(r"\bsince\s+(?:the\s+)?$", re.I)
@@ -383,74 +386,7 @@ def read_spans(query: str, as_of: datetime, ahead: bool | None = None) -> list[t
                 found.append((start, m.end(), window))
                 if window.ahead:
                     windows_ahead.append(window)
-    return _ranges(query, sorted(found, key=lambda f: f[0]), tz)
-
-
-#: "between <a time> and <a time>", "from <a time> to <a time>": one window, the first's start to the second's end.
-_RANGE_OPEN = re.compile(r"\b(?:between|from)\s+(?:the\s+)?$", re.I)
-_RANGE_OPEN_WORD = re.compile(r"^(?:between|from)\s", re.I)  # a month's own lead ("from October")
-_RANGE_JOIN = re.compile(r"^\s*(?:and|to|until|till|through|-|–|—)\s*$", re.I)
-_RANGE_JOIN_WORD = re.compile(r"^(?:and|to|until|till|through)\s", re.I)  # a month's own lead ("to December")
-
-
-_YEAR = re.compile(r"\d{4}")
-
-
-def _years_before(window: Window, before: Window, tz) -> Window:
-    """`window` (a month or days named without a year) moved back whole years, to the latest such time
-    that starts before `before`; `window` itself when none does."""
-    first = datetime.fromtimestamp(window.start, tz).date()
-    last = datetime.fromtimestamp(window.end - 1, tz).date()
-    for back in range(1, first.year - datetime.fromtimestamp(before.start, tz).year + 2):
-        try:
-            moved = _days(_year_earlier(first, back), _year_earlier(last, back), tz, window.phrase)
-        except ValueError:
-            return window
-        if moved.start < before.start:
-            return replace(moved, relative=window.relative)
-    return window
-
-
-def _year_earlier(day: date, years: int) -> date:
-    """`day` `years` years earlier; 29 February becomes the 28th in a year without one."""
-    try:
-        return day.replace(year=day.year - years)
-    except ValueError:
-        return day.replace(year=day.year - years, day=28)
-
-
-def _ranges(query: str, found: list[tuple[int, int, Window]], tz) -> list[tuple[int, int, Window]]:
-    """`found` with each two windows said as one span ("between March 1 and March 10", "from October to
-    December") made one, from the first's first day to the second's last (from the second's to the first's
-    when both name their year and the second comes first: "between 20 Nov 2026 and 2 Nov 2026"; a first
-    without its year is its latest occurrence before the second); not when the second, named without its
-    year, comes before the first, or either counts from or up to another time."""
-    out: list[tuple[int, int, Window]] = []
-    for start, end, window in found:
-        if out:
-            first_start, first_end, first = out[-1]
-            gap, said = query[first_end:start], query[start:end]
-            joined = _RANGE_JOIN.match(gap) or (not gap.strip() and _RANGE_JOIN_WORD.match(said))
-            opened = _RANGE_OPEN.search(query[max(0, first_start - _SINCE_REACH):first_start])
-            leads = any(w.phrase.lower().startswith(("since", "before", "after")) for w in (first, window))
-            span = joined and (opened or _RANGE_OPEN_WORD.match(query[first_start:first_end])) and not leads
-            both_ahead = first.ahead and window.ahead  # both still to come: from the first day to the last
-            if span and both_ahead:
-                first, window = replace(first, start=min(first.start, window.start)), replace(
-                    window, end=max(first.end, window.end))
-            elif span and first.start >= window.start and not _YEAR.search(first.phrase):
-                first = _years_before(first, window, tz)  # "between August and November 2023": August 2023
-            elif span and window.start < first.start and window.end <= first.end and _YEAR.search(window.phrase):
-                first, window = window, first  # both years said, the later first: "from 20 Nov 2026 to 2 Nov 2026"
-            if span and (both_ahead or first.start < window.start and first.end <= window.end):
-                begin = first_start - len(opened.group(0)) if opened else first_start
-                days = (datetime.fromtimestamp(first.start, tz).date(), datetime.fromtimestamp(window.end - 1, tz).date())
-                merged = replace(_days(*days, tz, " ".join(query[begin:end].split())),
-                                 relative=first.relative or window.relative, ahead=both_ahead)
-                out[-1] = (begin, end, merged)
-                continue
-        out.append((start, end, window))
-    return out
+    return spans(query, sorted(found, key=lambda f: f[0]), tz, _SINCE_REACH)
 
 
 #: "before <a time>": from this far back (the start of the window) up to it.
@@ -668,7 +604,8 @@ def _resolve_ahead(kind: str, m: re.Match, text: str, today: date, tz, phrase: s
             return None  # Asuka, a name
         first = last = today + timedelta(days=FOREIGN_TOMORROW.get(said) or (2 if "after" in said else 1))
     elif kind in ("in_n", "foreign_in_n"):
-        if kind == "in_n" and _IN_N_AFTER.search(text[max(0, m.start() - _SINCE_REACH):m.start()]):
+        if kind == "in_n" and (_IN_N_AFTER.search(text[max(0, m.start() - _SINCE_REACH):m.start()])
+                               or m.group(2).lower() in ("a", "an", "one") and _RATE.search(text)):
             return None
         lead, number, unit = m.group(1, 2, 3) if kind == "in_n" else (
             m.group(1), m.group(2) or m.group(4), m.group(3) or m.group(5))

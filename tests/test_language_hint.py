@@ -54,8 +54,8 @@ def test_the_language_of_a_question(question, language):
 
 
 @pytest.mark.parametrize("question, keywords", [
-    ("Was war vorgestern los?", ["vorgestern"]),  # a time alone once the time is read (`timeq`)
-    ("Was hab ich gestern aufgeschrieben?", ["gestern"]),
+    ("Was war vorgestern los?", []),  # a time alone: "vorgestern" is read by `timeq`, and German's too
+    ("Was hab ich gestern aufgeschrieben?", []),
     ("Wie heißt der Hund von Frau Kaiser?", ["Hund", "Frau", "Kaiser"]),
     ("Was ist beim Feldtest in der Uckermark passiert?", ["Feldtest", "Uckermark"]),
 ])

@@ -79,6 +79,7 @@ def test_tomorrow_and_in_n_in_other_languages(query, phrase, label):
     "twice in two weeks",
     "the first time in a year",
     "I ran 40 km in a day",
+    "How many health-related devices do I use in a day?",  # a rate
     "明日香さんの誕生日は？",  # Asuka, a name
     "12月3日后的会议",  # after 3 December, a date
     "Tomorrowland tickets",
@@ -166,3 +167,50 @@ def test_haben_says_the_past_only_with_a_participle(question, language, past):
     from tachikoma.tense import past_in
 
     assert past_in(question, language) is past
+
+
+THURSDAY = date(2026, 12, 3)
+
+
+@pytest.mark.parametrize("text, named", [
+    # a day said alone: the first such day after the passage's own date (a Thursday here)
+    ("Sami works Saturday, so Ros comes Friday night", [date(2026, 12, 5), date(2026, 12, 4)]),
+    ("am Samstag Probe", [date(2026, 12, 5)]),
+    ("Lundi : réunion", [date(2026, 12, 7)]),
+    ("土曜日に会う", [date(2026, 12, 5)]),
+    ("Thursday: standup", [date(2026, 12, 10)]),  # its own weekday: the next one
+    # one gone: none
+    ("last Saturday we went", []),
+    ("letzten Samstag", []),
+    ("每周一次", []),  # once a week, no Monday
+])
+def test_a_day_of_the_week_a_passage_names(text, named):
+    from tachikoma.mentions import weekdays
+
+    assert weekdays(text, THURSDAY, THURSDAY) == named
+
+
+@pytest.mark.parametrize("text", ["Mia has swimming every Sunday", "Sundays: swimming", "sonntags Schwimmen",
+                                  "tous les dimanches", "los domingos", "毎週日曜に", "매주 일요일", "zondags zwemmen"])
+def test_a_day_of_the_week_said_as_a_habit_is_every_such_day_from_today(text):
+    from tachikoma.mentions import HABIT_WEEKS, weekdays
+
+    named = weekdays(text, date(2026, 1, 4), THURSDAY)  # written long ago: the habit holds from today on
+    assert named == [date(2026, 12, 6) + (date(2026, 12, 13) - date(2026, 12, 6)) * k for k in range(HABIT_WEEKS)]
+
+
+def test_the_days_of_the_week_count_only_for_a_window_still_to_come_shorter_than_a_week(tmp_path):
+    root = tmp_path / "memory"
+    put(root, "people/mia.md", "# Mia\n\nSwimming every Sunday at the Hallenbad, 10:00.\n")
+    put(root, "cooking.md", "# Cooking\n\nLentil soup and bread.\n")
+    put(root, "school.md", "# School\n\nThe school trip is on 2027-01-20.\n")
+    answer = _ask(root, "what's on the day after tomorrow?", "2026-12-04", limit=1)  # a Sunday
+    assert [r["path"] for r in answer["results"]] == ["people/mia.md"]
+    assert "names 2026-12-06, inside 'the day after tomorrow'" in answer["results"][0]["factors"]["time_reason"]
+    # a window of a week or more holds every day of the week: they tell nothing there
+    week = _ask(root, "what's on next week?", "2026-12-04")
+    assert week["no_good_match"] is True and week["match"]["naming_the_time_asked"] == 0
+    # asked what is coming without a window, no day of the week counts
+    from tachikoma.mentions import days_ahead
+
+    assert days_ahead("Swimming every Sunday, and Saturday the trip", date(2026, 12, 3), date(2026, 12, 4)) == []

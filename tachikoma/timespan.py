@@ -1,0 +1,79 @@
+"""Two times said as one span ("between March 1 and March 10", "from October to December", "between next Monday
+and next Friday"): `timeq` reads each time, and `spans` makes each such pair one window, from the first's first
+day to the second's last."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from datetime import date, datetime
+
+from .timewindow import Window
+from .timewindow import days as _days
+
+#: "between <a time> and <a time>", "from <a time> to <a time>": one window, the first's start to the second's end.
+_RANGE_OPEN = re.compile(r"\b(?:between|from)\s+(?:the\s+)?$", re.I)
+_RANGE_OPEN_WORD = re.compile(r"^(?:between|from)\s", re.I)  # a month's own lead ("from October")
+_RANGE_JOIN = re.compile(r"^\s*(?:and|to|until|till|through|-|–|—)\s*$", re.I)
+_RANGE_JOIN_WORD = re.compile(r"^(?:and|to|until|till|through)\s", re.I)  # a month's own lead ("to December")
+
+
+_YEAR = re.compile(r"\d{4}")
+
+
+def _years_before(window: Window, before: Window, tz) -> Window:
+    """`window` (a month or days named without a year) moved back whole years, to the latest such time
+    that starts before `before`; `window` itself when none does."""
+    first = datetime.fromtimestamp(window.start, tz).date()
+    last = datetime.fromtimestamp(window.end - 1, tz).date()
+    for back in range(1, first.year - datetime.fromtimestamp(before.start, tz).year + 2):
+        try:
+            moved = _days(_year_earlier(first, back), _year_earlier(last, back), tz, window.phrase)
+        except ValueError:
+            return window
+        if moved.start < before.start:
+            return replace(moved, relative=window.relative)
+    return window
+
+
+def _year_earlier(day: date, years: int) -> date:
+    """`day` `years` years earlier; 29 February becomes the 28th in a year without one."""
+    try:
+        return day.replace(year=day.year - years)
+    except ValueError:
+        return day.replace(year=day.year - years, day=28)
+
+
+def spans(query: str, found: list[tuple[int, int, Window]], tz, reach: int) -> list[tuple[int, int, Window]]:
+    """`found` with each two windows said as one span ("between March 1 and March 10", "from October to
+    December") made one, from the first's first day to the second's last (from the second's to the first's
+    when both name their year and the second comes first: "between 20 Nov 2026 and 2 Nov 2026"; a first
+    without its year is its latest occurrence before the second); not when the second, named without its
+    year, comes before the first, or either counts from or up to another time. `reach`: how far before the
+    first time its "between" or "from" is looked for (a window of the text: linear time)."""
+    out: list[tuple[int, int, Window]] = []
+    for start, end, window in found:
+        if out:
+            first_start, first_end, first = out[-1]
+            gap, said = query[first_end:start], query[start:end]
+            joined = _RANGE_JOIN.match(gap) or (not gap.strip() and _RANGE_JOIN_WORD.match(said))
+            opened = _RANGE_OPEN.search(query[max(0, first_start - reach):first_start])
+            leads = any(w.phrase.lower().startswith(("since", "before", "after")) for w in (first, window))
+            span = joined and (opened or _RANGE_OPEN_WORD.match(query[first_start:first_end])) and not leads
+            both_ahead = first.ahead and window.ahead  # both still to come: from the first day to the last
+            if span and both_ahead:
+                first, window = replace(first, start=min(first.start, window.start)), replace(
+                    window, end=max(first.end, window.end))
+            elif span and first.start >= window.start and not _YEAR.search(first.phrase):
+                first = _years_before(first, window, tz)  # "between August and November 2023": August 2023
+            elif span and window.start < first.start and window.end <= first.end and _YEAR.search(window.phrase):
+                first, window = window, first  # both years said, the later first: "from 20 Nov 2026 to 2 Nov 2026"
+            if span and (both_ahead or first.start < window.start and first.end <= window.end):
+                begin = first_start - len(opened.group(0)) if opened else first_start
+                days = (datetime.fromtimestamp(first.start, tz).date(), datetime.fromtimestamp(window.end - 1, tz).date())
+                merged = replace(_days(*days, tz, " ".join(query[begin:end].split())),
+                                 relative=first.relative or window.relative, ahead=both_ahead)
+                out[-1] = (begin, end, merged)
+                continue
+        out.append((start, end, window))
+    return out
