@@ -45,7 +45,8 @@ AS_OF = datetime(2026, 3, 25, 12, 0, tzinfo=timezone.utc)
 TIME_PHRASES = ["last week", "in March", "on 2026-02-10", "two weeks ago", "yesterday", "last Saturday",
                 "in October 2025", "recently", "last month", "since January"]
 AHEAD_PHRASES = ["next week", "this coming week", "in the next six months", "the week after next", "next month",
-                 "over the coming weeks", "nächste Woche", "la semaine prochaine", "来週", "next Tuesday"]
+                 "over the coming weeks", "nächste Woche", "la semaine prochaine", "来週", "next Tuesday",
+                 "tomorrow", "in two weeks", "übermorgen", "明日"]
 #: Phrases that hold a time, and phrases that hold none (numbers, versions, a modal "May").
 WITH_TIME = ["what did we decide in March", "what happened on 2026-03-22", "what did we change last week",
              "which book did I finish a week ago", "jewelry I got last Saturday", "what did I do two weeks ago",
