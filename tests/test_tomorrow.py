@@ -144,6 +144,8 @@ def test_tomorrow_is_the_askers_tomorrow():
     ("の予定は？", "Japanese", False),
     ("有什么安排？", "Chinese", False),
     (" 뭐 있어?", "Korean", False),
+    ("What am I doing  ?", None, False),
+    ("What are my plans for  ?", None, False),
     ("what's the weather  ?", None, True),
     ("Wie wird das Wetter   in Berlin?", "German", True),
     ("のガス点検は何時から？", "Japanese", True),

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import tense
-from ..function_words import CJK_QUESTION_WORDS, ENGLISH_CLITIC, function_words_of, other_function_words
+from ..function_words import (CJK_QUESTION_WORDS, ENGLISH_ASKING, ENGLISH_CLITIC, function_words_of,
+                              other_function_words)
 from ..segment import fold_accents, has_runs, query_words
 from ..store.fts import PREFIX, stems
 from ..store.sqlite import Store
@@ -261,11 +262,12 @@ def asks_besides_time(untimed: str, language: str | None) -> bool:
     """Whether a question, its time phrases blanked out (`timeq.without_time`), asks about anything besides
     that time: a word that is no function word of its language, says no more than that something is still
     to come ("due", "planned", "予定": `tense.without_cues`), asks no question in Japanese, Chinese or Korean
-    ("什么", "뭐") and is no single CJK character ("の"). "What's due tomorrow?", "Was steht morgen an?" and
-    "明日の予定は？" ask about the time alone."""
+    ("什么", "뭐") nor in English ("doing", "plans": `function_words.ENGLISH_ASKING`), and is no single CJK
+    character ("の"). "What's due tomorrow?", "What am I doing tomorrow?", "Was steht morgen an?" and "明日の予定は？"
+    ask about the time alone."""
     text = _CJK_QUESTION.sub(" ", tense.without_cues(untimed, language))
     return any(len(term) > 1 or not has_runs(term)
-               for term in query_terms(text, skip=STOPWORDS | function_words_of(language)))
+               for term in query_terms(text, skip=STOPWORDS | ENGLISH_ASKING | function_words_of(language)))
 
 
 def keyword_terms(store: Store, query: str, total_chunks: int,
