@@ -109,13 +109,14 @@ def _alternatives(words) -> str:
     return "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(words, key=len, reverse=True))
 
 
-_LATIN_DAYS = [w for w in WEEKDAY_NAMES if w.isascii() or w[:1].isalpha() and ord(w[0]) < 0x3000]
-_DAY_OF = {**WEEKDAY_NAMES, **{w.capitalize(): n for w, n in WEEKDAY_NAMES.items() if w in _LATIN_DAYS}}
-_LEAD = _alternatives([*EVERY_BEFORE, *LAST_BEFORE])
-_WEEKDAY = re.compile(r"(?:(?<!\w)(" + _LEAD + r")\s*)?(?:(?<!\w)(" + _alternatives(w for w in _DAY_OF if w in _LATIN_DAYS
-                      or w.capitalize() in _LATIN_DAYS or w[:1].isupper()) + r")(s)?(?!\w)|("
-                      + _alternatives(w for w in _DAY_OF if w not in _LATIN_DAYS and not w[:1].isascii())
-                      + r")(?![次个個天遍]))")  # "每周一次": once a week
+_DAY_OF = {w.lower(): n for w, n in WEEKDAY_NAMES.items()}
+_LATIN = lambda words: [w for w in words if ord(w[0]) < 0x3000]  # noqa: E731
+_CJK = lambda words: [w for w in words if ord(w[0]) >= 0x3000]  # noqa: E731
+#: Groups: a lead in Latin script or in CJK ("every", "毎週"), a day in Latin script and its plural "s", a CJK day.
+_WEEKDAY = re.compile(r"(?:(?<!\w)(" + _alternatives(_LATIN([*EVERY_BEFORE, *LAST_BEFORE])) + r")\s+|("
+                      + _alternatives(_CJK([*EVERY_BEFORE, *LAST_BEFORE])) + r")\s*)?(?:(?<!\w)("
+                      + _alternatives(_LATIN(_DAY_OF)) + r")(s)?(?!\w)|(" + _alternatives(_CJK(_DAY_OF))
+                      + r")(?![次个個天遍]))", re.I)  # "每周一次": once a week
 _ADVERB = re.compile(r"(?<!\w)(" + _alternatives(WEEKDAY_ADVERBS) + r")(?!\w)", re.I)
 #: How many weeks of a habit ("every Sunday") are read ahead: enough for "in three weeks" and a month's window.
 HABIT_WEEKS = 8
@@ -133,12 +134,11 @@ def weekdays(text: str, written: date | None, today: date) -> list[date]:
         out.extend(first + timedelta(days=7 * k) for k in range(HABIT_WEEKS))
 
     for m in _WEEKDAY.finditer(text):
-        lead = " ".join((m[1] or "").lower().split())
-        name = m[2] or m[4]
+        lead = " ".join((m[1] or m[2] or "").lower().split())
         if lead in LAST_BEFORE:
             continue
-        n = _DAY_OF[name]
-        if lead or m[3]:  # "every Sunday", "Sundays"
+        n = _DAY_OF[(m[3] or m[5]).lower()]
+        if lead or m[4]:  # "every Sunday", "Sundays"
             habit(n)
         elif written is not None and written < date.max - timedelta(days=7):
             out.append(written + timedelta(days=(n - written.weekday()) % 7 or 7))

@@ -213,8 +213,8 @@ FOREIGN_UNITS = {
              "jaar", "jaren", "年", "년"),
 }
 FOREIGN_UNIT_OF = {word: unit for unit, words in FOREIGN_UNITS.items() for word in words}
-#: The days of the week as a passage names them, Monday 0 (`mentions`): English and German capitalised (a name,
-#: a noun), the others as written; Portuguese only with "-feira" or sábado and domingo ("segunda" is "second").
+#: The days of the week as a passage names them, Monday 0 (`mentions`, in any case); Portuguese only with "-feira"
+#: or sábado and domingo ("segunda" is "second").
 WEEKDAY_NAMES = {
     **{name: n for n, name in enumerate(("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
                                           "Sunday"))},

@@ -67,8 +67,8 @@ from .time_words import (AHEAD_HINTS, FOREIGN_DAYS, FOREIGN_MONTH_LEADS, FOREIGN
                          FOREIGN_NEXT_UNITS, FOREIGN_NUMBERS, FOREIGN_THIS_LAST, FOREIGN_TOMORROW, FOREIGN_UNIT_OF,
                          IN_MONTHS, IN_WORD_LANGUAGE, ITALIAN_LEADS, ITALIAN_MONTHS, MORNING_BEFORE,
                          NEXT_WORD_LANGUAGE, PHRASE_LANGUAGE)
-from .timewindow import DAY, MAX_YEAR, MIN_YEAR, Window, end_of_day, month_end, parse_as_of  # noqa: F401 (its own)
 from .timespan import spans
+from .timewindow import DAY, MAX_YEAR, MIN_YEAR, Window, end_of_day, month_end, parse_as_of  # noqa: F401 (its own)
 from .timewindow import days as _days
 from .timewindow import month as _month
 
@@ -156,10 +156,16 @@ _AHEAD_KINDS = frozenset({"ahead", "next_n", "foreign_ahead", "foreign_next_n", 
                           "foreign_tomorrow", "foreign_in_n"})
 #: Of those, the ones read without a word of `AHEAD_HINTS` ("in two weeks": its words are too common to hint).
 _UNHINTED = frozenset({"in_n", "from_now", "foreign_in_n"})
-#: The words before "in two weeks" that make it no time still to come: "twice in two weeks", "the first time in
-#: a year", "more than in a month", "40 km in a day".
 #: "In a day" in a question asking how many or how much is a rate: "How many devices do I use in a day?".
 _RATE = re.compile(r"\bhow\s+(?:many|much|often|long)\b|\bper\b|\baverage\b", re.I)
+@functools.lru_cache(maxsize=64)
+def _asks_a_rate(text: str) -> bool:
+    """Whether `text` asks how many or how much (`_RATE`), read once a question however many "in a day" it holds."""
+    return _RATE.search(text) is not None
+
+
+#: The words before "in two weeks" that make it no time still to come: "twice in two weeks", "the first time in
+#: a year", "more than in a month", "40 km in a day".
 _IN_N_AFTER = re.compile(r"\b(?:times?|once|twice|first|only|ever|all|than|most|least|hours?|minutes?|miles?|km|"
                          r"kilos?|pounds?|kg|pages?|words?|\d+)\s+$", re.I)
 _SINCE = re.compile(r"\bsince\s+(?:the\s+)?$", re.I)
@@ -213,6 +219,11 @@ _FOREIGN_PATTERNS = {
     "foreign_day": _words(FOREIGN_DAYS),
     "foreign_ahead": re.compile(_words(FOREIGN_NEXT).pattern + _KOREAN_WORD_END, re.IGNORECASE),
     # (a number: French) next (a number) units; CJK: next, a number, a unit. Groups: 1-4 and 5-7.
+    "foreign_next_n": re.compile(
+        r"\b(?:" + _FRENCH_NUMBER + r"\s+)?(" + _alternatives(w for w in NEXT_WORD_LANGUAGE if _latin(w)) + r")\s+(?:"
+        + _FOREIGN_NUMBER + r"\s+)?(" + _alternatives(FOREIGN_NEXT_UNITS) + r")\b|("
+        + _alternatives(w for w in NEXT_WORD_LANGUAGE if not _latin(w)) + r")\s*(\d{1,3}|[一二两兩三四五六七八九十]|[한두세네])"
+        + r"\s*(" + _alternatives(w for w in FOREIGN_UNIT_OF if not _latin(w)) + ")", re.IGNORECASE),
     "foreign_tomorrow": re.compile(_words(FOREIGN_TOMORROW).pattern + _KOREAN_WORD_END, re.IGNORECASE),
     # in (a number) units ("in zwei Wochen"); CJK: a number, a unit, after ("2週間後", "两周后", "2주 후"). Groups
     # 1-3 and 4-5.
@@ -223,11 +234,6 @@ _FOREIGN_PATTERNS = {
         + _alternatives(w for w in FOREIGN_UNIT_OF if not _latin(w)) + r")\s*(?:以後|以后|之後|之后|後|后|후|뒤)"
         + _KOREAN_WORD_END,
         re.IGNORECASE),
-    "foreign_next_n": re.compile(
-        r"\b(?:" + _FRENCH_NUMBER + r"\s+)?(" + _alternatives(w for w in NEXT_WORD_LANGUAGE if _latin(w)) + r")\s+(?:"
-        + _FOREIGN_NUMBER + r"\s+)?(" + _alternatives(FOREIGN_NEXT_UNITS) + r")\b|("
-        + _alternatives(w for w in NEXT_WORD_LANGUAGE if not _latin(w)) + r")\s*(\d{1,3}|[一二两兩三四五六七八九十]|[한두세네])"
-        + r"\s*(" + _alternatives(w for w in FOREIGN_UNIT_OF if not _latin(w)) + ")", re.IGNORECASE),
     # A month word with an English possessive is a name ("in Mei's office", "in Julio's house").
     "foreign_month": re.compile(r"\b(" + _alternatives(FOREIGN_MONTH_LEADS) + r")\s+(" + _alternatives(FOREIGN_MONTHS)
                                 + r")\b(?!['\u2019]s\b)(?:,?\s+(\d{4})\b)?", re.IGNORECASE),
@@ -605,7 +611,7 @@ def _resolve_ahead(kind: str, m: re.Match, text: str, today: date, tz, phrase: s
         first = last = today + timedelta(days=FOREIGN_TOMORROW.get(said) or (2 if "after" in said else 1))
     elif kind in ("in_n", "foreign_in_n"):
         if kind == "in_n" and (_IN_N_AFTER.search(text[max(0, m.start() - _SINCE_REACH):m.start()])
-                               or m.group(2).lower() in ("a", "an", "one") and _RATE.search(text)):
+                               or m.group(2).lower() in ("a", "an", "one") and _asks_a_rate(text)):
             return None
         lead, number, unit = m.group(1, 2, 3) if kind == "in_n" else (
             m.group(1), m.group(2) or m.group(4), m.group(3) or m.group(5))
