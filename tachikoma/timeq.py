@@ -408,8 +408,11 @@ def _before_after(which: str, window: Window, now: float, tz) -> Window | None:
         if which == "before":
             return None if first <= today else replace(
                 _days(today, first - timedelta(days=1), tz, f"before {window.phrase}"), relative=True, ahead=True)
-        return replace(_days(last + timedelta(days=1), last + timedelta(days=_coming.COMING_DAYS["year"]), tz,
-                             f"after {window.phrase}"), relative=True, ahead=True)
+        if last >= date(MAX_YEAR, 12, 31):
+            return None  # nothing after the last day a search reads
+        # up to the last day a search reads: "after tomorrow" asked late in 9998 (`timewindow.MAX_YEAR`)
+        until = min(last + timedelta(days=_coming.COMING_DAYS["year"]), date(MAX_YEAR, 12, 31))
+        return replace(_days(last + timedelta(days=1), until, tz, f"after {window.phrase}"), relative=True, ahead=True)
     if which == "before":
         start = window.start - BEFORE_SPAN_DAYS * DAY
         last = datetime.fromtimestamp(window.start, tz).date() - timedelta(days=1)

@@ -1,0 +1,27 @@
+"""Adversarial tests for session 37's time reading ("tomorrow", "in two weeks", their words in nine languages)
+and the days of the week a passage names (`mentions.weekdays`): each failed before its fix."""
+
+from datetime import datetime, timezone
+
+import pytest
+
+from tachikoma import timeq
+
+UTC = timezone.utc
+WEDNESDAY = datetime(2026, 12, 2, 12, tzinfo=UTC)
+
+
+@pytest.mark.parametrize("as_of", [datetime(9998, 6, 1, 12, tzinfo=UTC), datetime(9998, 12, 20, 12, tzinfo=UTC),
+                                   datetime(9998, 12, 30, 12, tzinfo=UTC)])
+@pytest.mark.parametrize("query", ["what's due after tomorrow?", "after next week", "after in two weeks",
+                                   "anything after a week from today?", "Was kommt nach übermorgen? after morgen"])
+def test_after_a_window_ahead_late_in_the_last_year_is_no_crash(query, as_of):
+    # "after tomorrow" is the year after it: asked late in 9998 (the last year as_of takes), that year ran past
+    # 9998 and `timewindow.days` raised ValueError out of the search
+    for window in timeq.read(query, as_of):
+        assert window.end <= datetime(9999, 1, 1, tzinfo=UTC).timestamp()
+
+
+def test_after_tomorrow_is_read_up_to_the_last_day_a_search_reads():
+    windows = timeq.read("what's due after tomorrow?", datetime(9998, 6, 1, 12, tzinfo=UTC))
+    assert [(w.phrase, w.label, w.ahead) for w in windows] == [("after tomorrow", "9998-06-03..9998-12-31", True)]
