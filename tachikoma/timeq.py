@@ -607,7 +607,9 @@ def _resolve_ahead(kind: str, m: re.Match, text: str, today: date, tz, phrase: s
         first, last = _coming.next_units(n, FOREIGN_UNIT_OF[(m.group(4) or m.group(7)).lower()], today)
     elif kind in ("tomorrow", "foreign_tomorrow"):
         said = " ".join(m.group(1).lower().split())
-        if said in ("morgen", "mañana") and (text[:m.start()].split() or [""])[-1].lower() in MORNING_BEFORE:
+        # the word before it, read within a reach (not the whole text before: a query of many is read in linear time)
+        before = text[max(0, m.start() - _SINCE_REACH):m.start()].split()
+        if said in ("morgen", "mañana") and (before or [""])[-1].lower() in MORNING_BEFORE:
             return None  # "heute Morgen", "esta mañana": a morning
         if said == "明日" and text[m.end():m.end() + 1] == "香":
             return None  # Asuka, a name

@@ -25,3 +25,22 @@ def test_after_a_window_ahead_late_in_the_last_year_is_no_crash(query, as_of):
 def test_after_tomorrow_is_read_up_to_the_last_day_a_search_reads():
     windows = timeq.read("what's due after tomorrow?", datetime(9998, 6, 1, 12, tzinfo=UTC))
     assert [(w.phrase, w.label, w.ahead) for w in windows] == [("after tomorrow", "9998-06-03..9998-12-31", True)]
+
+
+def _seconds(read, n: int) -> float:
+    import time
+
+    start = time.perf_counter()
+    read(n)
+    return time.perf_counter() - start
+
+
+@pytest.mark.parametrize("phrase", ["am morgen ", "morgen ", "esta mañana "])
+def test_reading_morgen_many_times_is_linear_in_the_query(phrase):
+    # each "morgen" split the whole text before it to find the word before: 8x the query took 35x the time
+    def read(n):
+        timeq.read(phrase * n, WEDNESDAY)
+
+    read(100)  # warm
+    small, large = min(_seconds(read, 400) for _ in range(3)), min(_seconds(read, 3200) for _ in range(2))
+    assert large < 16 * small, (small, large)
