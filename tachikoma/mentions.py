@@ -30,7 +30,8 @@ from datetime import date, datetime, time, timedelta, timezone
 
 import numpy as np
 
-from .time_words import EVERY_BEFORE, FOREIGN_MONTHS, LAST_BEFORE, WEEKDAY_ADVERBS, WEEKDAY_NAMES
+from .time_words import (DAYS_ALSO_NAMES, EVERY_BEFORE, FOREIGN_MONTHS, LAST_BEFORE, NAME_AFTER_DAY, NAME_BEFORE_DAY,
+                         WEEKDAY_ADVERBS, WEEKDAY_NAMES)
 from .timeq import AMBIGUOUS_MONTHS, MONTHS, OUTSIDE, OUTSIDE_TIME_ONLY, Window, factor, month_end
 
 #: How many results a question about what is coming ranks before its passages' days reorder them.
@@ -118,6 +119,26 @@ _WEEKDAY = re.compile(r"(?:(?<!\w)(" + _alternatives(_LATIN([*EVERY_BEFORE, *LAS
                       + _alternatives(_LATIN(_DAY_OF)) + r")(s)?(?!\w)|(" + _alternatives(_CJK(_DAY_OF))
                       + r")(?![次个個天遍]))", re.I)  # "每周一次": once a week
 _ADVERB = re.compile(r"(?<!\w)(" + _alternatives(WEEKDAY_ADVERBS) + r")(?!\w)", re.I)
+#: A Chinese number before 周 counts weeks: "四周一起" (four weeks, together) names no Monday; not the end of
+#: another day ("周一周二": Monday, Tuesday).
+_COUNT_BEFORE = frozenset("一二两兩三四五六七八九十几幾0123456789")
+_WORD_AFTER = re.compile(r"[\s\-]+(\w+)")
+
+
+def _in_name(text: str, start: int, end: int, name: str) -> bool:
+    """Whether the day of the week `name`, at `start`..`end` in `text`, is part of a name, no day to come: "Black
+    Friday", "Mardi gras", "Herr Freitag", "the Sunday Times", "Plácido Domingo" (`time_words.NAME_BEFORE_DAY`,
+    `NAME_AFTER_DAY`, `DAYS_ALSO_NAMES`), "四周一起" (four weeks)."""
+    if name[:1] == "周":
+        return start > 0 and text[start - 1] in _COUNT_BEFORE and text[max(0, start - 2):start - 1] not in ("周", "期")
+    before = text[max(0, start - 24):start].split()
+    word = before[-1].rstrip(".").lower() if before else ""
+    after = _WORD_AFTER.match(text, end, min(len(text), end + 24))
+    if word in NAME_BEFORE_DAY or after is not None and after[1].lower() in NAME_AFTER_DAY:
+        return True
+    return name[:1].isupper() and name.lower() in DAYS_ALSO_NAMES and bool(before) and before[-1][-1:].isalnum()
+
+
 #: How many weeks of a habit ("every Sunday") are read ahead: enough for "in three weeks" and a month's window.
 HABIT_WEEKS = 8
 
@@ -135,7 +156,8 @@ def weekdays(text: str, written: date | None, today: date) -> list[date]:
 
     for m in _WEEKDAY.finditer(text):
         lead = " ".join((m[1] or m[2] or "").lower().split())
-        if lead in LAST_BEFORE:
+        day = 3 if m[3] else 5
+        if lead in LAST_BEFORE or _in_name(text, m.start(day), m.end(day), m[day]):
             continue
         n = _DAY_OF[(m[3] or m[5]).lower()]
         if lead or m[4]:  # "every Sunday", "Sundays"

@@ -246,3 +246,11 @@ WEEKDAY_ADVERBS = {name: n for n, name in enumerate(("montags", "dienstags", "mi
 #: The words before a day of the week that make it one gone ("last Saturday", "letzten Samstag").
 LAST_BEFORE = ("last", "past", "letzten", "letzte", "vergangenen", "dernier", "pasado", "passado", "scorso", "vorige",
                "afgelopen", "先週", "上周", "上個", "上个", "지난")
+#: The words around a day of the week that make it part of a name, no day to come: a holiday ("Black Friday",
+#: "Good Friday", "Cyber Monday", "Ash Wednesday", "Mardi gras", "Viernes Santo", "giovedì grasso"), a person
+#: ("Herr Freitag", "Frau Sonntag") or a paper ("the Sunday Times"). Lower case. (`mentions.weekdays`)
+NAME_BEFORE_DAY = frozenset({"black", "good", "cyber", "easter", "whit", "super", "ash", "holy", "maundy", "blue",
+                             "man", "girl", "palm", "giving", "shrove", "herr", "frau", "mr", "mrs", "ms", "dr"})
+NAME_AFTER_DAY = frozenset({"gras", "grasso", "santo", "santa", "times", "telegraph"})
+#: The days of the week that are names too, capitalised after a word: "Plácido Domingo", "Sabato De Sarno".
+DAYS_ALSO_NAMES = frozenset({"domingo", "sábado", "sabato", "domenica"})

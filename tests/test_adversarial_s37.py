@@ -44,3 +44,45 @@ def test_reading_morgen_many_times_is_linear_in_the_query(phrase):
     read(100)  # warm
     small, large = min(_seconds(read, 400) for _ in range(3)), min(_seconds(read, 3200) for _ in range(2))
     assert large < 16 * small, (small, large)
+
+
+THURSDAY = datetime(2026, 12, 3, tzinfo=UTC).date()
+
+
+@pytest.mark.parametrize("text", [
+    "Black Friday deals on the TV at MediaMarkt", "Good Friday is a holiday", "Cyber Monday: new laptop?",
+    "Easter Monday off", "Ash Wednesday service", "I read the Sunday Times", "Herr Freitag rief an",
+    "Frau Sonntag kommt vorbei", "Mardi gras in New Orleans", "giovedì grasso", "Viernes Santo", "He is my Man Friday",
+    "Plácido Domingo concert tickets", "四周一起去", "一周一次"])
+def test_a_day_of_the_week_inside_a_name_is_no_day_to_come(text):
+    # "Black Friday" was read as the Friday after the passage's date, so a note about TV deals answered "what's
+    # due in 2 days?" before the note naming the day
+    from tachikoma.mentions import weekdays
+
+    assert weekdays(text, THURSDAY, THURSDAY) == []
+
+
+@pytest.mark.parametrize("text, named", [
+    ("Friday: Ros comes", [datetime(2026, 12, 4).date()]),
+    ("周一周二开会", [datetime(2026, 12, 7).date(), datetime(2026, 12, 8).date()]),  # Monday, Tuesday
+    ("这周五", [datetime(2026, 12, 4).date()]),
+    ("Domingo: misa", [datetime(2026, 12, 6).date()]),  # the day, at a line's start
+    ("el domingo vamos", [datetime(2026, 12, 6).date()]),
+])
+def test_a_day_of_the_week_outside_a_name_is_still_read(text, named):
+    from tachikoma.mentions import weekdays
+
+    assert weekdays(text, THURSDAY, THURSDAY) == named
+
+
+def test_black_friday_deals_do_not_answer_whats_due_in_two_days(tmp_path):
+    from test_ahead import _ask
+    from test_everyday_rules import put
+
+    root = tmp_path / "memory"
+    put(root, "todo.md", "# To do\n\n- 2026-12-03: send Kiezrad the November invoice\n")
+    put(root, "shop.md", "# Shopping\n\nBlack Friday deals on the TV at MediaMarkt.\n")
+    put(root, "bike.md", "# Bike\n\nThe bike needs new brakes before the spring.\n")
+    answer = _ask(root, "what's due in 2 days?", "2026-12-02")
+    assert answer["match"]["naming_the_time_asked"] == 1
+    assert answer["results"][0]["path"] == "todo.md"
