@@ -158,16 +158,28 @@ _AHEAD_KINDS = frozenset({"ahead", "next_n", "foreign_ahead", "foreign_next_n", 
 _UNHINTED = frozenset({"in_n", "from_now", "foreign_in_n"})
 #: "In a day" in a question asking how many or how much is a rate: "How many devices do I use in a day?".
 _RATE = re.compile(r"\bhow\s+(?:many|much|often|long)\b|\bper\b|\baverage\b", re.I)
-@functools.lru_cache(maxsize=64)
-def _asks_a_rate(text: str) -> bool:
-    """Whether `text` asks how many or how much (`_RATE`), read once a question however many "in a day" it holds."""
-    return _RATE.search(text) is not None
-
-
 #: The words before "in two weeks" that make it no time still to come: "twice in two weeks", "the first time in
 #: a year", "more than in a month", "40 km in a day".
 _IN_N_AFTER = re.compile(r"\b(?:times?|once|twice|first|only|ever|all|than|most|least|hours?|minutes?|miles?|km|"
                          r"kilos?|pounds?|kg|pages?|words?|\d+)\s+$", re.I)
+#: "In two weeks" after the English perfect is how long, not when: "What has changed in a week?", "Who haven't I
+#: called in a month?", "What have I learned in 2 years?". Not "what do I have planned in two weeks" (a plan), nor
+#: "have to get fixed" (an infinitive), nor "will have" (`_WILL`).
+_PERFECT = re.compile(r"\b(?:have|has|haven['\u2019]?t|hasn['\u2019]?t|['\u2019]ve|(?<=\w)['\u2019]s)\s+(?:(?!to\b)\w+\s+){0,3}?"
+                      r"(?!(?:planned|scheduled|booked|arranged|expected|needed|required|organi[sz]ed|supposed|lined|"
+                      r"reserved|confirmed|signed|speed|breed|hundred|indeed)\b)(?:\w{3,}ed|been|done|made|seen|gone|heard|written|taken|given|met|"
+                      r"spoken|eaten|run|won|lost|bought|paid|sent|spent|told|said|thought|found|grown|become|"
+                      r"learnt|read|slept|felt)\b", re.I)
+_WILL = re.compile(r"\bwill\b|\w['\u2019]ll\b", re.I)
+
+
+@functools.lru_cache(maxsize=16)
+def _duration(text: str) -> tuple[bool, bool]:
+    """Whether `text` asks how many or how much (`_RATE`: "in a day" is a rate), and whether it is in the English
+    perfect (`_PERFECT`: "in a week" is how long). Read once a text, not once each "in N units" (linear time)."""
+    return bool(_RATE.search(text)), bool(_PERFECT.search(text)) and not _WILL.search(text)
+
+
 _SINCE = re.compile(r"\bsince\s+(?:the\s+)?$", re.I)
 #: "before March", "after the 2nd of May": the time up to the start of what is named, or from its end.
 _BEFORE_AFTER = re.compile(r"\b(before|after)\s+(?:the\s+)?$", re.I)
@@ -616,7 +628,8 @@ def _resolve_ahead(kind: str, m: re.Match, text: str, today: date, tz, phrase: s
         first = last = today + timedelta(days=FOREIGN_TOMORROW.get(said) or (2 if "after" in said else 1))
     elif kind in ("in_n", "foreign_in_n"):
         if kind == "in_n" and (_IN_N_AFTER.search(text[max(0, m.start() - _SINCE_REACH):m.start()])
-                               or m.group(2).lower() in ("a", "an", "one") and _asks_a_rate(text)):
+                               or m.group(2).lower() in ("a", "an", "one") and _duration(text)[0]
+                               or _duration(text)[1]):
             return None
         lead, number, unit = m.group(1, 2, 3) if kind == "in_n" else (
             m.group(1), m.group(2) or m.group(4), m.group(3) or m.group(5))

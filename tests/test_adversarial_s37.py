@@ -86,3 +86,34 @@ def test_black_friday_deals_do_not_answer_whats_due_in_two_days(tmp_path):
     answer = _ask(root, "what's due in 2 days?", "2026-12-02")
     assert answer["match"]["naming_the_time_asked"] == 1
     assert answer["results"][0]["path"] == "todo.md"
+
+
+@pytest.mark.parametrize("query", [
+    "What has changed in a week?", "Who haven't I called in a month?", "What have I learned in 2 years?",
+    "I haven't run in two weeks", "What's changed in two weeks?", "Which plants haven't been watered in a week?",
+    "How has my weight changed in a month?"])
+def test_in_n_after_the_english_perfect_is_how_long_not_when(query):
+    # "What has changed in a week?" was read as the days 3 to 10 from today, a window still to come
+    assert [(w.phrase, w.label) for w in timeq.read(query, WEDNESDAY) if w.ahead] == []
+
+
+@pytest.mark.parametrize("query, label", [
+    ("What do I have planned in two weeks?", "2026-12-12..2026-12-20"),  # a plan
+    ("What have I got on in two weeks?", "2026-12-12..2026-12-20"),
+    ("What do I have to get fixed in two weeks?", "2026-12-12..2026-12-20"),  # an infinitive
+    ("What will I have learned in 2 years?", "2028-06-01..2029-06-02"),  # "will have": still to come
+    ("What's needed in 3 days?", "2026-12-04..2026-12-06"),
+])
+def test_in_n_with_have_that_is_no_perfect_is_still_when(query, label):
+    assert [w.label for w in timeq.read(query, WEDNESDAY) if w.ahead] == [label]
+
+
+@pytest.mark.parametrize("phrase", ["in a day, ", "x in a week ", "in one year; "])
+def test_reading_in_a_unit_many_times_is_linear_in_the_query(phrase):
+    # each "in a day" searched the whole question for "how many" again: 8x the phrases took 50x the time
+    def read(n):
+        timeq.read(phrase * n, WEDNESDAY)
+
+    read(50)  # warm
+    small, large = min(_seconds(read, 300) for _ in range(3)), min(_seconds(read, 2400) for _ in range(2))
+    assert large < 16 * small, (small, large)
