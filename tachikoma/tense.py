@@ -48,7 +48,8 @@ _CUES = {
                    r"diss(?:e|emos|eram)|fez|fiz|fiz(?:emos|eram)|tiv(?:e|emos|eram)|teve|estiv(?:e|emos|eram)|esteve|"
                    r"veio|vieram|quis|soube)\b"),
     "Italian": (r"\b(?:prossim[oaie]|sarà|saranno|previst[oaie]|in\s+programma)\b",
-                r"\b(?:era|erano|fu|stato|stata|c'era|fa|success[oa]|accadut[oa]|(?:ho|hai|ha|abbiamo|avete|hanno)\s+"
+                r"\b(?:era|erano|fu|stato|stata|c'era|(?:giorn[oi]|settiman[ae]|mes[ei]|ann[oi]|or[ae]|minut[oi]|tempo|poco|"
+                r"molto|tanto)\s+fa|success[oa]|accadut[oa]|(?:ho|hai|ha|abbiamo|avete|hanno)\s+"
                 r"(?:(?:già|non|mai|poi|ancora)\s+)*(?:\w+(?:at|ut|it)[oaie]|detto|fatto|scritto|preso|messo|deciso|"
                 r"visto|chiesto|risposto|letto|speso|perso|scelto|aperto|discusso|rimasto)|(?:sono|sei|è|siamo|siete)\s+"
                 r"(?:andat|venut|partit|arrivat|tornat|uscit|rimast)[oaie])\b"),

@@ -117,3 +117,22 @@ def test_reading_in_a_unit_many_times_is_linear_in_the_query(phrase):
     read(50)  # warm
     small, large = min(_seconds(read, 300) for _ in range(3)), min(_seconds(read, 2400) for _ in range(2))
     assert large < 16 * small, (small, large)
+
+
+@pytest.mark.parametrize("query, phrase", [
+    ("Cosa fa Marco domani?", "domani"),  # "fa": he does, no "ago"
+    ("Che cosa si fa domani?", "domani"),
+    ("Che fa Anna la prossima settimana?", "prossima settimana"),
+    ("Cosa fa Marco tra tre giorni?", "tra tre giorni"),
+])
+def test_italian_fa_is_ago_only_after_a_time(query, phrase):
+    # Italian "fa" (does) was read as "ago", the past: "Cosa fa Marco domani?" named no time at all
+    assert [w.phrase for w in timeq.read(query, WEDNESDAY) if w.ahead] == [phrase]
+
+
+@pytest.mark.parametrize("query", ["Cosa è successo tre giorni fa?", "Cosa ho scritto poco fa?",
+                                   "Cosa c'era 2 settimane fa?", "Cosa era successo tempo fa?"])
+def test_italian_ago_is_still_the_past(query):
+    from tachikoma.tense import past_in
+
+    assert past_in(query, "Italian")
