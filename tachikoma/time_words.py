@@ -130,7 +130,14 @@ FOREIGN_TOMORROW = {phrase: n for words in FOREIGN_TOMORROW_BY_LANGUAGE.values()
 #: "goedemorgen" is one word, "esta mañana", "por la mañana"; "mañana por la mañana" is tomorrow morning).
 MORNING_BEFORE = frozenset({"heute", "gestern", "vorgestern", "guten", "am", "jeden", "diesen", "den", "dem", "der",
                             "einen", "eines", "vom", "zum", "de", "deze", "die", "goede", "elke", "iedere", "la",
-                            "esta", "una", "cada", "toda", "buena", "buenas", "media", "misma"})
+                            "esta", "una", "cada", "toda", "buena", "buenas", "media", "misma",
+                            # a day's morning ("Samstag Morgen", "zaterdag morgen"), "am frühen/nächsten Morgen",
+                            # "morgen Morgen" (tomorrow morning), "el mañana" (the future). Not "mein": "wie sieht
+                            # mein morgen aus?" is as often tomorrow.
+                            "montag", "dienstag", "mittwoch", "donnerstag", "freitag", "samstag", "sonntag",
+                            "sonnabend", "maandag", "dinsdag", "woensdag", "donderdag", "vrijdag", "zaterdag", "zondag",
+                            "frühen", "fruehen", "nächsten", "naechsten", "folgenden", "ganzen", "schönen", "ein",
+                            "einem", "diesem", "jenem", "morgen", "el", "un"})
 #: "In two weeks" by language: the words before a number and its unit ("in zwei Wochen", "dans deux semaines",
 #: "en dos semanas", "daqui a duas semanas", "tra due settimane", "over twee weken"); Japanese, Chinese and Korean
 #: say it after them ("2週間後", "两周后", "2주 후").

@@ -136,3 +136,21 @@ def test_italian_ago_is_still_the_past(query):
     from tachikoma.tense import past_in
 
     assert past_in(query, "Italian")
+
+
+@pytest.mark.parametrize("query", [
+    "Was mache ich Samstag Morgen?",  # Saturday morning
+    "Was steht Sonntag morgen an?",
+    "Wat doe ik zaterdag morgen?",
+    "Was mache ich am frühen Morgen?",
+    "Was mache ich am nächsten Morgen?",  # the next morning
+    "¿Qué nos depara el mañana?",  # the future
+])
+def test_morgen_after_a_day_or_an_adjective_is_a_morning(query):
+    # "Samstag Morgen" was read as tomorrow
+    assert [w.phrase for w in timeq.read(query, WEDNESDAY) if w.ahead] == []
+
+
+def test_morgen_morgen_is_tomorrow_once():
+    assert [(w.phrase, w.label) for w in timeq.read("Was mache ich morgen Morgen?", WEDNESDAY)] == [
+        ("morgen", "2026-12-03")]
