@@ -180,6 +180,10 @@ def _duration(text: str) -> tuple[bool, bool]:
     return bool(_RATE.search(text)), bool(_PERFECT.search(text)) and not _WILL.search(text)
 
 
+#: 明日 followed by one of these is a name or a plant: 明日香, 明日菜, 明日奈, 明日美 (Asuka, Asuna, Asumi), 明日葉.
+_NAME_AFTER_ASU = frozenset("香菜奈美葉")
+#: 后天 followed by one of these is "acquired" (后天性 acquired, 后天形成 formed later, 后天培养 nurtured), no day.
+_ACQUIRED_AFTER = ("性", "形成", "培养", "培養", "习得", "習得", "养成", "養成", "因素", "环境", "環境")
 _SINCE = re.compile(r"\bsince\s+(?:the\s+)?$", re.I)
 #: "before March", "after the 2nd of May": the time up to the start of what is named, or from its end.
 _BEFORE_AFTER = re.compile(r"\b(before|after)\s+(?:the\s+)?$", re.I)
@@ -623,8 +627,11 @@ def _resolve_ahead(kind: str, m: re.Match, text: str, today: date, tz, phrase: s
         before = text[max(0, m.start() - _SINCE_REACH):m.start()].split()
         if said in ("morgen", "mañana") and (before or [""])[-1].lower() in MORNING_BEFORE:
             return None  # "heute Morgen", "esta mañana": a morning
-        if said == "明日" and text[m.end():m.end() + 1] == "香":
-            return None  # Asuka, a name
+        if said == "明日" and text[m.end():m.end() + 1] in _NAME_AFTER_ASU:
+            return None  # Asuka, Asuna, Asumi (names), ashitaba (a plant)
+        if said in ("后天", "後天") and ("先天" in text[max(0, m.start() - 4):m.start()]
+                                        or text.startswith(_ACQUIRED_AFTER, m.end())):
+            return None  # "先天和后天", "后天性": acquired (as against innate), no day
         first = last = today + timedelta(days=FOREIGN_TOMORROW.get(said) or (2 if "after" in said else 1))
     elif kind in ("in_n", "foreign_in_n"):
         if kind == "in_n" and (_IN_N_AFTER.search(text[max(0, m.start() - _SINCE_REACH):m.start()])

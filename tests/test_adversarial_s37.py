@@ -154,3 +154,16 @@ def test_morgen_after_a_day_or_an_adjective_is_a_morning(query):
 def test_morgen_morgen_is_tomorrow_once():
     assert [(w.phrase, w.label) for w in timeq.read("Was mache ich morgen Morgen?", WEDNESDAY)] == [
         ("morgen", "2026-12-03")]
+
+
+@pytest.mark.parametrize("query", ["先天后天的区别是什么？", "先天和后天哪个更重要？", "后天性免疫缺陷的资料",
+                                   "性格是后天形成的吗？", "明日葉の育て方", "明日菜さんの誕生日は？", "明日美の誕生日は？"])
+def test_houtian_acquired_and_asu_names_are_no_day(query):
+    # 后天 "acquired" (先天后天: innate and acquired) was read as the day after tomorrow; 明日葉 (a plant) as tomorrow
+    assert [w.phrase for w in timeq.read(query, WEDNESDAY) if w.ahead] == []
+
+
+@pytest.mark.parametrize("query, phrase", [("后天开会吗？", "后天"), ("我后天要交报告吗？", "后天"),
+                                           ("明日、明日香に会う？", "明日"), ("明日は何時？", "明日")])
+def test_houtian_and_ashita_as_days_are_still_read(query, phrase):
+    assert [w.phrase for w in timeq.read(query, WEDNESDAY) if w.ahead] == [phrase]
