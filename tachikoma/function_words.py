@@ -112,6 +112,13 @@ ENGLISH_ASKING = frozenset("am doing happening going plans plan up".split())
 CJK_QUESTION_WORDS = ("ありますか", "あります", "何時", "ですか", "です", "なに", "何", "什么", "什麼", "几点", "幾點",
                       "我们", "我們", "有", "吗", "嗎", "呢", "是", "我", "뭐가", "뭐야", "뭐", "무엇", "있어요", "있나요",
                       "있어", "있나", "있니", "몇 시", "나")
+#: The single characters of a Chinese or Korean question that say nothing of what it is about: particles, "to
+#: have", "to do", "to come" ("明天有什么事？", "내일 뭐 해?", "내일은"). Any other character alone is a word of
+#: its own that is asked about: "明天有雨吗？" (rain), "明天冷吗？" (cold), "내일 비 와?" (rain). (A kana alone is a
+#: Japanese particle: "の", "は".)
+CJK_FUNCTION_CHARACTERS = frozenset("的了吗嗎呢吧啊呀在有是我你要会會去来來都还還就么麼和跟得着著"
+                                    "过過个個那这這哪几幾点點做干幹嘛啥事"
+                                    "은는이가을를에도와과의로해돼나내뭘좀다또꼭할있없어요")
 
 
 def function_words_of(language: str | None) -> frozenset[str]:

@@ -167,3 +167,33 @@ def test_houtian_acquired_and_asu_names_are_no_day(query):
                                            ("明日、明日香に会う？", "明日"), ("明日は何時？", "明日")])
 def test_houtian_and_ashita_as_days_are_still_read(query, phrase):
     assert [w.phrase for w in timeq.read(query, WEDNESDAY) if w.ahead] == [phrase]
+
+
+@pytest.mark.parametrize("question, language, besides", [
+    (" 有雨吗？", "Chinese", True),  # "明天有雨吗？": will it rain tomorrow?
+    (" 冷吗？", "Chinese", True),  # cold?
+    (" 비 와?", "Korean", True),  # rain?
+    (" 눈 와?", "Korean", True),  # snow?
+    (" 有什么事？", "Chinese", False),  # what's on?
+    ("은 뭐 해?", "Korean", False),  # what am I doing?
+    ("の予定は？", "Japanese", False),
+    ("呢？", "Chinese", False),
+])
+def test_a_chinese_or_korean_word_of_one_character_is_asked_about(question, language, besides):
+    # a single CJK character was never a word asked about: "明天有雨吗？" asked about tomorrow alone, and the note
+    # naming tomorrow's date answered a question about the weather
+    from tachikoma.search.keywords import asks_besides_time
+
+    assert asks_besides_time(question, language) is besides
+
+
+def test_will_it_rain_tomorrow_is_no_good_match_in_a_memory_without_weather(tmp_path):
+    from test_ahead import _ask
+    from test_everyday_rules import put
+
+    root = tmp_path / "memory"
+    put(root, "todo.md", "# To do\n\n- 2026-12-03: send Kiezrad the November invoice\n")
+    put(root, "bike.md", "# Bike\n\nThe bike needs new brakes before the spring.\n")
+    for question in ("明天有雨吗？", "내일 비 와?"):
+        assert _ask(root, question, "2026-12-02")["no_good_match"] is True, question
+    assert _ask(root, "明天有什么事？", "2026-12-02")["no_good_match"] is False

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import tense
-from ..function_words import (CJK_QUESTION_WORDS, ENGLISH_ASKING, ENGLISH_CLITIC, function_words_of,
-                              other_function_words)
+from ..function_words import (CJK_FUNCTION_CHARACTERS, CJK_QUESTION_WORDS, ENGLISH_ASKING, ENGLISH_CLITIC,
+                              function_words_of, other_function_words)
 from ..segment import fold_accents, has_runs, query_words
 from ..store.fts import PREFIX, stems
 from ..store.sqlite import Store
@@ -255,6 +255,7 @@ class WordRows:
         return [self._rows[term] for term in terms]
 
 
+_KANA = re.compile(r"[\u3040-\u30ff]")
 _CJK_QUESTION = re.compile("|".join(re.escape(w).replace(r"\ ", r"\s*") for w in CJK_QUESTION_WORDS))
 
 
@@ -263,10 +264,11 @@ def asks_besides_time(untimed: str, language: str | None) -> bool:
     that time: a word that is no function word of its language, says no more than that something is still
     to come ("due", "planned", "予定": `tense.without_cues`), asks no question in Japanese, Chinese or Korean
     ("什么", "뭐") nor in English ("doing", "plans": `function_words.ENGLISH_ASKING`), and is no single CJK
-    character ("の"). "What's due tomorrow?", "What am I doing tomorrow?", "Was steht morgen an?" and "明日の予定は？"
-    ask about the time alone."""
+    character that says nothing ("の", "有", "해": `CJK_FUNCTION_CHARACTERS`, any kana). "What's due tomorrow?",
+    "What am I doing tomorrow?", "Was steht morgen an?" and "明日の予定は？" ask about the time alone; "明天有雨吗？"
+    and "내일 비 와?" about rain."""
     text = _CJK_QUESTION.sub(" ", tense.without_cues(untimed, language))
-    return any(len(term) > 1 or not has_runs(term)
+    return any(len(term) > 1 or not has_runs(term) or term not in CJK_FUNCTION_CHARACTERS and not _KANA.match(term)
                for term in query_terms(text, skip=STOPWORDS | ENGLISH_ASKING | function_words_of(language)))
 
 
