@@ -159,7 +159,7 @@ def weekdays(text: str, written: date | None, today: date) -> list[date]:
         day = 3 if m[3] else 5
         if lead in LAST_BEFORE or _in_name(text, m.start(day), m.end(day), m[day]):
             continue
-        n = _DAY_OF[(m[3] or m[5]).lower()]
+        n = _DAY_OF[m[day].lower()]
         if lead or m[4]:  # "every Sunday", "Sundays"
             habit(n)
         elif written is not None and written < date.max - timedelta(days=7):
