@@ -165,19 +165,21 @@ _IN_N_AFTER = re.compile(r"\b(?:times?|once|twice|first|only|ever|all|than|most|
 #: "In two weeks" after the English perfect is how long, not when: "What has changed in a week?", "Who haven't I
 #: called in a month?", "What have I learned in 2 years?". Not "what do I have planned in two weeks" (a plan), nor
 #: "have to get fixed" (an infinitive), nor "will have" (`_WILL`).
-_PERFECT = re.compile(r"\b(?:have|has|haven['\u2019]?t|hasn['\u2019]?t|['\u2019]ve|(?<=\w)['\u2019]s)\s+(?:(?!to\b)\w+\s+){0,3}?"
-                      r"(?!(?:planned|scheduled|booked|arranged|expected|needed|required|organi[sz]ed|supposed|lined|"
-                      r"reserved|confirmed|signed|speed|breed|hundred|indeed)\b)(?:\w{3,}ed|been|done|made|seen|gone|heard|written|taken|given|met|"
-                      r"spoken|eaten|run|won|lost|bought|paid|sent|spent|told|said|thought|found|grown|become|"
-                      r"learnt|read|slept|felt)\b", re.I)
+_ENGLISH_PERFECT = re.compile(
+    r"\b(?:have|has|haven['\u2019]?t|hasn['\u2019]?t|['\u2019]ve|(?<=\w)['\u2019]s)\s+(?:(?!to\b)\w+\s+){0,3}?"
+    r"(?!(?:planned|scheduled|booked|arranged|expected|needed|required|organi[sz]ed|supposed|lined|"
+    r"reserved|confirmed|signed|speed|breed|hundred|indeed)\b)(?:\w{3,}ed|been|done|made|seen|gone|heard|written|"
+    r"taken|given|met|spoken|eaten|run|won|lost|bought|paid|sent|spent|told|said|thought|found|grown|become|"
+    r"learnt|read|slept|felt)\b", re.I)
 _WILL = re.compile(r"\bwill\b|\w['\u2019]ll\b", re.I)
 
 
 @functools.lru_cache(maxsize=16)
 def _duration(text: str) -> tuple[bool, bool]:
     """Whether `text` asks how many or how much (`_RATE`: "in a day" is a rate), and whether it is in the English
-    perfect (`_PERFECT`: "in a week" is how long). Read once a text, not once each "in N units" (linear time)."""
-    return bool(_RATE.search(text)), bool(_PERFECT.search(text)) and not _WILL.search(text)
+    perfect (`_ENGLISH_PERFECT`: "in a week" is how long). Read once a text, not once each "in N units" (linear
+    time)."""
+    return bool(_RATE.search(text)), bool(_ENGLISH_PERFECT.search(text)) and not _WILL.search(text)
 
 
 #: 明日 followed by one of these is a name or a plant: 明日香, 明日菜, 明日奈, 明日美 (Asuka, Asuna, Asumi), 明日葉.
