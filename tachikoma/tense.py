@@ -1,10 +1,11 @@
 """Whether a question asks about what is coming, not what was (`ahead`): read by `timeq`, for which a month
 or a day named without a year in such a question is its next occurrence, no time asked about. English by
 its words (`_FUTURE`, `_PAST`); each other language that `function_words.question_language` tells by its own
-(`_CUES`)."""
+(`_CUES`). And whether "in a week" says how long rather than when (`duration`: a rate, the English perfect)."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 from .function_words import question_language
@@ -102,3 +103,25 @@ def without_cues(text: str, language: str | None) -> str:
     """`text` with the words that say only that something is still to come blanked out ("due", "planned",
     "geplant", "予定": `_FUTURE` and the language's own, `_CUES`)."""
     return _CUES.get(language, (_FUTURE, _PAST))[0].sub(" ", text)
+
+
+#: "In a day" in a question asking how many or how much is a rate: "How many devices do I use in a day?".
+_RATE = re.compile(r"\bhow\s+(?:many|much|often|long)\b|\bper\b|\baverage\b", re.I)
+#: "In two weeks" after the English perfect is how long, not when: "What has changed in a week?", "Who haven't I
+#: called in a month?", "What have I learned in 2 years?". Not "what do I have planned in two weeks" (a plan), nor
+#: "have to get fixed" (an infinitive), nor "will have" (`_WILL`).
+_ENGLISH_PERFECT = re.compile(
+    r"\b(?:have|has|haven['\u2019]?t|hasn['\u2019]?t|['\u2019]ve|(?<=\w)['\u2019]s)\s+(?:(?!to\b)\w+\s+){0,3}?"
+    r"(?!(?:planned|scheduled|booked|arranged|expected|needed|required|organi[sz]ed|supposed|lined|"
+    r"reserved|confirmed|signed|speed|breed|hundred|indeed)\b)(?:\w{3,}ed|been|done|made|seen|gone|heard|written|"
+    r"taken|given|met|spoken|eaten|run|won|lost|bought|paid|sent|spent|told|said|thought|found|grown|become|"
+    r"learnt|read|slept|felt)\b", re.I)
+_WILL = re.compile(r"\bwill\b|\w['\u2019]ll\b", re.I)
+
+
+@functools.lru_cache(maxsize=16)
+def duration(text: str) -> tuple[bool, bool]:
+    """Whether `text` asks how many or how much (`_RATE`: "in a day" is a rate), and whether it is in the English
+    perfect (`_ENGLISH_PERFECT`: "in a week" is how long). Read once a text, not once each "in N units" (linear
+    time)."""
+    return bool(_RATE.search(text)), bool(_ENGLISH_PERFECT.search(text)) and not _WILL.search(text)

@@ -261,3 +261,7 @@ NAME_BEFORE_DAY = frozenset({"black", "good", "cyber", "easter", "whit", "super"
 NAME_AFTER_DAY = frozenset({"gras", "grasso", "santo", "santa", "times", "telegraph"})
 #: The days of the week that are names too, capitalised after a word: "Plácido Domingo", "Sabato De Sarno".
 DAYS_ALSO_NAMES = frozenset({"domingo", "sábado", "sabato", "domenica"})
+#: 明日 followed by one of these is a name or a plant: 明日香, 明日菜, 明日奈, 明日美 (Asuka, Asuna, Asumi), 明日葉.
+NAME_AFTER_ASU = frozenset("香菜奈美葉")
+#: 后天 followed by one of these is "acquired" (后天性 acquired, 后天形成 formed later, 后天培养 nurtured), no day.
+ACQUIRED_AFTER = ("性", "形成", "培养", "培養", "习得", "習得", "养成", "養成", "因素", "环境", "環境")

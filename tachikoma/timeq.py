@@ -60,13 +60,14 @@ from datetime import date, datetime, timedelta
 import numpy as np
 
 from . import ahead as _coming
+from . import tense as _tense
 from .function_words import question_language
 from .tense import ahead as _ahead
 from .tense import past_in as _past_in
-from .time_words import (AHEAD_HINTS, FOREIGN_DAYS, FOREIGN_MONTH_LEADS, FOREIGN_MONTHS, FOREIGN_NEXT,
+from .time_words import (ACQUIRED_AFTER, AHEAD_HINTS, FOREIGN_DAYS, FOREIGN_MONTH_LEADS, FOREIGN_MONTHS, FOREIGN_NEXT,
                          FOREIGN_NEXT_UNITS, FOREIGN_NUMBERS, FOREIGN_THIS_LAST, FOREIGN_TOMORROW, FOREIGN_UNIT_OF,
                          IN_MONTHS, IN_WORD_LANGUAGE, ITALIAN_LEADS, ITALIAN_MONTHS, MORNING_BEFORE,
-                         NEXT_WORD_LANGUAGE, PHRASE_LANGUAGE)
+                         NAME_AFTER_ASU, NEXT_WORD_LANGUAGE, PHRASE_LANGUAGE)
 from .timespan import spans
 from .timewindow import DAY, MAX_YEAR, MIN_YEAR, Window, end_of_day, month_end, parse_as_of  # noqa: F401 (its own)
 from .timewindow import days as _days
@@ -156,36 +157,10 @@ _AHEAD_KINDS = frozenset({"ahead", "next_n", "foreign_ahead", "foreign_next_n", 
                           "foreign_tomorrow", "foreign_in_n"})
 #: Of those, the ones read without a word of `AHEAD_HINTS` ("in two weeks": its words are too common to hint).
 _UNHINTED = frozenset({"in_n", "from_now", "foreign_in_n"})
-#: "In a day" in a question asking how many or how much is a rate: "How many devices do I use in a day?".
-_RATE = re.compile(r"\bhow\s+(?:many|much|often|long)\b|\bper\b|\baverage\b", re.I)
 #: The words before "in two weeks" that make it no time still to come: "twice in two weeks", "the first time in
 #: a year", "more than in a month", "40 km in a day".
 _IN_N_AFTER = re.compile(r"\b(?:times?|once|twice|first|only|ever|all|than|most|least|hours?|minutes?|miles?|km|"
                          r"kilos?|pounds?|kg|pages?|words?|\d+)\s+$", re.I)
-#: "In two weeks" after the English perfect is how long, not when: "What has changed in a week?", "Who haven't I
-#: called in a month?", "What have I learned in 2 years?". Not "what do I have planned in two weeks" (a plan), nor
-#: "have to get fixed" (an infinitive), nor "will have" (`_WILL`).
-_ENGLISH_PERFECT = re.compile(
-    r"\b(?:have|has|haven['\u2019]?t|hasn['\u2019]?t|['\u2019]ve|(?<=\w)['\u2019]s)\s+(?:(?!to\b)\w+\s+){0,3}?"
-    r"(?!(?:planned|scheduled|booked|arranged|expected|needed|required|organi[sz]ed|supposed|lined|"
-    r"reserved|confirmed|signed|speed|breed|hundred|indeed)\b)(?:\w{3,}ed|been|done|made|seen|gone|heard|written|"
-    r"taken|given|met|spoken|eaten|run|won|lost|bought|paid|sent|spent|told|said|thought|found|grown|become|"
-    r"learnt|read|slept|felt)\b", re.I)
-_WILL = re.compile(r"\bwill\b|\w['\u2019]ll\b", re.I)
-
-
-@functools.lru_cache(maxsize=16)
-def _duration(text: str) -> tuple[bool, bool]:
-    """Whether `text` asks how many or how much (`_RATE`: "in a day" is a rate), and whether it is in the English
-    perfect (`_ENGLISH_PERFECT`: "in a week" is how long). Read once a text, not once each "in N units" (linear
-    time)."""
-    return bool(_RATE.search(text)), bool(_ENGLISH_PERFECT.search(text)) and not _WILL.search(text)
-
-
-#: 明日 followed by one of these is a name or a plant: 明日香, 明日菜, 明日奈, 明日美 (Asuka, Asuna, Asumi), 明日葉.
-_NAME_AFTER_ASU = frozenset("香菜奈美葉")
-#: 后天 followed by one of these is "acquired" (后天性 acquired, 后天形成 formed later, 后天培养 nurtured), no day.
-_ACQUIRED_AFTER = ("性", "形成", "培养", "培養", "习得", "習得", "养成", "養成", "因素", "环境", "環境")
 _SINCE = re.compile(r"\bsince\s+(?:the\s+)?$", re.I)
 #: "before March", "after the 2nd of May": the time up to the start of what is named, or from its end.
 _BEFORE_AFTER = re.compile(r"\b(before|after)\s+(?:the\s+)?$", re.I)
@@ -629,16 +604,16 @@ def _resolve_ahead(kind: str, m: re.Match, text: str, today: date, tz, phrase: s
         before = text[max(0, m.start() - _SINCE_REACH):m.start()].split()
         if said in ("morgen", "mañana") and (before or [""])[-1].lower() in MORNING_BEFORE:
             return None  # "heute Morgen", "esta mañana": a morning
-        if said == "明日" and text[m.end():m.end() + 1] in _NAME_AFTER_ASU:
+        if said == "明日" and text[m.end():m.end() + 1] in NAME_AFTER_ASU:
             return None  # Asuka, Asuna, Asumi (names), ashitaba (a plant)
         if said in ("后天", "後天") and ("先天" in text[max(0, m.start() - 4):m.start()]
-                                        or text.startswith(_ACQUIRED_AFTER, m.end())):
+                                        or text.startswith(ACQUIRED_AFTER, m.end())):
             return None  # "先天和后天", "后天性": acquired (as against innate), no day
         first = last = today + timedelta(days=FOREIGN_TOMORROW.get(said) or (2 if "after" in said else 1))
     elif kind in ("in_n", "foreign_in_n"):
         if kind == "in_n" and (_IN_N_AFTER.search(text[max(0, m.start() - _SINCE_REACH):m.start()])
-                               or m.group(2).lower() in ("a", "an", "one") and _duration(text)[0]
-                               or _duration(text)[1]):
+                               or m.group(2).lower() in ("a", "an", "one") and _tense.duration(text)[0]
+                               or _tense.duration(text)[1]):
             return None
         lead, number, unit = m.group(1, 2, 3) if kind == "in_n" else (
             m.group(1), m.group(2) or m.group(4), m.group(3) or m.group(5))
