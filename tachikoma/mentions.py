@@ -32,7 +32,7 @@ import numpy as np
 
 from .time_words import (DAYS_ALSO_NAMES, EVERY_BEFORE, FOREIGN_MONTHS, LAST_BEFORE, NAME_AFTER_DAY, NAME_BEFORE_DAY,
                          WEEKDAY_ADVERBS, WEEKDAY_NAMES)
-from .timeq import AMBIGUOUS_MONTHS, MONTHS, OUTSIDE, OUTSIDE_TIME_ONLY, Window, factor, month_end
+from .timeq import AMBIGUOUS_MONTHS, MONTHS, OUTSIDE, OUTSIDE_TIME_ONLY, Window, alternatives, factor, month_end
 
 #: How many results a question about what is coming ranks before its passages' days reorder them.
 CANDIDATES = 30
@@ -106,19 +106,15 @@ def days(text: str, written: date | None, today: date) -> list[date]:
     return out
 
 
-def _alternatives(words) -> str:
-    return "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(words, key=len, reverse=True))
-
-
 _DAY_OF = {w.lower(): n for w, n in WEEKDAY_NAMES.items()}
 _LATIN = lambda words: [w for w in words if ord(w[0]) < 0x3000]  # noqa: E731
 _CJK = lambda words: [w for w in words if ord(w[0]) >= 0x3000]  # noqa: E731
 #: Groups: a lead in Latin script or in CJK ("every", "毎週"), a day in Latin script and its plural "s", a CJK day.
-_WEEKDAY = re.compile(r"(?:(?<!\w)(" + _alternatives(_LATIN([*EVERY_BEFORE, *LAST_BEFORE])) + r")\s+|("
-                      + _alternatives(_CJK([*EVERY_BEFORE, *LAST_BEFORE])) + r")\s*)?(?:(?<!\w)("
-                      + _alternatives(_LATIN(_DAY_OF)) + r")(s)?(?!\w)|(" + _alternatives(_CJK(_DAY_OF))
+_WEEKDAY = re.compile(r"(?:(?<!\w)(" + alternatives(_LATIN([*EVERY_BEFORE, *LAST_BEFORE])) + r")\s+|("
+                      + alternatives(_CJK([*EVERY_BEFORE, *LAST_BEFORE])) + r")\s*)?(?:(?<!\w)("
+                      + alternatives(_LATIN(_DAY_OF)) + r")(s)?(?!\w)|(" + alternatives(_CJK(_DAY_OF))
                       + r")(?![次个個天遍]))", re.I)  # "每周一次": once a week
-_ADVERB = re.compile(r"(?<!\w)(" + _alternatives(WEEKDAY_ADVERBS) + r")(?!\w)", re.I)
+_ADVERB = re.compile(r"(?<!\w)(" + alternatives(WEEKDAY_ADVERBS) + r")(?!\w)", re.I)
 #: A Chinese number before 周 counts weeks: "四周一起" (four weeks, together) names no Monday; not the end of
 #: another day ("周一周二": Monday, Tuesday).
 _COUNT_BEFORE = frozenset("一二两兩三四五六七八九十几幾0123456789")

@@ -60,9 +60,9 @@ from datetime import date, datetime, timedelta
 import numpy as np
 
 from . import ahead as _coming
-from . import tense as _tense
 from .function_words import question_language
 from .tense import ahead as _ahead
+from .tense import duration as _duration
 from .tense import past_in as _past_in
 from .time_words import (ACQUIRED_AFTER, AHEAD_HINTS, FOREIGN_DAYS, FOREIGN_MONTH_LEADS, FOREIGN_MONTHS, FOREIGN_NEXT,
                          FOREIGN_NEXT_UNITS, FOREIGN_NUMBERS, FOREIGN_THIS_LAST, FOREIGN_TOMORROW, FOREIGN_UNIT_OF,
@@ -177,7 +177,7 @@ IMPOSSIBLE = object()
 AHEAD = object()
 _DATE_KINDS = ("iso", "month_day", "day_month", "month_year", "cjk_ymd")
 
-def _alternatives(words) -> str:
+def alternatives(words) -> str:
     """A regex alternation of `words` (longest first; spaces match any run of spaces)."""
     return "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(words, key=len, reverse=True))
 
@@ -190,10 +190,10 @@ def _words(words) -> re.Pattern:
     """One group matching any of `words`: whole words of Latin letters, CJK words anywhere (no spaces)."""
     latin = [w for w in words if _latin(w)]
     cjk = [w for w in words if not _latin(w)]
-    return re.compile(r"((?<!\w)(?:" + _alternatives(latin) + r")(?!\w)|" + _alternatives(cjk) + ")", re.IGNORECASE)
+    return re.compile(r"((?<!\w)(?:" + alternatives(latin) + r")(?!\w)|" + alternatives(cjk) + ")", re.IGNORECASE)
 
 
-_FOREIGN_NUMBER = r"(\d{1,3}|" + _alternatives(n for n in FOREIGN_NUMBERS if _latin(n)) + ")"
+_FOREIGN_NUMBER = r"(\d{1,3}|" + alternatives(n for n in FOREIGN_NUMBERS if _latin(n)) + ")"
 _LATIN_UNITS = [w for w in FOREIGN_UNIT_OF if _latin(w)]
 #: French says the number before "prochains" ("les trois prochains jours"), the other languages after.
 _FRENCH_NUMBER = r"(\d{1,3}|une|un|deux|trois|quatre|cinq|six|sept|huit|neuf|dix)"
@@ -204,31 +204,31 @@ _KOREAN_AGO = r"전(?![\uac00-\ud7a3])|전(?=에|엔|부터|까지|쯤|의|인|�
 _KOREAN_WORD_END = r"(?=[^\uac00-\ud7a3]|$|에|엔|은|는|의|까지|부터|도|쯤|내|중)"
 _FOREIGN_PATTERNS = {
     "foreign_ago": re.compile(
-        r"\b(?:vor|il\s+y\s+a|hace|há)\s+" + _FOREIGN_NUMBER + r"\s+(" + _alternatives(_LATIN_UNITS) + r")\b"
-        + r"|\b" + _FOREIGN_NUMBER + r"\s+(" + _alternatives(_LATIN_UNITS) + r")\s+(?:fa|geleden)\b"
+        r"\b(?:vor|il\s+y\s+a|hace|há)\s+" + _FOREIGN_NUMBER + r"\s+(" + alternatives(_LATIN_UNITS) + r")\b"
+        + r"|\b" + _FOREIGN_NUMBER + r"\s+(" + alternatives(_LATIN_UNITS) + r")\s+(?:fa|geleden)\b"
         + r"|(\d{1,3}|[一二两兩三四五六七八九十]|[한두세네](?=\s*[달주]))\s*("
-        + _alternatives(w for w in FOREIGN_UNIT_OF if not _latin(w)) + r")\s*(?:前|" + _KOREAN_AGO + ")", re.IGNORECASE),
+        + alternatives(w for w in FOREIGN_UNIT_OF if not _latin(w)) + r")\s*(?:前|" + _KOREAN_AGO + ")", re.IGNORECASE),
     "foreign_this_last": _words(FOREIGN_THIS_LAST),
     "foreign_day": _words(FOREIGN_DAYS),
     "foreign_ahead": re.compile(_words(FOREIGN_NEXT).pattern + _KOREAN_WORD_END, re.IGNORECASE),
     # (a number: French) next (a number) units; CJK: next, a number, a unit. Groups: 1-4 and 5-7.
     "foreign_next_n": re.compile(
-        r"\b(?:" + _FRENCH_NUMBER + r"\s+)?(" + _alternatives(w for w in NEXT_WORD_LANGUAGE if _latin(w)) + r")\s+(?:"
-        + _FOREIGN_NUMBER + r"\s+)?(" + _alternatives(FOREIGN_NEXT_UNITS) + r")\b|("
-        + _alternatives(w for w in NEXT_WORD_LANGUAGE if not _latin(w)) + r")\s*(\d{1,3}|[一二两兩三四五六七八九十]|[한두세네])"
-        + r"\s*(" + _alternatives(w for w in FOREIGN_UNIT_OF if not _latin(w)) + ")", re.IGNORECASE),
+        r"\b(?:" + _FRENCH_NUMBER + r"\s+)?(" + alternatives(w for w in NEXT_WORD_LANGUAGE if _latin(w)) + r")\s+(?:"
+        + _FOREIGN_NUMBER + r"\s+)?(" + alternatives(FOREIGN_NEXT_UNITS) + r")\b|("
+        + alternatives(w for w in NEXT_WORD_LANGUAGE if not _latin(w)) + r")\s*(\d{1,3}|[一二两兩三四五六七八九十]|[한두세네])"
+        + r"\s*(" + alternatives(w for w in FOREIGN_UNIT_OF if not _latin(w)) + ")", re.IGNORECASE),
     "foreign_tomorrow": re.compile(_words(FOREIGN_TOMORROW).pattern + _KOREAN_WORD_END, re.IGNORECASE),
     # in (a number) units ("in zwei Wochen"); CJK: a number, a unit, after ("2週間後", "两周后", "2주 후"). Groups
     # 1-3 and 4-5.
     "foreign_in_n": re.compile(
-        r"\b(" + _alternatives(IN_WORD_LANGUAGE) + r")\s+(?:(?:etwa|ungefähr|circa|environ|unos|unas|cerca\s+de|"
-        r"ongeveer)\s+)?" + _FOREIGN_NUMBER + r"\s+(" + _alternatives(_LATIN_UNITS)
+        r"\b(" + alternatives(IN_WORD_LANGUAGE) + r")\s+(?:(?:etwa|ungefähr|circa|environ|unos|unas|cerca\s+de|"
+        r"ongeveer)\s+)?" + _FOREIGN_NUMBER + r"\s+(" + alternatives(_LATIN_UNITS)
         + r")\b|(?<![\d月월年년])(\d{1,3}|[一二两兩三四五六七八九十]|[한두세네]|일(?=주일))\s*("
-        + _alternatives(w for w in FOREIGN_UNIT_OF if not _latin(w)) + r")\s*(?:以後|以后|之後|之后|後|后|후|뒤)"
+        + alternatives(w for w in FOREIGN_UNIT_OF if not _latin(w)) + r")\s*(?:以後|以后|之後|之后|後|后|후|뒤)"
         + _KOREAN_WORD_END,
         re.IGNORECASE),
     # A month word with an English possessive is a name ("in Mei's office", "in Julio's house").
-    "foreign_month": re.compile(r"\b(" + _alternatives(FOREIGN_MONTH_LEADS) + r")\s+(" + _alternatives(FOREIGN_MONTHS)
+    "foreign_month": re.compile(r"\b(" + alternatives(FOREIGN_MONTH_LEADS) + r")\s+(" + alternatives(FOREIGN_MONTHS)
                                 + r")\b(?!['\u2019]s\b)(?:,?\s+(\d{4})\b)?", re.IGNORECASE),
 }
 PATTERNS = [(kind, pattern or _FOREIGN_PATTERNS[kind]) for kind, pattern in PATTERNS]
@@ -612,8 +612,8 @@ def _resolve_ahead(kind: str, m: re.Match, text: str, today: date, tz, phrase: s
         first = last = today + timedelta(days=FOREIGN_TOMORROW.get(said) or (2 if "after" in said else 1))
     elif kind in ("in_n", "foreign_in_n"):
         if kind == "in_n" and (_IN_N_AFTER.search(text[max(0, m.start() - _SINCE_REACH):m.start()])
-                               or m.group(2).lower() in ("a", "an", "one") and _tense.duration(text)[0]
-                               or _tense.duration(text)[1]):
+                               or m.group(2).lower() in ("a", "an", "one") and _duration(text)[0]
+                               or _duration(text)[1]):
             return None
         lead, number, unit = m.group(1, 2, 3) if kind == "in_n" else (
             m.group(1), m.group(2) or m.group(4), m.group(3) or m.group(5))

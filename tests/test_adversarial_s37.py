@@ -4,6 +4,7 @@ and the days of the week a passage names (`mentions.weekdays`): each failed befo
 from datetime import datetime, timezone
 
 import pytest
+from test_ahead import assert_read_linear
 
 from tachikoma import timeq
 
@@ -27,24 +28,10 @@ def test_after_tomorrow_is_read_up_to_the_last_day_a_search_reads():
     assert [(w.phrase, w.label, w.ahead) for w in windows] == [("after tomorrow", "9998-06-03..9998-12-31", True)]
 
 
-def _assert_linear(phrase: str, n: int) -> None:
-    """`timeq.read` of `phrase` said 8n times takes less than 16 times as long as said n times."""
-    import time
-
-    def seconds(times: int) -> float:
-        start = time.perf_counter()
-        timeq.read(phrase * times, WEDNESDAY)
-        return time.perf_counter() - start
-
-    seconds(n // 4)  # warm
-    small, large = min(seconds(n) for _ in range(3)), min(seconds(8 * n) for _ in range(2))
-    assert large < 16 * small, (small, large)
-
-
 @pytest.mark.parametrize("phrase", ["am morgen ", "morgen ", "esta mañana "])
 def test_reading_morgen_many_times_is_linear_in_the_query(phrase):
     # each "morgen" split the whole text before it to find the word before: 8x the query took 35x the time
-    _assert_linear(phrase, 400)
+    assert_read_linear(phrase, 400)
 
 
 THURSDAY = datetime(2026, 12, 3, tzinfo=UTC).date()
@@ -112,7 +99,7 @@ def test_in_n_with_have_that_is_no_perfect_is_still_when(query, label):
 @pytest.mark.parametrize("phrase", ["in a day, ", "x in a week ", "in one year; "])
 def test_reading_in_a_unit_many_times_is_linear_in_the_query(phrase):
     # each "in a day" searched the whole question for "how many" again: 8x the phrases took 50x the time
-    _assert_linear(phrase, 300)
+    assert_read_linear(phrase, 300)
 
 
 @pytest.mark.parametrize("query, phrase", [

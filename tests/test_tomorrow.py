@@ -1,11 +1,10 @@
 """Tomorrow, the day after, and "in two weeks" (`timeq`, `ahead.in_units`): each a window still to come, in every
 language `time_words` knows, and what such a question finds."""
 
-import time
 from datetime import date, datetime, timezone
 
 import pytest
-from test_ahead import WEDNESDAY, _ask, ahead_of
+from test_ahead import WEDNESDAY, _ask, ahead_of, assert_read_linear
 from test_everyday_rules import put
 
 from tachikoma import ahead, timeq
@@ -103,15 +102,8 @@ def test_tomorrow_in_every_language_is_a_hint():
 
 
 def test_reading_in_n_is_linear_in_the_query():
-    def cost(n):
-        query = "in two weeks and twice in 3 days, how many in a day, " * n
-        start = time.perf_counter()
-        assert len(timeq.read(query, WEDNESDAY)) == n  # "in a day" in a how-many question: a rate
-        return time.perf_counter() - start
-
-    cost(100)  # warm
-    small, large = min(cost(500) for _ in range(3)), min(cost(4000) for _ in range(2))
-    assert large < 16 * small, (small, large)  # 8× the phrases: ~8× the time
+    # "in a day" in a how-many question: a rate, no window
+    assert_read_linear("in two weeks and twice in 3 days, how many in a day, ", 500, windows_each=1)
 
 
 def test_whats_on_tomorrow_is_answered_by_the_passage_naming_tomorrow(tmp_path):
