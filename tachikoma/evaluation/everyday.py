@@ -277,7 +277,8 @@ def ask(searcher: Searcher, s: EverydaySet, q: Question, config: Config) -> dict
            "direction": q.across,
            "expected": q.expected, "answerable": q.answerable, "as_of": s.as_of.isoformat(),
            "no_good_match": bool(answer["no_good_match"]), "keywords": answer.get("keywords"),
-           "time": answer.get("time"), "match": answer.get("match"), "min_score": answer.get("min_score"),
+           "keywords_nowhere": answer.get("keywords_nowhere"), "time": answer.get("time"),
+           "match": answer.get("match"), "min_score": answer.get("min_score"),
            "top": _shown(answer), "top_without_floor": _shown(open_answer)}
     if q.answerable:
         row.update(top1=bool(names[:1]) and names[0] in q.expected, top5=_rank(names[:5], q.expected) is not None,
