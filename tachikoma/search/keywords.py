@@ -25,7 +25,7 @@ from ..function_words import (CJK_FUNCTION_CHARACTERS, CJK_QUESTION_WORDS, ENGLI
 from ..segment import fold_accents, has_runs, query_words
 from ..store.fts import PREFIX, stems
 from ..store.sqlite import Store
-from . import ranking
+from . import compounds, ranking
 from .snapshot import positions
 
 if TYPE_CHECKING:
@@ -274,7 +274,7 @@ def asks_besides_time(untimed: str, language: str | None) -> bool:
 
 def keyword_terms(store: Store, query: str, total_chunks: int,
                   postings: int = KEYWORD_POSTINGS, counts: dict[str, int] | None = None,
-                  words: WordRows | None = None) -> list[str]:
+                  words: WordRows | None = None, language: str | None = None) -> list[str]:
     """The words of `query` that keyword search uses, rarest first.
 
     English function words (`STOPWORDS`) are left out. Each other word's
@@ -283,7 +283,9 @@ def keyword_terms(store: Store, query: str, total_chunks: int,
     FTS5 gives them no BM25 weight, so they would only add matches scored
     zero. The rest are used rarest first while their frequencies fit the
     `postings` budget. `counts`, when given, gets each word's count (capped past half of the chunks).
-    `words` reads each word once for the whole search.
+    `words` reads each word once for the whole search. A word found nowhere is asked as the start of
+    longer words (`_prefixed`), or, in a German or Dutch question (`language`), as the parts of a compound
+    the memory holds apart (`compounds.split`: "Zusatzproben" as "zusatz*" and "proben").
     """
     terms = query_terms(query, skip=STOPWORDS)
     if not terms or total_chunks <= 0:
@@ -303,7 +305,17 @@ def keyword_terms(store: Store, query: str, total_chunks: int,
         prefixes[term] = prefix
         if words is not None:
             words.begins(term, prefix)
-    return [prefixes.get(term, term) for term in rarest_within(terms, known, ceiling, postings, counts)]
+    # A word found nowhere that the memory holds otherwise inflected is read as that word; a compound is asked by
+    # both its parts and read as the rarer one (whether a passage holds it, its weight).
+    asked = {}
+    for term, found in _compounds(store, terms, known, ceiling, language):
+        rarer, count = min(found, key=lambda part: part[1])
+        known[terms.index(term)] = count
+        asked[term] = [part for part, _ in found]
+        if words is not None:
+            words.begins(term, rarer)
+    kept = rarest_within(terms, known, ceiling, postings, counts)
+    return list(dict.fromkeys(part for term in kept for part in asked.get(term, [prefixes.get(term, term)])))
 
 
 def _prefixed(store: Store, terms: list[str], known: list[int], ceiling: int) -> list[tuple[str, str, int]]:
@@ -316,6 +328,19 @@ def _prefixed(store: Store, terms: list[str], known: list[int], ceiling: int) ->
     asked = [term + PREFIX for term in nowhere]
     return [(term, prefix, count) for term, prefix, count in zip(nowhere, asked, store.keyword_counts(asked, ceiling + 1))
             if count and stems(term) == [fold_accents(term.lower())]]
+
+
+def _compounds(store: Store, terms: list[str], known: list[int], ceiling: int,
+               language: str | None) -> list[tuple[str, list[tuple[str, int]]]]:
+    """(word, `compounds.parts` of it) of each of `terms` still found nowhere (`known`: their counts) in a German
+    or Dutch question that the memory holds otherwise inflected or as the parts of a compound."""
+    if language not in compounds.COMPOUNDING:
+        return []
+    skip = STOPWORDS | function_words_of(language)
+    nouns = compounds.COMPOUNDING[language] and any(term[:1].isupper() for term in terms)
+    found = [(term, compounds.parts(store, term, ceiling + 1, skip, nouns))
+             for term, count in zip(terms, known) if count == 0]
+    return [(term, parts) for term, parts in found if parts]
 
 
 def rarest_within(terms: list[str], known: list[int], ceiling: int, postings: int,

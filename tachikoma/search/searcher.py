@@ -235,7 +235,8 @@ class Searcher:
             second = time.perf_counter() - second  # an embedding too: counted with the first
             counts: dict[str, int] = {}
             read = WordRows(store)
-            keywords = keyword_terms(store, words_of, len(snap.chunk_ids), counts=counts, words=read)
+            keywords = keyword_terms(store, words_of, len(snap.chunk_ids), counts=counts, words=read,
+                                     language=language)
             matches = keyword_search(store, words_of, len(snap.chunk_ids), config.search.keyword_candidates,
                                      terms=keywords)
             tool_words, tool_matches, in_tools = self._tool_matches(words_of, config, counts)
