@@ -81,6 +81,19 @@ def test_no_split_without_both_parts_nor_outside_german_and_dutch(both):
         assert _asked(store, "Zahnarzttermin", "Dutch")[0] == ["zahnarzt", "termin"]
 
 
+def test_a_word_longer_than_any_compound_is_not_split(tmp_path):
+    root = _memory(tmp_path / "memory")
+    with locate(root).open(readonly=True) as store:
+        asked = []
+        counts = store.keyword_counts
+        store.keyword_counts = lambda terms, cap: asked.append(len(terms)) or counts(terms, cap)
+        # a pasted string of 2,000 letters ending in a word the memory holds: no 2,000 counts, no split
+        assert compounds.parts(store, "x" * 1994 + "termin", 10) == []
+        assert asked == []
+        assert compounds.parts(store, "Zahnarzttermin", 10) == [("zahnarzt", 1), ("termin", 1)]
+        assert asked and max(asked) <= len("Zahnarzttermin")
+
+
 def test_the_compound_is_held_where_its_rarer_part_is(both):
     for store in both:
         words = WordRows(store)

@@ -25,6 +25,8 @@ COMPOUNDING = {"German": True, "Dutch": False}
 #: `HEAD_LETTERS` and a last part of at least `TAIL_LETTERS`: shorter parts are found in too many words by chance
 #: ("Samstagen" is not "Sams" and "tagen").
 COMPOUND_LETTERS, HEAD_LETTERS, TAIL_LETTERS = 8, 3, 4
+#: A longer word is no compound but a string pasted in (each cut is a keyword count): it is not split.
+LONGEST_COMPOUND = 64
 #: The first part may be asked as the start of longer words when it has at least this many letters.
 HEAD_PREFIX_LETTERS = 5
 #: What joins a German or Dutch compound's parts, tried off the first part ("Samstags|proben", "Sonnen|brille"),
@@ -40,7 +42,7 @@ def parts(store: Store, word: str, cap: int, skip: frozenset[str] = frozenset(),
     written with a capital is a compound (German writes its nouns so; "eingereicht", a verb, is no "eing" and
     "reicht")."""
     letters = word.lower()
-    if len(letters) < COMPOUND_LETTERS or not letters.isalpha():
+    if not COMPOUND_LETTERS <= len(letters) <= LONGEST_COMPOUND or not letters.isalpha():
         return []
     stems = [letters[:-len(ending)] for ending in LINKS if letters.endswith(ending)]
     for stem, count in zip(stems, store.keyword_counts(stems, cap) if stems else []):
