@@ -129,6 +129,8 @@ def no_match_reason(answer: dict, brief: bool = False) -> str:
                                            f"and no passage holds most of the query's words ({words})")
             + (f" nor {match['pair_floors'][1]:.0%} in a passage of meaning {match['pair_floors'][0]:.2f} or more "
                f"(best {match.get('best_pair_coverage') or 0.0:.0%})" if match.get("pair_floors") and not brief else "")
+            + (f", and the best passage, in another language, stands {match['across_gap']:.2f} above the fifth best "
+               f"(needs {match['across_floors'][1]:.2f})" if "across_gap" in match and not brief else "")
             + (" and no memory is from the time asked about" if "from_the_time_asked" in match else "")
             + (" and no passage names a day in the time asked about" if "naming_the_time_asked" in match else "")
             + ("; only chunks with full vectors count for meaning, and the index is still embedding"

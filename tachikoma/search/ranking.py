@@ -159,7 +159,8 @@ def supersessions(similarity: np.ndarray, vectors: np.ndarray, dates: np.ndarray
 
 def match_evidence(vector: np.ndarray, coverage, mask: np.ndarray, min_score: float,
                    keyword_floor: float, in_time: np.ndarray | None = None,
-                   pair: tuple[float, float] | None = None) -> dict:
+                   pair: tuple[float, float] | None = None,
+                   across: tuple[np.ndarray, float, float, int] | None = None) -> dict:
     """Whether an answer has a good match at all: one decision for the whole answer, never a cut per chunk.
 
     It has one when some allowed chunk (`mask`) is close enough in meaning
@@ -176,8 +177,12 @@ def match_evidence(vector: np.ndarray, coverage, mask: np.ndarray, min_score: fl
     evidence). `in_time` (N,) bool, given only for a question that asks about
     a time and nothing else ("what happened last week": no keyword once the
     time and the function words are out), marks the memories from that time:
-    any of them answers it. `answered_by` is "meaning", "keywords", "meaning and
-    keywords", "time" or None; `best_keyword_coverage` is None when it was not needed.
+    any of them answers it. `across` (passages, floor, gap, rank): the (N,) bool passages in another language
+    than the question's, read by the multilingual reader; when the best allowed passage is one of them, with a
+    meaning of at least `floor` and at least `gap` above the `rank`-th best, it stands out from what every
+    passage earns and is a match (``across_gap``: that difference; ``across_floors``: `floor` and `gap`).
+    `answered_by` is "meaning", "keywords", "meaning and keywords", "meaning across languages", "time" or
+    None; `best_keyword_coverage` is None when it was not needed.
     """
     allowed = np.asarray(mask, dtype=bool)
     out = {"answered_by": None, "best_vector_similarity": float(np.max(vector[allowed])) if allowed.any() else 0.0,
@@ -197,11 +202,28 @@ def match_evidence(vector: np.ndarray, coverage, mask: np.ndarray, min_score: fl
         out["answered_by"] = "keywords"
     elif pair is not None and out["best_pair_coverage"] >= pair[1]:
         out["answered_by"] = "meaning and keywords"
+    elif across is not None and _stands_out(np.asarray(vector), allowed, *across, out):
+        out["answered_by"] = "meaning across languages"
     elif in_time is not None:
         out["from_the_time_asked"] = int((allowed & np.asarray(in_time, dtype=bool)).sum())
         if out["from_the_time_asked"]:
             out["answered_by"] = "time"
     return out
+
+
+def _stands_out(vector: np.ndarray, allowed: np.ndarray, across: np.ndarray, floor: float, gap: float, rank: int,
+                out: dict) -> bool:
+    """Whether the best `allowed` passage by meaning (`vector`) is one of `across`, at least `floor`, and at least
+    `gap` above the `rank`-th best allowed passage (`match_evidence`); its lead goes in ``across_gap``."""
+    meanings = vector[allowed]
+    if len(meanings) < rank:
+        return False
+    best = int(np.flatnonzero(allowed)[np.argmax(meanings)])
+    if not across[best]:
+        return False
+    lead = float(meanings.max() - np.partition(meanings, len(meanings) - rank)[len(meanings) - rank])
+    out["across_gap"], out["across_floors"] = round(lead, 4), [float(floor), float(gap)]
+    return bool(vector[best] >= floor and lead >= gap)
 
 
 def above_background(meaning: np.ndarray, groups: np.ndarray, allowed: np.ndarray, quantile: float = 0.5,
