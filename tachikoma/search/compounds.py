@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..store.fts import PREFIX
+from ..segment import fold_accents
+from ..store.fts import PREFIX, stems
 
 if TYPE_CHECKING:
     from ..store.protocol import Store
@@ -74,7 +75,9 @@ def _head(store: Store, head: str, cap: int, skip: frozenset[str]) -> tuple[str,
     asked = [head] + [head[:-len(link)] for link in LINKS
                       if head.endswith(link) and len(head) - len(link) >= HEAD_LETTERS]
     asked = [term for term in asked if term not in skip]
-    if len(head) >= HEAD_PREFIX_LETTERS:
+    # As a prefix only unstemmed, as `keywords._prefixed` asks one: FTS5's porter stems a prefix query ("arbeits*"
+    # is "arbeit*", which begins "arbeiten"), PostgreSQL does not; and no function word ("neben*" holds "neben").
+    if len(head) >= HEAD_PREFIX_LETTERS and head not in skip and stems(head) == [fold_accents(head)]:
         asked.append(head + PREFIX)
     for term, count in zip(asked, store.keyword_counts(asked, cap) if asked else []):
         if count:

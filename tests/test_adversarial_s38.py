@@ -1,0 +1,76 @@
+"""Adversarial pass on German and Dutch compounds (`search.compounds`, `keywords._compounds`), session 38."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tachikoma.indexer import runner
+from tachikoma.search.keywords import keyword_search, keyword_terms
+from tachikoma.store import STORE_ENV, locate
+
+NOTES = {
+    "arbeit.md": "# Woche\n\nWir arbeiten montags lange. Die Zeiten stehen im Plan.\n",
+    "kosten.md": "# Wohnung\n\nDie Kosten für Strom: 80 Euro im Monat.\n",
+    "cafe.md": "# Treffen\n\nDas Café liegt neben dem Bahnhof.\n",
+    "zahn.md": "# Zahnarzt\n\nTermin beim Zahnarzt am Dienstag um neun.\n",
+    "auto.md": "# Auto\n\nTermin für den Reifenwechsel im Mai.\n",
+    "rad.md": "# Rad\n\nTermin für die Inspektion im Juni.\n",
+    "garten.md": "# Garten\n\nDie Hecke wird im Herbst geschnitten.\n",
+    "keller.md": "# Keller\n\nDie Kisten stehen hinten links.\n",
+}
+
+
+def _memory(root: Path) -> Path:
+    root.mkdir()
+    for name, text in NOTES.items():
+        (root / name).write_text(text, encoding="utf-8")
+    runner.run(root, embedder_name="hash")
+    return root
+
+
+def _asked(store, query: str, language: str | None = "German", postings: int | None = None):
+    """The keyword terms of `query` and the files their keyword matches are in."""
+    spans = store.chunk_spans()
+    more = {} if postings is None else {"postings": postings}
+    terms = keyword_terms(store, query, len(spans), language=language, **more)
+    found = sorted(spans[i][0] for i, _ in keyword_search(store, query, len(spans), None, terms=terms))
+    return terms, found
+
+
+@pytest.fixture
+def both(tmp_path, url, monkeypatch):
+    """The same memory on SQLite and on PostgreSQL, open for reading."""
+    lite = _memory(tmp_path / "lite")
+    monkeypatch.setenv(STORE_ENV, url)
+    shared = _memory(tmp_path / "shared")
+    with locate(shared).open(readonly=True) as on_postgres:
+        monkeypatch.delenv(STORE_ENV)
+        with locate(lite).open(readonly=True) as on_sqlite:
+            yield on_sqlite, on_postgres
+
+
+@pytest.fixture
+def lite(tmp_path):
+    with locate(_memory(tmp_path / "lite")).open(readonly=True) as store:
+        yield store
+
+
+def test_a_first_part_porter_stems_is_not_asked_as_a_prefix_so_both_engines_agree(both):
+    """Break: "Arbeitszeiten" against a memory saying "arbeiten" and "Zeiten". The first part "arbeits" was asked
+    as the prefix "arbeits*": FTS5's porter stems a prefix query ("arbeit*", which begins "arbeiten"), PostgreSQL
+    takes it as written (nothing begins "arbeits"): SQLite split it into "arbeits*" and "zeiten", PostgreSQL did
+    not split it at all."""
+    on_sqlite, on_postgres = both
+    assert _asked(on_sqlite, "Arbeitszeiten") == _asked(on_postgres, "Arbeitszeiten")
+
+
+def test_a_function_word_first_part_is_not_asked_as_a_prefix(both):
+    """Break: "Nebenkosten" against a memory saying "Kosten" in one note and "neben dem Bahnhof" in another. "neben"
+    is a German function word, left out as written, but "neben*" was asked: it matches "neben" itself, so the
+    café note (no cost in it) matched the compound, as well as the costs note (and was the compound's rarer
+    part: it covered the whole question)."""
+    for store in both:
+        terms, found = _asked(store, "Wie hoch sind die Nebenkosten?")
+        assert "cafe.md" not in found and "neben*" not in terms, (terms, found)
