@@ -74,3 +74,14 @@ def test_a_function_word_first_part_is_not_asked_as_a_prefix(both):
     for store in both:
         terms, found = _asked(store, "Wie hoch sind die Nebenkosten?")
         assert "cafe.md" not in found and "neben*" not in terms, (terms, found)
+
+
+@pytest.mark.parametrize("postings", [1, 2, 3, 4, 5, 50])
+def test_a_compounds_parts_keep_to_the_postings_budget_and_the_ceiling(lite, postings):
+    """Break: a compound was kept by its rarer part's count alone, and its commoner part was asked whatever its
+    count: "Zahnarzttermin" asked "termin" (three of eight chunks) past the postings budget, and past the ceiling
+    (half the chunks, at most the budget) above which a word is left out as one with no weight. In a large
+    memory that is a word in tens of thousands of chunks that FTS5 or PostgreSQL then scores. The compound asks
+    what the two words asked apart would."""
+    apart = [word.lower() for word in _asked(lite, "Zahnarzt Termin", postings=postings)[0]]
+    assert _asked(lite, "Zahnarzttermin", postings=postings)[0] == apart

@@ -311,11 +311,17 @@ def keyword_terms(store: Store, query: str, total_chunks: int,
     for term, found in _compounds(store, terms, known, ceiling, language):
         rarer, count = min(found, key=lambda part: part[1])
         known[terms.index(term)] = count
-        asked[term] = [part for part, _ in found]
+        asked[term] = found
         if words is not None:
             words.begins(term, rarer)
-    kept = rarest_within(terms, known, ceiling, postings, counts)
-    return list(dict.fromkeys(part for term in kept for part in asked.get(term, [prefixes.get(term, term)])))
+    if counts is not None:
+        counts.update(zip(terms, known))
+    # Each part of a compound is kept as the word asked apart would be (the ceiling, the postings budget).
+    spread: dict[str, int] = {}
+    for term, count in zip(terms, known):
+        for part, held in asked.get(term, [(prefixes.get(term, term), count)]):
+            spread.setdefault(part, held)
+    return rarest_within(list(spread), list(spread.values()), ceiling, postings)
 
 
 def _prefixed(store: Store, terms: list[str], known: list[int], ceiling: int) -> list[tuple[str, str, int]]:
