@@ -76,6 +76,16 @@ def test_a_function_word_first_part_is_not_asked_as_a_prefix(both):
         assert "cafe.md" not in found and "neben*" not in terms, (terms, found)
 
 
+def test_a_capital_at_the_start_of_a_lower_case_question_says_no_noun(lite):
+    """Break: "Zeig mir den zahnarzttermin" (a question typed in lower case, its first word capitalised as a phone
+    or a sentence does) was read as written with capitals: "zahnarzttermin", no capital, was not split, while
+    "zeig mir den zahnarzttermin" was."""
+    assert _asked(lite, "zeig mir den zahnarzttermin")[0] == ["zahnarzt", "termin"]
+    assert _asked(lite, "Zeig mir den zahnarzttermin")[0] == ["zahnarzt", "termin"]
+    # a noun written with a capital after the first word still says the question writes its nouns so
+    assert _asked(lite, "Zeig mir den Plan zum zahnarzttermin")[0] == ["Plan"]
+
+
 @pytest.mark.parametrize("postings", [1, 2, 3, 4, 5, 50])
 def test_a_compounds_parts_keep_to_the_postings_budget_and_the_ceiling(lite, postings):
     """Break: a compound was kept by its rarer part's count alone, and its commoner part was asked whatever its

@@ -308,7 +308,7 @@ def keyword_terms(store: Store, query: str, total_chunks: int,
     # A word found nowhere that the memory holds otherwise inflected is read as that word; a compound is asked by
     # both its parts and read as the rarer one (whether a passage holds it, its weight).
     asked = {}
-    for term, found in _compounds(store, terms, known, ceiling, language):
+    for term, found in _compounds(store, terms, known, ceiling, language, _words(query)[:1]):
         rarer, count = min(found, key=lambda part: part[1])
         known[terms.index(term)] = count
         asked[term] = found
@@ -336,14 +336,17 @@ def _prefixed(store: Store, terms: list[str], known: list[int], ceiling: int) ->
             if count and stems(term) == [fold_accents(term.lower())]]
 
 
-def _compounds(store: Store, terms: list[str], known: list[int], ceiling: int,
-               language: str | None) -> list[tuple[str, list[tuple[str, int]]]]:
+def _compounds(store: Store, terms: list[str], known: list[int], ceiling: int, language: str | None,
+               first: list[str] = ()) -> list[tuple[str, list[tuple[str, int]]]]:
     """(word, `compounds.parts` of it) of each of `terms` still found nowhere (`known`: their counts) in a German
-    or Dutch question that the memory holds otherwise inflected or as the parts of a compound."""
+    or Dutch question that the memory holds otherwise inflected or as the parts of a compound. The question's
+    `first` word is capitalised as a sentence begins: it says nothing of whether the question writes its nouns
+    so ("Zeig mir den zahnarzttermin")."""
     if language not in compounds.COMPOUNDING:
         return []
     skip = STOPWORDS | function_words_of(language)
-    nouns = compounds.COMPOUNDING[language] and any(term[:1].isupper() for term in terms)
+    opening = {word for run in first for word in query_words(run)}
+    nouns = compounds.COMPOUNDING[language] and any(term[:1].isupper() for term in terms if term not in opening)
     found = [(term, compounds.parts(store, term, ceiling + 1, skip, nouns))
              for term, count in zip(terms, known) if count == 0]
     return [(term, parts) for term, parts in found if parts]
