@@ -75,11 +75,12 @@ def _head(store: Store, head: str, cap: int, skip: frozenset[str]) -> tuple[str,
     asked = [head] + [head[:-len(link)] for link in LINKS
                       if head.endswith(link) and len(head) - len(link) >= HEAD_LETTERS]
     asked = [term for term in asked if term not in skip]
-    # As a prefix only unstemmed, as `keywords._prefixed` asks one: FTS5's porter stems a prefix query ("arbeits*"
-    # is "arbeit*", which begins "arbeiten"), PostgreSQL does not; and no function word ("neben*" holds "neben").
-    if len(head) >= HEAD_PREFIX_LETTERS and head not in skip and stems(head) == [fold_accents(head)]:
+    if len(head) >= HEAD_PREFIX_LETTERS and head not in skip:  # "neben*" would hold the function word "neben"
         asked.append(head + PREFIX)
     for term, count in zip(asked, store.keyword_counts(asked, cap) if asked else []):
-        if count:
+        # A prefix only unstemmed, as `keywords._prefixed` asks one: FTS5's porter stems a prefix query
+        # ("arbeits*" is "arbeit*", which begins "arbeiten"), PostgreSQL does not (checked when found: a stemming
+        # costs as much as a count).
+        if count and (not term.endswith(PREFIX) or stems(head) == [fold_accents(head)]):
             return term, count
     return None
