@@ -308,7 +308,7 @@ def keyword_terms(store: Store, query: str, total_chunks: int,
     # A word found nowhere that the memory holds otherwise inflected is read as that word; a compound is asked by
     # both its parts and read as the rarer one (whether a passage holds it, its weight).
     asked = {}
-    for term, found in _compounds(store, terms, known, ceiling, language, _words(query)[:1]):
+    for term, found in _compounds(store, terms, known, ceiling, language, tuple(_words(query)[:1])):
         rarer, count = min(found, key=lambda part: part[1])
         known[terms.index(term)] = count
         asked[term] = found
@@ -337,7 +337,7 @@ def _prefixed(store: Store, terms: list[str], known: list[int], ceiling: int) ->
 
 
 def _compounds(store: Store, terms: list[str], known: list[int], ceiling: int, language: str | None,
-               first: list[str] = ()) -> list[tuple[str, list[tuple[str, int]]]]:
+               first: tuple[str, ...] = ()) -> list[tuple[str, list[tuple[str, int]]]]:
     """(word, `compounds.parts` of it) of each of `terms` still found nowhere (`known`: their counts) in a German
     or Dutch question that the memory holds otherwise inflected or as the parts of a compound. The question's
     `first` word is capitalised as a sentence begins: it says nothing of whether the question writes its nouns
