@@ -25,7 +25,7 @@ def _evidence(vector, across, allowed=None):
     vector = np.asarray(vector, dtype=np.float64)
     allowed = np.ones(len(vector), dtype=bool) if allowed is None else np.asarray(allowed)
     return ranking.match_evidence(vector, None, allowed, 0.44, 0.45, pair=(0.30, 0.33),
-                                  across=(np.asarray(across), 0.30, 0.20, 5))
+                                  across=(lambda position: bool(across[position]), 0.30, 0.20, 5))
 
 
 def test_the_best_passage_across_languages_standing_out_is_a_match():

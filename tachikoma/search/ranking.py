@@ -19,6 +19,7 @@ on its own.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -160,7 +161,7 @@ def supersessions(similarity: np.ndarray, vectors: np.ndarray, dates: np.ndarray
 def match_evidence(vector: np.ndarray, coverage, mask: np.ndarray, min_score: float,
                    keyword_floor: float, in_time: np.ndarray | None = None,
                    pair: tuple[float, float] | None = None,
-                   across: tuple[np.ndarray, float, float, int] | None = None) -> dict:
+                   across: tuple[Callable[[int], bool], float, float, int] | None = None) -> dict:
     """Whether an answer has a good match at all: one decision for the whole answer, never a cut per chunk.
 
     It has one when some allowed chunk (`mask`) is close enough in meaning
@@ -177,12 +178,12 @@ def match_evidence(vector: np.ndarray, coverage, mask: np.ndarray, min_score: fl
     evidence). `in_time` (N,) bool, given only for a question that asks about
     a time and nothing else ("what happened last week": no keyword once the
     time and the function words are out), marks the memories from that time:
-    any of them answers it. `across` (passages, floor, gap, rank): the (N,) bool passages in another language
-    than the question's, read by the multilingual reader; when the best allowed passage is one of them, with a
-    meaning of at least `floor` and at least `gap` above the `rank`-th best, it stands out from what every
-    passage earns and is a match (``across_gap``: that difference; ``across_floors``: `floor` and `gap`).
-    `answered_by` is "meaning", "keywords", "meaning and keywords", "meaning across languages", "time" or
-    None; `best_keyword_coverage` is None when it was not needed.
+    any of them answers it. `across` (is across, floor, gap, rank): a function telling whether the passage at a
+    position is in another language than the question's, read by the multilingual reader; when the best allowed
+    passage is one, with a meaning of at least `floor` and at least `gap` above the `rank`-th best, it stands
+    out from what every passage earns and is a match (``across_gap``: that difference; ``across_floors``:
+    `floor` and `gap`). `answered_by` is "meaning", "keywords", "meaning and keywords", "meaning across
+    languages", "time" or None; `best_keyword_coverage` is None when it was not needed.
     """
     allowed = np.asarray(mask, dtype=bool)
     out = {"answered_by": None, "best_vector_similarity": float(np.max(vector[allowed])) if allowed.any() else 0.0,
@@ -211,19 +212,19 @@ def match_evidence(vector: np.ndarray, coverage, mask: np.ndarray, min_score: fl
     return out
 
 
-def _stands_out(vector: np.ndarray, allowed: np.ndarray, across: np.ndarray, floor: float, gap: float, rank: int,
-                out: dict) -> bool:
-    """Whether the best `allowed` passage by meaning (`vector`) is one of `across`, at least `floor`, and at least
-    `gap` above the `rank`-th best allowed passage (`match_evidence`); its lead goes in ``across_gap``."""
+def _stands_out(vector: np.ndarray, allowed: np.ndarray, across: Callable[[int], bool], floor: float, gap: float,
+                rank: int, out: dict) -> bool:
+    """Whether the best `allowed` passage by meaning (`vector`) is `across` (asked of its position only), at least
+    `floor`, and at least `gap` above the `rank`-th best allowed passage (`match_evidence`); its lead goes in
+    ``across_gap``."""
+    if out["best_vector_similarity"] < floor:  # (the best allowed meaning, already read)
+        return False
     meanings = vector[allowed]
-    if len(meanings) < rank:
+    if len(meanings) < rank or not across(int(np.flatnonzero(allowed)[np.argmax(meanings)])):
         return False
-    best = int(np.flatnonzero(allowed)[np.argmax(meanings)])
-    if not across[best]:
-        return False
-    lead = float(meanings.max() - np.partition(meanings, len(meanings) - rank)[len(meanings) - rank])
+    lead = float(out["best_vector_similarity"] - np.partition(meanings, len(meanings) - rank)[len(meanings) - rank])
     out["across_gap"], out["across_floors"] = round(lead, 4), [float(floor), float(gap)]
-    return bool(vector[best] >= floor and lead >= gap)
+    return lead >= gap
 
 
 def above_background(meaning: np.ndarray, groups: np.ndarray, allowed: np.ndarray, quantile: float = 0.5,

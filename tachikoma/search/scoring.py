@@ -335,9 +335,10 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
     weaker = round(max(min_score - PAIR_MARGIN, 0.0), 4)
     across = None  # the passages the multilingual reader read in another language than the question's
     if multi and min_score > 0:
-        across = np.zeros(len(meaning), dtype=bool)
-        across[snap.multi_rows[read]] = snap.multi_language[read] != language
-        across = (across, weaker, ACROSS_GAP, ACROSS_RANK)
+        def is_across(position: int) -> bool:
+            at = np.flatnonzero(snap.multi_rows[read] == position)
+            return bool(len(at)) and snap.multi_language[read][at[0]] != language
+        across = (is_across, weaker, ACROSS_GAP, ACROSS_RANK)
     match = ranking.match_evidence(meaning, coverage, decides, min_score, keyword_floor,
                                    asked if time_only else None, pair=(weaker, PAIR_COVERAGE), across=across)
     if background:
