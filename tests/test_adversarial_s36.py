@@ -3,11 +3,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from both_engines import on_both, write_memory
 
-from tachikoma.indexer import runner
 from tachikoma.search.keywords import keyword_search, keyword_terms
 from tachikoma.store import STORE_ENV, locate
 from tachikoma.store import postgres_schema as pg_store
@@ -22,14 +20,6 @@ NOTES = {
 }
 
 
-def _memory(root: Path) -> Path:
-    root.mkdir()
-    for name, text in NOTES.items():
-        (root / name).write_text(text, encoding="utf-8")
-    runner.run(root, embedder_name="hash")
-    return root
-
-
 def _found(store, query: str) -> tuple[list[str], dict[str, float]]:
     spans = store.chunk_spans()
     return (keyword_terms(store, query, len(spans)),
@@ -39,13 +29,8 @@ def _found(store, query: str) -> tuple[list[str], dict[str, float]]:
 @pytest.fixture
 def both(tmp_path, url, monkeypatch):
     """The same memory on SQLite and on PostgreSQL, open for reading."""
-    lite = _memory(tmp_path / "lite")
-    monkeypatch.setenv(STORE_ENV, url)
-    shared = _memory(tmp_path / "shared")
-    with locate(shared).open(readonly=True) as on_postgres:
-        monkeypatch.delenv(STORE_ENV)
-        with locate(lite).open(readonly=True) as on_sqlite:
-            yield on_sqlite, on_postgres
+    with on_both(tmp_path, url, monkeypatch, NOTES) as stores:
+        yield stores
 
 
 def _same(both, query: str, expected: list[str]) -> None:
@@ -86,7 +71,7 @@ def test_an_older_postgres_index_reads_joined_words_again(tmp_path, url, monkeyp
     import psycopg
 
     monkeypatch.setenv(STORE_ENV, url)
-    root = _memory(tmp_path / "memory")
+    root = write_memory(tmp_path / "memory", NOTES)
     with psycopg.connect(url, autocommit=True) as db:  # schema 4 as it was: an ASCII text read as written
         db.execute("UPDATE tachikoma.chunks SET kw = NULL WHERE octet_length(text) = char_length(text)")
         db.execute("UPDATE tachikoma.schema SET version = 4")

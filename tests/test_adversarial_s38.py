@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from both_engines import on_both, write_memory
 
-from tachikoma.indexer import runner
 from tachikoma.search.keywords import keyword_search, keyword_terms
-from tachikoma.store import STORE_ENV, locate
+from tachikoma.store import locate
 
 NOTES = {
     "arbeit.md": "# Woche\n\nWir arbeiten montags lange. Die Zeiten stehen im Plan.\n",
@@ -20,14 +18,6 @@ NOTES = {
     "garten.md": "# Garten\n\nDie Hecke wird im Herbst geschnitten.\n",
     "keller.md": "# Keller\n\nDie Kisten stehen hinten links.\n",
 }
-
-
-def _memory(root: Path) -> Path:
-    root.mkdir()
-    for name, text in NOTES.items():
-        (root / name).write_text(text, encoding="utf-8")
-    runner.run(root, embedder_name="hash")
-    return root
 
 
 def _asked(store, query: str, language: str | None = "German", postings: int | None = None):
@@ -42,18 +32,13 @@ def _asked(store, query: str, language: str | None = "German", postings: int | N
 @pytest.fixture
 def both(tmp_path, url, monkeypatch):
     """The same memory on SQLite and on PostgreSQL, open for reading."""
-    lite = _memory(tmp_path / "lite")
-    monkeypatch.setenv(STORE_ENV, url)
-    shared = _memory(tmp_path / "shared")
-    with locate(shared).open(readonly=True) as on_postgres:
-        monkeypatch.delenv(STORE_ENV)
-        with locate(lite).open(readonly=True) as on_sqlite:
-            yield on_sqlite, on_postgres
+    with on_both(tmp_path, url, monkeypatch, NOTES) as stores:
+        yield stores
 
 
 @pytest.fixture
 def lite(tmp_path):
-    with locate(_memory(tmp_path / "lite")).open(readonly=True) as store:
+    with locate(write_memory(tmp_path / "lite", NOTES)).open(readonly=True) as store:
         yield store
 
 

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from both_engines import on_both, write_memory
 
-from tachikoma.indexer import runner
 from tachikoma.search import compounds
 from tachikoma.search.keywords import WordRows, keyword_search, keyword_terms
 from tachikoma.search.searcher import Searcher
-from tachikoma.store import STORE_ENV, locate
+from tachikoma.store import locate
 
 NOTES = {
     "zahn.md": "# Termine\n\nTermin beim Zahnarzt am Dienstag um neun.\n",
@@ -19,14 +17,6 @@ NOTES = {
     "reise.md": "# Reise\n\nIn drei Tagen fahren wir nach Rügen. Eing. links; es reicht.\n",
     "study.md": "# Study\n\nUnder the bridge we were standing for an hour.\n",
 }
-
-
-def _memory(root: Path) -> Path:
-    root.mkdir()
-    for name, text in NOTES.items():
-        (root / name).write_text(text, encoding="utf-8")
-    runner.run(root, embedder_name="hash")
-    return root
 
 
 def _asked(store, query: str, language: str | None) -> tuple[list[str], dict[str, float]]:
@@ -40,13 +30,8 @@ def _asked(store, query: str, language: str | None) -> tuple[list[str], dict[str
 @pytest.fixture
 def both(tmp_path, url, monkeypatch):
     """The same memory on SQLite and on PostgreSQL, open for reading."""
-    lite = _memory(tmp_path / "lite")
-    monkeypatch.setenv(STORE_ENV, url)
-    shared = _memory(tmp_path / "shared")
-    with locate(shared).open(readonly=True) as on_postgres:
-        monkeypatch.delenv(STORE_ENV)
-        with locate(lite).open(readonly=True) as on_sqlite:
-            yield on_sqlite, on_postgres
+    with on_both(tmp_path, url, monkeypatch, NOTES) as stores:
+        yield stores
 
 
 @pytest.mark.parametrize("query, terms, expected", [
@@ -82,7 +67,7 @@ def test_no_split_without_both_parts_nor_outside_german_and_dutch(both):
 
 
 def test_a_word_longer_than_any_compound_is_not_split(tmp_path):
-    root = _memory(tmp_path / "memory")
+    root = write_memory(tmp_path / "memory", NOTES)
     with locate(root).open(readonly=True) as store:
         asked = []
         counts = store.keyword_counts
@@ -106,7 +91,7 @@ def test_the_compound_is_held_where_its_rarer_part_is(both):
 
 
 def test_the_search_answers_from_the_parts_and_lists_them(tmp_path):
-    root = _memory(tmp_path / "memory")
+    root = write_memory(tmp_path / "memory", NOTES)
     searcher = Searcher(root)
     try:
         # a floor no meaning reaches (the hash vectors): the keywords alone decide whether it is a match
