@@ -4,8 +4,8 @@
 "zusätzlich". The keyword index holds a compound as one word, so a compound asked whose parts a note writes apart
 ("Zahnarzttermin" against "Termin beim Zahnarzt") matched nothing. The packages that split compounds by a word list
 are GPL-3 or CC BY-SA; the memory's own vocabulary is the word list here: a word found nowhere is split where its
-last part is a word the memory holds and its first part is one too (as it is, without a linking "s", "n", "en",
-"e" or "es", or as the start of longer words: "Zusatz" begins "zusätzlich", accents folded). A word that is only
+last part is a word the memory holds and its first part is one too (as it is, without a linking "s", "es", "n",
+"en", "e" or "er", or as the start of longer words: "Zusatz" begins "zusätzlich", accents folded). A word that is only
 inflected otherwise ("Samstagen" against "Samstag") is read as the memory writes it, not split.
 """
 

@@ -284,8 +284,8 @@ def keyword_terms(store: Store, query: str, total_chunks: int,
     zero. The rest are used rarest first while their frequencies fit the
     `postings` budget. `counts`, when given, gets each word's count (capped past half of the chunks).
     `words` reads each word once for the whole search. A word found nowhere is asked as the start of
-    longer words (`_prefixed`), or, in a German or Dutch question (`language`), as the parts of a compound
-    the memory holds apart (`compounds.split`: "Zusatzproben" as "zusatz*" and "proben").
+    longer words (`_prefixed`), or, in a German or Dutch question (`language`), as the memory's inflection of it
+    or the parts of a compound the memory holds apart (`compounds.parts`: "Zusatzproben" as "zusatz*" and "proben").
     """
     terms = query_terms(query, skip=STOPWORDS)
     if not terms or total_chunks <= 0:
