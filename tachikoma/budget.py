@@ -39,6 +39,7 @@ from dataclasses import dataclass, field, replace
 
 from . import tokens
 from .humanize import printable, short_query, shown_day, tool_match_text
+from .segment import fold_accents
 
 #: Results scoring below this share of the best score are left out (the adaptive cut).
 FALLOFF = 0.5
@@ -155,10 +156,19 @@ def words(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text)]
 
 
+def asked(terms: list[str]) -> list[str]:
+    """The query's keywords (`terms`, as the answer lists them) as the text is read for them: lower case, a
+    prefix term ("zusatz*", a compound's first part) as the start it asks for."""
+    return [t.lower().removesuffix("*") for t in terms if t.strip("*")]
+
+
 def _matches(word_set: set[str], term: str) -> bool:
     if term in word_set:
         return True
-    return len(term) >= 4 and any(w.startswith(term) for w in word_set)  # "schedule" finds "schedules"
+    # accents folded, as the keyword index reads them: "schedule" finds "schedules", "ecole" "école", "zusatz"
+    # (asked "zusatz*") "zusätzlich"
+    folded = fold_accents(term)
+    return any(fold_accents(w) == folded or len(term) >= 4 and fold_accents(w).startswith(folded) for w in word_set)
 
 
 def _weights(terms: list[str], results_units: list[list[Unit]]) -> dict[str, float]:
@@ -327,7 +337,7 @@ def select(results: list[dict], units: list[list[Unit]], terms: list[str], budge
     heading (`agent_text`'s first line) and counted as used."""
     if budget < 1:
         raise ValueError(f"a token budget must be at least 1, not {budget}")
-    terms = [t.lower() for t in terms if t]
+    terms = asked(terms)
     left_out = {"below_falloff": 0, "overlap": 0, "duplicate": 0, "over_budget": 0}
     out = {"budget_tokens": budget, "used_tokens": min(reserve, budget), "passages": [], "left_out": left_out}
     if not results:
@@ -456,7 +466,7 @@ def agent_text(query: str, selection: dict, preamble: str = "", with_why: bool =
 def whole(results: list[dict], terms: list[str]) -> list[Passage]:
     """Each result whole, as a passage (a search without a budget): its text untrimmed, its why from the
     query's words (`terms`) it holds, and where tool calls matched (`Passage.tools`)."""
-    terms = [t.lower() for t in terms if t]
+    terms = asked(terms)
     out = []
     for rank, result in enumerate(results, 1):
         tags, factors = result.get("tags") or {}, result.get("factors") or {}

@@ -211,3 +211,14 @@ def test_why_says_what_matched_the_time_asked_and_a_newer_memory_that_supersedes
     passage = budget.whole([{**old, "text": "The retry schedule: 5 s, then 30 s."}], ["Retry", "schedule"])[0]
     assert passage.why == said and passage.as_result()["score"] == 0.41 and passage.as_result()["date"] == "2026-03-22"
     assert passage.block(1, with_why=True).endswith(f"   — notes/retry.md:1-4 · 2026-03-22 · (untagged) · score 0.410; {said}\n")
+
+
+def test_why_names_a_prefix_part_and_an_accented_word_it_matched():
+    """A compound's first part is listed as a prefix term ("zusatz*", `search.compounds`) and the keyword index
+    folds accents: before, neither counted as matched in a passage's why (nor in choosing its units), since
+    "zusatz*" begins no word as written and "ecole" is not "école"."""
+    note = result("chor.md", (1, 3), 0.5, kind="markdown")
+    passage = budget.whole([{**note, "text": "Vor Konzerten zusätzlich zwei Proben an der école."}],
+                           ["zusatz*", "Proben", "ecole", "*"])[0]
+    assert passage.why.startswith("matched zusatz, proben, ecole")
+    assert budget.asked(["Zusatz*", "*", "Proben"]) == ["zusatz", "proben"]
