@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
 from both_engines import on_both, write_memory
 
@@ -105,3 +107,21 @@ def test_the_search_answers_from_the_parts_and_lists_them(tmp_path):
     # told as English, the word is not split: found nowhere, the search says so
     assert english["keywords"] == [] and english["keywords_nowhere"] == ["Zahnarzttermin"]
     assert english["no_good_match"]
+
+
+def test_a_query_typed_with_its_marks_apart_is_read_composed(tmp_path):
+    """Adversarial pass: "u" + U+0308 (a combining diaeresis, as some keyboards and macOS text give it) is not
+    "ü" to the umlaut's second spelling, nor a letter to the compound rule (`str.isalpha` is false): the query is
+    composed first (NFC)."""
+    root = write_memory(tmp_path / "memory", {**NOTES, "muenchen.md": "# Umzug\n\nWir ziehen nach Muenchen.\n"})
+    searcher = Searcher(root)
+    try:
+        for composed in ("Wann ist der Zahnarzttermin in Zürich?", "Wann ziehen wir nach München?"):
+            typed = unicodedata.normalize("NFD", composed)
+            assert typed != composed
+            asked, expected = (searcher.search(q, 3, min_score=0.99) for q in (typed, composed))
+            assert asked["keywords"] == expected["keywords"] and asked["query"] == composed
+            assert [r["path"] for r in asked["results"]] == [r["path"] for r in expected["results"]]
+        assert "Muenchen" in expected["keywords"] and expected["results"][0]["path"] == "muenchen.md"
+    finally:
+        searcher.close()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+import unicodedata
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -180,7 +181,9 @@ class Searcher:
         (`scoring.rank_snapshot`'s `gather`; `[search] feedback_files`): a search cut to a token budget,
         whose passages should hold the answer's own lines (docs/evaluation.md, "A question that gathers").
         """
-        query = query.strip()
+        # Composed, as notes are written and read: a letter and its mark typed apart ("u" + U+0308) is "ü" (its
+        # second spelling "ue", a compound's parts and the time words read the composed letter)
+        query = unicodedata.normalize("NFC", query).strip()
         if not query:
             raise BadQuery("empty query: say what to look for")
         config = config or self.config
