@@ -162,25 +162,30 @@ def asked(terms: list[str]) -> list[str]:
     return [t.lower().removesuffix("*") for t in terms if t.strip("*")]
 
 
+def _held(text: str) -> set[str]:
+    """The words of `text` as `_matches` reads them: each as written and with its accents folded, as the keyword
+    index reads them ("école" is held as "ecole" too)."""
+    written = words(text)
+    return {*written, *map(fold_accents, written)}
+
+
 def _matches(word_set: set[str], term: str) -> bool:
-    if term in word_set:
-        return True
-    # accents folded, as the keyword index reads them: "schedule" finds "schedules", "ecole" "école", "zusatz"
-    # (asked "zusatz*") "zusätzlich"
+    """Whether `word_set` (`_held`) holds `term`, accents folded: "schedule" finds "schedules", "ecole" "école",
+    "zusatz" (asked "zusatz*") "zusätzlich"."""
     folded = fold_accents(term)
-    return any(fold_accents(w) == folded or len(term) >= 4 and fold_accents(w).startswith(folded) for w in word_set)
+    return term in word_set or folded in word_set or len(term) >= 4 and any(w.startswith(folded) for w in word_set)
 
 
 def _weights(terms: list[str], results_units: list[list[Unit]]) -> dict[str, float]:
     """A term found in fewer of the results counts more (1 / results holding it)."""
-    sets = [set(words(" ".join(u.text for u in units))) for units in results_units]
+    sets = [_held(" ".join(u.text for u in units)) for units in results_units]
     return {t: 1.0 / max(1, sum(_matches(s, t) for s in sets)) for t in terms}
 
 
 def _unit_scores(units: list[Unit], weights: dict[str, float]) -> list[float]:
     out = []
     for unit in units:
-        held = set(words(unit.text))
+        held = _held(unit.text)
         out.append(sum(w for t, w in weights.items() if _matches(held, t)))
     return out
 
@@ -263,7 +268,7 @@ def why(result: dict, matched: list[str]) -> str:
 
 def matched_terms(text: str, terms: list[str]) -> list[str]:
     """The query's words (`terms`, lower case) that `text` holds ("schedule" finds "schedules")."""
-    held = set(words(text))
+    held = _held(text)
     return [t for t in terms if _matches(held, t)]
 
 
