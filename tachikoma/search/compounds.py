@@ -45,8 +45,8 @@ def parts(store: Store, word: str, cap: int, skip: frozenset[str] = frozenset(),
     letters = word.lower()
     if not COMPOUND_LETTERS <= len(letters) <= LONGEST_COMPOUND or not letters.isalpha():
         return []
-    stems = [letters[:-len(ending)] for ending in LINKS if letters.endswith(ending)]
-    for stem, count in zip(stems, store.keyword_counts(stems, cap) if stems else []):
+    inflected = [letters[:-len(ending)] for ending in LINKS if letters.endswith(ending)]
+    for stem, count in zip(inflected, store.keyword_counts(inflected, cap) if inflected else []):
         if count:
             return [(stem, count)]
     return split(store, letters, cap, skip) if word[:1].isupper() or not nouns else []
