@@ -11,8 +11,9 @@ model is timed), warm searches side by side:
   "in March", ...), read or not: the words cost keyword lookups either way; reading them adds the
   time factor of every chunk. Compare these two rows with each other.
 * ``off, ahead words`` / ``on, ahead words``: the queries with a window still to come appended ("next week",
-  "in the next six months", "nächste Woche", ...): read, they make a question about what is coming, whose 30
-  best passages are read for the days they name and ranked against the window (`mentions`).
+  "in the next six months", "nächste Woche", ...): read, they make a question about what is coming, whose 100
+  best passages (`mentions.WINDOW_CANDIDATES`) are read for the days they name and ranked against the window
+  (`mentions`). The synthetic passages are dense with digits, the worst case for reading days.
 
 Then the parsers alone on a labelled list of phrases (`timeq.read` and, when it is installed,
 dateparser's ``search_dates``): time per query, dates found in phrases that are not dates, and

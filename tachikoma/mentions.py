@@ -36,6 +36,10 @@ from .timeq import AMBIGUOUS_MONTHS, MONTHS, OUTSIDE, OUTSIDE_TIME_ONLY, Window,
 
 #: How many results a question about what is coming ranks before its passages' days reorder them.
 CANDIDATES = 30
+#: As many, when it names a window still to come ("next week", "on 15 December"): a passage naming a day inside
+#: it may rank far down by its words alone (an appointments table asked "what's planned for the week after
+#: next?" ranked below the 30th: docs/evaluation.md, session 39).
+WINDOW_CANDIDATES = 100
 #: A named day further ahead than this is no plan of this year's (a 10-year guarantee, a passport's expiry).
 HORIZON = 400
 #: A day named without a year is the first one from this many days before the passage's own date on: a past
@@ -51,9 +55,11 @@ _PATTERNS = (
     ("dmy", re.compile(r"(?<![\d.])(\d{1,2})\.(\d{1,2})\.(\d{4})?(?![\d.])")),
     ("dm", re.compile(r"(?<![\d.])(\d{1,2})(?:st|nd|rd|th|er)?\.?\s+(?:of\s+|de\s+|di\s+)?(" + _MONTH + r")\b\.?"
                       + _YEAR, re.I)),
-    ("md", re.compile(r"\b(" + _MONTH + r")\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b(?![:.,]?\d)" + _YEAR, re.I)),
+    # A month word first: any word, looked up after (`_MONTH_OF`), since an alternation of every month's name
+    # tried at each word of a long passage made reading its days 1.6 ms a passage.
+    ("md", re.compile(r"\b([^\W\d_]+)\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b(?![:.,]?\d)" + _YEAR)),
     ("cjk", re.compile(r"(?:(\d{4})\s*[年년]\s*)?(\d{1,2})\s*[月월]\s*(\d{1,2})\s*[日号號일]")),
-    ("my", re.compile(r"\b(" + _MONTH + r")\.?,?\s+(?:de\s+)?(\d{4})\b", re.I)),
+    ("my", re.compile(r"\b([^\W\d_]+)\.?,?\s+(?:de\s+)?(\d{4})\b")),
 )
 
 
@@ -82,10 +88,19 @@ def days(text: str, written: date | None, today: date) -> list[date]:
 
     # A day read once: "11 de fevereiro de 2027" is no month of a year too. The characters read, not a list of
     # spans each match is checked against: a data dump of 40,000 days on one line took 24 s that way.
+    if not _DIGIT.search(text):  # every day named has a digit
+        return out
+    # The patterns a text can match at all, by what each needs (a month's name, 月, "-", "."): a passage of
+    # a thousand characters took a millisecond to read with every pattern.
+    named_month = not _MONTH_OF.keys().isdisjoint(_LETTERS.findall(text.lower()))
+    needs = {"ymd": "-" in text, "dmy": "." in text, "dm": named_month, "md": named_month, "my": named_month,
+             "cjk": "月" in text or "월" in text}
     taken = bytearray(len(text))
     for kind, pattern in _PATTERNS:
+        if not needs[kind]:
+            continue
         for m in pattern.finditer(text):
-            if any(taken[m.start():m.end()]):
+            if kind in ("md", "my") and m[1].lower() not in _MONTH_OF or any(taken[m.start():m.end()]):
                 continue
             taken[m.start():m.end()] = b"\x01" * (m.end() - m.start())
             word = m[2] if kind == "dm" else m[1]
@@ -106,7 +121,11 @@ def days(text: str, written: date | None, today: date) -> list[date]:
     return out
 
 
+_DIGIT = re.compile(r"\d")
+_LETTERS = re.compile(r"[^\W\d_]+")
 _DAY_OF = {w.lower(): n for w, n in WEEKDAY_NAMES.items()}
+#: What a text naming a day of the week holds (`weekdays` reads no other): each day's name, each adverb.
+_DAY_WORDS = tuple(dict.fromkeys([*_DAY_OF, *(w.lower() for w in WEEKDAY_ADVERBS)]))
 _LATIN = lambda words: [w for w in words if ord(w[0]) < 0x3000]  # noqa: E731
 _CJK = lambda words: [w for w in words if ord(w[0]) >= 0x3000]  # noqa: E731
 #: Groups: a lead in Latin script or in CJK ("every", "毎週"), a day in Latin script and its plural "s", a CJK day.
@@ -150,6 +169,9 @@ def weekdays(text: str, written: date | None, today: date) -> list[date]:
         first = today + timedelta(days=(n - today.weekday()) % 7)
         out.extend(first + timedelta(days=7 * k) for k in range(HABIT_WEEKS))
 
+    lowered = text.lower()
+    if not any(word in lowered for word in _DAY_WORDS):  # a substring test: far cheaper than the patterns
+        return out
     for m in _WEEKDAY.finditer(text):
         lead = " ".join((m[1] or m[2] or "").lower().split())
         day = 3 if m[3] else 5

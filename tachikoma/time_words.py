@@ -184,6 +184,12 @@ FOREIGN_MONTHS = {
     "luglio": 7, "settembre": 9, "ottobre": 10, "dicembre": 12, "januari": 1, "februari": 2, "maart": 3,
     "mei": 5, "augustus": 8, "december": 12,
 }
+#: The words before a day and month that say it is a date ("am 15. Dezember", "le 3 mars", "el 2 de mayo").
+DAY_MONTH_LEADS = ("am", "vom", "zum", "bis zum", "ab dem", "le", "du", "au", "el", "del", "al", "il", "dal", "op",
+                   "o", "no", "em")
+#: Month words that are other words too ("mars", "mai", "mayo", "mei"): a day before them is a date only with a
+#: lead word (`DAY_MONTH_LEADS`), a mark after the day ("3.", "1er") or "de"/"di".
+BARE_MONTH_WORDS = frozenset({"mars", "mai", "mayo", "mei"})
 #: The words before a month that make it one ("im Oktober", "en octubre", "depuis mars"); "since" words
 #: read from the month's start up to as_of.
 FOREIGN_MONTH_LEADS = {"im": "", "in": "", "seit": "since", "en": "", "depuis": "since", "desde": "since",

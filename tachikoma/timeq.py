@@ -64,10 +64,11 @@ from .function_words import question_language
 from .tense import ahead as _ahead
 from .tense import duration as _duration
 from .tense import past_in as _past_in
-from .time_words import (ACQUIRED_AFTER, AHEAD_HINTS, FOREIGN_DAYS, FOREIGN_MONTH_LEADS, FOREIGN_MONTHS, FOREIGN_NEXT,
-                         FOREIGN_NEXT_UNITS, FOREIGN_NUMBERS, FOREIGN_THIS_LAST, FOREIGN_TOMORROW, FOREIGN_UNIT_OF,
-                         IN_MONTHS, IN_WORD_LANGUAGE, ITALIAN_LEADS, ITALIAN_MONTHS, MORNING_BEFORE,
-                         NAME_AFTER_ASU, NEXT_WORD_LANGUAGE, PHRASE_LANGUAGE)
+from .time_words import (ACQUIRED_AFTER, AHEAD_HINTS, BARE_MONTH_WORDS, DAY_MONTH_LEADS, FOREIGN_DAYS,
+                         FOREIGN_MONTH_LEADS, FOREIGN_MONTHS, FOREIGN_NEXT, FOREIGN_NEXT_UNITS, FOREIGN_NUMBERS,
+                         FOREIGN_THIS_LAST, FOREIGN_TOMORROW, FOREIGN_UNIT_OF, IN_MONTHS, IN_WORD_LANGUAGE,
+                         ITALIAN_LEADS, ITALIAN_MONTHS, MORNING_BEFORE, NAME_AFTER_ASU, NEXT_WORD_LANGUAGE,
+                         PHRASE_LANGUAGE)
 from .timespan import spans
 from .timewindow import DAY, MAX_YEAR, MIN_YEAR, Window, end_of_day, month_end, parse_as_of  # noqa: F401 (its own)
 from .timewindow import days as _days
@@ -119,7 +120,7 @@ PATTERNS = [
     ("iso", re.compile(r"(?:\bon\s+)?" + _NOT_NUMBER_BEFORE + r"(\d{4})[-/](\d{1,2})[-/](\d{1,2})" + _NOT_NUMBER_AFTER)),
     ("month_day", re.compile(r"\b(" + _MONTH_WORD + r")\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(\d{4})\b)?"
                              + r"(?![\-/:.]\d)", re.I)),
-    ("day_month", re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(" + _MONTH_WORD + r")\b\.?(?:,?\s+(\d{4})\b)?",
+    ("day_month", re.compile(r"\b(\d{1,2})(?:st|nd|rd|th|\.)?\s+(?:of\s+)?(" + _MONTH_WORD + r")\b\.?(?:,?\s+(\d{4})\b)?",
                              re.I)),
     ("month_year", re.compile(r"\b(" + _MONTH_WORD + r")\.?,?\s+(\d{4})\b", re.I)),
     ("month", re.compile(r"\b(?:(" + _PREPOSITIONS + r"|between|early|mid|late|last|this|next|and|or|to)\s+)?(" + _MONTH_WORD
@@ -142,12 +143,13 @@ PATTERNS = [
     ("foreign_ago", None),
     ("foreign_this_last", None),
     ("foreign_day", None),
+    ("foreign_day_month", None),
     ("foreign_month", None),
     ("cjk_ymd", re.compile(r"(\d{4})\s*[年년](?:\s*(\d{1,2})\s*[月월](?:\s*(\d{1,2})\s*[日号號일])?)?")),
     ("cjk_md", re.compile(r"(?<![\d年년])(\d{1,2})\s*[月월](?:\s*(\d{1,2})\s*[日号號일])?")),
 ]
 #: The kinds of phrase that may name a day or month without its year (`names_day_ahead`).
-_YEARLESS_KINDS = frozenset({"month_day", "day_month", "month", "foreign_month", "cjk_md"})
+_YEARLESS_KINDS = frozenset({"month_day", "day_month", "foreign_day_month", "month", "foreign_month", "cjk_md"})
 #: The kinds of phrase that say a time relative to now (`Window.relative`).
 RELATIVE_KINDS = frozenset({"weekday_ago", "ago", "past_n", "this_last", "day_word", "weekday", "recent",
                             "foreign_ago", "foreign_this_last", "foreign_day", "ahead", "next_n", "foreign_ahead",
@@ -175,7 +177,7 @@ IMPOSSIBLE = object()
 #: What `_resolve` gives for a month or day of the future (`_ahead`): no window, and no other reading of it
 #: either (an English "in December" is not then read as Dutch).
 AHEAD = object()
-_DATE_KINDS = ("iso", "month_day", "day_month", "month_year", "cjk_ymd")
+_DATE_KINDS = ("iso", "month_day", "day_month", "foreign_day_month", "month_year", "cjk_ymd")
 
 def alternatives(words) -> str:
     """A regex alternation of `words` (longest first; spaces match any run of spaces)."""
@@ -227,6 +229,11 @@ _FOREIGN_PATTERNS = {
         + alternatives(w for w in FOREIGN_UNIT_OF if not _latin(w)) + r")\s*(?:以後|以后|之後|之后|後|后|후|뒤)"
         + _KOREAN_WORD_END,
         re.IGNORECASE),
+    # A day and month ("am 15. Dezember", "le 3 mars", "el 15 de diciembre", "il 2 maggio", "1er avril"; a year
+    # may follow). Groups: the word before, the day, what follows it, "de"/"di", the month, the year.
+    "foreign_day_month": re.compile(
+        r"(?:\b(" + alternatives(DAY_MONTH_LEADS) + r")\s+)?\b(\d{1,2})(\.|er|º|°)?\s+(de\s+|di\s+)?("
+        + alternatives(FOREIGN_MONTHS) + r")\b(?!['\u2019]s\b)(?:,?\s+(?:de\s+)?(\d{4})\b)?", re.IGNORECASE),
     # A month word with an English possessive is a name ("in Mei's office", "in Julio's house").
     "foreign_month": re.compile(r"\b(" + alternatives(FOREIGN_MONTH_LEADS) + r")\s+(" + alternatives(FOREIGN_MONTHS)
                                 + r")\b(?!['\u2019]s\b)(?:,?\s+(\d{4})\b)?", re.IGNORECASE),
@@ -289,7 +296,7 @@ def without_time(query: str, spans: list[tuple[int, int, "Window"]], every: bool
 
 #: A day or month named without its year that comes within this many days, and nearer than it went, is the
 #: coming one (`names_day_ahead`); one further ahead is last year's ("meeting notes March 3" in December).
-NEAR_AHEAD_DAYS = 31
+NEAR_AHEAD_DAYS = 62
 
 
 def names_day_ahead(query: str, as_of: datetime, language: str | None = None) -> bool:
@@ -362,6 +369,8 @@ def read_spans(query: str, as_of: datetime, ahead: bool | None = None) -> list[t
             if taken[m.start():m.end()].any():
                 continue
             window = _resolve(kind, m, query, today, now, tz, ahead, past)
+            if window is AHEAD and kind in _DAY_KINDS:  # a day without its year, still to come: its next one
+                window = _coming_day(kind, m, today, tz) or AHEAD
             if window is IMPOSSIBLE or window is AHEAD:
                 taken[m.start():m.end()] = True
                 continue
@@ -386,6 +395,33 @@ def read_spans(query: str, as_of: datetime, ahead: bool | None = None) -> list[t
                 if window.ahead:
                     windows_ahead.append(window)
     return spans(query, sorted(found, key=lambda f: f[0]), tz, _SINCE_REACH)
+
+
+#: The kinds of phrase that name a day of a month without its year: asked about what is coming, the next one
+#: is a window still to come (`_coming_day`).
+_DAY_KINDS = frozenset({"month_day", "day_month", "foreign_day_month", "cjk_md"})
+
+
+def _coming_day(kind: str, m: re.Match, today: date, tz) -> Window | None:
+    """The next `m` from `today` on (a day without its year, `_DAY_KINDS`) as a window still to come; None for a
+    month alone ("12月") or a day that never comes (30 February)."""
+    if kind == "cjk_md":
+        if not m.group(2):
+            return None
+        month, day_number = int(m.group(1)), int(m.group(2))
+    elif kind == "foreign_day_month":
+        month, day_number = FOREIGN_MONTHS[m.group(5).lower()], int(m.group(2))
+    else:
+        month_word, day_text = (m.group(1), m.group(2)) if kind == "month_day" else (m.group(2), m.group(1))
+        month, day_number = MONTHS[month_word.lower()], int(day_text)
+    for year in range(today.year, today.year + 9):  # 29 February: up to 8 years on
+        try:
+            day = date(year, month, day_number)
+        except ValueError:
+            continue
+        if day >= today:
+            return replace(_days(day, day, tz, " ".join(m.group(0).split())), ahead=True)
+    return None
 
 
 #: "before <a time>": from this far back (the start of the window) up to it.
@@ -524,6 +560,20 @@ def _resolve_foreign(kind: str, m: re.Match, today: date, tz, phrase: str, ahead
                           _this_ahead(which, unit, today, ahead, lambda: past(_phrase_language(kind, m))))
     if kind == "foreign_day":
         day = today - timedelta(days=FOREIGN_DAYS[" ".join(m.group(1).lower().split())])
+        return _days(day, day, tz, phrase)
+    if kind == "foreign_day_month":
+        month_word = m.group(5).lower()
+        if month_word in BARE_MONTH_WORDS and not (m.group(1) or m.group(3) or m.group(4)):
+            return None  # "3 mars bars", "2 mai tais": a day needs a lead, a mark or "de" before these
+        month, day_number = FOREIGN_MONTHS[month_word], int(m.group(2))
+        if m.group(6):
+            day = date(int(m.group(6)), month, day_number)
+        elif ahead():
+            return AHEAD
+        else:
+            day = _latest_day(month, day_number, today)
+            if day is None:
+                return IMPOSSIBLE
         return _days(day, day, tz, phrase)
     if kind == "foreign_month":
         lead = " ".join(m.group(1).lower().split())

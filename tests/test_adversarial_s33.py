@@ -41,7 +41,6 @@ def test_a_question_about_what_was_said_of_what_comes_next_keeps_its_month(query
 
 @pytest.mark.parametrize("query", [
     "Qu'est-ce qu'il y a de prévu en décembre ?",  # "il y a" is "there is", not "ago"
-    "12月3日午前の予定は？",  # 午前: the morning, not "before"
     "12月の予定を確認したい",  # したい: want to, no past
     "12月除了开会还有什么安排？",  # 除了: besides, no past
     "¿Qué va a pasar en diciembre con el comité?",  # a noun in -é, no "compré"
@@ -49,6 +48,11 @@ def test_a_question_about_what_was_said_of_what_comes_next_keeps_its_month(query
 ])
 def test_a_question_about_what_is_coming_is_not_read_as_the_past_by_a_look_alike(query):
     assert labels(query) == [], query
+
+
+def test_a_day_still_to_come_is_not_read_as_the_past_by_a_look_alike():
+    # 午前: the morning, not "before"; the coming 3 December is a window of its own (session 39)
+    assert [(w.label, w.ahead) for w in timeq.read("12月3日午前の予定は？", AS_OF)] == [("2026-12-03", True)]
 
 
 def test_fresh_only_with_nothing_stale_is_widened_as_asked_and_searched_once(tmp_path):

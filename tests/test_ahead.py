@@ -130,7 +130,8 @@ def test_this_week_not_asked_ahead_stays_the_days_gone():
 
 def test_a_window_ahead_leaves_the_keywords_and_makes_a_month_the_coming_one():
     spans = timeq.read_spans("what's on next week and on 3 January?", WEDNESDAY)
-    assert [(w.phrase, w.ahead) for _, _, w in spans] == [("next week", True)]  # 3 January: the coming one, no time
+    # 3 January: the coming one, a window of its own
+    assert [(w.phrase, w.ahead) for _, _, w in spans] == [("next week", True), ("3 January", True)]
     assert timeq.without_time("what's on next week, apart from the usual clubs",
                               timeq.read_spans("what's on next week, apart from the usual clubs", WEDNESDAY)) == \
         "what's on  , apart from the usual clubs"
@@ -167,7 +168,7 @@ def assert_read_linear(phrase: str, n: int, windows_each: int | None = None) -> 
 
 
 def test_reading_windows_ahead_is_linear_in_the_query():
-    assert_read_linear("next week and on 3 March, ", 500, windows_each=1)  # each 3 March the coming one: no window
+    assert_read_linear("next week and on 3 March, ", 500, windows_each=2)  # each 3 March the coming one
 
 
 def test_the_days_of_a_window_ahead():

@@ -34,6 +34,10 @@ TODAY = date(2026, 12, 4)
     ("5 Dec, 1500 people came", [date(2026, 12, 5)]),  # a count is no year
     ("Great-grandpa was born on 3 March 1890", [date(1890, 3, 3)]),  # but a year long past is
     ("On December 5, 1850 the house was built", [date(1850, 12, 5)]),
+    # what each pattern needs is looked for before it is tried: a month's name in any case, after a bracket
+    ("Call the garage back (Dec 5) about the quote", [date(2026, 12, 5)]),
+    ("Abgabe: 3. MÄRZ", [date(2027, 3, 3)]),
+    ("no day here, only 42 boxes and 7 crates", []),
 ])
 def test_the_days_a_passage_names(text, named):
     assert mentions.days(text, WRITTEN, TODAY) == named
@@ -121,6 +125,7 @@ def test_due_to_is_no_question_about_what_is_coming(question, coming):
     ("What did we do on 10 December?", False),  # the past tense: the one gone
     ("What is on 3 December?", False),  # two days gone
     ("Meeting notes March 3", False),  # nearer ahead than gone, but months away: last year's
+    ("What's happening on 12 January?", True),  # 38 days ahead: within two months
     ("Notes from January 2025", False),  # its year named
     ("what is on in December", False),  # this month
 ])
@@ -142,6 +147,53 @@ def test_what_is_on_a_day_just_ahead_finds_the_note_that_names_it(tmp_path):
     put(root, "memory/2025-12-10.md", "# 10 December 2025\n\nThe car went to the garage for winter tyres.\n")
     put(root, "cooking.md", "# Cooking\n\nLentil soup every Sunday.\n")
     answer = search(root, "what is on 10 December for the car", "2026-12-05")
-    assert answer["time"] == []  # no window a year ago
+    assert [(w["label"], w["ahead"]) for w in answer["time"]] == [("2026-12-10", True)]  # not a year ago
     first = answer["results"][0]
-    assert first["path"] == "notes/car.md" and "names 2026-12-10, still to come" in first["factors"]["time_reason"]
+    assert first["path"] == "notes/car.md" and "names 2026-12-10, inside '10 December'" in first["factors"]["time_reason"]
+
+
+@pytest.mark.parametrize("question, language, read", [
+    ("What is on 15 December?", None, [("2026-12-15", True)]),  # the coming one: a window of that day
+    ("what is on Dec 15", None, [("2026-12-15", True)]),
+    ("Was steht am 15. Dezember an?", "German", [("2026-12-15", True)]),
+    ("¿Qué hay el 15 de diciembre?", "Spanish", [("2026-12-15", True)]),
+    ("12月15日の予定は？", "Japanese", [("2026-12-15", True)]),
+    ("Was war am 3. November?", "German", [("2026-11-03", False)]),  # gone: that day
+    ("Qu'est-ce qui s'est passé le 3 mars ?", "French", [("2026-03-03", False)]),
+    ("¿Qué pasó el 2 de noviembre de 2025?", "Spanish", [("2025-11-02", False)]),  # its year named
+    ("I ate 3 mars bars", None, []),  # "mars" with no lead, mark or "de": no day
+    ("Was ist am 31. Februar?", "German", []),  # no such day
+])
+def test_a_day_and_month_in_any_language(question, language, read):
+    from datetime import datetime, timezone
+
+    from tachikoma import timeq
+
+    now = datetime(2026, 12, 4, 10, tzinfo=timezone.utc)
+    ahead = timeq.names_day_ahead(question, now, language)
+    assert [(w.label, w.ahead) for _, _, w in timeq.read_spans(question, now, ahead=ahead)] == read
+
+
+def test_the_day_asked_ranks_the_passage_naming_it_above_other_days_to_come(tmp_path):
+    # "What's on 15 December?" ranked any passage naming any day still to come alike: the flight on the 21st came
+    # first, by its words.
+    root = tmp_path / "memory"
+    put(root, "flights.md", "# What's on: flights\n\nWhat's on for the trip: flight to Frankfurt on 21 December.\n")
+    put(root, "dentist.md", "# Dentist\n\nCheck-up on 15 December at 18:30, Higobashi Dental.\n")
+    answer = search(root, "What's on 15 December?", "2026-12-04")
+    first = answer["results"][0]
+    assert first["path"] == "dentist.md"
+    assert "names 2026-12-15, inside '15 December'" in first["factors"]["time_reason"]
+
+
+def test_a_window_reads_the_days_of_passages_far_down_the_ranking(tmp_path):
+    # The days of only the 30 best passages were read: an appointments table that names the week asked about,
+    # but none of its words, ranked below 30 plans that do (a real memory: "What's planned for the week after
+    # next?").
+    root = tmp_path / "memory"
+    for n in range(40):
+        put(root, f"plans/plan-{n:02d}.md", f"# Plan {n}\n\nWhat is planned: idea {n} is planned for some day.\n")
+    put(root, "appointments.md", "# Upcoming\n\n| Tue 15 Dec | 18:30 | Owen: dentist, Higobashi Dental |\n")
+    answer = search(root, "What's planned for the week after next?", "2026-12-04")
+    assert answer["results"][0]["path"] == "appointments.md"
+    assert "inside 'the week after next'" in answer["results"][0]["factors"]["time_reason"]

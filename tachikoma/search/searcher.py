@@ -263,7 +263,7 @@ class Searcher:
             # A window still to come and nothing else ("what's on next week?"): a passage naming a day inside
             # it answers it, which only its text tells (`mentions`), so "no good match" is decided after.
             ahead_only = time_only and not windows
-            ranked = max(limit, mentions.CANDIDATES) if coming else limit
+            ranked = max(limit, mentions.WINDOW_CANDIDATES if ahead else mentions.CANDIDATES) if coming else limit
             rank = lambda snap, keyword, tool_share, **more: self._rank_existing(  # noqa: E731 (ranked twice at most)
                 snap, qvec, ranked, config, filters, now, keyword, floor, words=words, coverage=coverage,
                 windows=windows, tool_share=tool_share if tool_matches else None, quick_qvec=quick_qvec,
