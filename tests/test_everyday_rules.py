@@ -126,6 +126,8 @@ NOW = datetime(2026, 11, 27, 10, tzinfo=timezone.utc)  # a Friday
 @pytest.mark.parametrize("query, phrase, label, keywords", [
     ("what did we decide last week", "last week", "2026-11-16..2026-11-22", ["decide"]),
     ("what happened in standup two days ago", "two days ago", "2026-11-24..2026-11-26", ["standup"]),
+    # "happening" asks, as "happened" does: "bikes" alone is what the question is about (session 39)
+    ("What's happening with the bikes last week?", "last week", "2026-11-16..2026-11-22", ["bikes"]),
     ("what did we change since last week", "since last week", "2026-11-16..2026-11-27", ["change"]),
     ("What electronics issue has been frustrating Sam lately?", "lately", "2026-10-28..2026-11-27",
      ["electronics", "issue", "frustrating", "Sam"]),

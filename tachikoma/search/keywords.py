@@ -65,7 +65,7 @@ how to of in on at for with about from by as and or but not it its this that the
 me him her us them my your his our their there here will would can could should shall may might must also
 just so than then very since before after between each every
 """.split()) | frozenset("""
-happen happened happens say said says tell told know knew remember recall think mean means meant called
+happen happened happens happening say said says tell told know knew remember recall think mean means meant called
 get gets got still now ever much most any kind sort thing things something anything someone anyone
 per note noted argue argues argued claim claims claimed suggest suggests suggested
 """.split())
