@@ -95,3 +95,16 @@ def weekday(target: int, today: date, next_said: bool) -> tuple[date, date]:
     day = today + timedelta(days=(target - today.weekday()) % 7 or 7)
     in_this_week = day - timedelta(days=day.weekday()) == today - timedelta(days=today.weekday())
     return day, day + timedelta(days=7 if in_this_week else 0)
+
+
+def next_day(month: int, day: int, today: date) -> date | None:
+    """The first `day` of `month` from `today` on ("15 December" asked on the 4th: this one; asked on the 16th: next
+    year's); None for a day that never comes (30 February). 29 February: up to eight years on."""
+    for year in range(today.year, today.year + 9):
+        try:
+            named = date(year, month, day)
+        except ValueError:
+            continue
+        if named >= today:
+            return named
+    return None

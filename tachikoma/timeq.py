@@ -70,17 +70,13 @@ from .time_words import (ACQUIRED_AFTER, AHEAD_HINTS, BARE_MONTH_WORDS, DAY_MONT
                          ITALIAN_LEADS, ITALIAN_MONTHS, MORNING_BEFORE, NAME_AFTER_ASU, NEXT_WORD_LANGUAGE,
                          PHRASE_LANGUAGE)
 from .timespan import spans
-from .timewindow import DAY, MAX_YEAR, MIN_YEAR, Window, end_of_day, month_end, parse_as_of  # noqa: F401 (its own)
+from .timewindow import (DAY, MAX_YEAR, MIN_YEAR, OUTSIDE, OUTSIDE_TIME_ONLY, Window, end_of_day,  # noqa: F401
+                         explain, factor, month_end, parse_as_of)  # (each its own: `timeq` gives their names too)
 from .timewindow import days as _days
 from .timewindow import month as _month
 
 #: "recently", "lately": this many days up to as_of.
 RECENT_DAYS = 30
-#: The factor of a memory far from every window asked about.
-OUTSIDE = 0.6
-#: ... when the question asks about that time and nothing else ("what happened last week"): its other
-#: words say nothing of what is wanted, so the memories of that time come first.
-OUTSIDE_TIME_ONLY = 0.2
 #: Fuzz of a relative phrase: "two weeks ago" spans ±half a week around the day two weeks back.
 MONTHS = {name.lower(): n for n, name in enumerate(calendar.month_name) if name}
 MONTHS.update({name.lower(): n for n, name in enumerate(calendar.month_abbr) if name})
@@ -414,14 +410,8 @@ def _coming_day(kind: str, m: re.Match, today: date, tz) -> Window | None:
     else:
         month_word, day_text = (m.group(1), m.group(2)) if kind == "month_day" else (m.group(2), m.group(1))
         month, day_number = MONTHS[month_word.lower()], int(day_text)
-    for year in range(today.year, today.year + 9):  # 29 February: up to 8 years on
-        try:
-            day = date(year, month, day_number)
-        except ValueError:
-            continue
-        if day >= today:
-            return replace(_days(day, day, tz, " ".join(m.group(0).split())), ahead=True)
-    return None
+    day = _coming.next_day(month, day_number, today)
+    return None if day is None else replace(_days(day, day, tz, " ".join(m.group(0).split())), ahead=True)
 
 
 #: "before <a time>": from this far back (the start of the window) up to it.
@@ -708,41 +698,3 @@ def _this_last(which: str, unit: str, today: date, tz, phrase: str, ahead: bool 
     if past:
         return _days(today - timedelta(days=365), today, tz, phrase)
     return _days(date(today.year - 1, 1, 1), date(today.year - 1, 12, 31), tz, phrase)
-
-
-def factor(dates: np.ndarray, windows: list[Window], outside: float | None = None,
-           sharp: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """Per chunk: the time factor for its date (unix seconds) and which window it is nearest to.
-
-    1.0 inside any window; outside, outside + (1 − outside) / (1 + d / w), d the days to the nearest
-    window and w that window's length in days (at least one): a memory a day off a one-day window
-    is halfway down, one a week off a month is barely lowered. `sharp`: `outside` anywhere outside
-    (a question about a time alone: the day after last week is not last week). With no window, all 1.0.
-    """
-    dates = np.asarray(dates, dtype=np.float64)
-    outside = OUTSIDE if outside is None else outside
-    if not windows:
-        return np.ones(dates.shape[0]), np.full(dates.shape[0], -1, dtype=np.int64)
-    best = np.zeros(dates.shape[0])
-    nearest = np.zeros(dates.shape[0], dtype=np.int64)
-    for i, window in enumerate(windows):  # one pass of a few array operations per window (usually one)
-        width = max((window.end - window.start) / DAY, 1.0)
-        # A window ends where the next day starts: a memory dated that midnight is the next day's.
-        distance = np.where(dates >= window.end, dates - window.end + 1.0, np.maximum(window.start - dates, 0.0))
-        weight = np.where(distance > 0, outside, 1.0) if sharp else outside + (1.0 - outside) / (1.0 + distance / (DAY * width))
-        if i:
-            better = weight > best
-            nearest[better] = i
-            np.maximum(best, weight, out=best)
-        else:
-            best = weight
-    return best, nearest
-
-
-def explain(value: float, when: float, window: Window | None, tz) -> str:
-    """"time: 2026-03-22, asked 'on 2026-03-22'" (or "… outside it")."""
-    if window is None:
-        return ""
-    day = datetime.fromtimestamp(when, tz).date().isoformat()
-    where = "" if value >= 1.0 else f", outside {window.label}"
-    return f"time: {day}, asked '{window.phrase}'{where}"

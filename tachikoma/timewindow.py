@@ -1,6 +1,7 @@
-"""A span of whole days a question asks about (`Window`), the calendar helpers that make one, and the "now" of a
-search (`parse_as_of`): the ground `timeq` (the times a question names) and `ahead` (the windows still to come)
-stand on. `timeq` gives each of these names too."""
+"""A span of whole days a question asks about (`Window`), the calendar helpers that make one, the "now" of a
+search (`parse_as_of`), and the time factor of a memory's date against the windows asked (`factor`): the ground
+`timeq` (the times a question names) and `ahead` (the windows still to come) stand on. `timeq` gives each of
+these names too."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import calendar
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
+
+import numpy as np
 
 DAY = 86400.0
 #: The years a date may name: a window of whole days must have a day before and after it that
@@ -91,3 +94,48 @@ def parse_as_of(text: str | None) -> datetime:
     if not MIN_YEAR <= when.year <= MAX_YEAR:
         raise ValueError(f"as_of {value!r} is out of range: years {MIN_YEAR} to {MAX_YEAR}")
     return when if when.tzinfo is not None else when.astimezone()
+
+
+#: The factor of a memory far from every window asked about.
+OUTSIDE = 0.6
+#: ... when the question asks about that time and nothing else ("what happened last week"): its other
+#: words say nothing of what is wanted, so the memories of that time come first.
+OUTSIDE_TIME_ONLY = 0.2
+
+
+def factor(dates: np.ndarray, windows: list[Window], outside: float | None = None,
+           sharp: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Per chunk: the time factor for its date (unix seconds) and which window it is nearest to.
+
+    1.0 inside any window; outside, outside + (1 − outside) / (1 + d / w), d the days to the nearest
+    window and w that window's length in days (at least one): a memory a day off a one-day window
+    is halfway down, one a week off a month is barely lowered. `sharp`: `outside` anywhere outside
+    (a question about a time alone: the day after last week is not last week). With no window, all 1.0.
+    """
+    dates = np.asarray(dates, dtype=np.float64)
+    outside = OUTSIDE if outside is None else outside
+    if not windows:
+        return np.ones(dates.shape[0]), np.full(dates.shape[0], -1, dtype=np.int64)
+    best = np.zeros(dates.shape[0])
+    nearest = np.zeros(dates.shape[0], dtype=np.int64)
+    for i, window in enumerate(windows):  # one pass of a few array operations per window (usually one)
+        width = max((window.end - window.start) / DAY, 1.0)
+        # A window ends where the next day starts: a memory dated that midnight is the next day's.
+        distance = np.where(dates >= window.end, dates - window.end + 1.0, np.maximum(window.start - dates, 0.0))
+        weight = np.where(distance > 0, outside, 1.0) if sharp else outside + (1.0 - outside) / (1.0 + distance / (DAY * width))
+        if i:
+            better = weight > best
+            nearest[better] = i
+            np.maximum(best, weight, out=best)
+        else:
+            best = weight
+    return best, nearest
+
+
+def explain(value: float, when: float, window: Window | None, tz) -> str:
+    """"time: 2026-03-22, asked 'on 2026-03-22'" (or "… outside it")."""
+    if window is None:
+        return ""
+    day = datetime.fromtimestamp(when, tz).date().isoformat()
+    where = "" if value >= 1.0 else f", outside {window.label}"
+    return f"time: {day}, asked '{window.phrase}'{where}"
