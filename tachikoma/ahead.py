@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
-from .timewindow import month_end
+from .timewindow import MAX_YEAR, month_end
 
 #: Days in a unit said ahead ("the next six months": 6 × 30.4375 days), as `timeq.UNITS` counts them back.
 UNIT_DAYS = {"day": 1, "week": 7, "month": 30.4375, "year": 365.25}
@@ -99,8 +99,9 @@ def weekday(target: int, today: date, next_said: bool) -> tuple[date, date]:
 
 def next_day(month: int, day: int, today: date) -> date | None:
     """The first `day` of `month` from `today` on ("15 December" asked on the 4th: this one; asked on the 16th: next
-    year's); None for a day that never comes (30 February). 29 February: up to eight years on."""
-    for year in range(today.year, today.year + 9):
+    year's); None for a day that never comes (30 February), nor after the last year a search reads ("2 January"
+    asked late in 9998: `timewindow.MAX_YEAR`). 29 February: up to eight years on."""
+    for year in range(today.year, min(today.year + 9, MAX_YEAR + 1)):
         try:
             named = date(year, month, day)
         except ValueError:
