@@ -62,6 +62,10 @@ def spans(query: str, found: list[tuple[int, int, Window]], tz, reach: int) -> l
             span = joined and (opened or _RANGE_OPEN_WORD.match(query[first_start:first_end])) and not leads
             both_ahead = first.ahead and window.ahead  # both still to come: from the first day to the last
             if span and both_ahead:
+                if first.start > window.start and not (first.relative or _YEAR.search(first.phrase)):
+                    # begun already: "from 1 December to 20 December" asked on the 6th is this December's 1st,
+                    # not next year's (each day said without its year is its next one, `timeq._coming_day`)
+                    first = _years_before(first, window, tz)
                 first, window = replace(first, start=min(first.start, window.start)), replace(
                     window, end=max(first.end, window.end))
             elif span and first.start >= window.start and not _YEAR.search(first.phrase):
