@@ -399,8 +399,7 @@ _DAY_KINDS = frozenset({"month_day", "day_month", "foreign_day_month", "cjk_md"}
 
 
 def _coming_day(kind: str, m: re.Match, today: date, tz) -> Window | None:
-    """The next `m` from `today` on (a day without its year, `_DAY_KINDS`) as a window still to come; None for a
-    month alone ("12月") or a day that never comes (30 February)."""
+    """The next `m` (a day without its year) from `today` on as a window still to come; None for "12月", 30 February."""
     if kind == "cjk_md":
         if not m.group(2):
             return None
@@ -460,8 +459,9 @@ def _resolve(kind: str, m: re.Match, text: str, today: date, now: float, tz, ahe
             return _days(day, day, tz, phrase)
         if kind in ("month_day", "day_month"):
             month_word, day_text = (m.group(1), m.group(2)) if kind == "month_day" else (m.group(2), m.group(1))
-            if month_word.lower() in AMBIGUOUS_MONTHS and not month_word[:1].isupper():
-                return None
+            if month_word.lower() in AMBIGUOUS_MONTHS and (not month_word[:1].isupper() or kind == "day_month" and not
+                                                           m.group(3) and m.group(0)[len(day_text)] == "."):
+                return None  # "we may", "step 3. May I": a sentence's end before the verb ("3. November" is a day)
             month, day_number = MONTHS[month_word.lower()], int(day_text)
             if m.group(3):
                 day = date(int(m.group(3)), month, day_number)
