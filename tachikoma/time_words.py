@@ -187,9 +187,10 @@ FOREIGN_MONTHS = {
 #: The words before a day and month that say it is a date ("am 15. Dezember", "le 3 mars", "el 2 de mayo").
 DAY_MONTH_LEADS = ("am", "vom", "zum", "bis zum", "ab dem", "le", "du", "au", "el", "del", "al", "il", "dal", "op",
                    "o", "no", "em")
-#: Month words that are other words too ("mars", "mai", "mayo", "mei"): a day before them is a date only with a
-#: lead word (`DAY_MONTH_LEADS`), a mark after the day ("3.", "1er") or "de"/"di".
-BARE_MONTH_WORDS = frozenset({"mars", "mai", "mayo", "mei"})
+#: Month words that are other words too ("mars", "mai", "mayo", "mei", English "august": "3 august visitors"): a
+#: day before them is a date only with a lead word (`DAY_MONTH_LEADS`), a mark after the day ("3.", "1er") or
+#: "de"/"di" ("am 3. august", typed in lower case). English reads "3 August" first (`timeq.PATTERNS`).
+BARE_MONTH_WORDS = frozenset({"mars", "mai", "mayo", "mei", "august"})
 #: The words before a month that make it one ("im Oktober", "en octubre", "depuis mars"); "since" words
 #: read from the month's start up to as_of.
 FOREIGN_MONTH_LEADS = {"im": "", "in": "", "seit": "since", "en": "", "depuis": "since", "desde": "since",
