@@ -100,10 +100,11 @@ def days(text: str, written: date | None, today: date) -> list[date]:
         if not needs[kind]:
             continue
         for m in pattern.finditer(text):
-            if kind in ("md", "my") and m[1].lower() not in _MONTH_OF or any(taken[m.start():m.end()]):
+            word = m[2] if kind == "dm" else m[1]
+            # a month's name, looked up: "dm" too, whose ignored case takes "APRİL" and "ſept", lower-cased no month
+            if kind in ("dm", "md", "my") and word.lower() not in _MONTH_OF or any(taken[m.start():m.end()]):
                 continue
             taken[m.start():m.end()] = b"\x01" * (m.end() - m.start())
-            word = m[2] if kind == "dm" else m[1]
             if kind in ("dm", "md", "my") and word.lower() in AMBIGUOUS_MONTHS and not word[:1].isupper():
                 continue  # "we 2 may go", "march 3 miles": no month
             if kind == "ymd":
@@ -177,13 +178,16 @@ def weekdays(text: str, written: date | None, today: date) -> list[date]:
         day = 3 if m[3] else 5
         if lead in LAST_BEFORE or _in_name(text, m.start(day), m.end(day), m[day]):
             continue
-        n = _DAY_OF[m[day].lower()]
+        n = _DAY_OF.get(m[day].lower())
+        if n is None:  # "FRİDAY", "ſunday": the ignored case takes them, lower-cased they are no day's name
+            continue
         if lead or m[4]:  # "every Sunday", "Sundays"
             habit(n)
         elif written is not None and written < date.max - timedelta(days=7):
             out.append(written + timedelta(days=(n - written.weekday()) % 7 or 7))
     for m in _ADVERB.finditer(text):
-        habit(WEEKDAY_ADVERBS[m[1].lower()])
+        if m[1].lower() in WEEKDAY_ADVERBS:  # not "ſonntags", as above
+            habit(WEEKDAY_ADVERBS[m[1].lower()])
     return list(dict.fromkeys(out))
 
 
