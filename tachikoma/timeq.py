@@ -390,7 +390,7 @@ def read_spans(query: str, as_of: datetime, ahead: bool | None = None) -> list[t
                 found.append((start, m.end(), window))
                 if window.ahead:
                     windows_ahead.append(window)
-    return spans(query, sorted(found, key=lambda f: f[0]), tz, _SINCE_REACH)
+    return spans(query, sorted(found, key=lambda f: f[0]), tz, _SINCE_REACH, today)
 
 
 #: The kinds of phrase that name a day of a month without its year: asked about what is coming, the next one

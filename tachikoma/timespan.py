@@ -19,6 +19,22 @@ _RANGE_JOIN_WORD = re.compile(r"^(?:and|to|until|till|through)\s", re.I)  # a mo
 
 
 _YEAR = re.compile(r"\d{4}")
+#: A day still to come said as a deadline ("by 15 December", "until", "bis zum 15. Dezember", "hasta el 15 de
+#: diciembre", "jusqu'au 15 décembre"): from today up to it, not that day alone ("what's due by 15 December?"
+#: asks about the 10th too).
+_UP_TO = re.compile(r"\b(?:by|until|till|up\s+to|through|bis|hasta|jusqu['\u2019]|fino|até|tot)\s*"
+                    r"(?:the\s+|zum\s+|el\s+|au\s+|al\s+|ao\s+|o\s+)?$", re.I)
+_LEAD = re.compile(r"\D*")  # the words of a day's phrase before its number ("bis zum ", "Dec ")
+
+
+def _up_to(query: str, start: int, end: int, window: Window, tz, reach: int, today: date) -> Window:
+    """`window` (a day named without its year, still to come) from `today` on, when said as a deadline (`_UP_TO`)."""
+    before, said = query[max(0, start - reach):start], query[start:end]
+    up = _UP_TO.search(before) or _UP_TO.search(before + _LEAD.match(said).group(0))
+    if up is None:
+        return window
+    last = datetime.fromtimestamp(window.end - 1, tz).date()
+    return replace(_days(min(today, last), last, tz, " ".join((before[up.start():] + said).split())), ahead=True)
 
 
 def _years_before(window: Window, before: Window, tz) -> Window:
@@ -44,13 +60,15 @@ def _year_earlier(day: date, years: int) -> date:
         return day.replace(year=day.year - years, day=28)
 
 
-def spans(query: str, found: list[tuple[int, int, Window]], tz, reach: int) -> list[tuple[int, int, Window]]:
+def spans(query: str, found: list[tuple[int, int, Window]], tz, reach: int,
+          today: date | None = None) -> list[tuple[int, int, Window]]:
     """`found` with each two windows said as one span ("between March 1 and March 10", "from October to
     December") made one, from the first's first day to the second's last (from the second's to the first's
     when both name their year and the second comes first: "between 20 Nov 2026 and 2 Nov 2026"; a first
     without its year is its latest occurrence before the second); not when the second, named without its
     year, comes before the first, or either counts from or up to another time. `reach`: how far before the
-    first time its "between" or "from" is looked for (a window of the text: linear time)."""
+    first time its "between" or "from" is looked for (a window of the text: linear time). `today`: a day still
+    to come said alone as a deadline ("by 15 December") is from it on (`_up_to`)."""
     out: list[tuple[int, int, Window]] = []
     for start, end, window in found:
         if out:
@@ -79,5 +97,7 @@ def spans(query: str, found: list[tuple[int, int, Window]], tz, reach: int) -> l
                                  relative=first.relative or window.relative, ahead=both_ahead)
                 out[-1] = (begin, end, merged)
                 continue
+        if today is not None and window.ahead and not window.relative:  # a day named without its year
+            window = _up_to(query, start, end, window, tz, reach, today)
         out.append((start, end, window))
     return out
