@@ -4,9 +4,10 @@ day to the second's last."""
 
 from __future__ import annotations
 
+import calendar
 import re
 from dataclasses import replace
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 from .timewindow import Window
 from .timewindow import days as _days
@@ -19,6 +20,48 @@ _RANGE_JOIN_WORD = re.compile(r"^(?:and|to|until|till|through)\s", re.I)  # a mo
 
 
 _YEAR = re.compile(r"\d{4}")
+#: A day of the week said plainly ("Saturday", "on Friday", "the Monday"): next to another time, a day of that one
+#: ("Saturday in three weeks", "Friday next week", "next week on Friday", "the Monday before July 24").
+_WEEKDAY_SAID = re.compile(r"^(?:on\s+|the\s+)?(" + "|".join(calendar.day_name) + r")$", re.I)
+_WEEKDAY_GAP = re.compile(r"^\s*(?:,\s*)?(?:of\s+|on\s+|the\s+)?$", re.I)
+#: How long a time must be for a day of the week inside it to be one day of it (not "Saturday, 12 March").
+_WEEKDAY_WITHIN = 5
+
+
+def _weekday_of(query: str, first: tuple[int, int, Window], second: tuple[int, int, Window], tz) -> Window | None:
+    """One day when two times side by side are a day of the week and a time it is a day of: the one inside the
+    other time nearest its middle ("Saturday in three weeks", "Friday next week", "next week on Friday"), the last
+    one before it ("the Monday before July 24"), the first after it ("the Saturday after October 28"), or the day
+    named ("Saturday, 12 December"). None otherwise."""
+    (a_start, a_end, a), (b_start, b_end, b) = first, second
+    if not _WEEKDAY_GAP.match(query[a_end:b_start]):
+        return None
+    for day_side, other in ((a, b), (b, a)):
+        said = _WEEKDAY_SAID.match(day_side.phrase)
+        if said is None:
+            continue
+        target = [name.lower() for name in calendar.day_name].index(said.group(1).lower())
+        lead = other.phrase.lower().split()[0]
+        first_day = datetime.fromtimestamp(other.start, tz).date() if other.start > 0 else None
+        last_day = datetime.fromtimestamp(other.end - 1, tz).date()
+        if day_side is a and lead == "before":  # up to the day before the time named
+            day = last_day - timedelta(days=(last_day.weekday() - target) % 7)
+        elif day_side is a and lead == "after" and first_day is not None:
+            day = first_day + timedelta(days=(target - first_day.weekday()) % 7)
+        elif lead not in ("before", "after", "since") and first_day == last_day:
+            day = first_day  # "Saturday, 12 December": the date says which Saturday
+        elif lead not in ("before", "after", "since") and first_day is not None \
+                and (last_day - first_day).days + 1 >= _WEEKDAY_WITHIN:
+            middle = first_day + (last_day - first_day) / 2
+            inside = [first_day + timedelta(days=k) for k in range((last_day - first_day).days + 1)]
+            day = min((d for d in inside if d.weekday() == target), key=lambda d: abs(d - middle), default=None)
+            if day is None:
+                return None
+        else:
+            return None
+        phrase = " ".join(query[a_start:b_end].split())
+        return replace(_days(day, day, tz, phrase), relative=a.relative or b.relative, ahead=a.ahead or b.ahead)
+    return None
 #: A day still to come said as a deadline ("by 15 December", "until", "bis zum 15. Dezember", "hasta el 15 de
 #: diciembre", "jusqu'au 15 décembre"): from today up to it, not that day alone ("what's due by 15 December?"
 #: asks about the 10th too).
@@ -71,6 +114,9 @@ def spans(query: str, found: list[tuple[int, int, Window]], tz, reach: int,
     to come said alone as a deadline ("by 15 December") is from it on (`_up_to`)."""
     out: list[tuple[int, int, Window]] = []
     for start, end, window in found:
+        if out and (day := _weekday_of(query, out[-1], (start, end, window), tz)) is not None:
+            out[-1] = (out[-1][0], end, day)
+            continue
         if out:
             first_start, first_end, first = out[-1]
             gap, said = query[first_end:start], query[start:end]

@@ -278,3 +278,21 @@ def test_words_like_time_words_are_no_time(query):
 def test_other_languages_relative_times_are_not_keywords(query, kept):
     now = datetime(2026, 12, 4, 12, tzinfo=UTC)
     assert timeq.without_time(query, timeq.read_spans(query, now)) == kept
+
+
+@pytest.mark.parametrize("query, read", [
+    # a day of the week next to another time is a day of that time (session 39): it was read apart, as the
+    # coming (or latest) such day, beside the other time
+    ("What are we doing Saturday in three weeks?", [("Saturday in three weeks", "2026-04-18", True)]),
+    ("What is on Friday next week?", [("on Friday next week", "2026-04-03", True)]),
+    ("what is on next week on Friday", [("next week on Friday", "2026-04-03", True)]),
+    ("What did we do on Friday last week?", [("on Friday last week", "2026-03-20", False)]),
+    ("What did Andrew do on the Monday before July 24, 2023?", [("Monday before July 24, 2023", "2023-07-17", False)]),
+    ("What did they plan on the Saturday after October 28, 2023?",
+     [("Saturday after October 28, 2023", "2023-11-04", False)]),
+    ("What happened on Monday, 2023-07-24?", [("on Monday, 2023-07-24", "2023-07-24", False)]),  # the date says which
+    ("What did we do on Saturday and last week?", [("on Saturday", "2026-03-21", False),  # not next to each other
+                                                   ("last week", "2026-03-16..2026-03-22", False)]),
+])
+def test_a_day_of_the_week_next_to_another_time_is_a_day_of_it(query, read):
+    assert [(w.phrase, w.label, w.ahead) for w in timeq.read(query, AS_OF)] == read
