@@ -52,11 +52,9 @@ def _weekday_of(query: str, first: tuple[int, int, Window], second: tuple[int, i
             day = first_day  # "Saturday, 12 December": the date says which Saturday
         elif lead not in ("before", "after", "since") and first_day is not None \
                 and (last_day - first_day).days + 1 >= _WEEKDAY_WITHIN:
-            middle = first_day + (last_day - first_day) / 2
-            inside = [first_day + timedelta(days=k) for k in range((last_day - first_day).days + 1)]
-            day = min((d for d in inside if d.weekday() == target), key=lambda d: abs(d - middle), default=None)
-            if day is None:
-                return None
+            middle = first_day + timedelta(days=(last_day - first_day).days // 2)
+            day = middle + timedelta(days=(target - middle.weekday() + 3) % 7 - 3)  # the nearest such day
+            day = day + timedelta(days=7) if day < first_day else day - timedelta(days=7) if day > last_day else day
         else:
             return None
         phrase = " ".join(query[a_start:b_end].split())
