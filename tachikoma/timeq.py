@@ -398,18 +398,33 @@ def read_spans(query: str, as_of: datetime, ahead: bool | None = None) -> list[t
 _DAY_KINDS = frozenset({"month_day", "day_month", "foreign_day_month", "cjk_md"})
 
 
+def _month_day(kind: str, m: re.Match) -> tuple[int, int | None, str | None]:
+    """The month, day (None: a month alone, "12月") and year (None: not said) that `m`, of `_DAY_KINDS`, names."""
+    if kind == "cjk_md":
+        return int(m.group(1)), int(m.group(2)) if m.group(2) else None, None
+    if kind == "foreign_day_month":
+        return FOREIGN_MONTHS[m.group(5).lower()], int(m.group(2)), m.group(6)
+    month_word, day_text = (m.group(1), m.group(2)) if kind == "month_day" else (m.group(2), m.group(1))
+    return MONTHS[month_word.lower()], int(day_text), m.group(3)
+
+
+def _named_day(kind: str, m: re.Match, today: date, tz, phrase: str, ahead) -> Window | object:
+    """The day `m` names: of its year, else AHEAD in a question about what is coming, else its latest occurrence
+    (IMPOSSIBLE: March 32, February 30)."""
+    month, day_number, year = _month_day(kind, m)
+    if year:
+        day = date(int(year), month, day_number)
+    elif ahead():
+        return AHEAD  # its next occurrence: nothing in memory is from then yet (`_coming_day`)
+    elif (day := _latest_day(month, day_number, today)) is None:
+        return IMPOSSIBLE
+    return _days(day, day, tz, phrase)
+
+
 def _coming_day(kind: str, m: re.Match, today: date, tz) -> Window | None:
     """The next `m` (a day without its year) from `today` on as a window still to come; None for "12月", 30 February."""
-    if kind == "cjk_md":
-        if not m.group(2):
-            return None
-        month, day_number = int(m.group(1)), int(m.group(2))
-    elif kind == "foreign_day_month":
-        month, day_number = FOREIGN_MONTHS[m.group(5).lower()], int(m.group(2))
-    else:
-        month_word, day_text = (m.group(1), m.group(2)) if kind == "month_day" else (m.group(2), m.group(1))
-        month, day_number = MONTHS[month_word.lower()], int(day_text)
-    day = _coming.next_day(month, day_number, today)
+    month, day_number, _ = _month_day(kind, m)
+    day = None if day_number is None else _coming.next_day(month, day_number, today)
     return None if day is None else replace(_days(day, day, tz, " ".join(m.group(0).split())), ahead=True)
 
 
@@ -462,16 +477,7 @@ def _resolve(kind: str, m: re.Match, text: str, today: date, now: float, tz, ahe
             if month_word.lower() in AMBIGUOUS_MONTHS and (not month_word[:1].isupper() or kind == "day_month" and not
                                                            m.group(3) and m.group(0)[len(day_text)] == "."):
                 return None  # "we may", "step 3. May I": a sentence's end before the verb ("3. November" is a day)
-            month, day_number = MONTHS[month_word.lower()], int(day_text)
-            if m.group(3):
-                day = date(int(m.group(3)), month, day_number)
-            elif ahead():
-                return AHEAD  # its next occurrence: nothing in memory is from then yet
-            else:
-                day = _latest_day(month, day_number, today)
-                if day is None:
-                    return IMPOSSIBLE  # March 32, February 30
-            return _days(day, day, tz, phrase)
+            return _named_day(kind, m, today, tz, phrase, ahead)
         if kind == "month_year":
             return _month(int(m.group(2)), MONTHS[m.group(1).lower()], tz, phrase)
         if kind == "month":
@@ -555,16 +561,7 @@ def _resolve_foreign(kind: str, m: re.Match, today: date, tz, phrase: str, ahead
         month_word = m.group(5).lower()
         if month_word in BARE_MONTH_WORDS and not (m.group(1) or m.group(3) or m.group(4)):
             return None  # "3 mars bars", "2 mai tais": a day needs a lead, a mark or "de" before these
-        month, day_number = FOREIGN_MONTHS[month_word], int(m.group(2))
-        if m.group(6):
-            day = date(int(m.group(6)), month, day_number)
-        elif ahead():
-            return AHEAD
-        else:
-            day = _latest_day(month, day_number, today)
-            if day is None:
-                return IMPOSSIBLE
-        return _days(day, day, tz, phrase)
+        return _named_day(kind, m, today, tz, phrase, ahead)
     if kind == "foreign_month":
         lead = " ".join(m.group(1).lower().split())
         if lead in ITALIAN_LEADS and m.group(2).lower() not in ITALIAN_MONTHS \
