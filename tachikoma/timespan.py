@@ -24,8 +24,10 @@ _YEAR = re.compile(r"\d{4}")
 #: ("Saturday in three weeks", "Friday next week", "next week on Friday", "the Monday before July 24").
 _WEEKDAY_SAID = re.compile(r"^(?:on\s+|the\s+)?(" + "|".join(calendar.day_name) + r")$", re.I)
 _WEEKDAY_GAP = re.compile(r"^\s*(?:,\s*)?(?:of\s+|on\s+|the\s+)?$", re.I)
-#: How long a time must be for a day of the week inside it to be one day of it (not "Saturday, 12 March").
+#: How many days a time must span for a day of the week inside it to be one day of it (a shorter one of more
+#: than a day, "this weekend", keeps both as said).
 _WEEKDAY_WITHIN = 5
+_DAY_NAMES = [name.lower() for name in calendar.day_name]
 
 
 def _weekday_of(query: str, first: tuple[int, int, Window], second: tuple[int, int, Window], tz) -> Window | None:
@@ -40,7 +42,7 @@ def _weekday_of(query: str, first: tuple[int, int, Window], second: tuple[int, i
         said = _WEEKDAY_SAID.match(day_side.phrase)
         if said is None:
             continue
-        target = [name.lower() for name in calendar.day_name].index(said.group(1).lower())
+        target = _DAY_NAMES.index(said.group(1).lower())
         lead = other.phrase.lower().split()[0]
         first_day = datetime.fromtimestamp(other.start, tz).date() if other.start > 0 else None
         last_day = datetime.fromtimestamp(other.end - 1, tz).date()
@@ -60,6 +62,8 @@ def _weekday_of(query: str, first: tuple[int, int, Window], second: tuple[int, i
         phrase = " ".join(query[a_start:b_end].split())
         return replace(_days(day, day, tz, phrase), relative=a.relative or b.relative, ahead=a.ahead or b.ahead)
     return None
+
+
 #: A day still to come said as a deadline ("by 15 December", "until", "bis zum 15. Dezember", "hasta el 15 de
 #: diciembre", "jusqu'au 15 décembre"): from today up to it, not that day alone ("what's due by 15 December?"
 #: asks about the 10th too).
