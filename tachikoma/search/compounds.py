@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..segment import fold_accents
-from ..store.fts import PREFIX, stems
+from ..store.fts import PREFIX, unstemmed
 
 if TYPE_CHECKING:
     from ..store.protocol import Store
@@ -78,9 +77,8 @@ def _head(store: Store, head: str, cap: int, skip: frozenset[str]) -> tuple[str,
     if len(head) >= HEAD_PREFIX_LETTERS and head not in skip:  # "neben*" would hold the function word "neben"
         asked.append(head + PREFIX)
     for term, count in zip(asked, store.keyword_counts(asked, cap) if asked else []):
-        # A prefix only unstemmed, as `keywords._prefixed` asks one: FTS5's porter stems a prefix query
-        # ("arbeits*" is "arbeit*", which begins "arbeiten"), PostgreSQL does not (checked when found: a stemming
-        # costs as much as a count).
-        if count and (not term.endswith(PREFIX) or stems(head) == [fold_accents(head)]):
+        # A prefix only unstemmed, as `keywords._prefixed` asks one ("arbeits*" would be "arbeit*", which begins
+        # "arbeiten"; checked when found: a stemming costs as much as a count).
+        if count and (not term.endswith(PREFIX) or unstemmed(head)):
             return term, count
     return None

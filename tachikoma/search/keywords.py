@@ -22,8 +22,8 @@ import numpy as np
 from .. import tense
 from ..function_words import (CJK_FUNCTION_CHARACTERS, CJK_QUESTION_WORDS, ENGLISH_ASKING, ENGLISH_CLITIC,
                               function_words_of, other_function_words)
-from ..segment import fold_accents, has_runs, query_words
-from ..store.fts import PREFIX, stems
+from ..segment import has_runs, query_words
+from ..store.fts import PREFIX, unstemmed
 from ..store.sqlite import Store
 from . import compounds, ranking
 from .snapshot import positions
@@ -333,7 +333,7 @@ def _prefixed(store: Store, terms: list[str], known: list[int], ceiling: int) ->
         return []
     asked = [term + PREFIX for term in nowhere]
     return [(term, prefix, count) for term, prefix, count in zip(nowhere, asked, store.keyword_counts(asked, ceiling + 1))
-            if count and stems(term) == [fold_accents(term.lower())]]
+            if count and unstemmed(term)]
 
 
 def _compounds(store: Store, terms: list[str], known: list[int], ceiling: int, language: str | None,

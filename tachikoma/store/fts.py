@@ -7,6 +7,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 
+from ..segment import fold_accents
 from .sqlite_schema import FTS_TOKENIZE
 
 
@@ -54,6 +55,13 @@ def stems(text: str) -> list[str]:
     """The words of `text` as the keyword index stores them (folded, porter-stemmed: "Parties" -> "parti"),
     in alphabetical order. Uses this thread's in-memory FTS5 table, never the index."""
     return [row[0] for row in _holding(text).execute("SELECT term FROM v")]
+
+
+def unstemmed(word: str) -> bool:
+    """Whether the keyword index stores `word` as written (accents folded, not stemmed): only then does asking it
+    as a prefix ask what it says, since FTS5's porter stems a prefix query ("arbeits*" is "arbeit*") and
+    PostgreSQL does not."""
+    return stems(word) == [fold_accents(word.lower())]
 
 
 def highlight(text: str, terms: list[str], open_mark: str, close_mark: str) -> str | None:
