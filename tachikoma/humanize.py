@@ -120,6 +120,9 @@ def no_match_reason(answer: dict, brief: bool = False) -> str:
     `brief` (what an agent is told: `budget.no_match_text`): the two best figures and their floors alone,
     "nothing is close enough in meaning (best 0.32, floor 0.44) or in words (best 40%, needs 45%)"."""
     match = answer.get("match") or {}
+    if match.get("passages_holding_it") == 0:  # found, but not what is asked for (`answer_kind`)
+        return (f"the question asks for {match['asked_for']} and none of the {match['passages_read']} best passages "
+                "holds one")
     if "best_vector_similarity" not in match:
         return f"nothing reaches the relevance floor (min_score {answer['min_score']:g})"
     above = f" above {match['meaning_from']}" if match.get("meaning_from") else ""  # e5: `scoring.SCRIPT_BACKGROUND`

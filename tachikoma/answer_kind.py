@@ -1,0 +1,114 @@
+"""What a question asks for, when it is a thing a passage visibly holds or lacks: a phone or account number, a
+time of day, the day of a birthday.
+
+"What's Marta's phone number?" over a memory with notes on Marta but no number in them finds those notes by
+meaning and by words, and neither tells that the number is not there. A passage that answers it holds digits
+in a run; one that answers "What time is the call?" holds a time of day. The search reads the kind asked
+(`asked`) and, when none of its best passages holds one (`Kind.held`), says "no good match" and why
+(`search.searcher`, docs/evaluation.md "What the question asks for"). Read in every language the question
+reader tells (English, German, French, Spanish, Portuguese, Italian, Dutch, Japanese, Chinese, Korean): the
+patterns are few and tried on the question's text alone, so all are tried.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+
+from . import mentions
+
+#: How many of the best passages are read for the kind asked: one holding it answers.
+READ = 5
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str  # what the explanation says is asked for: "a phone or account number"
+    question: re.Pattern
+    passage: re.Pattern
+    dates: bool = False  # a day `mentions.days` reads holds it too
+    not_dates: bool = False  # a day written in digits is none ("2027-02-03" is no phone number)
+
+    def held(self, text: str, today: date) -> bool:
+        """Whether `text` holds something of this kind."""
+        if self.passage.search(_DIGIT_DAY.sub(" ", text) if self.not_dates else text):
+            return True
+        return self.dates and bool(mentions.days(text, None, today))
+
+
+def _words(*patterns: str) -> re.Pattern:
+    return re.compile("|".join(f"(?:{p})" for p in patterns), re.I)
+
+
+_DIGIT_DAY = re.compile(r"\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}[./]\d{1,2}[./]\d{2,4}\b|\b\d{4}/\d{1,2}/\d{1,2}\b")
+_NUMBER_NAMED = r"(?:phone|mobile|cell|telephone|landline|fax|account)\s+(?:number|no\.?|#)"
+_AFTER_BIRTHDAY = r"(?!\s*(?:party|parties|lunch|dinner|present|presents|gift|gifts|cake|celebration|drinks|trip|card|plans?)\b)"
+_CJK_NUMERAL = "一二三四五六七八九十两兩"
+
+NUMBER = Kind(
+    "a phone or account number",
+    # English: asked for ("What's Marta's phone number?", "phone number of the GP"), not a number only named
+    # ("What is James planning to do after receiving Samantha's phone number?", "Whose phone number …?")
+    _words(r"^\W*(?:(?:what|which)(?:['’]s|\s+is|\s+was|\s+are|\s+were)|tell\s+me|give\s+me|do\s+(?:i|we|you)\s+have)"
+           rf"\s+(?:[\w’'.-]+\s+){{0,4}}?{_NUMBER_NAMED}", rf"^\W*(?:the\s+)?(?:[\w.-]+['’]s\s+)?{_NUMBER_NAMED}",
+           r"^\W*(?:what|which)(?:['’]s|\s+is|\s+was)\s+(?:[\w’'.-]+\s+){0,4}?[\w.-]+['’]s\s+number\W*$",
+           r"\biban\b", r"\bsort\s+code\b",
+           r"telefonnummer|handynummer|rufnummer|mobilnummer|festnetznummer|kontonummer",
+           r"\bnum[ée]ro\s+de\s+(?:t[ée]l[ée]phone|portable|mobile|t[ée]l\b|compte)",
+           r"\bn[úu]mero\s+de\s+(?:tel[ée]fono|celular|m[óo]vil|cuenta|telefone|telem[óo]vel|conta)",
+           r"\bnumero\s+di\s+(?:telefono|cellulare|conto)", r"telefoonnummer|rekeningnummer|\bmobiele?\s+nummer",
+           r"電話番号|携帯番号|口座番号|电话号码|電話號碼|手机号|手機號|账号|帳號",
+           r"전화\s*번호|휴대폰\s*번호|핸드폰\s*번호|계좌\s*번호"),
+    # six digits or more in a run, single spaces, dashes, dots, slashes or brackets between ("+49 89 1234 567",
+    # "(0)30-123456", an IBAN's digits)
+    re.compile(r"\d(?:[\s\-./()]?\d){5,}"),
+    not_dates=True,
+)
+
+CLOCK = Kind(
+    "a time of day",
+    _words(r"\bwhat\s+time\b(?!\s+(?:management|zones?|frames?|periods?|lines?|tables?|slots?|travel|of\s+(?:the\s+)?"
+           r"(?:year|day|month|week|life)))", r"\bum\s+wie\s*viel\s+uhr\b", r"\bwie\s+spät\b", r"\bquelle\s+heure\b",
+           r"\bqu[ée]\s+hora\b", r"\bque\s+horas\b", r"\bche\s+or[ae]\b", r"\bhoe\s+laat\b",
+           r"何時(?!間)", r"几点|幾點", r"몇\s*시(?!간)"),
+    _words(r"\b\d{1,2}[:.h]\d{2}\b", r"\b\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.|uhr|h|hrs|o'clock|heures?|horas?|ore|uur)\b",
+           rf"[\d{_CJK_NUMERAL}]+\s*(?:時|时|点|點|시)(?!間|间|간)",
+           r"(?:한|두|세|네|다섯|여섯|일곱|여덟|아홉|열|열한|열두)\s*시(?!간)",
+           r"\b(?:noon|midday|midnight|mittags?|mitternacht|midi|minuit|mediod[íi]a|medianoche|meio-dia|"
+           r"meia-noite|mezzogiorno|mezzanotte|middag|middernacht)\b", r"正午|中午|零時|정오|자정",
+           r"\b(?:half|quarter)\s+(?:past|to)\b", r"\bhalb\s+\w+"),
+    not_dates=True,
+)
+
+BIRTHDAY = Kind(
+    "a day",
+    _words(rf"\bwhen\s+(?:is|was|'s|’s)\s+.{{0,40}}?\bbirthday\b{_AFTER_BIRTHDAY}", r"\bwhen\s+(?:was|is)\s+.{0,40}?\bborn\b",
+           r"\b(?:date\s+of\s+birth|birth\s*date|birthdate)\b",
+           r"\bwann\s+(?:hat|ist)\s+.{0,40}?geburtstag\b(?!s?(?:feier|party|essen|geschenk))", r"\bgeburtsdatum\b",
+           r"\bdate\s+d['’]anniversaire\b", r"\bquand\s+est\s+l['’]anniversaire\b", r"\bdate\s+de\s+naissance\b",
+           r"\bcu[áa]ndo\s+(?:es\s+el\s+cumplea[ñn]os|cumple)\b", r"\bfecha\s+de\s+nacimiento\b",
+           r"\bquando\s+(?:é|faz)\s+(?:o\s+)?anivers[áa]rio\b", r"\bdata\s+de\s+nascimento\b",
+           r"\bquando\s+è\s+il\s+compleanno\b", r"\bdata\s+di\s+nascita\b",
+           r"\bwanneer\s+is\s+.{0,30}?verjaardag\b", r"\bgeboortedatum\b",
+           r"誕生日は(?:いつ|何月何日)|生年月日", r"生日是(?:哪一?天|几月几[号日]|什么时候)|出生日期",
+           r"생일(?:이|은)?\s*(?:언제|며칠)"),
+    # a day in digits or Chinese numerals ("3월 2일", "八月十五"), or one the passage's own date gives ("It's my
+    # daughter's birthday today", in a conversation of 20 May)
+    _words(rf"[\d{_CJK_NUMERAL}正腊冬]+\s*[月월]\s*[\d{_CJK_NUMERAL}廿初]+",
+           r"\b(?:today|tonight|tomorrow|yesterday|heute|gestern|aujourd['’]hui|demain|hier|hoy|mañana|ayer|hoje|"
+           r"amanhã|ontem|oggi|domani|ieri|vandaag|gisteren)\b", r"今日|明日|昨日|今天|明天|昨天|오늘|내일|어제"),
+    dates=True,
+)
+
+KINDS = (NUMBER, CLOCK, BIRTHDAY)
+
+
+def asked(question: str) -> Kind | None:
+    """The kind of thing `question` asks for (the first of `KINDS` it asks), or None."""
+    return next((kind for kind in KINDS if kind.question.search(question)), None)
+
+
+def held_by(kind: Kind, texts: list[str], today: date) -> int:
+    """How many of the first `READ` passages' `texts` hold something of `kind`."""
+    return sum(kind.held(text, today) for text in texts[:READ])
