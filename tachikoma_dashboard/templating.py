@@ -6,7 +6,8 @@ from __future__ import annotations
 from flask import Flask, g, request
 
 from tachikoma import memory
-from tachikoma.humanize import duration, language_hint, nowhere_text, other_languages_text, widened_text
+from tachikoma.humanize import (duration, language_hint, no_match_reason, nowhere_text, other_languages_text,
+                                widened_text)
 from tachikoma.config import RECENCY_PRESETS
 from tachikoma.documents import KINDS
 from tachikoma.tags import CONFIDENCE_VALUES, STATUSES, TAG_KEYS, TRUST_VALUES
@@ -26,6 +27,7 @@ def install_template_helpers(app: Flask) -> None:
     )
     app.jinja_env.globals.update(
         explain=render.explain, language_hint=language_hint, nowhere_text=nowhere_text, widened_text=widened_text,
+        no_match_reason=no_match_reason,
         speaker_class=speaker_class,
         STATUSES=STATUSES, KINDS=KINDS,
         TRUST_VALUES=TRUST_VALUES, CONFIDENCE_VALUES=CONFIDENCE_VALUES, TAG_KEYS=TAG_KEYS,

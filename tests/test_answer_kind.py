@@ -11,6 +11,8 @@ from tachikoma.cli import main
 from tachikoma.humanize import no_match_reason
 from tachikoma.indexer import runner
 from tachikoma.search.searcher import Searcher
+from tachikoma_dashboard.app import create_app
+from test_app import HTMX, make_client
 
 TODAY = date(2026, 12, 6)
 
@@ -129,3 +131,20 @@ def test_the_command_line_says_what_is_missing(people, capsys):
     assert main(["--memory", str(people), "search", "What's Marta's phone number?", "--min-score", "0.3", "--json"]) == 0
     answer = json.loads(capsys.readouterr().out)
     assert answer["no_good_match"] is True and answer["match"]["asked_for"] == "a phone or account number"
+
+
+def test_the_dashboard_and_the_api_say_it_too(people):
+    (people / "tachikoma.toml").write_text("[search]\nmin_score = 0.3\n", encoding="utf-8")
+    app = create_app(memory=people, port=5000)
+    client = make_client(app)
+    try:
+        html = client.get("/?q=What%27s+Marta%27s+phone+number%3F", headers=HTMX).get_data(as_text=True)
+        assert "No good match for" in html and 'class="asked-for"' in html
+        assert ("Notes on its subject were found, but the question asks for a phone or account number and none of the "
+                "2 best passages holds one") in html
+        api = client.get("/api/search?q=What%27s+Marta%27s+phone+number%3F").get_json()
+        assert api["no_good_match"] and api["match"]["asked_for"] == "a phone or account number"
+        other = client.get("/?q=zxqv+blorf+quux", headers=HTMX).get_data(as_text=True)
+        assert "No good match for" in other and "asked-for" not in other
+    finally:
+        app.extensions["tachikoma"].index_job.wait(30)
