@@ -32,7 +32,8 @@ import numpy as np
 
 from .time_words import (DAYS_ALSO_NAMES, EVERY_BEFORE, FOREIGN_MONTHS, LAST_BEFORE, NAME_AFTER_DAY, NAME_BEFORE_DAY,
                          WEEKDAY_ADVERBS, WEEKDAY_NAMES)
-from .timeq import AMBIGUOUS_MONTHS, MONTHS, OUTSIDE, OUTSIDE_TIME_ONLY, Window, alternatives, factor, month_end
+from .foreign_time import alternatives
+from .timeq import AMBIGUOUS_MONTHS, MONTHS, OUTSIDE, OUTSIDE_TIME_ONLY, Window, factor, month_end
 
 #: How many results a question about what is coming ranks before its passages' days reorder them.
 CANDIDATES = 30

@@ -1,0 +1,72 @@
+"""The other languages' time words as `timeq` reads them: its patterns for German, French, Spanish, Portuguese,
+Italian, Dutch, Japanese, Chinese and Korean (issue 29), compiled from the tables of `time_words`. `timeq`
+resolves what they match, through the English phrases' helpers."""
+
+from __future__ import annotations
+
+import re
+
+from .time_words import (DAY_MONTH_LEADS, FOREIGN_DAYS, FOREIGN_MONTH_LEADS, FOREIGN_MONTHS, FOREIGN_NEXT,
+                         FOREIGN_NEXT_UNITS, FOREIGN_NUMBERS, FOREIGN_THIS_LAST, FOREIGN_TOMORROW, FOREIGN_UNIT_OF,
+                         IN_WORD_LANGUAGE, NEXT_WORD_LANGUAGE)
+
+
+def alternatives(words) -> str:
+    """A regex alternation of `words` (longest first; spaces match any run of spaces)."""
+    return "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(words, key=len, reverse=True))
+
+
+def _latin(word: str) -> bool:
+    return word[:1].isascii() or word[:1] in "äöüéèàáíóú"
+
+
+def _words(words) -> re.Pattern:
+    """One group matching any of `words`: whole words of Latin letters, CJK words anywhere (no spaces)."""
+    latin = [w for w in words if _latin(w)]
+    cjk = [w for w in words if not _latin(w)]
+    return re.compile(r"((?<!\w)(?:" + alternatives(latin) + r")(?!\w)|" + alternatives(cjk) + ")", re.IGNORECASE)
+
+
+_FOREIGN_NUMBER = r"(\d{1,3}|" + alternatives(n for n in FOREIGN_NUMBERS if _latin(n)) + ")"
+_LATIN_UNITS = [w for w in FOREIGN_UNIT_OF if _latin(w)]
+#: French says the number before "prochains" ("les trois prochains jours"), the other languages after.
+_FRENCH_NUMBER = r"(\d{1,3}|une|un|deux|trois|quatre|cinq|six|sept|huit|neuf|dix)"
+#: Korean "ago": 전 as a word of its own, alone or with a particle ("3일 전", "3일 전에", "2주 전쯤"), not
+#: the first syllable of another word ("5일 전화": the call on the 5th, "1년 전체": the whole year).
+_KOREAN_AGO = r"전(?![\uac00-\ud7a3])|전(?=에|엔|부터|까지|쯤|의|인|만|도|이었|이야)"
+#: A Korean word is one when no syllable but a particle follows ("다음 주에", "내일은"; "다음 주소" is the next address).
+_KOREAN_WORD_END = r"(?=[^\uac00-\ud7a3]|$|에|엔|은|는|의|까지|부터|도|쯤|내|중)"
+FOREIGN_PATTERNS = {
+    "foreign_ago": re.compile(
+        r"\b(?:vor|il\s+y\s+a|hace|há)\s+" + _FOREIGN_NUMBER + r"\s+(" + alternatives(_LATIN_UNITS) + r")\b"
+        + r"|\b" + _FOREIGN_NUMBER + r"\s+(" + alternatives(_LATIN_UNITS) + r")\s+(?:fa|geleden)\b"
+        + r"|(\d{1,3}|[一二两兩三四五六七八九十]|[한두세네](?=\s*[달주]))\s*("
+        + alternatives(w for w in FOREIGN_UNIT_OF if not _latin(w)) + r")\s*(?:前|" + _KOREAN_AGO + ")", re.IGNORECASE),
+    "foreign_this_last": _words(FOREIGN_THIS_LAST),
+    "foreign_day": _words(FOREIGN_DAYS),
+    "foreign_ahead": re.compile(_words(FOREIGN_NEXT).pattern + _KOREAN_WORD_END, re.IGNORECASE),
+    # (a number: French) next (a number) units; CJK: next, a number, a unit. Groups: 1-4 and 5-7.
+    "foreign_next_n": re.compile(
+        r"\b(?:" + _FRENCH_NUMBER + r"\s+)?(" + alternatives(w for w in NEXT_WORD_LANGUAGE if _latin(w)) + r")\s+(?:"
+        + _FOREIGN_NUMBER + r"\s+)?(" + alternatives(FOREIGN_NEXT_UNITS) + r")\b|("
+        + alternatives(w for w in NEXT_WORD_LANGUAGE if not _latin(w)) + r")\s*(\d{1,3}|[一二两兩三四五六七八九十]|[한두세네])"
+        + r"\s*(" + alternatives(w for w in FOREIGN_UNIT_OF if not _latin(w)) + ")", re.IGNORECASE),
+    "foreign_tomorrow": re.compile(_words(FOREIGN_TOMORROW).pattern + _KOREAN_WORD_END, re.IGNORECASE),
+    # in (a number) units ("in zwei Wochen"); CJK: a number, a unit, after ("2週間後", "两周后", "2주 후"). Groups
+    # 1-3 and 4-5.
+    "foreign_in_n": re.compile(
+        r"\b(" + alternatives(IN_WORD_LANGUAGE) + r")\s+(?:(?:etwa|ungefähr|circa|environ|unos|unas|cerca\s+de|"
+        r"ongeveer)\s+)?" + _FOREIGN_NUMBER + r"\s+(" + alternatives(_LATIN_UNITS)
+        + r")\b|(?<![\d月월年년])(\d{1,3}|[一二两兩三四五六七八九十]|[한두세네]|일(?=주일))\s*("
+        + alternatives(w for w in FOREIGN_UNIT_OF if not _latin(w)) + r")\s*(?:以後|以后|之後|之后|後|后|후|뒤)"
+        + _KOREAN_WORD_END,
+        re.IGNORECASE),
+    # A day and month ("am 15. Dezember", "le 3 mars", "el 15 de diciembre", "il 2 maggio", "1er avril"; a year
+    # may follow). Groups: the word before, the day, what follows it, "de"/"di", the month, the year.
+    "foreign_day_month": re.compile(
+        r"(?:\b(" + alternatives(DAY_MONTH_LEADS) + r")\s+)?\b(\d{1,2})(\.|er|º|°)?\s+(de\s+|di\s+)?("
+        + alternatives(FOREIGN_MONTHS) + r")\b(?!['\u2019]s\b)(?:,?\s+(?:de\s+)?(\d{4})\b)?", re.IGNORECASE),
+    # A month word with an English possessive is a name ("in Mei's office", "in Julio's house").
+    "foreign_month": re.compile(r"\b(" + alternatives(FOREIGN_MONTH_LEADS) + r")\s+(" + alternatives(FOREIGN_MONTHS)
+                                + r")\b(?!['\u2019]s\b)(?:,?\s+(\d{4})\b)?", re.IGNORECASE),
+}
