@@ -73,7 +73,9 @@ CLOCK = Kind(
            r"\bqu[ée]\s+hora\b", r"\bque\s+horas\b", r"\bche\s+or[ae]\b", r"\bhoe\s+laat\b",
            r"何時(?!間)", r"几点|幾點", r"몇\s*시(?!간)"),
     _words(r"\b\d{1,2}[:.h]\d{2}\b", r"\b\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.|uhr|h|hrs|o'clock|heures?|horas?|ore|uur)\b",
-           rf"[\d{_CJK_NUMERAL}]+\s*(?:時|时|点|點|시)(?!間|间|간)",
+           # an hour is at most three numerals ("二十三点"): a long run of them is tried from each of its
+           # characters, and unbounded that takes seconds on a passage of 10,000 digits
+           rf"[\d{_CJK_NUMERAL}]{{1,3}}\s*(?:時|时|点|點|시)(?!間|间|간)",
            r"(?:한|두|세|네|다섯|여섯|일곱|여덟|아홉|열|열한|열두)\s*시(?!간)",
            r"\b(?:noon|midday|midnight|mittags?|mitternacht|midi|minuit|mediod[íi]a|medianoche|meio-dia|"
            r"meia-noite|mezzogiorno|mezzanotte|middag|middernacht)\b", r"正午|中午|零時|정오|자정",
@@ -95,7 +97,7 @@ BIRTHDAY = Kind(
            r"생일(?:이|은)?\s*(?:언제|며칠)"),
     # a day in digits or Chinese numerals ("3월 2일", "八月十五"), or one the passage's own date gives ("It's my
     # daughter's birthday today", in a conversation of 20 May)
-    _words(rf"[\d{_CJK_NUMERAL}正腊冬]+\s*[月월]\s*[\d{_CJK_NUMERAL}廿初]+",
+    _words(rf"[\d{_CJK_NUMERAL}正腊冬]{{1,3}}\s*[月월]\s*[\d{_CJK_NUMERAL}廿初]",  # bounded: see CLOCK's hours
            r"\b(?:today|tonight|tomorrow|yesterday|heute|gestern|aujourd['’]hui|demain|hier|hoy|mañana|ayer|hoje|"
            r"amanhã|ontem|oggi|domani|ieri|vandaag|gisteren)\b", r"今日|明日|昨日|今天|明天|昨天|오늘|내일|어제"),
     dates=True,
