@@ -41,10 +41,15 @@ def _words(*patterns: str) -> re.Pattern:
     return re.compile("|".join(f"(?:{p})" for p in patterns), re.I)
 
 
-_DIGIT_DAY = re.compile(r"\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}[./]\d{1,2}[./]\d{2,4}\b|\b\d{4}/\d{1,2}/\d{1,2}\b")
+# a day in digits, not one inside a longer run of groups with its separator: "06.12.34.56.78" (a French phone
+# number) holds the shape of one
+_DIGIT_DAY = re.compile(r"\b\d{4}-\d{1,2}-\d{1,2}\b(?!-\d)|(?<!\d\.)\b\d{1,2}\.\d{1,2}\.\d{2,4}\b(?!\.\d)|"
+                        r"(?<!\d/)\b\d{1,2}/\d{1,2}/\d{2,4}\b(?!/\d)|\b\d{4}/\d{1,2}/\d{1,2}\b(?!/\d)")
 _NUMBER_NAMED = r"(?:phone|mobile|cell|telephone|landline|fax|account)\s+(?:number|no\.?|#)"
 _AFTER_BIRTHDAY = r"(?!\s*(?:party|parties|lunch|dinner|present|presents|gift|gifts|cake|celebration|drinks|trip|card|plans?)\b)"
 _CJK_NUMERAL = "一二三四五六七八九十两兩"
+_ENGLISH_HOUR = r"(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"  # not "one": "at one point"
+_GERMAN_HOUR = r"(?:eins|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|elf|zwölf)"
 
 NUMBER = Kind(
     "a phone or account number",
@@ -61,8 +66,9 @@ NUMBER = Kind(
            r"電話番号|携帯番号|口座番号|电话号码|電話號碼|手机号|手機號|账号|帳號",
            r"전화\s*번호|휴대폰\s*번호|핸드폰\s*번호|계좌\s*번호"),
     # six digits or more in a run, single spaces, dashes, dots, slashes or brackets between ("+49 89 1234 567",
-    # "(0)30-123456", an IBAN's digits)
-    re.compile(r"\d(?:[\s\-./()]?\d){5,}"),
+    # "(0)30-123456", an IBAN's digits); a Japanese note's full-width ones too ("０３－１２３４－５６７８": `\d` reads
+    # its digits)
+    re.compile(r"\d(?:[\s\-./()－．／（）]?\d){5,}"),
     not_dates=True,
 )
 
@@ -72,14 +78,21 @@ CLOCK = Kind(
            r"(?:year|day|month|week|life)))", r"\bum\s+wie\s*viel\s+uhr\b", r"\bwie\s+spät\b", r"\bquelle\s+heure\b",
            r"\bqu[ée]\s+hora\b", r"\bque\s+horas\b", r"\bche\s+or[ae]\b", r"\bhoe\s+laat\b",
            r"何時(?!間)", r"几点|幾點", r"몇\s*시(?!간)"),
-    _words(r"\b\d{1,2}[:.h]\d{2}\b", r"\b\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.|uhr|h|hrs|o'clock|heures?|horas?|ore|uur)\b",
+    # digits round it, not a word's edge: "会议10:00开始" has none ("议" and "1" are both word characters); "１９：３０" too
+    _words(r"(?<![\d.])\d{1,2}[:.h：]\d{2}(?!\d)", r"\b\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.|uhr|h|hrs|o['’]clock|heures?|horas?|"
+           r"ore|uur)\b",
+           # an hour after the word for "at" alone ("dinner at 8", "um 8", "a las 8", "às 8", "alle 8", "at seven"):
+           # "at 25 weeks" is read as one too, which keeps a passage, as without this check
+           r"\b(?:at|um|gegen|à|vers|a\s+las?|às|alle|om)\s+\d{1,2}\b(?![.,]\d)",
+           rf"\bat\s+{_ENGLISH_HOUR}\b", rf"\b{_ENGLISH_HOUR}\s+o['’]clock\b",
+           rf"\bum\s+{_GERMAN_HOUR}\b|\b{_GERMAN_HOUR}\s+uhr\b",
            # an hour is at most three numerals ("二十三点"): a long run of them is tried from each of its
            # characters, and unbounded that takes seconds on a passage of 10,000 digits
            rf"[\d{_CJK_NUMERAL}]{{1,3}}\s*(?:時|时|点|點|시)(?!間|间|간)",
            r"(?:한|두|세|네|다섯|여섯|일곱|여덟|아홉|열|열한|열두)\s*시(?!간)",
            r"\b(?:noon|midday|midnight|mittags?|mitternacht|midi|minuit|mediod[íi]a|medianoche|meio-dia|"
            r"meia-noite|mezzogiorno|mezzanotte|middag|middernacht)\b", r"正午|中午|零時|정오|자정",
-           r"\b(?:half|quarter)\s+(?:past|to)\b", r"\bhalb\s+\w+"),
+           r"\b(?:half|quarter|five|ten|twenty|twenty-five)\s+(?:past|to)\b", r"\bhalb\s+\w+"),
     not_dates=True,
 )
 

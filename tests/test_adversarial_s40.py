@@ -19,3 +19,39 @@ def test_a_long_run_of_numerals_is_read_quickly(text):
     for kind in answer_kind.KINDS:
         kind.held(text, TODAY)
     assert time.perf_counter() - started < 0.5
+
+
+@pytest.mark.parametrize("kind, text", [
+    # a French phone number written with dots holds a day's shape ("06.12.34"), which was taken out as one
+    (answer_kind.NUMBER, "Tél. : 06.12.34.56.78"),
+    (answer_kind.NUMBER, "0171-23-45-67"),
+    # full-width digits and separators, as a Japanese keyboard writes them
+    (answer_kind.NUMBER, "電話：０３－１２３４－５６７８"),
+    (answer_kind.CLOCK, "集合は１９：３０"),
+    # a time right after a CJK character: no word boundary between them
+    (answer_kind.CLOCK, "会议10:00开始"),
+    (answer_kind.CLOCK, "dinner at 8 o’clock"),  # a typographic apostrophe
+    # an hour after the word for "at" alone
+    (answer_kind.CLOCK, "Dinner at 8 at Luigi's"),
+    (answer_kind.CLOCK, "Wir treffen uns um 8 beim Bahnhof"),
+    (answer_kind.CLOCK, "Quedamos a las 8 en la plaza"),
+    (answer_kind.CLOCK, "Jantar às 8"),
+    (answer_kind.CLOCK, "Cena alle 8 da Mario"),
+    (answer_kind.CLOCK, "Pick-up at seven"),
+    (answer_kind.CLOCK, "um acht Uhr"),
+    (answer_kind.CLOCK, "ten past nine"),
+])
+def test_a_passage_holding_it_is_read(kind, text):
+    assert kind.held(text, TODAY)
+
+
+@pytest.mark.parametrize("kind, text", [
+    (answer_kind.NUMBER, "Decided on 2027-02-03 and again on 11.12.2026."),  # days are still no numbers
+    (answer_kind.NUMBER, "Away 11.12.2026-12.12.2026, back 2026-12-14–2026-12-18"),
+    (answer_kind.CLOCK, "Am 11.12.2026 schriftlich Einwendungen erhoben"),
+    (answer_kind.CLOCK, "It cost 10.000 euros"),
+    (answer_kind.CLOCK, "At one point she left."),
+    (answer_kind.CLOCK, "Es sind acht."),
+])
+def test_still_not_held(kind, text):
+    assert not kind.held(text, TODAY)
