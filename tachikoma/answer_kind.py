@@ -46,7 +46,8 @@ def _words(*patterns: str) -> re.Pattern:
 _DIGIT_DAY = re.compile(r"\b\d{4}-\d{1,2}-\d{1,2}\b(?!-\d)|(?<!\d\.)\b\d{1,2}\.\d{1,2}\.\d{2,4}\b(?!\.\d)|"
                         r"(?<!\d/)\b\d{1,2}/\d{1,2}/\d{2,4}\b(?!/\d)|\b\d{4}/\d{1,2}/\d{1,2}\b(?!/\d)")
 _NUMBER_NAMED = r"(?:phone|mobile|cell|telephone|landline|fax|account)\s+(?:number|no\.?|#)"
-_AFTER_BIRTHDAY = r"(?!\s*(?:party|parties|lunch|dinner|present|presents|gift|gifts|cake|celebration|drinks|trip|card|plans?)\b)"
+_AFTER_BIRTHDAY = (r"(?!\s*(?:party|parties|lunch|dinner|present|presents|gift|gifts|cake|celebration|drinks|trip|card|plans?|"
+                   r"celebrations|brunch|breakfast|bash|surprise|picnic|barbecue|bbq|weekend|dinners|cakes|cards)\b)")
 _CJK_NUMERAL = "一二三四五六七八九十两兩"
 _ENGLISH_HOUR = r"(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"  # not "one": "at one point"
 _GERMAN_HOUR = r"(?:eins|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|elf|zwölf)"
@@ -98,7 +99,8 @@ CLOCK = Kind(
 
 BIRTHDAY = Kind(
     "a day",
-    _words(rf"\bwhen\s+(?:is|was|'s|’s)\s+.{{0,40}}?\bbirthday\b{_AFTER_BIRTHDAY}", r"\bwhen\s+(?:was|is)\s+.{0,40}?\bborn\b",
+    # "When's Ana's birthday?": "'s" right after "when"
+    _words(rf"\bwhen(?:\s+is|\s+was|['’]s)\s+.{{0,40}}?\bbirthday\b{_AFTER_BIRTHDAY}", r"\bwhen\s+(?:was|is)\s+.{0,40}?\bborn\b",
            r"\b(?:date\s+of\s+birth|birth\s*date|birthdate)\b",
            r"\bwann\s+(?:hat|ist)\s+.{0,40}?geburtstag\b(?!s?(?:feier|party|essen|geschenk))", r"\bgeburtsdatum\b",
            r"\bdate\s+d['’]anniversaire\b", r"\bquand\s+est\s+l['’]anniversaire\b", r"\bdate\s+de\s+naissance\b",
@@ -112,7 +114,12 @@ BIRTHDAY = Kind(
     # daughter's birthday today", in a conversation of 20 May)
     _words(rf"[\d{_CJK_NUMERAL}正腊冬]{{1,3}}\s*[月월]\s*[\d{_CJK_NUMERAL}廿初]",  # bounded: see CLOCK's hours
            r"\b(?:today|tonight|tomorrow|yesterday|heute|gestern|aujourd['’]hui|demain|hier|hoy|mañana|ayer|hoje|"
-           r"amanhã|ontem|oggi|domani|ieri|vandaag|gisteren)\b", r"今日|明日|昨日|今天|明天|昨天|오늘|내일|어제"),
+           r"amanhã|ontem|oggi|domani|ieri|vandaag|gisteren)\b", r"今日|明日|昨日|今天|明天|昨天|오늘|내일|어제",
+           # a day and month without a year ("bday 12/25", "生日：5/3"), a day of the month alone ("on the 14th"),
+           # and the year one was born in, which answers "When was Lukas born?" ("born 1989", "geb. 1941")
+           r"(?<![\d/])\d{1,2}/\d{1,2}(?![\d/])", r"\bthe\s+\d{1,2}(?:st|nd|rd|th)\b",
+           r"\b(?:born|b\.|geb\.|geboren|née?|nacid[oa]|nat[oa]|nascid[oa])\s+(?:in\s+|im\s+jahr\s+|en\s+|em\s+|nel\s+)?"
+           r"\d{4}\b", r"\d{4}\s*(?:年\s*(?:生まれ|出生|生)|년\s*생|년에\s*태어)"),
     dates=True,
 )
 

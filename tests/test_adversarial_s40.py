@@ -55,3 +55,22 @@ def test_a_passage_holding_it_is_read(kind, text):
 ])
 def test_still_not_held(kind, text):
     assert not kind.held(text, TODAY)
+
+
+@pytest.mark.parametrize("text", [
+    "Lukas — bday 12/25", "生日：5/3",  # a day and month, no year
+    "Her birthday is on the 14th.",
+    "Lukas (born 1989) grew up in Graz", "Oma Hilde (geb. 1941)", "1989年生まれ", "1990년생",  # "When was … born?"
+])
+def test_a_passage_holding_a_birthday_is_read(text):
+    assert answer_kind.BIRTHDAY.held(text, TODAY)
+
+
+@pytest.mark.parametrize("question, kind", [
+    ("When's Ana's birthday?", answer_kind.BIRTHDAY),  # "'s" right after "when" was never read
+    ("When is Ana's birthday brunch?", None),  # a party's day, which a passage may give as "Saturday at 11"
+    ("When is Ana's birthday bash?", None),
+    ("When is Lukas's birthday weekend?", None),
+])
+def test_what_a_birthday_question_asks(question, kind):
+    assert answer_kind.asked(question) is kind
