@@ -64,7 +64,8 @@ NUMBER = Kind(
            r"\bnum[ée]ro\s+de\s+(?:t[ée]l[ée]phone|portable|mobile|t[ée]l\b|compte)",
            r"\bn[úu]mero\s+de\s+(?:tel[ée]fono|celular|m[óo]vil|cuenta|telefone|telem[óo]vel|conta)",
            r"\bnumero\s+di\s+(?:telefono|cellulare|conto)", r"telefoonnummer|rekeningnummer|\bmobiele?\s+nummer",
-           r"電話番号|携帯番号|口座番号|电话号码|電話號碼|手机号|手機號|账号|帳號",
+           # 账号 alone is an account one logs into ("我的账号被盗了"): a bank's, or its number asked
+           r"電話番号|携帯番号|口座番号|电话号码|電話號碼|手机号|手機號|(?:银行|銀行)(?:账|帳)(?:号|號)|(?:账|帳)(?:号|號)是多少",
            r"전화\s*번호|휴대폰\s*번호|핸드폰\s*번호|계좌\s*번호"),
     # six digits or more in a run, single spaces, dashes, dots, slashes or brackets between ("+49 89 1234 567",
     # "(0)30-123456", an IBAN's digits); a Japanese note's full-width ones too ("０３－１２３４－５６７８": `\d` reads
@@ -75,10 +76,19 @@ NUMBER = Kind(
 
 CLOCK = Kind(
     "a time of day",
-    _words(r"\bwhat\s+time\b(?!\s+(?:management|zones?|frames?|periods?|lines?|tables?|slots?|travel|of\s+(?:the\s+)?"
-           r"(?:year|day|month|week|life)))", r"\bum\s+wie\s*viel\s+uhr\b", r"\bwie\s+spät\b", r"\bquelle\s+heure\b",
-           r"\bqu[ée]\s+hora\b", r"\bque\s+horas\b", r"\bche\s+or[ae]\b", r"\bhoe\s+laat\b",
-           r"何時(?!間)", r"几点|幾點", r"몇\s*시(?!간)"),
+    # "what time" before a noun asks for a kind of time, not a time of day ("what time-zone", "what time difference")
+    _words(r"\bwhat\s+time\b(?![\s-]+(?:management|zones?|frames?|periods?|lines?|tables?|slots?|travel|of\s+(?:the\s+)?"
+           r"(?:year|day|month|week|life)|differences?|limits?|commitments?|savings|signatures?|horizons?|spans?|"
+           r"budgets?|estimates?|stamps?|units?|off)\b)", r"\bum\s+wie\s*viel\s+uhr\b", r"\bwie\s+spät\b",
+           r"\bquelle\s+heure\b", r"\bqu[ée]\s+hora\b", r"\bque\s+horas\b", r"\bhoe\s+laat\b",
+           # Italian "ora" is "now" too ("Mi ha detto che ora lavora a Milano"): "che ora" asks only after "a", "per" …,
+           # or before "è"
+           r"\bche\s+ore\b", r"\b(?:a|per|verso|da|entro)\s+che\s+ora\b|^\W*che\s+ora\b|\bche\s+ora\s+[èeé]\b",
+           # 何時も is いつも ("always"); 几点 is "a few points" too (几点建议, "a few suggestions"); 몇 시즌 is "how
+           # many seasons"
+           r"何時(?!間|も)",
+           r"(?:几|幾)(?:点|點)(?!建议|建議|意见|意見|看法|想法|注意|要求|原因|理由|好处|好處|区别|區別|不同|要点|要點|"
+           r"问题|問題|事项|事項|内容|內容)", r"몇\s*시(?!간|즌|리즈|험|집|절)"),
     # digits round it, not a word's edge: "会议10:00开始" has none ("议" and "1" are both word characters); "１９：３０" too
     _words(r"(?<![\d.])\d{1,2}[:.h：]\d{2}(?!\d)", r"\b\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.|uhr|h|hrs|o['’]clock|heures?|horas?|"
            r"ore|uur)\b",

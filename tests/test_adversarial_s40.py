@@ -74,3 +74,34 @@ def test_a_passage_holding_a_birthday_is_read(text):
 ])
 def test_what_a_birthday_question_asks(question, kind):
     assert answer_kind.asked(question) is kind
+
+
+@pytest.mark.parametrize("question", [
+    "What time-zone is Ines in?",  # "what timezone" and "what time zone" were not read as asking a time already
+    "What time difference is there between Berlin and Tokyo?",
+    "What time limit is there for the exam?",
+    "What time commitment does the course need?",
+    "Mi ha detto che ora lavora a Milano?",  # "that now": Italian "ora" is "now" too
+    "医生提了几点建议？",  # "a few suggestions"
+    "医生说了几点注意事项？",
+    "何時もの店はどこ？",  # いつも, "usual"
+    "몇 시즌까지 봤어?",  # "how many seasons"
+    "我的账号被盗了怎么办？",  # an account one logs into
+    "账号密码是什么？",
+])
+def test_not_asking_a_kind(question):
+    assert answer_kind.asked(question) is None
+
+
+@pytest.mark.parametrize("question, kind", [
+    ("What time do we leave?", answer_kind.CLOCK),
+    ("A che ora parte il treno?", answer_kind.CLOCK),
+    ("Che ora è?", answer_kind.CLOCK),
+    ("Per che ora è prenotato il tavolo?", answer_kind.CLOCK),
+    ("幾點開門？", answer_kind.CLOCK),
+    ("몇시에 만나?", answer_kind.CLOCK),
+    ("房东的银行账号是什么？", answer_kind.NUMBER),
+    ("账号是多少？", answer_kind.NUMBER),
+])
+def test_still_asking_a_kind(question, kind):
+    assert answer_kind.asked(question) is kind
