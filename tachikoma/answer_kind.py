@@ -80,7 +80,10 @@ CLOCK = Kind(
     _words(r"\bwhat\s+time\b(?![\s-]+(?:management|zones?|frames?|periods?|lines?|tables?|slots?|travel|of\s+(?:the\s+)?"
            r"(?:year|day|month|week|life)|differences?|limits?|commitments?|savings|signatures?|horizons?|spans?|"
            r"budgets?|estimates?|stamps?|units?|off)\b)", r"\bum\s+wie\s*viel\s+uhr\b", r"\bwie\s+spät\b",
-           r"\bquelle\s+heure\b", r"\bqu[ée]\s+hora\b", r"\bque\s+horas\b", r"\bhoe\s+laat\b",
+           r"\bquelle\s+heure\b", r"\bqu[ée]\s+hora\b", r"\bque\s+horas\b",
+           # a Dutch question opening "Hoe laat ik/je …" asks how to let ("Hoe laat ik de huisarts weten …?"); one asking
+           # the time puts its verb second ("Hoe laat begint …?")
+           r"^(?!\W*hoe\s+laat\s+(?:ik|je|jij|u|we|wij|ze|zij|hij|men)\b)[\s\S]*?\bhoe\s+laat\b",
            # Italian "ora" is "now" too ("Mi ha detto che ora lavora a Milano"): "che ora" asks only after "a", "per" …,
            # or before "è"
            r"\bche\s+ore\b", r"\b(?:a|per|verso|da|entro)\s+che\s+ora\b|^\W*che\s+ora\b|\bche\s+ora\s+[èeé]\b",

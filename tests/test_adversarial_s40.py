@@ -105,3 +105,15 @@ def test_not_asking_a_kind(question):
 ])
 def test_still_asking_a_kind(question, kind):
     assert answer_kind.asked(question) is kind
+
+
+@pytest.mark.parametrize("question, kind", [
+    ("Hoe laat ik de huisarts weten dat ik niet kom?", None),  # "how do I let … know": laten, not laat
+    ("Hoe laat je een hond uit?", None),
+    ("Hoe laat begint de film?", answer_kind.CLOCK),
+    ("Hoe laat ben je thuis?", answer_kind.CLOCK),
+    ("Weet je hoe laat ik moet vertrekken?", answer_kind.CLOCK),
+    ("Context first.\nHoe laat begint de film?", answer_kind.CLOCK),
+])
+def test_dutch_hoe_laat(question, kind):
+    assert answer_kind.asked(question) is kind
