@@ -41,6 +41,11 @@ def _words(*patterns: str) -> re.Pattern:
     return re.compile("|".join(f"(?:{p})" for p in patterns), re.I)
 
 
+def _unless_opening(words: str, pattern: re.Pattern) -> re.Pattern:
+    """`pattern`, in a question not opening with one of `words`."""
+    return re.compile(rf"^(?!\W*(?:{words})\b)[\s\S]*?(?:{pattern.pattern})", re.I)
+
+
 # a day in digits, not one inside a longer run of groups with its separator: "06.12.34.56.78" (a French phone
 # number) holds the shape of one
 _DIGIT_DAY = re.compile(r"\b\d{4}-\d{1,2}-\d{1,2}\b(?!-\d)|(?<!\d\.)\b\d{1,2}\.\d{1,2}\.\d{2,4}\b(?!\.\d)|"
@@ -49,6 +54,9 @@ _NUMBER_NAMED = r"(?:phone|mobile|cell|telephone|landline|fax|account)\s+(?:numb
 _AFTER_BIRTHDAY = (r"(?!\s*(?:party|parties|lunch|dinner|present|presents|gift|gifts|cake|celebration|drinks|trip|card|plans?|"
                    r"celebrations|brunch|breakfast|bash|surprise|picnic|barbecue|bbq|weekend|dinners|cakes|cards)\b)")
 _CJK_NUMERAL = "一二三四五六七八九十两兩"
+_WHY_WHO_WHEN = (r"why|who|whom|when|where|how|warum|wieso|weshalb|wer|wen|wem|wann|wo|pourquoi|qui|quand|où|comment|"
+                 r"por\s*qu[ée]|porque|qui[ée]n(?:es)?|cu[áa]ndo|d[óo]nde|c[óo]mo|quem|quando|onde|perch[ée]|chi|dove|"
+                 r"come|waarom|wanneer|waar|hoe")
 _ENGLISH_HOUR = r"(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"  # not "one": "at one point"
 _GERMAN_HOUR = r"(?:eins|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|elf|zwölf)"
 
@@ -56,7 +64,11 @@ NUMBER = Kind(
     "a phone or account number",
     # English: asked for ("What's Marta's phone number?", "phone number of the GP"), not a number only named
     # ("What is James planning to do after receiving Samantha's phone number?", "Whose phone number …?")
-    _words(r"^\W*(?:(?:what|which)(?:['’]s|\s+is|\s+was|\s+are|\s+were)|tell\s+me|give\s+me|do\s+(?:i|we|you)\s+have)"
+    # Elsewhere the word alone, but not in a question opening why, who, when, where or how, which asks about the
+    # number, not for it ("Warum hat Tim seine Handynummer geändert?", "How do I change my IBAN?"); German "wie"
+    # opens "Wie lautet die IBAN?"
+    _unless_opening(_WHY_WHO_WHEN, _words(
+           r"^\W*(?:(?:what|which)(?:['’]s|\s+is|\s+was|\s+are|\s+were)|tell\s+me|give\s+me|do\s+(?:i|we|you)\s+have)"
            rf"\s+(?:[\w’'.-]+\s+){{0,4}}?{_NUMBER_NAMED}", rf"^\W*(?:the\s+)?(?:[\w.-]+['’]s\s+)?{_NUMBER_NAMED}",
            r"^\W*(?:what|which)(?:['’]s|\s+is|\s+was)\s+(?:[\w’'.-]+\s+){0,4}?[\w.-]+['’]s\s+number\W*$",
            r"\biban\b", r"\bsort\s+code\b",
@@ -66,7 +78,7 @@ NUMBER = Kind(
            r"\bnumero\s+di\s+(?:telefono|cellulare|conto)", r"telefoonnummer|rekeningnummer|\bmobiele?\s+nummer",
            # 账号 alone is an account one logs into ("我的账号被盗了"): a bank's, or its number asked
            r"電話番号|携帯番号|口座番号|电话号码|電話號碼|手机号|手機號|(?:银行|銀行)(?:账|帳)(?:号|號)|(?:账|帳)(?:号|號)是多少",
-           r"전화\s*번호|휴대폰\s*번호|핸드폰\s*번호|계좌\s*번호"),
+           r"전화\s*번호|휴대폰\s*번호|핸드폰\s*번호|계좌\s*번호")),
     # six digits or more in a run, single spaces, dashes, dots, slashes or brackets between ("+49 89 1234 567",
     # "(0)30-123456", an IBAN's digits); a Japanese note's full-width ones too ("０３－１２３４－５６７８": `\d` reads
     # its digits)

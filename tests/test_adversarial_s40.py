@@ -117,3 +117,25 @@ def test_still_asking_a_kind(question, kind):
 ])
 def test_dutch_hoe_laat(question, kind):
     assert answer_kind.asked(question) is kind
+
+
+@pytest.mark.parametrize("question, kind", [
+    # asking about the number, not for it: a passage answering it ("Tim changed his number because of spam calls")
+    # need not hold one
+    ("Warum hat Tim seine Handynummer geändert?", None),
+    ("Wer hat meine Telefonnummer weitergegeben?", None),
+    ("Pourquoi Paul a changé de numéro de téléphone ?", None),
+    ("¿Por qué cambió Ana su número de teléfono?", None),
+    ("Perché Luca ha cambiato numero di telefono?", None),
+    ("Waarom heeft Tim een nieuw telefoonnummer?", None),
+    ("How do I change my IBAN?", None),
+    ("When did I last update the sort code?", None),
+    # asking for it
+    ("Wie lautet die IBAN der Hausverwaltung?", answer_kind.NUMBER),
+    ("Telefonnummer von Marta?", answer_kind.NUMBER),
+    ("Qual è il numero di telefono di Luca?", answer_kind.NUMBER),
+    ("Wat is het telefoonnummer van de huisarts?", answer_kind.NUMBER),
+    ("Do we have the IBAN?", answer_kind.NUMBER),
+])
+def test_a_number_asked_about_is_not_asked_for(question, kind):
+    assert answer_kind.asked(question) is kind
