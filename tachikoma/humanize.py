@@ -121,8 +121,9 @@ def no_match_reason(answer: dict, brief: bool = False) -> str:
     "nothing is close enough in meaning (best 0.32, floor 0.44) or in words (best 40%, needs 45%)"."""
     match = answer.get("match") or {}
     if match.get("passages_holding_it") == 0:  # found, but not what is asked for (`answer_kind`)
-        return (f"the question asks for {match['asked_for']} and none of the {match['passages_read']} best passages "
-                "holds one")
+        read = match["passages_read"]  # a memory with one passage found has no "1 best passages"
+        return f"the question asks for {match['asked_for']} and " + (
+            "the one passage found holds none" if read == 1 else f"none of the {read} best passages holds one")
     if "best_vector_similarity" not in match:
         return f"nothing reaches the relevance floor (min_score {answer['min_score']:g})"
     above = f" above {match['meaning_from']}" if match.get("meaning_from") else ""  # e5: `scoring.SCRIPT_BACKGROUND`

@@ -7,6 +7,7 @@ from datetime import date
 import pytest
 
 from tachikoma import answer_kind
+from tachikoma.humanize import no_match_reason
 
 TODAY = date(2026, 12, 6)
 
@@ -139,3 +140,10 @@ def test_dutch_hoe_laat(question, kind):
 ])
 def test_a_number_asked_about_is_not_asked_for(question, kind):
     assert answer_kind.asked(question) is kind
+
+
+def test_one_passage_read_is_said_so():
+    answer = {"match": {"asked_for": "a time of day", "passages_read": 1, "passages_holding_it": 0}, "min_score": 0.3}
+    assert no_match_reason(answer) == "the question asks for a time of day and the one passage found holds none"
+    answer["match"]["passages_read"] = 3
+    assert no_match_reason(answer) == "the question asks for a time of day and none of the 3 best passages holds one"
