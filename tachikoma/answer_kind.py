@@ -108,9 +108,13 @@ CLOCK = Kind(
     _words(r"(?<![\d.])\d{1,2}[:.h：]\d{2}(?!\d)", r"\b\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.|uhr|h|hrs|o['’]clock|heures?|horas?|"
            r"ore|uur)\b",
            # an hour after the word for "at" alone ("dinner at 8", "um 8", "a las 8", "às 8", "alle 8", "at seven"):
-           # "at 25 weeks" is read as one too, which keeps a passage, as without this check
-           r"\b(?:at|um|gegen|à|vers|a\s+las?|às|alle|om)\s+\d{1,2}\b(?![.,]\d)",
-           rf"\bat\s+{_ENGLISH_HOUR}\b", rf"\b{_ENGLISH_HOUR}\s+o['’]clock\b",
+           # not a measure ("at 19 °C", "at 60%", "à 5 minutes", "à 71 800 km"); "at 25 weeks" is read as one, which keeps
+           # a passage, as without this check
+           r"\b(?:at|um|gegen|à|vers|a\s+las?|às|alle|om)\s+\d{1,2}\b(?![.,]?\d|\s*(?:%|°|€|\$|\d)|\s+(?:min|minutes?|"
+           r"minuten|km|kg|cm|mm|m|percent|prozent|pour\s*cent|por\s*ciento)\b)",
+           # "at seven" said alone, not "at two vendors"
+           rf"\bat\s+{_ENGLISH_HOUR}(?=\s*(?:[^\w\s]|$)|\s+(?:sharp|tonight|today|tomorrow|this|in\s+the|thirty)\b)",
+           rf"\b{_ENGLISH_HOUR}\s+o['’]clock\b",
            rf"\bum\s+{_GERMAN_HOUR}\b|\b{_GERMAN_HOUR}\s+uhr\b",
            # an hour is at most three numerals ("二十三点"): a long run of them is tried from each of its
            # characters, and unbounded that takes seconds on a passage of 10,000 digits
@@ -142,7 +146,7 @@ BIRTHDAY = Kind(
            r"amanhã|ontem|oggi|domani|ieri|vandaag|gisteren)\b", r"今日|明日|昨日|今天|明天|昨天|오늘|내일|어제",
            # a day and month without a year ("bday 12/25", "生日：5/3"), a day of the month alone ("on the 14th"),
            # and the year one was born in, which answers "When was Lukas born?" ("born 1989", "geb. 1941")
-           r"(?<![\d/])\d{1,2}/\d{1,2}(?![\d/])", r"\bthe\s+\d{1,2}(?:st|nd|rd|th)\b",
+           r"(?<![\d/.])\d{1,2}/\d{1,2}(?![\d/])", r"\bthe\s+\d{1,2}(?:st|nd|rd|th)\b",
            r"\b(?:born|b\.|geb\.|geboren|née?|nacid[oa]|nat[oa]|nascid[oa])\s+(?:in\s+|im\s+jahr\s+|en\s+|em\s+|nel\s+)?"
            r"\d{4}\b", r"\d{4}\s*(?:年\s*(?:生まれ|出生|生)|년\s*생|년에\s*태어)"),
     dates=True,

@@ -53,6 +53,12 @@ def test_a_passage_holding_it_is_read(kind, text):
     (answer_kind.CLOCK, "It cost 10.000 euros"),
     (answer_kind.CLOCK, "At one point she left."),
     (answer_kind.CLOCK, "Es sind acht."),
+    # a measure after "at"/"à" is no hour
+    (answer_kind.CLOCK, "Bedroom at 19 °C at night"),
+    (answer_kind.CLOCK, "Tomasz at 60% for six months"),
+    (answer_kind.CLOCK, "le CPE à 5 minutes"),
+    (answer_kind.CLOCK, "plaquettes de frein à 4 mm"),
+    (answer_kind.CLOCK, "We looked at two routing vendors"),
 ])
 def test_still_not_held(kind, text):
     assert not kind.held(text, TODAY)
