@@ -8,6 +8,8 @@ import pytest
 
 from tachikoma import answer_kind
 from tachikoma.humanize import no_match_reason
+from tachikoma.indexer import runner
+from tachikoma.search.searcher import Searcher
 
 TODAY = date(2026, 12, 6)
 
@@ -153,3 +155,21 @@ def test_one_passage_read_is_said_so():
     assert no_match_reason(answer) == "the question asks for a time of day and the one passage found holds none"
     answer["match"]["passages_read"] = 3
     assert no_match_reason(answer) == "the question asks for a time of day and none of the 3 best passages holds one"
+
+
+def test_a_french_number_with_dots_answers(tmp_path):
+    """End to end: the note holding Paul's number in the French way answers; before, its first groups were taken
+    out as a day (06.12.34) and the answer was "no good match"."""
+    root = tmp_path / "memory"
+    (root / "people").mkdir(parents=True)
+    (root / "people" / "paul.md").write_text(
+        "---\ntrust: owner\nconfidence: high\n---\n# Paul Le Goff\n\nPaul Le Goff, le plombier. Numéro de téléphone de "
+        "Paul Le Goff : 06.12.34.56.78\n", encoding="utf-8")
+    runner.run(root, embedder_name="hash")
+    s = Searcher(root)
+    try:
+        paul = s.search("Quel est le numéro de téléphone de Paul Le Goff ?", min_score=0.3)
+    finally:
+        s.close()
+    assert paul["match"].get("passages_holding_it") == 1
+    assert paul["no_good_match"] is False and paul["results"][0]["path"] == "people/paul.md"
