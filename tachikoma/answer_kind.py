@@ -129,7 +129,7 @@ CLOCK = Kind(
 BIRTHDAY = Kind(
     "a day",
     # "When's Ana's birthday?": "'s" right after "when"
-    _words(rf"\bwhen(?:\s+is|\s+was|['’]s)\s+.{{0,40}}?\bbirthday\b{_AFTER_BIRTHDAY}", r"\bwhen\s+(?:was|is)\s+.{0,40}?\bborn\b",
+    _words(rf"\bwhen(?:\s+is|\s+was|['’]s)\s+.{{0,40}}?\bbirthday\b{_AFTER_BIRTHDAY}",
            r"\b(?:date\s+of\s+birth|birth\s*date|birthdate)\b",
            r"\bwann\s+(?:hat|ist)\s+.{0,40}?geburtstag\b(?!s?(?:feier|party|essen|geschenk))", r"\bgeburtsdatum\b",
            r"\bdate\s+d['’]anniversaire\b", r"\bquand\s+est\s+l['’]anniversaire\b", r"\bdate\s+de\s+naissance\b",
@@ -144,15 +144,23 @@ BIRTHDAY = Kind(
     _words(rf"[\d{_CJK_NUMERAL}正腊冬]{{1,3}}\s*[月월]\s*[\d{_CJK_NUMERAL}廿初]",  # bounded: see CLOCK's hours
            r"\b(?:today|tonight|tomorrow|yesterday|heute|gestern|aujourd['’]hui|demain|hier|hoy|mañana|ayer|hoje|"
            r"amanhã|ontem|oggi|domani|ieri|vandaag|gisteren)\b", r"今日|明日|昨日|今天|明天|昨天|오늘|내일|어제",
-           # a day and month without a year ("bday 12/25", "生日：5/3"), a day of the month alone ("on the 14th"),
-           # and the year one was born in, which answers "When was Lukas born?" ("born 1989", "geb. 1941")
-           r"(?<![\d/.])\d{1,2}/\d{1,2}(?![\d/])", r"\bthe\s+\d{1,2}(?:st|nd|rd|th)\b",
+           # a day and month without a year ("bday 12/25", "生日：5/3"), a day of the month alone ("on the 14th")
+           r"(?<![\d/.])\d{1,2}/\d{1,2}(?![\d/])", r"\bthe\s+\d{1,2}(?:st|nd|rd|th)\b"),
+    dates=True,
+)
+
+# "When was Lukas born?": a day, or the year one was born in ("born 1989", "geb. 1941"), which a birthday is not
+# ("When is Martin's birthday?" is no more answered by "Lena, Martin's daughter, was born in 2019")
+BORN = Kind(
+    "a day or year of birth",
+    _words(r"\bwhen\s+(?:was|is)\s+.{0,40}?\bborn\b", r"\bwann\s+(?:wurde|ist)\s+.{0,40}?\bgeboren\b"),
+    _words(BIRTHDAY.passage.pattern,
            r"\b(?:born|b\.|geb\.|geboren|née?|nacid[oa]|nat[oa]|nascid[oa])\s+(?:in\s+|im\s+jahr\s+|en\s+|em\s+|nel\s+)?"
            r"\d{4}\b", r"\d{4}\s*(?:年\s*(?:生まれ|出生|生)|년\s*생|년에\s*태어)"),
     dates=True,
 )
 
-KINDS = (NUMBER, CLOCK, BIRTHDAY)
+KINDS = (NUMBER, CLOCK, BIRTHDAY, BORN)
 
 
 def asked(question: str) -> Kind | None:
