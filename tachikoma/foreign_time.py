@@ -8,7 +8,7 @@ import re
 
 from .time_words import (DAY_MONTH_LEADS, FOREIGN_DAYS, FOREIGN_MONTH_LEADS, FOREIGN_MONTHS, FOREIGN_NEXT,
                          FOREIGN_NEXT_UNITS, FOREIGN_NUMBERS, FOREIGN_THIS_LAST, FOREIGN_TOMORROW, FOREIGN_UNIT_OF,
-                         IN_WORD_LANGUAGE, NEXT_WORD_LANGUAGE)
+                         IN_WORD_LANGUAGE, NEXT_WORD_LANGUAGE, QUESTION_WEEKDAYS, WEEKDAY_LEADS, WEEKDAY_TRAILS)
 
 
 def alternatives(words) -> str:
@@ -36,7 +36,20 @@ _FRENCH_NUMBER = r"(\d{1,3}|une|un|deux|trois|quatre|cinq|six|sept|huit|neuf|dix
 _KOREAN_AGO = r"전(?![\uac00-\ud7a3])|전(?=에|엔|부터|까지|쯤|의|인|만|도|이었|이야)"
 #: A Korean word is one when no syllable but a particle follows ("다음 주에", "내일은"; "다음 주소" is the next address).
 _KOREAN_WORD_END = r"(?=[^\uac00-\ud7a3]|$|에|엔|은|는|의|까지|부터|도|쯤|내|중)"
+#: The Chinese words for last, next and this week that a day's number follows ("上周三", "下周五"; not "上周一起").
+CHINESE_WEEK_LEADS = ("上周", "上星期", "上个星期", "上個星期", "上礼拜", "下周", "下星期", "下个星期", "下個星期", "下礼拜",
+                      "这周", "這週", "本周", "这个星期")
+CHINESE_DAY_NUMBERS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 FOREIGN_PATTERNS = {
+    # A day of the week, in a question (`timeq`): a word before it ("letzten Dienstag", "el próximo martes",
+    # "先週の金曜日", "다음 주 수요일") or after it ("mardi dernier", "el martes que viene"), or none. Groups: the
+    # word before, the day, the word after (Latin letters); the week, the day (CJK); the week, the day's number.
+    "foreign_weekday": re.compile(
+        r"(?:\b(" + alternatives(w for w in WEEKDAY_LEADS if _latin(w)) + r")\s+)?\b("
+        + alternatives(w for w in QUESTION_WEEKDAYS if _latin(w)) + r")\b(?:\s+(" + alternatives(WEEKDAY_TRAILS)
+        + r")\b)?|(" + alternatives(w for w in WEEKDAY_LEADS if not _latin(w)) + r")?\s*("
+        + alternatives(w for w in QUESTION_WEEKDAYS if not _latin(w)) + r")(?!起|样|樣|直|些|共)|("
+        + alternatives(CHINESE_WEEK_LEADS) + r")([一二三四五六日天])(?!起|样|樣|直|些|共)", re.IGNORECASE),
     "foreign_ago": re.compile(
         r"\b(?:vor|il\s+y\s+a|hace|há)\s+" + _FOREIGN_NUMBER + r"\s+(" + alternatives(_LATIN_UNITS) + r")\b"
         + r"|\b" + _FOREIGN_NUMBER + r"\s+(" + alternatives(_LATIN_UNITS) + r")\s+(?:fa|geleden)\b"

@@ -28,7 +28,8 @@ _PAST = re.compile(r"\b(?:did|didn't|was|wasn't|were|weren't|had|hadn't|happened
 #: gesagt?" keeps its December, as "What did Anna say in December about the next meeting?" does.
 _CUES = {
     "German": (r"\b(?:wird|werden|wirst|kommt|kommen|kommende[nrs]?|nächste[nmrs]?|naechste[nmrs]?|geplant|"
-               r"ansteht|anstehen|anstehende[nmrs]?|bevorstehende[nmrs]?|fällig|vorgesehen|demnächst|bald)\b",
+               r"ansteht|anstehen|anstehende[nmrs]?|bevorstehende[nmrs]?|fällig|vorgesehen|demnächst|bald|"
+               r"(?:steht|stehen)\b[^?.!]{0,60}?\ban(?=\s*[?.!]*\s*$))\b",  # "Was steht am Freitag an?"
                r"\b(?:war|waren|warst|hatte|hatten|wurde|wurden|gewesen|passiert|kam|kamen|gab|"
                r"gekommen|gegangen|gefahren|geflogen|geblieben|geworden)\b"),
     "French": (r"\b(?:prochaine?s?|vais|vas|va|vont|vient|viennent|planifiée?s?|sera|seront|aura|auront|"

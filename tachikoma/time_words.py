@@ -14,6 +14,8 @@ FOREIGN_THIS_LAST_BY_LANGUAGE = {
         "vergangenen monat": ("last", "month"), "diesen monat": ("this", "month"), "letztes jahr": ("last", "year"),
         "voriges jahr": ("last", "year"), "vergangenes jahr": ("last", "year"), "dieses jahr": ("this", "year"),
         "letztes wochenende": ("last", "weekend"), "dieses wochenende": ("this", "weekend"),
+        "letzter woche": ("last", "week"), "vergangener woche": ("last", "week"), "voriger woche": ("last", "week"),
+        "dieser woche": ("this", "week"),  # "am Dienstag letzter Woche"
     },
     "French": {
         "la semaine dernière": ("last", "week"), "la semaine passée": ("last", "week"), "cette semaine": ("this", "week"),
@@ -227,27 +229,59 @@ FOREIGN_UNITS = {
              "jaar", "jaren", "年", "년"),
 }
 FOREIGN_UNIT_OF = {word: unit for unit, words in FOREIGN_UNITS.items() for word in words}
-#: The days of the week as a passage names them, Monday 0 (`mentions`, in any case); Portuguese only with "-feira"
-#: or sábado and domingo ("segunda" is "second").
-WEEKDAY_NAMES = {
-    **{name: n for n, name in enumerate(("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
-                                          "Sunday"))},
-    **{name: n for n, name in enumerate(("Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag",
-                                          "Sonntag"))}, "Sonnabend": 5,
-    **{name: n for n, name in enumerate(("lundi", "mardi", "mercredi", "jeudi", "vendredi", "samedi", "dimanche"))},
-    **{name: n for n, name in enumerate(("lunes", "martes", "miércoles", "jueves", "viernes", "sábado", "domingo"))},
-    **{name: n for n, name in enumerate(("segunda-feira", "terça-feira", "quarta-feira", "quinta-feira",
-                                          "sexta-feira"))},
-    **{name: n for n, name in enumerate(("lunedì", "martedì", "mercoledì", "giovedì", "venerdì", "sabato",
-                                          "domenica"))},
-    **{name: n for n, name in enumerate(("maandag", "dinsdag", "woensdag", "donderdag", "vrijdag", "zaterdag",
-                                          "zondag"))},
-    **{name: n for n, name in enumerate(("月曜日", "火曜日", "水曜日", "木曜日", "金曜日", "土曜日", "日曜日"))},
-    **{name: n for n, name in enumerate(("月曜", "火曜", "水曜", "木曜", "金曜", "土曜", "日曜"))},
-    **{name: n for n, name in enumerate(("星期一", "星期二", "星期三", "星期四", "星期五", "星期六", "星期日"))},
-    "星期天": 6, **{name: n for n, name in enumerate(("周一", "周二", "周三", "周四", "周五", "周六", "周日"))},
-    "周末": 5, **{name: n for n, name in enumerate(("월요일", "화요일", "수요일", "목요일", "금요일", "토요일", "일요일"))},
+#: The days of the week in each language, Monday first. Portuguese only with "-feira" or sábado and domingo
+#: ("segunda" is "second"; its short forms are days after a word that leads one: `WEEKDAY_LEADS`).
+WEEKDAYS_BY_LANGUAGE = {
+    "English": ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"),
+    "German": ("Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag", "Sonntag"),
+    "French": ("lundi", "mardi", "mercredi", "jeudi", "vendredi", "samedi", "dimanche"),
+    "Spanish": ("lunes", "martes", "miércoles", "jueves", "viernes", "sábado", "domingo"),
+    "Portuguese": ("segunda-feira", "terça-feira", "quarta-feira", "quinta-feira", "sexta-feira", "sábado", "domingo"),
+    "Italian": ("lunedì", "martedì", "mercoledì", "giovedì", "venerdì", "sabato", "domenica"),
+    "Dutch": ("maandag", "dinsdag", "woensdag", "donderdag", "vrijdag", "zaterdag", "zondag"),
+    "Japanese": ("月曜日", "火曜日", "水曜日", "木曜日", "金曜日", "土曜日", "日曜日"),
+    "Chinese": ("星期一", "星期二", "星期三", "星期四", "星期五", "星期六", "星期日"),
+    "Korean": ("월요일", "화요일", "수요일", "목요일", "금요일", "토요일", "일요일"),
 }
+#: The days of the week as a passage names them, Monday 0 (`mentions`, in any case).
+WEEKDAY_NAMES = {
+    **{name: n for names in WEEKDAYS_BY_LANGUAGE.values() for n, name in enumerate(names)}, "Sonnabend": 5,
+    **{name: n for n, name in enumerate(("月曜", "火曜", "水曜", "木曜", "金曜", "土曜", "日曜"))},
+    "星期天": 6, **{name: n for n, name in enumerate(("周一", "周二", "周三", "周四", "周五", "周六", "周日"))},
+    "周末": 5,
+}
+#: A day of the week in a question, in another language (`foreign_time`, `timeq`): the days, and the short
+#: forms read only after a lead ("na segunda", "próxima sexta").
+QUESTION_WEEKDAYS = {name.lower(): (n, language) for language, names in WEEKDAYS_BY_LANGUAGE.items()
+                     if language != "English" for n, name in enumerate(names)} | {
+    "sonnabend": (5, "German"), "星期天": (6, "Chinese"), "礼拜天": (6, "Chinese"), "禮拜天": (6, "Chinese"),
+    **{name: (n, "Chinese") for n, name in enumerate(("周一", "周二", "周三", "周四", "周五", "周六", "周日"))},
+    **{name: (n, "Chinese") for n, name in enumerate(("礼拜一", "礼拜二", "礼拜三", "礼拜四", "礼拜五", "礼拜六",
+                                                      "礼拜日"))},
+    **{name: (n, "Portuguese") for n, name in enumerate(("segunda", "terça", "quarta", "quinta", "sexta"))}}
+WEEKDAY_SHORT = frozenset({"segunda", "terça", "quarta", "quinta", "sexta"})
+#: The words before a day of the week in a question, and how they say it: the latest one gone ("last"), the coming
+#: one ("next"), this week's ("this"), or the day of last, next or this week ("先週の金曜日", "下周五", "다음 주
+#: 수요일"); "on" as a bare day. After the day: `WEEKDAY_TRAILS` ("mardi dernier", "el martes que viene").
+WEEKDAY_LEADS = {
+    "letzten": "last", "letzte": "last", "vergangenen": "last", "vorigen": "last", "am letzten": "last",
+    "am vergangenen": "last", "nächsten": "next", "naechsten": "next", "kommenden": "next", "am nächsten": "next",
+    "am kommenden": "next", "diesen": "this", "am": "on",
+    "el pasado": "last", "el último": "last", "el próximo": "next", "el proximo": "next", "este": "this", "el": "on",
+    "na última": "last", "no último": "last", "na próxima": "next", "no próximo": "next", "próxima": "next",
+    "nesta": "this", "neste": "this", "na": "on", "no": "on",
+    "lo scorso": "last", "scorso": "last", "il prossimo": "next", "prossimo": "next", "questo": "this",
+    "afgelopen": "last", "vorige": "last", "volgende": "next", "komende": "next", "aanstaande": "next", "deze": "this",
+    "op": "on",
+    "先週の": "last week", "先週": "last week", "来週の": "next week", "来週": "next week", "今週の": "this week",
+    "今週": "this week", "上周": "last week", "上星期": "last week", "上个星期": "last week", "上個星期": "last week",
+    "上礼拜": "last week", "下周": "next week", "下星期": "next week", "下个星期": "next week", "下個星期": "next week",
+    "下礼拜": "next week", "这周": "this week", "這週": "this week", "本周": "this week", "这个星期": "this week",
+    "지난주": "last week", "지난 주": "last week", "다음 주": "next week", "다음주": "next week", "이번 주": "this week",
+    "이번주": "this week",
+}
+WEEKDAY_TRAILS = {"dernier": "last", "prochain": "next", "pasado": "last", "que viene": "next", "passado": "last",
+                  "passada": "last", "que vem": "next", "scorso": "last", "prossimo": "next"}
 #: A day of the week said as a habit ("every Sunday", "sonntags", "tous les dimanches", "los domingos", "毎週日曜",
 #: "每周日", "매주 일요일"): every such day, not the next one. The words before the day, and the German and Dutch
 #: adverbs ("sonntags", "zondags") as days of their own.

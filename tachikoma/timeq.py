@@ -22,8 +22,9 @@ languages at the end):
   Korean "last/this week|weekend|month|year" ("letzte Woche", "la semana pasada", "vorige week", "先週",
   "上个月", "지난주"), days ("gestern", "ayer", "ontem", "昨日", "어제"), months after a preposition ("im
   Oktober", "en octubre", "em outubro", "seit März"), "N units ago" ("vor 3 Tagen", "hace un mes", "há 3
-  dias", "3 giorni fa", "drie dagen geleden", "3日前", "三天前", "3일 전") and CJK and Korean dates
-  ("2025年10月", "10月3日", "10월 3일"): the tables of `time_words`.
+  dias", "3 giorni fa", "drie dagen geleden", "3日前", "三天前", "3일 전"), days of the week ("letzten Dienstag",
+  "mardi prochain", "先週の金曜日", "下周五") and CJK and Korean dates ("2025年10月", "10月3日", "10월 3일"): the tables
+  of `time_words`, the patterns of `foreign_time`.
 
 A month or day without a year in a question about what is coming ("what's planned for January", "which
 deliveries are we waiting for in December", "Wer kommt im Dezember?", "12月の予定は？") is its next
@@ -64,11 +65,12 @@ from .function_words import question_language
 from .tense import ahead as _ahead
 from .tense import duration as _duration
 from .tense import past_in as _past_in
-from .foreign_time import FOREIGN_PATTERNS
-from .time_words import (ACQUIRED_AFTER, AHEAD_HINTS, BARE_MONTH_WORDS, FOREIGN_DAYS, FOREIGN_MONTH_LEADS,
-                         FOREIGN_MONTHS, FOREIGN_NEXT, FOREIGN_NUMBERS, FOREIGN_THIS_LAST, FOREIGN_TOMORROW,
-                         FOREIGN_UNIT_OF, IN_MONTHS, IN_WORD_LANGUAGE, ITALIAN_LEADS, ITALIAN_MONTHS, MORNING_BEFORE,
-                         NAME_AFTER_ASU, NEXT_WORD_LANGUAGE, PHRASE_LANGUAGE)
+from .foreign_time import CHINESE_DAY_NUMBERS, FOREIGN_PATTERNS
+from .time_words import (ACQUIRED_AFTER, AHEAD_HINTS, BARE_MONTH_WORDS, DAYS_ALSO_NAMES, EVERY_BEFORE, FOREIGN_DAYS,
+                         FOREIGN_MONTH_LEADS, FOREIGN_MONTHS, FOREIGN_NEXT, FOREIGN_NUMBERS, FOREIGN_THIS_LAST,
+                         FOREIGN_TOMORROW, FOREIGN_UNIT_OF, IN_MONTHS, IN_WORD_LANGUAGE, ITALIAN_LEADS, ITALIAN_MONTHS,
+                         MORNING_BEFORE, NAME_AFTER_ASU, NAME_BEFORE_DAY, NEXT_WORD_LANGUAGE, PHRASE_LANGUAGE,
+                         QUESTION_WEEKDAYS, WEEKDAY_LEADS, WEEKDAY_SHORT, WEEKDAY_TRAILS)
 from .timespan import spans
 from .timewindow import (DAY, MAX_YEAR, MIN_YEAR, OUTSIDE, OUTSIDE_TIME_ONLY, Window, end_of_day,  # noqa: F401
                          explain, factor, month_end, parse_as_of)  # (each its own: `timeq` gives their names too)
@@ -98,6 +100,9 @@ _NOT_NUMBER_BEFORE = r"(?<![\w.\-/:])"
 _NOT_NUMBER_AFTER = r"(?![\w\-/:]|\.\d)"
 
 PATTERNS = [
+    # A day of the week in another language ("letzten Dienstag", "mardi prochain", "先週の金曜日"): first, as its
+    # week ("先週", "下周") is no window of its own then.
+    ("foreign_weekday", None),
     # A window still to come ("next week", "the week after next", "in the next six months"): `ahead`.
     ("ahead", re.compile(r"\b(?:the\s+)?(week|weekend|month|year)\s+after\s+next\b|\b(this\s+coming|the\s+coming|"
                          r"the\s+upcoming|coming|upcoming|(?<!\bthe\s)next)\s+(week|weekend|month|year)\b", re.I)),
@@ -147,7 +152,7 @@ PATTERNS = [
 #: The kinds of phrase that may name a day or month without its year (`names_day_ahead`).
 _YEARLESS_KINDS = frozenset({"month_day", "day_month", "foreign_day_month", "month", "foreign_month", "cjk_md"})
 #: The kinds of phrase that say a time relative to now (`Window.relative`).
-RELATIVE_KINDS = frozenset({"weekday_ago", "ago", "past_n", "this_last", "day_word", "weekday", "recent",
+RELATIVE_KINDS = frozenset({"foreign_weekday", "weekday_ago", "ago", "past_n", "this_last", "day_word", "weekday", "recent",
                             "foreign_ago", "foreign_this_last", "foreign_day", "ahead", "next_n", "foreign_ahead",
                             "foreign_next_n", "tomorrow", "in_n", "from_now", "foreign_tomorrow", "foreign_in_n"})
 #: The kinds of phrase that name a window still to come, in any question not in the past tense (`Window.ahead`).
@@ -472,6 +477,8 @@ def _resolve(kind: str, m: re.Match, text: str, today: date, now: float, tz, ahe
             return _days(day, day, tz, phrase)
         if kind == "recent":
             return _days(today - timedelta(days=RECENT_DAYS), today, tz, phrase)
+        if kind == "foreign_weekday":
+            return _foreign_weekday(m, text, today, tz, phrase, ahead, past)
         return _resolve_foreign(kind, m, today, tz, phrase, ahead, past)
     except (ValueError, KeyError, OverflowError):
         return IMPOSSIBLE if kind in _DATE_KINDS else None
@@ -535,6 +542,52 @@ def _resolve_foreign(kind: str, m: re.Match, today: date, tz, phrase: str, ahead
             return None if day is None else _days(day, day, tz, phrase)
         return _month(_latest_month(month, today), month, tz, phrase)
     return None
+
+
+#: The words before a day of the week that say a habit, no one day: "jeden Montag", "tous les mardis", "le mardi",
+#: "ao domingo".
+HABIT_BEFORE = frozenset(EVERY_BEFORE) | {"le", "les", "ao", "aos"}
+
+
+_told = functools.lru_cache(maxsize=16)(question_language)  # once a question, not once a day it names
+_WORD_AFTER = re.compile(r"\s+([^\W\d_]+)")
+#: The words after a Portuguese day's short form ("segunda") that keep it a day.
+SHORT_DAY_FOLLOWERS = frozenset({"à", "às", "de", "da", "do", "pela", "ao", "no", "na", "e", "ou", "que"})
+
+
+def _foreign_weekday(m: re.Match, text: str, today: date, tz, phrase: str, ahead, past) -> Window | None:
+    """A day of the week in another language (`foreign_time`'s "foreign_weekday"), read as the English one: the
+    latest one gone, the coming one in a question about what is coming ("next" said: `ahead.weekday`), or the day
+    of the week before, after or this one ("先週の金曜日", "下周五", "다음 주 수요일"). A day without a word before
+    or after it is one only in a question told as its language, not after a word saying a habit ("jeden Montag",
+    "le mardi", "los martes") or a name ("Herr Freitag", "Plácido Domingo")."""
+    if m.group(7):
+        said, target, language = WEEKDAY_LEADS[m.group(6)], CHINESE_DAY_NUMBERS[m.group(7)], "Chinese"
+    else:
+        lead = " ".join((m.group(1) or m.group(4) or "").lower().split())
+        target, language = QUESTION_WEEKDAYS[(m.group(2) or m.group(5)).lower()]
+        said = WEEKDAY_TRAILS.get(" ".join((m.group(3) or "").lower().split())) or WEEKDAY_LEADS.get(lead, "")
+        after = _WORD_AFTER.match(text, m.end())
+        if m.group(2) and m.group(2).lower() in WEEKDAY_SHORT and not m.group(3) and after \
+                and after.group(1).lower() not in SHORT_DAY_FOLLOWERS:
+            return None  # "na segunda hora" is the second hour; "na segunda de manhã", "na sexta?" are days
+        if m.group(2) and not said:  # a bare day: "Was war am Montag?" has "am"; "mardi" alone needs French
+            before = text[max(0, m.start() - 12):m.start()].lower().split()
+            if m.group(2).lower() in WEEKDAY_SHORT or _told(text) != language or before and (
+                    before[-1] in HABIT_BEFORE or " ".join(before[-2:]) in HABIT_BEFORE or before[-1] in NAME_BEFORE_DAY
+                    or m.group(2).lower() in DAYS_ALSO_NAMES and m.group(2)[:1].isupper() and before[-1][-1:].isalnum()):
+                return None
+    if said in ("next", "next week") and past(language):
+        return None  # "what did we write in next Tuesday's notes"
+    if said.endswith("week"):
+        monday = today - timedelta(days=today.weekday()) + timedelta(days={"last": -7, "next": 7}.get(said[:4], 0))
+        day = monday + timedelta(days=target)
+        return replace(_days(day, day, tz, phrase), ahead=True) if day > today else _days(day, day, tz, phrase)
+    if said == "next" or said in ("", "on", "this") and ahead():
+        return replace(_days(*_coming.weekday(target, today, said == "next"), tz, phrase), ahead=True)
+    back = (today.weekday() - target) % 7 or (0 if said == "this" else 7)  # the latest one before today
+    day = today - timedelta(days=back)
+    return _days(day, day, tz, phrase)
 
 
 def _ago(n: int, unit: str, today: date, tz, phrase: str) -> Window:

@@ -9,6 +9,8 @@ import re
 from dataclasses import replace
 from datetime import date, datetime, timedelta
 
+from .foreign_time import alternatives
+from .time_words import QUESTION_WEEKDAYS, WEEKDAY_LEADS
 from .timewindow import Window
 from .timewindow import days as _days
 
@@ -22,12 +24,15 @@ _RANGE_JOIN_WORD = re.compile(r"^(?:and|to|until|till|through)\s", re.I)  # a mo
 _YEAR = re.compile(r"\d{4}")
 #: A day of the week said plainly ("Saturday", "on Friday", "the Monday"): next to another time, a day of that one
 #: ("Saturday in three weeks", "Friday next week", "next week on Friday", "the Monday before July 24").
-_WEEKDAY_SAID = re.compile(r"^(?:on\s+|the\s+)?(" + "|".join(calendar.day_name) + r")$", re.I)
-_WEEKDAY_GAP = re.compile(r"^\s*(?:,\s*)?(?:of\s+|on\s+|the\s+)?$", re.I)
+#: In the other languages too: "letzte Woche am Mittwoch", "am Samstag in zwei Wochen", "2週間後の土曜日".
+_DAY_OF = {name.lower(): n for n, name in enumerate(calendar.day_name)} | {
+    name: n for name, (n, _) in QUESTION_WEEKDAYS.items()}
+_WEEKDAY_SAID = re.compile(r"^(?:(?:on|the|" + alternatives(w for w, said in WEEKDAY_LEADS.items() if said == "on")
+                           + r")\s+)?(" + alternatives(_DAY_OF) + r")$", re.I)
+_WEEKDAY_GAP = re.compile(r"^\s*(?:,\s*)?(?:of\s+|on\s+|the\s+|(?:de\s+la|de|da|do|del|della|van)\s+|の|的)?$", re.I)
 #: How many days a time must span for a day of the week inside it to be one day of it (a shorter one of more
 #: than a day, "this weekend", keeps both as said).
 _WEEKDAY_WITHIN = 5
-_DAY_NAMES = [name.lower() for name in calendar.day_name]
 
 
 def _weekday_of(query: str, first: tuple[int, int, Window], second: tuple[int, int, Window], tz) -> Window | None:
@@ -40,9 +45,9 @@ def _weekday_of(query: str, first: tuple[int, int, Window], second: tuple[int, i
         return None
     for day_side, other in ((a, b), (b, a)):
         said = _WEEKDAY_SAID.match(day_side.phrase)
-        if said is None:
+        if said is None or _WEEKDAY_SAID.match(other.phrase):  # two days of the week side by side are two days
             continue
-        target = _DAY_NAMES.index(said.group(1).lower())
+        target = _DAY_OF[said.group(1).lower()]
         lead = other.phrase.lower().split()[0]
         first_day = datetime.fromtimestamp(other.start, tz).date() if other.start > 0 else None
         last_day = datetime.fromtimestamp(other.end - 1, tz).date()
@@ -115,9 +120,10 @@ def spans(query: str, found: list[tuple[int, int, Window]], tz, reach: int,
     first time its "between" or "from" is looked for (a window of the text: linear time). `today`: a day still
     to come said alone as a deadline ("by 15 December") is from it on (`_up_to`)."""
     out: list[tuple[int, int, Window]] = []
+    merged = -1  # the last of `out` made one day of a weekday and a time: not merged again ("on Monday on Monday …")
     for start, end, window in found:
-        if out and (day := _weekday_of(query, out[-1], (start, end, window), tz)) is not None:
-            out[-1] = (out[-1][0], end, day)
+        if out and merged != len(out) - 1 and (day := _weekday_of(query, out[-1], (start, end, window), tz)) is not None:
+            out[-1], merged = (out[-1][0], end, day), len(out) - 1
             continue
         if out:
             first_start, first_end, first = out[-1]
