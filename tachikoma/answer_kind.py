@@ -1,5 +1,5 @@
 """What a question asks for, when it is a thing a passage visibly holds or lacks: a phone or account number, a
-time of day, the day of a birthday.
+time of day, the day of a birthday or a birth, the weather.
 
 "What's Marta's phone number?" over a memory with notes on Marta but no number in them finds those notes by
 meaning and by words, and neither tells that the number is not there. A passage that answers it holds digits
@@ -160,7 +160,31 @@ BORN = Kind(
     dates=True,
 )
 
-KINDS = (NUMBER, CLOCK, BIRTHDAY, BORN)
+# "What's the weather in Hamburg tomorrow?", "明天北京天气怎么样？": a memory holds tomorrow's weather only if a note says
+# it; one about Hamburg that says nothing of rain or sun is no answer. A "forecast" alone is a business's too ("the
+# Halloween forecast"). Polish too: the everyday sets ask "Jaka będzie jutro pogoda?"
+WEATHER = Kind(
+    "a weather report",
+    # asked for, not named ("What did Audrey do as the weather cooled down?")
+    _words(r"\b(?:what|how)(?:['’]s|\s+is|\s+will|\s+was)\s+(?:the\s+)?weather\b", r"\bweather\s+(?:forecast|like|in|for)\b",
+           r"\b(?:going\s+to|will\s+it|gonna)\s+(?:rain|snow|storm)\b",
+           r"\bwie\s+(?:wird|ist|war)\s+das\s+wetter\b|\bwetter(?:bericht|vorhersage)\b|\bwetter\s+(?:in|für|morgen|am)\b",
+           r"\b(?:regnet|schneit)\s+es\b", r"\bm[ée]t[ée]o\b", r"\bva-t-il\s+(?:pleuvoir|neiger)\b|\bpleuvra\b",
+           r"\bqu[ée]\s+tiempo\s+(?:hace|har[áa]|va\s+a\s+hacer)\b", r"\bva\s+a\s+(?:llover|nevar)\b|\b(?:llover|nevar)[áa]\b",
+           r"\bprevis[ãa]o\s+do\s+tempo\b|\bvai\s+(?:chover|nevar)\b", r"\bche\s+tempo\s+fa\b|\bpiover[àa]\b",
+           r"\bweerbericht\b|\bgaat\s+het\s+(?:regenen|sneeuwen)\b", r"\bpogod", r"天气|天氣|天気|下雨|下雪|雨が降|雪が降",
+           r"날씨|비가\s*(?:와|오|올)|눈이\s*(?:와|오|올)"),
+    _words(r"\b(?:weather|forecast|rain\w*|snow\w*|sunny|sunshine|cloud(?:s|y)?|storms?|stormy|thunder\w*|windy|fog(?:gy)?|"
+           r"frost\w*|drizzle|hail|showers?|degrees|wetter\w*|regen\w*|schnee\w*|sonnig|sonne|bewölkt|gewitter\w*|sturm|"
+           r"nebel|glatteis|m[ée]t[ée]o|pluie|pluvieux|neige\w*|soleil|nuageux|orage\w*|lluvia\w*|llover|llueve|nieve|"
+           r"nevad\w*|soleado|nublado|tormenta\w*|chuva\w*|chover|ensolarado|pioggia|piove\w*|nuvoloso|temporale|"
+           r"sneeuw\w*|zonnig|bewolkt|onweer|pogod(?:a|y|ę|zie)|deszcz\w*|śnieg\w*)\b", r"°\s*[CF]\b",
+           # words, not 雨 or 雪 alone, which are in names too (雨桐); "Pogodnie" is a part of Szczecin
+           r"天气|天氣|天気|下雨|下雪|有雨|有雪|大雨|小雨|阵雨|陣雨|雷雨|暴雨|雨天|雨が|雪が|大雪|晴れ|晴天|曇り|阴天|多云|気温|气温",
+           r"날씨|맑|흐림|기온|비가|눈이"),
+)
+
+KINDS = (NUMBER, CLOCK, BIRTHDAY, BORN, WEATHER)
 
 
 def asked(question: str) -> Kind | None:

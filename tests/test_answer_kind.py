@@ -40,6 +40,16 @@ TODAY = date(2026, 12, 6)
     ("How much notice do we have to give?", None),
     ("新幹線で東京から大阪まで何時間かかりますか？", None),  # how many hours: a duration
     ("갈비찜을 압력솥으로 하면 얼마나 걸려?", None),  # how long
+    ("What's the weather in Hamburg tomorrow?", answer_kind.WEATHER),
+    ("Is it going to rain at the market tomorrow?", answer_kind.WEATHER),
+    ("Wie wird das Wetter morgen in Berlin?", answer_kind.WEATHER),
+    ("¿Qué tiempo hará mañana en Madrid?", answer_kind.WEATHER),
+    ("Vai chover amanhã em Lisboa?", answer_kind.WEATHER),
+    ("明天北京天气怎么样？", answer_kind.WEATHER),
+    ("明日は雨が降りますか？", answer_kind.WEATHER),
+    ("5월에 제주도 날씨 어때?", answer_kind.WEATHER),
+    ("What did Audrey do to give her dogs extra comfort as the weather cooled down?", None),  # LoCoMo: named
+    ("Roughly how much in sales did the Halloween forecast miss cost us?", None),
     ("what timezone is Ines in", None),
     ("phone number of the GP", answer_kind.NUMBER),
     ("what's the doctor's number", answer_kind.NUMBER),
@@ -72,6 +82,12 @@ def test_the_kind_a_question_asks_for(question, kind):
     (answer_kind.BIRTHDAY, "公公生日是农历八月十五", True),
     (answer_kind.BIRTHDAY, "It's my daughter's birthday today!", True),  # the passage's own date is its day
     (answer_kind.BIRTHDAY, "Loves hiking and bad puns.", False),
+    (answer_kind.WEATHER, "Forecast for the market: rain all day Saturday.", True),
+    (answer_kind.WEATHER, "Morgen 3 °C und Schnee in Berlin.", True),
+    (answer_kind.WEATHER, "明天北京有雨", True),
+    (answer_kind.WEATHER, "Hamburg: Joost's flat is near the Elbe, we stay there in March.", False),
+    (answer_kind.WEATHER, "浩然带雨桐回去", False),  # 雨桐 is a name
+    (answer_kind.WEATHER, "Babcia mieszka na Pogodnie", False),  # a part of Szczecin
 ])
 def test_what_a_passage_holds(kind, text, holds):
     assert kind.held(text, TODAY) is holds
