@@ -47,7 +47,7 @@ FOREIGN_PATTERNS = {
     "foreign_weekday": re.compile(
         r"(?:\b(" + alternatives(w for w in WEEKDAY_LEADS if _latin(w)) + r")\s+)?\b("
         + alternatives(w for w in QUESTION_WEEKDAYS if _latin(w)) + r")\b(?:\s+(" + alternatives(WEEKDAY_TRAILS)
-        + r")\b)?|(" + alternatives(w for w in WEEKDAY_LEADS if not _latin(w)) + r")?\s*("
+        + r")\b)?|(?:(" + alternatives(w for w in WEEKDAY_LEADS if not _latin(w)) + r")\s*)?("
         + alternatives(w for w in QUESTION_WEEKDAYS if not _latin(w)) + r")(?!起|样|樣|直|些|共)|("
         + alternatives(CHINESE_WEEK_LEADS) + r")([一二三四五六日天])(?!起|样|樣|直|些|共)", re.IGNORECASE),
     "foreign_ago": re.compile(

@@ -1,0 +1,26 @@
+"""Adversarial review of the days of the week asked in another language (session 40b): habits said in CJK
+("毎週月曜日", "每周一", "매주 월요일"), Chinese words that hold a day's name ("下周日程": next week's schedule,
+"两周一次": every two weeks), the traditional and spoken Chinese weeks ("上週五", "上个礼拜五"), the week before
+last and after next ("上上周五", "先々週の金曜日", "再来週の月曜日"), Japanese days without 日 ("先週の金曜"),
+"le mardi de la semaine prochaine", the past of "hattest … geplant", and a long run of spaces read in linear time."""
+
+import time
+
+import pytest
+
+from tachikoma import timeq
+from test_foreign_weekdays import SUNDAY
+
+
+@pytest.mark.parametrize("space", [" ", "\u3000"])
+def test_a_long_run_of_spaces_is_read_in_linear_time(space):
+    # a CJK day's lead was optional and the spaces after it were not: at each space the pattern ran to the end
+    # of the run, so 8000 spaces took seconds and 32000 a minute and a half
+    def seconds(n: int) -> float:
+        start = time.perf_counter()
+        timeq.read("Was ist" + space * n + "?", SUNDAY)
+        return time.perf_counter() - start
+
+    seconds(400)
+    small, large = min(seconds(4000) for _ in range(3)), min(seconds(32000) for _ in range(2))
+    assert large < 16 * small, (small, large)
