@@ -286,7 +286,10 @@ WEEKDAY_TRAILS = {"dernier": "last", "prochain": "next", "pasado": "last", "que 
 #: "每周日", "매주 일요일"): every such day, not the next one. The words before the day, and the German and Dutch
 #: adverbs ("sonntags", "zondags") as days of their own.
 EVERY_BEFORE = ("every", "each", "jeden", "immer", "tous les", "chaque", "cada", "los", "todos los", "todas as",
-                "todos os", "ogni", "tutti i", "tutte le", "elke", "iedere", "毎週", "每周", "每個", "每个", "每", "매주")
+                "todos os", "ogni", "tutti i", "tutte le", "elke", "iedere", "毎週", "每周", "每個", "每个", "每", "매주",
+                "毎", "每逢")  # "毎月曜日", "每逢周一"
+#: The words after a CJK day of the week that say a habit: "월요일마다", "月曜日ごとに".
+EVERY_AFTER = ("마다", "ごと")
 WEEKDAY_ADVERBS = {name: n for n, name in enumerate(("montags", "dienstags", "mittwochs", "donnerstags", "freitags",
                                                       "samstags", "sonntags"))} | {
     name: n for n, name in enumerate(("maandags", "dinsdags", "woensdags", "donderdags", "vrijdags", "zaterdags",

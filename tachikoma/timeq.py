@@ -66,11 +66,12 @@ from .tense import ahead as _ahead
 from .tense import duration as _duration
 from .tense import past_in as _past_in
 from .foreign_time import CHINESE_DAY_NUMBERS, FOREIGN_PATTERNS
-from .time_words import (ACQUIRED_AFTER, AHEAD_HINTS, BARE_MONTH_WORDS, DAYS_ALSO_NAMES, EVERY_BEFORE, FOREIGN_DAYS,
-                         FOREIGN_MONTH_LEADS, FOREIGN_MONTHS, FOREIGN_NEXT, FOREIGN_NUMBERS, FOREIGN_THIS_LAST,
-                         FOREIGN_TOMORROW, FOREIGN_UNIT_OF, IN_MONTHS, IN_WORD_LANGUAGE, ITALIAN_LEADS, ITALIAN_MONTHS,
-                         MORNING_BEFORE, NAME_AFTER_ASU, NAME_BEFORE_DAY, NEXT_WORD_LANGUAGE, PHRASE_LANGUAGE,
-                         QUESTION_WEEKDAYS, WEEKDAY_LEADS, WEEKDAY_SHORT, WEEKDAY_TRAILS)
+from .time_words import (ACQUIRED_AFTER, AHEAD_HINTS, BARE_MONTH_WORDS, DAYS_ALSO_NAMES, EVERY_AFTER, EVERY_BEFORE,
+                         FOREIGN_DAYS, FOREIGN_MONTH_LEADS, FOREIGN_MONTHS, FOREIGN_NEXT, FOREIGN_NUMBERS,
+                         FOREIGN_THIS_LAST, FOREIGN_TOMORROW, FOREIGN_UNIT_OF, IN_MONTHS, IN_WORD_LANGUAGE,
+                         ITALIAN_LEADS, ITALIAN_MONTHS, MORNING_BEFORE, NAME_AFTER_ASU, NAME_BEFORE_DAY,
+                         NEXT_WORD_LANGUAGE, PHRASE_LANGUAGE, QUESTION_WEEKDAYS, WEEKDAY_LEADS, WEEKDAY_SHORT,
+                         WEEKDAY_TRAILS)
 from .timespan import spans
 from .timewindow import (DAY, MAX_YEAR, MIN_YEAR, OUTSIDE, OUTSIDE_TIME_ONLY, Window, end_of_day,  # noqa: F401
                          explain, factor, month_end, parse_as_of)  # (each its own: `timeq` gives their names too)
@@ -547,6 +548,7 @@ def _resolve_foreign(kind: str, m: re.Match, today: date, tz, phrase: str, ahead
 #: The words before a day of the week that say a habit, no one day: "jeden Montag", "tous les mardis", "le mardi",
 #: "ao domingo".
 HABIT_BEFORE = frozenset(EVERY_BEFORE) | {"le", "les", "ao", "aos"}
+_EVERY_CJK = tuple(w for w in EVERY_BEFORE if not w.isascii())
 
 
 _told = functools.lru_cache(maxsize=16)(question_language)  # once a question, not once a day it names
@@ -577,6 +579,9 @@ def _foreign_weekday(m: re.Match, text: str, today: date, tz, phrase: str, ahead
                     before[-1] in HABIT_BEFORE or " ".join(before[-2:]) in HABIT_BEFORE or before[-1] in NAME_BEFORE_DAY
                     or m.group(2).lower() in DAYS_ALSO_NAMES and m.group(2)[:1].isupper() and before[-1][-1:].isalnum()):
                 return None
+        if m.group(5) and not said and (text[max(0, m.start() - 3):m.start()].rstrip().endswith(_EVERY_CJK)
+                                        or text.startswith(EVERY_AFTER, m.end())):
+            return None  # a habit: "毎週月曜日", "每周一", "매주 월요일", "월요일마다"
     if said in ("next", "next week") and past(language):
         return None  # "what did we write in next Tuesday's notes"
     if said.endswith("week"):

@@ -9,7 +9,22 @@ import time
 import pytest
 
 from tachikoma import timeq
-from test_foreign_weekdays import SUNDAY
+from test_ahead import assert_read_linear
+from test_foreign_weekdays import SUNDAY, read
+
+
+@pytest.mark.parametrize("question, as_of, windows", [
+    # a habit in Japanese, Chinese or Korean is every such day, no one day (was the latest Monday gone)
+    ("毎週月曜日に何をする？", SUNDAY, []),
+    ("毎月曜日に何をする？", SUNDAY, []),
+    ("每周一做什么？", SUNDAY, []),
+    ("每个星期一做什么？", SUNDAY, []),
+    ("매주 월요일에 뭐 해?", SUNDAY, []),
+    ("월요일마다 뭐 해?", SUNDAY, []),
+    ("월요일에 뭐 했어?", SUNDAY, [("2026-11-30", False)]),  # a day still
+])
+def test_a_day_of_the_week_in_another_language_adversarial(question, as_of, windows):
+    assert read(question, as_of) == windows
 
 
 @pytest.mark.parametrize("space", [" ", "\u3000"])
@@ -24,3 +39,8 @@ def test_a_long_run_of_spaces_is_read_in_linear_time(space):
     seconds(400)
     small, large = min(seconds(4000) for _ in range(3)), min(seconds(32000) for _ in range(2))
     assert large < 16 * small, (small, large)
+
+
+@pytest.mark.parametrize("phrase", ["每周一 ", "매주 월요일 "])
+def test_reading_the_new_day_phrases_many_times_is_linear(phrase):
+    assert_read_linear(phrase, 300)
