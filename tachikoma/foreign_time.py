@@ -40,6 +40,9 @@ _KOREAN_WORD_END = r"(?=[^\uac00-\ud7a3]|$|에|엔|은|는|의|까지|부터|도
 CHINESE_WEEK_LEADS = ("上周", "上星期", "上个星期", "上個星期", "上礼拜", "下周", "下星期", "下个星期", "下個星期", "下礼拜",
                       "这周", "這週", "本周", "这个星期")
 CHINESE_DAY_NUMBERS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
+#: What follows a day of the week that makes it one day of a week, no habit: "le mardi de la semaine prochaine",
+#: "il lunedì della settimana scorsa" (`timeq`).
+OF_A_WEEK = re.compile(r"\s+(?:de\s+la|della|de|del)\s+(?:[^\W\d_]+\s+)?(?:semaine|settimana|semana)\b", re.I)
 FOREIGN_PATTERNS = {
     # A day of the week, in a question (`timeq`): a word before it ("letzten Dienstag", "el próximo martes",
     # "先週の金曜日", "다음 주 수요일") or after it ("mardi dernier", "el martes que viene"), or none. Groups: the

@@ -65,7 +65,7 @@ from .function_words import question_language
 from .tense import ahead as _ahead
 from .tense import duration as _duration
 from .tense import past_in as _past_in
-from .foreign_time import CHINESE_DAY_NUMBERS, FOREIGN_PATTERNS
+from .foreign_time import CHINESE_DAY_NUMBERS, FOREIGN_PATTERNS, OF_A_WEEK
 from .time_words import (ACQUIRED_AFTER, AHEAD_HINTS, BARE_MONTH_WORDS, DAYS_ALSO_NAMES, EVERY_AFTER, EVERY_BEFORE,
                          FOREIGN_DAYS, FOREIGN_MONTH_LEADS, FOREIGN_MONTHS, FOREIGN_NEXT, FOREIGN_NUMBERS,
                          FOREIGN_THIS_LAST, FOREIGN_TOMORROW, FOREIGN_UNIT_OF, IN_MONTHS, IN_WORD_LANGUAGE,
@@ -547,7 +547,7 @@ def _resolve_foreign(kind: str, m: re.Match, today: date, tz, phrase: str, ahead
 
 #: The words before a day of the week that say a habit, no one day: "jeden Montag", "tous les mardis", "le mardi",
 #: "ao domingo".
-HABIT_BEFORE = frozenset(EVERY_BEFORE) | {"le", "les", "ao", "aos"}
+HABIT_BEFORE = frozenset(EVERY_BEFORE) | {"le", "les", "ao", "aos", "il", "i"}
 _EVERY_CJK = tuple(w for w in EVERY_BEFORE if not w.isascii())
 
 
@@ -576,7 +576,8 @@ def _foreign_weekday(m: re.Match, text: str, today: date, tz, phrase: str, ahead
         if m.group(2) and not said:  # a bare day: "Was war am Montag?" has "am"; "mardi" alone needs French
             before = text[max(0, m.start() - 12):m.start()].lower().split()
             if m.group(2).lower() in WEEKDAY_SHORT or _told(text) != language or before and (
-                    before[-1] in HABIT_BEFORE or " ".join(before[-2:]) in HABIT_BEFORE or before[-1] in NAME_BEFORE_DAY
+                    before[-1] in HABIT_BEFORE and not OF_A_WEEK.match(text, m.end())  # "le mardi de la semaine …"
+                    or " ".join(before[-2:]) in HABIT_BEFORE or before[-1] in NAME_BEFORE_DAY
                     or m.group(2).lower() in DAYS_ALSO_NAMES and m.group(2)[:1].isupper() and before[-1][-1:].isalnum()):
                 return None
         if m.group(5) and not said and (text[max(0, m.start() - 3):m.start()].rstrip().endswith(_EVERY_CJK)

@@ -29,7 +29,7 @@ _DAY_OF = {name.lower(): n for n, name in enumerate(calendar.day_name)} | {
     name: n for name, (n, _) in QUESTION_WEEKDAYS.items()}
 _WEEKDAY_SAID = re.compile(r"^(?:(?:on|the|" + alternatives(w for w, said in WEEKDAY_LEADS.items() if said == "on")
                            + r")\s+)?(" + alternatives(_DAY_OF) + r")$", re.I)
-_WEEKDAY_GAP = re.compile(r"^\s*(?:,\s*)?(?:of\s+|on\s+|the\s+|(?:de\s+la|de|da|do|del|della|van)\s+|の|的)?$", re.I)
+_WEEKDAY_GAP = re.compile(r"^\s*(?:,\s*)?(?:of\s+|on\s+|the\s+|(?:de\s+la|de|da|do|del|della|van|la)\s+|の|的)?$", re.I)
 #: How many days a time must span for a day of the week inside it to be one day of it (a shorter one of more
 #: than a day, "this weekend", keeps both as said).
 _WEEKDAY_WITHIN = 5

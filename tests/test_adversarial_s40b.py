@@ -22,6 +22,15 @@ from test_foreign_weekdays import SUNDAY, read
     ("매주 월요일에 뭐 해?", SUNDAY, []),
     ("월요일마다 뭐 해?", SUNDAY, []),
     ("월요일에 뭐 했어?", SUNDAY, [("2026-11-30", False)]),  # a day still
+    # Italian "il lunedì" is a habit, as French "le mardi" is; of a week, one day
+    ("Cosa faccio il lunedì?", SUNDAY, []),
+    ("Cosa è successo il lunedì della settimana scorsa?", SUNDAY, [("2026-11-23", False)]),
+    ("Qu'est-ce qu'il y a le mardi de la semaine prochaine ?", SUNDAY, [("2026-12-08", True)]),  # was the week
+    ("Qu'est-ce qui s'est passé le mardi de la semaine dernière ?", SUNDAY, [("2026-11-24", False)]),
+    ("Qu'est-ce que je fais le mardi ?", SUNDAY, []),
+    # "la" between a day and its week ("mardi la semaine prochaine"): a day of it, not two windows
+    ("Qu'est-ce qu'il y a mardi la semaine prochaine ?", SUNDAY, [("2026-12-08", True)]),
+    ("Cosa c'è martedì la settimana prossima?", SUNDAY, [("2026-12-08", True)]),
 ])
 def test_a_day_of_the_week_in_another_language_adversarial(question, as_of, windows):
     assert read(question, as_of) == windows
@@ -41,6 +50,6 @@ def test_a_long_run_of_spaces_is_read_in_linear_time(space):
     assert large < 16 * small, (small, large)
 
 
-@pytest.mark.parametrize("phrase", ["每周一 ", "매주 월요일 "])
+@pytest.mark.parametrize("phrase", ["每周一 ", "매주 월요일 ", "le mardi de la semaine prochaine "])
 def test_reading_the_new_day_phrases_many_times_is_linear(phrase):
     assert_read_linear(phrase, 300)
