@@ -37,8 +37,7 @@ _KOREAN_AGO = r"전(?![\uac00-\ud7a3])|전(?=에|엔|부터|까지|쯤|의|인|�
 #: A Korean word is one when no syllable but a particle follows ("다음 주에", "내일은"; "다음 주소" is the next address).
 _KOREAN_WORD_END = r"(?=[^\uac00-\ud7a3]|$|에|엔|은|는|의|까지|부터|도|쯤|내|중)"
 #: The Chinese words for last, next and this week that a day's number follows ("上周三", "下周五"; not "上周一起").
-CHINESE_WEEK_LEADS = ("上周", "上星期", "上个星期", "上個星期", "上礼拜", "下周", "下星期", "下个星期", "下個星期", "下礼拜",
-                      "这周", "這週", "本周", "这个星期")
+CHINESE_WEEK_LEADS = tuple(w for w, said in WEEKDAY_LEADS.items() if "week" in said and w[:1] in "上下这這本")
 CHINESE_DAY_NUMBERS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 #: What follows a day of the week that makes it one day of a week, no habit: "le mardi de la semaine prochaine",
 #: "il lunedì della settimana scorsa" (`timeq`).

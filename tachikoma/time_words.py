@@ -258,6 +258,10 @@ QUESTION_WEEKDAYS = {name.lower(): (n, language) for language, names in WEEKDAYS
     **{name: (n, "Chinese") for n, name in enumerate(("周一", "周二", "周三", "周四", "周五", "周六", "周日"))},
     **{name: (n, "Chinese") for n, name in enumerate(("礼拜一", "礼拜二", "礼拜三", "礼拜四", "礼拜五", "礼拜六",
                                                       "礼拜日"))},
+    **{name: (n, "Chinese") for n, name in enumerate(("週一", "週二", "週三", "週四", "週五", "週六", "週日"))},
+    **{name: (n, "Chinese") for n, name in enumerate(("禮拜一", "禮拜二", "禮拜三", "禮拜四", "禮拜五", "禮拜六",
+                                                      "禮拜日"))},
+    **{name: (n, "Japanese") for n, name in enumerate(("月曜", "火曜", "水曜", "木曜", "金曜", "土曜", "日曜"))},
     **{name: (n, "Portuguese") for n, name in enumerate(("segunda", "terça", "quarta", "quinta", "sexta"))}}
 WEEKDAY_SHORT = frozenset({"segunda", "terça", "quarta", "quinta", "sexta"})
 #: The words before a day of the week in a question, and how they say it: the latest one gone ("last"), the coming
@@ -278,8 +282,19 @@ WEEKDAY_LEADS = {
     "上礼拜": "last week", "下周": "next week", "下星期": "next week", "下个星期": "next week", "下個星期": "next week",
     "下礼拜": "next week", "这周": "this week", "這週": "this week", "本周": "this week", "这个星期": "this week",
     "지난주": "last week", "지난 주": "last week", "다음 주": "next week", "다음주": "next week", "이번 주": "this week",
-    "이번주": "this week",
+    "이번주": "this week", "上週": "last week", "上个礼拜": "last week", "上個禮拜": "last week", "上禮拜": "last week",
+    "下週": "next week", "下个礼拜": "next week", "下個禮拜": "next week", "下禮拜": "next week", "本週": "this week",
+    "这个礼拜": "this week", "這個禮拜": "this week", "這個星期": "this week",
+    # the week before last, after next: "上上周五", "先々週の金曜日", "지지난주 금요일", "再来週の月曜日", "다다음 주"
+    "上上周": "week before last", "上上週": "week before last", "上上个星期": "week before last",
+    "上上礼拜": "week before last", "先々週の": "week before last", "先々週": "week before last",
+    "지지난주": "week before last", "지지난 주": "week before last", "下下周": "week after next",
+    "下下週": "week after next", "下下个星期": "week after next", "下下礼拜": "week after next",
+    "再来週の": "week after next", "再来週": "week after next", "다다음 주": "week after next",
+    "다다음주": "week after next",
 }
+#: How many weeks from this one each week before a day says (`WEEKDAY_LEADS`: "下周五" is Friday a week on).
+WEEK_OF_LEAD = {"week before last": -2, "last week": -1, "this week": 0, "next week": 1, "week after next": 2}
 WEEKDAY_TRAILS = {"dernier": "last", "prochain": "next", "pasado": "last", "que viene": "next", "passado": "last",
                   "passada": "last", "que vem": "next", "scorso": "last", "prossimo": "next"}
 #: A day of the week said as a habit ("every Sunday", "sonntags", "tous les dimanches", "los domingos", "毎週日曜",

@@ -70,8 +70,8 @@ from .time_words import (ACQUIRED_AFTER, AHEAD_HINTS, BARE_MONTH_WORDS, DAYS_ALS
                          FOREIGN_DAYS, FOREIGN_MONTH_LEADS, FOREIGN_MONTHS, FOREIGN_NEXT, FOREIGN_NUMBERS,
                          FOREIGN_THIS_LAST, FOREIGN_TOMORROW, FOREIGN_UNIT_OF, IN_MONTHS, IN_WORD_LANGUAGE,
                          ITALIAN_LEADS, ITALIAN_MONTHS, MORNING_BEFORE, NAME_AFTER_ASU, NAME_BEFORE_DAY,
-                         NEXT_WORD_LANGUAGE, PHRASE_LANGUAGE, QUESTION_WEEKDAYS, WEEKDAY_LEADS, WEEKDAY_SHORT,
-                         WEEKDAY_TRAILS)
+                         NEXT_WORD_LANGUAGE, PHRASE_LANGUAGE, QUESTION_WEEKDAYS, WEEK_OF_LEAD, WEEKDAY_LEADS,
+                         WEEKDAY_SHORT, WEEKDAY_TRAILS)
 from .timespan import spans
 from .timewindow import (DAY, MAX_YEAR, MIN_YEAR, OUTSIDE, OUTSIDE_TIME_ONLY, Window, end_of_day,  # noqa: F401
                          explain, factor, month_end, parse_as_of)  # (each its own: `timeq` gives their names too)
@@ -583,10 +583,10 @@ def _foreign_weekday(m: re.Match, text: str, today: date, tz, phrase: str, ahead
         if m.group(5) and not said and (text[max(0, m.start() - 3):m.start()].rstrip().endswith(_EVERY_CJK)
                                         or text.startswith(EVERY_AFTER, m.end())):
             return None  # a habit: "毎週月曜日", "每周一", "매주 월요일", "월요일마다"
-    if said in ("next", "next week") and past(language):
+    if said in ("next", "next week", "week after next") and past(language):
         return None  # "what did we write in next Tuesday's notes"
-    if said.endswith("week"):
-        monday = today - timedelta(days=today.weekday()) + timedelta(days={"last": -7, "next": 7}.get(said[:4], 0))
+    if said in WEEK_OF_LEAD:
+        monday = today - timedelta(days=today.weekday()) + timedelta(days=7 * WEEK_OF_LEAD[said])
         day = monday + timedelta(days=target)
         return replace(_days(day, day, tz, phrase), ahead=True) if day > today else _days(day, day, tz, phrase)
     if said == "next" or said in ("", "on", "this") and ahead():

@@ -5,12 +5,13 @@ last and after next ("上上周五", "先々週の金曜日", "再来週の月�
 "le mardi de la semaine prochaine", the past of "hattest … geplant", and a long run of spaces read in linear time."""
 
 import time
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
 from tachikoma import timeq
 from test_ahead import assert_read_linear
-from test_foreign_weekdays import SUNDAY, read
+from test_foreign_weekdays import SUNDAY, THURSDAY, read
 
 
 @pytest.mark.parametrize("question, as_of, windows", [
@@ -31,6 +32,24 @@ from test_foreign_weekdays import SUNDAY, read
     # "la" between a day and its week ("mardi la semaine prochaine"): a day of it, not two windows
     ("Qu'est-ce qu'il y a mardi la semaine prochaine ?", SUNDAY, [("2026-12-08", True)]),
     ("Cosa c'è martedì la settimana prossima?", SUNDAY, [("2026-12-08", True)]),
+    # traditional and spoken Chinese weeks (were the week, nothing, or the latest Friday gone)
+    ("上週五做了什麼？", SUNDAY, [("2026-11-27", False)]),
+    ("下週一有什麼安排？", SUNDAY, [("2026-12-07", True)]),
+    ("週一有什麼安排？", SUNDAY, [("2026-12-07", True)]),
+    ("上個禮拜五做了什麼？", SUNDAY, [("2026-11-27", False)]),
+    ("上个礼拜五做了什么？", SUNDAY, [("2026-11-27", False)]),
+    # the week before last, after next (were last or next week's day)
+    ("上上周五做了什么？", SUNDAY, [("2026-11-20", False)]),
+    ("下下周五有什么安排？", SUNDAY, [("2026-12-18", True)]),
+    ("先々週の金曜日に何した？", SUNDAY, [("2026-11-20", False)]),
+    ("再来週の月曜日の予定は？", SUNDAY, [("2026-12-14", True)]),
+    ("지지난주 금요일에 뭐 했어?", SUNDAY, [("2026-11-20", False)]),
+    ("다다음 주 월요일에 뭐 있어?", SUNDAY, [("2026-12-14", True)]),
+    ("上上周五做了什么？", THURSDAY, [("2027-01-08", False)]),
+    # Japanese days without 日 (were the week, or nothing)
+    ("先週の金曜に何した？", SUNDAY, [("2026-11-27", False)]),
+    ("来週の土曜の予定は？", SUNDAY, [("2026-12-12", True)]),
+    ("金曜に何した？", SUNDAY, [("2026-12-04", False)]),
 ])
 def test_a_day_of_the_week_in_another_language_adversarial(question, as_of, windows):
     assert read(question, as_of) == windows
@@ -50,6 +69,14 @@ def test_a_long_run_of_spaces_is_read_in_linear_time(space):
     assert large < 16 * small, (small, large)
 
 
-@pytest.mark.parametrize("phrase", ["每周一 ", "매주 월요일 ", "le mardi de la semaine prochaine "])
+@pytest.mark.parametrize("phrase", ["每周一 ", "매주 월요일 ", "le mardi de la semaine prochaine ", "上上周五 "])
 def test_reading_the_new_day_phrases_many_times_is_linear(phrase):
     assert_read_linear(phrase, 300)
+
+
+def test_the_week_before_last_on_each_day_of_the_week():
+    monday = datetime(2026, 11, 30, 12, tzinfo=timezone(timedelta(hours=1)))
+    for k in range(7):
+        as_of = monday + timedelta(days=k)
+        assert read("上上周三做了什么？", as_of) == [("2026-11-18", False)]
+        assert read("下下周三有什么安排？", as_of) == [("2026-12-16", True)]
