@@ -8,7 +8,8 @@ import re
 
 from .time_words import (DAY_MONTH_LEADS, FOREIGN_DAYS, FOREIGN_MONTH_LEADS, FOREIGN_MONTHS, FOREIGN_NEXT,
                          FOREIGN_NEXT_UNITS, FOREIGN_NUMBERS, FOREIGN_THIS_LAST, FOREIGN_TOMORROW, FOREIGN_UNIT_OF,
-                         IN_WORD_LANGUAGE, NEXT_WORD_LANGUAGE, QUESTION_WEEKDAYS, WEEKDAY_LEADS, WEEKDAY_TRAILS)
+                         IN_WORD_LANGUAGE, NEXT_WORD_LANGUAGE, NOT_A_DAY_AFTER, QUESTION_WEEKDAYS, WEEKDAY_LEADS,
+                         WEEKDAY_TRAILS)
 
 
 def alternatives(words) -> str:
@@ -42,6 +43,9 @@ CHINESE_DAY_NUMBERS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 
 #: What follows a day of the week that makes it one day of a week, no habit: "le mardi de la semaine prochaine",
 #: "il lunedì della settimana scorsa" (`timeq`).
 OF_A_WEEK = re.compile(r"\s+(?:de\s+la|della|de|del)\s+(?:[^\W\d_]+\s+)?(?:semaine|settimana|semana)\b", re.I)
+_NOT_A_DAY = "(?!" + alternatives(NOT_A_DAY_AFTER) + r"|天(?![气氣]))"  # "下周三天假", not "下周三天气"
+#: A number before 周 counts weeks ("两周一次"), unless it ends another day ("周一周二": Monday, Tuesday).
+_NO_COUNT = r"(?<!(?<![周期])[一二两兩三四五六七八九十几幾\d])"
 FOREIGN_PATTERNS = {
     # A day of the week, in a question (`timeq`): a word before it ("letzten Dienstag", "el próximo martes",
     # "先週の金曜日", "다음 주 수요일") or after it ("mardi dernier", "el martes que viene"), or none. Groups: the
@@ -49,9 +53,9 @@ FOREIGN_PATTERNS = {
     "foreign_weekday": re.compile(
         r"(?:\b(" + alternatives(w for w in WEEKDAY_LEADS if _latin(w)) + r")\s+)?\b("
         + alternatives(w for w in QUESTION_WEEKDAYS if _latin(w)) + r")\b(?:\s+(" + alternatives(WEEKDAY_TRAILS)
-        + r")\b)?|(?:(" + alternatives(w for w in WEEKDAY_LEADS if not _latin(w)) + r")\s*)?("
-        + alternatives(w for w in QUESTION_WEEKDAYS if not _latin(w)) + r")(?!起|样|樣|直|些|共)|("
-        + alternatives(CHINESE_WEEK_LEADS) + r")([一二三四五六日天])(?!起|样|樣|直|些|共)", re.IGNORECASE),
+        + r")\b)?|(?:(" + alternatives(w for w in WEEKDAY_LEADS if not _latin(w)) + r")\s*)?" + _NO_COUNT + "("
+        + alternatives(w for w in QUESTION_WEEKDAYS if not _latin(w)) + ")" + _NOT_A_DAY + "|("
+        + alternatives(CHINESE_WEEK_LEADS) + r")([一二三四五六日天])" + _NOT_A_DAY, re.IGNORECASE),
     "foreign_ago": re.compile(
         r"\b(?:vor|il\s+y\s+a|hace|há)\s+" + _FOREIGN_NUMBER + r"\s+(" + alternatives(_LATIN_UNITS) + r")\b"
         + r"|\b" + _FOREIGN_NUMBER + r"\s+(" + alternatives(_LATIN_UNITS) + r")\s+(?:fa|geleden)\b"

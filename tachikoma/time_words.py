@@ -303,6 +303,11 @@ WEEKDAY_TRAILS = {"dernier": "last", "prochain": "next", "pasado": "last", "que 
 EVERY_BEFORE = ("every", "each", "jeden", "immer", "tous les", "chaque", "cada", "los", "todos los", "todas as",
                 "todos os", "ogni", "tutti i", "tutte le", "elke", "iedere", "毎週", "每周", "每個", "每个", "每", "매주",
                 "毎", "每逢")  # "毎月曜日", "每逢周一"
+#: What follows a Chinese or Japanese day of the week that makes it no day: a count ("两周一次": every two weeks,
+#: "下周三天假": three days off next week; "天气" is the weather), the hour ("下周六点": at six next week), a word of
+#: its own ("下周日程": next week's schedule, "上周日本之行": last week's trip to Japan, "日记", "日语", "日曜大工").
+NOT_A_DAY_AFTER = ("起", "样", "樣", "直", "些", "共", "次", "个", "個", "遍", "点", "點", "程", "本", "记", "記", "语", "語",
+                   "历", "曆", "志", "誌", "报", "報", "元", "文", "常", "期", "大工")
 #: The words after a CJK day of the week that say a habit: "월요일마다", "月曜日ごとに".
 EVERY_AFTER = ("마다", "ごと")
 WEEKDAY_ADVERBS = {name: n for n, name in enumerate(("montags", "dienstags", "mittwochs", "donnerstags", "freitags",

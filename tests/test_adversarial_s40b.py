@@ -50,6 +50,16 @@ from test_foreign_weekdays import SUNDAY, THURSDAY, read
     ("先週の金曜に何した？", SUNDAY, [("2026-11-27", False)]),
     ("来週の土曜の予定は？", SUNDAY, [("2026-12-12", True)]),
     ("金曜に何した？", SUNDAY, [("2026-12-04", False)]),
+    # Chinese words holding a day's name: no day (were next Sunday, last Sunday, a Monday, next Wednesday …)
+    ("下周日程是什么？", SUNDAY, [("2026-12-07..2026-12-13", True)]),  # next week's schedule
+    ("上周日记里写了什么？", SUNDAY, [("2026-11-23..2026-11-29", False)]),  # last week's diary
+    ("上周日本之行怎么样？", SUNDAY, [("2026-11-23..2026-11-29", False)]),  # last week's trip to Japan
+    ("两周一次的会议是什么？", SUNDAY, []),  # every two weeks
+    ("下周三天假期去哪里？", SUNDAY, [("2026-12-07..2026-12-13", True)]),  # three days off next week
+    ("下周六点的会议是什么？", SUNDAY, [("2026-12-07..2026-12-13", True)]),  # at six next week
+    ("下周三天气怎么样？", SUNDAY, [("2026-12-09", True)]),  # the weather next Wednesday: a day
+    ("周一周二做了什么？", SUNDAY, [("2026-11-30", False), ("2026-12-01", False)]),
+    ("日曜大工で何を作った？", SUNDAY, []),  # do-it-yourself
 ])
 def test_a_day_of_the_week_in_another_language_adversarial(question, as_of, windows):
     assert read(question, as_of) == windows
