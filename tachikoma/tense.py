@@ -30,18 +30,20 @@ _CUES = {
     "German": (r"\b(?:wird|werden|wirst|kommt|kommen|kommende[nrs]?|nächste[nmrs]?|naechste[nmrs]?|geplant|"
                r"ansteht|anstehen|anstehende[nmrs]?|bevorstehende[nmrs]?|fällig|vorgesehen|demnächst|bald|"
                r"(?:steht|stehen)\b[^?.!]{0,60}?\ban(?=\s*[?.!]*\s*$))\b",  # "Was steht am Freitag an?"
-               r"\b(?:war|waren|warst|hatte|hatten|wurde|wurden|gewesen|passiert|kam|kamen|gab|"
+               r"\b(?:war|waren|warst|wart|hatte|hatten|hattest|hattet|wurde|wurden|gewesen|passiert|kam|kamen|gab|"
                r"gekommen|gegangen|gefahren|geflogen|geblieben|geworden)\b"),
     "French": (r"\b(?:prochaine?s?|vais|vas|va|vont|vient|viennent|planifiée?s?|sera|seront|aura|auront|"
                r"prévue?s?|à\s+venir|bientôt|doit|doivent)\b",
-               r"\b(?:était|étaient|avait|avaient|été|fut|passée?s?|il\s+y\s+a\s+(?:\d|un|une|deux|trois|quelques|"
+               r"\b(?:étais|était|étions|étiez|étaient|avais|avait|avions|aviez|avaient|été|fut|passée?s?|"
+               r"il\s+y\s+a\s+(?:\d|un|une|deux|trois|quelques|"
                r"plusieurs|longtemps)|(?:ai|as|a|avons|avez|ont)(?:-t)?(?:-(?:il|elle|on|ils|elles|vous|nous|tu))?\s+"
                r"(?:(?:pas|plus|jamais|rien|déjà|bien|encore|tout|tous)\s+)*(?:\w+ée?s?|dit|fait|pris|mis|écrit|vu|eu|lu|"
                r"reçu|dû|pu|su|voulu|fini|choisi|perdu|vendu|attendu|entendu|répondu|ouvert|offert)|(?:suis|es|est|"
                r"sommes|êtes|sont)\s+(?:allé|venu|parti|arrivé|revenu|rentré|sorti|resté|né|mort|tombé|devenu)e?s?)\b"),
     "Spanish": (r"\b(?:próxim[oa]s?|voy\s+a|vas\s+a|va\s+a|van\s+a|vamos\s+a|será|serán|habrá|previst[oa]s?|planead[oa]s?|"
                 r"pendientes?|viene|vienen)\b",
-                r"\b(?:fue|fueron|era|eran|hubo|había|pasó|hace|\w{2,}(?<!av)ó|\w{2,}(?:aron|ieron)|\w{3,}(?<!qu)(?<!caf)(?<!comit)(?<!beb)(?<!jos)é|"
+                r"\b(?:fue|fueron|era|eran|hubo|había(?:s|mos|n)?|pasó|hace|\w{2,}(?<!av)ó|\w{2,}(?:aron|ieron)|"
+                r"\w{3,}(?<!qu)(?<!caf)(?<!comit)(?<!beb)(?<!jos)é|"
                 r"\w{3,}(?<!aqu)(?<!all)í|dij(?:e|o|imos|eron)|hic(?:e|imos|ieron)|hizo|tuv(?:e|o|imos|ieron)|"
                 r"estuv(?:e|o|imos|ieron)|fui|fuimos|pud(?:e|o)|quis(?:e|o)|vin(?:e|o|imos)|pus(?:e|o)|"
                 r"(?:he|has|ha|hemos|habéis|han)\s+(?:\w+[ai]do|dicho|hecho|visto|puesto|escrito|vuelto|abierto))\b"),
