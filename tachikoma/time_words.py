@@ -264,6 +264,9 @@ QUESTION_WEEKDAYS = {name.lower(): (n, language) for language, names in WEEKDAYS
     **{name: (n, "Japanese") for n, name in enumerate(("月曜", "火曜", "水曜", "木曜", "金曜", "土曜", "日曜"))},
     **{name: (n, "Portuguese") for n, name in enumerate(("segunda", "terça", "quarta", "quinta", "sexta"))}}
 WEEKDAY_SHORT = frozenset({"segunda", "terça", "quarta", "quinta", "sexta"})
+#: The words after a Portuguese day's short form ("segunda") that keep it a day ("na segunda de manhã"; "na segunda
+#: hora" is the second hour).
+SHORT_DAY_FOLLOWERS = frozenset({"à", "às", "de", "da", "do", "pela", "ao", "no", "na", "e", "ou", "que"})
 #: The words before a day of the week in a question, and how they say it: the latest one gone ("last"), the coming
 #: one ("next"), this week's ("this"), or the day of last, next or this week ("先週の金曜日", "下周五", "다음 주
 #: 수요일"); "on" as a bare day. After the day: `WEEKDAY_TRAILS` ("mardi dernier", "el martes que viene").
@@ -310,6 +313,9 @@ NOT_A_DAY_AFTER = ("起", "样", "樣", "直", "些", "共", "次", "个", "個"
                    "历", "曆", "志", "誌", "报", "報", "元", "文", "常", "期", "大工")
 #: The words after a CJK day of the week that say a habit: "월요일마다", "月曜日ごとに".
 EVERY_AFTER = ("마다", "ごと")
+#: The words before a day of the week in a question that say a habit, no one day: "jeden Montag", "tous les mardis",
+#: "le mardi", "ao domingo", "il lunedì" (`timeq`).
+HABIT_BEFORE = frozenset(EVERY_BEFORE) | {"le", "les", "ao", "aos", "il", "i"}
 WEEKDAY_ADVERBS = {name: n for n, name in enumerate(("montags", "dienstags", "mittwochs", "donnerstags", "freitags",
                                                       "samstags", "sonntags"))} | {
     name: n for n, name in enumerate(("maandags", "dinsdags", "woensdags", "donderdags", "vrijdags", "zaterdags",

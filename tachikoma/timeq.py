@@ -68,10 +68,10 @@ from .tense import past_in as _past_in
 from .foreign_time import CHINESE_DAY_NUMBERS, FOREIGN_PATTERNS, OF_A_WEEK
 from .time_words import (ACQUIRED_AFTER, AHEAD_HINTS, BARE_MONTH_WORDS, DAYS_ALSO_NAMES, EVERY_AFTER, EVERY_BEFORE,
                          FOREIGN_DAYS, FOREIGN_MONTH_LEADS, FOREIGN_MONTHS, FOREIGN_NEXT, FOREIGN_NUMBERS,
-                         FOREIGN_THIS_LAST, FOREIGN_TOMORROW, FOREIGN_UNIT_OF, IN_MONTHS, IN_WORD_LANGUAGE,
-                         ITALIAN_LEADS, ITALIAN_MONTHS, MORNING_BEFORE, NAME_AFTER_ASU, NAME_BEFORE_DAY,
-                         NEXT_WORD_LANGUAGE, PHRASE_LANGUAGE, QUESTION_WEEKDAYS, WEEK_OF_LEAD, WEEKDAY_LEADS,
-                         WEEKDAY_SHORT, WEEKDAY_TRAILS)
+                         FOREIGN_THIS_LAST, FOREIGN_TOMORROW, FOREIGN_UNIT_OF, HABIT_BEFORE, IN_MONTHS,
+                         IN_WORD_LANGUAGE, ITALIAN_LEADS, ITALIAN_MONTHS, MORNING_BEFORE, NAME_AFTER_ASU,
+                         NAME_BEFORE_DAY, NEXT_WORD_LANGUAGE, PHRASE_LANGUAGE, QUESTION_WEEKDAYS, SHORT_DAY_FOLLOWERS,
+                         WEEK_OF_LEAD, WEEKDAY_LEADS, WEEKDAY_SHORT, WEEKDAY_TRAILS)
 from .timespan import spans
 from .timewindow import (DAY, MAX_YEAR, MIN_YEAR, OUTSIDE, OUTSIDE_TIME_ONLY, Window, end_of_day,  # noqa: F401
                          explain, factor, month_end, parse_as_of)  # (each its own: `timeq` gives their names too)
@@ -545,16 +545,9 @@ def _resolve_foreign(kind: str, m: re.Match, today: date, tz, phrase: str, ahead
     return None
 
 
-#: The words before a day of the week that say a habit, no one day: "jeden Montag", "tous les mardis", "le mardi",
-#: "ao domingo".
-HABIT_BEFORE = frozenset(EVERY_BEFORE) | {"le", "les", "ao", "aos", "il", "i"}
 _EVERY_CJK = tuple(w for w in EVERY_BEFORE if not w.isascii())
-
-
 _told = functools.lru_cache(maxsize=16)(question_language)  # once a question, not once a day it names
 _WORD_AFTER = re.compile(r"\s+([^\W\d_]+)")
-#: The words after a Portuguese day's short form ("segunda") that keep it a day.
-SHORT_DAY_FOLLOWERS = frozenset({"à", "às", "de", "da", "do", "pela", "ao", "no", "na", "e", "ou", "que"})
 
 
 def _foreign_weekday(m: re.Match, text: str, today: date, tz, phrase: str, ahead, past) -> Window | None:
