@@ -11,7 +11,7 @@ languages at the end):
 * months and years: ``in March``, ``October 2025``, ``in 2025`` (a bare year
   only after in/during/since/from/until/of, so "port 2026" is no date);
 * days: ``today``, ``yesterday``, ``the day before yesterday``, weekdays
-  (``on Saturday``, ``last Saturday``: the latest one before today);
+  (``on Saturday``, ``last Saturday``: the latest one before today; ``every Saturday`` is a habit, no day);
 * relative: ``this/last/past week|weekend|month|year``, ``N days|weeks|months|
   years ago`` (N a number or a word: a, one .. twelve, a couple of, a few),
   ``in the past|last N days|weeks|months``, ``since <any of these>`` (up to as_of),
@@ -466,8 +466,8 @@ def _resolve(kind: str, m: re.Match, text: str, today: date, now: float, tz, ahe
             return _days(day, day, tz, phrase)
         if kind == "weekday":
             lead, name = (m.group(1) or "").lower(), m.group(2)
-            if not lead and not name[:1].isupper():
-                return None
+            if not lead and (not name[:1].isupper() or _HABIT.search(text, max(0, m.start() - 16), m.start())):
+                return None  # "monday" in lower case; "every Monday", "each Friday": a habit, no one day
             target = WEEKDAYS[name.lower()]
             if lead in ("", "on", "this") and ahead():  # the coming one: "what will we do on Monday"
                 return replace(_days(*_coming.weekday(target, today, False), tz, phrase), ahead=True)
@@ -546,6 +546,7 @@ def _resolve_foreign(kind: str, m: re.Match, today: date, tz, phrase: str, ahead
 
 
 _EVERY_CJK = tuple(w for w in EVERY_BEFORE if not w.isascii())
+_HABIT = re.compile(r"\b(?:every|each)\s+$", re.I)
 _told = functools.lru_cache(maxsize=16)(question_language)  # once a question, not once a day it names
 _WORD_AFTER = re.compile(r"\s+([^\W\d_]+)")
 

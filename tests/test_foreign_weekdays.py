@@ -92,3 +92,11 @@ def test_reading_days_of_the_week_many_times_is_linear_in_the_query(phrase):
     # a day of the week next to another was made one day with it, and that day with the next: the phrase grew
     # with each, so 8× the query took 25× the time
     assert_read_linear(phrase, 400)
+
+
+@pytest.mark.parametrize("question", ["What do we do every Monday?", "Who takes the bins out each Friday?"])
+def test_an_english_habit_is_no_day_either(question):
+    # found by this session's review: "every Monday" was read as last Monday, while "jeden Montag" is no day
+    assert read(question, SUNDAY) == []
+    assert read("What did we do on Monday?", SUNDAY) == [("2026-11-30", False)]
+    assert_read_linear("every Monday ", 400)
