@@ -244,26 +244,29 @@ WEEKDAYS_BY_LANGUAGE = {
     "Korean": ("월요일", "화요일", "수요일", "목요일", "금요일", "토요일", "일요일"),
 }
 #: The days of the week as a passage names them, Monday 0 (`mentions`, in any case).
+#: The short forms: Japanese without 日, Chinese 周 (`WEEKDAY_NAMES`, `QUESTION_WEEKDAYS`), Portuguese without
+#: "-feira", a day only after a lead in a question (`WEEKDAY_SHORT`).
+_YOUBI = ("月曜", "火曜", "水曜", "木曜", "金曜", "土曜", "日曜")
+_ZHOU = ("周一", "周二", "周三", "周四", "周五", "周六", "周日")
+_FEIRA = ("segunda", "terça", "quarta", "quinta", "sexta")
 WEEKDAY_NAMES = {
     **{name: n for names in WEEKDAYS_BY_LANGUAGE.values() for n, name in enumerate(names)}, "Sonnabend": 5,
-    **{name: n for n, name in enumerate(("月曜", "火曜", "水曜", "木曜", "金曜", "土曜", "日曜"))},
-    "星期天": 6, **{name: n for n, name in enumerate(("周一", "周二", "周三", "周四", "周五", "周六", "周日"))},
-    "周末": 5,
+    **{name: n for n, name in enumerate(_YOUBI)}, "星期天": 6, **{name: n for n, name in enumerate(_ZHOU)}, "周末": 5,
 }
 #: A day of the week in a question, in another language (`foreign_time`, `timeq`): the days, and the short
 #: forms read only after a lead ("na segunda", "próxima sexta").
 QUESTION_WEEKDAYS = {name.lower(): (n, language) for language, names in WEEKDAYS_BY_LANGUAGE.items()
                      if language != "English" for n, name in enumerate(names)} | {
     "sonnabend": (5, "German"), "星期天": (6, "Chinese"), "礼拜天": (6, "Chinese"), "禮拜天": (6, "Chinese"),
-    **{name: (n, "Chinese") for n, name in enumerate(("周一", "周二", "周三", "周四", "周五", "周六", "周日"))},
+    **{name: (n, "Chinese") for n, name in enumerate(_ZHOU)},
     **{name: (n, "Chinese") for n, name in enumerate(("礼拜一", "礼拜二", "礼拜三", "礼拜四", "礼拜五", "礼拜六",
                                                       "礼拜日"))},
     **{name: (n, "Chinese") for n, name in enumerate(("週一", "週二", "週三", "週四", "週五", "週六", "週日"))},
     **{name: (n, "Chinese") for n, name in enumerate(("禮拜一", "禮拜二", "禮拜三", "禮拜四", "禮拜五", "禮拜六",
                                                       "禮拜日"))},
-    **{name: (n, "Japanese") for n, name in enumerate(("月曜", "火曜", "水曜", "木曜", "金曜", "土曜", "日曜"))},
-    **{name: (n, "Portuguese") for n, name in enumerate(("segunda", "terça", "quarta", "quinta", "sexta"))}}
-WEEKDAY_SHORT = frozenset({"segunda", "terça", "quarta", "quinta", "sexta"})
+    **{name: (n, "Japanese") for n, name in enumerate(_YOUBI)},
+    **{name: (n, "Portuguese") for n, name in enumerate(_FEIRA)}}
+WEEKDAY_SHORT = frozenset(_FEIRA)
 #: The words after a Portuguese day's short form ("segunda") that keep it a day ("na segunda de manhã"; "na segunda
 #: hora" is the second hour).
 SHORT_DAY_FOLLOWERS = frozenset({"à", "às", "de", "da", "do", "pela", "ao", "no", "na", "e", "ou", "que"})

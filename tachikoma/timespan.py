@@ -120,10 +120,10 @@ def spans(query: str, found: list[tuple[int, int, Window]], tz, reach: int,
     first time its "between" or "from" is looked for (a window of the text: linear time). `today`: a day still
     to come said alone as a deadline ("by 15 December") is from it on (`_up_to`)."""
     out: list[tuple[int, int, Window]] = []
-    merged = -1  # the last of `out` made one day of a weekday and a time: not merged again ("on Monday on Monday …")
+    day_made = -1  # the last of `out` made one day of a weekday and a time: not made one again ("on Monday on Monday …")
     for start, end, window in found:
-        if out and merged != len(out) - 1 and (day := _weekday_of(query, out[-1], (start, end, window), tz)) is not None:
-            out[-1], merged = (out[-1][0], end, day), len(out) - 1
+        if out and day_made != len(out) - 1 and (day := _weekday_of(query, out[-1], (start, end, window), tz)) is not None:
+            out[-1], day_made = (out[-1][0], end, day), len(out) - 1
             continue
         if out:
             first_start, first_end, first = out[-1]
@@ -149,7 +149,7 @@ def spans(query: str, found: list[tuple[int, int, Window]], tz, reach: int,
                 days = (datetime.fromtimestamp(first.start, tz).date(), datetime.fromtimestamp(window.end - 1, tz).date())
                 merged = replace(_days(*days, tz, " ".join(query[begin:end].split())),
                                  relative=first.relative or window.relative, ahead=both_ahead)
-                out[-1] = (begin, end, merged)
+                out[-1], day_made = (begin, end, merged), -1  # a span now, no day made of a weekday
                 continue
         if today is not None and window.ahead and not window.relative:  # a day named without its year
             window = _up_to(query, start, end, window, tz, reach, today)

@@ -219,6 +219,7 @@ class Searcher:
         # What is asked besides the time ("which interviews did I do in September": interviews): the time
         # itself is the time factor's to judge, so it is no missing word when deciding "no good match".
         untimed = timeq.without_time(query, spans, every=True)
+        asked = answer_kind.asked(query)  # a phone number, a time of day …: its best passages must hold one
         floor = min_score if min_score is not None else config.search.min_score
         floor = relevance_floor(self.embedder.name) if floor is None else float(floor)
         if not 0 <= floor <= 1:
@@ -264,7 +265,6 @@ class Searcher:
             # it answers it, which only its text tells (`mentions`), so "no good match" is decided after.
             ahead_only = time_only and not windows
             ranked = max(limit, mentions.WINDOW_CANDIDATES if ahead else mentions.CANDIDATES) if coming else limit
-            asked = answer_kind.asked(query)  # a phone number, a time of day …: its best passages must hold one
             ranked = max(ranked, answer_kind.READ) if asked else ranked
             rank = lambda snap, keyword, tool_share, **more: self._rank_existing(  # noqa: E731 (ranked twice at most)
                 snap, qvec, ranked, config, filters, now, keyword, floor, words=words, coverage=coverage,
