@@ -250,8 +250,9 @@ def _shingles(text: str, n: int = 5) -> set[tuple[str, ...]]:
 
 def why(result: dict, matched: list[str]) -> str:
     """Why a result ranks where it does, in a few words an agent reads beside its score: "matched retry,
-    schedule" (else how close in meaning), the time the question named, and a newer memory that supersedes
-    it ("superseded by b.md (2026-05-01)"). The whole arithmetic is `search.explain.sentence`."""
+    schedule" (else how close in meaning), the time the question named, whether it holds the kind of thing
+    asked for ("a time of day"), and a newer memory that supersedes it ("superseded by b.md (2026-05-01)").
+    The whole arithmetic is `search.explain.sentence`."""
     f = result.get("factors") or {}
     parts = []
     if matched:
@@ -260,6 +261,8 @@ def why(result: dict, matched: list[str]) -> str:
         parts.append(f"close in meaning ({f['vector_similarity']:.2f})")
     if f.get("time_reason"):
         parts.append(str(f["time_reason"]))
+    if f.get("asked_reason"):
+        parts.append(str(f["asked_reason"]))
     newer = f.get("superseded_by")
     if f.get("recency_reason") == "superseded" and newer:
         parts.append(f"superseded by {newer['path']} ({shown_day(newer['date'])})")

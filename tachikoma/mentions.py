@@ -33,6 +33,7 @@ import numpy as np
 from .time_words import (DAYS_ALSO_NAMES, EVERY_BEFORE, FOREIGN_MONTHS, LAST_BEFORE, NAME_AFTER_DAY, NAME_BEFORE_DAY,
                          WEEKDAY_ADVERBS, WEEKDAY_NAMES)
 from .foreign_time import alternatives
+from .reorder import reorder
 from .timeq import AMBIGUOUS_MONTHS, MONTHS, OUTSIDE, OUTSIDE_TIME_ONLY, Window, factor, month_end
 
 #: How many results a question about what is coming ranks before its passages' days reorder them.
@@ -253,17 +254,7 @@ def mark(results: list[dict], today: date, windows: list[Window] = (), tz=timezo
         f["time"] = f.get("time", 1.0) * weight
         f["time_reason"] = "; ".join(filter(None, [f.get("time_reason"),
                                                    f"asked what is coming: {_said(day, weight, windows, today)}"]))
-    # The duplicate penalty goes with the new order: a file's first passage now is the one with none.
-    files: dict[tuple, list[dict]] = {}
-    for result in results:
-        files.setdefault((result.get("memory"), result.get("path")), []).append(result)
-    for same in (same for same in files.values() if len(same) > 1):
-        penalties = sorted((r["factors"].get("duplicate_penalty", 1.0) for r in same), reverse=True)
-        base = [r["score"] / p if (p := r["factors"].get("duplicate_penalty", 1.0)) else 0.0 for r in same]
-        for (before, result), penalty in zip(sorted(zip(base, same), key=lambda pair: -pair[0]), penalties):
-            result["score"], result["factors"]["duplicate_penalty"] = before * penalty, penalty
-    results.sort(key=lambda r: -r["score"])
-    return results
+    return reorder(results)
 
 
 def _said(day: date | None, weight: float, windows: list[Window], today: date) -> str:

@@ -7,9 +7,11 @@ from datetime import date
 import pytest
 
 from tachikoma import answer_kind
+from tachikoma.budget import why
 from tachikoma.cli import main
 from tachikoma.humanize import no_match_reason
 from tachikoma.indexer import runner
+from tachikoma.search.explain import sentence
 from tachikoma.search.searcher import Searcher
 from tachikoma_dashboard.app import create_app
 from test_app import HTMX, make_client
@@ -164,3 +166,45 @@ def test_the_dashboard_and_the_api_say_it_too(people):
         assert "No good match for" in other and "asked-for" not in other
     finally:
         app.extensions["tachikoma"].index_job.wait(30)
+
+
+def test_a_passage_holding_what_is_asked_ranks_above_one_as_close_that_lacks_it(tmp_path):
+    """The offsite note is a little closer to the question; the one holding "8:15" answers it. Its weight is the
+    question's kind, on every search (no floor too), and the explanation says so for each."""
+    root = tmp_path / "memory"
+    root.mkdir()
+    (root / "offsite.md").write_text(
+        "---\ntrust: owner\nconfidence: high\n---\n# Offsite\n\nThe coach to the offsite leaves from the office car "
+        "park; the offsite agenda is in the shared drive.\n", encoding="utf-8")
+    (root / "ticket.md").write_text(
+        "---\ntrust: owner\nconfidence: high\n---\n# Coach\n\nThe coach to the offsite leaves at 8:15 from the "
+        "office.\n", encoding="utf-8")
+    runner.run(root, embedder_name="hash")
+    s = Searcher(root)
+    try:
+        for floor in (0.3, 0):
+            answer = s.search("What time does the coach to the offsite leave?", min_score=floor)
+            ticket, offsite = answer["results"][:2]
+            assert (ticket["path"], offsite["path"]) == ("ticket.md", "offsite.md")
+            assert ticket["factors"]["asked"] == 1.0 and offsite["factors"]["asked"] == answer_kind.LACKING
+            assert offsite["score"] / answer_kind.LACKING > ticket["score"]  # first without the weight
+            assert "asked for (the question asks for a time of day: this passage holds none)" in sentence(offsite)
+            assert "this passage holds one" in why(ticket, [])
+        plain = s.search("When does the coach to the offsite leave?", min_score=0)  # no kind asked: no weight
+        assert len(plain["results"]) == 2 and not any("asked" in r["factors"] for r in plain["results"])
+    finally:
+        s.close()
+
+
+def test_the_weight_moves_a_files_duplicate_penalty_to_its_new_first_passage():
+    results = [{"path": "a.md", "score": 0.5, "text": "The call is on Zoom.", "factors": {"duplicate_penalty": 1.0}},
+               {"path": "b.md", "score": 0.45, "text": "No time here.", "factors": {"duplicate_penalty": 1.0}},
+               {"path": "a.md", "score": 0.4 * 0.8, "text": "The call is at 10:30.",
+                "factors": {"duplicate_penalty": 0.8}}]
+    held = [answer_kind.CLOCK.held(r["text"], date(2026, 12, 4)) for r in results]
+    assert held == [False, False, True]
+    weighed = answer_kind.weigh(results, answer_kind.CLOCK, held)
+    assert [(r["path"], r["factors"]["duplicate_penalty"]) for r in weighed] == [
+        ("a.md", 1.0), ("b.md", 1.0), ("a.md", 0.8)]
+    assert weighed[0]["text"] == "The call is at 10:30." and weighed[0]["score"] == pytest.approx(0.4)
+    assert weighed[2]["score"] == pytest.approx(0.5 * answer_kind.LACKING * 0.8)

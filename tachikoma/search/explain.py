@@ -138,7 +138,7 @@ def recency_why(factors: dict) -> str:
 def factors(result: dict) -> list[Factor]:
     """What `result`'s score is the product of, in order, each with its reason: similarity (followed by its
     parts, meaning and keywords, in a hybrid search), trust, confidence, recency, time (when the query
-    named one) and the duplicate penalty."""
+    named one), what the question asks for (when it asks a kind), staleness and the duplicate penalty."""
     f = result["factors"]
     out = [Factor("similarity", f["similarity"], fusion_text(f))]
     if "vector_similarity" in f:
@@ -151,6 +151,8 @@ def factors(result: dict) -> list[Factor]:
             Factor("recency", f["recency"], recency_why(f))]
     if f.get("time_reason"):
         out.append(Factor("time", f["time"], f["time_reason"].removeprefix("time: ")))
+    if "asked" in f:  # the question asks for a kind of thing (`answer_kind`): a passage lacking one weighs less
+        out.append(Factor("asked for", f["asked"], f["asked_reason"]))
     if "stale" in f:  # `[staleness] factor` below 1: a stale memory's score × it
         out.append(Factor("staleness", f["stale"], (result.get("stale") or {}).get("text") or STALE))
     penalty = f["duplicate_penalty"]

@@ -265,7 +265,7 @@ class Searcher:
             # it answers it, which only its text tells (`mentions`), so "no good match" is decided after.
             ahead_only = time_only and not windows
             ranked = max(limit, mentions.WINDOW_CANDIDATES if ahead else mentions.CANDIDATES) if coming else limit
-            ranked = max(ranked, answer_kind.READ) if asked else ranked
+            ranked = max(ranked, answer_kind.CANDIDATES) if asked else ranked
             rank = lambda snap, keyword, tool_share, **more: self._rank_existing(  # noqa: E731 (ranked twice at most)
                 snap, qvec, ranked, config, filters, now, keyword, floor, words=words, coverage=coverage,
                 windows=windows, tool_share=tool_share if tool_matches else None, quick_qvec=quick_qvec,
@@ -302,13 +302,17 @@ class Searcher:
             named = answer["match"]["naming_the_time_asked"] = sum(r["factors"]["time"] >= 1.0 for r in results)
             answer["match"]["answered_by"] = "time" if named else None
             results = results if named or not decide else []
-        if asked is not None and floor > 0 and results and answer["match"]["answered_by"] is not None:
-            holding = answer_kind.held_by(asked, [r["text"] for r in results], now.date())
-            answer["match"].update(asked_for=asked.name, passages_read=min(answer_kind.READ, len(results)),
-                                   passages_holding_it=holding)
-            if not holding:
-                answer["match"]["answered_by"] = None
-                results = results if not decide else []
+        if asked is not None and results:  # the best passages must hold it; those that do rank first
+            results = results[:max(limit, answer_kind.CANDIDATES)]
+            held = [asked.held(r["text"], now.date()) for r in results]
+            if floor > 0 and answer["match"]["answered_by"] is not None:
+                holding = sum(held[:answer_kind.READ])
+                answer["match"].update(asked_for=asked.name, passages_read=min(answer_kind.READ, len(results)),
+                                       passages_holding_it=holding)
+                if not holding:
+                    answer["match"]["answered_by"] = None
+                    results = results if not decide else []
+            results = answer_kind.weigh(results, asked, held)
         results = results[:limit]
         english_read = multi_qvec is not None and snap.multi_rows is not None and bool((snap.multi_language == "").any())
         if self.multilingual_error:  # the passages it read are searched with this embedder's meaning instead
