@@ -35,11 +35,14 @@ _WEEKDAY_GAP = re.compile(r"^\s*(?:,\s*)?(?:of\s+|on\s+|the\s+|(?:de\s+la|de|da|
 _WEEKDAY_WITHIN = 5
 
 
-def _weekday_of(query: str, first: tuple[int, int, Window], second: tuple[int, int, Window], tz) -> Window | None:
+def _weekday_of(query: str, first: tuple[int, int, Window], second: tuple[int, int, Window], tz,
+                today: date | None = None) -> Window | None:
     """One day when two times side by side are a day of the week and a time it is a day of: the one inside the
     other time nearest its middle ("Saturday in three weeks", "Friday next week", "next week on Friday"), the last
-    one before it ("the Monday before July 24"), the first after it ("the Saturday after October 28"), or the day
-    named ("Saturday, 12 December"). None otherwise."""
+    one before it ("the Monday before July 24"), the first after it ("the Saturday after October 28"), the day
+    named ("Saturday, 12 December"), or that day of the week `today` is in when the time is this week so far or
+    the rest of it ("Tuesday this week", "diese Woche am Freitag": still to come when after `today`). None
+    otherwise."""
     (a_start, a_end, a), (b_start, b_end, b) = first, second
     if not _WEEKDAY_GAP.match(query[a_end:b_start]):
         return None
@@ -51,6 +54,13 @@ def _weekday_of(query: str, first: tuple[int, int, Window], second: tuple[int, i
         lead = other.phrase.lower().split()[0]
         first_day = datetime.fromtimestamp(other.start, tz).date() if other.start > 0 else None
         last_day = datetime.fromtimestamp(other.end - 1, tz).date()
+        monday = today - timedelta(days=today.weekday()) if today is not None else None
+        phrase = " ".join(query[a_start:b_end].split())
+        if monday is not None and lead not in ("before", "after", "since") \
+                and (first_day, last_day) in ((monday, today), (today, monday + timedelta(days=6))):
+            day = monday + timedelta(days=target)  # this week, whether read as so far or as the rest of it
+            return replace(_days(day, day, tz, phrase), relative=True,
+                           ahead=day > today or (day == today and (a.ahead or b.ahead)))
         if day_side is a and lead == "before":  # up to the day before the time named
             day = last_day - timedelta(days=(last_day.weekday() - target) % 7)
         elif day_side is a and lead == "after" and first_day is not None:
@@ -64,7 +74,6 @@ def _weekday_of(query: str, first: tuple[int, int, Window], second: tuple[int, i
             day = day + timedelta(days=7) if day < first_day else day - timedelta(days=7) if day > last_day else day
         else:
             return None
-        phrase = " ".join(query[a_start:b_end].split())
         return replace(_days(day, day, tz, phrase), relative=a.relative or b.relative, ahead=a.ahead or b.ahead)
     return None
 
@@ -122,7 +131,7 @@ def spans(query: str, found: list[tuple[int, int, Window]], tz, reach: int,
     out: list[tuple[int, int, Window]] = []
     day_made = -1  # the last of `out` made one day of a weekday and a time: not made one again ("on Monday on Monday …")
     for start, end, window in found:
-        if out and day_made != len(out) - 1 and (day := _weekday_of(query, out[-1], (start, end, window), tz)) is not None:
+        if out and day_made != len(out) - 1 and (day := _weekday_of(query, out[-1], (start, end, window), tz, today)) is not None:
             out[-1], day_made = (out[-1][0], end, day), len(out) - 1
             continue
         if out:

@@ -296,3 +296,20 @@ def test_other_languages_relative_times_are_not_keywords(query, kept):
 ])
 def test_a_day_of_the_week_next_to_another_time_is_a_day_of_it(query, read):
     assert [(w.phrase, w.label, w.ahead) for w in timeq.read(query, AS_OF)] == read
+
+
+@pytest.mark.parametrize("day, query, read", [
+    # "this week" is the week so far (or the rest of it, asked about what is coming), too short a time for the day
+    # nearest its middle: the day of the week is the one of today's week, still to come when after today. It was read
+    # as the latest such day beside the week so far ("Tuesday this week" on a Tuesday: a week ago and Monday-Tuesday)
+    (24, "What is on Tuesday this week?", [("on Tuesday this week", "2026-11-24", False)]),
+    (24, "What is on Wednesday this week?", [("on Wednesday this week", "2026-11-25", True)]),
+    (26, "What did I do on Monday this week?", [("on Monday this week", "2026-11-23", False)]),
+    (23, "What is planned for Friday this week?", [("Friday this week", "2026-11-27", True)]),  # Monday: the rest of it
+    (26, "Was ist diese Woche am Freitag?", [("diese Woche am Freitag", "2026-11-27", True)]),
+    (24, "今週の金曜日は何がある？", [("今週の金曜日", "2026-11-27", True)]),
+    (29, "Was war diese Woche am Montag?", [("diese Woche am Montag", "2026-11-23", False)]),  # a Sunday
+])
+def test_a_day_of_this_week_is_the_one_of_todays_week(day, query, read):
+    now = datetime(2026, 11, day, 10, tzinfo=UTC)
+    assert [(w.phrase, w.label, w.ahead) for w in timeq.read(query, now)] == read
