@@ -101,10 +101,13 @@ NUMBER = Kind(
 
 CLOCK = Kind(
     "a time of day",
-    # "what time" before a noun asks for a kind of time, not a time of day ("what time-zone", "what time difference")
-    _words(r"\bwhat\s+time\b(?![\s-]+(?:management|zones?|frames?|periods?|lines?|tables?|slots?|travel|of\s+(?:the\s+)?"
-           r"(?:year|day|month|week|life)|differences?|limits?|commitments?|savings|signatures?|horizons?|spans?|"
-           r"budgets?|estimates?|stamps?|units?|off)\b)", r"\bum\s+wie\s*viel\s+uhr\b", r"\bwie\s+spät\b",
+    # "what time" before a noun asks for a kind of time, not a time of day ("what time-zone", "what time difference");
+    # joined to the word after it, a compound always does ("what time-consuming chores", "what time-tracking app")
+    _words(r"\bwhat\s+time\b(?!-[^\W\d_])(?!\s+(?:management|zones?|frames?|periods?|lines?|tables?|slots?|travel|"
+           r"of\s+(?:the\s+)?(?:year|day|month|week|life)|differences?|limits?|commitments?|savings?|signatures?|"
+           r"horizons?|spans?|budgets?|estimates?|stamps?|units?|off|track(?:ing|ers?)|sheets?|blocks?|box(?:ing|es)|"
+           r"constraints?|allocations?|consuming|sensitive|critical|entries|logs?)\b)",
+           r"\bum\s+wie\s*viel\s+uhr\b", r"\bwie\s+spät\b",
            r"\bquelle\s+heure\b", r"\bqu[ée]\s+hora\b", r"\bque\s+horas\b",
            # a Dutch question opening "Hoe laat ik/je …" asks how to let ("Hoe laat ik de huisarts weten …?"); one asking
            # the time puts its verb second ("Hoe laat begint …?")
