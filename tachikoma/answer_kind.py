@@ -18,6 +18,7 @@ from datetime import date
 
 from . import mentions
 from .reorder import reorder
+from .transcripts import without_context
 
 #: How many of the best passages are read for the kind asked: one holding it answers.
 READ = 5
@@ -212,6 +213,13 @@ KINDS = (NUMBER, CLOCK, BIRTHDAY, BORN, WEATHER)
 def asked(question: str) -> Kind | None:
     """The kind of thing `question` asks for (the first of `KINDS` it asks), or None."""
     return next((kind for kind in KINDS if kind.question.search(question)), None)
+
+
+def holds(kind: Kind, result: dict, today: date) -> bool:
+    """Whether a search's `result` holds something of `kind` in what it says: a transcript passage's context lines
+    (its session, the day it was said on: `transcripts.without_context`) are none of it, or every dated passage
+    would hold a day and every session whose id is digits a number."""
+    return kind.held(without_context(result["text"], result.get("kind", "")), today)
 
 
 def weigh(results: list[dict], kind: Kind, held: list[bool]) -> list[dict]:

@@ -56,3 +56,41 @@ def test_a_question_on_a_time_tracking_tool_is_not_weighed_by_a_time_of_day(tmp_
         assert not any("asked" in r["factors"] for r in answer["results"])
     finally:
         s.close()
+
+
+def test_a_transcripts_date_line_is_no_day_it_holds(tmp_path):
+    """Every passage of a dated conversation starts with the day it was said on ("[2026-03-01, Sunday 1 March
+    2026]", `chunking.date_context`): read as a day it holds, it answered every birthday question, outranked a
+    note as close and kept "no good match" away."""
+    root = tmp_path / "memory"
+    root.mkdir()
+    (root / "chat.jsonl").write_text(
+        '{"speaker": "user", "text": "Tomás\'s birthday party: Lego theme at the zoo, what should I bring?", '
+        '"timestamp": "2026-03-01T10:00:00Z"}\n'
+        '{"speaker": "assistant", "text": "A Lego set for Tomás\'s birthday party.", '
+        '"timestamp": "2026-03-01T10:01:00Z"}\n', encoding="utf-8")
+    (root / "party.md").write_text(HEAD + "# Party\n\nTomás's birthday party at the zoo: Lego theme.\n",
+                                   encoding="utf-8")
+    runner.run(root, embedder_name="hash")
+    s = Searcher(root)
+    try:
+        answer = s.search("When is Tomás's birthday?", min_score=0)
+        chat = next(r for r in answer["results"] if r["path"] == "chat.jsonl")
+        assert chat["text"].startswith("[2026-03-01, Sunday 1 March 2026]")
+        assert chat["factors"]["asked"] == answer_kind.LACKING, chat["factors"]["asked_reason"]
+        floored = s.search("When is Tomás's birthday?", min_score=0.2)
+        assert floored["no_good_match"] is True and floored["match"]["passages_holding_it"] == 0
+    finally:
+        s.close()
+
+
+@pytest.mark.parametrize("kind, text", [
+    (answer_kind.BIRTHDAY, "[2026-03-01, Sunday 1 March 2026]\nuser: What should I get Tomás?"),
+    (answer_kind.BORN, "[2026-03-01 – 2026-03-02, Sunday 1 March – Monday 2 March 2026]\nuser: Lukas loves Lego."),
+    # a session id of digits is no phone number
+    (answer_kind.NUMBER, "Claude Code session 20251203 · ~/code/shop · branch main\n[2025-12-03, Wednesday 3 December "
+                         "2025]\nuser: Where is the dentist's number?"),
+])
+def test_a_transcripts_context_lines_hold_nothing_asked(kind, text):
+    assert not answer_kind.holds(kind, {"text": text, "kind": "transcript"}, TODAY)
+    assert answer_kind.holds(kind, {"text": text, "kind": "markdown"}, TODAY)  # a note's own lines are its text

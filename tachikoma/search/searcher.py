@@ -304,7 +304,7 @@ class Searcher:
             results = results if named or not decide else []
         if asked is not None and results:  # the best passages must hold it; those that do rank first
             results = results[:max(limit, answer_kind.CANDIDATES)]
-            held = [asked.held(r["text"], now.date()) for r in results]
+            held = [answer_kind.holds(asked, r, now.date()) for r in results]
             if floor > 0 and answer["match"]["answered_by"] is not None:
                 holding = sum(held[:answer_kind.READ])
                 answer["match"].update(asked_for=asked.name, passages_read=min(answer_kind.READ, len(results)),

@@ -43,6 +43,7 @@ line is the line an editor shows.
 from __future__ import annotations
 
 import itertools
+import re
 from pathlib import Path
 
 from .. import surrogates
@@ -51,10 +52,29 @@ from .common import Line, Options, Transcript, parse_timestamp
 from .excerpt import tool_excerpt
 
 __all__ = ["FORMATS", "NOT_A_TRANSCRIPT", "Options", "Transcript", "default_source", "is_data_file",
-           "parse_timestamp", "parse_transcript", "problem_kind", "reader_named", "sniff_format", "tool_excerpt"]
+           "parse_timestamp", "parse_transcript", "problem_kind", "reader_named", "sniff_format", "tool_excerpt",
+           "without_context"]
 
 #: Readers in the order they are asked to claim a line (the specific before the generic).
 FORMATS = (claude_code, openclaw, codex, codex_legacy, generic)
+_AGENTS = "|".join(re.escape(agent) for agent in sorted({reader.AGENT for reader in FORMATS}))
+_SESSION_CONTEXT = re.compile(rf"(?:{_AGENTS})(?: (?:session|subagent) .*| · .*)?")  # `common.context_line`
+_DATE_LINE = re.compile(r"\[\d{4}-\d{2}-\d{2}[^\]\n]*\]")  # `chunking.date_context`
+
+
+def without_context(text: str, kind: str) -> str:
+    """A chunk's text without the lines chunking put before a transcript passage (the session's context line,
+    then its date line): what the conversation itself says (a chunk of another `kind` is its text)."""
+    if kind != "transcript":
+        return text
+    lines = text.split("\n")
+    if lines and _SESSION_CONTEXT.fullmatch(lines[0]):
+        lines.pop(0)
+    if lines and _DATE_LINE.fullmatch(lines[0]):
+        lines.pop(0)
+    return "\n".join(lines) if any(line.strip() for line in lines) else text
+
+
 #: How many bad lines a "not valid JSON" problem names before "…".
 _LINES_NAMED = 5
 

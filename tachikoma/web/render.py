@@ -20,7 +20,7 @@ from tachikoma.search.keywords import STOPWORDS
 from tachikoma.search.keywords import query_terms as search_terms
 from tachikoma.segment import has_runs
 from tachikoma.store.fts import highlight as fts_highlight
-from tachikoma.transcripts import claude_code, codex, codex_legacy, generic, openclaw
+from tachikoma.transcripts import without_context
 
 def dated(factors: dict) -> str:
     """A result's day (in the user's time zone, `humanize.memory_day`) and where it came from:
@@ -153,23 +153,10 @@ def plain(text: str) -> str:
     return "\n".join(lines)
 
 
-_AGENTS = "|".join(re.escape(agent) for agent in sorted({claude_code.AGENT, codex.AGENT, codex_legacy.AGENT,
-                                                         generic.AGENT, openclaw.AGENT}))
-_SESSION_CONTEXT = re.compile(rf"(?:{_AGENTS})(?: (?:session|subagent) .*| · .*)?")  # chunking's context line
-_DATE_LINE = re.compile(r"\[\d{4}-\d{2}-\d{2}[^\]\n]*\]")  # chunking.date_context
-
-
 def passage(text: str, kind: str) -> str:
     """A result's text without the lines chunking put before a transcript passage (the session's
     context line, then its date line): the result already shows the file and its date."""
-    if kind != "transcript":
-        return text
-    lines = text.split("\n")
-    if lines and _SESSION_CONTEXT.fullmatch(lines[0]):
-        lines.pop(0)
-    if lines and _DATE_LINE.fullmatch(lines[0]):
-        lines.pop(0)
-    return "\n".join(lines) if any(line.strip() for line in lines) else text
+    return without_context(text, kind)
 
 
 def snippet(text: str, query: str, width: int = 360, keywords=None) -> str:
