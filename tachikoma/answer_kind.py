@@ -71,6 +71,9 @@ _CJK_NUMERAL = "一二三四五六七八九十两兩"
 _WHY_WHO_WHEN = (r"why|who|whom|when|where|how|warum|wieso|weshalb|wer|wen|wem|wann|wo|pourquoi|qui|quand|où|comment|"
                  r"por\s*qu[ée]|porque|qui[ée]n(?:es)?|cu[áa]ndo|d[óo]nde|c[óo]mo|quem|quando|onde|perch[ée]|chi|dove|"
                  r"come|waarom|wanneer|waar|hoe")
+# what follows an amount or a measure, not a time of day: a share, a degree, a currency, a unit
+_MEASURE = (r"%|°|[$€£¥]|(?:min|minutes?|minuten|km|kg|cm|mm|m|mg|ml|mph|mi|miles?|lbs?|percent|prozent|"
+            r"pour\s*cent|por\s*ciento|euros?|eur|usd|dollars?|pounds?|gbp|chf|stars?)\b")
 _ENGLISH_HOUR = r"(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"  # not "one": "at one point"
 _GERMAN_HOUR = r"(?:eins|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|elf|zwölf)"
 
@@ -122,8 +125,9 @@ CLOCK = Kind(
            r"(?:几|幾)(?:点|點)(?!建议|建議|意见|意見|看法|想法|注意|要求|原因|理由|好处|好處|区别|區別|不同|要点|要點|"
            r"问题|問題|事项|事項|内容|內容)", r"몇\s*시(?!간|즌|리즈|험|집|절)"),
     # digits round it, not a word's edge: "会议10:00开始" has none ("议" and "1" are both word characters); "１９：３０" too
-    # (each read from its first digit: see `_DIGIT_DAY`)
-    (_words(r"\d(?<![\d.]\d)\d?[:.h：]\d{2}(?!\d)"),
+    # (each read from its first digit: see `_DIGIT_DAY`); not an amount or a measure ("4.25%", "€12.50", "2.50 kg",
+    # "0.75 FTE")
+    (_words(rf"\d(?<![\d.$€£¥]\d)(?<![$€£¥]\s\d)(?!(?<=0)\.)\d?[:.h：]\d{{2}}(?!\d|\s*(?:{_MEASURE}))"),
      _words(r"\d(?<=\b\d)\d?\s*(?:am|pm|a\.m\.|p\.m\.|uhr|h|hrs|o['’]clock|heures?|horas?|ore|uur)\b"),
      # an hour is at most three numerals ("二十三点"): a long run of them is tried from each of its
      # characters, and unbounded that takes seconds on a passage of 10,000 digits
@@ -133,8 +137,7 @@ CLOCK = Kind(
            # an hour after the word for "at" alone ("dinner at 8", "um 8", "a las 8", "às 8", "alle 8", "at seven"):
            # not a measure ("at 19 °C", "at 60%", "à 5 minutes", "à 71 800 km"); "at 25 weeks" is read as one, which keeps
            # a passage, as without this check
-           r"\b(?:at|um|gegen|à|vers|a\s+las?|às|alle|om)\s+\d{1,2}\b(?![.,]?\d|\s*(?:%|°|€|\$|\d)|\s+(?:min|minutes?|"
-           r"minuten|km|kg|cm|mm|m|percent|prozent|pour\s*cent|por\s*ciento)\b)",
+           rf"\b(?:at|um|gegen|à|vers|a\s+las?|às|alle|om)\s+\d{{1,2}}\b(?![.,]?\d|\s*(?:\d|{_MEASURE}))",
            # "at seven" said alone, not "at two vendors"
            rf"\bat\s+{_ENGLISH_HOUR}(?=\s*(?:[^\w\s]|$)|\s+(?:sharp|tonight|today|tomorrow|this|in\s+the|thirty)\b)",
            rf"\b{_ENGLISH_HOUR}\s+o['’]clock\b",

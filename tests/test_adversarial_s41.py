@@ -94,3 +94,38 @@ def test_a_transcripts_date_line_is_no_day_it_holds(tmp_path):
 def test_a_transcripts_context_lines_hold_nothing_asked(kind, text):
     assert not answer_kind.holds(kind, {"text": text, "kind": "transcript"}, TODAY)
     assert answer_kind.holds(kind, {"text": text, "kind": "markdown"}, TODAY)  # a note's own lines are its text
+
+
+@pytest.mark.parametrize("text", [
+    "The mortgage rate is 4.25% fixed.", "Lunch cost €12.50.", "It cost $9.99 a month", "£4.99 a month",
+    "Weighs 2.50 kg", "Ran 5.30 km on Sunday", "paid 12.50 EUR", "We rented it at 8 euros a day",
+    "Cruising at 30 mph", "FTE 0.75 from March",
+])
+def test_an_amount_or_a_measure_is_no_time_of_day(text):
+    """A decimal amount reads as "9.30" does; now that holding the kind keeps a passage × 1 against × 0.7, a note
+    on a mortgage's rate answered "What time is the bank appointment?" as well as one with the appointment's time."""
+    assert not answer_kind.CLOCK.held(text, TODAY)
+
+
+@pytest.mark.parametrize("text", [
+    "Meeting at 9.30 am", "Treffen 9.30 Uhr", "Call at 9.30", "at 10", "um 9.30 beim Bahnhof", "9.30-10.30 standup",
+    "Pick-up 7.45, gate 12", "Abfahrt 0:30", "dinner at 8, €40 a head", "at 19:30 (€12.50 a ticket)",
+])
+def test_a_time_of_day_beside_an_amount_is_still_read(text):
+    assert answer_kind.CLOCK.held(text, TODAY)
+
+
+def test_a_question_asking_a_time_puts_the_note_holding_it_above_one_on_a_rate(tmp_path):
+    root = tmp_path / "memory"
+    root.mkdir()
+    (root / "rate.md").write_text(HEAD + "# Bank\n\nThe bank appointment: the mortgage rate offered is 4.25%.\n",
+                                  encoding="utf-8")
+    (root / "slot.md").write_text(HEAD + "# Bank\n\nBank appointment on Friday, 10:15, bring the payslips.\n",
+                                  encoding="utf-8")
+    runner.run(root, embedder_name="hash")
+    s = Searcher(root)
+    try:
+        results = s.search("What time is the bank appointment?", min_score=0)["results"]
+        assert {r["path"]: r["factors"]["asked"] for r in results} == {"slot.md": 1.0, "rate.md": answer_kind.LACKING}
+    finally:
+        s.close()
