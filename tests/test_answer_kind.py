@@ -194,6 +194,14 @@ def test_a_passage_holding_what_is_asked_ranks_above_one_as_close_that_lacks_it(
         assert len(plain["results"]) == 2 and not any("asked" in r["factors"] for r in plain["results"])
     finally:
         s.close()
+    app = create_app(memory=root, port=5000)  # the dashboard's explanation says it too, escaped as any text
+    try:
+        html = make_client(app).get("/?q=What+time+does+the+coach+to+the+offsite+leave%3F",
+                                    headers=HTMX).get_data(as_text=True)
+        assert html.index("ticket.md") < html.index("offsite.md")
+        assert "asked for" in html and "the question asks for a time of day: this passage holds none" in html
+    finally:
+        app.extensions["tachikoma"].index_job.wait(30)
 
 
 def test_the_weight_moves_a_files_duplicate_penalty_to_its_new_first_passage():
