@@ -174,3 +174,25 @@ def test_the_shortlist_grows_with_the_index_and_as_the_codes_get_shorter():
     assert vector_index.shortlist_size(300_000, 384) == 4_800
     sizes = [vector_index.shortlist_size(n, 384) for n in (20_000, 250_000, 500_000, 2_000_000)]
     assert sizes == sorted(sizes) and sizes[0] == vector_index.SHORTLIST
+
+
+@pytest.mark.parametrize("query", ["What did I do last week?", "what happened last week"])
+def test_a_large_memory_ranks_the_memories_of_the_time_asked_about(tmp_path, monkeypatch, query):
+    """The shortlist is the chunks nearest in meaning and the keyword matches; a question about a time ranks the
+    memories of that time first, and they need be neither ("What did I do last week?" is near nothing). They
+    are candidates too, so a large memory answers as the exact scan does."""
+    memory = tmp_path / "memory"
+    memory.mkdir()
+    for n in range(120):
+        (memory / f"deploy-{n:03}.md").write_text(
+            f"---\ndate: 2025-0{1 + n % 9}-1{n % 10}\n---\n# Deployment {n}\n\nRolled out the canary for the "
+            f"kubernetes deployment {n}; the rollout of service {n} was paused twice.\n", encoding="utf-8")
+    for day, text in ((24, "Picked up the new bicycle from the shop on Lindenstrasse."),
+                      (26, "Dinner at Hana's; we planned the ski trip in February.")):
+        (memory / f"week-{day}.md").write_text(f"---\ndate: 2026-11-{day}\n---\n# Diary\n\n{text}\n", encoding="utf-8")
+    runner.run(memory, embedder_name="hash")
+    exact, _ = _answers(memory, query, 10**9, 3, monkeypatch)
+    approx, used = _answers(memory, query, 1, 3, monkeypatch)
+    assert used and {r["path"] for r in exact["results"][:2]} == {"week-24.md", "week-26.md"}
+    assert [(r["path"], r["score"]) for r in approx["results"][:2]] == [(r["path"], r["score"]) for r in
+                                                                         exact["results"][:2]]

@@ -126,9 +126,12 @@ class Searcher:
             self.store.cache_folder, self.store.cache_key(snap.generation), snap.matrix, snap.chunk_ids)
 
     def shortlist(self, snap: Snapshot, qvec: np.ndarray, matches: list[tuple[int, float]],
-                  filters: Filters | None, multi_qvec: np.ndarray | None = None, language: str = "") -> np.ndarray | None:
+                  filters: Filters | None, multi_qvec: np.ndarray | None = None, language: str = "",
+                  windows=()) -> np.ndarray | None:
         """The positions of the chunks worth scoring: None for all of them, or for a large index a shortlist
-        of the nearest and every keyword match. The shortlist comes from the engine's own index when it has
+        of the nearest, every keyword match and the nearest of those dated inside the `windows` the
+        question asks about (the time factor puts them first, and "what did I do last week?" is near none of
+        them in meaning). The shortlist comes from the engine's own index when it has
         one and no filter applies (PostgreSQL's HNSW: `ENGINE_SHORTLIST`), else from `vector_index` (among
         the chunks `filters` allow). The ranking then runs on these rows as on any snapshot, with exact
         cosines from the float vectors. While some chunks are not fully embedded (`Snapshot.tier`)
@@ -155,6 +158,19 @@ class Searcher:
             rows = snap.multi_rows[read]
             nearest = np.argsort(-(snap.multi_matrix[read] @ multi_qvec))[:ENGINE_SHORTLIST]
             matched = np.concatenate([matched, rows[nearest]])
+        if windows:  # dated as the time factor reads them (`scoring.rank_snapshot`)
+            inside = np.zeros(len(snap.date), dtype=bool)
+            for w in windows:
+                inside |= (snap.date >= w.start) & (snap.date < w.end)
+            inside = inside if allowed is None else inside & allowed
+            size = vector_index.shortlist_size(*snap.matrix.shape)
+            if np.count_nonzero(inside) <= size:
+                rows = np.flatnonzero(inside)
+            else:  # a long time ("this year"): its nearest by code, as a filter's are
+                if snap.vector_index is None:
+                    self._build_vector_index(snap)
+                rows = snap.vector_index.candidates(qvec, size, inside)
+            matched = np.concatenate([matched, rows])
         return _sorted_union(near, matched)
 
     def search(self, query: str, limit: int = 10, filters: Filters | None = None,
@@ -247,7 +263,7 @@ class Searcher:
             # A chunk found by its tool texts alone is a candidate too (a large index ranks a shortlist).
             found = matches + [(m.chunk_id, m.bm25) for m in tool_matches]
             whole = snap
-            rows = self.shortlist(whole, qvec, found, filters, multi_qvec, language or "")
+            rows = self.shortlist(whole, qvec, found, filters, multi_qvec, language or "", windows)
             snap = whole if rows is None else whole.rows(rows)
             # An English question's words found nowhere may be in a note in another language: no keyword
             # match is whole without them. A question in another language is not held to it (its
@@ -277,7 +293,7 @@ class Searcher:
                 # A widened question on a shortlist: the chunks nearest to the widened question are
                 # candidates too, so it finds what it would find over every chunk.
                 rows = _sorted_union(rows, self.shortlist(whole, answer["feedback"]["query"], found, filters,
-                                                          multi_qvec, language or ""))
+                                                          multi_qvec, language or "", windows))
                 snap = whole.rows(rows)
                 keyword, tool_share = keyword_parts(snap, matches, tool_matches, weight)
                 answer, again = rank(snap, keyword, tool_share, feedback=answer["feedback"])
