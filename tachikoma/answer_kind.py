@@ -178,6 +178,7 @@ BIRTHDAY = Kind(
 BORN = Kind(
     "a day or year of birth",
     _words(r"\bwhen\s+(?:was|is)\s+.{0,40}?\bborn\b", r"\bwann\s+(?:wurde|ist)\s+.{0,40}?\bgeboren\b"),
+    # what holds a birthday's day, a year in CJK, and the words of a birth in BIRTHDAY's last pattern, its words
     (*BIRTHDAY.passages[:-1], _words(r"\d\d{3}\s*(?:年\s*(?:生まれ|出生|生)|년\s*생|년에\s*태어)"),
      _words(BIRTHDAY.passages[-1].pattern,
             r"\b(?:born|b\.|geb\.|geboren|née?|nacid[oa]|nat[oa]|nascid[oa])\s+(?:in\s+|im\s+jahr\s+|en\s+|em\s+|nel\s+)?"
