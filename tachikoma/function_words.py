@@ -1,5 +1,5 @@
-"""Function words of German, French, Spanish, Italian, Portuguese and Dutch, and the commonest English
-words: short lists written for tachikoma (not taken from any published stop-word list).
+"""Function words of German, French, Spanish, Italian, Portuguese, Dutch, Polish and Turkish, and the commonest
+English words: short lists written for tachikoma (not taken from any published stop-word list).
 
 Two readers: the keyword side leaves a question's function words out of its keywords and of the share
 of its words a note holds (`search.keywords.query_terms`; English's are `search.keywords.STOPWORDS`), so
@@ -97,14 +97,42 @@ wel er hier daar dat dit deze die wie wat waar wanneer hoe waarom
 vandaag gisteren eergisteren morgen overmorgen heb hebt
 """)
 
+#: Polish: its prepositions, pronouns, "to be", "to have" and question words, in the forms a question says them
+#: ("Co mam w sobotę?", "Kiedy są urodziny mamy Kasi?", "Jak zrobić zakwas?"). Not the ones that are English words
+#: too ("ten", "mam" is "I have" and "mum", "by", "go", "ale", "po", "tam", "tu": `HOMOGRAPHS`).
+POLISH = _spellings("""
+w we z ze na do od po za przez przy dla bez pod nad przed o u ku między i a lub albo ale czy że bo więc też
+jest są był była było byli były będzie będą być jestem jesteś mam masz ma mamy mają miał miała
+co czego czym kto kogo komu kiedy gdzie jak jaki jaka jakie jakiego ile dlaczego czemu który która które
+ja ty on ona ono my wy oni one mnie mi mną cię ci go jego jej ich im nas nam was wam się sobie
+mój moja moje mojego mojej moim twój twoja twoje swój swoja swoje nasz nasza nasze
+nie już jeszcze tylko bardzo tak to ten ta te tego tej tym tam tu dziś dzisiaj wczoraj jutro pojutrze
+""")
+#: Turkish: its question words and particles ("ne", "mi", "ne zaman", "nerede"), conjunctions and pronouns
+#: ("ve", "bu", "için", "ile"). Turkish joins its case endings to the word ("Ayşe Anne'yle", "hastaneden"), so
+#: its words here are the ones said apart. Not "de"/"da" (also; French, Spanish) nor "en" (most).
+TURKISH = _spellings("""
+ne mi mı mu mü ve veya ile için gibi kadar bu şu o bir ben sen biz siz onlar beni bana benim seni sana senin
+onu ona onun bizim sizin onların kim kimi kime kimin nerede nereye nereden neden niye nasıl hangi kaç kaçta
+zaman var yok değil ama çok daha hem da de en ya bugün dün yarın
+""") - frozenset({"da", "de", "en", "ya", "o"})
+#: Function words of those languages that are English words too or common names ("ten", "mam", "ale", "ben",
+#: "kim", "var"): as `ENGLISH_HOMOGRAPHS`, they count only beside one of the language's words that is not one.
+HOMOGRAPHS = {"pl": frozenset("ten mam ma by go ale po tam tu to ta te tak co on ona im mi pod nad".split()),
+              "tr": frozenset("ne mi bu ben sen kim var ama gibi ile bir yok hem".split())}
+
 #: The languages whose function words tell a query's or a passage's language (`language_of`,
-#: `embedders.auto.passage_language`), and which a query can drop.
-LANGUAGES = {"de": GERMAN, "fr": FRENCH, "es": SPANISH, "it": ITALIAN, "pt": PORTUGUESE, "nl": DUTCH}
+#: `embedders.auto.passage_language`: not Polish and Turkish, `QUESTION_ONLY`), and which a query can drop.
+#: Polish and Turkish last: a question as many of whose words are another language's too is told as that one.
+LANGUAGES = {"de": GERMAN, "fr": FRENCH, "es": SPANISH, "it": ITALIAN, "pt": PORTUGUESE, "nl": DUTCH,
+             "pl": POLISH, "tr": TURKISH}
+#: The languages told in questions only: a passage in them is read as before (English, to the embedder's choice).
+QUESTION_ONLY = frozenset({"pl", "tr"})
 #: Every function word of those languages.
 ANY_FUNCTION_WORD = frozenset().union(*LANGUAGES.values())
 #: The languages' names, as a message names them.
 LANGUAGE_NAMES = {"de": "German", "fr": "French", "es": "Spanish", "it": "Italian", "pt": "Portuguese",
-                  "nl": "Dutch"}
+                  "nl": "Dutch", "pl": "Polish", "tr": "Turkish"}
 #: English words that ask about a time without saying what about ("What am I doing tomorrow?", "What are my plans
 #: for next week?", "What's going on in two weeks?"): no keyword is dropped for them, only the time-alone check reads them.
 ENGLISH_ASKING = frozenset("am doing going plans plan up".split())
@@ -186,7 +214,8 @@ def _languages(words: list[str], english: frozenset[str]) -> list[str]:
     for code, table in LANGUAGES.items():
         theirs = {k for k in keys if k in table and k not in english}  # distinct: "la la land" is one word
         if len(theirs) >= max(LANGUAGE_EVIDENCE, sum(1 for k in keys if k in english and k not in table) + 1) \
-                and not ENGLISH_HOMOGRAPHS.issuperset(theirs) and max(map(len, theirs)) > 1:
+                and not (ENGLISH_HOMOGRAPHS | HOMOGRAPHS.get(code, frozenset())).issuperset(theirs) \
+                and max(map(len, theirs)) > 1:
             found[code] = len(theirs)
     return sorted(found, key=lambda code: -found[code])
 

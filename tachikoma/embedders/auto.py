@@ -26,7 +26,8 @@ from pathlib import Path
 
 from ..fences import FenceTracker
 from ..frontmatter import split as split_front_matter
-from ..function_words import ENGLISH_COMMON, ENGLISH_FUNCTION, LANGUAGE_NAMES, LANGUAGES, SCRIPT_LANGUAGES
+from ..function_words import (ENGLISH_COMMON, ENGLISH_FUNCTION, LANGUAGE_NAMES, LANGUAGES, QUESTION_ONLY,
+                              SCRIPT_LANGUAGES)
 from ..segment import dominant_script, script
 from .names import E5_SMALL
 
@@ -214,7 +215,7 @@ def passage_language(text: str) -> str | None:
     words = [w for w in latin if w.islower()]  # a capitalised word may be a name ("Mia", "Ben"): no evidence
     english = sum(1 for w in words if w in ENGLISH_FUNCTION)
     hits = {code: sum(1 for w in words if w in table and w not in ENGLISH_FUNCTION)
-            for code, table in LANGUAGES.items()}
+            for code, table in LANGUAGES.items() if code not in QUESTION_ONLY}
     best = max(hits, key=lambda code: hits[code])
     other = hits[best] >= OTHER_WORDS and hits[best] >= OTHER_OVER_ENGLISH * english
     letters = sum(len(w) for w in latin)
