@@ -1,15 +1,15 @@
 """The other languages' time words as `timeq` reads them: its patterns for German, French, Spanish, Portuguese,
-Italian, Dutch, Japanese, Chinese and Korean (issue 29), compiled from the tables of `time_words`. `timeq`
+Italian, Dutch, Polish, Turkish, Japanese, Chinese and Korean (issue 29), compiled from the tables of `time_words`. `timeq`
 resolves what they match, through the English phrases' helpers."""
 
 from __future__ import annotations
 
 import re
 
-from .time_words import (DAY_MONTH_LEADS, FOREIGN_DAYS, FOREIGN_MONTH_LEADS, FOREIGN_MONTHS, FOREIGN_NEXT,
-                         FOREIGN_NEXT_UNITS, FOREIGN_NUMBERS, FOREIGN_THIS_LAST, FOREIGN_TOMORROW, FOREIGN_UNIT_OF,
-                         IN_WORD_LANGUAGE, NEXT_WORD_LANGUAGE, NOT_A_DAY_AFTER, QUESTION_WEEKDAYS, WEEKDAY_LEADS,
-                         WEEKDAY_TRAILS)
+from .time_words import (DAY_MONTH_LEADS, FOREIGN_DAYS, FOREIGN_MONTH_LEADS, FOREIGN_NEXT, FOREIGN_NEXT_UNITS,
+                         FOREIGN_NUMBERS, FOREIGN_THIS_LAST, FOREIGN_TOMORROW, FOREIGN_UNIT_OF, IN_WORD_LANGUAGE,
+                         NEXT_WORD_LANGUAGE, NOT_A_DAY_AFTER, QUESTION_MONTHS, QUESTION_WEEKDAYS, TURKISH_IN_MONTHS,
+                         TURKISH_MONTHS, WEEKDAY_LEADS, WEEKDAY_TRAILS)
 
 
 def alternatives(words) -> str:
@@ -18,7 +18,8 @@ def alternatives(words) -> str:
 
 
 def _latin(word: str) -> bool:
-    return word[:1].isascii() or word[:1] in "äöüéèàáíóú"
+    """A word of a script written with spaces (Latin: "środę", "çarşamba", "übermorgen"), read as a whole word."""
+    return word[:1] < "\u2e80"
 
 
 def _words(words) -> re.Pattern:
@@ -30,6 +31,11 @@ def _words(words) -> re.Pattern:
 
 _FOREIGN_NUMBER = r"(\d{1,3}|" + alternatives(n for n in FOREIGN_NUMBERS if _latin(n)) + ")"
 _LATIN_UNITS = [w for w in FOREIGN_UNIT_OF if _latin(w)]
+#: Polish says "a week ago" and "in a week" without a number ("tydzień temu", "za miesiąc"): its singular units.
+_POLISH_ONE = r"(?:tydzień|miesiąc|rok)\b"
+#: A Turkish month said "in" ("mart ayında", "ekimde") or with its year ("ekim 2026"): read without a word before it.
+_TURKISH_MONTH = (r"(?=(?:" + alternatives(TURKISH_MONTHS) + r")(?:\s+ay(?:ında|ı)\b|,?\s+\d{4}\b)|(?:"
+                  + alternatives(TURKISH_IN_MONTHS) + r")\b)")
 #: French says the number before "prochains" ("les trois prochains jours"), the other languages after.
 _FRENCH_NUMBER = r"(\d{1,3}|une|un|deux|trois|quatre|cinq|six|sept|huit|neuf|dix)"
 #: Korean "ago": 전 as a word of its own, alone or with a particle ("3일 전", "3일 전에", "2주 전쯤"), not
@@ -60,7 +66,10 @@ FOREIGN_PATTERNS = {
         r"\b(?:vor|il\s+y\s+a|hace|há)\s+" + _FOREIGN_NUMBER + r"\s+(" + alternatives(_LATIN_UNITS) + r")\b"
         + r"|\b" + _FOREIGN_NUMBER + r"\s+(" + alternatives(_LATIN_UNITS) + r")\s+(?:fa|geleden)\b"
         + r"|(\d{1,3}|[一二两兩三四五六七八九十]|[한두세네](?=\s*[달주]))\s*("
-        + alternatives(w for w in FOREIGN_UNIT_OF if not _latin(w)) + r")\s*(?:前|" + _KOREAN_AGO + ")", re.IGNORECASE),
+        + alternatives(w for w in FOREIGN_UNIT_OF if not _latin(w)) + r")\s*(?:前|" + _KOREAN_AGO + ")"
+        # Polish "dwa dni temu", "tydzień temu"; Turkish "üç gün önce" (groups 7-8, 9-10)
+        + r"|\b(?:" + _FOREIGN_NUMBER + r"\s+)?(" + alternatives(_LATIN_UNITS) + r")\s+temu\b"
+        + r"|\b" + _FOREIGN_NUMBER + r"\s+(" + alternatives(_LATIN_UNITS) + r")\s+önce\b", re.IGNORECASE),
     "foreign_this_last": _words(FOREIGN_THIS_LAST),
     "foreign_day": _words(FOREIGN_DAYS),
     "foreign_ahead": re.compile(_words(FOREIGN_NEXT).pattern + _KOREAN_WORD_END, re.IGNORECASE),
@@ -75,17 +84,19 @@ FOREIGN_PATTERNS = {
     # 1-3 and 4-5.
     "foreign_in_n": re.compile(
         r"\b(" + alternatives(IN_WORD_LANGUAGE) + r")\s+(?:(?:etwa|ungefähr|circa|environ|unos|unas|cerca\s+de|"
-        r"ongeveer)\s+)?" + _FOREIGN_NUMBER + r"\s+(" + alternatives(_LATIN_UNITS)
-        + r")\b|(?<![\d月월年년])(\d{1,3}|[一二两兩三四五六七八九十]|[한두세네]|일(?=주일))\s*("
+        r"ongeveer|około|jakieś)\s+)?(?:" + _FOREIGN_NUMBER + r"\s+|(?<=\bza\s)(?=" + _POLISH_ONE + "))("
+        + alternatives(_LATIN_UNITS) + r")\b|(?<![\d月월年년])(\d{1,3}|[一二两兩三四五六七八九十]|[한두세네]|일(?=주일))\s*("
         + alternatives(w for w in FOREIGN_UNIT_OF if not _latin(w)) + r")\s*(?:以後|以后|之後|之后|後|后|후|뒤)"
-        + _KOREAN_WORD_END,
-        re.IGNORECASE),
+        + _KOREAN_WORD_END + r"|\b" + _FOREIGN_NUMBER + r"\s+(" + alternatives(_LATIN_UNITS) + r")\s+sonra\b",
+        re.IGNORECASE),  # Turkish "iki hafta sonra" (groups 6-7)
     # A day and month ("am 15. Dezember", "le 3 mars", "el 15 de diciembre", "il 2 maggio", "1er avril"; a year
     # may follow). Groups: the word before, the day, what follows it, "de"/"di", the month, the year.
     "foreign_day_month": re.compile(
         r"(?:\b(" + alternatives(DAY_MONTH_LEADS) + r")\s+)?\b(\d{1,2})(\.|er|º|°)?\s+(de\s+|di\s+)?("
-        + alternatives(FOREIGN_MONTHS) + r")\b(?!['\u2019]s\b)(?:,?\s+(?:de\s+)?(\d{4})\b)?", re.IGNORECASE),
-    # A month word with an English possessive is a name ("in Mei's office", "in Julio's house").
-    "foreign_month": re.compile(r"\b(" + alternatives(FOREIGN_MONTH_LEADS) + r")\s+(" + alternatives(FOREIGN_MONTHS)
-                                + r")\b(?!['\u2019]s\b)(?:,?\s+(\d{4})\b)?", re.IGNORECASE),
+        + alternatives(QUESTION_MONTHS) + r")\b(?!['\u2019]s\b)(?:,?\s+(?:de\s+)?(\d{4})\b)?", re.IGNORECASE),
+    # A month word with an English possessive is a name ("in Mei's office", "in Julio's house"). A Turkish one needs
+    # no word before it (`_TURKISH_MONTH`).
+    "foreign_month": re.compile(r"(?:\b(" + alternatives(w for w in FOREIGN_MONTH_LEADS if w) + r")\s+)?\b(?(1)|"
+                                + _TURKISH_MONTH + ")(" + alternatives(QUESTION_MONTHS)
+                                + r")\b(?:\s+ay(?:ında|ı)\b)?(?!['\u2019]s\b)(?:,?\s+(\d{4})\b)?", re.IGNORECASE),
 }

@@ -67,6 +67,21 @@ _CUES = {
                  r"でした|だった|(?<![午名])前(?!半)"),
     "Chinese": (r"计划|計劃|安排|打算|即将|即將|将要|將要|预定|預定|下次", r"(?<![为為除])了|过|過|以前|之前"),
     "Korean": (r"예정|계획|다음|할\s*거|갈\s*거|올\s*거", r"었|았|했|였|전에"),
+    # Polish: "będzie", "w przyszły", "zaplanowane"; the past by its verbs' endings ("mówiła", "byłem", "zrobiliśmy"), not
+    # nouns ending so ("materiał", "kanał", "szkoła", "mała", "cała"), and "temu" (ago), "zeszły", "wczoraj"
+    "Polish": (r"\b(?:będzie|będą|będę|będziesz|będziemy|przyszł\w*|następn\w*|najbliższ\w*|zaplanowan\w*|"
+               r"planowan\w*|jutro|pojutrze)\b",
+               r"\b(?:był|była|było|byli|były|\w{2,}(?:łem|łam|łeś|łaś|liśmy|łyśmy|liście)|"
+               r"\w{2,}(?<!materi)(?<!kan)(?<!kapit)(?<!ide)(?<!person)(?<!szko)(?<!sto)(?:ił|ał|ył|ęł)(?:a|o|i|y)?|"
+               r"temu|zeszł\w*|ubiegł\w*|wczoraj|przedwczoraj)\b"),
+    # Turkish: the future's suffix ("çıkacak", "gidecek"), the present continuous a plan is said in ("kim gidiyor",
+    # as "who is going"), "önümüzdeki", "planlanan"; the past with a person's ending ("gittim", "konuştuk") or a
+    # common verb's ("dedi", "oldu"), the past continuous ("gidiyordu"), "-mış", "önce" after a unit (ago)
+    "Turkish": (r"\b(?:\w+(?:acak|ecek|acağ|eceğ)\w*|\w+[ıiuü]yor(?!d|m[uıiü]ş)\w*|önümüzdeki|haftaya|yarın\w*|"
+                r"planlan\w*|öbür\s+gün)\b",
+                r"\b(?:\w{2,}(?:dı|di|du|dü|tı|ti|tu|tü)(?:m|n|k|nız|niz|nuz|nüz)|\w+yordu\w*|oldu|dedi|söyledi|geldi|gitti|"
+                r"yaptı|aldı|verdi|yazdı|konuştu|gördü|\w{2,}(?:mış|miş|muş|müş)\w*|geçen|geçtiğimiz|dün|dünkü|"
+                r"(?:gün|hafta|ay|yıl|sene)\s+önce)\b"),
 }
 # Portuguese is told as Spanish at times by the words they share ("O que a Ana disse em dezembro…?"): each
 # reads the other's words too.

@@ -1,5 +1,5 @@
 """The time words of other languages that `timeq`'s patterns read (issue 29): German, French, Spanish,
-Portuguese, Italian, Dutch, Japanese, Chinese and Korean "last week", "next week", "in the next three days",
+Portuguese, Italian, Dutch, Polish, Turkish, Japanese, Chinese and Korean "last week", "next week", "in the next three days",
 "yesterday", month names, the words that lead a month, numbers and units. Data only; `timeq` makes its
 patterns from them."""
 
@@ -66,6 +66,30 @@ FOREIGN_THIS_LAST_BY_LANGUAGE = {
         "這個月": ("this", "month"), "本月": ("this", "month"),
     },
 }
+#: Polish says "last/next week" in the case its preposition asks ("w zeszłym tygodniu", "zeszły tydzień", "od zeszłego
+#: tygodnia", "w przyszły weekend"): each unit's nominative, locative and genitive, after the adjective's.
+_POLISH_UNITS = (("week", ("tydzień", "tygodniu", "tygodnia")), ("month", ("miesiąc", "miesiącu", "miesiąca")),
+                 ("year", ("rok", "roku", "roku")), ("weekend", ("weekend", "weekendzie", "weekendu")))
+
+
+def _polish(stems: tuple[str, ...], said: str, endings=("y", "ym", "ego")) -> dict[str, tuple[str, str]]:
+    """Polish "last/next <unit>" in its three cases: "zeszły tydzień", "w zeszłym tygodniu", "zeszłego tygodnia"."""
+    return {f"{stem}{ending} {form}": (said, unit) for stem in stems for unit, forms in _POLISH_UNITS
+            for ending, form in zip(endings, forms)}
+
+
+FOREIGN_THIS_LAST_BY_LANGUAGE["Polish"] = {
+    **_polish(("zeszł", "ubiegł"), "last"), **_polish(("poprzedni",), "last", ("", "m", "ego")),
+    "w tym tygodniu": ("this", "week"), "ten tydzień": ("this", "week"), "tego tygodnia": ("this", "week"),
+    "w tym miesiącu": ("this", "month"), "ten miesiąc": ("this", "month"), "tego miesiąca": ("this", "month"),
+    "w tym roku": ("this", "year"), "ten rok": ("this", "year"), "tego roku": ("this", "year"),
+    "w ten weekend": ("this", "weekend"), "w tym weekendzie": ("this", "weekend")}
+#: Turkish, with the suffix that makes it an adjective ("geçen haftaki toplantı") or "in" ("hafta sonunda").
+FOREIGN_THIS_LAST_BY_LANGUAGE["Turkish"] = {
+    f"{lead} {unit}{suffix}": (said, english) for lead, said in (("geçen", "last"), ("geçtiğimiz", "last"), ("bu", "this"))
+    for unit, english, suffixes in (("hafta", "week", ("", "ki")), ("ay", "month", ("", "ki")), ("yıl", "year", ("", "ki")),
+                                    ("sene", "year", ("",)), ("hafta sonu", "weekend", ("", "nda")))
+    for suffix in suffixes}
 FOREIGN_THIS_LAST = {phrase: said for words in FOREIGN_THIS_LAST_BY_LANGUAGE.values() for phrase, said in words.items()}
 #: Other languages' "next week|weekend|month|year" and "the week after next", by language: (next or after next,
 #: the unit); a window still to come (`ahead.span`). Their "this week" is in `FOREIGN_THIS_LAST`: asked about what
@@ -113,6 +137,13 @@ FOREIGN_NEXT_BY_LANGUAGE = {
                "다음주": ("next", "week"), "다다음 주": ("after next", "week"), "다다음주": ("after next", "week"),
                "다음 달": ("next", "month"), "다음달": ("next", "month"), "내년": ("next", "year")},
 }
+FOREIGN_NEXT_BY_LANGUAGE["Polish"] = _polish(("przyszł", "następn", "najbliższ"), "next")
+FOREIGN_NEXT_BY_LANGUAGE["Turkish"] = {
+    **{f"{lead} {unit}{suffix}": ("next", english) for lead in ("gelecek", "önümüzdeki")
+       for unit, english, suffixes in (("hafta", "week", ("", "ki")), ("ay", "month", ("",)), ("yıl", "year", ("",)),
+                                       ("sene", "year", ("",)), ("hafta sonu", "weekend", ("", "nda")))
+       for suffix in suffixes},
+    "haftaya": ("next", "week"), "seneye": ("next", "year")}
 FOREIGN_NEXT = {phrase: said for words in FOREIGN_NEXT_BY_LANGUAGE.values() for phrase, said in words.items()}
 #: "Tomorrow" and "the day after tomorrow" by language: how many days ahead. German "morgen" is Dutch's too;
 #: it and Spanish "mañana" also mean "morning" after an article or "heute", "esta" (`MORNING_BEFORE`).
@@ -126,6 +157,8 @@ FOREIGN_TOMORROW_BY_LANGUAGE = {
     "Japanese": {"明日": 1, "あした": 1, "明後日": 2, "あさって": 2},
     "Chinese": {"明天": 1, "后天": 2, "後天": 2},
     "Korean": {"내일": 1, "모레": 2},
+    "Polish": {"jutro": 1, "pojutrze": 2},
+    "Turkish": {"yarın": 1, "yarınki": 1, "öbür gün": 2, "yarından sonra": 2},
 }
 FOREIGN_TOMORROW = {phrase: n for words in FOREIGN_TOMORROW_BY_LANGUAGE.values() for phrase, n in words.items()}
 #: The word before "morgen" or "mañana" that makes it "morning", not "tomorrow" ("heute Morgen", "am Morgen",
@@ -144,7 +177,7 @@ MORNING_BEFORE = frozenset({"heute", "gestern", "vorgestern", "guten", "am", "je
 #: "en dos semanas", "daqui a duas semanas", "tra due settimane", "over twee weken"); Japanese, Chinese and Korean
 #: say it after them ("2週間後", "两周后", "2주 후").
 IN_WORD_LANGUAGE = {"in": "German", "dans": "French", "en": "Spanish", "dentro de": "Spanish", "daqui a": "Portuguese",
-                    "em": "Portuguese", "tra": "Italian", "fra": "Italian", "over": "Dutch"}
+                    "em": "Portuguese", "tra": "Italian", "fra": "Italian", "over": "Dutch", "za": "Polish"}
 #: The language of each "this week", "next week" and "tomorrow" (`tense.past_in` reads the past by it).
 PHRASE_LANGUAGE = {phrase: language
                    for table in (FOREIGN_THIS_LAST_BY_LANGUAGE, FOREIGN_NEXT_BY_LANGUAGE, FOREIGN_TOMORROW_BY_LANGUAGE)
@@ -164,7 +197,9 @@ NEXT_WORD_LANGUAGE = {
 AHEAD_HINTS = ("next", "coming", "upcoming", "nächst", "naechst", "kommend", "prochain", "próxim", "proxim",
                "que vie", "que vem", "prossim", "volgend", "komend", "来", "下", "明年", "다음", "내년", "今後", "これから",
                "この先", "向こう", "未来", "接下", "今后", "往后", "앞으로", "향후", "tomorrow", "morgen", "demain",
-               "mañana", "amanhã", "domani", "明日", "明後日", "あした", "あさって", "明天", "后天", "後天", "내일", "모레")
+               "mañana", "amanhã", "domani", "明日", "明後日", "あした", "あさって", "明天", "后天", "後天", "내일", "모레",
+               "przyszł", "następn", "najbliższ", "jutro", "pojutrze", "gelecek", "önümüzdeki", "haftaya", "seneye",
+               "yarın", "öbür gün")
 FOREIGN_NEXT_UNITS = ("tage", "tagen", "wochen", "monate", "monaten", "jahre", "jahren", "jours", "semaines", "mois",
                       "ans", "années", "días", "dias", "semanas", "meses", "años", "anos", "giorni", "settimane",
                       "mesi", "anni", "dagen", "weken", "maanden", "jaren")
@@ -172,7 +207,9 @@ FOREIGN_NEXT_UNITS = ("tage", "tagen", "wochen", "monate", "monaten", "jahre", "
 FOREIGN_DAYS = {"heute": 0, "gestern": 1, "vorgestern": 2, "aujourd'hui": 0, "avant-hier": 2, "hoy": 0, "ayer": 1,
                 "anteayer": 2, "antes de ayer": 2, "hoje": 0, "ontem": 1, "anteontem": 2, "oggi": 0, "ieri": 1,
                 "l'altro ieri": 2, "altroieri": 2, "vandaag": 0, "gisteren": 1, "eergisteren": 2,
-                "今日": 0, "昨日": 1, "一昨日": 2, "今天": 0, "昨天": 1, "前天": 2, "오늘": 0, "어제": 1, "그저께": 2, "그제": 2}
+                "今日": 0, "昨日": 1, "一昨日": 2, "今天": 0, "昨天": 1, "前天": 2, "오늘": 0, "어제": 1, "그저께": 2, "그제": 2,
+                "dzisiaj": 0, "dziś": 0, "wczoraj": 1, "przedwczoraj": 2, "bugün": 0, "bugünkü": 0, "dün": 1, "dünkü": 1,
+                "evvelsi gün": 2, "önceki gün": 2}
 #: German, French, Spanish, Portuguese, Italian and Dutch month names (Korean's are numbers: `cjk_md`).
 FOREIGN_MONTHS = {
     "januar": 1, "jänner": 1, "februar": 2, "märz": 3, "maerz": 3, "mai": 5, "juni": 6, "juli": 7, "oktober": 10,
@@ -186,18 +223,37 @@ FOREIGN_MONTHS = {
     "luglio": 7, "settembre": 9, "ottobre": 10, "dicembre": 12, "januari": 1, "februari": 2, "maart": 3,
     "mei": 5, "augustus": 8, "december": 12,
 }
+#: Polish months: nominative, genitive ("15 grudnia", "od marca") and locative ("w grudniu"). (Not "maj", "maja",
+#: "luty" alone: a day, "w" or "od" leads them: `LEAD_MONTHS`.)
+POLISH_MONTHS = {form: n for n, forms in enumerate((
+    ("styczeń", "stycznia", "styczniu"), ("luty", "lutego", "lutym"), ("marzec", "marca", "marcu"),
+    ("kwiecień", "kwietnia", "kwietniu"), ("maj", "maja", "maju"), ("czerwiec", "czerwca", "czerwcu"),
+    ("lipiec", "lipca", "lipcu"), ("sierpień", "sierpnia", "sierpniu"), ("wrzesień", "września", "wrześniu"),
+    ("październik", "października", "październiku"), ("listopad", "listopada", "listopadzie"),
+    ("grudzień", "grudnia", "grudniu")), 1) for form in forms}
+#: Turkish months, and the ones said "in" by a suffix ("ekimde", "martta"). "ocak" (a stove), "aralık" (a gap),
+#: "ekim" (sowing), "nisan", "kasım" (names) are months after a day or before "ayında" or a year; their suffixed
+#: forms only where no other word is likelier ("ekimde", not "ocakta": on the stove, nor "aralıkta").
+TURKISH_MONTHS = {name: n for n, name in enumerate(("ocak", "şubat", "mart", "nisan", "mayıs", "haziran", "temmuz",
+                                                    "ağustos", "eylül", "ekim", "kasım", "aralık"), 1)}
+TURKISH_IN_MONTHS = {"şubatta": 2, "martta": 3, "nisanda": 4, "mayısta": 5, "haziranda": 6, "temmuzda": 7,
+                     "ağustosta": 8, "eylülde": 9, "ekimde": 10, "kasımda": 11}
+#: The months a question is read for (`foreign_time`, `timeq`). A passage's days (`mentions`) are read in the
+#: languages of `FOREIGN_MONTHS` only, as before: Polish and Turkish passages are not read for their days.
+QUESTION_MONTHS = {**FOREIGN_MONTHS, **POLISH_MONTHS, **TURKISH_MONTHS, **TURKISH_IN_MONTHS}
 #: The words before a day and month that say it is a date ("am 15. Dezember", "le 3 mars", "el 2 de mayo").
 DAY_MONTH_LEADS = ("am", "vom", "zum", "bis zum", "ab dem", "le", "du", "au", "el", "del", "al", "il", "dal", "op",
                    "o", "no", "em")
 #: Month words that are other words too ("mars", "mai", "mayo", "mei", English "august": "3 august visitors"): a
 #: day before them is a date only with a lead word (`DAY_MONTH_LEADS`), a mark after the day ("3.", "1er") or
 #: "de"/"di" ("am 3. august", typed in lower case). English reads "3 August" first (`timeq.PATTERNS`).
-BARE_MONTH_WORDS = frozenset({"mars", "mai", "mayo", "mei", "august"})
+BARE_MONTH_WORDS = frozenset({"mars", "mai", "mayo", "mei", "august", "mart", "maj"})
 #: The words before a month that make it one ("im Oktober", "en octubre", "depuis mars"); "since" words
 #: read from the month's start up to as_of.
 FOREIGN_MONTH_LEADS = {"im": "", "in": "", "seit": "since", "en": "", "depuis": "since", "desde": "since",
                        "au mois de": "", "en el mes de": "", "el mes de": "", "em": "", "no mês de": "",
-                       "a": "", "da": "since", "sinds": "since"}
+                       "a": "", "da": "since", "sinds": "since", "w": "", "we": "", "od": "since",
+                       "": ""}  # none: Turkish ("mart ayında", "ekimde": `foreign_time`)
 #: Italian's leads take Italian months only ("a maggio", "da marzo"): before another language's month they
 #: are English ("a Mars rover", "order a mai tai", "a Mayo Clinic visit") or slang.
 ITALIAN_LEADS = frozenset({"a", "da"})
@@ -208,6 +264,11 @@ IN_MONTHS = frozenset({"januar", "jänner", "februar", "märz", "maerz", "mai", 
                        "december"})
 ITALIAN_MONTHS = frozenset({"gennaio", "febbraio", "marzo", "aprile", "maggio", "giugno", "luglio", "agosto",
                             "settembre", "ottobre", "novembre", "dicembre"})
+#: The leads that take one language's months only ("a maggio", "in maart", "w grudniu", "od marca"); none before a
+#: Turkish month said "in" ("mart ayında", "ekimde").
+LEAD_MONTHS = {"a": ITALIAN_MONTHS, "da": ITALIAN_MONTHS, "in": IN_MONTHS, "w": frozenset(POLISH_MONTHS),
+               "we": frozenset(POLISH_MONTHS), "od": frozenset(POLISH_MONTHS),
+               "": frozenset(TURKISH_MONTHS) | frozenset(TURKISH_IN_MONTHS)}
 FOREIGN_NUMBERS = {"ein": 1, "eine": 1, "einem": 1, "einer": 1, "zwei": 2, "drei": 3, "vier": 4, "fünf": 5,
                    "sechs": 6, "sieben": 7, "acht": 8, "neun": 9, "zehn": 10, "un": 1, "une": 1, "deux": 2,
                    "trois": 3, "quatre": 4, "cinq": 5, "six": 6, "sept": 7, "huit": 8, "neuf": 9, "dix": 10,
@@ -215,18 +276,22 @@ FOREIGN_NUMBERS = {"ein": 1, "eine": 1, "einem": 1, "einer": 1, "zwei": 2, "drei
                    "ocho": 8, "nueve": 9, "diez": 10, "um": 1, "dois": 2, "duas": 2, "três": 3, "quatro": 4,
                    "uma": 1, "sete": 7, "oito": 8, "nove": 9, "dez": 10, "due": 2, "tre": 3, "quattro": 4, "cinque": 5,
                    "sei": 6, "sette": 7, "otto": 8, "dieci": 10, "een": 1, "één": 1, "twee": 2, "drie": 3,
-                   "vijf": 5, "zes": 6, "zeven": 7, "negen": 9, "tien": 10, "한": 1, "두": 2, "세": 3, "네": 4,
+                   "vijf": 5, "zes": 6, "zeven": 7, "negen": 9, "tien": 10, "jeden": 1, "jedna": 1, "dwa": 2,
+                   "dwie": 2, "trzy": 3, "cztery": 4, "pięć": 5, "sześć": 6, "siedem": 7, "osiem": 8, "dziewięć": 9,
+                   "dziesięć": 10, "kilka": 3, "bir": 1, "iki": 2, "üç": 3, "dört": 4, "beş": 5, "altı": 6,
+                   "yedi": 7, "sekiz": 8, "dokuz": 9, "birkaç": 3, "한": 1, "두": 2, "세": 3, "네": 4,
                    "一": 1, "二": 2, "两": 2, "兩": 2, "三": 3, "四": 4,
                    "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 FOREIGN_UNITS = {
     "day": ("tag", "tage", "tagen", "jour", "jours", "día", "días", "dia", "dias", "giorno", "giorni", "dag", "dagen",
-            "日", "天", "일"),
+            "dzień", "dni", "gün", "日", "天", "일"),
     "week": ("woche", "wochen", "semaine", "semaines", "semana", "semanas", "settimana", "settimane", "week",
-             "weken", "週間", "週", "周", "星期", "个星期", "주", "주일"),
+             "weken", "tydzień", "tygodnie", "tygodni", "hafta", "週間", "週", "周", "星期", "个星期", "주", "주일"),
     "month": ("monat", "monate", "monaten", "mois", "mes", "meses", "mês", "mese", "mesi", "maand", "maanden",
+              "miesiąc", "miesiące", "miesięcy", "ay",
               "ヶ月", "か月", "カ月", "ヵ月", "个月", "個月", "개월", "달"),
     "year": ("jahr", "jahre", "jahren", "an", "ans", "année", "années", "año", "años", "ano", "anos", "anno", "anni",
-             "jaar", "jaren", "年", "년"),
+             "jaar", "jaren", "rok", "lata", "lat", "yıl", "sene", "年", "년"),
 }
 FOREIGN_UNIT_OF = {word: unit for unit, words in FOREIGN_UNITS.items() for word in words}
 #: The days of the week in each language, Monday first. Portuguese only with "-feira" or sábado and domingo
@@ -242,6 +307,8 @@ WEEKDAYS_BY_LANGUAGE = {
     "Japanese": ("月曜日", "火曜日", "水曜日", "木曜日", "金曜日", "土曜日", "日曜日"),
     "Chinese": ("星期一", "星期二", "星期三", "星期四", "星期五", "星期六", "星期日"),
     "Korean": ("월요일", "화요일", "수요일", "목요일", "금요일", "토요일", "일요일"),
+    "Polish": ("poniedziałek", "wtorek", "środa", "czwartek", "piątek", "sobota", "niedziela"),
+    "Turkish": ("pazartesi", "salı", "çarşamba", "perşembe", "cuma", "cumartesi", "pazar"),
 }
 #: The days of the week as a passage names them, Monday 0 (`mentions`, in any case).
 #: The short forms: Japanese without 日, Chinese 周 (`WEEKDAY_NAMES`, `QUESTION_WEEKDAYS`), Portuguese without
@@ -249,8 +316,9 @@ WEEKDAYS_BY_LANGUAGE = {
 _YOUBI = ("月曜", "火曜", "水曜", "木曜", "金曜", "土曜", "日曜")
 _ZHOU = ("周一", "周二", "周三", "周四", "周五", "周六", "周日")
 _FEIRA = ("segunda", "terça", "quarta", "quinta", "sexta")
-WEEKDAY_NAMES = {
-    **{name: n for names in WEEKDAYS_BY_LANGUAGE.values() for n, name in enumerate(names)}, "Sonnabend": 5,
+WEEKDAY_NAMES = {  # not Polish and Turkish: read in questions only (`QUESTION_WEEKDAYS`; "pazar" is a market too)
+    **{name: n for language, names in WEEKDAYS_BY_LANGUAGE.items() if language not in ("Polish", "Turkish")
+       for n, name in enumerate(names)}, "Sonnabend": 5,
     **{name: n for n, name in enumerate(_YOUBI)}, "星期天": 6, **{name: n for n, name in enumerate(_ZHOU)}, "周末": 5,
 }
 #: A day of the week in a question, in another language (`foreign_time`, `timeq`): the days, and the short
@@ -265,7 +333,14 @@ QUESTION_WEEKDAYS = {name.lower(): (n, language) for language, names in WEEKDAYS
     **{name: (n, "Chinese") for n, name in enumerate(("禮拜一", "禮拜二", "禮拜三", "禮拜四", "禮拜五", "禮拜六",
                                                       "禮拜日"))},
     **{name: (n, "Japanese") for n, name in enumerate(_YOUBI)},
-    **{name: (n, "Portuguese") for n, name in enumerate(_FEIRA)}}
+    **{name: (n, "Portuguese") for n, name in enumerate(_FEIRA)},
+    # Polish in the cases said: "w środę", "w zeszłą niedzielę", "od poniedziałku" (not the plurals "w soboty": a habit)
+    **{name: (n, "Polish") for n, name in ((0, "poniedziałku"), (1, "wtorku"), (2, "środę"), (3, "czwartku"),
+                                           (4, "piątku"), (5, "sobotę"), (6, "niedzielę"))}}
+#: The days of the week read only with a word before or after them that says so: the Portuguese short forms
+#: ("segunda" is "second") and Turkish "pazar", a market too ("geçen pazar", "pazar günü"; not "Wedding'de pazar
+#: kaçta kuruluyor?").
+NOT_A_DAY_ALONE = frozenset(_FEIRA) | {"pazar"}
 WEEKDAY_SHORT = frozenset(_FEIRA)
 #: The words after a Portuguese day's short form ("segunda") that keep it a day ("na segunda de manhã"; "na segunda
 #: hora" is the second hour).
@@ -298,11 +373,21 @@ WEEKDAY_LEADS = {
     "下下週": "week after next", "下下个星期": "week after next", "下下礼拜": "week after next",
     "再来週の": "week after next", "再来週": "week after next", "다다음 주": "week after next",
     "다다음주": "week after next",
+    # Polish, in each gender ("w zeszły piątek", "w zeszłą niedzielę", "w przyszłą środę"; "w", "we": on)
+    **{f"{on}{stem}{ending}": said for on in ("w ", "") for stems, said in (
+        (("zeszł", "ubiegł", "ostatni", "poprzedni"), "last"), (("przyszł", "następn", "najbliższ"), "next"))
+       for stem in stems for ending in (("", "ą") if stem.endswith("i") else ("y", "ą"))},
+    "w ten": "this", "w tę": "this", "w tą": "this", "w": "on", "we": "on",
+    # Turkish: "geçen salı", "gelecek cuma", "bu cumartesi"; "haftaya salı" is Tuesday next week
+    "geçen": "last", "geçtiğimiz": "last", "gelecek": "next", "önümüzdeki": "next", "bu": "this",
+    "haftaya": "next week", "geçen hafta": "last week", "gelecek hafta": "next week", "önümüzdeki hafta": "next week",
+    "bu hafta": "this week",
 }
 #: How many weeks from this one each week before a day says (`WEEKDAY_LEADS`: "下周五" is Friday a week on).
 WEEK_OF_LEAD = {"week before last": -2, "last week": -1, "this week": 0, "next week": 1, "week after next": 2}
 WEEKDAY_TRAILS = {"dernier": "last", "prochain": "next", "pasado": "last", "que viene": "next", "passado": "last",
-                  "passada": "last", "que vem": "next", "scorso": "last", "prossimo": "next"}
+                  "passada": "last", "que vem": "next", "scorso": "last", "prossimo": "next",
+                  "günü": "on", "günkü": "on"}  # Turkish "cumartesi günü", "Salı günkü" (a word before it says more)
 #: A day of the week said as a habit ("every Sunday", "sonntags", "tous les dimanches", "los domingos", "毎週日曜",
 #: "每周日", "매주 일요일"): every such day, not the next one. The words before the day, and the German and Dutch
 #: adverbs ("sonntags", "zondags") as days of their own.
@@ -318,7 +403,7 @@ NOT_A_DAY_AFTER = ("起", "样", "樣", "直", "些", "共", "次", "个", "個"
 EVERY_AFTER = ("마다", "ごと")
 #: The words before a day of the week in a question that say a habit, no one day: "jeden Montag", "tous les mardis",
 #: "le mardi", "ao domingo", "il lunedì" (`timeq`).
-HABIT_BEFORE = frozenset(EVERY_BEFORE) | {"le", "les", "ao", "aos", "il", "i"}
+HABIT_BEFORE = frozenset(EVERY_BEFORE) | {"le", "les", "ao", "aos", "il", "i", "każdy", "każdą", "co", "her"}
 WEEKDAY_ADVERBS = {name: n for n, name in enumerate(("montags", "dienstags", "mittwochs", "donnerstags", "freitags",
                                                       "samstags", "sonntags"))} | {
     name: n for n, name in enumerate(("maandags", "dinsdags", "woensdags", "donderdags", "vrijdags", "zaterdags",

@@ -18,8 +18,8 @@ languages at the end):
   ``recently`` / ``lately`` (the last `RECENT_DAYS`);
 * spans: ``between March 1 and March 10``, ``from October to December`` (one window; a first time named
   without a year is its latest occurrence before the second: "between August and November 2023");
-* other languages (issue 29): German, French, Spanish, Portuguese, Italian, Dutch, Japanese, Chinese and
-  Korean "last/this week|weekend|month|year" ("letzte Woche", "la semana pasada", "vorige week", "先週",
+* other languages (issue 29): German, French, Spanish, Portuguese, Italian, Dutch, Polish, Turkish, Japanese,
+  Chinese and Korean "last/this week|weekend|month|year" ("letzte Woche", "la semana pasada", "w zeszłym tygodniu", "先週",
   "上个月", "지난주"), days ("gestern", "ayer", "ontem", "昨日", "어제"), months after a preposition ("im
   Oktober", "en octubre", "em outubro", "seit März"), "N units ago" ("vor 3 Tagen", "hace un mes", "há 3
   dias", "3 giorni fa", "drie dagen geleden", "3日前", "三天前", "3일 전"), days of the week ("letzten Dienstag",
@@ -67,11 +67,11 @@ from .tense import duration as _duration
 from .tense import past_in as _past_in
 from .foreign_time import CHINESE_DAY_NUMBERS, FOREIGN_PATTERNS, OF_A_WEEK
 from .time_words import (ACQUIRED_AFTER, AHEAD_HINTS, BARE_MONTH_WORDS, DAYS_ALSO_NAMES, EVERY_AFTER, EVERY_BEFORE,
-                         FOREIGN_DAYS, FOREIGN_MONTH_LEADS, FOREIGN_MONTHS, FOREIGN_NEXT, FOREIGN_NUMBERS,
-                         FOREIGN_THIS_LAST, FOREIGN_TOMORROW, FOREIGN_UNIT_OF, HABIT_BEFORE, IN_MONTHS,
-                         IN_WORD_LANGUAGE, ITALIAN_LEADS, ITALIAN_MONTHS, MORNING_BEFORE, NAME_AFTER_ASU,
-                         NAME_BEFORE_DAY, NEXT_WORD_LANGUAGE, PHRASE_LANGUAGE, QUESTION_WEEKDAYS, SHORT_DAY_FOLLOWERS,
-                         WEEK_OF_LEAD, WEEKDAY_LEADS, WEEKDAY_SHORT, WEEKDAY_TRAILS)
+                         FOREIGN_DAYS, FOREIGN_MONTH_LEADS, FOREIGN_NEXT, FOREIGN_NUMBERS, FOREIGN_THIS_LAST,
+                         FOREIGN_TOMORROW, FOREIGN_UNIT_OF, HABIT_BEFORE, IN_WORD_LANGUAGE, LEAD_MONTHS,
+                         MORNING_BEFORE, NAME_AFTER_ASU, NAME_BEFORE_DAY, NEXT_WORD_LANGUAGE, NOT_A_DAY_ALONE,
+                         PHRASE_LANGUAGE, QUESTION_MONTHS, QUESTION_WEEKDAYS, SHORT_DAY_FOLLOWERS, WEEK_OF_LEAD,
+                         WEEKDAY_LEADS, WEEKDAY_SHORT, WEEKDAY_TRAILS)
 from .timespan import spans
 from .timewindow import (DAY, MAX_YEAR, MIN_YEAR, OUTSIDE, OUTSIDE_TIME_ONLY, Window, end_of_day,  # noqa: F401
                          explain, factor, month_end, parse_as_of)  # (each its own: `timeq` gives their names too)
@@ -350,7 +350,7 @@ def _month_day(kind: str, m: re.Match) -> tuple[int, int | None, str | None]:
     if kind == "cjk_md":
         return int(m.group(1)), int(m.group(2)) if m.group(2) else None, None
     if kind == "foreign_day_month":
-        return FOREIGN_MONTHS[m.group(5).lower()], int(m.group(2)), m.group(6)
+        return QUESTION_MONTHS[m.group(5).lower()], int(m.group(2)), m.group(6)
     month_word, day_text = (m.group(1), m.group(2)) if kind == "month_day" else (m.group(2), m.group(1))
     return MONTHS[month_word.lower()], int(day_text), m.group(3)
 
@@ -496,8 +496,8 @@ def _resolve_foreign(kind: str, m: re.Match, today: date, tz, phrase: str, ahead
                      past=lambda language=None: False) -> Window | None:
     """The windows of the other languages' patterns, through the English ones' helpers."""
     if kind == "foreign_ago":
-        number, unit = next((m.group(i), m.group(i + 1)) for i in (1, 3, 5) if m.group(i))
-        n = int(number) if number.isdigit() else FOREIGN_NUMBERS[number.lower()]
+        number, unit = next((m.group(i), m.group(i + 1)) for i in (1, 3, 5, 7, 9) if m.group(i + 1))
+        n = 1 if number is None else int(number) if number.isdigit() else FOREIGN_NUMBERS[number.lower()]
         return _ago(n, FOREIGN_UNIT_OF[unit.lower()], today, tz, phrase)
     if kind == "foreign_this_last":
         which, unit = FOREIGN_THIS_LAST[" ".join(m.group(1).lower().split())]
@@ -512,11 +512,10 @@ def _resolve_foreign(kind: str, m: re.Match, today: date, tz, phrase: str, ahead
             return None  # "3 mars bars", "2 mai tais": a day needs a lead, a mark or "de" before these
         return _named_day(kind, m, today, tz, phrase, ahead)
     if kind == "foreign_month":
-        lead = " ".join(m.group(1).lower().split())
-        if lead in ITALIAN_LEADS and m.group(2).lower() not in ITALIAN_MONTHS \
-                or lead == "in" and m.group(2).lower() not in IN_MONTHS:
-            return None
-        month = FOREIGN_MONTHS[m.group(2).lower()]
+        lead = " ".join((m.group(1) or "").lower().split())  # none: Turkish ("mart ayında")
+        if lead in LEAD_MONTHS and m.group(2).lower() not in LEAD_MONTHS[lead]:
+            return None  # "a Mayo Clinic", "in Julio's team": each lead takes its own language's months
+        month = QUESTION_MONTHS[m.group(2).lower()]
         if not m.group(3) and FOREIGN_MONTH_LEADS[lead] != "since" and ahead():
             return AHEAD  # the future: nothing in memory yet
         window = _month(int(m.group(3)) if m.group(3) else _latest_month(month, today), month, tz, phrase)
@@ -562,14 +561,15 @@ def _foreign_weekday(m: re.Match, text: str, today: date, tz, phrase: str, ahead
     else:
         lead = " ".join((m.group(1) or m.group(4) or "").lower().split())
         target, language = QUESTION_WEEKDAYS[(m.group(2) or m.group(5)).lower()]
-        said = WEEKDAY_TRAILS.get(" ".join((m.group(3) or "").lower().split())) or WEEKDAY_LEADS.get(lead, "")
+        trail = WEEKDAY_TRAILS.get(" ".join((m.group(3) or "").lower().split()), "")  # "on" ("günü"): a lead says more
+        said = trail if trail not in ("", "on") else WEEKDAY_LEADS.get(lead) or trail
         after = _WORD_AFTER.match(text, m.end())
         if m.group(2) and m.group(2).lower() in WEEKDAY_SHORT and not m.group(3) and after \
                 and after.group(1).lower() not in SHORT_DAY_FOLLOWERS:
             return None  # "na segunda hora" is the second hour; "na segunda de manhã", "na sexta?" are days
         if m.group(2) and not said:  # a bare day: "Was war am Montag?" has "am"; "mardi" alone needs French
             before = text[max(0, m.start() - 12):m.start()].lower().split()
-            if m.group(2).lower() in WEEKDAY_SHORT or _told(text) != language or before and (
+            if m.group(2).lower() in NOT_A_DAY_ALONE or _told(text) != language or before and (
                     before[-1] in HABIT_BEFORE and not OF_A_WEEK.match(text, m.end())  # "le mardi de la semaine …"
                     or " ".join(before[-2:]) in HABIT_BEFORE or before[-1] in NAME_BEFORE_DAY
                     or m.group(2).lower() in DAYS_ALSO_NAMES and m.group(2)[:1].isupper() and before[-1][-1:].isalnum()):
@@ -647,7 +647,7 @@ def _resolve_ahead(kind: str, m: re.Match, text: str, today: date, tz, phrase: s
                                or _duration(text)[1]):
             return None
         lead, number, unit = m.group(1, 2, 3) if kind == "in_n" else (
-            m.group(1), m.group(2) or m.group(4), m.group(3) or m.group(5))
+            m.group(1), m.group(2) or m.group(4) or m.group(6) or "1", m.group(3) or m.group(5) or m.group(7))  # "za tydzień"
         n = _number(number) if kind == "in_n" else int(number) if number.isdigit() else FOREIGN_NUMBERS.get(number.lower(), 1)
         unit = unit.lower() if kind == "in_n" else FOREIGN_UNIT_OF[unit.lower()]
         first, last = (_coming.next_units if lead and lead.lower() == "within" else _coming.in_units)(n, unit, today)
