@@ -6,7 +6,7 @@ meaning and by words, and neither tells that the number is not there. A passage 
 in a run; one that answers "What time is the call?" holds a time of day. The search reads the kind asked
 (`asked`) and, when none of its best passages holds one (`Kind.held`), says "no good match" and why
 (`search.searcher`, docs/evaluation.md "What the question asks for"). Read in every language the question
-reader tells (English, German, French, Spanish, Portuguese, Italian, Dutch, Japanese, Chinese, Korean): the
+reader tells (English, German, French, Spanish, Portuguese, Italian, Dutch, Polish, Turkish, Japanese, Chinese, Korean): the
 patterns are few and tried on the question's text alone, so all are tried.
 """
 
@@ -70,7 +70,7 @@ _AFTER_BIRTHDAY = (r"(?!\s*(?:party|parties|lunch|dinner|present|presents|gift|g
 _CJK_NUMERAL = "一二三四五六七八九十两兩"
 _WHY_WHO_WHEN = (r"why|who|whom|when|where|how|warum|wieso|weshalb|wer|wen|wem|wann|wo|pourquoi|qui|quand|où|comment|"
                  r"por\s*qu[ée]|porque|qui[ée]n(?:es)?|cu[áa]ndo|d[óo]nde|c[óo]mo|quem|quando|onde|perch[ée]|chi|dove|"
-                 r"come|waarom|wanneer|waar|hoe")
+                 r"come|waarom|wanneer|waar|hoe|dlaczego|czemu|kto|kiedy|gdzie|jak|neden|niye|niçin|nerede|nasıl")
 # what follows an amount or a measure, not a time of day: a share, a degree, a currency, a unit
 _MEASURE = (r"%|°|[$€£¥]|(?:min|minutes?|minuten|km|kg|cm|mm|m|mg|ml|mph|mi|miles?|lbs?|percent|prozent|"
             r"pour\s*cent|por\s*ciento|euros?|eur|usd|dollars?|pounds?|gbp|chf|stars?)\b")
@@ -95,7 +95,8 @@ NUMBER = Kind(
            r"\bnumero\s+di\s+(?:telefono|cellulare|conto)", r"telefoonnummer|rekeningnummer|\bmobiele?\s+nummer",
            # 账号 alone is an account one logs into ("我的账号被盗了"): a bank's, or its number asked
            r"電話番号|携帯番号|口座番号|电话号码|電話號碼|手机号|手機號|(?:银行|銀行)(?:账|帳)(?:号|號)|(?:账|帳)(?:号|號)是多少",
-           r"전화\s*번호|휴대폰\s*번호|핸드폰\s*번호|계좌\s*번호")),
+           r"전화\s*번호|휴대폰\s*번호|핸드폰\s*번호|계좌\s*번호",
+           r"\bnumer(?:u|em)?\s+(?:telefonu|komórki|komorki|konta)\b", r"\b(?:telefon|cep|hesap)\s+numara\w*")),
     # six digits or more in a run, single spaces, dashes, dots, slashes or brackets between ("+49 89 1234 567",
     # "(0)30-123456", an IBAN's digits); a Japanese note's full-width ones too ("０３－１２３４－５６７８": `\d` reads
     # its digits)
@@ -123,7 +124,8 @@ CLOCK = Kind(
            # many seasons"
            r"何時(?!間|も)",
            r"(?:几|幾)(?:点|點)(?!建议|建議|意见|意見|看法|想法|注意|要求|原因|理由|好处|好處|区别|區別|不同|要点|要點|"
-           r"问题|問題|事项|事項|内容|內容)", r"몇\s*시(?!간|즌|리즈|험|집|절)"),
+           r"问题|問題|事项|事項|内容|內容)", r"몇\s*시(?!간|즌|리즈|험|집|절)",
+           r"\bo\s+kt[óo]rej\b|\bo\s+jakiej\s+godzinie\b", r"\bsaat\s+ka[çc](?:ta)?\b|\bka[çc]ta\b"),
     # digits round it, not a word's edge: "会议10:00开始" has none ("议" and "1" are both word characters); "１９：３０" too
     # (each read from its first digit: see `_DIGIT_DAY`); not an amount or a measure ("4.25%", "€12.50", "2.50 kg",
     # "0.75 FTE")
@@ -144,7 +146,8 @@ CLOCK = Kind(
            rf"\bum\s+{_GERMAN_HOUR}\b|\b{_GERMAN_HOUR}\s+uhr\b",
            r"\b(?:noon|midday|midnight|mittags?|mitternacht|midi|minuit|mediod[íi]a|medianoche|meio-dia|"
            r"meia-noite|mezzogiorno|mezzanotte|middag|middernacht)\b",
-           r"\b(?:half|quarter|five|ten|twenty|twenty-five)\s+(?:past|to)\b", r"\bhalb\s+\w+")),
+           r"\b(?:half|quarter|five|ten|twenty|twenty-five)\s+(?:past|to)\b", r"\bhalb\s+\w+",
+           r"\b(?:godz\.|godzinie|saat)\s*\d{1,2}\b")),  # Polish "o godzinie 18", Turkish "saat 14'te"
     not_dates=True,
 )
 
@@ -160,7 +163,9 @@ BIRTHDAY = Kind(
            r"\bquando\s+è\s+il\s+compleanno\b", r"\bdata\s+di\s+nascita\b",
            r"\bwanneer\s+is\s+.{0,30}?verjaardag\b", r"\bgeboortedatum\b",
            r"誕生日は(?:いつ|何月何日)|生年月日", r"生日是(?:哪一?天|几月几[号日]|什么时候)|出生日期",
-           r"생일(?:이|은)?\s*(?:언제|며칠)"),
+           r"생일(?:이|은)?\s*(?:언제|며칠)",
+           r"\bkiedy\s+(?:s[ąa]|ma|obchodzi)\s+.{0,40}?urodzin", r"\bdat[aęy]\s+urodzenia\b",
+           r"\bdoğum\s+günü\w*\s+(?:ne\s+zaman|hangi\s+gün)|\bdoğum\s+tarih"),
     # a day in digits or Chinese numerals ("3월 2일", "八月十五"), or one the passage's own date gives ("It's my
     # daughter's birthday today", in a conversation of 20 May)
     # (bounded: see CLOCK's hours)
@@ -177,7 +182,8 @@ BIRTHDAY = Kind(
 # ("When is Martin's birthday?" is no more answered by "Lena, Martin's daughter, was born in 2019")
 BORN = Kind(
     "a day or year of birth",
-    _words(r"\bwhen\s+(?:was|is)\s+.{0,40}?\bborn\b", r"\bwann\s+(?:wurde|ist)\s+.{0,40}?\bgeboren\b"),
+    _words(r"\bwhen\s+(?:was|is)\s+.{0,40}?\bborn\b", r"\bwann\s+(?:wurde|ist)\s+.{0,40}?\bgeboren\b",
+           r"\bkiedy\s+.{0,40}?urodził", r"\bne\s+zaman\s+doğ(?:du|muş)\b"),
     # what holds a birthday's day, a year in CJK, and the words of a birth in BIRTHDAY's last pattern, its words
     (*BIRTHDAY.passages[:-1], _words(r"\d\d{3}\s*(?:年\s*(?:生まれ|出生|生)|년\s*생|년에\s*태어)"),
      _words(BIRTHDAY.passages[-1].pattern,
@@ -188,7 +194,7 @@ BORN = Kind(
 
 # "What's the weather in Hamburg tomorrow?", "明天北京天气怎么样？": a memory holds tomorrow's weather only if a note says
 # it; one about Hamburg that says nothing of rain or sun is no answer. A "forecast" alone is a business's too ("the
-# Halloween forecast"). Polish too: the everyday sets ask "Jaka będzie jutro pogoda?"
+# Halloween forecast"). Polish and Turkish too: the everyday sets ask "Jaka będzie jutro pogoda?"
 WEATHER = Kind(
     "a weather report",
     # asked for, not named ("What did Audrey do as the weather cooled down?")
@@ -199,6 +205,7 @@ WEATHER = Kind(
            r"\bqu[ée]\s+tiempo\s+(?:hace|har[áa]|va\s+a\s+hacer)\b", r"\bva\s+a\s+(?:llover|nevar)\b|\b(?:llover|nevar)[áa]\b",
            r"\bprevis[ãa]o\s+do\s+tempo\b|\bvai\s+(?:chover|nevar)\b", r"\bche\s+tempo\s+fa\b|\bpiover[àa]\b",
            r"\bweerbericht\b|\bgaat\s+het\s+(?:regenen|sneeuwen)\b", r"\bpogod", r"天气|天氣|天気|下雨|下雪|雨が降|雪が降",
+           r"\bhava\s+(?:durumu|nasıl)\b|\b(?:yağmur|kar)\s+yağ",
            r"날씨|비가\s*(?:와|오|올)|눈이\s*(?:와|오|올)"),
     (_words(r"°\s*[CF]\b"),
      # words, not 雨 or 雪 alone, which are in names too (雨桐); "Pogodnie" is a part of Szczecin
@@ -208,7 +215,8 @@ WEATHER = Kind(
             r"frost\w*|drizzle|hail|showers?|degrees|wetter\w*|regen\w*|schnee\w*|sonnig|sonne|bewölkt|gewitter\w*|sturm|"
             r"nebel|glatteis|m[ée]t[ée]o|pluie|pluvieux|neige\w*|soleil|nuageux|orage\w*|lluvia\w*|llover|llueve|nieve|"
             r"nevad\w*|soleado|nublado|tormenta\w*|chuva\w*|chover|ensolarado|pioggia|piove\w*|nuvoloso|temporale|"
-            r"sneeuw\w*|zonnig|bewolkt|onweer|pogod(?:a|y|ę|zie)|deszcz\w*|śnieg\w*)\b")),
+            r"sneeuw\w*|zonnig|bewolkt|onweer|pogod(?:a|y|ę|zie)|deszcz\w*|śnieg\w*|yağmur\w*|güneşli|bulutlu|"
+           r"sağanak\w*|hava\s+durumu)\b")),
 )
 
 KINDS = (NUMBER, CLOCK, BIRTHDAY, BORN, WEATHER)
