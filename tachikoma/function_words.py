@@ -110,16 +110,18 @@ nie już jeszcze tylko bardzo tak to ten ta te tego tej tym tam tu dziś dzisiaj
 """)
 #: Turkish: its question words and particles ("ne", "mi", "ne zaman", "nerede"), conjunctions and pronouns
 #: ("ve", "bu", "için", "ile"). Turkish joins its case endings to the word ("Ayşe Anne'yle", "hastaneden"), so
-#: its words here are the ones said apart. Not "de"/"da" (also; French, Spanish) nor "en" (most).
+#: its words here are the ones said apart, and the suffixes a name takes after an apostrophe, as English's "'s"
+#: ("Emre'nin": of Emre, "Anne'yle": with Anne). Not "de"/"da" (also; "Wedding'de": in; French, Spanish) nor "en".
 TURKISH = _spellings("""
 ne mi mı mu mü ve veya ile için gibi kadar bu şu o bir ben sen biz siz onlar beni bana benim seni sana senin
 onu ona onun bizim sizin onların kim kimi kime kimin nerede nereye nereden neden niye nasıl hangi kaç kaçta
 zaman var yok değil ama çok daha hem da de en ya bugün dün yarın
+nin nın nun nün yle yla ye yı yi
 """) - frozenset({"da", "de", "en", "ya", "o"})
 #: Function words of those languages that are English words too or common names ("ten", "mam", "ale", "ben",
 #: "kim", "var"): as `ENGLISH_HOMOGRAPHS`, they count only beside one of the language's words that is not one.
 HOMOGRAPHS = {"pl": frozenset("ten mam ma by go ale po tam tu to ta te tak co on ona im mi pod nad".split()),
-              "tr": frozenset("ne mi bu ben sen kim var ama gibi ile bir yok hem".split())}
+              "tr": frozenset("ne mi bu ben sen kim var ama gibi ile bir yok hem ye".split())}
 
 #: The languages whose function words tell a query's or a passage's language (`language_of`,
 #: `embedders.auto.passage_language`: not Polish and Turkish, `QUESTION_ONLY`), and which a query can drop.

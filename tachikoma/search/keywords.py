@@ -93,6 +93,9 @@ _FOREIGN_GATHERING = {
     "Italian": r"\bquant[ie]\b(?!\s+anni\s+ha(?:nno)?\b)|\bin\s+totale\b",
     # "hoeveel" asks "how much" as often ("Hoeveel verdient Sanne?", "hoeveel tijd"): not read
     "Dutch": r"\bin\s+totaal\b",
+    # Polish "łącznie", "ile razy" (not "w sumie": "after all" as often); Turkish "toplam", "kaç kez"
+    "Polish": r"\błącznie\b|\bile\s+razy\b",
+    "Turkish": r"\btoplam(?:da)?\b|\bkaç\s+(?:kez|kere|defa)\b",
     # not 计划, 計画 (a plan) after 合 or 总: "总计划" (the overall plan), "総合計画" (a comprehensive plan)
     # not いくつか (some), 唯一共同 (the only … in common)
     "Japanese": r"何人|何回|何件|何個|いくつ(?!か)|全部で|合計(?![划画劃畫])",
