@@ -6,15 +6,29 @@ from __future__ import annotations
 
 import re
 
-from .time_words import (DAY_MONTH_LEADS, FOREIGN_DAYS, FOREIGN_MONTH_LEADS, FOREIGN_NEXT, FOREIGN_NEXT_UNITS,
+from .time_words import (CASED, DAY_MONTH_LEADS, FOREIGN_DAYS, FOREIGN_MONTH_LEADS, FOREIGN_NEXT, FOREIGN_NEXT_UNITS,
                          FOREIGN_NUMBERS, FOREIGN_THIS_LAST, FOREIGN_TOMORROW, FOREIGN_UNIT_OF, IN_WORD_LANGUAGE,
                          NEXT_WORD_LANGUAGE, NOT_A_DAY_AFTER, QUESTION_MONTHS, QUESTION_WEEKDAYS, TURKISH_IN_MONTHS,
-                         TURKISH_MONTHS, WEEKDAY_LEADS, WEEKDAY_TRAILS)
+                         TURKISH_MONTHS, TURKISH_NUMBERS, WEEKDAY_LEADS, WEEKDAY_TRAILS)
 
 
 def alternatives(words) -> str:
     """A regex alternation of `words` (longest first; spaces match any run of spaces)."""
     return "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(words, key=len, reverse=True))
+
+
+def _capitals(word: str) -> set[str]:
+    """`word` as written and with a capital first letter (Turkish "iki": "İki" too)."""
+    return {word, word[:1].upper() + word[1:]} | ({"İ" + word[1:]} if word[:1] == "i" else set())
+
+
+def either(words) -> str:
+    """A regex alternation of `words` (`alternatives`), the Polish and Turkish ones (`time_words.CASED`) as written
+    or capitalised, read without ignoring case (`(?-i:…)`: cheaper)."""
+    words = list(words)
+    plain = alternatives(w for w in words if w not in CASED)
+    cased = alternatives({variant for w in words if w in CASED for variant in _capitals(w)})
+    return "|".join(part for part in (plain, cased and f"(?-i:{cased})") if part)
 
 
 def _latin(word: str) -> bool:
@@ -26,16 +40,16 @@ def _words(words) -> re.Pattern:
     """One group matching any of `words`: whole words of Latin letters, CJK words anywhere (no spaces)."""
     latin = [w for w in words if _latin(w)]
     cjk = [w for w in words if not _latin(w)]
-    return re.compile(r"((?<!\w)(?:" + alternatives(latin) + r")(?!\w)|" + alternatives(cjk) + ")", re.IGNORECASE)
+    return re.compile(r"((?<!\w)(?:" + either(latin) + r")(?!\w)|" + alternatives(cjk) + ")", re.IGNORECASE)
 
 
-_FOREIGN_NUMBER = r"(\d{1,3}|" + alternatives(n for n in FOREIGN_NUMBERS if _latin(n)) + ")"
+_FOREIGN_NUMBER = r"(\d{1,3}|" + either(n for n in FOREIGN_NUMBERS if _latin(n)) + ")"
 _LATIN_UNITS = [w for w in FOREIGN_UNIT_OF if _latin(w)]
 #: Polish says "a week ago" and "in a week" without a number ("tydzień temu", "za miesiąc"): its singular units.
 _POLISH_ONE = r"(?:tydzień|miesiąc|rok)\b"
 #: A Turkish month said "in" ("mart ayında", "ekimde") or with its year ("ekim 2026"): read without a word before it.
-_TURKISH_MONTH = (r"(?=(?:" + alternatives(TURKISH_MONTHS) + r")(?:\s+ay(?:ında|ı)\b|,?\s+\d{4}\b)|(?:"
-                  + alternatives(TURKISH_IN_MONTHS) + r")\b)")
+_TURKISH_MONTH = (r"(?=(?:" + either(TURKISH_MONTHS) + r")(?:\s+ay(?:ında|ı)\b|,?\s+\d{4}\b)|(?:"
+                  + either(TURKISH_IN_MONTHS) + r")\b)")
 #: French says the number before "prochains" ("les trois prochains jours"), the other languages after.
 _FRENCH_NUMBER = r"(\d{1,3}|une|un|deux|trois|quatre|cinq|six|sept|huit|neuf|dix)"
 #: Korean "ago": 전 as a word of its own, alone or with a particle ("3일 전", "3일 전에", "2주 전쯤"), not
@@ -57,19 +71,20 @@ FOREIGN_PATTERNS = {
     # "先週の金曜日", "다음 주 수요일") or after it ("mardi dernier", "el martes que viene"), or none. Groups: the
     # word before, the day, the word after (Latin letters); the week, the day (CJK); the week, the day's number.
     "foreign_weekday": re.compile(
-        r"(?:\b(" + alternatives(w for w in WEEKDAY_LEADS if _latin(w)) + r")\s+)?\b("
-        + alternatives(w for w in QUESTION_WEEKDAYS if _latin(w)) + r")\b(?:\s+(" + alternatives(WEEKDAY_TRAILS)
+        r"(?:\b(" + either(w for w in WEEKDAY_LEADS if _latin(w)) + r")\s+)?\b("
+        + either(w for w in QUESTION_WEEKDAYS if _latin(w)) + r")\b(?:\s+(" + either(WEEKDAY_TRAILS)
         + r")\b)?|(?:(" + alternatives(w for w in WEEKDAY_LEADS if not _latin(w)) + r")\s*)?" + _NO_COUNT + "("
         + alternatives(w for w in QUESTION_WEEKDAYS if not _latin(w)) + ")" + _NOT_A_DAY + "|("
         + alternatives(CHINESE_WEEK_LEADS) + r")([一二三四五六日天])" + _NOT_A_DAY, re.IGNORECASE),
     "foreign_ago": re.compile(
         r"\b(?:vor|il\s+y\s+a|hace|há)\s+" + _FOREIGN_NUMBER + r"\s+(" + alternatives(_LATIN_UNITS) + r")\b"
-        + r"|\b" + _FOREIGN_NUMBER + r"\s+(" + alternatives(_LATIN_UNITS) + r")\s+(?:fa|geleden)\b"
+        + r"|\b" + _FOREIGN_NUMBER + r"\s+(" + alternatives(_LATIN_UNITS) + r")\s+(?:fa|geleden|temu|önce)\b"
         + r"|(\d{1,3}|[一二两兩三四五六七八九十]|[한두세네](?=\s*[달주]))\s*("
         + alternatives(w for w in FOREIGN_UNIT_OF if not _latin(w)) + r")\s*(?:前|" + _KOREAN_AGO + ")"
-        # Polish "dwa dni temu", "tydzień temu"; Turkish "üç gün önce" (groups 7-8, 9-10)
-        + r"|\b(?:" + _FOREIGN_NUMBER + r"\s+)?(" + alternatives(_LATIN_UNITS) + r")\s+temu\b"
-        + r"|\b" + _FOREIGN_NUMBER + r"\s+(" + alternatives(_LATIN_UNITS) + r")\s+önce\b", re.IGNORECASE),
+        # Polish "tydzień temu" (a week ago: no number, group 7 empty)
+        + r"|\b()(?-i:(" + alternatives(w for one in ("tydzień", "miesiąc", "rok") for w in _capitals(one))
+        + r"))\s+temu\b",
+        re.IGNORECASE),
     "foreign_this_last": _words(FOREIGN_THIS_LAST),
     "foreign_day": _words(FOREIGN_DAYS),
     "foreign_ahead": re.compile(_words(FOREIGN_NEXT).pattern + _KOREAN_WORD_END, re.IGNORECASE),
@@ -87,16 +102,17 @@ FOREIGN_PATTERNS = {
         r"ongeveer|około|jakieś)\s+)?(?:" + _FOREIGN_NUMBER + r"\s+|(?<=\bza\s)(?=" + _POLISH_ONE + "))("
         + alternatives(_LATIN_UNITS) + r")\b|(?<![\d月월年년])(\d{1,3}|[一二两兩三四五六七八九十]|[한두세네]|일(?=주일))\s*("
         + alternatives(w for w in FOREIGN_UNIT_OF if not _latin(w)) + r")\s*(?:以後|以后|之後|之后|後|后|후|뒤)"
-        + _KOREAN_WORD_END + r"|\b" + _FOREIGN_NUMBER + r"\s+(" + alternatives(_LATIN_UNITS) + r")\s+sonra\b",
+        + _KOREAN_WORD_END + r"|\b(\d{1,3}|" + either(TURKISH_NUMBERS) + r")\s+(" + alternatives(_LATIN_UNITS)
+        + r")\s+sonra\b",
         re.IGNORECASE),  # Turkish "iki hafta sonra" (groups 6-7)
     # A day and month ("am 15. Dezember", "le 3 mars", "el 15 de diciembre", "il 2 maggio", "1er avril"; a year
     # may follow). Groups: the word before, the day, what follows it, "de"/"di", the month, the year.
     "foreign_day_month": re.compile(
         r"(?:\b(" + alternatives(DAY_MONTH_LEADS) + r")\s+)?\b(\d{1,2})(\.|er|º|°)?\s+(de\s+|di\s+)?("
-        + alternatives(QUESTION_MONTHS) + r")\b(?!['\u2019]s\b)(?:,?\s+(?:de\s+)?(\d{4})\b)?", re.IGNORECASE),
+        + either(QUESTION_MONTHS) + r")\b(?!['\u2019]s\b)(?:,?\s+(?:de\s+)?(\d{4})\b)?", re.IGNORECASE),
     # A month word with an English possessive is a name ("in Mei's office", "in Julio's house"). A Turkish one needs
     # no word before it (`_TURKISH_MONTH`).
     "foreign_month": re.compile(r"(?:\b(" + alternatives(w for w in FOREIGN_MONTH_LEADS if w) + r")\s+)?\b(?(1)|"
-                                + _TURKISH_MONTH + ")(" + alternatives(QUESTION_MONTHS)
+                                + _TURKISH_MONTH + ")(" + either(QUESTION_MONTHS)
                                 + r")\b(?:\s+ay(?:ında|ı)\b)?(?!['\u2019]s\b)(?:,?\s+(\d{4})\b)?", re.IGNORECASE),
 }

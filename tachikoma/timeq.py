@@ -496,8 +496,8 @@ def _resolve_foreign(kind: str, m: re.Match, today: date, tz, phrase: str, ahead
                      past=lambda language=None: False) -> Window | None:
     """The windows of the other languages' patterns, through the English ones' helpers."""
     if kind == "foreign_ago":
-        number, unit = next((m.group(i), m.group(i + 1)) for i in (1, 3, 5, 7, 9) if m.group(i + 1))
-        n = 1 if number is None else int(number) if number.isdigit() else FOREIGN_NUMBERS[number.lower()]
+        number, unit = next((m.group(i), m.group(i + 1)) for i in (1, 3, 5, 7) if m.group(i + 1))
+        n = int(number) if number.isdigit() else FOREIGN_NUMBERS[number.lower()] if number else 1  # "tydzień temu"
         return _ago(n, FOREIGN_UNIT_OF[unit.lower()], today, tz, phrase)
     if kind == "foreign_this_last":
         which, unit = FOREIGN_THIS_LAST[" ".join(m.group(1).lower().split())]

@@ -66,7 +66,11 @@ def test_their_function_words_are_no_keywords():
     ("Geçen hafta sonu ne yaptık?", [("2027-01-16..2027-01-17", False)]),
     ("Geçen pazar ne yaptık?", [("2027-01-17", False)]),
     ("Üç gün önce ne oldu?", [("2027-01-17..2027-01-19", False)]),
-    ("İki hafta sonra ne var?", [("2027-01-24..2027-02-01", True)]),
+    ("İki hafta sonra ne var?", [("2027-01-31..2027-02-08", True)]),
+    ("iki hafta sonra ne var?", [("2027-01-31..2027-02-08", True)]),
+    ("Dwa dni temu co było?", [("2027-01-18..2027-01-20", False)]),
+    ("Wczoraj co robiłam?", [("2027-01-20", False)]),
+    ("W zeszły piątek co było?", [("2027-01-15", False)]),
     ("haftaya salı ne var?", [("2027-01-26", True)]),
     # asked about a plan ("gidiyor": who is going; "kuruluyor": is set up), the coming one
     ("Salı günkü ameliyat öncesi görüşmeye Ayşe Anne'yle kim gidiyor, saat kaçta?", [("2027-01-26", True)]),
