@@ -112,7 +112,7 @@ FOREIGN_PATTERNS = {
         + either(QUESTION_MONTHS) + r")\b(?!['\u2019]s\b)(?:,?\s+(?:de\s+)?(\d{4})\b)?", re.IGNORECASE),
     # A month word with an English possessive is a name ("in Mei's office", "in Julio's house"). A Turkish one needs
     # no word before it (`_TURKISH_MONTH`).
-    "foreign_month": re.compile(r"(?:\b(" + alternatives(w for w in FOREIGN_MONTH_LEADS if w) + r")\s+)?\b(?(1)|"
+    "foreign_month": re.compile(r"\b(?:(" + alternatives(w for w in FOREIGN_MONTH_LEADS if w) + r")\s+|"
                                 + _TURKISH_MONTH + ")(" + either(QUESTION_MONTHS)
                                 + r")\b(?:\s+ay(?:ında|ı)\b)?(?!['\u2019]s\b)(?:,?\s+(\d{4})\b)?", re.IGNORECASE),
 }
