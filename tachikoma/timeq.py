@@ -63,6 +63,7 @@ import numpy as np
 from . import ahead as _coming
 from .function_words import question_language
 from .tense import ahead as _ahead
+from .tense import ahead_in as _tense_ahead_in
 from .tense import duration as _duration
 from .tense import past_in as _past_in
 from .foreign_time import CHINESE_DAY_NUMBERS, FOREIGN_PATTERNS, OF_A_WEEK
@@ -547,6 +548,7 @@ def _resolve_foreign(kind: str, m: re.Match, today: date, tz, phrase: str, ahead
 _EVERY_CJK = tuple(w for w in EVERY_BEFORE if not w.isascii())
 _HABIT = re.compile(r"\b(?:every|each)\s+$", re.I)
 _told = functools.lru_cache(maxsize=16)(question_language)  # once a question, not once a day it names
+_ahead_in = functools.lru_cache(maxsize=16)(_tense_ahead_in)  # once a question and language: linear time
 _WORD_AFTER = re.compile(r"\s+([^\W\d_]+)")
 
 
@@ -583,7 +585,8 @@ def _foreign_weekday(m: re.Match, text: str, today: date, tz, phrase: str, ahead
         monday = today - timedelta(days=today.weekday()) + timedelta(days=7 * WEEK_OF_LEAD[said])
         day = monday + timedelta(days=target)
         return replace(_days(day, day, tz, phrase), ahead=True) if day > today else _days(day, day, tz, phrase)
-    if said == "next" or said in ("", "on", "this") and ahead():
+    # a question too short to tell its language is read by the day's ("Cuma günü ne yapacağız?"), as `past` is
+    if said == "next" or said in ("", "on", "this") and (ahead() or _told(text) is None and _ahead_in(text, language)):
         return replace(_days(*_coming.weekday(target, today, said == "next"), tz, phrase), ahead=True)
     back = (today.weekday() - target) % 7 or (0 if said == "this" else 7)  # the latest one before today
     day = today - timedelta(days=back)
