@@ -10,7 +10,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from test_gathering import AS_OF, NOTES, HarbourEmbedder
+from test_gathering import AS_OF, NOTES, HarbourEmbedder, Nearest
 from test_hybrid import TopicEmbedder
 
 from tachikoma.config import Config, load_config
@@ -28,16 +28,6 @@ def indexed(root, notes: dict[str, str], embedder) -> None:
     for name, text in notes.items():
         (root / name).write_text(text)
     runner.run(root, Config(), embedder=embedder)
-
-
-class Nearest:
-    """Exact nearest neighbours in place of `vector_index`'s: what is tested is the searcher's shortlist."""
-
-    def __init__(self, matrix):
-        self.matrix = np.asarray(matrix)
-
-    def candidates(self, qvec, count, allowed=None):
-        return np.sort(np.argsort(-(self.matrix @ qvec), kind="stable")[:count])
 
 
 @pytest.mark.parametrize("shortlist", [False, True])

@@ -23,6 +23,19 @@ from tachikoma.search.snapshot import Filters
 AS_OF = "2026-12-01"
 
 
+class Nearest:
+    """Exact nearest neighbours in place of `vector_index`'s: what is tested is the searcher's shortlist."""
+
+    def __init__(self, matrix):
+        self.matrix = np.asarray(matrix)
+
+    def distances(self, qvec):
+        return -(self.matrix @ qvec)
+
+    def candidates(self, qvec, count, allowed=None, dist=None):
+        return np.sort(np.argsort(self.distances(qvec) if dist is None else dist, kind="stable")[:count])
+
+
 class HarbourEmbedder:
     """Vectors by two topic words: "boat" and "harbour" (anything else: a direction of its own)."""
 
@@ -185,13 +198,6 @@ def test_on_a_shortlist_the_widened_question_brings_its_own_nearest(harbour, mon
     # A large index scores a shortlist: the question's nearest chunks and its keyword matches. four.md is
     # neither (its meaning for the question is 0), so the widened question's own nearest are added to it.
     from tachikoma.search import vector_index
-
-    class Nearest:  # exact nearest neighbours: what is tested is the searcher's use of the shortlist
-        def __init__(self, matrix):
-            self.matrix = np.asarray(matrix)
-
-        def candidates(self, qvec, count, allowed=None):
-            return np.sort(np.argsort(-(self.matrix @ qvec), kind="stable")[:count])
 
     monkeypatch.setattr(vector_index, "open_or_build", lambda folder, key, matrix, ids: (Nearest(matrix), False))
     monkeypatch.setattr(vector_index, "shortlist_size", lambda n, dim: 4)  # the question's: five.md, not four.md

@@ -139,7 +139,7 @@ class Searcher:
         if snap.tier is not None or len(snap.chunk_ids) < self.vector_index_min_chunks:
             return None
         allowed = filters.mask(snap) if filters else None
-        near = None
+        near = dist = None
         if allowed is None and self._engine_index(snap):  # it knows no filters
             found = self.store.vector_candidates(qvec, ENGINE_SHORTLIST)
             if found is not None:
@@ -148,7 +148,8 @@ class Searcher:
         if near is None:
             if snap.vector_index is None:
                 self._build_vector_index(snap)
-            near = snap.vector_index.candidates(qvec, vector_index.shortlist_size(*snap.matrix.shape), allowed)
+            dist = snap.vector_index.distances(qvec)
+            near = snap.vector_index.candidates(qvec, vector_index.shortlist_size(*snap.matrix.shape), allowed, dist)
         pos, known = chunk_positions(snap, np.array([m[0] for m in matches], dtype=np.int64))
         matched = pos[known]
         if multi_qvec is not None and snap.multi_rows is not None:  # the nearest passages the reader reads too
@@ -169,7 +170,7 @@ class Searcher:
             else:  # a long time ("this year"): its nearest by code, as a filter's are
                 if snap.vector_index is None:
                     self._build_vector_index(snap)
-                rows = snap.vector_index.candidates(qvec, size, inside)
+                rows = snap.vector_index.candidates(qvec, size, inside, dist)  # one scan of the codes for both
             matched = np.concatenate([matched, rows])
         return _sorted_union(near, matched)
 

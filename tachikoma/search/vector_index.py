@@ -110,10 +110,12 @@ class BinaryIndex:
             np.sum(np.bitwise_count(block ^ code), axis=1, dtype=np.uint16, out=out[start:start + block.shape[0]])
         return out
 
-    def candidates(self, qvec: np.ndarray, count: int = SHORTLIST, allowed: np.ndarray | None = None) -> np.ndarray:
+    def candidates(self, qvec: np.ndarray, count: int = SHORTLIST, allowed: np.ndarray | None = None,
+                   dist: np.ndarray | None = None) -> np.ndarray:
         """Sorted row positions of the `count` chunks nearest the query by code (among `allowed`, (N,)
-        bool, when given). Their exact cosines are the caller's to compute."""
-        dist = self.distances(qvec)
+        bool, when given; `dist`: its `distances`, when the caller has them). Their exact cosines are the
+        caller's to compute."""
+        dist = self.distances(qvec) if dist is None else dist
         if allowed is not None:
             dist = np.where(allowed, dist, np.iinfo(np.uint16).max)
             count = min(count, int(np.count_nonzero(allowed)))
