@@ -203,13 +203,14 @@ AHEAD_HINTS = ("next", "coming", "upcoming", "nächst", "naechst", "kommend", "p
 FOREIGN_NEXT_UNITS = ("tage", "tagen", "wochen", "monate", "monaten", "jahre", "jahren", "jours", "semaines", "mois",
                       "ans", "années", "días", "dias", "semanas", "meses", "años", "anos", "giorni", "settimane",
                       "mesi", "anni", "dagen", "weken", "maanden", "jaren")
+POLISH_TURKISH_DAYS = {"dzisiaj": 0, "dziś": 0, "wczoraj": 1, "przedwczoraj": 2, "bugün": 0, "bugünkü": 0, "dün": 1,
+                       "dünkü": 1, "evvelsi gün": 2, "önceki gün": 2}
 #: Other languages' days: how many days back. (French "hier" is left out: in German it is "here".)
 FOREIGN_DAYS = {"heute": 0, "gestern": 1, "vorgestern": 2, "aujourd'hui": 0, "avant-hier": 2, "hoy": 0, "ayer": 1,
                 "anteayer": 2, "antes de ayer": 2, "hoje": 0, "ontem": 1, "anteontem": 2, "oggi": 0, "ieri": 1,
                 "l'altro ieri": 2, "altroieri": 2, "vandaag": 0, "gisteren": 1, "eergisteren": 2,
                 "今日": 0, "昨日": 1, "一昨日": 2, "今天": 0, "昨天": 1, "前天": 2, "오늘": 0, "어제": 1, "그저께": 2, "그제": 2,
-                **(POLISH_TURKISH_DAYS := {"dzisiaj": 0, "dziś": 0, "wczoraj": 1, "przedwczoraj": 2, "bugün": 0,
-                                           "bugünkü": 0, "dün": 1, "dünkü": 1, "evvelsi gün": 2, "önceki gün": 2})}
+                **POLISH_TURKISH_DAYS}
 #: German, French, Spanish, Portuguese, Italian and Dutch month names (Korean's are numbers: `cjk_md`).
 FOREIGN_MONTHS = {
     "januar": 1, "jänner": 1, "februar": 2, "märz": 3, "maerz": 3, "mai": 5, "juni": 6, "juli": 7, "oktober": 10,
@@ -254,9 +255,6 @@ FOREIGN_MONTH_LEADS = {"im": "", "in": "", "seit": "since", "en": "", "depuis": 
                        "au mois de": "", "en el mes de": "", "el mes de": "", "em": "", "no mês de": "",
                        "a": "", "da": "since", "sinds": "since", "w": "", "we": "", "od": "since",
                        "": ""}  # none: Turkish ("mart ayında", "ekimde": `foreign_time`)
-#: Italian's leads take Italian months only ("a maggio", "da marzo"): before another language's month they
-#: are English ("a Mars rover", "order a mai tai", "a Mayo Clinic visit") or slang.
-ITALIAN_LEADS = frozenset({"a", "da"})
 #: "in" leads a German or Dutch month ("in Mai", "in maart"); before another language's month it is English:
 #: "in Mayo Clinic", "in Julio's team" (a Spanish month only follows "en"; French "en"; Portuguese "em").
 IN_MONTHS = frozenset({"januar", "jänner", "februar", "märz", "maerz", "mai", "juni", "juli", "oktober", "dezember",
@@ -265,7 +263,8 @@ IN_MONTHS = frozenset({"januar", "jänner", "februar", "märz", "maerz", "mai", 
 ITALIAN_MONTHS = frozenset({"gennaio", "febbraio", "marzo", "aprile", "maggio", "giugno", "luglio", "agosto",
                             "settembre", "ottobre", "novembre", "dicembre"})
 #: The leads that take one language's months only ("a maggio", "in maart", "w grudniu", "od marca"); none before a
-#: Turkish month said "in" ("mart ayında", "ekimde").
+#: Turkish month said "in" ("mart ayında", "ekimde"). Italian's "a" and "da" before another language's month are
+#: English ("a Mars rover", "order a mai tai", "a Mayo Clinic visit") or slang.
 LEAD_MONTHS = {"a": ITALIAN_MONTHS, "da": ITALIAN_MONTHS, "in": IN_MONTHS, "w": frozenset(POLISH_MONTHS),
                "we": frozenset(POLISH_MONTHS), "od": frozenset(POLISH_MONTHS),
                "": frozenset(TURKISH_MONTHS) | frozenset(TURKISH_IN_MONTHS)}

@@ -10,6 +10,7 @@ from tachikoma.humanize import (duration, language_hint, no_match_reason, nowher
                                 widened_text)
 from tachikoma.config import RECENCY_PRESETS
 from tachikoma.documents import KINDS
+from tachikoma.transcripts import without_context  # a result shows its file and date: not its context lines
 from tachikoma.tags import CONFIDENCE_VALUES, STATUSES, TAG_KEYS, TRUST_VALUES
 from tachikoma.vocabulary import DEFAULTS_TEXT
 from tachikoma.web import render
@@ -21,7 +22,7 @@ def install_template_helpers(app: Flask) -> None:
     app.jinja_env.trim_blocks = True
     app.jinja_env.lstrip_blocks = True
     app.jinja_env.filters.update(
-        highlight=render.highlight, snippet=render.snippet, passage=render.passage, ago=render.ago, when=render.when,
+        highlight=render.highlight, snippet=render.snippet, passage=without_context, ago=render.ago, when=render.when,
         num=render.num, pct=render.pct, dated=render.dated, fraction=render.fraction, plural=render.plural,
         duration=duration, other_languages=other_languages_text,
     )

@@ -388,7 +388,7 @@ def test_transcript_passages_lose_their_context_and_date_lines():
     (the result shows the file and date above it)."""
     from tachikoma.chunking import date_context
     from tachikoma.transcripts.common import context_line
-    from tachikoma.web.render import passage
+    from tachikoma.transcripts import without_context as passage
 
     context = context_line("Claude Code", {"session": "3f2a9c1d5e", "cwd": "/home/al/shop", "branch": "main",
                                            "model": "claude-sonnet-4-5"})

@@ -114,16 +114,19 @@ class Searcher:
         # only a quick vector has no full one to be shortlisted by. The exact scan ranks them meanwhile.
         if snap.vector_index is None and snap.tier is None and len(snap.chunk_ids) >= self.vector_index_min_chunks \
                 and not self._engine_index(snap):
-            self._build_vector_index(snap)
+            self._codes(snap)
         return snap
 
     def _engine_index(self, snap: Snapshot) -> bool:
         """Whether this search takes its vector shortlist from the engine's own index (`ENGINE_INDEX_MIN_CHUNKS`)."""
         return len(snap.chunk_ids) >= self.engine_index_min_chunks and self.store.has_vector_index(self.dim)
 
-    def _build_vector_index(self, snap: Snapshot) -> None:
-        snap.vector_index, _ = vector_index.open_or_build(
-            self.store.cache_folder, self.store.cache_key(snap.generation), snap.matrix, snap.chunk_ids)
+    def _codes(self, snap: Snapshot) -> vector_index.BinaryIndex:
+        """The snapshot's sign codes (`vector_index`), read or built the first time they are asked for."""
+        if snap.vector_index is None:
+            snap.vector_index, _ = vector_index.open_or_build(
+                self.store.cache_folder, self.store.cache_key(snap.generation), snap.matrix, snap.chunk_ids)
+        return snap.vector_index
 
     def shortlist(self, snap: Snapshot, qvec: np.ndarray, matches: list[tuple[int, float]],
                   filters: Filters | None, multi_qvec: np.ndarray | None = None, language: str = "",
@@ -146,9 +149,7 @@ class Searcher:
                 near, known = chunk_positions(snap, np.sort(found))
                 near = near[known]
         if near is None:
-            if snap.vector_index is None:
-                self._build_vector_index(snap)
-            dist = snap.vector_index.distances(qvec)
+            dist = self._codes(snap).distances(qvec)
             near = snap.vector_index.candidates(qvec, vector_index.shortlist_size(*snap.matrix.shape), allowed, dist)
         pos, known = chunk_positions(snap, np.array([m[0] for m in matches], dtype=np.int64))
         matched = pos[known]
@@ -159,18 +160,14 @@ class Searcher:
             rows = snap.multi_rows[read]
             nearest = np.argsort(-(snap.multi_matrix[read] @ multi_qvec))[:ENGINE_SHORTLIST]
             matched = np.concatenate([matched, rows[nearest]])
-        if windows:  # dated as the time factor reads them (`scoring.rank_snapshot`)
-            inside = np.zeros(len(snap.date), dtype=bool)
-            for w in windows:
-                inside |= (snap.date >= w.start) & (snap.date < w.end)
+        if windows:  # dated inside them as the time factor reads it (`scoring.rank_snapshot`)
+            inside = timeq.factor(snap.date, list(windows))[0] >= 1.0
             inside = inside if allowed is None else inside & allowed
             size = vector_index.shortlist_size(*snap.matrix.shape)
             if np.count_nonzero(inside) <= size:
                 rows = np.flatnonzero(inside)
             else:  # a long time ("this year"): its nearest by code, as a filter's are
-                if snap.vector_index is None:
-                    self._build_vector_index(snap)
-                rows = snap.vector_index.candidates(qvec, size, inside, dist)  # one scan of the codes for both
+                rows = self._codes(snap).candidates(qvec, size, inside, dist)  # one scan of the codes for both
             matched = np.concatenate([matched, rows])
         return _sorted_union(near, matched)
 

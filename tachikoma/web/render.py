@@ -20,7 +20,6 @@ from tachikoma.search.keywords import STOPWORDS
 from tachikoma.search.keywords import query_terms as search_terms
 from tachikoma.segment import has_runs
 from tachikoma.store.fts import highlight as fts_highlight
-from tachikoma.transcripts import without_context
 
 def dated(factors: dict) -> str:
     """A result's day (in the user's time zone, `humanize.memory_day`) and where it came from:
@@ -151,12 +150,6 @@ def plain(text: str) -> str:
         line = _STRONG.sub(r"\2", _HEADING.sub("", line))
         lines.append(line)
     return "\n".join(lines)
-
-
-def passage(text: str, kind: str) -> str:
-    """A result's text without the lines chunking put before a transcript passage (the session's
-    context line, then its date line): the result already shows the file and its date."""
-    return without_context(text, kind)
 
 
 def snippet(text: str, query: str, width: int = 360, keywords=None) -> str:
