@@ -16,6 +16,7 @@ languages at the end):
   years ago`` (N a number or a word: a, one .. twelve, a couple of, a few),
   ``in the past|last N days|weeks|months``, ``since <any of these>`` (up to as_of),
   ``recently`` / ``lately`` (the last `RECENT_DAYS`);
+* seasons: ``last summer``, ``this autumn``, ``since the summer``, ``summer 2024`` (English; `periods.season`);
 * spans: ``between March 1 and March 10``, ``from October to December`` (one window; a first time named
   without a year is its latest occurrence before the second: "between August and November 2023");
 * other languages (issue 29): German, French, Spanish, Portuguese, Italian, Dutch, Polish, Turkish, Japanese,
@@ -61,6 +62,8 @@ from datetime import date, datetime, timedelta
 import numpy as np
 
 from . import ahead as _coming
+from .periods import season as _season
+from .periods import this_last
 from .function_words import question_language
 from .tense import ahead as _ahead
 from .tense import ahead_in as _tense_ahead_in
@@ -100,6 +103,12 @@ _NUMBER_WORD = r"(?:\d{1,3}|" + "|".join(sorted(NUMBERS, key=len, reverse=True))
 _UNIT = r"(day|week|month|year)s?"
 _NOT_NUMBER_BEFORE = r"(?<![\w.\-/:])"
 _NOT_NUMBER_AFTER = r"(?![\w\-/:]|\.\d)"
+_SEASON = r"spring|summer|autumn|fall|winter"
+#: What may follow a season's name for it to be one: the question's end, a mark, or a word that is no noun ("winter
+#: tyres", "summer holiday" are things).
+_SEASON_ALONE = (r"(?=\s*$|\s*[?.!,;:)\]\"'\u2019]|\s+(?:in|at|on|and|or|with|when|while|before|after|we|i|you|they|he|"
+                 r"she|it|was|were|did|do|does|is|are|has|have|had|so|to|for|by|then|than|as|until|till|but|since|"
+                 r"this|that|there)\b)")
 
 PATTERNS = [
     # A day of the week in another language ("letzten Dienstag", "mardi prochain", "先週の金曜日"): first, as its
@@ -128,6 +137,12 @@ PATTERNS = [
     ("month_year", re.compile(r"\b(" + _MONTH_WORD + r")\.?,?\s+(\d{4})\b", re.I)),
     ("month", re.compile(r"\b(?:(" + _PREPOSITIONS + r"|between|early|mid|late|last|this|next|and|or|to)\s+)?(" + _MONTH_WORD
                          + r")\b", re.I)),
+    # A season (`periods.season`): "last summer", "this autumn", "since the summer", "the winter of 2024"; not one
+    # that names a thing ("winter tyres", "over the summer break", "the fall of Rome").
+    ("season", re.compile(r"\b(?:(?P<which>this|last|next|past)\s+(?P<named>" + _SEASON + ")" + _SEASON_ALONE
+                          + r"|(?:(?:in|during|over)\s+)?(?:the\s+)?(?P<dated>" + _SEASON + r"),?\s+(?:of\s+)?(?P<year>\d{4})\b"
+                          + r"|(?P<lead>since|after|during|over|through|throughout)\s+(?:the\s+)?(?P<led>" + _SEASON + ")"
+                          + _SEASON_ALONE + ")", re.I)),
     ("year", re.compile(r"\b(" + _PREPOSITIONS + r"|the\s+year)\s+(\d{4})" + _NOT_NUMBER_AFTER, re.I)),
     ("weekday_ago", re.compile(r"\b(?:the\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\s+("
                                + _NUMBER_WORD + r")\s+" + _UNIT + r"\s+ago\b", re.I)),
@@ -444,6 +459,8 @@ def _resolve(kind: str, m: re.Match, text: str, today: date, now: float, tz, ahe
             if not 1970 <= year <= today.year + 1:
                 return None
             return _days(date(year, 1, 1), date(year, 12, 31), tz, phrase)
+        if kind == "season":
+            return _season_window(m, today, tz, phrase, ahead, past)
         if kind == "weekday_ago":
             around = _ago(_number(m.group(2)), m.group(3).lower(), today, tz, phrase)
             centre = datetime.fromtimestamp((around.start + around.end) / 2, tz).date()
@@ -459,7 +476,7 @@ def _resolve(kind: str, m: re.Match, text: str, today: date, now: float, tz, ahe
             return _days(first, today, tz, phrase)
         if kind == "this_last":
             which, unit = m.group(1).lower().split()[-1], m.group(2).lower()
-            return _this_last(which, unit, today, tz, phrase, _this_ahead(which, unit, today, ahead, past))
+            return this_last(which, unit, today, tz, phrase, _this_ahead(which, unit, today, ahead, past))
         if kind == "day_word":
             word = " ".join(m.group(1).lower().split())
             back = {"yesterday": 1, "last night": 1, "the day before yesterday": 2}.get(word, 0)
@@ -487,6 +504,17 @@ def _resolve(kind: str, m: re.Match, text: str, today: date, now: float, tz, ahe
     return None
 
 
+def _season_window(m: re.Match, today: date, tz, phrase: str, ahead, past) -> Window | None:
+    """The window of a season `m` names (`periods.season`); one still to come not in a question in the past tense."""
+    which = (m.group("which") or "").lower()
+    first, last, coming = _season(which, m.group("named") or m.group("dated") or m.group("led"),
+                                  int(m.group("year")) if m.group("year") else None, today, ahead())
+    if coming and past():
+        return None  # "what did we write in next summer's plan"
+    window = replace(_days(first, last, tz, phrase), ahead=coming)
+    return window if m.group("year") else replace(window, relative=True)
+
+
 def _this_ahead(which: str, unit: str, today: date, ahead, past=lambda: False) -> bool:
     """Whether "this week|weekend|month|year" is the rest of it: asked about what is coming (`ahead()`), and "this
     weekend" on a weekday in any question not in the past tense (on a Friday, the one that has not begun)."""
@@ -502,7 +530,7 @@ def _resolve_foreign(kind: str, m: re.Match, today: date, tz, phrase: str, ahead
         return _ago(n, FOREIGN_UNIT_OF[unit.lower()], today, tz, phrase)
     if kind == "foreign_this_last":
         which, unit = FOREIGN_THIS_LAST[" ".join(m.group(1).lower().split())]
-        return _this_last(which, unit, today, tz, phrase,
+        return this_last(which, unit, today, tz, phrase,
                           _this_ahead(which, unit, today, ahead, lambda: past(_phrase_language(kind, m))))
     if kind == "foreign_day":
         day = today - timedelta(days=FOREIGN_DAYS[" ".join(m.group(1).lower().split())])
@@ -663,32 +691,3 @@ def _resolve_ahead(kind: str, m: re.Match, text: str, today: date, tz, phrase: s
         first, last = _coming.weekday(WEEKDAYS[m.group(2).lower()], today, True)
     return replace(_days(first, last, tz, phrase), ahead=True)
 
-
-def _this_last(which: str, unit: str, today: date, tz, phrase: str, ahead: bool = False) -> Window:
-    if ahead:  # "this week" in a question about what is coming: the rest of it
-        return replace(_days(*_coming.span("this", unit, today), tz, phrase), ahead=True)
-    past = which in ("past", "previous", "last") and phrase.lower().startswith(("the", "past"))
-    if unit == "week":
-        monday = today - timedelta(days=today.weekday())
-        if which == "this":
-            return _days(monday, today, tz, phrase)
-        if past:  # "the past week": the last seven days
-            return _days(today - timedelta(days=7), today, tz, phrase)
-        return _days(monday - timedelta(days=7), monday - timedelta(days=1), tz, phrase)
-    if unit == "weekend":
-        saturday = today - timedelta(days=(today.weekday() - 5) % 7)
-        if which == "this" and today.weekday() >= 5:
-            return _days(saturday, today, tz, phrase)
-        return _days(saturday, saturday + timedelta(days=1), tz, phrase)
-    if unit == "month":
-        if which == "this":
-            return _days(today.replace(day=1), today, tz, phrase)
-        if past:
-            return _days(today - timedelta(days=31), today, tz, phrase)
-        first = (today.replace(day=1) - timedelta(days=1)).replace(day=1)
-        return _month(first.year, first.month, tz, phrase)
-    if which == "this":
-        return _days(date(today.year, 1, 1), today, tz, phrase)
-    if past:
-        return _days(today - timedelta(days=365), today, tz, phrase)
-    return _days(date(today.year - 1, 1, 1), date(today.year - 1, 12, 31), tz, phrase)

@@ -1,0 +1,92 @@
+"""The named periods of the calendar a question asks about, relative to the day it is asked: this, last or the
+past week, weekend, month and year (`this_last`), and the seasons (`season`).
+
+**Seasons** ("last summer", "this autumn", "since the summer", "during the winter", "the summer of 2024", "next
+spring") are the meteorological seasons of the northern hemisphere: spring March to May, summer June to August,
+autumn (fall) September to November, winter December to February, a winter counted from the year it begins in
+("winter 2024" is December 2024 to February 2025). A user south of the equator reads them six months off; the
+dates of a season are no words a note holds, so its name stays a keyword there only when `timeq` did not read it.
+
+- **last summer**, **the past summer**: the latest summer that has ended (asked in July 2026, June to August 2025);
+- **this summer**: the one under way, up to today (the rest of it, in a question about what is coming); when
+  none is, the latest that has ended, or in a question about what is coming the next;
+- **next summer**: the next to begin, a window still to come;
+- **since / after / during / over / through the summer**: the one under way or the latest that has ended ("since" up to
+  today and "after" from its end, as `timeq` reads every "since" and "after");
+- **summer 2024**, **the summer of 2024**: that one.
+
+Pure date arithmetic: `timeq` reads the words and makes the window.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import date, timedelta
+
+from . import ahead as _coming
+from .timewindow import Window, days, month, month_end
+
+#: The month each season begins in.
+SEASON_START = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
+
+
+def _season_of(start: int, year: int) -> tuple[date, date]:
+    """The first and last day of the season beginning in month `start` of `year`."""
+    last_month = start + 2
+    last_year, last_month = (year + 1, last_month - 12) if last_month > 12 else (year, last_month)
+    return date(year, start, 1), month_end(date(last_year, last_month, 1))
+
+
+def _latest_begun(start: int, today: date) -> tuple[date, date]:
+    return _season_of(start, today.year if today.month >= start else today.year - 1)
+
+
+def season(which: str, name: str, year: int | None, today: date, coming: bool) -> tuple[date, date, bool] | None:
+    """The first and last day of season `name` that `which` ("this", "last", "past", "next", or "" for one named
+    after "since", "during" …) names, asked on `today` (`coming`: the question asks about what is coming), and
+    whether it is still to come; `year` when one is named ("summer 2024"). None for a year out of range."""
+    start = SEASON_START[name.lower()]
+    if year is not None:
+        first, last = _season_of(start, year)
+        return first, last, first > today
+    first, last = _latest_begun(start, today)
+    if which == "next" or which == "this" and coming and last < today:
+        first, last = _season_of(start, first.year + 1)
+        return first, last, True
+    if which in ("last", "past"):
+        return _season_of(start, first.year - 1) + (False,) if last >= today else (first, last, False)
+    if last >= today:  # under way: so far, or the rest of it
+        return (today, last, True) if coming and which == "this" else (first, today, False)
+    return first, last, False
+
+
+def this_last(which: str, unit: str, today: date, tz, phrase: str, ahead: bool = False) -> Window:
+    """The window of "this", "last", "past" or "previous" `unit` (week, weekend, month, year); `ahead`: "this week"
+    in a question about what is coming, the rest of it."""
+    if ahead:
+        return replace(days(*_coming.span("this", unit, today), tz, phrase), ahead=True)
+    past = which in ("past", "previous", "last") and phrase.lower().startswith(("the", "past"))
+    if unit == "week":
+        monday = today - timedelta(days=today.weekday())
+        if which == "this":
+            return days(monday, today, tz, phrase)
+        if past:  # "the past week": the last seven days
+            return days(today - timedelta(days=7), today, tz, phrase)
+        return days(monday - timedelta(days=7), monday - timedelta(days=1), tz, phrase)
+    if unit == "weekend":
+        saturday = today - timedelta(days=(today.weekday() - 5) % 7)
+        if which == "this" and today.weekday() >= 5:
+            return days(saturday, today, tz, phrase)
+        return days(saturday, saturday + timedelta(days=1), tz, phrase)
+    if unit == "month":
+        if which == "this":
+            return days(today.replace(day=1), today, tz, phrase)
+        if past:
+            return days(today - timedelta(days=31), today, tz, phrase)
+        first = (today.replace(day=1) - timedelta(days=1)).replace(day=1)
+        return month(first.year, first.month, tz, phrase)
+    if which == "this":
+        return days(date(today.year, 1, 1), today, tz, phrase)
+    if past:
+        return days(today - timedelta(days=365), today, tz, phrase)
+    return days(date(today.year - 1, 1, 1), date(today.year - 1, 12, 31), tz, phrase)

@@ -1,0 +1,77 @@
+"""A season a question names is the time it asks about ("last summer", "since the summer", "the winter of 2024"),
+in the northern hemisphere's meteorological seasons (`periods.season`); a season that names a thing is none."""
+
+from datetime import date, datetime
+
+import pytest
+
+from tachikoma import periods, timeq
+
+DECEMBER = datetime.fromisoformat("2026-12-04T10:00:00+01:00")
+JULY = datetime.fromisoformat("2026-07-15T10:00:00+02:00")
+JANUARY = datetime.fromisoformat("2027-01-20T10:00:00+01:00")
+
+
+def windows(query: str, now: datetime) -> list[tuple[str, str, bool]]:
+    return [(w.phrase, w.label, w.ahead) for _, _, w in timeq.read_spans(query, now)]
+
+
+@pytest.mark.parametrize("query, now, expected", [
+    ("which alerts did we add after incidents this autumn", DECEMBER, [("this autumn", "2026-09-01..2026-11-30", False)]),
+    ("What did we do last summer?", DECEMBER, [("last summer", "2026-06-01..2026-08-31", False)]),
+    ("What did we do last summer?", JULY, [("last summer", "2025-06-01..2025-08-31", False)]),  # this one not over yet
+    ("What happened last fall?", JANUARY, [("last fall", "2026-09-01..2026-11-30", False)]),
+    ("What did I do this spring?", DECEMBER, [("this spring", "2026-03-01..2026-05-31", False)]),
+    ("What have we done this summer?", JULY, [("this summer", "2026-06-01..2026-07-15", False)]),  # so far
+    ("How was this winter so far?", JANUARY, [("this winter", "2026-12-01..2027-01-20", False)]),  # across the year's end
+    ("What happened last winter?", JANUARY, [("last winter", "2025-12-01..2026-02-28", False)]),
+    ("Which tools did we decide against since the summer?", DECEMBER,
+     [("since the summer", "2026-06-01..2026-12-04", False)]),
+    ("What did Caroline do during the summer?", DECEMBER, [("during the summer", "2026-06-01..2026-08-31", False)]),
+    ("What changed after the summer?", DECEMBER, [("after the summer", "2026-09-01..", False)]),
+    ("Where was Jolene in summer 2022?", DECEMBER, [("in summer 2022", "2022-06-01..2022-08-31", False)]),
+    ("What happened in the winter of 2024?", DECEMBER, [("in the winter of 2024", "2024-12-01..2025-02-28", False)]),
+    ("What's planned for next summer?", DECEMBER, [("next summer", "2027-06-01..2027-08-31", True)]),
+    ("What's coming up this spring?", DECEMBER, [("this spring", "2027-03-01..2027-05-31", True)]),
+])
+def test_a_season_is_its_days(query, now, expected):
+    assert windows(query, now) == expected
+
+
+@pytest.mark.parametrize("query", [
+    "Where are the winter tyres stored?",
+    "What homework does Mia have over the winter break?",
+    "When did Evan's son fall off his bike?",
+    "What happened since the fall of Rome?",
+    "What are we giving my mother-in-law for Spring Festival?",
+    "what's winter pricing",
+    "what did we write in next summer's plan",  # the past tense: no window still to come
+])
+def test_a_season_that_names_a_thing_is_no_time(query):
+    assert windows(query, DECEMBER) == []
+
+
+def test_a_season_as_a_habit_is_no_time():
+    assert windows("What time is the Sunday call with my parents in summer?", DECEMBER) == [
+        ("Sunday", "2026-11-29", False)]  # "in summer": every summer; its Sunday is still read
+
+
+def test_a_relative_season_leaves_the_keywords_and_a_dated_one_stays():
+    said = "What did we sell last summer?"
+    spans = timeq.read_spans(said, DECEMBER)
+    assert spans[0][2].relative and timeq.without_time(said, spans).split() == ["What", "did", "we", "sell", "?"]
+    dated = timeq.read_spans("What did we sell in summer 2024?", DECEMBER)
+    assert not dated[0][2].relative  # notes write "summer 2024": its words stay keywords
+
+
+@pytest.mark.parametrize("name, year, first, last", [
+    ("spring", 2024, date(2024, 3, 1), date(2024, 5, 31)),
+    ("summer", 2024, date(2024, 6, 1), date(2024, 8, 31)),
+    ("autumn", 2024, date(2024, 9, 1), date(2024, 11, 30)),
+    ("fall", 2024, date(2024, 9, 1), date(2024, 11, 30)),
+    ("winter", 2023, date(2023, 12, 1), date(2024, 2, 29)),  # into a leap February
+    ("winter", 2024, date(2024, 12, 1), date(2025, 2, 28)),
+])
+def test_a_season_named_by_its_year(name, year, first, last):
+    assert periods.season("", name, year, date(2030, 1, 1), False) == (first, last, False)
+    assert periods.season("", name, year, date(2020, 1, 1), False) == (first, last, True)  # still to come
