@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from .time_words import (CASED, DAY_MONTH_LEADS, FOREIGN_DAYS, FOREIGN_MONTH_LEADS, FOREIGN_NEXT, FOREIGN_NEXT_UNITS,
-                         FOREIGN_NUMBERS, FOREIGN_THIS_LAST, FOREIGN_TOMORROW, FOREIGN_UNIT_OF, IN_WORD_LANGUAGE,
+                         FOREIGN_NUMBERS, FOREIGN_SEASONS, FOREIGN_THIS_LAST, FOREIGN_TOMORROW, FOREIGN_UNIT_OF, IN_WORD_LANGUAGE,
                          NEXT_WORD_LANGUAGE, NOT_A_DAY_AFTER, QUESTION_MONTHS, QUESTION_WEEKDAYS, TURKISH_IN_MONTHS,
                          TURKISH_MONTHS, TURKISH_NUMBERS, WEEKDAY_LEADS, WEEKDAY_TRAILS)
 
@@ -86,6 +86,7 @@ FOREIGN_PATTERNS = {
         + r"))\s+temu\b",
         re.IGNORECASE),
     "foreign_this_last": _words(FOREIGN_THIS_LAST),
+    "foreign_season": _words(FOREIGN_SEASONS),  # "letzten Sommer", "l'été dernier", "去年の夏", "지난 여름"
     "foreign_day": _words(FOREIGN_DAYS),
     "foreign_ahead": re.compile(_words(FOREIGN_NEXT).pattern + _KOREAN_WORD_END, re.IGNORECASE),
     # (a number: French) next (a number) units; CJK: next, a number, a unit. Groups: 1-4 and 5-7.

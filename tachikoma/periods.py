@@ -23,7 +23,10 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import date, timedelta
 
+import re
+
 from . import ahead as _coming
+from .time_words import FOREIGN_SEASONS
 from .timewindow import Window, days, month, month_end
 
 #: The month each season begins in.
@@ -53,11 +56,30 @@ def season(which: str, name: str, year: int | None, today: date, coming: bool) -
     if which == "next" or which == "this" and coming and last < today:
         first, last = _season_of(start, first.year + 1)
         return first, last, True
+    if which == "since":  # the one under way or the latest, up to today
+        return first, today, False
     if which in ("last", "past"):
         return _season_of(start, first.year - 1) + (False,) if last >= today else (first, last, False)
     if last >= today:  # under way: so far, or the rest of it
         return (today, last, True) if coming and which == "this" else (first, today, False)
     return first, last, False
+
+
+def season_window(kind: str, m: re.Match, today: date, tz, phrase: str, ahead, past) -> Window | None:
+    """The window of the season `m` of `timeq`'s pattern `kind` names ("season": English, its groups; "foreign_season":
+    a phrase of `time_words.FOREIGN_SEASONS`); one still to come, not in a question in the past tense (`past()`)."""
+    if kind == "season":
+        which, name = (m.group("which") or m.group("lead") or "").lower(), m.group("named") or m.group("dated") or m.group("led")
+        year = int(m.group("year")) if m.group("year") else None
+        which = "" if which in ("since", "after") else which  # `timeq` reads "since" and "after" for every time
+    else:
+        which, name, offset = FOREIGN_SEASONS[" ".join(m.group(0).lower().split())]
+        year = None if offset is None else today.year + offset
+    first, last, coming = season(which, name, year, today, ahead())
+    if coming and past():
+        return None  # "what did we write in next summer's plan"
+    # relative to today, unless a year is written in digits ("summer 2024": notes write it, so it stays keywords)
+    return replace(days(first, last, tz, phrase), ahead=coming, relative=kind == "foreign_season" or year is None)
 
 
 def this_last(which: str, unit: str, today: date, tz, phrase: str, ahead: bool = False) -> Window:

@@ -91,6 +91,72 @@ FOREIGN_THIS_LAST_BY_LANGUAGE["Turkish"] = {
                                     ("sene", "year", ("",)), ("hafta sonu", "weekend", ("", "nda")))
     for suffix in suffixes}
 FOREIGN_THIS_LAST = {phrase: said for words in FOREIGN_THIS_LAST_BY_LANGUAGE.values() for phrase, said in words.items()}
+#: Other languages' seasons named as a time (`periods.season`), each phrase: (which, the season, a year counted from
+#: this one or None). Which: "last" (the latest that has ended), "this", "next" (still to come), "since" (the one under
+#: way or the latest, up to today); Japanese, Chinese and Korean also say a season of a year ("去年の夏": the summer of
+#: last year, "which" ""). "Im Sommer", "en été", "夏に" are habits, no time.
+_GERMAN_SEASONS = {"frühling": "spring", "sommer": "summer", "herbst": "autumn", "winter": "winter"}
+_DUTCH_SEASONS = {"lente": "spring", "zomer": "summer", "herfst": "autumn", "winter": "winter"}
+_SEASON_LEADS = {
+    # German (der Frühling, Sommer, Herbst, Winter; das Frühjahr), Dutch (de zomer; het voorjaar, najaar)
+    **{f"{lead} {word}": (which, season) for word, season in _GERMAN_SEASONS.items() for which, leads in (
+        ("last", ("letzten", "vergangenen", "vorigen", "im letzten", "im vergangenen", "im vorigen")),
+        ("this", ("diesen", "in diesem")), ("next", ("nächsten", "kommenden", "im nächsten", "im kommenden")),
+        ("since", ("seit dem", "seit diesem"))) for lead in leads},
+    **{f"{lead} frühjahr": (which, "spring") for which, leads in (
+        ("last", ("letztes", "vergangenes", "voriges", "im letzten", "im vergangenen")), ("this", ("dieses", "in diesem")),
+        ("next", ("nächstes", "kommendes", "im nächsten")), ("since", ("seit dem",))) for lead in leads},
+    **{f"{lead} {word}": (which, season) for word, season in _DUTCH_SEASONS.items() for which, leads in (
+        ("last", ("vorige", "afgelopen")), ("this", ("deze",)), ("next", ("volgende", "komende")), ("since", ("sinds de",)))
+       for lead in leads},
+    **{f"{lead} {word}": (which, season) for word, season in (("voorjaar", "spring"), ("najaar", "autumn")) for which, leads in (
+        ("last", ("vorig", "afgelopen")), ("this", ("dit",)), ("next", ("volgend", "komend")), ("since", ("sinds het",)))
+       for lead in leads},
+    # French, Spanish, Portuguese, Italian
+    **{phrase.format(w=word): (which, season) for word, season in (("été", "summer"), ("automne", "autumn"), ("hiver", "winter"))
+       for which, phrases in (("last", ("l'{w} dernier", "l'{w} passé")), ("this", ("cet {w}",)), ("next", ("l'{w} prochain",)),
+                              ("since", ("depuis l'{w}",))) for phrase in phrases},
+    "le printemps dernier": ("last", "spring"), "au printemps dernier": ("last", "spring"), "ce printemps": ("this", "spring"),
+    "le printemps prochain": ("next", "spring"), "au printemps prochain": ("next", "spring"),
+    "depuis le printemps": ("since", "spring"),
+    **{phrase.format(w=word): (which, season)
+       for word, season in (("verano", "summer"), ("otoño", "autumn"), ("invierno", "winter"))
+       for which, phrases in (("last", ("el {w} pasado", "el pasado {w}")), ("this", ("este {w}",)),
+                              ("next", ("el próximo {w}", "el {w} que viene")), ("since", ("desde el {w}",)))
+       for phrase in phrases},
+    **{phrase.format(w=word): (which, season)
+       for word, season in (("verão", "summer"), ("outono", "autumn"), ("inverno", "winter"))
+       for which, phrases in (("last", ("o {w} passado", "no {w} passado")), ("this", ("este {w}", "neste {w}")),
+                              ("next", ("o próximo {w}", "no próximo {w}")), ("since", ("desde o {w}",)))
+       for phrase in phrases},
+    **{phrase: (which, "spring") for which, phrases in (
+        ("last", ("la primavera pasada", "la pasada primavera", "a primavera passada", "na primavera passada",
+                  "la primavera scorsa", "la scorsa primavera")),
+        ("this", ("esta primavera", "nesta primavera", "questa primavera")),
+        ("next", ("la próxima primavera", "la primavera que viene", "a próxima primavera", "na próxima primavera",
+                  "la prossima primavera")),
+        ("since", ("desde la primavera", "desde a primavera", "dalla primavera"))) for phrase in phrases},
+    **{phrase.format(w=word): (which, season) for word, season in (("autunno", "autumn"), ("inverno", "winter"))
+       for which, phrases in (("last", ("l'{w} scorso", "lo scorso {w}")), ("this", ("quest'{w}", "questo {w}")),
+                              ("next", ("il prossimo {w}",)), ("since", ("dall'{w}",))) for phrase in phrases},
+    "l'estate scorsa": ("last", "summer"), "la scorsa estate": ("last", "summer"), "quest'estate": ("this", "summer"),
+    "questa estate": ("this", "summer"), "la prossima estate": ("next", "summer"), "dall'estate": ("since", "summer"),
+}
+_CJK_SEASONS = {"春": "spring", "夏": "summer", "秋": "autumn", "冬": "winter"}
+_CHINESE_SEASONS = {f"{c}{tail}": season for c, season in _CJK_SEASONS.items() for tail in ("天", "季")}
+_KOREAN_SEASONS = {"봄": "spring", "여름": "summer", "가을": "autumn", "겨울": "winter"}
+FOREIGN_SEASONS = {
+    **{phrase: (which, season, None) for phrase, (which, season) in _SEASON_LEADS.items()},
+    **{phrase.replace("'", "\u2019"): (which, season, None)
+       for phrase, (which, season) in _SEASON_LEADS.items() if "'" in phrase},
+    **{f"{lead}{c}": (which, season, year) for c, season in _CJK_SEASONS.items() for lead, which, year in (
+        ("この", "this", None), ("今年の", "", 0), ("去年の", "", -1), ("昨年の", "", -1), ("来年の", "", 1))},
+    **{f"{lead}{word}": (which, season, year) for word, season in _CHINESE_SEASONS.items() for lead, which, year in (
+        ("这个", "this", None), ("今年", "", 0), ("今年的", "", 0), ("去年", "", -1), ("去年的", "", -1), ("明年", "", 1))},
+    **{f"{lead}{gap}{word}": (which, season, year) for word, season in _KOREAN_SEASONS.items() for gap in ("", " ")
+       for lead, which, year in (("지난", "last", None), ("이번", "this", None), ("올", "this", None),
+                                 ("다음", "next", None), ("작년", "", -1), ("올해", "", 0), ("내년", "", 1))},
+}
 #: Other languages' "next week|weekend|month|year" and "the week after next", by language: (next or after next,
 #: the unit); a window still to come (`ahead.span`). Their "this week" is in `FOREIGN_THIS_LAST`: asked about what
 #: is coming, the rest of it. The language says which past tense rules the window out (`tense.past_in`) when the

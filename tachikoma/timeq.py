@@ -62,7 +62,7 @@ from datetime import date, datetime, timedelta
 import numpy as np
 
 from . import ahead as _coming
-from .periods import season as _season
+from .periods import season_window as _season_window
 from .periods import this_last
 from .function_words import question_language
 from .tense import ahead as _ahead
@@ -143,6 +143,7 @@ PATTERNS = [
                           + r"|(?:(?:in|during|over)\s+)?(?:the\s+)?(?P<dated>" + _SEASON + r"),?\s+(?:of\s+)?(?P<year>\d{4})\b"
                           + r"|(?P<lead>since|after|during|over|through|throughout)\s+(?:the\s+)?(?P<led>" + _SEASON + ")"
                           + _SEASON_ALONE + ")", re.I)),
+    ("foreign_season", None),
     ("year", re.compile(r"\b(" + _PREPOSITIONS + r"|the\s+year)\s+(\d{4})" + _NOT_NUMBER_AFTER, re.I)),
     ("weekday_ago", re.compile(r"\b(?:the\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\s+("
                                + _NUMBER_WORD + r")\s+" + _UNIT + r"\s+ago\b", re.I)),
@@ -459,8 +460,8 @@ def _resolve(kind: str, m: re.Match, text: str, today: date, now: float, tz, ahe
             if not 1970 <= year <= today.year + 1:
                 return None
             return _days(date(year, 1, 1), date(year, 12, 31), tz, phrase)
-        if kind == "season":
-            return _season_window(m, today, tz, phrase, ahead, past)
+        if kind in ("season", "foreign_season"):
+            return _season_window(kind, m, today, tz, phrase, ahead, past)
         if kind == "weekday_ago":
             around = _ago(_number(m.group(2)), m.group(3).lower(), today, tz, phrase)
             centre = datetime.fromtimestamp((around.start + around.end) / 2, tz).date()
@@ -502,17 +503,6 @@ def _resolve(kind: str, m: re.Match, text: str, today: date, now: float, tz, ahe
     except (ValueError, KeyError, OverflowError):
         return IMPOSSIBLE if kind in _DATE_KINDS else None
     return None
-
-
-def _season_window(m: re.Match, today: date, tz, phrase: str, ahead, past) -> Window | None:
-    """The window of a season `m` names (`periods.season`); one still to come not in a question in the past tense."""
-    which = (m.group("which") or "").lower()
-    first, last, coming = _season(which, m.group("named") or m.group("dated") or m.group("led"),
-                                  int(m.group("year")) if m.group("year") else None, today, ahead())
-    if coming and past():
-        return None  # "what did we write in next summer's plan"
-    window = replace(_days(first, last, tz, phrase), ahead=coming)
-    return window if m.group("year") else replace(window, relative=True)
 
 
 def _this_ahead(which: str, unit: str, today: date, ahead, past=lambda: False) -> bool:

@@ -75,3 +75,33 @@ def test_a_relative_season_leaves_the_keywords_and_a_dated_one_stays():
 def test_a_season_named_by_its_year(name, year, first, last):
     assert periods.season("", name, year, date(2030, 1, 1), False) == (first, last, False)
     assert periods.season("", name, year, date(2020, 1, 1), False) == (first, last, True)  # still to come
+
+
+@pytest.mark.parametrize("query, phrase, label", [
+    ("Was haben wir letzten Sommer gemacht?", "letzten Sommer", "2026-06-01..2026-08-31"),
+    ("Was haben wir letztes Frühjahr gepflanzt?", "letztes Frühjahr", "2026-03-01..2026-05-31"),
+    ("Was war seit dem Sommer los?", "seit dem Sommer", "2026-06-01..2026-12-04"),
+    ("Qu'avons-nous fait l'été dernier ?", "l'été dernier", "2026-06-01..2026-08-31"),
+    ("Qu’avons-nous fait l’été dernier ?", "l’été dernier", "2026-06-01..2026-08-31"),
+    ("Qu'est-ce qui a changé depuis l'automne ?", "depuis l'automne", "2026-09-01..2026-12-04"),
+    ("¿Qué hicimos el verano pasado?", "el verano pasado", "2026-06-01..2026-08-31"),
+    ("O que fizemos no verão passado?", "no verão passado", "2026-06-01..2026-08-31"),
+    ("Cosa abbiamo fatto l'estate scorsa?", "l'estate scorsa", "2026-06-01..2026-08-31"),
+    ("Wat deden we vorige zomer?", "vorige zomer", "2026-06-01..2026-08-31"),
+    ("去年の夏は何をしましたか？", "去年の夏", "2025-06-01..2025-08-31"),  # the summer of last year
+    ("去年夏天我们去了哪里？", "去年夏天", "2025-06-01..2025-08-31"),
+    ("지난 여름에 뭐 했지?", "지난 여름", "2026-06-01..2026-08-31"),
+])
+def test_a_season_in_another_language(query, phrase, label):
+    assert windows(query, DECEMBER) == [(phrase, label, False)]
+
+
+@pytest.mark.parametrize("query", [
+    "Wo sind die Winterreifen?",
+    "Wann kommt der Schornsteinfeger im Sommer?",  # a habit
+    "Combien de parents accompagnateurs faut-il pour la sortie d'hiver ?",
+    "Finalement, quand les pneus d'hiver ont-ils été posés ?",
+    "夏に何を食べる？",
+])
+def test_a_season_in_another_language_that_is_no_time(query):
+    assert windows(query, DECEMBER) == []
