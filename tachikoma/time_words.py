@@ -145,6 +145,11 @@ _SEASON_LEADS = {
 _CJK_SEASONS = {"春": "spring", "夏": "summer", "秋": "autumn", "冬": "winter"}
 _CHINESE_SEASONS = {f"{c}{tail}": season for c, season in _CJK_SEASONS.items() for tail in ("天", "季")}
 _KOREAN_SEASONS = {"봄": "spring", "여름": "summer", "가을": "autumn", "겨울": "winter"}
+#: A season's word in each language read: a question holding none is not read for a season (a quick test first:
+#: the patterns' alternations cost a question 0.1-0.2 ms).
+SEASON_HINTS = ("spring", "summer", "autumn", "fall", "winter", *_GERMAN_SEASONS, "frühjahr", *_DUTCH_SEASONS,
+                "voorjaar", "najaar", "été", "automne", "hiver", "printemps", "verano", "otoño", "invierno", "primavera",
+                "verão", "outono", "inverno", "estate", "autunno", *_CJK_SEASONS, *_KOREAN_SEASONS)
 FOREIGN_SEASONS = {
     **{phrase: (which, season, None) for phrase, (which, season) in _SEASON_LEADS.items()},
     **{phrase.replace("'", "\u2019"): (which, season, None)

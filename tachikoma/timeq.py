@@ -74,7 +74,7 @@ from .time_words import (ACQUIRED_AFTER, AHEAD_HINTS, BARE_MONTH_WORDS, DAYS_ALS
                          FOREIGN_DAYS, FOREIGN_MONTH_LEADS, FOREIGN_NEXT, FOREIGN_NUMBERS, FOREIGN_THIS_LAST,
                          FOREIGN_TOMORROW, FOREIGN_UNIT_OF, HABIT_BEFORE, IN_WORD_LANGUAGE, LEAD_MONTHS,
                          MORNING_BEFORE, NAME_AFTER_ASU, NAME_BEFORE_DAY, NEXT_WORD_LANGUAGE, NOT_A_DAY_ALONE,
-                         PHRASE_LANGUAGE, QUESTION_MONTHS, QUESTION_WEEKDAYS, SHORT_DAY_FOLLOWERS, WEEK_OF_LEAD,
+                         PHRASE_LANGUAGE, QUESTION_MONTHS, QUESTION_WEEKDAYS, SEASON_HINTS, SHORT_DAY_FOLLOWERS, WEEK_OF_LEAD,
                          WEEKDAY_LEADS, WEEKDAY_SHORT, WEEKDAY_TRAILS)
 from .timespan import spans
 from .timewindow import (DAY, MAX_YEAR, MIN_YEAR, OUTSIDE, OUTSIDE_TIME_ONLY, Window, end_of_day,  # noqa: F401
@@ -180,6 +180,7 @@ _AHEAD_KINDS = frozenset({"ahead", "next_n", "foreign_ahead", "foreign_next_n", 
 _UNHINTED = frozenset({"in_n", "from_now", "foreign_in_n"})
 #: The words before "in two weeks" that make it no time still to come: "twice in two weeks", "the first time in
 #: a year", "more than in a month", "40 km in a day".
+_SEASON_KINDS = frozenset({"season", "foreign_season"})
 _IN_N_AFTER = re.compile(r"\b(?:times?|once|twice|first|only|ever|all|than|most|least|hours?|minutes?|miles?|km|"
                          r"kilos?|pounds?|kg|pages?|words?|\d+)\s+$", re.I)
 _SINCE = re.compile(r"\bsince\s+(?:the\s+)?$", re.I)
@@ -322,8 +323,9 @@ def read_spans(query: str, as_of: datetime, ahead: bool | None = None) -> list[t
     past = functools.cache(lambda said_in=None: _past_in(query, language() or said_in))
     lowered = query.lower()
     hinted = any(word in lowered for word in AHEAD_HINTS)
+    seasonal = any(word in lowered for word in SEASON_HINTS)
     for kind, pattern in PATTERNS:
-        if kind in _AHEAD_KINDS and not hinted and kind not in _UNHINTED:
+        if kind in _AHEAD_KINDS and not hinted and kind not in _UNHINTED or kind in _SEASON_KINDS and not seasonal:
             continue
         for m in pattern.finditer(query):
             if taken[m.start():m.end()].any():
