@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from .segment import dominant_script, query_words
+from .segment import dominant_script, korean_stem, query_words
 
 
 def _spellings(text: str) -> frozenset[str]:
@@ -142,13 +142,24 @@ ENGLISH_ASKING = frozenset("am doing going plans plan up".split())
 CJK_QUESTION_WORDS = ("ありますか", "あります", "何時", "ですか", "です", "なに", "何", "什么", "什麼", "几点", "幾點",
                       "我们", "我們", "有", "吗", "嗎", "呢", "是", "我", "뭐가", "뭐야", "뭐", "무엇", "있어요", "있나요",
                       "있어", "있나", "있니", "몇 시", "나")
+#: The Korean ones of `CJK_FUNCTION_CHARACTERS`, function words of `KOREAN` too.
+KOREAN_FUNCTION_CHARACTERS = "은는이가을를에도와과의로해돼나내뭘좀다또꼭할있없어요"
 #: The single characters of a Chinese or Korean question that say nothing of what it is about: particles, "to
 #: have", "to do", "to come" ("明天有什么事？", "내일 뭐 해?", "내일은"). Any other character alone is a word of
 #: its own that is asked about: "明天有雨吗？" (rain), "明天冷吗？" (cold), "내일 비 와?" (rain). (A kana alone is a
 #: Japanese particle: "の", "は".)
 CJK_FUNCTION_CHARACTERS = frozenset("的了吗嗎呢吧啊呀在有是我你要会會去来來都还還就么麼和跟得着著"
-                                    "过過个個那这這哪几幾点點做干幹嘛啥事"
-                                    "은는이가을를에도와과의로해돼나내뭘좀다또꼭할있없어요")
+                                    "过過个個那这這哪几幾点點做干幹嘛啥事" + KOREAN_FUNCTION_CHARACTERS)
+#: Korean words that ask, or say nothing of what a question is about: question words ("언제", "어디", "누구",
+#: "어떻게", "며칠"), "to be", "to have", "to do" ("있어", "하는", "했지"), "tell me" ("알려줘"), pronouns and
+#: "this" ("우리", "이번"), "when", "while" ("때", "동안"), and the characters above. A question's word is read without
+#: its particle (`segment.korean_stem`: "언제까지야" is "언제"); `search.keywords.query_terms` leaves these out of
+#: its keywords, as English's `STOPWORDS`.
+KOREAN = frozenset(korean_stem(word) for word in """
+언제 어디 어디서 누구 누가 무엇 뭐 뭐가 뭘 무슨 어느 어떤 어떻게 얼마 얼마나 몇 왜 며칠 어때 어땠어 뭐야 뭐였어 뭐였지 뭐로
+있어 있는 있나 있니 있을 있었어 있었지 없어 없는 하는 하면 하기 했어 했지 했더라 했었지 해야 돼 됐어 되는 될 할 한 맞지 맞아
+알려 알려줘 알려주세요 줘 주세요 해줘 나 내 제 저 우리 저희 이번 그 이 좀 또 꼭 다 때 동안 만한 것 거
+""".split()) | frozenset(KOREAN_FUNCTION_CHARACTERS)
 
 
 def function_words_of(language: str | None) -> frozenset[str]:

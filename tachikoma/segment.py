@@ -16,7 +16,10 @@ text, never shown and never stored in a memory file:
   themselves are folded by the engine (FTS5's ``remove_diacritics``) or by `fold_accents`.
 
 A query is cut the same way (`query_words`): a run's bigrams (a one-character run: the character),
-each a keyword of its own, so a question phrased differently from the note still shares its words.
+each a keyword of its own, so a question phrased differently from the note still shares its words. A
+Korean word is read without the particle or ending stuck to it (`korean_stem`: "김해공항에" asks for
+김해 해공 공항, not for 항에), and a particle alone gives no keyword; the index keeps every bigram, so
+both engines read the same index as before.
 Text in other scripts (Latin, Cyrillic, Greek, Arabic, Hebrew, …) is left as it is: English
 stemming and every English benchmark stay exactly as they were.
 """
@@ -35,6 +38,20 @@ _RUN_CHARS = ("\u3005\u3006\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\
               "\u0e00-\u0e7f\u0e80-\u0eff\u1780-\u17ff\u1000-\u109f")
 _RUN = re.compile(f"[{_RUN_CHARS}]+")
 _HIRAGANA = re.compile("[\u3040-\u309f]+")
+_HANGUL = re.compile("[\uac00-\ud7a3]+")
+#: Korean particles that stick to the word before them (eojeol: "공항에" is 공항 and "에", at; "결혼식에서" 결혼식 and
+#: "에서", in), with the copula and the quoting endings ("사람이야": is a person; "Gleis라는": called Gleis). Alone, or
+#: after a word in another script ("Gleis에서"), such a particle is no word of its own (`query_words`).
+#: Not 만 ("only", but also ten thousand: "삼천만"), 나 ("or", but "바나나"), 니 ("어머니").
+KOREAN_PARTICLES = frozenset("""
+에서 에게 한테 께서 께 으로 이랑 랑 부터 까지 처럼 보다 마다 하고 이나 이든 조차 마저 밖에 쯤
+은 는 이 가 을 를 에 의 와 로 이야 이에요 예요 이요 이지 이래 이라는 라는 이라고 라고
+""".split())
+#: The particles and the endings of a word that `korean_stem` takes off, longest first: besides the particles, 도 and
+#: 과 (also, and: alone they are words, "5도", a degree) and the endings of a question's verb ("도착해", "보내면",
+#: "했지", "언제더라", "프로였지").
+KOREAN_ENDINGS = tuple(sorted(KOREAN_PARTICLES | frozenset("도 과 야 요 지 래 더라 이더라 였 이었 해 면".split()),
+                              key=lambda ending: (-len(ending), ending)))
 #: A word of Latin letters holding a German umlaut or ß.
 _LATIN = "A-Za-z\u00c0-\u024f\u1e9e"
 _UMLAUT_WORD = re.compile(f"(?<![{_LATIN}])[{_LATIN}]*[äöüÄÖÜßẞ][{_LATIN}]*")
@@ -86,18 +103,35 @@ def index_text(text: str) -> str:
     return _RUN.sub(lambda m: f" {_run_tokens(m.group(0))} ", text)
 
 
+def korean_stem(word: str) -> str:
+    """A word of Hangul syllables without the particles and endings that stick to it (`KOREAN_ENDINGS`), the longest
+    first, while at least two syllables remain: "김해공항에" -> "김해공항", "지은이는" -> "지은", "결혼식에서" -> "결혼식";
+    "집에" and "휴가" stay as they are. Another word is returned as it is."""
+    if not _HANGUL.fullmatch(word):
+        return word
+    while (ending := next((e for e in KOREAN_ENDINGS if word.endswith(e)), None)) and len(word) - len(ending) >= 2:
+        word = word[:-len(ending)]
+    return word
+
+
 def query_words(word: str) -> list[str]:
     """The keywords a query word gives: the word itself (ASCII, most of the time); a run's bigrams
     (or its one character), the parts of the word outside its runs; an umlaut word and its spelling
     without the umlaut. Japanese bigrams of hiragana only (particles, endings: "です", "ました") are
-    left out when the run has other characters, as they are in nearly every note."""
+    left out when the run has other characters, as they are in nearly every note. A Korean word gives the
+    bigrams of its stem (`korean_stem`), a particle alone or after a word in another script none
+    ("Gleis에서": Gleis)."""
     if word.isascii():
         return [word]
     words: list[str] = []
     last = 0
     for match in _RUN.finditer(word):
         words += _plain(word[last:match.start()])
-        chars = _letters(match.group(0))
+        run = match.group(0)
+        if run in KOREAN_PARTICLES:  # a particle alone, or after a word in another script ("Gleis에서")
+            last = match.end()
+            continue
+        chars = _letters(korean_stem(run))
         if len(chars) == 1:
             words.append(chars)
         else:

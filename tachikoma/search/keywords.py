@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import tense
-from ..function_words import (CJK_FUNCTION_CHARACTERS, CJK_QUESTION_WORDS, ENGLISH_ASKING, ENGLISH_CLITIC,
+from ..function_words import (CJK_FUNCTION_CHARACTERS, CJK_QUESTION_WORDS, ENGLISH_ASKING, ENGLISH_CLITIC, KOREAN,
                               function_words_of, other_function_words)
-from ..segment import has_runs, query_words
+from ..segment import has_runs, korean_stem, query_words
 from ..store.fts import PREFIX, unstemmed
 from ..store.sqlite import Store
 from . import compounds, ranking
@@ -163,7 +163,9 @@ def query_terms(text: str, limit: int = MAX_KEYWORD_TERMS, skip: frozenset[str] 
     except a capitalised word after the first one: there "May" is a month and
     "Will" a name, not a function word. With a `skip`, a query in German,
     French or Spanish also drops that language's function words
-    (`function_words.other_function_words`: "hat", "den", "beim").
+    (`function_words.other_function_words`: "hat", "den", "beim"), and a Korean word whose stem
+    (`segment.korean_stem`) is a Korean function word is dropped whatever its particle
+    (`function_words.KOREAN`: "언제까지야", "어떻게", "있어").
     """
     if skip:  # a keyword query: "Ben's load test" looks for Ben, load and test, not for "s" (nor "work on")
         text = _FRAMING.sub(_unframed, ENGLISH_CLITIC.sub("", text))
@@ -172,6 +174,8 @@ def query_terms(text: str, limit: int = MAX_KEYWORD_TERMS, skip: frozenset[str] 
         skip = skip | other_function_words(runs, skip)
     terms, seen = [], set()
     for position, run in enumerate(runs):
+        if skip and korean_stem(run) in KOREAN:  # a Korean function word, whatever particle it holds ("언제까지야")
+            continue
         # A run of CJK or Thai gives its bigrams, an umlaut word its other spelling (`segment`).
         for word in query_words(run):
             key = word.casefold()
