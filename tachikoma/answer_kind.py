@@ -13,6 +13,7 @@ patterns are few and tried on the question's text alone, so all are tried.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 
@@ -34,7 +35,7 @@ CANDIDATES, LACKING = 10, 0.7
 class Kind:
     name: str  # what the explanation says is asked for: "a phone or account number"
     question: re.Pattern
-    passages: tuple[re.Pattern, ...]  # one holding any of them holds it: each read alone, see `_DIGIT_DAY`
+    passages: tuple[re.Pattern | _Unless, ...]  # one holding any of them holds it: each read alone, see `_DIGIT_DAY`
     dates: bool = False  # a day `mentions.days` reads holds it too
     not_dates: bool = False  # a day written in digits is none ("2027-02-03" is no phone number)
 
@@ -62,6 +63,9 @@ def _unless_opening(words: str, pattern: re.Pattern) -> re.Pattern:
 # character (this one took 0.3 ms on a note of 1,000 characters). The kinds' passage patterns are written so
 # too, each read alone, those opening with a word last (`Kind.passages`).
 _DIGIT_DAY = re.compile(r"\d(?<=\b\d)(?:\d{3}-\d{1,2}-\d{1,2}\b(?!-\d)|(?<!\d\.\d)\d?\.\d{1,2}\.\d{2,4}\b(?!\.\d)|"
+                        # a day and month without a year, each closed by its dot ("bis 14.12.", "21.12.–02.01."): not
+                        # 10:10 or 14:12
+                        r"(?<!\d\.\d)\d?\.(?:0[1-9]|1[0-2])\.(?!\d)|"
                         r"(?<!\d/\d)\d?/\d{1,2}/\d{2,4}\b(?!/\d)|\d{3}/\d{1,2}/\d{1,2}\b(?!/\d))")
 _DATE_LIKE = re.compile(r"\d[-./]\d")  # what every `_DIGIT_DAY` holds: a text without it has no such day to take out
 _NUMBER_NAMED = r"(?:phone|mobile|cell|telephone|landline|fax|account)\s+(?:number|no\.?|#)"
@@ -76,6 +80,50 @@ _MEASURE = (r"%|°|[$€£¥]|(?:min|minutes?|minuten|km|kg|cm|mm|m|mg|ml|mph|mi
             r"pour\s*cent|por\s*ciento|euros?|eur|usd|dollars?|pounds?|gbp|chf|stars?)\b")
 _ENGLISH_HOUR = r"(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"  # not "one": "at one point"
 _GERMAN_HOUR = r"(?:eins|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|elf|zwölf)"
+
+# What a number shaped as a time of day is not, read on what is round it (`_Unless`): a version after a program's
+# name or "version" ("upgraded to Python 3.12", "Node 18.04") or with a part after it ("v2.10.1"), a number glued to
+# a word ("v2.10", "Python3.12", but "2026-12-06T10:30" is one), a signed one ("-2.75"), one of a list of numbers
+# written without spaces ("8.00,26.00"), seconds ("1.44s"); a verse ("John 3:16"), whose book is as often a name
+# ("Lunch with John 12:30"): so only a verse off the five minutes most times are on
+_PROGRAMS = (r"version|versions|ver|release|rel|build|python|node|nodejs|node\.js|npm|ubuntu|debian|fedora|ios|ipados|"
+             r"macos|android|windows|java|jdk|php|ruby|rails|django|flask|go|golang|rust|kotlin|swift|perl|lua|postgres|"
+             r"postgresql|mysql|redis|kernel|linux|chrome|firefox|safari|react|vue|angular|typescript|gcc|clang|llvm|"
+             r"cuda|numpy|pandas|torch|pytorch|tensorflow|qt|gtk|gnome|kde|sdk|firmware|v")
+_BOOKS = (r"genesis|exodus|leviticus|deuteronomy|joshua|judges|ruth|samuel|chronicles|ezra|nehemiah|esther|psalms?|"
+          r"proverbs|ecclesiastes|isaiah|jeremiah|lamentations|ezekiel|daniel|hosea|joel|amos|obadiah|jonah|micah|nahum|"
+          r"habakkuk|zephaniah|haggai|zechariah|malachi|matthew|mark|luke|john|romans|corinthians|galatians|ephesians|"
+          r"philippians|colossians|thessalonians|timothy|titus|philemon|hebrews|james|peter|jude|revelation|johannes|"
+          r"matthäus|markus|lukas|römer|mose|offenbarung|jesaja|sprüche|korinther")
+# a program's name and the versions after it ("Python 3.11 and 3.12"), a word's last letter, a sign, a number and its comma
+_VERSION_BEFORE = re.compile(rf"(?:\b(?:{_PROGRAMS})\.?\s?(?:\d+(?:\.\d+)*\s*(?:,|/|&|and|or|und|oder|to|bis)?\s)*|"
+                             r"(?<!\d)[a-z]|(?:^|[^\w.,])[-+−±]|\d,)$", re.I)
+_VERSION_AFTER = re.compile(r"[.:,]\d|s\b(?!['’])", re.I)
+_VERSE_BEFORE = re.compile(rf"\b(?:{_BOOKS})\s$", re.I)
+_SEPARATED = re.compile(r"\d+([:.h：])(\d+)", re.I)
+
+
+def _not_a_time(text: str, match: re.Match) -> bool:
+    """Whether `match`, a number shaped as a time of day in `text`, is something else: a version, a verse …"""
+    start, end = match.start(), match.end()
+    separator, minutes = _SEPARATED.match(match.group()).groups()
+    before = text[max(0, start - 40):start]
+    if separator == ".":
+        return bool(_VERSION_BEFORE.search(before) or _VERSION_AFTER.match(text, end))
+    if re.search(r"(?<!\d)[a-z]$", before, re.I):
+        return True
+    return separator == ":" and int(minutes) % 5 != 0 and bool(_VERSE_BEFORE.search(before))
+
+
+@dataclass(frozen=True)
+class _Unless:
+    """`pattern`, where a match `unless` says is none is not read: searched as a pattern is (`Kind.held`)."""
+    pattern: re.Pattern
+    unless: Callable[[str, re.Match], bool]
+
+    def search(self, text: str) -> re.Match | None:
+        return next((match for match in self.pattern.finditer(text) if not self.unless(text, match)), None)
+
 
 NUMBER = Kind(
     "a phone or account number",
@@ -129,7 +177,8 @@ CLOCK = Kind(
     # digits round it, not a word's edge: "会议10:00开始" has none ("议" and "1" are both word characters); "１９：３０" too
     # (each read from its first digit: see `_DIGIT_DAY`); not an amount or a measure ("4.25%", "€12.50", "2.50 kg",
     # "0.75 FTE")
-    (_words(rf"\d(?<![\d.$€£¥]\d)(?<![$€£¥]\s\d)(?!(?<=0)\.)\d?[:.h：]\d{{2}}(?!\d|\s*(?:{_MEASURE}))"),
+    (_Unless(_words(rf"\d(?<![\d.$€£¥]\d)(?<![$€£¥]\s\d)(?!(?<=0)\.)\d?[:.h：]\d{{2}}(?!\d|\s*(?:{_MEASURE}))"),
+             _not_a_time),
      _words(r"\d(?<=\b\d)\d?\s*(?:am|pm|a\.m\.|p\.m\.|uhr|h|hrs|o['’]clock|heures?|horas?|ore|uur)\b"),
      # an hour is at most three numerals ("二十三点"): a long run of them is tried from each of its
      # characters, and unbounded that takes seconds on a passage of 10,000 digits

