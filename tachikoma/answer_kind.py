@@ -244,18 +244,37 @@ BORN = Kind(
 # "What's the weather in Hamburg tomorrow?", "明天北京天气怎么样？": a memory holds tomorrow's weather only if a note says
 # it; one about Hamburg that says nothing of rain or sun is no answer. A "forecast" alone is a business's too ("the
 # Halloween forecast"). Polish and Turkish too: the everyday sets ask "Jaka będzie jutro pogoda?"
+# The weather a question names only to say which other thing it asks of is not asked: "What's the weather station's
+# IP?", "the weather app password", "Wetter-App", "l'appli météo", "天气站的IP", "天気アプリ", "날씨 앱", "aplikacja
+# pogodowa", "hava durumu uygulaması". English puts the weather before the noun it qualifies: it is asked when a word
+# that is no noun follows it (a preposition, a verb, a day) or nothing does; German and Japanese, Chinese, Korean join it
+# to the noun (a hyphen, katakana, Latin letters, a word for a station, an app, data); French puts the noun first
+# ("la météo" asks, "l'appli météo" does not); Polish makes an adjective of it ("pogodowej").
+_WEATHER_ASKED = (r"(?:\s+(?:forecast|report|outlook))?(?=\s*(?:[^\w\s'’-]|$)|\s+(?:like|in|at|on|for|around|near|over|"
+                  r"during|today|tonight|tomorrow|this|next|going|gonna|supposed|expected|be|been|looking|look|there|outside|"
+                  r"then|now|yesterday|last|when|while|the|of|will|was|is|be)\b)")
+_CJK_WEATHER_NOUN = (r"(?!(?:预报|預報|予報)?(?:\s*[A-Za-z]|[ァ-ヺー]|站|台|网|網|软件|軟體|应用|應用|程序|插件|接口|"
+                     r"数据|數據|图标|圖標|器|卡|服务|服務|\s*(?:앱|어플|위젯|사이트|데이터|센서)))")
 WEATHER = Kind(
     "a weather report",
     # asked for, not named ("What did Audrey do as the weather cooled down?")
-    _words(r"\b(?:what|how)(?:['’]s|\s+is|\s+will|\s+was)\s+(?:the\s+)?weather\b", r"\bweather\s+(?:forecast|like|in|for)\b",
+    _words(rf"\b(?:what|how)(?:['’]s|\s+is|\s+will|\s+was)\s+(?:the\s+)?weather{_WEATHER_ASKED}",
+           r"\bweather(?:\s+(?:forecast|report|outlook))?\s+(?:like|in|for)\b", rf"\bweather\s+forecast{_WEATHER_ASKED}",
            r"\b(?:going\s+to|will\s+it|gonna)\s+(?:rain|snow|storm)\b",
-           r"\bwie\s+(?:wird|ist|war)\s+das\s+wetter\b|\bwetter(?:bericht|vorhersage)\b|\bwetter\s+(?:in|für|morgen|am)\b",
-           r"\b(?:regnet|schneit)\s+es\b", r"\bm[ée]t[ée]o\b", r"\bva-t-il\s+(?:pleuvoir|neiger)\b|\bpleuvra\b",
-           r"\bqu[ée]\s+tiempo\s+(?:hace|har[áa]|va\s+a\s+hacer)\b", r"\bva\s+a\s+(?:llover|nevar)\b|\b(?:llover|nevar)[áa]\b",
+           r"\bwie\s+(?:wird|ist|war)\s+das\s+wetter\b(?!-)|\bwetter(?:bericht|vorhersage)\b(?!-)|\bwetter\s+(?:in|für|morgen|am)\b",
+           r"\b(?:regnet|schneit)\s+es\b", r"\b(?:la|quelle)\s+m[ée]t[ée]o\b(?!-)|^\W*m[ée]t[ée]o\b(?!-)",
+           r"\bva-t-il\s+(?:pleuvoir|neiger)\b|\bpleuvra\b",
+           # "¿Qué tiempo hace falta …?" asks how long it takes
+           r"\bqu[ée]\s+tiempo\s+(?:hace(?!\s+(?:falta|que))|har[áa]|va\s+a\s+hacer)\b",
+           r"\bva\s+a\s+(?:llover|nevar)\b|\b(?:llover|nevar)[áa]\b",
            r"\bprevis[ãa]o\s+do\s+tempo\b|\bvai\s+(?:chover|nevar)\b", r"\bche\s+tempo\s+fa\b|\bpiover[àa]\b",
-           r"\bweerbericht\b|\bgaat\s+het\s+(?:regenen|sneeuwen)\b", r"\bpogod", r"天气|天氣|天気|下雨|下雪|雨が降|雪が降",
-           r"\bhava\s+(?:durumu|nasıl)\b|\b(?:yağmur|kar)\s+yağ",
-           r"날씨|비가\s*(?:와|오|올)|눈이\s*(?:와|오|올)"),
+           r"\bweerbericht\b|\bgaat\s+het\s+(?:regenen|sneeuwen)\b",
+           # the weather's own cases, not "pogodowy" (its adjective) or "pogodzić się" (to make up)
+           r"\bpogod(?:a|y|ę|zie|ą)\b",
+           rf"(?:天气|天氣|天気){_CJK_WEATHER_NOUN}|下雨|下雪|雨が降|雪が降",
+           r"\bhava\s+durumu(?=\s*(?:[^\w\s]|$)|\s+(?:nasıl|ne|nedir|yarın|bugün|için)\b)|\bhava\s+nasıl\b|"
+           r"\b(?:yağmur|kar)\s+yağ",
+           rf"날씨{_CJK_WEATHER_NOUN}|비가\s*(?:와|오|올)|눈이\s*(?:와|오|올)"),
     (_words(r"°\s*[CF]\b"),
      # words, not 雨 or 雪 alone, which are in names too (雨桐); "Pogodnie" is a part of Szczecin
      _words(r"天气|天氣|天気|下雨|下雪|有雨|有雪|大雨|小雨|阵雨|陣雨|雷雨|暴雨|雨天|雨が|雪が|大雪|晴れ|晴天|曇り|阴天|多云|気温|气温"),

@@ -36,3 +36,28 @@ def test_a_time_of_day_stays_one(text):
 def test_a_ratio_or_a_score_is_no_time(text):
     """Read so before this session too (one digit after the colon): kept."""
     assert answer_kind.CLOCK.held(text, TODAY) is False
+
+
+@pytest.mark.parametrize("question", [
+    "What's the weather station's IP?", "weather app password", "What is the weather app password?",
+    "What's the weather API key?", "How is the weather affecting the harvest?", "What's the weather forecast app called?",
+    "Wie ist das Wetter-App-Passwort?", "Quel est le mot de passe de l'appli météo ?", "天气站的IP地址是多少？",
+    "天気アプリのパスワードは？", "天气预报app叫什么？", "날씨 앱 비밀번호가 뭐야?", "Jakie jest hasło do aplikacji pogodowej?",
+    "Hava durumu uygulamasının şifresi ne?",
+    # not the weather at all: Polish "pogodzić się" (to make up), Spanish "hace falta" (it takes)
+    "Kiedy się pogodzili?", "Czy pogodziłem się z bratem?", "¿Qué tiempo hace falta para renovar el pasaporte?",
+])
+def test_the_weather_named_to_say_which_other_thing_is_not_asked(question):
+    assert answer_kind.asked(question) is None
+
+
+@pytest.mark.parametrize("question", [
+    "What's the weather like?", "What's the weather?", "What was the weather when we hiked Snowdon?",
+    "What will the weather be on Saturday?", "how's the weather in Lisbon", "Check the weather forecast",
+    "What's the weather forecast for the Christmas market tomorrow?", "Wie wird das Wetter morgen in Berlin?",
+    "Quelle est la météo à Lyon demain ?", "Météo demain ?", "明天天气怎么样", "明日の天気予報は？", "오늘 날씨는?",
+    "내일 서울 날씨", "5월에 제주도 날씨 어때?", "Jaka będzie jutro pogoda w Gdańsku?", "Yarın İzmir'de hava durumu nasıl?",
+    "¿Qué tiempo hace hoy en Sevilla?",
+])
+def test_the_weather_is_still_asked(question):
+    assert answer_kind.asked(question) is answer_kind.WEATHER
