@@ -125,6 +125,21 @@ class _Unless:
         return next((match for match in self.pattern.finditer(text) if not self.unless(text, match)), None)
 
 
+# A question in Japanese, Chinese, Korean or Turkish puts its why, who, when or where anywhere ("为什么换了手机号？",
+# "Telefon numaramı kim değiştirdi?"): anywhere it is, it asks about the number, not for it. Not Korean 어떻게, which
+# asks for it ("전화번호가 어떻게 되세요?"), nor Japanese いつも ("always")
+_WHY_WHO_WHEN_ANYWHERE = (r"为什么|為什麼|为啥|谁|誰|什么时候|什麼時候|哪里|哪裡|哪儿|怎么|怎麼|なぜ|どうして|いつ(?!も)|どこ|"
+                          r"왜|누가|누구|언제|어디|\b(?:neden|niye|niçin|kim\w*|ne\s+zaman|nerede|nasıl)\b")
+# the English number named is asked when no noun follows it, which it would qualify ("What's the account number
+# format for UK banks?", "the phone number's check digit"): nothing does, or a word that is none (a preposition, a
+# pronoun, a verb), or a name ("the phone number Marta gave me")
+_NUMBER_ASKED = (r"(?=\s*(?:[^\w\s'’-]|$)|\s+(?-i:[A-Z])|\s+(?:of|for|at|in|on|from|to|with|by|under|again|please|now|"
+                 r"that|which|who|when|where|if|i|we|you|he|she|they|it|my|his|her|our|their|the|a|an|did|does|do|is|was|"
+                 r"were|are|has|have|had|will|would|should|can|could|written|saved|stored|listed|given|used|ending|"
+                 r"starting|here|there|and|or|so|then|exactly|still|"
+                 # an IBAN is asked in every language: the words after it in German, French, Spanish, Italian, Dutch
+                 r"der|die|das|des|dem|den|von|vom|für|bei|zum|zur|ist|war|du|de|la|le|les|pour|est|del|el|para|es|"
+                 r"di|della|per|è|van|voor)\b)")
 NUMBER = Kind(
     "a phone or account number",
     # English: asked for ("What's Marta's phone number?", "phone number of the GP"), not a number only named
@@ -132,19 +147,21 @@ NUMBER = Kind(
     # Elsewhere the word alone, but not in a question opening why, who, when, where or how, which asks about the
     # number, not for it ("Warum hat Tim seine Handynummer geändert?", "How do I change my IBAN?"); German "wie"
     # opens "Wie lautet die IBAN?"
-    _unless_opening(_WHY_WHO_WHEN, _words(
+    re.compile(_unless_opening(_WHY_WHO_WHEN, _words(
            r"^\W*(?:(?:what|which)(?:['’]s|\s+is|\s+was|\s+are|\s+were)|tell\s+me|give\s+me|do\s+(?:i|we|you)\s+have)"
-           rf"\s+(?:[\w’'.-]+\s+){{0,4}}?{_NUMBER_NAMED}", rf"^\W*(?:the\s+)?(?:[\w.-]+['’]s\s+)?{_NUMBER_NAMED}",
+           rf"\s+(?:[\w’'.-]+\s+){{0,4}}?{_NUMBER_NAMED}{_NUMBER_ASKED}",
+           rf"^\W*(?:the\s+)?(?:\w[\w.-]*['’]s\s+)?{_NUMBER_NAMED}{_NUMBER_ASKED}",
            r"^\W*(?:what|which)(?:['’]s|\s+is|\s+was)\s+(?:[\w’'.-]+\s+){0,4}?[\w.-]+['’]s\s+number\W*$",
-           r"\biban\b", r"\bsort\s+code\b",
+           rf"\biban(?:-nummer)?{_NUMBER_ASKED}", rf"\bsort\s+code{_NUMBER_ASKED}",
            r"telefonnummer|handynummer|rufnummer|mobilnummer|festnetznummer|kontonummer",
            r"\bnum[ée]ro\s+de\s+(?:t[ée]l[ée]phone|portable|mobile|t[ée]l\b|compte)",
            r"\bn[úu]mero\s+de\s+(?:tel[ée]fono|celular|m[óo]vil|cuenta|telefone|telem[óo]vel|conta)",
            r"\bnumero\s+di\s+(?:telefono|cellulare|conto)", r"telefoonnummer|rekeningnummer|\bmobiele?\s+nummer",
+           r"\bnumer(?:u|em)?\s+(?:telefonu|komórki|komorki|konta)\b")).pattern
+               + rf"|^(?![\s\S]*?(?:{_WHY_WHO_WHEN_ANYWHERE}))[\s\S]*?(?:"
            # 账号 alone is an account one logs into ("我的账号被盗了"): a bank's, or its number asked
-           r"電話番号|携帯番号|口座番号|电话号码|電話號碼|手机号|手機號|(?:银行|銀行)(?:账|帳)(?:号|號)|(?:账|帳)(?:号|號)是多少",
-           r"전화\s*번호|휴대폰\s*번호|핸드폰\s*번호|계좌\s*번호",
-           r"\bnumer(?:u|em)?\s+(?:telefonu|komórki|komorki|konta)\b", r"\b(?:telefon|cep|hesap)\s+numara\w*")),
+           r"電話番号|携帯番号|口座番号|电话号码|電話號碼|手机号|手機號|(?:银行|銀行)(?:账|帳)(?:号|號)|(?:账|帳)(?:号|號)是多少|"
+           r"전화\s*번호|휴대폰\s*번호|핸드폰\s*번호|계좌\s*번호|\b(?:telefon|cep|hesap)\s+numara\w*)", re.I),
     # six digits or more in a run, single spaces, dashes, dots, slashes or brackets between ("+49 89 1234 567",
     # "(0)30-123456", an IBAN's digits); a Japanese note's full-width ones too ("０３－１２３４－５６７８": `\d` reads
     # its digits)

@@ -61,3 +61,50 @@ def test_the_weather_named_to_say_which_other_thing_is_not_asked(question):
 ])
 def test_the_weather_is_still_asked(question):
     assert answer_kind.asked(question) is answer_kind.WEATHER
+
+
+@pytest.mark.parametrize("question", [
+    # Japanese, Chinese, Korean, Turkish put why, who, when anywhere: it asks about the number, not for it
+    "为什么换了手机号？", "谁改了我的电话号码？", "电话号码是谁给的？", "什么时候换的手机号？", "なぜ電話番号を変えたの？",
+    "誰が電話番号を変えたの？", "いつ電話番号を変えた？", "왜 전화번호를 바꿨어?", "누가 전화번호 바꿨어?",
+    "언제 전화번호 바꿨어?",
+    "Telefon numaramı neden değiştirdim?", "Telefon numaramı kim değiştirdi?", "Hesap numarasını kime verdim?",
+    "Ne zaman telefon numaramı değiştirdim?",
+    # the number named to say which other thing is asked of
+    "What's the account number format for UK banks?", "What's the phone number format in Poland?",
+    "What's my account number's check digit?", "Which IBAN format does Stripe need?",
+])
+def test_a_question_about_a_number_does_not_ask_for_one(question):
+    assert answer_kind.asked(question) is None
+
+
+@pytest.mark.parametrize("question", [
+    "ミアの担任の先生の電話番号は？", "いつもの電話番号は？", "전화번호가 어떻게 되세요?", "手机号是多少？",
+    "Anna'nın telefon numarası ne?",
+    "What's Marta's phone number again?", "What's the phone number Marta gave me?", "phone number of the GP",
+    "What's the phone number for the vet", "Wie lautet die IBAN der Hausverwaltung?", "Wie lautet die IBAN-Nummer?",
+    "Quel est l'IBAN du propriétaire ?", "What is the IBAN?", "What's the sort code?", "what's the doctor's number",
+])
+def test_a_number_is_still_asked(question):
+    assert answer_kind.asked(question) is answer_kind.NUMBER
+
+
+def _slowest_growth(read, unit: str) -> float:
+    """How many times as long `read` takes on 16,000 characters of `unit` as on 2,000 (best of three each)."""
+    import time
+    took = []
+    for n in (2000, 16000):
+        text = (unit * n)[:n]
+        best = float("inf")
+        for _ in range(3):
+            start = time.perf_counter()
+            read(text)
+            best = min(best, time.perf_counter() - start)
+        took.append(best)
+    return took[1] / took[0]
+
+
+@pytest.mark.parametrize("unit", ["-", "."])
+def test_reading_a_long_run_of_dashes_for_the_kind_asked_is_linear(unit):
+    """The number's "^\\W*(?:[\\w.-]+'s )?" read a dash or a dot both ways: "-" × 16,000 took 3 s (× 64 of 2,000)."""
+    assert _slowest_growth(answer_kind.asked, unit) < 24
