@@ -97,6 +97,19 @@ def weekday(target: int, today: date, next_said: bool) -> tuple[date, date]:
     return day, day + timedelta(days=7 if in_this_week else 0)
 
 
+def this_or_latest(target: int, today: date, this: bool, past) -> date:
+    """The day of the week `target` a question not asking what is coming means: said "this" ("this Saturday",
+    "diesen Sonntag", "bu pazar"), the one of today's week (Monday to Sunday), as "Saturday this week" is
+    (`timespan`), unless it is still to come and the question is in the past tense (`past()`: "What did I do this
+    Saturday?" asked on a Wednesday); else the latest one before today. Was always the latest: "What's on this
+    Saturday?" asked on a Wednesday read the Saturday gone by."""
+    if this:
+        day = today + timedelta(days=target - today.weekday())
+        if day <= today or not past():
+            return day
+    return today - timedelta(days=(today.weekday() - target) % 7 or 7)
+
+
 def next_day(month: int, day: int, today: date) -> date | None:
     """The first `day` of `month` from `today` on ("15 December" asked on the 4th: this one; asked on the 16th: next
     year's); None for a day that never comes (30 February), nor after the last year a search reads ("2 January"

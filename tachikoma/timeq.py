@@ -492,11 +492,8 @@ def _resolve(kind: str, m: re.Match, text: str, today: date, now: float, tz, ahe
             target = WEEKDAYS[name.lower()]
             if lead in ("", "on", "this") and ahead():  # the coming one: "what will we do on Monday"
                 return replace(_days(*_coming.weekday(target, today, False), tz, phrase), ahead=True)
-            back = (today.weekday() - target) % 7 or 7  # the latest one before today
-            if lead == "this" and (today.weekday() - target) % 7 == 0:
-                back = 0
-            day = today - timedelta(days=back)
-            return _days(day, day, tz, phrase)
+            day = _coming.this_or_latest(target, today, lead == "this", past)  # "this Saturday": this week's
+            return replace(_days(day, day, tz, phrase), ahead=day > today)
         if kind == "recent":
             return _days(today - timedelta(days=RECENT_DAYS), today, tz, phrase)
         if kind == "foreign_weekday":
@@ -608,9 +605,8 @@ def _foreign_weekday(m: re.Match, text: str, today: date, tz, phrase: str, ahead
     # a question too short to tell its language is read by the day's ("Cuma günü ne yapacağız?"), as `past` is
     if said == "next" or said in ("", "on", "this") and (ahead() or _told(text) is None and _ahead_in(text, language)):
         return replace(_days(*_coming.weekday(target, today, said == "next"), tz, phrase), ahead=True)
-    back = (today.weekday() - target) % 7 or (0 if said == "this" else 7)  # the latest one before today
-    day = today - timedelta(days=back)
-    return _days(day, day, tz, phrase)
+    day = _coming.this_or_latest(target, today, said == "this", lambda: past(language))
+    return replace(_days(day, day, tz, phrase), ahead=day > today)
 
 
 def _ago(n: int, unit: str, today: date, tz, phrase: str) -> Window:

@@ -2,7 +2,7 @@
 shaped as a time of day that are none (a version, a verse, a day and month), questions naming the weather without
 asking it, and the Polish, Turkish and week-boundary time reading."""
 
-from datetime import date
+from datetime import date, timedelta
 
 import pytest
 
@@ -108,3 +108,41 @@ def _slowest_growth(read, unit: str) -> float:
 def test_reading_a_long_run_of_dashes_for_the_kind_asked_is_linear(unit):
     """The number's "^\\W*(?:[\\w.-]+'s )?" read a dash or a dot both ways: "-" × 16,000 took 3 s (× 64 of 2,000)."""
     assert _slowest_growth(answer_kind.asked, unit) < 24
+
+
+def _days_read(question: str, today: date) -> list[tuple[str, bool]]:
+    """The days `question` asked on `today` (at noon UTC) reads, each with whether it is still to come."""
+    from datetime import datetime, timezone
+
+    from tachikoma import tense, timeq
+    from tachikoma.function_words import question_language
+    now = datetime(today.year, today.month, today.day, 12, tzinfo=timezone.utc)
+    language = question_language(question)
+    coming = tense.ahead_in(question, language) or timeq.names_day_ahead(question, now, language)
+    return [(w.label, w.ahead) for _, _, w in timeq.read_spans(question, now, ahead=coming)]
+
+
+@pytest.mark.parametrize("question, today, day, ahead", [
+    # "this Saturday" is this week's (Monday to Sunday), as "Saturday this week" is: not the one gone by
+    ("What's on this Saturday?", date(2026, 12, 9), "2026-12-12", True),
+    ("What's on this Sunday?", date(2026, 12, 12), "2026-12-13", True),
+    ("What's on this Sunday?", date(2026, 12, 7), "2026-12-13", True),
+    ("Was ist diesen Sonntag?", date(2026, 12, 12), "2026-12-13", True),
+    ("Co jest w tę niedzielę?", date(2026, 12, 12), "2026-12-13", True),
+    ("Bu pazar ne var?", date(2026, 12, 9), "2026-12-13", True),
+    ("¿Qué hay este domingo?", date(2026, 12, 9), "2026-12-13", True),
+    # asked in the past tense, the one gone by; on that day, today; before it in the week, this week's
+    ("What did I do this Saturday?", date(2026, 12, 9), "2026-12-05", False),
+    ("Was habe ich diesen Sonntag gemacht?", date(2026, 12, 9), "2026-12-06", False),
+    ("What's on this Sunday?", date(2026, 12, 6), "2026-12-06", False),
+    ("What did I do this Monday?", date(2026, 12, 9), "2026-12-07", False),
+    ("What's on this Monday?", date(2026, 12, 6), "2026-11-30", False),
+])
+def test_this_day_of_the_week_is_this_weeks(question, today, day, ahead):
+    assert _days_read(question, today) == [(day, ahead)]
+
+
+def test_this_day_of_the_week_and_that_day_this_week_agree():
+    for today in (date(2026, 12, 7) + timedelta(days=n) for n in range(7)):
+        for name in ("Monday", "Wednesday", "Saturday", "Sunday"):
+            assert _days_read(f"What's on this {name}?", today)[0][0] == _days_read(f"{name} this week", today)[0][0]
