@@ -99,6 +99,7 @@ def this_last(which: str, unit: str, today: date, tz, phrase: str, ahead: bool =
         saturday = today - timedelta(days=(today.weekday() - 5) % 7)
         if which == "this" and today.weekday() >= 5:
             return days(saturday, today, tz, phrase)
+        saturday -= timedelta(days=7 if today.weekday() >= 5 else 0)  # on a weekend, the last one is the one before
         return days(saturday, saturday + timedelta(days=1), tz, phrase)
     if unit == "month":
         if which == "this":

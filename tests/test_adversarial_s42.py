@@ -146,3 +146,15 @@ def test_this_day_of_the_week_and_that_day_this_week_agree():
     for today in (date(2026, 12, 7) + timedelta(days=n) for n in range(7)):
         for name in ("Monday", "Wednesday", "Saturday", "Sunday"):
             assert _days_read(f"What's on this {name}?", today)[0][0] == _days_read(f"{name} this week", today)[0][0]
+
+
+@pytest.mark.parametrize("question", [
+    "What did I do last weekend?", "Was habe ich letztes Wochenende gemacht?", "Co robiłem w zeszły weekend?",
+    "Geçen hafta sonu ne yaptım?", "先週末は何をした？", "Qu'est-ce que j'ai fait le week-end dernier ?",
+])
+@pytest.mark.parametrize("today", [date(2027, 1, 2), date(2027, 1, 3)])
+def test_last_weekend_asked_on_a_weekend_is_the_one_before(question, today):
+    """On a Saturday it read that Saturday and the Sunday after it (this weekend, half of it still to come), on a
+    Sunday the same weekend "this weekend" reads: the last is the one before it, over the year's end here."""
+    assert _days_read(question, today) == [("2026-12-26..2026-12-27", False)]
+    assert _days_read("What did I do this weekend?", today)[0][0].startswith("2027-01-02")
