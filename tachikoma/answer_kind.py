@@ -100,6 +100,7 @@ _VERSION_BEFORE = re.compile(rf"(?:\b(?:{_PROGRAMS})\.?\s?(?:\d+(?:\.\d+)*\s*(?:
                              r"(?<!\d)[a-z]|(?:^|[^\w.,])[-+−±]|\d,)$", re.I)
 _VERSION_AFTER = re.compile(r"[.:,]\d|s\b(?!['’])", re.I)
 _VERSE_BEFORE = re.compile(rf"\b(?:{_BOOKS})\s$", re.I)
+_GLUED = re.compile(r"(?<!\d)[a-z]$", re.I)  # a letter right before it: "v2:10", "x12:30"
 _SEPARATED = re.compile(r"\d+([:.h：])(\d+)", re.I)
 
 
@@ -110,7 +111,7 @@ def _not_a_time(text: str, match: re.Match) -> bool:
     before = text[max(0, start - 40):start]
     if separator == ".":
         return bool(_VERSION_BEFORE.search(before) or _VERSION_AFTER.match(text, end))
-    if re.search(r"(?<!\d)[a-z]$", before, re.I):
+    if _GLUED.search(before):
         return True
     return separator == ":" and int(minutes) % 5 != 0 and bool(_VERSE_BEFORE.search(before))
 
