@@ -20,10 +20,9 @@ Pure date arithmetic: `timeq` reads the words and makes the window.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from datetime import date, timedelta
-
-import re
 
 from . import ahead as _coming
 from .time_words import FOREIGN_SEASONS
@@ -44,10 +43,10 @@ def _latest_begun(start: int, today: date) -> tuple[date, date]:
     return _season_of(start, today.year if today.month >= start else today.year - 1)
 
 
-def season(which: str, name: str, year: int | None, today: date, coming: bool) -> tuple[date, date, bool] | None:
-    """The first and last day of season `name` that `which` ("this", "last", "past", "next", or "" for one named
-    after "since", "during" …) names, asked on `today` (`coming`: the question asks about what is coming), and
-    whether it is still to come; `year` when one is named ("summer 2024"). None for a year out of range."""
+def season(which: str, name: str, year: int | None, today: date, coming: bool) -> tuple[date, date, bool]:
+    """The first and last day of season `name` that `which` ("this", "last", "past", "next", "since", or "" for one
+    named after "during", "over" …) names, asked on `today` (`coming`: the question asks about what is coming), and
+    whether it is still to come; `year` when one is named ("summer 2024")."""
     start = SEASON_START[name.lower()]
     if year is not None:
         first, last = _season_of(start, year)
@@ -58,8 +57,9 @@ def season(which: str, name: str, year: int | None, today: date, coming: bool) -
         return first, last, True
     if which == "since":  # the one under way or the latest, up to today
         return first, today, False
-    if which in ("last", "past"):
-        return _season_of(start, first.year - 1) + (False,) if last >= today else (first, last, False)
+    if which in ("last", "past"):  # the latest that has ended
+        first, last = _season_of(start, first.year - 1) if last >= today else (first, last)
+        return first, last, False
     if last >= today:  # under way: so far, or the rest of it
         return (today, last, True) if coming and which == "this" else (first, today, False)
     return first, last, False

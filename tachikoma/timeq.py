@@ -178,9 +178,10 @@ _AHEAD_KINDS = frozenset({"ahead", "next_n", "foreign_ahead", "foreign_next_n", 
                           "foreign_tomorrow", "foreign_in_n"})
 #: Of those, the ones read without a word of `AHEAD_HINTS` ("in two weeks": its words are too common to hint).
 _UNHINTED = frozenset({"in_n", "from_now", "foreign_in_n"})
+#: The kinds of phrase that name a season, read only in a question holding a season's word (`SEASON_HINTS`).
+_SEASON_KINDS = frozenset({"season", "foreign_season"})
 #: The words before "in two weeks" that make it no time still to come: "twice in two weeks", "the first time in
 #: a year", "more than in a month", "40 km in a day".
-_SEASON_KINDS = frozenset({"season", "foreign_season"})
 _IN_N_AFTER = re.compile(r"\b(?:times?|once|twice|first|only|ever|all|than|most|least|hours?|minutes?|miles?|km|"
                          r"kilos?|pounds?|kg|pages?|words?|\d+)\s+$", re.I)
 _SINCE = re.compile(r"\bsince\s+(?:the\s+)?$", re.I)
