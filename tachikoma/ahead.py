@@ -110,6 +110,23 @@ def this_or_latest(target: int, today: date, this: bool, past) -> date:
     return today - timedelta(days=(today.weekday() - target) % 7 or 7)
 
 
+def nth_day(day: int, today: date, later: bool) -> date | None:
+    """The `day` of a month a question names without its month ("on the 21st"): the first from `today` on (`later`),
+    else the latest up to it, in a month that has it (the 31st skips a month of 30 days); None for no such day."""
+    year, month = today.year, today.month
+    for _ in range(13):
+        try:
+            named = date(year, month, day)
+        except ValueError:
+            named = None
+        if named is not None and (named >= today if later else named <= today):
+            return named
+        year, month = (year + (month == 12), month % 12 + 1) if later else (year - (month == 1), (month - 2) % 12 + 1)
+        if not 1 <= year <= MAX_YEAR:
+            return None
+    return None
+
+
 def next_day(month: int, day: int, today: date) -> date | None:
     """The first `day` of `month` from `today` on ("15 December" asked on the 4th: this one; asked on the 16th: next
     year's); None for a day that never comes (30 February), nor after the last year a search reads ("2 January"

@@ -17,6 +17,7 @@ languages at the end):
   ``in the past|last N days|weeks|months``, ``since <any of these>`` (up to as_of),
   ``recently`` / ``lately`` (the last `RECENT_DAYS`);
 * seasons: ``last summer``, ``this autumn``, ``since the summer``, ``summer 2024`` (English; `periods.season`);
+* a day of the month alone: ``on the 21st`` (the next one; in the past tense the latest);
 * spans: ``between March 1 and March 10``, ``from October to December`` (one window; a first time named
   without a year is its latest occurrence before the second: "between August and November 2023");
 * other languages (issue 29): German, French, Spanish, Portuguese, Italian, Dutch, Polish, Turkish, Japanese,
@@ -104,9 +105,9 @@ _UNIT = r"(day|week|month|year)s?"
 _NOT_NUMBER_BEFORE = r"(?<![\w.\-/:])"
 _NOT_NUMBER_AFTER = r"(?![\w\-/:]|\.\d)"
 _SEASON = r"spring|summer|autumn|fall|winter"
-#: What may follow a season's name for it to be one: the question's end, a mark, or a word that is no noun ("winter
-#: tyres", "summer holiday" are things).
-_SEASON_ALONE = (r"(?=\s*$|\s*[?.!,;:)\]\"'\u2019]|\s+(?:in|at|on|and|or|with|when|while|before|after|we|i|you|they|he|"
+#: What may follow a season's name or a day's number for it to be a time: the question's end, a mark, or a word that
+#: is no noun ("winter tyres", "summer holiday", "the 21st century", "the 3rd time" are things).
+_ALONE = (r"(?=\s*$|\s*[?.!,;:)\]\"'\u2019]|\s+(?:in|at|on|and|or|with|when|while|before|after|we|i|you|they|he|"
                  r"she|it|was|were|did|do|does|is|are|has|have|had|so|to|for|by|then|than|as|until|till|but|since|"
                  r"this|that|there)\b)")
 
@@ -134,15 +135,17 @@ PATTERNS = [
                              + r"(?![\-/:.]\d)", re.I)),
     ("day_month", re.compile(r"\b(\d{1,2})(?:st|nd|rd|th|\.)?\s+(?:of\s+)?(" + _MONTH_WORD + r")\b\.?(?:,?\s+(\d{4})\b)?",
                              re.I)),
+    # A day of the month without its month ("on the 21st"): after "21st of December", "December 21st" are read.
+    ("nth_day", re.compile(r"\b(?:on\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)\b" + _ALONE, re.I)),
     ("month_year", re.compile(r"\b(" + _MONTH_WORD + r")\.?,?\s+(\d{4})\b", re.I)),
     ("month", re.compile(r"\b(?:(" + _PREPOSITIONS + r"|between|early|mid|late|last|this|next|and|or|to)\s+)?(" + _MONTH_WORD
                          + r")\b", re.I)),
     # A season (`periods.season`): "last summer", "this autumn", "since the summer", "the winter of 2024"; not one
     # that names a thing ("winter tyres", "over the summer break", "the fall of Rome").
-    ("season", re.compile(r"\b(?:(?P<which>this|last|next|past)\s+(?P<named>" + _SEASON + ")" + _SEASON_ALONE
+    ("season", re.compile(r"\b(?:(?P<which>this|last|next|past)\s+(?P<named>" + _SEASON + ")" + _ALONE
                           + r"|(?:(?:in|during|over)\s+)?(?:the\s+)?(?P<dated>" + _SEASON + r"),?\s+(?:of\s+)?(?P<year>\d{4})\b"
                           + r"|(?P<lead>since|after|during|over|through|throughout)\s+(?:the\s+)?(?P<led>" + _SEASON + ")"
-                          + _SEASON_ALONE + ")", re.I)),
+                          + _ALONE + ")", re.I)),
     ("foreign_season", None),
     ("year", re.compile(r"\b(" + _PREPOSITIONS + r"|the\s+year)\s+(\d{4})" + _NOT_NUMBER_AFTER, re.I)),
     ("weekday_ago", re.compile(r"\b(?:the\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\s+("
@@ -463,6 +466,10 @@ def _resolve(kind: str, m: re.Match, text: str, today: date, now: float, tz, ahe
             if not 1970 <= year <= today.year + 1:
                 return None
             return _days(date(year, 1, 1), date(year, 12, 31), tz, phrase)
+        if kind == "nth_day":  # the next one, or in the past tense the latest (`ahead.nth_day`)
+            coming = not past()
+            day = _coming.nth_day(int(m.group(1)), today, coming)
+            return None if day is None else replace(_days(day, day, tz, phrase), ahead=coming and day > today)
         if kind in ("season", "foreign_season"):
             return _season_window(kind, m, today, tz, phrase, ahead, past)
         if kind == "weekday_ago":

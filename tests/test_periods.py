@@ -1,5 +1,6 @@
-"""A season a question names is the time it asks about ("last summer", "since the summer", "the winter of 2024"),
-in the northern hemisphere's meteorological seasons (`periods.season`); a season that names a thing is none."""
+"""The times a question names by the calendar's periods: a season ("last summer", "since the summer", "the winter of
+2024"), in the northern hemisphere's meteorological seasons (`periods.season`), and a day of the month without its
+month ("on the 21st", `ahead.nth_day`); a season or an ordinal that names a thing is none."""
 
 from datetime import date, datetime
 
@@ -105,3 +106,26 @@ def test_a_season_in_another_language(query, phrase, label):
 ])
 def test_a_season_in_another_language_that_is_no_time(query):
     assert windows(query, DECEMBER) == []
+
+
+# A day of the month said without its month ("on the 21st", session 42): the next one, in the past tense the latest.
+TENTH = datetime.fromisoformat("2026-12-10T21:00:00+09:00")
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("What time does our shinkansen leave for Sendai on the 29th?", [("on the 29th", "2026-12-29", True)]),
+    ("What is due by the 15th?", [("by the 15th", "2026-12-10..2026-12-15", True)]),
+    ("What is on the 10th?", [("on the 10th", "2026-12-10", False)]),  # today
+    ("What did we decide on the 3rd?", [("on the 3rd", "2026-12-03", False)]),
+    ("What happened on the 29th?", [("on the 29th", "2026-11-29", False)]),  # the past tense: the latest
+    ("What did we do on the 31st?", [("on the 31st", "2026-10-31", False)]),  # November has no 31st
+    ("What happened on the 4th of July?", [("4th of July", "2026-07-04", False)]),  # its month named: read as before
+])
+def test_a_day_of_the_month_without_its_month(query, expected):
+    assert windows(query, TENTH) == expected
+
+
+@pytest.mark.parametrize("query", ["What changed in the 21st century?", "Who won for the 3rd time?",
+                                   "What is the 2nd step of the runbook?", "Who lives on the 5th floor?"])
+def test_an_ordinal_that_names_a_thing_is_no_day(query):
+    assert windows(query, TENTH) == []
