@@ -82,6 +82,21 @@ def season_window(kind: str, m: re.Match, today: date, tz, phrase: str, ahead, p
     return replace(days(first, last, tz, phrase), ahead=coming, relative=kind == "foreign_season" or year is None)
 
 
+#: The words before "the 21st" that make it a day of the month: "on the 21st" (its own "on"), "by the 15th", "from the
+#: 1st to the 5th", "what's planned for the 3rd"; "Who was the 1st to arrive?", "the 5th in the list" are no days.
+_DAY_LEAD = re.compile(r"(?:^|\W)(?:by|since|until|till|before|after|from|between|to|and|through|for|of|due)\s+$", re.I)
+
+
+def nth_day_window(m: re.Match, text: str, today: date, tz, phrase: str, past) -> Window | None:
+    """The day `m` of `timeq`'s "nth_day" names ("on the 21st"): the next one, or in the past tense (`past()`) the
+    latest (`ahead.nth_day`); None for an ordinal said without "on" or another word before it that makes it a day."""
+    if not m.group(0).lower().startswith("on") and not _DAY_LEAD.search(text[max(0, m.start() - 12):m.start()]):
+        return None
+    coming = not past()
+    day = _coming.nth_day(int(m.group(1)), today, coming)
+    return None if day is None else replace(days(day, day, tz, phrase), ahead=coming and day > today)
+
+
 def this_last(which: str, unit: str, today: date, tz, phrase: str, ahead: bool = False) -> Window:
     """The window of "this", "last", "past" or "previous" `unit` (week, weekend, month, year); `ahead`: "this week"
     in a question about what is coming, the rest of it."""

@@ -63,6 +63,7 @@ from datetime import date, datetime, timedelta
 import numpy as np
 
 from . import ahead as _coming
+from .periods import nth_day_window as _nth_day_window
 from .periods import season_window as _season_window
 from .periods import this_last
 from .function_words import question_language
@@ -466,10 +467,8 @@ def _resolve(kind: str, m: re.Match, text: str, today: date, now: float, tz, ahe
             if not 1970 <= year <= today.year + 1:
                 return None
             return _days(date(year, 1, 1), date(year, 12, 31), tz, phrase)
-        if kind == "nth_day":  # the next one, or in the past tense the latest (`ahead.nth_day`)
-            coming = not past()
-            day = _coming.nth_day(int(m.group(1)), today, coming)
-            return None if day is None else replace(_days(day, day, tz, phrase), ahead=coming and day > today)
+        if kind == "nth_day":  # the next one, or in the past tense the latest (`periods.nth_day_window`)
+            return _nth_day_window(m, text, today, tz, phrase, past)
         if kind in ("season", "foreign_season"):
             return _season_window(kind, m, today, tz, phrase, ahead, past)
         if kind == "weekday_ago":

@@ -1,0 +1,37 @@
+"""Session 42b's adversarial review of the times added in session 42: a season ("last summer", `periods.season`) and
+a day of the month without its month ("on the 21st", `ahead.nth_day`). Each test failed before its fix."""
+
+from datetime import datetime
+
+import pytest
+
+from tachikoma import timeq
+
+DECEMBER = datetime.fromisoformat("2026-12-04T10:00:00+01:00")
+SEVENTH = datetime.fromisoformat("2026-12-07T10:00:00+01:00")
+
+
+def windows(query: str, now: datetime) -> list[tuple[str, str, bool]]:
+    return [(w.phrase, w.label, w.ahead) for _, _, w in timeq.read_spans(query, now)]
+
+
+# An ordinal said without "on" or a word like "by", "from", "for" before it counts things, not days: read as a day it
+# narrowed every answer to one day (and, ahead, made the question one about what is coming).
+@pytest.mark.parametrize("query", [
+    "Who was the 1st to arrive?",
+    "What is the 5th in the list?",
+    "What happened at the 5th and final meeting?",
+    "Who won the 3rd, and who the 4th?",
+    "What about the 3rd?",
+])
+def test_an_ordinal_without_a_lead_is_no_day(query):
+    assert windows(query, DECEMBER) == []
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("What's planned for the 21st?", [("the 21st", "2026-12-21", True)]),
+    ("What did we do the morning of the 21st?", [("the 21st", "2026-11-21", False)]),
+    ("What happened since the 3rd?", [("since the 3rd", "2026-12-03..2026-12-04", False)]),
+])
+def test_an_ordinal_after_a_lead_is_still_a_day(query, expected):
+    assert windows(query, DECEMBER) == expected
