@@ -9,6 +9,7 @@ import re
 from dataclasses import replace
 from datetime import date, datetime, timedelta
 
+from .ahead import nth_day
 from .foreign_time import alternatives
 from .time_words import QUESTION_WEEKDAYS, WEEKDAY_LEADS
 from .timewindow import Window
@@ -111,6 +112,21 @@ def _years_before(window: Window, before: Window, tz) -> Window:
     return window
 
 
+#: A day of the month said without its month (`timeq`'s "nth_day": "the 3rd", "on the 21st").
+_NTH_DAY = re.compile(r"^(?:on\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)$", re.I)
+
+
+def _earlier(window: Window, before: Window, tz) -> Window:
+    """`window` moved back to the latest such time that starts before `before`: whole years (`_years_before`), or for
+    a day of the month without its month, to that day of an earlier month ("between the 3rd and the 10th" asked on
+    4 December: 3 to 10 November, not 3 December of last year to 10 November)."""
+    nth = _NTH_DAY.match(window.phrase)
+    if nth is None:
+        return _years_before(window, before, tz)
+    day = nth_day(int(nth.group(1)), datetime.fromtimestamp(before.start, tz).date() - timedelta(days=1), False)
+    return window if day is None else replace(_days(day, day, tz, window.phrase), relative=window.relative)
+
+
 def _year_earlier(day: date, years: int) -> date:
     """`day` `years` years earlier; 29 February becomes the 28th in a year without one."""
     try:
@@ -146,11 +162,11 @@ def spans(query: str, found: list[tuple[int, int, Window]], tz, reach: int,
                 if first.start > window.start and not (first.relative or _YEAR.search(first.phrase)):
                     # begun already: "from 1 December to 20 December" asked on the 6th is this December's 1st,
                     # not next year's (each day said without its year is its next one, `timeq._coming_day`)
-                    first = _years_before(first, window, tz)
+                    first = _earlier(first, window, tz)
                 first, window = replace(first, start=min(first.start, window.start)), replace(
                     window, end=max(first.end, window.end))
             elif span and first.start >= window.start and not _YEAR.search(first.phrase):
-                first = _years_before(first, window, tz)  # "between August and November 2023": August 2023
+                first = _earlier(first, window, tz)  # "between August and November 2023": August 2023
             elif span and window.start < first.start and window.end <= first.end and _YEAR.search(window.phrase):
                 first, window = window, first  # both years said, the later first: "from 20 Nov 2026 to 2 Nov 2026"
             if span and (both_ahead or first.start < window.start and first.end <= window.end):

@@ -35,3 +35,16 @@ def test_an_ordinal_without_a_lead_is_no_day(query):
 ])
 def test_an_ordinal_after_a_lead_is_still_a_day(query, expected):
     assert windows(query, DECEMBER) == expected
+
+
+# Two days of the month said as a span without their month: the first moves back to an earlier month, not a whole
+# year (it made "between the 3rd and the 10th" eleven months long).
+@pytest.mark.parametrize("query, now, expected", [
+    ("What happened between the 3rd and the 10th?", DECEMBER,
+     [("between the 3rd and the 10th", "2026-11-03..2026-11-10", False)]),
+    ("What happened from the 1st to the 5th?", DECEMBER, [("from the 1st to the 5th", "2026-11-01..2026-11-05", False)]),
+    ("What's planned from the 5th to the 10th?", SEVENTH, [("from the 5th to the 10th", "2026-12-05..2026-12-10", True)]),
+    ("What happened from the 28th to the 3rd?", SEVENTH, [("from the 28th to the 3rd", "2026-11-28..2026-12-03", False)]),
+])
+def test_two_days_of_the_month_as_a_span(query, now, expected):
+    assert windows(query, now) == expected
