@@ -65,10 +65,20 @@ def season(which: str, name: str, year: int | None, today: date, coming: bool) -
     return first, last, False
 
 
+def _titled(m: re.Match) -> bool:
+    """Whether "Last Summer" (`timeq`'s "season", its `which` form) is said as a title: both words capitalised, not
+    at a sentence's start, in a question not all in capitals."""
+    said, before = m.group(0), m.string[:m.start()].rstrip()
+    return bool(m.group("which")) and said[:1].isupper() and m.group("named")[:1].isupper() \
+        and not said.isupper() and bool(before) and not before.endswith((".", "!", "?", ":"))
+
+
 def season_window(kind: str, m: re.Match, today: date, tz, phrase: str, ahead, past) -> Window | None:
     """The window of the season `m` of `timeq`'s pattern `kind` names ("season": English, its groups; "foreign_season":
     a phrase of `time_words.FOREIGN_SEASONS`); one still to come, not in a question in the past tense (`past()`)."""
     if kind == "season":
+        if _titled(m):
+            return None  # "I Know What You Did Last Summer", "the film \"Last Summer\"": a title, no time
         which, name = (m.group("which") or m.group("lead") or "").lower(), m.group("named") or m.group("dated") or m.group("led")
         year = int(m.group("year")) if m.group("year") else None
         which = "" if which in ("since", "after") else which  # `timeq` reads "since" and "after" for every time

@@ -48,3 +48,19 @@ def test_an_ordinal_after_a_lead_is_still_a_day(query, expected):
 ])
 def test_two_days_of_the_month_as_a_span(query, now, expected):
     assert windows(query, now) == expected
+
+
+# "Last Summer" with both words capitalised inside a sentence is a title (as "the Next Week Records showcase" is a
+# name): read as a time it narrowed the answer to last June to August and took "summer" out of the keywords.
+@pytest.mark.parametrize("query", [
+    "What did I write about I Know What You Did Last Summer?",
+    'Did we watch "Last Summer" by Catherine Breillat?',
+])
+def test_a_season_said_as_a_title_is_no_time(query):
+    assert windows(query, DECEMBER) == []
+
+
+@pytest.mark.parametrize("query", ["Last Summer was great, what did we do?", "What did we do last Summer?",
+                                   "WHAT DID WE DO LAST SUMMER?"])
+def test_a_capitalised_season_that_is_no_title_is_a_time(query):
+    assert [label for _, label, _ in windows(query, DECEMBER)] == ["2026-06-01..2026-08-31"]
