@@ -25,7 +25,7 @@ from dataclasses import replace
 from datetime import date, timedelta
 
 from . import ahead as _coming
-from .time_words import FOREIGN_SEASONS
+from .time_words import FOREIGN_SEASONS, SEASON_WORD_GOES_ON
 from .timewindow import Window, days, month, month_end
 
 #: The month each season begins in.
@@ -65,6 +65,11 @@ def season(which: str, name: str, year: int | None, today: date, coming: bool) -
     return first, last, False
 
 
+_HANGUL = re.compile("[\uac00-\ud7a3]")
+#: A kanji, katakana or Hangul syllable: after "去年の秋" or "지난 여름", a longer word (`time_words.SEASON_WORD_GOES_ON`).
+_WORD_GOES_ON = re.compile("[\u4e00-\u9fff\u30a0-\u30ff\uac00-\ud7a3]")
+
+
 def _titled(m: re.Match) -> bool:
     """Whether "Last Summer" (`timeq`'s "season", its `which` form) is said as a title: both words capitalised, not
     at a sentence's start, in a question not all in capitals."""
@@ -83,6 +88,9 @@ def season_window(kind: str, m: re.Match, today: date, tz, phrase: str, ahead, p
         year = int(m.group("year")) if m.group("year") else None
         which = "" if which in ("since", "after") else which  # `timeq` reads "since" and "after" for every time
     else:
+        if m.group(0)[-1:] in "春夏秋冬" or _HANGUL.match(m.group(0)[-1:]):  # Japanese and Korean: not in a longer word
+            if _WORD_GOES_ON.match(m.string, m.end()) and not m.string.startswith(SEASON_WORD_GOES_ON, m.end()):
+                return None
         which, name, offset = FOREIGN_SEASONS[" ".join(m.group(0).lower().split())]
         year = None if offset is None else today.year + offset
     first, last, coming = season(which, name, year, today, ahead())

@@ -64,3 +64,29 @@ def test_a_season_said_as_a_title_is_no_time(query):
                                    "WHAT DID WE DO LAST SUMMER?"])
 def test_a_capitalised_season_that_is_no_title_is_a_time(query):
     assert [label for _, label, _ in windows(query, DECEMBER)] == ["2026-06-01..2026-08-31"]
+
+
+# A Japanese or Korean season that runs on into a longer word names a place, a dish or a name, no time: read as one,
+# "去年の秋田旅行" (last year's Akita trip) asked about September to November only and took "秋" out of "秋田".
+@pytest.mark.parametrize("query, expected", [
+    ("去年の秋田旅行で何を食べた？", [("去年", "2025", False)]),  # Akita: last year, not its autumn
+    ("去年の秋葉原で何を買った？", [("去年", "2025", False)]),
+    ("この春巻きはどこで買った？", []),  # a spring roll
+    ("この秋刀魚はどこで買った？", []),  # a saury
+    ("この秋山さんは誰？", []),  # Mr Akiyama
+    ("이번 겨울왕국 어땠어?", []),  # Frozen
+])
+def test_a_cjk_season_inside_a_longer_word_is_no_time(query, expected):
+    assert windows(query, DECEMBER) == expected
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("去年の夏休みに何をした？", "2025-06-01..2025-08-31"),  # the summer holidays
+    ("去年の夏祭りで何を食べた？", "2025-06-01..2025-08-31"),
+    ("去年の夏に何をした？", "2025-06-01..2025-08-31"),
+    ("지난 여름방학에 뭐 했어?", "2026-06-01..2026-08-31"),
+    ("지난 겨울 뭐 했어?", "2025-12-01..2026-02-28"),
+    ("去年冬天我们去了哪里？", "2025-12-01..2026-02-28"),  # Chinese: no spaces, its 天 ends the season
+])
+def test_a_cjk_season_before_a_particle_or_its_holidays_is_a_time(query, expected):
+    assert [label for _, label, _ in windows(query, DECEMBER)] == [expected]
