@@ -70,6 +70,10 @@ _HANGUL = re.compile("[\uac00-\ud7a3]")
 _WORD_GOES_ON = re.compile("[\u4e00-\u9fff\u30a0-\u30ff\uac00-\ud7a3]")
 
 
+#: After "in the summer, 2000": a word that makes the number one of things counted ("2000 people"), not a year.
+_COUNTED = re.compile(r"\s+(?!(?:we|i|you|they|he|she|it|and|or|when|in|at|on|was|were|did)\b)[a-z]")
+
+
 def _titled(m: re.Match) -> bool:
     """Whether "Last Summer" (`timeq`'s "season", its `which` form) is said as a title: both words capitalised, not
     at a sentence's start, in a question not all in capitals."""
@@ -84,6 +88,8 @@ def season_window(kind: str, m: re.Match, today: date, tz, phrase: str, ahead, p
     if kind == "season":
         if _titled(m):
             return None  # "I Know What You Did Last Summer", "the film \"Last Summer\"": a title, no time
+        if m.group("year") and "," in m.group(0) and _COUNTED.match(m.string, m.end()):
+            return None  # "in the summer, 2000 people came": a number of things, no year
         which, name = (m.group("which") or m.group("lead") or "").lower(), m.group("named") or m.group("dated") or m.group("led")
         year = int(m.group("year")) if m.group("year") else None
         which = "" if which in ("since", "after") else which  # `timeq` reads "since" and "after" for every time

@@ -90,3 +90,12 @@ def test_a_cjk_season_inside_a_longer_word_is_no_time(query, expected):
 ])
 def test_a_cjk_season_before_a_particle_or_its_holidays_is_a_time(query, expected):
     assert [label for _, label, _ in windows(query, DECEMBER)] == [expected]
+
+
+# "in the summer, 2000 people" counts people: it read as the summer of the year 2000.
+def test_a_number_after_a_season_and_a_comma_that_counts_things_is_no_year():
+    assert windows("How many came when in the summer, 2000 people visited?", DECEMBER) == []
+    assert windows("What did we do in the summer, 2024?", DECEMBER) == [
+        ("in the summer, 2024", "2024-06-01..2024-08-31", False)]
+    assert windows("In the summer of 2024 we moved; where to?", DECEMBER) == [
+        ("In the summer of 2024", "2024-06-01..2024-08-31", False)]
