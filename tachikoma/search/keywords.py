@@ -58,14 +58,12 @@ _LATIN_WORD = re.compile("[A-Za-z\u00c0-\u024f]+")
 #: as keywords they gave score to any note that says "happened" or "still", and
 #: as missing words they made a note about Okonjo's argument "no good match"
 #: (the everyday sets, docs/evaluation.md). "whose", "each", "every" and "between" joined the first list in
-#: session 33: "What did each interviewee agree to …" held "each" as a word most notes lack, and was refused;
-#: "against", "apart", "exactly" and "altogether" in session 42 ("what's on next week, apart from the usual
-#: clubs"; not "together", which LoCoMo's conversations say as the question does).
+#: session 33: "What did each interviewee agree to …" held "each" as a word most notes lack, and was refused.
 STOPWORDS = frozenset("""
 a an the is are was were be been being do does did done have has had what when where who whom whose which why
 how to of in on at for with about from by as and or but not it its this that these those i you he she we they
 me him her us them my your his our their there here will would can could should shall may might must also
-just so than then very since before after between each every against apart exactly altogether
+just so than then very since before after between each every
 """.split()) | frozenset("""
 happen happened happens happening say said says tell told know knew remember recall think mean means meant called
 get gets got still now ever much most any kind sort thing things something anything someone anyone
@@ -73,10 +71,12 @@ per note noted argue argues argued claim claims claimed suggest suggests suggest
 """.split())
 
 
-#: Words that ask how much of something there is rather than name it: kept as keywords (a haystack's chats
-#: say "many" as the question does), but never a word the memory is missing (`nowhere_weight`): "How much
-#: interview time have I recorded in total?" asks for a sum no note writes as "total".
-ASKING = frozenset({"many", "total"})
+#: Words that say how a question asks rather than what about: kept as keywords (a haystack's chats say "many" as
+#: the question does; "Who did we play against?" and the note "We played against the Hornets"), but never a word the
+#: memory is missing (`nowhere_weight`): "How much interview time have I recorded in total?" asks for a sum no note
+#: writes as "total", "what's on next week, apart from the usual clubs" for days no note calls "apart" (session
+#: 42; not "together", a word LoCoMo's conversations say as the question does, and as missing it counts).
+ASKING = frozenset({"many", "total", "against", "apart", "exactly", "altogether"})
 #: A question that gathers from several memories ("how many", "in total", "all the"): read again with the
 #: passages it matched best (`scoring.rank_snapshot`'s `gather`). "How much" is not one: it mostly asks one
 #: price or amount ("how much is the school lunch fee"), which the passages around the best match lead away from.
