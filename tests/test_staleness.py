@@ -166,7 +166,8 @@ def test_fresh_only_is_not_steered_by_a_stale_memory(tmp_path, shop):
     config = load_config(root)
     searchers = pool.Searchers()
     try:
-        asked = {"query": "how many retry schedule backoff changes in total", "limit": 3, "min_score": 0}
+        # what only the stale notes say (backoff): they are its best files whatever the temporary path they name
+        asked = {"query": "how many retry backoff settings in total", "limit": 3, "min_score": 0}
         plain = pool.search_as_asked(root, config, searchers, asked)
         assert any("stale" in w["path"] for w in plain["widened_by"])  # as asked for everything: stale files widen it
         fresh = pool.search_as_asked(root, config, searchers, {**asked, "fresh_only": True})
