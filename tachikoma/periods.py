@@ -106,6 +106,9 @@ def season_window(kind: str, m: re.Match, today: date, tz, phrase: str, ahead, p
     return replace(days(first, last, tz, phrase), ahead=coming, relative=kind == "foreign_season" or year is None)
 
 
+#: A day of the month said without its month: "on the 21st", "the 3rd" (`timeq`'s "nth_day", read as a whole phrase
+#: by `timespan`); group 1 its number.
+NTH_DAY = r"(?:on\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)"
 #: The words before "the 21st" that make it a day of the month: "on the 21st" (its own "on"), "by the 15th", "from the
 #: 1st to the 5th", "what's planned for the 3rd"; "Who was the 1st to arrive?", "the 5th in the list" are no days.
 _DAY_LEAD = re.compile(r"(?:^|\W)(?:by|since|until|till|before|after|from|between|to|and|through|for|of|due)\s+$", re.I)

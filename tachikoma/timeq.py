@@ -63,6 +63,7 @@ from datetime import date, datetime, timedelta
 import numpy as np
 
 from . import ahead as _coming
+from .periods import NTH_DAY
 from .periods import nth_day_window as _nth_day_window
 from .periods import season_window as _season_window
 from .periods import this_last
@@ -137,7 +138,7 @@ PATTERNS = [
     ("day_month", re.compile(r"\b(\d{1,2})(?:st|nd|rd|th|\.)?\s+(?:of\s+)?(" + _MONTH_WORD + r")\b\.?(?:,?\s+(\d{4})\b)?",
                              re.I)),
     # A day of the month without its month ("on the 21st"): after "21st of December", "December 21st" are read.
-    ("nth_day", re.compile(r"\b(?:on\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)\b" + _ALONE, re.I)),
+    ("nth_day", re.compile(r"\b" + NTH_DAY + r"\b" + _ALONE, re.I)),
     ("month_year", re.compile(r"\b(" + _MONTH_WORD + r")\.?,?\s+(\d{4})\b", re.I)),
     ("month", re.compile(r"\b(?:(" + _PREPOSITIONS + r"|between|early|mid|late|last|this|next|and|or|to)\s+)?(" + _MONTH_WORD
                          + r")\b", re.I)),

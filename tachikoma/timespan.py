@@ -11,6 +11,7 @@ from datetime import date, datetime, timedelta
 
 from .ahead import nth_day
 from .foreign_time import alternatives
+from .periods import NTH_DAY
 from .time_words import QUESTION_WEEKDAYS, WEEKDAY_LEADS
 from .timewindow import Window
 from .timewindow import days as _days
@@ -112,8 +113,7 @@ def _years_before(window: Window, before: Window, tz) -> Window:
     return window
 
 
-#: A day of the month said without its month (`timeq`'s "nth_day": "the 3rd", "on the 21st").
-_NTH_DAY = re.compile(r"^(?:on\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)$", re.I)
+_NTH_DAY = re.compile(f"^{NTH_DAY}$", re.I)  # the whole phrase of `timeq`'s "nth_day"
 
 
 def _earlier(window: Window, before: Window, tz) -> Window:
