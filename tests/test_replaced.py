@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tachikoma.tagging import replaced
-from tachikoma.tagging.replaced import GRACE, Held
+from tachikoma.tagging.replaced import GRACE, ROUNDS, Held
 
 
 class Clock:
@@ -144,21 +144,22 @@ def test_the_late_bytes_of_a_note_go_to_add_together_in_the_order_held_with_wher
     assert added == [(note, b"late a\nlate b\n", placed)]
 
 
-def test_a_note_add_replaced_again_is_waited_for_once_more_and_appended_to_at_its_end(tmp_path, clock):
+def test_a_note_add_replaced_again_is_added_back_in_turn_then_appended_to_at_its_end(tmp_path, clock):
     """Adding back may itself replace the note (tagging's add rewrites it): the file it replaced is
-    held, waited for once more, and what reached it is appended at the note's end."""
+    held, waited for and added back the same way, `ROUNDS` times at most; what reaches the file the last
+    of those rounds replaced is appended at the note's end."""
     appender, fd, note = replace_note(tmp_path, "a.md", b"a\n", b"A\n")
     held = Held()
     replacing = []
 
-    def add(path, data, placed):  # as tagging's: a new file with the bytes in, renamed over the note
-        again = open(path, "ab")
+    def add(path, data, placed):  # as tagging's: a new file with the bytes in, renamed over the note,
+        again = open(path, "ab")  # and every time an appender that opened the note just before the rename
         replacing.append(again)
         (tmp_path / ".new").write_bytes(path.read_bytes() + data)
         old = os.open(path, os.O_RDONLY)
         os.replace(tmp_path / ".new", path)
         held.hold(old, os.fstat(old).st_size, path)
-        again.write(b"later still\n")
+        again.write(b"later %d\n" % len(replacing))
         again.close()
 
     held._add = add
@@ -166,5 +167,5 @@ def test_a_note_add_replaced_again_is_waited_for_once_more_and_appended_to_at_it
     appender.write(b"late\n")
     appender.close()
     assert held.finish() == []
-    assert note.read_bytes() == b"A\nlate\nlater still\n"
-    assert len(clock.slept) == 2 and len(replacing) == 1
+    assert note.read_bytes() == b"A\nlate\n" + b"".join(b"later %d\n" % n for n in range(1, ROUNDS + 1))
+    assert len(clock.slept) == ROUNDS + 1 and len(replacing) == ROUNDS

@@ -310,7 +310,8 @@ def test_lines_appended_while_a_late_write_is_put_back_are_all_kept(planned_note
     """Putting a late write back rewrites the note, which an appender keeps writing to: a line appended
     while the copy is made goes into the copy before the rename (before lines appended to the new note
     after it); a line written to the file replaced, through a descriptor opened before that rename, is
-    held in turn and appended at the end (the second and last round). Nothing lost or doubled."""
+    held in turn and put back the same way, after the lines of the copy and before the line appended to the
+    new note after the rename. Nothing lost, doubled or out of order."""
     root, note, planned = planned_note
     if not atomic.can_exchange(root):
         pytest.skip("no atomic exchange of names here (renameat2): no instant right after the swap to land in")
@@ -347,7 +348,7 @@ def test_lines_appended_while_a_late_write_is_put_back_are_all_kept(planned_note
     monkeypatch.setattr(rewrite, "atomic_write_with", appending_throughout)
     monkeypatch.setattr(rewrite, "_rewrite", write_late_then_next)
     applied = apply(root, planned, commit=False)
-    assert len(writes) == 2 and applied.paths == ["race.md"] and not applied.skipped
+    assert len(writes) == 3 and applied.paths == ["race.md"] and not applied.skipped
     assert note.read_text() == (HEAD.replace("owner", "external")
-                                + "body\nlate\nnext\nwhile copied\nto the new file\nto the old file\n")
+                                + "body\nlate\nnext\nwhile copied\nto the old file\nto the new file\n")
     assert sorted(p.name for p in root.iterdir()) == [".cache", "race.md"]
