@@ -161,6 +161,11 @@ KOREAN = frozenset(korean_stem(word) for word in """
 알려 알려줘 알려주세요 줘 주세요 해줘 나 내 제 저 우리 저희 이번 그 이 좀 또 꼭 다 때 동안 만한 것 거
 """.split()) | frozenset(KOREAN_FUNCTION_CHARACTERS)
 
+#: Japanese words that ask, or say nothing of what a question is about, once the question is cut into its words
+#: (`segment.japanese_parts`: "病気は何" -> 病気, 何): what, who, now, when, where, how, which, how much.
+#: `search.keywords.query_terms` leaves these out of its keywords, as English's `STOPWORDS`.
+JAPANESE = frozenset("何 誰 今 いつ どこ だれ なに なん どう どれ いくら".split())
+
 
 def function_words_of(language: str | None) -> frozenset[str]:
     """The function words of the language `question_language` names ("German"); empty for English or any other."""

@@ -52,6 +52,10 @@ KOREAN_PARTICLES = frozenset("""
 #: "했지", "언제더라", "프로였지").
 KOREAN_ENDINGS = tuple(sorted(KOREAN_PARTICLES | frozenset("도 과 야 요 지 래 더라 이더라 였 이었 해 면".split()),
                               key=lambda ending: (-len(ending), ending)))
+#: The Japanese particles that follow a word (は, が, を, に, で, の, と, も, へ, や): after kanji or katakana, the end
+#: of that word (`japanese_parts`). Not か, な, ね, よ: written after a kanji they are as often part of its word
+#: ("確か", "静かな").
+JAPANESE_PARTICLES = frozenset("はがをにでのともへや")
 #: A word of Latin letters holding a German umlaut or ß.
 _LATIN = "A-Za-z\u00c0-\u024f\u1e9e"
 _UMLAUT_WORD = re.compile(f"(?<![{_LATIN}])[{_LATIN}]*[äöüÄÖÜßẞ][{_LATIN}]*")
@@ -114,6 +118,19 @@ def korean_stem(word: str) -> str:
     return word
 
 
+def japanese_parts(run: str) -> list[str]:
+    """A run cut where Japanese changes from one word to the next (a run without hiragana is one part): before a
+    particle after kanji or katakana (`JAPANESE_PARTICLES`: "予約を", "東京に") and after hiragana before kanji or
+    katakana ("を変える", "の予約"). "父の白内障の手術は" -> 父 の 白内障 の 手術 は; the kana written after a
+    kanji as part of its word stay with it ("変えた", "登った")."""
+    if not _HIRAGANA.search(run):
+        return [run]
+    cuts = [i for i in range(1, len(run))
+            if (_HIRAGANA.match(run[i - 1]) and not _HIRAGANA.match(run[i]))
+            or (run[i] in JAPANESE_PARTICLES and not _HIRAGANA.match(run[i - 1]))]
+    return [run[i:j] for i, j in zip([0, *cuts], [*cuts, len(run)])]
+
+
 def query_words(word: str) -> list[str]:
     """The keywords a query word gives: the word itself (ASCII, most of the time); a run's bigrams
     (or its one character), the parts of the word outside its runs; an umlaut word and its spelling
@@ -132,12 +149,14 @@ def query_words(word: str) -> list[str]:
             last = match.end()
             continue
         chars = _letters(korean_stem(run))
-        if len(chars) == 1:
-            words.append(chars)
-        else:
-            pairs = [chars[i:i + 2] for i in range(len(chars) - 1)]
-            content = [p for p in pairs if not _HIRAGANA.fullmatch(p)]
-            words += content or pairs
+        parts = [part for part in japanese_parts(chars) if not _HIRAGANA.fullmatch(part)]
+        for part in parts or [chars]:
+            if len(part) == 1:
+                words.append(part)
+            else:
+                pairs = [part[i:i + 2] for i in range(len(part) - 1)]
+                content = [p for p in pairs if not _HIRAGANA.fullmatch(p)]
+                words += content or pairs
         last = match.end()
     words += _plain(word[last:])
     seen: set[str] = set()

@@ -39,8 +39,7 @@ def test_query_words_of_a_korean_word_are_the_bigrams_of_its_stem():
     assert query_words("Gleis에서") == ["Gleis"]      # a particle after a word in another script
     assert query_words("Gleis라는") == ["Gleis"]
     assert query_words("5도") == ["5", "도"]          # 도 alone is a word (a degree), taken off a longer one only
-    # Japanese and Chinese as before (their particles across bigrams were measured and not kept, session 32)
-    assert query_words("歯医者の予約") == ["歯医", "医者", "者の", "の予", "予約"]
+    # Chinese as before; Japanese is cut at its particles (segment.japanese_parts, tests/test_japanese_words.py)
     assert query_words("电机驱动芯片的供应商") == ["电机", "机驱", "驱动", "动芯", "芯片", "片的", "的供", "供应", "应商"]
 
 

@@ -108,9 +108,9 @@ def test_english_is_indexed_exactly_as_written():
 
 def test_runs_become_characters_and_bigrams():
     assert index_text("予約です").split() == ["予", "予約", "約", "約で", "で", "です", "す"]
-    assert query_words("歯医者の予約") == ["歯医", "医者", "者の", "の予", "予約"]
+    assert query_words("歯医者の予約") == ["歯医", "医者", "予約"]  # cut at the particle: not "者の", "の予"
     assert query_words("いつですか") == ["いつ", "つで", "です", "すか"]  # hiragana only: kept
-    assert query_words("予約はいつ") == ["予約", "約は"]  # hiragana bigrams dropped beside content
+    assert query_words("予約はいつ") == ["予約"]  # hiragana words dropped beside content
     assert query_words("猫") == ["猫"]
     assert query_words("ABC社") == ["ABC", "社"]
     assert index_text("München Straße").split() == ["München", "Muenchen", "Straße", "Strasse"]

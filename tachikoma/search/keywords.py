@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import tense
-from ..function_words import (CJK_FUNCTION_CHARACTERS, CJK_QUESTION_WORDS, ENGLISH_ASKING, ENGLISH_CLITIC, KOREAN,
-                              function_words_of, other_function_words)
+from ..function_words import (CJK_FUNCTION_CHARACTERS, CJK_QUESTION_WORDS, ENGLISH_ASKING, ENGLISH_CLITIC, JAPANESE,
+                              KOREAN, function_words_of, other_function_words)
 from ..segment import has_runs, korean_stem, query_words
 from ..store.fts import PREFIX, unstemmed
 from ..store.sqlite import Store
@@ -168,7 +168,7 @@ def query_terms(text: str, limit: int = MAX_KEYWORD_TERMS, skip: frozenset[str] 
     French or Spanish also drops that language's function words
     (`function_words.other_function_words`: "hat", "den", "beim"), and a Korean word whose stem
     (`segment.korean_stem`) is a Korean function word is dropped whatever its particle
-    (`function_words.KOREAN`: "언제까지야", "어떻게", "있어").
+    (`function_words.KOREAN`: "언제까지야", "어떻게", "있어"), as is a Japanese one (`function_words.JAPANESE`: "何").
     """
     if skip:  # a keyword query: "Ben's load test" looks for Ben, load and test, not for "s" (nor "work on")
         text = _FRAMING.sub(_unframed, ENGLISH_CLITIC.sub("", text))
@@ -183,7 +183,8 @@ def query_terms(text: str, limit: int = MAX_KEYWORD_TERMS, skip: frozenset[str] 
         for word in query_words(run):
             key = word.casefold()
             # A capitalised stop word after the first word is a name or a month ("in May", "Will said").
-            skipped = key in skip and (position == 0 or len(word) < 2 or not word[:1].isupper())
+            skipped = (key in skip and (position == 0 or len(word) < 2 or not word[:1].isupper())
+                       or bool(skip) and key in JAPANESE)
             if key not in seen and not skipped:
                 seen.add(key)
                 terms.append(word)
