@@ -2,10 +2,11 @@
 past week, weekend, month and year (`this_last`), and the seasons (`season`).
 
 **Seasons** ("last summer", "this autumn", "since the summer", "during the winter", "the summer of 2024", "next
-spring") are the meteorological seasons of the northern hemisphere: spring March to May, summer June to August,
-autumn (fall) September to November, winter December to February, a winter counted from the year it begins in
-("winter 2024" is December 2024 to February 2025). A user south of the equator reads them six months off; the
-dates of a season are no words a note holds, so its name stays a keyword there only when `timeq` did not read it.
+spring") are the meteorological seasons: north of the equator spring March to May, summer June to August,
+autumn (fall) September to November, winter December to February; south of it (`south`) six months later, summer
+December to February. A season is counted from the year it begins in ("winter 2024" is December 2024 to February
+2025 in the north, June to August 2024 in the south). The dates of a season are no words a note holds, so its name
+stays a keyword there only when `timeq` did not read it.
 
 - **last summer**, **the past summer**: the latest summer that has ended (asked in July 2026, June to August 2025);
 - **this summer**: the one under way, up to today (the rest of it, in a question about what is coming); when
@@ -20,16 +21,68 @@ Pure date arithmetic: `timeq` reads the words and makes the window.
 
 from __future__ import annotations
 
+import os
 import re
+import zoneinfo
 from dataclasses import replace
 from datetime import date, timedelta
+from functools import lru_cache
+from pathlib import Path
 
 from . import ahead as _coming
+from .errors import TachikomaError
 from .time_words import FOREIGN_SEASONS, SEASON_WORD_GOES_ON
 from .timewindow import Window, days, month, month_end
 
-#: The month each season begins in.
+#: The month each season begins in, north of the equator (six months later south of it: `south`).
 SEASON_START = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
+#: Says which hemisphere's seasons a question means ("north" or "south"), where the time zone does not or should not.
+HEMISPHERE_ENV = "TACHIKOMA_HEMISPHERE"
+
+
+def south() -> bool:
+    """Whether a question's seasons are the southern hemisphere's: as `HEMISPHERE_ENV` says, else as the latitude
+    of the local time zone says (``TZ``, else the zone /etc/localtime is, found in the system's zone1970.tab:
+    Australia/Sydney is south, Europe/Berlin north); north when neither tells (UTC, a zone written as an offset)."""
+    return _south(os.environ.get(HEMISPHERE_ENV, ""), os.environ.get("TZ", ""))
+
+
+@lru_cache(maxsize=8)
+def _south(said: str, tz: str) -> bool:
+    said = said.strip().lower()
+    if said:
+        if said not in ("north", "south"):
+            raise TachikomaError(f"{HEMISPHERE_ENV} is {said!r}: it says whose seasons a question means, "
+                                 "'north' or 'south'")
+        return said == "south"
+    zone = tz.lstrip(":") or _local_zone()
+    return zone is not None and _latitude_sign(zone) < 0
+
+
+def _local_zone() -> str | None:
+    """The name of the zone /etc/localtime is a link to ("Australia/Sydney"), or None."""
+    target = os.path.realpath("/etc/localtime")
+    return target.split("/zoneinfo/", 1)[1] if "/zoneinfo/" in target else None
+
+
+def _latitude_sign(zone: str) -> int:
+    """-1 for a zone south of the equator, 1 north of it, 0 when the system's zone tables do not list it."""
+    for folder in zoneinfo.TZPATH:
+        for table in ("zone1970.tab", "zone.tab"):
+            try:
+                lines = (Path(folder) / table).read_text(encoding="utf-8").splitlines()
+            except OSError:
+                continue
+            for line in lines:
+                fields = line.split("\t")
+                if len(fields) >= 3 and fields[2] == zone and fields[1][:1] in "+-":
+                    return -1 if fields[1][0] == "-" else 1
+    return 0
+
+
+def _start(name: str) -> int:
+    start = SEASON_START[name.lower()]
+    return (start + 5) % 12 + 1 if south() else start
 
 
 def _season_of(start: int, year: int) -> tuple[date, date]:
@@ -47,7 +100,7 @@ def season(which: str, name: str, year: int | None, today: date, coming: bool) -
     """The first and last day of season `name` that `which` ("this", "last", "past", "next", "since", or "" for one
     named after "during", "over" …) names, asked on `today` (`coming`: the question asks about what is coming), and
     whether it is still to come; `year` when one is named ("summer 2024")."""
-    start = SEASON_START[name.lower()]
+    start = _start(name)
     if year is not None:
         first, last = _season_of(start, year)
         return first, last, first > today

@@ -62,10 +62,11 @@ STANDBY_SECONDS = 5.0
 #: The store the command line would use (`store.STORE_ENV`): a host answers only for the same one.
 STORE_ENV = "TACHIKOMA_STORE"
 #: The environment that can change an answer: the settings file, the store, the embedder's server,
-#: model and cache, the time zone; and PostgreSQL's own ``PG*`` variables (`_environment`). A host answers
-#: only a client whose values are the same (compared as a digest: no value travels over the socket).
+#: model and cache, the time zone and the hemisphere (`periods.south`); and PostgreSQL's own ``PG*``
+#: variables (`_environment`). A host answers only a client whose values are the same (compared as a
+#: digest: no value travels over the socket).
 ANSWER_ENV = ("TACHIKOMA_CONFIG", STORE_ENV, "TACHIKOMA_MEMORY", "OLLAMA_HOST", "TACHIKOMA_MODEL_CACHE",
-              "TACHIKOMA_MINILM_DIR", "TACHIKOMA_MINILM_RUNTIME", "XDG_CACHE_HOME", "HOME", "TZ")
+              "TACHIKOMA_MINILM_DIR", "TACHIKOMA_MINILM_RUNTIME", "XDG_CACHE_HOME", "HOME", "TZ", "TACHIKOMA_HEMISPHERE")
 
 Search = Callable[[dict], dict]
 

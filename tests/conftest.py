@@ -19,6 +19,15 @@ def model_cache(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(autouse=True, scope="session")
+def northern_seasons():
+    """The tests' seasons are the northern hemisphere's wherever they run (`periods.south` would read the local time
+    zone's); tests/test_periods.py sets the southern where it means it."""
+    with pytest.MonkeyPatch.context() as session:
+        session.setenv("TACHIKOMA_HEMISPHERE", "north")
+        yield
+
+
+@pytest.fixture(autouse=True, scope="session")
 def resident_sockets(tmp_path_factory) -> Path:
     """The sockets of running tachikomas (`tachikoma.resident`) go to one folder per test session, so a
     search in a test never reaches a dashboard or MCP server the user runs, nor one of another session."""

@@ -1,6 +1,7 @@
 """The times a question names by the calendar's periods: a season ("last summer", "since the summer", "the winter of
-2024"), in the northern hemisphere's meteorological seasons (`periods.season`), and a day of the month without its
-month ("on the 21st", `ahead.nth_day`); a season or an ordinal that names a thing is none."""
+2024"), in the meteorological seasons of the user's hemisphere (`periods.season`, `periods.south`; the northern one
+unless a test says otherwise, tests/conftest.py), and a day of the month without its month ("on the 21st",
+`ahead.nth_day`); a season or an ordinal that names a thing is none."""
 
 from datetime import date, datetime
 
@@ -129,3 +130,37 @@ def test_a_day_of_the_month_without_its_month(query, expected):
                                    "What is the 2nd step of the runbook?", "Who lives on the 5th floor?"])
 def test_an_ordinal_that_names_a_thing_is_no_day(query):
     assert windows(query, TENTH) == []
+
+
+# ------------------------------------------------------------------ south of the equator
+
+@pytest.mark.parametrize("query, now, expected", [
+    ("What did we do last summer?", DECEMBER, [("last summer", "2025-12-01..2026-02-28", False)]),  # this one begun
+    ("What did we do last summer?", JULY, [("last summer", "2025-12-01..2026-02-28", False)]),
+    ("How was this winter so far?", JULY, [("this winter", "2026-06-01..2026-07-15", False)]),
+    ("What happened in the winter of 2024?", DECEMBER, [("in the winter of 2024", "2024-06-01..2024-08-31", False)]),
+    ("What's planned for next summer?", JULY, [("next summer", "2026-12-01..2027-02-28", True)]),
+    ("Was haben wir letzten Sommer gemacht?", JULY, [("letzten Sommer", "2025-12-01..2026-02-28", False)]),
+])
+def test_south_of_the_equator_a_season_is_six_months_later(monkeypatch, query, now, expected):
+    monkeypatch.setenv("TACHIKOMA_HEMISPHERE", "south")
+    assert windows(query, now) == expected
+
+
+@pytest.mark.parametrize("zone, is_south", [("Australia/Sydney", True), ("America/Sao_Paulo", True),
+                                            ("Pacific/Auckland", True), ("Europe/Berlin", False),
+                                            ("Asia/Tokyo", False), ("UTC", False), ("AEST-10", False)])
+def test_the_hemisphere_is_where_the_time_zone_is(monkeypatch, zone, is_south):
+    if zone[0].isupper() and "/" in zone and periods._latitude_sign(zone) == 0:
+        pytest.skip("this system has no zone1970.tab or zone.tab listing its time zones")
+    monkeypatch.delenv("TACHIKOMA_HEMISPHERE")
+    monkeypatch.setenv("TZ", zone)
+    assert periods.south() is is_south
+    monkeypatch.setenv("TACHIKOMA_HEMISPHERE", "North")  # the setting wins over the zone
+    assert periods.south() is False
+
+
+def test_a_hemisphere_setting_that_says_neither_is_a_clear_error(monkeypatch):
+    monkeypatch.setenv("TACHIKOMA_HEMISPHERE", "down under")
+    with pytest.raises(periods.TachikomaError, match="'north' or 'south'"):
+        windows("What did we do last summer?", JULY)

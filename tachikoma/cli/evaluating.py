@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -12,7 +13,10 @@ from . import common
 
 def cmd_eval(args) -> int:
     from ..embedders import offline_default
+    from ..periods import HEMISPHERE_ENV
 
+    # Every set's people live north of the equator: its seasons are read so wherever it is run (`periods.south`).
+    os.environ[HEMISPHERE_ENV] = "north"
     if args.benchmark == "everyday":  # each memory's own choice, as a new index makes it (`embedders.auto`)
         return _eval_everyday(args)
     args.embedder = args.embedder or offline_default()  # named in every report and its command line
