@@ -66,6 +66,25 @@ OF_A_WEEK = re.compile(r"\s+(?:de\s+la|della|de|del)\s+(?:[^\W\d_]+\s+)?(?:semai
 _NOT_A_DAY = "(?!" + alternatives(NOT_A_DAY_AFTER) + r"|天(?![气氣]))"  # "下周三天假", not "下周三天气"
 #: A number before 周 counts weeks ("两周一次"), unless it ends another day ("周一周二": Monday, Tuesday).
 _NO_COUNT = r"(?<!(?<![周期])[一二两兩三四五六七八九十几幾\d])"
+#: A count after "1日に", "3日に", "1일에" makes the day a rate, no day of the month: "1日に何回", "3日に一度", "1일에 몇 번".
+_JA_COUNT = r"\s*[\d一二三四五六七八九十百数何]+\s*(?:回|度|杯|時間|分|個|本|枚|人|件|錠|食|歩|冊|キロ|km|ページ)"
+_KO_COUNT = r"\s*(?:\d+|한|두|세|네|몇)\s*(?:번|회|잔|시간|분|개|명|건|끼|알|병|권|장|킬로|km)"
+_CJK_END = r"\s*(?:[?？。.!！,，、]|$)"
+#: What follows a day of the month said without its month ("29日に", "29号", "29일에": `periods.cjk_nth_day_window`)
+#: for it to be one, by the question's language: a particle, a time of the day, a word saying what is done then, or the
+#: question's end. Not a count of days ("29日間", "3日で", "3日目", "29일간", "3일 동안"), an issue, a line or a room
+#: ("3号线", "3号楼", "3号会议室", "3号是谁"), a rate ("1日に3回", "1일에 몇 번") nor a daily amount ("1일 권장량").
+CJK_DAY_AFTER = {
+    "Japanese": re.compile(r"に(?!" + _JA_COUNT + r")|は(?!かか)|の|まで|から|頃|ごろ|ころ|午前|午後|朝|昼|夜|夕方|晩|"
+                           r"[(（][月火水木金土日][)）]|" + _CJK_END),
+    "Chinese": re.compile(r"的|那天|当天|當天|这天|這天|上午|下午|晚上|早上|中午|傍晚|凌晨|左右|开会|開會|开始|開始|见|見|"
+                          r"出发|出發|到期|截止|要|有(?![几幾多])|会(?![议議员員所馆館场場客计計长長])|能|可以|还|還|就|都|"
+                          r"也|去|来|來|回|交|我|你|您|他|她|咱|大家|谁|誰|发生|發生|" + _CJK_END),
+    "Korean": re.compile(r"에(?!" + _KO_COUNT + r")|엔|까지|부터|쯤|경|날(?![짜씨])|\s*(?:오전|오후|저녁|아침|새벽|점심|"
+                         r"밤(?!낮))|" + _CJK_END),
+}
+#: The words a day of the month is said with in each language: "29日" (Japanese), "29号", "29日" (Chinese), "29일".
+CJK_DAY_SUFFIXES = {"Japanese": "日", "Chinese": "日号號", "Korean": "일"}
 FOREIGN_PATTERNS = {
     # A day of the week, in a question (`timeq`): a word before it ("letzten Dienstag", "el próximo martes",
     # "先週の金曜日", "다음 주 수요일") or after it ("mardi dernier", "el martes que viene"), or none. Groups: the
@@ -111,6 +130,8 @@ FOREIGN_PATTERNS = {
     "foreign_day_month": re.compile(
         r"(?:\b(" + alternatives(DAY_MONTH_LEADS) + r")\s+)?\b(\d{1,2})(\.|er|º|°)?\s+(de\s+|di\s+)?("
         + either(QUESTION_MONTHS) + r")\b(?!['\u2019]s\b)(?:,?\s+(?:de\s+)?(\d{4})\b)?", re.IGNORECASE),
+    # A day of the month without its month ("29日", "29号", "29일"): its number, its word (`CJK_DAY_SUFFIXES`).
+    "cjk_nth_day": re.compile(r"(?<![\dA-Za-z第/.\-:])(\d{1,2})([日号號일])"),
     # A month word with an English possessive is a name ("in Mei's office", "in Julio's house"). A Turkish one needs
     # no word before it (`_TURKISH_MONTH`).
     "foreign_month": re.compile(r"\b(?:(" + alternatives(w for w in FOREIGN_MONTH_LEADS if w) + r")\s+|"

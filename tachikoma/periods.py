@@ -31,6 +31,7 @@ from pathlib import Path
 
 from . import ahead as _coming
 from .errors import TachikomaError
+from .foreign_time import CJK_DAY_AFTER, CJK_DAY_SUFFIXES
 from .time_words import FOREIGN_SEASONS, SEASON_WORD_GOES_ON
 from .timewindow import Window, days, month, month_end
 
@@ -172,9 +173,39 @@ def nth_day_window(m: re.Match, text: str, today: date, tz, phrase: str, past) -
     latest (`ahead.nth_day`); None for an ordinal said without "on" or another word before it that makes it a day."""
     if not m.group(0).lower().startswith("on") and not _DAY_LEAD.search(text[max(0, m.start() - 12):m.start()]):
         return None
-    coming = not past()
-    day = _coming.nth_day(int(m.group(1)), today, coming)
+    return _nth_day(int(m.group(1)), today, tz, phrase, not past())
+
+
+def _nth_day(number: int, today: date, tz, phrase: str, coming: bool) -> Window | None:
+    """The day `number` of a month without its month: the next one (`coming`, a window still to come after today),
+    else the latest (`ahead.nth_day`); None for no such day."""
+    day = _coming.nth_day(number, today, coming)
     return None if day is None else replace(days(day, day, tz, phrase), ahead=coming and day > today)
+
+
+#: Just before "29日", "3号", "3일", what makes it no day alone: a month ("13月29日", which `timeq`'s "cjk_md" did not
+#: read), a year, a week or a night it counts in ("週3日", "月に3日", "2泊3日", "한 달에 3일"), a habit ("毎29日"), an
+#: issue ("第3号"), a range's other end ("1日〜3日").
+_CJK_NOT_ALONE = re.compile(r"(?:[月월年년週周泊第毎每매〜~～\-–—]|[月週年]に|한\s*달에)\s*$")
+#: A month said a little before "29日": the day is that month's ("来月3日", "上个月3号", "毎月29日", "다음 달 3일", "매월
+#: 29일"; "12月29日と30日": December's 30th, not November's), left to the month's own reading.
+_CJK_MONTH_BEFORE = re.compile(r"\d\s*[月월]|(?:先|来|今|再来|本|上|下|这|這|每|毎)(?:个|個)?月|(?:지난|다음|이번|저번|매)\s*달")
+
+
+def cjk_nth_day_window(m: re.Match, text: str, today: date, tz, phrase: str, told: str | None, past) -> Window | None:
+    """"29日", "29号", "29일" (`timeq`'s "cjk_nth_day"), read as "on the 29th" is: the next one, in the past tense
+    (`past(told)`: "3日に何を決めた？") the latest. Only in a question told (`told`) as a language that says a day so
+    (`foreign_time.CJK_DAY_SUFFIXES`), when what follows makes it a day (`foreign_time.CJK_DAY_AFTER`: not "29日間",
+    "3号线", "1日に3回") and nothing before it says its month, a count or a habit (`_CJK_NOT_ALONE`,
+    `_CJK_MONTH_BEFORE`); a Japanese "1日" only before "に", "まで", "から" ("1日の流れ", "1日は24時間": a day's)."""
+    if m.group(2) not in CJK_DAY_SUFFIXES.get(told, "") or not CJK_DAY_AFTER[told].match(text, m.end()):
+        return None
+    if told == "Japanese" and int(m.group(1)) == 1 and not text.startswith(("に", "まで", "から"), m.end()):
+        return None
+    before = text[max(0, m.start() - 12):m.start()]
+    if _CJK_NOT_ALONE.search(before) or _CJK_MONTH_BEFORE.search(before):
+        return None
+    return _nth_day(int(m.group(1)), today, tz, phrase, not past(told))
 
 
 def this_last(which: str, unit: str, today: date, tz, phrase: str, ahead: bool = False) -> Window:

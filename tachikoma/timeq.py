@@ -17,7 +17,7 @@ languages at the end):
   ``in the past|last N days|weeks|months``, ``since <any of these>`` (up to as_of),
   ``recently`` / ``lately`` (the last `RECENT_DAYS`);
 * seasons: ``last summer``, ``this autumn``, ``since the summer``, ``summer 2024`` (English; `periods.season`);
-* a day of the month alone: ``on the 21st`` (the next one; in the past tense the latest);
+* a day of the month alone: ``on the 21st``, "29日に", "29号", "29일에" (the next one; in the past tense the latest);
 * spans: ``between March 1 and March 10``, ``from October to December`` (one window; a first time named
   without a year is its latest occurrence before the second: "between August and November 2023");
 * other languages (issue 29): German, French, Spanish, Portuguese, Italian, Dutch, Polish, Turkish, Japanese,
@@ -64,6 +64,7 @@ import numpy as np
 
 from . import ahead as _coming
 from .periods import NTH_DAY
+from .periods import cjk_nth_day_window as _cjk_nth_day_window
 from .periods import nth_day_window as _nth_day_window
 from .periods import season_window as _season_window
 from .periods import this_last
@@ -171,6 +172,7 @@ PATTERNS = [
     ("foreign_month", None),
     ("cjk_ymd", re.compile(r"(\d{4})\s*[年년](?:\s*(\d{1,2})\s*[月월](?:\s*(\d{1,2})\s*[日号號일])?)?")),
     ("cjk_md", re.compile(r"(?<![\d年년])(\d{1,2})\s*[月월](?:\s*(\d{1,2})\s*[日号號일])?")),
+    ("cjk_nth_day", None),  # "29日に", "29号", "29일에": after "12月29日" is read (`periods.cjk_nth_day_window`)
 ]
 #: The kinds of phrase that may name a day or month without its year (`names_day_ahead`).
 _YEARLESS_KINDS = frozenset({"month_day", "day_month", "foreign_day_month", "month", "foreign_month", "cjk_md"})
@@ -470,6 +472,8 @@ def _resolve(kind: str, m: re.Match, text: str, today: date, now: float, tz, ahe
             return _days(date(year, 1, 1), date(year, 12, 31), tz, phrase)
         if kind == "nth_day":  # the next one, or in the past tense the latest (`periods.nth_day_window`)
             return _nth_day_window(m, text, today, tz, phrase, past)
+        if kind == "cjk_nth_day":  # the same in Japanese, Chinese and Korean
+            return _cjk_nth_day_window(m, text, today, tz, phrase, _told(text), past)
         if kind in ("season", "foreign_season"):
             return _season_window(kind, m, today, tz, phrase, ahead, past)
         if kind == "weekday_ago":
