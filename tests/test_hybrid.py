@@ -225,9 +225,9 @@ def test_query_terms_and_expression():
     assert query_terms('say "hi" AND (bye OR NEAR/3) x* ^y col:umn') == \
         ["say", "hi", "AND", "bye", "OR", "NEAR", "3", "x", "y", "col", "umn"]
     assert query_terms("Hi hi HI") == ["Hi"]
-    # A Japanese run gives its character pairs (segment.query_words, tests/test_languages.py).
-    assert query_terms("日本語のテキスト café naïve") == ["日本", "本語", "語の", "のテ", "テキ", "キス", "スト",
-                                                        "café", "naïve"]
+    # A Japanese run gives the character pairs of its words, cut at its particles (segment.query_words,
+    # tests/test_japanese_words.py): not "語の", "のテ".
+    assert query_terms("日本語のテキスト café naïve") == ["日本", "本語", "テキ", "キス", "スト", "café", "naïve"]
     assert query_terms("😀 ✨ --- \x00 \u200b") == []
     assert keyword_expression(["AND", "x"]) == '"AND" OR "x"'
     assert len(query_terms(" ".join(f"w{i}" for i in range(100)))) == 32
