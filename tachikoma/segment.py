@@ -38,6 +38,8 @@ _RUN_CHARS = ("\u3005\u3006\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\
               "\u0e00-\u0e7f\u0e80-\u0eff\u1780-\u17ff\u1000-\u109f")
 _RUN = re.compile(f"[{_RUN_CHARS}]+")
 _HIRAGANA = re.compile("[\u3040-\u309f]+")
+#: The prolonged sound mark (ー, half-width ｰ): after hiragana, part of that hiragana word ("すごーい", "かわいーい").
+_LONG_VOWEL = "\u30fc\uff70"
 _HANGUL = re.compile("[\uac00-\ud7a3]+")
 #: Korean particles that stick to the word before them (eojeol: "공항에" is 공항 and "에", at; "결혼식에서" 결혼식 and
 #: "에서", in), with the copula and the quoting endings ("사람이야": is a person; "Gleis라는": called Gleis). Alone, or
@@ -118,16 +120,27 @@ def korean_stem(word: str) -> str:
     return word
 
 
+def _kana_letters(run: str) -> list[bool]:
+    """Whether each character of `run` is hiragana, or the prolonged sound mark after hiragana ("すごーい": a
+    hiragana word, not "すご" and a katakana "ーい")."""
+    kana: list[bool] = []
+    last = False
+    for ch in run:
+        last = "\u3040" <= ch <= "\u309f" or last and ch in _LONG_VOWEL
+        kana.append(last)
+    return kana
+
+
 def japanese_parts(run: str) -> list[str]:
     """A run cut where Japanese changes from one word to the next (a run without hiragana is one part): before a
     particle after kanji or katakana (`JAPANESE_PARTICLES`: "予約を", "東京に") and after hiragana before kanji or
-    katakana ("を変える", "の予約"). "父の白内障の手術は" -> 父 の 白内障 の 手術 は; the kana written after a
-    kanji as part of its word stay with it ("変えた", "登った")."""
+    katakana ("を変える", "の予約"; a prolonged sound mark after hiragana is hiragana: "すごーい"). "父の白内障の手術は"
+    -> 父 の 白内障 の 手術 は; the kana written after a kanji as part of its word stay with it ("変えた", "登った")."""
     if not _HIRAGANA.search(run):
         return [run]
+    kana = _kana_letters(run)
     cuts = [i for i in range(1, len(run))
-            if (_HIRAGANA.match(run[i - 1]) and not _HIRAGANA.match(run[i]))
-            or (run[i] in JAPANESE_PARTICLES and not _HIRAGANA.match(run[i - 1]))]
+            if (kana[i - 1] and not kana[i]) or (run[i] in JAPANESE_PARTICLES and not kana[i - 1])]
     return [run[i:j] for i, j in zip([0, *cuts], [*cuts, len(run)])]
 
 
@@ -137,7 +150,7 @@ def query_words(word: str) -> list[str]:
     without the umlaut. Japanese bigrams of hiragana only (particles, endings: "です", "ました") are
     left out when the run has other characters, as they are in nearly every note. A Korean word gives the
     bigrams of its stem (`korean_stem`), a particle alone or after a word in another script none
-    ("Gleis에서": Gleis)."""
+    ("Gleis에서": Gleis; Japanese "Seiryu の NOC", "NOCの": NOC)."""
     if word.isascii():
         return [word]
     words: list[str] = []
@@ -145,17 +158,19 @@ def query_words(word: str) -> list[str]:
     for match in _RUN.finditer(word):
         words += _plain(word[last:match.start()])
         run = match.group(0)
-        if run in KOREAN_PARTICLES:  # a particle alone, or after a word in another script ("Gleis에서")
+        # A particle alone, or after a word in another script ("Gleis에서", "Seiryu の NOC", "NOCの")
+        if run in KOREAN_PARTICLES or run in JAPANESE_PARTICLES:
             last = match.end()
             continue
         chars = _letters(korean_stem(run))
-        parts = [part for part in japanese_parts(chars) if not _HIRAGANA.fullmatch(part)]
+        parts = [part for part in japanese_parts(chars) if not all(_kana_letters(part))]
         for part in parts or [chars]:
             if len(part) == 1:
                 words.append(part)
             else:
+                kana = _kana_letters(part)
                 pairs = [part[i:i + 2] for i in range(len(part) - 1)]
-                content = [p for p in pairs if not _HIRAGANA.fullmatch(p)]
+                content = [p for i, p in enumerate(pairs) if not (kana[i] and kana[i + 1])]
                 words += content or pairs
         last = match.end()
     words += _plain(word[last:])

@@ -177,7 +177,9 @@ def query_terms(text: str, limit: int = MAX_KEYWORD_TERMS, skip: frozenset[str] 
         skip = skip | other_function_words(runs, skip)
     terms, seen = [], set()
     for position, run in enumerate(runs):
-        if skip and korean_stem(run) in KOREAN:  # a Korean function word, whatever particle it holds ("언제까지야")
+        # A Korean function word, whatever particle it holds ("언제까지야"); a Japanese one written alone ("いくら？": its
+        # pairs, "いく" and "くら", would not be one)
+        if skip and (korean_stem(run) in KOREAN or run in JAPANESE):
             continue
         # A run of CJK or Thai gives its bigrams, an umlaut word its other spelling (`segment`).
         for word in query_words(run):
