@@ -165,6 +165,10 @@ KOREAN = frozenset(korean_stem(word) for word in """
 #: (`segment.japanese_parts`: "病気は何" -> 病気, 何): what, who, now, when, where, how, which, how much.
 #: `search.keywords.query_terms` leaves these out of its keywords, as English's `STOPWORDS`.
 JAPANESE = frozenset("何 誰 今 いつ どこ だれ なに なん どう どれ いくら".split())
+#: The one kanji of a Japanese question, once cut into its words, that says nothing of what it is about: 事 (a
+#: thing, "明日の事は？"). Not `CJK_FUNCTION_CHARACTERS`: 会, 点, 都, 和, 着, 要 say nothing in Chinese but are
+#: words in Japanese ("来週の会はどこ？": a gathering).
+JAPANESE_FUNCTION_CHARACTERS = frozenset("事")
 
 
 def function_words_of(language: str | None) -> frozenset[str]:

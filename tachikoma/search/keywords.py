@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import tense
 from ..function_words import (CJK_FUNCTION_CHARACTERS, CJK_QUESTION_WORDS, ENGLISH_ASKING, ENGLISH_CLITIC, JAPANESE,
-                              KOREAN, function_words_of, other_function_words)
+                              JAPANESE_FUNCTION_CHARACTERS, KOREAN, function_words_of, other_function_words)
 from ..segment import has_runs, korean_stem, query_words
 from ..store.fts import PREFIX, unstemmed
 from ..store.sqlite import Store
@@ -277,11 +277,13 @@ def asks_besides_time(untimed: str, language: str | None) -> bool:
     that time: a word that is no function word of its language, says no more than that something is still
     to come ("due", "planned", "予定": `tense.without_cues`), asks no question in Japanese, Chinese or Korean
     ("什么", "뭐") nor in English ("doing", "plans": `function_words.ENGLISH_ASKING`), and is no single CJK
-    character that says nothing ("の", "有", "해": `CJK_FUNCTION_CHARACTERS`, any kana). "What's due tomorrow?",
-    "What am I doing tomorrow?", "Was steht morgen an?" and "明日の予定は？" ask about the time alone; "明天有雨吗？"
-    and "내일 비 와?" about rain."""
+    character that says nothing ("の", "有", "해": `CJK_FUNCTION_CHARACTERS`, any kana; in Japanese
+    `JAPANESE_FUNCTION_CHARACTERS`, as "会" is a gathering). "What's due tomorrow?", "What am I doing tomorrow?",
+    "Was steht morgen an?" and "明日の予定は？" ask about the time alone; "明天有雨吗？", "내일 비 와?" about rain,
+    "来週の会はどこ？" about a gathering."""
     text = _CJK_QUESTION.sub(" ", tense.without_cues(untimed, language))
-    return any(len(term) > 1 or not has_runs(term) or term not in CJK_FUNCTION_CHARACTERS and not _KANA.match(term)
+    nothing = JAPANESE_FUNCTION_CHARACTERS if language == "Japanese" else CJK_FUNCTION_CHARACTERS
+    return any(len(term) > 1 or not has_runs(term) or term not in nothing and not _KANA.match(term)
                for term in query_terms(text, skip=STOPWORDS | ENGLISH_ASKING | function_words_of(language)))
 
 
