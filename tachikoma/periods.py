@@ -11,10 +11,16 @@ stays a keyword there only when `timeq` did not read it.
 - **last summer**, **the past summer**: the latest summer that has ended (asked in July 2026, June to August 2025);
 - **this summer**: the one under way, up to today (the rest of it, in a question about what is coming); when
   none is, the latest that has ended, or in a question about what is coming the next;
+- **the summer before last**: the one before that;
 - **next summer**: the next to begin, a window still to come;
-- **since / after / during / over / through the summer**: the one under way or the latest that has ended ("since" up to
-  today and "after" from its end, as `timeq` reads every "since" and "after");
-- **summer 2024**, **the summer of 2024**: that one.
+- **since / after the summer**: the one under way or the latest that has ended ("since" up to today and "after"
+  from its end, as `timeq` reads every "since" and "after");
+- **during / over / through / throughout the summer**: the one under way, so far (the rest of it, in a question about
+  what is coming), or the latest that has ended; but not one under way still in its first month, unless the question
+  asks about what is coming: "What did we do over the winter?" asked on 4 December means the winter that ended in
+  February, not 1 to 4 December ("this winter" still means the one under way);
+- **summer 2024**, **the summer of 2024**, **summer '24**: that one (a year of two digits is this century's, unless
+  that is more than ten years ahead: "winter '98" is 1998).
 
 Pure date arithmetic: `timeq` reads the words and makes the window.
 """
@@ -97,16 +103,25 @@ def _latest_begun(start: int, today: date) -> tuple[date, date]:
     return _season_of(start, today.year if today.month >= start else today.year - 1)
 
 
+#: The words before a season that name the one under way only once it is more than a month old (`season`).
+_DURING = ("during", "over", "through", "throughout")
+
+
 def season(which: str, name: str, year: int | None, today: date, coming: bool) -> tuple[date, date, bool]:
-    """The first and last day of season `name` that `which` ("this", "last", "past", "next", "since", or "" for one
-    named after "during", "over" …) names, asked on `today` (`coming`: the question asks about what is coming), and
-    whether it is still to come; `year` when one is named ("summer 2024")."""
+    """The first and last day of season `name` that `which` ("this", "last", "past", "before last", "next", "since",
+    one of `_DURING`, or "" for one named after "after" or with its year) names, asked on `today` (`coming`: the
+    question asks about what is coming), and whether it is still to come; `year` when one is named ("summer 2024")."""
     start = _start(name)
     if year is not None:
         first, last = _season_of(start, year)
         return first, last, first > today
     first, last = _latest_begun(start, today)
-    if which == "next" or which == "this" and coming and last < today:
+    if which == "before last":  # the one before the latest that has ended
+        return (*_season_of(start, first.year - (2 if last >= today else 1)), False)
+    if which in _DURING and last >= today and not coming and (today.year, today.month) == (first.year, first.month):
+        first, last = _season_of(start, first.year - 1)  # under way in its first month: the one before is meant
+        return first, last, False
+    if which == "next" or which in ("this", *_DURING) and coming and last < today:
         first, last = _season_of(start, first.year + 1)
         return first, last, True
     if which == "since":  # the one under way or the latest, up to today
@@ -115,7 +130,7 @@ def season(which: str, name: str, year: int | None, today: date, coming: bool) -
         first, last = _season_of(start, first.year - 1) if last >= today else (first, last)
         return first, last, False
     if last >= today:  # under way: so far, or the rest of it
-        return (today, last, True) if coming and which == "this" else (first, today, False)
+        return (today, last, True) if coming and which in ("this", *_DURING) else (first, today, False)
     return first, last, False
 
 
@@ -136,6 +151,12 @@ def _titled(m: re.Match) -> bool:
         and not said.isupper() and bool(before) and not before.endswith((".", "!", "?", ":"))
 
 
+def _two_digit_year(short: int, today: date) -> int:
+    """The year "'24" names: this century's, the last's when that would be more than ten years ahead ("'98")."""
+    year = today.year // 100 * 100 + short
+    return year - 100 if year > today.year + 10 else year
+
+
 def season_window(kind: str, m: re.Match, today: date, tz, phrase: str, ahead, past) -> Window | None:
     """The window of the season `m` of `timeq`'s pattern `kind` names ("season": English, its groups; "foreign_season":
     a phrase of `time_words.FOREIGN_SEASONS`); one still to come, not in a question in the past tense (`past()`)."""
@@ -144,8 +165,10 @@ def season_window(kind: str, m: re.Match, today: date, tz, phrase: str, ahead, p
             return None  # "I Know What You Did Last Summer", "the film \"Last Summer\"": a title, no time
         if m.group("year") and "," in m.group(0) and _COUNTED.match(m.string, m.end()):
             return None  # "in the summer, 2000 people came": a number of things, no year
-        which, name = (m.group("which") or m.group("lead") or "").lower(), m.group("named") or m.group("dated") or m.group("led")
-        year = int(m.group("year")) if m.group("year") else None
+        which = "before last" if m.group("before") else (m.group("which") or m.group("lead") or "").lower()
+        name = m.group("named") or m.group("dated") or m.group("led") or m.group("before")
+        year = int(m.group("year")) if m.group("year") else _two_digit_year(int(m.group("short")), today) \
+            if m.group("short") else None
         which = "" if which in ("since", "after") else which  # `timeq` reads "since" and "after" for every time
     else:
         if m.group(0)[-1:] in "春夏秋冬" or _HANGUL.match(m.group(0)[-1:]):  # Japanese and Korean: not in a longer word

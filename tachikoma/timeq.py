@@ -16,7 +16,7 @@ languages at the end):
   years ago`` (N a number or a word: a, one .. twelve, a couple of, a few),
   ``in the past|last N days|weeks|months``, ``since <any of these>`` (up to as_of),
   ``recently`` / ``lately`` (the last `RECENT_DAYS`);
-* seasons: ``last summer``, ``this autumn``, ``since the summer``, ``summer 2024`` (English; `periods.season`);
+* seasons: ``last summer``, ``this autumn``, ``since the summer``, ``summer 2024``, ``summer '24`` (English; `periods.season`);
 * a day of the month alone: ``on the 21st``, "29日に", "29号", "29일에" (the next one; in the past tense the latest);
 * spans: ``between March 1 and March 10``, ``from October to December`` (one window; a first time named
   without a year is its latest occurrence before the second: "between August and November 2023");
@@ -143,10 +143,12 @@ PATTERNS = [
     ("month_year", re.compile(r"\b(" + _MONTH_WORD + r")\.?,?\s+(\d{4})\b", re.I)),
     ("month", re.compile(r"\b(?:(" + _PREPOSITIONS + r"|between|early|mid|late|last|this|next|and|or|to)\s+)?(" + _MONTH_WORD
                          + r")\b", re.I)),
-    # A season (`periods.season`): "last summer", "this autumn", "since the summer", "the winter of 2024"; not one
-    # that names a thing ("winter tyres", "over the summer break", "the fall of Rome").
+    # A season (`periods.season`): "last summer", "this autumn", "since the summer", "the winter of 2024", "summer '24",
+    # "the summer before last"; not one that names a thing ("winter tyres", "over the summer break", "the fall of Rome").
     ("season", re.compile(r"\b(?:(?P<which>this|last|next|past)\s+(?P<named>" + _SEASON + ")" + _ALONE
-                          + r"|(?:(?:in|during|over)\s+)?(?:the\s+)?(?P<dated>" + _SEASON + r"),?\s+(?:of\s+)?(?P<year>\d{4})\b"
+                          + r"|(?:(?:in|during|over|through)\s+)?(?:the\s+)?(?P<before>" + _SEASON + r")\s+before\s+last" + _ALONE
+                          + r"|(?:(?:in|during|over)\s+)?(?:the\s+)?(?P<dated>" + _SEASON + r"),?\s+(?:of\s+)?"
+                          + r"(?:(?P<year>\d{4})\b|['\u2019](?P<short>\d{2})(?![\w'\u2019]))"
                           + r"|(?P<lead>since|after|during|over|through|throughout)\s+(?:the\s+)?(?P<led>" + _SEASON + ")"
                           + _ALONE + ")", re.I)),
     ("foreign_season", None),

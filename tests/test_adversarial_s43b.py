@@ -1,0 +1,56 @@
+"""Session 43b: the breaks earlier adversarial reviews left in the reading of a question's time, of what it asks for
+and of a passage's time of day. Each test of a break failed before its fix; those saying "still" or "as before" guard
+what must not move with it."""
+
+from datetime import datetime
+
+import pytest
+
+from tachikoma import timeq
+
+DECEMBER = datetime.fromisoformat("2026-12-04T10:00:00+01:00")  # a Friday
+JANUARY = datetime.fromisoformat("2027-01-10T10:00:00+01:00")
+
+
+def windows(query: str, now: datetime = DECEMBER, ahead: bool | None = None) -> list[tuple[str, str, bool]]:
+    return [(w.phrase, w.label, w.ahead) for _, _, w in timeq.read_spans(query, now, ahead=ahead)]
+
+
+# 1. "during the winter" asked on 4 December read 1 to 4 December: a season under way still in its first month is not
+# the one meant by "during", "over", "through" (the one that ended is); "this winter" still is.
+@pytest.mark.parametrize("query, expected", [
+    ("What did we do during the winter?", [("during the winter", "2025-12-01..2026-02-28", False)]),
+    ("What did we do over the winter?", [("over the winter", "2025-12-01..2026-02-28", False)]),
+    ("What did we do through the winter?", [("through the winter", "2025-12-01..2026-02-28", False)]),
+    ("What did we do throughout the winter?", [("throughout the winter", "2025-12-01..2026-02-28", False)]),
+])
+def test_during_a_season_in_its_first_month_is_the_last_one(query, expected):
+    assert windows(query) == expected
+
+
+@pytest.mark.parametrize("query, now, expected", [
+    ("What did we do this winter?", DECEMBER, [("this winter", "2026-12-01..2026-12-04", False)]),
+    ("What did we do last winter?", DECEMBER, [("last winter", "2025-12-01..2026-02-28", False)]),
+    ("What did we do over the winter?", JANUARY, [("over the winter", "2026-12-01..2027-01-10", False)]),  # 2nd month
+    ("What did we do over the autumn?", DECEMBER, [("over the autumn", "2026-09-01..2026-11-30", False)]),
+])
+def test_this_season_and_a_season_past_its_first_month_are_read_as_before(query, now, expected):
+    assert windows(query, now) == expected
+
+
+def test_over_a_season_under_way_asked_ahead_is_the_rest_of_it():
+    assert windows("What's planned over the winter?", ahead=True) == [
+        ("over the winter", "2026-12-04..2027-02-28", True)]
+
+
+# 2. "the summer before last", "summer '24" were not read.
+@pytest.mark.parametrize("query, expected", [
+    ("What did we do the summer before last?", [("the summer before last", "2025-06-01..2025-08-31", False)]),
+    ("Where did we go in the summer before last?", [("in the summer before last", "2025-06-01..2025-08-31", False)]),
+    ("What did we do the winter before last?", [("the winter before last", "2024-12-01..2025-02-28", False)]),
+    ("What did we do in summer '24?", [("in summer '24", "2024-06-01..2024-08-31", False)]),
+    ("What did we do in summer \u201924?", [("in summer \u201924", "2024-06-01..2024-08-31", False)]),
+    ("What happened in winter '98?", [("in winter '98", "1998-12-01..1999-02-28", False)]),
+])
+def test_a_season_before_last_and_an_apostrophe_year(query, expected):
+    assert windows(query) == expected
