@@ -127,6 +127,19 @@ def nth_day(day: int, today: date, later: bool) -> date | None:
     return None
 
 
+def latest_day(month: int, day: int, today: date) -> date | None:
+    """The latest `day` of `month` up to `today` (29 February: up to eight years back); None for a day that never
+    comes (30 February)."""
+    for year in range(today.year, max(today.year - 9, 0), -1):
+        try:
+            named = date(year, month, day)
+        except ValueError:
+            continue
+        if named <= today:
+            return named
+    return None
+
+
 def next_day(month: int, day: int, today: date) -> date | None:
     """The first `day` of `month` from `today` on ("15 December" asked on the 4th: this one; asked on the 16th: next
     year's); None for a day that never comes (30 February), nor after the last year a search reads ("2 January"

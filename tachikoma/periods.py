@@ -27,6 +27,7 @@ Pure date arithmetic: `timeq` reads the words and makes the window.
 
 from __future__ import annotations
 
+import calendar
 import os
 import re
 import zoneinfo
@@ -191,12 +192,35 @@ NTH_DAY = r"(?:on\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)"
 _DAY_LEAD = re.compile(r"(?:^|\W)(?:by|since|until|till|before|after|from|between|to|and|through|for|of|due)\s+$", re.I)
 
 
-def nth_day_window(m: re.Match, text: str, today: date, tz, phrase: str, past) -> Window | None:
+#: A month said right beside "on the 21st" ("on the 21st in July", "in July on the 21st", "July, on the 21st"): the
+#: day is that month's. Its full name; "May", "March", "August" capitalised (`_MONTH_BESIDE_CASED`).
+_MONTH_NAMES = {name.lower(): n for n, name in enumerate(calendar.month_name) if name}
+_MONTH_AFTER = re.compile(r"(?:\s+in|\s*,\s*(?:in\s+)?)\s*(" + "|".join(_MONTH_NAMES) + r")\b", re.I)
+_MONTH_BEFORE = re.compile(r"\b(" + "|".join(_MONTH_NAMES) + r")\s*,?\s*$", re.I)
+_MONTH_BESIDE_CASED = ("may", "march", "august")
+
+
+def _month_beside(m: re.Match, text: str) -> int | None:
+    """The month said right after or before the day `m` ("on the 21st in July"), or None."""
+    said = _MONTH_AFTER.match(text, m.end()) or _MONTH_BEFORE.search(text[max(0, m.start() - 14):m.start()])
+    if said is None or said.group(1).lower() in _MONTH_BESIDE_CASED and not said.group(1)[:1].isupper():
+        return None
+    return _MONTH_NAMES[said.group(1).lower()]
+
+
+def nth_day_window(m: re.Match, text: str, today: date, tz, phrase: str, past, ahead) -> Window | None:
     """The day `m` of `timeq`'s "nth_day" names ("on the 21st"): the next one, or in the past tense (`past()`) the
-    latest (`ahead.nth_day`); None for an ordinal said without "on" or another word before it that makes it a day."""
+    latest (`ahead.nth_day`); None for an ordinal said without "on" or another word before it that makes it a day.
+    With a month beside it ("on the 21st in July", `_month_beside`), that month's, as "21 July" is read: the next
+    one in a question about what is coming (`ahead()`), else the latest (None for a day it has not: "the 31st in
+    June"); `timespan` makes it and the month's own window one day."""
     if not m.group(0).lower().startswith("on") and not _DAY_LEAD.search(text[max(0, m.start() - 12):m.start()]):
         return None
-    return _nth_day(int(m.group(1)), today, tz, phrase, not past())
+    number, month_said = int(m.group(1)), _month_beside(m, text)
+    if month_said is None:
+        return _nth_day(number, today, tz, phrase, not past())
+    day = _coming.next_day(month_said, number, today) if ahead() else _coming.latest_day(month_said, number, today)
+    return None if day is None else replace(days(day, day, tz, phrase), ahead=day > today)
 
 
 def _nth_day(number: int, today: date, tz, phrase: str, coming: bool) -> Window | None:

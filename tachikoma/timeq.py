@@ -473,7 +473,7 @@ def _resolve(kind: str, m: re.Match, text: str, today: date, now: float, tz, ahe
                 return None
             return _days(date(year, 1, 1), date(year, 12, 31), tz, phrase)
         if kind == "nth_day":  # the next one, or in the past tense the latest (`periods.nth_day_window`)
-            return _nth_day_window(m, text, today, tz, phrase, past)
+            return _nth_day_window(m, text, today, tz, phrase, past, ahead)
         if kind == "cjk_nth_day":  # the same in Japanese, Chinese and Korean
             return _cjk_nth_day_window(m, text, today, tz, phrase, _told(text), past)
         if kind in ("season", "foreign_season"):

@@ -19,7 +19,7 @@ from .timewindow import days as _days
 #: "between <a time> and <a time>", "from <a time> to <a time>": one window, the first's start to the second's end.
 _RANGE_OPEN = re.compile(r"\b(?:between|from)\s+(?:the\s+)?$", re.I)
 _RANGE_OPEN_WORD = re.compile(r"^(?:between|from)\s", re.I)  # a month's own lead ("from October")
-_RANGE_JOIN = re.compile(r"^\s*(?:and|to|until|till|through|-|–|—)\s*$", re.I)
+_RANGE_JOIN = re.compile(r"^\s*(?:and|to|until|till|through|-|–|—)\s*(?:the\s+)?$", re.I)  # "and the 5th of December"
 _RANGE_JOIN_WORD = re.compile(r"^(?:and|to|until|till|through)\s", re.I)  # a month's own lead ("to December")
 
 
@@ -127,6 +127,36 @@ def _earlier(window: Window, before: Window, tz) -> Window:
     return window if day is None else replace(_days(day, day, tz, window.phrase), relative=window.relative)
 
 
+def _in_month_of(first: Window, second: Window, tz) -> Window:
+    """`first`, a day of the month said without its month before `second`, a day said with its month ("between the
+    1st and the 5th of December", "from the 28th to 3 January"): the latest such day up to `second`, not the one
+    `first` alone reads (the latest or next from today, whatever `second`'s month); `first` as read otherwise."""
+    nth, day = _NTH_DAY.match(first.phrase), datetime.fromtimestamp(second.start, tz).date()
+    if nth is None or _NTH_DAY.match(second.phrase) or day != datetime.fromtimestamp(second.end - 1, tz).date():
+        return first
+    moved = nth_day(int(nth.group(1)), day, False)
+    return first if moved is None else replace(_days(moved, moved, tz, first.phrase), relative=first.relative,
+                                               ahead=first.ahead)
+
+
+_DAY_OF_MONTH_GAP = re.compile(r"^\s*,?\s*$")
+
+
+def _day_of_month(query: str, first: tuple[int, int, Window], second: tuple[int, int, Window], tz) -> Window | None:
+    """One day when a day of the month said without its month and a month stand side by side ("on the 21st in July",
+    "in July on the 21st": the day `periods.nth_day_window` read as that month's): that day, said as both; None
+    otherwise."""
+    (a_start, a_end, a), (b_start, b_end, b) = first, second
+    if not _DAY_OF_MONTH_GAP.match(query[a_end:b_start]):
+        return None
+    for day_side, other in ((a, b), (b, a)):
+        if _NTH_DAY.match(day_side.phrase) and not _NTH_DAY.match(other.phrase) and other.start > 0 \
+                and datetime.fromtimestamp(other.start, tz).day == 1 and other.start <= day_side.start \
+                and day_side.end <= other.end and not other.phrase.lower().startswith(("since", "before", "after")):
+            return replace(day_side, phrase=" ".join(query[a_start:b_end].split()))
+    return None
+
+
 def _year_earlier(day: date, years: int) -> date:
     """`day` `years` years earlier; 29 February becomes the 28th in a year without one."""
     try:
@@ -150,6 +180,9 @@ def spans(query: str, found: list[tuple[int, int, Window]], tz, reach: int,
         if out and day_made != len(out) - 1 and (day := _weekday_of(query, out[-1], (start, end, window), tz, today)) is not None:
             out[-1], day_made = (out[-1][0], end, day), len(out) - 1
             continue
+        if out and day_made != len(out) - 1 and (day := _day_of_month(query, out[-1], (start, end, window), tz)):
+            out[-1], day_made = (out[-1][0], end, day), len(out) - 1
+            continue
         if out:
             first_start, first_end, first = out[-1]
             gap, said = query[first_end:start], query[start:end]
@@ -157,6 +190,7 @@ def spans(query: str, found: list[tuple[int, int, Window]], tz, reach: int,
             opened = _RANGE_OPEN.search(query[max(0, first_start - reach):first_start])
             leads = any(w.phrase.lower().startswith(("since", "before", "after")) for w in (first, window))
             span = joined and (opened or _RANGE_OPEN_WORD.match(query[first_start:first_end])) and not leads
+            first = _in_month_of(first, window, tz) if span else first
             both_ahead = first.ahead and window.ahead  # both still to come: from the first day to the last
             if span and both_ahead:
                 if first.start > window.start and not (first.relative or _YEAR.search(first.phrase)):

@@ -54,3 +54,30 @@ def test_over_a_season_under_way_asked_ahead_is_the_rest_of_it():
 ])
 def test_a_season_before_last_and_an_apostrophe_year(query, expected):
     assert windows(query) == expected
+
+
+# 3. "between the 1st and the 5th of December" read two windows, the 1st of this December and last year's 5th.
+@pytest.mark.parametrize("query, ahead, expected", [
+    ("What happened between the 1st and the 5th of December?", None,
+     [("between the 1st and the 5th of December", "2025-12-01..2025-12-05", False)]),
+    ("What's planned between the 1st and the 15th of February?", True,
+     [("between the 1st and the 15th of February", "2027-02-01..2027-02-15", True)]),
+])
+def test_a_day_of_the_month_before_a_day_with_its_month_is_that_months(query, ahead, expected):
+    assert windows(query, ahead=ahead) == expected
+
+
+def test_a_span_across_a_month_end_is_still_read():
+    assert windows("What happened from the 28th to 3 January?") == [
+        ("from the 28th to 3 January", "2025-12-28..2026-01-03", False)]
+
+
+# 4. "on the 21st in July" read 21 November and July.
+@pytest.mark.parametrize("query, ahead, expected", [
+    ("What happened on the 21st in July?", None, [("on the 21st in July", "2026-07-21", False)]),
+    ("What did we do in July on the 21st?", None, [("in July on the 21st", "2026-07-21", False)]),
+    ("What's planned on the 21st in January?", True, [("on the 21st", "2027-01-21", True)]),
+    ("What happened on the 31st in June?", None, [("in June", "2026-06", False)]),  # no such day: not a wrong one
+])
+def test_a_day_of_the_month_beside_a_month_is_that_months(query, ahead, expected):
+    assert windows(query, ahead=ahead) == expected
