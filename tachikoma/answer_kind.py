@@ -64,8 +64,8 @@ def _unless_opening(words: str, pattern: re.Pattern) -> re.Pattern:
 # too, each read alone, those opening with a word last (`Kind.passages`).
 _DIGIT_DAY = re.compile(r"\d(?<=\b\d)(?:\d{3}-\d{1,2}-\d{1,2}\b(?!-\d)|(?<!\d\.\d)\d?\.\d{1,2}\.\d{2,4}\b(?!\.\d)|"
                         # a day and month without a year, each closed by its dot ("bis 14.12.", "21.12.–02.01."): not
-                        # 10:10 or 14:12
-                        r"(?<!\d\.\d)\d?\.(?:0[1-9]|1[0-2])\.(?!\d)|"
+                        # 10:10 or 14:12, nor after "at" ("We meet at 10.10.": a time)
+                        r"(?<!\d\.\d)(?<!\b[Aa][Tt]\s\d)\d?\.(?:0[1-9]|1[0-2])\.(?!\d)|"
                         r"(?<!\d/\d)\d?/\d{1,2}/\d{2,4}\b(?!/\d)|\d{3}/\d{1,2}/\d{1,2}\b(?!/\d))")
 _DATE_LIKE = re.compile(r"\d[-./]\d")  # what every `_DIGIT_DAY` holds: a text without it has no such day to take out
 _NUMBER_NAMED = r"(?:phone|mobile|cell|telephone|landline|fax|account)\s+(?:number|no\.?|#)"
@@ -96,10 +96,17 @@ _BOOKS = (r"genesis|exodus|leviticus|deuteronomy|joshua|judges|ruth|samuel|chron
           r"philippians|colossians|thessalonians|timothy|titus|philemon|hebrews|james|peter|jude|revelation|johannes|"
           r"matthäus|markus|lukas|römer|mose|offenbarung|jesaja|sprüche|korinther")
 # a program's name and the versions after it ("Python 3.11 and 3.12"), a word's last letter, a sign, a number and its comma
-_VERSION_BEFORE = re.compile(rf"(?:\b(?:{_PROGRAMS})\.?\s?(?:\d+(?:\.\d+)*\s*(?:,|/|&|and|or|und|oder|to|bis)?\s)*|"
+_VERSION_BEFORE = re.compile(rf"(?:\b(?:{_PROGRAMS})\.?\s?(?:(?:install|use|pin|upgrade|update)\s)?"
+                             r"(?:\d+(?:\.\d+)*\s*(?:,|/|&|and|or|und|oder|to|bis)?\s)*|"
                              r"(?<!\d)[a-z]|(?:^|[^\w.,])[-+−±]|\d,)$", re.I)
 _VERSION_AFTER = re.compile(r"[.:,]\d|s\b(?!['’])", re.I)
 _VERSE_BEFORE = re.compile(rf"\b(?:{_BOOKS})\s$", re.I)
+# a measure or a ratio ("line height 1.25", "line-height: 1.25", "aspect ratio 16:10", "scale 1:25") or a score
+# ("won 3:10", "lost 2:15", "Endstand 3:10") said right before it
+_MEASURE_OR_SCORE_BEFORE = re.compile(
+    r"\b(?:height|width|size|spacing|ratio|scale|factor|multiplier|zoom|opacity|weight|coefficient|gpa|"
+    r"won|lost|beat|beaten|drew|drawn|tied|scored?|final\s+score|endstand|gewonnen|verloren|gewann|verlor|"
+    r"unentschieden)\s?[:=]?\s?$", re.I)
 _GLUED = re.compile(r"(?<!\d)[a-z]$", re.I)  # a letter right before it: "v2:10", "x12:30"
 _SEPARATED = re.compile(r"\d+([:.h：])(\d+)", re.I)
 
@@ -109,6 +116,8 @@ def _not_a_time(text: str, match: re.Match) -> bool:
     start, end = match.start(), match.end()
     separator, minutes = _SEPARATED.match(match.group()).groups()
     before = text[max(0, start - 40):start]
+    if int(minutes) > 59 or _MEASURE_OR_SCORE_BEFORE.search(before):  # "1.75 m", "line height 1.25", "won 3:10"
+        return True
     if separator == ".":
         return bool(_VERSION_BEFORE.search(before) or _VERSION_AFTER.match(text, end))
     if _GLUED.search(before):

@@ -112,7 +112,8 @@ def days(text: str, written: date | None, today: date) -> list[date]:
             if kind == "ymd":
                 add(m[1], m[2], m[3])
             elif kind == "dmy":
-                add(m[3], m[2], m[1])
+                if m[3] or not _AT_BEFORE.search(text, max(0, m.start() - 4), m.start()):  # "at 10.10.": a time
+                    add(m[3], m[2], m[1])
             elif kind == "dm":
                 add(None if _count_not_year(m, m[3]) else m[3], _MONTH_OF[m[2].lower()], m[1])
             elif kind == "md":
@@ -125,6 +126,7 @@ def days(text: str, written: date | None, today: date) -> list[date]:
 
 
 _DIGIT = re.compile(r"\d")
+_AT_BEFORE = re.compile(r"\bat\s+$", re.I)  # "We meet at 10.10.": a time of day (English), not 10 October
 _LETTERS = re.compile(r"[^\W\d_]+")
 _DAY_OF = {w.lower(): n for w, n in WEEKDAY_NAMES.items()}
 #: What a text naming a day of the week holds (`weekdays` reads no other): each day's name, each adverb.

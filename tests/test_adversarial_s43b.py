@@ -2,14 +2,15 @@
 and of a passage's time of day. Each test of a break failed before its fix; those saying "still" or "as before" guard
 what must not move with it."""
 
-from datetime import datetime
+from datetime import date, datetime
 
 import pytest
 
-from tachikoma import timeq
+from tachikoma import answer_kind, mentions, timeq
 
 DECEMBER = datetime.fromisoformat("2026-12-04T10:00:00+01:00")  # a Friday
 JANUARY = datetime.fromisoformat("2027-01-10T10:00:00+01:00")
+TODAY = date(2026, 12, 4)
 
 
 def windows(query: str, now: datetime = DECEMBER, ahead: bool | None = None) -> list[tuple[str, str, bool]]:
@@ -81,3 +82,24 @@ def test_a_span_across_a_month_end_is_still_read():
 ])
 def test_a_day_of_the_month_beside_a_month_is_that_months(query, ahead, expected):
     assert windows(query, ahead=ahead) == expected
+
+
+# 5. A number shaped as a time of day that is a measure, a version or a score.
+@pytest.mark.parametrize("line", ["line height 1.25", "line-height: 1.25", "uv python install 3.12",
+                                  "We won 3:10 against them", "aspect ratio 16:10", "she is 1.75 tall"])
+def test_a_measure_a_version_or_a_score_is_no_time_of_day(line):
+    assert not answer_kind.CLOCK.held(line, TODAY)
+
+
+@pytest.mark.parametrize("line", ["Pick-up at 3:10", "Treffen um 15:30 Uhr", "10:30 dentist", "Call at 3.30pm",
+                                  "Standup 9.45", "at 10.10"])
+def test_a_time_of_day_is_still_one(line):
+    assert answer_kind.CLOCK.held(line, TODAY)
+
+
+# 6. "We meet at 10.10." was 10 October: after "at" it is a time of day.
+def test_at_ten_past_ten_is_a_time_not_a_day():
+    assert mentions.days("We meet at 10.10.", None, TODAY) == []
+    assert answer_kind.CLOCK.held("We meet at 10.10.", TODAY)
+    assert mentions.days("Treffen am 10.10.", None, TODAY) == [date(2026, 10, 10)]  # German "am": a day
+    assert mentions.days("Meeting at 10.10.2026", None, TODAY) == [date(2026, 10, 10)]  # a year: a day
