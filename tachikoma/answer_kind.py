@@ -186,7 +186,7 @@ CLOCK = Kind(
     _words(r"\bwhat\s+time\b(?!-[^\W\d_])(?!\s+(?:management|zones?|frames?|periods?|lines?|tables?|slots?|travel|"
            r"of\s+(?:the\s+)?(?:year|day|month|week|life)|differences?|limits?|commitments?|savings?|signatures?|"
            r"horizons?|spans?|budgets?|estimates?|stamps?|units?|off|track(?:ing|ers?)|sheets?|blocks?|box(?:ing|es)|"
-           r"constraints?|allocations?|consuming|sensitive|critical|entries|logs?)\b)",
+           r"constraints?|allocations?|consuming|sensitive|critical|entries|logs?|windows?)\b)",
            r"\bum\s+wie\s*viel\s+uhr\b", r"\bwie\s+spät\b",
            r"\bquelle\s+heure\b", r"\bqu[ée]\s+hora\b", r"\bque\s+horas\b",
            # a Dutch question opening "Hoe laat ik/je …" asks how to let ("Hoe laat ik de huisarts weten …?"); one asking
@@ -255,10 +255,20 @@ BIRTHDAY = Kind(
 )
 
 # "When was Lukas born?": a day, or the year one was born in ("born 1989", "geb. 1941"), which a birthday is not
-# ("When is Martin's birthday?" is no more answered by "Lena, Martin's daughter, was born in 2019")
+# ("When is Martin's birthday?" is no more answered by "Lena, Martin's daughter, was born in 2019"). Not an idea, a
+# plan or a band "born" as a figure of speech ("When was the idea born?", "Wann wurde die Idee geboren?"): asked, it
+# said "no good match" for want of a day of birth in the note that says when the idea came up
+_FIGURATIVE_BIRTH = (r"(?:the|this|that|our|your|my|his|her|their|its|an?|die|der|das|diese|dieser|dieses|unsere?)\s+"
+                     r"(?:[\w-]+\s+)?(?:idea|ideas|concept|notion|plan|project|company|business|startup|start-up|band|"
+                     r"brand|movement|tradition|name|nickname|term|phrase|word|habit|dream|vision|initiative|product|"
+                     r"app|podcast|blog|series|show|festival|friendship|relationship|partnership|passion|interest|hobby|"
+                     r"joke|thought|theory|genre|style|trend|rumou?r|idee|konzept|projekt|firma)"
+                     # the head of what is born: "born" or "of", "for" … follows ("the company founder" is a person)
+                     r"\s+(?:born|geboren|of|for|behind|to|von|für|zu)\b")
 BORN = Kind(
     "a day or year of birth",
-    _words(r"\bwhen\s+(?:was|is)\s+.{0,40}?\bborn\b", r"\bwann\s+(?:wurde|ist)\s+.{0,40}?\bgeboren\b",
+    _words(rf"\bwhen\s+(?:was|is)\s+(?!{_FIGURATIVE_BIRTH}).{{0,40}}?\bborn\b",
+           rf"\bwann\s+(?:wurde|ist)\s+(?!{_FIGURATIVE_BIRTH}).{{0,40}}?\bgeboren\b",
            r"\bkiedy\s+.{0,40}?urodził", r"\bne\s+zaman\s+doğ(?:du|muş)\b"),
     # what holds a birthday's day, a year in CJK, and the words of a birth in BIRTHDAY's last pattern, its words
     (*BIRTHDAY.passages[:-1], _words(r"\d\d{3}\s*(?:年\s*(?:生まれ|出生|生)|년\s*생|년에\s*태어)"),

@@ -103,3 +103,22 @@ def test_at_ten_past_ten_is_a_time_not_a_day():
     assert answer_kind.CLOCK.held("We meet at 10.10.", TODAY)
     assert mentions.days("Treffen am 10.10.", None, TODAY) == [date(2026, 10, 10)]  # German "am": a day
     assert mentions.days("Meeting at 10.10.2026", None, TODAY) == [date(2026, 10, 10)]  # a year: a day
+
+
+# 9. An idea "born" is a figure of speech, not a birth.
+@pytest.mark.parametrize("query", ["When was the idea born?", "When was the idea for the app born?",
+                                   "Wann wurde die Idee geboren?"])
+def test_a_figurative_birth_asks_no_day_of_birth(query):
+    assert answer_kind.asked(query) is None
+
+
+@pytest.mark.parametrize("query", ["When was Lena born?", "When was the baby born?", "When was the company founder born?",
+                                   "When was the band's drummer born?", "Wann wurde Lukas geboren?"])
+def test_a_birth_is_still_asked(query):
+    assert answer_kind.asked(query) is answer_kind.BORN
+
+
+# 10. "What time window" asks for a span, not a time of day.
+def test_what_time_window_asks_no_time_of_day():
+    assert answer_kind.asked("What time window do we have for the deploy?") is None
+    assert answer_kind.asked("What time do we deploy?") is answer_kind.CLOCK
