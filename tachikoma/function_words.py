@@ -128,6 +128,10 @@ HOMOGRAPHS = {"pl": frozenset("ten mam ma by go ale po tam tu to ta te tak co on
 #: Polish and Turkish last: a question as many of whose words are another language's too is told as that one.
 LANGUAGES = {"de": GERMAN, "fr": FRENCH, "es": SPANISH, "it": ITALIAN, "pt": PORTUGUESE, "nl": DUTCH,
              "pl": POLISH, "tr": TURKISH}
+#: Words that tell a question's language as its function words do, but ask about something, so stay keywords: the
+#: Turkish parts of the day, "later" and "now" ("Bu akşam ne var?": its other words, "bu", "ne", "var", are English
+#: ones too, `HOMOGRAPHS`, and told as no language it kept them as keywords and read no Turkish tense).
+TELLING = {"tr": _spellings("akşam sabah gece öğlen sonra şimdi")}
 #: The languages told in questions only: a passage in them is read as before (English, to the embedder's choice).
 QUESTION_ONLY = frozenset({"pl", "tr"})
 #: Every function word of those languages.
@@ -234,7 +238,8 @@ def _languages(words: list[str], english: frozenset[str]) -> list[str]:
     keys = [w.casefold() for n, w in enumerate(words) if n == 0 or not w[:1].isupper()]
     found = {}
     for code, table in LANGUAGES.items():
-        theirs = {k for k in keys if k in table and k not in english}  # distinct: "la la land" is one word
+        telling = TELLING.get(code, frozenset())
+        theirs = {k for k in keys if (k in table or k in telling) and k not in english}  # distinct: "la la land" is one
         if len(theirs) >= max(LANGUAGE_EVIDENCE, sum(1 for k in keys if k in english and k not in table) + 1) \
                 and not (ENGLISH_HOMOGRAPHS | HOMOGRAPHS.get(code, frozenset())).issuperset(theirs) \
                 and max(map(len, theirs)) > 1:

@@ -433,6 +433,7 @@ WEEKDAY_LEADS = {
     "el pasado": "last", "el último": "last", "el próximo": "next", "el proximo": "next", "este": "this", "el": "on",
     "na última": "last", "no último": "last", "na próxima": "next", "no próximo": "next", "próxima": "next",
     "nesta": "this", "neste": "this", "na": "on", "no": "on",
+    "ce": "this",  # French: "ce dimanche" is this week's, as "this Sunday" is
     "lo scorso": "last", "scorso": "last", "il prossimo": "next", "prossimo": "next", "questo": "this",
     "afgelopen": "last", "vorige": "last", "volgende": "next", "komende": "next", "aanstaande": "next", "deze": "this",
     "op": "on",

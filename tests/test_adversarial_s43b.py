@@ -7,6 +7,7 @@ from datetime import date, datetime
 import pytest
 
 from tachikoma import answer_kind, mentions, timeq
+from tachikoma.function_words import question_language
 
 DECEMBER = datetime.fromisoformat("2026-12-04T10:00:00+01:00")  # a Friday
 JANUARY = datetime.fromisoformat("2027-01-10T10:00:00+01:00")
@@ -103,6 +104,21 @@ def test_at_ten_past_ten_is_a_time_not_a_day():
     assert answer_kind.CLOCK.held("We meet at 10.10.", TODAY)
     assert mentions.days("Treffen am 10.10.", None, TODAY) == [date(2026, 10, 10)]  # German "am": a day
     assert mentions.days("Meeting at 10.10.2026", None, TODAY) == [date(2026, 10, 10)]  # a year: a day
+
+
+# 7. "ce dimanche" was read as a bare "dimanche" (the latest one): it is this week's, as "this Sunday" is.
+@pytest.mark.parametrize("query, expected", [
+    ("Qu'est-ce qu'on fait ce dimanche ?", [("ce dimanche", "2026-12-06", True)]),
+    ("Qu'avons-nous fait ce lundi ?", [("ce lundi", "2026-11-30", False)]),
+])
+def test_ce_and_a_french_day_is_this_weeks(query, expected):
+    assert windows(query) == expected
+
+
+# 8. "Bu akşam ne var?" held only Turkish words that are English homographs ("bu", "ne", "var").
+def test_a_short_turkish_question_about_an_evening_is_turkish():
+    assert question_language("Bu akşam ne var?") == "Turkish"
+    assert question_language("What's on this evening?") is None  # still English
 
 
 # 9. An idea "born" is a figure of speech, not a birth.
