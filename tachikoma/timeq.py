@@ -217,16 +217,6 @@ def _latest_month(month: int, today: date) -> int:
     return today.year if month <= today.month else today.year - 1
 
 
-def _latest_day(month: int, day: int, today: date) -> date | None:
-    for year in (today.year, today.year - 1, today.year - 2, today.year - 3, today.year - 4):
-        try:
-            candidate = date(year, month, day)
-        except ValueError:
-            continue
-        if candidate <= today:
-            return candidate
-    return None
-
 
 def _number(text: str) -> int:
     text = " ".join(text.lower().split())
@@ -392,7 +382,7 @@ def _named_day(kind: str, m: re.Match, today: date, tz, phrase: str, ahead) -> W
         day = date(int(year), month, day_number)
     elif ahead():
         return AHEAD  # its next occurrence: nothing in memory is from then yet (`_coming_day`)
-    elif (day := _latest_day(month, day_number, today)) is None:
+    elif (day := _coming.latest_day(month, day_number, today)) is None:
         return IMPOSSIBLE
     return _days(day, day, tz, phrase)
 
@@ -570,7 +560,7 @@ def _resolve_foreign(kind: str, m: re.Match, today: date, tz, phrase: str, ahead
         if ahead():
             return AHEAD  # its next occurrence: nothing in memory is from then yet
         if m.group(2):
-            day = _latest_day(month, int(m.group(2)), today)
+            day = _coming.latest_day(month, int(m.group(2)), today)
             return None if day is None else _days(day, day, tz, phrase)
         return _month(_latest_month(month, today), month, tz, phrase)
     return None
