@@ -51,7 +51,8 @@ HEMISPHERE_ENV = "TACHIKOMA_HEMISPHERE"
 def south() -> bool:
     """Whether a question's seasons are the southern hemisphere's: as `HEMISPHERE_ENV` says, else as the latitude
     of the local time zone says (``TZ``, else the zone /etc/localtime is, found in the system's zone1970.tab:
-    Australia/Sydney is south, Europe/Berlin north); north when neither tells (UTC, a zone written as an offset)."""
+    Australia/Sydney is south, Europe/Berlin north; a link name such as "NZ" as its zone, `_zone_sign`); north when
+    neither tells (UTC, a zone written as an offset, an /etc/localtime that is a copy, not a link)."""
     return _south(os.environ.get(HEMISPHERE_ENV, ""), os.environ.get("TZ", ""))
 
 
@@ -63,14 +64,45 @@ def _south(said: str, tz: str) -> bool:
             raise TachikomaError(f"{HEMISPHERE_ENV} is {said!r}: it says whose seasons a question means, "
                                  "'north' or 'south'")
         return said == "south"
-    zone = tz.lstrip(":") or _local_zone()
-    return zone is not None and _latitude_sign(zone) < 0
+    zone = tz.strip().lstrip(":") or _local_zone()
+    return zone is not None and _zone_sign(zone) < 0
 
 
 def _local_zone() -> str | None:
     """The name of the zone /etc/localtime is a link to ("Australia/Sydney"), or None."""
-    target = os.path.realpath("/etc/localtime")
+    return _zone_of_file("/etc/localtime")
+
+
+def _zone_of_file(path: str) -> str | None:
+    """The zone name of a zone file's path, its links followed ("/usr/share/zoneinfo/Australia/Sydney"), or None."""
+    target = os.path.realpath(path)
     return target.split("/zoneinfo/", 1)[1] if "/zoneinfo/" in target else None
+
+
+def _zone_sign(zone: str) -> int:
+    """`_latitude_sign` of a zone as TZ may name it: by its name in the zone tables, a path to its file
+    (":/usr/share/zoneinfo/Australia/Sydney"), under "posix/" or "right/", or a link name the tables do not list
+    ("Australia/NSW", "NZ", "Brazil/East"), found as the zone its file links to or tzdata.zi's "L" lines name."""
+    if zone.startswith("/"):
+        zone = _zone_of_file(zone) or ""
+    zone = zone.removeprefix("posix/").removeprefix("right/")
+    if not zone:
+        return 0
+    if sign := _latitude_sign(zone):
+        return sign
+    for folder in zoneinfo.TZPATH:
+        linked = _zone_of_file(str(Path(folder) / zone)) if os.path.isfile(Path(folder) / zone) else None
+        if linked and linked != zone and (sign := _latitude_sign(linked.removeprefix("posix/").removeprefix("right/"))):
+            return sign
+        try:
+            lines = (Path(folder) / "tzdata.zi").read_text(encoding="utf-8").splitlines()
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if len(fields) == 3 and fields[0] == "L" and fields[2] == zone:
+                return _latitude_sign(fields[1])
+    return 0
 
 
 def _latitude_sign(zone: str) -> int:
