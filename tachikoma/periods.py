@@ -51,8 +51,9 @@ HEMISPHERE_ENV = "TACHIKOMA_HEMISPHERE"
 def south() -> bool:
     """Whether a question's seasons are the southern hemisphere's: as `HEMISPHERE_ENV` says, else as the latitude
     of the local time zone says (``TZ``, else the zone /etc/localtime is, found in the system's zone1970.tab:
-    Australia/Sydney is south, Europe/Berlin north; a link name such as "NZ" as its zone, `_zone_sign`); north when
-    neither tells (UTC, a zone written as an offset, an /etc/localtime that is a copy, not a link)."""
+    Australia/Sydney is south, Europe/Berlin north; a link name such as "NZ" as its zone, `_zone_sign`; where
+    /etc/localtime is a copy, the name in /etc/timezone); north when neither tells (UTC, a zone written as an
+    offset, no zone named anywhere)."""
     return _south(os.environ.get(HEMISPHERE_ENV, ""), os.environ.get("TZ", ""))
 
 
@@ -68,9 +69,21 @@ def _south(said: str, tz: str) -> bool:
     return zone is not None and _zone_sign(zone) < 0
 
 
+#: Where the system says its time zone: the link /etc/localtime, else (a container whose /etc/localtime is a copy)
+#: the name Debian and its kin write to /etc/timezone.
+LOCALTIME, TIMEZONE_NAME = "/etc/localtime", "/etc/timezone"
+
+
 def _local_zone() -> str | None:
-    """The name of the zone /etc/localtime is a link to ("Australia/Sydney"), or None."""
-    return _zone_of_file("/etc/localtime")
+    """The name of the zone /etc/localtime is a link to ("Australia/Sydney"), else the one /etc/timezone names, or
+    None."""
+    if zone := _zone_of_file(LOCALTIME):
+        return zone
+    try:
+        with open(TIMEZONE_NAME, encoding="utf-8") as handle:
+            return handle.readline(200).strip() or None
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def _zone_of_file(path: str) -> str | None:

@@ -164,3 +164,24 @@ def test_a_hemisphere_setting_that_says_neither_is_a_clear_error(monkeypatch):
     monkeypatch.setenv("TACHIKOMA_HEMISPHERE", "down under")
     with pytest.raises(periods.TachikomaError, match="'north' or 'south'"):
         windows("What did we do last summer?", JULY)
+
+
+def test_in_a_container_whose_localtime_is_a_copy_the_zone_is_the_one_etc_timezone_names(monkeypatch, tmp_path):
+    if periods._latitude_sign("Australia/Sydney") == 0:
+        pytest.skip("this system has no zone1970.tab or zone.tab listing its time zones")
+    copy, named = tmp_path / "localtime", tmp_path / "timezone"
+    copy.write_bytes(b"TZif2 a copy, no link")
+    named.write_text("Australia/Sydney\n")
+    monkeypatch.setattr(periods, "LOCALTIME", str(copy))
+    monkeypatch.setattr(periods, "TIMEZONE_NAME", str(named))
+    monkeypatch.delenv("TACHIKOMA_HEMISPHERE")
+    monkeypatch.delenv("TZ", raising=False)
+    periods._south.cache_clear()
+    assert periods.south() is True
+    named.write_text("Europe/Berlin\n")
+    periods._south.cache_clear()
+    assert periods.south() is False
+    named.unlink()  # neither says: north
+    periods._south.cache_clear()
+    assert periods.south() is False
+    periods._south.cache_clear()
