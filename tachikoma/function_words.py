@@ -143,7 +143,8 @@ LANGUAGE_NAMES = {"de": "German", "fr": "French", "es": "Spanish", "it": "Italia
 #: for next week?", "What's going on in two weeks?"): no keyword is dropped for them, only the time-alone check reads them.
 ENGLISH_ASKING = frozenset("am doing going plans plan up".split())
 #: The words of a question in Japanese, Chinese or Korean that ask, not say what about ("什么", "뭐", "あります").
-CJK_QUESTION_WORDS = ("ありますか", "あります", "何時", "ですか", "です", "なに", "何", "什么", "什麼", "几点", "幾點",
+CJK_QUESTION_WORDS = ("ありますか", "あります", "があった", "がある", "あった", "ある", "してた", "した", "する", "やった",
+                      "何時", "ですか", "です", "なに", "何", "什么", "什麼", "几点", "幾點",
                       "我们", "我們", "有", "吗", "嗎", "呢", "是", "我", "뭐가", "뭐야", "뭐", "무엇", "있어요", "있나요",
                       "있어", "있나", "있니", "몇 시", "나")
 #: The Korean ones of `CJK_FUNCTION_CHARACTERS`, function words of `KOREAN` too.

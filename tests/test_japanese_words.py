@@ -45,3 +45,18 @@ def test_a_japanese_question_asks_for_its_words(question, keywords):
 def test_the_words_that_ask_are_only_left_out_of_a_keyword_query():
     assert "何" in query_terms("何")                       # without a skip list (highlighting): every word
     assert query_terms("何", skip=STOPWORDS) == []
+
+
+@pytest.mark.parametrize("untimed, besides", [
+    ("は何がある？", False),       # 来週は何がある？ (what's on next week?): the time alone
+    ("何した？", False),           # 昨日何した？ (what did I do yesterday?)
+    ("に何があった？", False),
+    ("の予定は？", False),
+    ("はおやつある？", True),      # a snack, written in kana, is asked about
+    ("に話した内容は？", True),    # what was talked about
+    ("に予約する？", True),
+])
+def test_a_japanese_verb_that_says_nothing_asks_nothing_besides_the_time(untimed, besides):
+    from tachikoma.search.keywords import asks_besides_time
+
+    assert asks_besides_time(untimed, "Japanese") is besides
