@@ -27,7 +27,6 @@ Pure date arithmetic: `timeq` reads the words and makes the window.
 
 from __future__ import annotations
 
-import calendar
 import os
 import re
 import zoneinfo
@@ -39,7 +38,7 @@ from pathlib import Path
 from . import ahead as _coming
 from .errors import TachikomaError
 from .foreign_time import CJK_DAY_AFTER, CJK_DAY_SUFFIXES
-from .time_words import FOREIGN_SEASONS, SEASON_WORD_GOES_ON
+from .time_words import FOREIGN_SEASONS, MONTH_NAMES, MONTH_NAMES_ALSO_WORDS, SEASON_WORD_GOES_ON
 from .timewindow import Window, days, month, month_end
 
 #: The month each season begins in, north of the equator (six months later south of it: `south`).
@@ -238,19 +237,17 @@ _DAY_LEAD = re.compile(r"(?:^|\W)(?:by|since|until|till|before|after|from|betwee
 
 
 #: A month said right beside "on the 21st" ("on the 21st in July", "in July on the 21st", "July, on the 21st"): the
-#: day is that month's. Its full name; "May", "March", "August" capitalised (`_MONTH_BESIDE_CASED`).
-_MONTH_NAMES = {name.lower(): n for n, name in enumerate(calendar.month_name) if name}
-_MONTH_AFTER = re.compile(r"(?:\s+in|\s*,\s*(?:in\s+)?)\s*(" + "|".join(_MONTH_NAMES) + r")\b", re.I)
-_MONTH_BEFORE = re.compile(r"\b(" + "|".join(_MONTH_NAMES) + r")\s*,?\s*$", re.I)
-_MONTH_BESIDE_CASED = ("may", "march", "august")
+#: day is that month's. Its full name; "May", "March", "August" capitalised (`time_words.MONTH_NAMES_ALSO_WORDS`).
+_MONTH_AFTER = re.compile(r"(?:\s+in|\s*,\s*(?:in\s+)?)\s*(" + "|".join(MONTH_NAMES) + r")\b", re.I)
+_MONTH_BEFORE = re.compile(r"\b(" + "|".join(MONTH_NAMES) + r")\s*,?\s*$", re.I)
 
 
 def _month_beside(m: re.Match, text: str) -> int | None:
     """The month said right after or before the day `m` ("on the 21st in July"), or None."""
     said = _MONTH_AFTER.match(text, m.end()) or _MONTH_BEFORE.search(text[max(0, m.start() - 14):m.start()])
-    if said is None or said.group(1).lower() in _MONTH_BESIDE_CASED and not said.group(1)[:1].isupper():
+    if said is None or said.group(1).lower() in MONTH_NAMES_ALSO_WORDS and not said.group(1)[:1].isupper():
         return None
-    return _MONTH_NAMES[said.group(1).lower()]
+    return MONTH_NAMES[said.group(1).lower()]
 
 
 def nth_day_window(m: re.Match, text: str, today: date, tz, phrase: str, past, ahead) -> Window | None:

@@ -5,6 +5,13 @@ patterns from them."""
 
 from __future__ import annotations
 
+import calendar
+
+#: The English months by name, and their numbers (`timeq.MONTHS` adds their abbreviations).
+MONTH_NAMES = {name.lower(): n for n, name in enumerate(calendar.month_name) if name}
+#: The English month names that are ordinary words too ("may", "march", "august"): a month only when written as one.
+MONTH_NAMES_ALSO_WORDS = frozenset({"may", "march", "august"})
+
 #: Other languages' "this/last week|weekend|month|year", by language: (this or last, the unit). (去年 and 今年 are
 #: Japanese and Chinese.)
 FOREIGN_THIS_LAST_BY_LANGUAGE = {

@@ -76,10 +76,10 @@ from .tense import past_in as _past_in
 from .foreign_time import CHINESE_DAY_NUMBERS, FOREIGN_PATTERNS, OF_A_WEEK
 from .time_words import (ACQUIRED_AFTER, AHEAD_HINTS, BARE_MONTH_WORDS, DAYS_ALSO_NAMES, EVERY_AFTER, EVERY_BEFORE,
                          FOREIGN_DAYS, FOREIGN_MONTH_LEADS, FOREIGN_NEXT, FOREIGN_NUMBERS, FOREIGN_THIS_LAST,
-                         FOREIGN_TOMORROW, FOREIGN_UNIT_OF, HABIT_BEFORE, IN_WORD_LANGUAGE, LEAD_MONTHS,
-                         MORNING_BEFORE, NAME_AFTER_ASU, NAME_BEFORE_DAY, NEXT_WORD_LANGUAGE, NOT_A_DAY_ALONE,
-                         PHRASE_LANGUAGE, QUESTION_MONTHS, QUESTION_WEEKDAYS, SEASON_HINTS, SHORT_DAY_FOLLOWERS, WEEK_OF_LEAD,
-                         WEEKDAY_LEADS, WEEKDAY_SHORT, WEEKDAY_TRAILS)
+                         FOREIGN_TOMORROW, FOREIGN_UNIT_OF, HABIT_BEFORE, IN_WORD_LANGUAGE, LEAD_MONTHS, MONTH_NAMES,
+                         MONTH_NAMES_ALSO_WORDS, MORNING_BEFORE, NAME_AFTER_ASU, NAME_BEFORE_DAY, NEXT_WORD_LANGUAGE,
+                         NOT_A_DAY_ALONE, PHRASE_LANGUAGE, QUESTION_MONTHS, QUESTION_WEEKDAYS, SEASON_HINTS,
+                         SHORT_DAY_FOLLOWERS, WEEK_OF_LEAD, WEEKDAY_LEADS, WEEKDAY_SHORT, WEEKDAY_TRAILS)
 from .timespan import spans
 from .timewindow import (DAY, MAX_YEAR, MIN_YEAR, OUTSIDE, OUTSIDE_TIME_ONLY, Window, end_of_day,  # noqa: F401
                          explain, factor, month_end, parse_as_of)  # (each its own: `timeq` gives their names too)
@@ -88,13 +88,11 @@ from .timewindow import month as _month
 
 #: "recently", "lately": this many days up to as_of.
 RECENT_DAYS = 30
-#: Fuzz of a relative phrase: "two weeks ago" spans ±half a week around the day two weeks back.
-MONTHS = {name.lower(): n for n, name in enumerate(calendar.month_name) if name}
-MONTHS.update({name.lower(): n for n, name in enumerate(calendar.month_abbr) if name})
-MONTHS["sept"] = 9
+#: The English months by name and abbreviation (`time_words.MONTH_NAMES`).
+MONTHS = {**MONTH_NAMES, **{name.lower(): n for n, name in enumerate(calendar.month_abbr) if name}, "sept": 9}
 #: Month names that are also ordinary words: they count only capitalised and next to a date word.
-AMBIGUOUS_MONTHS = {"may", "march", "august", "jan", "mar", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
-                    "feb", "apr", "sept"}
+AMBIGUOUS_MONTHS = MONTH_NAMES_ALSO_WORDS | {"jan", "mar", "jun", "jul", "aug", "sep", "oct", "nov", "dec", "feb", "apr",
+                                             "sept"}
 WEEKDAYS = {name.lower(): n for n, name in enumerate(calendar.day_name)}
 NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
            "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "couple of": 2,
