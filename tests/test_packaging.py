@@ -34,9 +34,14 @@ ASSETS = sorted(p.relative_to(REPO).as_posix() for folder in ("templates", "stat
                 for p in (REPO / folder).rglob("*") if p.is_file())
 
 
+def _env() -> dict[str, str]:
+    """The environment every process the tests start runs in: without PYTHONPATH, which would put a checkout
+    (`PYTHONPATH=. pytest`) before the installed copy, nor the user's TACHIKOMA_MEMORY."""
+    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "TACHIKOMA_MEMORY")}
+
+
 def _run(*args, **kwargs) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "TACHIKOMA_MEMORY")}
-    done = subprocess.run([str(a) for a in args], capture_output=True, text=True, env=env, **kwargs)
+    done = subprocess.run([str(a) for a in args], capture_output=True, text=True, env=_env(), **kwargs)
     assert done.returncode == 0, f"{args} failed:\n{done.stdout}\n{done.stderr}"
     return done
 
@@ -132,14 +137,14 @@ def test_tachikoma_serve_from_a_fresh_venv_serves_the_dashboard(wheel, tmp_path)
                  cwd=tmp_path).stdout.split()
     assert all(Path(p).is_relative_to(purelib) for p in where), where  # the installed copy, not the checkout
     assert {Path(p).name for p in where[2:]} == {"templates", "static"}
-    refused = subprocess.run([python, "-c", "import app"], capture_output=True, text=True, cwd=tmp_path)
+    refused = subprocess.run([python, "-c", "import app"], capture_output=True, text=True, cwd=tmp_path, env=_env())
     assert "No module named 'app'" in refused.stderr  # app.py is the checkout's entry, not installed
 
     memory = copy_example(tmp_path / "memory")
     _run(tachikoma, "--memory", memory, "index", "--embedder", "hash", "--quiet", cwd=tmp_path)
     port = _free_port()
     server = subprocess.Popen([tachikoma, "--memory", memory, "serve", "--port", str(port)], cwd=tmp_path,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=_env())
     try:
         page = _get(f"http://127.0.0.1:{port}/?q=Martin+meetings", server, time.monotonic() + 30).decode()
         css = _get(f"http://127.0.0.1:{port}/static/style.css", server, time.monotonic() + 5)
