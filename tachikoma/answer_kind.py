@@ -107,6 +107,21 @@ _MEASURE_OR_SCORE_BEFORE = re.compile(
     r"\b(?:height|width|size|spacing|ratio|scale|factor|multiplier|zoom|opacity|weight|coefficient|gpa|"
     r"won|lost|beat|beaten|drew|drawn|tied|scored?|final\s+score|endstand|gewonnen|verloren|gewann|verlor|"
     r"unentschieden)\s?[:=]?\s?$", re.I)
+# a score said a few words before it ("won the match 3:10", "beat Hamburg 3:10", "lost to them 2:15", "Wygraliśmy
+# mecz 3:10"): a word saying one, then up to three words each a name (capitalised) or one of a match (`_SCORE_BETWEEN`):
+# "lost power 14:30", "beat the traffic, home 17:30", "won the raffle, pick-up at 3:10" are times; or "the result was
+# 3:10", "a draw, 2:20"; or after it ("3:10 gewonnen", "das Spiel 3:10 verloren", "a 3:10 win", "Maçı 3:10 kazandık")
+_SCORE_VERB_BEFORE = re.compile(r"\b(?:won|lost|beat|beaten|defeated|drew|tied|gewannen|verloren|schlugen|wygra\w*|"
+                                r"przegra\w*|zremisowa\w*|pokona\w*)((?:\s+[^\W\d_][\w'’-]*){0,3})\s?$", re.I)
+_SCORE_BETWEEN = frozenset("""the a an our their us them him her you it to against again home away match game final
+semifinal semi-final quarterfinal derby cup tie league tournament friendly set round leg das den die der dem unser unsere
+spiel finale partie gegen mecz meczu finał z ze przeciwko maçı maç""".split())
+_SCORE_SAID_BEFORE = re.compile(r"(?:\b(?:result|score|scoreline|ergebnis|spielstand|wynik|skor|sonuç)(?:\s+(?:was|is|"
+                                r"were|war|ist|lautete|był|wyniósł))?\s?[:=]?|\b(?:draw|remis|berabere)\s?[,:]?)\s?$", re.I)
+_SCORE_AFTER = re.compile(r"\)?\s?(?:gewonnen|verloren|sieg|niederlage|wygran\w*|przegran\w*|zwycięstw\w*|porażk\w*|"
+                          r"kazand\w*|kaybett\w*|yend\w*|yenild\w*)\b(?!['’])", re.I)
+# English says it after the score as a noun after "a" ("a 3:10 win", "a 2:15 defeat"; "14:30 loss of power" is a time)
+_A_SCORE = (re.compile(r"\ban?\s$", re.I), re.compile(r"\s(?:win|victory|defeat|loss|draw)\b(?!['’])", re.I))
 _GLUED = re.compile(r"(?<!\d)[a-z]$", re.I)  # a letter right before it: "v2:10", "x12:30"
 _SEPARATED = re.compile(r"\d+([:.h：])(\d+)", re.I)
 
@@ -118,11 +133,22 @@ def _not_a_time(text: str, match: re.Match) -> bool:
     before = text[max(0, start - 40):start]
     if int(minutes) > 59 or _MEASURE_OR_SCORE_BEFORE.search(before):  # "1.75 m", "line height 1.25", "won 3:10"
         return True
+    if separator == ":" and (_score_before(before) or _SCORE_AFTER.match(text, end)
+                             or _A_SCORE[0].search(before) and _A_SCORE[1].match(text, end)):
+        return True  # "won the match 3:10", "3:10 gewonnen": a score
     if separator == ".":
         return bool(_VERSION_BEFORE.search(before) or _VERSION_AFTER.match(text, end))
     if _GLUED.search(before):
         return True
     return separator == ":" and int(minutes) % 5 != 0 and bool(_VERSE_BEFORE.search(before))
+
+
+def _score_before(before: str) -> bool:
+    """Whether `before`, the text right before a number shaped as a time of day, says a score (`_SCORE_VERB_BEFORE`)."""
+    if _SCORE_SAID_BEFORE.search(before):
+        return True
+    said = _SCORE_VERB_BEFORE.search(before)
+    return bool(said) and all(w[:1].isupper() or w.lower() in _SCORE_BETWEEN for w in said.group(1).split())
 
 
 @dataclass(frozen=True)

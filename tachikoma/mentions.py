@@ -34,6 +34,7 @@ from .time_words import (DAYS_ALSO_NAMES, EVERY_BEFORE, FOREIGN_MONTHS, LAST_BEF
                          WEEKDAY_ADVERBS, WEEKDAY_NAMES)
 from .foreign_time import alternatives
 from .reorder import reorder
+from .periods import ORDINAL_OF
 from .timeq import AMBIGUOUS_MONTHS, MONTHS, OUTSIDE, OUTSIDE_TIME_ONLY, Window, factor, month_end
 
 #: How many results a question about what is coming ranks before its passages' days reorder them.
@@ -107,8 +108,9 @@ def days(text: str, written: date | None, today: date) -> list[date]:
             if kind in ("dm", "md", "my") and word.lower() not in _MONTH_OF or any(taken[m.start():m.end()]):
                 continue
             taken[m.start():m.end()] = b"\x01" * (m.end() - m.start())
-            if kind in ("dm", "md", "my") and word.lower() in AMBIGUOUS_MONTHS and not word[:1].isupper():
-                continue  # "we 2 may go", "march 3 miles": no month
+            if kind in ("dm", "md", "my") and word.lower() in AMBIGUOUS_MONTHS and not word[:1].isupper() \
+                    and not (kind == "dm" and ORDINAL_OF.match(m[0])):
+                continue  # "we 2 may go", "march 3 miles": no month ("the 21st of may" is one)
             if kind == "ymd":
                 add(m[1], m[2], m[3])
             elif kind == "dmy":

@@ -14,7 +14,9 @@ stays a keyword there only when `timeq` did not read it.
 - **the summer before last**: the one before that;
 - **next summer**: the next to begin, a window still to come;
 - **since / after the summer**: the one under way or the latest that has ended ("since" up to today and "after"
-  from its end, as `timeq` reads every "since" and "after");
+  from its end, as `timeq` reads every "since" and "after"); not one under way still in its first month, as below:
+  "What changed since the winter?" asked on 5 December is since last December ("since this winter", "seit diesem
+  Winter": the one under way);
 - **during / over / through / throughout the summer**: the one under way, so far (the rest of it, in a question about
   what is coming), or the latest that has ended; but not one under way still in its first month, unless the question
   asks about what is coming: "What did we do over the winter?" asked on 4 December means the winter that ended in
@@ -150,11 +152,12 @@ def _latest_begun(start: int, today: date) -> tuple[date, date]:
 
 #: The words before a season that name the one under way only once it is more than a month old (`season`).
 _DURING = ("during", "over", "through", "throughout")
+_NOT_BEGUN_YET = (*_DURING, "since", "after")
 
 
 def season(which: str, name: str, year: int | None, today: date, coming: bool) -> tuple[date, date, bool]:
     """The first and last day of season `name` that `which` ("this", "last", "past", "before last", "next", "since",
-    one of `_DURING`, or "" for one named after "after" or with its year) names, asked on `today` (`coming`: the
+    "since this", "after", one of `_DURING`, or "" for one named with its year) names, asked on `today` (`coming`: the
     question asks about what is coming), and whether it is still to come; `year` when one is named ("summer 2024")."""
     start = _start(name)
     if year is not None:
@@ -163,13 +166,13 @@ def season(which: str, name: str, year: int | None, today: date, coming: bool) -
     first, last = _latest_begun(start, today)
     if which == "before last":  # the one before the latest that has ended
         return (*_season_of(start, first.year - (2 if last >= today else 1)), False)
-    if which in _DURING and last >= today and not coming and (today.year, today.month) == (first.year, first.month):
+    if which in _NOT_BEGUN_YET and last >= today and not coming and (today.year, today.month) == (first.year, first.month):
         first, last = _season_of(start, first.year - 1)  # under way in its first month: the one before is meant
-        return first, last, False
+        return first, today if which == "since" else last, False
     if which == "next" or which in ("this", *_DURING) and coming and last < today:
         first, last = _season_of(start, first.year + 1)
         return first, last, True
-    if which == "since":  # the one under way or the latest, up to today
+    if which in ("since", "since this"):  # the one under way or the latest, up to today
         return first, today, False
     if which in ("last", "past"):  # the latest that has ended
         first, last = _season_of(start, first.year - 1) if last >= today else (first, last)
@@ -214,7 +217,7 @@ def season_window(kind: str, m: re.Match, today: date, tz, phrase: str, ahead, p
         name = m.group("named") or m.group("dated") or m.group("led") or m.group("before")
         year = int(m.group("year")) if m.group("year") else _two_digit_year(int(m.group("short")), today) \
             if m.group("short") else None
-        which = "" if which in ("since", "after") else which  # `timeq` reads "since" and "after" for every time
+        # `timeq` reads "since" and "after" for every time: here they say which season (`season`)
     else:
         if m.group(0)[-1:] in "春夏秋冬" or _HANGUL.match(m.group(0)[-1:]):  # Japanese and Korean: not in a longer word
             if _WORD_GOES_ON.match(m.string, m.end()) and not m.string.startswith(SEASON_WORD_GOES_ON, m.end()):
@@ -237,17 +240,28 @@ _DAY_LEAD = re.compile(r"(?:^|\W)(?:by|since|until|till|before|after|from|betwee
 
 
 #: A month said right beside "on the 21st" ("on the 21st in July", "in July on the 21st", "July, on the 21st"): the
-#: day is that month's. Its full name; "May", "March", "August" capitalised (`time_words.MONTH_NAMES_ALSO_WORDS`).
-_MONTH_AFTER = re.compile(r"(?:\s+in|\s*,\s*(?:in\s+)?)\s*(" + "|".join(MONTH_NAMES) + r")\b", re.I)
+#: day is that month's. Its full name; "May", "March", "August" capitalised (`time_words.MONTH_NAMES_ALSO_WORDS`),
+#: or in lower case right after "in" ("on the 21st in may": `ORDINAL_IN`).
+_MONTH_AFTER = re.compile(r"(?:\s+(in)\s+|\s*,\s*(?:(in)\s+)?)(" + "|".join(MONTH_NAMES) + r")\b", re.I)
 _MONTH_BEFORE = re.compile(r"\b(" + "|".join(MONTH_NAMES) + r")\s*,?\s*$", re.I)
+#: An ordinal day and "of" ("the 21st of may", "1st of march"), or "the 21st" and "in" ("on the 21st in may"): the month
+#: word after it is a month in lower case too, where alone it is as often a word ("I may go", "we march on",
+#: `timeq.AMBIGUOUS_MONTHS`; "the 21st may be late").
+ORDINAL_OF = re.compile(r"\d{1,2}(?:st|nd|rd|th)\s+of\s", re.I)
+ORDINAL_IN = re.compile(r"\bthe\s+\d{1,2}(?:st|nd|rd|th)\s+in\s+$", re.I)
 
 
 def _month_beside(m: re.Match, text: str) -> int | None:
     """The month said right after or before the day `m` ("on the 21st in July"), or None."""
-    said = _MONTH_AFTER.match(text, m.end()) or _MONTH_BEFORE.search(text[max(0, m.start() - 14):m.start()])
-    if said is None or said.group(1).lower() in MONTH_NAMES_ALSO_WORDS and not said.group(1)[:1].isupper():
+    if said := _MONTH_AFTER.match(text, m.end()):
+        word, after_in = said.group(3), bool(said.group(1) or said.group(2))
+    elif said := _MONTH_BEFORE.search(text[max(0, m.start() - 14):m.start()]):
+        word, after_in = said.group(1), False
+    else:
         return None
-    return MONTH_NAMES[said.group(1).lower()]
+    if word.lower() in MONTH_NAMES_ALSO_WORDS and not word[:1].isupper() and not after_in:
+        return None
+    return MONTH_NAMES[word.lower()]
 
 
 def nth_day_window(m: re.Match, text: str, today: date, tz, phrase: str, past, ahead) -> Window | None:

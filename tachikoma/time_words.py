@@ -100,8 +100,9 @@ FOREIGN_THIS_LAST_BY_LANGUAGE["Turkish"] = {
 FOREIGN_THIS_LAST = {phrase: said for words in FOREIGN_THIS_LAST_BY_LANGUAGE.values() for phrase, said in words.items()}
 #: Other languages' seasons named as a time (`periods.season`), each phrase: (which, the season, a year counted from
 #: this one or None). Which: "last" (the latest that has ended), "this", "next" (still to come), "since" (the one under
-#: way or the latest, up to today); Japanese, Chinese and Korean also say a season of a year ("去年の夏": the summer of
-#: last year, "which" ""). "Im Sommer", "en été", "夏に" are habits, no time.
+#: way or the latest, up to today; not one still in its first month), "since this" (the one under way); Japanese,
+#: Chinese and Korean also say a season of a year ("去年の夏": the summer of last year, "which" ""). "Im Sommer", "en
+#: été", "夏に" are habits, no time.
 _GERMAN_SEASONS = {"frühling": "spring", "sommer": "summer", "herbst": "autumn", "winter": "winter"}
 _DUTCH_SEASONS = {"lente": "spring", "zomer": "summer", "herfst": "autumn", "winter": "winter"}
 _SEASON_LEADS = {
@@ -109,7 +110,7 @@ _SEASON_LEADS = {
     **{f"{lead} {word}": (which, season) for word, season in _GERMAN_SEASONS.items() for which, leads in (
         ("last", ("letzten", "vergangenen", "vorigen", "im letzten", "im vergangenen", "im vorigen")),
         ("this", ("diesen", "in diesem")), ("next", ("nächsten", "kommenden", "im nächsten", "im kommenden")),
-        ("since", ("seit dem", "seit diesem"))) for lead in leads},
+        ("since", ("seit dem",)), ("since this", ("seit diesem",))) for lead in leads},
     **{f"{lead} frühjahr": (which, "spring") for which, leads in (
         ("last", ("letztes", "vergangenes", "voriges", "im letzten", "im vergangenen")), ("this", ("dieses", "in diesem")),
         ("next", ("nächstes", "kommendes", "im nächsten")), ("since", ("seit dem",))) for lead in leads},
@@ -288,7 +289,12 @@ FOREIGN_NEXT_UNITS = ("tage", "tagen", "wochen", "monate", "monaten", "jahre", "
                       "ans", "années", "días", "dias", "semanas", "meses", "años", "anos", "giorni", "settimane",
                       "mesi", "anni", "dagen", "weken", "maanden", "jaren")
 POLISH_TURKISH_DAYS = {"dzisiaj": 0, "dziś": 0, "wczoraj": 1, "przedwczoraj": 2, "bugün": 0, "bugünkü": 0, "dün": 1,
-                       "dünkü": 1, "evvelsi gün": 2, "önceki gün": 2}
+                       "dünkü": 1, "evvelsi gün": 2, "önceki gün": 2,
+                       # Turkish "this evening", "this morning", "tonight", "this afternoon" (and "bu akşamki": this
+                       # evening's), today as English "tonight" and "this morning" are ("dün akşam", "yarın sabah" are
+                       # read by their day)
+                       **{f"bu {part}{suffix}": 0 for part in ("akşam", "sabah", "gece", "öğleden sonra")
+                          for suffix in ("", "ki")}}
 #: Other languages' days: how many days back. (French "hier" is left out: in German it is "here".)
 FOREIGN_DAYS = {"heute": 0, "gestern": 1, "vorgestern": 2, "aujourd'hui": 0, "avant-hier": 2, "hoy": 0, "ayer": 1,
                 "anteayer": 2, "antes de ayer": 2, "hoje": 0, "ontem": 1, "anteontem": 2, "oggi": 0, "ieri": 1,

@@ -63,7 +63,7 @@ from datetime import date, datetime, timedelta
 import numpy as np
 
 from . import ahead as _coming
-from .periods import NTH_DAY
+from .periods import NTH_DAY, ORDINAL_IN, ORDINAL_OF
 from .periods import cjk_nth_day_window as _cjk_nth_day_window
 from .periods import nth_day_window as _nth_day_window
 from .periods import season_window as _season_window
@@ -221,12 +221,13 @@ def _number(text: str) -> int:
     return int(text) if text.isdigit() else NUMBERS[text]
 
 
-def _ambiguous_month(word: str, lead: str | None, text: str, end: int) -> bool:
-    """True when a month word that is also an ordinary word ("may", "march") is not used as a month."""
+def _ambiguous_month(word: str, lead: str | None, text: str, start: int, end: int) -> bool:
+    """True when a month word that is also an ordinary word ("may", "march") is not used as a month: in lower case
+    unless "in" leads it right after "the 21st" ("on the 21st in may", `periods.ORDINAL_IN`)."""
     if word.lower() not in AMBIGUOUS_MONTHS:
         return False
     if not word[:1].isupper():
-        return True
+        return not (lead and ORDINAL_IN.search(text, max(0, start - 16), end - len(word)))
     return lead is None and not _DIGIT_NEXT.match(text, end)
 
 
@@ -438,15 +439,17 @@ def _resolve(kind: str, m: re.Match, text: str, today: date, now: float, tz, ahe
             return _days(day, day, tz, phrase)
         if kind in ("month_day", "day_month"):
             month_word, day_text = (m.group(1), m.group(2)) if kind == "month_day" else (m.group(2), m.group(1))
-            if month_word.lower() in AMBIGUOUS_MONTHS and (not month_word[:1].isupper() or kind == "day_month" and not
+            if month_word.lower() in AMBIGUOUS_MONTHS and (not month_word[:1].isupper() and not (
+                    kind == "day_month" and ORDINAL_OF.match(m.group(0))) or kind == "day_month" and not
                                                            m.group(3) and m.group(0)[len(day_text)] == "."):
-                return None  # "we may", "step 3. May I": a sentence's end before the verb ("3. November" is a day)
+                return None  # "we may", "step 3. May I": a sentence's end before the verb ("3. November", "the 21st
+                # of may" are days)
             return _named_day(kind, m, today, tz, phrase, ahead)
         if kind == "month_year":
             return _month(int(m.group(2)), MONTHS[m.group(1).lower()], tz, phrase)
         if kind == "month":
             lead, word = m.group(1), m.group(2)
-            if _ambiguous_month(word, lead, text, m.end()):
+            if _ambiguous_month(word, lead, text, m.start(), m.end()):
                 return None
             month = MONTHS[word.lower()]
             if lead and lead.lower() == "next" or ahead():

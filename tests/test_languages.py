@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tachikoma.indexer import runner
-from tachikoma.search.keywords import keyword_search, query_terms
+from tachikoma.search.keywords import STOPWORDS, keyword_search, query_terms
 from tachikoma.search.searcher import Searcher
 from tachikoma.segment import fold_accents, index_text, query_words
 from tachikoma.store import STORE_ENV, locate
@@ -323,3 +323,30 @@ def test_the_search_finds_a_compound_by_its_first_part_and_says_so(tmp_path):
     assert answer["no_good_match"] is False and answer["results"][0]["path"] == "heizung.md"
     assert answer["keywords"] == ["heizung*"] and answer["keywords_nowhere"] == []
     assert untouched["keywords"] == ["Dienstag"]  # a word the memory holds is never widened
+
+
+EMOJI = {"gp.md": "# Doctors\n\n☎️ Dr. Berger, our GP: his number is 030 1234567\n",
+         "birthdays.md": "# Birthdays\n\n❤️ Anna: 12 May\n",
+         "family.md": "# Photos\n\n👨\u200d👩\u200d👧 family photos from the lake\n"}
+
+
+def test_an_emojis_variation_selector_asks_nothing_on_both_engines(tmp_path, url, monkeypatch):
+    """"☎️" is U+260E and the emoji selector U+FE0F, which the query side read as a word of its own (a mark): found
+    nowhere, it was a word the memory lacked. Neither engine indexes it; the question asks what "☎" alone asks."""
+    lite = _memory(tmp_path / "lite", EMOJI)
+    runner.run(lite, embedder_name="hash")
+    monkeypatch.setenv(STORE_ENV, url)
+    shared = _memory(tmp_path / "shared", EMOJI)
+    runner.run(shared, embedder_name="hash")
+    with locate(shared).open(readonly=True) as on_postgres:
+        monkeypatch.delenv(STORE_ENV)
+        with locate(lite).open(readonly=True) as on_sqlite:
+            for store in (on_sqlite, on_postgres):
+                for asked, plain, expected in (("☎️ number of the GP", "☎ number of the GP", ["gp.md"]),
+                                               ("❤️Anna", "Anna", ["birthdays.md"]),
+                                               ("👨\u200d👩\u200d👧 photos", "photos", ["family.md"])):
+                    terms = query_terms(asked, skip=STOPWORDS)
+                    assert terms == query_terms(plain, skip=STOPWORDS), asked
+                    found = _scores(store, asked)
+                    assert sorted(found) == expected and found == _scores(store, plain), (store.engine, asked)
+                    assert store.keyword_counts(terms, 10) == [1] * len(terms), (store.engine, terms)  # all held

@@ -196,14 +196,14 @@ def query_terms(text: str, limit: int = MAX_KEYWORD_TERMS, skip: frozenset[str] 
 
 
 def _words(text: str) -> list[str]:
-    """The runs of `text` that `query_terms` reads as words (letters, digits, combining marks, private use),
-    before any segmentation. An identifier stays one word: runs joined by "_" ("wait_healthy") or by "." before
-    a letter or digit ("config.toml", "os.path", "2.1.5"; not "e.g"), which the keyword index then looks for as
-    the phrase of its parts ("wait healthy" next to each other: never "wait" alone)."""
+    """The runs of `text` that `query_terms` reads as words (letters, digits, combining marks but a variation selector
+    or a keycap, `_EMOJI_MARKS`; private use), before any segmentation. An identifier stays one word: runs joined by
+    "_" ("wait_healthy") or by "." before a letter or digit ("config.toml", "os.path", "2.1.5"; not "e.g"), which the
+    keyword index then looks for as the phrase of its parts ("wait healthy" next to each other: never "wait" alone)."""
     words, current = [], []
     for position, ch in enumerate(text):
         category = unicodedata.category(ch)
-        if category[0] in _TOKEN_CATEGORIES or category == "Co":
+        if category[0] in _TOKEN_CATEGORIES and not (category[0] == "M" and ch in _EMOJI_MARKS) or category == "Co":
             current.append(ch)
         elif current and ch in _JOINERS and _joins(text, position, current):
             current.append(ch)
@@ -217,6 +217,11 @@ def _words(text: str) -> list[str]:
 
 #: What joins the parts of an identifier (`_words`).
 _JOINERS = frozenset("_.")
+#: The marks that say how the character before them is drawn, not what it is: the variation selectors (U+FE0E text,
+#: U+FE0F emoji: "☎️", "❤️"; U+E0100-E01EF, a kanji's glyph) and the keycap (U+20E3: "1️⃣"). Marks by their category,
+#: they separate words, as FTS5's tokenizer reads them (and PostgreSQL's parser after an emoji; a zero-width joiner
+#: parts words on both sides already): "☎️ number of the GP" asks what "☎ number of the GP" asks, "❤️Anna" "Anna".
+_EMOJI_MARKS = frozenset(map(chr, [*range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0), 0x20E3]))
 
 
 def _joins(text: str, position: int, current: list[str]) -> bool:
