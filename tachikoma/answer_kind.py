@@ -19,6 +19,7 @@ from datetime import date
 
 from . import mentions
 from .reorder import reorder
+from .time_words import CHINESE_NUMBERS
 from .transcripts import without_context
 
 #: How many of the best passages are read for the kind asked: one holding it answers.
@@ -71,7 +72,7 @@ _DATE_LIKE = re.compile(r"\d[-./]\d")  # what every `_DIGIT_DAY` holds: a text w
 _NUMBER_NAMED = r"(?:phone|mobile|cell|telephone|landline|fax|account)\s+(?:number|no\.?|#)"
 _AFTER_BIRTHDAY = (r"(?!\s*(?:party|parties|lunch|dinner|present|presents|gift|gifts|cake|celebration|drinks|trip|card|plans?|"
                    r"celebrations|brunch|breakfast|bash|surprise|picnic|barbecue|bbq|weekend|dinners|cakes|cards)\b)")
-_CJK_NUMERAL = "一二三四五六七八九十两兩"
+_CJK_NUMERAL = "".join(CHINESE_NUMBERS)  # "一二两兩三…十"
 _WHY_WHO_WHEN = (r"why|who|whom|when|where|how|warum|wieso|weshalb|wer|wen|wem|wann|wo|pourquoi|qui|quand|où|comment|"
                  r"por\s*qu[ée]|porque|qui[ée]n(?:es)?|cu[áa]ndo|d[óo]nde|c[óo]mo|quem|quando|onde|perch[ée]|chi|dove|"
                  r"come|waarom|wanneer|waar|hoe|dlaczego|czemu|kto|kiedy|gdzie|jak|neden|niye|niçin|nerede|nasıl")

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import re
 
-from .time_words import (CASED, DAY_MONTH_LEADS, FOREIGN_DAYS, FOREIGN_MONTH_LEADS, FOREIGN_NEXT, FOREIGN_NEXT_UNITS,
-                         FOREIGN_NUMBERS, FOREIGN_SEASONS, FOREIGN_THIS_LAST, FOREIGN_TOMORROW, FOREIGN_UNIT_OF, IN_WORD_LANGUAGE,
-                         NEXT_WORD_LANGUAGE, NOT_A_DAY_AFTER, QUESTION_MONTHS, QUESTION_WEEKDAYS, TURKISH_IN_MONTHS,
-                         TURKISH_MONTHS, TURKISH_NUMBERS, WEEKDAY_LEADS, WEEKDAY_TRAILS)
+from .time_words import (CASED, CHINESE_NUMBERS, DAY_MONTH_LEADS, FOREIGN_DAYS, FOREIGN_MONTH_LEADS, FOREIGN_NEXT,
+                         FOREIGN_NEXT_UNITS, FOREIGN_NUMBERS, FOREIGN_SEASONS, FOREIGN_THIS_LAST, FOREIGN_TOMORROW,
+                         FOREIGN_UNIT_OF, IN_WORD_LANGUAGE, NEXT_WORD_LANGUAGE, NOT_A_DAY_AFTER, QUESTION_MONTHS,
+                         QUESTION_WEEKDAYS, TURKISH_IN_MONTHS, TURKISH_MONTHS, TURKISH_NUMBERS, WEEKDAY_LEADS,
+                         WEEKDAY_TRAILS, WEEKDAYS_BY_LANGUAGE)
 
 
 def alternatives(words) -> str:
@@ -43,6 +44,8 @@ def _words(words) -> re.Pattern:
     return re.compile(r"((?<!\w)(?:" + either(latin) + r")(?!\w)|" + alternatives(cjk) + ")", re.IGNORECASE)
 
 
+#: A count of units in one Chinese numeral ("三天前", "两周后"; `time_words.CHINESE_NUMBERS`).
+_CHINESE_COUNT = "[" + "".join(CHINESE_NUMBERS) + "]"
 _FOREIGN_NUMBER = r"(\d{1,3}|" + either(n for n in FOREIGN_NUMBERS if _latin(n)) + ")"
 _LATIN_UNITS = [w for w in FOREIGN_UNIT_OF if _latin(w)]
 #: Polish says "a week ago" and "in a week" without a number ("tydzień temu", "za miesiąc"): its singular units.
@@ -70,22 +73,90 @@ _NO_COUNT = r"(?<!(?<![周期])[一二两兩三四五六七八九十几幾\d])"
 _JA_COUNT = r"\s*[\d一二三四五六七八九十百数何]+\s*(?:回|度|杯|時間|分|個|本|枚|人|件|錠|食|歩|冊|キロ|km|ページ)"
 _KO_COUNT = r"\s*(?:\d+|한|두|세|네|몇)\s*(?:번|회|잔|시간|분|개|명|건|끼|알|병|권|장|킬로|km)"
 _CJK_END = r"\s*(?:[?？。.!！,，、]|$)"
+#: The Chinese numerals of a day's number ("二十九号", `chinese_number`): the digits one to nine (not 两, "two of"),
+#: ten, and 廿, 卅 (twenty, thirty: "廿九号").
+_CHINESE_DIGITS = {w: n for w, n in CHINESE_NUMBERS.items() if n < 10 and w not in "两兩"}
+_CHINESE_TENS = {"十": 1, "廿": 2, "卅": 3}
+_DAY_NUMBER = r"(?:\d{1,2}|[" + "".join(_CHINESE_DIGITS) + "".join(_CHINESE_TENS) + "]{1,3})"
+
+
+def chinese_number(said: str) -> int | None:
+    """The value of a number below 100 in Chinese numerals: "九" 9, "十" 10, "十五" 15, "二十九" 29, "三十一" 31, "廿九" 29;
+    None for one that is none ("一二", "十十", "两十")."""
+    if said in _CHINESE_DIGITS:
+        return _CHINESE_DIGITS[said]
+    at = next((i for i, c in enumerate(said) if c in _CHINESE_TENS), None)
+    if at is None:
+        return None
+    head, tens_word, tail = said[:at], said[at], said[at + 1:]
+    tens = _CHINESE_TENS[tens_word] if not head else _CHINESE_DIGITS.get(head) if tens_word == "十" else None
+    units = _CHINESE_DIGITS.get(tail) if tail else 0
+    return None if tens is None or units is None else tens * 10 + units
+
+
+#: A day of the week in brackets after a day of the month ("29日(月)", "29일(월)", "29号（周一）"): which (Monday 0).
+CJK_BRACKET_WEEKDAYS = {names[n][0]: n for language in ("Japanese", "Korean")
+                        for names in [WEEKDAYS_BY_LANGUAGE[language]] for n in range(7)} | CHINESE_DAY_NUMBERS
+_BRACKET = (r"\s*[(（](?:周|週|星期|礼拜|禮拜)?(?P<weekday>[" + "".join(CJK_BRACKET_WEEKDAYS) + r"])(?:曜日|曜|요일)?[)）]")
+#: Before a day of the week in brackets after a day of the month ("29号（周一）", "29日(月曜日)"): it is read with the day
+#: ("cjk_nth_day"), not alone as "foreign_weekday".
+_AFTER_A_DAY = r"(?<![日号號일][(（])(?<![日号號일]\s[(（])"
+_BRACKET_AFTER = _BRACKET.replace("?P<weekday>", "")
 #: What follows a day of the month said without its month ("29日に", "29号", "29일에": `periods.cjk_nth_day_window`)
 #: for it to be one, by the question's language: a particle, a time of the day, a word saying what is done then, or the
 #: question's end. Not a count of days ("29日間", "3日で", "3日目", "29일간", "3일 동안"), an issue, a line or a room
 #: ("3号线", "3号楼", "3号会议室", "3号是谁"), a rate ("1日に3回", "1일에 몇 번") nor a daily amount ("1일 권장량").
+#: A day of the week in brackets ("29日(月)") says it is a day too.
 CJK_DAY_AFTER = {
     "Japanese": re.compile(r"に(?!" + _JA_COUNT + r"|\s*(?:わた|渡))|は(?!かか)|の|まで|から|頃|ごろ|ころ|午前|午後|朝|昼|"
-                           r"夜|夕方|晩|[(（][月火水木金土日][)）]|\s*\d{1,2}\s*時(?!間)|[とや](?=\s*\d{1,2}\s*日)|" + _CJK_END),
+                           r"夜|夕方|晩|\s*\d{1,2}\s*時(?!間)|[とや](?=\s*\d{1,2}\s*日)|" + _BRACKET_AFTER + "|" + _CJK_END),
     "Chinese": re.compile(r"的|那天|当天|當天|这天|這天|上午|下午|晚上|早上|中午|傍晚|凌晨|左右|开会|開會|开始|開始|见|見|"
                           r"出发|出發|到期|截止|要|有(?![几幾多])|会(?![议議员員所馆館场場客计計长長])|能|可以|还|還|就|都|"
                           r"也|去|来|來|回|交|我|你|您|他|她|咱|大家|谁|誰|发生|發生|\s*\d{1,2}\s*[点點时時](?![间間])|"
-                          r"(?:和|跟|与|與|或)(?=\s*\d{1,2}\s*[日号號])|" + _CJK_END),
+                          r"之间|之間|(?:和|跟|与|與|或)(?=\s*" + _DAY_NUMBER + r"\s*[日号號])|" + _BRACKET_AFTER + "|"
+                          + _CJK_END),
     "Korean": re.compile(r"에(?!" + _KO_COUNT + r"|\s*걸[쳐친쳤치])|엔|까지|부터|쯤|경|날(?![짜씨])|\s*(?:오전|오후|저녁|아침|"
-                         r"새벽|점심|밤(?!낮))|\s*\d{1,2}\s*시(?!간)|(?:과|와|하고|이랑|랑)(?=\s*\d{1,2}\s*일)|" + _CJK_END),
+                         r"새벽|점심|밤(?!낮))|\s*\d{1,2}\s*시(?!간)|(?:과|와|하고|이랑|랑)(?=\s*\d{1,2}\s*일)|" + _BRACKET_AFTER
+                         + "|" + _CJK_END),
 }
 #: The words a day of the month is said with in each language: "29日" (Japanese), "29号", "29日" (Chinese), "29일".
 CJK_DAY_SUFFIXES = {"Japanese": "日", "Chinese": "日号號", "Korean": "일"}
+#: After a Korean day other than "1일" (a day as often as the 1st: "1일은 24시간"), more that makes it one
+#: (`periods.cjk_nth_day_window`): a particle ("29일은", "29일도", "29일의", "29일로", "29일이 무슨 요일", "29일이야",
+#: "29일자") or another word after a space ("29일 회의", "29일 뭐 해?"), but not a word saying the days are counted
+#: or spent: "3일은 걸려", "3일도 안 걸려", "3일로 줄였어", "3일 만에", "3일 정도", "3일 연속", "3일 내내", "3일 이상",
+#: "3일 안에", "3일 걸렸어", "3일 남았어", "3일 쉬었어", "3일 기다렸어", "3일 더", "30일 무료 체험" (`_KO_SPENT`).
+_KO_SPENT = (r"동안|만에|만(?![가-힣])|간(?![가-힣])|째|내내|내(?![가-힣])|내로|내에|안에|안으로|연속|이상|이하|이내|"
+             r"미만|정도|넘게|넘는|넘어|넘었|가량|이후|이전|뒤|후|전(?![화체])|씩|마다|치(?![가-힣])|짜리|밖에|만큼|"
+             r"더(?![가-힣])|꼬박|내리|걸려|걸렸|걸린|걸리|걸쳐|걸친|남았|남아|남은|지나|지났|지난|쉬|일했|일해|일하|"
+             r"머물|머무|묵었|묵어|보냈|보내|지냈|지내|잤|굶|앓|아팠|아파|기다|연장|늦어|늦었|늦춰|늦췄|미뤄|미뤘|당겨|당겼|"
+             r"무료|체험|챌린지|환불|보장|유효|한정|기준|단위|평균|이용권|패스")
+KOREAN_DAY_AFTER = re.compile(
+    r"은(?!\s*(?:" + _KO_SPENT + r"|있어야|필요|족히|최소|적어도))|도(?!\s*(?:안\s*)?(?:" + _KO_SPENT + "))|의|"
+    r"로(?!\s*(?:줄|늘|연장|단축))|이(?:야|지|에요|었|였|죠|잖|니|냐|래|던)|인(?:데|가|지|거)|입니|"
+    r"이(?=\s*(?:뭐|무슨|언제|몇|어떤|어느|맞|아니))|자(?![가-힣])|\s+(?!" + _KO_SPENT + r")(?=[가-힣])")
+#: After "1일에", what makes it one day, not the 1st: "1일에 다 했어" (all done in a day), "1일에 끝냈어"; not "다 같이"
+#: (all together), "다들" (everyone), "다음" (next).
+KOREAN_ONE_DAY = re.compile(r"에\s*(?:다(?!\s*같이|같이|들|음)|끝|모두|전부|몽땅|한꺼번에|한\s*번에)")
+#: The most days a trip, a stay or a holiday said "3日の旅行", "3일 휴가" is taken to last (`CJK_DAY_COUNTED`):
+#: a longer one is said in weeks, so "29日の旅行" is the trip on the 29th.
+CJK_COUNT_MAX = 14
+#: After a day's number, a thing that lasts some days: "3日の旅行" (a trip of three days, as often as the trip on the
+#: 3rd), "3日の休み", "3일 휴가", "3일의 여행", read as a count up to `CJK_COUNT_MAX` (a day read wrongly weighs every
+#: memory not from it down; a count unread only leaves the question's words to search).
+CJK_DAY_COUNTED = {
+    "Japanese": re.compile(r"の\s*(?:旅行|旅|休み|休暇|出張|入院|滞在|研修|合宿|連休|期間|間|猶予|日程|ツアー|コース|講習|講座|"
+                           r"遠征|帰省|キャンプ|断食|療養|隔離|有給|宿泊|セミナー|ワークショップ)"),
+    "Korean": re.compile(r"(?:의)?\s*(?:여행|휴가|출장|입원|연휴|캠프|코스|과정|교육|연수|체류|단식|기간|일정|투어|워크숍|"
+                         r"합숙|방학|병가|휴무|여정|휴식|금식|격리|훈련|숙박)"),
+}
+#: The words between the two days of a range ("29日から30日まで", "29号到30号", "29일부터 30일까지"); a mark ("29日〜30日",
+#: "29〜30日", "29~30일") in every language (`periods.cjk_nth_day_window`).
+CJK_DAY_RANGE_WORDS = {"Japanese": ("から",), "Chinese": ("到", "至"), "Korean": ("부터",)}
+CJK_DAY_RANGE_MARKS = "〜~～-–—"
+_DAY_JOIN = (r"\s*(?:[" + re.escape(CJK_DAY_RANGE_MARKS) + r"]|"
+             + alternatives(w for words in CJK_DAY_RANGE_WORDS.values() for w in words) + r")\s*")
+_DAY_WORD = "[" + "".join(sorted(set("".join(CJK_DAY_SUFFIXES.values())))) + "]"
 FOREIGN_PATTERNS = {
     # A day of the week, in a question (`timeq`): a word before it ("letzten Dienstag", "el próximo martes",
     # "先週の金曜日", "다음 주 수요일") or after it ("mardi dernier", "el martes que viene"), or none. Groups: the
@@ -93,13 +164,13 @@ FOREIGN_PATTERNS = {
     "foreign_weekday": re.compile(
         r"(?:\b(" + either(w for w in WEEKDAY_LEADS if _latin(w)) + r")\s+)?\b("
         + either(w for w in QUESTION_WEEKDAYS if _latin(w)) + r")\b(?:\s+(" + either(WEEKDAY_TRAILS)
-        + r")\b)?|(?:(" + alternatives(w for w in WEEKDAY_LEADS if not _latin(w)) + r")\s*)?" + _NO_COUNT + "("
+        + r")\b)?|(?:(" + alternatives(w for w in WEEKDAY_LEADS if not _latin(w)) + r")\s*)?" + _NO_COUNT + _AFTER_A_DAY + "("
         + alternatives(w for w in QUESTION_WEEKDAYS if not _latin(w)) + ")" + _NOT_A_DAY + "|("
         + alternatives(CHINESE_WEEK_LEADS) + r")([一二三四五六日天])" + _NOT_A_DAY, re.IGNORECASE),
     "foreign_ago": re.compile(
         r"\b(?:vor|il\s+y\s+a|hace|há)\s+" + _FOREIGN_NUMBER + r"\s+(" + alternatives(_LATIN_UNITS) + r")\b"
         + r"|\b" + _FOREIGN_NUMBER + r"\s+(" + alternatives(_LATIN_UNITS) + r")\s+(?:fa|geleden|temu|önce)\b"
-        + r"|(\d{1,3}|[一二两兩三四五六七八九十]|[한두세네](?=\s*[달주]))\s*("
+        + r"|(\d{1,3}|" + _CHINESE_COUNT + r"|[한두세네](?=\s*[달주]))\s*("
         + alternatives(w for w in FOREIGN_UNIT_OF if not _latin(w)) + r")\s*(?:前|" + _KOREAN_AGO + ")"
         # Polish "tydzień temu" (a week ago: no number, group 7 empty)
         + r"|\b()(?-i:(" + alternatives(w for one in ("tydzień", "miesiąc", "rok") for w in _capitals(one))
@@ -113,7 +184,7 @@ FOREIGN_PATTERNS = {
     "foreign_next_n": re.compile(
         r"\b(?:" + _FRENCH_NUMBER + r"\s+)?(" + alternatives(w for w in NEXT_WORD_LANGUAGE if _latin(w)) + r")\s+(?:"
         + _FOREIGN_NUMBER + r"\s+)?(" + alternatives(FOREIGN_NEXT_UNITS) + r")\b|("
-        + alternatives(w for w in NEXT_WORD_LANGUAGE if not _latin(w)) + r")\s*(\d{1,3}|[一二两兩三四五六七八九十]|[한두세네])"
+        + alternatives(w for w in NEXT_WORD_LANGUAGE if not _latin(w)) + r")\s*(\d{1,3}|" + _CHINESE_COUNT + r"|[한두세네])"
         + r"\s*(" + alternatives(w for w in FOREIGN_UNIT_OF if not _latin(w)) + ")", re.IGNORECASE),
     "foreign_tomorrow": re.compile(_words(FOREIGN_TOMORROW).pattern + _KOREAN_WORD_END, re.IGNORECASE),
     # in (a number) units ("in zwei Wochen"); CJK: a number, a unit, after ("2週間後", "两周后", "2주 후"). Groups
@@ -121,7 +192,7 @@ FOREIGN_PATTERNS = {
     "foreign_in_n": re.compile(
         r"\b(" + alternatives(IN_WORD_LANGUAGE) + r")\s+(?:(?:etwa|ungefähr|circa|environ|unos|unas|cerca\s+de|"
         r"ongeveer|około|jakieś)\s+)?(?:" + _FOREIGN_NUMBER + r"\s+|(?<=\bza\s)(?=" + _POLISH_ONE + "))("
-        + alternatives(_LATIN_UNITS) + r")\b|(?<![\d月월年년])(\d{1,3}|[一二两兩三四五六七八九十]|[한두세네]|일(?=주일))\s*("
+        + alternatives(_LATIN_UNITS) + r")\b|(?<![\d月월年년])(\d{1,3}|" + _CHINESE_COUNT + r"|[한두세네]|일(?=주일))\s*("
         + alternatives(w for w in FOREIGN_UNIT_OF if not _latin(w)) + r")\s*(?:以後|以后|之後|之后|後|后|후|뒤)"
         + _KOREAN_WORD_END + r"|\b(\d{1,3}|" + either(TURKISH_NUMBERS) + r")\s+(" + alternatives(_LATIN_UNITS)
         + r")\s+sonra\b",
@@ -131,8 +202,14 @@ FOREIGN_PATTERNS = {
     "foreign_day_month": re.compile(
         r"(?:\b(" + alternatives(DAY_MONTH_LEADS) + r")\s+)?\b(\d{1,2})(\.|er|º|°)?\s+(de\s+|di\s+)?("
         + either(QUESTION_MONTHS) + r")\b(?!['\u2019]s\b)(?:,?\s+(?:de\s+)?(\d{4})\b)?", re.IGNORECASE),
-    # A day of the month without its month ("29日", "29号", "29일"): its number, its word (`CJK_DAY_SUFFIXES`).
-    "cjk_nth_day": re.compile(r"(?<![\dA-Za-z第/.\-:])(\d{1,2})([日号號일])"),
+    # A day of the month without its month ("29日", "29号", "二十九号", "29일"): its number ("day"), its word ("word",
+    # `CJK_DAY_SUFFIXES`), a day of the week in brackets ("weekday": "29日(月)"), and a range's other end ("29日から30日",
+    # "29〜30日": "join", "until", "until_word"); not within a longer number ("129日", "百二十号").
+    "cjk_nth_day": re.compile(
+        r"(?<![\dA-Za-z第/.\-:" + "".join(_CHINESE_DIGITS) + "".join(_CHINESE_TENS) + "两兩百千万萬零〇几幾])(?P<day>"
+        + _DAY_NUMBER + ")(?=" + _DAY_WORD + "|" + _DAY_JOIN + _DAY_NUMBER + _DAY_WORD + ")(?P<word>" + _DAY_WORD
+        + ")?(?P<bracket>(?<=" + _DAY_WORD + ")" + _BRACKET + ")?(?:(?P<join>" + _DAY_JOIN + ")(?P<until>" + _DAY_NUMBER
+        + ")(?P<until_word>" + _DAY_WORD + "))?"),
     # A month word with an English possessive is a name ("in Mei's office", "in Julio's house"). A Turkish one needs
     # no word before it (`_TURKISH_MONTH`).
     "foreign_month": re.compile(r"\b(?:(" + alternatives(w for w in FOREIGN_MONTH_LEADS if w) + r")\s+|"

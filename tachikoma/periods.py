@@ -39,7 +39,8 @@ from pathlib import Path
 
 from . import ahead as _coming
 from .errors import TachikomaError
-from .foreign_time import CJK_DAY_AFTER, CJK_DAY_SUFFIXES
+from .foreign_time import (CJK_BRACKET_WEEKDAYS, CJK_COUNT_MAX, CJK_DAY_AFTER, CJK_DAY_COUNTED, CJK_DAY_RANGE_MARKS,
+                           CJK_DAY_RANGE_WORDS, CJK_DAY_SUFFIXES, KOREAN_DAY_AFTER, KOREAN_ONE_DAY, chinese_number)
 from .time_words import FOREIGN_SEASONS, MONTH_NAMES, MONTH_NAMES_ALSO_WORDS, SEASON_WORD_GOES_ON
 from .timewindow import Window, days, month, month_end
 
@@ -288,27 +289,108 @@ def _nth_day(number: int, today: date, tz, phrase: str, coming: bool) -> Window 
 
 #: Just before "29日", "3号", "3일", what makes it no day alone: a month ("13月29日", which `timeq`'s "cjk_md" did not
 #: read), a year, a week or a night it counts in ("週3日", "月に3日", "2泊3日", "한 달에 3일"), a habit ("毎29日"), an
-#: issue ("第3号"), a range's other end ("1日〜3日").
-_CJK_NOT_ALONE = re.compile(r"(?:[月월年년週周泊第毎每매〜~～\-–—]|[月週年]に|한\s*달에)\s*$")
+#: issue ("第3号"), a range's other end ("1日〜3日"), a word saying the days are counted ("ここ3日", "この3日",
+#: "过去三日", "这三日", "连续三日", "최근 3일", "앞으로 3일"; not Korean "지난 3일", as often the 3rd just gone).
+_CJK_NOT_ALONE = re.compile(r"(?:[月월年년週周泊第毎每매〜~～\-–—]|[月週年]に|한\s*달에|この|ここ|過去|直近|最近|あと|残り|丸|"
+                            r"这|這|过去|過去|连续|連續|整整|头|頭|최근|앞으로|남은)\s*$")
 #: A month said a little before "29日": the day is that month's ("来月3日", "上个月3号", "毎月29日", "다음 달 3일", "매월
 #: 29일"; "12月29日と30日": December's 30th, not November's), left to the month's own reading.
 _CJK_MONTH_BEFORE = re.compile(r"\d\s*[月월]|(?:先|来|今|再来|本|上|下|这|這|每|毎)(?:个|個)?月|(?:지난|다음|이번|저번|매)\s*달")
+#: How far from the day a number alone names a day of the week in brackets may move it ("29日(月)": the next 29th
+#: that is a Monday, within about four months; `_on_weekday`).
+CJK_WEEKDAY_REACH_DAYS = 124
+
+
+def _cjk_number(said: str, told: str) -> int | None:
+    """The number of "29" or, in a Chinese question, "二十九" (`foreign_time.chinese_number`); a day of a month (1-31)."""
+    number = int(said) if said.isdigit() else chinese_number(said) if told == "Chinese" else None
+    return number if number is not None and 1 <= number <= 31 else None
+
+
+@lru_cache(maxsize=64)
+def _on_weekday(number: int, weekday: int, today: date, coming: bool) -> date | None:
+    """The day `number` of a month that is a `weekday` ("29日(月)": a Monday), the next one (`coming`) or the latest,
+    no further than `CJK_WEEKDAY_REACH_DAYS` from the one the number alone names; else that one (the weekday
+    disagrees with every near month: the number is read, as without the weekday)."""
+    plain = day = _coming.nth_day(number, today, coming)
+    while day is not None and abs((day - plain).days) <= CJK_WEEKDAY_REACH_DAYS:
+        if day.weekday() == weekday:
+            return day
+        day = _coming.nth_day(number, day + timedelta(days=1 if coming else -1), coming)
+    return plain
+
+
+def _cjk_day_alone(m: re.Match, text: str, number: int, told: str) -> bool:
+    """Whether the first day of `m` (`timeq`'s "cjk_nth_day") is said as a day of the month by what follows it."""
+    if m.group("word") is None or m.group("word") not in CJK_DAY_SUFFIXES[told]:
+        return False
+    end = m.end("bracket") if m.group("bracket") else m.end("word")
+    if number <= CJK_COUNT_MAX and told in CJK_DAY_COUNTED and CJK_DAY_COUNTED[told].match(text, end):
+        return False  # "3日の旅行", "3일 휴가": a trip of three days
+    if m.group("bracket"):
+        return True  # "29日(月)": its day of the week says it is a date
+    if number == 1 and told == "Japanese" and not text.startswith(("に", "まで", "から"), end):
+        return False  # "1日の流れ", "1日は24時間": a day's
+    if number == 1 and told == "Korean" and KOREAN_ONE_DAY.match(text, end):
+        return False  # "1일에 다 했어": in one day
+    return bool(CJK_DAY_AFTER[told].match(text, end) or told == "Korean" and number > 1 and KOREAN_DAY_AFTER.match(text, end))
+
+
+def _cjk_range(m: re.Match, text: str, first: int, told: str) -> int | None:
+    """The second day of a range `m` names ("29日から30日まで", "29号到30号", "29일부터 30일까지", "29〜30日"), or None for
+    none: a join or a word of another language, nothing after it that makes it a day, a count ("2〜3日", "1~2일":
+    a day or two said without the first's word; "2〜3日の休み")."""
+    join, until = m.group("join").strip(), _cjk_number(m.group("until") or "", told)
+    if until is None or m.group("until_word") not in CJK_DAY_SUFFIXES[told] or not (
+            join in CJK_DAY_RANGE_MARKS or join in CJK_DAY_RANGE_WORDS[told]):
+        return None
+    if m.group("word") is None and until == first + 1 and until <= 7:
+        return None  # "2〜3日で", "1~2일 걸려": two or three days
+    if until <= CJK_COUNT_MAX and told in CJK_DAY_COUNTED and CJK_DAY_COUNTED[told].match(text, m.end()):
+        return None  # "2〜3日の休み"
+    if not (CJK_DAY_AFTER[told].match(text, m.end()) or told == "Korean" and KOREAN_DAY_AFTER.match(text, m.end())):
+        return None
+    return until
 
 
 def cjk_nth_day_window(m: re.Match, text: str, today: date, tz, phrase: str, told: str | None, past) -> Window | None:
-    """"29日", "29号", "29일" (`timeq`'s "cjk_nth_day"), read as "on the 29th" is: the next one, in the past tense
-    (`past(told)`: "3日に何を決めた？") the latest. Only in a question told (`told`) as a language that says a day so
-    (`foreign_time.CJK_DAY_SUFFIXES`), when what follows makes it a day (`foreign_time.CJK_DAY_AFTER`: not "29日間",
-    "3号线", "1日に3回") and nothing before it says its month, a count or a habit (`_CJK_NOT_ALONE`,
-    `_CJK_MONTH_BEFORE`); a Japanese "1日" only before "に", "まで", "から" ("1日の流れ", "1日は24時間": a day's)."""
-    if m.group(2) not in CJK_DAY_SUFFIXES.get(told, "") or not CJK_DAY_AFTER[told].match(text, m.end()):
-        return None
-    if told == "Japanese" and int(m.group(1)) == 1 and not text.startswith(("に", "まで", "から"), m.end()):
+    """"29日", "29号", "二十九号", "29일" (`timeq`'s "cjk_nth_day"), read as "on the 29th" is: the next one, in the past
+    tense (`past(told)`: "3日に何を決めた？") the latest. Only in a question told (`told`) as a language that says a day
+    so (`foreign_time.CJK_DAY_SUFFIXES`; Chinese numerals in Chinese), when what follows makes it a day
+    (`foreign_time.CJK_DAY_AFTER`, `KOREAN_DAY_AFTER` for a Korean day but the 1st: not "29日間", "3号线", "1日に3回",
+    "3일 동안", nor a thing that lasts, "3日の旅行", `CJK_DAY_COUNTED`) and nothing before it says its month, a count or
+    a habit (`_CJK_NOT_ALONE`, `_CJK_MONTH_BEFORE`); a Japanese "1日" only before "に", "まで", "から" ("1日の流れ",
+    "1日は24時間": a day's), a Korean "1일에" not before "다", "끝" ("1일에 다 했어": in one day).
+
+    A range ("29日〜30日", "29日から30日まで", "29号到30号", "29일부터 30일까지") is one window from the first day to
+    the next second day after it (`_cjk_range`): the one under way or to come, in the past tense the one begun last;
+    where it is none, the first day alone as above. A day of the week in brackets ("29日(月)") picks the month whose
+    day it is (`_on_weekday`)."""
+    if told not in CJK_DAY_SUFFIXES or (number := _cjk_number(m.group("day"), told)) is None:
         return None
     before = text[max(0, m.start() - 12):m.start()]
     if _CJK_NOT_ALONE.search(before) or _CJK_MONTH_BEFORE.search(before):
         return None
-    return _nth_day(int(m.group(1)), today, tz, phrase, not past(told))
+    coming = not past(told)
+    weekday = CJK_BRACKET_WEEKDAYS[m.group("weekday")] if m.group("weekday") else None
+    until = _cjk_range(m, text, number, told) if m.group("join") else None
+    if until is not None:
+        if weekday is not None:
+            first = _on_weekday(number, weekday, today, coming)
+        else:
+            first = _coming.nth_day(number, today, False)  # the one begun last
+            if coming and (first is None or (_coming.nth_day(until, first, True) or today) < today):
+                first = _coming.nth_day(number, today, True)  # over: the next one
+        last = first and _coming.nth_day(until, first, True)
+        return None if last is None else replace(days(first, last, tz, phrase), ahead=coming and last > today)
+    if not _cjk_day_alone(m, text, number, told):
+        return None
+    if m.group("join"):  # "29일부터 30일 동안": no range, the first day alone
+        phrase = " ".join(text[m.start():m.end("bracket") if m.group("bracket") else m.end("word")].split())
+    if weekday is not None:
+        day = _on_weekday(number, weekday, today, coming)
+        return None if day is None else replace(days(day, day, tz, phrase), ahead=coming and day > today)
+    return _nth_day(number, today, tz, phrase, coming)
 
 
 def this_last(which: str, unit: str, today: date, tz, phrase: str, ahead: bool = False) -> Window:

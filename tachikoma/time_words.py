@@ -365,9 +365,12 @@ FOREIGN_NUMBERS = {"ein": 1, "eine": 1, "einem": 1, "einer": 1, "zwei": 2, "drei
                    "ocho": 8, "nueve": 9, "diez": 10, "um": 1, "dois": 2, "duas": 2, "três": 3, "quatro": 4,
                    "uma": 1, "sete": 7, "oito": 8, "nove": 9, "dez": 10, "due": 2, "tre": 3, "quattro": 4, "cinque": 5,
                    "sei": 6, "sette": 7, "otto": 8, "dieci": 10, "een": 1, "één": 1, "twee": 2, "drie": 3,
-                   "vijf": 5, "zes": 6, "zeven": 7, "negen": 9, "tien": 10, "한": 1, "두": 2, "세": 3, "네": 4,
-                   "一": 1, "二": 2, "两": 2, "兩": 2, "三": 3, "四": 4,
-                   "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+                   "vijf": 5, "zes": 6, "zeven": 7, "negen": 9, "tien": 10, "한": 1, "두": 2, "세": 3, "네": 4}
+#: The Chinese numerals up to ten (Japanese writes them too): a count's ("三天前", "两周后"), an hour's ("二十三点"),
+#: a day's ("二十九号", `foreign_time.chinese_number`). 两 and 兩 say "two of", never a day's or a ten's number.
+CHINESE_NUMBERS = {"一": 1, "二": 2, "两": 2, "兩": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9,
+                   "十": 10}
+FOREIGN_NUMBERS.update(CHINESE_NUMBERS)
 POLISH_NUMBERS = {"jeden": 1, "jedna": 1, "dwa": 2, "dwie": 2, "trzy": 3, "cztery": 4, "pięć": 5, "sześć": 6,
                   "siedem": 7, "osiem": 8, "dziewięć": 9, "dziesięć": 10, "kilka": 3}
 TURKISH_NUMBERS = {"bir": 1, "iki": 2, "i̇ki": 2, "üç": 3, "dört": 4, "beş": 5, "altı": 6, "yedi": 7, "sekiz": 8,

@@ -17,7 +17,7 @@ languages at the end):
   ``in the past|last N days|weeks|months``, ``since <any of these>`` (up to as_of),
   ``recently`` / ``lately`` (the last `RECENT_DAYS`);
 * seasons: ``last summer``, ``this autumn``, ``since the summer``, ``summer 2024``, ``summer '24`` (English; `periods.season`);
-* a day of the month alone: ``on the 21st``, "29日に", "29号", "29일에" (the next one; in the past tense the latest);
+* a day of the month alone: ``on the 21st``, "29日に", "二十九号", "29일은", "29日〜30日" (the next; past tense: the latest);
 * spans: ``between March 1 and March 10``, ``from October to December`` (one window; a first time named
   without a year is its latest occurrence before the second: "between August and November 2023");
 * other languages (issue 29): German, French, Spanish, Portuguese, Italian, Dutch, Polish, Turkish, Japanese,
