@@ -64,7 +64,8 @@ def _south(said: str, tz: str) -> bool:
     said = said.strip().lower()
     if said:
         if said not in ("north", "south"):
-            raise TachikomaError(f"{HEMISPHERE_ENV} is {said!r}: it says whose seasons a question means, "
+            shown = repr(said[:40]) + (" …" if len(said) > 40 else "")  # one short line, whatever was set
+            raise TachikomaError(f"{HEMISPHERE_ENV} is {shown}: it says whose seasons a question means, "
                                  "'north' or 'south'")
         return said == "south"
     zone = tz.strip().lstrip(":") or _local_zone()
@@ -81,11 +82,25 @@ def _local_zone() -> str | None:
     None."""
     if zone := _zone_of_file(LOCALTIME):
         return zone
+    named = _small_text(TIMEZONE_NAME, 200).partition("\n")[0].strip()
+    return named or None
+
+
+#: The most of a zone file read (`_small_text`): zone1970.tab, zone.tab and tzdata.zi are some 20, 20 and 110 kB.
+ZONE_FILE_BYTES = 1 << 20
+
+
+def _small_text(path, most: int = ZONE_FILE_BYTES) -> str:
+    """The text of the regular file at `path`, at most its first `most` bytes, any byte that is no UTF-8 replaced;
+    "" for none, a folder, a device or a pipe ("/dev/zero" never ends, a pipe waits for a writer), or one unreadable:
+    a search reads the hemisphere from these, and no file of theirs may stop it or make it wait."""
     try:
-        with open(TIMEZONE_NAME, encoding="utf-8") as handle:
-            return handle.readline(200).strip() or None
-    except (OSError, UnicodeDecodeError):
-        return None
+        if not os.path.isfile(path):
+            return ""
+        with open(path, "rb") as handle:
+            return handle.read(most).decode("utf-8", "replace")
+    except (OSError, ValueError):
+        return ""
 
 
 def _zone_of_file(path: str) -> str | None:
@@ -109,11 +124,7 @@ def _zone_sign(zone: str) -> int:
         linked = _zone_of_file(str(Path(folder) / zone)) if os.path.isfile(Path(folder) / zone) else None
         if linked and linked != zone and (sign := _latitude_sign(linked.removeprefix("posix/").removeprefix("right/"))):
             return sign
-        try:
-            lines = (Path(folder) / "tzdata.zi").read_text(encoding="utf-8").splitlines()
-        except OSError:
-            continue
-        for line in lines:
+        for line in _small_text(Path(folder) / "tzdata.zi").splitlines():
             fields = line.split()
             if len(fields) == 3 and fields[0] == "L" and fields[2] == zone:
                 return _latitude_sign(fields[1])
@@ -124,11 +135,7 @@ def _latitude_sign(zone: str) -> int:
     """-1 for a zone south of the equator, 1 north of it, 0 when the system's zone tables do not list it."""
     for folder in zoneinfo.TZPATH:
         for table in ("zone1970.tab", "zone.tab"):
-            try:
-                lines = (Path(folder) / table).read_text(encoding="utf-8").splitlines()
-            except OSError:
-                continue
-            for line in lines:
+            for line in _small_text(Path(folder) / table).splitlines():
                 fields = line.split("\t")
                 if len(fields) >= 3 and fields[2] == zone and fields[1][:1] in "+-":
                     return -1 if fields[1][0] == "-" else 1

@@ -1,0 +1,166 @@
+"""Adversarial review (session 44) of session 43's seasons south of the equator (`periods.south`) and of its time
+fixes. Each case says whether it failed before its fix ("failed before") or guards what must not move ("pins")."""
+
+import os
+import subprocess
+import sys
+import threading
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from tachikoma import periods, timeq
+
+JULY = datetime.fromisoformat("2026-07-15T12:00:00+00:00")
+DECEMBER = datetime.fromisoformat("2026-12-10T12:00:00+00:00")  # a Thursday
+LAST_SUMMER = "What did we do last summer?"
+
+
+def windows(query: str, now: datetime = DECEMBER) -> list[tuple[str, str, bool]]:
+    return [(w.phrase, w.label, w.ahead) for _, _, w in timeq.read_spans(query, now)]
+
+
+# ------------------------------------------------------------------ 1. the system's zone files, read bounded
+
+@pytest.fixture
+def tables(tmp_path, monkeypatch):
+    """A zoneinfo folder of its own, first on the path, whose files a test spoils; the real one after it (or a small
+    stand-in where the system has no zone tables)."""
+    own, good = tmp_path / "own", tmp_path / "good"
+    own.mkdir()
+    good.mkdir()
+    (good / "zone1970.tab").write_text("AU\t-3352+15113\tAustralia/Sydney\nDE\t+5230+01322\tEurope/Berlin\n",
+                                       encoding="utf-8")
+    monkeypatch.setattr(periods.zoneinfo, "TZPATH", (str(own), str(good)))
+    monkeypatch.delenv("TACHIKOMA_HEMISPHERE")
+    periods._south.cache_clear()
+    yield own
+    periods._south.cache_clear()
+
+
+@pytest.mark.parametrize("table", ["zone1970.tab", "zone.tab"])
+@pytest.mark.parametrize("tz, expected", [
+    ("Australia/Sydney", [("last summer", "2025-12-01..2026-02-28", False)]),
+    ("Europe/Berlin", [("last summer", "2025-06-01..2025-08-31", False)]),
+])
+def test_a_zone_table_that_is_no_text_is_passed_over(tables, monkeypatch, table, tz, expected):
+    # failed before: its UnicodeDecodeError (a ValueError) made timeq read "last summer" as no time, north or south
+    (tables / table).write_bytes(b"\xff\xfe\x00AU\t-33\x80\x81 junk")
+    monkeypatch.setenv("TZ", tz)
+    assert windows(LAST_SUMMER, JULY) == expected
+
+
+def test_a_tzdata_zi_that_is_no_text_is_passed_over(tables, monkeypatch):
+    # failed before: "NZ2" (a name no table lists) reached tzdata.zi, whose bytes stopped the season being read
+    (tables / "tzdata.zi").write_bytes(b"\xff\xfe L Australia/Sydney NZ2 \x80")
+    monkeypatch.setenv("TZ", "NZ2")
+    assert windows(LAST_SUMMER, JULY) == [("last summer", "2025-06-01..2025-08-31", False)]
+
+
+@pytest.mark.parametrize("name", ["zone1970.tab", "tzdata.zi"])
+def test_a_zone_file_that_never_ends_is_read_bounded(tables, name):
+    # failed before: a table linked to /dev/zero was read whole, a MemoryError out of the search (here under a limit
+    # of 1 GiB of memory, in a process of its own)
+    if not os.path.exists("/dev/zero"):
+        pytest.skip("no /dev/zero")
+    (tables / name).symlink_to("/dev/zero")
+    program = (f"import resource; resource.setrlimit(resource.RLIMIT_AS, ({1 << 30}, {1 << 30}))\n"
+               "import os; from datetime import datetime; from tachikoma import periods, timeq\n"
+               f"periods.zoneinfo.TZPATH = ({str(tables)!r},)\n"
+               "os.environ['TZ'] = 'NZ2'; os.environ.pop('TACHIKOMA_HEMISPHERE', None)\n"
+               f"print([w.label for w in timeq.read({LAST_SUMMER!r}, datetime.fromisoformat('2026-07-15T12:00:00+00:00'))])\n")
+    env = {**os.environ, "PYTHONPATH": str(Path(periods.__file__).parents[1])}
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60, env=env)
+    assert done.returncode == 0, done.stderr[-500:]
+    assert done.stdout.strip() == "['2025-06-01..2025-08-31']"
+
+
+def test_an_etc_timezone_that_is_a_pipe_does_not_hang_a_search(tmp_path, monkeypatch):
+    # failed before: opening a FIFO waits for a writer that never comes
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs here")
+    copy, pipe = tmp_path / "localtime", tmp_path / "timezone"
+    copy.write_bytes(b"TZif a copy")
+    os.mkfifo(pipe)
+    monkeypatch.setattr(periods, "LOCALTIME", str(copy))
+    monkeypatch.setattr(periods, "TIMEZONE_NAME", str(pipe))
+    monkeypatch.delenv("TACHIKOMA_HEMISPHERE")
+    monkeypatch.delenv("TZ", raising=False)
+    periods._south.cache_clear()
+    answer: list = []
+    reader = threading.Thread(target=lambda: answer.append(periods.south()), daemon=True)
+    reader.start()
+    reader.join(5)
+    hung = reader.is_alive()
+    if hung:  # let the reader go: a writer opens the pipe and closes it
+        with open(pipe, "w"):
+            pass
+        reader.join(5)
+    periods._south.cache_clear()
+    assert not hung and answer == [False]
+
+
+@pytest.mark.parametrize("content, is_south", [
+    ("Australia/Sydney\n", True),  # pins
+    ("  Australia/Sydney  \n", True),  # pins
+    ("", False),  # pins: empty, north
+    (b"\xff\xfe\x00\x01junk", False),  # pins: binary
+    ("Australia/Sydney" * 100_000, False),  # pins: 1.6 MB on one line, no zone
+])
+def test_what_etc_timezone_holds(tables, tmp_path, monkeypatch, content, is_south):
+    copy, named = tmp_path / "localtime", tmp_path / "timezone"
+    copy.write_bytes(b"TZif a copy")
+    named.write_bytes(content if isinstance(content, bytes) else content.encode())
+    monkeypatch.setattr(periods, "LOCALTIME", str(copy))
+    monkeypatch.setattr(periods, "TIMEZONE_NAME", str(named))
+    monkeypatch.delenv("TZ", raising=False)
+    assert periods.south() is is_south
+
+
+@pytest.mark.parametrize("target, is_south", [
+    ("zoneinfo/Australia/Sydney", True),  # pins: a link into a zone folder
+    ("zoneinfo/Australia/Gone", False),  # pins: a broken link to a zone no table lists
+    ("elsewhere", False),  # pins: a link out of any zone folder, and no /etc/timezone
+    ("localtime", False),  # pins: a link to itself
+])
+def test_what_etc_localtime_links_to(tables, tmp_path, monkeypatch, target, is_south):
+    link = tmp_path / "localtime"
+    link.symlink_to(tmp_path / target)
+    monkeypatch.setattr(periods, "LOCALTIME", str(link))
+    monkeypatch.setattr(periods, "TIMEZONE_NAME", str(tmp_path / "no-timezone"))
+    monkeypatch.delenv("TZ", raising=False)
+    assert periods.south() is is_south
+
+
+@pytest.mark.parametrize("tz", ["x" * 1_000_000, "../../../../etc/passwd", "/dev/zero", "AEST-10", "Etc/GMT+3", " ",
+                                "Australia/Sydney,M10.1.0"])
+def test_a_tz_that_names_no_zone_is_north(tables, monkeypatch, tz):  # pins
+    monkeypatch.setenv("TZ", tz)
+    assert periods.south() is False
+
+
+def test_a_hemisphere_setting_that_says_neither_is_one_short_line(monkeypatch):
+    # failed before: the whole value was said back (up to the 128 kB an environment variable may hold)
+    monkeypatch.setenv("TACHIKOMA_HEMISPHERE", "southern hemisphere " * 5000)
+    with pytest.raises(periods.TachikomaError, match="'north' or 'south'") as raised:
+        windows(LAST_SUMMER, JULY)
+    assert len(str(raised.value)) < 200 and "\n" not in str(raised.value)
+
+
+@pytest.mark.parametrize("said", ["South", " south ", "SOUTH\n"])
+def test_a_hemisphere_setting_in_any_case_or_spacing(monkeypatch, said):  # pins
+    monkeypatch.setenv("TACHIKOMA_HEMISPHERE", said)
+    assert windows(LAST_SUMMER, JULY) == [("last summer", "2025-12-01..2026-02-28", False)]
+
+
+# ------------------------------------------------------------------ 5. long inputs read in linear time
+
+@pytest.mark.parametrize("text", ["summer " * 300, "between the 1st and the " * 90, "on the 21st in July " * 100,
+                                  "When was Grandma's last fall? " * 70, "Why did this fall? " * 100,
+                                  "去年の夏何" * 400])
+def test_a_long_question_of_seasons_and_days_reads_quickly(text):
+    import time
+    started = time.perf_counter()
+    windows(text[:2000])
+    assert time.perf_counter() - started < 0.5
