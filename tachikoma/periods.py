@@ -207,6 +207,26 @@ def _titled(m: re.Match) -> bool:
         and not said.isupper() and bool(before) and not before.endswith((".", "!", "?", ":"))
 
 
+#: Before "last fall", "next fall": a possessive or "the" makes it a fall, an accident, no autumn ("Grandma's last fall",
+#: "after her last fall", "the last fall"); "this past fall", "Did she fall last fall?" stay autumn.
+_FALL_HAD = re.compile(r"(?:\b(?:the|that|my|your|his|her|its|our|their)|\w['\u2019]s)\s+$", re.I)
+#: Before "this fall", "this spring": an auxiliary makes "this" a subject and the season's word its verb ("Why did this
+#: fall?", "Will this fall on a Monday?"); not before "'s" ("Did this fall's launch go well?").
+_VERB_AFTER = re.compile(r"\b(?:(?:did|does|will|would|could|can|should|might|may|must|shall)(?:n['\u2019]t)?|won['\u2019]t|"
+                         r"cannot)\s+$", re.I)
+
+
+def _a_fall_or_a_verb(m: re.Match) -> bool:
+    """Whether "last fall", "this fall", "this spring" (`timeq`'s "season", its `which` form) names a fall or says a
+    verb, no season (`_FALL_HAD`, `_VERB_AFTER`)."""
+    which, named = (m.group("which") or "").lower(), (m.group("named") or "").lower()
+    before = m.string[max(0, m.start() - 12):m.start()]
+    if named == "fall" and which in ("last", "next") and _FALL_HAD.search(before):
+        return True
+    return named in ("fall", "spring") and which == "this" and bool(_VERB_AFTER.search(before)) \
+        and not m.string.startswith(("'s", "\u2019s"), m.end())
+
+
 def _two_digit_year(short: int, today: date) -> int:
     """The year "'24" names: this century's, the last's when that would be more than ten years ahead ("'98")."""
     year = today.year // 100 * 100 + short
@@ -219,6 +239,8 @@ def season_window(kind: str, m: re.Match, today: date, tz, phrase: str, ahead, p
     if kind == "season":
         if _titled(m):
             return None  # "I Know What You Did Last Summer", "the film \"Last Summer\"": a title, no time
+        if _a_fall_or_a_verb(m):
+            return None  # "When was Grandma's last fall?", "Why did this fall?"
         if m.group("year") and "," in m.group(0) and _COUNTED.match(m.string, m.end()):
             return None  # "in the summer, 2000 people came": a number of things, no year
         which = "before last" if m.group("before") else (m.group("which") or m.group("lead") or "").lower()

@@ -156,9 +156,10 @@ _KOREAN_SEASONS = {"봄": "spring", "여름": "summer", "가을": "autumn", "겨
 #: What may follow a season said in Japanese ("去年の秋", "この春") or Korean ("지난 여름") for it to be a time when a
 #: kanji, katakana or Hangul syllable follows: those make a word of it ("去年の秋田旅行": Akita, "この春巻き": a spring
 #: roll, "秋葉原", "秋山さん", "이번 겨울왕국": Frozen), unless they begin one of these (a particle; "夏休み", "夏場",
-#: "夏祭り", "여름방학", "겨울 휴가": the season's holiday, festival or time).
-SEASON_WORD_GOES_ON = ("休", "中", "頃", "場", "季", "期", "祭", "合", "에", "엔", "은", "는", "의", "이", "을", "까지",
-                       "부터", "도", "쯤", "만", "과", "와", "내내", "동안", "방학", "휴가", "철")
+#: "夏祭り", "여름방학", "겨울 휴가": the season's holiday, festival or time; "何", "誰" ask about it, the particle left out:
+#: "去年の夏何した？").
+SEASON_WORD_GOES_ON = ("休", "中", "頃", "場", "季", "期", "祭", "合", "何", "誰", "에", "엔", "은", "는", "의", "이", "을",
+                       "까지", "부터", "도", "쯤", "만", "과", "와", "내내", "동안", "방학", "휴가", "철")
 #: A season's word in each language read: a question holding none is not read for a season (a quick test first:
 #: the patterns' alternations cost a question 0.1-0.2 ms).
 SEASON_HINTS = ("spring", "summer", "autumn", "fall", "winter", *_GERMAN_SEASONS, "frühjahr", *_DUTCH_SEASONS,
