@@ -15,6 +15,7 @@ from .periods import NTH_DAY
 from .time_words import QUESTION_WEEKDAYS, WEEKDAY_LEADS
 from .timewindow import Window
 from .timewindow import days as _days
+from .timewindow import month_end
 
 #: "between <a time> and <a time>", "from <a time> to <a time>": one window, the first's start to the second's end.
 _RANGE_OPEN = re.compile(r"\b(?:between|from)\s+(?:the\s+)?$", re.I)
@@ -139,21 +140,55 @@ def _in_month_of(first: Window, second: Window, tz) -> Window:
                                                ahead=first.ahead)
 
 
-_DAY_OF_MONTH_GAP = re.compile(r"^\s*,?\s*$")
+def _after_first(first: Window, second: Window, tz, today: date | None) -> Window:
+    """`second`, a day of the month said without its month after `first`, one day ("between the 1st of November and
+    the 5th", "from November 28 to the 5th"): the first such day from `first` on, when that comes before the one
+    `second` alone reads (the latest or next from today, whatever `first`'s month: 1 November to 5 December);
+    `second` as read otherwise."""
+    nth, day = _NTH_DAY.match(second.phrase), datetime.fromtimestamp(first.start, tz).date()
+    if nth is None or _NTH_DAY.match(first.phrase) or day != datetime.fromtimestamp(first.end - 1, tz).date():
+        return second
+    moved = nth_day(int(nth.group(1)), day, True)
+    if moved is None or moved >= datetime.fromtimestamp(second.start, tz).date():
+        return second
+    return replace(_days(moved, moved, tz, second.phrase), relative=second.relative,
+                   ahead=second.ahead and (today is None or moved > today))
+
+
+#: Between a day of the month said without its month and a month: nothing, a comma, "in" before a month said with its
+#: year ("on the 21st in March 2024": "in March" is the month's own phrase).
+_DAY_OF_MONTH_GAP = re.compile(r"^\s*,?\s*(?:in\s+)?$", re.I)
 
 
 def _day_of_month(query: str, first: tuple[int, int, Window], second: tuple[int, int, Window], tz) -> Window | None:
     """One day when a day of the month said without its month and a month stand side by side ("on the 21st in July",
-    "in July on the 21st": the day `periods.nth_day_window` read as that month's): that day, said as both; None
-    otherwise."""
+    "in July on the 21st": the day `periods.nth_day_window` read as that month's): that day, said as both; with the
+    month's year said ("on the 21st in March 2024", "in March 2024 on the 21st"), that year's; when the day is that
+    month's of another year ("on the 29th in February": the latest 29 February, 2024, beside this year's February),
+    the day. None otherwise."""
     (a_start, a_end, a), (b_start, b_end, b) = first, second
     if not _DAY_OF_MONTH_GAP.match(query[a_end:b_start]):
         return None
     for day_side, other in ((a, b), (b, a)):
-        if _NTH_DAY.match(day_side.phrase) and not _NTH_DAY.match(other.phrase) and other.start > 0 \
-                and datetime.fromtimestamp(other.start, tz).day == 1 and other.start <= day_side.start \
-                and day_side.end <= other.end and not other.phrase.lower().startswith(("since", "before", "after")):
-            return replace(day_side, phrase=" ".join(query[a_start:b_end].split()))
+        nth = _NTH_DAY.match(day_side.phrase)
+        if nth is None or _NTH_DAY.match(other.phrase) or other.start <= 0 \
+                or datetime.fromtimestamp(other.start, tz).day != 1 \
+                or other.phrase.lower().startswith(("since", "before", "after")):
+            continue
+        phrase = " ".join(query[a_start:b_end].split())
+        if other.start <= day_side.start and day_side.end <= other.end:
+            return replace(day_side, phrase=phrase)
+        month_first = datetime.fromtimestamp(other.start, tz).date()
+        if datetime.fromtimestamp(other.end - 1, tz).date() != month_end(month_first):
+            continue  # no one whole month
+        if _YEAR.search(other.phrase):
+            try:
+                day = month_first.replace(day=int(nth.group(1)))
+            except ValueError:
+                return None  # "the 31st in June 2024": no such day, the month as read
+            return replace(_days(day, day, tz, phrase), relative=False, ahead=other.ahead)
+        if datetime.fromtimestamp(day_side.start, tz).month == month_first.month:
+            return replace(day_side, phrase=phrase)
     return None
 
 
@@ -191,6 +226,7 @@ def spans(query: str, found: list[tuple[int, int, Window]], tz, reach: int,
             leads = any(w.phrase.lower().startswith(("since", "before", "after")) for w in (first, window))
             span = joined and (opened or _RANGE_OPEN_WORD.match(query[first_start:first_end])) and not leads
             first = _in_month_of(first, window, tz) if span else first
+            window = _after_first(first, window, tz, today) if span else window
             both_ahead = first.ahead and window.ahead  # both still to come: from the first day to the last
             if span and both_ahead:
                 if first.start > window.start and not (first.relative or _YEAR.search(first.phrase)):

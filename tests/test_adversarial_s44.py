@@ -199,6 +199,50 @@ def test_a_japanese_season_before_a_question_word(query, expected):
     assert windows(query, JULY) == expected
 
 
+# ------------------------------------------------------------------ 3. a day of the month beside a month and its year
+
+@pytest.mark.parametrize("query, expected", [
+    # failed before: the second day, without its month, read alone (the latest 5th: 1 November to 5 December)
+    ("What happened between the 1st of November and the 5th?",
+     [("between the 1st of November and the 5th", "2026-11-01..2026-11-05", False)]),
+    ("What happened between November 3 and the 10th?",
+     [("between November 3 and the 10th", "2026-11-03..2026-11-10", False)]),
+    ("What happened from 1 November 2024 to the 5th?",
+     [("from 1 November 2024 to the 5th", "2024-11-01..2024-11-05", False)]),
+    # pins: the second day after the first's month end is the next month's
+    ("What happened from the 28th of November to the 5th?",
+     [("from the 28th of November to the 5th", "2026-11-28..2026-12-05", False)]),
+    ("What's planned from the 20th of December to the 5th?",
+     [("from the 20th of December to the 5th", "2026-12-20..2027-01-05", True)]),
+    ("What's planned between 20 December and the 23rd?",
+     [("between 20 December and the 23rd", "2026-12-20..2026-12-23", True)]),
+    ("What happened between the 1st and the 5th of December?",
+     [("between the 1st and the 5th of December", "2026-12-01..2026-12-05", False)]),
+])
+def test_a_second_day_without_its_month_is_the_first_such_day_after_the_first(query, expected):
+    assert windows(query) == expected
+
+
+@pytest.mark.parametrize("query, expected", [
+    # failed before: 21 March of this year and the whole of March 2024, two windows
+    ("What happened on the 21st in March 2024?", [("on the 21st in March 2024", "2024-03-21", False)]),
+    ("What happened on the 21st, in March 2024?", [("on the 21st, in March 2024", "2024-03-21", False)]),
+    ("What happened in March 2024 on the 21st?", [("March 2024 on the 21st", "2024-03-21", False)]),
+    # failed before: the latest 29 February (2024) and this year's February, two windows
+    ("What happened on the 29th in February?", [("on the 29th in February", "2024-02-29", False)]),
+    # pins
+    ("What happened on the 21st in July?", [("on the 21st in July", "2026-07-21", False)]),
+    ("What happened on the 29th of February?", [("29th of February", "2024-02-29", False)]),
+    ("What happened on the 21st of March 2024?", [("21st of March 2024", "2024-03-21", False)]),
+])
+def test_a_day_of_the_month_beside_a_month_and_its_year_is_that_day(query, expected):
+    assert windows(query) == expected
+
+
+def test_a_day_of_the_month_beside_a_month_and_year_it_lacks_stays_as_read():  # pins
+    assert windows("What happened on the 31st in June 2024?") == [("June 2024", "2024-06", False)]
+
+
 # ------------------------------------------------------------------ 5. long inputs read in linear time
 
 @pytest.mark.parametrize("text", ["summer " * 300, "between the 1st and the " * 90, "on the 21st in July " * 100,
