@@ -281,10 +281,10 @@ BIRTHDAY = Kind(
     dates=True,
 )
 
-# "When was Lukas born?": a day, or the year one was born in ("born 1989", "geb. 1941"), which a birthday is not
-# ("When is Martin's birthday?" is no more answered by "Lena, Martin's daughter, was born in 2019"). Not an idea, a
-# plan or a band "born" as a figure of speech ("When was the idea born?", "Wann wurde die Idee geboren?"): asked, it
-# said "no good match" for want of a day of birth in the note that says when the idea came up
+# "When was Lukas born?", "When were the twins born?": a day, or the year one was born in ("born 1989", "geb. 1941"),
+# which a birthday is not ("When is Martin's birthday?" is no more answered by "Lena, Martin's daughter, was born in
+# 2019"). Not an idea, a plan or a band "born" as a figure of speech ("When was the idea born?", "Wann wurde die Idee
+# geboren?"): asked, it said "no good match" for want of a day of birth in the note that says when the idea came up
 _FIGURATIVE_BIRTH = (r"(?:the|this|that|our|your|my|his|her|their|its|an?|die|der|das|diese|dieser|dieses|unsere?)\s+"
                      r"(?:[\w-]+\s+)?(?:idea|ideas|concept|notion|plan|project|company|business|startup|start-up|band|"
                      r"brand|movement|tradition|name|nickname|term|phrase|word|habit|dream|vision|initiative|product|"
@@ -294,8 +294,8 @@ _FIGURATIVE_BIRTH = (r"(?:the|this|that|our|your|my|his|her|their|its|an?|die|de
                      r"\s+(?:born|geboren|of|for|behind|to|von|für|zu)\b")
 BORN = Kind(
     "a day or year of birth",
-    _words(rf"\bwhen\s+(?:was|is)\s+(?!{_FIGURATIVE_BIRTH}).{{0,40}}?\bborn\b",
-           rf"\bwann\s+(?:wurde|ist)\s+(?!{_FIGURATIVE_BIRTH}).{{0,40}}?\bgeboren\b",
+    _words(rf"\bwhen\s+(?:was|is|were|are)\s+(?!{_FIGURATIVE_BIRTH}).{{0,40}}?\bborn\b",
+           rf"\bwann\s+(?:wurden?|ist|sind)\s+(?!{_FIGURATIVE_BIRTH}).{{0,40}}?\bgeboren\b",
            r"\bkiedy\s+.{0,40}?urodził", r"\bne\s+zaman\s+doğ(?:du|muş)\b"),
     # what holds a birthday's day, a year in CJK, and the words of a birth in BIRTHDAY's last pattern, its words
     (*BIRTHDAY.passages[:-1], _words(r"\d\d{3}\s*(?:年\s*(?:生まれ|出生|生)|년\s*생|년에\s*태어)"),

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tachikoma import periods, timeq
+from tachikoma import answer_kind, periods, timeq
 
 JULY = datetime.fromisoformat("2026-07-15T12:00:00+00:00")
 DECEMBER = datetime.fromisoformat("2026-12-10T12:00:00+00:00")  # a Thursday
@@ -241,6 +241,19 @@ def test_a_day_of_the_month_beside_a_month_and_its_year_is_that_day(query, expec
 
 def test_a_day_of_the_month_beside_a_month_and_year_it_lacks_stays_as_read():  # pins
     assert windows("What happened on the 31st in June 2024?") == [("June 2024", "2024-06", False)]
+
+
+# ------------------------------------------------------------------ 4. a birth asked of more than one
+
+@pytest.mark.parametrize("query", ["When were the twins born?", "When were you born?", "When are the puppies born?",
+                                   "Wann wurden die Zwillinge geboren?"])
+def test_a_birth_asked_in_the_plural(query):  # failed before: asked nothing
+    assert answer_kind.asked(query) is answer_kind.BORN
+
+
+@pytest.mark.parametrize("query", ["When was the idea born?", "When were the ideas born?"])
+def test_a_figurative_birth_in_the_plural_is_still_none(query):  # pins
+    assert answer_kind.asked(query) is None
 
 
 # ------------------------------------------------------------------ 5. long inputs read in linear time
