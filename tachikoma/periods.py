@@ -22,7 +22,9 @@ stays a keyword there only when `timeq` did not read it.
   asks about what is coming: "What did we do over the winter?" asked on 4 December means the winter that ended in
   February, not 1 to 4 December ("this winter" still means the one under way);
 - **summer 2024**, **the summer of 2024**, **summer '24**: that one (a year of two digits is this century's, unless
-  that is more than ten years ahead: "winter '98" is 1998).
+  that is more than ten years ahead: "winter '98" is 1998); in a question in the past tense, a season across the
+  year's end named by a year it has not yet begun in is the one that ended in that year ("What did we do in the
+  winter of 2026?" asked in July 2026: December 2025 to February 2026, not a winter still to come).
 
 Pure date arithmetic: `timeq` reads the words and makes the window.
 """
@@ -255,6 +257,9 @@ def season_window(kind: str, m: re.Match, today: date, tz, phrase: str, ahead, p
         which, name, offset = FOREIGN_SEASONS[" ".join(m.group(0).lower().split())]
         year = None if offset is None else today.year + offset
     first, last, coming = season(which, name, year, today, ahead())
+    if coming and past() and year is not None and first.year < last.year:
+        # "What did we do in the winter of 2026?" asked in July 2026: the winter that ended in 2026, not the one to come
+        first, last, coming = season(which, name, year - 1, today, ahead())
     if coming and past():
         return None  # "what did we write in next summer's plan"
     # relative to today, unless a year is written in digits ("summer 2024": notes write it, so it stays keywords)

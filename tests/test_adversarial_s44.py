@@ -199,6 +199,22 @@ def test_a_japanese_season_before_a_question_word(query, expected):
     assert windows(query, JULY) == expected
 
 
+@pytest.mark.parametrize("query, hemisphere, expected", [
+    # failed before: a winter named by a year it has not begun in yet, asked in the past tense, read no time at all
+    ("What happened in the winter of '26?", "north", [("in the winter of '26", "2025-12-01..2026-02-28", False)]),
+    ("What did we do in winter 2026?", "north", [("in winter 2026", "2025-12-01..2026-02-28", False)]),
+    ("What did we do in summer 2026?", "south", [("in summer 2026", "2025-12-01..2026-02-28", False)]),
+    ("今年の冬は何をした？", "north", [("今年の冬", "2025-12-01..2026-02-28", False)]),
+    # pins: asked about what is coming, the one to come; a season within one year as before; a year ahead, none
+    ("What's planned for winter 2026?", "north", [("winter 2026", "2026-12-01..2027-02-28", True)]),
+    ("What did we do in the summer of 2026?", "north", [("in the summer of 2026", "2026-06-01..2026-08-31", False)]),
+    ("What did we do in winter 2027?", "north", []),
+])
+def test_a_winter_named_by_its_year_asked_in_the_past_tense(monkeypatch, query, hemisphere, expected):
+    monkeypatch.setenv("TACHIKOMA_HEMISPHERE", hemisphere)
+    assert windows(query, JULY) == expected
+
+
 # ------------------------------------------------------------------ 3. a day of the month beside a month and its year
 
 @pytest.mark.parametrize("query, expected", [
