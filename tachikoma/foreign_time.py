@@ -102,6 +102,10 @@ _BRACKET = (r"\s*[(（](?:周|週|星期|礼拜|禮拜)?(?P<weekday>[" + "".join
 #: ("cjk_nth_day"), not alone as "foreign_weekday".
 _AFTER_A_DAY = r"(?<![日号號일][(（])(?<![日号號일]\s[(（])"
 _BRACKET_AFTER = _BRACKET.replace("?P<weekday>", "")
+#: "之间" (between) after a day: read only after two ("二十九号到三十号之间", "29号和30号之间"; `CJK_BETWEEN_BEFORE`
+#: just before the second), never after one ("一日之间": within a day, "三日之间").
+CJK_BETWEEN = re.compile(r"\s*(?:之间|之間)")
+CJK_BETWEEN_BEFORE = re.compile(r"[日号號]\s*(?:和|跟|与|與|或)\s*$")
 #: What follows a day of the month said without its month ("29日に", "29号", "29일에": `periods.cjk_nth_day_window`)
 #: for it to be one, by the question's language: a particle, a time of the day, a word saying what is done then, or the
 #: question's end. Not a count of days ("29日間", "3日で", "3日目", "29일간", "3일 동안"), an issue, a line or a room
@@ -113,7 +117,7 @@ CJK_DAY_AFTER = {
     "Chinese": re.compile(r"的|那天|当天|當天|这天|這天|上午|下午|晚上|早上|中午|傍晚|凌晨|左右|开会|開會|开始|開始|见|見|"
                           r"出发|出發|到期|截止|要|有(?![几幾多])|会(?![议議员員所馆館场場客计計长長])|能|可以|还|還|就|都|"
                           r"也|去|来|來|回|交|我|你|您|他|她|咱|大家|谁|誰|发生|發生|\s*\d{1,2}\s*[点點时時](?![间間])|"
-                          r"之间|之間|(?:和|跟|与|與|或)(?=\s*" + _DAY_NUMBER + r"\s*[日号號])|" + _BRACKET_AFTER + "|"
+                          r"(?:和|跟|与|與|或)(?=\s*" + _DAY_NUMBER + r"\s*[日号號])|" + _BRACKET_AFTER + "|"
                           + _CJK_END),
     "Korean": re.compile(r"에(?!" + _KO_COUNT + r"|\s*걸[쳐친쳤치])|엔|까지|부터|쯤|경|날(?![짜씨])|\s*(?:오전|오후|저녁|아침|"
                          r"새벽|점심|밤(?!낮))|\s*\d{1,2}\s*시(?!간)|(?:과|와|하고|이랑|랑)(?=\s*\d{1,2}\s*일)|" + _BRACKET_AFTER
@@ -125,8 +129,10 @@ CJK_DAY_SUFFIXES = {"Japanese": "日", "Chinese": "日号號", "Korean": "일"}
 #: (`periods.cjk_nth_day_window`): a particle ("29일은", "29일도", "29일의", "29일로", "29일이 무슨 요일", "29일이야",
 #: "29일자") or another word after a space ("29일 회의", "29일 뭐 해?"), but not a word saying the days are counted
 #: or spent: "3일은 걸려", "3일도 안 걸려", "3일로 줄였어", "3일 만에", "3일 정도", "3일 연속", "3일 내내", "3일 이상",
-#: "3일 안에", "3일 걸렸어", "3일 남았어", "3일 쉬었어", "3일 기다렸어", "3일 더", "30일 무료 체험" (`_KO_SPENT`).
-_KO_SPENT = (r"동안|만에|만(?![가-힣])|간(?![가-힣])|째|내내|내(?![가-힣])|내로|내에|안에|안으로|연속|이상|이하|이내|"
+#: "3일 안에", "3일 걸렸어", "3일 남았어", "3일 쉬었어", "3일 기다렸어", "3일 더", "30일 무료 체험", "3일 소요돼" (it takes),
+#: "3일 필요해", "3일 밤낮으로" (`_KO_SPENT`; "소요" and "필요" as verbs or at the end: "29일 소요 예산" is the 29th's).
+_KO_SPENT = (r"동안|만에|밤낮|소요(?=[되돼됐될됩된]|\s*(?:[?？.。!！]|$))|필요(?=[해했하합]|\s*(?:[?？.。!！]|$))|"
+             r"만(?![가-힣])|간(?![가-힣])|째|내내|내(?![가-힣])|내로|내에|안에|안으로|연속|이상|이하|이내|"
              r"미만|정도|넘게|넘는|넘어|넘었|가량|이후|이전|뒤|후|전(?![화체])|씩|마다|치(?![가-힣])|짜리|밖에|만큼|"
              r"더(?![가-힣])|꼬박|내리|걸려|걸렸|걸린|걸리|걸쳐|걸친|남았|남아|남은|지나|지났|지난|쉬|일했|일해|일하|"
              r"머물|머무|묵었|묵어|보냈|보내|지냈|지내|잤|굶|앓|아팠|아파|기다|연장|늦어|늦었|늦춰|늦췄|미뤄|미뤘|당겨|당겼|"
@@ -204,12 +210,14 @@ FOREIGN_PATTERNS = {
         + either(QUESTION_MONTHS) + r")\b(?!['\u2019]s\b)(?:,?\s+(?:de\s+)?(\d{4})\b)?", re.IGNORECASE),
     # A day of the month without its month ("29日", "29号", "二十九号", "29일"): its number ("day"), its word ("word",
     # `CJK_DAY_SUFFIXES`), a day of the week in brackets ("weekday": "29日(月)"), and a range's other end ("29日から30日",
-    # "29〜30日": "join", "until", "until_word"); not within a longer number ("129日", "百二十号").
+    # "29〜30日", "29日〜30日(火)": "join", "until", "until_word", "until_bracket" with "until_weekday"); not within a
+    # longer number ("129日", "百二十号").
     "cjk_nth_day": re.compile(
         r"(?<![\dA-Za-z第/.\-:" + "".join(_CHINESE_DIGITS) + "".join(_CHINESE_TENS) + "两兩百千万萬零〇几幾])(?P<day>"
         + _DAY_NUMBER + ")(?=" + _DAY_WORD + "|" + _DAY_JOIN + _DAY_NUMBER + _DAY_WORD + ")(?P<word>" + _DAY_WORD
         + ")?(?P<bracket>(?<=" + _DAY_WORD + ")" + _BRACKET + ")?(?:(?P<join>" + _DAY_JOIN + ")(?P<until>" + _DAY_NUMBER
-        + ")(?P<until_word>" + _DAY_WORD + "))?"),
+        + ")(?P<until_word>" + _DAY_WORD + ")(?P<until_bracket>" + _BRACKET.replace("?P<weekday>", "?P<until_weekday>")
+        + ")?)?"),
     # A month word with an English possessive is a name ("in Mei's office", "in Julio's house"). A Turkish one needs
     # no word before it (`_TURKISH_MONTH`).
     "foreign_month": re.compile(r"\b(?:(" + alternatives(w for w in FOREIGN_MONTH_LEADS if w) + r")\s+|"

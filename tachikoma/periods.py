@@ -31,6 +31,7 @@ Pure date arithmetic: `timeq` reads the words and makes the window.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import zoneinfo
@@ -41,8 +42,9 @@ from pathlib import Path
 
 from . import ahead as _coming
 from .errors import TachikomaError
-from .foreign_time import (CJK_BRACKET_WEEKDAYS, CJK_COUNT_MAX, CJK_DAY_AFTER, CJK_DAY_COUNTED, CJK_DAY_RANGE_MARKS,
-                           CJK_DAY_RANGE_WORDS, CJK_DAY_SUFFIXES, KOREAN_DAY_AFTER, KOREAN_ONE_DAY, chinese_number)
+from .foreign_time import (CJK_BETWEEN, CJK_BETWEEN_BEFORE, CJK_BRACKET_WEEKDAYS, CJK_COUNT_MAX, CJK_DAY_AFTER,
+                           CJK_DAY_COUNTED, CJK_DAY_RANGE_MARKS, CJK_DAY_RANGE_WORDS, CJK_DAY_SUFFIXES, KOREAN_DAY_AFTER,
+                           KOREAN_ONE_DAY, chinese_number)
 from .time_words import FOREIGN_SEASONS, MONTH_NAMES, MONTH_NAMES_ALSO_WORDS, SEASON_WORD_GOES_ON
 from .timewindow import Window, days, month, month_end
 
@@ -322,16 +324,21 @@ def _nth_day(number: int, today: date, tz, phrase: str, coming: bool) -> Window 
 
 
 #: Just before "29日", "3号", "3일", what makes it no day alone: a month ("13月29日", which `timeq`'s "cjk_md" did not
-#: read), a year, a week or a night it counts in ("週3日", "月に3日", "2泊3日", "한 달에 3일"), a habit ("毎29日"), an
-#: issue ("第3号"), a range's other end ("1日〜3日"), a word saying the days are counted ("ここ3日", "この3日",
-#: "过去三日", "这三日", "连续三日", "최근 3일", "앞으로 3일"; not Korean "지난 3일", as often the 3rd just gone).
+#: read), a year, a week or a night it counts in ("週3日", "月に3日", "2泊3日", "한 달에 3일", "주 3일", "주4일 근무제",
+#: "매주 3일", "일주일에 3일", "3박 4일"; not "다음 주 3일", "이번 주 3일": the week's day), a habit ("毎29日"), an issue
+#: ("第3号", "제3일"), a range's other end ("1日〜3日"), a word saying the days are counted ("ここ3日", "この3日",
+#: "过去三日", "这三日", "连续三日", "최근 3일", "앞으로 3일", "연속 3일", "最低3日", "少なくとも3日", "최소 3일"; not Korean
+#: "지난 3일", as often the 3rd just gone).
 _CJK_NOT_ALONE = re.compile(r"(?:[月월年년週周泊第毎每매〜~～\-–—]|[月週年]に|한\s*달에|この|ここ|過去|直近|最近|あと|残り|丸|"
-                            r"这|這|过去|過去|连续|連續|整整|头|頭|최근|앞으로|남은)\s*$")
+                            r"最低|最大|最長|最短|少なくとも|たった|わずか|僅か|連続|合計|"
+                            r"这|這|过去|過去|连续|連續|整整|头|頭|至少|总共|總共|최근|앞으로|남은|"
+                            r"\d\s*박|(?<![가-힣])(?<!다음 )(?<!이번 )(?<!지난 )(?<!저번 )주|매주|격주|주당|주에|주일에|"
+                            r"연속|최소|최대|적어도|무려|꼬박|고작|겨우|(?<![가-힣])총|(?<![가-힣])제)\s*$")
 #: A month said a little before "29日": the day is that month's ("来月3日", "上个月3号", "毎月29日", "다음 달 3일", "매월
 #: 29일"; "12月29日と30日": December's 30th, not November's), left to the month's own reading.
 _CJK_MONTH_BEFORE = re.compile(r"\d\s*[月월]|(?:先|来|今|再来|本|上|下|这|這|每|毎)(?:个|個)?月|(?:지난|다음|이번|저번|매)\s*달")
 #: How far from the day a number alone names a day of the week in brackets may move it ("29日(月)": the next 29th
-#: that is a Monday, within about four months; `_on_weekday`).
+#: that is a Monday, within about four months; `_cjk_days`).
 CJK_WEEKDAY_REACH_DAYS = 124
 
 
@@ -341,16 +348,72 @@ def _cjk_number(said: str, told: str) -> int | None:
     return number if number is not None and 1 <= number <= 31 else None
 
 
+def _range_end(first: date, until: int | None) -> date | None:
+    """The last day of a range from `first` to the day `until` of a month ("29日〜30日", "29日から3日"): of the first's
+    month when it is not before the first, else of the next month; None where that month has no such day (the 30th
+    of November to the 31st: no range that month). `until` None: one day, `first`."""
+    if until is None:
+        return first
+    year, month = first.year, first.month
+    if until < first.day:
+        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+    try:
+        return date(year, month, until)
+    except ValueError:  # the 31st of a month of 30 days, the year 10000
+        return None
+
+
+def _cjk_ranges(number: int, until: int | None, day: date | None, later: bool):
+    """The days `number` from `day` on (`later`) or back, each with its range's last day (`_range_end`), skipping
+    those whose month has no such range."""
+    for _ in range(24):
+        if day is None:
+            return
+        if (last := _range_end(day, until)) is not None:
+            yield day, last
+        try:
+            day = _coming.nth_day(number, day + timedelta(days=1 if later else -1), later)
+        except OverflowError:  # the first or last day a date holds
+            return
+
+
 @lru_cache(maxsize=64)
-def _on_weekday(number: int, weekday: int, today: date, coming: bool) -> date | None:
-    """The day `number` of a month that is a `weekday` ("29日(月)": a Monday), the next one (`coming`) or the latest,
-    no further than `CJK_WEEKDAY_REACH_DAYS` from the one the number alone names; else that one (the weekday
-    disagrees with every near month: the number is read, as without the weekday)."""
-    plain = day = _coming.nth_day(number, today, coming)
-    while day is not None and abs((day - plain).days) <= CJK_WEEKDAY_REACH_DAYS:
-        if day.weekday() == weekday:
-            return day
-        day = _coming.nth_day(number, day + timedelta(days=1 if coming else -1), coming)
+def _cjk_days(number: int, until: int | None, weekday: int | None, until_weekday: int | None, today: date,
+              coming: bool) -> tuple[date, date] | None:
+    """The first and last day of "29日" (`until` None) or of a range "29日〜30日" (to the day `until`, in the first's
+    month or the next: `_range_end`): the one under way or to come (`coming`), else the one begun last.
+
+    A day of the week in brackets after either day (`weekday`, `until_weekday`: "29日(月)", "29日〜30日(火)") picks
+    the nearest such that agrees, the next (in the past tense the latest) within `CJK_WEEKDAY_REACH_DAYS` of the one
+    the numbers alone name; in a question not in the past tense where no coming one agrees, the latest gone within
+    as far ("29日(月)の会議は？" asked the day after Monday the 29th); else the numbers alone (a weekday no near month
+    agrees with is taken for a slip)."""
+    latest = start = _coming.nth_day(number, today, False)
+    if coming and ((last := latest and _range_end(latest, until)) is None or last < today):
+        start = _coming.nth_day(number, today, True)  # none under way: the next
+    ahead = _cjk_ranges(number, until, start, coming)
+    plain = next(ahead, None)
+    if plain is None or weekday is None and until_weekday is None:
+        return plain
+
+    def agrees(found: tuple[date, date]) -> bool:
+        return (weekday is None or found[0].weekday() == weekday) and (
+            until_weekday is None or found[1].weekday() == until_weekday)
+
+    def near(found: tuple[date, date]) -> bool:
+        return abs((found[0] - plain[0]).days) <= CJK_WEEKDAY_REACH_DAYS
+
+    for found in itertools.chain([plain], ahead):
+        if not near(found):
+            break
+        if agrees(found):
+            return found
+    if coming:
+        for found in _cjk_ranges(number, until, latest, False):
+            if not near(found):
+                break
+            if found[0] < plain[0] and agrees(found):
+                return found
     return plain
 
 
@@ -358,31 +421,39 @@ def _cjk_day_alone(m: re.Match, text: str, number: int, told: str) -> bool:
     """Whether the first day of `m` (`timeq`'s "cjk_nth_day") is said as a day of the month by what follows it."""
     if m.group("word") is None or m.group("word") not in CJK_DAY_SUFFIXES[told]:
         return False
-    end = m.end("bracket") if m.group("bracket") else m.end("word")
+    if m.group("bracket"):
+        return True  # "29日(月)", "3日(月)の出張": its day of the week says it is a date, not a count
+    end = m.end("word")
     if number <= CJK_COUNT_MAX and told in CJK_DAY_COUNTED and CJK_DAY_COUNTED[told].match(text, end):
         return False  # "3日の旅行", "3일 휴가": a trip of three days
-    if m.group("bracket"):
-        return True  # "29日(月)": its day of the week says it is a date
     if number == 1 and told == "Japanese" and not text.startswith(("に", "まで", "から"), end):
         return False  # "1日の流れ", "1日は24時間": a day's
+    if told == "Chinese" and m.group("day") == "一" and m.group("word") == "日":
+        return False  # "一日游", "一日三餐", "一日要多少钱": a day's ("一号", "1日": the 1st)
     if number == 1 and told == "Korean" and KOREAN_ONE_DAY.match(text, end):
         return False  # "1일에 다 했어": in one day
+    if told == "Chinese" and CJK_BETWEEN.match(text, end):  # "29号和30号之间", not "一日之间" (within a day)
+        return bool(CJK_BETWEEN_BEFORE.search(text, max(0, m.start() - 8), m.start()))
     return bool(CJK_DAY_AFTER[told].match(text, end) or told == "Korean" and number > 1 and KOREAN_DAY_AFTER.match(text, end))
 
 
 def _cjk_range(m: re.Match, text: str, first: int, told: str) -> int | None:
     """The second day of a range `m` names ("29日から30日まで", "29号到30号", "29일부터 30일까지", "29〜30日"), or None for
     none: a join or a word of another language, nothing after it that makes it a day, a count ("2〜3日", "1~2일":
-    a day or two said without the first's word; "2〜3日の休み")."""
+    a day or two said without the first's word; "2〜3日の休み"). A day of the week in brackets after either day
+    ("3日(月)〜5日(水)の出張") says it is one."""
     join, until = m.group("join").strip(), _cjk_number(m.group("until") or "", told)
     if until is None or m.group("until_word") not in CJK_DAY_SUFFIXES[told] or not (
             join in CJK_DAY_RANGE_MARKS or join in CJK_DAY_RANGE_WORDS[told]):
         return None
+    if m.group("bracket") or m.group("until_bracket"):
+        return until
     if m.group("word") is None and until == first + 1 and until <= 7:
         return None  # "2〜3日で", "1~2일 걸려": two or three days
     if until <= CJK_COUNT_MAX and told in CJK_DAY_COUNTED and CJK_DAY_COUNTED[told].match(text, m.end()):
         return None  # "2〜3日の休み"
-    if not (CJK_DAY_AFTER[told].match(text, m.end()) or told == "Korean" and KOREAN_DAY_AFTER.match(text, m.end())):
+    if not (CJK_DAY_AFTER[told].match(text, m.end()) or told == "Korean" and KOREAN_DAY_AFTER.match(text, m.end())
+            or told == "Chinese" and CJK_BETWEEN.match(text, m.end())):  # "二十九号到三十号之间"
         return None
     return until
 
@@ -394,12 +465,13 @@ def cjk_nth_day_window(m: re.Match, text: str, today: date, tz, phrase: str, tol
     (`foreign_time.CJK_DAY_AFTER`, `KOREAN_DAY_AFTER` for a Korean day but the 1st: not "29日間", "3号线", "1日に3回",
     "3일 동안", nor a thing that lasts, "3日の旅行", `CJK_DAY_COUNTED`) and nothing before it says its month, a count or
     a habit (`_CJK_NOT_ALONE`, `_CJK_MONTH_BEFORE`); a Japanese "1日" only before "に", "まで", "から" ("1日の流れ",
-    "1日は24時間": a day's), a Korean "1일에" not before "다", "끝" ("1일에 다 했어": in one day).
+    "1日は24時間": a day's), a Chinese "一日" never alone ("一日游"), a Korean "1일에" not before "다", "끝" ("1일에 다
+    했어": in one day).
 
     A range ("29日〜30日", "29日から30日まで", "29号到30号", "29일부터 30일까지") is one window from the first day to
-    the next second day after it (`_cjk_range`): the one under way or to come, in the past tense the one begun last;
-    where it is none, the first day alone as above. A day of the week in brackets ("29日(月)") picks the month whose
-    day it is (`_on_weekday`)."""
+    the second, in its month or the next (`_cjk_range`, `_cjk_days`): the one under way or to come, in the past tense
+    the one begun last; where it is none, the first day alone as above. A day of the week in brackets after either
+    day ("29日(月)", "29日〜30日(火)") picks the month whose day it is (`_cjk_days`)."""
     if told not in CJK_DAY_SUFFIXES or (number := _cjk_number(m.group("day"), told)) is None:
         return None
     before = text[max(0, m.start() - 12):m.start()]
@@ -407,24 +479,19 @@ def cjk_nth_day_window(m: re.Match, text: str, today: date, tz, phrase: str, tol
         return None
     coming = not past(told)
     weekday = CJK_BRACKET_WEEKDAYS[m.group("weekday")] if m.group("weekday") else None
+    until_weekday = CJK_BRACKET_WEEKDAYS[m.group("until_weekday")] if m.group("until_weekday") else None
     until = _cjk_range(m, text, number, told) if m.group("join") else None
-    if until is not None:
-        if weekday is not None:
-            first = _on_weekday(number, weekday, today, coming)
-        else:
-            first = _coming.nth_day(number, today, False)  # the one begun last
-            if coming and (first is None or (_coming.nth_day(until, first, True) or today) < today):
-                first = _coming.nth_day(number, today, True)  # over: the next one
-        last = first and _coming.nth_day(until, first, True)
-        return None if last is None else replace(days(first, last, tz, phrase), ahead=coming and last > today)
-    if not _cjk_day_alone(m, text, number, told):
+    if until is None:
+        if not _cjk_day_alone(m, text, number, told):
+            return None
+        until_weekday = None
+        if m.group("join"):  # "29일부터 30일 동안": no range, the first day alone
+            phrase = " ".join(text[m.start():m.end("bracket") if m.group("bracket") else m.end("word")].split())
+    found = _cjk_days(number, until, weekday, until_weekday, today, coming)
+    if found is None:
         return None
-    if m.group("join"):  # "29일부터 30일 동안": no range, the first day alone
-        phrase = " ".join(text[m.start():m.end("bracket") if m.group("bracket") else m.end("word")].split())
-    if weekday is not None:
-        day = _on_weekday(number, weekday, today, coming)
-        return None if day is None else replace(days(day, day, tz, phrase), ahead=coming and day > today)
-    return _nth_day(number, today, tz, phrase, coming)
+    first, last = found
+    return replace(days(first, last, tz, phrase), ahead=coming and last > today)
 
 
 def this_last(which: str, unit: str, today: date, tz, phrase: str, ahead: bool = False) -> Window:

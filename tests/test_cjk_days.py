@@ -117,7 +117,7 @@ def test_a_number_of_days_or_a_thing_is_no_day(query):
     ("29日(火)の会議は？", [("29日(火)", "2026-12-29", True)]),  # it agrees
     ("3日(月)に何があった？", [("3日(月)", "2026-08-03", False)]),  # the latest 3rd that was a Monday
     ("29日(水)の会議は？", [("29日(水)", "2026-12-29", True)]),  # no near 29th is a Wednesday: the number
-    ("29日(月)〜30日(火)の予定は？", [("29日(月)〜30日", "2027-03-29..2027-03-30", True)]),
+    ("29日(月)〜30日(火)の予定は？", [("29日(月)〜30日(火)", "2027-03-29..2027-03-30", True)]),  # as written
 ])
 def test_numerals_particles_ranges_and_weekdays(query, expected):
     assert windows(query) == expected
