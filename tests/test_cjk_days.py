@@ -109,7 +109,7 @@ def test_a_number_of_days_or_a_thing_is_no_day(query):
     ("3日から5日まで何をした？", [("3日から5日", "2026-12-03..2026-12-05", False)]),
     ("3号到5号我们做了什么？", [("3号到5号", "2026-12-03..2026-12-05", False)]),
     ("29일부터 30일 동안 뭐 해?", [("29일", "2026-12-29", True)]),  # from the 29th, for 30 days: the 29th
-    # a day of the week in brackets picks the month (the next 29th that is a Monday: March; `periods._on_weekday`)
+    # a day of the week in brackets picks the month (the next 29th that is a Monday: March; `periods._cjk_days`)
     ("29日(月)の会議は？", [("29日(月)", "2027-03-29", True)]),
     ("29日(月曜日)の会議は？", [("29日(月曜日)", "2027-03-29", True)]),
     ("29일(월) 회의는?", [("29일(월)", "2027-03-29", True)]),
