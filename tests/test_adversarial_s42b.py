@@ -5,14 +5,13 @@ from datetime import datetime
 
 import pytest
 
-from tachikoma import timeq
+from time_reading import windows_at
 
 DECEMBER = datetime.fromisoformat("2026-12-04T10:00:00+01:00")
 SEVENTH = datetime.fromisoformat("2026-12-07T10:00:00+01:00")
 
 
-def windows(query: str, now: datetime) -> list[tuple[str, str, bool]]:
-    return [(w.phrase, w.label, w.ahead) for _, _, w in timeq.read_spans(query, now)]
+windows = windows_at()
 
 
 # An ordinal said without "on" or a word like "by", "from", "for" before it counts things, not days: read as a day it

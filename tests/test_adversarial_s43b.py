@@ -6,16 +6,16 @@ from datetime import date, datetime
 
 import pytest
 
-from tachikoma import answer_kind, mentions, timeq
+from tachikoma import answer_kind, mentions
 from tachikoma.function_words import question_language
+from time_reading import windows_at
 
 DECEMBER = datetime.fromisoformat("2026-12-04T10:00:00+01:00")  # a Friday
 JANUARY = datetime.fromisoformat("2027-01-10T10:00:00+01:00")
 TODAY = date(2026, 12, 4)
 
 
-def windows(query: str, now: datetime = DECEMBER, ahead: bool | None = None) -> list[tuple[str, str, bool]]:
-    return [(w.phrase, w.label, w.ahead) for _, _, w in timeq.read_spans(query, now, ahead=ahead)]
+windows = windows_at(DECEMBER)
 
 
 # 1. "during the winter" asked on 4 December read 1 to 4 December: a season under way still in its first month is not

@@ -5,13 +5,13 @@ from datetime import datetime
 
 import pytest
 
-from tachikoma import periods, timeq
+from tachikoma import periods
+from time_reading import windows_at
 
 TENTH = datetime.fromisoformat("2026-12-10T21:00:00+09:00")
 
 
-def windows(query: str, now: datetime = TENTH) -> list[tuple[str, str, bool]]:
-    return [(w.phrase, w.label, w.ahead) for _, _, w in timeq.read_spans(query, now)]
+windows = windows_at(TENTH)
 
 
 # ------------------------------------------------------------------ the hemisphere of a time zone as TZ names it

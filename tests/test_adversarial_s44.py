@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from tachikoma import answer_kind, periods, timeq
+from tachikoma import answer_kind, periods
+from time_reading import windows_at
 
 JULY = datetime.fromisoformat("2026-07-15T12:00:00+00:00")
 DECEMBER = datetime.fromisoformat("2026-12-10T12:00:00+00:00")  # a Thursday
 LAST_SUMMER = "What did we do last summer?"
 
 
-def windows(query: str, now: datetime = DECEMBER) -> list[tuple[str, str, bool]]:
-    return [(w.phrase, w.label, w.ahead) for _, _, w in timeq.read_spans(query, now)]
+windows = windows_at(DECEMBER)
 
 
 # ------------------------------------------------------------------ 1. the system's zone files, read bounded

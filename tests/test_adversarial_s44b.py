@@ -10,14 +10,14 @@ from datetime import datetime
 import pytest
 
 from tachikoma import timeq
+from time_reading import windows_at
 
 TENTH = datetime.fromisoformat("2026-12-10T21:00:00+09:00")  # a Thursday
 NOVEMBER = datetime.fromisoformat("2026-11-10T21:00:00+09:00")  # November has no 31st
 FEBRUARY = datetime.fromisoformat("2027-02-10T21:00:00+09:00")  # nor February 2027 a 29th
 
 
-def windows(query: str, now: datetime = TENTH) -> list[tuple[str, str, bool]]:
-    return [(w.phrase, w.label, w.ahead) for _, _, w in timeq.read_spans(query, now)]
+windows = windows_at(TENTH)
 
 
 # ------------------------------------------------------------ 1. a range whose second day its month lacks

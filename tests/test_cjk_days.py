@@ -9,12 +9,12 @@ import pytest
 
 from tachikoma import timeq
 from tachikoma.foreign_time import CJK_DAY_AFTER, FOREIGN_PATTERNS, KOREAN_DAY_AFTER
+from time_reading import windows_at
 
 TENTH = datetime.fromisoformat("2026-12-10T21:00:00+09:00")
 
 
-def windows(query: str, now: datetime = TENTH) -> list[tuple[str, str, bool]]:
-    return [(w.phrase, w.label, w.ahead) for _, _, w in timeq.read_spans(query, now)]
+windows = windows_at(TENTH)
 
 
 @pytest.mark.parametrize("query, expected", [

@@ -8,14 +8,14 @@ from datetime import date, datetime
 import pytest
 
 from tachikoma import periods, timeq
+from time_reading import windows_at
 
 DECEMBER = datetime.fromisoformat("2026-12-04T10:00:00+01:00")
 JULY = datetime.fromisoformat("2026-07-15T10:00:00+02:00")
 JANUARY = datetime.fromisoformat("2027-01-20T10:00:00+01:00")
 
 
-def windows(query: str, now: datetime) -> list[tuple[str, str, bool]]:
-    return [(w.phrase, w.label, w.ahead) for _, _, w in timeq.read_spans(query, now)]
+windows = windows_at()
 
 
 @pytest.mark.parametrize("query, now, expected", [

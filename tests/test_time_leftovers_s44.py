@@ -8,14 +8,14 @@ import pytest
 from tachikoma import answer_kind, mentions, timeq
 from tachikoma.function_words import question_language
 from tachikoma.search.keywords import STOPWORDS, asks_besides_time, query_terms
+from time_reading import windows_at
 
 DECEMBER = datetime.fromisoformat("2026-12-05T10:00:00+01:00")  # a Saturday, in winter's first month
 JANUARY = datetime.fromisoformat("2027-01-10T10:00:00+01:00")  # winter's second month
 TODAY = date(2026, 12, 5)
 
 
-def windows(query: str, now: datetime = DECEMBER, ahead: bool | None = None) -> list[tuple[str, str, bool]]:
-    return [(w.phrase, w.label, w.ahead) for _, _, w in timeq.read_spans(query, now, ahead=ahead)]
+windows = windows_at(DECEMBER)
 
 
 # 1. "since the winter" asked on 5 December read 1 to 5 December, the winter just begun; "during / over the winter"
