@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from tachikoma import timeq
+from tachikoma.globs import MAX_PATTERN_CHARS
 from tachikoma.tagging import model
 from tachikoma.config import RECENCY_PRESETS
 from tachikoma.vocabulary import MAX_BUDGET, MAX_LIMIT, MAX_QUERY_CHARS
@@ -182,6 +183,9 @@ class TagForm:
         """The selector and checked values, or None with `errors` filled in."""
         if error := _kind_error(self.kind):
             self.errors["kind"] = error
+        if len(self.path) > MAX_PATTERN_CHARS:
+            self.errors["path"] = (f"the path or pattern is {len(self.path):,} characters long; the limit is "
+                                   f"{MAX_PATTERN_CHARS:,}")
         dates = {}
         for name in ("after", "before"):
             raw = getattr(self, name)
