@@ -33,6 +33,7 @@ from . import __version__, memory, notes, stats, turn_view
 from .budget import agent_text, no_match_text, quoted, whole
 from .config import load_config
 from .errors import TachikomaError
+from .globs import name_or_path_matches
 from .humanize import answer_notes, no_match_reason, plural, printable
 from .live import LiveMemory
 from .search.pool import indexed_passages
@@ -128,6 +129,11 @@ OWNER_REFUSED = ("trust 'owner' means the user said it, and an agent may not cla
                  "use trust 'self' for what you learned or were told, or ask the user to set owner trust "
                  "(with `tachikoma tag` or the dashboard, or by starting the server with --allow-owner-trust)")
 
+#: Why `remember` writes nothing into `.claude` (or `.claude/rules`): Claude Code reads what is there as the user's.
+HIDDEN_FOLDER_REFUSED = ("an agent may not write into a hidden folder ('{folder}'): Claude Code follows what .claude "
+                         "holds (CLAUDE.md, rules/) as the user's own instructions, and other hidden folders are not "
+                         "memory; remember into a folder of notes instead, such as 'notes'")
+
 
 def data_framing(allow_owner_trust: bool) -> str:
     """The line above search results that says what their text is, and who each trust value comes from."""
@@ -216,8 +222,11 @@ class MemoryTools:
     def remember(self, text: str, title: str | None, folder: str | None, trust: str | None,
                  confidence: str | None, source: str | None, by: str = "") -> dict:
         self._check_trust(trust)
+        self._check_folder(folder)
+        evergreen = self.settings().ranking.evergreen
         written = notes.remember(self.root, text, title, folder,
-                                 {"trust": trust, "confidence": confidence, "source": source}, by=by)
+                                 {"trust": trust, "confidence": confidence, "source": source}, by=by,
+                                 avoid=lambda path: any(name_or_path_matches(g, path) for g in evergreen))
         done = {"path": written.path, "commit": written.commit, "commit_error": written.commit_error,
                 "already_remembered": written.existing}
         try:
@@ -225,6 +234,23 @@ class MemoryTools:
         except TachikomaError as exc:  # the note is written (and committed) all the same: say so
             return {**done, "indexed": False, "index": f"not indexed: {exc}"}
         return {**done, "indexed": True, "index": summary.line()}
+
+    def _check_folder(self, folder: str | None) -> None:
+        """An agent writes no note into a hidden folder: of those only Claude Code's `.claude` is memory, and
+        Claude Code follows what `.claude/rules/` holds as the user's own instructions. A folder that is a
+        symlink is judged by where it points."""
+        given = (folder or "").strip().rstrip("/")
+        if not given:
+            return
+        names = [given]
+        try:
+            full = memory.safe_path(self.root, given)
+            if full.is_dir():
+                names.append(full.resolve().relative_to(self.root.resolve()).as_posix())
+        except (memory.PathOutsideMemory, OSError, ValueError):
+            pass  # `notes.remember` says what is wrong with it
+        if any(part.startswith(".") for name in names for part in name.replace("\\", "/").split("/")):
+            raise TachikomaError(HIDDEN_FOLDER_REFUSED.format(folder=printable(given)))
 
     def _check_trust(self, trust: str | None) -> None:
         """An agent asserts at most `self` trust, unless the server allows owner trust."""

@@ -26,6 +26,7 @@ import os
 import re
 import secrets
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -82,13 +83,16 @@ def render(text: str, title: str, values: dict[str, str], when: datetime) -> str
 
 def remember(root: Path, text: str, title: str | None = None, folder: str | None = None,
              values: dict[str, str | None] | None = None, commit: bool = True,
-             now: datetime | None = None, by: str = "") -> Written:
+             now: datetime | None = None, by: str = "", avoid: Callable[[str], bool] | None = None) -> Written:
     """Write `text` as a new note in `folder` (relative to `root`; created if needed) and commit it.
 
     The file name comes from the title (or the text's first words); when it
     is taken, ``-2``, ``-3``... are tried, so nothing is ever overwritten.
     Raises NoteError for empty text, a bad title or tag value, or a folder
     outside the memory. `by`: who asked, for the commit's trailer (a shared server).
+    `avoid(path)`: whether the note may not take that path (an agent's note: no name the owner's
+    settings make evergreen, such as MEMORY.md or CLAUDE.md, which agents load as who they are); the
+    name then ends in ``-note``, and when that is refused too, nothing is written (NoteError).
     """
     root = Path(root)
     text, title = surrogates.clean(text or ""), surrogates.clean(title) if title else title  # half a character
@@ -114,6 +118,12 @@ def remember(root: Path, text: str, title: str | None = None, folder: str | None
     target_folder = _folder(root, folder)
     body = render(text, title, checked, now or datetime.now(UTC)).encode("utf-8")
     stem = slug(title)
+    if avoid is not None and avoid(_joined(target_folder, f"{stem}.md")):
+        stem += "-note"
+        if avoid(_joined(target_folder, f"{stem}.md")):
+            raise NoteError(f"a note in {target_folder or 'the top folder'} would be evergreen by the memory's "
+                            "settings ([ranking] evergreen), which only the owner chooses: remember it in "
+                            "another folder")
     if not (commit and gitutil.repo_toplevel(root) is not None):
         found = _same_note(root, target_folder, stem, body)
         return Written(path=found, commit=None, existing=True) if found else \
@@ -143,6 +153,10 @@ def remember(root: Path, text: str, title: str | None = None, folder: str | None
     finally:
         lock.release()
     return written
+
+
+def _joined(folder: str, name: str) -> str:
+    return f"{folder}/{name}" if folder else name
 
 
 def _finish_pending(root: Path) -> None:

@@ -20,10 +20,15 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 MINILM = '[embedder]\nname = "minilm"\n'
 
 
+#: The checkout under test: the server runs its code, not that of wherever the package is installed (a helper's
+#: worktree beside an editable install of another; the SDK passes a server no PYTHONPATH of its own).
+CHECKOUT = Path(__file__).resolve().parents[1]
+
+
 def server(root: Path, *extra: str) -> StdioServerParameters:
     return StdioServerParameters(command=sys.executable, args=["-m", "tachikoma", "mcp", "--memory", str(root),
                                                                *extra],
-                                 env={"TACHIKOMA_DEBUG": ""})
+                                 env={"TACHIKOMA_DEBUG": "", "PYTHONPATH": str(CHECKOUT)})
 
 
 def run(scenario):
