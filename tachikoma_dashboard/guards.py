@@ -12,7 +12,9 @@ The dashboard can rewrite memory files, so:
 
 from __future__ import annotations
 
-from flask import Flask, current_app, request
+import ipaddress
+
+from flask import Flask, current_app, g, request
 from flask_wtf.csrf import CSRFError
 
 from tachikoma_dashboard.responses import error_response
@@ -42,10 +44,30 @@ def install_guards(app: Flask) -> None:
 def refuse_foreign_host():
     header = request.headers.get("Host", "")
     if not host_allowed(current_app.config, header):
+        g.stranger = True  # its page shows nothing of the memory, not even its folder (`templating.layout`)
         return error_response(421, "Misdirected request",
                               f"this dashboard does not answer to the host {header!r}; open it at "
                               f"{answered_address(current_app.config)}")
+    if current_app.config.get("TACHIKOMA_ACCESS") is None and not loopback_peer(request.remote_addr):
+        # Nobody is asked who they are, so only this machine is answered: a Host header is the client's to
+        # say, and one from another machine that names 127.0.0.1 (`flask run --host 0.0.0.0`) is no local user.
+        g.stranger = True
+        return error_response(403, "Forbidden",
+                              "this dashboard asks nobody who they are, so it answers only this machine; to share "
+                              "it, start `tachikoma serve` with tokens or a trusted proxy (docs/team.md)")
     return None
+
+
+def loopback_peer(address: str | None) -> bool:
+    """Whether a request's peer address is this machine (none at all: a Unix socket, or a test client)."""
+    if not address:
+        return True
+    try:
+        ip = ipaddress.ip_address(address.split("%")[0])
+    except ValueError:
+        return False
+    mapped = getattr(ip, "ipv4_mapped", None)
+    return ip.is_loopback or (mapped is not None and mapped.is_loopback)
 
 
 def answered_address(config) -> str:

@@ -40,8 +40,9 @@ def install_template_helpers(app: Flask) -> None:
     @app.context_processor
     def layout():
         endpoint = request.endpoint or ""
-        # on a shared dashboard, nothing of the memory (not even its folder) before signing in
-        shown = app.config.get("TACHIKOMA_ACCESS") is None or g.get("identity") is not None
+        # on a shared dashboard, nothing of the memory (not even its folder) before signing in; and nothing to a
+        # request the guards refused (a foreign Host: a DNS-rebinding page reads what it is answered)
+        shown = (app.config.get("TACHIKOMA_ACCESS") is None or g.get("identity") is not None) and not g.get("stranger")
         return {"memory_root": str(app.config["TACHIKOMA_ROOT"]) if shown else None,
                 "nav": endpoint.rpartition(".")[2], "index_version": app.extensions["tachikoma"].index_version}
 

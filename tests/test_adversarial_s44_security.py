@@ -9,10 +9,14 @@ break failed before its fix.
    into `.claude/` (hidden, not memory: never searchable) and, through a symlinked folder, into either; and it took
    any name, so a note titled "MEMORY" or "CLAUDE" became MEMORY.md or claude.md: evergreen by the owner's settings
    (and on a case-insensitive disk, the CLAUDE.md an agent loads). Refused, and such a note is named "-note".
+3. A dashboard without authentication answered any machine that sent `Host: 127.0.0.1:<port>` when it was served
+   on every address (`flask --app app run --host 0.0.0.0`): it now answers only this machine; and the page that
+   refuses a foreign Host (what a DNS-rebinding page reads) showed the memory folder's absolute path.
 """
 
 from __future__ import annotations
 
+import hashlib
 import random
 import re
 import subprocess
@@ -29,6 +33,7 @@ from gitrepo import git
 from servers import serving
 from tachikoma import stats
 from tachikoma.globs import _glob_regex, pattern_matches
+from tachikoma.web.access import Access
 from tachikoma_dashboard.app import create_app
 from test_mcp import call, run, server
 from web_helpers import build_index, copy_memory, snapshot
@@ -201,3 +206,46 @@ def test_the_owner_still_remembers_anywhere_from_the_command_line(mem):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert (mem / ".claude" / "rules" / "memory.md").exists()
+
+
+# --------------------------------------------------------------------------- 3. only this machine, unless shared
+
+
+@pytest.mark.parametrize("remote", ["192.168.1.50", "10.0.0.7", "2001:db8::5", "fe80::1%eth0", "::ffff:192.168.1.50"])
+def test_an_unauthenticated_dashboard_answers_only_this_machine(indexed, remote):
+    app = create_app(memory=indexed, port=5000)
+    local = client_of(app)
+    token = csrf_token(local)
+    stranger = client_of(app, remote)
+    name = app.config["SESSION_COOKIE_NAME"]
+    stranger.set_cookie(name, local.get_cookie(name, domain="127.0.0.1").value, domain="127.0.0.1")
+    before = snapshot(indexed)
+    for path in ("/", "/api/stats", "/file/martin.md", "/api/search?q=martin", "/tag"):
+        response = stranger.get(path)
+        assert response.status_code == 403, (path, response.status_code)
+        assert str(indexed) not in response.get_data(as_text=True)
+    applied = stranger.post("/tag/apply", data={"path": "martin.md", "trust": "untrusted", "mode": "overwrite",
+                                                "csrf_token": token})
+    assert applied.status_code == 403 and snapshot(indexed) == before
+
+
+@pytest.mark.parametrize("remote", ["127.0.0.1", "127.0.0.2", "::1", "::ffff:127.0.0.1"])
+def test_this_machine_is_answered(indexed, remote):
+    assert client_of(create_app(memory=indexed, port=5000), remote).get("/").status_code == 200
+
+
+def test_a_shared_dashboard_answers_other_machines_that_sign_in(indexed):
+    token = "alice-token-" + "a" * 20
+    access = Access(tokens={hashlib.sha256(token.encode()).digest(): ("alice", "owner")})
+    app = create_app(memory=indexed, port=5000, access=access)
+    stranger = client_of(app, "192.168.1.50")
+    assert stranger.get("/api/stats").status_code == 401
+    assert stranger.get("/api/stats", headers={"Authorization": f"Bearer {token}"}).status_code == 200
+
+
+def test_a_refused_host_is_not_told_where_the_memory_is(indexed):
+    """A DNS-rebinding page reads the refusal it gets: not the memory folder's absolute path (a user name)."""
+    client = client_of(create_app(memory=indexed, port=5000))
+    refused = client.get("/", headers={"Host": "rebind.example:5000"})
+    assert refused.status_code == 421 and str(indexed) not in refused.get_data(as_text=True)
+    assert str(indexed) in client.get("/").get_data(as_text=True)  # the owner's own page still says it
