@@ -44,5 +44,8 @@ def install_template_helpers(app: Flask) -> None:
         # request the guards refused (a foreign Host: a DNS-rebinding page reads what it is answered)
         shown = (app.config.get("TACHIKOMA_ACCESS") is None or g.get("identity") is not None) and not g.get("stranger")
         return {"memory_root": str(app.config["TACHIKOMA_ROOT"]) if shown else None,
+                # a shared dashboard keeps no page in the browser's storage (htmx's history cache), where it
+                # would outlive signing out: going back asks the server again
+                "shared": app.config.get("TACHIKOMA_ACCESS") is not None,
                 "nav": endpoint.rpartition(".")[2], "index_version": app.extensions["tachikoma"].index_version}
 

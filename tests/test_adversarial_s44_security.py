@@ -12,6 +12,9 @@ break failed before its fix.
 3. A dashboard without authentication answered any machine that sent `Host: 127.0.0.1:<port>` when it was served
    on every address (`flask --app app run --host 0.0.0.0`): it now answers only this machine; and the page that
    refuses a foreign Host (what a DNS-rebinding page reads) showed the memory folder's absolute path.
+4. Signing out of a shared dashboard left up to 20 pages of memory (search results, files) in the browser's
+   localStorage (htmx's history cache), readable by whoever used the browser next: a shared dashboard keeps no
+   history cache, and signing out sends Clear-Site-Data.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from tachikoma.globs import _glob_regex, pattern_matches
 from tachikoma.web.access import Access
 from tachikoma_dashboard.app import create_app
 from test_mcp import call, run, server
-from web_helpers import build_index, copy_memory, snapshot
+from web_helpers import CHROMIUM, LiveServer, build_index, copy_memory, launch_chromium, snapshot
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -249,3 +252,40 @@ def test_a_refused_host_is_not_told_where_the_memory_is(indexed):
     refused = client.get("/", headers={"Host": "rebind.example:5000"})
     assert refused.status_code == 421 and str(indexed) not in refused.get_data(as_text=True)
     assert str(indexed) in client.get("/").get_data(as_text=True)  # the owner's own page still says it
+
+
+# --------------------------------------------------------------------------- 4. signing out leaves nothing behind
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason=f"needs Debian's Chromium at {CHROMIUM}")
+def test_signing_out_leaves_no_memory_in_the_browser(indexed):
+    from playwright.sync_api import sync_playwright
+
+    token = "alice-token-" + "a" * 20
+    access = Access(tokens={hashlib.sha256(token.encode()).digest(): ("alice", "owner")})
+    app = create_app(memory=indexed, access=access)
+    with LiveServer(app) as live, sync_playwright() as p:
+        browser = launch_chromium(p)
+        try:
+            page = browser.new_page()
+            page.goto(live.url + "/login")
+            page.fill("input[name=token]", token)
+            page.click("button[type=submit]")
+            page.wait_for_load_state()
+            page.goto(live.url + "/")
+            page.fill("input[name=q]", "DRV8353 gate driver")
+            page.wait_for_selector("#results .result")
+            page.fill("input[name=q]", "martin coffee")
+            page.wait_for_url(re.compile(r"q=martin"))
+            page.wait_for_selector("#results .result")
+            page.go_back()  # while signed in, going back shows the earlier search (asked of the server again)
+            page.wait_for_url(re.compile(r"q=DRV8353"))
+            page.wait_for_selector("#results .result")
+            with page.expect_response(lambda r: r.url.endswith("/logout")) as signed_out:
+                page.click("form.signed-in button")
+            page.wait_for_load_state()
+            stored = page.evaluate("JSON.stringify(Object.assign({}, localStorage))")
+            assert "DRV8353" not in stored and "martin" not in stored.lower(), f"{len(stored):,} characters kept"
+            assert signed_out.value.all_headers().get("clear-site-data") == '"cache", "storage"'
+        finally:
+            browser.close()
