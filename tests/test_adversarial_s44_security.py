@@ -1,5 +1,5 @@
 """Session 44's security review of the dashboard and MCP (a helper, attacking in its own worktree). Each test of a
-break failed before its fix.
+break failed before its fix; the pins at the end hold what was tried and held.
 
 1. A tag selector's glob was a backtracking regular expression: "*?*?*?*?*?*?*?*?*?*?Z" (21 characters) took 17 s
    against one session's name (a UUID), a few more stars tens of minutes, and GET /tag?preview=1 needs no token,
@@ -289,3 +289,66 @@ def test_signing_out_leaves_no_memory_in_the_browser(indexed):
             assert signed_out.value.all_headers().get("clear-site-data") == '"cache", "storage"'
         finally:
             browser.close()
+
+
+# --------------------------------------------------------------------------- what held (pins)
+
+
+@pytest.mark.parametrize("host", ["localhost.:5000", "127.0.0.1:5000@evil.example", "localhost:05000", "127.1:5000",
+                                  "[::ffff:127.0.0.1]:5000", "localhost:5000,evil.example", "localhost:+5000",
+                                  "0x7f.1:5000", "[::1]"])
+def test_rebinding_spellings_of_a_host_are_refused(indexed, host):
+    assert client_of(create_app(memory=indexed, port=5000)).get("/", headers={"Host": host}).status_code == 421
+
+
+def test_a_method_override_header_changes_nothing(indexed):
+    client = client_of(create_app(memory=indexed, port=5000))
+    before = snapshot(indexed)
+    for header in ("X-HTTP-Method-Override", "X-HTTP-Method", "X-Method-Override"):
+        response = client.get("/tag/apply", headers={header: "POST"},
+                              query_string={"path": "martin.md", "trust": "untrusted", "mode": "overwrite"})
+        assert response.status_code == 405
+        assert client.get("/reindex", headers={header: "POST"}).status_code == 200  # the page, no run
+    assert snapshot(indexed) == before
+
+
+def test_mcp_reads_and_tags_no_special_file(mem):
+    import os
+
+    os.mkfifo(mem / "fifo.md")
+    (mem / "folder.md").mkdir()
+    (mem / "out.md").symlink_to("/etc/hostname")
+    (mem / "loop.md").symlink_to("loop.md")
+
+    async def scenario():
+        async with McpClient(server(mem, "--no-watch")) as client:
+            answers = []
+            for path in ("fifo.md", "folder.md", "out.md", "loop.md", "/etc/hostname", "..\\x.md", ".git/HEAD",
+                         ".cache/index.db", "tachikoma-tags.yaml"):
+                answers.append(await call(client, "read", {"path": path}))
+                answers.append(await call(client, "tag", {"paths": [path], "trust": "self"}))
+            return answers
+
+    before = snapshot(mem)
+    for error, text, _ in run(scenario):
+        assert error and "Traceback" not in text and str(mem) not in text, text
+    assert snapshot(mem) == before
+
+
+def test_mcp_over_http_refuses_deep_and_huge_bodies_and_keeps_serving(indexed):
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                  "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                             "clientInfo": {"name": "test", "version": "1"}}}
+    streamable = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    with serving(indexed, "--mcp", "--no-watch") as (base, proc):
+        opened = httpx.post(base + "/mcp", json=initialize, headers=streamable)
+        session = {**streamable, "mcp-session-id": opened.headers["mcp-session-id"],
+                   "mcp-protocol-version": "2025-06-18"}
+        httpx.post(base + "/mcp", json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session)
+        deep = httpx.post(base + "/mcp", content="[" * 100_000 + "]" * 100_000, headers=session, timeout=30)
+        assert deep.status_code == 400 and "Parse error" in deep.text
+        huge = '{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "search", "arguments": ' \
+               '{"query": "' + "x" * 20_000_000 + '"}}}'
+        assert httpx.post(base + "/mcp", content=huge, headers=session, timeout=60).status_code == 413
+        listed = httpx.post(base + "/mcp", json={"jsonrpc": "2.0", "id": 3, "method": "tools/list"}, headers=session)
+        assert listed.status_code == 200 and '"search"' in listed.text and proc.poll() is None
