@@ -4,6 +4,8 @@ The dashboard can rewrite memory files, so:
 
 - requests whose Host header is not the served address are refused with
   421 (DNS rebinding);
+- without authentication ([serve] access), a request from another machine
+  is refused with 403, however the dashboard is served;
 - a strict Content-Security-Policy (no inline script or style) and the
   usual nosniff / referrer / frame headers go with every response;
 - a POST without a valid CSRF token (flask-wtf) is refused and changes
