@@ -138,6 +138,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from .errors import EmbedderError, TachikomaError
+from .globs import pattern_error
 from .memory import CONFIG_FILE
 from .tags import CONFIDENCE_VALUES, TRUST_VALUES
 
@@ -350,6 +351,8 @@ def _from_dict(data: dict, file: Path) -> Config:
     evergreen = r.get("evergreen", list(ranking.evergreen))
     if not isinstance(evergreen, list) or not all(isinstance(g, str) and g.strip() for g in evergreen):
         raise ValueError(f"ranking.evergreen must be an array of non-empty glob strings, not {_toml_type(evergreen)}")
+    if error := next(filter(None, map(pattern_error, evergreen)), None):
+        raise ValueError(f"ranking.evergreen: {error}")
     per_file = _whole(r.get("per_file", ranking.per_file), "ranking.per_file", minimum=1)
     penalty = _number(r.get("repeat_penalty", ranking.repeat_penalty), "ranking.repeat_penalty")
     if not 0 <= penalty <= 1:

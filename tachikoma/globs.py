@@ -14,6 +14,8 @@ from __future__ import annotations
 import functools
 import re
 
+import re2
+
 #: The longest pattern a tag selector takes (the longest path a file system has: PATH_MAX).
 MAX_PATTERN_CHARS = 4096
 
@@ -21,18 +23,18 @@ MAX_PATTERN_CHARS = 4096
 def pattern_matches(pattern: str, path: str, ignore_case: bool = False) -> bool:
     """Whether relative POSIX `path` matches `pattern` (see the module docstring).
 
-    A glob is matched by `_Glob` in time linear in the path, whatever the pattern: a pattern comes from
-    whoever fills the dashboard's tag form, and as a backtracking regular expression "*?*?*?*?*?*?*?*?Z"
-    took seconds a session's name (tens of minutes for a few more stars)."""
+    A glob is matched by RE2 (`_glob_regex`) in time linear in the path, whatever the pattern: a pattern comes
+    from whoever fills the dashboard's tag form or commits the settings file, and as a backtracking regular
+    expression "*?*?*?*?*?*?*?*?Z" took seconds against a session's name (hours for a few more stars)."""
     pattern = pattern.replace("\\", "/")
     while pattern.startswith("./"):
         pattern = pattern[2:]
     if any(ch in pattern for ch in "*?["):
         if pattern.endswith("/"):  # a folder glob ("2026-1*/"): everything in the folders it matches
-            return _glob(pattern.lstrip("/") + "**", ignore_case).matches(path)
+            return _glob_regex(pattern.lstrip("/") + "**", ignore_case).match(path) is not None
         if "/" not in pattern:
-            return _glob(pattern, ignore_case).matches(path.rsplit("/", 1)[-1])
-        return _glob(pattern.lstrip("/"), ignore_case).matches(path)
+            return _glob_regex(pattern, ignore_case).match(path.rsplit("/", 1)[-1]) is not None
+        return _glob_regex(pattern.lstrip("/"), ignore_case).match(path) is not None
     prefix = pattern.strip("/")
     if not prefix:
         return True
@@ -61,8 +63,7 @@ def name_or_path_matcher(patterns: tuple[str, ...]):
     globbed = [p for p in by_name if not (p.isascii() and p.lower() in plain)]
 
     def regex(chosen):
-        return (re.compile("|".join(f"(?:{_glob_regex(p, True).pattern})" for p in chosen), re.DOTALL | re.IGNORECASE)
-                if chosen else None)
+        return _compiled("|".join(f"(?:{glob_source(p)})" for p in chosen), True) if chosen else None
     glob_regex, any_name_regex = regex(globbed), regex(by_name)
 
     def matches(path: str) -> bool:
@@ -76,13 +77,9 @@ def name_or_path_matcher(patterns: tuple[str, ...]):
     return matches
 
 
-_GLOB_CACHE: dict[tuple[str, bool], re.Pattern] = {}
-
-
-def _glob_regex(pattern: str, ignore_case: bool = False) -> re.Pattern:
-    cached = _GLOB_CACHE.get((pattern, ignore_case))
-    if cached is not None:
-        return cached
+def glob_source(pattern: str) -> str:
+    """The regular expression `pattern` (a glob) reads as, anchored at the end: `*` is ``[^/]*``, `**` is ``.*``,
+    `**/` is ``(?:.*/)?``, `?` is ``[^/]``, a class is a class (``[!a]`` is ``[^/a]``; an unclosed ``[`` is itself)."""
     out, i, n = [], 0, len(pattern)
     while i < n:
         ch = pattern[i]
@@ -115,100 +112,40 @@ def _glob_regex(pattern: str, ignore_case: bool = False) -> re.Pattern:
         else:
             out.append(re.escape(ch))
             i += 1
-    compiled = re.compile("".join(out) + r"\Z", re.DOTALL | (re.IGNORECASE if ignore_case else 0))
-    _GLOB_CACHE[(pattern, ignore_case)] = compiled
-    return compiled
+    return "".join(out) + "$"
 
 
+class InvalidPattern(ValueError):
+    """A glob no regular expression reads ("[z-a]*": a class whose range runs backwards)."""
 
 
-# One state per step of a glob; `_Glob` keeps the set of states a prefix of the path can be in as the bits of
-# an int (no backtracking: each character of the path costs a few operations on that int).
-_CHAR, _ONE, _STAR, _ANY_STAR, _ENTRY, _LOOP = range(6)
+def _compiled(source: str, ignore_case: bool):
+    """`source` compiled by RE2 (google-re2), which matches in time linear in the text whatever the expression: no
+    backtracking. ``$`` is the end of the text, ``.`` takes a newline too. RE2 logs nothing of its own."""
+    options = re2.Options()
+    options.dot_nl, options.case_sensitive, options.log_errors = True, not ignore_case, False
+    try:
+        return re2.compile(source, options)
+    except re2.error as exc:
+        reason = exc.args[0].decode(errors="replace") if exc.args and isinstance(exc.args[0], bytes) else str(exc)
+        raise InvalidPattern(reason) from None
 
 
-class _Glob:
-    """A glob as `_glob_regex` reads it, matched without backtracking: the states of a nondeterministic
-    automaton, each character of the path moving all of them at once (bit-parallel)."""
-
-    def __init__(self, pattern: str, ignore_case: bool):
-        flags = re.DOTALL | (re.IGNORECASE if ignore_case else 0)
-        steps: list[tuple[int, object]] = []  # (kind, what the step matches: a regex of one character, or None)
-        i, n = 0, len(pattern)
-        while i < n:
-            ch = pattern[i]
-            if pattern.startswith("**/", i):  # (?:.*/)?: nothing, or anything up to a "/"
-                if not (steps and steps[-1][0] == _CHAR and steps[-1][1].pattern == "/"
-                        and len(steps) > 2 and steps[-3][0] == _ENTRY):  # "**/**/" is "**/"
-                    steps += [(_ENTRY, None), (_LOOP, None), (_CHAR, re.compile("/", flags))]
-                i += 3
-            elif pattern.startswith("**", i) or ch == "*":
-                kind = _ANY_STAR if pattern.startswith("**", i) else _STAR
-                i += 2 if kind == _ANY_STAR else 1
-                if steps and steps[-1][0] in (_STAR, _ANY_STAR):  # "[^/]*.*" is ".*"; "[^/]*[^/]*" is "[^/]*"
-                    steps[-1] = (max(kind, steps[-1][0]), None)
-                else:
-                    steps.append((kind, None))
-            elif ch == "?":
-                steps.append((_ONE, None))
-                i += 1
-            elif ch == "[" and (end := pattern.find("]", i + 2)) != -1:
-                inner = pattern[i + 1:end]
-                negate = inner[:1] in ("!", "^")
-                if negate:
-                    inner = inner[1:]
-                inner = inner.replace("\\", "\\\\").replace("[", "\\[")
-                steps.append((_CHAR, re.compile(f"[{'^/' if negate else ''}{inner}]", flags)))
-                i = end + 1
-            else:
-                steps.append((_CHAR, re.compile(re.escape(ch), flags)))
-                i += 1
-        self.final = 1 << len(steps)
-        self.next = sum(1 << k for k, (kind, _) in enumerate(steps) if kind in (_STAR, _ANY_STAR, _ENTRY, _LOOP))
-        self.skip = sum(1 << k for k, (kind, _) in enumerate(steps) if kind == _ENTRY)  # past its loop and "/"
-        self.ones = sum(1 << k for k, (kind, _) in enumerate(steps) if kind == _ONE)  # over any but "/"
-        self.stars = sum(1 << k for k, (kind, _) in enumerate(steps) if kind == _STAR)  # stay on any but "/"
-        self.stays = sum(1 << k for k, (kind, _) in enumerate(steps) if kind in (_ANY_STAR, _LOOP))  # on any
-        self.chars: dict[re.Pattern, int] = {}
-        for k, (kind, regex) in enumerate(steps):
-            if kind == _CHAR:
-                self.chars[regex] = self.chars.get(regex, 0) | 1 << k
-        self._moves: dict[str, tuple[int, int]] = {}
-        self.start = self._closure(1)
-
-    def _closure(self, states: int) -> int:
-        while True:
-            more = states | (states & self.next) << 1 | (states & self.skip) << 3
-            if more == states:
-                return states
-            states = more
-
-    def _move(self, ch: str) -> tuple[int, int]:
-        """(states that step over `ch` to the next, states that stay on it) for one character."""
-        found = self._moves.get(ch)
-        if found is None:
-            step = sum(bits for regex, bits in self.chars.items() if regex.match(ch))
-            if ch != "/":
-                found = (step | self.ones, self.stays | self.stars)
-            else:
-                found = (step, self.stays)
-            self._moves[ch] = found
-        return found
-
-    def matches(self, text: str) -> bool:
-        states = self.start
-        for ch in text:
-            step, stay = self._move(ch)
-            states = (states & step) << 1 | (states & stay)
-            if not states:
-                return False
-            states = self._closure(states)
-        return bool(states & self.final)
+def pattern_error(pattern: str) -> str | None:
+    """Why `pattern` is no pattern a selector or the evergreen list can use, in a sentence; None when it is one."""
+    pattern = pattern.replace("\\", "/")
+    if not any(ch in pattern for ch in "*?["):
+        return None
+    try:
+        _glob_regex(pattern.lstrip("/"))
+    except InvalidPattern as exc:
+        return f"{pattern!r} is not a glob tachikoma can read: {exc}"
+    return None
 
 
-@functools.lru_cache(maxsize=128)
-def _glob(pattern: str, ignore_case: bool = False) -> _Glob:
-    return _Glob(pattern, ignore_case)
+@functools.lru_cache(maxsize=256)
+def _glob_regex(pattern: str, ignore_case: bool = False):
+    return _compiled(glob_source(pattern), ignore_case)
 
 
 def name_or_path_mask(patterns: tuple[str, ...], paths) -> list[bool]:

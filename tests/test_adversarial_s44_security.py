@@ -3,8 +3,8 @@ break failed before its fix; the pins at the end hold what was tried and held.
 
 1. A tag selector's glob was a backtracking regular expression: "*?*?*?*?*?*?*?*?*?*?Z" (21 characters) took 17 s
    against one session's name (a UUID), a few more stars tens of minutes, and GET /tag?preview=1 needs no token,
-   so any web page the owner opened could tie up the dashboard with an <img>. Globs are now matched in time
-   linear in the path (`globs._Glob`), and a pattern is at most 4,096 characters (`globs.MAX_PATTERN_CHARS`).
+   so any web page the owner opened could tie up the dashboard with an <img>. Globs are now matched by RE2, in time
+   linear in the path (`globs._glob_regex`), and a pattern is at most 4,096 characters (`globs.MAX_PATTERN_CHARS`).
 2. An agent's `remember` wrote into `.claude/rules/` (which Claude Code follows as the user's own instructions),
    into `.claude/` (hidden, not memory: never searchable) and, through a symlinked folder, into either; and it took
    any name, so a note titled "MEMORY" or "CLAUDE" became MEMORY.md or claude.md: evergreen by the owner's settings
@@ -35,7 +35,7 @@ from mcp import Client as McpClient
 from gitrepo import git
 from servers import serving
 from tachikoma import stats
-from tachikoma.globs import _glob_regex, pattern_matches
+from tachikoma.globs import glob_source, pattern_matches
 from tachikoma.web.access import Access
 from tachikoma_dashboard.app import create_app
 from test_mcp import call, run, server
@@ -109,20 +109,26 @@ def test_the_tag_preview_answers_a_hostile_pattern_at_once(indexed):
         assert SESSION in found.text  # the same matcher still finds what a pattern names
 
 
+def python_regex(pattern: str, ignore_case: bool) -> re.Pattern:
+    """The glob as Python's backtracking `re` reads it (`globs.pattern_matches` before RE2): ``$`` there would also
+    match before a last newline, so the end is ``\\Z``."""
+    return re.compile(glob_source(pattern).removesuffix("$") + r"\Z", re.DOTALL | (re.IGNORECASE if ignore_case else 0))
+
+
 def regex_reading(pattern: str, path: str, ignore_case: bool) -> bool:
-    """`globs.pattern_matches` as it was: the glob as a backtracking regular expression (`globs._glob_regex`)."""
+    """`globs.pattern_matches` as it was, with Python's regular expressions."""
     pattern = pattern.replace("\\", "/")
     while pattern.startswith("./"):
         pattern = pattern[2:]
     if pattern.endswith("/"):
-        return _glob_regex(pattern.lstrip("/") + "**", ignore_case).match(path) is not None
+        return python_regex(pattern.lstrip("/") + "**", ignore_case).match(path) is not None
     if "/" not in pattern:
-        return _glob_regex(pattern, ignore_case).match(path.rsplit("/", 1)[-1]) is not None
-    return _glob_regex(pattern.lstrip("/"), ignore_case).match(path) is not None
+        return python_regex(pattern, ignore_case).match(path.rsplit("/", 1)[-1]) is not None
+    return python_regex(pattern.lstrip("/"), ignore_case).match(path) is not None
 
 
 def test_globs_read_as_before():
-    """The linear matcher reads every glob as the regular expression did: `*` within a folder, `**` across, `**/`
+    """RE2 reads every glob as Python's regular expressions did: `*` within a folder, `**` across, `**/`
     any folders, `?`, classes with `!`/`^` and `]` first, an unclosed `[`, case folding, a folder glob."""
     pieces = ["a", "b", "/", ".", "*", "?", "**", "**/", "[ab]", "[!a]", "[]]", "[", "]", "A", "é", "[a-c]", "\n", "\\"]
     letters = ["a", "b", "/", ".", "A", "c", "é", "É", "]", "[", "\n"]
@@ -149,6 +155,33 @@ def test_a_pattern_longer_than_a_path_can_be_is_refused(indexed):
     assert f"the limit is {MAX_PATTERN_CHARS:,}" in response.get_data(as_text=True)
     at_limit = client.get("/tag", query_string={"preview": "1", "path": "a" * MAX_PATTERN_CHARS, "trust": "self"})
     assert at_limit.status_code == 200
+
+
+def test_a_glob_no_expression_reads_is_a_clear_error_everywhere(indexed, capfd):
+    """RE2 refuses what Python's `re` refused ("[z-a]": a range run backwards), which was an "unexpected error" on
+    the command line and a server error in the dashboard: now each place that takes a pattern says which and why,
+    and RE2 writes nothing of its own to stderr."""
+    from tachikoma.config import load_config
+    from tachikoma.errors import TachikomaError
+    from tachikoma.globs import pattern_error
+    from tachikoma.tagging.model import Selector
+    from tachikoma.tags import InvalidTagValue
+
+    assert pattern_error("[z-a]*") == "'[z-a]*' is not a glob tachikoma can read: invalid character class range: z-a"
+    assert pattern_error("2026-0[1-3]-*.md") is None and pattern_error("notes/") is None
+    with pytest.raises(InvalidTagValue, match="invalid character class range"):
+        Selector(pattern=("*.md", "[z-a]*"))
+    client = client_of(create_app(memory=indexed, port=5000))
+    page = client.get("/tag", query_string={"preview": "1", "path": "[z-a]*", "trust": "self"})
+    assert page.status_code == 400 and "invalid character class range: z-a" in page.get_data(as_text=True)
+    (indexed / "bad.toml").write_text('[ranking]\nevergreen = ["MEMORY.md", "[z-a]*"]\n')
+    with pytest.raises(TachikomaError, match=r"ranking\.evergreen: '\[z-a\]\*' is not a glob"):
+        load_config(indexed, indexed / "bad.toml")
+    done = subprocess.run([sys.executable, "-m", "tachikoma", "--memory", str(indexed), "tag", "--path", "[z-a]*",
+                           "--trust", "self", "--dry-run"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "is not a glob tachikoma can read" in done.stderr, done.stderr
+    assert "unexpected error" not in done.stderr and "re2.cc" not in done.stderr
+    assert "re2.cc" not in capfd.readouterr().err
 
 
 # --------------------------------------------------------------------------- 2. an agent's note stays a note

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 from ..documents import KINDS
 from ..frontmatter import read_head
-from ..globs import pattern_matches
+from ..globs import pattern_error, pattern_matches
 from ..tags import EVERGREEN, WRITABLE_KEYS, InvalidTagValue, check_value, normalise_value
 
 DEFAULTS = {"source": "tachikoma", "trust": "self", "confidence": "medium"}
@@ -68,6 +68,9 @@ class Selector:
     def __post_init__(self):
         if self.kind is not None and self.kind not in KINDS:
             raise ValueError(f"unknown kind {self.kind!r}: use {' or '.join(KINDS)}")
+        for pattern in self.patterns:
+            if error := pattern_error(pattern):
+                raise InvalidTagValue(error)
 
     def matches_path(self, path: str, kind: str) -> bool:
         """Whether `path` (relative, POSIX) of `kind` passes the kind and pattern tests."""

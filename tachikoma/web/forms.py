@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from tachikoma import timeq
-from tachikoma.globs import MAX_PATTERN_CHARS
+from tachikoma.globs import MAX_PATTERN_CHARS, pattern_error
 from tachikoma.tagging import model
 from tachikoma.config import RECENCY_PRESETS
 from tachikoma.vocabulary import MAX_BUDGET, MAX_LIMIT, MAX_QUERY_CHARS
@@ -186,6 +186,8 @@ class TagForm:
         if len(self.path) > MAX_PATTERN_CHARS:
             self.errors["path"] = (f"the path or pattern is {len(self.path):,} characters long; the limit is "
                                    f"{MAX_PATTERN_CHARS:,}")
+        elif error := pattern_error(self.path):
+            self.errors["path"] = error
         dates = {}
         for name in ("after", "before"):
             raw = getattr(self, name)
