@@ -21,6 +21,7 @@ the index up to date (or builds it) when the server starts.
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -133,6 +134,16 @@ OWNER_REFUSED = ("trust 'owner' means the user said it, and an agent may not cla
 HIDDEN_FOLDER_REFUSED = ("an agent may not write into a hidden folder ('{folder}'): Claude Code follows what .claude "
                          "holds (CLAUDE.md, rules/) as the user's own instructions, and other hidden folders are not "
                          "memory; remember into a folder of notes instead, such as 'notes'")
+
+
+def shown_path(filename, root: Path) -> str:
+    """A file an error names, as an agent is shown it: relative to the memory, else its name alone. Its absolute
+    path would tell the agent the user's name and the machine's layout, which the memory does not hold."""
+    path = Path(os.fsdecode(filename))
+    try:
+        return printable(path.resolve().relative_to(Path(root).resolve()).as_posix())
+    except (ValueError, OSError):
+        return printable(path.name)
 
 
 def data_framing(allow_owner_trust: bool) -> str:
@@ -482,7 +493,7 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
         except (TachikomaError, InvalidTagValue) as exc:
             raise ToolError(str(exc)) from None
         except OSError as exc:  # a memory it cannot write (read-only, full): say so, as the CLI does
-            where = f": {exc.filename}" if exc.filename else ""
+            where = f": {shown_path(exc.filename, tools.root)}" if exc.filename else ""
             raise ToolError(f"{exc.strerror or exc}{where}") from None
 
     @server.tool(title="Search memory", description=SEARCH_HELP, annotations=reading)

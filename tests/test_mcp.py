@@ -389,6 +389,27 @@ def test_a_file_system_error_is_a_tool_error_that_says_why(mem, monkeypatch):
     finally:
         tools.close()
     assert error and "Permission denied" in text and ".note.0123456789ab.tmp" in text
+    assert str(mem) not in text  # the memory's path, relative: no user name, no layout of the machine
+
+
+def test_a_file_system_error_names_a_file_outside_the_memory_by_its_name_alone(mem, monkeypatch, tmp_path):
+    from tachikoma import mcp_server
+
+    def elsewhere(*_args, **_kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device", str(tmp_path / "home" / "ana" / ".gitconfig"))
+
+    monkeypatch.setattr(mcp_server.notes, "remember", elsewhere)
+    server, tools = mcp_server.build_server(mem, watch=False)
+
+    async def scenario():
+        async with Client(server) as client:
+            return await call(client, "remember", {"text": "The lab door code is 4711."})
+
+    try:
+        error, text, _ = run(scenario)
+    finally:
+        tools.close()
+    assert error and text.endswith("No space left on device: .gitconfig") and "ana" not in text
 
 
 def test_a_commit_that_failed_is_said_in_the_text_too(mem, monkeypatch):
