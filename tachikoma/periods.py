@@ -288,7 +288,7 @@ ORDINAL_OF = re.compile(r"\d{1,2}(?:st|nd|rd|th)\s+of\s", re.I)
 ORDINAL_IN = re.compile(r"\bthe\s+\d{1,2}(?:st|nd|rd|th)\s+in\s+$", re.I)
 
 
-def _month_beside(m: re.Match, text: str) -> int | None:
+def month_beside(m: re.Match, text: str) -> int | None:
     """The month said right after or before the day `m` ("on the 21st in July"), or None."""
     if said := _MONTH_AFTER.match(text, m.end()):
         word, after_in = said.group(3), bool(said.group(1) or said.group(2))
@@ -304,12 +304,12 @@ def _month_beside(m: re.Match, text: str) -> int | None:
 def nth_day_window(m: re.Match, text: str, today: date, tz, phrase: str, past, ahead) -> Window | None:
     """The day `m` of `timeq`'s "nth_day" names ("on the 21st"): the next one, or in the past tense (`past()`) the
     latest (`ahead.nth_day`); None for an ordinal said without "on" or another word before it that makes it a day.
-    With a month beside it ("on the 21st in July", `_month_beside`), that month's, as "21 July" is read: the next
+    With a month beside it ("on the 21st in July", `month_beside`), that month's, as "21 July" is read: the next
     one in a question about what is coming (`ahead()`), else the latest (None for a day it has not: "the 31st in
     June"); `timespan` makes it and the month's own window one day."""
     if not m.group(0).lower().startswith("on") and not _DAY_LEAD.search(text[max(0, m.start() - 12):m.start()]):
         return None
-    number, month_said = int(m.group(1)), _month_beside(m, text)
+    number, month_said = int(m.group(1)), month_beside(m, text)
     if month_said is None:
         return _nth_day(number, today, tz, phrase, not past())
     day = _coming.next_day(month_said, number, today) if ahead() else _coming.latest_day(month_said, number, today)

@@ -63,7 +63,7 @@ from datetime import date, datetime, timedelta
 import numpy as np
 
 from . import ahead as _coming
-from .periods import NTH_DAY, ORDINAL_IN, ORDINAL_OF
+from .periods import NTH_DAY, ORDINAL_IN, ORDINAL_OF, month_beside
 from .periods import cjk_nth_day_window as _cjk_nth_day_window
 from .periods import nth_day_window as _nth_day_window
 from .periods import season_window as _season_window
@@ -261,7 +261,8 @@ NEAR_AHEAD_DAYS = 62
 
 def names_day_ahead(query: str, as_of: datetime, language: str | None = None) -> bool:
     """Whether `query`, not in the past tense (`tense.past_in`; `language` as told), names a day or month
-    without its year that comes within `NEAR_AHEAD_DAYS` and nearer than it went: "What is on 10 December?"
+    without its year that comes within `NEAR_AHEAD_DAYS` and nearer than it went: "What is on 10 December?" (or "on
+    the 10th in December")
     asked on 5 December asks about the coming one, not last year's; "What did we do on 10 December?" the one
     gone.
     Phrases are read as `read_spans` reads them ("January 2025" is no January without its year)."""
@@ -279,8 +280,11 @@ def names_day_ahead(query: str, as_of: datetime, language: str | None = None) ->
             if last is None:
                 continue
             taken[m.start():m.end()] = True
-            if kind not in _YEARLESS_KINDS or not isinstance(last, Window) \
-                    or _resolve(kind, m, query, today, now, tz, lambda: True) is not AHEAD:
+            # "on the 21st in July" is a day without its year too (`periods.month_beside`), read as its latest (one
+            # still to come has its year: "on the 21st in March 2027")
+            dated = kind == "nth_day" and month_beside(m, query) is not None and getattr(last, "start", now) <= now
+            if not (dated or kind in _YEARLESS_KINDS) or not isinstance(last, Window) \
+                    or not dated and _resolve(kind, m, query, today, now, tz, lambda: True) is not AHEAD:
                 continue  # a year named, a time relative to now, or no day that exists
             said = m.group(0).lower()
             if said.startswith(("last", "since")) or _SINCE.search(query[max(0, m.start() - _SINCE_REACH):m.start()]):

@@ -1,7 +1,7 @@
 """Session 44: the time-reading leftovers of sessions 42 and 43. Each test of a break failed before its fix; those
 saying "still" or "as before" guard what must not move with it."""
 
-from datetime import date, datetime
+from datetime import date, datetime, timezone
 
 import pytest
 
@@ -168,3 +168,17 @@ def test_reading_scores_and_months_stays_linear_on_long_input():
     answer_kind.CLOCK.held(passage, TODAY)
     timeq.read_spans(question, DECEMBER)
     assert time.perf_counter() - started < 5
+
+
+# 7. "What's on the 21st in July?" asked on 2 July read last year's 21 July, where "What is on 21 July?" reads the coming
+# one: a day said "the 21st in July" is a day without its year too (`timeq.names_day_ahead`).
+@pytest.mark.parametrize("query, asked, expected", [
+    ("What's on the 21st in July?", datetime(2026, 7, 2, 12, tzinfo=timezone.utc), "2026-07-21"),
+    ("In July, on the 21st, what is on?", datetime(2026, 7, 2, 12, tzinfo=timezone.utc), "2026-07-21"),
+    ("What's on the 21st in July?", datetime(2026, 7, 25, 12, tzinfo=timezone.utc), "2026-07-21"),  # just gone
+    ("What did we do on the 21st in July?", datetime(2026, 7, 2, 12, tzinfo=timezone.utc), "2025-07-21"),  # past tense
+    ("What is on the 21st in March 2027?", datetime(2026, 7, 2, 12, tzinfo=timezone.utc), "2027-03-21"),  # its year
+])
+def test_the_21st_in_july_asked_before_it_is_the_coming_one(query, asked, expected):
+    read = windows(query, asked, ahead=timeq.names_day_ahead(query, asked) or None)
+    assert [label for _, label, _ in read] == [expected]
