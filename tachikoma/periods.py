@@ -417,6 +417,20 @@ def _cjk_days(number: int, until: int | None, weekday: int | None, until_weekday
     return plain
 
 
+def _counted(number: int, text: str, end: int, told: str) -> bool:
+    """Whether `number` days are counted by what follows them at `end`: a thing that lasts ("3日の旅行", "3일 휴가",
+    up to `CJK_COUNT_MAX` days: `foreign_time.CJK_DAY_COUNTED`)."""
+    return number <= CJK_COUNT_MAX and told in CJK_DAY_COUNTED and bool(CJK_DAY_COUNTED[told].match(text, end))
+
+
+def _day_follows(text: str, end: int, told: str, korean_words: bool = True) -> bool:
+    """Whether what follows a day's number and word at `end` makes it a day of the month: a particle, a time, a word of
+    what is done then (`foreign_time.CJK_DAY_AFTER`), or in Korean another word after it (`KOREAN_DAY_AFTER`, unless
+    `korean_words` is false: "1일" before a word is as often "per day")."""
+    return bool(CJK_DAY_AFTER[told].match(text, end)
+                or korean_words and told == "Korean" and KOREAN_DAY_AFTER.match(text, end))
+
+
 def _cjk_day_alone(m: re.Match, text: str, number: int, told: str) -> bool:
     """Whether the first day of `m` (`timeq`'s "cjk_nth_day") is said as a day of the month by what follows it."""
     if m.group("word") is None or m.group("word") not in CJK_DAY_SUFFIXES[told]:
@@ -424,7 +438,7 @@ def _cjk_day_alone(m: re.Match, text: str, number: int, told: str) -> bool:
     if m.group("bracket"):
         return True  # "29日(月)", "3日(月)の出張": its day of the week says it is a date, not a count
     end = m.end("word")
-    if number <= CJK_COUNT_MAX and told in CJK_DAY_COUNTED and CJK_DAY_COUNTED[told].match(text, end):
+    if _counted(number, text, end, told):
         return False  # "3日の旅行", "3일 휴가": a trip of three days
     if number == 1 and told == "Japanese" and not text.startswith(("に", "まで", "から"), end):
         return False  # "1日の流れ", "1日は24時間": a day's
@@ -434,7 +448,7 @@ def _cjk_day_alone(m: re.Match, text: str, number: int, told: str) -> bool:
         return False  # "1일에 다 했어": in one day
     if told == "Chinese" and CJK_BETWEEN.match(text, end):  # "29号和30号之间", not "一日之间" (within a day)
         return bool(CJK_BETWEEN_BEFORE.search(text, max(0, m.start() - 8), m.start()))
-    return bool(CJK_DAY_AFTER[told].match(text, end) or told == "Korean" and number > 1 and KOREAN_DAY_AFTER.match(text, end))
+    return _day_follows(text, end, told, korean_words=number > 1)
 
 
 def _cjk_range(m: re.Match, text: str, first: int, told: str) -> int | None:
@@ -450,11 +464,10 @@ def _cjk_range(m: re.Match, text: str, first: int, told: str) -> int | None:
         return until
     if m.group("word") is None and until == first + 1 and until <= 7:
         return None  # "2〜3日で", "1~2일 걸려": two or three days
-    if until <= CJK_COUNT_MAX and told in CJK_DAY_COUNTED and CJK_DAY_COUNTED[told].match(text, m.end()):
+    if _counted(until, text, m.end(), told):
         return None  # "2〜3日の休み"
-    if not (CJK_DAY_AFTER[told].match(text, m.end()) or told == "Korean" and KOREAN_DAY_AFTER.match(text, m.end())
-            or told == "Chinese" and CJK_BETWEEN.match(text, m.end())):  # "二十九号到三十号之间"
-        return None
+    if not (_day_follows(text, m.end(), told) or told == "Chinese" and CJK_BETWEEN.match(text, m.end())):
+        return None  # ("二十九号到三十号之间" is a range)
     return until
 
 

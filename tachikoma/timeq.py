@@ -215,7 +215,6 @@ def _latest_month(month: int, today: date) -> int:
     return today.year if month <= today.month else today.year - 1
 
 
-
 def _number(text: str) -> int:
     text = " ".join(text.lower().split())
     return int(text) if text.isdigit() else NUMBERS[text]
@@ -280,12 +279,14 @@ def names_day_ahead(query: str, as_of: datetime, language: str | None = None) ->
             if last is None:
                 continue
             taken[m.start():m.end()] = True
+            if not isinstance(last, Window):
+                continue  # no day that exists
             # "on the 21st in July" is a day without its year too (`periods.month_beside`), read as its latest (one
             # still to come has its year: "on the 21st in March 2027")
-            dated = kind == "nth_day" and month_beside(m, query) is not None and getattr(last, "start", now) <= now
-            if not (dated or kind in _YEARLESS_KINDS) or not isinstance(last, Window) \
-                    or not dated and _resolve(kind, m, query, today, now, tz, lambda: True) is not AHEAD:
-                continue  # a year named, a time relative to now, or no day that exists
+            dated = kind == "nth_day" and last.start <= now and month_beside(m, query) is not None
+            if not dated and (kind not in _YEARLESS_KINDS
+                              or _resolve(kind, m, query, today, now, tz, lambda: True) is not AHEAD):
+                continue  # a year named, or a time relative to now
             said = m.group(0).lower()
             if said.startswith(("last", "since")) or _SINCE.search(query[max(0, m.start() - _SINCE_REACH):m.start()]):
                 continue  # "last January", "since 2 January": one gone, whatever comes next
