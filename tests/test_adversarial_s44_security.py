@@ -29,7 +29,6 @@ from pathlib import Path
 
 import httpx
 import pytest
-from flask.testing import FlaskClient
 from mcp import Client as McpClient
 
 from gitrepo import git
@@ -39,11 +38,10 @@ from tachikoma.globs import glob_source, pattern_matches
 from tachikoma.web.access import Access
 from tachikoma_dashboard.app import create_app
 from test_mcp import call, run, server
-from web_helpers import CHROMIUM, LiveServer, build_index, copy_memory, launch_chromium, snapshot
+from web_helpers import CHROMIUM, Client, LiveServer, build_index, copy_memory, launch_chromium, snapshot
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
-HOST = "127.0.0.1:5000"
 MAX_PATTERN_CHARS = 4096  # `globs.MAX_PATTERN_CHARS`: PATH_MAX
 SESSION = "0b5c9f0e-7d1a-4c55-9d3e-2f6a1b7c8d90.jsonl"  # a Claude Code session's name
 #: 34 characters that took a backtracking regular expression hours against SESSION.
@@ -57,14 +55,6 @@ def indexed(tmp_path) -> Path:
     (root / "2026-05-10" / SESSION).write_text(TURN)
     build_index(root)
     return root
-
-
-class Client(FlaskClient):
-    """A test client that talks to the served address unless told otherwise."""
-
-    def open(self, *args, **kwargs):
-        kwargs.setdefault("base_url", f"http://{HOST}")
-        return super().open(*args, **kwargs)
 
 
 def client_of(app, remote: str = "127.0.0.1"):

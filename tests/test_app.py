@@ -18,7 +18,6 @@ from html import unescape
 from pathlib import Path
 
 import pytest
-from flask.testing import FlaskClient
 
 from tachikoma_dashboard.app import create_app
 from tachikoma import cli, stats
@@ -26,9 +25,8 @@ from tachikoma.config import load_config
 from tachikoma.errors import EmbedderError
 from tachikoma.web.render import explain
 from tachikoma.mcp_server import answer_text
-from web_helpers import build_index, copy_memory, git_run, snapshot
+from web_helpers import Client, build_index, copy_memory, git_run, snapshot
 
-HOST = "127.0.0.1:5000"
 HTMX = {"HX-Request": "true"}
 
 
@@ -41,14 +39,6 @@ def root(tmp_path) -> Path:
 def indexed(root) -> Path:
     build_index(root)
     return root
-
-
-class Client(FlaskClient):
-    """A test client that talks to the served address unless told otherwise."""
-
-    def open(self, *args, **kwargs):
-        kwargs.setdefault("base_url", f"http://{HOST}")
-        return super().open(*args, **kwargs)
 
 
 def make_client(app):

@@ -10,12 +10,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
-from flask.testing import FlaskClient
 
 from tachikoma.indexer import runner
 from tachikoma.config import Config
 from tachikoma.errors import TachikomaError
 from tachikoma.search.searcher import Searcher
+from web_helpers import Client
 
 ROOT = Path(__file__).resolve().parent.parent
 AS_OF = "2026-03-25T12:00:00+00:00"
@@ -121,12 +121,6 @@ def test_cli_as_of(dated):
     for wrong, why in (("28.11.2026", "is not a date: use now, YYYY-MM-DD"), ("0001-01-01", "is out of range: years 2 to 9998")):
         bad = cli("--memory", str(dated), "search", "deploy", "--as-of", wrong)
         assert bad.returncode == 2 and f"argument --as-of: '{wrong}' {why}" in bad.stderr, bad.stderr
-
-
-class Client(FlaskClient):
-    def open(self, *args, **kwargs):
-        kwargs.setdefault("base_url", "http://127.0.0.1:5000")
-        return super().open(*args, **kwargs)
 
 
 def test_api_and_dashboard_as_of(dated):

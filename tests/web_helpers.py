@@ -7,11 +7,14 @@ import threading
 from contextlib import contextmanager
 from pathlib import Path
 
+from flask.testing import FlaskClient
 from werkzeug.serving import WSGIRequestHandler, make_server
 
 from example_memory import copy_example
 from gitrepo import git
 
+#: The address the dashboard's test clients talk to (the Host check answers it).
+HOST = "127.0.0.1:5000"
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -94,3 +97,11 @@ def browser_page(viewport=(1280, 900)):
             yield page
         finally:
             browser.close()
+
+
+class Client(FlaskClient):
+    """A test client that talks to the served address (`HOST`) unless told otherwise."""
+
+    def open(self, *args, **kwargs):
+        kwargs.setdefault("base_url", f"http://{HOST}")
+        return super().open(*args, **kwargs)
