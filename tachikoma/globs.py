@@ -20,6 +20,16 @@ import re2
 MAX_PATTERN_CHARS = 4096
 
 
+def is_glob(pattern: str) -> bool:
+    """Whether `pattern` is a glob (it holds ``*``, ``?`` or ``[``) rather than a folder or a file's path."""
+    return any(ch in pattern for ch in "*?[")
+
+
+def _by_name(pattern: str) -> bool:
+    """Whether `pattern` names a file in any folder (it has no "/", either separator)."""
+    return "/" not in pattern.replace("\\", "/")
+
+
 def pattern_matches(pattern: str, path: str, ignore_case: bool = False) -> bool:
     """Whether relative POSIX `path` matches `pattern` (see the module docstring).
 
@@ -29,7 +39,7 @@ def pattern_matches(pattern: str, path: str, ignore_case: bool = False) -> bool:
     pattern = pattern.replace("\\", "/")
     while pattern.startswith("./"):
         pattern = pattern[2:]
-    if any(ch in pattern for ch in "*?["):
+    if is_glob(pattern):
         if pattern.endswith("/"):  # a folder glob ("2026-1*/"): everything in the folders it matches
             return _glob_regex(pattern.lstrip("/") + "**", ignore_case).match(path) is not None
         if "/" not in pattern:
@@ -46,20 +56,22 @@ def pattern_matches(pattern: str, path: str, ignore_case: bool = False) -> bool:
 def name_or_path_matches(pattern: str, path: str) -> bool:
     """`pattern_matches`, ignoring case, where a pattern without "/" always matches the file name
     in any folder (``MEMORY.md`` is every MEMORY.md)."""
-    if "/" not in pattern.replace("\\", "/"):
+    if _by_name(pattern):
         return _glob_regex(pattern, True).match(path.rsplit("/", 1)[-1]) is not None
     return pattern_matches(pattern, path, ignore_case=True)
 
 
+@functools.lru_cache(maxsize=16)
 def name_or_path_matcher(patterns: tuple[str, ...]):
     """A function telling whether a path matches any of `patterns` as `name_or_path_matches` reads
     them: the patterns without "/" become one regular expression over the file name, so testing
-    10,000 paths (the evergreen list, on every cold search) costs one match each, not one per pattern."""
-    by_name = [p for p in patterns if "/" not in p.replace("\\", "/")]
+    10,000 paths (the evergreen list, on every cold search) costs one match each, not one per pattern.
+    Made once per list of patterns (a settings file's list is the same on every search)."""
+    by_name = [p for p in patterns if _by_name(p)]
     by_path = [p for p in patterns if p not in by_name]
     # A plain ASCII name (the default list: MEMORY.md, CLAUDE.md, ...) is a set lookup of the
     # lower-cased name, a tenth of a regular expression's cost; globs and other names stay regexes.
-    plain = {p.lower() for p in by_name if p.isascii() and not any(ch in p for ch in "*?[")}
+    plain = {p.lower() for p in by_name if p.isascii() and not is_glob(p)}
     globbed = [p for p in by_name if not (p.isascii() and p.lower() in plain)]
 
     def regex(chosen):
@@ -134,7 +146,7 @@ def _compiled(source: str, ignore_case: bool):
 def pattern_error(pattern: str) -> str | None:
     """Why `pattern` is no pattern a selector or the evergreen list can use, in a sentence; None when it is one."""
     pattern = pattern.replace("\\", "/")
-    if not any(ch in pattern for ch in "*?["):
+    if not is_glob(pattern):
         return None
     try:
         _glob_regex(pattern.lstrip("/"))
@@ -151,8 +163,7 @@ def _glob_regex(pattern: str, ignore_case: bool = False):
 def name_or_path_mask(patterns: tuple[str, ...], paths) -> list[bool]:
     """`name_or_path_matcher(patterns)` of every path, in one loop without a call per path when the
     patterns are plain ASCII names (the default evergreen list): a cold search asks this of every file."""
-    by_name = [p for p in patterns if "/" not in p.replace("\\", "/")]
-    if len(by_name) != len(patterns) or not all(p.isascii() and not any(ch in p for ch in "*?[") for p in patterns):
+    if not all(_by_name(p) and p.isascii() and not is_glob(p) for p in patterns):
         matches = name_or_path_matcher(patterns)
         return [matches(p) for p in paths]
     plain = {p.lower() for p in patterns}

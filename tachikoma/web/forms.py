@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from tachikoma import timeq
-from tachikoma.globs import MAX_PATTERN_CHARS, pattern_error
+from tachikoma.globs import MAX_PATTERN_CHARS, is_glob, pattern_error
 from tachikoma.tagging import model
 from tachikoma.config import RECENCY_PRESETS
 from tachikoma.vocabulary import MAX_BUDGET, MAX_LIMIT, MAX_QUERY_CHARS
@@ -267,6 +267,6 @@ def file_pattern(path: str) -> str:
     A plain path already does; glob characters in a name are put in brackets,
     and a leading "/" keeps a top-level name from matching in every folder.
     """
-    if not any(ch in path for ch in "*?["):
+    if not is_glob(path):
         return path
     return "/" + re.sub(r"([*?\[])", r"[\1]", path)
