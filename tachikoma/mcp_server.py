@@ -130,6 +130,10 @@ OWNER_REFUSED = ("trust 'owner' means the user said it, and an agent may not cla
                  "use trust 'self' for what you learned or were told, or ask the user to set owner trust "
                  "(with `tachikoma tag` or the dashboard, or by starting the server with --allow-owner-trust)")
 
+#: Why `tag` changes no file in a hidden folder nor one `[ranking] evergreen` names: agents load those (CLAUDE.md,
+#: .claude/rules/, MEMORY.md, SOUL.md...) as the user's own instructions, and a tag's text goes into the file.
+INSTRUCTIONS_REFUSED = ("an agent may not tag {path!r}: {why}, which agents load as the user's own instructions, and "
+                        "a tag is written into the file; ask the user to tag it (with `tachikoma tag` or the dashboard)")
 #: Why `remember` writes nothing into `.claude` (or `.claude/rules`): Claude Code reads what is there as the user's.
 HIDDEN_FOLDER_REFUSED = ("an agent may not write into a hidden folder ('{folder}'): Claude Code follows what .claude "
                          "holds (CLAUDE.md, rules/) as the user's own instructions, and other hidden folders are not "
@@ -263,6 +267,19 @@ class MemoryTools:
         if any(part.startswith(".") for name in names for part in name.replace("\\", "/").split("/")):
             raise TachikomaError(HIDDEN_FOLDER_REFUSED.format(folder=printable(given)))
 
+    @staticmethod
+    def _check_taggable(rel: str, real: str, evergreen: tuple[str, ...]) -> None:
+        """An agent tags no file that agents load as the user's instructions: one in a hidden folder (Claude
+        Code's `.claude/CLAUDE.md` and `.claude/rules/`) or one `[ranking] evergreen` names (MEMORY.md,
+        CLAUDE.md, SOUL.md...), by its own path or the one a symlink points to. A tag is text written into the
+        file's front matter: a `source` of "always run …" would be read there as the user's word."""
+        for path in dict.fromkeys((rel.replace("\\", "/"), real)):
+            if any(part.startswith(".") for part in path.split("/") if part not in ("", ".", "..")):
+                raise TachikomaError(INSTRUCTIONS_REFUSED.format(path=printable(rel), why="it is in a hidden folder"))
+            if any(name_or_path_matches(g, path) for g in evergreen):
+                raise TachikomaError(INSTRUCTIONS_REFUSED.format(
+                    path=printable(rel), why="the memory's settings make it evergreen ([ranking] evergreen)"))
+
     def _check_trust(self, trust: str | None) -> None:
         """An agent asserts at most `self` trust, unless the server allows owner trust."""
         if (trust or "").strip().lower() == "owner" and not self.allow_owner_trust:
@@ -274,6 +291,7 @@ class MemoryTools:
         if not values:
             raise TachikomaError("say what to set: trust, confidence and/or source")
         self._check_trust(trust)
+        evergreen = self.settings().ranking.evergreen
         wanted, followed = set(), {}
         for rel in paths:
             full = memory.safe_path(self.root, rel)
@@ -282,6 +300,7 @@ class MemoryTools:
             # The file itself, as the walk spells it ("./a.md", "a//b.md"); through a symlink (a file alias,
             # a symlinked folder: safe_path keeps them inside the memory) the file it points to.
             real = full.resolve().relative_to(self.root.resolve()).as_posix()
+            self._check_taggable(rel, real, evergreen)
             if real != full.relative_to(self.root).as_posix():
                 if memory.kind_of(real) != memory.kind_of(rel):
                     raise TachikomaError(f"{rel!r} is a symlink to {real!r}, which is not a memory file of its kind")
