@@ -241,7 +241,8 @@ class MemoryTools:
         evergreen = self.settings().ranking.evergreen
         written = notes.remember(self.root, text, title, folder,
                                  {"trust": trust, "confidence": confidence, "source": source}, by=by,
-                                 avoid=lambda path: any(name_or_path_matches(g, path) for g in evergreen))
+                                 avoid=lambda path: any(name_or_path_matches(g, path) for g in evergreen),
+                                 max_bytes=self.config().max_file_bytes)
         done = {"path": written.path, "commit": written.commit, "commit_error": written.commit_error,
                 "already_remembered": written.existing}
         try:

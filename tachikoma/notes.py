@@ -37,7 +37,7 @@ from . import faults, gitutil, surrogates
 from .atomic import fsync_dir
 from .errors import TachikomaError
 from .humanize import hidden_characters, printable
-from .memory import PathOutsideMemory, safe_path
+from .memory import MAX_DEPTH, PathOutsideMemory, safe_path
 from .tagging import journal, remembered
 from .tagging.model import check_values
 from .tagging.recovery import finish_pending
@@ -83,7 +83,8 @@ def render(text: str, title: str, values: dict[str, str], when: datetime) -> str
 
 def remember(root: Path, text: str, title: str | None = None, folder: str | None = None,
              values: dict[str, str | None] | None = None, commit: bool = True,
-             now: datetime | None = None, by: str = "", avoid: Callable[[str], bool] | None = None) -> Written:
+             now: datetime | None = None, by: str = "", avoid: Callable[[str], bool] | None = None,
+             max_bytes: int | None = None) -> Written:
     """Write `text` as a new note in `folder` (relative to `root`; created if needed) and commit it.
 
     The file name comes from the title (or the text's first words); when it
@@ -93,6 +94,8 @@ def remember(root: Path, text: str, title: str | None = None, folder: str | None
     `avoid(path)`: whether the note may not take that path (an agent's note: no name the owner's
     settings make evergreen, such as MEMORY.md or CLAUDE.md, which agents load as who they are); the
     name then ends in ``-note``, and when that is refused too, nothing is written (NoteError).
+    `max_bytes`: the largest file the memory indexes (``[index] max_file_bytes``); a note the index would not
+    read (larger, or in a folder nested deeper than the walk goes) is refused before anything is written.
     """
     root = Path(root)
     text, title = surrogates.clean(text or ""), surrogates.clean(title) if title else title  # half a character
@@ -117,6 +120,9 @@ def remember(root: Path, text: str, title: str | None = None, folder: str | None
         raise NoteError(str(exc)) from None
     target_folder = _folder(root, folder)
     body = render(text, title, checked, now or datetime.now(UTC)).encode("utf-8")
+    if max_bytes is not None and len(body) > max_bytes:
+        raise NoteError(f"the note would be {len(body):,} bytes, more than the memory indexes ([index] "
+                        f"max_file_bytes = {max_bytes:,}): split it")
     stem = slug(title)
     if avoid is not None and avoid(_joined(target_folder, f"{stem}.md")):
         stem += "-note"
@@ -197,6 +203,7 @@ def _folder(root: Path, folder: str | None) -> str:
         full = safe_path(root, folder)
     except PathOutsideMemory as exc:
         raise NoteError(f"folder {exc}") from None
+    _refuse_deep(folder)
     if full.exists() and not full.is_dir():
         raise NoteError(f"{folder!r} is a file, not a folder")
     try:
@@ -210,7 +217,16 @@ def _folder(root: Path, folder: str | None) -> str:
     # Through a symlinked folder: write where it points, the path the memory walk (and so the index and
     # git) knows the note by; the walk never follows a symlinked folder.
     real = full.resolve().relative_to(Path(root).resolve()).as_posix()
+    _refuse_deep(real)
     return "" if real == "." else real
+
+
+def _refuse_deep(folder: str) -> None:
+    """Refuse a folder nested deeper than the memory walk reads (`memory.MAX_DEPTH`): a note there is never indexed."""
+    depth = len([part for part in folder.split("/") if part not in ("", ".")])
+    if depth > MAX_DEPTH:
+        raise NoteError(f"the folder is nested {depth} levels deep; the memory reads no folder deeper than {MAX_DEPTH}, "
+                        "so a note there would never be found: remember it higher up")
 
 
 def _create(root: Path, folder: str, stem: str, data: bytes) -> str:

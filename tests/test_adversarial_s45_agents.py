@@ -71,3 +71,43 @@ def test_an_agent_tags_no_file_agents_load_as_the_users_instructions(mem, path):
 def test_an_agent_still_tags_an_ordinary_note(mem):  # pins
     [(error, text, data)] = run_tools(mem, ("tag", {"paths": ["martin.md"], "trust": "external"}))
     assert not error and data["changed"][0]["path"] == "martin.md", text
+
+
+# --------------------------------------------------------------------------- 2. remember writes only what is indexed
+
+
+def test_remember_refuses_a_folder_deeper_than_the_memory_reads(mem):
+    """`remember` into a folder nested 150 levels deep wrote and committed the note and answered "searchable now",
+    but the memory walk reads no folder deeper than 100 levels (`memory.MAX_DEPTH`): the note was never indexed, and
+    150 empty folders were left behind. Failed before."""
+    head = git(mem, "rev-parse", "HEAD").strip()
+    [(error, text, _)] = run_tools(mem, ("remember", {"text": "The lab door code is 4711.",
+                                                      "folder": "/".join(["d"] * 150)}))
+    assert error and "nested 150 levels deep" in text and "100" in text, text
+    assert not (mem / "d").exists() and git(mem, "rev-parse", "HEAD").strip() == head
+
+
+def test_a_note_as_deep_as_the_memory_reads_is_found(mem):  # pins
+    deep = "/".join(["d"] * 100)
+    (error, text, _), (_, _, found) = run_tools(mem, ("remember", {"text": "The lab door code is 4711.",
+                                                                   "title": "lab door", "folder": deep}),
+                                                ("search", {"query": "lab door code 4711", "limit": 1}))
+    assert not error and "searchable now" in text, text
+    assert found["results"][0]["path"] == f"{deep}/lab-door.md"
+
+
+def test_remember_refuses_a_note_larger_than_the_memory_indexes(mem, capfd):
+    """With `[index] max_file_bytes = 2000` a 3,000-byte note was written, committed and said "searchable now" (MCP)
+    or indexed (the command line), and the index skipped it as too large. Failed before (both faces)."""
+    import subprocess
+    import sys
+
+    (mem / "tachikoma.toml").write_text('[embedder]\nname = "hash"\n[index]\nmax_file_bytes = 2000\n')
+    head = git(mem, "rev-parse", "HEAD").strip()
+    text = "The lab door code is 4711. " * 110
+    [(error, said, _)] = run_tools(mem, ("remember", {"text": text, "title": "door"}))
+    assert error and "max_file_bytes = 2,000" in said, said
+    done = subprocess.run([sys.executable, "-m", "tachikoma", "remember", "--memory", str(mem), "--title", "door",
+                           text], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "max_file_bytes = 2,000" in done.stderr, done.stderr
+    assert not list(mem.glob("door*.md")) and git(mem, "rev-parse", "HEAD").strip() == head

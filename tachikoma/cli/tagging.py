@@ -172,7 +172,8 @@ def cmd_remember(args) -> int:
     root = common.root(args)
     text = sys.stdin.read() if args.text == "-" else args.text
     written = notes.remember(root, clean(text), args.title, args.folder,
-                             {"trust": args.trust, "confidence": args.confidence, "source": args.source})
+                             {"trust": args.trust, "confidence": args.confidence, "source": args.source},
+                             max_bytes=common.config(args, root).max_file_bytes)
     done = {"path": written.path, "commit": written.commit, "commit_error": written.commit_error,
             "already_remembered": written.existing, "indexed": False}
     if not written.existing:
