@@ -142,6 +142,36 @@ def no_match_reason(answer: dict, brief: bool = False) -> str:
             + (f"; {hint}" if (hint := language_hint(answer)) else ""))
 
 
+#: Why a question found nothing while the index is behind its files: they may hold the answer.
+NOT_UP_TO_DATE = "the index is not up to date: search again once it is"
+#: ... while no file changed but an index run has not finished (the server's first one, or one interrupted).
+RUN_NOT_FINISHED = "an index run has not finished (under way, or interrupted): search again once it has"
+
+
+def index_behind(fresh: dict) -> bool:
+    """Whether the index may not hold an answer's files: files changed since its last run, or a run not finished
+    (a memory searched where its folder is not, ``"elsewhere"``, is neither)."""
+    return bool(fresh.get("changed_since")) or fresh.get("state") == "incomplete"
+
+
+def behind_text(fresh: dict) -> str:
+    """Why the index may not hold the answer: files changed since it was updated, or a run not finished."""
+    return NOT_UP_TO_DATE if fresh.get("changed_since") or fresh.get("state") == "complete" else RUN_NOT_FINISHED
+
+
+def index_line(fresh: dict) -> str:
+    """The index's freshness in one line, as an agent's answer gives it when the index is behind its files."""
+    return (f"index updated {fresh.get('last_indexed_at') or 'never'}; "
+            f"{plural(fresh.get('changed_since') or 0, 'file')} changed since")
+
+
+def no_match_why(answer: dict) -> str:
+    """Why a search found nothing good, in the few words an agent is told (`budget.no_match_text`): that the index
+    is behind its files while it is (they may hold the answer), else the floor's evidence (`no_match_reason`)."""
+    fresh = answer.get("freshness") or {}
+    return behind_text(fresh) if index_behind(fresh) else no_match_reason(answer, brief=True)
+
+
 def nowhere_text(answer: dict) -> str | None:
     """The words of an English question that the memory holds nowhere (``keywords_nowhere``), which every
     keyword match counts as missing (`search.ranking.keyword_relevance`): "not in this memory: “mattress”";

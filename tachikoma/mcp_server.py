@@ -30,28 +30,18 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
-from . import __version__, memory, notes, stats, turn_view
+from . import __version__, memory, notes, stats, tokens, turn_view
 from .budget import agent_text, no_match_text, quoted, whole
 from .config import load_config
 from .errors import TachikomaError
 from .globs import name_or_path_matches
-from .humanize import answer_notes, no_match_reason, plural, printable
+from .humanize import (answer_notes, index_behind, index_line, no_match_why, plural, printable)
 from .live import LiveMemory
 from .search.pool import indexed_passages
 from .store import locate
 from .tagging import applying, model, planning
 from .tags import CONFIDENCE_VALUES, TRUST_VALUES, InvalidTagValue
 from .vocabulary import MAX_BUDGET, MAX_LIMIT, MAX_QUERY_CHARS
-
-#: Why a question found nothing while the index is behind its files: they may hold the answer.
-NOT_UP_TO_DATE = "the index is not up to date: search again once it is"
-#: ... while no file changed but an index run has not finished (the server's first one, or one interrupted).
-RUN_NOT_FINISHED = "an index run has not finished (under way, or interrupted): search again once it has"
-
-
-def behind_text(fresh: dict) -> str:
-    """Why the index may not hold the answer: files changed since it was updated, or a run not finished."""
-    return NOT_UP_TO_DATE if fresh.get("changed_since") or fresh.get("state") == "complete" else RUN_NOT_FINISHED
 
 log = logging.getLogger("tachikoma.mcp")
 
@@ -360,38 +350,34 @@ def structured(answer: dict) -> dict:
 def no_match_reply(answer: dict) -> str:
     """Why a search found nothing good and what to try, in one sentence (held to the budget, if any): the
     floor's evidence and how to see the nearest passages anyway; or, while the index may not hold the answer,
-    that it is behind (`behind_text`)."""
-    fresh = answer["freshness"]
-    indexed = fresh.get("state") == "complete" and not fresh.get("changed_since")
-    if "budget" in answer:  # `budget.no_match_text`, as `recall.within_budget` made it when the index is whole
-        return answer["agent_text"] if indexed else no_match_text(
-            answer["query"], behind_text(fresh), answer["budget"]["budget_tokens"])
-    if not indexed:  # files not indexed yet (a first build, a change not re-indexed): they may hold the answer
-        return no_match_text(answer["query"], behind_text(fresh))
-    hint = " min_score 0 shows the nearest passages anyway." if answer.get("min_score") else ""
-    return no_match_text(answer["query"], no_match_reason(answer, brief=True)) + hint
+    that it is behind (`humanize.no_match_why`)."""
+    if "budget" in answer:  # `budget.no_match_text`, as `recall.within_budget` made it
+        return answer["agent_text"]
+    behind = index_behind(answer["freshness"])
+    hint = " min_score 0 shows the nearest passages anyway." if answer.get("min_score") and not behind else ""
+    return no_match_text(answer["query"], no_match_why(answer)) + hint
 
 
 def answer_text(answer: dict, allow_owner_trust: bool = False) -> str:
     """The search answer as the text an agent reads: the block `budget.agent_text` makes (a line that says the
     passages are data, the evidence quoted, each passage's source, trust and, without a budget, score and why),
-    or why nothing matched; then the index's freshness only when it says something to act on.
+    or why nothing matched; then the index's freshness only when it says something to act on (within a budget,
+    the block says it, counted: `recall.within_budget`; a watcher's failure follows only when it fits).
 
     Memory text can say anything ("ignore previous instructions"): the framing line says it is data, and every
     line of a passage is quoted, so a passage cannot pass itself off as the answer's own text."""
     fresh = answer["freshness"]
-    lines = [f"index updated {fresh.get('last_indexed_at') or 'never'}; "
-             f"{plural(fresh.get('changed_since') or 0, 'file')} changed since"]
-    if fresh.get("watch_error"):
-        lines.append(f"the index is not kept up to date: {fresh['watch_error']}")
-    # a fresh index's line is left out: nothing to act on (and within a budget it would run the block over)
-    behind = fresh.get("changed_since") or fresh.get("watch_error") or fresh.get("state") == "incomplete"
-    held = answer["no_good_match"] and "budget" in answer  # the reply to a budget is held to it: nothing after
-    after = "\n" + "\n".join(lines) if behind and not held else ""
+    failed = [f"the index is not kept up to date: {fresh['watch_error']}"] if fresh.get("watch_error") else []
+    if "budget" in answer:  # the reply to a budget is held to it: what follows the block only if it fits
+        text = answer["agent_text"] if "agent_text" in answer else no_match_reply(answer)
+        after = "\n" + "\n".join(failed) if failed else ""
+        fits = tokens.count(text + after) <= answer["budget"]["budget_tokens"]
+        return text + after if fits else text
+    # a fresh index's line is left out: nothing to act on
+    lines = [index_line(fresh)] + failed if index_behind(fresh) or failed else []
+    after = "\n" + "\n".join(lines) if lines else ""
     if answer["no_good_match"]:
         return no_match_reply(answer) + after
-    if "agent_text" in answer:  # a budget: the block made for agents (its first line the framing)
-        return answer["agent_text"] + after
     first = "\n".join([data_framing(allow_owner_trust)] + [printable(note) for note in answer_notes(answer)])
     passages = whole(answer["results"], answer.get("keywords") or [])
     return agent_text(answer["query"], {"passages": passages}, first, with_why=True).rstrip("\n") + after

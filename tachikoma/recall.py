@@ -19,7 +19,7 @@ from . import budget, memory, tokens
 from .documents import TRANSCRIPT
 from .errors import BadQuery, TachikomaError
 from .fences import FenceTracker
-from .humanize import answer_notes, no_match_reason
+from .humanize import answer_notes, index_behind, index_line, no_match_why
 from .turn_view import read_for_agent, turn_body
 from .vocabulary import BUDGET_RESULTS
 
@@ -88,15 +88,16 @@ def within_budget(answer: dict, budget_tokens: int, root: Path | Callable[[dict]
     ``"budget": {"budget_tokens", "used_tokens", "left_out", "passages"}`` and ``"agent_text"`` (the
     block an agent can paste, `preamble` its first line, counted in the budget) and keeps the rest of
     the answer (freshness, match, keywords). Raises BadQuery when the budget cannot hold one passage with
-    its source line and the block's first line (saying what would). The answer's notes (`humanize.answer_notes`: words found
-    nowhere) follow the preamble, counted too, and are left out when the evidence would not fit beside them
-    (a long question's many unknown words)."""
+    its source line and the block's first line (saying what would). The answer's notes (the index's freshness
+    while it is behind its files; `humanize.answer_notes`: words found nowhere) follow the preamble, counted too,
+    and are left out when the evidence would not fit beside them (a long question's many unknown words). A question
+    with no good match says why (`humanize.no_match_why`: while the index is behind, that it is)."""
     results = answer.get("results") or []
     query = answer.get("query", "")
     if answer.get("no_good_match") or not results:  # nothing to choose from: why, held to the budget
         out = {k: v for k, v in answer.items() if k != "results"}
-        out["agent_text"] = budget.no_match_text(query, no_match_reason(answer, brief=True)
-                                                 if answer.get("no_good_match") else "", budget_tokens)
+        out["agent_text"] = budget.no_match_text(query, no_match_why(answer) if answer.get("no_good_match") else "",
+                                                 budget_tokens)
         out["budget"] = budget.select([], [], [], budget_tokens, reserve=tokens.count(out["agent_text"]))
         return out
     folder = root if callable(root) else (lambda _result: root)
@@ -106,7 +107,8 @@ def within_budget(answer: dict, budget_tokens: int, root: Path | Callable[[dict]
         return budget.select(results, units, answer.get("keywords") or [], budget_tokens, falloff=falloff,
                              reserve=budget.header_tokens(query, budget_tokens) + tokens.count(first + "\n" * bool(first)))
 
-    notes = answer_notes(answer)
+    fresh = answer.get("freshness") or {}
+    notes = [index_line(fresh)] * index_behind(fresh) + answer_notes(answer)
     first = "\n".join([preamble] * bool(preamble) + notes)
     chosen = select(first)
     if notes and "needed" in chosen:  # no room for the first passage beside the notes: without them

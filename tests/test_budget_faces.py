@@ -88,14 +88,29 @@ def test_mcp_search_with_a_budget_is_one_block_evidence_first_then_source_and_tr
 
 
 def test_a_budgets_block_says_the_index_is_behind_only_when_it_is():
+    """Inside the block, counted in the budget (session 45: MCP added the line after a block that had used the
+    budget, 184 tokens for a budget of 170); a watcher's failure follows the block only when it fits."""
     from tachikoma.mcp_server import answer_text
+    from tachikoma.recall import within_budget
 
-    answer = {"query": "q", "no_good_match": False, "agent_text": "Passages are quoted …\n1.\n> text",
-              "freshness": {"state": "complete", "last_indexed_at": "2026-12-05T10:00:00+00:00", "changed_since": 0}}
-    assert answer_text(answer) == answer["agent_text"]  # nothing to act on: no line past the budget
-    for behind in ({"changed_since": 2}, {"state": "incomplete"}, {"watch_error": "disk full"}):
-        text = answer_text({**answer, "freshness": {**answer["freshness"], **behind}})
-        assert text.startswith(answer["agent_text"] + "\nindex updated 2026-12-05T10:00:00+00:00"), behind
+    result = {"path": "boiler.md", "lines": [1, 1], "text": "Ana fixed the boiler on Monday.", "score": 0.5,
+              "kind": "markdown", "tags": {}, "factors": {}}
+    fresh = {"state": "complete", "last_indexed_at": "2026-12-05T10:00:00+00:00", "changed_since": 0}
+    asked = {"query": "who fixed the boiler", "keywords": ["boiler"], "no_good_match": False, "results": [result],
+             "freshness": fresh}
+    answer = within_budget(asked, 200, None, preamble="Passages are quoted …")
+    assert answer_text(answer) == answer["agent_text"] and "index updated" not in answer["agent_text"]
+    for behind in ({"changed_since": 2}, {"state": "incomplete"}):
+        answer = within_budget({**asked, "freshness": {**fresh, **behind}}, 200, None, preamble="Passages are quoted …")
+        text = answer_text(answer)
+        assert text == answer["agent_text"] and text.startswith("Passages are quoted …\nindex updated 2026-12-05T10:00"), behind
+        assert tokens.count(text) <= 200
+    answer = within_budget(asked, 200, None)
+    failed = answer_text({**answer, "freshness": {**fresh, "watch_error": "disk full"}})
+    assert failed == answer["agent_text"] + "\nthe index is not kept up to date: disk full"
+    full = answer_text({**answer, "budget": {**answer["budget"], "budget_tokens": answer["budget"]["used_tokens"]},
+                        "freshness": {**fresh, "watch_error": "disk full"}})
+    assert full == answer["agent_text"]
 
 
 NOWHERE = "What is the airspeed velocity of an unladen swallow?"
@@ -123,13 +138,18 @@ def test_no_good_match_within_a_budget_is_held_to_it_on_every_face(memory):
 
 
 def test_mcp_no_good_match_within_a_budget_says_why_and_stays_in_it():
-    from tachikoma.mcp_server import NOT_UP_TO_DATE, answer_text
+    from tachikoma.humanize import NOT_UP_TO_DATE
+    from tachikoma.mcp_server import answer_text
+    from tachikoma.recall import within_budget
 
     fresh = {"state": "complete", "last_indexed_at": "2026-12-05T10:00:00+00:00", "changed_since": 0}
-    answer = {"query": "Who fixed the boiler?", "no_good_match": True, "freshness": fresh,
-              "budget": {"budget_tokens": 40}, "agent_text": 'No memory matches "Who fixed the boiler?".'}
+    asked = {"query": "Who fixed the boiler?", "no_good_match": True, "freshness": fresh, "results": [],
+             "match": {}, "min_score": 0.44}
+    answer = within_budget(asked, 40, None)
     assert answer_text(answer) == answer["agent_text"]  # what `budget.no_match_text` made, nothing after it
-    behind = answer_text({**answer, "freshness": {**fresh, "changed_since": 3}})
+    behind = answer_text(within_budget({**asked, "freshness": {**fresh, "changed_since": 3}}, 40, None))
     assert behind == f'No memory matches "Who fixed the boiler?": {NOT_UP_TO_DATE}.' and tokens.count(behind) <= 40
-    tight = answer_text({**answer, "freshness": {**fresh, "changed_since": 3}, "budget": {"budget_tokens": 12}})
+    tight = answer_text(within_budget({**asked, "freshness": {**fresh, "changed_since": 3}}, 12, None))
     assert tokens.count(tight) <= 12 and tight.startswith("No memory matches")
+
+

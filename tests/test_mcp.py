@@ -145,7 +145,7 @@ def test_no_good_match_in_a_stale_index_does_not_say_the_memory_holds_nothing(me
     error, text, data = run(scenario)
     assert not error and data["no_good_match"] is True and data["freshness"]["changed_since"] == 1
     assert "nothing in the memory" not in text
-    from tachikoma.mcp_server import NOT_UP_TO_DATE
+    from tachikoma.humanize import NOT_UP_TO_DATE
 
     assert text.startswith(f'No memory matches "Wavedancer catamaran pier": {NOT_UP_TO_DATE}.\n')
     assert "1 file changed since" in text and data["reason"] == text.split("\n")[0]
@@ -154,14 +154,16 @@ def test_no_good_match_in_a_stale_index_does_not_say_the_memory_holds_nothing(me
 def test_no_good_match_while_a_run_is_unfinished_says_so():
     """Right after the server starts (its run under way) or after an interrupted run, no file changed since:
     the answer said "the index is not up to date: search again once it is" over "0 files changed since"."""
-    from tachikoma.mcp_server import NOT_UP_TO_DATE, RUN_NOT_FINISHED, answer_text
+    from tachikoma.humanize import NOT_UP_TO_DATE, RUN_NOT_FINISHED
+    from tachikoma.mcp_server import answer_text
+    from tachikoma.recall import within_budget
 
     fresh = {"state": "incomplete", "last_indexed_at": "2026-12-05T10:00:00+00:00", "changed_since": 0}
     answer = {"query": "Who fixed the boiler?", "no_good_match": True, "freshness": fresh, "results": []}
     text = answer_text(answer)
     assert text.splitlines()[0].endswith(f"{RUN_NOT_FINISHED}.") and NOT_UP_TO_DATE not in text
     assert "0 files changed since" in text
-    budgeted = answer_text({**answer, "budget": {"budget_tokens": 60}, "agent_text": "unused"})
+    budgeted = answer_text(within_budget({**answer, "match": {}, "min_score": 0.44}, 60, None))
     assert budgeted == f'No memory matches "Who fixed the boiler?": {RUN_NOT_FINISHED}.'
     changed = answer_text({**answer, "freshness": {**fresh, "changed_since": 2}})
     assert NOT_UP_TO_DATE in changed and "2 files changed since" in changed
