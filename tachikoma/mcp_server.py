@@ -60,16 +60,11 @@ decided before: the user's preferences, people, projects, earlier sessions. Each
 file path and line range (pass them to `read` for more context), its date, trust and confidence, its
 score (similarity × trust × confidence × recency, × time when the question names one: "last week",
 "in March", "on 2026-03-22", or asks what is coming: "when is my next …" puts passages naming a day
-still to come first; pass `as_of` to ask as of another date), why in a few words (the query's words it
-holds, a newer memory that supersedes it), and the passage. `no_good_match: true` means
-file path and line range (pass them to `read` for more context), the passage, its tags and the
-score's explanation (similarity × trust × confidence × recency, × time when the question names
-one: "last week", "in March", "on 2026-03-22", or asks what is coming: "when is my next …" puts passages
-naming a day still to come first, "what's on next week" those naming a day in it; pass `as_of` to ask as of
-another date). `no_good_match: true` means
-nothing reached the relevance floor (`min_score`): the memory holds nothing relevant, so do not
-guess from weak matches; unless `freshness` shows files changed since the last update (or a
-state other than complete): then search again shortly."""
+still to come first, "what's on next week" those naming a day in it; pass `as_of` to ask as of another
+date), why in a few words (the query's words it holds, a newer memory that supersedes it), and the
+passage. `no_good_match: true` means nothing reached the relevance floor (`min_score`): the memory
+holds nothing relevant, so do not guess from weak matches; unless `freshness` shows files changed
+since the last update (or a state other than complete): then search again shortly."""
 
 READ_HELP = """\
 Read one memory file (a path from `search`, relative to the memory folder), whole or a line
@@ -522,7 +517,7 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
         budget_tokens: Annotated[int | None, Field(ge=1, le=MAX_BUDGET, description=(
             "answer with the best evidence within this many tokens (counted offline, near OpenAI's "
             "tokenizers): passages trimmed to the turns or paragraphs around what matched, none twice, cut "
-            "where scores fall off, as one block to paste (`agent_text`); a budget too small for one passage "
+            "where scores fall off, as one block to paste (the text content); a budget too small for one passage "
             "(here, with the line that frames passages as data, under about 150 to 200) is refused with the size "
             "that would do; default: whole results"))] = None,
         fresh_only: Annotated[bool, Field(description=(

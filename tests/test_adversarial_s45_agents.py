@@ -167,3 +167,29 @@ def test_no_good_match_within_a_budget_says_the_index_is_behind_on_every_face(be
     assert api(behind, q="zxqv blorf", budget_tokens=300).get_json()["agent_text"] == said
     [(error, text, data)] = run_tools(behind, ("search", {"query": "zxqv blorf", "budget_tokens": 300}))
     assert not error and text == said and data["reason"] == said
+
+
+# --------------------------------------------------------------------------- 4. what MCP's search takes and says
+
+
+def test_search_is_described_once_and_as_mcp_answers(mem):
+    """The search tool's description, sent to the model at the start of every session, said its results twice over
+    (a merge left the old sentence in: 70 tokens) and promised "its tags and the score's explanation", which MCP's
+    answer leaves out (`LEFT_OUT`); `budget_tokens` promised an `agent_text` field the structured content does not
+    have (the block is the text content). Failed before."""
+    from tachikoma import tokens
+
+    server, tools = mcp_server.build_server(mem, watch=False)
+
+    async def listed():
+        async with Client(server) as client:
+            return {tool.name: tool for tool in (await client.list_tools()).tools}
+
+    try:
+        search = asyncio.run(listed())["search"]
+    finally:
+        tools.close()
+    said = search.description
+    assert said.count("file path and line range") == 1 and "explanation" not in said and "tags" not in said
+    assert "agent_text" not in search.input_schema["properties"]["budget_tokens"]["description"]
+    assert tokens.count(said) < 330, tokens.count(said)
