@@ -193,3 +193,32 @@ def test_search_is_described_once_and_as_mcp_answers(mem):
     assert said.count("file path and line range") == 1 and "explanation" not in said and "tags" not in said
     assert "agent_text" not in search.input_schema["properties"]["budget_tokens"]["description"]
     assert tokens.count(said) < 330, tokens.count(said)
+
+
+# --------------------------------------------------------------------------- 5. the JSON API's yes and no
+
+
+@pytest.mark.parametrize("no", ["False", "FALSE", "no", "No", "Off", "0", ""])
+def test_the_json_apis_no_is_no_in_any_spelling(mem, no):
+    """`/api/search?fresh_only=False` (what a Python script's `params={"fresh_only": False}` sends) and `=no` turned
+    fresh-only on, and `untagged=False` searched the untagged files alone: only "", "0", "false" and "off" were no.
+    MCP's `fresh_only: false` is no. Failed before ("False", "FALSE", "no", "No", "Off")."""
+    def found(answer: dict) -> list:
+        return [(r["path"], r["lines"]) for r in answer["results"]]
+
+    plain = api(mem, q="DRV8353 samples").get_json()
+    answer = api(mem, q="DRV8353 samples", fresh_only=no, untagged=no).get_json()
+    assert answer["staleness"]["fresh_only"] is False and found(answer) == found(plain)
+
+
+@pytest.mark.parametrize("value", ["maybe", "2", "yes please"])
+def test_the_json_api_refuses_a_yes_or_no_that_is_neither(mem, value):
+    """It read any other value as yes. Failed before."""
+    for name in ("fresh_only", "untagged"):
+        response = api(mem, q="DRV8353", **{name: value})
+        assert response.status_code == 400 and f"{name} must be true or false" in response.get_json()["error"]
+
+
+@pytest.mark.parametrize("yes", ["1", "true", "True", "yes", "on"])
+def test_the_json_apis_yes_is_yes(mem, yes):  # pins
+    assert api(mem, q="DRV8353 samples", fresh_only=yes).get_json()["staleness"]["fresh_only"] is True

@@ -24,8 +24,21 @@ def _text(data, name: str) -> str:
     return (data.get(name) or "").strip()
 
 
+#: How a yes-or-no argument is spelled, in any case: a checkbox sends "1", a script "true", "True" (Python's
+#: str(True)), "yes" or "on"; left out, empty, "0", "false", "no" or "off" is no.
+YES, NO = ("1", "true", "yes", "on"), ("", "0", "false", "no", "off")
+
+
 def _checked(data, name: str) -> bool:
-    return _text(data, name) not in ("", "0", "false", "off")
+    """Whether a yes-or-no argument is set: anything but a word for no (`NO`), as a checkbox's value may be."""
+    return _text(data, name).lower() not in NO
+
+
+def _yes_or_no_error(data, name: str) -> str | None:
+    """Why a yes-or-no argument of the search (the JSON API's `fresh_only`, `untagged`) is neither, or None."""
+    value = _text(data, name).lower()
+    return None if value in YES or value in NO else \
+        f"{name} must be true or false (1, true, yes, on; 0, false, no, off), not {_text(data, name)[:20]!r}"
 
 
 def _int(value: str | None, default: int) -> int | None:
@@ -65,6 +78,9 @@ class SearchForm:
                                 "ask in fewer words")
         if error := _kind_error(form.kind):
             form.errors["kind"] = error
+        for name in ("untagged", "fresh_only"):
+            if error := _yes_or_no_error(args, name):
+                form.errors[name] = error
         if form.trust and form.trust not in (*TRUST_VALUES, "missing"):
             form.errors["trust"] = f"trust must be one of {', '.join(TRUST_VALUES)} or missing"
         limit = _int(args.get("limit"), DEFAULT_LIMIT)
