@@ -215,9 +215,11 @@ class MemoryTools:
                 "passages": [{"lines": [a, b], "text": text} for a, b, text in passages]}
 
     def stats(self) -> dict:
+        """The coverage report (`stats.report`) as an agent is given it: its lists held to `STATS_LISTED` entries
+        each (`held_to`), the index's freshness with the watcher's state."""
         report = stats.report(self.root, self.config_path)
         report["index"].update(self.watching())
-        return report
+        return held_to(report, STATS_LISTED)
 
     def remember(self, text: str, title: str | None, folder: str | None, trust: str | None,
                  confidence: str | None, source: str | None, by: str = "") -> dict:
@@ -308,6 +310,28 @@ class MemoryTools:
                 "symlinks": [{"path": alias, "target": target} for alias, target in sorted(followed.items())],
                 "commit": applied.commit if applied else None,
                 "commit_error": applied.commit_error if applied else None}
+
+
+#: How many problems, invalid values and folders MCP's `stats` lists: an agent pays for each (about 50 tokens a
+#: problem; 300 broken notes made 14,944 tokens), and a memory can hold thousands. `tachikoma stats --json` and
+#: /api/stats list them all.
+STATS_LISTED = 20
+
+
+def held_to(report: dict, most: int) -> dict:
+    """`report` with its lists (``problems``, ``invalid_values``) cut to their first `most` entries and its
+    ``by_folder`` to the `most` folders with the most files; ``left_out`` says how many of each were cut."""
+    out, left_out = dict(report), {}
+    for key in ("problems", "invalid_values"):
+        if len(report.get(key) or ()) > most:
+            out[key], left_out[key] = report[key][:most], len(report[key]) - most
+    folders = report.get("by_folder") or {}
+    if len(folders) > most:
+        kept = sorted(folders, key=lambda name: -folders[name]["files"])[:most]
+        out["by_folder"], left_out["by_folder"] = {name: folders[name] for name in sorted(kept)}, len(folders) - most
+    if left_out:
+        out["left_out"] = left_out
+    return out
 
 
 def who_asked(ctx: Context | None) -> str:
@@ -550,13 +574,17 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
     def stats_tool() -> CallToolResult:
         report = guarded(tools.stats)
         fresh = report["index"]
+        problems = len(report.get("problems", [])) + report.get("left_out", {}).get("problems", 0)
         text = (f"{report['files']} files: {report['tagged']} tagged, {report['partial']} partly, "
                 f"{report['untagged']} untagged, {report['invalid']} with invalid values; "
-                f"{plural(len(report.get('problems', [])), 'problem')}. Index: {fresh.get('state')}, updated "
+                f"{plural(problems, 'problem')}. Index: {fresh.get('state')}, updated "
                 f"{fresh.get('last_indexed_at') or 'never'}, {plural(fresh.get('changed_since') or 0, 'file')} changed since, "
                 f"{'watching' if fresh.get('watching') else 'not watching'} the folder."
                 + (f" Re-indexing failed: {fresh['watch_error']}" if fresh.get("watch_error") else "")
-                + (f" Weights: {report['balance']['text']}." if report.get("balance") else ""))
+                + (f" Weights: {report['balance']['text']}." if report.get("balance") else "")
+                + (f" Listed: the first {STATS_LISTED} of each list (left out: "
+                   f"{', '.join(f'{n} {key}' for key, n in report['left_out'].items())}; `tachikoma stats` lists "
+                   "all)." if report.get("left_out") else ""))
         return result(text, report)
 
     if not read_only:

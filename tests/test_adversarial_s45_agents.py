@@ -222,3 +222,29 @@ def test_the_json_api_refuses_a_yes_or_no_that_is_neither(mem, value):
 @pytest.mark.parametrize("yes", ["1", "true", "True", "yes", "on"])
 def test_the_json_apis_yes_is_yes(mem, yes):  # pins
     assert api(mem, q="DRV8353 samples", fresh_only=yes).get_json()["staleness"]["fresh_only"] is True
+
+
+# --------------------------------------------------------------------------- 6. MCP's stats is bounded
+
+
+def test_mcps_stats_lists_a_bounded_number_of_problems_and_folders(mem):
+    """MCP's `stats` gave every problem and every folder: 300 notes with broken front matter made 14,944 tokens of
+    structured content (a client such as Claude Code forwards it whole), and a memory can hold thousands. It lists
+    the first 20 of each and says how many it left out; `tachikoma stats --json` and /api/stats still list all.
+    Failed before."""
+    import json
+
+    from tachikoma import tokens
+
+    for n in range(300):
+        folder = mem / f"day-{n:03}"
+        folder.mkdir()
+        (folder / "broken.md").write_text("---\ntrust: [\n---\nbroken\n")
+    whole = json.loads(cli(mem, "stats", "--json").stdout)
+    problems, folders = len(whole["problems"]), len(whole["by_folder"])
+    assert problems > 300 and folders > 300 and "left_out" not in whole
+    [(error, text, data)] = run_tools(mem, ("stats", {}))
+    assert not error and len(data["problems"]) == 20 and len(data["by_folder"]) == 20, text
+    assert data["left_out"] == {"problems": problems - 20, "by_folder": folders - 20}
+    assert f"{problems} problems" in text and f"left out: {problems - 20} problems" in text, text
+    assert tokens.count(json.dumps(data)) < 3000
