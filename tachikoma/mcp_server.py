@@ -252,7 +252,8 @@ class MemoryTools:
                 names.append(full.resolve().relative_to(self.root.resolve()).as_posix())
         except (memory.PathOutsideMemory, OSError, ValueError):
             pass  # `notes.remember` says what is wrong with it
-        if any(part.startswith(".") for name in names for part in name.replace("\\", "/").split("/")):
+        if any(part.startswith(".") for name in names for part in name.replace("\\", "/").split("/")
+               if part not in (".", "..")):  # '..' is refused as outside the memory (`notes.remember`)
             raise TachikomaError(HIDDEN_FOLDER_REFUSED.format(folder=printable(given)))
 
     @staticmethod

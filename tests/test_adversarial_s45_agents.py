@@ -248,3 +248,12 @@ def test_mcps_stats_lists_a_bounded_number_of_problems_and_folders(mem):
     assert data["left_out"] == {"problems": problems - 20, "by_folder": folders - 20}
     assert f"{problems} problems" in text and f"left out: {problems - 20} problems" in text, text
     assert tokens.count(json.dumps(data)) < 3000
+
+
+def test_remember_says_a_folder_outside_the_memory_is_outside_it(mem):
+    """`remember(folder="../x")` and `"notes/./"` were refused as "a hidden folder … Claude Code follows what .claude
+    holds": the agent was told the wrong thing to correct. Failed before."""
+    (outside, said, _), (dotted, text, data) = run_tools(mem, ("remember", {"text": "A fact.", "folder": "../x"}),
+                                                      ("remember", {"text": "A fact.", "folder": "notes/./"}))
+    assert outside and "not a path inside the memory folder" in said and "hidden" not in said, said
+    assert not dotted and data["path"] == "notes/a-fact.md", text
