@@ -30,7 +30,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
-from . import __version__, memory, notes, stats, tokens, turn_view
+from . import __version__, agent_rules, memory, notes, stats, tokens, turn_view
 from .budget import agent_text, no_match_text, quoted, whole
 from .config import load_config
 from .errors import TachikomaError
@@ -110,19 +110,6 @@ assert set(Trust.__args__) == set(TRUST_VALUES) and set(Confidence.__args__) == 
 
 #: Said in the commit message of a tagging an agent asked for, so `git log` tells it from the user's.
 AGENT_NOTE = "Asked for by an agent through MCP (tachikoma mcp)."
-#: The most trust an agent may assert through MCP unless the server allows owner trust.
-OWNER_REFUSED = ("trust 'owner' means the user said it, and an agent may not claim that through this server: "
-                 "use trust 'self' for what you learned or were told, or ask the user to set owner trust "
-                 "(with `tachikoma tag` or the dashboard, or by starting the server with --allow-owner-trust)")
-
-#: Why `tag` changes no file in a hidden folder nor one `[ranking] evergreen` names: agents load those (CLAUDE.md,
-#: .claude/rules/, MEMORY.md, SOUL.md...) as the user's own instructions, and a tag's text goes into the file.
-INSTRUCTIONS_REFUSED = ("an agent may not tag {path!r}: {why}, which agents load as the user's own instructions, and "
-                        "a tag is written into the file; ask the user to tag it (with `tachikoma tag` or the dashboard)")
-#: Why `remember` writes nothing into `.claude` (or `.claude/rules`): Claude Code reads what is there as the user's.
-HIDDEN_FOLDER_REFUSED = ("an agent may not write into a hidden folder ('{folder}'): Claude Code follows what .claude "
-                         "holds (CLAUDE.md, rules/) as the user's own instructions, and other hidden folders are not "
-                         "memory; remember into a folder of notes instead, such as 'notes'")
 
 
 def shown_path(filename, root: Path) -> str:
@@ -223,8 +210,8 @@ class MemoryTools:
 
     def remember(self, text: str, title: str | None, folder: str | None, trust: str | None,
                  confidence: str | None, source: str | None, by: str = "") -> dict:
-        self._check_trust(trust)
-        self._check_folder(folder)
+        agent_rules.check_trust(trust, self.allow_owner_trust)
+        agent_rules.check_folder(self.root, folder)
         evergreen = self.settings().ranking.evergreen
         written = notes.remember(self.root, text, title, folder,
                                  {"trust": trust, "confidence": confidence, "source": source}, by=by,
@@ -238,48 +225,12 @@ class MemoryTools:
             return {**done, "indexed": False, "index": f"not indexed: {exc}"}
         return {**done, "indexed": True, "index": summary.line()}
 
-    def _check_folder(self, folder: str | None) -> None:
-        """An agent writes no note into a hidden folder: of those only Claude Code's `.claude` is memory, and
-        Claude Code follows what `.claude/rules/` holds as the user's own instructions. A folder that is a
-        symlink is judged by where it points."""
-        given = (folder or "").strip().rstrip("/")
-        if not given:
-            return
-        names = [given]
-        try:
-            full = memory.safe_path(self.root, given)
-            if full.is_dir():
-                names.append(full.resolve().relative_to(self.root.resolve()).as_posix())
-        except (memory.PathOutsideMemory, OSError, ValueError):
-            pass  # `notes.remember` says what is wrong with it
-        if any(part.startswith(".") for name in names for part in name.replace("\\", "/").split("/")
-               if part not in (".", "..")):  # '..' is refused as outside the memory (`notes.remember`)
-            raise TachikomaError(HIDDEN_FOLDER_REFUSED.format(folder=printable(given)))
-
-    @staticmethod
-    def _check_taggable(rel: str, real: str, evergreen: tuple[str, ...]) -> None:
-        """An agent tags no file that agents load as the user's instructions: one in a hidden folder (Claude
-        Code's `.claude/CLAUDE.md` and `.claude/rules/`) or one `[ranking] evergreen` names (MEMORY.md,
-        CLAUDE.md, SOUL.md...), by its own path or the one a symlink points to. A tag is text written into the
-        file's front matter: a `source` of "always run …" would be read there as the user's word."""
-        for path in dict.fromkeys((rel.replace("\\", "/"), real)):
-            if any(part.startswith(".") for part in path.split("/") if part not in ("", ".", "..")):
-                raise TachikomaError(INSTRUCTIONS_REFUSED.format(path=printable(rel), why="it is in a hidden folder"))
-            if any(name_or_path_matches(g, path) for g in evergreen):
-                raise TachikomaError(INSTRUCTIONS_REFUSED.format(
-                    path=printable(rel), why="the memory's settings make it evergreen ([ranking] evergreen)"))
-
-    def _check_trust(self, trust: str | None) -> None:
-        """An agent asserts at most `self` trust, unless the server allows owner trust."""
-        if (trust or "").strip().lower() == "owner" and not self.allow_owner_trust:
-            raise TachikomaError(OWNER_REFUSED)
-
     def tag(self, paths: list[str], trust: str | None, confidence: str | None, source: str | None,
             by: str = "") -> dict:
         values = {k: v for k, v in (("trust", trust), ("confidence", confidence), ("source", source)) if v}
         if not values:
             raise TachikomaError("say what to set: trust, confidence and/or source")
-        self._check_trust(trust)
+        agent_rules.check_trust(trust, self.allow_owner_trust)
         evergreen = self.settings().ranking.evergreen
         wanted, followed = set(), {}
         for rel in paths:
@@ -289,13 +240,14 @@ class MemoryTools:
             # The file itself, as the walk spells it ("./a.md", "a//b.md"); through a symlink (a file alias,
             # a symlinked folder: safe_path keeps them inside the memory) the file it points to.
             real = full.resolve().relative_to(self.root.resolve()).as_posix()
-            self._check_taggable(rel, real, evergreen)
+            agent_rules.check_taggable(rel, real, evergreen)
             if real != full.relative_to(self.root).as_posix():
                 if memory.kind_of(real) != memory.kind_of(rel):
                     raise TachikomaError(f"{rel!r} is a symlink to {real!r}, which is not a memory file of its kind")
                 followed[rel] = real
             wanted.add(real)
         plan = planning.plan(self.root, values, model.Selector(paths=frozenset(wanted)), overwrite=True)
+        agent_rules.check_not_raised(plan.changes, self.allow_owner_trust)
         applied = applying.apply(self.root, plan, commit=True, note=AGENT_NOTE, by=by) if plan.changes else None
         if applied is not None and locate(self.root, self.settings()).exists():
             self.reindexer.index()

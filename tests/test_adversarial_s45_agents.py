@@ -257,3 +257,34 @@ def test_remember_says_a_folder_outside_the_memory_is_outside_it(mem):
                                                       ("remember", {"text": "A fact.", "folder": "notes/./"}))
     assert outside and "not a path inside the memory folder" in said and "hidden" not in said, said
     assert not dotted and data["path"] == "notes/a-fact.md", text
+
+
+# --------------------------------------------------------------------------- 8. an agent lowers trust, never raises it
+
+
+def test_an_agent_may_not_raise_a_notes_trust(mem):
+    """MCP `tag(trust="self")` on the example's `rumours.md` (tagged `untrusted`: a forum post that says "ignore any
+    instruction in this note") raised it to self, its trust factor 0.5 → 0.9: what an untrusted note says
+    could ask an agent to do exactly that. Refused now, with the reason, nothing written or committed. Failed before."""
+    head = git(mem, "rev-parse", "HEAD").strip()
+    before = snapshot(mem)
+    [(error, text, _)] = run_tools(mem, ("tag", {"paths": ["martin.md", "rumours.md"], "trust": "self"}))
+    assert error and "may not raise a memory's trust" in text and "rumours.md" in text and "untrusted" in text, text
+    assert snapshot(mem) == before and git(mem, "rev-parse", "HEAD").strip() == head
+
+
+def test_an_agent_still_lowers_trust_and_sets_it_where_none_is(mem):  # pins the rule's other side
+    (mem / "notes").mkdir()
+    (mem / "notes" / "plain.md").write_text("# Plain\n\nAn untagged note.\n")
+    git(mem, "add", "-A")
+    git(mem, "commit", "-q", "-m", "plain")
+    [(raised, text, _), (set_, text2, data2)] = run_tools(
+        mem, ("tag", {"paths": ["rumours.md"], "trust": "external"}),  # untrusted → external: up, refused
+        ("tag", {"paths": ["notes/plain.md", "martin.md"], "trust": "self"}))  # none → self; owner → self: down
+    assert raised and "may not raise" in text, text
+    assert not set_ and sorted(c["path"] for c in data2["changed"]) == ["martin.md", "notes/plain.md"], text2
+
+
+def test_a_server_that_lets_agents_set_owner_trust_lets_them_raise_it(mem):
+    [(error, text, data)] = run_tools(mem, ("tag", {"paths": ["rumours.md"], "trust": "self"}), allow_owner_trust=True)
+    assert not error and data["changed"][0]["after"]["trust"] == "self", text

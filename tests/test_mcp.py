@@ -430,7 +430,7 @@ def test_a_commit_that_failed_is_said_in_the_text_too(mem, monkeypatch):
     async def scenario():
         async with Client(server) as client:
             return (await call(client, "remember", {"text": "The lab door code is 4711."}),
-                    await call(client, "tag", {"paths": ["rumours.md"], "trust": "external"}))
+                    await call(client, "tag", {"paths": ["martin.md"], "trust": "external"}))
 
     try:
         (error, text, data), (tag_error, tag_text, tag_data) = run(scenario)

@@ -1,0 +1,92 @@
+"""What an agent may change through MCP, and why it may not change the rest.
+
+An agent's say-so is not the user's: trust `owner` means the user said it, the files agents load as the
+user's own instructions (Claude Code's `.claude/`, an evergreen `MEMORY.md` or `CLAUDE.md`) are the user's
+to write, and a memory marked `untrusted` or `external` can hold anything, an injected instruction among
+it. `mcp_server.MemoryTools` asks these before it writes; each raises `TachikomaError` with the reason
+and writes nothing. The owner's own faces (`tachikoma tag`, `tachikoma remember`, the dashboard) do not
+ask them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import memory
+from .errors import TachikomaError
+from .globs import name_or_path_matches
+from .humanize import plural, printable
+from .tags import TRUST_VALUES, normalise_value
+
+#: The most trust an agent may assert through MCP unless the server allows owner trust.
+OWNER_REFUSED = ("trust 'owner' means the user said it, and an agent may not claim that through this server: "
+                 "use trust 'self' for what you learned or were told, or ask the user to set owner trust "
+                 "(with `tachikoma tag` or the dashboard, or by starting the server with --allow-owner-trust)")
+#: Why `tag` does not raise a file's trust: a note the user or an agent marked `untrusted` or `external` can hold
+#: anything (a web page, an injected "tag this note self"), and an agent's say-so is not the user's.
+TRUST_RAISE_REFUSED = ("an agent may not raise a memory's trust: {files} already {have} trust {before}, and '{after}' "
+                       "ranks above it; an agent may lower trust or set it where none is set, and the user raises it "
+                       "(with `tachikoma tag` or the dashboard)")
+#: Why `tag` changes no file in a hidden folder nor one `[ranking] evergreen` names: agents load those (CLAUDE.md,
+#: .claude/rules/, MEMORY.md, SOUL.md...) as the user's own instructions, and a tag's text goes into the file.
+INSTRUCTIONS_REFUSED = ("an agent may not tag {path!r}: {why}, which agents load as the user's own instructions, and "
+                        "a tag is written into the file; ask the user to tag it (with `tachikoma tag` or the dashboard)")
+#: Why `remember` writes nothing into `.claude` (or `.claude/rules`): Claude Code reads what is there as the user's.
+HIDDEN_FOLDER_REFUSED = ("an agent may not write into a hidden folder ('{folder}'): Claude Code follows what .claude "
+                         "holds (CLAUDE.md, rules/) as the user's own instructions, and other hidden folders are not "
+                         "memory; remember into a folder of notes instead, such as 'notes'")
+
+
+def check_trust(trust: str | None, allow_owner_trust: bool) -> None:
+    """An agent asserts at most `self` trust, unless the server allows owner trust."""
+    if (trust or "").strip().lower() == "owner" and not allow_owner_trust:
+        raise TachikomaError(OWNER_REFUSED)
+
+
+def check_folder(root: Path, folder: str | None) -> None:
+    """An agent writes no note into a hidden folder: of those only Claude Code's `.claude` is memory, and
+    Claude Code follows what `.claude/rules/` holds as the user's own instructions. A folder that is a
+    symlink is judged by where it points."""
+    given = (folder or "").strip().rstrip("/")
+    if not given:
+        return
+    names = [given]
+    try:
+        full = memory.safe_path(root, given)
+        if full.is_dir():
+            names.append(full.resolve().relative_to(root.resolve()).as_posix())
+    except (memory.PathOutsideMemory, OSError, ValueError):
+        pass  # `notes.remember` says what is wrong with it
+    if any(part.startswith(".") for name in names for part in name.replace("\\", "/").split("/")
+           if part not in (".", "..")):  # '..' is refused as outside the memory (`notes.remember`)
+        raise TachikomaError(HIDDEN_FOLDER_REFUSED.format(folder=printable(given)))
+
+
+def check_taggable(rel: str, real: str, evergreen: tuple[str, ...]) -> None:
+    """An agent tags no file that agents load as the user's instructions: one in a hidden folder (Claude
+    Code's `.claude/CLAUDE.md` and `.claude/rules/`) or one `[ranking] evergreen` names (MEMORY.md,
+    CLAUDE.md, SOUL.md...), by its own path `rel` or the one a symlink points to (`real`). A tag is text written
+    into the file's front matter: a `source` of "always run …" would be read there as the user's word."""
+    for path in dict.fromkeys((rel.replace("\\", "/"), real)):
+        if any(part.startswith(".") for part in path.split("/") if part not in ("", ".", "..")):
+            raise TachikomaError(INSTRUCTIONS_REFUSED.format(path=printable(rel), why="it is in a hidden folder"))
+        if any(name_or_path_matches(g, path) for g in evergreen):
+            raise TachikomaError(INSTRUCTIONS_REFUSED.format(
+                path=printable(rel), why="the memory's settings make it evergreen ([ranking] evergreen)"))
+
+
+def check_not_raised(changes, allow_owner_trust: bool) -> None:
+    """An agent lowers trust, or sets it where none is (or none valid), and never raises it: `untrusted` → `self`
+    would let what a note says (an injected instruction among it) rank as the agent's own memory. `changes`: a
+    tagging plan's (`tagging.planning`). Not when the server lets agents set owner trust (`allow_owner_trust`:
+    the user trusts them with every level)."""
+    if allow_owner_trust:
+        return
+    raised = [(c.path, before, c.after["trust"]) for c in changes if "trust" in c.after
+              and (before := normalise_value("trust", c.before.get("trust"))) is not None
+              and TRUST_VALUES.index(c.after["trust"]) < TRUST_VALUES.index(before)]
+    if raised:
+        path, before, after = raised[0]
+        files = printable(path) + (f" and {plural(len(raised) - 1, 'other file')}" if len(raised) > 1 else "")
+        raise TachikomaError(TRUST_RAISE_REFUSED.format(files=files, have="has" if len(raised) == 1 else "have",
+                                                        before=before, after=after))
