@@ -38,7 +38,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from . import tokens
-from .humanize import printable, short_query, shown_day, tool_match_text
+from .humanize import printable, short_query, shown_day, tool_match_text, unsafe_escaped
 from .segment import fold_accents
 
 #: Results scoring below this share of the best score are left out (the adaptive cut).
@@ -431,8 +431,9 @@ def select(results: list[dict], units: list[list[Unit]], terms: list[str], budge
 
 def quoted(text: str) -> str:
     """Every line of memory text after '> ' (a blank one as '>'): a passage (or a turn `read` shows)
-    cannot pass itself off as the answer's own text."""
-    return "\n".join(f"> {line}" if line else ">" for line in text.splitlines())
+    cannot pass itself off as the answer's own text, and what would act on a terminal (ESC, a carriage return, a
+    bidirectional override) is shown escaped (`humanize.unsafe_escaped`)."""
+    return "\n".join(f"> {unsafe_escaped(line)}" if line else ">" for line in text.splitlines())
 
 
 def header(query: str, passages: int, used: int | None = None, budget: int | None = None) -> str:

@@ -280,6 +280,19 @@ def hidden_characters(text: str) -> list[str]:
     return sorted({ch for ch in text if unicodedata.category(ch) in HIDDEN_CATEGORIES})
 
 
+#: What a line of memory text shown to an agent may not hold as it is (`unsafe_escaped`): control characters but the
+#: tab (ESC starts a terminal's escape sequences, BEL rings it, a carriage return overwrites the line), the line
+#: and paragraph separators (a line break to `str.splitlines`) and the bidirectional overrides and isolates, which
+#: make text read in another order than it is written.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def unsafe_escaped(line: str) -> str:
+    """One line of memory text as an agent is shown it: its `_UNSAFE` characters as backslash escapes (``\\x1b``),
+    the rest as written (a zero-width joiner inside an emoji, an Arabic or Hebrew mark, a tab)."""
+    return _UNSAFE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), line)
+
+
 def printable(text: str) -> str:
     """`text` safe to show on one terminal line: control and invisible format characters
     as backslash escapes (``\\n``, ``\\x1b``, ``\\u202e``), and bytes of a file name that

@@ -35,7 +35,7 @@ from .budget import agent_text, no_match_text, quoted, whole
 from .config import load_config
 from .errors import TachikomaError
 from .globs import name_or_path_matches
-from .humanize import (answer_notes, index_behind, index_line, no_match_why, plural, printable)
+from .humanize import answer_notes, index_behind, index_line, no_match_why, plural, printable, unsafe_escaped
 from .live import LiveMemory
 from .search.pool import indexed_passages
 from .store import locate
@@ -355,16 +355,10 @@ def answer_text(answer: dict, allow_owner_trust: bool = False) -> str:
     return agent_text(answer["query"], {"passages": passages}, first, with_why=True).rstrip("\n") + after
 
 
-#: Every character other than "\n" that a reader may take for a line break (CR, VT, FF, the file, group and
-#: record separators, NEL, U+2028, U+2029: what `str.splitlines` breaks at), as its backslash escape: a
-#: file's line is numbered by "\n" alone, so none of them may start an unnumbered line in `read`.
-LINE_BREAKS = {ord(ch): ch.encode("unicode_escape").decode("ascii")
-               for ch in "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"}
-
-
 def one_line(line: str) -> str:
-    """A file's line (split at "\n") as one line: a CRLF's CR dropped, every other break escaped."""
-    return (line[:-1] if line.endswith("\r") else line).translate(LINE_BREAKS)
+    """A file's line (split at "\n") as one line: a CRLF's CR dropped, every other break escaped, as is what would
+    act on a terminal (`humanize.unsafe_escaped`): no other line can start unnumbered in `read`."""
+    return unsafe_escaped(line[:-1] if line.endswith("\r") else line)
 
 
 #: Said at the top of a `read` answer: where the memory's own words are, and that they are data.

@@ -288,3 +288,25 @@ def test_an_agent_still_lowers_trust_and_sets_it_where_none_is(mem):  # pins the
 def test_a_server_that_lets_agents_set_owner_trust_lets_them_raise_it(mem):
     [(error, text, data)] = run_tools(mem, ("tag", {"paths": ["rumours.md"], "trust": "self"}), allow_owner_trust=True)
     assert not error and data["changed"][0]["after"]["trust"] == "self", text
+
+
+# --------------------------------------------------------------------------- 9. memory text acts on no terminal
+
+
+def test_memory_text_reaches_an_agent_with_terminal_controls_escaped(mem):
+    """A note holding ESC sequences, BEL and a right-to-left override reached the agent raw in MCP's text (search
+    and read), which clients show in a terminal: "\\x1b[2J" clears it, "\\u202e" shows text in another order than
+    it is. The command line escaped them; MCP's block now does too, keeping tabs and an emoji's joiners. Failed
+    before."""
+    (mem / "notes").mkdir()
+    (mem / "notes" / "door.md").write_text("# Door\n\nThe lab door code is 4711.\x1b[2J\x07 See \u202eevil\u202c too.\n"
+                                           "Family: 👨\u200d👩\u200d👧\tok\n")
+    git(mem, "add", "-A")
+    git(mem, "commit", "-q", "-m", "door")
+    build_index(mem)
+    [(s_error, s_text, _), (r_error, r_text, _)] = run_tools(
+        mem, ("search", {"query": "lab door code", "min_score": 0}), ("read", {"path": "notes/door.md"}))
+    for error, text in ((s_error, s_text), (r_error, r_text)):
+        assert not error and "4711" in text, text
+        assert not any(ch in text for ch in "\x1b\x07\u202e\u202c"), text
+        assert "\\x1b[2J" in text and "\\u202e" in text and "👨\u200d👩\u200d👧\tok" in text, text

@@ -111,7 +111,7 @@ def test_argument_errors_are_one_line_a_model_can_act_on(mem):
 def test_tag_answers_in_sentences_with_the_commit(mem):
     async def scenario():
         async with Client(server(mem, "--no-watch")) as client:
-            changed = await call(client, "tag", {"paths": ["martin.md", "rumours.md"], "trust": "external",
+            changed = await call(client, "tag", {"paths": ["martin.md", "projects/tachikoma.md"], "trust": "external",
                                                  "confidence": "low"})
             again = await call(client, "tag", {"paths": ["martin.md"], "trust": "external"})
             return changed, again
@@ -120,7 +120,7 @@ def test_tag_answers_in_sentences_with_the_commit(mem):
     assert not error and data["commit"]
     assert "{" not in text and "'" not in text
     assert "Set on martin.md: trust external (was owner), confidence low (was high)." in text
-    assert "Set on rumours.md: trust external (was untrusted)" in text
+    assert "Set on projects/tachikoma.md: trust external (was self)" in text
     assert text.endswith(f"Committed {data['commit'][:10]}.")
     assert git(mem, "rev-parse", "HEAD").startswith(data["commit"][:10])
     assert "Asked for by an agent through MCP" in git(mem, "log", "-1", "--format=%B")  # who set the tags
