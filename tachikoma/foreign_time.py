@@ -78,6 +78,17 @@ _CJK_END = r"\s*(?:[?？。.!！,，、]|$)"
 _CHINESE_DIGITS = {w: n for w, n in CHINESE_NUMBERS.items() if n < 10 and w not in "两兩"}
 _CHINESE_TENS = {"十": 1, "廿": 2, "卅": 3}
 _DAY_NUMBER = r"(?:\d{1,2}|[" + "".join(_CHINESE_DIGITS) + "".join(_CHINESE_TENS) + "]{1,3})"
+#: Before a month or day in Chinese numerals: not within a longer number ("二十二月", "百二十号").
+_NOT_IN_A_NUMBER = r"(?<![" + "".join(_CHINESE_DIGITS) + "".join(_CHINESE_TENS) + "两兩百千万萬零〇几幾第])"
+#: A month's number in a date ("12月", "十二月"; `cjk_number`): in Chinese numerals only with its day after it
+#: ("十二月二十九号", "三月三日"; "十二月" alone, "一月一次" are not read).
+_MONTH_NUMBER = (r"(?:\d{1,2}|" + _NOT_IN_A_NUMBER + r"[" + "".join(_CHINESE_DIGITS) + r"十]{1,2}(?=\s*月\s*"
+                 + _DAY_NUMBER + r"\s*[日号號]))")
+
+
+def cjk_number(said: str) -> int:
+    """The number of a date's month or day in digits or Chinese numerals ("12", "十二", "二十九"); 0 for none."""
+    return int(said) if said.isdigit() else chinese_number(said) or 0
 
 
 def chinese_number(said: str) -> int | None:
@@ -94,13 +105,17 @@ def chinese_number(said: str) -> int | None:
     return None if tens is None or units is None else tens * 10 + units
 
 
-#: A day of the week in brackets after a day of the month ("29日(月)", "29일(월)", "29号（周一）"): which (Monday 0).
+#: A day of the week after a day of the month, in brackets ("29日(月)", "29일(월)", "29号（周一）") or said whole ("29日
+#: 月曜日", "29일 일요일", "29号周一"; not "29号周一起"): which (Monday 0).
 CJK_BRACKET_WEEKDAYS = {names[n][0]: n for language in ("Japanese", "Korean")
                         for names in [WEEKDAYS_BY_LANGUAGE[language]] for n in range(7)} | CHINESE_DAY_NUMBERS
-_BRACKET = (r"\s*[(（](?:周|週|星期|礼拜|禮拜)?(?P<weekday>[" + "".join(CJK_BRACKET_WEEKDAYS) + r"])(?:曜日|曜|요일)?[)）]")
-#: Before a day of the week in brackets after a day of the month ("29号（周一）", "29日(月曜日)"): it is read with the day
-#: ("cjk_nth_day"), not alone as "foreign_weekday".
-_AFTER_A_DAY = r"(?<![日号號일][(（])(?<![日号號일]\s[(（])"
+_BRACKET = (r"\s*(?:(?P<open>[(（])|(?=(?:周|週|星期|礼拜|禮拜)[一二三四五六日天]" + _NOT_A_DAY + r"|[月火水木金土日]曜|"
+            r"[월화수목금토일]요일))(?:周|週|星期|礼拜|禮拜)?(?P<weekday>[" + "".join(CJK_BRACKET_WEEKDAYS)
+            + r"])(?:曜日|曜|요일)?(?(open)[)）])")
+#: Before a day of the week after a day of the month ("29号（周一）", "29日(月曜日)", "29일 월요일"): it is read with the
+#: day ("cjk_nth_day"), not alone as "foreign_weekday".
+_AFTER_A_DAY = (r"(?<![日号號일][(（])(?<![日号號일]\s[(（])(?<![\d一二三四五六七八九十廿卅][日号號일])"
+                r"(?<![\d一二三四五六七八九十廿卅][日号號일]\s)")
 _BRACKET_AFTER = _BRACKET.replace("?P<weekday>", "")
 #: "之间" (between) after a day: read only after two ("二十九号到三十号之间", "29号和30号之间"; `CJK_BETWEEN_BEFORE`
 #: just before the second), never after one ("一日之间": within a day, "三日之间").
@@ -116,7 +131,8 @@ CJK_DAY_AFTER = {
                            r"夜|夕方|晩|\s*\d{1,2}\s*時(?!間)|[とや](?=\s*\d{1,2}\s*日)|" + _BRACKET_AFTER + "|" + _CJK_END),
     "Chinese": re.compile(r"的|那天|当天|當天|这天|這天|上午|下午|晚上|早上|中午|傍晚|凌晨|左右|开会|開會|开始|開始|见|見|"
                           r"出发|出發|到期|截止|要|有(?![几幾多])|会(?![议議员員所馆館场場客计計长長])|能|可以|还|還|就|都|"
-                          r"也|去|来|來|回|交|我|你|您|他|她|咱|大家|谁|誰|发生|發生|\s*\d{1,2}\s*[点點时時](?![间間])|"
+                          r"也|去|来|來|回|交|做|干(?=[了什嘛啥吗嗎])|幹(?=[了什嘛啥嗎])|(?<=[号號])(?:之前|以前|之后|之後|以后|以後)|"
+                          r"我|你|您|他|她|咱|大家|谁|誰|发生|發生|\s*\d{1,2}\s*[点點时時](?![间間])|"
                           r"(?:和|跟|与|與|或)(?=\s*" + _DAY_NUMBER + r"\s*[日号號])|" + _BRACKET_AFTER + "|"
                           + _CJK_END),
     "Korean": re.compile(r"에(?!" + _KO_COUNT + r"|\s*걸[쳐친쳤치])|엔|까지|부터|쯤|경|날(?![짜씨])|\s*(?:오전|오후|저녁|아침|"
@@ -125,36 +141,57 @@ CJK_DAY_AFTER = {
 }
 #: The words a day of the month is said with in each language: "29日" (Japanese), "29号", "29日" (Chinese), "29일".
 CJK_DAY_SUFFIXES = {"Japanese": "日", "Chinese": "日号號", "Korean": "일"}
-#: After a Korean day other than "1일" (a day as often as the 1st: "1일은 24시간"), more that makes it one
-#: (`periods.cjk_nth_day_window`): a particle ("29일은", "29일도", "29일의", "29일로", "29일이 무슨 요일", "29일이야",
-#: "29일자") or another word after a space ("29일 회의", "29일 뭐 해?"), but not a word saying the days are counted
-#: or spent: "3일은 걸려", "3일도 안 걸려", "3일로 줄였어", "3일 만에", "3일 정도", "3일 연속", "3일 내내", "3일 이상",
-#: "3일 안에", "3일 걸렸어", "3일 남았어", "3일 쉬었어", "3일 기다렸어", "3일 더", "30일 무료 체험", "3일 소요돼" (it takes),
-#: "3일 필요해", "3일 밤낮으로" (`_KO_SPENT`; "소요" and "필요" as verbs or at the end: "29일 소요 예산" is the 29th's).
+#: After a Korean day other than "1일" (a day as often as the 1st: "1일은 24시간"; before a word, `KOREAN_PER_DAY`), more
+#: that makes it one (`periods.cjk_nth_day_window`): a particle ("29일은", "29일도", "29일의", "29일로", "29일이 무슨
+#: 요일", "29일이야", "29일자") or another word after a space ("29일 회의", "29일 뭐 해?"), but not a word saying the days
+#: are counted or spent: "3일은 걸려", "3일도 안 걸려", "3일로 줄였어", "3일 만에", "3일 정도", "3일 연속", "3일 내내",
+#: "3일 이상", "3일 안에", "3일 걸렸어", "3일 남았어", "3일 쉬었어", "3일 기다렸어", "3일 더", "30일 무료 체험",
+#: "3일 소요돼" (it takes), "3일 필요해", "3일 밤낮으로" (`_KO_SPENT`; "소요" and "필요" as verbs or at the end: "29일
+#: 소요 예산" is the 29th's).
+#: Of those, the verbs of spending days ("3일 쉬었어", "3일 놀았어": `KOREAN_SPENDING`), said of a count up to
+#: `CJK_COUNT_MAX`: "29일 쉬어?" is off on the 29th.
+_KO_SPENDING = r"쉬|일했|일해|일하|머물|머무|묵었|묵어|보냈|보내|지냈|지내|잤|굶|앓|아팠|아파|기다|놀았|놀아(?![가-힣])|놀고|놀면"
 _KO_SPENT = (r"동안|만에|밤낮|소요(?=[되돼됐될됩된]|\s*(?:[?？.。!！]|$))|필요(?=[해했하합]|\s*(?:[?？.。!！]|$))|"
              r"만(?![가-힣])|간(?![가-힣])|째|내내|내(?![가-힣])|내로|내에|안에|안으로|연속|이상|이하|이내|"
              r"미만|정도|넘게|넘는|넘어|넘었|가량|이후|이전|뒤|후|전(?![화체])|씩|마다|치(?![가-힣])|짜리|밖에|만큼|"
-             r"더(?![가-힣])|꼬박|내리|걸려|걸렸|걸린|걸리|걸쳐|걸친|남았|남아|남은|지나|지났|지난|쉬|일했|일해|일하|"
-             r"머물|머무|묵었|묵어|보냈|보내|지냈|지내|잤|굶|앓|아팠|아파|기다|연장|늦어|늦었|늦춰|늦췄|미뤄|미뤘|당겨|당겼|"
+             r"더(?![가-힣])|꼬박|내리|걸려|걸렸|걸린|걸리|걸쳐|걸친|남았|남아|남은|지나|지났|지난|" + _KO_SPENDING + "|"
+             r"연장|늦어|늦었|늦춰|늦췄|미뤄|미뤘|당겨|당겼|"
              r"무료|체험|챌린지|환불|보장|유효|한정|기준|단위|평균|이용권|패스")
+KOREAN_SPENDING = re.compile(r"\s*(?:도\s*)?(?:" + _KO_SPENDING + ")")
+#: A Korean copula after a day ("29일이야?", "29일인가"): a day, but after a thing that lasts ("휴가가 3일이야?": the
+#: holiday is three days, `KOREAN_LASTS_BEFORE`) a count up to `CJK_COUNT_MAX`.
+_KO_COPULA = r"이(?:야|지|에요|었|였|죠|잖|니|냐|래|던)|인(?:데|가|지|거)|입니"
+KOREAN_COPULA = re.compile(_KO_COPULA)
 KOREAN_DAY_AFTER = re.compile(
     r"은(?!\s*(?:" + _KO_SPENT + r"|있어야|필요|족히|최소|적어도))|도(?!\s*(?:안\s*)?(?:" + _KO_SPENT + "))|의|"
-    r"로(?!\s*(?:줄|늘|연장|단축))|이(?:야|지|에요|었|였|죠|잖|니|냐|래|던)|인(?:데|가|지|거)|입니|"
+    r"로(?!\s*(?:줄|늘|연장|단축))|" + _KO_COPULA + "|"
     r"이(?=\s*(?:뭐|무슨|언제|몇|어떤|어느|맞|아니))|자(?![가-힣])|\s+(?!" + _KO_SPENT + r")(?=[가-힣])")
+#: After "1일" and a space, a word that makes it "per day" ("1일 한도", "1일 권장량", "1일 한 번"; `_KO_SPENT`: "1일 체험"):
+#: before any other word it is the 1st ("1일 회의 어땠어?", `periods._day_follows`).
+KOREAN_PER_DAY = re.compile(r"\s+(?:" + _KO_SPENT + "|" + _KO_COUNT.removeprefix(r"\s*") + r"|한도|권장|섭취|최대|최소|"
+                            r"사용량|소비량|판매량|생산량|매출|방문|제한|요금|이용료|입장|칼로리|용량|복용|급여|목표|"
+                            r"횟수|한\s*끼|\d)")
+KOREAN_WORD_AFTER = re.compile(r"\s+(?=[가-힣])")
 #: After "1일에", what makes it one day, not the 1st: "1일에 다 했어" (all done in a day), "1일에 끝냈어"; not "다 같이"
 #: (all together), "다들" (everyone), "다음" (next).
 KOREAN_ONE_DAY = re.compile(r"에\s*(?:다(?!\s*같이|같이|들|음)|끝|모두|전부|몽땅|한꺼번에|한\s*번에)")
 #: The most days a trip, a stay or a holiday said "3日の旅行", "3일 휴가" is taken to last (`CJK_DAY_COUNTED`):
 #: a longer one is said in weeks, so "29日の旅行" is the trip on the 29th.
 CJK_COUNT_MAX = 14
+#: Counts above it said of a long stay in days as often as a day is ("15日の旅行", "20일 휴가", "30日の休み": half a month,
+#: twenty days, a month), read as counts too; "29日の旅行" is the trip on the 29th.
+CJK_ROUND_COUNTS = frozenset({15, 20, 30})
+_KO_LASTING = (r"여행|휴가|출장|입원|연휴|캠프|코스|과정|교육|연수|체류|단식|기간|일정|투어|워크숍|합숙|방학|병가|휴무|여정|"
+               r"휴식|금식|격리|훈련|숙박")
+#: A thing that lasts, said before a Korean day and its copula ("휴가가 3일이야?", "여행은 3일인가"): a count.
+KOREAN_LASTS_BEFORE = re.compile(r"(?:" + _KO_LASTING + r")(?:이|가|은|는|도)?\s*(?:총|전부|모두|딱|한)?\s*$")
 #: After a day's number, a thing that lasts some days: "3日の旅行" (a trip of three days, as often as the trip on the
 #: 3rd), "3日の休み", "3일 휴가", "3일의 여행", read as a count up to `CJK_COUNT_MAX` (a day read wrongly weighs every
 #: memory not from it down; a count unread only leaves the question's words to search).
 CJK_DAY_COUNTED = {
     "Japanese": re.compile(r"の\s*(?:旅行|旅|休み|休暇|出張|入院|滞在|研修|合宿|連休|期間|間|猶予|日程|ツアー|コース|講習|講座|"
                            r"遠征|帰省|キャンプ|断食|療養|隔離|有給|宿泊|セミナー|ワークショップ)"),
-    "Korean": re.compile(r"(?:의)?\s*(?:여행|휴가|출장|입원|연휴|캠프|코스|과정|교육|연수|체류|단식|기간|일정|투어|워크숍|"
-                         r"합숙|방학|병가|휴무|여정|휴식|금식|격리|훈련|숙박)"),
+    "Korean": re.compile(r"(?:의)?\s*(?:" + _KO_LASTING + ")"),
 }
 #: The words between the two days of a range ("29日から30日まで", "29号到30号", "29일부터 30일까지"); a mark ("29日〜30日",
 #: "29〜30日", "29~30일") in every language (`periods.cjk_nth_day_window`).
@@ -217,7 +254,12 @@ FOREIGN_PATTERNS = {
         + _DAY_NUMBER + ")(?=" + _DAY_WORD + "|" + _DAY_JOIN + _DAY_NUMBER + _DAY_WORD + ")(?P<word>" + _DAY_WORD
         + ")?(?P<bracket>(?<=" + _DAY_WORD + ")" + _BRACKET + ")?(?:(?P<join>" + _DAY_JOIN + ")(?P<until>" + _DAY_NUMBER
         + ")(?P<until_word>" + _DAY_WORD + ")(?P<until_bracket>" + _BRACKET.replace("?P<weekday>", "?P<until_weekday>")
-        + ")?)?"),
+        .replace("?P<open>", "?P<until_open>").replace("(?(open)", "(?(until_open)") + ")?)?"),
+    # A year, month and day ("2025年10月3日", "2025年十二月二十九日"; `cjk_number`) and a month and day ("10月3日",
+    # "十二月二十九号", "10월 3일"; a month alone in digits: "10月").
+    "cjk_ymd": re.compile(r"(\d{4})\s*[年년](?:\s*(\d{1,2}|[" + "".join(_CHINESE_DIGITS) + r"十]{1,2})\s*[月월](?:\s*("
+                          + _DAY_NUMBER + r")\s*[日号號일])?)?"),
+    "cjk_md": re.compile(r"(?<![\d年년])(" + _MONTH_NUMBER + r")\s*[月월](?:\s*(" + _DAY_NUMBER + r")\s*[日号號일])?"),
     # A month word with an English possessive is a name ("in Mei's office", "in Julio's house"). A Turkish one needs
     # no word before it (`_TURKISH_MONTH`).
     "foreign_month": re.compile(r"\b(?:(" + alternatives(w for w in FOREIGN_MONTH_LEADS if w) + r")\s+|"

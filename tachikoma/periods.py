@@ -43,8 +43,9 @@ from pathlib import Path
 from . import ahead as _coming
 from .errors import TachikomaError
 from .foreign_time import (CJK_BETWEEN, CJK_BETWEEN_BEFORE, CJK_BRACKET_WEEKDAYS, CJK_COUNT_MAX, CJK_DAY_AFTER,
-                           CJK_DAY_COUNTED, CJK_DAY_RANGE_MARKS, CJK_DAY_RANGE_WORDS, CJK_DAY_SUFFIXES, KOREAN_DAY_AFTER,
-                           KOREAN_ONE_DAY, chinese_number)
+                           CJK_DAY_COUNTED, CJK_DAY_RANGE_MARKS, CJK_DAY_RANGE_WORDS, CJK_DAY_SUFFIXES, CJK_ROUND_COUNTS,
+                           KOREAN_COPULA, KOREAN_DAY_AFTER, KOREAN_LASTS_BEFORE, KOREAN_ONE_DAY, KOREAN_PER_DAY,
+                           KOREAN_SPENDING, KOREAN_WORD_AFTER, chinese_number)
 from .time_words import FOREIGN_SEASONS, MONTH_NAMES, MONTH_NAMES_ALSO_WORDS, SEASON_WORD_GOES_ON
 from .timewindow import Window, days, month, month_end
 
@@ -342,9 +343,15 @@ _CJK_MONTH_BEFORE = re.compile(r"\d\s*[月월]|(?:先|来|今|再来|本|上|下
 CJK_WEEKDAY_REACH_DAYS = 124
 
 
-def _cjk_number(said: str, told: str) -> int | None:
-    """The number of "29" or, in a Chinese question, "二十九" (`foreign_time.chinese_number`); a day of a month (1-31)."""
-    number = int(said) if said.isdigit() else chinese_number(said) if told == "Chinese" else None
+#: A kanji right before a Japanese day in kanji numerals makes the number part of a word ("同一日", "統一日").
+_KANJI_BEFORE = re.compile(r"[\u4e00-\u9fff々]$")
+
+
+def _cjk_number(said: str, told: str, before: str = "") -> int | None:
+    """The number of "29" or "二十九" (`foreign_time.chinese_number`), in Chinese numerals only in a Chinese question or
+    a Japanese one with no kanji right `before` it ("二十九日に", not "同一日"); a day of a month (1-31)."""
+    number = int(said) if said.isdigit() else chinese_number(said) if told == "Chinese" or (
+        told == "Japanese" and not _KANJI_BEFORE.search(before)) else None
     return number if number is not None and 1 <= number <= 31 else None
 
 
@@ -417,18 +424,24 @@ def _cjk_days(number: int, until: int | None, weekday: int | None, until_weekday
     return plain
 
 
+def _a_count(number: int) -> bool:
+    """Whether `number` days may be a count of days spent: up to `CJK_COUNT_MAX`, or a round one (`CJK_ROUND_COUNTS`)."""
+    return number <= CJK_COUNT_MAX or number in CJK_ROUND_COUNTS
+
+
 def _counted(number: int, text: str, end: int, told: str) -> bool:
     """Whether `number` days are counted by what follows them at `end`: a thing that lasts ("3日の旅行", "3일 휴가",
-    up to `CJK_COUNT_MAX` days: `foreign_time.CJK_DAY_COUNTED`)."""
-    return number <= CJK_COUNT_MAX and told in CJK_DAY_COUNTED and bool(CJK_DAY_COUNTED[told].match(text, end))
+    "15日の旅行": `_a_count`, `foreign_time.CJK_DAY_COUNTED`)."""
+    return _a_count(number) and told in CJK_DAY_COUNTED and bool(CJK_DAY_COUNTED[told].match(text, end))
 
 
-def _day_follows(text: str, end: int, told: str, korean_words: bool = True) -> bool:
+def _day_follows(text: str, end: int, told: str, first: bool = False) -> bool:
     """Whether what follows a day's number and word at `end` makes it a day of the month: a particle, a time, a word of
-    what is done then (`foreign_time.CJK_DAY_AFTER`), or in Korean another word after it (`KOREAN_DAY_AFTER`, unless
-    `korean_words` is false: "1일" before a word is as often "per day")."""
-    return bool(CJK_DAY_AFTER[told].match(text, end)
-                or korean_words and told == "Korean" and KOREAN_DAY_AFTER.match(text, end))
+    what is done then (`foreign_time.CJK_DAY_AFTER`), or in Korean another word after it (`KOREAN_DAY_AFTER`; after
+    "1일", `first`, a word only, and not one saying "per day": `KOREAN_PER_DAY`; "1일은 24시간" is a day's)."""
+    if CJK_DAY_AFTER[told].match(text, end) or told == "Korean" and not first and KOREAN_DAY_AFTER.match(text, end):
+        return True
+    return told == "Korean" and first and bool(KOREAN_WORD_AFTER.match(text, end)) and not KOREAN_PER_DAY.match(text, end)
 
 
 def _cjk_day_alone(m: re.Match, text: str, number: int, told: str) -> bool:
@@ -448,7 +461,12 @@ def _cjk_day_alone(m: re.Match, text: str, number: int, told: str) -> bool:
         return False  # "1일에 다 했어": in one day
     if told == "Chinese" and CJK_BETWEEN.match(text, end):  # "29号和30号之间", not "一日之间" (within a day)
         return bool(CJK_BETWEEN_BEFORE.search(text, max(0, m.start() - 8), m.start()))
-    return _day_follows(text, end, told, korean_words=number > 1)
+    if told == "Korean" and not _a_count(number) and KOREAN_SPENDING.match(text, end):
+        return True  # "29일 쉬어?": off on the 29th (no 29 days spent)
+    if told == "Korean" and _a_count(number) and KOREAN_COPULA.match(text, end) \
+            and KOREAN_LASTS_BEFORE.search(text, max(0, m.start() - 12), m.start()):
+        return False  # "휴가가 3일이야?": the holiday lasts three days
+    return _day_follows(text, end, told, first=number == 1)
 
 
 def _cjk_range(m: re.Match, text: str, first: int, told: str) -> int | None:
@@ -475,8 +493,10 @@ def cjk_nth_day_window(m: re.Match, text: str, today: date, tz, phrase: str, tol
     """"29日", "29号", "二十九号", "29일" (`timeq`'s "cjk_nth_day"), read as "on the 29th" is: the next one, in the past
     tense (`past(told)`: "3日に何を決めた？") the latest. Only in a question told (`told`) as a language that says a day
     so (`foreign_time.CJK_DAY_SUFFIXES`; Chinese numerals in Chinese), when what follows makes it a day
-    (`foreign_time.CJK_DAY_AFTER`, `KOREAN_DAY_AFTER` for a Korean day but the 1st: not "29日間", "3号线", "1日に3回",
-    "3일 동안", nor a thing that lasts, "3日の旅行", `CJK_DAY_COUNTED`) and nothing before it says its month, a count or
+    (`foreign_time.CJK_DAY_AFTER`, `KOREAN_DAY_AFTER` for a Korean day but the 1st, `KOREAN_PER_DAY` for it: not
+    "29日間", "3号线", "1日に3回", "3일 동안", "1일 한도", nor a thing that lasts, "3日の旅行", "15日の旅行",
+    `CJK_DAY_COUNTED`, "휴가가 3일이야?", `KOREAN_LASTS_BEFORE`; a Korean verb of spending days says a day above a count,
+    "29일 쉬어?", `KOREAN_SPENDING`) and nothing before it says its month, a count or
     a habit (`_CJK_NOT_ALONE`, `_CJK_MONTH_BEFORE`); a Japanese "1日" only before "に", "まで", "から" ("1日の流れ",
     "1日は24時間": a day's), a Chinese "一日" never alone ("一日游"), a Korean "1일에" not before "다", "끝" ("1일에 다
     했어": in one day).
@@ -485,9 +505,9 @@ def cjk_nth_day_window(m: re.Match, text: str, today: date, tz, phrase: str, tol
     the second, in its month or the next (`_cjk_range`, `_cjk_days`): the one under way or to come, in the past tense
     the one begun last; where it is none, the first day alone as above. A day of the week in brackets after either
     day ("29日(月)", "29日〜30日(火)") picks the month whose day it is (`_cjk_days`)."""
-    if told not in CJK_DAY_SUFFIXES or (number := _cjk_number(m.group("day"), told)) is None:
-        return None
     before = text[max(0, m.start() - 12):m.start()]
+    if told not in CJK_DAY_SUFFIXES or (number := _cjk_number(m.group("day"), told, before)) is None:
+        return None
     if _CJK_NOT_ALONE.search(before) or _CJK_MONTH_BEFORE.search(before):
         return None
     coming = not past(told)

@@ -65,8 +65,11 @@ _CUES = {
     "Japanese": (r"予定|今度|これから|次の|次回",
                  r"(?:った|いた|えた|けた|せた|てた|べた|めた|れた|した)(?![いらりちだくし])|(?<=[\u4e00-\u9fff])んだ|"
                  r"でした|だった|(?<![午名])前(?!半)"),
-    "Chinese": (r"计划|計劃|安排|打算|即将|即將|将要|將要|预定|預定|下次", r"(?<![为為除])了|过|過|以前|之前"),
-    "Korean": (r"예정|계획|다음|할\s*거|갈\s*거|올\s*거", r"었|았|했|였|전에"),
+    # (not "三号之前": before the 3rd, a deadline)
+    "Chinese": (r"计划|計劃|安排|打算|即将|即將|将要|將要|预定|預定|下次", r"(?<![为為除])了|过|過|(?<![号號])(?:以前|之前)"),
+    # Korean: a syllable ending in ㅆ says the past ("었", "했", "왔", "나왔", "미뤘", "어땠"), but 있 (is) and 겠 (will)
+    "Korean": (r"예정|계획|다음|할\s*거|갈\s*거|올\s*거", "[" + "".join(
+        chr(0xAC00 + 28 * n + 20) for n in range(19 * 21) if chr(0xAC00 + 28 * n + 20) not in "있겠") + "]|전에"),
     # Polish: "będzie", "w przyszły", "zaplanowane"; the past by its verbs' endings ("mówiła", "byłem", "zrobiliśmy"), not
     # nouns ending so ("materiał", "kanał", "szkoła", "mała", "cała"), and "temu" (ago), "zeszły", "wczoraj"
     "Polish": (r"\b(?:będzie|będą|będę|będziesz|będziemy|przyszł\w*|następn\w*|najbliższ\w*|zaplanowan\w*|"

@@ -73,7 +73,7 @@ from .tense import ahead as _ahead
 from .tense import ahead_in as _tense_ahead_in
 from .tense import duration as _duration
 from .tense import past_in as _past_in
-from .foreign_time import CHINESE_DAY_NUMBERS, FOREIGN_PATTERNS, OF_A_WEEK
+from .foreign_time import CHINESE_DAY_NUMBERS, FOREIGN_PATTERNS, OF_A_WEEK, cjk_number
 from .time_words import (ACQUIRED_AFTER, AHEAD_HINTS, BARE_MONTH_WORDS, DAYS_ALSO_NAMES, EVERY_AFTER, EVERY_BEFORE,
                          FOREIGN_DAYS, FOREIGN_MONTH_LEADS, FOREIGN_NEXT, FOREIGN_NUMBERS, FOREIGN_THIS_LAST,
                          FOREIGN_TOMORROW, FOREIGN_UNIT_OF, HABIT_BEFORE, IN_WORD_LANGUAGE, LEAD_MONTHS, MONTH_NAMES,
@@ -170,8 +170,8 @@ PATTERNS = [
     ("foreign_day", None),
     ("foreign_day_month", None),
     ("foreign_month", None),
-    ("cjk_ymd", re.compile(r"(\d{4})\s*[年년](?:\s*(\d{1,2})\s*[月월](?:\s*(\d{1,2})\s*[日号號일])?)?")),
-    ("cjk_md", re.compile(r"(?<![\d年년])(\d{1,2})\s*[月월](?:\s*(\d{1,2})\s*[日号號일])?")),
+    ("cjk_ymd", None),  # "2025年10月3日", "2025年十二月二十九日"
+    ("cjk_md", None),  # "10月3日", "十二月二十九号", "10월 3일"
     ("cjk_nth_day", None),  # "29日に", "29号", "29일에": after "12月29日" is read (`periods.cjk_nth_day_window`)
 ]
 #: The kinds of phrase that may name a day or month without its year (`names_day_ahead`).
@@ -371,7 +371,7 @@ _DAY_KINDS = frozenset({"month_day", "day_month", "foreign_day_month", "cjk_md"}
 def _month_day(kind: str, m: re.Match) -> tuple[int, int | None, str | None]:
     """The month, day (None: a month alone, "12月") and year (None: not said) that `m`, of `_DAY_KINDS`, names."""
     if kind == "cjk_md":
-        return int(m.group(1)), int(m.group(2)) if m.group(2) else None, None
+        return cjk_number(m.group(1)), cjk_number(m.group(2)) if m.group(2) else None, None
     if kind == "foreign_day_month":
         return QUESTION_MONTHS[m.group(5).lower()], int(m.group(2)), m.group(6)
     month_word, day_text = (m.group(1), m.group(2)) if kind == "month_day" else (m.group(2), m.group(1))
@@ -556,17 +556,17 @@ def _resolve_foreign(kind: str, m: re.Match, today: date, tz, phrase: str, ahead
         if not 1970 <= year <= today.year + 1:
             return IMPOSSIBLE  # its month and day are that year's, not read again as this year's (`cjk_md`)
         if m.group(3):
-            day = date(year, int(m.group(2)), int(m.group(3)))
+            day = date(year, cjk_number(m.group(2)), cjk_number(m.group(3)))
             return _days(day, day, tz, phrase)
         if m.group(2):
-            return _month(year, int(m.group(2)), tz, phrase)
+            return _month(year, cjk_number(m.group(2)), tz, phrase)
         return _days(date(year, 1, 1), date(year, 12, 31), tz, phrase)
     if kind == "cjk_md":
-        month = int(m.group(1))
+        month = cjk_number(m.group(1))
         if ahead():
             return AHEAD  # its next occurrence: nothing in memory is from then yet
         if m.group(2):
-            day = _coming.latest_day(month, int(m.group(2)), today)
+            day = _coming.latest_day(month, cjk_number(m.group(2)), today)
             return None if day is None else _days(day, day, tz, phrase)
         return _month(_latest_month(month, today), month, tz, phrase)
     return None

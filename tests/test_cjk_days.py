@@ -158,8 +158,7 @@ def test_a_count_of_days_read_as_a_day_before_is_none(query):
     "20일 넘게 걸렸어?",
     "30일 무료 체험 언제 끝나?",  # a free trial of thirty days
     "1~2일 걸려?",
-    "1일 회의 몇 시야?",  # "1일" before a word: as often a day's (`1일 한도`, "1일 체험")
-    "1일 한도는?",
+    "1일 한도는?",  # "1일" before a word saying "per day" (session 45: "1일 회의" is the 1st's meeting)
     "일주일 동안 뭐 했어?",  # a week
     "일정이 어떻게 돼?",  # the schedule
     "这三日我们做了什么？",  # these three days
@@ -167,8 +166,6 @@ def test_a_count_of_days_read_as_a_day_before_is_none(query):
     "三号楼在哪里？",  # a building
     "一号线怎么走？",  # a metro line
     "两号开会吗？",  # 两 is "two of", never a day's number
-    "三月二十九号有什么安排？",  # a month in Chinese numerals: not read, and not this month's 29th
-    "二十九日の会議は？",  # Japanese writes a day in digits; kanji before 日 count days as often (三日間, 二日酔い)
 ])
 def test_a_count_of_days_or_a_thing_stays_no_day(query):
     assert windows(query) == []
