@@ -37,11 +37,18 @@ def _latin(word: str) -> bool:
     return word[:1] < "\u2e80"
 
 
+#: French "-là" after a time ("ce dimanche-là", "cette semaine-là", "cet été-là"): that one, named before, no time of its
+#: own (not this Sunday, this week).
+_NOT_THAT = r"(?![-\u2010\u2011]l[àa](?!\w))"
+
+
 def _words(words) -> re.Pattern:
-    """One group matching any of `words`: whole words of Latin letters, CJK words anywhere (no spaces)."""
+    """One group matching any of `words`: whole words of Latin letters (not before "-là": `_NOT_THAT`), CJK words
+    anywhere (no spaces)."""
     latin = [w for w in words if _latin(w)]
     cjk = [w for w in words if not _latin(w)]
-    return re.compile(r"((?<!\w)(?:" + either(latin) + r")(?!\w)|" + alternatives(cjk) + ")", re.IGNORECASE)
+    return re.compile(r"((?<!\w)(?:" + either(latin) + r")(?!\w)" + _NOT_THAT + "|" + alternatives(cjk) + ")",
+                      re.IGNORECASE)
 
 
 #: A count of units in one Chinese numeral ("三天前", "两周后"; `time_words.CHINESE_NUMBERS`).
@@ -206,7 +213,7 @@ FOREIGN_PATTERNS = {
     # word before, the day, the word after (Latin letters); the week, the day (CJK); the week, the day's number.
     "foreign_weekday": re.compile(
         r"(?:\b(" + either(w for w in WEEKDAY_LEADS if _latin(w)) + r")\s+)?\b("
-        + either(w for w in QUESTION_WEEKDAYS if _latin(w)) + r")\b(?:\s+(" + either(WEEKDAY_TRAILS)
+        + either(w for w in QUESTION_WEEKDAYS if _latin(w)) + r")\b" + _NOT_THAT + r"(?:\s+(" + either(WEEKDAY_TRAILS)
         + r")\b)?|(?:(" + alternatives(w for w in WEEKDAY_LEADS if not _latin(w)) + r")\s*)?" + _NO_COUNT + _AFTER_A_DAY + "("
         + alternatives(w for w in QUESTION_WEEKDAYS if not _latin(w)) + ")" + _NOT_A_DAY + "|("
         + alternatives(CHINESE_WEEK_LEADS) + r")([一二三四五六日天])" + _NOT_A_DAY, re.IGNORECASE),

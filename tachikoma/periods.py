@@ -170,8 +170,9 @@ _NOT_BEGUN_YET = (*_DURING, "since", "after")
 
 def season(which: str, name: str, year: int | None, today: date, coming: bool) -> tuple[date, date, bool]:
     """The first and last day of season `name` that `which` ("this", "last", "past", "before last", "next", "since",
-    "since this", "after", one of `_DURING`, or "" for one named with its year) names, asked on `today` (`coming`: the
-    question asks about what is coming), and whether it is still to come; `year` when one is named ("summer 2024")."""
+    "since this", "since last", "after", one of `_DURING`, or "" for one named with its year) names, asked on `today`
+    (`coming`: the question asks about what is coming), and whether it is still to come; `year` when one is named
+    ("summer 2024")."""
     start = _start(name)
     if year is not None:
         first, last = _season_of(start, year)
@@ -187,6 +188,8 @@ def season(which: str, name: str, year: int | None, today: date, coming: bool) -
         return first, last, True
     if which in ("since", "since this"):  # the one under way or the latest, up to today
         return first, today, False
+    if which == "since last":  # from the latest that has ended ("seit letztem Sommer"), up to today
+        return (_season_of(start, first.year - 1)[0] if last >= today else first), today, False
     if which in ("last", "past"):  # the latest that has ended
         first, last = _season_of(start, first.year - 1) if last >= today else (first, last)
         return first, last, False
@@ -221,12 +224,26 @@ _VERB_AFTER = re.compile(r"\b(?:(?:did|does|will|would|could|can|should|might|ma
                          r"cannot)\s+$", re.I)
 
 
+#: Before "the last fall": a question whose "what" or "which" is its verb's object, so that "the last fall" says when
+#: ("What did we plant the last fall?", "Which bulbs did you plant the last fall?"; not "What caused the last fall?").
+_WHEN_THE = re.compile(r"\b(?:what|which)\s+(?:\w+\s+)?(?:did|do|does|have|had)\s+(?:we|i|you|they|he|she)\s+\w+\s+the\s+$",
+                       re.I)
+#: After "this Summer", "last Winter" in lower case and then a capital: an English possessive makes the season's word a
+#: name ("Is this Summer's laptop?"); "this summer's plan" is the season's.
+_NAMES = ("summer", "autumn", "winter")
+
+
 def _a_fall_or_a_verb(m: re.Match) -> bool:
     """Whether "last fall", "this fall", "this spring" (`timeq`'s "season", its `which` form) names a fall or says a
-    verb, no season (`_FALL_HAD`, `_VERB_AFTER`)."""
+    verb, no season (`_FALL_HAD`, `_VERB_AFTER`; "the last fall" after a "what" its verb's object says when:
+    `_WHEN_THE`), or "this Summer's" a name (`_NAMES`)."""
     which, named = (m.group("which") or "").lower(), (m.group("named") or "").lower()
     before = m.string[max(0, m.start() - 12):m.start()]
-    if named == "fall" and which in ("last", "next") and _FALL_HAD.search(before):
+    if named in _NAMES and m.group("named")[:1].isupper() and m.group("which")[:1].islower() \
+            and m.string.startswith(("'s", "\u2019s"), m.end()):
+        return True  # "Is this Summer's laptop?": Summer's
+    if named == "fall" and which in ("last", "next") and _FALL_HAD.search(before) \
+            and not _WHEN_THE.search(m.string, max(0, m.start() - 60), m.start()):
         return True
     return named in ("fall", "spring") and which == "this" and bool(_VERB_AFTER.search(before)) \
         and not m.string.startswith(("'s", "\u2019s"), m.end())

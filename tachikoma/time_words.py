@@ -105,15 +105,19 @@ FOREIGN_THIS_LAST = {phrase: said for words in FOREIGN_THIS_LAST_BY_LANGUAGE.val
 #: été", "夏に" are habits, no time.
 _GERMAN_SEASONS = {"frühling": "spring", "sommer": "summer", "herbst": "autumn", "winter": "winter"}
 _DUTCH_SEASONS = {"lente": "spring", "zomer": "summer", "herfst": "autumn", "winter": "winter"}
+#: German "since last summer" ("seit letztem Sommer", "seit dem letzten Sommer"): `periods.season`'s "since last".
+_SINCE_LAST_DE = tuple(f"{seit} {word}" for seit in ("seit", "seit dem") for word in (
+    ("letztem", "vergangenem", "vorigem") if seit == "seit" else ("letzten", "vergangenen", "vorigen")))
 _SEASON_LEADS = {
     # German (der Frühling, Sommer, Herbst, Winter; das Frühjahr), Dutch (de zomer; het voorjaar, najaar)
     **{f"{lead} {word}": (which, season) for word, season in _GERMAN_SEASONS.items() for which, leads in (
         ("last", ("letzten", "vergangenen", "vorigen", "im letzten", "im vergangenen", "im vorigen")),
         ("this", ("diesen", "in diesem")), ("next", ("nächsten", "kommenden", "im nächsten", "im kommenden")),
-        ("since", ("seit dem",)), ("since this", ("seit diesem",))) for lead in leads},
+        ("since", ("seit dem",)), ("since this", ("seit diesem",)), ("since last", _SINCE_LAST_DE)) for lead in leads},
     **{f"{lead} frühjahr": (which, "spring") for which, leads in (
         ("last", ("letztes", "vergangenes", "voriges", "im letzten", "im vergangenen")), ("this", ("dieses", "in diesem")),
-        ("next", ("nächstes", "kommendes", "im nächsten")), ("since", ("seit dem",))) for lead in leads},
+        ("next", ("nächstes", "kommendes", "im nächsten")), ("since", ("seit dem",)), ("since last", _SINCE_LAST_DE))
+       for lead in leads},
     **{f"{lead} {word}": (which, season) for word, season in _DUTCH_SEASONS.items() for which, leads in (
         ("last", ("vorige", "afgelopen")), ("this", ("deze",)), ("next", ("volgende", "komende")), ("since", ("sinds de",)))
        for lead in leads},

@@ -12,7 +12,7 @@ from datetime import date, datetime, timedelta
 from .ahead import nth_day
 from .foreign_time import alternatives
 from .periods import NTH_DAY
-from .time_words import QUESTION_WEEKDAYS, WEEKDAY_LEADS
+from .time_words import QUESTION_WEEKDAYS, SEASON_HINTS, WEEKDAY_LEADS
 from .timewindow import Window
 from .timewindow import days as _days
 from .timewindow import month_end
@@ -192,6 +192,34 @@ def _day_of_month(query: str, first: tuple[int, int, Window], second: tuple[int,
     return None
 
 
+_SEASON_MONTH_GAP = re.compile(r"^\s*,?\s*$")
+
+
+def _month_of_season(query: str, first: tuple[int, int, Window], second: tuple[int, int, Window], tz) -> Window | None:
+    """One month when a season and a month said without its year stand side by side ("last summer in July", "in July
+    last summer", "letzten Sommer im Juli"): that month of that season, not the latest July beside last summer. None
+    when the month is none of the season's ("last summer in October") or either is said with "since", "before",
+    "after"."""
+    (a_start, a_end, a), (b_start, b_end, b) = first, second
+    if not _SEASON_MONTH_GAP.match(query[a_end:b_start]):
+        return None
+    for season, other in ((a, b), (b, a)):
+        said = season.phrase.lower()
+        if not any(word in said for word in SEASON_HINTS) or _YEAR.search(other.phrase) or other.start <= 0 \
+                or any(w.phrase.lower().startswith(("since", "before", "after")) for w in (a, b)):
+            continue
+        month_first = datetime.fromtimestamp(other.start, tz).date()
+        if month_first.day != 1 or datetime.fromtimestamp(other.end - 1, tz).date() != month_end(month_first):
+            continue  # no one whole month
+        begins = datetime.fromtimestamp(season.start, tz).date()
+        for year in (begins.year, begins.year + 1):
+            day = date(year, month_first.month, 1)
+            if season.start <= datetime(year, day.month, 1, tzinfo=tz).timestamp() < season.end:
+                return replace(_days(day, month_end(day), tz, " ".join(query[a_start:b_end].split())),
+                               relative=other.relative, ahead=season.ahead)  # "July" stays a keyword
+    return None
+
+
 def _year_earlier(day: date, years: int) -> date:
     """`day` `years` years earlier; 29 February becomes the 28th in a year without one."""
     try:
@@ -217,6 +245,9 @@ def spans(query: str, found: list[tuple[int, int, Window]], tz, reach: int,
             continue
         if out and day_made != len(out) - 1 and (day := _day_of_month(query, out[-1], (start, end, window), tz)):
             out[-1], day_made = (out[-1][0], end, day), len(out) - 1
+            continue
+        if out and (month := _month_of_season(query, out[-1], (start, end, window), tz)):
+            out[-1] = (out[-1][0], end, month)
             continue
         if out:
             first_start, first_end, first = out[-1]

@@ -151,3 +151,75 @@ def test_a_day_of_the_week_after_a_day_picks_its_month(query, expected):
 ])
 def test_korean_days_spent_and_the_past(query, expected):
     assert windows(query) == expected
+
+
+DECEMBER = datetime.fromisoformat("2026-12-05T10:00:00+01:00")  # a Saturday
+JULY = datetime.fromisoformat("2027-07-15T10:00:00+02:00")  # in summer
+
+
+# 9. "last summer in July" read this July beside last summer: a season and one of its months side by side are that
+# month of that season (`timespan._month_of_season`).
+@pytest.mark.parametrize("query, expected", [
+    ("What did we do last summer in July?", [("last summer in July", "2026-07", False)]),
+    ("What did we do in July last summer?", [("in July last summer", "2026-07", False)]),
+    ("What did we do last summer, in July?", [("last summer, in July", "2026-07", False)]),
+    ("Was haben wir letzten Sommer im Juli gemacht?", [("letzten Sommer im Juli", "2026-07", False)]),
+    ("What did we do in the summer of 2024 in July?", [("in the summer of 2024 in July", "2024-07", False)]),
+    ("What did we do last winter in December?", [("last winter in December", "2026-12", False)]),
+    # still two times: a month not the season's, one with its year, one after "since"
+    ("What did we do last summer in October?", [("last summer", "2026-06-01..2026-08-31", False),
+                                                ("in October", "2026-10", False)]),
+    ("What did we do in July 2026 last summer?", [("July 2026", "2026-07", False),
+                                                  ("last summer", "2026-06-01..2026-08-31", False)]),
+    ("What did we do since last summer in July?", [("since last summer", "2026-06-01..2027-07-15", False),
+                                                   ("in July", "2027-07", False)]),
+])
+def test_a_month_of_a_season(query, expected):
+    assert windows(query, JULY) == expected
+
+
+# 10. German "seit letztem Sommer" was not read, "seit dem letzten Sommer" read last summer alone: both are since the
+# latest summer that has ended, as "since last summer" is.
+@pytest.mark.parametrize("query, expected", [
+    ("Was haben wir seit letztem Sommer gemacht?", [("seit letztem Sommer", "2026-06-01..2026-12-05", False)]),
+    ("Was haben wir seit dem letzten Sommer gemacht?", [("seit dem letzten Sommer", "2026-06-01..2026-12-05", False)]),
+    ("Was hat sich seit vorigem Winter geändert?", [("seit vorigem Winter", "2025-12-01..2026-12-05", False)]),
+    ("Was hat sich seit letztem Frühjahr geändert?", [("seit letztem Frühjahr", "2026-03-01..2026-12-05", False)]),
+    ("What did we change since last winter?", [("since last winter", "2025-12-01..2026-12-05", False)]),  # as before
+    ("Was haben wir letzten Sommer gemacht?", [("letzten Sommer", "2026-06-01..2026-08-31", False)]),  # as before
+])
+def test_german_since_last_season(query, expected):
+    assert windows(query, DECEMBER) == expected
+
+
+# 11, 12. "Is this Summer's laptop?" read this summer (Summer's, a name); "What did we plant the last fall?" read no
+# autumn (a fall, as "What caused the last fall?" is).
+@pytest.mark.parametrize("query, expected", [
+    ("Is this Summer's laptop?", []),
+    ("Is last Winter's bike here?", []),
+    ("What did we plant the last fall?", [("last fall", "2026-09-01..2026-11-30", False)]),
+    ("Which bulbs did you plant the last fall?", [("last fall", "2026-09-01..2026-11-30", False)]),
+    # as before
+    ("Is this summer's plan ready?", [("this summer", "2026-06-01..2026-08-31", False)]),
+    ("What did we do this Summer?", [("this Summer", "2026-06-01..2026-08-31", False)]),
+    ("How do this fall's numbers look?", [("this fall", "2026-09-01..2026-11-30", False)]),
+    ("What caused the last fall?", []),
+    ("When did she have the last fall?", []),
+    ("When was Grandma's last fall?", []),
+])
+def test_summers_name_and_the_last_fall(query, expected):
+    assert windows(query, DECEMBER) == expected
+
+
+# 13. French "ce dimanche-là" read last Sunday: "-là" names a time said before ("that Sunday"), no window of its own;
+# so do "cette semaine-là", "ce mois-là", "cet été-là".
+@pytest.mark.parametrize("query, expected", [
+    ("Qu'avons-nous fait ce dimanche-là ?", []),
+    ("Qu'avons-nous fait cette semaine-là ?", []),
+    ("Cet été-là, qu'avons-nous fait ?", []),
+    ("Qu'avons-nous fait ce dimanche ?", [("ce dimanche", "2026-11-29", False)]),  # as before
+    ("Qu'avons-nous fait cette semaine ?", [("cette semaine", "2026-11-30..2026-12-05", False)]),
+])
+def test_french_that_sunday_is_no_window(query, expected):
+    assert windows(query, DECEMBER) == expected
+
