@@ -206,12 +206,14 @@ a an in on at to was be had how why who where me him us i no so also here just v
 """.split())
 
 
-def other_function_words(words: list[str], english: frozenset[str]) -> frozenset[str]:
+def other_function_words(words: list[str], english: frozenset[str], told: str | None = None) -> frozenset[str]:
     """The function words of each language (`LANGUAGES`) that at least `LANGUAGE_EVIDENCE` of `words`
     (a query's, as written) belong to, counting neither English function words (`english`) nor a
-    capitalised word after the first (a name: "Del Rey", "Des Moines"); empty for an English query."""
+    capitalised word after the first (a name: "Del Rey", "Des Moines"); empty for an English query. `told`:
+    the language the whole question was told as (`question_language`), whose words count though all are
+    homographs (`_languages`)."""
     out: frozenset[str] = frozenset()
-    for code in _languages(words, english):
+    for code in _languages(words, english, told):
         out |= LANGUAGES[code]
     return out
 
@@ -231,18 +233,22 @@ non uno su ed com sem van door over want bent op tot met hoe
 ENGLISH_CLITIC = re.compile(r"(?<=\w)['\u2019](?:s|re|ve|ll|d|m)\b", re.I)
 
 
-def _languages(words: list[str], english: frozenset[str]) -> list[str]:
+def _languages(words: list[str], english: frozenset[str], told: str | None = None) -> list[str]:
     """The languages (`LANGUAGES` keys) whose function words `other_function_words` finds in `words`, the
     one with most of them first: at least `LANGUAGE_EVIDENCE` distinct ones, not all single letters ("vitamin
     c and d" is no French), and more than the query's English function words (`english`) that are not that
-    language's too, so that "Does she want to come over?" is not Dutch for its "want" and "over"."""
+    language's too, so that "Does she want to come over?" is not Dutch for its "want" and "over". Not all
+    homographs (`ENGLISH_HOMOGRAPHS`, `HOMOGRAPHS`), unless the language is the one the whole question was `told`
+    as: "Bu akşam ne var?" is Turkish by "akşam", so its "ne var" are function words once "Bu akşam" is read as a
+    time."""
     keys = [w.casefold() for n, w in enumerate(words) if n == 0 or not w[:1].isupper()]
     found = {}
     for code, table in LANGUAGES.items():
         telling = TELLING.get(code, frozenset())
         theirs = {k for k in keys if (k in table or k in telling) and k not in english}  # distinct: "la la land" is one
         if len(theirs) >= max(LANGUAGE_EVIDENCE, sum(1 for k in keys if k in english and k not in table) + 1) \
-                and not (ENGLISH_HOMOGRAPHS | HOMOGRAPHS.get(code, frozenset())).issuperset(theirs) \
+                and (LANGUAGE_NAMES[code] == told
+                     or not (ENGLISH_HOMOGRAPHS | HOMOGRAPHS.get(code, frozenset())).issuperset(theirs)) \
                 and max(map(len, theirs)) > 1:
             found[code] = len(theirs)
     return sorted(found, key=lambda code: -found[code])

@@ -5,6 +5,9 @@ from datetime import datetime
 
 import pytest
 
+from tachikoma import timeq
+from tachikoma.function_words import question_language
+from tachikoma.search.keywords import STOPWORDS, query_terms
 from time_reading import windows_at
 
 TENTH = datetime.fromisoformat("2026-12-10T21:00:00+09:00")  # a Thursday
@@ -223,3 +226,16 @@ def test_summers_name_and_the_last_fall(query, expected):
 def test_french_that_sunday_is_no_window(query, expected):
     assert windows(query, DECEMBER) == expected
 
+
+# 14. Turkish "Bu akşam ne var?" is read as today, and its keyword query kept "ne" and "var": blanked out of the time
+# phrase, they are homographs alone, no evidence of Turkish. The language the whole question was told as counts them.
+@pytest.mark.parametrize("query, expected", [
+    ("Bu akşam ne var?", []),
+    ("Bu akşam sinemada ne var?", ["sinemada"]),
+    ("Bu sabah kim geldi?", ["kim", "geldi"]),  # still: one function word is no evidence of a language
+    ("What is ne var?", ["ne", "var"]),  # as before: English, no Turkish told
+])
+def test_turkish_function_words_after_the_time_is_read(query, expected):
+    language = question_language(query)
+    spans = timeq.read_spans(query, DECEMBER)
+    assert query_terms(timeq.without_time(query, spans), skip=STOPWORDS, language=language) == expected

@@ -156,7 +156,8 @@ def _unframed(m: re.Match) -> str:
     return m[0] if m.start() > 0 and all(w[:1].isupper() for w in m[0].split()) else " "
 
 
-def query_terms(text: str, limit: int = MAX_KEYWORD_TERMS, skip: frozenset[str] = frozenset()) -> list[str]:
+def query_terms(text: str, limit: int = MAX_KEYWORD_TERMS, skip: frozenset[str] = frozenset(),
+                language: str | None = None) -> list[str]:
     """The distinct words of `text` (letters, digits, combining marks), first seen first; a word in a
     script written without spaces gives its character pairs instead (`segment.query_words`).
 
@@ -166,7 +167,8 @@ def query_terms(text: str, limit: int = MAX_KEYWORD_TERMS, skip: frozenset[str] 
     except a capitalised word after the first one: there "May" is a month and
     "Will" a name, not a function word. With a `skip`, a query in German,
     French or Spanish also drops that language's function words
-    (`function_words.other_function_words`: "hat", "den", "beim"), and a Korean word whose stem
+    (`function_words.other_function_words`: "hat", "den", "beim"; `language`, the whole question's, counts its
+    homographs: "ne var" once "Bu akşam" is blanked out), and a Korean word whose stem
     (`segment.korean_stem`) is a Korean function word is dropped whatever its particle
     (`function_words.KOREAN`: "언제까지야", "어떻게", "있어"), as is a Japanese one (`function_words.JAPANESE`: "何").
     """
@@ -174,7 +176,7 @@ def query_terms(text: str, limit: int = MAX_KEYWORD_TERMS, skip: frozenset[str] 
         text = _FRAMING.sub(_unframed, ENGLISH_CLITIC.sub("", text))
     runs = _words(text)
     if skip:
-        skip = skip | other_function_words(runs, skip)
+        skip = skip | other_function_words(runs, skip, language)
     terms, seen = [], set()
     for position, run in enumerate(runs):
         # A Korean function word, whatever particle it holds ("언제까지야"); a Japanese one written alone ("いくら？": its
@@ -307,7 +309,7 @@ def keyword_terms(store: Store, query: str, total_chunks: int,
     longer words (`_prefixed`), or, in a German or Dutch question (`language`), as the memory's inflection of it
     or the parts of a compound the memory holds apart (`compounds.parts`: "Zusatzproben" as "zusatz*" and "proben").
     """
-    terms = query_terms(query, skip=STOPWORDS)
+    terms = query_terms(query, skip=STOPWORDS, language=language)
     if not terms or total_chunks <= 0:
         if counts is not None:  # an empty memory holds none of them (`nowhere_weight`)
             counts.update(dict.fromkeys(terms, 0))
