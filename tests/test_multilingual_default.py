@@ -89,7 +89,7 @@ def test_no_english_question_of_the_everyday_sets_loses_a_keyword(monkeypatch):
                if item.get("lang", "en") == "en"]
     assert len(english) > 150
     now = [query_terms(q, skip=STOPWORDS) for q in english]
-    monkeypatch.setattr(keywords, "other_function_words", lambda words, skip: frozenset())
+    monkeypatch.setattr(keywords, "other_function_words", lambda words, skip, told=None: frozenset())
     assert now == [query_terms(q, skip=STOPWORDS) for q in english]
 
 
