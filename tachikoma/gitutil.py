@@ -19,8 +19,10 @@ The repository's own commit hooks run as ``git commit`` runs them (through
 ``git hook run``): ``pre-commit`` with ``GIT_INDEX_FILE`` naming the private
 index (as for ``git commit <paths>``), ``prepare-commit-msg`` and
 ``commit-msg`` on the message (their edits are kept), ``post-commit`` after
-the branch moved. A hook that refuses raises HookRefused and nothing is
-committed. A detached HEAD is refused (DetachedHead): a commit there is lost
+the branch moved (`gitrun`). A hook that refuses raises HookRefused and nothing is
+committed; one that does not finish in `gitrun.HOOK_TIMEOUT` seconds is stopped and nothing is
+committed either. With ``commit.gpgSign`` set the commit is signed, as ``git commit`` signs it (a
+signature that cannot be made is an error: no unsigned commit). A detached HEAD is refused (DetachedHead): a commit there is lost
 from view at the next ``git checkout`` of a branch.
 """
 
@@ -28,59 +30,18 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
 import tempfile
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from . import faults
-from .errors import TachikomaError
+from . import faults, gitrun
+from .gitrun import DetachedHead, GitError, hook, hooked_message
+from .gitrun import run as _run
 
 FALLBACK_NAME = "tachikoma"
 FALLBACK_EMAIL = "tachikoma@localhost"
-
-
-class GitError(TachikomaError):
-    """A git command failed."""
-
-
-class HookRefused(GitError):
-    """A commit hook of the repository (pre-commit, prepare-commit-msg, commit-msg) refused the commit."""
-
-
-class DetachedHead(GitError):
-    """HEAD is not on a branch: tachikoma does not commit there."""
-
-
-def _run(root: Path, args: list[str], check: bool = True, literal: bool = True, input: bytes | None = None,
-         env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    """Run git in `root` (with `input` on stdin and `env` added to the environment).
-
-    Raises GitError when git is missing or (with check) fails.
-    """
-    command = ["git"]
-    if literal:
-        # A file named "*.md" or ":x" must mean that file, not a pattern.
-        command.append("--literal-pathspecs")
-    command += args
-    environment = dict(os.environ)
-    environment.setdefault("LC_ALL", "C")  # stable error messages
-    environment["GIT_TERMINAL_PROMPT"] = "0"
-    environment.update(env or {})
-    stdin = {"input": input} if input is not None else {"stdin": subprocess.DEVNULL}
-    try:
-        proc = subprocess.run(command, cwd=root, capture_output=True, env=environment, **stdin)
-    except FileNotFoundError as exc:
-        raise GitError("git is not installed (or not on PATH)") from exc
-    except OSError as exc:
-        raise GitError(f"cannot run git: {exc}") from exc
-    if check and proc.returncode != 0:
-        message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        reason = "; ".join(line for line in message if line.strip())[:500] or f"exit status {proc.returncode}"
-        raise GitError(f"git {args[0]} failed in {root}: {reason}")
-    return proc
 
 
 def _rev_parse(root: Path, *flags: str) -> list[str] | None:
@@ -398,46 +359,6 @@ def _refuse_detached(root: Path) -> None:
                            "there would vanish from view at the next checkout of a branch; check out a branch")
 
 
-#: How much of a refusing hook's output its error repeats (the end, where the reason usually is).
-_HOOK_OUTPUT_CHARS = 400
-
-
-def _hook(top: Path, name: str, args: list[str], env: dict[str, str] | None = None) -> None:
-    """Run the repository's `name` hook as ``git commit`` would; raise HookRefused when it exits non-zero
-    (except post-commit, whose status git ignores too). A missing hook is no refusal."""
-    proc = _run(top, ["hook", "run", "--ignore-missing", name, "--", *args], check=False, literal=False, env=env)
-    if proc.returncode == 0 or name == "post-commit":
-        return
-    said = (proc.stderr + proc.stdout).decode("utf-8", "replace").strip()
-    if proc.returncode == 129 and "usage" in said and "hook" in said:  # git < 2.36 has no `git hook run`
-        raise GitError(f"git {_git_version(top)} cannot run the repository's commit hooks (git 2.36 or newer "
-                       "can): not committed rather than committed without them")
-    tail = " ".join(said.split())
-    tail = tail if len(tail) <= _HOOK_OUTPUT_CHARS else "…" + tail[-_HOOK_OUTPUT_CHARS:]
-    raise HookRefused(f"the {name} hook refused the commit (exit status {proc.returncode})"
-                      + (f": {tail}" if tail else ""))
-
-
-def _git_version(top: Path) -> str:
-    return _run(top, ["version"], check=False, literal=False).stdout.decode("utf-8", "replace").strip()
-
-
-def _hooked_message(top: Path, folder: str, message: str, env: dict[str, str]) -> str:
-    """Run pre-commit, prepare-commit-msg and commit-msg (in `git commit`'s order) with the private
-    index `env` names; return the message as the hooks left it."""
-    _hook(top, "pre-commit", [], env)
-    path = os.path.join(folder, "COMMIT_EDITMSG")
-    with open(path, "w", encoding="utf-8", newline="") as handle:
-        handle.write(message)
-    _hook(top, "prepare-commit-msg", [path, "message"], env)
-    _hook(top, "commit-msg", [path], env)
-    with open(path, encoding="utf-8", errors="surrogateescape", newline="") as handle:
-        edited = handle.read()
-    if not edited.strip():
-        raise HookRefused("a commit hook emptied the commit message: not committed")
-    return edited
-
-
 def _head(root: Path) -> str | None:
     proc = _run(root, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], check=False, literal=False)
     return proc.stdout.decode().strip() if proc.returncode == 0 else None
@@ -619,12 +540,15 @@ def commit_blobs(root: Path, contents: dict[str, Blob | None], message: str,
             base_tree = _run(top, ["rev-parse", f"{base}^{{tree}}"], literal=False).stdout.decode().strip()
             if tree == base_tree:
                 return None
-        message = _hooked_message(top, tmp, message, env)
+        message = hooked_message(top, tmp, message, env)
         # What pre-commit staged (a formatter's `git add`) is committed, as `git commit` would.
         tree = _run(top, ["write-tree"], env=env, literal=False).stdout.decode().strip()
     parents = ["-p", base] if base else []
-    new = _run(top, _identity_args(root) + ["commit-tree", tree, *parents, "-F", "-"],
-               input=message.encode("utf-8"), literal=False).stdout.decode().strip()
+    # `git commit-tree` does not read commit.gpgSign itself: a repository that signs its commits gets signed ones.
+    signs = _run(top, ["config", "--type=bool", "--get", "commit.gpgsign"], check=False, literal=False)
+    sign = ["-S"] if signs.stdout.strip() == b"true" else []
+    new = _run(top, _identity_args(root) + ["commit-tree", tree, *parents, *sign, "-F", "-"], literal=False,
+               input=message.encode("utf-8"), timeout=gitrun.HOOK_TIMEOUT if sign else None).stdout.decode().strip()
     subject = message.strip().splitlines()[0] if message.strip() else ""
     reflog = f"commit{'' if base else ' (initial)'}: {subject}"
     previous = _index_entries(root, prefix, stage) if stage else {}
@@ -638,7 +562,7 @@ def commit_blobs(root: Path, contents: dict[str, Blob | None], message: str,
         if stage:
             _update_index(top, prefix, previous)
         raise GitError(f"git update-ref failed in {root} (did HEAD move meanwhile?): {reason}")
-    _hook(top, "post-commit", [])
+    hook(top, "post-commit", [])
     return new
 
 

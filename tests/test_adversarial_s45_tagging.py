@@ -1,0 +1,125 @@
+"""Session 45's adversarial review of tagging and indexing, against real files and real git repositories.
+
+Each test is a break found by trying it: a commit hook that never ends, a repository that signs its
+commits, a note in a git submodule, a tag file that is a FIFO or holds merge conflict markers, ...
+"""
+
+import os
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from gitrepo import git, tachikoma_cli
+from tachikoma import gitrun, tagfile
+from tachikoma.frontmatter import split
+from tachikoma.tagging import applying, model, planning, recovery
+
+SLEEPER = "sleep 1000"
+
+
+def hook(root: Path, name: str, script: str) -> None:
+    path = root / ".git" / "hooks" / name
+    path.write_text("#!/bin/sh\n" + script)
+    path.chmod(0o755)
+
+
+def tag(root: Path, pattern: str, value: str, commit: bool = True) -> model.Applied:
+    planned = planning.plan(root, {"trust": value}, model.Selector(pattern=pattern), overwrite=True)
+    return applying.apply(root, planned, commit=commit)
+
+
+def trust(root: Path, rel: str, rev: str | None = None) -> str | None:
+    text = git(root, "show", f"{rev}:{rel}") if rev else (root / rel).read_text(encoding="utf-8")
+    return split(text.removeprefix("\ufeff")).meta.get("trust")
+
+
+def status(root: Path) -> str:
+    return git(root, "status", "--porcelain", "--untracked-files=all")
+
+
+def sleepers(marker: str) -> list[str]:
+    out = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    return [line for line in out.splitlines() if marker in line and "ps -eo" not in line]
+
+
+# --------------------------------------------------------------------------- a hook that never ends
+
+
+def test_a_hook_that_never_ends_is_stopped_and_the_run_is_retried(git_memory, monkeypatch):
+    """A pre-commit hook that hangs (a `sleep`, a scanner waiting on the network) held the writers' lock for ever:
+    `tag`, the dashboard's Apply and MCP `tag` never answered, and each later writer waited on the lock, then on the
+    same hook again. Now it is stopped after `gitrun.HOOK_TIMEOUT` seconds, with what it started; nothing is
+    committed, the note stays tagged and the next run commits it."""
+    monkeypatch.setattr(gitrun, "HOOK_TIMEOUT", 1.5)
+    marker = f"{SLEEPER}  # {git_memory.name}-pre"
+    hook(git_memory, "pre-commit", f"{marker}\n")
+    head = git(git_memory, "rev-parse", "HEAD")
+    started = time.monotonic()
+    applied = tag(git_memory, "martin.md", "external")
+    assert time.monotonic() - started < 15
+    assert applied.commit is None and applied.commit_pending
+    assert "pre-commit hook did not finish within 1.5 s" in applied.commit_error, applied.commit_error
+    assert git(git_memory, "rev-parse", "HEAD") == head
+    assert trust(git_memory, "martin.md") == "external"
+    time.sleep(0.2)
+    assert sleepers(marker) == [], "what the hook started is stopped too"
+    (git_memory / ".git" / "hooks" / "pre-commit").unlink()
+    done = recovery.recover(git_memory)
+    assert done.commit and not done.commit_pending
+    assert trust(git_memory, "martin.md", "HEAD") == "external" and status(git_memory) == ""
+
+
+def test_a_post_commit_hook_that_never_ends_does_not_hold_the_run(git_memory, monkeypatch):
+    monkeypatch.setattr(gitrun, "HOOK_TIMEOUT", 1.0)
+    hook(git_memory, "post-commit", f"{SLEEPER}\n")
+    applied = tag(git_memory, "martin.md", "external")
+    assert applied.commit and applied.commit_error is None, "git does not wait on post-commit's result either"
+    assert git(git_memory, "rev-parse", "HEAD").strip() == applied.commit
+
+
+def test_git_run_without_a_timeout_is_as_before(tmp_path):
+    done = gitrun.run(tmp_path, ["--version"], literal=False)
+    assert done.returncode == 0 and done.stdout.startswith(b"git version")
+    with pytest.raises(gitrun.GitError, match="failed"):
+        gitrun.run(tmp_path, ["rev-parse", "HEAD"])
+
+
+# --------------------------------------------------------------------------- commit signing
+
+
+FAKE_GPG = """#!/bin/sh
+cat > /dev/null
+echo "[GNUPG:] SIG_CREATED D 1 8 00 0 0" >&2
+printf -- '-----BEGIN PGP SIGNATURE-----\\n\\nfake\\n-----END PGP SIGNATURE-----\\n'
+"""
+
+
+def test_a_repository_that_signs_its_commits_gets_signed_tagging_commits(git_memory, tmp_path):
+    """With `commit.gpgSign` set, `git commit` signs or refuses; tachikoma's commits (made with `git commit-tree`,
+    which does not read that setting) went in unsigned, to be refused by the server that requires signatures."""
+    gpg = tmp_path / "fake-gpg"
+    gpg.write_text(FAKE_GPG)
+    gpg.chmod(0o755)
+    git(git_memory, "config", "commit.gpgSign", "true")
+    git(git_memory, "config", "gpg.program", str(gpg))
+    git(git_memory, "config", "user.signingKey", "ABCDEF")
+    applied = tag(git_memory, "martin.md", "external")
+    assert applied.commit and applied.commit_error is None
+    assert "gpgsig -----BEGIN PGP SIGNATURE-----" in git(git_memory, "cat-file", "-p", applied.commit)
+
+
+def test_a_signature_that_cannot_be_made_is_no_unsigned_commit(git_memory):
+    git(git_memory, "config", "commit.gpgSign", "true")
+    git(git_memory, "config", "gpg.program", "false")
+    head = git(git_memory, "rev-parse", "HEAD")
+    applied = tag(git_memory, "martin.md", "external")
+    assert applied.commit is None and applied.commit_pending
+    assert "gpg failed to sign" in applied.commit_error, applied.commit_error
+    assert git(git_memory, "rev-parse", "HEAD") == head
+    assert trust(git_memory, "martin.md") == "external", "the note stays tagged; the next run commits it"
+    git(git_memory, "config", "commit.gpgSign", "false")
+    assert recovery.recover(git_memory).commit
+    assert status(git_memory) == ""
