@@ -64,7 +64,7 @@ from pathlib import Path, PurePosixPath
 from .atomic import atomic_write_text
 from .documents import SUFFIX_KIND, MARKDOWN
 from .errors import TachikomaError
-from .memory import TAG_FILE
+from .memory import TAG_FILE, open_regular
 from .tags import WRITABLE_KEYS, Tags
 
 HEADER = (
@@ -151,7 +151,8 @@ def load(root: Path) -> TagFile:
     root = Path(root)
     path = tag_file_path(root)
     try:
-        raw = path.read_bytes()
+        with open_regular(path) as handle:  # never a FIFO named like it: reading one would wait for ever
+            raw = handle.read()
     except FileNotFoundError:
         return TagFile(root=root)
     except OSError as exc:

@@ -6,7 +6,6 @@ commits, a note in a git submodule, a tag file that is a FIFO or holds merge con
 
 import os
 import subprocess
-import threading
 import time
 from pathlib import Path
 
@@ -123,3 +122,23 @@ def test_a_signature_that_cannot_be_made_is_no_unsigned_commit(git_memory):
     git(git_memory, "config", "commit.gpgSign", "false")
     assert recovery.recover(git_memory).commit
     assert status(git_memory) == ""
+
+
+# --------------------------------------------------------------------------- a tag file that is a FIFO
+
+
+def test_a_fifo_named_like_the_tag_file_is_refused_at_once_by_every_command(git_memory):
+    """`tachikoma-tags.yaml` as a FIFO (a note named like one was refused, the tag file was read as any file):
+    index, stats, tag and search waited for ever on the first writer. Now every one says it cannot read it."""
+    (git_memory / tagfile.TAG_FILE).unlink()
+    os.mkfifo(git_memory / tagfile.TAG_FILE)
+    with pytest.raises(tagfile.TagFileError, match="not a regular file"):
+        tagfile.load(git_memory)
+    indexed = tachikoma_cli(git_memory, "index", "--embedder", "hash")
+    assert indexed.returncode == 0, indexed.stderr
+    assert "cannot read the tag file (not a regular file: a FIFO)" in indexed.stderr
+    for command in (["stats"], ["tag", "--dry-run"], ["tag", "--path", "martin.md", "--trust", "self"]):
+        done = tachikoma_cli(git_memory, *command)
+        assert done.returncode == 1 and "not a regular file: a FIFO" in done.stderr, (command, done.stderr)
+    searched = tachikoma_cli(git_memory, "search", "Martin", "--json")
+    assert searched.returncode == 0, searched.stderr
