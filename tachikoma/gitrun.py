@@ -34,6 +34,11 @@ class DetachedHead(GitError):
     """HEAD is not on a branch: tachikoma does not commit there."""
 
 
+class NotCommitted(GitError):
+    """A path git will not commit as asked (ignored by git, in a submodule, in an unresolved merge conflict):
+    trying again changes nothing until someone changes the repository."""
+
+
 class GitTimeout(GitError):
     """A git command (a hook it ran) did not finish in time and was stopped."""
 

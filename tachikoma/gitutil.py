@@ -37,7 +37,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from . import faults, gitrun
-from .gitrun import DetachedHead, GitError, hook, hooked_message
+from .gitrun import DetachedHead, GitError, NotCommitted, hook, hooked_message
 from .gitrun import run as _run
 
 FALLBACK_NAME = "tachikoma"
@@ -334,6 +334,8 @@ class Versions:
     conflicted: bool = False
     #: Neither in HEAD nor in the index, and matched by .gitignore.
     ignored: bool = False
+    #: The path (relative to the root) of the git submodule it is in: another repository's file.
+    submodule: str | None = None
 
     @property
     def tracked(self) -> bool:
@@ -396,20 +398,25 @@ def versions(root: Path, paths: list[str]) -> dict[str, Versions] | None:
     _, prefix = where
     wanted = set(paths)
     head_entries: dict[str, tuple[str, str]] = {}
+    gitlinks: set[str] = set()  # submodules, in HEAD or the index
     if _head(root) is not None:
         for (mode, kind, oid), rel in _entries(root, ["ls-tree", "-r"], prefix, "HEAD"):
+            gitlinks.update([rel] if kind == "commit" and rel else [])
             if rel in wanted and kind == "blob":
                 head_entries[rel] = (mode, oid)
     index_entries: dict[str, tuple[str, str]] = {}
     conflicted: set[str] = set()
     for (mode, oid, stage), rel in _entries(root, ["ls-files", "-s"], prefix):
+        gitlinks.update([rel] if mode == "160000" and rel else [])
         if rel not in wanted:
             continue
         if stage != "0":
             conflicted.add(rel)
         else:
             index_entries[rel] = (mode, oid)
-    unknown = [p for p in paths if p not in head_entries and p not in index_entries and p not in conflicted]
+    submodule = {p: next((g for g in gitlinks if p.startswith(g + "/")), None) for p in paths}
+    unknown = [p for p in paths if p not in head_entries and p not in index_entries and p not in conflicted
+               and submodule[p] is None]  # check-ignore fails on a path in a submodule
     ignored: set[str] = set()
     if unknown:
         # check-ignore takes path names, not patterns (and refuses --literal-pathspecs).
@@ -424,7 +431,7 @@ def versions(root: Path, paths: list[str]) -> dict[str, Versions] | None:
         return None if entry is None else Blob(contents[entry[1]], entry[0])
 
     return {p: Versions(head=blob(head_entries.get(p)), index=None if p in conflicted else blob(index_entries.get(p)),
-                        conflicted=p in conflicted, ignored=p in ignored) for p in paths}
+                        conflicted=p in conflicted, ignored=p in ignored, submodule=submodule[p]) for p in paths}
 
 
 def _entries(root: Path, command: list[str], prefix: str, *revision: str):
@@ -573,7 +580,8 @@ def commit(root: Path, paths: list[str], message: str) -> str | None:
     that were deleted are committed as deletions; the index is updated to
     match what was committed. Returns None when `root` is not in a git work
     tree or none of the paths differs from the last commit. Raises GitError
-    when git fails or a path is ignored by git (the files on disk are not
+    when git fails, NotCommitted when a path is ignored by git, in a
+    submodule or in an unresolved merge conflict (the files on disk are not
     touched either way).
     """
     root = Path(root)
@@ -588,15 +596,23 @@ def commit(root: Path, paths: list[str], message: str) -> str | None:
         now = known[path]
         full = root / path
         if now.conflicted:
-            raise GitError(f"{path} has an unresolved merge conflict; not committed")
+            raise NotCommitted(f"{path} has an unresolved merge conflict; not committed")
+        if now.submodule is not None:
+            raise NotCommitted(in_submodule(path, now.submodule))
         if not os.path.lexists(full):
             if now.tracked:
                 contents[path] = None
             continue
         if now.ignored:
-            raise GitError(f"git add failed in {root}: {path} is ignored by git (.gitignore); not committed")
+            raise NotCommitted(f"{path} is ignored by git (.gitignore); not committed")
         contents[path] = _worktree_blob(full)
     return commit_blobs(root, contents, message, stage=contents)
+
+
+def in_submodule(path: str, submodule: str) -> str:
+    """Why `path`, a file of the git submodule `submodule`, is not committed."""
+    return (f"{path} is in the git submodule {submodule}, another repository (tachikoma commits only to the "
+            f"memory's own; commit it in {submodule})")
 
 
 def _worktree_blob(full: Path) -> Blob:

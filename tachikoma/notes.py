@@ -150,12 +150,14 @@ def remember(root: Path, text: str, title: str | None = None, folder: str | None
             faults.point("remember-before-commit")
         try:
             written.commit = gitutil.commit(root, [written.path], remembered.message(written.path, by))
+        except gitutil.NotCommitted as exc:  # ignored by git, say: no later run would commit it either
+            written.commit_error = f"{exc} (the note is written)"
         except TachikomaError as exc:
             written.commit_error = (f"{exc} (the note is written; the next tachikoma run that writes commits it)"
                                     if run_id else str(exc))
-        else:
-            if run_id:
-                journal.drop(root, run_id)
+            run_id = None  # stays in the journal
+        if run_id:
+            journal.drop(root, run_id)
     finally:
         lock.release()
     return written

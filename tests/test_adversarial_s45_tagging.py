@@ -142,3 +142,75 @@ def test_a_fifo_named_like_the_tag_file_is_refused_at_once_by_every_command(git_
         assert done.returncode == 1 and "not a regular file: a FIFO" in done.stderr, (command, done.stderr)
     searched = tachikoma_cli(git_memory, "search", "Martin", "--json")
     assert searched.returncode == 0, searched.stderr
+
+
+# --------------------------------------------------------------------------- a note in a git submodule
+
+
+def submodule(git_memory: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other-repo"
+    other.mkdir()
+    git(other, "init", "-q", "-b", "main")
+    (other / "shared.md").write_text("---\ntitle: shared\n---\n# Shared note\n\nFrom another repository.\n")
+    (other / "chat.jsonl").write_text('{"role": "user", "content": "hello from the submodule"}\n')
+    git(other, "add", "-A")
+    git(other, "commit", "-q", "-m", "other")
+    git(git_memory, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(other), "vendor")
+    git(git_memory, "commit", "-q", "-m", "vendor")
+
+
+def test_a_note_in_a_submodule_is_said_and_the_rest_is_committed_once(git_memory, tmp_path):
+    """A note inside a git submodule made `git check-ignore` fail, so nothing of the run was committed (the tag file
+    neither), and the run stayed in the journal: every later `tag` exited 1 with the same error for ever."""
+    submodule(git_memory, tmp_path)
+    planned = planning.plan(git_memory, {"trust": "external"}, model.Selector(pattern="vendor/"))
+    applied = applying.apply(git_memory, planned)
+    assert sorted(c.path for c in applied.changes) == ["vendor/chat.jsonl", "vendor/shared.md"]
+    assert applied.commit, applied.commit_error
+    assert not applied.commit_pending
+    assert "vendor/shared.md is in the git submodule vendor" in applied.commit_error
+    assert "vendor/chat.jsonl" in git(git_memory, "show", f"{applied.commit}:{tagfile.TAG_FILE}")
+    assert git(git_memory, "show", "--name-only", "--format=", applied.commit).split() == [tagfile.TAG_FILE]
+    assert trust(git_memory, "vendor/shared.md") == "external", "tagged in its own work tree, not committed there"
+    assert status(git_memory).split() == ["M", "vendor"], "the submodule holds the tagged note"
+    later = tag(git_memory, "martin.md", "external")
+    assert later.commit and later.commit_error is None and later.recovered is None, "nothing is left to retry"
+
+
+def test_the_cli_names_the_submodule_and_the_next_run_is_quiet(git_memory, tmp_path):
+    submodule(git_memory, tmp_path)
+    first = tachikoma_cli(git_memory, "tag", "--path", "vendor/", "--trust", "external")
+    assert first.returncode == 1 and "is in the git submodule vendor" in first.stderr, first.stderr
+    assert "committed" in first.stdout
+    second = tachikoma_cli(git_memory, "tag", "--path", "martin.md", "--trust", "external", "--overwrite")
+    assert second.returncode == 0 and second.stderr == "", second.stderr
+
+
+# --------------------------------------------------------------------------- remember where git will not commit
+
+
+def test_remember_in_an_ignored_folder_says_so_once_and_is_not_retried_for_ever(git_memory):
+    """`remember` into a folder git ignores left its run in the journal: every later writing run said both
+    "committed 1 note an interrupted remember had written" and "was not committed", and exited 1, for ever."""
+    from tachikoma import notes
+
+    (git_memory / ".gitignore").write_text("private/\n")
+    git(git_memory, "add", ".gitignore")
+    git(git_memory, "commit", "-q", "-m", "ignore private/")
+    written = notes.remember(git_memory, "The spare key is under the blue flower pot.", folder="private")
+    assert written.commit is None and "is ignored by git" in written.commit_error
+    assert "next tachikoma run" not in written.commit_error
+    assert (git_memory / written.path).is_file()
+    later = tachikoma_cli(git_memory, "tag", "--path", "martin.md", "--trust", "external", "--overwrite")
+    assert later.returncode == 0 and later.stderr == "", later.stderr
+
+
+def test_a_fifo_named_like_the_note_remember_would_write_does_not_hang_it(git_memory):
+    """`remember` looks for a note it wrote before with the same bytes (a retry) by opening each candidate; a FIFO
+    named like one made it wait for ever."""
+    from tachikoma import notes
+
+    (git_memory / "inbox").mkdir(exist_ok=True)
+    os.mkfifo(git_memory / "inbox" / "the-boiler-was-serviced-in-may.md")
+    written = notes.remember(git_memory, "The boiler was serviced in May.", folder="inbox")
+    assert written.path == "inbox/the-boiler-was-serviced-in-may-2.md" and written.commit

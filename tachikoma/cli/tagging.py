@@ -134,11 +134,13 @@ def _report_recovered(recovered) -> None:
         common.warn(f"finished an earlier tagging run (interrupted, or its commit had failed): "
               f"{plural(len(recovered.changes), 'file')} it had written{commit}")
     if recovered.remembered:
-        common.warn(f"committed {plural(len(recovered.remembered), 'note')} an interrupted remember had written: "
+        did = "committed" if recovered.commit else "found"
+        common.warn(f"{did} {plural(len(recovered.remembered), 'note')} an interrupted remember had written: "
               f"{', '.join(recovered.remembered)}")
     if recovered.commit_error:
         still = " (it is kept, and tried again by the next run)" if recovered.commit_pending else ""
-        common.warn(f"the earlier run was not committed{still}: {recovered.commit_error}")
+        what = "was committed in part" if recovered.commit else "was not committed"
+        common.warn(f"the earlier run {what}{still}: {recovered.commit_error.removeprefix('not committed: ')}")
 
 
 def _plan_json(plan, applied, dry_run: bool) -> dict:

@@ -73,6 +73,9 @@ def commit_written(root: Path, written: list[str], result: Applied, message, res
         if now.conflicted:
             problems.append(f"{path} has an unresolved merge conflict in git")
             continue
+        if now.submodule is not None:
+            problems.append(gitutil.in_submodule(path, now.submodule))
+            continue
         if not now.tracked:
             if now.ignored:
                 problems.append(f"{path} is ignored by git")

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from .. import gitutil
 from ..errors import TachikomaError
+from ..memory import open_regular
 from .model import Applied
 
 #: The longest note `remember` writes (the indexer's own limit is larger).
@@ -39,7 +40,7 @@ def find_note(root: Path, folder: str, stem: str, matches) -> str | None:
     numbered = sorted((int(m.group(1) or 1), n) for n in names if (m := name.fullmatch(n)))
     for _, candidate in numbered:
         try:
-            with open(directory / candidate, "rb") as handle:
+            with open_regular(directory / candidate) as handle:  # a FIFO named like the note is no note
                 data = handle.read(MAX_NOTE_BYTES + 64 * 1024)
         except OSError:
             continue
@@ -61,5 +62,6 @@ def finish(root: Path, run: dict) -> Applied | None:
         done.commit = gitutil.commit(root, [path], message(path))
     except TachikomaError as exc:
         done.commit_error = f"{path} was not committed: {exc}"
-        done.commit_pending = True
+        # Ignored by git, in a submodule: trying at every run would only say so for ever.
+        done.commit_pending = not isinstance(exc, gitutil.NotCommitted)
     return done
