@@ -181,6 +181,11 @@ def parse(root: Path, raw: bytes, name: str | None = None) -> TagFile:
     try:
         doc = load_yaml(text)
     except YamlError as exc:
+        conflict = _conflict_marker(text)
+        if conflict is not None:  # a merge or rebase stopped on it: YAML's own complaint would say nothing useful
+            problem = "unresolved merge conflict (<<<<<<< ... >>>>>>> markers)"
+            raise TagFileError(f"{path}: line {conflict}: {problem}; resolve the conflict (keep one of the versions "
+                               "of each entry), then `git add` the file", line=conflict, problem=problem) from exc
         where = f" at line {exc.line}" if exc.line is not None else ""
         raise TagFileError(f"{path}: malformed YAML{where}: {exc.problem}; fix the file",
                            line=exc.line, problem=f"malformed YAML: {exc.problem}") from exc
@@ -276,6 +281,15 @@ def render(entries: dict) -> str:
         body = yaml.dump(data, Dumper=dumper, sort_keys=False, allow_unicode=True,
                          default_flow_style=False, width=10**9)
     return HEADER + body
+
+
+def _conflict_marker(text: str) -> int | None:
+    """The 1-based line of the first merge conflict marker (``<<<<<<< HEAD``) in `text`, or None."""
+    lines = text.split("\n")
+    opening = next((i for i, line in enumerate(lines) if line.startswith("<<<<<<<")), None)
+    if opening is None or not any(line.startswith(">>>>>>>") for line in lines[opening + 1:]):
+        return None
+    return opening + 1
 
 
 def _is_markdown(path: str) -> bool:

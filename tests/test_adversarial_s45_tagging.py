@@ -214,3 +214,30 @@ def test_a_fifo_named_like_the_note_remember_would_write_does_not_hang_it(git_me
     os.mkfifo(git_memory / "inbox" / "the-boiler-was-serviced-in-may.md")
     written = notes.remember(git_memory, "The boiler was serviced in May.", folder="inbox")
     assert written.path == "inbox/the-boiler-was-serviced-in-may-2.md" and written.commit
+
+
+# --------------------------------------------------------------------------- a tag file left in a merge conflict
+
+
+def test_a_tag_file_with_conflict_markers_says_so(git_memory):
+    """Two branches tagged the same transcript: the merge stops with conflict markers in the tag file, and every
+    command said "malformed YAML at line 12: could not find expected ':'"; now they say it is a merge conflict."""
+    git(git_memory, "checkout", "-q", "-b", "other")
+    tag(git_memory, "2026-05-10/design-chat.jsonl", "external")
+    git(git_memory, "checkout", "-q", "main")
+    tag(git_memory, "2026-05-10/design-chat.jsonl", "owner")
+    merged = subprocess.run(["git", "merge", "other"], cwd=git_memory, capture_output=True, text=True)
+    assert merged.returncode != 0 and "CONFLICT" in merged.stdout
+    with pytest.raises(tagfile.TagFileError, match="unresolved merge conflict") as raised:
+        tagfile.load(git_memory)
+    text = (git_memory / tagfile.TAG_FILE).read_text().split("\n")
+    assert text[raised.value.line - 1].startswith("<<<<<<<")
+    done = tachikoma_cli(git_memory, "tag", "--path", "2026-03-22/", "--trust", "self")
+    assert done.returncode == 1 and "unresolved merge conflict" in done.stderr and "git add" in done.stderr
+    assert "could not find expected" not in done.stderr
+
+
+def test_yaml_errors_without_conflict_markers_read_as_before(memory):
+    (memory / tagfile.TAG_FILE).write_text("a.jsonl:\n  trust: self\n<<<<<<< only an opening\nb\n")
+    with pytest.raises(tagfile.TagFileError, match="malformed YAML"):
+        tagfile.load(memory)
