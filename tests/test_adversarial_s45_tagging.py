@@ -4,6 +4,7 @@ Each test is a break found by trying it: a commit hook that never ends, a reposi
 commits, a note in a git submodule, a tag file that is a FIFO or holds merge conflict markers, ...
 """
 
+import json
 import os
 import subprocess
 import time
@@ -241,3 +242,23 @@ def test_yaml_errors_without_conflict_markers_read_as_before(memory):
     (memory / tagfile.TAG_FILE).write_text("a.jsonl:\n  trust: self\n<<<<<<< only an opening\nb\n")
     with pytest.raises(tagfile.TagFileError, match="malformed YAML"):
         tagfile.load(memory)
+
+
+# --------------------------------------------------------------------------- a session line nested too deep
+
+
+def test_a_session_line_nested_too_deep_is_no_edit_and_no_crash(tmp_path):
+    """The search reads a Claude Code session's edits to tell its own commits from later changes
+    (`transcripts.edits`): a line naming Edit and nested deeper than `json` can read raised RecursionError there,
+    while every reader of the session skips it."""
+    from tachikoma.transcripts.edits import session_edits
+
+    session = tmp_path / "deep.jsonl"
+    edit = {"type": "assistant", "timestamp": "2026-03-22T10:00:00Z", "message": {"role": "assistant", "content": [
+        {"type": "tool_use", "id": "t1", "name": "Edit",
+         "input": {"file_path": str(tmp_path / "a.py"), "old_string": "a", "new_string": "b"}}]}}
+    deep = '{"type": "assistant", "message": {"content": [{"type": "tool_use", "name": "Edit", "input": ' \
+        + "[" * 100_000 + "]" * 100_000 + "}]}}"
+    session.write_text(deep + "\n" + json.dumps(edit) + "\n")
+    found = session_edits(session)
+    assert list(found) == [str(tmp_path / "a.py")]

@@ -58,7 +58,7 @@ def session_edits(path: Path) -> dict[str, list[Write]]:
                 continue
             try:
                 obj = json.loads(raw)
-            except ValueError:
+            except (ValueError, RecursionError):  # a line nested deeper than json can read is no edit
                 continue
             message = obj.get("message") if isinstance(obj, dict) else None
             content = message.get("content") if isinstance(message, dict) else None
