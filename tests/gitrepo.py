@@ -45,3 +45,18 @@ def run_python(*args: str, fault: str | None = None, **options) -> subprocess.Co
 def tachikoma_cli(root: Path, *args: str, fault: str | None = None, **options) -> subprocess.CompletedProcess:
     """`tachikoma --memory root *args` in a subprocess (see `run_python`)."""
     return run_python("-m", "tachikoma", "--memory", str(root), *args, fault=fault, **options)
+
+
+def hook(root: Path, name: str, script: str) -> None:
+    """Install `script` (shell) as the repository's `name` hook."""
+    path = root / ".git" / "hooks" / name
+    path.write_text("#!/bin/sh\n" + script)
+    path.chmod(0o755)
+
+
+def tag(root: Path, pattern: str, value: str, commit: bool = True):
+    """Set trust `value` on the files `pattern` selects, overwriting, through the package's plan and apply."""
+    from tachikoma.tagging import applying, model, planning
+
+    planned = planning.plan(root, {"trust": value}, model.Selector(pattern=pattern), overwrite=True)
+    return applying.apply(root, planned, commit=commit)

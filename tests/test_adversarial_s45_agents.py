@@ -12,27 +12,10 @@ from mcp import Client
 
 from gitrepo import git
 from tachikoma import mcp_server
+from mcp_helpers import run_tools
 from web_helpers import build_index, snapshot
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
-
-
-def run_tools(root, *calls: tuple[str, dict], **options) -> list[tuple[bool, str, dict | None]]:
-    """Each MCP tool call on an in-process server of the memory at `root`: (is_error, text, structured content)."""
-    server, tools = mcp_server.build_server(root, watch=False, **options)
-
-    async def scenario():
-        async with Client(server) as client:
-            answers = []
-            for name, arguments in calls:
-                result = await client.call_tool(name, arguments)
-                answers.append((result.is_error, result.content[0].text, result.structured_content))
-            return answers
-
-    try:
-        return asyncio.run(asyncio.wait_for(scenario(), timeout=120))
-    finally:
-        tools.close()
 
 
 @pytest.fixture

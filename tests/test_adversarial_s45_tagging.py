@@ -12,23 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from gitrepo import git, tachikoma_cli
+from gitrepo import git, hook, tachikoma_cli, tag
 from tachikoma import gitrun, tagfile
 from tachikoma.frontmatter import split
 from tachikoma.tagging import applying, model, planning, recovery
 
 SLEEPER = "sleep 1000"
-
-
-def hook(root: Path, name: str, script: str) -> None:
-    path = root / ".git" / "hooks" / name
-    path.write_text("#!/bin/sh\n" + script)
-    path.chmod(0o755)
-
-
-def tag(root: Path, pattern: str, value: str, commit: bool = True) -> model.Applied:
-    planned = planning.plan(root, {"trust": value}, model.Selector(pattern=pattern), overwrite=True)
-    return applying.apply(root, planned, commit=commit)
 
 
 def trust(root: Path, rel: str, rev: str | None = None) -> str | None:

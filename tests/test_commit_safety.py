@@ -7,16 +7,15 @@ the repository's commit hooks run and a refusal is an error (5); a detached
 HEAD is refused (6).
 """
 
-import asyncio
 import os
 import subprocess
 from pathlib import Path
 
 import pytest
-from mcp import Client
 
-from gitrepo import git, run_python, tachikoma_cli
-from tachikoma import gitutil, mcp_server, notes
+from gitrepo import git, hook, run_python, tachikoma_cli, tag
+from mcp_helpers import run_tools
+from tachikoma import gitutil, notes
 from tachikoma.tagging import applying, journal, model, planning, recovery
 from tachikoma.errors import TachikomaError
 from tachikoma.frontmatter import split
@@ -34,17 +33,6 @@ def trust(root: Path, rel: str, rev: str | None = None) -> str | None:
 
 def status(root: Path) -> str:
     return git(root, "status", "--porcelain", "--untracked-files=all")
-
-
-def hook(root: Path, name: str, script: str) -> None:
-    path = root / ".git" / "hooks" / name
-    path.write_text("#!/bin/sh\n" + script)
-    path.chmod(0o755)
-
-
-def tag(root: Path, rel: str, value: str, commit: bool = True) -> model.Applied:
-    planned = planning.plan(root, {"trust": value}, model.Selector(pattern=rel), overwrite=True)
-    return applying.apply(root, planned, commit=commit)
 
 
 # --------------------------------------------------------------------------- 2. a failed commit
@@ -146,23 +134,6 @@ def test_a_retried_remember_outside_git_gives_back_the_same_note(tmp_path):
 
 
 # --------------------------------------------------------------------------- 4. symlinks (MCP)
-
-
-def run_tools(root: Path, *calls: tuple[str, dict]) -> list:
-    server, tools = mcp_server.build_server(root, watch=False)
-
-    async def scenario():
-        async with Client(server) as client:
-            answers = []
-            for name, arguments in calls:
-                result = await client.call_tool(name, arguments)
-                answers.append((result.is_error, result.content[0].text, result.structured_content))
-            return answers
-
-    try:
-        return asyncio.run(asyncio.wait_for(scenario(), timeout=120))
-    finally:
-        tools.close()
 
 
 def test_mcp_tag_through_a_symlink_tags_the_file_it_points_to(git_memory):
