@@ -87,7 +87,8 @@ def test_tokens_let_people_in_and_wrong_ones_learn_nothing(root, tokens):
                 body = refused.text
                 # nothing of the token, the memory or its holders
                 assert authorization.split()[1] not in body and ALICE[:12] not in body
-                assert "alice" not in body and "bot" not in body and str(root) not in body
+                # the holders' names as words: a page's random nonce can hold "bot" ("…ThIbotbfq…", a flake in CI)
+                assert not re.search(r"\b(?:alice|bot)\b", body) and str(root) not in body
                 assert "DRV8353" not in body  # the file's text
         page = httpx.get(base + "/coverage")  # a browser without a session goes to sign in
         assert page.status_code == 303 and page.headers["Location"] == "/login?next=/coverage"
