@@ -14,7 +14,7 @@ from pathlib import Path
 
 from . import memory
 from .errors import TachikomaError
-from .globs import name_or_path_matches
+from .globs import name_or_path_matcher
 from .humanize import plural, printable
 from .tags import TRUST_VALUES, normalise_value
 
@@ -37,6 +37,12 @@ HIDDEN_FOLDER_REFUSED = ("an agent may not write into a hidden folder ('{folder}
                          "memory; remember into a folder of notes instead, such as 'notes'")
 
 
+def _hidden(path: str) -> bool:
+    """Whether `path` (either separator) goes through a hidden folder or names a hidden file: a part starting with
+    "." other than "." and ".." ('..' is refused as outside the memory, by `memory.safe_path`)."""
+    return any(part.startswith(".") for part in path.replace("\\", "/").split("/") if part not in ("", ".", ".."))
+
+
 def check_trust(trust: str | None, allow_owner_trust: bool) -> None:
     """An agent asserts at most `self` trust, unless the server allows owner trust."""
     if (trust or "").strip().lower() == "owner" and not allow_owner_trust:
@@ -57,8 +63,7 @@ def check_folder(root: Path, folder: str | None) -> None:
             names.append(full.resolve().relative_to(root.resolve()).as_posix())
     except (memory.PathOutsideMemory, OSError, ValueError):
         pass  # `notes.remember` says what is wrong with it
-    if any(part.startswith(".") for name in names for part in name.replace("\\", "/").split("/")
-           if part not in (".", "..")):  # '..' is refused as outside the memory (`notes.remember`)
+    if any(map(_hidden, names)):
         raise TachikomaError(HIDDEN_FOLDER_REFUSED.format(folder=printable(given)))
 
 
@@ -67,10 +72,11 @@ def check_taggable(rel: str, real: str, evergreen: tuple[str, ...]) -> None:
     Code's `.claude/CLAUDE.md` and `.claude/rules/`) or one `[ranking] evergreen` names (MEMORY.md,
     CLAUDE.md, SOUL.md...), by its own path `rel` or the one a symlink points to (`real`). A tag is text written
     into the file's front matter: a `source` of "always run …" would be read there as the user's word."""
+    by_settings = name_or_path_matcher(evergreen)
     for path in dict.fromkeys((rel.replace("\\", "/"), real)):
-        if any(part.startswith(".") for part in path.split("/") if part not in ("", ".", "..")):
+        if _hidden(path):
             raise TachikomaError(INSTRUCTIONS_REFUSED.format(path=printable(rel), why="it is in a hidden folder"))
-        if any(name_or_path_matches(g, path) for g in evergreen):
+        if by_settings(path):
             raise TachikomaError(INSTRUCTIONS_REFUSED.format(
                 path=printable(rel), why="the memory's settings make it evergreen ([ranking] evergreen)"))
 

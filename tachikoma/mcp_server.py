@@ -34,7 +34,7 @@ from . import __version__, agent_rules, memory, notes, stats, tokens, turn_view
 from .budget import agent_text, no_match_text, quoted, whole
 from .config import load_config
 from .errors import TachikomaError
-from .globs import name_or_path_matches
+from .globs import name_or_path_matcher
 from .humanize import answer_notes, index_behind, index_line, no_match_why, plural, printable, unsafe_escaped
 from .live import LiveMemory
 from .search.pool import indexed_passages
@@ -212,10 +212,9 @@ class MemoryTools:
                  confidence: str | None, source: str | None, by: str = "") -> dict:
         agent_rules.check_trust(trust, self.allow_owner_trust)
         agent_rules.check_folder(self.root, folder)
-        evergreen = self.settings().ranking.evergreen
         written = notes.remember(self.root, text, title, folder,
                                  {"trust": trust, "confidence": confidence, "source": source}, by=by,
-                                 avoid=lambda path: any(name_or_path_matches(g, path) for g in evergreen),
+                                 avoid=name_or_path_matcher(self.settings().ranking.evergreen),
                                  max_bytes=self.config().max_file_bytes)
         done = {"path": written.path, "commit": written.commit, "commit_error": written.commit_error,
                 "already_remembered": written.existing}

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from . import dates, tagfile, transcripts
 from .config import Config, settings_or_defaults
-from .globs import name_or_path_matches
+from .globs import name_or_path_matcher
 from .documents import KINDS, MARKDOWN
 from .errors import TachikomaError
 from .memory import TAG_FILE, walk
@@ -91,7 +91,7 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
     confidence = {**{value: 0 for value in CONFIDENCE_VALUES}, "missing": 0}
     invalid_values: list[dict] = []
     evergreen = {"files": 0, "marked": 0, "by_config": 0}
-    globs = settings.ranking.evergreen
+    by_settings = name_or_path_matcher(settings.ranking.evergreen)
     tagged: list[tuple[str, str | None, str | None]] = []  # (kind, trust, confidence) of every file
 
     for item in walk(root, warn=walk_warning):
@@ -124,7 +124,7 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
                                  "reason": f"{transcripts.NOT_A_TRANSCRIPT}; not indexed, and not tagged"})
                 continue  # a problem, not memory: counting it untagged would keep coverage below 100%
             marked = dates.front_matter_evergreen(tags_file.entries.get(item.path))
-        by_config = any(name_or_path_matches(g, item.path) for g in globs)
+        by_config = by_settings(item.path)
         evergreen["files"] += marked or by_config
         evergreen["marked"] += marked
         evergreen["by_config"] += by_config and not marked
