@@ -13,6 +13,8 @@ Example ``tachikoma.toml``::
     evergreen = ["identity.md", "MEMORY.md", "USER.md", "SOUL.md", "AGENTS.md", "CLAUDE.md"]
     per_file = 2                 # at most this many chunks of one file
     repeat_penalty = 0.8         # the 2nd chunk of a file scores × 0.8
+    agents_words = 0.85          # a question about yourself ("what did I …"): a transcript passage with only
+                                 # the agent's turns, none of yours, scores × 0.85; 1 = off
 
     [ranking.trust]
     owner = 1.0
@@ -193,6 +195,7 @@ class RankingConfig:
     evergreen: tuple[str, ...] = DEFAULT_EVERGREEN
     per_file: int = 2
     repeat_penalty: float = 0.8
+    agents_words: float = 0.85  # `search.voice`: the agent's turns alone, for a question about the asker
 
     @property
     def rule(self) -> Recency:
@@ -357,9 +360,12 @@ def _from_dict(data: dict, file: Path) -> Config:
     penalty = _number(r.get("repeat_penalty", ranking.repeat_penalty), "ranking.repeat_penalty")
     if not 0 <= penalty <= 1:
         raise ValueError("ranking.repeat_penalty must be a number between 0 and 1")
+    agents_words = _number(r.get("agents_words", ranking.agents_words), "ranking.agents_words")
+    if not 0 <= agents_words <= 1:
+        raise ValueError("ranking.agents_words must be a number between 0 and 1")
     ranking = replace(ranking, trust=trust, confidence=confidence, recency=recency, half_life_days=half_life,
                       recency_floor=floor, evergreen=tuple(g.strip() for g in evergreen), per_file=per_file,
-                      repeat_penalty=penalty)
+                      repeat_penalty=penalty, agents_words=agents_words)
     search = _search(_table(data, "search"))
     e = _table(data, "embedder")
     _known_keys(e, {"name", "multilingual"}, "embedder")

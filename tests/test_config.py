@@ -27,6 +27,8 @@ def load(tmp_path, text):
     ("[ranking]\nper_file = true\n", "ranking.per_file must be a whole number ≥ 1"),
     ("[ranking]\nrepeat_penalty = nan\n", "ranking.repeat_penalty must be a finite number"),
     ("[ranking]\nrepeat_penalty = 2\n", "ranking.repeat_penalty must be a number between 0 and 1"),
+    ("[ranking]\nagents_words = 1.5\n", "ranking.agents_words must be a number between 0 and 1"),
+    ('[ranking]\nagents_words = "less"\n', "ranking.agents_words must be a finite number"),
     ("[ranking.trust]\nowner = true\n", "ranking.trust.owner must be a number between 0 and 1"),
     ("[ranking.confidence]\nhigh = nan\n", "ranking.confidence.high must be a number between 0 and 1"),
     ("[ranking]\nhalf_life = 3\n", "unknown key ranking.half_life"),

@@ -36,6 +36,8 @@ MEANING = {None: "cosine of the query's and the passage's embeddings",
 #: What the keyword part is (`ranking.keyword_relevance`).
 KEYWORDS = "BM25 keyword match (the query's best match = 1, less when words of an English query are found nowhere)"
 NOT_EMBEDDED = "not embedded yet: found by its keywords only for now"
+#: Why a passage's score was cut for a question about its asker (`voice`).
+AGENTS_WORDS = "the question is about you, and this passage holds only the agent's turns, none of yours"
 #: Why a stale memory's score was cut, when the files are not at hand.
 STALE = "stale: files it names changed in commits since"
 
@@ -138,7 +140,8 @@ def recency_why(factors: dict) -> str:
 def factors(result: dict) -> list[Factor]:
     """What `result`'s score is the product of, in order, each with its reason: similarity (followed by its
     parts, meaning and keywords, in a hybrid search), trust, confidence, recency, time (when the query
-    named one), what the question asks for (when it asks a kind), staleness and the duplicate penalty."""
+    named one), what the question asks for (when it asks a kind), the agent's words (a question about its asker),
+    staleness and the duplicate penalty."""
     f = result["factors"]
     out = [Factor("similarity", f["similarity"], fusion_text(f))]
     if "vector_similarity" in f:
@@ -153,6 +156,8 @@ def factors(result: dict) -> list[Factor]:
         out.append(Factor("time", f["time"], f["time_reason"].removeprefix("time: ")))
     if "asked" in f:  # the question asks for a kind of thing (`answer_kind`): a passage lacking one weighs less
         out.append(Factor("asked for", f["asked"], f["asked_reason"]))
+    if "agents_words" in f:  # a question about its asker, a passage of the agent's turns alone (`voice`)
+        out.append(Factor("agent's words", f["agents_words"], AGENTS_WORDS))
     if "stale" in f:  # `[staleness] factor` below 1: a stale memory's score × it
         out.append(Factor("staleness", f["stale"], (result.get("stale") or {}).get("text") or STALE))
     penalty = f["duplicate_penalty"]

@@ -15,7 +15,7 @@ import numpy as np
 from .. import dates, timeq
 from ..config import Config
 from ..embedders.names import E5_SMALL, MINILM, MINILM_INT8, MUSE
-from . import ranking
+from . import ranking, voice
 from .snapshot import FULL, QUICK, TIER_NAMES, Filters, Snapshot
 
 DAY = 86400.0
@@ -208,7 +208,7 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
                   keyword_floor: float = KEYWORD_FLOOR, windows=(), tool_share: np.ndarray | None = None,
                   quick_qvec: np.ndarray | None = None, decide: bool = True, time_only: bool = False,
                   multi_qvec: np.ndarray | None = None, language: str = "", gather: int = 0,
-                  feedback: dict | None = None) -> dict:
+                  feedback: dict | None = None, asker: bool = False) -> dict:
     """Score all chunks of a snapshot against a query vector; explain the top `limit`.
 
     Chunks not fully embedded yet (`Snapshot.tier`) are compared in the quick
@@ -244,6 +244,8 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
     query vector and its files (``query``, ``files``, and their positions in the snapshot's files,
     ``file_positions``); given back as `feedback`, it widens the query again without choosing the files
     anew (the searcher's second shortlist for it, on a large index).
+    `asker`: the question is about its asker (`voice.about_asker`): a passage with the agent's turns alone
+    (`Snapshot.voices`) scores × `[ranking] agents_words`, shown as ``agents_words``.
     """
     cfg = config.ranking
     fusion = config.search
@@ -349,8 +351,13 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
         mask = np.zeros_like(mask)
     rec, superseded_by = _supersede(snap, similarity, trust_w * conf_w, rec, mask, evergreen, rule, limit, words,
                                     asked=asked, c0=c0)
+    chunk_weight = rec * in_time if windows else rec
+    voiced = None  # (N,) the agent's-words factor, where it applies
+    if asker and snap.voices is not None and cfg.agents_words < 1:
+        voiced = np.where(snap.voices == voice.AGENT_ONLY, cfg.agents_words, 1.0)
+        chunk_weight = chunk_weight * voiced
     ranked = ranking.rank(similarity, snap.chunk_file, trust_w * conf_w, limit,
-                          cfg.per_file, cfg.repeat_penalty, mask, chunk_weight=rec * in_time if windows else rec)
+                          cfg.per_file, cfg.repeat_penalty, mask, chunk_weight=chunk_weight)
     factors = []
     for pos, penalty in zip(ranked.chunks, ranked.penalty):
         f = snap.chunk_file[pos]
@@ -385,6 +392,8 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
             factors[-1]["keyword_in_tools"] = float(tool_share[pos])
         if snap.tier is not None and snap.tier[pos] != FULL:  # absent once every chunk has its full vector
             factors[-1]["vectors"] = TIER_NAMES[int(snap.tier[pos])]
+        if voiced is not None and voiced[pos] < 1:
+            factors[-1]["agents_words"] = float(voiced[pos])
         if superseded_by[pos] >= 0:
             newer = superseded_by[pos]
             factors[-1]["superseded_by"] = {

@@ -23,6 +23,7 @@ import numpy as np
 
 from .. import answer_kind, mentions, tense, timeq
 from ..config import Config, load_config
+from ..documents import TRANSCRIPT
 from ..embedders import choose, create
 from ..embedders.base import Embedder
 from ..embedders.names import ENGLISH_ONLY
@@ -30,13 +31,13 @@ from ..errors import BadQuery, EmbedderError, NoIndexYet
 from ..function_words import ANY_FUNCTION_WORD, question_language
 from ..store import ENGINE_INDEX_MIN_CHUNKS, Location, locate
 from ..tags import Tags
-from . import vector_index
+from . import vector_index, voice
 from .keywords import (STOPWORDS, TOOL_EXCERPT_SHARE, TOOL_MATCHES_SHOWN, ToolMatch, WordRows, asks_besides_time,
                        counts_in, gathers_in,
                        chunk_positions, keyword_coverage, keyword_parts, keyword_search, keyword_terms, nowhere_weight,
                        query_terms, tool_search, tool_terms, tool_words_held, words_held)
 from .scoring import MULTILINGUAL_READINGS, SCRIPT_BACKGROUND, rank_snapshot, ranked_dates, relevance_floor
-from .snapshot import Filters, Snapshot, chunk_scripts
+from .snapshot import Filters, Snapshot, chunk_scripts, chunk_voices
 
 #: A searcher that lives on (dashboard, MCP) re-counts the files changed since the last index run
 #: at most this often while the index is unchanged; a walk of the folder costs a stat per file.
@@ -116,6 +117,16 @@ class Searcher:
                 and not self._engine_index(snap):
             self._codes(snap)
         return snap
+
+    def _asker(self, snap: Snapshot, query: str, language: str, config: Config) -> bool:
+        """Whether the agent's words weigh less in this search (`voice`): a question about its asker, in a memory
+        with transcripts. Reads whose turns each chunk holds the first time (once per generation)."""
+        if config.ranking.agents_words >= 1 or not voice.about_asker(query, language) \
+                or not (snap.kinds == TRANSCRIPT).any():
+            return False
+        if snap.voices is None:
+            snap.voices = chunk_voices(self.store, snap)
+        return True
 
     def _engine_index(self, snap: Snapshot) -> bool:
         """Whether this search takes its vector shortlist from the engine's own index (`ENGINE_INDEX_MIN_CHUNKS`)."""
@@ -247,6 +258,7 @@ class Searcher:
         store = self.store
         with store.reading():
             snap = self.snapshot()
+            asker = self._asker(snap, query, language or "", config)
             quick_qvec = self._quick_query(snap, query)
             second = time.perf_counter()
             multi_qvec = self._multilingual_query(snap, query, config)
@@ -286,7 +298,8 @@ class Searcher:
                 decide=decide and not ahead_only, time_only=time_only, multi_qvec=multi_qvec, language=language or "",
                 **more)
             gather = widen and gathers_in(query, language)
-            answer, hidden = rank(snap, keyword, tool_share, gather=config.search.feedback_files if gather else 0)
+            answer, hidden = rank(snap, keyword, tool_share, gather=config.search.feedback_files if gather else 0,
+                                  asker=asker)
             if rows is not None and answer["feedback"] is not None:
                 # A widened question on a shortlist: the chunks nearest to the widened question are
                 # candidates too, so it finds what it would find over every chunk.
@@ -294,7 +307,7 @@ class Searcher:
                                                           multi_qvec, language or "", windows))
                 snap = whole.rows(rows)
                 keyword, tool_share = keyword_parts(snap, matches, tool_matches, weight)
-                answer, again = rank(snap, keyword, tool_share, feedback=answer["feedback"])
+                answer, again = rank(snap, keyword, tool_share, feedback=answer["feedback"], asker=asker)
                 hidden = max(hidden, again)  # files found missing the first time are not checked again
             details = store.chunk_details([int(snap.chunk_ids[i]) for i in answer["positions"]])
         results = []

@@ -16,11 +16,12 @@ from pathlib import Path
 import numpy as np
 
 from .. import dates
+from ..documents import TRANSCRIPT
 from ..embedders.names import E5_SMALL
 from ..globs import name_or_path_mask
 from ..segment import dominant_script
 from ..store.sqlite import Store
-from . import ranking
+from . import ranking, voice
 
 #: The cache files of an index's vectors (`load_vectors`), per index identity and generation.
 VECTOR_CACHE = "vectors-{key}.{part}.npy"
@@ -84,6 +85,8 @@ class Snapshot:
     #: (N,) str, each chunk's script (`segment.dominant_script`), read only for an embedder whose meaning the
     #: floor measures from its script's background (`scoring.SCRIPT_BACKGROUND`, `chunk_scripts`); None: not read.
     scripts: np.ndarray | None = None
+    #: (N,) int8: whose turns each chunk holds (`chunk_voices`, read for a question about its asker); None: not read.
+    voices: np.ndarray | None = None
     #: The chunks read again by the multilingual embedder in an index whose embedder reads English only (those
     #: not in English; every one when the index reads every passage, `indexer.pipeline.embed_multilingual`):
     #: (M,) their positions, ascending, (M,) their languages ("German", …, "" English) and (M, dim) that
@@ -115,7 +118,8 @@ class Snapshot:
                        indexed_chunks=self.chunk_count,
                        tier=None if self.tier is None else self.tier[positions],
                        quick=None if self.quick is None else np.asarray(self.quick[positions]),
-                       scripts=None if self.scripts is None else self.scripts[positions])
+                       scripts=None if self.scripts is None else self.scripts[positions],
+                       voices=None if self.voices is None else self.voices[positions])
 
     @classmethod
     def load(cls, store: Store, dim: int) -> "Snapshot":
@@ -167,26 +171,40 @@ class Snapshot:
         return self._weights[key]
 
 
-def chunk_scripts(store: Store, chunk_ids: np.ndarray, generation: int, batch: int = 500) -> np.ndarray:
+def chunk_scripts(store: Store, chunk_ids: np.ndarray, generation: int) -> np.ndarray:
     """(N,) str: the script of each chunk's text (`segment.dominant_script`, from its first
     `SCRIPT_SAMPLE` characters), read from the index once per generation and kept beside the vector cache
     (`load_vectors`; a cold search from the command line reads no text). Call inside a read transaction."""
-    target = store.cache_folder / VECTOR_CACHE.format(key=store.cache_key(generation), part="scripts")
+    return _per_chunk(store, chunk_ids, generation, "scripts", "U16",
+                      lambda text: dominant_script(text[:SCRIPT_SAMPLE]))
+
+
+def chunk_voices(store: Store, snap: "Snapshot") -> np.ndarray:
+    """(N,) int8: whose turns each chunk holds (`voice.voice_of`: `voice.AGENT_ONLY` for a transcript passage
+    with the agent's turns only, else 0), read once per generation and kept beside the vector cache as
+    `chunk_scripts` is; only transcripts' chunks are read. Call inside a read transaction."""
+    return _per_chunk(store, snap.chunk_ids, snap.generation, "voices", np.int8, voice.voice_of, TRANSCRIPT)
+
+
+def _per_chunk(store: Store, chunk_ids: np.ndarray, generation: int, part: str, dtype, of_text,
+               kind: str | None = None) -> np.ndarray:
+    """(N,) `of_text` of each chunk's text (of the files of `kind`; the others keep the dtype's zero), read in
+    one pass over the index and cached as the vector cache's `part` for this generation."""
+    target = store.cache_folder / VECTOR_CACHE.format(key=store.cache_key(generation), part=part)
+    want = np.dtype(dtype)
     try:
         cached = np.load(target)
-        if cached.shape == (len(chunk_ids),) and cached.dtype.kind == "U":
+        if cached.shape == (len(chunk_ids),) and cached.dtype.kind == want.kind:
             return cached
     except (OSError, ValueError):
         pass
-    ids = [int(i) for i in chunk_ids]
-    position = {chunk: n for n, chunk in enumerate(ids)}
-    out = [""] * len(ids)
-    for start in range(0, len(ids), batch):
-        for chunk, details in store.chunk_details(ids[start:start + batch]).items():
-            out[position[chunk]] = dominant_script((details[5] or "")[:SCRIPT_SAMPLE])
-    scripts = np.array(out, dtype="U16")
-    _write_vector_cache(store.cache_folder, store.cache_key(generation), {"scripts": scripts}, {"scripts": target})
-    return scripts
+    values = store.map_chunk_texts(of_text, kind)
+    out = np.zeros(len(chunk_ids), dtype=want)
+    for position, chunk in enumerate(chunk_ids.tolist()):
+        if chunk in values:
+            out[position] = values[chunk]
+    _write_vector_cache(store.cache_folder, store.cache_key(generation), {part: out}, {part: target})
+    return out
 
 
 def multilingual_vectors(store: Store, generation: int, chunk_ids: np.ndarray) -> dict:

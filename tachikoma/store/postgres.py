@@ -520,6 +520,13 @@ class PostgresStore:
         return {r[0]: r[1:] for r in rows}
 
     @_guarded
+    def map_chunk_texts(self, of_text, kind: str | None = None) -> dict[int, object]:
+        join, where = (" JOIN tachikoma.files f ON f.id = c.file_id", " AND f.kind = %s") if kind else ("", "")
+        rows = self.db.execute(f"SELECT c.id, c.text FROM tachikoma.chunks c{join} WHERE c.memory_id = %s{where}",
+                               (self.memory_id, kind) if kind else (self.memory_id,))
+        return {chunk: of_text(text or "") for chunk, text in rows}
+
+    @_guarded
     def file_passages(self, path: str) -> list[tuple[int, int, str]]:
         return [tuple(r) for r in self.db.execute(
             "SELECT c.line_start, c.line_end, c.text FROM tachikoma.chunks c JOIN tachikoma.files f "

@@ -152,6 +152,9 @@ class IndexStore(Protocol):
     def chunk_details(self, chunk_ids: list[int]) -> dict[int, tuple]:
         """id → (path, kind, idx, line_start, line_end, text) for the given chunks."""
 
+    def map_chunk_texts(self, of_text, kind: str | None = None) -> dict[int, object]:
+        """chunk id → `of_text(text)` for every chunk (of the files of `kind`), in one pass over the index."""
+
     def chunk_spans(self) -> dict[int, tuple[str, int, int]]:
         """chunk id → (path, first line, last line) of every chunk."""
 

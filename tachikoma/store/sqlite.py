@@ -564,6 +564,13 @@ class Store:
         return {r[0]: r[1:] for r in rows}
 
     @_guarded()
+    def map_chunk_texts(self, of_text, kind: str | None = None) -> dict[int, object]:
+        """chunk id → `of_text(text)` for every chunk (of the files of `kind`), read in one pass."""
+        where = " JOIN files f ON f.id = c.file_id WHERE f.kind = ?" if kind else ""
+        rows = self.db.execute(f"SELECT c.id, c.text FROM chunks c{where}", (kind,) if kind else ())
+        return {chunk: of_text(text or "") for chunk, text in rows}
+
+    @_guarded()
     def file_passages(self, path: str) -> list[tuple[int, int, str]]:
         """(first line, last line, text) of each chunk of the file at `path`, in order: what the index
         holds of a file, shown where the file itself is not at hand (another memory's result)."""
