@@ -85,12 +85,20 @@ _CJK_END = r"\s*(?:[?？。.!！,，、]|$)"
 _CHINESE_DIGITS = {w: n for w, n in CHINESE_NUMBERS.items() if n < 10 and w not in "两兩"}
 _CHINESE_TENS = {"十": 1, "廿": 2, "卅": 3}
 _DAY_NUMBER = r"(?:\d{1,2}|[" + "".join(_CHINESE_DIGITS) + "".join(_CHINESE_TENS) + "]{1,3})"
+CJK_DAY_NUMBER = _DAY_NUMBER  # (`mentions` reads a passage's dates by it too)
 #: Before a month or day in Chinese numerals: not within a longer number ("二十二月", "百二十号").
 _NOT_IN_A_NUMBER = r"(?<![" + "".join(_CHINESE_DIGITS) + "".join(_CHINESE_TENS) + "两兩百千万萬零〇几幾第])"
-#: A month's number in a date ("12月", "十二月"; `cjk_number`): in Chinese numerals only with its day after it
-#: ("十二月二十九号", "三月三日"; "十二月" alone, "一月一次" are not read).
-_MONTH_NUMBER = (r"(?:\d{1,2}|" + _NOT_IN_A_NUMBER + r"[" + "".join(_CHINESE_DIGITS) + r"十]{1,2}(?=\s*月\s*"
-                 + _DAY_NUMBER + r"\s*[日号號]))")
+#: After a month alone in Chinese numerals ("十二月的会议", "十一月做了什么", "三月份", "十二月に何をした"), what makes it the
+#: month: a word of the month's ("的", "份", "底", "上旬"), a particle, another month joined ("十一月到十二月"), a word of
+#: what is done then, the end; not a count ("一月一次", "一月に一回": once a month), nor "前", "后" ("一月后": a month on).
+_MONTH_ALONE = (r"(?:的|份|里|裡|初|底|末|中|上旬|下旬|[とや和跟与與或到至〜~～]|に(?!" + _JA_COUNT + r")|は|の|まで|から|頃|"
+                r"ごろ|有(?![几幾多])|要|会|能|还|還|就|都|也|去|来|來|做|干|幹|开|開|我|你|您|他|她|咱|大家|发生|發生|"
+                + _CJK_END + ")")
+#: A month's number in Chinese numerals, not within a longer number ("二十二月") nor a word holding 一 ("同一月").
+CHINESE_MONTH = _NOT_IN_A_NUMBER + r"(?<![同统統唯单單])[" + "".join(_CHINESE_DIGITS) + r"十]{1,2}"
+#: A month's number in a date ("12月", "十二月"; `cjk_number`): in Chinese numerals with its day after it ("十二月二十九号",
+#: "三月三日") or before what makes it the month (`_MONTH_ALONE`).
+_MONTH_NUMBER = (r"(?:\d{1,2}|" + CHINESE_MONTH + r"(?=\s*月\s*(?:" + _DAY_NUMBER + r"\s*[日号號]|" + _MONTH_ALONE + ")))")
 
 
 def cjk_number(said: str) -> int:
@@ -263,10 +271,12 @@ FOREIGN_PATTERNS = {
         + ")(?P<until_word>" + _DAY_WORD + ")(?P<until_bracket>" + _BRACKET.replace("?P<weekday>", "?P<until_weekday>")
         .replace("?P<open>", "?P<until_open>").replace("(?(open)", "(?(until_open)") + ")?)?"),
     # A year, month and day ("2025年10月3日", "2025年十二月二十九日"; `cjk_number`) and a month and day ("10月3日",
-    # "十二月二十九号", "10월 3일"; a month alone in digits: "10月").
+    # "十二月二十九号", "10월 3일"; a month alone: "10月", "十月の", `_MONTH_ALONE`), a day of the week after the day in
+    # their phrase ("12月29日 月曜日", "12月29日(月)": the date says which day).
     "cjk_ymd": re.compile(r"(\d{4})\s*[年년](?:\s*(\d{1,2}|[" + "".join(_CHINESE_DIGITS) + r"十]{1,2})\s*[月월](?:\s*("
-                          + _DAY_NUMBER + r")\s*[日号號일])?)?"),
-    "cjk_md": re.compile(r"(?<![\d年년])(" + _MONTH_NUMBER + r")\s*[月월](?:\s*(" + _DAY_NUMBER + r")\s*[日号號일])?"),
+                          + _DAY_NUMBER + r")\s*[日号號일](?:" + _BRACKET_AFTER + ")?)?)?"),
+    "cjk_md": re.compile(r"(?<![\d年년])(" + _MONTH_NUMBER + r")\s*[月월](?:\s*(" + _DAY_NUMBER + r")\s*[日号號일](?:"
+                         + _BRACKET_AFTER + ")?)?"),
     # A month word with an English possessive is a name ("in Mei's office", "in Julio's house"). A Turkish one needs
     # no word before it (`_TURKISH_MONTH`).
     "foreign_month": re.compile(r"\b(?:(" + alternatives(w for w in FOREIGN_MONTH_LEADS if w) + r")\s+|"

@@ -8,7 +8,7 @@ factor (`timeq.factor`) cannot tell those passages from the rest; their text can
 
 `days` reads the days a text names: ISO dates (2026-12-18), day and month in English and the other languages
 `time_words` knows ("18 Dec", "December 18th", "20. Februar", "11 de fevereiro de 2027", "le 3 mars"),
-day.month.year (14.03.2027), Chinese, Japanese and Korean dates (12月5日, 12월 5일), and a month of a year
+day.month.year (14.03.2027), Chinese, Japanese and Korean dates (12月5日, 十二月五日, 12월 5일), and a month of a year
 ("January 2027", "novembro de 2027": its last day). A day named without a year is the first one from three
 months before the passage's own date on (a note of 20 November naming "18 Dec" means this December, "8 Nov"
 the 8th just gone; one of 15 September naming "since 3 August" this August, "14 February" the coming one).
@@ -32,7 +32,7 @@ import numpy as np
 
 from .time_words import (DAYS_ALSO_NAMES, EVERY_BEFORE, FOREIGN_MONTHS, LAST_BEFORE, NAME_AFTER_DAY, NAME_BEFORE_DAY,
                          WEEKDAY_ADVERBS, WEEKDAY_NAMES)
-from .foreign_time import alternatives
+from .foreign_time import CHINESE_MONTH, CJK_DAY_NUMBER, alternatives, cjk_number
 from .reorder import reorder
 from .periods import ORDINAL_OF
 from .timeq import AMBIGUOUS_MONTHS, MONTHS, OUTSIDE, OUTSIDE_TIME_ONLY, Window, factor, month_end
@@ -61,7 +61,9 @@ _PATTERNS = (
     # A month word first: any word, looked up after (`_MONTH_OF`), since an alternation of every month's name
     # tried at each word of a long passage made reading its days 1.6 ms a passage.
     ("md", re.compile(r"\b([^\W\d_]+)\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b(?![:.,]?\d)" + _YEAR)),
-    ("cjk", re.compile(r"(?:(\d{4})\s*[年년]\s*)?(\d{1,2})\s*[月월]\s*(\d{1,2})\s*[日号號일]")),
+    # in digits or in Chinese numerals ("十二月三日", "2025年十二月二十九号"; groups 4 and 5)
+    ("cjk", re.compile(r"(?:(\d{4})\s*[年년]\s*)?(?:(\d{1,2})\s*[月월]\s*(\d{1,2})\s*[日号號일]|(" + CHINESE_MONTH
+                       + r")\s*月\s*(" + CJK_DAY_NUMBER + r")\s*[日号號])")),
     ("my", re.compile(r"\b([^\W\d_]+)\.?,?\s+(?:de\s+)?(\d{4})\b")),
 )
 
@@ -91,7 +93,7 @@ def days(text: str, written: date | None, today: date) -> list[date]:
 
     # A day read once: "11 de fevereiro de 2027" is no month of a year too. The characters read, not a list of
     # spans each match is checked against: a data dump of 40,000 days on one line took 24 s that way.
-    if not _DIGIT.search(text):  # every day named has a digit
+    if not _DIGIT.search(text) and "月" not in text:  # every day named has a digit, but in Chinese numerals
         return out
     # The patterns a text can match at all, by what each needs (a month's name, 月, "-", "."): a passage of
     # a thousand characters took a millisecond to read with every pattern.
@@ -121,7 +123,7 @@ def days(text: str, written: date | None, today: date) -> list[date]:
             elif kind == "md":
                 add(m[3], _MONTH_OF[m[1].lower()], m[2])
             elif kind == "cjk":
-                add(m[1], m[2], m[3])
+                add(m[1], cjk_number(m[2] or m[4]), cjk_number(m[3] or m[5]))
             elif 1900 < int(m[2]) < 2200:  # "my": the month's last day
                 out.append(month_end(date(int(m[2]), _MONTH_OF[m[1].lower()], 1)))
     return out
