@@ -161,8 +161,8 @@ CJK_DAY_SUFFIXES = {"Japanese": "日", "Chinese": "日号號", "Korean": "일"}
 #: 요일", "29일이야", "29일자") or another word after a space ("29일 회의", "29일 뭐 해?"), but not a word saying the days
 #: are counted or spent: "3일은 걸려", "3일도 안 걸려", "3일로 줄였어", "3일 만에", "3일 정도", "3일 연속", "3일 내내",
 #: "3일 이상", "3일 안에", "3일 걸렸어", "3일 남았어", "3일 쉬었어", "3일 기다렸어", "3일 더", "30일 무료 체험",
-#: "3일 소요돼" (it takes), "3일 필요해", "3일 밤낮으로" (`_KO_SPENT`; "소요" and "필요" as verbs or at the end: "29일
-#: 소요 예산" is the 29th's).
+#: "3일 소요돼" (it takes), "3일 필요해", "3일 밤낮으로", "3일 연기했어" (put off by three days) (`_KO_SPENT`; "소요" and
+#: "필요" as verbs or at the end: "29일 소요 예산" is the 29th's).
 #: Of those, the verbs of spending days ("3일 쉬었어", "3일 놀았어": `KOREAN_SPENDING`), said of a count up to
 #: `CJK_COUNT_MAX`: "29일 쉬어?" is off on the 29th.
 _KO_SPENDING = r"쉬|일했|일해|일하|머물|머무|묵었|묵어|보냈|보내|지냈|지내|잤|굶|앓|아팠|아파|기다|놀았|놀아(?![가-힣])|놀고|놀면"
@@ -170,22 +170,25 @@ _KO_SPENT = (r"동안|만에|밤낮|소요(?=[되돼됐될됩된]|\s*(?:[?？.�
              r"만(?![가-힣])|간(?![가-힣])|째|내내|내(?![가-힣])|내로|내에|안에|안으로|연속|이상|이하|이내|"
              r"미만|정도|넘게|넘는|넘어|넘었|가량|이후|이전|뒤|후|전(?![화체])|씩|마다|치(?![가-힣])|짜리|밖에|만큼|"
              r"더(?![가-힣])|꼬박|내리|걸려|걸렸|걸린|걸리|걸쳐|걸친|남았|남아|남은|지나|지났|지난|" + _KO_SPENDING + "|"
-             r"연장|늦어|늦었|늦춰|늦췄|미뤄|미뤘|당겨|당겼|"
+             r"연장|늦어|늦었|늦춰|늦췄|미뤄|미뤘|당겨|당겼|연기(?=[했해됐돼된할하])|"
              r"무료|체험|챌린지|환불|보장|유효|한정|기준|단위|평균|이용권|패스")
 KOREAN_SPENDING = re.compile(r"\s*(?:도\s*)?(?:" + _KO_SPENDING + ")")
 #: A Korean copula after a day ("29일이야?", "29일인가"): a day, but after a thing that lasts ("휴가가 3일이야?": the
 #: holiday is three days, `KOREAN_LASTS_BEFORE`) a count up to `CJK_COUNT_MAX`.
 _KO_COPULA = r"이(?:야|지|에요|었|였|죠|잖|니|냐|래|던)|인(?:데|가|지|거)|입니"
 KOREAN_COPULA = re.compile(_KO_COPULA)
+#: "차" after a day and a space: the day's number counts the days of something ("3일 차에": on its third day; "100일
+#: 차"), as "3일째" does, or their difference ("3일 차이"); no day of the month.
+_KO_NTH = r"차(?=[에엔는은도의야이인였가]|\s|[?？.。!！,]|$)"
 KOREAN_DAY_AFTER = re.compile(
     r"은(?!\s*(?:" + _KO_SPENT + r"|있어야|필요|족히|최소|적어도))|도(?!\s*(?:안\s*)?(?:" + _KO_SPENT + "))|의|"
     r"로(?!\s*(?:줄|늘|연장|단축))|" + _KO_COPULA + "|"
-    r"이(?=\s*(?:뭐|무슨|언제|몇|어떤|어느|맞|아니))|자(?![가-힣])|\s+(?!" + _KO_SPENT + r")(?=[가-힣])")
+    r"이(?=\s*(?:뭐|무슨|언제|몇|어떤|어느|맞|아니))|자(?![가-힣])|\s+(?!" + _KO_SPENT + "|" + _KO_NTH + r")(?=[가-힣])")
 #: After "1일" and a space, a word that makes it "per day" ("1일 한도", "1일 권장량", "1일 한 번"; `_KO_SPENT`: "1일 체험"):
 #: before any other word it is the 1st ("1일 회의 어땠어?", `periods._day_follows`).
-KOREAN_PER_DAY = re.compile(r"\s+(?:" + _KO_SPENT + "|" + _KO_COUNT.removeprefix(r"\s*") + r"|한도|권장|섭취|최대|최소|"
-                            r"사용량|소비량|판매량|생산량|매출|방문|제한|요금|이용료|입장|칼로리|용량|복용|급여|목표|"
-                            r"횟수|한\s*끼|\d)")
+KOREAN_PER_DAY = re.compile(r"\s+(?:" + _KO_SPENT + "|" + _KO_NTH + "|" + _KO_COUNT.removeprefix(r"\s*")
+                            + r"|한도|권장|섭취|최대|최소|사용량|소비량|판매량|생산량|매출|방문|제한|요금|이용료|입장|칼로리|"
+                            r"용량|복용|급여|목표|횟수|한\s*끼|\d)")
 KOREAN_WORD_AFTER = re.compile(r"\s+(?=[가-힣])")
 #: After "1일에", what makes it one day, not the 1st: "1일에 다 했어" (all done in a day), "1일에 끝냈어"; not "다 같이"
 #: (all together), "다들" (everyone), "다음" (next).
@@ -197,7 +200,7 @@ CJK_COUNT_MAX = 14
 #: twenty days, a month), read as counts too; "29日の旅行" is the trip on the 29th.
 CJK_ROUND_COUNTS = frozenset({15, 20, 30})
 _KO_LASTING = (r"여행|휴가|출장|입원|연휴|캠프|코스|과정|교육|연수|체류|단식|기간|일정|투어|워크숍|합숙|방학|병가|휴무|여정|"
-               r"휴식|금식|격리|훈련|숙박")
+               r"휴식|금식|격리|훈련|숙박|알바|아르바이트|공사|축제|파업|세일")
 #: A thing that lasts, said before a Korean day and its copula ("휴가가 3일이야?", "여행은 3일인가"): a count.
 KOREAN_LASTS_BEFORE = re.compile(r"(?:" + _KO_LASTING + r")(?:이|가|은|는|도)?\s*(?:총|전부|모두|딱|한)?\s*$")
 #: After a day's number, a thing that lasts some days: "3日の旅行" (a trip of three days, as often as the trip on the
@@ -208,12 +211,24 @@ CJK_DAY_COUNTED = {
                            r"遠征|帰省|キャンプ|断食|療養|隔離|有給|宿泊|セミナー|ワークショップ)"),
     "Korean": re.compile(r"(?:의)?\s*(?:" + _KO_LASTING + ")"),
 }
+#: Words saying a thing was moved to a day ("29일로 미뤘어?", "29日に延期した？", "推迟到29号了吗？"): after the day in Japanese
+#: and Korean, before it in Chinese. The day is the coming one, whatever the tense (`periods.cjk_nth_day_window`).
+CJK_MOVED_TO = {
+    "Japanese": re.compile(r"[にへ]\s*(?:延期|変更|移動|ずら|ずれ|延び|延ば|繰り下|繰り上|繰下|繰上|前倒し|リスケ)"),
+    "Korean": re.compile(r"(?:으)?로\s*(?:다시\s*)?(?:미뤄|미뤘|미루|미룬|연기|옮겨|옮겼|옮기|옮긴|바꿔|바꿨|바꾸|바꾼|바뀌|바뀐|"
+                         r"바뀠|변경|늦춰|늦췄|늦추|늦춘|당겨|당겼|당기|당긴|앞당|조정|잡혔|잡았|잡아|정했|정해|정한|예약)"),
+}
+CHINESE_MOVED_BEFORE = re.compile(r"(?:推迟|推遲|推|延期|延迟|延遲|延后|延後|延|改|挪|提前|调|調)(?:到|至|在)\s*$")
 #: The words between the two days of a range ("29日から30日まで", "29号到30号", "29일부터 30일까지"); a mark ("29日〜30日",
 #: "29〜30日", "29~30일") in every language (`periods.cjk_nth_day_window`).
 CJK_DAY_RANGE_WORDS = {"Japanese": ("から",), "Chinese": ("到", "至"), "Korean": ("부터",)}
 CJK_DAY_RANGE_MARKS = "〜~～-–—"
-_DAY_JOIN = (r"\s*(?:[" + re.escape(CJK_DAY_RANGE_MARKS) + r"]|"
-             + alternatives(w for words in CJK_DAY_RANGE_WORDS.values() for w in words) + r")\s*")
+#: Two days listed before one day's word ("29、30日", "29，30号", "29, 30일"; not "29日、30日", two days said whole): a
+#: range from the first to the second to `periods.cjk_nth_day_window` ("2、3日" as "2〜3日": two or three days).
+CJK_DAY_LIST_MARKS = "、，,"
+_DAY_JOIN = (r"(?:\s*(?:[" + re.escape(CJK_DAY_RANGE_MARKS) + r"]|"
+             + alternatives(w for words in CJK_DAY_RANGE_WORDS.values() for w in words) + r")\s*|(?<=[\d"
+             + "".join(_CHINESE_DIGITS) + "".join(_CHINESE_TENS) + "])[" + CJK_DAY_LIST_MARKS + r"]\s*)")
 _DAY_WORD = "[" + "".join(sorted(set("".join(CJK_DAY_SUFFIXES.values())))) + "]"
 FOREIGN_PATTERNS = {
     # A day of the week, in a question (`timeq`): a word before it ("letzten Dienstag", "el próximo martes",

@@ -42,8 +42,9 @@ from pathlib import Path
 
 from . import ahead as _coming
 from .errors import TachikomaError
-from .foreign_time import (CJK_BETWEEN, CJK_BETWEEN_BEFORE, CJK_BRACKET_WEEKDAYS, CJK_COUNT_MAX, CJK_DAY_AFTER,
-                           CJK_DAY_COUNTED, CJK_DAY_RANGE_MARKS, CJK_DAY_RANGE_WORDS, CJK_DAY_SUFFIXES, CJK_ROUND_COUNTS,
+from .foreign_time import (CHINESE_MOVED_BEFORE, CJK_BETWEEN, CJK_BETWEEN_BEFORE, CJK_BRACKET_WEEKDAYS, CJK_COUNT_MAX,
+                           CJK_DAY_AFTER, CJK_DAY_COUNTED, CJK_DAY_LIST_MARKS, CJK_DAY_RANGE_MARKS, CJK_DAY_RANGE_WORDS,
+                           CJK_DAY_SUFFIXES, CJK_MOVED_TO, CJK_ROUND_COUNTS,
                            KOREAN_COPULA, KOREAN_DAY_AFTER, KOREAN_LASTS_BEFORE, KOREAN_ONE_DAY, KOREAN_PER_DAY,
                            KOREAN_SPENDING, KOREAN_WORD_AFTER, chinese_number)
 from .time_words import FOREIGN_SEASONS, MONTH_NAMES, MONTH_NAMES_ALSO_WORDS, SEASON_WORD_GOES_ON
@@ -319,17 +320,25 @@ def month_beside(m: re.Match, text: str) -> int | None:
     return MONTH_NAMES[word.lower()]
 
 
+#: Before "the 29th": a verb of moving a thing there ("Was the meeting moved to the 29th?", "Did they postpone the call
+#: until the 29th?", "pushed it back to"): the day is the coming one, whatever the tense.
+MOVED_TO = re.compile(r"\b(?:mov|postpon|push|reschedul|delay|shift|bump|brought\s+forward|put\s+off)\w*(?:\s+(?!to\b|"
+                       r"until\b|till\b)\w+){0,3}\s+(?:to|until|till)\s+(?:the\s+)?$", re.I)
+
+
 def nth_day_window(m: re.Match, text: str, today: date, tz, phrase: str, past, ahead) -> Window | None:
     """The day `m` of `timeq`'s "nth_day" names ("on the 21st"): the next one, or in the past tense (`past()`) the
     latest (`ahead.nth_day`); None for an ordinal said without "on" or another word before it that makes it a day.
     With a month beside it ("on the 21st in July", `month_beside`), that month's, as "21 July" is read: the next
     one in a question about what is coming (`ahead()`), else the latest (None for a day it has not: "the 31st in
-    June"); `timespan` makes it and the month's own window one day."""
+    June"); `timespan` makes it and the month's own window one day. A day a thing was moved to ("moved to the 29th",
+    `MOVED_TO`) is the next one in the past tense too."""
     if not m.group(0).lower().startswith("on") and not _DAY_LEAD.search(text[max(0, m.start() - 12):m.start()]):
         return None
     number, month_said = int(m.group(1)), month_beside(m, text)
     if month_said is None:
-        return _nth_day(number, today, tz, phrase, not past())
+        return _nth_day(number, today, tz, phrase, not past() or bool(MOVED_TO.search(text, max(0, m.start() - 48),
+                                                                                       m.start())))
     day = _coming.next_day(month_said, number, today) if ahead() else _coming.latest_day(month_said, number, today)
     return None if day is None else replace(days(day, day, tz, phrase), ahead=day > today)
 
@@ -476,6 +485,8 @@ def _cjk_day_alone(m: re.Match, text: str, number: int, told: str) -> bool:
         return False  # "一日游", "一日三餐", "一日要多少钱": a day's ("一号", "1日": the 1st)
     if number == 1 and told == "Korean" and KOREAN_ONE_DAY.match(text, end):
         return False  # "1일에 다 했어": in one day
+    if told == "Chinese" and CHINESE_MOVED_BEFORE.search(text, max(0, m.start() - 8), m.start()):
+        return True  # "推迟到29号了吗？": moved to the 29th (`_moved_to`)
     if told == "Chinese" and CJK_BETWEEN.match(text, end):  # "29号和30号之间", not "一日之间" (within a day)
         return bool(CJK_BETWEEN_BEFORE.search(text, max(0, m.start() - 8), m.start()))
     if told == "Korean" and not _a_count(number) and KOREAN_SPENDING.match(text, end):
@@ -486,19 +497,28 @@ def _cjk_day_alone(m: re.Match, text: str, number: int, told: str) -> bool:
     return _day_follows(text, end, told, first=number == 1)
 
 
+def _moved_to(m: re.Match, text: str, told: str) -> bool:
+    """Whether the day `m` names is one a thing was moved to ("29일로 미뤘어?", "29日に延期した？", "推迟到29号了吗？":
+    `foreign_time.CJK_MOVED_TO`, `CHINESE_MOVED_BEFORE`): the coming one, in the past tense too."""
+    if told == "Chinese":
+        return bool(CHINESE_MOVED_BEFORE.search(text, max(0, m.start() - 8), m.start()))
+    return told in CJK_MOVED_TO and bool(CJK_MOVED_TO[told].match(text, m.end()))
+
+
 def _cjk_range(m: re.Match, text: str, first: int, told: str) -> int | None:
-    """The second day of a range `m` names ("29日から30日まで", "29号到30号", "29일부터 30일까지", "29〜30日"), or None for
-    none: a join or a word of another language, nothing after it that makes it a day, a count ("2〜3日", "1~2일":
-    a day or two said without the first's word; "2〜3日の休み"). A day of the week in brackets after either day
-    ("3日(月)〜5日(水)の出張") says it is one."""
+    """The second day of a range `m` names ("29日から30日まで", "29号到30号", "29일부터 30일까지", "29〜30日", and two days
+    listed, "29、30日", from the first to the second), or None for none: a join or a word of another language, nothing
+    after it that makes it a day, a count ("2〜3日", "2、3日", "1~2일": a day or two said without the first's word, but
+    never with 号; "2〜3日の休み"). A day of the week in brackets after either day ("3日(月)〜5日(水)の出張") says it is
+    one."""
     join, until = m.group("join").strip(), _cjk_number(m.group("until") or "", told)
     if until is None or m.group("until_word") not in CJK_DAY_SUFFIXES[told] or not (
-            join in CJK_DAY_RANGE_MARKS or join in CJK_DAY_RANGE_WORDS[told]):
+            join in CJK_DAY_RANGE_MARKS or join in CJK_DAY_RANGE_WORDS[told] or join in CJK_DAY_LIST_MARKS):
         return None
     if m.group("bracket") or m.group("until_bracket"):
         return until
-    if m.group("word") is None and until == first + 1 and until <= 7:
-        return None  # "2〜3日で", "1~2일 걸려": two or three days
+    if m.group("word") is None and until == first + 1 and until <= 7 and m.group("until_word") not in "号號":
+        return None  # "2〜3日で", "2、3日は", "1~2일 걸려": two or three days
     if _counted(until, text, m.end(), told):
         return None  # "2〜3日の休み"
     if not (_day_follows(text, m.end(), told) or told == "Chinese" and CJK_BETWEEN.match(text, m.end())):
@@ -527,7 +547,7 @@ def cjk_nth_day_window(m: re.Match, text: str, today: date, tz, phrase: str, tol
         return None
     if _CJK_NOT_ALONE.search(before) or _CJK_MONTH_BEFORE.search(before):
         return None
-    coming = not past(told)
+    coming = not past(told) or _moved_to(m, text, told)
     weekday = CJK_BRACKET_WEEKDAYS[m.group("weekday")] if m.group("weekday") else None
     until_weekday = CJK_BRACKET_WEEKDAYS[m.group("until_weekday")] if m.group("until_weekday") else None
     until = _cjk_range(m, text, number, told) if m.group("join") else None

@@ -11,7 +11,7 @@ from datetime import date, datetime, timedelta
 
 from .ahead import nth_day
 from .foreign_time import alternatives
-from .periods import NTH_DAY
+from .periods import MOVED_TO, NTH_DAY
 from .time_words import QUESTION_WEEKDAYS, SEASON_HINTS, WEEKDAY_LEADS
 from .timewindow import Window
 from .timewindow import days as _days
@@ -90,10 +90,11 @@ _LEAD = re.compile(r"\D*")  # the words of a day's phrase before its number ("bi
 
 
 def _up_to(query: str, start: int, end: int, window: Window, tz, reach: int, today: date) -> Window:
-    """`window` (a day named without its year, still to come) from `today` on, when said as a deadline (`_UP_TO`)."""
+    """`window` (a day named without its year, still to come) from `today` on, when said as a deadline (`_UP_TO`), not
+    as the day a thing was moved to ("postponed until the 29th", `periods.MOVED_TO`)."""
     before, said = query[max(0, start - reach):start], query[start:end]
     up = _UP_TO.search(before) or _UP_TO.search(before + _LEAD.match(said).group(0))
-    if up is None:
+    if up is None or MOVED_TO.search(before + _LEAD.match(said).group(0)):
         return window
     last = datetime.fromtimestamp(window.end - 1, tz).date()
     return replace(_days(min(today, last), last, tz, " ".join((before[up.start():] + said).split())), ahead=True)
