@@ -80,7 +80,7 @@ from .time_words import (ACQUIRED_AFTER, AHEAD_HINTS, BARE_MONTH_WORDS, DAYS_ALS
                          MONTH_NAMES_ALSO_WORDS, MORNING_BEFORE, NAME_AFTER_ASU, NAME_BEFORE_DAY, NEXT_WORD_LANGUAGE,
                          NOT_A_DAY_ALONE, PHRASE_LANGUAGE, QUESTION_MONTHS, QUESTION_WEEKDAYS, SEASON_HINTS,
                          SHORT_DAY_FOLLOWERS, WEEK_OF_LEAD, WEEKDAY_LEADS, WEEKDAY_SHORT, WEEKDAY_TRAILS)
-from .timespan import spans
+from .timespan import spans, with_its_month
 from .timewindow import (DAY, MAX_YEAR, MIN_YEAR, OUTSIDE, OUTSIDE_TIME_ONLY, Window, end_of_day,  # noqa: F401
                          explain, factor, month_end, parse_as_of)  # (each its own: `timeq` gives their names too)
 from .timewindow import days as _days
@@ -339,6 +339,8 @@ def read_spans(query: str, as_of: datetime, ahead: bool | None = None) -> list[t
                 window = _coming_day(kind, m, today, tz) or AHEAD
             if window is IMPOSSIBLE or window is AHEAD:
                 taken[m.start():m.end()] = True
+                if window is AHEAD and kind == "month":  # "on the 21st in July" still to come: said as both
+                    found = with_its_month(query, found, m.start(), m.end(), MONTHS[m.group(2).lower()], tz)
                 continue
             if window is not None and kind in RELATIVE_KINDS:
                 window = replace(window, relative=True)

@@ -193,6 +193,20 @@ def _day_of_month(query: str, first: tuple[int, int, Window], second: tuple[int,
     return None
 
 
+def with_its_month(query: str, found: list[tuple[int, int, Window]], start: int, end: int, month: int,
+                   tz) -> list[tuple[int, int, Window]]:
+    """`found` with the day of the month said without its month beside the month at `start`..`end` ("on the 21st in
+    July", "In July, on the 21st"), read as that month's and still to come (`periods.nth_day_window`; the month alone is
+    its next one, no window), said as both: one phrase, one stretch of the question, as `_day_of_month` makes it of a
+    day and month gone."""
+    for i, (a, b, window) in enumerate(found):
+        if window.ahead and _NTH_DAY.match(window.phrase) and datetime.fromtimestamp(window.start, tz).month == month \
+                and _DAY_OF_MONTH_GAP.match(query[b:start] if b <= start else query[end:a]):
+            first, last = min(a, start), max(b, end)
+            found[i] = (first, last, replace(window, phrase=" ".join(query[first:last].split())))
+    return found
+
+
 _SEASON_MONTH_GAP = re.compile(r"^\s*,?\s*$")
 
 

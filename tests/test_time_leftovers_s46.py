@@ -1,11 +1,12 @@
 """Session 46: the time-reading leftovers of session 45. Each test of a break failed before its fix; those saying
 "still" or "as before" guard what must not move with it."""
 
-from datetime import date, datetime
+from datetime import date, datetime, timezone
 
 import pytest
 
-from tachikoma import mentions
+from tachikoma import mentions, timeq
+from tachikoma.search.keywords import STOPWORDS, query_terms
 from time_reading import windows_at
 
 TENTH = datetime.fromisoformat("2026-12-10T21:00:00+09:00")  # a Thursday
@@ -157,3 +158,25 @@ def test_korean_work_that_lasts_days(query, expected):
 ])
 def test_a_day_something_was_moved_to_is_the_coming_one(query, expected):
     assert windows(query) == expected
+
+
+# 8. "What's on the 21st in July?" read as coming said "on the 21st" alone, and "in July" (its next one: no window) stayed
+# a word asked besides the time: the day's phrase holds its month, as in the past tense.
+JULY_2 = datetime(2026, 7, 2, 12, tzinfo=timezone.utc)
+
+
+@pytest.mark.parametrize("query, asked, expected", [
+    ("What's on the 21st in July?", JULY_2, [("on the 21st in July", "2026-07-21", True)]),
+    ("In July, on the 21st, what is on?", JULY_2, [("In July, on the 21st", "2026-07-21", True)]),
+    ("What's due by the 21st in July?", JULY_2, [("by the 21st in July", "2026-07-02..2026-07-21", True)]),
+    ("What's planned on the 21st in January?", TENTH, [("on the 21st in January", "2027-01-21", True)]),
+    ("What did we do on the 21st in July?", JULY_2, [("on the 21st in July", "2025-07-21", False)]),  # as before
+])
+def test_a_coming_day_beside_its_month_is_said_as_both(query, asked, expected):
+    assert windows(query, asked, ahead=timeq.names_day_ahead(query, asked) or None) == expected
+
+
+def test_a_coming_day_beside_its_month_leaves_no_month_asked_besides():
+    query = "What's on the 21st in July?"
+    spans = timeq.read_spans(query, JULY_2, ahead=True)
+    assert query_terms(timeq.without_time(query, spans, every=True), skip=STOPWORDS) == []
