@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 
 #: Scripts segmented into characters and bigrams: CJK ideographs (with the iteration marks 々 〆 and
 #: the compatibility and extension blocks), hiragana, katakana (with ー and the half-width forms),
@@ -225,16 +226,16 @@ def dominant_script(text: str) -> str:
     (`search.ranking.above_background`)."""
     counts: dict[str, int] = {}
     kana = 0
-    for ch in text:
+    for ch, n in Counter(text).items():  # each character once (a passage has a few dozen distinct ones)
         if not ch.isalpha():
             continue
         name = script(ch)
         if name in _KANA:
-            kana += 1
+            kana += n
             group = "CJK"
         else:
             group = "CJK" if name in _HAN else name.title()
-        counts[group] = counts.get(group, 0) + 1
+        counts[group] = counts.get(group, 0) + n
     if not counts:
         return ""
     best = max(counts, key=lambda g: (counts[g], g))
