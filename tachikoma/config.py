@@ -51,6 +51,9 @@ Example ``tachikoma.toml``::
     tool_errors = false          # true: a failed tool call's line ends with its first error line
     tool_text = true             # what tool calls were given and gave back is searched by keyword (never embedded)
 
+    [git]
+    hook_timeout = 300           # seconds a commit hook may take before it is stopped (the commit is then refused)
+
 Recency (``[ranking] recency``)
     recency = floor + (1 − floor) / (1 + age_days / half_life_days), from each
     chunk's own date (`tachikoma.dates`), × `superseded` when a newer chunk
@@ -284,6 +287,10 @@ class Config:
     #: ``[transcripts] tool_text``: keep tool calls' inputs and outputs for keyword search (`documents.ToolText`)
     tool_text: bool = True
     staleness: StalenessConfig = field(default_factory=StalenessConfig)
+    #: ``[git] hook_timeout``: seconds a commit hook (or a signing ``git commit-tree``) of a tagging or
+    #: remember commit may take before it is stopped and the commit counts as refused; None:
+    #: `gitrun.HOOK_TIMEOUT` (300 s)
+    hook_timeout: float | None = None
     path: Path | None = None  # the file it was read from, if any
 
     def embedder_request(self, explicit: str | None) -> tuple[str | None, str]:
@@ -327,7 +334,7 @@ def load_config(root: Path, path: str | os.PathLike | None = None) -> Config:
 
 def _from_dict(data: dict, file: Path) -> Config:
     """Every key is checked for its type and range; the first problem is a ValueError naming the key."""
-    known = {"ranking", "search", "embedder", "index", "transcripts", "store", "serve", "staleness"}
+    known = {"ranking", "search", "embedder", "index", "transcripts", "store", "serve", "staleness", "git"}
     unknown = set(data) - known
     if unknown:
         word = "section" if len(unknown) == 1 else "sections"
@@ -406,7 +413,19 @@ def _from_dict(data: dict, file: Path) -> Config:
                   max_file_bytes=max_bytes,
                   store_url=st["url"].strip() if "url" in st else None,
                   store_name=st["name"].strip() if "name" in st else None, serve=_serve(_table(data, "serve")),
-                  staleness=_staleness(_table(data, "staleness")), path=file, **switches)
+                  staleness=_staleness(_table(data, "staleness")), hook_timeout=_hook_timeout(_table(data, "git")),
+                  path=file, **switches)
+
+
+def _hook_timeout(table: dict) -> float | None:
+    """``[git] hook_timeout``: a number of seconds > 0 (None when not set)."""
+    _known_keys(table, {"hook_timeout"}, "git")
+    if "hook_timeout" not in table:
+        return None
+    seconds = _number(table["hook_timeout"], "git.hook_timeout")
+    if not seconds > 0:
+        raise ValueError(f"git.hook_timeout must be a number of seconds > 0, not {_toml_type(table['hook_timeout'])}")
+    return seconds
 
 
 def _staleness(table: dict) -> StalenessConfig:

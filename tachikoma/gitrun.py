@@ -1,10 +1,16 @@
 """Running git for `gitutil`: one command (`run`), the errors it raises, and the repository's commit
 hooks (`hooked_message`, `hook`), which run as ``git commit`` runs them but never for ever.
 
-A hook that has not finished after `HOOK_TIMEOUT` seconds (a ``sleep``, a scanner waiting on the
-network, one asking on a terminal nobody watches) is stopped with everything it started, and the
-commit is not made: `GitError` says which hook it was, so the writing run keeps its change in the
-journal and the next run tries again, instead of holding the writers' lock and waiting for ever.
+Hooks run without a terminal, on every face alike: each runs in a session of its own, with no
+controlling terminal and stdin from /dev/null, so a hook that asks a question on /dev/tty cannot open
+it and fails at once (its refusal says why: `NO_TERMINAL`) rather than wait, holding the writers'
+lock, for an answer nobody may be there to give (the dashboard, MCP, an agent's shell).
+
+A hook that has not finished after `HOOK_TIMEOUT` seconds (or the memory's ``[git] hook_timeout``,
+`gitutil.hook_timeout`: a ``sleep``, a scanner waiting on the network) is stopped with everything it
+started, and the commit is not made: `GitError` says which hook it was, so the writing run keeps its
+change in the journal and the next run tries again, instead of holding the writers' lock and waiting
+for ever.
 """
 
 from __future__ import annotations
@@ -16,7 +22,8 @@ from pathlib import Path
 
 from .errors import TachikomaError
 
-#: Seconds a commit hook (or a signing ``git commit-tree``) may take before it is stopped.
+#: Seconds a commit hook (or a signing ``git commit-tree``) may take before it is stopped, unless the memory's
+#: settings say otherwise (``[git] hook_timeout``).
 HOOK_TIMEOUT = 300.0
 #: How much of a refusing hook's output its error repeats (the end, where the reason usually is).
 _HOOK_OUTPUT_CHARS = 400
@@ -103,18 +110,20 @@ def _stop(proc: subprocess.Popen) -> None:
         proc.wait()
 
 
-def hook(top: Path, name: str, args: list[str], env: dict[str, str] | None = None) -> None:
+def hook(top: Path, name: str, args: list[str], env: dict[str, str] | None = None,
+         timeout: float | None = None) -> None:
     """Run the repository's `name` hook as ``git commit`` would; raise HookRefused when it exits non-zero
     (except post-commit, whose status git ignores too), GitTimeout when it does not finish within
-    `HOOK_TIMEOUT` seconds. A missing hook is no refusal."""
+    `timeout` seconds (None: `HOOK_TIMEOUT`). A missing hook is no refusal."""
+    timeout = HOOK_TIMEOUT if timeout is None else timeout
     try:
         proc = run(top, ["hook", "run", "--ignore-missing", name, "--", *args], check=False, literal=False, env=env,
-                   timeout=HOOK_TIMEOUT)
+                   timeout=timeout)
     except GitTimeout:
         if name == "post-commit":  # the commit is made; git would not wait on its result either
             return
-        raise GitTimeout(f"the {name} hook did not finish within {HOOK_TIMEOUT:g} s: stopped it, nothing "
-                         "committed") from None
+        raise GitTimeout(f"the {name} hook did not finish within {timeout:g} s ([git] hook_timeout): stopped it, "
+                         "nothing committed") from None
     if proc.returncode == 0 or name == "post-commit":
         return
     said = (proc.stderr + proc.stdout).decode("utf-8", "replace").strip()
@@ -124,22 +133,34 @@ def hook(top: Path, name: str, args: list[str], env: dict[str, str] | None = Non
     tail = " ".join(said.split())
     tail = tail if len(tail) <= _HOOK_OUTPUT_CHARS else "…" + tail[-_HOOK_OUTPUT_CHARS:]
     raise HookRefused(f"the {name} hook refused the commit (exit status {proc.returncode})"
-                      + (f": {tail}" if tail else ""))
+                      + (f": {tail}" if tail else "") + (NO_TERMINAL if _wanted_a_terminal(said) else ""))
+
+
+#: What a refusal adds when the hook tried to open the terminal: hooks run without one (see the module docstring).
+NO_TERMINAL = (" (tachikoma runs commit hooks without a terminal, so a hook cannot ask a question there: let the "
+               "hook go on without asking when /dev/tty cannot be opened, or commit the tagged files yourself "
+               "with `git commit`)")
+
+
+def _wanted_a_terminal(said: str) -> bool:
+    """Whether a hook's output says it failed to open the terminal (ENXIO: no controlling terminal)."""
+    return "/dev/tty" in said or "No such device or address" in said
 
 
 def _git_version(top: Path) -> str:
     return run(top, ["version"], check=False, literal=False).stdout.decode("utf-8", "replace").strip()
 
 
-def hooked_message(top: Path, folder: str, message: str, env: dict[str, str]) -> str:
+def hooked_message(top: Path, folder: str, message: str, env: dict[str, str], timeout: float | None = None) -> str:
     """Run pre-commit, prepare-commit-msg and commit-msg (in `git commit`'s order) with the private
-    index `env` names; return the message as the hooks left it."""
-    hook(top, "pre-commit", [], env)
+    index `env` names, each stopped after `timeout` seconds (see `hook`); return the message as the hooks
+    left it."""
+    hook(top, "pre-commit", [], env, timeout)
     path = os.path.join(folder, "COMMIT_EDITMSG")
     with open(path, "w", encoding="utf-8", newline="") as handle:
         handle.write(message)
-    hook(top, "prepare-commit-msg", [path, "message"], env)
-    hook(top, "commit-msg", [path], env)
+    hook(top, "prepare-commit-msg", [path, "message"], env, timeout)
+    hook(top, "commit-msg", [path], env, timeout)
     with open(path, encoding="utf-8", errors="surrogateescape", newline="") as handle:
         edited = handle.read()
     if not edited.strip():

@@ -20,10 +20,11 @@ The repository's own commit hooks run as ``git commit`` runs them (through
 index (as for ``git commit <paths>``), ``prepare-commit-msg`` and
 ``commit-msg`` on the message (their edits are kept), ``post-commit`` after
 the branch moved (`gitrun`). A hook that refuses raises HookRefused and nothing is
-committed; one that does not finish in `gitrun.HOOK_TIMEOUT` seconds is stopped and nothing is
-committed either. With ``commit.gpgSign`` set the commit is signed, as ``git commit`` signs it (a
+committed; one that does not finish in time (``[git] hook_timeout``, `hook_timeout`) is stopped and
+nothing is committed either. With ``commit.gpgSign`` set the commit is signed, as ``git commit`` signs it (a
 signature that cannot be made is an error: no unsigned commit). A detached HEAD is refused (DetachedHead): a commit there is lost
-from view at the next ``git checkout`` of a branch.
+from view at the next ``git checkout`` of a branch; so is a merge, cherry-pick, revert, rebase, ``git am`` or
+bisect in progress (`gitstate.OperationInProgress`).
 """
 
 from __future__ import annotations
@@ -36,8 +37,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from . import faults, gitrun
-from .gitrun import DetachedHead, GitError, NotCommitted, hook, hooked_message
+from . import faults, gitrun, gitstate
+from .gitrun import GitError, NotCommitted, hook, hooked_message
 from .gitrun import run as _run
 
 FALLBACK_NAME = "tachikoma"
@@ -348,19 +349,6 @@ def _where(root: Path) -> tuple[Path, str] | None:
     return (Path(found[0]), found[1]) if found else None
 
 
-def detached(root: Path) -> bool:
-    """Whether `root` is in a git work tree whose HEAD is detached (not on a branch)."""
-    if _where(Path(root)) is None:
-        return False
-    return _run(Path(root), ["symbolic-ref", "-q", "HEAD"], check=False, literal=False).returncode != 0
-
-
-def _refuse_detached(root: Path) -> None:
-    if _run(root, ["symbolic-ref", "-q", "HEAD"], check=False, literal=False).returncode != 0:
-        raise DetachedHead(f"HEAD is detached in {root} (not on a branch), so tachikoma does not commit: a commit "
-                           "there would vanish from view at the next checkout of a branch; check out a branch")
-
-
 def _head(root: Path) -> str | None:
     proc = _run(root, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], check=False, literal=False)
     return proc.stdout.decode().strip() if proc.returncode == 0 else None
@@ -520,7 +508,8 @@ def commit_blobs(root: Path, contents: dict[str, Blob | None], message: str,
     commit id, or None when `root` is not in a work tree or the commit would
     change nothing. Raises GitError when git fails or HEAD moved while
     committing, HookRefused when a hook refuses, DetachedHead when HEAD is
-    not on a branch; then nothing was committed.
+    not on a branch, `gitstate.OperationInProgress` during a merge, rebase,
+    ...; then nothing was committed.
     """
     root = Path(root)
     if not contents:
@@ -529,7 +518,8 @@ def commit_blobs(root: Path, contents: dict[str, Blob | None], message: str,
     if where is None:
         return None
     top, prefix = where
-    _refuse_detached(root)
+    gitstate.refuse_to_commit(root, "tachikoma does not commit")
+    timeout = hook_timeout(root)
     base = _head(root)
     stage = dict(stage or {})
     wanted = [(p, b) for p, b in list(contents.items()) + list(stage.items()) if b is not None]
@@ -547,7 +537,7 @@ def commit_blobs(root: Path, contents: dict[str, Blob | None], message: str,
             base_tree = _run(top, ["rev-parse", f"{base}^{{tree}}"], literal=False).stdout.decode().strip()
             if tree == base_tree:
                 return None
-        message = hooked_message(top, tmp, message, env)
+        message = hooked_message(top, tmp, message, env, timeout)
         # What pre-commit staged (a formatter's `git add`) is committed, as `git commit` would.
         tree = _run(top, ["write-tree"], env=env, literal=False).stdout.decode().strip()
     parents = ["-p", base] if base else []
@@ -555,7 +545,7 @@ def commit_blobs(root: Path, contents: dict[str, Blob | None], message: str,
     signs = _run(top, ["config", "--type=bool", "--get", "commit.gpgsign"], check=False, literal=False)
     sign = ["-S"] if signs.stdout.strip() == b"true" else []
     new = _run(top, _identity_args(root) + ["commit-tree", tree, *parents, *sign, "-F", "-"], literal=False,
-               input=message.encode("utf-8"), timeout=gitrun.HOOK_TIMEOUT if sign else None).stdout.decode().strip()
+               input=message.encode("utf-8"), timeout=timeout if sign else None).stdout.decode().strip()
     subject = message.strip().splitlines()[0] if message.strip() else ""
     reflog = f"commit{'' if base else ' (initial)'}: {subject}"
     previous = _index_entries(root, prefix, stage) if stage else {}
@@ -569,8 +559,16 @@ def commit_blobs(root: Path, contents: dict[str, Blob | None], message: str,
         if stage:
             _update_index(top, prefix, previous)
         raise GitError(f"git update-ref failed in {root} (did HEAD move meanwhile?): {reason}")
-    hook(top, "post-commit", [])
+    hook(top, "post-commit", [], timeout=timeout)
     return new
+
+
+def hook_timeout(root: Path) -> float:
+    """Seconds each commit hook of the memory at `root` may take: its settings' ``[git] hook_timeout``, else
+    `gitrun.HOOK_TIMEOUT`. Raises TachikomaError when the settings file cannot be read."""
+    from .config import load_config
+
+    return load_config(Path(root)).hook_timeout or gitrun.HOOK_TIMEOUT
 
 
 def commit(root: Path, paths: list[str], message: str) -> str | None:

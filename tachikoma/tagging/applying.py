@@ -8,7 +8,7 @@ import functools
 from dataclasses import asdict
 from pathlib import Path
 
-from .. import faults, gitutil, tagfile
+from .. import faults, gitstate, gitutil, tagfile
 from ..atomic import atomic_write_bytes
 from ..config import load_config
 from ..documents import KINDS, MARKDOWN, TRANSCRIPT
@@ -83,10 +83,9 @@ def _write(root: Path, changes: list[Change], commit: bool, action: tuple[str, s
         for change in changes:
             if change.kind not in KINDS:
                 result.skipped.append(Skip(change.path, f"unknown kind {change.kind!r}"))
-        if commit and (markdown or transcripts) and gitutil.detached(root):
-            raise gitutil.DetachedHead(
-                "HEAD is detached (not on a branch): nothing was tagged, since the commit would vanish from view "
-                "at the next checkout of a branch; check out a branch first, or tag without committing")
+        if commit and (markdown or transcripts):
+            gitstate.refuse_to_commit(root, "nothing was tagged", ", or tag without committing")
+            gitutil.hook_timeout(root)  # a broken settings file stops the run here, not at its commit
         # Read the tag file before writing anything, so a malformed one stops us early.
         tags_file = tagfile.load(root) if transcripts else None
         run_id = _save_journal(root, action, commit, markdown + transcripts) if markdown or transcripts else None

@@ -1,0 +1,218 @@
+"""Session 46: what session 45's review of tagging left, each against real files and real git repositories.
+
+A hook's time limit as a setting, hooks without a terminal, a merge (cherry-pick, revert, rebase, `git am`,
+bisect) in progress, comments on tag lines, CR-only line endings, front matter tachikoma cannot edit, a tag
+file that cannot be read, what a partly committed run says, and notes and tag files that cannot be written.
+"""
+
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from gitrepo import git, hook, tachikoma_cli, tag
+from tachikoma.errors import TachikomaError
+from tachikoma.frontmatter import split
+from tachikoma.tagging import applying, journal, model, planning
+
+SLEEPER = "sleep 1000"
+
+
+def trust(root: Path, rel: str, rev: str | None = None) -> str | None:
+    text = git(root, "show", f"{rev}:{rel}") if rev else (root / rel).read_text(encoding="utf-8")
+    return split(text.removeprefix("\ufeff")).meta.get("trust")
+
+
+def status(root: Path) -> str:
+    return git(root, "status", "--porcelain", "--untracked-files=all")
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    """Every file of the memory but git's own and the cache, by relative path."""
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and not p.is_symlink() and not {".git", ".cache"} & set(p.relative_to(root).parts)}
+
+
+# --------------------------------------------------------------------------- 1. the hook's time limit, a setting
+
+
+def test_the_hook_time_limit_is_a_setting(git_memory):
+    """`gitrun.HOOK_TIMEOUT` (300 s) could only be changed in the code: a team whose pre-commit scanner takes
+    six minutes, or one that wants a hung hook stopped sooner, had no say."""
+    (git_memory / "tachikoma.toml").write_text("[git]\nhook_timeout = 1\n")
+    hook(git_memory, "pre-commit", f"{SLEEPER}  # {git_memory.name}-setting\n")
+    head = git(git_memory, "rev-parse", "HEAD")
+    started = time.monotonic()
+    applied = tag(git_memory, "martin.md", "external")
+    assert time.monotonic() - started < 30
+    assert applied.commit is None and applied.commit_pending
+    assert "the pre-commit hook did not finish within 1 s ([git] hook_timeout)" in applied.commit_error, \
+        applied.commit_error
+    assert git(git_memory, "rev-parse", "HEAD") == head
+
+
+@pytest.mark.parametrize("value, said", [("0", "git.hook_timeout must be a number of seconds > 0"),
+                                         ("-5", "git.hook_timeout must be a number of seconds > 0"),
+                                         ('"soon"', "git.hook_timeout must be a finite number, not a string"),
+                                         ("nan", "git.hook_timeout must be a finite number")])
+def test_a_bad_hook_time_limit_is_a_clear_error_and_nothing_is_written(git_memory, value, said):
+    (git_memory / "tachikoma.toml").write_text(f"[git]\nhook_timeout = {value}\n")
+    before = snapshot(git_memory)
+    done = tachikoma_cli(git_memory, "tag", "--path", "martin.md", "--trust", "external", "--overwrite")
+    assert done.returncode == 1 and said in done.stderr, done.stderr
+    assert snapshot(git_memory) == before
+
+
+def test_a_settings_file_broken_after_the_preview_stops_the_apply_before_it_writes(git_memory):
+    """The dashboard previews with the settings it started with; a settings file broken since then stopped the
+    run only at its commit, after every file was written."""
+    planned = planning.plan(git_memory, {"trust": "external"}, model.Selector(pattern="martin.md"), overwrite=True)
+    (git_memory / "tachikoma.toml").write_text("[git]\nhook_timeout = 0\n")
+    before = snapshot(git_memory)
+    with pytest.raises(TachikomaError, match="git.hook_timeout"):
+        applying.apply(git_memory, planned)
+    assert snapshot(git_memory) == before and not journal.exists(git_memory)
+
+
+# --------------------------------------------------------------------------- 2. hooks without a terminal
+
+
+def test_a_hook_that_asks_on_the_terminal_is_refused_at_once_and_says_why(git_memory):
+    """Hooks run in a session of their own (so a hung one can be stopped with all it started), without a
+    terminal: a hook asking "really commit? [y/N]" on /dev/tty cannot open it. That is the behaviour on every
+    face (the dashboard and MCP never had a terminal), so the refusal says it, at once, instead of a bare
+    "cannot open /dev/tty"."""
+    hook(git_memory, "pre-commit", "exec < /dev/tty\nprintf 'really commit? [y/N] '\nread answer\n"
+                                   "[ \"$answer\" = y ]\n")
+    started = time.monotonic()
+    applied = tag(git_memory, "martin.md", "external")
+    assert time.monotonic() - started < 30, "no wait for an answer"
+    assert applied.commit is None and applied.commit_pending
+    assert "the pre-commit hook refused the commit" in applied.commit_error
+    assert "without a terminal, so a hook cannot ask a question there" in applied.commit_error, applied.commit_error
+    assert trust(git_memory, "martin.md") == "external" and trust(git_memory, "martin.md", "HEAD") != "external"
+
+
+def test_a_hook_that_asks_only_when_it_has_a_terminal_commits(git_memory):
+    """What the refusal advises: a hook that goes on without asking when /dev/tty cannot be opened."""
+    hook(git_memory, "pre-commit", "if (exec < /dev/tty) 2>/dev/null; then exec < /dev/tty; read answer; "
+                                   "[ \"$answer\" = y ]; fi\n")
+    applied = tag(git_memory, "martin.md", "external")
+    assert applied.commit and applied.commit_error is None, applied.commit_error
+    assert trust(git_memory, "martin.md", "HEAD") == "external"
+
+
+# --------------------------------------------------------------------------- 3. a git operation in progress
+
+
+def _conflicting_branches(root: Path) -> None:
+    """`other` and `main` each change plan.txt, a file outside the memory's notes, in their own way."""
+    (root / "plan.txt").write_text("base\n")
+    git(root, "add", "plan.txt")
+    git(root, "commit", "-q", "-m", "plan")
+    git(root, "checkout", "-q", "-b", "other")
+    (root / "plan.txt").write_text("other\n")
+    git(root, "commit", "-q", "-am", "other plan")
+    git(root, "checkout", "-q", "main")
+    (root / "plan.txt").write_text("main\n")
+    git(root, "commit", "-q", "-am", "main plan")
+
+
+def _stopped(root: Path, *args: str) -> None:
+    done = subprocess.run(["git", "-c", "user.name=Test", "-c", "user.email=test@example.com", *args], cwd=root,
+                          capture_output=True, text=True, env={**os.environ, "GIT_EDITOR": "true"})
+    assert done.returncode != 0, (args, done.stdout, done.stderr)
+
+
+def _merge(root):
+    _stopped(root, "merge", "other")
+    return "a merge is in progress", "git merge --abort", ["merge", "--abort"]
+
+
+def _cherry_pick(root):
+    _stopped(root, "cherry-pick", "other")
+    return "a cherry-pick is in progress", "git cherry-pick --abort", ["cherry-pick", "--abort"]
+
+
+def _revert(root):
+    (root / "plan.txt").write_text("later\n")
+    git(root, "commit", "-q", "-am", "later plan")
+    _stopped(root, "revert", "HEAD~1")
+    return "a revert is in progress", "git revert --abort", ["revert", "--abort"]
+
+
+def _rebase(root):
+    git(root, "checkout", "-q", "other")
+    _stopped(root, "rebase", "main")
+    return "a rebase is in progress", "git rebase --abort", ["rebase", "--abort"]
+
+
+def _rebase_apply(root):
+    git(root, "checkout", "-q", "other")
+    _stopped(root, "rebase", "--apply", "main")
+    return "a rebase is in progress", "git rebase --abort", ["rebase", "--abort"]
+
+
+def _am(root):
+    patch = git(root, "format-patch", "-1", "--stdout", "other")
+    (root.parent / "other.patch").write_text(patch)
+    _stopped(root, "am", str(root.parent / "other.patch"))
+    return "`git am` is applying patches", "git am --abort", ["am", "--abort"]
+
+
+def _bisect(root):
+    git(root, "bisect", "start")
+    return "a bisect is in progress", "git bisect reset", ["bisect", "reset"]
+
+
+@pytest.mark.parametrize("operation", [_merge, _cherry_pick, _revert, _rebase, _rebase_apply, _am, _bisect])
+def test_tagging_during_a_git_operation_refuses_before_writing(git_memory, operation):
+    """Tagging while a merge (or cherry-pick, revert, `git am`) had stopped on a conflict committed on the
+    branch, in the middle of it: `git merge --abort` then refused to rewind. During a rebase it said "HEAD is
+    detached: check out a branch first", which is the wrong advice then. Now every face refuses before it
+    writes anything, naming the operation and what to do; the operation can be finished or aborted as if
+    tachikoma had not been asked, and tagging works after it."""
+    _conflicting_branches(git_memory)
+    what, advice, abort = operation(git_memory)
+    head = git(git_memory, "rev-parse", "HEAD")
+    before = snapshot(git_memory)
+    with pytest.raises(TachikomaError) as raised:
+        tag(git_memory, "martin.md", "external")
+    assert what in str(raised.value) and advice in str(raised.value) and "nothing was tagged" in str(raised.value)
+    assert snapshot(git_memory) == before and not journal.exists(git_memory)
+    cli = tachikoma_cli(git_memory, "tag", "--path", "2026-03-22/", "--trust", "external", "--overwrite")
+    assert cli.returncode == 1 and what in cli.stderr and advice in cli.stderr, cli.stderr
+    assert snapshot(git_memory) == before and git(git_memory, "rev-parse", "HEAD") == head
+    git(git_memory, *abort)
+    git(git_memory, "checkout", "-q", "main")
+    assert status(git_memory) == ""
+    applied = tag(git_memory, "martin.md", "external")
+    assert applied.commit and applied.commit_error is None
+
+
+def test_tagging_without_committing_is_allowed_during_a_merge(git_memory):
+    _conflicting_branches(git_memory)
+    _merge(git_memory)
+    applied = tag(git_memory, "martin.md", "external", commit=False)
+    assert applied.commit is None and trust(git_memory, "martin.md") == "external"
+
+
+def test_a_run_left_to_finish_waits_for_the_merge_to_end(git_memory):
+    """A run whose commit failed is finished by the next writing run (`recover`); during a merge it must wait
+    too, or it commits in the middle of the merge as before."""
+    from tachikoma.tagging import recovery
+
+    _conflicting_branches(git_memory)
+    hook(git_memory, "pre-commit", "exit 1\n")
+    assert tag(git_memory, "martin.md", "external").commit_pending
+    (git_memory / ".git" / "hooks" / "pre-commit").unlink()
+    _merge(git_memory)  # martin.md stays tagged in the work tree: the merge does not touch it
+    head = git(git_memory, "rev-parse", "HEAD")
+    later = recovery.recover(git_memory)
+    assert later.commit is None and later.commit_pending and "a merge is in progress" in later.commit_error
+    assert git(git_memory, "rev-parse", "HEAD") == head and journal.exists(git_memory)
+    git(git_memory, "merge", "--abort")
+    done = recovery.recover(git_memory)
+    assert done.commit and trust(git_memory, "martin.md", "HEAD") == "external"
