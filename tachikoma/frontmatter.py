@@ -38,6 +38,12 @@ from yaml.constructor import ConstructorError
 from yaml.nodes import MappingNode, ScalarNode
 
 _OPEN = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n")
+#: An opening fence ended by a carriage return alone: classic Mac OS line endings, which are not read.
+_OPEN_CR = re.compile(r"\A(?:\ufeff)?---[ \t]*\r(?!\n)")
+#: Why a note with CR-only line endings is neither read for front matter nor tagged.
+CR_ONLY = ("the note's lines end with a carriage return alone (classic Mac OS line endings), which tachikoma "
+           "does not read as front matter nor rewrite; convert it to LF or CRLF line endings (`mac2unix`, or "
+           "your editor's line-ending setting)")
 _CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
 #: `read_front_matter` gives up on front matter longer than this (reported as a problem).
 MAX_FRONT_MATTER = 1 << 20
@@ -111,6 +117,8 @@ class YamlDocument:
     #: For a top-level mapping, each key in the order written: (key, 1-based line, sub-keys),
     #: where sub-keys lists (key, line) of the value when that is a mapping, else None.
     keys: list[tuple[object, int, list[tuple[object, int]] | None]] = field(default_factory=list)
+    #: The composed top-level node (PyYAML's; marks count lines from 0 at the text's first line), or None.
+    node: object = None
 
 
 def load_yaml(text: str, first_line: int = 1) -> YamlDocument:
@@ -134,7 +142,7 @@ def load_yaml(text: str, first_line: int = 1) -> YamlDocument:
                     sub = [(loader.construct_object(k, deep=True), k.start_mark.line + first_line)
                            for k, _ in value_node.value]
                 keys.append((loader.construct_object(key_node, deep=True), key_node.start_mark.line + first_line, sub))
-        return YamlDocument(data=data, keys=keys)
+        return YamlDocument(data=data, keys=keys, node=node)
     except YamlError:
         raise
     except yaml.YAMLError as exc:
@@ -234,6 +242,8 @@ class FrontMatter:
     error: str | None = None
     #: Each top-level key as written, with its 1-based line in the file.
     key_lines: list[tuple[object, int]] = field(default_factory=list)
+    #: The YAML node of the block (`YamlDocument.node`: line 0 is the file's second line), or None.
+    node: object = None
 
     def duplicate_keys(self, names=None) -> dict[str, list[tuple[str, int]]]:
         """Keys set more than once (case-insensitively), limited to `names` (lower-case) if given."""
@@ -255,6 +265,8 @@ def split(text: str) -> FrontMatter:
     """Split `text` into front matter and body. Never raises."""
     opening = _OPEN.match(text)
     if not opening:
+        if _OPEN_CR.match(text):
+            return FrontMatter(body=text, error=CR_ONLY)
         return FrontMatter(body=text)
     closing = _CLOSE.search(text, opening.end())
     if not closing:
@@ -273,11 +285,13 @@ def split(text: str) -> FrontMatter:
         where = f" at line {exc.line}" if exc.line is not None else ""
         return FrontMatter(block=block, body=body, body_line=body_line,
                            error=f"malformed front matter{where}: {exc.problem}")
+    if doc.data is None:  # comments only
+        return FrontMatter(block=block, body=body, body_line=body_line)
     if not isinstance(doc.data, dict):
         return FrontMatter(block=block, body=body, body_line=body_line,
                            error="front matter is not a mapping of keys to values")
     return FrontMatter(meta=doc.data, block=block, body=body, body_line=body_line,
-                       key_lines=[(key, line) for key, line, _ in doc.keys])
+                       key_lines=[(key, line) for key, line, _ in doc.keys], node=doc.node)
 
 
 def read_front_matter(path: Path) -> FrontMatter:
@@ -307,10 +321,14 @@ def read_head(handle: BinaryIO) -> bytes:
     no block, only its byte order mark, or b"". The handle is left just after
     them, so the rest is the body, which can be copied without being read
     into memory. A block never closed comes back whole (`split` then reports
-    it). Raises ValueError when the block is longer than `MAX_FRONT_MATTER`.
+    it). Raises ValueError when the block is longer than `MAX_FRONT_MATTER`,
+    or its opening fence ends with a carriage return alone (`CR_ONLY`).
     """
     start = handle.tell()
     first = handle.readline(MAX_FRONT_MATTER)
+    if _OPEN_CR.match(first.decode("utf-8", "replace")):
+        handle.seek(start)
+        raise ValueError(CR_ONLY)
     if not _OPEN.match(first.decode("utf-8", "replace")):
         bom = codecs.BOM_UTF8 if first.startswith(codecs.BOM_UTF8) else b""
         handle.seek(start + len(bom))
@@ -330,7 +348,7 @@ def read_head(handle: BinaryIO) -> bytes:
     return b"".join(head)
 
 
-def _yaml_scalar(value: str) -> str:
+def yaml_scalar(value: str) -> str:
     """Render a string as a one-line YAML scalar that reads back as the same string."""
     dumped = yaml.safe_dump(value, default_flow_style=True, allow_unicode=True, width=10**9)
     return dumped.removesuffix("\n...\n").rstrip("\n")
@@ -386,6 +404,41 @@ def _refuse_duplicates(fm: FrontMatter, names) -> None:
         raise ValueError(f"{problem}; tachikoma will not guess which one to change")
 
 
+def layout_problem(fm: FrontMatter, names, spans: list[tuple[str, int, int]]) -> str | None:
+    """Why tachikoma cannot edit the keys `names` (lower-case) of the front matter `fm`, whose top-level
+    ``key:`` lines are `spans` (`_key_spans`), or None. It edits ``key: value`` lines that start at the
+    first column; a YAML flow mapping (``{trust: owner}``), indented keys, or a tag key written another way
+    (``"trust": owner``) would be read differently once it added or changed a line."""
+    node = fm.node
+    if isinstance(node, MappingNode) and node.flow_style:
+        return ("front matter is written as a YAML flow mapping ({...}), and tachikoma changes only `key: value` "
+                "lines; write each key on a line of its own to tag the note")
+    if isinstance(node, MappingNode) and node.start_mark.column > 0:
+        return (f"front matter keys are indented (by {node.start_mark.column} characters), and tachikoma changes "
+                "only `key: value` lines that start at the first column; remove the indentation to tag the note")
+    found = {key for key, _, _ in spans}
+    for key, line in fm.key_lines:
+        name = str(key).strip().lower()
+        if name in names and name not in found:
+            return (f"front matter line {line} sets {name} in a form tachikoma does not change; write it as "
+                    f"`{name}: value` at the start of the line to tag the note")
+    return None
+
+
+def _one_line_values(fm: FrontMatter) -> dict[int, int]:
+    """For each top-level key whose value is a scalar on the key's own line: that line (0-based, the
+    block's first line after the opening fence being 0) -> the column where the value ends, so what
+    follows it there (a comment) can be kept."""
+    node = fm.node
+    ends: dict[int, int] = {}
+    if isinstance(node, MappingNode):
+        for key_node, value_node in node.value:
+            line = key_node.start_mark.line
+            if isinstance(value_node, ScalarNode) and value_node.start_mark.line == value_node.end_mark.line == line:
+                ends[line] = value_node.end_mark.column
+    return ends
+
+
 def _check_result(result: str, expected_body: str, names) -> FrontMatter:
     check = split(result)
     if check.error or check.body != expected_body:
@@ -400,35 +453,51 @@ def set_keys(text: str, values: dict[str, str | bool]) -> str:
 
     Existing lines for those keys are replaced in place (keys matched
     case-insensitively, written back lower-case), together with the lines
-    of a value that continued below them; missing keys are appended at the
-    end of the block; a file without front matter gets a new block. The body
-    is copied verbatim. Raises ValueError when the existing front matter is
-    malformed, or sets one of the keys more than once (``trust`` and
-    ``Trust``), because rewriting it could lose what the person wrote.
+    of a value that continued below them; a value on its key's line alone is
+    replaced without what follows it there (a comment stays). Missing keys
+    are appended at the end of the block; a file without front matter gets a
+    new block. The body is copied verbatim. Raises ValueError when the
+    existing front matter is malformed, sets one of the keys more than once
+    (``trust`` and ``Trust``), or is laid out in a way tachikoma does not
+    edit (`layout_problem`), because rewriting it could lose what the person
+    wrote, and for a note with CR-only line endings (`CR_ONLY`).
     """
     values = {str(k).lower(): v for k, v in values.items()}
     fm = split(text)
     if fm.error:
         raise ValueError(fm.error)
     _refuse_duplicates(fm, values)
+    if not fm.block and re.search(r"\r(?!\n)", text[:200]) and "\n" not in text[:200]:
+        raise ValueError(CR_ONLY)  # a block with other line endings than the note's would only confuse
     newline = "\r\n" if "\r\n" in (fm.block or text[:200]) else "\n"
     lines = _lines(fm.block)
     if not lines:
         lines = ["---" + newline, "---" + newline]
     body_lines, closing = lines[1:-1], lines[-1]
+    spans = _key_spans(body_lines)
+    problem = layout_problem(fm, values, spans)
+    if problem:
+        raise ValueError(problem)
+    one_line = _one_line_values(fm)
     remaining = dict(values)
-    for key, start, end in _key_spans(body_lines):
+    for key, start, end in spans:
         if key not in remaining:
             continue
         line = body_lines[start]
         eol = newline if line.endswith("\n") else ""
-        body_lines[start] = f"{key}: {_yaml_scalar(remaining.pop(key))}{eol}"
+        if start in one_line:
+            # The value alone changes: a comment after it stays (`trust: self  # checked by Martin`), and so
+            # do the comment lines below it, which belong to no value.
+            rest = line[one_line[start]:].rstrip("\r\n")
+            body_lines[start] = f"{key}: {yaml_scalar(remaining.pop(key))}{rest}{eol}"
+            continue
+        body_lines[start] = f"{key}: {yaml_scalar(remaining.pop(key))}{eol}"
         for j in range(start + 1, end):
             body_lines[j] = ""
     if body_lines and not body_lines[-1].endswith("\n") and remaining:
         body_lines[-1] += newline
     for key, value in remaining.items():
-        body_lines.append(f"{key}: {_yaml_scalar(value)}{newline}")
+        body_lines.append(f"{key}: {yaml_scalar(value)}{newline}")
     result = lines[0] + "".join(body_lines) + closing + fm.body
     check = _check_result(result, fm.body, values)
     lowered = {str(k).strip().lower(): v for k, v in check.meta.items()}
@@ -459,7 +528,11 @@ def remove_keys(text: str, keys, drop_empty_block: bool = False) -> str:
     _refuse_duplicates(fm, wanted)
     lines = _lines(fm.block)
     opening, body_lines, closing = lines[0], lines[1:-1], lines[-1]
-    for key, start, end in _key_spans(body_lines):
+    spans = _key_spans(body_lines)
+    problem = layout_problem(fm, wanted, spans)
+    if problem:
+        raise ValueError(problem)
+    for key, start, end in spans:
         if key in wanted:
             for j in range(start, end):
                 body_lines[j] = ""

@@ -50,9 +50,13 @@ Rules:
   value written last counts, and tagging that key replaces both.
 - Values are read as for front matter (`frontmatter.load_yaml`): ``no`` and
   ``on`` are text, dates are text, ``source`` keeps numbers as written.
-- When tachikoma writes the file it starts it with a fixed comment, sorts the
-  paths, writes tags in the order trust, confidence, source and drops
-  entries left without any key. Other comments are not kept.
+- When tachikoma writes the file it changes only the entries that change
+  (`render`): other lines stay byte for byte, comments included, a changed
+  tag keeps the comment after its value, a new entry goes where the sorted
+  order puts it, and an entry left without any key is removed. A new file,
+  or one it cannot edit in place (anchors and aliases, a flow-style top
+  level), is written whole: a fixed comment, the paths sorted, tags in the
+  order trust, confidence, source; other comments are then not kept.
 """
 
 from __future__ import annotations
@@ -243,44 +247,232 @@ def parse(root: Path, raw: bytes, name: str | None = None) -> TagFile:
     return result
 
 
-def save(root: Path, entries: dict) -> Path:
-    """Write `entries` (path -> mapping of tags) to the tag file atomically.
-
-    Paths are sorted, tag keys written trust, confidence, source first, and
-    entries with an empty mapping are dropped. Values that are not mappings
-    (see `TagFile.extra`) are written back as they are. Returns the file path.
-    """
+def save(root: Path, entries: dict, previous: str | None = None) -> Path:
+    """Write `entries` (path -> mapping of tags) to the tag file atomically, as `render` (with the file's
+    text before, `previous`, edited in place where it can be). Returns the file path."""
     path = tag_file_path(root)
-    atomic_write_text(path, render(entries))
+    atomic_write_text(path, render(entries, previous))
     return path
 
 
-def render(entries: dict) -> str:
-    """The text `save` writes for `entries`."""
-    data: dict = {}
-    for key in sorted(entries, key=lambda k: (not isinstance(k, str), str(k))):
-        value = entries[key]
-        if isinstance(value, dict):
-            if not value:
-                continue
-            ordered = {}
-            lowered = {str(k).strip().lower(): k for k in value}
-            for tag in WRITABLE_KEYS:
-                if tag in lowered:
-                    ordered[lowered[tag]] = value[lowered[tag]]
-            for k, v in value.items():
-                if k not in ordered:
-                    ordered[k] = v
-            value = ordered
-        data[key] = value
-    body = ""
-    if data:
-        import yaml
+def render(entries: dict, previous: str | None = None) -> str:
+    """The text of a tag file holding `entries` (entries with an empty mapping are dropped).
 
-        dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-        body = yaml.dump(data, Dumper=dumper, sort_keys=False, allow_unicode=True,
-                         default_flow_style=False, width=10**9)
-    return HEADER + body
+    With `previous`, the file's text before, only the entries that differ are
+    edited, in place (`_edited`): every other line stays byte for byte, its
+    comments with it, and a changed tag keeps the comment after its value.
+    Where that cannot be done safely (anchors or aliases, a flow-style top
+    level, a value that is no text), and without `previous`, the whole file
+    is written anew: the fixed header, paths sorted, tag keys trust,
+    confidence, source first; other comments are then not kept. Values that
+    are not mappings (see `TagFile.extra`) are written back as they are."""
+    if previous is not None:
+        edited = _edited(previous, entries)
+        if edited is not None:
+            return edited
+    data = {key: _ordered(entries[key]) for key in sorted(entries, key=_path_order) if entries[key] != {}}
+    return HEADER + (_dump(data) if data else "")
+
+
+def _path_order(key) -> tuple[bool, str]:
+    return not isinstance(key, str), str(key)
+
+
+def _ordered(value):
+    """A mapping of tags with trust, confidence and source first; anything else as it is."""
+    if not isinstance(value, dict):
+        return value
+    lowered = {str(k).strip().lower(): k for k in value}
+    ordered = {lowered[tag]: value[lowered[tag]] for tag in WRITABLE_KEYS if tag in lowered}
+    ordered.update((k, v) for k, v in value.items() if k not in ordered)
+    return ordered
+
+
+def _dump(data: dict, flow: bool = False) -> str:
+    import yaml
+
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    return yaml.dump(data, Dumper=dumper, sort_keys=False, allow_unicode=True, default_flow_style=flow,
+                     width=10**9)
+
+
+def _edited(text: str, entries: dict) -> str | None:
+    """`text`, a tag file's, with only the entries that differ from `entries` edited (see `render`), or None
+    when that cannot be done safely."""
+    import yaml
+
+    from .frontmatter import yaml_scalar
+
+    try:
+        old = parse(Path("."), text.encode("utf-8")).all_entries()
+        if any(isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None)
+               for event in yaml.parse(text, Loader=yaml.SafeLoader)):
+            return None  # an edit of one entry could change another
+        loader = yaml.SafeLoader(text)  # the pure loader: its marks count characters, as `text` is indexed
+        try:
+            node = loader.get_single_node()
+        finally:
+            loader.dispose()
+    except (TagFileError, yaml.YAMLError):
+        return None
+    if not text.strip():
+        return None  # an empty file is written anew, with the header
+    wanted = {key: value for key, value in entries.items() if value != {}}
+    if node is not None and (not isinstance(node, yaml.MappingNode) or node.flow_style
+                             or node.start_mark.column != 0):
+        return None
+    nodes = {} if node is None else {_key_value(k): (k, v) for k, v in node.value}
+    edits: list[tuple[int, int, str]] = []  # (start, end, new text) in `text`
+    try:
+        for key in set(old) | set(wanted):
+            if old.get(key) == wanted.get(key):
+                continue
+            if key not in old:
+                continue  # a new entry: below
+            key_node, value_node = nodes[key]
+            if key not in wanted:
+                edits.append((_line_start(text, key_node.start_mark.index), _after_line(text, _last(value_node)), ""))
+            elif isinstance(value_node, yaml.MappingNode) and value_node.flow_style and isinstance(wanted[key], dict):
+                # {trust: self} stays one flow mapping, and a comment after it stays
+                flow = _dump(_ordered(wanted[key]), flow=True).strip()
+                edits.append((value_node.start_mark.index, value_node.end_mark.index, flow))
+            elif isinstance(value_node, yaml.MappingNode) and isinstance(wanted[key], dict):
+                edits += _entry_edits(text, value_node, old[key], wanted[key], yaml_scalar)
+            else:
+                return None
+    except (KeyError, _NotText):
+        return None
+    new = sorted((key for key in wanted if key not in old), key=_path_order)
+    if new:
+        if not all(isinstance(key, str) and isinstance(wanted[key], dict) for key in new):
+            return None
+        newline = "\r\n" if "\r\n" in text else "\n"
+        inserted: dict[int, str] = {}
+        for key in new:  # before the first entry written below it that sorts after it (and its comments)
+            after = sorted((k for k in nodes if _path_order(k) > _path_order(key)),
+                           key=lambda k: nodes[k][0].start_mark.index)
+            at = _comments_above(text, nodes[after[0]][0].start_mark.index) if after else len(text)
+            block = _dump({key: _ordered(wanted[key])}).replace("\n", newline)
+            if at == len(text) and not text.endswith("\n") and at not in inserted:
+                block = newline + block
+            inserted[at] = inserted.get(at, "") + block
+        edits += [(at, at, block) for at, block in inserted.items()]
+    result = text
+    for start, end, replacement in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
+        result = result[:start] + replacement + result[end:]
+    try:
+        if parse(Path("."), result.encode("utf-8")).all_entries() != wanted:
+            return None
+    except TagFileError:
+        return None
+    return result
+
+
+class _NotText(Exception):
+    """A value the in-place edit does not write (not text nor a boolean)."""
+
+
+def _key_value(node):
+    """The Python value of a top-level key node, as `parse` reads it (text, or what YAML makes of it)."""
+    from .frontmatter import load_yaml
+
+    if node.tag == "tag:yaml.org,2002:str":
+        return node.value
+    return load_yaml(f"{node.value}: x\n").keys[0][0] if node.value else node.value
+
+
+def _entry_edits(text: str, mapping, before: dict, after: dict, scalar) -> list[tuple[int, int, str]]:
+    """The edits that turn one entry's block mapping node (`mapping`, read as `before`) into `after`: only
+    the tag lines that change; a value on its key's line alone is replaced without the comment after it."""
+    import yaml
+
+    children: dict[str, list] = {}
+    for key_node, value_node in mapping.value:
+        children.setdefault(str(key_node.value).strip().lower(), []).append((key_node, value_node))
+    names_before = {str(k).strip().lower() for k in before}
+    names_after = {str(k).strip().lower(): k for k in after}
+    edits = []
+    rank = {tag: i for i, tag in enumerate(WRITABLE_KEYS)}
+    for name in sorted(names_before | set(names_after), key=lambda n: rank.get(n, len(rank))):
+        old_items = [(k, v) for k, v in before.items() if str(k).strip().lower() == name]
+        new_items = [(k, v) for k, v in after.items() if str(k).strip().lower() == name]
+        if old_items == new_items:
+            continue
+        if len(new_items) > 1:
+            raise _NotText()
+        spelled = children.get(name, [])
+        for key_node, value_node in spelled[:-1] if new_items else spelled:
+            edits.append((_line_start(text, key_node.start_mark.index), _after_line(text, _last(value_node)), ""))
+        if not new_items:
+            continue
+        key, value = new_items[0]
+        line = f"{_text_of(key, scalar)}: {_text_of(value, scalar)}"
+        if spelled:
+            key_node, value_node = spelled[-1]
+            one_line = (isinstance(value_node, yaml.ScalarNode)
+                        and value_node.start_mark.line == value_node.end_mark.line == key_node.start_mark.line)
+            end = value_node.end_mark.index if one_line else _line_end(text, _after_line(text, _last(value_node)))
+            edits.append((key_node.start_mark.index, end, line))
+            continue
+        indent = " " * mapping.value[0][0].start_mark.column
+        newline = "\r\n" if "\r\n" in text else "\n"
+        later = [k for k, _ in mapping.value if rank.get(str(k.value).strip().lower(), len(rank)) > rank.get(name, 0)]
+        at = _line_start(text, later[0].start_mark.index) if later else _after_line(text, _last(mapping))
+        if at == len(text) and not text.endswith("\n"):
+            line = newline + indent + line
+            edits.append((at, at, line))
+        else:
+            edits.append((at, at, indent + line + newline))
+    return edits
+
+
+def _text_of(value, scalar) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if not isinstance(value, str):
+        raise _NotText()
+    return scalar(value)
+
+
+def _last(node):
+    """The mark just after the last character of `node`'s content (not the comments or blank lines after it)."""
+    import yaml
+
+    while isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and not node.flow_style and node.value:
+        node = node.value[-1][1] if isinstance(node, yaml.MappingNode) else node.value[-1]
+    return node.end_mark
+
+
+def _line_end(text: str, after: int) -> int:
+    """`after`, the index after a line's break, moved back before that break ("\\n" or "\\r\\n")."""
+    end = after - 1 if text[after - 1:after] == "\n" else after
+    return end - 1 if text[end - 1:end] == "\r" else end
+
+
+def _line_start(text: str, index: int) -> int:
+    return text.rfind("\n", 0, index) + 1
+
+
+def _after_line(text: str, mark) -> int:
+    """The index just after the line break of the line `mark` ends on (a mark at a line's start ends the line
+    before)."""
+    index = mark.index
+    if mark.column == 0 and index > 0:
+        return index
+    end = text.find("\n", index)
+    return len(text) if end < 0 else end + 1
+
+
+def _comments_above(text: str, index: int) -> int:
+    """The start of the comment lines right above the line at `index` (they are about it), or of that line
+    when they run up to the top of the file (the file's own header)."""
+    line = start = _line_start(text, index)
+    while start > 0:
+        above = _line_start(text, start - 1)
+        if not text[above:start].lstrip().startswith("#"):
+            return start
+        start = above
+    return line
 
 
 def _conflict_marker(text: str) -> int | None:

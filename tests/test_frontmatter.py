@@ -116,8 +116,8 @@ def test_set_keys_leaves_other_repeated_keys_alone():
 
 
 def test_set_keys_refuses_to_write_a_second_spelling():
-    # A quoted key is not recognised as a key line; appending would set trust twice.
-    with pytest.raises(ValueError, match="set twice"):
+    # A quoted key is not recognised as a key line; appending would set trust twice. Said so (session 46).
+    with pytest.raises(ValueError, match="line 2 sets trust in a form tachikoma does not change"):
         set_keys('---\n"trust": owner\n---\nbody\n', {"trust": "external"})
 
 

@@ -420,11 +420,11 @@ def test_apply_holds_the_lock_in_cache(memory, monkeypatch):
             seen.append(path)
             super().__init__(path, *args, **kw)
 
-    def save_checking_lock(root, entries):
+    def save_checking_lock(root, entries, previous=None):
         probe = real(str(memory / ".cache" / "tag.lock"), timeout=0)
         with pytest.raises(writers.Timeout):
             probe.acquire()
-        return real_save(root, entries)
+        return real_save(root, entries, previous)
 
     real_save = tagfile.save
     monkeypatch.setattr(writers, "FileLock", Spy)

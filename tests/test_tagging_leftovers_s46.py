@@ -5,6 +5,7 @@ bisect) in progress, comments on tag lines, CR-only line endings, front matter t
 file that cannot be read, what a partly committed run says, and notes and tag files that cannot be written.
 """
 
+import json
 import os
 import subprocess
 import time
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from gitrepo import git, hook, tachikoma_cli, tag
+from tachikoma import tagfile
 from tachikoma.errors import TachikomaError
 from tachikoma.frontmatter import split
 from tachikoma.tagging import applying, journal, model, planning
@@ -23,6 +25,11 @@ SLEEPER = "sleep 1000"
 def trust(root: Path, rel: str, rev: str | None = None) -> str | None:
     text = git(root, "show", f"{rev}:{rel}") if rev else (root / rel).read_text(encoding="utf-8")
     return split(text.removeprefix("\ufeff")).meta.get("trust")
+
+
+def shown(root: Path, rev: str, rel: str) -> bytes:
+    """The bytes of `rel` in `rev`, as git holds them."""
+    return subprocess.run(["git", "show", f"{rev}:{rel}"], cwd=root, capture_output=True, check=True).stdout
 
 
 def status(root: Path) -> str:
@@ -216,3 +223,170 @@ def test_a_run_left_to_finish_waits_for_the_merge_to_end(git_memory):
     git(git_memory, "merge", "--abort")
     done = recovery.recover(git_memory)
     assert done.commit and trust(git_memory, "martin.md", "HEAD") == "external"
+
+
+# --------------------------------------------------------------------------- 4. comments on tag lines
+
+
+COMMENTED_NOTE = (b"---\ntitle: Anna\ntrust: owner  # checked by Martin\n# where it came from:\n"
+                  b"confidence: high   # from the contract\n---\n# Anna\n\nBody, byte for byte.\r\n")
+COMMENTED_TAGS = ("# our tags, kept by hand\n"
+                  "\n"
+                  "# the design chat:\n"
+                  "2026-05-10/design-chat.jsonl:\n"
+                  "  trust: external  # checked by Martin\n"
+                  "  confidence: low  # a guess\n"
+                  "\n"
+                  "# Martin's own session\n"
+                  "2026-04-02/session-chat.jsonl:\n"
+                  "  trust: self\n"
+                  "  confidence: high\n"
+                  "  source: tachikoma  # written by the agent\n")
+
+
+def _commented(root: Path) -> None:
+    (root / "people").mkdir(exist_ok=True)
+    (root / "people" / "anna.md").write_bytes(COMMENTED_NOTE)
+    (root / tagfile.TAG_FILE).write_text(COMMENTED_TAGS)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "commented tags")
+
+
+def test_a_comment_on_a_changed_front_matter_line_stays_and_undo_puts_the_line_back(git_memory):
+    """`trust: owner  # checked by Martin` became `trust: external`: the person's comment was lost (undo put it
+    back). The value alone changes now; the comment stays on its line, in the work tree and in the commit."""
+    _commented(git_memory)
+    planned = planning.plan(git_memory, {"trust": "external"}, model.Selector(pattern="people/anna.md"),
+                            overwrite=True)
+    applied = applying.apply(git_memory, planned)
+    assert applied.commit and applied.commit_error is None
+    expected = COMMENTED_NOTE.replace(b"trust: owner  #", b"trust: external  #")
+    assert (git_memory / "people" / "anna.md").read_bytes() == expected
+    assert shown(git_memory, "HEAD", "people/anna.md") == expected
+    undone = applying.undo(git_memory, applied)
+    assert undone.commit and (git_memory / "people" / "anna.md").read_bytes() == COMMENTED_NOTE
+
+
+def test_the_tag_file_keeps_its_comments_and_a_changed_tag_its_own(git_memory):
+    """Tagging one transcript rewrote the whole tag file, sorted, under tachikoma's header: every comment a
+    person wrote in it was lost. Now only the changed entry's lines change; a changed tag keeps the comment
+    after its value, a new entry goes in sorted order, and undo gives the file back byte for byte."""
+    _commented(git_memory)
+    planned = planning.plan(git_memory, {"trust": "untrusted", "source": "web"},
+                            model.Selector(pattern=["2026-05-10/design-chat.jsonl", "2026-03-22/session-abc.jsonl"]),
+                            overwrite=True)
+    applied = applying.apply(git_memory, planned)
+    assert applied.commit and applied.commit_error is None
+    text = (git_memory / tagfile.TAG_FILE).read_text()
+    assert text == ("# our tags, kept by hand\n"
+                    "\n"
+                    "2026-03-22/session-abc.jsonl:\n"
+                    "  trust: untrusted\n"
+                    "  source: web\n"
+                    "# the design chat:\n"
+                    "2026-05-10/design-chat.jsonl:\n"
+                    "  trust: untrusted  # checked by Martin\n"
+                    "  confidence: low  # a guess\n"
+                    "  source: web\n"
+                    "\n"
+                    "# Martin's own session\n"
+                    "2026-04-02/session-chat.jsonl:\n"
+                    "  trust: self\n"
+                    "  confidence: high\n"
+                    "  source: tachikoma  # written by the agent\n"), text
+    assert git(git_memory, "show", f"HEAD:{tagfile.TAG_FILE}") == text
+    undone = applying.undo(git_memory, applied)
+    assert undone.commit and (git_memory / tagfile.TAG_FILE).read_text() == COMMENTED_TAGS
+
+
+def test_the_tag_file_edited_in_git_keeps_the_comments_of_both_versions(git_memory):
+    """The commit holds tachikoma's change only: the same in-place edit is made to the tag file as git has it,
+    beside a person's uncommitted comment in the work tree."""
+    _commented(git_memory)
+    (git_memory / tagfile.TAG_FILE).write_text(COMMENTED_TAGS.replace("# a guess", "# a guess, ask Anna"))
+    applied = tag(git_memory, "2026-05-10/design-chat.jsonl", "untrusted")
+    assert applied.commit and applied.commit_error is None
+    committed = git(git_memory, "show", f"HEAD:{tagfile.TAG_FILE}")
+    assert committed == COMMENTED_TAGS.replace("trust: external  # checked", "trust: untrusted  # checked")
+    assert "# a guess, ask Anna" in (git_memory / tagfile.TAG_FILE).read_text()
+
+
+def test_a_tag_file_tachikoma_cannot_edit_in_place_is_written_whole_as_before(git_memory):
+    """Anchors and aliases: an edit of one entry could change another, so the file is written anew."""
+    (git_memory / tagfile.TAG_FILE).write_text("# mine\n2026-05-10/design-chat.jsonl: &x\n  trust: self\n"
+                                               "2026-04-02/session-chat.jsonl: *x\n")
+    tag(git_memory, "2026-05-10/design-chat.jsonl", "external")
+    loaded = tagfile.load(git_memory)
+    assert loaded.tags_for("2026-05-10/design-chat.jsonl").trust == "external"
+    assert loaded.tags_for("2026-04-02/session-chat.jsonl").trust == "self"
+    assert (git_memory / tagfile.TAG_FILE).read_text().startswith(tagfile.HEADER)
+
+
+# --------------------------------------------------------------------------- 5. CR-only line endings
+
+
+CR_NOTE = b"---\rtrust: owner\rconfidence: high\r---\r# An old Mac note\r\rIts body.\r"
+
+
+def test_a_note_with_cr_only_line_endings_is_reported_and_never_rewritten(git_memory):
+    """Classic Mac OS line endings ("\\r" alone): the block was not read as front matter, so the note counted as
+    untagged and tagging put a second block above the first one. Now every reader says why it is not read, the
+    preview skips it with that reason, and the run writes nothing to it."""
+    (git_memory / "old-mac.md").write_bytes(CR_NOTE)
+    (git_memory / "old-mac-plain.md").write_bytes(b"# No front matter\rJust lines.\r")
+    git(git_memory, "add", "-A")
+    git(git_memory, "commit", "-q", "-m", "old notes")
+    planned = planning.plan(git_memory, {"trust": "external"}, model.Selector(pattern="old-mac*.md"), overwrite=True)
+    assert planned.changes == []
+    reasons = dict(planned.skipped)
+    assert "carriage return alone" in reasons["old-mac.md"] and "mac2unix" in reasons["old-mac.md"]
+    assert "carriage return alone" in reasons["old-mac-plain.md"]
+    done = tachikoma_cli(git_memory, "tag", "--path", "old-mac*.md", "--trust", "external", "--overwrite")
+    assert done.returncode == 1 and "skipped old-mac.md: the note's lines end with a carriage return" in done.stderr
+    assert (git_memory / "old-mac.md").read_bytes() == CR_NOTE and status(git_memory) == ""
+    stats = tachikoma_cli(git_memory, "stats", "--json")
+    problems = {p["path"]: p for p in json.loads(stats.stdout)["problems"]}
+    assert "carriage return alone" in problems["old-mac.md"]["reason"], problems
+    from tachikoma import reader
+
+    document = reader.read_document(git_memory, "old-mac.md", "markdown")
+    assert any("carriage return alone" in w for w in document.warnings), document.warnings
+
+
+# --------------------------------------------------------------------------- 6. front matter tachikoma does not edit
+
+
+@pytest.mark.parametrize("head, said", [
+    (b"---\n{trust: owner, confidence: high}\n---\n", "front matter is written as a YAML flow mapping"),
+    (b"---\n  trust: owner\n  title: Anna\n---\n", "front matter keys are indented (by 2 characters)"),
+    (b'---\n"trust": owner\ntitle: Anna\n---\n', "front matter line 2 sets trust in a form tachikoma does not"),
+])
+def test_front_matter_tachikoma_would_refuse_is_skipped_by_the_preview(git_memory, head, said):
+    """Flow-style or indented front matter showed as a change in the preview ("trust=owner → trust=external")
+    and was then refused when applied, with a YAML error about a line the person never wrote. The preview now
+    makes the very edit on the bytes it read: the note is skipped, up front, with the reason, and the run
+    writes nothing to it."""
+    note = head + b"# Anna\n\nBody.\n"
+    (git_memory / "anna.md").write_bytes(note)
+    git(git_memory, "add", "-A")
+    git(git_memory, "commit", "-q", "-m", "anna")
+    planned = planning.plan(git_memory, {"trust": "external"}, model.Selector(pattern=["anna.md", "martin.md"]),
+                            overwrite=True)
+    assert [c.path for c in planned.changes] == ["martin.md"]
+    assert said in dict(planned.skipped)["anna.md"], planned.skipped
+    preview = tachikoma_cli(git_memory, "tag", "--path", "anna.md", "--path", "martin.md", "--trust", "external",
+                            "--overwrite", "--dry-run")
+    assert preview.returncode == 1 and f"skipped anna.md: {said}" in preview.stderr, preview.stderr
+    assert "anna.md: " not in preview.stdout, "not shown as a change"
+    applied = applying.apply(git_memory, planned)
+    assert applied.paths == ["martin.md"] and applied.commit
+    assert (git_memory / "anna.md").read_bytes() == note
+    assert git(git_memory, "show", "--name-only", "--format=", applied.commit).split() == ["martin.md"]
+
+
+def test_comment_only_front_matter_is_an_empty_block_not_a_malformed_one(git_memory):
+    """"---\\n# draft\\n---" was "front matter is not a mapping": skipped by tagging and listed as a problem."""
+    (git_memory / "draft.md").write_bytes(b"---\n# draft, not reviewed\n---\nText.\n")
+    applied = tag(git_memory, "draft.md", "self")
+    assert applied.paths == ["draft.md"]
+    assert (git_memory / "draft.md").read_bytes() == b"---\n# draft, not reviewed\ntrust: self\n---\nText.\n"

@@ -36,8 +36,9 @@ The package, from the bottom up (each module imports only those above it):
 
 - `model`: what a tagging is: the selection (`Selector`), a file's change (`Change`), a
   plan (`Plan`), how to put a file back (`Restore`), what a run wrote (`Applied`).
-- `planning`: `plan` and `default_plan`, the preview; writes nothing.
 - `edit`: byte edits of a note's front matter and of the tag file.
+- `planning`: `plan` and `default_plan`, the preview (each note's edit tried on the bytes read);
+  writes nothing.
 - `replaced`: the notes a rewrite replaced, held open for a write that still reaches them.
 - `rewrite`: the race-safe atomic rewrite of one note.
 - `writers`: the writers' lock every writer of memory files holds.

@@ -172,7 +172,7 @@ def _write_transcripts(root: Path, tags_file: tagfile.TagFile, changes: list[Cha
     if not done:
         return []
     try:
-        tagfile.save(root, entries)
+        tagfile.save(root, entries, previous=_text(before_bytes))
     except OSError as exc:
         return _unwritable_tag_file(done, exc, result)
     after_bytes = target.read_bytes()
@@ -180,6 +180,14 @@ def _write_transcripts(root: Path, tags_file: tagfile.TagFile, changes: list[Cha
     result.restore[TAG_FILE] = Restore(original=before_bytes, written_sha256=sha(after_bytes),
                                        original_sha256=sha(before_bytes))
     return [TAG_FILE] if after_bytes != before_bytes else []
+
+
+def _text(data: bytes | None) -> str | None:
+    """A tag file's bytes as the text `tagfile.render` edits in place (None: none, or not UTF-8)."""
+    try:
+        return None if data is None else data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 def _unwritable_tag_file(changes: list[Change], exc: OSError, result: Applied) -> list[str]:

@@ -70,7 +70,11 @@ def edit_tag_file(root: Path, data: bytes, changes: list[Change], keep: bool) ->
         edit_entry(entries, change)
     if not keep and all(isinstance(v, dict) and not v for v in entries.values()):
         return None  # the work-tree file is gone and nothing is left to keep
-    return tagfile.render(entries).encode("utf-8")
+    try:
+        previous = data.decode("utf-8")
+    except UnicodeDecodeError:
+        previous = None
+    return tagfile.render(entries, previous).encode("utf-8")
 
 
 def mismatch(now: dict[str, str], change: Change) -> str | None:

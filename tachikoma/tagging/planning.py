@@ -12,11 +12,14 @@ from typing import BinaryIO
 from .. import gitutil, tagfile, transcripts
 from ..config import load_config
 from ..documents import MARKDOWN, TRANSCRIPT
-from ..frontmatter import read_front_matter
+from ..frontmatter import FrontMatter, read_head, split
 from ..memory import TAG_FILE, kind_of, open_regular, walk
 from ..reader import BINARY_SNIFF_BYTES, unreadable_reason
 from ..tags import EVERGREEN, UNTAGGED, WRITABLE_KEYS, Tags, normalise_value
+from .edit import BOM, SAMPLE, edit_head
 from .model import DEFAULTS, Change, Kept, Plan, Selector, Skip, check_values, current_values
+
+BOM_BYTES = BOM.encode("utf-8")
 
 
 def _in_memory(root: Path, pattern: str) -> str | None:
@@ -35,7 +38,9 @@ def plan(root: Path, values: dict[str, str], selector: Selector | None = None, o
 
     Existing valid values are kept unless `overwrite`; an invalid existing
     value counts as missing and is replaced. Files whose front matter is
-    malformed are listed in `skipped` and never rewritten, and so are notes
+    malformed, or that the run would refuse to edit (a YAML flow mapping,
+    indented keys, CR-only line endings: the very edit is tried on the bytes
+    read), are listed in `skipped` and never rewritten, and so are notes
     indexing would not read: binary, or over `max_bytes` (default: the
     memory's ``[index] max_file_bytes``). Raises
     InvalidTagValue for a value outside the vocabulary, and TagFileError when
@@ -71,15 +76,20 @@ def plan(root: Path, values: dict[str, str], selector: Selector | None = None, o
             try:
                 with open_regular(item.abspath) as handle:
                     refused = refusal(handle, max_bytes)
+                    if not refused:
+                        head = read_head(handle)
+                        sample = handle.read(SAMPLE)
                 if refused:
                     result.matched += 1
                     result.skipped.append(Skip(item.path, refused))
                     continue
-                fm = read_front_matter(item.abspath)
+                fm = split(head.decode("utf-8")) if head not in (b"", BOM_BYTES) else FrontMatter()
             except UnicodeDecodeError:
                 result.matched += 1
                 result.skipped.append(Skip(item.path, "front matter is not UTF-8 text; not rewritten"))
                 continue
+            except ValueError as exc:  # a head too long, CR-only line endings
+                fm = FrontMatter(error=str(exc))
             except OSError as exc:
                 result.matched += 1
                 result.skipped.append(Skip(item.path, f"cannot read ({exc.strerror})"))
@@ -114,6 +124,12 @@ def plan(root: Path, values: dict[str, str], selector: Selector | None = None, o
         change, kept = _change_for(item.path, item.kind, mapping, tags, values, overwrite)
         if kept is not None:
             result.kept.append(kept)
+        if change is not None and item.kind == MARKDOWN:
+            try:  # the edit the run would make, made now on the bytes read: a preview never promises one it refuses
+                edit_head(head, sample, change)
+            except ValueError as exc:
+                result.skipped.append(Skip(item.path, f"{exc}; not tagged"))
+                continue
         if change is not None:
             change.created_block = created_block
             result.changes.append(change)
