@@ -523,7 +523,11 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
         problems = len(report.get("problems", [])) + report.get("left_out", {}).get("problems", 0)
         text = (f"{report['files']} files: {report['tagged']} tagged, {report['partial']} partly, "
                 f"{report['untagged']} untagged, {report['invalid']} with invalid values; "
-                f"{plural(problems, 'problem')}. Index: {fresh.get('state')}, updated "
+                f"{plural(problems, 'problem')}."
+                + (f" Not counted: {plural(report['tag_file']['not_counted'], 'transcript')}, whose tags are in "
+                   f"{report['tag_file']['file']}, which cannot be read ({report['tag_file']['problem']})."
+                   if report.get("tag_file") else "")
+                + f" Index: {fresh.get('state')}, updated "
                 f"{fresh.get('last_indexed_at') or 'never'}, {plural(fresh.get('changed_since') or 0, 'file')} changed since, "
                 f"{'watching' if fresh.get('watching') else 'not watching'} the folder."
                 + (f" Re-indexing failed: {fresh['watch_error']}" if fresh.get("watch_error") else "")

@@ -58,19 +58,28 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
          "evergreen": {"files", "marked", "by_config"},  # recency 1.0: `evergreen: true`, or a config glob
          "balance": None or {"notes", "untagged_notes", "untagged_weight", "heavier_files",
                              "heavier_weight", "heavier_kinds": {kind: files}, "text"},  # `weight_balance`
-         "problems": [{"path", "reason", "kind"}]}
+         "problems": [{"path", "reason", "kind"}],
+         "tag_file": None or {"file", "line", "problem", "message", "not_counted"}}
 
     An invalid value counts as missing in "trust" / "confidence". A ``.jsonl`` that is not a
     transcript (a data file: not indexed, not tagged) is a problem and is not counted;
-    an empty one (a session about to start) is counted, untagged, and is no problem. Raises
-    TagFileError when the tag file is malformed. `on_file(path, kind,
+    an empty one (a session about to start) is counted, untagged, and is no problem. A tag file
+    that cannot be read (malformed, a FIFO, a symlink) is a problem ("tag-file-unreadable") and
+    "tag_file" says what is wrong with it: the notes are counted as ever, the transcripts, whose
+    tags it holds, are not ("not_counted"). `on_file(path, kind,
     folder, tags)` is called for every file counted (see `files`). `settings`: the settings searches
     use (`--config`; None: the memory's tachikoma.toml, `config.settings_or_defaults`), whose weights
     "balance" and globs "evergreen" are counted with.
     """
     root = Path(root).resolve()
     problems: list[dict] = []
-    tags_file = tagfile.load(root)
+    unreadable: tagfile.TagFileError | None = None
+    try:
+        tags_file = tagfile.load(root)
+    except tagfile.TagFileError as exc:  # the notes are counted all the same; the transcripts cannot be
+        unreadable, tags_file = exc, tagfile.TagFile(root=root)
+        problems.append({"path": TAG_FILE, "reason": str(exc), "kind": "tag-file-unreadable"})
+    not_counted = 0
     for warning in tags_file.warnings:
         problems.append({"path": TAG_FILE, "reason": warning, "kind": "tag-file"})
     for stale in tags_file.stale():
@@ -123,6 +132,9 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
                 problems.append({"path": item.path, "kind": "not-a-transcript",
                                  "reason": f"{transcripts.NOT_A_TRANSCRIPT}; not indexed, and not tagged"})
                 continue  # a problem, not memory: counting it untagged would keep coverage below 100%
+            if unreadable is not None:  # its tags are in the file that cannot be read
+                not_counted += 1
+                continue
             marked = dates.front_matter_evergreen(tags_file.entries.get(item.path))
         by_config = by_settings(item.path)
         evergreen["files"] += marked or by_config
@@ -150,6 +162,9 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
     result["evergreen"] = evergreen
     result["balance"] = tag_balance(tagged, settings)
     result["problems"] = problems
+    result["tag_file"] = None if unreadable is None else {
+        "file": TAG_FILE, "line": unreadable.line, "problem": unreadable.problem, "message": str(unreadable),
+        "not_counted": not_counted}
     return result
 
 
@@ -235,7 +250,8 @@ def files(root: Path, status: str | None = None, kind: str | None = None, folder
     """The files behind one of `coverage`'s counts: [{"path", "kind", "folder", "status", "tags"}], by path.
 
     `status`, `kind` and `folder` (as in "by_folder": "." for the top level)
-    narrow the list; None keeps every value. Raises TagFileError like `coverage`.
+    narrow the list; None keeps every value. Raises TagFileError when the tag file cannot be read
+    and the list would hold transcripts (only notes can be listed then).
     """
     found: list[dict] = []
 
@@ -245,7 +261,10 @@ def files(root: Path, status: str | None = None, kind: str | None = None, folder
             found.append({"path": path, "kind": file_kind, "folder": file_folder, "status": tags.status,
                           "tags": tags})
 
-    coverage(root, on_file=keep)
+    counted = coverage(root, on_file=keep)
+    broken = counted["tag_file"]
+    if broken and broken["not_counted"] and kind != MARKDOWN:  # the list would leave its transcripts out
+        raise tagfile.TagFileError(broken["message"], broken["line"], broken["problem"])
     return sorted(found, key=lambda f: f["path"])
 
 
@@ -271,6 +290,10 @@ def _line(bucket: dict) -> str:
 def format_text(result: dict) -> str:
     """A plain-text rendering of a `coverage` result, for people."""
     out = [_line(result)]
+    if result.get("tag_file"):
+        broken = result["tag_file"]
+        out.append(f"  not counted: {plural(broken['not_counted'], 'transcript')}, whose tags are in {TAG_FILE}, "
+                   f"which cannot be read: {broken['problem']}")
     for kind, bucket in result["by_kind"].items():
         out.append(f"  {kind:<11} {_line(bucket)}")
     if result["by_folder"]:

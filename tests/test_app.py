@@ -657,18 +657,26 @@ def test_coverage_fragment(client):
 
 
 def test_coverage_of_broken_tag_file(client, indexed):
+    """Session 46: the notes are counted as usual and the transcripts, whose tags the file holds, are said not
+    to be (it was a 503 page, "Coverage cannot be counted", for the notes too)."""
     (indexed / "tachikoma-tags.yaml").write_text("a.jsonl:\n  trust: self\nb.jsonl: [unclosed\n")
     response = client.get("/coverage")
     html = text_of(response.get_data(as_text=True))
-    assert response.status_code == 503  # the memory's problem, not a server crash
-    assert "Coverage cannot be counted" in html
+    assert response.status_code == 200
+    assert "Transcripts not counted" in html and "3 transcripts are not counted" in html
     assert "tachikoma-tags.yaml, line 3: malformed YAML" in html  # the file and its last line, where it breaks
     assert "fix the file before tagging" not in html and "has not changed it" in html
+    assert 'class="cards"' in response.get_data(as_text=True), "the notes are counted"
     api = client.get("/api/stats")
-    assert api.status_code == 503 and api.mimetype == "application/json"
+    assert api.status_code == 200 and api.mimetype == "application/json"
     body = api.get_json()
-    assert body["status"] == 503 and body["file"] == "tachikoma-tags.yaml" and body["line"] == 3
-    assert "malformed YAML" in body["error"]
+    assert body["tag_file"]["file"] == "tachikoma-tags.yaml" and body["tag_file"]["line"] == 3
+    assert body["tag_file"]["not_counted"] == 3 and "malformed YAML" in body["tag_file"]["problem"]
+    assert body["by_kind"]["markdown"]["files"] > 0 and body["by_kind"]["transcript"]["files"] == 0
+    listed = client.get("/coverage/files", query_string={"kind": "transcript"})
+    assert listed.status_code == 503 and "malformed YAML" in text_of(listed.get_data(as_text=True))
+    notes = client.get("/coverage/files", query_string={"kind": "markdown"})
+    assert notes.status_code == 200 and "martin.md" in notes.get_data(as_text=True)
 
 
 # --------------------------------------------------------------------------- bulk tagging

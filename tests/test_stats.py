@@ -7,7 +7,7 @@ import pytest
 from tachikoma import stats
 from tachikoma.tagging import applying, planning
 from tachikoma.memory import TAG_FILE
-from tachikoma.stats import coverage
+from tachikoma.stats import coverage, files
 from tachikoma.tagfile import TagFileError
 #: A transcript of one turn (a file that is "{}" would be a data file, not a transcript).
 TURN = '{"role": "user", "content": "hi"}\n'
@@ -91,7 +91,8 @@ def test_crafted_folder_counts(crafted):
 def test_keys_are_exactly_the_documented_shape(crafted):
     result = coverage(crafted)
     assert list(result) == ["files", "tagged", "partial", "untagged", "invalid", "percent", "by_kind",
-                            "by_folder", "trust", "confidence", "invalid_values", "evergreen", "balance", "problems"]
+                            "by_folder", "trust", "confidence", "invalid_values", "evergreen", "balance", "problems",
+                            "tag_file"]
 
 
 def test_evergreen_files_are_counted(tmp_path):
@@ -121,10 +122,17 @@ def test_stats_follow_tagging(crafted):
     assert result["by_kind"]["transcript"]["untagged"] == 0
 
 
-def test_malformed_tag_file_is_an_error(crafted):
+def test_malformed_tag_file_is_reported_and_the_notes_still_counted(crafted):
+    """Session 46: it was an error, and `tachikoma stats` reported nothing at all."""
     put(crafted, TAG_FILE, "a: [\n")
+    result = coverage(crafted)
+    assert result["tag_file"]["line"] == 1 and "malformed YAML" in result["tag_file"]["problem"]
+    assert result["tag_file"]["not_counted"] == 3  # s1, s2, s3; s4 is a data file, a problem as ever
+    assert result["by_kind"]["markdown"]["files"] > 0
+    assert any(p["kind"] == "tag-file-unreadable" for p in result["problems"])
     with pytest.raises(TagFileError):
-        coverage(crafted)
+        files(crafted, kind="transcript")
+    assert files(crafted, kind="markdown")
 
 
 def test_reads_only_heads(crafted, monkeypatch):

@@ -390,3 +390,56 @@ def test_comment_only_front_matter_is_an_empty_block_not_a_malformed_one(git_mem
     applied = tag(git_memory, "draft.md", "self")
     assert applied.paths == ["draft.md"]
     assert (git_memory / "draft.md").read_bytes() == b"---\n# draft, not reviewed\ntrust: self\n---\nText.\n"
+
+
+# --------------------------------------------------------------------------- 7. a tag file that cannot be read
+
+
+BROKEN_TAGS = "2026-04-02/session-chat.jsonl:\n  trust: self\n2026-05-10/design-chat.jsonl: [unclosed\n"
+
+
+@pytest.mark.parametrize("kind", ["malformed", "fifo"])
+def test_stats_reports_the_tag_file_and_counts_the_rest(git_memory, kind):
+    """A malformed tag file (or a FIFO named like it) made `tachikoma stats` print one error and nothing else:
+    no note counted, no index state. Now the notes are counted, the transcripts said not to be, and the command
+    exits 1 with the tag file's problem."""
+    (git_memory / tagfile.TAG_FILE).unlink()
+    if kind == "fifo":
+        os.mkfifo(git_memory / tagfile.TAG_FILE)
+    else:
+        (git_memory / tagfile.TAG_FILE).write_text(BROKEN_TAGS)
+    said = "not a regular file: a FIFO" if kind == "fifo" else "malformed YAML at line 3"
+    text = tachikoma_cli(git_memory, "stats")
+    assert text.returncode == 1 and said in text.stderr, text.stderr
+    assert "markdown" in text.stdout and "not counted: 3 transcripts" in text.stdout, text.stdout
+    assert "index: none yet" in text.stdout
+    answer = tachikoma_cli(git_memory, "stats", "--json")
+    report = json.loads(answer.stdout)
+    assert report["by_kind"]["markdown"]["files"] == 8 and report["by_kind"]["transcript"]["files"] == 0
+    assert report["tag_file"]["not_counted"] == 3 and said.split(" at ")[0] in report["tag_file"]["problem"]
+    assert [p["kind"] for p in report["problems"]].count("tag-file-unreadable") == 1
+
+
+@pytest.mark.parametrize("kind", ["malformed", "fifo"])
+def test_notes_are_tagged_without_a_readable_tag_file(git_memory, kind):
+    """Tagging notes needs no tag file: a malformed one stopped `tag --kind markdown` (and every note's tagging
+    on every face) before anything was looked at. A selection holding a transcript still needs it, and says why
+    and what can be done meanwhile; it writes nothing."""
+    (git_memory / tagfile.TAG_FILE).unlink()
+    if kind == "fifo":
+        os.mkfifo(git_memory / tagfile.TAG_FILE)
+    else:
+        (git_memory / tagfile.TAG_FILE).write_text(BROKEN_TAGS)
+    before = snapshot(git_memory)
+    mixed = tachikoma_cli(git_memory, "tag", "--path", "2026-03-22/", "--trust", "external", "--overwrite")
+    assert mixed.returncode == 1 and "the selection holds transcripts, such as 2026-03-22/session-abc.jsonl" \
+        in mixed.stderr and "kind markdown" in mixed.stderr, mixed.stderr
+    assert snapshot(git_memory) == before
+    notes = tachikoma_cli(git_memory, "tag", "--kind", "markdown", "--path", "2026-03-22/", "--trust", "external",
+                          "--overwrite")
+    assert notes.returncode == 0, notes.stderr
+    assert trust(git_memory, "2026-03-22/meeting-notes.md", "HEAD") == "external"
+    if kind == "malformed":
+        assert (git_memory / tagfile.TAG_FILE).read_text() == BROKEN_TAGS
+    else:
+        assert (git_memory / tagfile.TAG_FILE).is_fifo()

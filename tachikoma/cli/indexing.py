@@ -108,11 +108,15 @@ def cmd_stats(args) -> int:
         print(json.dumps(report, indent=2, ensure_ascii=False))
     else:
         print(stats.format_text(_printable_report(report)))
+    status = 0
+    if report.get("tag_file"):  # the notes are counted, but the transcripts' tags cannot be read
+        print(f"tachikoma: {printable(report['tag_file']['message'])}", file=sys.stderr)
+        status = 1
     index = report.get("index") or {}
     if index.get("state") in ("damaged", "unreadable"):  # the files are counted, but the index needs fixing
         print(f"tachikoma: {printable(index['note'])}", file=sys.stderr)
-        return 1
-    return 0
+        status = 1
+    return status
 
 
 def _printable_report(report: dict) -> dict:

@@ -44,7 +44,8 @@ def plan(root: Path, values: dict[str, str], selector: Selector | None = None, o
     indexing would not read: binary, or over `max_bytes` (default: the
     memory's ``[index] max_file_bytes``). Raises
     InvalidTagValue for a value outside the vocabulary, and TagFileError when
-    the tag file cannot be read.
+    the tag file cannot be read and the selection holds a transcript (a
+    selection of notes only needs no tag file).
     """
     root = Path(root).resolve()
     selector = selector or Selector()
@@ -54,7 +55,12 @@ def plan(root: Path, values: dict[str, str], selector: Selector | None = None, o
     if max_bytes is None:
         max_bytes = load_config(root).max_file_bytes
     result = Plan(root=root, values=values, overwrite=overwrite, max_bytes=max_bytes)
-    tags_file = tagfile.load(root)
+    try:
+        tags_file = tagfile.load(root)
+    except tagfile.TagFileError as exc:  # notes can be tagged all the same; a transcript cannot (below)
+        unreadable, tags_file = exc, tagfile.TagFile(root=root)
+    else:
+        unreadable = None
     result.warnings.extend(tags_file.warnings)
     times = gitutil.content_times(root) if selector.uses_dates else {}
     dirty = gitutil.dirty_paths(root) if times else set()
@@ -107,6 +113,11 @@ def plan(root: Path, values: dict[str, str], selector: Selector | None = None, o
             mapping = fm.meta
             created_block = not fm.block
         else:
+            if unreadable is not None:
+                raise tagfile.TagFileError(
+                    f"{unreadable} (the selection holds transcripts, such as {item.path}, whose tags live in that "
+                    "file: it must be read to tag them; notes alone can be tagged meanwhile, by choosing kind "
+                    "markdown)", unreadable.line, unreadable.problem)
             entry = tags_file.entries.get(item.path)
             if item.path in tags_file.extra:
                 result.matched += 1
