@@ -261,6 +261,8 @@ class MemoryTools:
                 "skipped": skipped,
                 "symlinks": [{"path": alias, "target": target} for alias, target in sorted(followed.items())],
                 "commit": applied.commit if applied else None,
+                "committed": applied.committed if applied else [],
+                "commit_report": applied.commit_report() if applied else "",
                 "commit_error": applied.commit_error if applied else None}
 
 
@@ -406,10 +408,11 @@ def tag_text(done: dict) -> str:
     if done["unchanged"]:
         sentences.append(f"Unchanged (already had these values): {', '.join(map(printable, done['unchanged']))}.")
     sentences += [f"Skipped {printable(s['path'])}: {s['reason']}." for s in done["skipped"]]
-    if done["commit"]:
+    if done["commit"] and not done["commit_error"]:
         sentences.append(f"Committed {done['commit'][:10]}.")
     if done["commit_error"]:  # every file, or some beside a commit of the others (a note git does not track)
-        sentences.append(f"Not committed: {model.not_committed(done['commit_error'])}.")
+        report = done.get("commit_report") or f"not committed: {model.not_committed(done['commit_error'])}"
+        sentences.append(f"{report[:1].upper()}{report[1:]}.")
     elif not done["commit"] and done["changed"]:
         sentences.append("Not committed (the memory is not a git repository).")
     return " ".join(sentences) or "Nothing changed."

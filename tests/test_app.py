@@ -1194,9 +1194,11 @@ def test_apply_commits_the_tracked_notes_and_says_the_untracked_one_is_not_commi
     token = csrf_token(client)
     form = preview_form(client, {"preview": "1", "path": "2026-03-22/*.md", "trust": "self", "mode": "fill"})
     html = client.post("/tag/apply", data={**form, "csrf_token": token}).get_data(as_text=True)
-    assert "Tagged 2 files" in html and "Committed <code>" in html
-    assert ("Written, but not committed: 2026-03-22/draft.md is not tracked by git (tachikoma commits no file you "
-            "have not added: `git add` it to commit it with its tags).") in unescape(html)
+    head = git_run(indexed, "rev-parse", "HEAD").strip()
+    assert "Tagged 2 files" in html
+    assert (f"Written; committed 1 of the 2 files tagged in {head[:10]} (2026-03-22/meeting-notes.md); not "
+            "committed: 2026-03-22/draft.md is not tracked by git (tachikoma commits no file you "
+            "have not added: `git add` it to commit it with its tags).") in unescape(html), text_of(html)
     assert git_run(indexed, "show", "--name-only", "--format=", "HEAD").split() == ["2026-03-22/meeting-notes.md"]
     assert draft.read_text().startswith("---\ntrust: self\n---\n")
     undo_url = re.search(r'action="(/tag/undo/[^"]+)"', html).group(1)

@@ -438,7 +438,8 @@ def test_a_commit_that_failed_is_said_in_the_text_too(mem, monkeypatch):
         tools.close()
     assert not error and data["commit"] is None and "HEAD moved" in data["commit_error"]
     assert "not committed: git commit failed: HEAD moved" in text
-    assert not tag_error and "HEAD moved" in tag_data["commit_error"] and "Not committed: " in tag_text
+    assert not tag_error and "HEAD moved" in tag_data["commit_error"]
+    assert "The file tagged was not committed: git commit failed: HEAD moved" in tag_text, tag_text
 
 
 def test_stats_says_what_untagged_notes_beside_tagged_chats_do_to_ranking(tmp_path):

@@ -443,3 +443,36 @@ def test_notes_are_tagged_without_a_readable_tag_file(git_memory, kind):
         assert (git_memory / tagfile.TAG_FILE).read_text() == BROKEN_TAGS
     else:
         assert (git_memory / tagfile.TAG_FILE).is_fifo()
+
+
+# --------------------------------------------------------------------------- 8. what a partly committed run says
+
+
+def test_a_partly_committed_run_says_exactly_what_was_committed_and_what_not(git_memory):
+    """A run that committed two files and left a note git does not track said "files were tagged but not
+    committed: inbox/draft.md is not tracked" and then "tagged 3 files, committed 1a2b…": it read as if
+    nothing, or everything, had been committed. Now each face says which files the commit holds and which it
+    does not, and why."""
+    (git_memory / "inbox" / "draft.md").write_text("# Draft\n\nNot added to git.\n")
+    done = tachikoma_cli(git_memory, "tag", "--path", "inbox/", "--path", "2026-05-10/", "--trust", "external",
+                         "--overwrite")
+    head = git(git_memory, "rev-parse", "HEAD").strip()
+    assert done.returncode == 1
+    assert (f"committed 3 of the 4 files tagged in {head[:10]} (inbox/bad-tag.md, inbox/quick-thought.md, "
+            "2026-05-10/design-chat.jsonl); not committed: inbox/draft.md is not tracked by git") in done.stderr, \
+        done.stderr
+    assert "tagged but not committed" not in done.stderr
+    assert f"tagged 4 files, 3 of them committed in {head[:10]}" in done.stdout, done.stdout
+    assert sorted(git(git_memory, "show", "--name-only", "--format=", "HEAD").split()) == [
+        "inbox/bad-tag.md", "inbox/quick-thought.md", tagfile.TAG_FILE]
+
+
+def test_a_run_whose_commit_failed_whole_says_none_was_committed(git_memory):
+    hook(git_memory, "pre-commit", "echo 'secret found' >&2; exit 1\n")
+    done = tachikoma_cli(git_memory, "tag", "--path", "inbox/", "--trust", "external", "--overwrite", "--json")
+    answer = json.loads(done.stdout)
+    assert done.returncode == 1 and answer["commit"] is None and answer["committed"] == []
+    text = tachikoma_cli(git_memory, "tag", "--path", "martin.md", "--trust", "self", "--overwrite")
+    assert "the 2 files tagged were not committed" not in text.stderr  # the earlier run is said as such
+    assert "the file tagged was not committed: the pre-commit hook refused the commit (exit status 1): secret " \
+           "found" in text.stderr, text.stderr

@@ -88,13 +88,17 @@ def cmd_tag(args) -> int:
     for path, reason in plan.skipped + (applied.skipped if applied else []):
         print(printable(f"skipped {path}: {reason}"), file=sys.stderr)
     if applied and applied.commit_error:
-        common.warn(f"files were tagged but not committed: {applied.why_not_committed}")
+        common.warn(applied.commit_report())
     if not plan.changes:
         print(_nothing_to_tag(plan))
     elif args.dry_run:
         print(f"dry run: {plural(len(plan.changes), 'file')} would change{_kept_text(plan)}; nothing written")
     else:
-        commit = f", committed {applied.commit[:10]}" if applied and applied.commit else ""
+        commit = ""
+        if applied and applied.commit:
+            whole = len(applied.committed) == len(applied.changes)
+            commit = (f", committed {applied.commit[:10]}" if whole else
+                      f", {len(applied.committed)} of them committed in {applied.commit[:10]}")
         print(f"tagged {plural(len(applied.changes), 'file')}{commit}{_kept_text(plan)}")
     return status
 
@@ -150,6 +154,7 @@ def _plan_json(plan, applied, dry_run: bool) -> dict:
             "changes": [{"path": c.path, "kind": c.kind, "before": c.before, "after": c.after} for c in changes],
             "skipped": [{"path": p, "reason": r} for p, r in plan.skipped + (applied.skipped if applied else [])],
             "commit": applied.commit if applied else None,
+            "committed": applied.committed if applied else [],
             "commit_error": applied.commit_error if applied else None,
             "warnings": list(getattr(plan, "warnings", []))}
 

@@ -119,6 +119,7 @@ def commit_written(root: Path, written: list[str], result: Applied, message, res
             result.message = message(committed)
         try:
             result.commit = gitutil.commit_blobs(root, contents, result.message, stage=stage)
+            result.committed = committed if result.commit else []
         except TachikomaError as exc:
             errors.append(_pending(str(exc)))
             result.commit_pending = True

@@ -274,6 +274,9 @@ class Applied:
     #: journal and the next writing run commits it.
     commit_pending: bool = False
 
+    #: The paths of `changes` the commit holds (a transcript's through the tag file).
+    committed: list[str] = field(default_factory=list)
+
     @property
     def paths(self) -> list[str]:
         return [c.path for c in self.changes]
@@ -282,6 +285,22 @@ class Applied:
     def why_not_committed(self) -> str:
         """`commit_error` as a sentence after "not committed: " ("" when there is none)."""
         return not_committed(self.commit_error or "")
+
+    def commit_report(self) -> str:
+        """Exactly what was committed and what was not, when the commit failed for some files or all: "committed 2
+        of the 3 files tagged in 1a2b3c4d5e (a.md, b.md); not committed: c.md is not tracked by git …", or
+        "the 3 files tagged were not committed: …". "" when `commit_error` is None."""
+        if not self.commit_error:
+            return ""
+        why = self.why_not_committed
+        n = len(self.changes)
+        files = f"{n} file" if n == 1 else f"{n} files"
+        if not self.commit:
+            return (f"the file tagged was not committed: {why}" if n == 1 else
+                    f"the {files} tagged were not committed: {why}")
+        # A commit beside a commit error: the files it left out are each named in `why` with the reason.
+        return (f"committed {len(self.committed)} of the {files} tagged in {self.commit[:10]} "
+                f"({', '.join(self.committed)}); not committed: {why}")
 
 
 def not_committed(commit_error: str) -> str:
