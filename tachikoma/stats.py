@@ -83,8 +83,10 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
     for warning in tags_file.warnings:
         problems.append({"path": TAG_FILE, "reason": warning, "kind": "tag-file"})
     for stale in tags_file.stale():
+        other = tags_file.named_otherwise(stale)
+        also = f"; {other} does: the names differ in case" if other else ""
         problems.append({"path": TAG_FILE, "reason": f"{TAG_FILE}:{tags_file.lines.get(stale, '?')}: "
-                                                    f"entry for {stale}, which does not exist (kept)",
+                                                    f"entry for {stale}, which does not exist{also} (kept)",
                          "kind": "stale-tag-entry"})
 
     def walk_warning(message: str) -> None:
@@ -103,7 +105,9 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
     by_settings = name_or_path_matcher(settings.ranking.evergreen)
     tagged: list[tuple[str, str | None, str | None]] = []  # (kind, trust, confidence) of every file
 
+    walked: dict[str, None] = {}
     for item in walk(root, warn=walk_warning):
+        walked[item.path] = None
         marked = False
         if item.kind == MARKDOWN:
             tags = Tags()
@@ -153,6 +157,11 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
         for key, value in sorted(tags.invalid.items()):
             invalid_values.append({"path": item.path, "key": key, "value": value})
 
+    for group in tagfile.case_clashes(walked).values():
+        names = [path for path, _ in group]
+        problems.append({"path": names[-1], "kind": "case-clash",
+                         "reason": f"{' and '.join(names)} differ only in case: on a case-insensitive file system "
+                                   "(macOS, Windows) a clone of the memory holds only one of them"})
     result = _finish(total)
     result["by_kind"] = {kind: _finish(bucket) for kind, bucket in by_kind.items()}
     result["by_folder"] = {folder: _finish(by_folder[folder]) for folder in sorted(by_folder)}

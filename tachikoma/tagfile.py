@@ -39,7 +39,11 @@ Rules:
 - Entries for markdown files are ignored with a warning: front matter is
   where a note's tags live.
 - Entries for files that no longer exist are kept (the file may come back)
-  and are listed as stale.
+  and are listed as stale; so is an entry whose file exists only with other
+  capitals (``Chat.jsonl`` for ``chat.jsonl``), even where the file system
+  ignores case. Two entries that differ only in case are reported.
+- The tag file is a file of its own: a symlink in its place is refused,
+  wherever it points (a write through it would replace that file).
 - Entries that are not a mapping, and keys other than the three tags, are
   reported as warnings and kept as they are.
 - A path is any relative POSIX path (``/`` between folders, no empty, ``.``
@@ -62,6 +66,7 @@ Rules:
 from __future__ import annotations
 
 import copy
+import os
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -121,8 +126,36 @@ class TagFile:
         return Tags.from_mapping(entry)
 
     def stale(self) -> list[str]:
-        """Paths with an entry whose file does not exist (kept, but reported)."""
-        return sorted(p for p in self.entries if not (self.root / p).is_file())
+        """Paths with an entry whose file does not exist by that very name (kept, but reported): on a
+        case-insensitive file system an entry ``Chat.jsonl`` finds the file ``chat.jsonl``, but the file's
+        tags are looked up by the name the walk gives it, so the entry counts for nothing."""
+        names: dict[Path, set[str]] = {}
+
+        def exists(path: str) -> bool:
+            folder = self.root
+            for part in path.split("/"):
+                if folder not in names:
+                    try:
+                        names[folder] = set(os.listdir(folder))
+                    except OSError:
+                        names[folder] = set()
+                if part not in names[folder]:
+                    return False
+                folder = folder / part
+            return folder.is_file()
+
+        return sorted(p for p in self.entries if not exists(p))
+
+    def named_otherwise(self, path: str) -> str | None:
+        """The file that exists under `path` with other capitals only (``chat.jsonl`` for ``Chat.jsonl``), or
+        None. Only the file's own folder is searched, named as `path` names it, or with other capitals."""
+        folder, _, name = path.rpartition("/")
+        try:
+            listed = os.listdir(self.root / folder) if folder else os.listdir(self.root)
+        except OSError:
+            return None
+        found = next((n for n in sorted(listed) if n != name and n.casefold() == name.casefold()), None)
+        return None if found is None else f"{folder}/{found}" if folder else found
 
     def all_entries(self) -> dict:
         """Everything to pass to `save` to write the file back without loss."""
@@ -132,17 +165,24 @@ class TagFile:
 
 
 def tag_file_path(root: Path) -> Path:
-    """`<root>/tachikoma-tags.yaml`; a symlink there must stay inside the memory folder."""
+    """`<root>/tachikoma-tags.yaml`. Raises TagFileError when it is a symlink, wherever it points: a write
+    through it would replace the file it points to (a note, the settings, git's own files), and git would
+    hold the link, not the tags."""
     path = Path(root) / TAG_FILE
     if path.is_symlink():
         try:
             target = path.resolve(strict=False)
-            inside = Path(root).resolve() in target.parents
-        except (OSError, RuntimeError):
-            inside = False
-        if not inside:
-            raise TagFileError(f"{path} is a symlink that points outside the memory folder: "
-                               "tachikoma will not read or write through it")
+            rel = target.relative_to(Path(root).resolve()).as_posix()
+        except (OSError, RuntimeError, ValueError):
+            raise TagFileError(f"{path} is a symlink that points outside the memory folder: tachikoma will not read "
+                               "or write through it; put the tag file itself there",
+                               problem="a symlink that points outside the memory folder") from None
+        kind = SUFFIX_KIND.get(PurePosixPath(rel).suffix.lower())
+        what = {MARKDOWN: " (a note)"}.get(kind, " (a transcript)" if kind else "")
+        raise TagFileError(f"{path} is a symlink to {rel}{what}: tachikoma reads and writes the tag file only as a "
+                           f"file of its own, since a write through the link would replace {rel}, and git would "
+                           "hold the link, not the tags; put the tag file itself there (replace the link by the "
+                           "file)", problem=f"a symlink to {rel}{what}")
     return path
 
 
@@ -244,7 +284,20 @@ def parse(root: Path, raw: bytes, name: str | None = None) -> TagFile:
             if name in WRITABLE_KEYS:
                 result.warnings.append(f"{TAG_FILE}:{places[-1][1]}: {key}: {describe_duplicates(name, places)}; "
                                        "the last one is used")
+    for name, places in case_clashes(result.lines).items():
+        result.warnings.append(f"{TAG_FILE}:{places[-1][1]}: {' and '.join(repr(p) for p, _ in places)} differ only in "
+                               "case: on a case-insensitive file system (macOS, Windows) they name one file, and "
+                               "only one of the entries counts there; merge them")
     return result
+
+
+def case_clashes(paths) -> dict[str, list]:
+    """The paths of `paths` (a mapping path -> anything, in order) that differ only in case: lower-cased path
+    -> [(path, its value), ...], for each group of two or more."""
+    groups: dict[str, list] = {}
+    for path, value in paths.items():
+        groups.setdefault(path.casefold(), []).append((path, value))
+    return {name: group for name, group in groups.items() if len(group) > 1}
 
 
 def save(root: Path, entries: dict, previous: str | None = None) -> Path:

@@ -7,6 +7,7 @@ file that cannot be read, what a partly committed run says, and notes and tag fi
 
 import json
 import os
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -476,3 +477,148 @@ def test_a_run_whose_commit_failed_whole_says_none_was_committed(git_memory):
     assert "the 2 files tagged were not committed" not in text.stderr  # the earlier run is said as such
     assert "the file tagged was not committed: the pre-commit hook refused the commit (exit status 1): secret " \
            "found" in text.stderr, text.stderr
+
+
+# --------------------------------------------------------------------------- 9. notes and tag files that cannot be written
+
+
+def _chattr(flag: str, *paths: Path) -> bool:
+    if shutil.which("chattr") is None:
+        return False
+    return subprocess.run(["chattr", flag, *map(str, paths)], capture_output=True).returncode == 0
+
+
+def test_an_immutable_note_and_tag_file_are_skipped_and_the_rest_committed(git_memory):
+    """As root, who may write any file, an immutable file (chattr +i) is what refuses a write: the note is
+    skipped with the reason and left as it was, the other files are tagged and committed; an immutable tag file
+    costs its transcripts only."""
+    note, tags = git_memory / "rumours.md", git_memory / tagfile.TAG_FILE
+    if not _chattr("+i", note, tags):
+        pytest.skip("chattr +i is not possible here (not root, or a file system without it)")
+    try:
+        before = {note: note.read_bytes(), tags: tags.read_bytes()}
+        done = tachikoma_cli(git_memory, "tag", "--path", "rumours.md", "--path", "martin.md", "--path",
+                             "2026-05-10/", "--trust", "external", "--overwrite")
+        assert done.returncode == 1, done.stderr
+        assert "skipped rumours.md: cannot write (Operation not permitted); not tagged" in done.stderr, done.stderr
+        assert (f"skipped 2026-05-10/design-chat.jsonl: cannot write {tagfile.TAG_FILE} (Operation not permitted); "
+                "not tagged") in done.stderr
+        assert {path: path.read_bytes() for path in before} == before
+        assert trust(git_memory, "martin.md", "HEAD") == "external" and status(git_memory) == ""
+        assert not [p for p in git_memory.rglob(".*.tmp")], "no temporary file is left"
+    finally:
+        _chattr("-i", note, tags)
+
+
+READ_ONLY_FOLDER = 'mount --bind "$1" "$1" && mount -o remount,ro,bind "$1" && shift && exec "$@"'
+
+
+def test_a_note_on_a_read_only_mount_is_skipped_and_the_rest_committed(git_memory):
+    """A folder of the memory mounted read-only (a backup, a shared drive): its notes are skipped with the
+    reason, the others tagged and committed."""
+    from gitrepo import CHECKOUT
+
+    folder = git_memory / "inbox"
+    command = ["unshare", "--mount", "sh", "-c", READ_ONLY_FOLDER, "sh", str(folder)]
+    probe = subprocess.run([*command, "sh", "-c", '! touch "$0/probe"', str(folder)], capture_output=True) \
+        if shutil.which("unshare") else None
+    if probe is None or probe.returncode != 0:
+        pytest.skip("no read-only mount can be made here")
+    before = snapshot(git_memory)
+    env = {**os.environ, "PYTHONPATH": str(CHECKOUT), "GIT_CONFIG_NOSYSTEM": "1"}
+    done = subprocess.run([*command, os.sys.executable, "-m", "tachikoma", "--memory", str(git_memory), "tag",
+                           "--path", "inbox/", "--path", "martin.md", "--trust", "external", "--overwrite"],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 1, done.stderr
+    assert "skipped inbox/quick-thought.md: cannot write (Read-only file system); not tagged" in done.stderr
+    assert {k: v for k, v in snapshot(git_memory).items() if k.startswith("inbox/")} == \
+        {k: v for k, v in before.items() if k.startswith("inbox/")}
+    assert trust(git_memory, "martin.md", "HEAD") == "external" and status(git_memory) == ""
+
+
+def test_permission_denied_on_a_note_costs_that_note_only(memory, tmp_path):
+    """A note in a folder the user may not write (EACCES): as root that takes another user, nobody."""
+    import tempfile
+
+    from gitrepo import CHECKOUT
+
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("needs root to run tachikoma as another user")
+    home = Path(tempfile.mkdtemp(prefix="tagleft-eacces-"))
+    try:
+        home.chmod(0o755)
+        root = home / "memory"
+        shutil.copytree(memory, root)
+        git(root, "init", "-q", "-b", "main")
+        git(root, "add", "-A")
+        git(root, "commit", "-q", "-m", "memory")
+        subprocess.run(["chown", "-R", "65534:65534", str(home)], check=True)
+        (root / "inbox").chmod(0o555)
+        (root / "rumours.md").chmod(0o444)
+        before = snapshot(root)
+        env = {"PATH": os.environ["PATH"], "HOME": str(home), "PYTHONPATH": str(CHECKOUT), "GIT_CONFIG_NOSYSTEM": "1",
+               "TACHIKOMA_MODEL_CACHE": str(home / "cache")}
+        done = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", os.sys.executable,
+                               "-m", "tachikoma", "--memory", str(root), "tag", "--path", "inbox/", "--path",
+                               "rumours.md", "--path", "martin.md", "--trust", "external", "--overwrite"],
+                              capture_output=True, text=True, env=env, timeout=120)
+        assert done.returncode == 1, done.stderr
+        assert "skipped inbox/quick-thought.md: cannot write (Permission denied); not tagged" in done.stderr, \
+            done.stderr
+        assert {k: v for k, v in snapshot(root).items() if k.startswith("inbox/")} == \
+            {k: v for k, v in before.items() if k.startswith("inbox/")}
+        committed = git(root, "-c", "safe.directory=*", "show", "--name-only", "--format=", "HEAD").split()
+        assert committed == ["martin.md", "rumours.md"], committed
+        assert trust(root, "martin.md") == "external"
+        # Seen, and kept: a note the user made read-only (0444) in a folder they may write is tagged, as `sed -i`
+        # or an editor's forced save would change it; its mode stays 0444.
+        assert trust(root, "rumours.md") == "external" and (root / "rumours.md").stat().st_mode & 0o777 == 0o444
+    finally:
+        subprocess.run(["chmod", "-R", "u+w", str(home)])
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def test_two_entries_differing_only_in_case_are_reported(git_memory):
+    """`Chat.jsonl` beside `chat.jsonl` in the tag file, or `Notes.md` beside `notes.md` in the memory: one file
+    on a case-insensitive file system (macOS, Windows). No case-insensitive file system can be mounted here
+    (the kernel has no casefolding, no vfat), so what is tried is what a case-sensitive one shows: both are
+    reported, and an entry whose file exists only with other capitals is stale, with the file named."""
+    (git_memory / "notes").mkdir()
+    (git_memory / "notes" / "Notes.md").write_text("# Upper\n")
+    (git_memory / "notes" / "notes.md").write_text("# lower\n")
+    (git_memory / tagfile.TAG_FILE).write_text("2026-05-10/design-chat.jsonl:\n  trust: self\n"
+                                               "2026-05-10/Design-Chat.jsonl:\n  trust: owner\n")
+    loaded = tagfile.load(git_memory)
+    assert any("'2026-05-10/design-chat.jsonl' and '2026-05-10/Design-Chat.jsonl' differ only in case" in w
+               for w in loaded.warnings), loaded.warnings
+    report = json.loads(tachikoma_cli(git_memory, "stats", "--json").stdout)
+    reasons = [p["reason"] for p in report["problems"]]
+    assert any("entry for 2026-05-10/Design-Chat.jsonl, which does not exist; 2026-05-10/design-chat.jsonl does: "
+               "the names differ in case" in r for r in reasons), reasons
+    assert any("notes/Notes.md and notes/notes.md differ only in case" in r for r in reasons), reasons
+
+
+@pytest.mark.parametrize("target", ["martin.md", "2026-04-02/session-chat.jsonl", "tachikoma.toml", "outside"])
+def test_a_symlinked_tag_file_is_refused_and_nothing_is_written(git_memory, target):
+    """`tachikoma-tags.yaml` as a symlink to a note inside the memory was read as the tag file (the note's text
+    as YAML) and written through: tagging a transcript replaced the note with YAML. Now a symlink there is
+    refused wherever it points, by every reader and writer; notes are tagged as usual."""
+    (git_memory / "tachikoma.toml").write_text("[index]\nmax_file_bytes = 5000000\n")
+    outside = git_memory.parent / "outside.yaml"
+    outside.write_text("2026-05-10/design-chat.jsonl:\n  trust: self\n")
+    (git_memory / tagfile.TAG_FILE).unlink()
+    (git_memory / tagfile.TAG_FILE).symlink_to(outside if target == "outside" else git_memory / target)
+    before = snapshot(git_memory)
+    outside_before = outside.read_bytes()
+    with pytest.raises(tagfile.TagFileError, match="is a symlink"):
+        tagfile.load(git_memory)
+    done = tachikoma_cli(git_memory, "tag", "--path", "2026-05-10/", "--trust", "external", "--overwrite")
+    assert done.returncode == 1 and "is a symlink" in done.stderr, done.stderr
+    assert snapshot(git_memory) == before and outside.read_bytes() == outside_before
+    assert (git_memory / tagfile.TAG_FILE).is_symlink()
+    stats = tachikoma_cli(git_memory, "stats")
+    assert stats.returncode == 1 and "is a symlink" in stats.stderr and "not counted" in stats.stdout
+    notes = tachikoma_cli(git_memory, "tag", "--path", "rumours.md", "--trust", "external", "--overwrite")
+    assert notes.returncode == 0, notes.stderr
+    assert snapshot(git_memory)[target if target != "outside" else "martin.md"] == \
+        before[target if target != "outside" else "martin.md"]

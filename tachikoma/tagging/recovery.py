@@ -69,6 +69,7 @@ def finish_pending(root: Path) -> Applied | None:
         if done is None:
             continue
         total.changes += done.changes
+        total.committed += done.committed
         total.remembered += done.remembered
         total.commit = done.commit or total.commit
         total.commit_pending = total.commit_pending or done.commit_pending
