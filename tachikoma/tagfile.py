@@ -352,36 +352,40 @@ def _dump(data: dict, flow: bool = False) -> str:
 def _edited(text: str, entries: dict) -> str | None:
     """`text`, a tag file's, with only the entries that differ from `entries` edited (see `render`), or None
     when that cannot be done safely."""
+    import bisect
+
     import yaml
 
-    from .frontmatter import yaml_scalar
+    from .frontmatter import YamlLoader, yaml_scalar
 
+    bom = "\ufeff" if text.startswith("\ufeff") else ""
+    text = text[len(bom):]  # libyaml's marks count characters from after it
+    if not text.strip() or any(c in text for c in "\x85\u2028\u2029") or "\r" in text.replace("\r\n", ""):
+        return None  # an empty file is written anew, with the header; YAML's other line breaks are not lines here
     try:
-        old = parse(Path("."), text.encode("utf-8")).all_entries()
-        if any(isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None)
-               for event in yaml.parse(text, Loader=yaml.SafeLoader)):
+        if ("&" in text or "*" in text) and any(isinstance(event, (yaml.AliasEvent, yaml.NodeEvent)) and event.anchor
+                                                for event in yaml.parse(text, Loader=YamlLoader)):
             return None  # an edit of one entry could change another
-        loader = yaml.SafeLoader(text)  # the pure loader: its marks count characters, as `text` is indexed
+        loader = YamlLoader(text)
         try:
             node = loader.get_single_node()
+            if node is not None and (not isinstance(node, yaml.MappingNode) or node.flow_style
+                                     or node.start_mark.column != 0):
+                return None
+            old = {} if node is None else loader.construct_document(node)
+            nodes = {} if node is None else {loader.construct_object(k, deep=True): (k, v) for k, v in node.value}
         finally:
             loader.dispose()
-    except (TagFileError, yaml.YAMLError):
+    except (yaml.YAMLError, TypeError, ValueError, RecursionError):
         return None
-    if not text.strip():
-        return None  # an empty file is written anew, with the header
+    if not isinstance(old, dict):
+        return None
     wanted = {key: value for key, value in entries.items() if value != {}}
-    if node is not None and (not isinstance(node, yaml.MappingNode) or node.flow_style
-                             or node.start_mark.column != 0):
-        return None
-    nodes = {} if node is None else {_key_value(k): (k, v) for k, v in node.value}
     edits: list[tuple[int, int, str]] = []  # (start, end, new text) in `text`
     try:
-        for key in set(old) | set(wanted):
-            if old.get(key) == wanted.get(key):
+        for key in old:
+            if old[key] == wanted.get(key):
                 continue
-            if key not in old:
-                continue  # a new entry: below
             key_node, value_node = nodes[key]
             if key not in wanted:
                 edits.append((_line_start(text, key_node.start_mark.index), _after_line(text, _last(value_node)), ""))
@@ -395,24 +399,34 @@ def _edited(text: str, entries: dict) -> str | None:
                 return None
     except (KeyError, _NotText):
         return None
-    new = sorted((key for key in wanted if key not in old), key=_path_order)
-    if new:
-        if not all(isinstance(key, str) and isinstance(wanted[key], dict) for key in new):
-            return None
-        newline = "\r\n" if "\r\n" in text else "\n"
-        inserted: dict[int, str] = {}
-        for key in new:  # before the first entry written below it that sorts after it (and its comments)
-            after = sorted((k for k in nodes if _path_order(k) > _path_order(key)),
-                           key=lambda k: nodes[k][0].start_mark.index)
-            at = _comments_above(text, nodes[after[0]][0].start_mark.index) if after else len(text)
-            block = _dump({key: _ordered(wanted[key])}).replace("\n", newline)
-            if at == len(text) and not text.endswith("\n") and at not in inserted:
-                block = newline + block
-            inserted[at] = inserted.get(at, "") + block
-        edits += [(at, at, block) for at, block in inserted.items()]
-    result = text
-    for start, end, replacement in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
-        result = result[:start] + replacement + result[end:]
+    new = [key for key in wanted if key not in old]
+    if not all(isinstance(key, str) and isinstance(wanted[key], dict) for key in new):
+        return None
+    # Each new entry goes before the first entry written in the file that sorts after it (and its comments):
+    # the entries in sorted order, with the least index in the file among those from each one on.
+    placed = sorted((_path_order(k), n[0].start_mark.index) for k, n in nodes.items())
+    orders = [order for order, _ in placed]
+    first_from = [len(text)] * (len(placed) + 1)
+    for i in range(len(placed) - 1, -1, -1):
+        first_from[i] = min(placed[i][1], first_from[i + 1])
+    newline = "\r\n" if "\r\n" in text else "\n"
+    inserted: dict[int, str] = {}
+    for key in sorted(new, key=_path_order):
+        index = first_from[bisect.bisect_right(orders, _path_order(key))]
+        at = _comments_above(text, index) if index < len(text) else len(text)
+        block = _dump({key: _ordered(wanted[key])}).replace("\n", newline)
+        if at == len(text) and not text.endswith("\n") and at not in inserted:
+            block = newline + block
+        inserted[at] = inserted.get(at, "") + block
+    edits += [(at, at, block) for at, block in inserted.items()]
+    pieces, done = [bom], 0
+    for start, end, replacement in sorted(edits, key=lambda e: (e[0], e[1])):
+        if start < done:
+            return None  # two edits of the same lines: not one this knows how to make
+        pieces += [text[done:start], replacement]
+        done = end
+    pieces.append(text[done:])
+    result = "".join(pieces)
     try:
         if parse(Path("."), result.encode("utf-8")).all_entries() != wanted:
             return None
@@ -423,15 +437,6 @@ def _edited(text: str, entries: dict) -> str | None:
 
 class _NotText(Exception):
     """A value the in-place edit does not write (not text nor a boolean)."""
-
-
-def _key_value(node):
-    """The Python value of a top-level key node, as `parse` reads it (text, or what YAML makes of it)."""
-    from .frontmatter import load_yaml
-
-    if node.tag == "tag:yaml.org,2002:str":
-        return node.value
-    return load_yaml(f"{node.value}: x\n").keys[0][0] if node.value else node.value
 
 
 def _entry_edits(text: str, mapping, before: dict, after: dict, scalar) -> list[tuple[int, int, str]]:
