@@ -196,7 +196,9 @@ def test_tag_commits_the_tracked_files_and_says_which_untracked_note_it_did_not(
     error, text, data = run(scenario)
     assert not error and data["commit"] and "draft.md is not tracked by git" in data["commit_error"]
     assert "Set on draft.md: confidence low (was unset)." in text
-    assert text.endswith(f"Committed {data['commit'][:10]}. Not committed: draft.md is not tracked by git (tachikoma "
-                         "commits no file you have not added: `git add` it to commit it with its tags).")
+    assert text.endswith(f"Committed 1 of the 2 files tagged in {data['commit'][:10]} (martin.md); not committed: "
+                         "draft.md is not tracked by git (tachikoma commits no file you have not added: `git add` it "
+                         "to commit it with its tags)."), text
+    assert data["committed"] == ["martin.md"]
     assert git(mem, "show", "--name-only", "--format=", "HEAD").split() == ["martin.md"]
     assert git(mem, "status", "--porcelain") == "?? draft.md\n"
