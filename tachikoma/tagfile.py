@@ -56,17 +56,21 @@ Rules:
   ``on`` are text, dates are text, ``source`` keeps numbers as written.
 - When tachikoma writes the file it changes only the entries that change
   (`render`): other lines stay byte for byte, comments included, a changed
-  tag keeps the comment after its value, a new entry goes where the sorted
-  order puts it, and an entry left without any key is removed. A new file,
-  or one it cannot edit in place (anchors and aliases, a flow-style top
-  level), is written whole: a fixed comment, the paths sorted, tags in the
-  order trust, confidence, source; other comments are then not kept.
+  tag keeps the comments around its value (after it, or after its key when
+  the value is on the next line), a flow-style entry (``{trust: self}``) is
+  edited item by item, a new entry goes where the sorted order puts it, and
+  an entry left without any key is removed. A new file, or one it cannot
+  edit in place (anchors and aliases, a flow-style top level, a line break
+  other than LF or CRLF), is written whole: a fixed comment, the paths
+  sorted, tags in the order trust, confidence, source; other comments are
+  then not kept.
 """
 
 from __future__ import annotations
 
 import copy
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -313,9 +317,10 @@ def render(entries: dict, previous: str | None = None) -> str:
 
     With `previous`, the file's text before, only the entries that differ are
     edited, in place (`_edited`): every other line stays byte for byte, its
-    comments with it, and a changed tag keeps the comment after its value.
+    comments with it, and a changed tag keeps the comments around its value.
     Where that cannot be done safely (anchors or aliases, a flow-style top
-    level, a value that is no text), and without `previous`, the whole file
+    level, a value that is no text, a line break other than LF or CRLF, a
+    result that would not read back as `entries`), and without `previous`, the whole file
     is written anew: the fixed header, paths sorted, tag keys trust,
     confidence, source first; other comments are then not kept. Values that
     are not mappings (see `TagFile.extra`) are written back as they are."""
@@ -369,6 +374,8 @@ def _edited(text: str, entries: dict) -> str | None:
         loader = YamlLoader(text)
         try:
             node = loader.get_single_node()
+            if isinstance(node, yaml.ScalarNode) and node.value == "" and node.tag == _NULL:
+                node = None  # "---" and comments: no entry yet (the comments stay)
             if node is not None and (not isinstance(node, yaml.MappingNode) or node.flow_style
                                      or node.start_mark.column != 0):
                 return None
@@ -381,20 +388,18 @@ def _edited(text: str, entries: dict) -> str | None:
     if not isinstance(old, dict):
         return None
     wanted = {key: value for key, value in entries.items() if value != {}}
+    newline = "\r\n" if "\r\n" in text else "\n"
     edits: list[tuple[int, int, str]] = []  # (start, end, new text) in `text`
     try:
         for key in old:
-            if old[key] == wanted.get(key):
-                continue
             key_node, value_node = nodes[key]
-            if key not in wanted:
-                edits.append((_line_start(text, key_node.start_mark.index), _after_line(text, _last(value_node)), ""))
-            elif isinstance(value_node, yaml.MappingNode) and value_node.flow_style and isinstance(wanted[key], dict):
-                # {trust: self} stays one flow mapping, and a comment after it stays
-                flow = _dump(_ordered(wanted[key]), flow=True).strip()
-                edits.append((value_node.start_mark.index, value_node.end_mark.index, flow))
+            if key not in wanted:  # before comparing: an entry with no value (`a.jsonl:`) equals no entry
+                edits.append((_line_start(text, key_node.start_mark.index), _end_of(text, value_node), ""))
+            elif old[key] == wanted[key]:
+                continue
             elif isinstance(value_node, yaml.MappingNode) and isinstance(wanted[key], dict):
-                edits += _entry_edits(text, value_node, old[key], wanted[key], yaml_scalar)
+                # block or flow ({trust: self}), only the tags that change: comments in and after it stay
+                edits += _entry_edits(text, value_node, old[key], wanted[key], yaml_scalar, newline)
             else:
                 return None
     except (KeyError, _NotText):
@@ -406,14 +411,27 @@ def _edited(text: str, entries: dict) -> str | None:
     # the entries in sorted order, with the least index in the file among those from each one on.
     placed = sorted((_path_order(k), n[0].start_mark.index) for k, n in nodes.items())
     orders = [order for order, _ in placed]
-    first_from = [len(text)] * (len(placed) + 1)
+    # The last entry goes at the end of the document: before its end marker ("..."), if it has one.
+    marker = _DOCUMENT_END.search(text, 0 if node is None else _end_of(text, node))
+    end = len(text) if marker is None else marker.start()
+    if marker is not None and not wanted:  # "..." ends a document; with no entry left, there is none to end
+        line_end = text.find("\n", end)
+        edits.append((end, len(text) if line_end < 0 else line_end + 1, ""))
+    first_from = [end] * (len(placed) + 1)
     for i in range(len(placed) - 1, -1, -1):
         first_from[i] = min(placed[i][1], first_from[i + 1])
-    newline = "\r\n" if "\r\n" in text else "\n"
+    # Where each entry starts and its content ends, in the file's order: the comment lines above an entry
+    # start below the entry before it (a line of its block scalar may start with "#").
+    spans = sorted((k.start_mark.index, _end_of(text, v)) for k, v in nodes.values())
+    starts = [start for start, _ in spans]
+    above: dict[int, int] = {}
     inserted: dict[int, str] = {}
     for key in sorted(new, key=_path_order):
         index = first_from[bisect.bisect_right(orders, _path_order(key))]
-        at = _comments_above(text, index) if index < len(text) else len(text)
+        if index < end and index not in above:
+            before = bisect.bisect_left(starts, index) - 1
+            above[index] = _comments_above(text, index, spans[before][1] if before >= 0 else 0)
+        at = above[index] if index < end else end
         block = _dump({key: _ordered(wanted[key])}).replace("\n", newline)
         if at == len(text) and not text.endswith("\n") and at not in inserted:
             block = newline + block
@@ -435,21 +453,31 @@ def _edited(text: str, entries: dict) -> str | None:
     return result
 
 
+_NULL = "tag:yaml.org,2002:null"
+#: The header of a block scalar (after its tag, if any): group 1 holds its indicators ("+": keep its blank lines).
+_BLOCK_HEADER = re.compile(r"(?:![^ \t]*[ \t]+)?[|>]([^ \t\r\n#]*)")
+#: A document end marker at the start of a line.
+_DOCUMENT_END = re.compile(r"^\.\.\.(?=[ \t\r\n#]|\Z)", re.MULTILINE)
+
+
 class _NotText(Exception):
     """A value the in-place edit does not write (not text nor a boolean)."""
 
 
-def _entry_edits(text: str, mapping, before: dict, after: dict, scalar) -> list[tuple[int, int, str]]:
-    """The edits that turn one entry's block mapping node (`mapping`, read as `before`) into `after`: only
-    the tag lines that change; a value on its key's line alone is replaced without the comment after it."""
+def _entry_edits(text: str, mapping, before: dict, after: dict, scalar, newline: str) -> list[tuple[int, int, str]]:
+    """The edits that turn one entry's mapping node (`mapping`, block or flow, read as `before`) into `after`:
+    only the tags that change; a changed value is replaced alone, without the comments around it."""
     import yaml
 
+    flow = mapping.flow_style
     children: dict[str, list] = {}
     for key_node, value_node in mapping.value:
         children.setdefault(str(key_node.value).strip().lower(), []).append((key_node, value_node))
     names_before = {str(k).strip().lower() for k in before}
     names_after = {str(k).strip().lower(): k for k in after}
     edits = []
+    dropped: set[int] = set()  # the key nodes of a flow mapping's items to remove
+    added: list[tuple[str, str]] = []  # the tags a flow mapping gains: (name, "key: value")
     rank = {tag: i for i, tag in enumerate(WRITABLE_KEYS)}
     for name in sorted(names_before | set(names_after), key=lambda n: rank.get(n, len(rank))):
         old_items = [(k, v) for k, v in before.items() if str(k).strip().lower() == name]
@@ -460,27 +488,87 @@ def _entry_edits(text: str, mapping, before: dict, after: dict, scalar) -> list[
             raise _NotText()
         spelled = children.get(name, [])
         for key_node, value_node in spelled[:-1] if new_items else spelled:
-            edits.append((_line_start(text, key_node.start_mark.index), _after_line(text, _last(value_node)), ""))
+            if flow:
+                dropped.add(id(key_node))
+            else:
+                edits.append((_line_start(text, key_node.start_mark.index), _end_of(text, value_node), ""))
         if not new_items:
             continue
         key, value = new_items[0]
-        line = f"{_text_of(key, scalar)}: {_text_of(value, scalar)}"
+        key_text, value_text = _text_of(key, scalar), _text_of(value, scalar)
+        line = f"{key_text}: {value_text}"
         if spelled:
             key_node, value_node = spelled[-1]
+            if (isinstance(value_node, yaml.ScalarNode) and value_node.style not in ("|", ">")
+                    and value_node.end_mark.index > value_node.start_mark.index):
+                # The value alone (and the key, spelled otherwise): comments between and after them stay, on
+                # whatever lines the value spanned.
+                if text[key_node.start_mark.index:key_node.end_mark.index] != key_text:
+                    edits.append((key_node.start_mark.index, key_node.end_mark.index, key_text))
+                edits.append((value_node.start_mark.index, value_node.end_mark.index, value_text))
+                continue
             one_line = (isinstance(value_node, yaml.ScalarNode)
                         and value_node.start_mark.line == value_node.end_mark.line == key_node.start_mark.line)
-            end = value_node.end_mark.index if one_line else _line_end(text, _after_line(text, _last(value_node)))
+            end = value_node.end_mark.index if one_line or flow else \
+                _line_end(text, _end_of(text, value_node))
             edits.append((key_node.start_mark.index, end, line))
             continue
-        indent = " " * mapping.value[0][0].start_mark.column
-        newline = "\r\n" if "\r\n" in text else "\n"
+        if flow:
+            added.append((name, line))
+            continue
         later = [k for k, _ in mapping.value if rank.get(str(k.value).strip().lower(), len(rank)) > rank.get(name, 0)]
-        at = _line_start(text, later[0].start_mark.index) if later else _after_line(text, _last(mapping))
+        indent = " " * mapping.value[0][0].start_mark.column
+        at = _line_start(text, later[0].start_mark.index) if later else _end_of(text, mapping)
         if at == len(text) and not text.endswith("\n"):
             line = newline + indent + line
             edits.append((at, at, line))
         else:
             edits.append((at, at, indent + line + newline))
+    if not flow:
+        return edits
+    # A flow mapping's new tags go before the first item kept that they precede, or after the last item kept
+    # (after its `{` when none is).
+    kept = [(k, v) for k, v in mapping.value if id(k) not in dropped]
+    if added and not kept:
+        at = mapping.start_mark.index + 1
+        edits.append((at, at, ", ".join(line for _, line in added)))
+    for name, line in added if kept else []:
+        later = [k for k, _ in kept if rank.get(str(k.value).strip().lower(), len(rank)) > rank.get(name, 0)]
+        if later:
+            edits.append((later[0].start_mark.index, later[0].start_mark.index, line + ", "))
+        else:
+            edits.append((kept[-1][1].end_mark.index, kept[-1][1].end_mark.index, ", " + line))
+    return edits + _flow_removals(text, mapping.value, dropped)
+
+
+def _flow_removals(text: str, items: list, dropped: set[int]) -> list[tuple[int, int, str]]:
+    """The edits that remove the items of a flow mapping whose key nodes are `dropped`: each run of them with
+    the comma after it, what follows that comma (a comment) staying; a run at the end with the comma before
+    it when that is on the same line, else leaving it (``{a: 1,}`` is allowed)."""
+    edits = []
+    i = 0
+    while i < len(items):
+        if id(items[i][0]) not in dropped:
+            i += 1
+            continue
+        j = i
+        while j + 1 < len(items) and id(items[j + 1][0]) in dropped:
+            j += 1
+        start, end = items[i][0].start_mark.index, items[j][1].end_mark.index
+        if j + 1 < len(items):
+            while text[end:end + 1] in (" ", "\t"):
+                end += 1
+            end += text[end:end + 1] == ","
+            spaces = end
+            while text[spaces:spaces + 1] in (" ", "\t"):
+                spaces += 1
+            edits.append((start, spaces if text[spaces:spaces + 1] not in ("#", "\r", "\n") else end, ""))
+        else:
+            before = start
+            while before > 0 and text[before - 1] in " \t":
+                before -= 1
+            edits.append((before - 1 if i > 0 and text[before - 1:before] == "," else start, end, ""))
+        i = j + 1
     return edits
 
 
@@ -490,6 +578,25 @@ def _text_of(value, scalar) -> str:
     if not isinstance(value, str):
         raise _NotText()
     return scalar(value)
+
+
+def _end_of(text: str, node) -> int:
+    """The index just after the line break of the last line of `node`'s content: not the comments after it, nor
+    the blank lines a block scalar (``|``) ends with unless they are part of its value (``|+``)."""
+    import yaml
+
+    mark = _last(node)
+    while isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and not node.flow_style and node.value:
+        node = node.value[-1][1] if isinstance(node, yaml.MappingNode) else node.value[-1]
+    if isinstance(node, yaml.ScalarNode) and node.style in ("|", ">"):
+        header = _BLOCK_HEADER.match(text, node.start_mark.index)
+        if header and "+" not in header.group(1):
+            content = mark.index
+            while content > header.end() and text[content - 1] in " \t\r\n":
+                content -= 1
+            end = text.find("\n", content)
+            return len(text) if end < 0 else end + 1
+    return _after_line(text, mark)
 
 
 def _last(node):
@@ -521,16 +628,17 @@ def _after_line(text: str, mark) -> int:
     return len(text) if end < 0 else end + 1
 
 
-def _comments_above(text: str, index: int) -> int:
+def _comments_above(text: str, index: int, floor: int = 0) -> int:
     """The start of the comment lines right above the line at `index` (they are about it), or of that line
-    when they run up to the top of the file (the file's own header)."""
+    when they run up to the top of the file (the file's own header). None of them starts before `floor`, the
+    end of the entry above."""
     line = start = _line_start(text, index)
-    while start > 0:
+    while start > floor:
         above = _line_start(text, start - 1)
         if not text[above:start].lstrip().startswith("#"):
             return start
         start = above
-    return line
+    return start if floor else line
 
 
 def _conflict_marker(text: str) -> int | None:
