@@ -425,27 +425,72 @@ def layout_problem(fm: FrontMatter, names, spans: list[tuple[str, int, int]]) ->
     return None
 
 
-def _one_line_values(fm: FrontMatter) -> dict[int, int]:
-    """For each top-level key whose value is a scalar on the key's own line: that line (0-based, the
-    block's first line after the opening fence being 0) -> the column where the value ends, so what
-    follows it there (a comment) can be kept."""
+@dataclass
+class _Place:
+    """Where a top-level key's value is, in the lines of the block (`_lines`, the first line after the opening
+    fence being 0): from `first` at column `first_col` to `last` at `last_col` (the column after it)."""
+
+    first: int
+    first_col: int
+    last: int
+    last_col: int
+    #: Whether the value is a scalar written on its key's line alone (`trust: owner  # a comment`).
+    one_line: bool
+    #: Whether the value is a plain or quoted scalar (not `|`, `>`, a list or a mapping).
+    scalar: bool
+
+
+def _value_places(fm: FrontMatter, body_lines: list[str]) -> dict[int, _Place]:
+    """For each top-level key written at the start of a line of `body_lines`: that line -> where its value is.
+
+    The places come from the YAML node's character offsets, not its line numbers: YAML also breaks lines at a
+    carriage return alone, U+0085, U+2028 and U+2029, which `_lines` does not."""
+    import bisect
+
     node = fm.node
-    ends: dict[int, int] = {}
-    if isinstance(node, MappingNode):
-        for key_node, value_node in node.value:
-            line = key_node.start_mark.line
-            if isinstance(value_node, ScalarNode) and value_node.start_mark.line == value_node.end_mark.line == line:
-                ends[line] = value_node.end_mark.column
-    return ends
+    places: dict[int, _Place] = {}
+    if not isinstance(node, MappingNode):
+        return places
+    starts, offset = [], 0
+    for line in body_lines:
+        starts.append(offset)
+        offset += len(line)
+    # libyaml skips a byte order mark that starts the text without counting it in its offsets (PyYAML's own
+    # scanner counts it).
+    skipped = 1 if body_lines and body_lines[0].startswith("\ufeff") and _BaseLoader is not yaml.SafeLoader else 0
+
+    def where(index: int) -> tuple[int, int]:
+        index += skipped
+        line = max(bisect.bisect_right(starts, index) - 1, 0)
+        return line, index - starts[line]
+
+    for key_node, value_node in node.value:
+        key_line, key_col = where(key_node.start_mark.index)
+        if key_col:
+            continue
+        (first, first_col), (last, last_col) = where(value_node.start_mark.index), where(value_node.end_mark.index)
+        # An alias (`trust: *a`) is the node it names, written elsewhere: its marks are not this key's.
+        scalar = (isinstance(value_node, ScalarNode) and value_node.style not in ("|", ">")
+                  and value_node.start_mark.index >= key_node.end_mark.index)
+        places[key_line] = _Place(first, first_col, last, last_col, scalar and first == last == key_line, scalar)
+    return places
 
 
-def _check_result(result: str, expected_body: str, names) -> FrontMatter:
+def _check_result(result: str, expected_body: str, names, before: dict) -> FrontMatter:
+    """`split(result)`, once checked: the body is `expected_body`, none of the keys `names` is set twice, and
+    every other key of the front matter `before` reads as it did. Raises ValueError."""
     check = split(result)
     if check.error or check.body != expected_body:
         raise ValueError(f"could not update front matter safely: {check.error or 'body changed'}")
     if check.duplicate_keys(names):
         raise ValueError("could not update front matter safely: a key would be set twice")
+    for key in {*before, *check.meta}:
+        if str(key).strip().lower() not in names and (before.get(key, _ABSENT) != check.meta.get(key, _ABSENT)):
+            raise ValueError(f"could not update front matter safely: {key} would read differently")
     return check
+
+
+_ABSENT = object()
 
 
 def set_keys(text: str, values: dict[str, str | bool]) -> str:
@@ -453,10 +498,12 @@ def set_keys(text: str, values: dict[str, str | bool]) -> str:
 
     Existing lines for those keys are replaced in place (keys matched
     case-insensitively, written back lower-case), together with the lines
-    of a value that continued below them; a value on its key's line alone is
-    replaced without what follows it there (a comment stays). Missing keys
+    of a value that continued below them; a plain or quoted value is
+    replaced alone, whatever lines it spans, so a comment after it (or after
+    its key, above a value on the next line) stays. Missing keys
     are appended at the end of the block; a file without front matter gets a
-    new block. The body is copied verbatim. Raises ValueError when the
+    new block. The body is copied verbatim, and every other key must read
+    back as it was. Raises ValueError when the
     existing front matter is malformed, sets one of the keys more than once
     (``trust`` and ``Trust``), or is laid out in a way tachikoma does not
     edit (`layout_problem`), because rewriting it could lose what the person
@@ -478,18 +525,29 @@ def set_keys(text: str, values: dict[str, str | bool]) -> str:
     problem = layout_problem(fm, values, spans)
     if problem:
         raise ValueError(problem)
-    one_line = _one_line_values(fm)
+    places = _value_places(fm, body_lines)
     remaining = dict(values)
     for key, start, end in spans:
-        if key not in remaining:
+        if key not in remaining or start not in places:  # not a key: a line of a value that looks like one
             continue
         line = body_lines[start]
         eol = newline if line.endswith("\n") else ""
-        if start in one_line:
+        place = places[start]
+        if place.one_line:
             # The value alone changes: a comment after it stays (`trust: self  # checked by Martin`), and so
             # do the comment lines below it, which belong to no value.
-            rest = line[one_line[start]:].rstrip("\r\n")
+            rest = line[place.last_col:].rstrip("\r\n")
             body_lines[start] = f"{key}: {yaml_scalar(remaining.pop(key))}{rest}{eol}"
+            continue
+        if place.scalar:
+            # A value on the next line or over several: it alone is replaced, on its first line, and what is
+            # around it stays (a comment after the key, after the value, the lines below it).
+            body_lines[place.first] = (body_lines[place.first][:place.first_col] + yaml_scalar(remaining.pop(key))
+                                       + body_lines[place.last][place.last_col:])
+            for j in range(place.first + 1, place.last + 1):
+                body_lines[j] = ""
+            written = _KEY_LINE.match(body_lines[start]).group(1)
+            body_lines[start] = key + body_lines[start][len(written):]
             continue
         body_lines[start] = f"{key}: {yaml_scalar(remaining.pop(key))}{eol}"
         for j in range(start + 1, end):
@@ -499,7 +557,7 @@ def set_keys(text: str, values: dict[str, str | bool]) -> str:
     for key, value in remaining.items():
         body_lines.append(f"{key}: {yaml_scalar(value)}{newline}")
     result = lines[0] + "".join(body_lines) + closing + fm.body
-    check = _check_result(result, fm.body, values)
+    check = _check_result(result, fm.body, values, fm.meta)
     lowered = {str(k).strip().lower(): v for k, v in check.meta.items()}
     for key, value in values.items():
         read = lowered.get(key)
@@ -532,9 +590,10 @@ def remove_keys(text: str, keys, drop_empty_block: bool = False) -> str:
     problem = layout_problem(fm, wanted, spans)
     if problem:
         raise ValueError(problem)
+    places = _value_places(fm, body_lines)
     for key, start, end in spans:
-        if key in wanted:
-            for j in range(start, end):
+        if key in wanted and start in places:  # else not a key: a line of a value that looks like one
+            for j in range(start, max(end, places[start].last + 1 if places[start].scalar else end)):
                 body_lines[j] = ""
     kept = [line for line in body_lines if line]
     expected_body = fm.body
@@ -543,7 +602,7 @@ def remove_keys(text: str, keys, drop_empty_block: bool = False) -> str:
         result = expected_body = bom + fm.body
     else:
         result = opening + "".join(kept) + closing + fm.body
-    check = _check_result(result, expected_body, wanted)
+    check = _check_result(result, expected_body, wanted, fm.meta)
     if any(str(k).strip().lower() in wanted for k in check.meta):
         raise ValueError("could not update front matter safely: a key is still present")
     return result

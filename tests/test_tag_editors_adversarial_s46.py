@@ -14,7 +14,10 @@ import pytest
 
 from gitrepo import git, tag
 from tachikoma import tagfile
+from tachikoma.frontmatter import split
 from tachikoma.tagging import applying
+from tachikoma.tagging.edit import edit_markdown
+from tachikoma.tagging.model import Change
 
 
 def entries_of(text: str) -> dict:
@@ -30,6 +33,10 @@ def edited(text: str, **changes) -> str:
     result = tagfile.render(entries, text)
     assert entries_of(result) == {k: v for k, v in entries.items() if v != {}}
     return result
+
+
+def tagged(text: str, before: dict, after: dict) -> str:
+    return edit_markdown(text.encode("utf-8"), Change("n.md", "markdown", before, after)).decode("utf-8")
 
 
 # --------------------------------------------------------------------------- the tag file
@@ -129,6 +136,51 @@ def test_new_entries_below_a_long_comment_take_linear_time():
     entries = {"b.jsonl": {"trust": "self"}, **{f"a{i:05d}.jsonl": {"trust": "self"} for i in range(2_000)}}
     elapsed = _timed(text, entries)
     assert elapsed < 3, f"{elapsed:.1f} s"
+
+
+# --------------------------------------------------------------------------- front matter
+
+
+def test_removing_a_tag_never_changes_another_value():
+    """A line of a multi-line quoted title that read like a tag (`trust: b`) was removed with the real tag:
+    the title silently lost it (and setting the tag was refused). Only lines where YAML sees a key count as
+    keys now, and any other key that would read differently makes the edit refused, the note left as it was."""
+    text = '---\ntitle: "a\ntrust: b\nc"\ntrust: owner\n---\nBody\n'
+    assert tagged(text, {"trust": "owner"}, {}) == '---\ntitle: "a\ntrust: b\nc"\n---\nBody\n'
+    assert tagged(text, {"trust": "owner"}, {"trust": "self"}) == text.replace("trust: owner", "trust: self")
+
+
+def test_any_other_key_reading_differently_refuses_the_edit():
+    """The check made on every front matter edit: the keys it was not asked to change read as before."""
+    from tachikoma.frontmatter import _check_result
+
+    before = split("---\ntitle: a b\ntrust: owner\n---\nBody\n").meta
+    with pytest.raises(ValueError, match="title would read differently"):
+        _check_result("---\ntitle: a\ntrust: self\n---\nBody\n", "Body\n", {"trust"}, before)
+    assert _check_result("---\ntitle: a b\ntrust: self\n---\nBody\n", "Body\n", {"trust"}, before)
+
+
+@pytest.mark.parametrize("odd", ["\r", "\u2028", "\x85"])
+def test_a_comment_survives_a_line_break_only_yaml_counts(odd):
+    """A carriage return alone (or U+2028, U+0085) in a comment line made YAML's line numbers and tachikoma's
+    disagree: the comment after the changed value was dropped."""
+    text = f"---\n# one{odd}# two\ntrust: owner  # checked by Martin\n---\nBody\n"
+    result = tagged(text, {"trust": "owner"}, {"trust": "self"})
+    assert result == text.replace("trust: owner", "trust: self")
+
+
+@pytest.mark.parametrize("before, after", [
+    ("trust:   # asked Martin\n  owner\n", "trust:   # asked Martin\n  self\n"),
+    ("source: one\n  two  # where from\n", "source: web  # where from\n"),
+    ("source: 'one\n  two'  # where from\n", "source: web  # where from\n"),
+    ("Trust: owner  # mine\n", "trust: self  # mine\n"),
+])
+def test_a_changed_front_matter_value_keeps_its_comments_when_it_spans_lines(before, after):
+    key = "trust" if "rust" in before else "source"
+    value = "self" if key == "trust" else "web"
+    text = "---\ntitle: t\n" + before + "date: 2026-01-02\n---\nBody\n"
+    result = tagged(text, {key: "x"}, {key: value})
+    assert result == "---\ntitle: t\n" + after + "date: 2026-01-02\n---\nBody\n"
 
 
 # --------------------------------------------------------------------------- through a real run, and its undo
