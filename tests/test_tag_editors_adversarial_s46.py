@@ -7,7 +7,6 @@ tests/test_tagfile_fuzz_s46.py and tests/test_frontmatter_fuzz_s46.py.
 from __future__ import annotations
 
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -130,32 +129,26 @@ def test_hand_written_yaml_forms_are_edited_in_place():
     assert result == text.replace("trust: !!str self\t", "trust: 'yes'\t")
 
 
-# --------------------------------------------------------------------------- timing
+# --------------------------------------------------------------------------- large files (times: bench/bench_tagfile_edit.py)
 
 
-def _timed(text: str, entries: dict) -> float:
-    started = time.perf_counter()
-    result = tagfile.render(entries, text)
-    elapsed = time.perf_counter() - started
-    assert not result.startswith(tagfile.HEADER)
-    return elapsed
-
-
-def test_a_tag_added_to_10000_entries_takes_linear_time():
-    """Each entry given a new tag looked for "\\r\\n" in the whole file again: 10,000 entries took 10 s."""
-    paths = [f"2026-{i % 12 + 1:02d}/session-{i:05d}.jsonl" for i in range(10_000)]
+def test_a_tag_added_to_every_entry_of_a_large_file_is_edited_in_place():
+    """Each entry given a new tag looked for "\\r\\n" in the whole file again (10,000 entries took 10 s; the
+    time is bench/bench_tagfile_edit.py's): every comment stays."""
+    paths = [f"2026-{i % 12 + 1:02d}/session-{i:05d}.jsonl" for i in range(2_000)]
     text = "# mine\n" + "".join(f"# about {p}\n{p}:\n  trust: self  # c{i}\n" for i, p in enumerate(paths))
-    elapsed = _timed(text, {p: {"trust": "self", "source": "web"} for p in paths})
-    assert elapsed < 5, f"{elapsed:.1f} s"
+    result = tagfile.render({p: {"trust": "self", "source": "web"} for p in paths}, text)
+    assert not result.startswith(tagfile.HEADER) and result.count("# about ") == 2_000 and "  # c1999\n" in result
 
 
-def test_new_entries_below_a_long_comment_take_linear_time():
-    """Each new entry walked up the comment lines above the entry it precedes again: 2,000 new entries under a
-    header of 10,000 comment lines took 8 s."""
-    text = "# a comment line\n" * 10_000 + "b.jsonl:\n  trust: self\n"
-    entries = {"b.jsonl": {"trust": "self"}, **{f"a{i:05d}.jsonl": {"trust": "self"} for i in range(2_000)}}
-    elapsed = _timed(text, entries)
-    assert elapsed < 3, f"{elapsed:.1f} s"
+def test_new_entries_below_a_long_comment_are_placed_in_order():
+    """Each new entry walked up the comment lines above the entry it precedes again (2,000 new entries under a
+    header of 10,000 comment lines took 8 s; the time is bench/bench_tagfile_edit.py's)."""
+    text = "# a comment line\n" * 2_000 + "b.jsonl:\n  trust: self\n"
+    entries = {"b.jsonl": {"trust": "self"}, **{f"a{i:05d}.jsonl": {"trust": "self"} for i in range(500)}}
+    result = tagfile.render(entries, text)
+    assert result.startswith("# a comment line\n" * 2_000) and entries_of(result) == entries
+    assert result.index("a00499.jsonl:") < result.index("b.jsonl:")
 
 
 # --------------------------------------------------------------------------- front matter
