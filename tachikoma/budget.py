@@ -117,24 +117,35 @@ class Passage:
         return f"{n}.\n{quoted(self.text.strip())}\n   — {self.heading()}{also}{why}{tools}\n"
 
     def as_dict(self) -> dict:
+        """Everything the passage holds (`recall.within_budget`'s ``budget.passages``); its memory and tool calls
+        when it has them."""
         out = {"path": self.path, "lines": list(self.lines), "date": self.date, "trust": self.trust,
                "confidence": self.confidence, "score": self.score, "rank": self.rank, "why": self.why,
                "text": self.text, "tokens": self.tokens, "trimmed": self.trimmed, "also_in": self.also_in,
                "kind": self.kind, "stale": self.stale}
-        if self.memory is not None:
-            out["memory"] = self.memory
+        out.update({key: value for key, value in (("memory", self.memory), ("tools", self.tools)) if value is not None})
         return out
 
     def as_result(self) -> dict:
-        """A whole result as an agent is given it (MCP's `search` without a budget): where, when, how far to
-        trust it, its score (3 decimals) and why, and its text; its memory, stale files and tool calls when
-        it has them."""
-        out = {"path": self.path, "lines": list(self.lines), "date": (self.date or "")[:10] or None,
-               "trust": self.trust, "confidence": self.confidence, "score": round(self.score, 3), "why": self.why,
-               "text": self.text}
-        out.update({key: value for key, value in (("memory", self.memory), ("stale", self.stale),
-                                                  ("tools", self.tools)) if value is not None})
-        return out
+        """The passage as an agent is given it (`agent_passage`)."""
+        return agent_passage(self.as_dict())
+
+
+#: What an agent is given of a passage beside its path, lines, date, trust, confidence, score, why and text, only
+#: when it has it: its memory (a shared store), stale files, tool calls, the other files holding it, and that it
+#: was trimmed (less than its result: `read` gives the rest).
+AGENT_EXTRAS = ("memory", "stale", "tools", "also_in", "trimmed")
+
+
+def agent_passage(passage: dict) -> dict:
+    """A passage (`Passage.as_dict`) as an agent is given it (MCP's structured content; `search --json` and
+    /api/search with a budget): where, when (the day), how far to trust it, its score and why, and its text, then
+    `AGENT_EXTRAS` it has. Left out: its rank (the order says it), its tokens and kind (its path says it)."""
+    out = {"path": passage["path"], "lines": list(passage["lines"]), "date": (passage.get("date") or "")[:10] or None,
+           "trust": passage.get("trust"), "confidence": passage.get("confidence"), "score": passage["score"],
+           "why": passage.get("why"), "text": passage["text"]}
+    out.update({key: passage[key] for key in AGENT_EXTRAS if passage.get(key)})
+    return out
 
 
 def trust_words(trust: str | None, confidence: str | None) -> str:

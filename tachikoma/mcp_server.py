@@ -4,7 +4,7 @@ Built on the official `mcp` SDK (`MCPServer`). Each tool is a thin call
 into the package, the same calls the command line and the dashboard make:
 
 - ``search``: `Searcher.search`, each result's source, trust, score, why and passage, once as
-  structured content (`structured`) and once as the block an agent reads (`answer_text`);
+  structured content (`reply.for_agent`) and once as the block an agent reads (`answer_text`);
 - ``read``: a memory file or a line range of it; a transcript as its turns by default (`turn_view`);
 - ``stats``: tag coverage (`stats.report`) and the index's freshness;
 - ``remember``: a new note (`notes.remember`), committed and indexed at once;
@@ -31,12 +31,13 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
 from . import __version__, agent_rules, memory, notes, stats, tokens, turn_view
-from .budget import agent_text, no_match_text, quoted, whole
+from .budget import agent_text, quoted, whole
 from .config import load_config
 from .errors import TachikomaError
 from .globs import name_or_path_matcher
-from .humanize import answer_notes, index_behind, index_line, no_match_why, plural, printable, unsafe_escaped
+from .humanize import answer_notes, index_behind, index_line, plural, printable, unsafe_escaped
 from .live import LiveMemory
+from .reply import for_agent, no_match_reply
 from .search.pool import indexed_passages
 from .store import locate
 from .tagging import applying, model, planning
@@ -302,35 +303,6 @@ def who_asked(ctx: Context | None) -> str:
     return who.changed_by("mcp") if who is not None else ""
 
 
-#: What MCP's `search` leaves out of the answer of `search --json`: the query's words, the floor's evidence (said
-#: in ``reason``), the embedder, timings, each result's factors (said in its ``why``), chunk, kind and tags (its
-#: ``trust`` and ``confidence``), and the block (it is the text content). `search --json` and /api/search keep them.
-LEFT_OUT = frozenset({"keywords", "match", "embedder", "timing_ms", "results", "agent_text"})
-
-
-def structured(answer: dict) -> dict:
-    """The search answer as MCP's structured content, every passage's text once: each result as
-    `budget.Passage.as_result` gives it (path, lines, date, trust, confidence, score, why, text; memory, stale and
-    tool calls when it has them), or a budget's passages; ``reason`` when there is no good match."""
-    out = {key: value for key, value in answer.items() if key not in LEFT_OUT}
-    if "budget" not in answer:
-        out["results"] = [p.as_result() for p in whole(answer["results"], answer.get("keywords") or [])]
-    if answer["no_good_match"]:
-        out["reason"] = no_match_reply(answer)
-    return out
-
-
-def no_match_reply(answer: dict) -> str:
-    """Why a search found nothing good and what to try, in one sentence (held to the budget, if any): the
-    floor's evidence and how to see the nearest passages anyway; or, while the index may not hold the answer,
-    that it is behind (`humanize.no_match_why`)."""
-    if "budget" in answer:  # `budget.no_match_text`, as `recall.within_budget` made it
-        return answer["agent_text"]
-    behind = index_behind(answer["freshness"])
-    hint = " min_score 0 shows the nearest passages anyway." if answer.get("min_score") and not behind else ""
-    return no_match_text(answer["query"], no_match_why(answer)) + hint
-
-
 def answer_text(answer: dict, allow_owner_trust: bool = False) -> str:
     """The search answer as the text an agent reads: the block `budget.agent_text` makes (a line that says the
     passages are data, the evidence quoted, each passage's source, trust and, without a budget, score and why),
@@ -499,7 +471,7 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
     ) -> CallToolResult:
         answer = guarded(lambda: tools.search(query, limit, kind, trust, min_score, recency, as_of, memories,
                                               budget_tokens, fresh_only))
-        return result(answer_text(answer, tools.allow_owner_trust), structured(answer))
+        return result(answer_text(answer, tools.allow_owner_trust), for_agent(answer))
 
     @server.tool(title="Read a memory file", description=READ_HELP, annotations=reading)
     def read(

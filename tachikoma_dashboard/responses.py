@@ -3,12 +3,11 @@ swaps in; JSON for /api/; error pages in either form."""
 
 from __future__ import annotations
 
-import json
-
 from flask import Flask, current_app, make_response, render_template, request
 
 from tachikoma.errors import BadQuery, EmbedderError, StoreUnreachable, TachikomaError
 from tachikoma.memory import TAG_FILE
+from tachikoma.reply import dumps
 from tachikoma.tagfile import TagFileError
 from tachikoma.web.state import NoIndex
 
@@ -52,7 +51,8 @@ def page(full: str, fragment: str, status: int = 200, **ctx):
 
 
 def json_response(payload, status: int = 200):
-    body = json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+    """`payload` as a JSON body, compact and its floats rounded (`tachikoma.reply.dumps`): a program reads it."""
+    body = dumps(payload) + "\n"
     response = make_response(body, status)
     response.mimetype = "application/json"
     return response

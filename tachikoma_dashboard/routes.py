@@ -17,6 +17,7 @@ from tachikoma.indexer import status
 from tachikoma.tagging import applying, model, planning
 from tachikoma.errors import EmbedderError, TachikomaError
 from tachikoma.humanize import when
+from tachikoma.reply import as_json
 from tachikoma.search.pool import indexed_file
 from tachikoma.web.recent_taggings import merged, tagging_commits
 from tachikoma.web.forms import FileListForm, SearchForm, TagForm, plan_fingerprint
@@ -101,9 +102,9 @@ def api_search():
     if refusal := form.api_refusal():
         return json_error(refusal, 400)
     try:
-        return json_response(dash().search(form.q, form.limit, form.filters(), form.min_score, form.recency or None,
-                                           form.as_of or None, form.memories, form.budget_tokens,
-                                           form.fresh_only))
+        answer = dash().search(form.q, form.limit, form.filters(), form.min_score, form.recency or None,
+                               form.as_of or None, form.memories, form.budget_tokens, form.fresh_only)
+        return json_response(as_json(answer, agent_text=form.agent_text))
     except TachikomaError as exc:
         return json_error(str(exc), failure_status(exc))
 

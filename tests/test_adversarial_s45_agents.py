@@ -135,7 +135,8 @@ def test_mcps_budget_is_held_while_the_index_is_behind(behind):
         assert data["budget"]["passages"] and ("1 file changed since" in text or budget < 200), text
     block = cli(behind, "search", "DRV8353 samples", "--budget", "300", "--in-process").stdout.decode()
     assert "1 file changed since" in block and tokens.count(block.rstrip("\n")) <= 300, block
-    assert "1 file changed since" in api(behind, q="DRV8353 samples", budget_tokens=300).get_json()["agent_text"]
+    asked = api(behind, q="DRV8353 samples", budget_tokens=300, agent_text=1).get_json()
+    assert "1 file changed since" in asked["agent_text"]
 
 
 def test_no_good_match_within_a_budget_says_the_index_is_behind_on_every_face(behind):
@@ -147,7 +148,7 @@ def test_no_good_match_within_a_budget_says_the_index_is_behind_on_every_face(be
     said = f'No memory matches "zxqv blorf": {NOT_UP_TO_DATE}.'
     done = cli(behind, "search", "zxqv blorf", "--budget", "300", "--in-process")
     assert done.returncode == 0 and done.stdout.decode().strip() == said, done.stdout
-    assert api(behind, q="zxqv blorf", budget_tokens=300).get_json()["agent_text"] == said
+    assert api(behind, q="zxqv blorf", budget_tokens=300).get_json()["reason"] == said
     [(error, text, data)] = run_tools(behind, ("search", {"query": "zxqv blorf", "budget_tokens": 300}))
     assert not error and text == said and data["reason"] == said
 

@@ -30,9 +30,12 @@ def test_the_command_line_prints_the_block_and_its_json_carries_the_passages(mem
     data = json.loads(tachikoma(memory, "search", QUERY, "--budget", "300", "--min-score", "0", "--json",
                                 "--in-process").stdout)
     assert "results" not in data and data["budget"]["budget_tokens"] == 300
-    assert data["budget"]["used_tokens"] <= 300 and data["agent_text"].rstrip() == text.stdout.rstrip()
+    assert data["budget"]["used_tokens"] <= 300 and "agent_text" not in data  # the passages once (`reply.as_json`)
+    asked = json.loads(tachikoma(memory, "search", QUERY, "--budget", "300", "--min-score", "0", "--json",
+                                 "--agent-text", "--in-process").stdout)
+    assert asked["agent_text"].rstrip() == text.stdout.rstrip() and asked["budget"] == data["budget"]
     first = data["budget"]["passages"][0]
-    assert {"path", "lines", "date", "trust", "confidence", "why", "text", "tokens"} <= set(first)
+    assert {"path", "lines", "date", "trust", "confidence", "score", "why", "text"} <= set(first)
     assert (first["path"], first["trust"], first["confidence"]) == ("rumours.md", "untrusted", "speculative")
     refused = tachikoma(memory, "search", QUERY, "--budget", "0")
     assert refused.returncode == 2 and "--budget" in refused.stderr
@@ -49,7 +52,9 @@ def test_the_json_api_takes_budget_tokens(memory):
     client = make_client(create_app(memory=memory, port=5000))
     answer = client.get(f"/api/search?q={QUERY}&min_score=0&budget_tokens=120").get_json()
     assert answer["budget"]["used_tokens"] <= 120 and answer["budget"]["passages"]
-    assert tokens.count(answer["agent_text"]) <= 120
+    assert "agent_text" not in answer
+    block = client.get(f"/api/search?q={QUERY}&min_score=0&budget_tokens=120&agent_text=1").get_json()["agent_text"]
+    assert tokens.count(block) <= 120 and block.startswith("Memory evidence for")
     plain = client.get(f"/api/search?q={QUERY}&min_score=0").get_json()
     assert "budget" not in plain and plain["results"]
     refused = client.get(f"/api/search?q={QUERY}&budget_tokens=lots")
@@ -130,11 +135,11 @@ def test_no_good_match_within_a_budget_is_held_to_it_on_every_face(memory):
     assert said[30].strip() == f'No memory matches "{NOWHERE}".'
     assert said[300].startswith(f'No memory matches "{NOWHERE}": ') and said[300] != said[30]
     data = json.loads(tachikoma(memory, "search", NOWHERE, "--budget", "30", "--json", "--in-process").stdout)
-    assert data["no_good_match"] and data["budget"]["passages"] == []
-    assert data["budget"]["used_tokens"] == tokens.count(data["agent_text"]) <= 30
+    assert data["no_good_match"] and data["budget"]["passages"] == [] and data["reason"] == said[30].strip()
+    assert data["budget"]["used_tokens"] == tokens.count(data["reason"]) <= 30
     client = make_client(create_app(memory=memory, port=5000))
     answer = client.get("/api/search", query_string={"q": NOWHERE, "budget_tokens": 30}).get_json()
-    assert answer["no_good_match"] and answer["agent_text"] == data["agent_text"]
+    assert answer["no_good_match"] and answer["reason"] == data["reason"]
 
 
 def test_mcp_no_good_match_within_a_budget_says_why_and_stays_in_it():

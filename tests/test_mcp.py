@@ -3,6 +3,7 @@
 import asyncio
 import errno
 import json
+import re
 import subprocess
 import sys
 import time
@@ -116,17 +117,18 @@ def test_search_matches_the_cli_and_says_no_good_match(mem):
     assert data["freshness"]["changed_since"] == 0 and data["freshness"]["last_indexed_at"]
     assert data["freshness"]["watching"] is False
     assert f"   — {best['path']}:{best['lines'][0]}-{best['lines'][1]} · {best['date']} · (" in text
-    assert f"score {best['score']:.3f}; {best['why']}" in text
+    shown = re.search(rf"· score (\d\.\d{{3}}); {re.escape(best['why'])}\n", text)  # 3 decimals; the JSON 4
+    assert shown and abs(float(shown[1]) - best["score"]) <= 6e-4, text
     error, text, data = nonsense
     assert not error and data["no_good_match"] is True and data["results"] == []
     assert text == data["reason"]  # why, and what to try, on one line; nothing to act on about the index
     assert text.startswith('No memory matches "zxqv blorf": nothing is close enough in meaning (best ')
     assert text.endswith("min_score 0 shows the nearest passages anyway.")
-    assert floored[2]["no_good_match"] is True and floored[2]["min_score"] == 0.99
+    assert floored[2]["no_good_match"] is True and "floor 0.99" in floored[2]["reason"], floored[2]
     assert markdown[2]["results"]
     assert all(r["path"].endswith(".md") and r["trust"] == "owner" for r in markdown[2]["results"])
     error, text, data = seed
-    assert not error and data["recency"] == "seed"
+    assert not error  # seed's scores, as the command line's with --recency seed (an agent's reply names no preset)
     assert [(r["path"], r["lines"]) for r in data["results"]] == [(r["path"], r["lines"]) for r in seeded["results"]]
     assert [r["score"] for r in data["results"]] == pytest.approx([r["score"] for r in seeded["results"]], abs=2e-3)
     assert [r["score"] for r in seeded["results"]] != pytest.approx([r["score"] for r in cli()["results"]], abs=2e-3)

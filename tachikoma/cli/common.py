@@ -34,6 +34,14 @@ def usage_error(args, message: str) -> None:
     report(message)
 
 
+def print_json(payload) -> None:
+    """`payload` as a command's `--json` prints it (`reply.dumps`): compact for a program reading a pipe or file,
+    indented for a person at a terminal."""
+    from ..reply import dumps
+
+    print(dumps(payload, pretty=sys.stdout.isatty()))
+
+
 def warn(message: str) -> None:
     print(f"warning: {printable(message)}", file=sys.stderr)
 

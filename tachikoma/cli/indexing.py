@@ -34,7 +34,7 @@ def cmd_index(args) -> int:
     # the commonest reason the note that answers is not first, worth knowing before the first search.
     balance = stats.index_balance(root, config) if summary.embedder_reason else None
     if args.json:
-        print(json.dumps({**summary.as_dict(), "balance": balance}, indent=2))
+        common.print_json({**summary.as_dict(), "balance": balance})
     else:
         if summary.embedder_reason:  # a new index: which embedder it took, and why
             print(f"embedder {summary.embedder}: {summary.embedder_reason}")
@@ -105,7 +105,7 @@ def cmd_stats(args) -> int:
     root = common.root(args)
     report = stats.report(root, args.config)
     if args.json:
-        print(json.dumps(report, indent=2, ensure_ascii=False))
+        common.print_json(report)
     else:
         print(stats.format_text(_printable_report(report)))
     status = 0

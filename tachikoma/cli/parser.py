@@ -256,7 +256,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "result names its memory (default: this memory only)")
     p.add_argument("--limit", "-n", type=_limit, default=10, metavar="N",
                    help=f"how many results, 1-{MAX_LIMIT} (default 10)")
-    p.add_argument("--json", action="store_true", help="print results and their explanations as JSON")
+    p.add_argument("--json", action="store_true", help="print results and their explanations as JSON (compact "
+                   "unless printed on a terminal); with --budget, the passages as an agent is given them")
+    p.add_argument("--agent-text", action="store_true", help="with --budget and --json: add the block --budget "
+                   "prints alone (agent_text), which holds the passages a second time")
     p.add_argument("--budget", type=_whole(1, MAX_BUDGET), metavar="N", default=None,
                    help="the best evidence within N tokens (counted offline) instead of whole results: passages "
                         "trimmed around what matched, none twice, cut where the scores fall off; at least "

@@ -1,9 +1,8 @@
 """`tachikoma search`: asked of a running tachikoma of this memory first, else searched here; printed
-with each result's explanation, or as JSON."""
+with each result's explanation, or as JSON (`reply.as_json`)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from ..humanize import answer_notes, no_match_reason, plural, printable, tool_match_text, vectors_text
@@ -13,6 +12,9 @@ from . import common
 def cmd_search(args) -> int:
     if not " ".join(args.query).strip():
         common.usage_error(args, "the query is empty: say what to look for")
+    if args.agent_text and not (args.json and args.budget):
+        common.usage_error(args, "--agent-text goes with --budget and --json: it adds the block a budget makes "
+                                 "to the JSON (without --json, --budget prints the block alone)")
     root = common.root(args)
     from ..surrogates import clean
 
@@ -32,7 +34,9 @@ def cmd_search(args) -> int:
     if answer is None:
         answer = _search_here(root, args, asked)
     if args.json:
-        print(json.dumps(answer, indent=2, ensure_ascii=False))
+        from ..reply import as_json
+
+        common.print_json(as_json(answer, agent_text=args.agent_text))
         return 0
     if "budget" in answer:  # the block made for agents, held to its budget ("no good match" too)
         print(printable_block(answer["agent_text"]))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -77,7 +76,7 @@ def cmd_tag(args) -> int:
         answer["recovered"] = None if recovered is None else {
             "paths": recovered.paths, "remembered": recovered.remembered, "commit": recovered.commit,
             "commit_error": recovered.commit_error, "commit_pending": recovered.commit_pending}
-        print(json.dumps(answer, indent=2, ensure_ascii=False))
+        common.print_json(answer)
         return status
     for change in plan.changes:
         print(printable(f"{change.path}: {change.describe()}"))
@@ -192,7 +191,7 @@ def cmd_remember(args) -> int:
         except TachikomaError as exc:  # the note is written (and committed) all the same: say so
             done["index"] = f"not indexed: {exc}; run `tachikoma index`"
     if args.json:
-        print(json.dumps(done, indent=2, ensure_ascii=False))
+        common.print_json(done)
     else:
         said = "already remembered in" if written.existing else "remembered in"
         print(f"{said} {printable(written.path)}" + (f" (commit {written.commit[:12]})" if written.commit else ""))

@@ -67,18 +67,20 @@ class SearchForm:
     memories: tuple[str, ...] = ()  # on a shared store: search these memories together; (): this one
     budget_tokens: int | None = None  # the JSON API: the best evidence within this many tokens (`recall`)
     fresh_only: bool = False  # leave out stale memories (`staleness`)
+    agent_text: bool = False  # the JSON API, with a budget: the block too (`reply.as_json`)
     errors: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def read(cls, args) -> SearchForm:
         form = cls(q=_text(args, "q"), kind=_text(args, "kind").lower(), trust=_text(args, "trust").lower(),
-                   untagged=_checked(args, "untagged"), fresh_only=_checked(args, "fresh_only"))
+                   untagged=_checked(args, "untagged"), fresh_only=_checked(args, "fresh_only"),
+                   agent_text=_checked(args, "agent_text"))
         if len(form.q) > MAX_QUERY_CHARS:
             form.errors["q"] = (f"the query is {len(form.q):,} characters long; the limit is {MAX_QUERY_CHARS:,}: "
                                 "ask in fewer words")
         if error := _kind_error(form.kind):
             form.errors["kind"] = error
-        for name in ("untagged", "fresh_only"):
+        for name in ("untagged", "fresh_only", "agent_text"):
             if error := _yes_or_no_error(args, name):
                 form.errors[name] = error
         if form.trust and form.trust not in (*TRUST_VALUES, "missing"):
@@ -115,6 +117,9 @@ class SearchForm:
                 form.errors["budget_tokens"] = f"budget_tokens must be a whole number from 1 to {MAX_BUDGET}"
             else:
                 form.budget_tokens = tokens
+        if form.agent_text and form.budget_tokens is None and "budget_tokens" not in form.errors:
+            form.errors["agent_text"] = ("agent_text goes with budget_tokens: it adds the block a budget makes to the "
+                                         "answer")
         # memories=a,b (the API, links) or memories=a&memories=b (the search page's checkboxes)
         given = args.getlist("memories") if hasattr(args, "getlist") else [args.get("memories") or ""]
         form.memories = tuple(dict.fromkeys(n.strip() for value in given for n in (value or "").split(",")
