@@ -8,13 +8,30 @@ for the settings' dataclasses and TOML parser first.
 #: The most results one search returns, the same on every face: CLI `--limit`, the search page,
 #: the JSON API and MCP. Past it, a narrower query or a filter helps more than a longer list.
 MAX_LIMIT = 100
-#: The longest query, in characters, that the dashboard, its JSON API and MCP take: a question is a
-#: sentence or two; past this it is a document pasted by mistake (or an attempt to keep the server busy).
+#: The longest query, in characters, that every face takes (the command line, the dashboard, its JSON API and
+#: MCP): a question is a sentence or two; past this it is a document pasted by mistake (or an attempt to keep the
+#: server busy).
 MAX_QUERY_CHARS = 2000
 #: The largest token budget a search takes (`--budget`, ``budget_tokens``), and how many results a
 #: search with a budget ranks at least, to choose its passages from (`recall.within_budget`).
 MAX_BUDGET = 100_000
 BUDGET_RESULTS = 30
+
+
+def query_too_long(query: str) -> str | None:
+    """Why a query is refused for its length (`MAX_QUERY_CHARS`), in the words every face uses, or None."""
+    if len(query) <= MAX_QUERY_CHARS:
+        return None
+    return f"the query is {len(query):,} characters long; the limit is {MAX_QUERY_CHARS:,}: ask in fewer words"
+
+
+def whole_number(text: str) -> int | None:
+    """A count typed as text (the command line's --limit and --budget, the JSON API's limit and budget_tokens): plain
+    ASCII digits only, else None. Python's int() also reads "5_0" as 50, a full-width "５" or an Arabic-Indic "٥" as
+    5, and " 5" and "+5"; a count typed so is a mistake to say, not to guess."""
+    return int(text) if text.isascii() and text.isdigit() else None
+
+
 #: The recency presets' names, in order (`config.RECENCY_PRESETS` holds their rules).
 RECENCY_NAMES = ("off", "default", "strong", "seed")
 #: What tagging with no options does (`tagging.planning.default_plan`), in the words every face uses: the CLI's

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from .. import __version__
-from ..vocabulary import BUDGET_RESULTS, DEFAULTS_TEXT, MAX_BUDGET, MAX_LIMIT, RECENCY_NAMES
+from ..vocabulary import BUDGET_RESULTS, DEFAULTS_TEXT, MAX_BUDGET, MAX_LIMIT, RECENCY_NAMES, whole_number
 
 
 EPILOG = f"""\
@@ -81,13 +81,7 @@ def _date(text: str):
 
 def _limit(text: str) -> int:
     """How many results, for argparse: a whole number from 1 to MAX_LIMIT (as on the web)."""
-    try:
-        limit = int(text)
-    except ValueError:
-        limit = 0
-    if not 1 <= limit <= MAX_LIMIT:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number from 1 to {MAX_LIMIT}")
-    return limit
+    return _whole(1, MAX_LIMIT)(text)
 
 
 def _fraction(text: str) -> float:
@@ -124,11 +118,8 @@ def _whole(least: int, most: int | None = None):
     """An argparse type: a whole number of at least `least` (and at most `most`)."""
 
     def check(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = least - 1
-        if value < least or (most is not None and value > most):
+        value = whole_number(text)  # plain digits: not "5_0", a full-width "５", " 5" or "+5"
+        if value is None or value < least or (most is not None and value > most):
             span = f"from {least} to {most}" if most is not None else f"of {least} or more"
             raise argparse.ArgumentTypeError(f"{text!r} is not a whole number {span}")
         return value

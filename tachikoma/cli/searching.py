@@ -6,12 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..humanize import answer_notes, no_match_reason, plural, printable, tool_match_text, vectors_text
+from ..vocabulary import query_too_long
 from . import common
 
 
 def cmd_search(args) -> int:
     if not " ".join(args.query).strip():
         common.usage_error(args, "the query is empty: say what to look for")
+    if too_long := query_too_long(" ".join(args.query)):
+        common.usage_error(args, too_long)
     if args.agent_text and not (args.json and args.budget):
         common.usage_error(args, "--agent-text goes with --budget and --json: it adds the block a budget makes "
                                  "to the JSON (without --json, --budget prints the block alone)")

@@ -12,7 +12,7 @@ from tachikoma import timeq
 from tachikoma.globs import MAX_PATTERN_CHARS, is_glob, pattern_error
 from tachikoma.tagging import model
 from tachikoma.config import RECENCY_PRESETS
-from tachikoma.vocabulary import MAX_BUDGET, MAX_LIMIT, MAX_QUERY_CHARS
+from tachikoma.vocabulary import MAX_BUDGET, MAX_LIMIT, query_too_long, whole_number
 from tachikoma.documents import KINDS
 from tachikoma.search.snapshot import Filters
 from tachikoma.tags import STATUSES, TRUST_VALUES, WRITABLE_KEYS, InvalidTagValue, normalise_value
@@ -41,13 +41,10 @@ def _yes_or_no_error(data, name: str) -> str | None:
         f"{name} must be true or false (1, true, yes, on; 0, false, no, off), not {_text(data, name)[:20]!r}"
 
 
-def _int(value: str | None, default: int) -> int | None:
-    if value in (None, ""):
-        return default
-    try:
-        return int(value)
-    except ValueError:
-        return None
+def _int(value: str | None, default: int | None) -> int | None:
+    """A count as the API takes it (`vocabulary.whole_number`: plain ASCII digits); `default` when it is not given,
+    None when it is not a whole number."""
+    return default if value in (None, "") else whole_number(value)
 
 
 def _kind_error(kind: str) -> str | None:
@@ -75,9 +72,8 @@ class SearchForm:
         form = cls(q=_text(args, "q"), kind=_text(args, "kind").lower(), trust=_text(args, "trust").lower(),
                    untagged=_checked(args, "untagged"), fresh_only=_checked(args, "fresh_only"),
                    agent_text=_checked(args, "agent_text"))
-        if len(form.q) > MAX_QUERY_CHARS:
-            form.errors["q"] = (f"the query is {len(form.q):,} characters long; the limit is {MAX_QUERY_CHARS:,}: "
-                                "ask in fewer words")
+        if too_long := query_too_long(form.q):
+            form.errors["q"] = too_long
         if error := _kind_error(form.kind):
             form.errors["kind"] = error
         for name in ("untagged", "fresh_only", "agent_text"):
