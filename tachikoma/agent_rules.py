@@ -18,6 +18,10 @@ from .globs import name_or_path_matcher
 from .humanize import plural, printable
 from .tags import TRUST_VALUES, normalise_value
 
+#: What an agent's note is tagged when the agent says nothing of its trust or confidence, or says null: its own
+#: memory, of medium confidence. Never untagged: an untagged note ranks by `[ranking.trust] missing` and
+#: `[ranking.confidence] missing`, which the user may set as high as owner's and high's.
+NOTE_TRUST, NOTE_CONFIDENCE = "self", "medium"
 #: The most trust an agent may assert through MCP unless the server allows owner trust.
 OWNER_REFUSED = ("trust 'owner' means the user said it, and an agent may not claim that through this server: "
                  "use trust 'self' for what you learned or were told, or ask the user to set owner trust "

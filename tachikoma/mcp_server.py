@@ -178,9 +178,10 @@ class MemoryTools:
 
     def search(self, query: str, limit: int = 10, kind: str | None = None, trust: str | None = None,
                min_score: float | None = None, recency: str | None = None, as_of: str | None = None,
-               memories: list[str] | None = None, budget_tokens: int | None = None, fresh_only: bool = False) -> dict:
-        return self.live.search({"query": query, "limit": limit, "kind": kind, "trust": trust, "min_score": min_score,
-                                 "recency": recency, "as_of": as_of,
+               memories: list[str] | None = None, budget_tokens: int | None = None, fresh_only: bool = False,
+               untagged: bool = False) -> dict:
+        return self.live.search({"query": query, "limit": limit, "kind": kind, "trust": trust, "untagged": untagged,
+                                 "min_score": min_score, "recency": recency, "as_of": as_of,
                                  "memories": list(dict.fromkeys(memories)) if memories else None,
                                  "budget_tokens": budget_tokens, "fresh_only": fresh_only},
                                 preamble=data_framing(self.allow_owner_trust))
@@ -211,6 +212,9 @@ class MemoryTools:
 
     def remember(self, text: str, title: str | None, folder: str | None, trust: str | None,
                  confidence: str | None, source: str | None, by: str = "") -> dict:
+        """A new note (`notes.remember`), indexed at once; trust and confidence null are an agent's note's own
+        (`agent_rules.NOTE_TRUST`, `NOTE_CONFIDENCE`), never untagged."""
+        trust, confidence = trust or agent_rules.NOTE_TRUST, confidence or agent_rules.NOTE_CONFIDENCE
         agent_rules.check_trust(trust, self.allow_owner_trust)
         agent_rules.check_folder(self.root, folder)
         written = notes.remember(self.root, text, title, folder,
@@ -446,11 +450,13 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
     def search(
         query: Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS,
                                     description="what to look for, in words")],
-        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="how many passages at most")] = 10,
+        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, strict=True, description="how many passages at most")] = 10,
         kind: Annotated[Kind | None, Field(description="only notes (markdown) or transcripts")] = None,
         trust: Annotated[TrustFilter | None, Field(description="only files with this trust ('missing': none)")] = None,
-        min_score: Annotated[float | None, Field(ge=0, le=1, description="relevance floor on vector similarity "
-                                                 "(default: the memory's setting)")] = None,
+        untagged: Annotated[bool, Field(strict=True, description="only files with neither trust nor "
+                                        "confidence")] = False,
+        min_score: Annotated[float | None, Field(ge=0, le=1, strict=True, description="relevance floor on vector "
+                                                 "similarity (default: the memory's setting)")] = None,
         recency: Annotated[Recency | None, Field(description="how much newer memories count: off, default, "
                                                  "strong or seed (default: the memory's setting)")] = None,
         as_of: Annotated[str | None, Field(max_length=40, description="search as if it were this date: 'now' "
@@ -459,18 +465,18 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
         memories: Annotated[list[Annotated[str, Field(min_length=1, max_length=200)]] | None, Field(
             max_length=50, description="on a shared (PostgreSQL) store: the memories to search together, by name; "
                                        "every result names its memory (default: this memory only)")] = None,
-        budget_tokens: Annotated[int | None, Field(ge=1, le=MAX_BUDGET, description=(
+        budget_tokens: Annotated[int | None, Field(ge=1, le=MAX_BUDGET, strict=True, description=(
             "answer with the best evidence within this many tokens (counted offline, near OpenAI's "
             "tokenizers): passages trimmed to the turns or paragraphs around what matched, none twice, cut "
             "where scores fall off, as one block to paste (the text content); a budget too small for one passage "
             "(here, with the line that frames passages as data, under about 150 to 200) is refused with the size "
             "that would do; default: whole results"))] = None,
-        fresh_only: Annotated[bool, Field(description=(
+        fresh_only: Annotated[bool, Field(strict=True, description=(
             "leave out stale memories: those naming files of a git repository that changed in a commit "
             "since (each stale result says which files, how many commits and when, in `stale`)"))] = False,
     ) -> CallToolResult:
         answer = guarded(lambda: tools.search(query, limit, kind, trust, min_score, recency, as_of, memories,
-                                              budget_tokens, fresh_only))
+                                              budget_tokens, fresh_only, untagged))
         return result(answer_text(answer, tools.allow_owner_trust), for_agent(answer))
 
     @server.tool(title="Read a memory file", description=READ_HELP, annotations=reading)
@@ -521,10 +527,11 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
             title: Annotated[str | None, Field(max_length=200, description="a short title (names the file)")] = None,
             folder: Annotated[str | None, Field(max_length=500, description="a folder inside the memory, "
                                                 "e.g. 'notes/2026' (made if missing)")] = None,
-            trust: Annotated[Trust | None, Field(description="who it came from: self (you; the default), "
-                                                 "external, untrusted; owner only if the server allows "
-                                                 "agents to set it")] = "self",
-            confidence: Annotated[Confidence | None, Field(description="how sure (default: medium)")] = "medium",
+            trust: Annotated[Trust | None, Field(description="who it came from: self (you; the default, and what "
+                                                 "null means), external, untrusted; owner only if the server "
+                                                 "allows agents to set it")] = agent_rules.NOTE_TRUST,
+            confidence: Annotated[Confidence | None, Field(description="how sure (default, and null: "
+                                                           "medium)")] = agent_rules.NOTE_CONFIDENCE,
             source: Annotated[str | None, Field(max_length=200, description="where it came from")] = None,
             ctx: Context | None = None,
         ) -> CallToolResult:

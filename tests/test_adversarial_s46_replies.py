@@ -176,3 +176,103 @@ def test_mcps_budgeted_structured_content_gives_passages_as_the_json_does(mem):
         assert len(p["date"]) == 10 and not {"rank", "tokens", "kind"} & set(p)
     overhead = tokens.count(json.dumps(data, ensure_ascii=False)) - text_tokens(passages)
     assert overhead <= ENVELOPE + PER_PASSAGE * len(passages), overhead
+
+
+# --------------------------------------------------------------------------- 2. MCP's search takes `untagged`
+
+
+def found_paths(data: dict) -> list[str]:
+    """The files of an answer's results, or of its budget's passages."""
+    return [r["path"] for r in data.get("results") or data["budget"]["passages"]]
+
+
+def test_mcps_search_takes_untagged_as_the_command_line_and_the_api_do(mem):
+    """`tachikoma search --untagged` and /api/search's `untagged` give only files with neither trust nor confidence;
+    MCP's `search` had no such argument (only `trust: "missing"`, files without trust), and the SDK dropped it
+    unread: `untagged: true` gave martin.md (owner, high) first. Failed before."""
+    _, asked = search_json(mem, "Martin", "--untagged", "--min-score", "0", "--limit", "20")
+    api_paths = found_paths(api(mem, q="Martin", untagged=1, min_score=0, limit=20).get_json())
+    [(error, text, data)] = run_tools(mem, ("search", {"query": "Martin", "untagged": True, "min_score": 0,
+                                                       "limit": 20}))
+    assert not error, text
+    untagged = found_paths(asked)
+    assert untagged and "martin.md" not in untagged and api_paths == untagged
+    assert found_paths(data) == untagged[:len(found_paths(data))] and found_paths(data)
+
+
+# --------------------------------------------------------------------------- 3. a limit is a whole number, strictly
+
+
+@pytest.mark.parametrize("argument, value", [("limit", True), ("limit", "5"), ("limit", 5.0),
+                                             ("budget_tokens", True), ("budget_tokens", "300")])
+def test_mcp_takes_a_json_integer_for_a_count(mem, argument, value):
+    """MCP's `search` took `limit: true` as 1, `limit: "5"` and `5.0` as 5, `budget_tokens: "300"` as 300 (pydantic's
+    lax mode): an agent's mistake passed unnoticed. A count is a JSON integer, not a bool, a string or a float.
+    Failed before."""
+    [(error, text, _)] = run_tools(mem, ("search", {"query": QUERY, argument: value}))
+    assert error and f"invalid arguments for search: {argument}:" in text and "integer" in text, text
+
+
+@pytest.mark.parametrize("value", ["5_0", "５", "+5", " 5", "5 ", "٥"])
+def test_the_json_api_and_the_command_line_take_a_count_in_plain_digits(mem, value):
+    """/api/search read `limit=5_0` as 50 and a full-width `５` (or an Arabic-Indic `٥`) as 5, as Python's int() does,
+    and so did `tachikoma search --limit` and `--budget`. A count is plain ASCII digits on both faces. Failed before
+    (every value, on both faces)."""
+    for name in ("limit", "budget_tokens"):
+        refused = api(mem, q=QUERY, **{name: value})
+        assert refused.status_code == 400 and f"{name} must be a whole number" in refused.get_json()["error"], name
+    for option in ("--limit", "--budget"):
+        done = cli(mem, "search", QUERY, option, value, "--in-process")
+        assert done.returncode == 2 and b"is not a whole number" in done.stderr, (option, done.stderr)
+
+
+def test_a_plain_count_is_taken_on_every_face(mem):  # pins
+    assert len(api(mem, q="Martin", limit="05", min_score=0).get_json()["results"]) == 5
+    _, data = search_json(mem, "Martin", "--limit", "05", "--min-score", "0")
+    [(error, _, structured)] = run_tools(mem, ("search", {"query": QUERY, "limit": 5, "min_score": 0,
+                                                          "budget_tokens": 300}))
+    assert len(data["results"]) == 5 and not error and structured["budget"]["passages"]
+
+
+# --------------------------------------------------------------------------- 4. the command line bounds the query
+
+
+def test_the_command_line_bounds_a_query_as_the_api_and_mcp_do(mem):
+    """The JSON API and MCP refuse a query over 2,000 characters (`vocabulary.MAX_QUERY_CHARS`: a document pasted by
+    mistake); `tachikoma search` embedded and ranked any length (a 200,000-character query ran for 40 s). Now a usage
+    error, exit 2, saying the length and the limit. Failed before."""
+    long = "motor " * 334  # 2,004 characters, in words
+    done = cli(mem, "search", *long.split(), "--in-process")
+    assert done.returncode == 2 and b"the query is 2,003 characters long; the limit is 2,000" in done.stderr, done.stderr
+    refused = api(mem, q=long)
+    assert refused.status_code == 400 and "the limit is 2,000" in refused.get_json()["error"]
+    [(error, text, _)] = run_tools(mem, ("search", {"query": long}))
+    assert error and "2000" in text, text
+    assert cli(mem, "search", "m" * 2000, "--in-process", "--json").returncode == 0  # the limit itself is taken
+
+
+# --------------------------------------------------------------------------- 5. remember's null is the default
+
+
+@pytest.fixture
+def writable(git_memory):
+    build_index(git_memory)
+    return git_memory
+
+
+def test_remember_with_null_trust_writes_an_agents_note_not_an_untagged_one(writable):
+    """MCP `remember(trust=null)` wrote a note with no trust (untagged), which ranks by `[ranking.trust] missing`: a
+    user may set that to 1.0 (untagged as good as owner), so null let an agent's note outrank its own `self` trust.
+    Null is now what leaving the argument out is: trust self, confidence medium. Failed before."""
+    [(error, text, data)] = run_tools(writable, ("remember", {"text": "The lab door code is 4711.", "title": "door",
+                                                              "trust": None, "confidence": None}))
+    assert not error, text
+    note = (writable / data["path"]).read_text()
+    assert "trust: self" in note and "confidence: medium" in note, note
+
+
+def test_remember_still_takes_a_lower_trust(writable):  # pins
+    [(error, text, data)] = run_tools(writable, ("remember", {"text": "A forum says the DRV8353 is discontinued.",
+                                                              "trust": "untrusted", "confidence": "low"}))
+    note = (writable / data["path"]).read_text()
+    assert not error and "trust: untrusted" in note and "confidence: low" in note, text
