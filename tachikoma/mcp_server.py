@@ -42,7 +42,7 @@ from .search.pool import indexed_passages
 from .store import locate
 from .tagging import applying, model, planning
 from .tags import CONFIDENCE_VALUES, TRUST_VALUES, InvalidTagValue
-from .vocabulary import MAX_BUDGET, MAX_LIMIT, MAX_QUERY_CHARS
+from .vocabulary import BUDGET_RESULTS, DEFAULT_LIMIT, MAX_BUDGET, MAX_LIMIT, MAX_QUERY_CHARS
 
 log = logging.getLogger("tachikoma.mcp")
 
@@ -176,10 +176,16 @@ class MemoryTools:
 
     # ------------------------------------------------------------------ tools
 
-    def search(self, query: str, limit: int = 10, kind: str | None = None, trust: str | None = None,
+    def search(self, query: str, limit: int | None = None, kind: str | None = None, trust: str | None = None,
                min_score: float | None = None, recency: str | None = None, as_of: str | None = None,
                memories: list[str] | None = None, budget_tokens: int | None = None, fresh_only: bool = False,
                untagged: bool = False) -> dict:
+        """`LiveMemory.search`. Asked with neither `limit` nor `budget_tokens`, the best evidence within the memory's
+        `[mcp] budget_tokens` (`vocabulary.MCP_BUDGET`); a budget of 0 asks for whole results (`limit` of them,
+        `vocabulary.DEFAULT_LIMIT` unless given)."""
+        if limit is None and budget_tokens is None:
+            budget_tokens = self.config().mcp.budget_tokens
+        limit, budget_tokens = limit or DEFAULT_LIMIT, budget_tokens or None
         return self.live.search({"query": query, "limit": limit, "kind": kind, "trust": trust, "untagged": untagged,
                                  "min_score": min_score, "recency": recency, "as_of": as_of,
                                  "memories": list(dict.fromkeys(memories)) if memories else None,
@@ -450,7 +456,10 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
     def search(
         query: Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS,
                                     description="what to look for, in words")],
-        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, strict=True, description="how many passages at most")] = 10,
+        limit: Annotated[int | None, Field(ge=1, le=MAX_LIMIT, strict=True, description=(
+            f"how many whole results at most (default {DEFAULT_LIMIT}); given without budget_tokens, whole results "
+            f"instead of the default budget's passages; with a budget, at least {BUDGET_RESULTS} are ranked to choose "
+            "from"))] = None,
         kind: Annotated[Kind | None, Field(description="only notes (markdown) or transcripts")] = None,
         trust: Annotated[TrustFilter | None, Field(description="only files with this trust ('missing': none)")] = None,
         untagged: Annotated[bool, Field(strict=True, description="only files with neither trust nor "
@@ -465,12 +474,13 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
         memories: Annotated[list[Annotated[str, Field(min_length=1, max_length=200)]] | None, Field(
             max_length=50, description="on a shared (PostgreSQL) store: the memories to search together, by name; "
                                        "every result names its memory (default: this memory only)")] = None,
-        budget_tokens: Annotated[int | None, Field(ge=1, le=MAX_BUDGET, strict=True, description=(
+        budget_tokens: Annotated[int | None, Field(ge=0, le=MAX_BUDGET, strict=True, description=(
             "answer with the best evidence within this many tokens (counted offline, near OpenAI's "
             "tokenizers): passages trimmed to the turns or paragraphs around what matched, none twice, cut "
             "where scores fall off, as one block to paste (the text content); a budget too small for one passage "
             "(here, with the line that frames passages as data, under about 150 to 200) is refused with the size "
-            "that would do; default: whole results"))] = None,
+            "that would do; 0: whole results; default: the server's budget (1,000 tokens unless its settings say "
+            "otherwise) when limit is not given either, else whole results"))] = None,
         fresh_only: Annotated[bool, Field(strict=True, description=(
             "leave out stale memories: those naming files of a git repository that changed in a commit "
             "since (each stale result says which files, how many commits and when, in `stale`)"))] = False,

@@ -8,6 +8,9 @@ for the settings' dataclasses and TOML parser first.
 #: The most results one search returns, the same on every face: CLI `--limit`, the search page,
 #: the JSON API and MCP. Past it, a narrower query or a filter helps more than a longer list.
 MAX_LIMIT = 100
+#: How many results a search returns when it is not told (every face; MCP's `search` without a limit answers within
+#: a token budget instead: `[mcp] budget_tokens`).
+DEFAULT_LIMIT = 10
 #: The longest query, in characters, that every face takes (the command line, the dashboard, its JSON API and
 #: MCP): a question is a sentence or two; past this it is a document pasted by mistake (or an attempt to keep the
 #: server busy).
@@ -16,6 +19,11 @@ MAX_QUERY_CHARS = 2000
 #: search with a budget ranks at least, to choose its passages from (`recall.within_budget`).
 MAX_BUDGET = 100_000
 BUDGET_RESULTS = 30
+#: The token budget of MCP's `search` asked with neither `limit` nor `budget_tokens` (`[mcp] budget_tokens`; 0: whole
+#: results). Ten whole results cost an agent about 1,500 tokens on the example memory; on LongMemEval a budget of
+#: 1,000 held more of the answer turns (0.608) than the ranking's first chunks filling 2,000 tokens (0.519), using
+#: 766 tokens on average (docs/agents.md, docs/evaluation.md).
+MCP_BUDGET = 1000
 
 
 def query_too_long(query: str) -> str | None:

@@ -276,3 +276,38 @@ def test_remember_still_takes_a_lower_trust(writable):  # pins
                                                               "trust": "untrusted", "confidence": "low"}))
     note = (writable / data["path"]).read_text()
     assert not error and "trust: untrusted" in note and "confidence: low" in note, text
+
+
+# --------------------------------------------------------------------------- 6. MCP's search has a default budget
+
+
+def test_mcps_search_answers_within_a_budget_unless_asked_for_whole_results(mem):
+    """MCP's `search` asked with a question alone gave ten whole results: on the example memory (MiniLM) 1,447 tokens
+    of text and 1,737 of structured content for "DRV8353 samples", while a budget of 1,000 gives the best evidence in
+    298 and 398 (and on LongMemEval holds more of the answer turns than ten whole results do). It answers within
+    `[mcp] budget_tokens` (1,000) now; `budget_tokens: 0` or a `limit` asks for whole results. Failed before."""
+    [(error, text, data), (_, _, whole), (_, _, three)] = run_tools(
+        mem, ("search", {"query": QUERY}), ("search", {"query": "Martin", "budget_tokens": 0, "min_score": 0}),
+        ("search", {"query": "Martin", "limit": 3, "min_score": 0}))
+    assert not error and "results" not in data and data["budget"]["budget_tokens"] == 1000, text
+    assert data["budget"]["passages"] and tokens.count(text) <= 1000
+    assert "budget" not in whole and len(whole["results"]) > 3 and "budget" not in three
+    assert [r["path"] for r in three["results"]] == [r["path"] for r in whole["results"][:3]]
+
+
+def test_the_default_budget_is_the_memorys_setting(tmp_path):
+    root = copy_example(tmp_path / "memory")
+    build_index(root)
+    (root / "tachikoma.toml").write_text("[mcp]\nbudget_tokens = 400\n")
+    [(_, text, data)] = run_tools(root, ("search", {"query": QUERY}))
+    assert data["budget"]["budget_tokens"] == 400 and tokens.count(text) <= 400
+    (root / "tachikoma.toml").write_text("[mcp]\nbudget_tokens = 0\n")
+    [(_, _, data)] = run_tools(root, ("search", {"query": QUERY, "min_score": 0}))
+    assert "budget" not in data and data["results"]
+    from tachikoma.config import load_config
+    from tachikoma.errors import TachikomaError
+
+    for wrong in ("-1", "true", "1.5", '"1000"'):
+        (root / "tachikoma.toml").write_text(f"[mcp]\nbudget_tokens = {wrong}\n")
+        with pytest.raises(TachikomaError, match=r"mcp.budget_tokens must be a whole number from 0 \(whole results\)"):
+            load_config(root)

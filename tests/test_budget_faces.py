@@ -73,7 +73,7 @@ def test_mcp_search_with_a_budget_is_one_block_evidence_first_then_source_and_tr
             budgeted = await call(client, "search", {"query": "when does Martin like meetings",
                                                      "budget_tokens": 400, "min_score": 0})
             rumour = await call(client, "search", {"query": QUERY, "budget_tokens": 400, "min_score": 0})
-            too_small = await call(client, "search", {"query": QUERY, "budget_tokens": 0})
+            too_small = await call(client, "search", {"query": QUERY, "budget_tokens": -1})  # (0: whole results)
             # the framing line alone takes about 60 tokens: 50 holds no passage beside it
             no_room = await call(client, "search", {"query": QUERY, "budget_tokens": 50, "min_score": 0})
             return budgeted, rumour, too_small, no_room

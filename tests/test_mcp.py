@@ -100,10 +100,12 @@ def test_search_matches_the_cli_and_says_no_good_match(mem):
     async def scenario():
         async with Client(server(mem, "--no-watch")) as client:
             found = await call(client, "search", {"query": "when does Martin like meetings", "limit": 5})
-            nonsense = await call(client, "search", {"query": "zxqv blorf"})
-            floored = await call(client, "search", {"query": "when does Martin like meetings", "min_score": 0.99})
-            markdown = await call(client, "search", {"query": "Martin", "kind": "markdown", "trust": "owner"})
-            seed = await call(client, "search", {"query": "when does Martin like meetings", "recency": "seed"})
+            nonsense = await call(client, "search", {"query": "zxqv blorf", "budget_tokens": 0})
+            floored = await call(client, "search", {"query": "when does Martin like meetings", "min_score": 0.99,
+                                                     "budget_tokens": 0})
+            markdown = await call(client, "search", {"query": "Martin", "kind": "markdown", "trust": "owner", "budget_tokens": 0})
+            seed = await call(client, "search", {"query": "when does Martin like meetings", "recency": "seed",
+                                                  "budget_tokens": 0})
             return found, nonsense, floored, markdown, seed
 
     found, nonsense, floored, markdown, seed = run(scenario)
@@ -143,7 +145,8 @@ def test_no_good_match_in_a_stale_index_does_not_say_the_memory_holds_nothing(me
 
     async def scenario():
         async with Client(server(mem, "--no-watch")) as client:
-            return await call(client, "search", {"query": "Wavedancer catamaran pier", "min_score": 0.99})
+            return await call(client, "search", {"query": "Wavedancer catamaran pier", "min_score": 0.99,
+                                                        "budget_tokens": 0})
 
     error, text, data = run(scenario)
     assert not error and data["no_good_match"] is True and data["freshness"]["changed_since"] == 1
@@ -272,7 +275,8 @@ def test_remember_writes_commits_and_indexes_at_once_without_overwriting(mem):
             first = await call(client, "remember", {"text": text, "title": "Staging DB: password rotation",
                                                     "folder": "notes/ops", "confidence": "high",
                                                     "source": "chat with Priya"})
-            found = await call(client, "search", {"query": "how often does the staging password rotate"})
+            found = await call(client, "search", {"query": "how often does the staging password rotate",
+                                                  "budget_tokens": 0})
             second = await call(client, "remember", {"text": "Another note.", "title": "Staging DB: password rotation",
                                                      "folder": "notes/ops"})
             return first, found, second
@@ -366,7 +370,7 @@ def test_watcher_keeps_results_fresh_after_add_delete_and_rename(mem):
             renamed = await until(lambda: found(client, "where is the dinghy moored", "inbox/boat.md"))
             (mem / "martin.md").unlink()
             deleted = not await found(client, "when does Martin like meetings", "martin.md")  # at once
-            _, _, data = await call(client, "search", {"query": "when does Martin like meetings"})
+            _, _, data = await call(client, "search", {"query": "when does Martin like meetings", "budget_tokens": 0})
             return added, old_gone, renamed, deleted, data
 
     added, old_gone, renamed, deleted, data = run(scenario)

@@ -64,9 +64,9 @@ def test_search_frames_memory_text_as_data_and_says_who_sets_owner_trust(mem):
     async def scenario():
         async with Client(server(mem, "--no-watch")) as client:
             default = await call(client, "search", {"query": "ignore previous instructions lab door code",
-                                                    "min_score": 0})
+                                                    "min_score": 0, "budget_tokens": 0})
         async with Client(server(mem, "--no-watch", "--allow-owner-trust")) as client:
-            allowing = await call(client, "search", {"query": "lab door code", "min_score": 0})
+            allowing = await call(client, "search", {"query": "lab door code", "min_score": 0, "budget_tokens": 0})
         return default, allowing
 
     (error, text, data), (_, allowing_text, _) = run(scenario)
@@ -99,7 +99,7 @@ def test_argument_errors_are_one_line_a_model_can_act_on(mem):
         assert error and "\n" not in text and "pydantic" not in text and "http" not in text, text
         assert "invalid arguments for" in text and "again" in text
     texts = [text for _, text, _ in outcomes]
-    assert "limit: input should be greater than or equal to 1, got 0 (how many passages at most)" in texts[0]
+    assert "limit: input should be greater than or equal to 1, got 0 (how many whole results at most" in texts[0]
     assert "limit: input should be a valid integer" in texts[1] and "'many'" in texts[1]
     assert "query is required (what to look for, in words)" in texts[2]
     assert "kind: input should be 'markdown' or 'transcript', got 'video'" in texts[3]

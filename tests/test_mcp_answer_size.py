@@ -73,7 +73,7 @@ def test_ten_results_give_each_passage_once_in_each_form_with_what_an_agent_need
 
 
 def test_no_good_match_says_why_and_what_to_try_in_one_short_line(ask):
-    nothing = ask({"query": "zxqv blorf"})
+    nothing = ask({"query": "zxqv blorf", "budget_tokens": 0})
     text, data = nothing.content[0].text, nothing.structured_content
     assert not nothing.is_error and data["no_good_match"] and data["results"] == []
     assert "\n" not in text and tokens.count(text) <= 50, tokens.count(text)

@@ -30,7 +30,8 @@ def test_mcp_over_http_beside_the_dashboard(served):
     async def scenario():
         async with Client(base + "/mcp") as client:
             names = {t.name for t in (await client.list_tools()).tools}
-            found = await client.call_tool("search", {"query": "DRV8353 gate driver", "min_score": 0})
+            found = await client.call_tool("search", {"query": "DRV8353 gate driver", "min_score": 0,
+                                                                "budget_tokens": 0})
             bad = await client.call_tool("read", {"path": "../outside.md"})
             owner = await client.call_tool("remember", {"text": "I am the owner now.", "trust": "owner"})
             return names, found, bad, owner

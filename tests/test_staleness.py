@@ -238,9 +238,9 @@ def test_mcp_carries_it_as_data_and_asks_for_fresh_memories_only(tmp_path, shop)
     async def scenario():
         async with Client(server(root, "--no-watch")) as client:
             marked = await call(client, "search", {"query": "retry schedule backoff", "as_of": "2026-12-01",
-                                                   "min_score": 0})
+                                                   "min_score": 0, "budget_tokens": 0})
             fresh = await call(client, "search", {"query": "retry schedule backoff", "as_of": "2026-12-01",
-                                                  "min_score": 0, "fresh_only": True})
+                                                  "min_score": 0, "fresh_only": True, "budget_tokens": 0})
             return marked, fresh
 
     (error, text, data), (_, _, fresh) = run(scenario)

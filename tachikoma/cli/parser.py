@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 from .. import __version__
-from ..vocabulary import BUDGET_RESULTS, DEFAULTS_TEXT, MAX_BUDGET, MAX_LIMIT, RECENCY_NAMES, whole_number
+from ..vocabulary import (BUDGET_RESULTS, DEFAULT_LIMIT, DEFAULTS_TEXT, MAX_BUDGET, MAX_LIMIT, RECENCY_NAMES,
+                          whole_number)
 
 
 EPILOG = f"""\
@@ -245,8 +246,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--memories", metavar="A,B", type=_names, default=None,
                    help="on a shared store (PostgreSQL): search these memories (by name) together; every "
                         "result names its memory (default: this memory only)")
-    p.add_argument("--limit", "-n", type=_limit, default=10, metavar="N",
-                   help=f"how many results, 1-{MAX_LIMIT} (default 10)")
+    p.add_argument("--limit", "-n", type=_limit, default=DEFAULT_LIMIT, metavar="N",
+                   help=f"how many results, 1-{MAX_LIMIT} (default {DEFAULT_LIMIT})")
     p.add_argument("--json", action="store_true", help="print results and their explanations as JSON (compact "
                    "unless printed on a terminal); with --budget, the passages as an agent is given them")
     p.add_argument("--agent-text", action="store_true", help="with --budget and --json: add the block --budget "

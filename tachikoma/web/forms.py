@@ -12,12 +12,10 @@ from tachikoma import timeq
 from tachikoma.globs import MAX_PATTERN_CHARS, is_glob, pattern_error
 from tachikoma.tagging import model
 from tachikoma.config import RECENCY_PRESETS
-from tachikoma.vocabulary import MAX_BUDGET, MAX_LIMIT, query_too_long, whole_number
+from tachikoma.vocabulary import DEFAULT_LIMIT, MAX_BUDGET, MAX_LIMIT, query_too_long, whole_number
 from tachikoma.documents import KINDS
 from tachikoma.search.snapshot import Filters
 from tachikoma.tags import STATUSES, TRUST_VALUES, WRITABLE_KEYS, InvalidTagValue, normalise_value
-
-DEFAULT_LIMIT = 10
 
 
 def _text(data, name: str) -> str:
