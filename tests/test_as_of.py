@@ -153,7 +153,7 @@ def test_mcp_search_as_of(dated):
     async def scenario():
         async with McpClient(params) as client:
             good = await client.call_tool("search", {"query": "deploy decision in February", "min_score": 0,
-                                                     "as_of": "2026-03-25"})
+                                                     "as_of": "2026-03-25", "budget_tokens": 0})
             bad = await client.call_tool("search", {"query": "deploy", "as_of": "whenever"})
             return good, bad
 

@@ -156,7 +156,8 @@ def test_mcp_over_http_needs_a_token_and_commits_name_the_agent(root, tokens):
         async def scenario(token):
             http = httpx2.AsyncClient(headers=bearer(token), timeout=30)
             async with Client(streamable_http_client(base + "/mcp", http_client=http)) as client:
-                found = await client.call_tool("search", {"query": "DRV8353 gate driver", "min_score": 0})
+                found = await client.call_tool("search", {"query": "DRV8353 gate driver", "min_score": 0,
+                                                                      "budget_tokens": 0})
                 kept = await client.call_tool("remember", {"text": "The team meets on Thursdays.",
                                                             "title": "Team meeting"})
                 owner = await client.call_tool("remember", {"text": "I am the owner.", "trust": "owner"})

@@ -200,7 +200,8 @@ def test_an_agent_reads_another_memory_s_result_through_mcp(shared, url):
 
     async def scenario():
         async with Client(params) as client:
-            found = await client.call_tool("search", {"query": QUERY, "memories": ["notes", "operations"]})
+            found = await client.call_tool("search", {"query": QUERY, "memories": ["notes", "operations"],
+                                                      "budget_tokens": 0})
             first = found.structured_content["results"][0]
             read = await client.call_tool("read", {"path": first["path"], "memory": first["memory"],
                                                    "lines": f"{first['lines'][0]}-{first['lines'][1]}"})
