@@ -95,13 +95,18 @@ def _default_sigint() -> None:
 
 
 def _json_block(proc) -> dict:
+    """The JSON document the process prints first: one line into a pipe (`cli.common.print_json`), several lines
+    ending in "}" had it been indented."""
     lines = []
     while True:
         line = proc.stdout.readline()
         assert line, proc.stderr.read()
         lines.append(line)
-        if line.startswith("}"):
-            return json.loads("".join(lines))
+        if line.rstrip().endswith("}"):
+            try:
+                return json.loads("".join(lines))
+            except ValueError:
+                continue
 
 
 def test_runs_keep_one_loaded_embedder_until_the_index_changes_embedder(memory):
