@@ -459,11 +459,13 @@ def header_tokens(query: str, budget: int) -> int:
     return tokens.count(header(query, 99, budget, budget)) + 1
 
 
-def no_match_text(query: str, reason: str, budget_tokens: int | None = None) -> str:
-    """The reply to a question with no good match, held to its budget: the question and why, if that fits,
-    else the question alone, else the bare fact (the agent knows what it asked). No budget: the first."""
+def no_match_text(query: str, reason: str, budget_tokens: int | None = None, hint: str = "") -> str:
+    """The reply to a question with no good match, held to its budget: the question, why and what to try
+    (`hint`, `humanize.nearest_hint`), if that fits, else the question and why, else the question alone, else the
+    bare fact (the agent knows what it asked). No budget: the first."""
     quoted_query = f'No memory matches "{short_query(query)}"'
-    for text in [f"{quoted_query}: {reason}."] * bool(reason) + [f"{quoted_query}."]:
+    candidates = [f"{quoted_query}: {reason}. {hint}"] * bool(reason and hint) + [f"{quoted_query}: {reason}."] * bool(reason)
+    for text in candidates + [f"{quoted_query}."]:
         if budget_tokens is None or tokens.count(text) <= budget_tokens:
             return text
     return "No memory matches."

@@ -165,6 +165,13 @@ def index_line(fresh: dict) -> str:
             f"{plural(fresh.get('changed_since') or 0, 'file')} changed since")
 
 
+def nearest_hint(answer: dict) -> str:
+    """What to try when nothing reached the floor: a floor of 0 ("min_score 0 shows the nearest passages anyway.");
+    "" while the index may not hold the answer (`index_behind`: search again once it does) or with no floor."""
+    behind = index_behind(answer.get("freshness") or {})
+    return "min_score 0 shows the nearest passages anyway." if answer.get("min_score") and not behind else ""
+
+
 def no_match_why(answer: dict) -> str:
     """Why a search found nothing good, in the few words an agent is told (`budget.no_match_text`): that the index
     is behind its files while it is (they may hold the answer), else the floor's evidence (`no_match_reason`)."""

@@ -19,7 +19,7 @@ from . import budget, memory, tokens
 from .documents import TRANSCRIPT
 from .errors import BadQuery, TachikomaError
 from .fences import FenceTracker
-from .humanize import answer_notes, index_behind, index_line, no_match_why
+from .humanize import answer_notes, index_behind, index_line, nearest_hint, no_match_why
 from .turn_view import read_for_agent, turn_body
 from .vocabulary import BUDGET_RESULTS
 
@@ -96,8 +96,9 @@ def within_budget(answer: dict, budget_tokens: int, root: Path | Callable[[dict]
     query = answer.get("query", "")
     if answer.get("no_good_match") or not results:  # nothing to choose from: why, held to the budget
         out = {k: v for k, v in answer.items() if k != "results"}
-        out["agent_text"] = budget.no_match_text(query, no_match_why(answer) if answer.get("no_good_match") else "",
-                                                 budget_tokens)
+        matchless = bool(answer.get("no_good_match"))
+        out["agent_text"] = budget.no_match_text(query, no_match_why(answer) if matchless else "", budget_tokens,
+                                                 hint=nearest_hint(answer) if matchless else "")
         out["budget"] = budget.select([], [], [], budget_tokens, reserve=tokens.count(out["agent_text"]))
         return out
     folder = root if callable(root) else (lambda _result: root)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 
 from .budget import agent_passage, no_match_text, whole
-from .humanize import index_behind, no_match_why
+from .humanize import nearest_hint, no_match_why
 
 #: Decimals a float keeps in a JSON reply (scores, factors, similarities, the floor): the fourth decimal of a
 #: score is already below what tells two results apart; a smaller value keeps `SMALL_DIGITS` significant digits.
@@ -114,6 +114,4 @@ def no_match_reply(answer: dict) -> str:
     that it is behind (`humanize.no_match_why`)."""
     if "budget" in answer:  # `budget.no_match_text`, as `recall.within_budget` made it
         return answer["agent_text"]
-    behind = index_behind(answer["freshness"])
-    hint = " min_score 0 shows the nearest passages anyway." if answer.get("min_score") and not behind else ""
-    return no_match_text(answer["query"], no_match_why(answer)) + hint
+    return no_match_text(answer["query"], no_match_why(answer), hint=nearest_hint(answer))

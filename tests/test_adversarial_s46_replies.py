@@ -311,3 +311,15 @@ def test_the_default_budget_is_the_memorys_setting(tmp_path):
         (root / "tachikoma.toml").write_text(f"[mcp]\nbudget_tokens = {wrong}\n")
         with pytest.raises(TachikomaError, match=r"mcp.budget_tokens must be a whole number from 0 \(whole results\)"):
             load_config(root)
+
+
+def test_no_good_match_within_the_default_budget_still_says_what_to_try(mem):  # pins, against the default budget
+    """Without a budget MCP's "no good match" ends with what to try ("min_score 0 shows the nearest passages anyway.");
+    a budget's reply, now MCP's default, left it out. It comes when it fits the budget, on every face."""
+    [(error, text, data)] = run_tools(mem, ("search", {"query": "zxqv blorf", "min_score": 0.9}))
+    assert not error and data["no_good_match"] and data["budget"]["passages"] == [], text
+    assert text.startswith('No memory matches "zxqv blorf": ') and text.endswith(" min_score 0 shows the nearest "
+                                                                                 "passages anyway."), text
+    assert data["reason"] == text and data["budget"]["used_tokens"] == tokens.count(text)
+    tight = cli(mem, "search", "zxqv blorf", "--budget", "30", "--min-score", "0.9", "--in-process").stdout.decode()
+    assert tokens.count(tight) <= 30 and "min_score" not in tight, tight
