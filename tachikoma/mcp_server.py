@@ -42,7 +42,7 @@ from .search.pool import indexed_passages
 from .store import locate
 from .tagging import applying, model, planning
 from .tags import CONFIDENCE_VALUES, TRUST_VALUES, InvalidTagValue
-from .vocabulary import BUDGET_RESULTS, DEFAULT_LIMIT, MAX_BUDGET, MAX_LIMIT, MAX_QUERY_CHARS
+from .vocabulary import BUDGET_RESULTS, DEFAULT_LIMIT, MAX_BUDGET, MAX_LIMIT, MAX_QUERY_CHARS, MCP_BUDGET
 
 log = logging.getLogger("tachikoma.mcp")
 
@@ -479,8 +479,8 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
             "tokenizers): passages trimmed to the turns or paragraphs around what matched, none twice, cut "
             "where scores fall off, as one block to paste (the text content); a budget too small for one passage "
             "(here, with the line that frames passages as data, under about 150 to 200) is refused with the size "
-            "that would do; 0: whole results; default: the server's budget (1,000 tokens unless its settings say "
-            "otherwise) when limit is not given either, else whole results"))] = None,
+            f"that would do; 0: whole results; default: the server's budget ({MCP_BUDGET:,} tokens unless its "
+            "settings say otherwise) when limit is not given either, else whole results"))] = None,
         fresh_only: Annotated[bool, Field(strict=True, description=(
             "leave out stale memories: those naming files of a git repository that changed in a commit "
             "since (each stale result says which files, how many commits and when, in `stale`)"))] = False,
