@@ -26,6 +26,7 @@ from tachikoma.frontmatter import read_head, split, yaml_scalar
 from tachikoma.tagging.edit import edit_markdown
 from tachikoma.tagging.model import Change, current_values
 from tachikoma.tags import WRITABLE_KEYS
+from in_order import missing_in_order
 
 FUZZ = settings(max_examples=200, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -183,16 +184,6 @@ def _meta(data: bytes) -> dict:
     return {str(k).lower(): v for k, v in split(data.decode("utf-8").removeprefix("\ufeff")).meta.items()}
 
 
-def _subsequence(needles: list[str], haystack: list[str]) -> str | None:
-    position = 0
-    for needle in needles:
-        try:
-            position = haystack.index(needle, position) + 1
-        except ValueError:
-            return needle
-    return None
-
-
 def _check(note: Note, change: Change) -> None:
     data = note.data()
     result = edit_markdown(data, change)
@@ -219,7 +210,7 @@ def _check(note: Note, change: Change) -> None:
         newline = "\r\n" if note.crlf else "\n"
         result_lines = result.decode("utf-8").removeprefix("\ufeff").split(newline)
         kept = [line.text for line in note.lines if line.key not in change.keys]
-        assert _subsequence(kept, result_lines) is None, f"line lost: {_subsequence(kept, result_lines)!r}"
+        assert missing_in_order(kept, result_lines) is None, f"line lost: {missing_in_order(kept, result_lines)!r}"
         text = result.decode("utf-8")
         for line in note.lines:
             if line.comment and not (line.key in change.keys and line.key not in change.after):

@@ -26,6 +26,7 @@ from tachikoma import tagfile
 from tachikoma.frontmatter import yaml_scalar
 from tachikoma.tagging.edit import edit_entry
 from tachikoma.tagging.model import Change
+from in_order import missing_in_order
 
 FUZZ = settings(max_examples=200, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -295,17 +296,6 @@ def _lines(text: str) -> list[str]:
     return text.splitlines(keepends=True)
 
 
-def _subsequence(needles: list[str], haystack: list[str]) -> str | None:
-    """None when `needles` appear in `haystack` in order, else the first missing one."""
-    position = 0
-    for needle in needles:
-        try:
-            position = haystack.index(needle, position) + 1
-        except ValueError:
-            return needle
-    return None
-
-
 def _check(gen: Generated, data) -> None:
     text = gen.text()
     note(f"text: {text!r}")
@@ -328,10 +318,10 @@ def _check(gen: Generated, data) -> None:
     assert len(originals) == len(gen.lines)
     kept = [original for original, line in zip(originals, gen.lines)
             if line.entry not in touched and (wanted or line.text != "...")]  # no entry left: no document to end
-    missing = _subsequence([k.rstrip("\r\n") for k in kept], [r.rstrip("\r\n") for r in results])
+    missing = missing_in_order([k.rstrip("\r\n") for k in kept], [r.rstrip("\r\n") for r in results])
     assert missing is None, f"line lost or moved: {missing!r}"
     # byte for byte, line breaks included (the last line, without one, may gain one when an entry goes after it)
-    missing = _subsequence([k for k in kept if k.endswith("\n")], results)
+    missing = missing_in_order([k for k in kept if k.endswith("\n")], results)
     assert missing is None, f"line changed: {missing!r}"
 
     # 3. every comment survives but those on lines that had to go
