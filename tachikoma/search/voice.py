@@ -8,7 +8,7 @@ its score that its explanation shows (`explain.AGENTS_WORDS`). Notes, and passag
 
 A question that counts the time between events ("How many months have passed since I …", "How many days ago
 did I …") is not touched either: the agent's replies date what the user told them, and those questions lost
-their sessions under the rule (docs/evaluation.md, "The asker's own words").
+their sessions under the rule (docs/evaluation.md, "The asker's own words (session 46, kept)").
 """
 
 from __future__ import annotations
