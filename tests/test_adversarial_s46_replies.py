@@ -13,6 +13,7 @@ import pytest
 
 from example_memory import copy_example
 from mcp_helpers import run_tools
+from terminal import drained
 from tachikoma import tokens
 from test_adversarial_s45_agents import api, cli
 from web_helpers import build_index
@@ -149,18 +150,7 @@ def on_a_terminal(command: list[str]) -> str:
     master, follower = pty.openpty()
     process = subprocess.Popen(command, stdout=follower, stderr=subprocess.DEVNULL)
     os.close(follower)
-    out = b""
-    while True:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:  # EIO: the process closed the terminal
-            break
-        if not chunk:
-            break
-        out += chunk
-    process.wait(timeout=120)
-    os.close(master)
-    return out.decode().replace("\r\n", "\n")
+    return drained(master, process).decode().replace("\r\n", "\n")
 
 
 def test_mcps_budgeted_structured_content_gives_passages_as_the_json_does(mem):

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from terminal import drained
+
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -317,17 +319,7 @@ def _index_on_a_terminal(memory, *extra):
     proc = subprocess.Popen([sys.executable, "-m", "tachikoma", "--memory", str(memory), "index", "--embedder",
                              "hash", *extra], stdout=subprocess.PIPE, stderr=follower, env=env)
     os.close(follower)
-    seen = b""
-    while True:
-        try:
-            block = os.read(leader, 4096)
-        except OSError:  # the terminal closed: the process ended
-            break
-        if not block:
-            break
-        seen += block
-    proc.wait(timeout=120)
-    os.close(leader)
+    seen = drained(leader, proc)
     assert proc.returncode == 0, seen
     return seen.decode("utf-8", "replace")
 
