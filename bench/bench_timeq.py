@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_index import RandomEmbedder, build_memory, words  # noqa: E402 (imported after sys.path points at this checkout)
 
-from tachikoma import timeq  # noqa: E402 (imported after sys.path points at this checkout)
+from tachikoma.when import timeq  # noqa: E402 (imported after sys.path points at this checkout)
 from tachikoma.indexer import runner
 from tachikoma.config import Config  # noqa: E402 (imported after sys.path points at this checkout)
 from tachikoma.search.searcher import Searcher  # noqa: E402 (imported after sys.path points at this checkout)
@@ -96,7 +96,7 @@ def parser_rows() -> list[dict]:
     def tachikoma_read(text):
         return [w.phrase for w in timeq.read(text, AS_OF)]
 
-    parsers = [("tachikoma.timeq", tachikoma_read)]
+    parsers = [("tachikoma.when.timeq", tachikoma_read)]
     try:
         from dateparser.search import search_dates
 

@@ -7,7 +7,7 @@ import pytest
 
 from test_hybrid import TopicEmbedder, topic_memory
 
-from tachikoma import timeq
+from tachikoma.when import timeq
 from tachikoma.config import Config
 from tachikoma.indexer import runner
 from tachikoma.function_words import language_of

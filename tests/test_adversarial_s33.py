@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from tachikoma import timeq
+from tachikoma.when import timeq
 
 # Wednesday 25 March 2026, noon UTC.
 AS_OF = datetime(2026, 3, 25, 12, 0, tzinfo=timezone.utc)

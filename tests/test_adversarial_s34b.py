@@ -1,5 +1,5 @@
 """Adversarial tests of session 34b: a question about what is coming ranked by the days its passages name
-(`tachikoma.mentions`, `Searcher.search`)."""
+(`tachikoma.when.mentions`, `Searcher.search`)."""
 
 import time
 from datetime import date
@@ -7,7 +7,7 @@ from datetime import date
 import pytest
 from test_everyday_rules import put, written_before
 
-from tachikoma import mentions
+from tachikoma.when import mentions
 from tachikoma.indexer import runner
 from tachikoma.search.searcher import Searcher
 
@@ -96,7 +96,7 @@ def test_the_duplicate_penalty_follows_the_order_the_days_give(tmp_path):
     ("What's next on the list?", True),
 ])
 def test_next_to_and_a_will_are_no_question_about_what_is_coming(question, coming):
-    from tachikoma.tense import ahead
+    from tachikoma.when.tense import ahead
 
     assert ahead(question) is coming
 

@@ -3,7 +3,7 @@
 
 from datetime import datetime, timezone
 
-from tachikoma import timeq
+from tachikoma.when import timeq
 
 
 def _at(text: str) -> datetime:

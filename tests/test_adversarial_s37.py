@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 import pytest
 from test_ahead import assert_read_linear
 
-from tachikoma import timeq
+from tachikoma.when import timeq
 
 UTC = timezone.utc
 WEDNESDAY = datetime(2026, 12, 2, 12, tzinfo=UTC)
@@ -45,7 +45,7 @@ THURSDAY = datetime(2026, 12, 3, tzinfo=UTC).date()
 def test_a_day_of_the_week_inside_a_name_is_no_day_to_come(text):
     # "Black Friday" was read as the Friday after the passage's date, so a note about TV deals answered "what's
     # due in 2 days?" before the note naming the day
-    from tachikoma.mentions import weekdays
+    from tachikoma.when.mentions import weekdays
 
     assert weekdays(text, THURSDAY, THURSDAY) == []
 
@@ -58,7 +58,7 @@ def test_a_day_of_the_week_inside_a_name_is_no_day_to_come(text):
     ("el domingo vamos", [datetime(2026, 12, 6).date()]),
 ])
 def test_a_day_of_the_week_outside_a_name_is_still_read(text, named):
-    from tachikoma.mentions import weekdays
+    from tachikoma.when.mentions import weekdays
 
     assert weekdays(text, THURSDAY, THURSDAY) == named
 
@@ -116,7 +116,7 @@ def test_italian_fa_is_ago_only_after_a_time(query, phrase):
 @pytest.mark.parametrize("query", ["Cosa è successo tre giorni fa?", "Cosa ho scritto poco fa?",
                                    "Cosa c'era 2 settimane fa?", "Cosa era successo tempo fa?"])
 def test_italian_ago_is_still_the_past(query):
-    from tachikoma.tense import past_in
+    from tachikoma.when.tense import past_in
 
     assert past_in(query, "Italian")
 

@@ -7,7 +7,7 @@ import pytest
 from test_adversarial_s34b import search
 from test_everyday_rules import put
 
-from tachikoma import mentions, timeq
+from tachikoma.when import mentions, timeq
 
 UTC = timezone.utc
 SUNDAY = datetime(2026, 12, 6, 10, tzinfo=UTC)

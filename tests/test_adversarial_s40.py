@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from tachikoma import answer_kind
+from tachikoma.search import answer_kind
 from tachikoma.humanize import no_match_reason
 from tachikoma.indexer import runner
 from tachikoma.search.searcher import Searcher

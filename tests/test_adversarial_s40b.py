@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from tachikoma import timeq
+from tachikoma.when import timeq
 from test_ahead import assert_read_linear
 from test_foreign_weekdays import SUNDAY, THURSDAY, read
 

@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from tachikoma import answer_kind
+from tachikoma.search import answer_kind
 from tachikoma.indexer import runner
 from tachikoma.search.searcher import Searcher
 

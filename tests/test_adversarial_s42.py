@@ -6,7 +6,7 @@ from datetime import date, timedelta
 
 import pytest
 
-from tachikoma import answer_kind
+from tachikoma.search import answer_kind
 
 TODAY = date(2026, 12, 6)
 HEAD = "---\ntrust: owner\nconfidence: high\n---\n"
@@ -114,7 +114,7 @@ def _days_read(question: str, today: date) -> list[tuple[str, bool]]:
     """The days `question` asked on `today` (at noon UTC) reads, each with whether it is still to come."""
     from datetime import datetime, timezone
 
-    from tachikoma import tense, timeq
+    from tachikoma.when import tense, timeq
     from tachikoma.function_words import question_language
     now = datetime(today.year, today.month, today.day, 12, tzinfo=timezone.utc)
     language = question_language(question)

@@ -6,7 +6,8 @@ from datetime import date, datetime
 
 import pytest
 
-from tachikoma import answer_kind, mentions
+from tachikoma.search import answer_kind
+from tachikoma.when import mentions
 from tachikoma.function_words import question_language
 from time_reading import windows_at
 

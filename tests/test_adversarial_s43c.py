@@ -5,7 +5,7 @@ from datetime import datetime
 
 import pytest
 
-from tachikoma import periods
+from tachikoma.when import periods
 from time_reading import windows_at
 
 TENTH = datetime.fromisoformat("2026-12-10T21:00:00+09:00")

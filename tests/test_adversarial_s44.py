@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tachikoma import answer_kind, periods
+from tachikoma.search import answer_kind
+from tachikoma.when import periods
 from time_reading import windows_at
 
 JULY = datetime.fromisoformat("2026-07-15T12:00:00+00:00")
@@ -66,7 +67,7 @@ def test_a_zone_file_that_never_ends_is_read_bounded(tables, name):
         pytest.skip("no /dev/zero")
     (tables / name).symlink_to("/dev/zero")
     program = (f"import resource; resource.setrlimit(resource.RLIMIT_AS, ({1 << 30}, {1 << 30}))\n"
-               "import os; from datetime import datetime; from tachikoma import periods, timeq\n"
+               "import os; from datetime import datetime; from tachikoma.when import periods, timeq\n"
                f"periods.zoneinfo.TZPATH = ({str(tables)!r},)\n"
                "os.environ['TZ'] = 'NZ2'; os.environ.pop('TACHIKOMA_HEMISPHERE', None)\n"
                f"print([w.label for w in timeq.read({LAST_SUMMER!r}, datetime.fromisoformat('2026-07-15T12:00:00+00:00'))])\n")

@@ -9,7 +9,7 @@ from datetime import datetime
 
 import pytest
 
-from tachikoma import timeq
+from tachikoma.when import timeq
 from time_reading import windows_at
 
 TENTH = datetime.fromisoformat("2026-12-10T21:00:00+09:00")  # a Thursday

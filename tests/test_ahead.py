@@ -1,5 +1,5 @@
 """A window still to come a question names ("next week", "in the next six months", "nächste Woche", "来週"):
-its days (`tachikoma.ahead`), how `timeq` reads it (`Window.ahead`), and how `mentions` ranks by it."""
+its days (`tachikoma.when.ahead`), how `timeq` reads it (`Window.ahead`), and how `mentions` ranks by it."""
 
 import time
 from datetime import date, datetime, timedelta, timezone
@@ -8,8 +8,8 @@ import pytest
 from test_adversarial_s34b import search
 from test_everyday_rules import put, written_before
 
-from tachikoma import ahead, mentions, timeq
-from tachikoma.timeq import OUTSIDE
+from tachikoma.when import ahead, mentions, timeq
+from tachikoma.when.timeq import OUTSIDE
 
 UTC = timezone.utc
 WEDNESDAY = datetime(2026, 12, 2, 12, tzinfo=UTC)
@@ -205,7 +205,7 @@ def test_mark_prefers_a_day_inside_the_window():
 
 
 def test_a_window_ahead_alone_weighs_what_is_outside_it_as_a_time_alone_does():
-    from tachikoma.timeq import OUTSIDE_TIME_ONLY
+    from tachikoma.when.timeq import OUTSIDE_TIME_ONLY
 
     windows = timeq.read("what's on next week?", WEDNESDAY)
     results = [{"path": "near.md", "score": 0.5, "text": "Market on 2026-12-14", "factors": {}},
@@ -289,7 +289,7 @@ def test_a_window_ahead_with_other_words_decides_as_before(tmp_path):
 def test_every_window_ahead_holds_a_hint():
     # a question holding no word of `AHEAD_HINTS` is not read for a window still to come: each table's phrase
     # must hold one, and the English patterns' "next", "coming" and "upcoming" are hints themselves
-    from tachikoma.time_words import AHEAD_HINTS, FOREIGN_NEXT, NEXT_WORD_LANGUAGE
+    from tachikoma.when.time_words import AHEAD_HINTS, FOREIGN_NEXT, NEXT_WORD_LANGUAGE
 
     for phrase in [*FOREIGN_NEXT, *NEXT_WORD_LANGUAGE, "next", "coming", "upcoming"]:
         assert any(word in phrase.lower() for word in AHEAD_HINTS), phrase

@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from tachikoma import answer_kind
+from tachikoma.search import answer_kind
 from tachikoma.budget import why
 from tachikoma.cli import main
 from tachikoma.humanize import no_match_reason

@@ -7,8 +7,8 @@ from datetime import datetime
 
 import pytest
 
-from tachikoma import timeq
-from tachikoma.foreign_time import CJK_DAY_AFTER, FOREIGN_PATTERNS, KOREAN_DAY_AFTER
+from tachikoma.when import timeq
+from tachikoma.when.foreign_time import CJK_DAY_AFTER, FOREIGN_PATTERNS, KOREAN_DAY_AFTER
 from time_reading import windows_at
 
 TENTH = datetime.fromisoformat("2026-12-10T21:00:00+09:00")

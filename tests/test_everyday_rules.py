@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tachikoma import timeq
+from tachikoma.when import timeq
 from tachikoma.indexer import runner
 from tachikoma.search.keywords import STOPWORDS, query_terms
 from tachikoma.search.searcher import Searcher

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from tachikoma import tense, timeq
+from tachikoma.when import tense, timeq
 from tachikoma.function_words import question_language
 from tachikoma.indexer import runner
 from tachikoma.search.searcher import Searcher

@@ -1,4 +1,4 @@
-"""The days a passage names (`tachikoma.mentions`), and a question about what is coming ranked by them."""
+"""The days a passage names (`tachikoma.when.mentions`), and a question about what is coming ranked by them."""
 
 from datetime import date
 
@@ -6,10 +6,10 @@ import pytest
 from test_adversarial_s34b import search
 from test_everyday_rules import put
 
-from tachikoma import mentions
+from tachikoma.when import mentions
 from tachikoma.indexer import runner
 from tachikoma.search.searcher import Searcher
-from tachikoma.timeq import OUTSIDE
+from tachikoma.when.timeq import OUTSIDE
 
 WRITTEN = date(2026, 11, 20)
 TODAY = date(2026, 12, 4)
@@ -112,7 +112,7 @@ def test_a_question_about_what_is_coming_finds_the_passage_that_names_its_day(tm
     ("Why was the train late? Due to snow?", False),
 ])
 def test_due_to_is_no_question_about_what_is_coming(question, coming):
-    from tachikoma.tense import ahead
+    from tachikoma.when.tense import ahead
 
     assert ahead(question) is coming
 
@@ -133,7 +133,7 @@ def test_a_day_without_its_year_just_ahead_is_the_coming_one(question, coming):
     from datetime import datetime, timezone
 
     from tachikoma.function_words import question_language
-    from tachikoma.timeq import names_day_ahead
+    from tachikoma.when.timeq import names_day_ahead
 
     now = datetime(2026, 12, 5, 10, tzinfo=timezone.utc)
     assert names_day_ahead(question, now, question_language(question)) is coming
@@ -167,7 +167,7 @@ def test_what_is_on_a_day_just_ahead_finds_the_note_that_names_it(tmp_path):
 def test_a_day_and_month_in_any_language(question, language, read):
     from datetime import datetime, timezone
 
-    from tachikoma import timeq
+    from tachikoma.when import timeq
 
     now = datetime(2026, 12, 4, 10, tzinfo=timezone.utc)
     ahead = timeq.names_day_ahead(question, now, language)

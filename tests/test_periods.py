@@ -7,7 +7,7 @@ from datetime import date, datetime
 
 import pytest
 
-from tachikoma import periods, timeq
+from tachikoma.when import periods, timeq
 from time_reading import windows_at
 
 DECEMBER = datetime.fromisoformat("2026-12-04T10:00:00+01:00")

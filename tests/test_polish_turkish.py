@@ -8,7 +8,8 @@ from datetime import date
 
 import pytest
 
-from tachikoma import answer_kind, mentions
+from tachikoma.search import answer_kind
+from tachikoma.when import mentions
 from tachikoma.embedders.auto import passage_language
 from tachikoma.function_words import question_language
 from tachikoma.search.keywords import STOPWORDS, gathers_in, query_terms

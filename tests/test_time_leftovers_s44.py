@@ -5,7 +5,8 @@ from datetime import date, datetime, timezone
 
 import pytest
 
-from tachikoma import answer_kind, mentions, timeq
+from tachikoma.search import answer_kind
+from tachikoma.when import mentions, timeq
 from tachikoma.function_words import question_language
 from tachikoma.search.keywords import STOPWORDS, asks_besides_time, query_terms
 from time_reading import windows_at

@@ -5,7 +5,7 @@ from datetime import datetime
 
 import pytest
 
-from tachikoma import timeq
+from tachikoma.when import timeq
 from tachikoma.function_words import question_language
 from tachikoma.search.keywords import STOPWORDS, query_terms
 from time_reading import windows_at

@@ -5,7 +5,7 @@ from datetime import date, datetime, timezone
 
 import pytest
 
-from tachikoma import mentions, timeq
+from tachikoma.when import mentions, timeq
 from tachikoma.search.keywords import STOPWORDS, query_terms
 from time_reading import windows_at
 

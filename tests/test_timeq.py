@@ -5,7 +5,7 @@ from datetime import datetime, timedelta, timezone
 import numpy as np
 import pytest
 
-from tachikoma import timeq
+from tachikoma.when import timeq
 
 UTC = timezone.utc
 # Wednesday 25 March 2026, noon UTC.

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from tachikoma import timeq
+from tachikoma.when import timeq
 
 EAST = timezone(timedelta(hours=14))  # Pacific/Kiritimati
 WEST = timezone(timedelta(hours=-12))

@@ -7,8 +7,8 @@ import pytest
 from test_ahead import WEDNESDAY, _ask, ahead_of, assert_read_linear
 from test_everyday_rules import put
 
-from tachikoma import ahead, timeq
-from tachikoma.time_words import AHEAD_HINTS, FOREIGN_TOMORROW
+from tachikoma.when import ahead, timeq
+from tachikoma.when.time_words import AHEAD_HINTS, FOREIGN_TOMORROW
 
 
 @pytest.mark.parametrize("query, expected", [
@@ -158,7 +158,7 @@ def test_what_a_question_asks_besides_its_time(question, language, besides):
     ("Wat heeft Sam besloten?", "Dutch", True),
 ])
 def test_haben_says_the_past_only_with_a_participle(question, language, past):
-    from tachikoma.tense import past_in
+    from tachikoma.when.tense import past_in
 
     assert past_in(question, language) is past
 
@@ -179,7 +179,7 @@ THURSDAY = date(2026, 12, 3)
     ("每周一次", []),  # once a week, no Monday
 ])
 def test_a_day_of_the_week_a_passage_names(text, named):
-    from tachikoma.mentions import weekdays
+    from tachikoma.when.mentions import weekdays
 
     assert weekdays(text, THURSDAY, THURSDAY) == named
 
@@ -187,7 +187,7 @@ def test_a_day_of_the_week_a_passage_names(text, named):
 @pytest.mark.parametrize("text", ["Mia has swimming every Sunday", "Sundays: swimming", "sonntags Schwimmen",
                                   "tous les dimanches", "los domingos", "毎週日曜に", "매주 일요일", "zondags zwemmen"])
 def test_a_day_of_the_week_said_as_a_habit_is_every_such_day_from_today(text):
-    from tachikoma.mentions import HABIT_WEEKS, weekdays
+    from tachikoma.when.mentions import HABIT_WEEKS, weekdays
 
     named = weekdays(text, date(2026, 1, 4), THURSDAY)  # written long ago: the habit holds from today on
     assert named == [date(2026, 12, 6) + (date(2026, 12, 13) - date(2026, 12, 6)) * k for k in range(HABIT_WEEKS)]
@@ -205,6 +205,6 @@ def test_the_days_of_the_week_count_only_for_a_window_still_to_come_shorter_than
     week = _ask(root, "what's on next week?", "2026-12-04")
     assert week["no_good_match"] is True and week["match"]["naming_the_time_asked"] == 0
     # asked what is coming without a window, no day of the week counts
-    from tachikoma.mentions import days_ahead
+    from tachikoma.when.mentions import days_ahead
 
     assert days_ahead("Swimming every Sunday, and Saturday the trip", date(2026, 12, 3), date(2026, 12, 4)) == []

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from tachikoma import timeq
+from tachikoma.when import timeq
 
 Read = list[tuple[str, str, bool]]
 

@@ -13,7 +13,7 @@ from . import common
 
 def cmd_eval(args) -> int:
     from ..embedders import offline_default
-    from ..periods import HEMISPHERE_ENV
+    from ..when.periods import HEMISPHERE_ENV
 
     # Every set's people live north of the equator: its seasons are read so wherever it is run (`periods.south`).
     os.environ[HEMISPHERE_ENV] = "north"

@@ -99,7 +99,7 @@ def _fraction(text: str) -> float:
 def _as_of(text: str) -> str:
     """An --as-of for argparse: checked as the search reads it (`timeq.parse_as_of`), kept as typed ("now" is
     the moment of the search)."""
-    from ..timeq import parse_as_of
+    from ..when.timeq import parse_as_of
 
     try:
         parse_as_of(text)

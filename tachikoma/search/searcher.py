@@ -21,7 +21,8 @@ from typing import Callable
 
 import numpy as np
 
-from .. import answer_kind, mentions, tense, timeq
+from ..when import mentions, tense, timeq
+from . import answer_kind
 from ..config import Config, load_config
 from ..documents import TRANSCRIPT
 from ..embedders import choose, create

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
-from tachikoma import timeq
+from tachikoma.when import timeq
 from tachikoma.globs import MAX_PATTERN_CHARS, is_glob, pattern_error
 from tachikoma.tagging import model
 from tachikoma.config import RECENCY_PRESETS

@@ -33,7 +33,7 @@ import numpy as np
 from .time_words import (DAYS_ALSO_NAMES, EVERY_BEFORE, FOREIGN_MONTHS, LAST_BEFORE, NAME_AFTER_DAY, NAME_BEFORE_DAY,
                          WEEKDAY_ADVERBS, WEEKDAY_NAMES)
 from .foreign_time import CHINESE_MONTH, CJK_DAY_NUMBER, alternatives, cjk_number
-from .reorder import reorder
+from ..reorder import reorder
 from .periods import ORDINAL_OF
 from .timeq import AMBIGUOUS_MONTHS, MONTHS, OUTSIDE, OUTSIDE_TIME_ONLY, Window, factor, month_end
 

@@ -17,10 +17,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 
-from . import mentions
-from .reorder import reorder
-from .time_words import CHINESE_NUMBERS
-from .transcripts import without_context
+from ..when import mentions
+from ..reorder import reorder
+from ..when.time_words import CHINESE_NUMBERS
+from ..transcripts import without_context
 
 #: How many of the best passages are read for the kind asked: one holding it answers.
 READ = 5

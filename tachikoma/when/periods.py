@@ -41,7 +41,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from . import ahead as _coming
-from .errors import TachikomaError
+from ..errors import TachikomaError
 from .foreign_time import (CHINESE_MOVED_BEFORE, CJK_BETWEEN, CJK_BETWEEN_BEFORE, CJK_BRACKET_WEEKDAYS, CJK_COUNT_MAX,
                            CJK_DAY_AFTER, CJK_DAY_COUNTED, CJK_DAY_LIST_MARKS, CJK_DAY_RANGE_MARKS, CJK_DAY_RANGE_WORDS,
                            CJK_DAY_SUFFIXES, CJK_MOVED_TO, CJK_ROUND_COUNTS,
