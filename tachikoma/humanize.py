@@ -249,14 +249,16 @@ def vectors_text(embedded: dict | None) -> str | None:
 
 
 def other_languages_text(other: dict | None) -> str:
-    """"12 passages not in English (German 7, Japanese 5), read by muse too" (`indexer.status.other_languages`);
+    """"12 passages not in English (German 7, Japanese 5), read by the multilingual reader (muse) too"
+    (`indexer.status.other_languages`);
     "" when there are none."""
     if not other:
         return ""
+    from .embedders.names import reader_label  # not at the top: the package imports numpy
     chunks = other["chunks"]
     parts = ", ".join(f"{language} {n}" for language, n in chunks.items())
     return (f"{plural(sum(chunks.values()), 'passage')} not in English ({parts}), "
-            f"read by {other['embedder'].split(':')[0]} too")
+            f"read by {reader_label(other['embedder'])} too")
 
 
 def meaning_label(factors: dict) -> str:

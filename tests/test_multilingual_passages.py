@@ -108,7 +108,7 @@ def judged(root) -> dict[str, str | None]:
 def test_only_the_passages_not_in_english_get_a_second_vector(memory):
     root, summary = memory
     rows = judged(root)
-    assert summary.chunks_multilingual == 2 and "2 also read by muse" in summary.line()
+    assert summary.chunks_multilingual == 2 and "2 also read by the multilingual reader (muse)" in summary.line()
     assert rows["heizung.md"] == ("German", VECTOR_BYTES) and rows["haisha.md"] == ("Japanese", VECTOR_BYTES)
     english = {path: row for path, row in rows.items() if path not in ("heizung.md", "haisha.md")}
     assert english and all(row == (None, 0) for row in english.values())  # judged once, no vector
@@ -128,7 +128,7 @@ def test_an_english_question_finds_a_note_in_another_language(memory, question, 
     read_by = result["factors"]["read_by"]
     assert read_by == {"embedder": MUSE, "cosine": pytest.approx(read_by["cosine"]),
                        "language": language, "query_language": "English"}
-    assert f"the passage is in {language}: cosine {read_by['cosine']:.2f} of muse's embeddings" \
+    assert f"the passage is in {language}: cosine {read_by['cosine']:.2f} of the multilingual reader (muse)'s embeddings" \
         in explain.sentence(result)
     assert result["factors"]["vector_similarity"] == pytest.approx(
         float(scoring.multilingual_similarity(np.array([read_by["cosine"]]), np.array([language]), "", MUSE)[0]))
@@ -164,12 +164,12 @@ def test_stats_and_the_dashboard_say_which_passages_the_reader_read(memory):
     report = stats.report(root)
     assert report["index"]["other_languages"] == {"embedder": MUSE,
                                                   "chunks": {"German": 1, "Japanese": 1}}
-    line = "index: 2 passages not in English (German 1, Japanese 1), read by muse too"
+    line = "index: 2 passages not in English (German 1, Japanese 1), read by the multilingual reader (muse) too"
     assert line in stats.format_text(report).splitlines()
     app = create_app(memory=root, port=5000)
     try:
         html = make_client(app).get("/coverage").get_data(as_text=True)
-        assert "2 passages not in English (German 1, Japanese 1), read by muse too" in html
+        assert "2 passages not in English (German 1, Japanese 1), read by the multilingual reader (muse) too" in html
     finally:
         app.extensions["tachikoma"].index_job.wait(30)
 
@@ -408,7 +408,7 @@ def test_an_index_read_by_e5_small_before_is_read_again_by_the_new_reader(tmp_pa
     before = ask(root, question, decide=False)  # searched with the embedder that read them
     assert {r["path"]: r for r in before["results"]}["heizung.md"]["factors"]["read_by"]["embedder"] == e5.E5_SMALL
     summary = runner.run(root)
-    assert summary.chunks_multilingual == 1 and "1 also read by muse" in summary.line()
+    assert summary.chunks_multilingual == 1 and "1 also read by the multilingual reader (muse)" in summary.line()
     assert judged(root)["heizung.md"] == ("German", VECTOR_BYTES)
     after = ask(root, question, decide=False)
     assert {r["path"]: r for r in after["results"]}["heizung.md"]["factors"]["read_by"]["embedder"] == MUSE

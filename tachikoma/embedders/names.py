@@ -14,3 +14,11 @@ MUSE = "muse:universal-sentence-encoder-multilingual-3"
 #: Embedders that read English only (all-MiniLM-L6-v2 was trained on English text): a question in another
 #: language cannot reach a note by meaning (`humanize.language_hint`).
 ENGLISH_ONLY = frozenset({MINILM, MINILM_INT8, MINILM_STATIC})
+
+
+def reader_label(name: str) -> str:
+    """An embedder as a person reads its name in an explanation or a summary: "the multilingual reader (muse)"
+    for the Universal Sentence Encoder, "the multilingual e5-small" for e5; any other by its short name."""
+    short = name.split(":")[0]
+    return {MUSE.split(":")[0]: f"the multilingual reader ({short})",
+            E5_SMALL.split(":")[0]: f"the multilingual {short}"}.get(short, short)

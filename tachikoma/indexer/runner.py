@@ -20,6 +20,7 @@ from ..config import Config, load_config
 from ..documents import TRANSCRIPT
 from ..embedders import auto, choose
 from ..embedders.base import Embedder
+from ..embedders.names import reader_label
 from ..errors import EmbedderError, TachikomaError
 from ..freshness import plan_run, retagged, tag_columns, tag_file_evergreen
 from ..humanize import plural
@@ -91,7 +92,7 @@ class Summary:
                 f"{self.skipped} skipped, {self.unchanged} unchanged{rechunked}; "
                 f"{plural(self.chunks_embedded, 'chunk')} embedded "
                 f"({self.chunks_reused} reused"
-                + (f", {self.chunks_multilingual} also read by {self.multilingual_embedder.split(':')[0]}"
+                + (f", {self.chunks_multilingual} also read by {reader_label(self.multilingual_embedder)}"
                    if self.chunks_multilingual
                    else "") + f") in {self.seconds:.1f} s; "
                 + (f"memory {self.memory!r} in {self.store} holds " if self.memory else "index holds ")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..embedders.names import reader_label
 from ..humanize import days_ago, memory_day, meaning_label, shown_day, tool_match_text
 
 #: Where a memory's date came from, in words (`dates.SOURCES`).
@@ -73,10 +74,10 @@ def meaning_why(factors: dict) -> str:
 
 
 def read_by_text(read_by: dict, short: bool = False) -> str:
-    """"the passage is in German: cosine 0.82 of e5-small's embeddings (question in English), on this index's
-    embedder's scale"; `short`: up to "embeddings"."""
+    """"the passage is in German: cosine 0.82 of the multilingual reader (muse)'s embeddings (question in
+    English), on this index's embedder's scale"; `short`: up to "embeddings"."""
     text = (f"the passage is in {read_by['language']}: cosine {read_by['cosine']:.2f} of "
-            f"{read_by['embedder'].split(':')[0]}'s embeddings")
+            f"{reader_label(read_by['embedder'])}'s embeddings")
     return text if short else f"{text} (question in {read_by['query_language']}), on this index's embedder's scale"
 
 
