@@ -33,8 +33,8 @@ CHILD = r"""
 import hashlib, sys, time
 from pathlib import Path
 from tachikoma.chunking import chunk_document
-from tachikoma.documents import Document
-from tachikoma.reader import _decode, read_document
+from tachikoma.reading.documents import Document
+from tachikoma.reading.reader import _decode, read_document
 from tachikoma.transcripts import parse_transcript
 root, name, how = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
 started = time.perf_counter()

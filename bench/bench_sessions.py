@@ -41,7 +41,7 @@ from pathlib import Path
 from tachikoma.indexer import runner
 from tachikoma.chunking import chunk_document
 from tachikoma.memory import walk
-from tachikoma.reader import read_document
+from tachikoma.reading.reader import read_document
 
 TOPICS = ("the rate limiter", "invoice rounding", "the search ranking", "the heat map legend", "backup rotation",
           "the login redirect", "flaky CI on arm64", "the thermostat order", "timezone handling in reports",

@@ -36,7 +36,7 @@ from tachikoma.chunking import chunk_document  # noqa: E402 (imported after sys.
 from tachikoma.embedders import create  # noqa: E402 (imported after sys.path points at this checkout)
 from tachikoma.embedders.static import StaticEmbedder  # noqa: E402 (imported after sys.path points at this checkout)
 from tachikoma.memory import walk  # noqa: E402 (imported after sys.path points at this checkout)
-from tachikoma.reader import read_document  # noqa: E402 (imported after sys.path points at this checkout)
+from tachikoma.reading.reader import read_document  # noqa: E402 (imported after sys.path points at this checkout)
 
 
 def corpus_chunks(n: int) -> list[str]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 
-from tachikoma import tagfile
+from tachikoma.reading import tagfile
 
 
 def best(fn, repeat: int = 3) -> float:

@@ -16,7 +16,7 @@ from . import memory
 from .errors import TachikomaError
 from .globs import name_or_path_matcher
 from .humanize import plural, printable
-from .tags import TRUST_VALUES, normalise_value
+from .reading.tags import TRUST_VALUES, normalise_value
 
 #: What an agent's note is tagged when the agent says nothing of its trust or confidence, or says null: its own
 #: memory, of medium confidence. Never untagged: an untagged note ranks by `[ranking.trust] missing` and

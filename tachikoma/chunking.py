@@ -98,7 +98,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from functools import cached_property
 
-from .documents import MARKDOWN, TRANSCRIPT, Chunk, Document, Turn
+from .reading.documents import MARKDOWN, TRANSCRIPT, Chunk, Document, Turn
 from .fences import FenceTracker
 from .segment import has_runs, run_characters
 

@@ -60,7 +60,7 @@ Example ``tachikoma.toml``::
 
 Recency (``[ranking] recency``)
     recency = floor + (1 − floor) / (1 + age_days / half_life_days), from each
-    chunk's own date (`tachikoma.dates`), × `superseded` when a newer chunk
+    chunk's own date (`tachikoma.reading.dates`), × `superseded` when a newer chunk
     supersedes it (a knowledge update: another file, more than a day newer,
     embeddings at least 0.6 alike, 0.9 between two transcript chunks, and at
     least 0.75 of its similarity to the query). Evergreen memories (front
@@ -149,7 +149,7 @@ from pathlib import Path
 from .errors import EmbedderError, TachikomaError
 from .globs import pattern_error
 from .memory import CONFIG_FILE
-from .tags import CONFIDENCE_VALUES, TRUST_VALUES
+from .reading.tags import CONFIDENCE_VALUES, TRUST_VALUES
 from .vocabulary import MAX_BUDGET, MCP_BUDGET
 
 

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 
 from . import memory
 from .config import settings_or_defaults
-from .dates import front_matter_evergreen
-from .documents import TRANSCRIPT
+from .reading.dates import front_matter_evergreen
+from .reading.documents import TRANSCRIPT
 from .errors import TachikomaError
 
 if TYPE_CHECKING:
@@ -104,7 +104,7 @@ def plan_run(root: Path, store: IndexStore, warn: Warn | None = None, rechunk: b
 
 def copied_session(warnings: list[str]) -> str | None:
     """The session file an OpenClaw checkpoint was left out as a copy of (`reader.checkpoint_copy_of`)."""
-    from .reader import CHECKPOINT_COPY  # only for a file with warnings: the reader is not light
+    from .reading.reader import CHECKPOINT_COPY  # only for a file with warnings: the reader is not light
 
     for warning in warnings:
         _, found, rest = warning.partition(f": {CHECKPOINT_COPY} ")
@@ -119,7 +119,7 @@ def pending_changes(root: Path, store: IndexStore, max_bytes: int | None = None)
     rows = store.files()
     plan = plan_run(root, store, max_bytes=max_bytes, known=rows)
     due = {f.path for f, _ in plan.todo} | set(plan.removed)
-    from . import tagfile  # YAML: imported by the freshness check only, not with this module
+    from .reading import tagfile  # YAML: imported by the freshness check only, not with this module
 
     try:
         tags = tagfile.load(root)

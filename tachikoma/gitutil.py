@@ -203,7 +203,7 @@ def content_changes(root: Path, verdicts: dict[str, bool] | None = None) -> dict
 
 def metadata_only(old: bytes, new: bytes) -> bool:
     """Whether two versions of a note differ only in front matter keys of `METADATA_KEYS`."""
-    from .frontmatter import split  # the YAML loader, only when a change needs reading
+    from .reading.frontmatter import split  # the YAML loader, only when a change needs reading
 
     try:
         before, after = split(old.decode("utf-8-sig")), split(new.decode("utf-8-sig"))

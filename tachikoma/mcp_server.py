@@ -30,7 +30,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
-from . import __version__, agent_rules, memory, notes, stats, tokens, turn_view
+from . import __version__, agent_rules, memory, notes, stats, tokens
+from .reading import turn_view
 from .budget import agent_text, quoted, whole
 from .config import load_config
 from .errors import TachikomaError
@@ -41,7 +42,7 @@ from .reply import for_agent, no_match_reply
 from .search.pool import indexed_passages
 from .store import locate
 from .tagging import applying, model, planning
-from .tags import CONFIDENCE_VALUES, TRUST_VALUES, InvalidTagValue
+from .reading.tags import CONFIDENCE_VALUES, TRUST_VALUES, InvalidTagValue
 from .vocabulary import BUDGET_RESULTS, DEFAULT_LIMIT, MAX_BUDGET, MAX_LIMIT, MAX_QUERY_CHARS, MCP_BUDGET
 
 log = logging.getLogger("tachikoma.mcp")

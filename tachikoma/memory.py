@@ -19,7 +19,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from .documents import SUFFIX_KIND, TRANSCRIPT
+from .reading.documents import SUFFIX_KIND, TRANSCRIPT
 from .errors import TachikomaError
 from .humanize import plural, printable
 

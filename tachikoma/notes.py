@@ -33,7 +33,8 @@ from pathlib import Path
 
 import yaml
 
-from . import faults, gitutil, surrogates
+from . import faults, gitutil
+from .reading import surrogates
 from .atomic import fsync_dir
 from .errors import TachikomaError
 from .humanize import hidden_characters, printable
@@ -43,7 +44,7 @@ from .tagging.model import check_values
 from .tagging.recovery import finish_pending
 from .tagging.remembered import MAX_NOTE_BYTES, find_note
 from .tagging.writers import acquire_writers_lock
-from .tags import InvalidTagValue
+from .reading.tags import InvalidTagValue
 
 MAX_TITLE = 200
 _SLUG_WORDS = 8

@@ -16,11 +16,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from . import budget, memory, tokens
-from .documents import TRANSCRIPT
+from .reading.documents import TRANSCRIPT
 from .errors import BadQuery, TachikomaError
 from .fences import FenceTracker
 from .humanize import answer_notes, index_behind, index_line, nearest_hint, no_match_why
-from .turn_view import read_for_agent, turn_body
+from .reading.turn_view import read_for_agent, turn_body
 from .vocabulary import BUDGET_RESULTS
 
 

@@ -16,18 +16,19 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from . import dates, tagfile, transcripts
+from .reading import dates, tagfile
+from . import transcripts
 from .config import Config, settings_or_defaults
 from .globs import name_or_path_matcher
-from .documents import KINDS, MARKDOWN
+from .reading.documents import KINDS, MARKDOWN
 from .errors import TachikomaError
 from .memory import TAG_FILE, walk
-from .frontmatter import read_front_matter
+from .reading.frontmatter import read_front_matter
 from .humanize import other_languages_text, plural, when
 from .indexer.status import freshness, index_problems
 from .search.ranking import tag_weights
 from .store import locate
-from .tags import CONFIDENCE_VALUES, STATUSES, TAG_KEYS, TRUST_VALUES, Tags
+from .reading.tags import CONFIDENCE_VALUES, STATUSES, TAG_KEYS, TRUST_VALUES, Tags
 
 
 def _bucket() -> dict:

@@ -8,7 +8,7 @@ from flask import Flask, current_app, make_response, render_template, request
 from tachikoma.errors import BadQuery, EmbedderError, StoreUnreachable, TachikomaError
 from tachikoma.memory import TAG_FILE
 from tachikoma.reply import dumps
-from tachikoma.tagfile import TagFileError
+from tachikoma.reading.tagfile import TagFileError
 from tachikoma.web.state import NoIndex
 
 ERROR_PAGES = {

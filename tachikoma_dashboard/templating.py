@@ -9,9 +9,9 @@ from tachikoma import memory
 from tachikoma.humanize import (duration, language_hint, no_match_reason, nowhere_text, other_languages_text,
                                 widened_text)
 from tachikoma.config import RECENCY_PRESETS
-from tachikoma.documents import KINDS
+from tachikoma.reading.documents import KINDS
 from tachikoma.transcripts import without_context  # a result shows its file and date: not its context lines
-from tachikoma.tags import CONFIDENCE_VALUES, STATUSES, TAG_KEYS, TRUST_VALUES
+from tachikoma.reading.tags import CONFIDENCE_VALUES, STATUSES, TAG_KEYS, TRUST_VALUES
 from tachikoma.vocabulary import DEFAULTS_TEXT
 from tachikoma.web import render
 from tachikoma.web.forms import DEFAULT_LIMIT, MAX_LIMIT, file_pattern

@@ -175,7 +175,7 @@ def test_one_long_passage_does_not_cost_gigabytes():
     is one chunk (no spaces to cut at), and the numpy forward pass holds about 17 KB per token (a 2 MB such note:
     7.8 GB resident, 28 s; a 5 MB one, under max_file_bytes, ~19 GB); MiniLM reads 256 tokens of it."""
     from tachikoma.chunking import chunk_document
-    from tachikoma.documents import Document
+    from tachikoma.reading.documents import Document
 
     sentence = "ゆきさんの歯医者の予約は十二月十八日の午後三時です。場所は駅前の田中デンタルクリニックで、保険証を忘れないこと。"
     text = sentence * 1100  # 60,500 characters, one paragraph

@@ -155,7 +155,7 @@ def test_a_glob_no_expression_reads_is_a_clear_error_everywhere(indexed, capfd):
     from tachikoma.errors import TachikomaError
     from tachikoma.globs import pattern_error
     from tachikoma.tagging.model import Selector
-    from tachikoma.tags import InvalidTagValue
+    from tachikoma.reading.tags import InvalidTagValue
 
     assert pattern_error("[z-a]*") == "'[z-a]*' is not a glob tachikoma can read: invalid character class range: z-a"
     assert pattern_error("2026-0[1-3]-*.md") is None and pattern_error("notes/") is None

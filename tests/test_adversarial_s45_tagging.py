@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from gitrepo import git, hook, tachikoma_cli, tag
-from tachikoma import gitrun, tagfile
-from tachikoma.frontmatter import split
+from tachikoma import gitrun
+from tachikoma.reading import tagfile
+from tachikoma.reading.frontmatter import split
 from tachikoma.tagging import applying, model, planning, recovery
 
 SLEEPER = "sleep 1000"

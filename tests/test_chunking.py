@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tachikoma.chunking import PATH_SEPARATOR, chunk_document, date_context
-from tachikoma.documents import MARKDOWN, TRANSCRIPT, Document, Turn
-from tachikoma.reader import read_document
+from tachikoma.reading.documents import MARKDOWN, TRANSCRIPT, Document, Turn
+from tachikoma.reading.reader import read_document
 
 SEP = PATH_SEPARATOR.strip()
 

@@ -18,7 +18,7 @@ from mcp_helpers import run_tools
 from tachikoma import gitutil, notes
 from tachikoma.tagging import applying, journal, model, planning, recovery
 from tachikoma.errors import TachikomaError
-from tachikoma.frontmatter import split
+from tachikoma.reading.frontmatter import split
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 

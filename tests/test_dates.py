@@ -8,14 +8,15 @@ from datetime import datetime, timezone
 import numpy as np
 import pytest
 
-from tachikoma import dates, gitutil
+from tachikoma.reading import dates
+from tachikoma import gitutil
 from tachikoma.indexer import runner, status
 from tachikoma.tagging import applying, model, planning
 from tachikoma.search import ranking
 from tachikoma.search import searcher as search_module
 from tachikoma.chunking import chunk_document
 from tachikoma.config import RECENCY_PRESETS, Config, RankingConfig
-from tachikoma.documents import Chunk, Document, Turn
+from tachikoma.reading.documents import Chunk, Document, Turn
 from tachikoma.search.keywords import words_held
 from tachikoma.search.searcher import Searcher
 from tachikoma.store import Store

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from gitrepo import git, tachikoma_cli
-from tachikoma import tagfile
-from tachikoma.frontmatter import split
+from tachikoma.reading import tagfile
+from tachikoma.reading.frontmatter import split
 
 TAG = ("tag", "--all", "--trust", "owner", "--overwrite")
 #: Notes whose bodies are awkward to keep byte for byte.

@@ -1,7 +1,7 @@
 import pytest
 
-from tachikoma.frontmatter import YamlError, load_yaml, remove_keys, set_keys, split
-from tachikoma.tags import INVALID, PARTIAL, Tags
+from tachikoma.reading.frontmatter import YamlError, load_yaml, remove_keys, set_keys, split
+from tachikoma.reading.tags import INVALID, PARTIAL, Tags
 
 # --------------------------------------------------------------------------- load_yaml
 

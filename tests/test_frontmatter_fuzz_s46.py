@@ -22,10 +22,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tachikoma.frontmatter import read_head, split, yaml_scalar
+from tachikoma.reading.frontmatter import read_head, split, yaml_scalar
 from tachikoma.tagging.edit import edit_markdown
 from tachikoma.tagging.model import Change, current_values
-from tachikoma.tags import WRITABLE_KEYS
+from tachikoma.reading.tags import WRITABLE_KEYS
 from in_order import missing_in_order
 
 FUZZ = settings(max_examples=200, deadline=None, derandomize=True, database=None,

@@ -21,7 +21,8 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from gitrepo import git
-from tachikoma import cli, surrogates
+from tachikoma import cli
+from tachikoma.reading import surrogates
 from tachikoma.indexer import runner
 from tachikoma.tagging import applying, planning
 

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tachikoma import frontmatter, memory as mem, stats
+from tachikoma.reading import frontmatter
+from tachikoma import memory as mem, stats
 from tachikoma.indexer import runner
 from tachikoma.tagging import applying, model, planning
 
@@ -121,7 +122,7 @@ def test_a_file_replaced_by_a_fifo_after_the_walk_is_refused_not_waited_on(with_
         run_with_timeout(lambda: mem.open_regular(with_fifo / "pipe.md"))
     with pytest.raises(OSError, match="FIFO"):
         run_with_timeout(lambda: frontmatter.read_front_matter(with_fifo / "pipe.md"))
-    from tachikoma.reader import read_document
+    from tachikoma.reading.reader import read_document
     doc = run_with_timeout(lambda: read_document(with_fifo, "pipe.md", "markdown"))
     assert doc.sha256 is None and doc.warnings == ["pipe.md: not a regular file (a FIFO), skipped"]
 
@@ -235,7 +236,7 @@ def test_bomb_in_a_note_is_a_front_matter_problem_for_index_stats_and_tag(tmp_pa
 
 
 def test_bomb_in_the_tag_file_is_a_tag_file_error(tmp_path):
-    from tachikoma import tagfile
+    from tachikoma.reading import tagfile
 
     root = tmp_path / "memory"
     note(root, "ok.md")

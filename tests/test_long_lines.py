@@ -7,9 +7,9 @@ import hashlib
 import json
 import tracemalloc
 
-from tachikoma import reader
+from tachikoma.reading import reader
 from tachikoma.indexer import runner
-from tachikoma.documents import TRANSCRIPT
+from tachikoma.reading.documents import TRANSCRIPT
 
 HUGE = 20_000_000
 

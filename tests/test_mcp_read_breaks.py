@@ -12,7 +12,7 @@ import sys
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from tachikoma import turn_view
+from tachikoma.reading import turn_view
 from tachikoma.mcp_server import read_text
 
 BREAKS = ["\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]

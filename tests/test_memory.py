@@ -128,7 +128,7 @@ def test_a_line_range_past_the_end_names_the_length_in_words(tmp_path):
 def test_kind_of_reads_the_suffix_as_pathlib_does():
     from pathlib import PurePosixPath
 
-    from tachikoma.documents import SUFFIX_KIND
+    from tachikoma.reading.documents import SUFFIX_KIND
 
     for name in ["a.md", "A.MD", "x/y.jsonl", "dir.md/file", "a.", "..md", "a.tar.md", "noext", "d/.md",
                  "note.markdown", "a.md.bak", "x/a.jsonl/", "x/a.md/.", "x/a.md//"]:

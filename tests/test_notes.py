@@ -7,7 +7,7 @@ import pytest
 
 from gitrepo import git
 from tachikoma import notes
-from tachikoma.frontmatter import split
+from tachikoma.reading.frontmatter import split
 from tachikoma.memory import read_text
 from tachikoma.errors import TachikomaError
 

@@ -4,10 +4,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from tachikoma.documents import MARKDOWN, TRANSCRIPT
+from tachikoma.reading.documents import MARKDOWN, TRANSCRIPT
 from tachikoma.memory import PathOutsideMemory
-from tachikoma.reader import read_document
-from tachikoma.tags import Tags
+from tachikoma.reading.reader import read_document
+from tachikoma.reading.tags import Tags
 
 UTC = UTC
 
@@ -250,7 +250,7 @@ def test_key_set_twice_is_a_warning_and_the_last_counts(tmp_path):
 def test_a_streamed_transcript_reads_as_the_whole_text_did(tmp_path, body):
     import hashlib
 
-    from tachikoma.reader import _decode
+    from tachikoma.reading.reader import _decode
     from tachikoma.transcripts import parse_transcript
 
     (tmp_path / "s.jsonl").write_bytes(body)
@@ -264,7 +264,7 @@ def test_a_streamed_transcript_reads_as_the_whole_text_did(tmp_path, body):
 
 
 def test_a_transcript_growing_past_the_limit_while_read_is_skipped(tmp_path, monkeypatch):
-    from tachikoma import reader
+    from tachikoma.reading import reader
 
     (tmp_path / "s.jsonl").write_bytes(b'{"role": "user", "content": "hello"}\n' * 100)
     real_stat = reader.os.stat

@@ -5,7 +5,8 @@ from datetime import datetime, timezone
 import numpy as np
 import pytest
 
-from tachikoma import dates, freshness
+from tachikoma.reading import dates
+from tachikoma import freshness
 from tachikoma.indexer import runner
 from tachikoma.config import RECENCY_PRESETS, load_config
 from tachikoma.errors import EmbedderMismatch, TachikomaError

@@ -8,7 +8,7 @@ from tachikoma import stats
 from tachikoma.tagging import applying, planning
 from tachikoma.memory import TAG_FILE
 from tachikoma.stats import coverage, files
-from tachikoma.tagfile import TagFileError
+from tachikoma.reading.tagfile import TagFileError
 #: A transcript of one turn (a file that is "{}" would be a data file, not a transcript).
 TURN = '{"role": "user", "content": "hi"}\n'
 

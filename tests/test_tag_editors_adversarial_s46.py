@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from gitrepo import git, tag
-from tachikoma import tagfile
-from tachikoma.frontmatter import split
+from tachikoma.reading import tagfile
+from tachikoma.reading.frontmatter import split
 from tachikoma.tagging import applying
 from tachikoma.tagging.edit import edit_markdown
 from tachikoma.tagging.model import Change
@@ -165,7 +165,7 @@ def test_removing_a_tag_never_changes_another_value():
 
 def test_any_other_key_reading_differently_refuses_the_edit():
     """The check made on every front matter edit: the keys it was not asked to change read as before."""
-    from tachikoma.frontmatter import _check_result
+    from tachikoma.reading.frontmatter import _check_result
 
     before = split("---\ntitle: a b\ntrust: owner\n---\nBody\n").meta
     with pytest.raises(ValueError, match="title would read differently"):

@@ -17,7 +17,7 @@ import pytest
 
 from tachikoma import atomic
 from tachikoma.tagging import rewrite
-from tachikoma.frontmatter import split
+from tachikoma.reading.frontmatter import split
 from tachikoma.tagging.applying import apply
 from tachikoma.tagging.model import Selector
 from tachikoma.tagging.planning import plan

@@ -1,10 +1,10 @@
 import pytest
 import yaml
 
-from tachikoma import tagfile
+from tachikoma.reading import tagfile
 from tachikoma.errors import TachikomaError
 from tachikoma.memory import TAG_FILE
-from tachikoma.tagfile import HEADER, TagFileError, load, save
+from tachikoma.reading.tagfile import HEADER, TagFileError, load, save
 
 
 def write(root, text):
@@ -224,7 +224,7 @@ def test_tag_given_twice_in_an_entry_warns(tmp_path):
 
 
 def test_tag_file_symlinked_outside_the_root_is_neither_read_nor_written(tmp_path):
-    from tachikoma import tagfile as tf
+    from tachikoma.reading import tagfile as tf
 
     root = tmp_path / "memory"
     root.mkdir()

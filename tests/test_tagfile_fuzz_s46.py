@@ -22,8 +22,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
-from tachikoma import tagfile
-from tachikoma.frontmatter import yaml_scalar
+from tachikoma.reading import tagfile
+from tachikoma.reading.frontmatter import yaml_scalar
 from tachikoma.tagging.edit import edit_entry
 from tachikoma.tagging.model import Change
 from in_order import missing_in_order

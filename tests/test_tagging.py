@@ -9,15 +9,15 @@ from pathlib import Path
 import pytest
 from gitrepo import git
 
-from tachikoma import tagfile
+from tachikoma.reading import tagfile
 from tachikoma.tagging import applying, journal, model, planning, recovery, writers
-from tachikoma.frontmatter import split
+from tachikoma.reading.frontmatter import split
 from tachikoma.memory import TAG_FILE
-from tachikoma.tagfile import TagFileError
+from tachikoma.reading.tagfile import TagFileError
 from tachikoma.tagging.applying import apply, undo
 from tachikoma.tagging.model import DEFAULTS, Selector
 from tachikoma.tagging.planning import default_plan, plan
-from tachikoma.tags import InvalidTagValue
+from tachikoma.reading.tags import InvalidTagValue
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -775,7 +775,7 @@ def test_concurrent_applies_in_threads_lose_no_tags(tmp_path):
         if rel.endswith(".jsonl"):
             tags = tf.tags_for(rel)
         else:
-            from tachikoma.tags import Tags
+            from tachikoma.reading.tags import Tags
             tags = Tags.from_mapping(split((root / rel).read_text()).meta)
         assert (tags.trust, tags.confidence) == ("self", "low"), rel
 
@@ -809,7 +809,7 @@ def test_concurrent_applies_in_processes_lose_no_tags(tmp_path):
 
 
 def test_remove_keys_keeps_everything_else():
-    from tachikoma.frontmatter import remove_keys
+    from tachikoma.reading.frontmatter import remove_keys
 
     text = "---\r\ntitle: x\r\nTrust: self\r\nsource: >\r\n  folded\r\n  text\r\n# note\r\n---\r\nbody\r\nno newline"
     out = remove_keys(text, ["trust", "source"])
@@ -820,7 +820,7 @@ def test_remove_keys_keeps_everything_else():
 
 
 def test_remove_keys_empty_block():
-    from tachikoma.frontmatter import remove_keys
+    from tachikoma.reading.frontmatter import remove_keys
 
     text = "\ufeff---\ntrust: self\n---\n# body\n"
     assert remove_keys(text, ["trust"]) == "\ufeff---\n---\n# body\n"
@@ -830,7 +830,7 @@ def test_remove_keys_empty_block():
 
 
 def test_remove_keys_block_values_and_odd_line_breaks():
-    from tachikoma.frontmatter import remove_keys
+    from tachikoma.reading.frontmatter import remove_keys
 
     text = "---\nsource: |\n  one\n\n  two\n\ntitle: t\ntrust: \"a\u2028b\"\n---\nbody\n"
     assert remove_keys(text, ["source", "trust"]) == "---\n\ntitle: t\n---\nbody\n"

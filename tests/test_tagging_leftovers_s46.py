@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from gitrepo import git, hook, tachikoma_cli, tag
-from tachikoma import tagfile
+from tachikoma.reading import tagfile
 from tachikoma.errors import TachikomaError
-from tachikoma.frontmatter import split
+from tachikoma.reading.frontmatter import split
 from tachikoma.tagging import applying, journal, model, planning
 
 SLEEPER = "sleep 1000"
@@ -348,7 +348,7 @@ def test_a_note_with_cr_only_line_endings_is_reported_and_never_rewritten(git_me
     stats = tachikoma_cli(git_memory, "stats", "--json")
     problems = {p["path"]: p for p in json.loads(stats.stdout)["problems"]}
     assert "carriage return alone" in problems["old-mac.md"]["reason"], problems
-    from tachikoma import reader
+    from tachikoma.reading import reader
 
     document = reader.read_document(git_memory, "old-mac.md", "markdown")
     assert any("carriage return alone" in w for w in document.warnings), document.warnings

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tachikoma.chunking import chunk_document
-from tachikoma.documents import TRANSCRIPT, Document
+from tachikoma.reading.documents import TRANSCRIPT, Document
 from tachikoma.transcripts import (Options, default_source, parse_timestamp, parse_transcript, problem_kind,
                                    sniff_format)
 

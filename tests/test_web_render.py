@@ -17,7 +17,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from markupsafe import Markup
 
-from tachikoma.documents import Turn
+from tachikoma.reading.documents import Turn
 from tachikoma.web.memory_file import (join_rel, mark_first, parse_lines, render_markdown, sanitise, speaker_class,
                                        split_blocks, transcript_turns)
 from tachikoma.search.explain import fusion_text, recency_why

@@ -170,7 +170,7 @@ def _tag_value(key: str):
     so a wrong value is reported before anything else is asked of the command line."""
 
     def check(text: str) -> str:
-        from ..tags import InvalidTagValue, check_value
+        from ..reading.tags import InvalidTagValue, check_value
 
         try:
             return check_value(key, text)
@@ -182,7 +182,7 @@ def _tag_value(key: str):
 
 def _search_trust(text: str) -> str:
     """A --trust filter for search, checked like tag's: a trust value or 'missing' (untagged trust)."""
-    from ..tags import InvalidTagValue, check_value
+    from ..reading.tags import InvalidTagValue, check_value
 
     value = text.strip().lower()
     if value == "missing":

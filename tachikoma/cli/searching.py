@@ -19,7 +19,7 @@ def cmd_search(args) -> int:
         common.usage_error(args, "--agent-text goes with --budget and --json: it adds the block a budget makes "
                                  "to the JSON (without --json, --budget prints the block alone)")
     root = common.root(args)
-    from ..surrogates import clean
+    from ..reading.surrogates import clean
 
     # a byte that is not UTF-8 in the command line comes as half a character: made whole, as in files
     asked = {"query": clean(" ".join(args.query)), "limit": args.limit, "kind": args.kind, "trust": args.trust,

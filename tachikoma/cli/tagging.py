@@ -37,7 +37,7 @@ def _memory_files(root: Path, files: list[str]) -> frozenset[str]:
 
 def cmd_tag(args) -> int:
     from ..tagging import applying, model, planning, recovery
-    from ..tags import InvalidTagValue
+    from ..reading.tags import InvalidTagValue
 
     root = common.root(args)
     values = {k: getattr(args, k) for k in ("trust", "confidence", "source") if getattr(args, k)}
@@ -173,7 +173,7 @@ def _refresh_index(root: Path, args) -> None:
 
 def cmd_remember(args) -> int:
     from .. import notes
-    from ..surrogates import clean
+    from ..reading.surrogates import clean
 
     root = common.root(args)
     text = sys.stdin.read() if args.text == "-" else args.text

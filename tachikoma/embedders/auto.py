@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..fences import FenceTracker
-from ..frontmatter import split as split_front_matter
+from ..reading.frontmatter import split as split_front_matter
 from ..function_words import (ENGLISH_COMMON, ENGLISH_FUNCTION, LANGUAGE_NAMES, LANGUAGES, QUESTION_ONLY,
                               SCRIPT_LANGUAGES)
 from ..segment import dominant_script, script

@@ -16,15 +16,16 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import chunking, dates, memory
+from .. import chunking, memory
+from ..reading import dates
 from ..chunking import chunk_document
-from ..documents import TRANSCRIPT
+from ..reading.documents import TRANSCRIPT
 from ..embedders.base import Embedder
 from ..embedders.names import ENGLISH_ONLY
 from ..errors import TachikomaError
 from ..freshness import tag_columns, tag_file_evergreen
 from ..humanize import plural
-from ..reader import read_document
+from ..reading.reader import read_document
 from ..store.protocol import IndexStore, TieredStore
 from ..transcripts import Options
 from .reporting import RunProgress

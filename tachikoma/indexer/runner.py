@@ -14,10 +14,11 @@ from pathlib import Path
 import numpy as np
 from filelock import FileLock, Timeout
 
-from .. import chunking, gitutil, memory, tagfile
+from .. import chunking, gitutil, memory
+from ..reading import tagfile
 from ..atomic import atomic_write_text
 from ..config import Config, load_config
-from ..documents import TRANSCRIPT
+from ..reading.documents import TRANSCRIPT
 from ..embedders import auto, choose
 from ..embedders.base import Embedder
 from ..embedders.names import reader_label
@@ -26,7 +27,7 @@ from ..freshness import plan_run, retagged, tag_columns, tag_file_evergreen
 from ..humanize import plural
 from ..store import index_error, locate
 from ..store.protocol import IndexStore
-from ..tags import Tags
+from ..reading.tags import Tags
 from .pipeline import embed_all, embed_multilingual, git_columns, multilingual_reader, store_files, work_bytes
 from .reporting import Detail, RunProgress
 from .status import DATES_VERSION, held

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from .. import chunking, humanize, transcripts
 from ..config import Config, settings_or_defaults
-from ..documents import TRANSCRIPT
+from ..reading.documents import TRANSCRIPT
 from ..embedders import create
 from ..errors import IndexDamaged, TachikomaError
 from ..freshness import embedded_counts, iso, pending_changes

@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 
 import numpy as np
 
-from .. import dates
+from ..reading import dates
 from ..when import timeq
 from ..config import Config
 from ..embedders.names import E5_SMALL, MINILM, MINILM_INT8, MUSE

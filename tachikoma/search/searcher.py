@@ -24,14 +24,14 @@ import numpy as np
 from ..when import mentions, tense, timeq
 from . import answer_kind
 from ..config import Config, load_config
-from ..documents import TRANSCRIPT
+from ..reading.documents import TRANSCRIPT
 from ..embedders import choose, create
 from ..embedders.base import Embedder
 from ..embedders.names import ENGLISH_ONLY
 from ..errors import BadQuery, EmbedderError, NoIndexYet
 from ..function_words import ANY_FUNCTION_WORD, question_language
 from ..store import ENGINE_INDEX_MIN_CHUNKS, Location, locate
-from ..tags import Tags
+from ..reading.tags import Tags
 from . import vector_index, voice
 from .keywords import (STOPWORDS, TOOL_EXCERPT_SHARE, TOOL_MATCHES_SHOWN, ToolMatch, WordRows, asks_besides_time,
                        counts_in, gathers_in,

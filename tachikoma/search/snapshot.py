@@ -15,8 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import dates
-from ..documents import TRANSCRIPT
+from ..reading import dates
+from ..reading.documents import TRANSCRIPT
 from ..embedders.names import E5_SMALL
 from ..globs import name_or_path_mask
 from ..segment import dominant_script

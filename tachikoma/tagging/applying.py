@@ -8,10 +8,11 @@ import functools
 from dataclasses import asdict
 from pathlib import Path
 
-from .. import faults, gitstate, gitutil, tagfile
+from .. import faults, gitstate, gitutil
+from ..reading import tagfile
 from ..atomic import atomic_write_bytes
 from ..config import load_config
-from ..documents import KINDS, MARKDOWN, TRANSCRIPT
+from ..reading.documents import KINDS, MARKDOWN, TRANSCRIPT
 from ..errors import TachikomaError
 from ..humanize import printable
 from ..memory import TAG_FILE, PathOutsideMemory, safe_path

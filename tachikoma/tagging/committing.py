@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 from .. import gitutil
-from ..documents import TRANSCRIPT
+from ..reading.documents import TRANSCRIPT
 from ..errors import TachikomaError
 from ..gitutil import Blob
 from ..memory import TAG_FILE

@@ -6,10 +6,10 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from .. import tagfile
-from ..frontmatter import read_head, remove_keys, set_keys
+from ..reading import tagfile
+from ..reading.frontmatter import read_head, remove_keys, set_keys
 from ..memory import TAG_FILE
-from ..tags import EVERGREEN
+from ..reading.tags import EVERGREEN
 from .model import Change
 
 BOM = "\ufeff"

@@ -10,10 +10,10 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import NamedTuple
 
-from ..documents import KINDS
-from ..frontmatter import read_head
+from ..reading.documents import KINDS
+from ..reading.frontmatter import read_head
 from ..globs import pattern_error, pattern_matches
-from ..tags import EVERGREEN, WRITABLE_KEYS, InvalidTagValue, check_value, normalise_value
+from ..reading.tags import EVERGREEN, WRITABLE_KEYS, InvalidTagValue, check_value, normalise_value
 
 DEFAULTS = {"source": "tachikoma", "trust": "self", "confidence": "medium"}
 

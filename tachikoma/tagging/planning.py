@@ -9,13 +9,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import BinaryIO
 
-from .. import gitutil, tagfile, transcripts
+from .. import gitutil, transcripts
+from ..reading import tagfile
 from ..config import load_config
-from ..documents import MARKDOWN, TRANSCRIPT
-from ..frontmatter import FrontMatter, read_head, split
+from ..reading.documents import MARKDOWN, TRANSCRIPT
+from ..reading.frontmatter import FrontMatter, read_head, split
 from ..memory import TAG_FILE, kind_of, open_regular, walk
-from ..reader import BINARY_SNIFF_BYTES, unreadable_reason
-from ..tags import EVERGREEN, UNTAGGED, WRITABLE_KEYS, Tags, normalise_value
+from ..reading.reader import BINARY_SNIFF_BYTES, unreadable_reason
+from ..reading.tags import EVERGREEN, UNTAGGED, WRITABLE_KEYS, Tags, normalise_value
 from .edit import BOM, SAMPLE, edit_head
 from .model import DEFAULTS, Change, Kept, Plan, Selector, Skip, check_values, current_values
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from .. import tagfile
+from ..reading import tagfile
 from ..atomic import remove_leftovers
-from ..documents import MARKDOWN, TRANSCRIPT
+from ..reading.documents import MARKDOWN, TRANSCRIPT
 from ..errors import TachikomaError
-from ..frontmatter import read_front_matter
+from ..reading.frontmatter import read_front_matter
 from ..memory import TAG_FILE, PathOutsideMemory, safe_path
 from . import journal, remembered
 from .committing import commit_written, message

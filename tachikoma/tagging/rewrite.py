@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ..atomic import atomic_write_with
-from ..frontmatter import read_head, split
+from ..reading.frontmatter import read_head, split
 from ..memory import PathOutsideMemory, open_regular, safe_path
-from ..tags import WRITABLE_KEYS
+from ..reading.tags import WRITABLE_KEYS
 from .edit import BOM, SAMPLE, edit_head, mismatch
 from .model import Applied, Change, Restore, Skip, current_values
 from .planning import refusal

@@ -46,7 +46,7 @@ import itertools
 import re
 from pathlib import Path
 
-from .. import surrogates
+from ..reading import surrogates
 from . import claude_code, codex, codex_legacy, generic, openclaw
 from .common import Line, Options, Transcript, parse_timestamp
 from .excerpt import tool_excerpt

@@ -33,8 +33,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from .. import surrogates
-from ..documents import INPUT, OUTPUT, Turn
+from ..reading import surrogates
+from ..reading.documents import INPUT, OUTPUT, Turn
 from .common import (Line, Options, Transcript, add_tool_text, block_text, blocks, context_line, count_unknown,
                      input_text, join, mark_failed, one_line, parse_timestamp, short_id, tool_line)
 

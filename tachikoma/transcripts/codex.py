@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from ..documents import INPUT, OUTPUT, Turn
+from ..reading.documents import INPUT, OUTPUT, Turn
 from .common import (Line, Options, Transcript, add_tool_text, block_text, command_text, context_line, count_unknown,
                      input_text, join, mark_failed, one_line, parse_arguments, parse_timestamp, relative_to, tool_line)
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, timezone
 from pathlib import PurePosixPath
 
-from .. import surrogates
-from ..documents import ToolText, Turn
+from ..reading import surrogates
+from ..reading.documents import ToolText, Turn
 
 _LONG_FRACTION = re.compile(r"(\.\d{6})\d+")
 #: Longest argument kept in a tool line (a command, a pattern): past it, "…".

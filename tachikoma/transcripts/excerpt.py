@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import surrogates
+from ..reading import surrogates
 from .common import one_line
 
 #: Characters of tool text an excerpt shows around the first query word.

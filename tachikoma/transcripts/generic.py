@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..documents import INPUT, OUTPUT, Turn
+from ..reading.documents import INPUT, OUTPUT, Turn
 from .common import (Line, Options, Transcript, add_tool_text, block_text, count_unknown, input_text, join,
                      parse_timestamp, tool_line)
 

@@ -13,9 +13,9 @@ from tachikoma.globs import MAX_PATTERN_CHARS, is_glob, pattern_error
 from tachikoma.tagging import model
 from tachikoma.config import RECENCY_PRESETS
 from tachikoma.vocabulary import DEFAULT_LIMIT, MAX_BUDGET, MAX_LIMIT, query_too_long, whole_number
-from tachikoma.documents import KINDS
+from tachikoma.reading.documents import KINDS
 from tachikoma.search.snapshot import Filters
-from tachikoma.tags import STATUSES, TRUST_VALUES, WRITABLE_KEYS, InvalidTagValue, normalise_value
+from tachikoma.reading.tags import STATUSES, TRUST_VALUES, WRITABLE_KEYS, InvalidTagValue, normalise_value
 
 
 def _text(data, name: str) -> str:

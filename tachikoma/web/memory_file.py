@@ -20,13 +20,14 @@ import markdown
 import nh3
 from markupsafe import Markup
 
-from tachikoma import memory, tagfile
-from tachikoma.documents import MARKDOWN, Turn
+from tachikoma import memory
+from tachikoma.reading import tagfile
+from tachikoma.reading.documents import MARKDOWN, Turn
 from tachikoma.errors import TachikomaError
 from tachikoma.fences import FenceTracker
-from tachikoma.reader import read_document
+from tachikoma.reading.reader import read_document
 from tachikoma.tagging.model import current_values
-from tachikoma.tags import TAG_KEYS, Tags
+from tachikoma.reading.tags import TAG_KEYS, Tags
 from tachikoma.transcripts import is_data_file
 from tachikoma.web.memory_image import image_type
 

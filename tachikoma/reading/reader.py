@@ -25,9 +25,9 @@ from pathlib import Path
 
 from .documents import KINDS, MARKDOWN, Document
 from .frontmatter import describe_duplicates, split
-from .memory import PathOutsideMemory, checkpoint_session, file_type, open_regular, safe_path
+from ..memory import PathOutsideMemory, checkpoint_session, file_type, open_regular, safe_path
 from .tags import Tags
-from .transcripts import Options, claude_code, parse_timestamp, parse_transcript
+from ..transcripts import Options, claude_code, parse_timestamp, parse_transcript
 
 #: A NUL byte within this many leading bytes marks a file as binary.
 BINARY_SNIFF_BYTES = 8192

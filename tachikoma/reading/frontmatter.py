@@ -301,7 +301,7 @@ def read_front_matter(path: Path) -> FrontMatter:
     `body` of the result is always "" (it was not read). Raises OSError when
     the file cannot be read and UnicodeDecodeError when the head is not UTF-8.
     """
-    from .memory import open_regular
+    from ..memory import open_regular
 
     with open_regular(path) as handle:  # never a FIFO: reading it would block
         try:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import memory
-from .humanize import printable
+from .. import memory
+from ..humanize import printable
 from .documents import TRANSCRIPT
-from .transcripts import Options, parse_transcript
+from ..transcripts import Options, parse_transcript
 
 VIEWS = ("turns", "raw")
 

@@ -56,7 +56,7 @@ def check_value(key: str, raw: str | None) -> str | None:
         raise InvalidTagValue(f"unknown tag {key!r}: use one of {', '.join(WRITABLE_KEYS)}")
     value = normalise_value(key, raw)
     if key == "source" and value is not None:
-        from .humanize import hidden_characters, printable
+        from ..humanize import hidden_characters, printable
 
         if hidden := hidden_characters(value):  # it goes into the file and the commit subject as it is
             raise InvalidTagValue(f"invalid source '{printable(value)}': it holds a control or invisible "

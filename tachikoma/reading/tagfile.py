@@ -74,10 +74,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from .atomic import atomic_write_text
+from ..atomic import atomic_write_text
 from .documents import SUFFIX_KIND, MARKDOWN
-from .errors import TachikomaError
-from .memory import TAG_FILE, open_regular
+from ..errors import TachikomaError
+from ..memory import TAG_FILE, open_regular
 from .tags import WRITABLE_KEYS, Tags
 
 HEADER = (
