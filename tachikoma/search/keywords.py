@@ -77,6 +77,12 @@ per note noted argue argues argued claim claims claimed suggest suggests suggest
 #: writes as "total", "what's on next week, apart from the usual clubs" for days no note calls "apart" (session
 #: 42; not "together", a word LoCoMo's conversations say as the question does, and as missing it counts).
 ASKING = frozenset({"many", "total", "against", "apart", "exactly", "altogether"})
+#: What is left of an English negation once the keyword index splits it at its apostrophe ("didn't": "didn", "t"):
+#: kept as keywords where the memory says them (LoCoMo's answers say "I won't …", and dropping them cost four
+#: questions there), but never a word the memory is missing: "Why didn't we switch to Postgres?" in a memory that
+#: never writes "didn't" lacks no subject. Lower case only ("Don" is a name); "won" and "can" are words of their own.
+NEGATIONS = frozenset("didn doesn don isn wasn weren aren couldn shouldn wouldn hasn haven hadn mustn needn shan "
+                      "mightn t".split())
 #: A question that gathers from several memories ("how many", "in total", "all the"): read again with the
 #: passages it matched best (`scoring.rank_snapshot`'s `gather`). "How much" is not one: it mostly asks one
 #: price or amount ("how much is the school lunch fee"), which the passages around the best match lead away from.
@@ -413,7 +419,7 @@ def nowhere_weight(counts: dict[str, int], total: int,
     # Each word counted nowhere, with its other spellings (an umlaut word's without it), read once; "many"
     # asks how many of something (a keyword where memory says it, no missing subject where it does not).
     others = {word: query_words(word)[1:] for word, count in counts.items() if count == 0
-              and word.casefold() not in ASKING}  # "How Many cats": a capital says no name here
+              and word.casefold() not in ASKING and word not in NEGATIONS}  # "How Many cats": no name here
     missing = [word for word, spellings in others.items() if not any(counts.get(s) for s in spellings)]
     spellings = {spelling for word in missing for spelling in others[word]}
     missing = [word for word in missing if word not in spellings]
@@ -543,7 +549,7 @@ def keyword_coverage(store: Store, query: str, snap: "Snapshot",
     df = np.where(df > cap, np.maximum(df, total / 2), df)  # past the cap: a common word, weighed as one
     idf = np.log((total - df + 0.5) / (df + 0.5) + 1.0)
     # "many" (how many) the memory says nowhere is no word missing from a match (`nowhere_weight`)
-    idf[[t.casefold() in ASKING and not counts.get(t, 0) for t in terms]] = 0.0
+    idf[[(t.casefold() in ASKING or t in NEGATIONS) and not counts.get(t, 0) for t in terms]] = 0.0
     if not idf.sum():
         return coverage
     held = words(ids) if words is not None else words_held(store, query, ids)
