@@ -10,12 +10,15 @@ piece is given the tokens such a tokenizer typically spends on it:
   a word with letters outside ASCII (German umlauts, accents) one more;
 - digits: one token per three (cl100k and o200k split numbers into groups of three);
 - a character of Han, kana, Hangul, Thai and similar scripts: `CJK_TOKENS` tokens;
-- any other visible character (punctuation, brackets, operators): one token; runs of white space
-  are free (a tokenizer joins a space to the word after it), a run holding a line break is one.
+- a run of other visible characters (punctuation, brackets, operators): one token per `SYMBOLS`, or per
+  `QUOTED_SYMBOLS` when the run holds a double quote (JSON's ``":"``, ``","``, ``":[``, ``"},{"`` are one
+  token each in cl100k and o200k); an escape (``\\n``, ``\\t``, ``\\r``: JSON's line break) one token;
+  runs of white space are free (a tokenizer joins a space to the word after it), a run holding a line break
+  is one.
 
 The estimate is calibrated to lie at or somewhat above OpenAI's cl100k_base and o200k_base counts
-on memory text (notes, transcripts, code, German, Japanese), so a budget counted with it is seldom
-exceeded by a real tokenizer; `bench/calibrate_tokens.py` measures how far it is (the figures are
+on memory text (notes, transcripts, code, German, Japanese) and on compact JSON replies, so a budget
+counted with it is seldom exceeded by a real tokenizer; `bench/calibrate_tokens.py` measures how far it is (the figures are
 in docs/agents.md). It is pure Python, about 5 MB of text a second.
 """
 
@@ -29,11 +32,14 @@ WORD_CHARS = 7
 WORD_CHARS_MORE = 4
 #: A run of symbols ("==", "),", "**") counts one token per this many characters.
 SYMBOLS = 2
+#: ... and one that holds a double quote (JSON's '":"', '","', '":[', a quoted string's '."') per this many: a
+#: tokenizer learnt JSON's punctuation as single tokens (per `SYMBOLS`, compact JSON counted 20% over cl100k).
+QUOTED_SYMBOLS = 3
 #: Tokens per character of scripts written without spaces (Han, kana, Hangul, Thai...).
 CJK_TOKENS = 1.0
 
 _CJK = "\u0e00-\u0e7f\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
-_PIECES = re.compile(rf"([{_CJK}])|([^\W\d_{_CJK}]+)|(\d+)|(\n\s*)|(\s+)|([^\w\s]+|_+)", re.DOTALL)
+_PIECES = re.compile(rf"([{_CJK}])|(\\[nrt])|([^\W\d_{_CJK}]+)|(\d+)|(\n\s*)|(\s+)|([^\w\s]+|_+)", re.DOTALL)
 
 
 def count(text: str) -> int:
@@ -41,7 +47,7 @@ def count(text: str) -> int:
     if not text:
         return 0
     total = 0.0
-    for cjk, word, digits, newline, _space, other in _PIECES.findall(text):
+    for cjk, escape, word, digits, newline, _space, other in _PIECES.findall(text):
         if word:
             n = len(word)
             total += 1 + (-(-(n - WORD_CHARS) // WORD_CHARS_MORE) if n > WORD_CHARS else 0)
@@ -49,12 +55,14 @@ def count(text: str) -> int:
                 total += sum(ord(c) > 127 for c in word)
         elif cjk:
             total += CJK_TOKENS
+        elif escape:
+            total += 1
         elif digits:
             total += -(-len(digits) // 3)
         elif newline:
             total += 1
         elif other:
-            total += -(-len(other) // SYMBOLS)
+            total += -(-len(other) // (QUOTED_SYMBOLS if '"' in other else SYMBOLS))
     return max(1, round(total))
 
 
