@@ -9,8 +9,9 @@ tokenizer.json, through `tokenizers`). Texts: notes (examples/memory and docs/ m
 transcripts (the first 20 sessions of the first 6 LongMemEval questions, "role: content" per turn,
 when the file is given), code (tachikoma's own modules), German and Japanese (paragraphs written
 for this script), and JSON replies: an agent's reply (`reply.for_agent`'s shape, compact, as `search --budget N
---json`, /api/search and MCP's structured content send it) made of each note's paragraphs (`json_replies`). Prints estimate / real for each kind and tokenizer, over the kind's whole text
-and the range over its single texts.
+--json`, /api/search and MCP's structured content send it) made of each note's paragraphs (`json_replies`).
+Prints estimate / real for each kind and tokenizer, over the kind's whole text and the range over its single
+texts.
 """
 
 from __future__ import annotations

@@ -35,6 +35,7 @@ How the passages are chosen (`select`):
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from . import tokens
@@ -347,13 +348,22 @@ def _not_given(unit: Unit, given: set[int]) -> list[Unit]:
             for run in runs if any(row.strip() for _, row in run)]  # not a code block's blank line alone
 
 
+def block_cost(passage: Passage, n: int) -> int:
+    """What passage number `n` costs in the block (`Passage.block`): `select`'s default."""
+    return tokens.count(passage.block(n))
+
+
 def select(results: list[dict], units: list[list[Unit]], terms: list[str], budget: int,
-           falloff: float = FALLOFF, passage_share: float = PASSAGE_SHARE, reserve: int = 0) -> dict:
+           falloff: float = FALLOFF, passage_share: float = PASSAGE_SHARE, reserve: int = 0,
+           cost: Callable[[Passage, int], int] | None = None, text_cost: Callable[[str], int] = tokens.count) -> dict:
     """The passages of `results` (ranked, best first; `units[i]` the units of `results[i]`) for a
     budget of `budget` tokens. Returns ``{"budget_tokens", "used_tokens", "passages": [Passage],
     "left_out": {"below_falloff", "overlap", "duplicate", "over_budget"}}``, and ``"needed"`` (the budget
     that would hold the first passage) when this one cannot; `reserve` tokens of the budget are kept for a
-    heading (`agent_text`'s first line) and counted as used."""
+    heading (`agent_text`'s first line, or a JSON reply's fields) and counted as used. `cost`: what passage number
+    n costs in the reply as it is sent (default `block_cost`), `text_cost` what its text alone costs there."""
+    custom = cost is not None
+    cost_of = cost or block_cost
     if budget < 1:
         raise ValueError(f"a token budget must be at least 1, not {budget}")
     terms = asked(terms)
@@ -392,6 +402,9 @@ def select(results: list[dict], units: list[list[Unit]], terms: list[str], budge
         if twin is not None:
             where = f"{path}:{picked[0].first}-{max(u.last for u in picked)}"
             extra = tokens.count(f"; also in {where}") + 1
+            if custom:  # what naming it costs in the reply as it is sent
+                at = next(i for i, (p, _) in enumerate(chosen, 1) if p is twin)
+                extra = cost_of(replace(twin, also_in=[*twin.also_in, where]), at) - cost_of(twin, at)
             if where not in twin.also_in and used + extra <= budget:
                 twin.also_in.append(where)
                 twin.tokens += extra
@@ -405,10 +418,10 @@ def select(results: list[dict], units: list[list[Unit]], terms: list[str], budge
                           why=why(result, matched), kind=result.get("kind") or "markdown", trimmed=trimmed,
                           memory=memory, stale=(result.get("stale") or {}).get("text"))
         n = len(chosen) + 1
-        cost = tokens.count(passage.block(n))
+        cost = cost_of(passage, n)
         room = budget - used
         if cost > room:
-            frame = cost - tokens.count(text) + 2
+            frame = cost - text_cost(text) + 2
             if not chosen and room - frame < FIRST_PIECE:  # no room for the evidence itself: say what would do
                 out["needed"] = max(used, reserve) + frame + MIN_PIECE
                 left_out["over_budget"] += len(results) - rank + 1
@@ -422,7 +435,7 @@ def select(results: list[dict], units: list[list[Unit]], terms: list[str], budge
                 else:
                     passage.text = window(text, terms, max(1, room - frame))
                 passage.trimmed = True
-                cost = tokens.count(passage.block(n))
+                cost = cost_of(passage, n)
             else:
                 left_out["over_budget"] += 1
                 continue
@@ -459,16 +472,21 @@ def header_tokens(query: str, budget: int) -> int:
     return tokens.count(header(query, 99, budget, budget)) + 1
 
 
-def no_match_text(query: str, reason: str, budget_tokens: int | None = None, hint: str = "") -> str:
-    """The reply to a question with no good match, held to its budget: the question, why and what to try
-    (`hint`, `humanize.nearest_hint`), if that fits, else the question and why, else the question alone, else the
-    bare fact (the agent knows what it asked). No budget: the first."""
+def no_match_texts(query: str, reason: str, hint: str = "") -> list[str]:
+    """The replies to a question with no good match, longest first: the question, why and what to try (`hint`,
+    `humanize.nearest_hint`), the question and why, the question alone, the bare fact (the agent knows what it
+    asked)."""
     quoted_query = f'No memory matches "{short_query(query)}"'
     candidates = [f"{quoted_query}: {reason}. {hint}"] * bool(reason and hint) + [f"{quoted_query}: {reason}."] * bool(reason)
-    for text in candidates + [f"{quoted_query}."]:
-        if budget_tokens is None or tokens.count(text) <= budget_tokens:
-            return text
-    return "No memory matches."
+    return candidates + [f"{quoted_query}.", "No memory matches."]
+
+
+def no_match_text(query: str, reason: str, budget_tokens: int | None = None, hint: str = "") -> str:
+    """The reply to a question with no good match, held to its budget: the longest of `no_match_texts` that fits
+    (the bare fact when none does). No budget: the first."""
+    candidates = no_match_texts(query, reason, hint)
+    return next((text for text in candidates if budget_tokens is None or tokens.count(text) <= budget_tokens),
+                candidates[-1])
 
 
 def agent_text(query: str, selection: dict, preamble: str = "", with_why: bool = False) -> str:

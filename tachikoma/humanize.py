@@ -165,11 +165,17 @@ def index_line(fresh: dict) -> str:
             f"{plural(fresh.get('changed_since') or 0, 'file')} changed since")
 
 
-def nearest_hint(answer: dict) -> str:
-    """What to try when nothing reached the floor: a floor of 0 ("min_score 0 shows the nearest passages anyway.");
-    "" while the index may not hold the answer (`index_behind`: search again once it does) or with no floor."""
+#: How each face spells a floor of 0, for the hint a "no good match" ends with (`nearest_hint`): the command line's
+#: option, the JSON API's parameter, MCP's argument.
+NO_FLOOR = {"cli": "--min-score 0", "api": "min_score=0", "mcp": "min_score: 0"}
+
+
+def nearest_hint(answer: dict, face: str = "mcp") -> str:
+    """What to try when nothing reached the floor: a floor of 0, as `face` (`NO_FLOOR`) spells it ("--min-score 0
+    shows the nearest passages anyway." on the command line); "" while the index may not hold the answer
+    (`index_behind`: search again once it does) or with no floor."""
     behind = index_behind(answer.get("freshness") or {})
-    return "min_score 0 shows the nearest passages anyway." if answer.get("min_score") and not behind else ""
+    return f"{NO_FLOOR[face]} shows the nearest passages anyway." if answer.get("min_score") and not behind else ""
 
 
 def no_match_why(answer: dict) -> str:

@@ -146,9 +146,8 @@ class LiveMemory:
         ``untagged``, ``min_score``, ``recency``, ``as_of``, ``memories``, ``budget_tokens``,
         ``fresh_only``), with the settings read now; the answer of ``tachikoma search --json``, its
         freshness saying whether the folder is watched. `preamble`: a budget block's first line."""
-        answer = search_as_asked(self.root, self.config(), self.searchers, asked, self.searcher, preamble=preamble)
-        answer["freshness"].update(self.watching())
-        return answer
+        return search_as_asked(self.root, self.config(), self.searchers, asked, self.searcher, preamble=preamble,
+                               freshness=self.watching())
 
     def stale_file(self, rel: str) -> dict | None:
         """Which files of which repository the memory file `rel` names changed in commits since its

@@ -190,7 +190,7 @@ class MemoryTools:
         return self.live.search({"query": query, "limit": limit, "kind": kind, "trust": trust, "untagged": untagged,
                                  "min_score": min_score, "recency": recency, "as_of": as_of,
                                  "memories": list(dict.fromkeys(memories)) if memories else None,
-                                 "budget_tokens": budget_tokens, "fresh_only": fresh_only},
+                                 "budget_tokens": budget_tokens, "fresh_only": fresh_only, "face": "mcp", "form": "mcp"},
                                 preamble=data_framing(self.allow_owner_trust))
 
     def memory_name(self) -> str | None:

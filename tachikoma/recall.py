@@ -80,33 +80,61 @@ def units_of(root: Path | None, result: dict) -> list[budget.Unit]:
 RESULTS = BUDGET_RESULTS  # a search cut to a budget ranks at least this many results to choose from
 
 
+#: The forms a budgeted answer is sent in, each held to the budget as it is sent (`sent`): the block alone (the command
+#: line without --json), compact JSON (`reply.as_json`: `search --json`, /api/search), that JSON holding the block too
+#: (``agent_text``: `--agent-text`, ``agent_text=1``), and MCP's two side by side (its structured content, `reply.for_agent`,
+#: and its text, the block with the line that frames passages as data).
+FORMS = ("block", "json", "json+text", "mcp")
+#: What takes a budget's first tokens before a passage's text, in each form's words (the refusal says it).
+FRAME_WORDS = {"block": "the block's first line and the passage's source",
+               "json": "the reply's JSON fields (the question, the index's freshness, the budget's counts) and the "
+                       "passage's source, date, trust, score and why",
+               "json+text": "the reply's JSON fields, the block's first line and the passage's source, date, trust, "
+                            "score and why, twice",
+               "mcp": "the reply's JSON fields (the structured content) and the passage's source, date, trust, score "
+                      "and why"}
+
+
+def sent(answer: dict, form: str) -> list[str]:
+    """What a face sends of a budgeted answer in `form` (`FORMS`), each piece held to the budget on its own: the
+    block, or the JSON as it is serialised (compact), or MCP's structured content and its text."""
+    from .reply import as_json, for_agent, line
+
+    if form == "block":
+        return [answer["agent_text"]]
+    if form == "mcp":
+        return [line(for_agent(answer)), answer["agent_text"]]
+    return [line(as_json(answer, agent_text=form == "json+text"))]
+
+
 def within_budget(answer: dict, budget_tokens: int, root: Path | Callable[[dict], Path | None] | None,
-                  falloff: float = budget.FALLOFF, preamble: str = "") -> dict:
-    """The answer with its results replaced by passages that fit `budget_tokens`.
+                  falloff: float = budget.FALLOFF, preamble: str = "", form: str = "block", face: str = "cli") -> dict:
+    """The answer with its results replaced by passages that fit `budget_tokens` in `form` (`FORMS`: what the face
+    sends, counted as it is sent, by `sent`).
 
     `root`: the memory folder, or a function giving a result's folder (a shared store). Adds
     ``"budget": {"budget_tokens", "used_tokens", "left_out", "passages"}`` and ``"agent_text"`` (the
     block an agent can paste, `preamble` its first line, counted in the budget) and keeps the rest of
     the answer (freshness, match, keywords). Raises BadQuery when the budget cannot hold one passage with
-    its source line and the block's first line (saying what would). The answer's notes (the index's freshness
-    while it is behind its files; `humanize.answer_notes`: words found nowhere) follow the preamble, counted too,
-    and are left out when the evidence would not fit beside them (a long question's many unknown words). A question
-    with no good match says why (`humanize.no_match_why`: while the index is behind, that it is)."""
+    its source line and the block's first line, or in JSON the reply's fields (saying what would). The answer's
+    notes (the index's freshness while it is behind its files; `humanize.answer_notes`: words found nowhere) follow
+    the preamble, counted too, and are left out when the evidence would not fit beside them (a long question's
+    many unknown words). A question with no good match says why (`humanize.no_match_why`: while the index is
+    behind, that it is) and what to try as `face` spells it (`humanize.nearest_hint`), as much as fits."""
+    if form not in FORMS:
+        raise ValueError(f"a budgeted answer is sent as one of {', '.join(FORMS)}, not {form!r}")
     results = answer.get("results") or []
     query = answer.get("query", "")
+    rest = {k: v for k, v in answer.items() if k != "results"}
     if answer.get("no_good_match") or not results:  # nothing to choose from: why, held to the budget
-        out = {k: v for k, v in answer.items() if k != "results"}
-        matchless = bool(answer.get("no_good_match"))
-        out["agent_text"] = budget.no_match_text(query, no_match_why(answer) if matchless else "", budget_tokens,
-                                                 hint=nearest_hint(answer) if matchless else "")
-        out["budget"] = budget.select([], [], [], budget_tokens, reserve=tokens.count(out["agent_text"]))
-        return out
+        return _no_match(rest, budget_tokens, form, face)
     folder = root if callable(root) else (lambda _result: root)
     units = [units_of(folder(r), r) for r in results]
+    cost, text_cost = _costs(form)
 
     def select(first: str) -> dict:
         return budget.select(results, units, answer.get("keywords") or [], budget_tokens, falloff=falloff,
-                             reserve=budget.header_tokens(query, budget_tokens) + tokens.count(first + "\n" * bool(first)))
+                             reserve=_reserve(rest, budget_tokens, first, form), cost=cost, text_cost=text_cost)
 
     fresh = answer.get("freshness") or {}
     notes = [index_line(fresh)] * index_behind(fresh) + answer_notes(answer)
@@ -115,12 +143,114 @@ def within_budget(answer: dict, budget_tokens: int, root: Path | Callable[[dict]
     if notes and "needed" in chosen:  # no room for the first passage beside the notes: without them
         first, chosen = preamble, select(preamble)
     if "needed" in chosen:
-        raise BadQuery(f"a budget of {budget_tokens} tokens cannot hold one passage of memory here: the "
-                       f"block's first line and the passage's source take {chosen['needed'] - budget.MIN_PIECE} "
-                       f"before any of its text; ask for at least {chosen['needed']}")
-    passages = chosen["passages"]
-    out = {k: v for k, v in answer.items() if k != "results"}
+        raise _too_small(budget_tokens, chosen["needed"] - budget.MIN_PIECE, chosen["needed"], form)
+    if form == "block":
+        return _with(rest, chosen, query, first)
+    return _held(rest, chosen, query, first, budget_tokens, form)
+
+
+def _costs(form: str) -> tuple[Callable | None, Callable[[str], int]]:
+    """What a passage costs in `form` (`budget.select`'s `cost` and `text_cost`): the block's, its JSON's (with the
+    comma after it), or both."""
+    if form == "block":
+        return None, tokens.count
+    from .reply import dumps
+
+    def as_json(p: budget.Passage, _n: int) -> int:
+        return tokens.count(dumps(budget.agent_passage(p.as_dict()))) + 1
+
+    def text_json(text: str) -> int:
+        return tokens.count(dumps(text))
+
+    if form == "json":
+        return as_json, text_json
+    if form == "json+text":  # the block inside the JSON: a string, escaped
+        return (lambda p, n: as_json(p, n) + tokens.count(dumps(p.block(n)))), (lambda text: 2 * text_json(text))
+    return (lambda p, n: max(as_json(p, n), budget.block_cost(p, n))), text_json  # mcp: each on its own
+
+
+def _reserve(rest: dict, budget_tokens: int, first: str, form: str) -> int:
+    """The tokens `form` spends before its first passage: the block's first lines (`first`, the header), and in JSON
+    the reply's fields, counted as sent with no passage (its counts at their largest)."""
+    block = budget.header_tokens(rest.get("query", ""), budget_tokens) + tokens.count(first + "\n" * bool(first))
+    if form == "block":
+        return block
+    empty = {"budget_tokens": budget_tokens, "used_tokens": budget_tokens, "passages": [],
+             "left_out": {"below_falloff": 99, "overlap": 99, "duplicate": 99, "over_budget": 99}}
+    header = budget.header(rest.get("query", ""), 99, budget_tokens, budget_tokens)
+    shell = {**rest, "budget": empty, "agent_text": "\n".join([first] * bool(first) + [header])}
+    return max(tokens.count(piece) for piece in sent(shell, form)) + 1
+
+
+def _too_small(budget_tokens: int, frame: int, needed: int, form: str) -> BadQuery:
+    return BadQuery(f"a budget of {budget_tokens} tokens cannot hold one passage of memory here: "
+                    f"{FRAME_WORDS[form]} take {frame} before any of its text; ask for at least {needed}")
+
+
+def _with(rest: dict, chosen: dict, query: str, first: str, block_used: int | None = None) -> dict:
+    """The answer with `chosen`'s passages (`budget.select`'s), and their block; `block_used`: what the block's
+    first line says it uses (default: the selection's count)."""
+    out = dict(rest)
     out["budget"] = {**{k: v for k, v in chosen.items() if k != "passages"},
-                     "passages": [p.as_dict() for p in passages]}
-    out["agent_text"] = budget.agent_text(query, chosen, first)
+                     "passages": [p.as_dict() for p in chosen["passages"]]}
+    said = chosen if block_used is None else {**chosen, "used_tokens": block_used}
+    out["agent_text"] = budget.agent_text(query, said, first)
     return out
+
+
+def _held(rest: dict, chosen: dict, query: str, first: str, budget_tokens: int, form: str) -> dict:
+    """The answer with `chosen`'s passages as `form` sends it (`sent`), held to `budget_tokens` as counted there: the
+    last passage left out while it does not fit, the only one cut shorter; ``used_tokens`` is then what the JSON
+    counts (`reply.as_json`, `reply.for_agent` count it again as they send it), and the block's first line says what
+    the block counts. Raises BadQuery when not even `budget.FIRST_PIECE` tokens of the first passage fit."""
+    chosen = {**chosen, "passages": list(chosen["passages"]), "left_out": dict(chosen["left_out"])}
+    while True:
+        out = _settled_block(rest, chosen, query, first)
+        over = max(tokens.count(piece) for piece in sent(out, form)) - budget_tokens
+        if over <= 0:
+            return out
+        if len(chosen["passages"]) > 1:
+            chosen["passages"].pop()
+            chosen["left_out"]["over_budget"] += 1
+            continue
+        only = chosen["passages"][0]  # cut by what is over (its text is twice in JSON holding the block)
+        keep = tokens.count(only.text) - -(-over // (2 if form == "json+text" else 1)) - 1
+        if keep < budget.FIRST_PIECE:
+            frame = budget_tokens + over - tokens.count(only.text)
+            raise _too_small(budget_tokens, frame, frame + budget.MIN_PIECE, form)
+        text = tokens.cut(only.text, keep)
+        last = only.lines[0] + text.count("\n") if only.kind == "markdown" else only.lines[1]
+        chosen["passages"][0] = replace(only, text=text + "…", lines=(only.lines[0], last), trimmed=True)
+
+
+def _settled_block(rest: dict, chosen: dict, query: str, first: str) -> dict:
+    """`_with`, the block's first line saying what the block itself counts."""
+    used = chosen["used_tokens"]
+    for _ in range(4):
+        out = _with(rest, chosen, query, first, block_used=used)
+        counted = tokens.count(out["agent_text"])
+        if counted == used:
+            break
+        used = counted
+    return out
+
+
+def _no_match(rest: dict, budget_tokens: int, form: str, face: str) -> dict:
+    """A budgeted answer with nothing to choose from: the longest `budget.no_match_texts` whose reply fits in `form`
+    (why and what to try, as `face` spells it, when there is no good match; that nothing matches, when the memory has
+    no results). Raises BadQuery when not even the bare fact fits beside a JSON reply's fields."""
+    matchless = bool(rest.get("no_good_match"))
+    candidates = budget.no_match_texts(rest.get("query", ""), no_match_why(rest) if matchless else "",
+                                       hint=nearest_hint(rest, face) if matchless else "")
+    out = dict(rest)
+    for text in candidates:
+        out["agent_text"] = text
+        out["budget"] = budget.select([], [], [], budget_tokens, reserve=tokens.count(text))
+        if max(tokens.count(piece) for piece in sent(out, form)) <= budget_tokens:
+            return out
+    if form == "block":
+        return out
+    needed = max(tokens.count(piece) for piece in sent(out, form))
+    raise BadQuery(f"a budget of {budget_tokens} tokens cannot hold the reply here: nothing matches, and saying so "
+                   f"with the reply's JSON fields (the question, the index's freshness, the budget's counts) takes "
+                   f"{needed}; ask for at least {needed}")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 
+from . import tokens
 from .budget import agent_passage, no_match_text, whole
 from .humanize import nearest_hint, no_match_why
 
@@ -61,7 +62,13 @@ def dumps(payload, pretty: bool = False) -> str:
     return json.dumps(rounded(payload), ensure_ascii=False, separators=(",", ":"))
 
 
-def for_agent(answer: dict) -> dict:
+def line(payload) -> str:
+    """`payload` as a program is sent it and a budget counts it: compact JSON (`dumps`) and the line break after it
+    (the command line's and the JSON API's; MCP's structured content is sent without it)."""
+    return dumps(payload) + "\n"
+
+
+def for_agent(answer: dict, agent_text: bool = False) -> dict:
     """The search answer as an agent is given it: the question, ``no_good_match`` (and why, ``reason``), what
     `SAID_WHEN_SET` it has, the index's freshness (`agent_freshness`), ``staleness`` when a result was stale or
     `fresh_only` was asked, and the passages, each's text once: its results as `budget.agent_passage` gives them
@@ -70,11 +77,13 @@ def for_agent(answer: dict) -> dict:
     them): the query's words (each passage's ``why`` names those it holds), the floor and its evidence (said in
     ``reason``), the recency preset and the search's "now" (the time a question named is in ``time``), the embedder,
     timings, and each result's factors (said in its ``why``), chunk, kind and tags (its ``trust`` and
-    ``confidence``)."""
+    ``confidence``). `agent_text`: the block too (``agent_text``, `as_json`). With a budget, ``used_tokens`` is what
+    this reply counts as sent (`counted`) and the process that answered (``served_by``) is named only when it fits
+    in the budget (`recall.within_budget` held the rest to it)."""
     out = {"query": answer["query"], "no_good_match": answer["no_good_match"]}
     if answer["no_good_match"]:
         out["reason"] = no_match_reply(answer)
-    out.update({key: answer[key] for key in SAID_WHEN_SET if answer.get(key)})
+    out.update({key: answer[key] for key in SAID_WHEN_SET if answer.get(key) and key != "served_by"})
     out["freshness"] = agent_freshness(answer.get("freshness") or {})
     staleness = answer.get("staleness") or {}
     if staleness.get("stale") or staleness.get("fresh_only"):
@@ -83,7 +92,30 @@ def for_agent(answer: dict) -> dict:
         out["budget"] = {**answer["budget"], "passages": [agent_passage(p) for p in answer["budget"]["passages"]]}
     else:
         out["results"] = [p.as_result() for p in whole(answer["results"], answer.get("keywords") or [])]
-    return rounded(out)
+    if agent_text:
+        out["agent_text"] = answer["agent_text"]
+    if not answer.get("served_by"):
+        return counted(rounded(out))
+    named = counted(rounded({**out, "served_by": answer["served_by"]}))
+    over = "budget" in named and named["budget"]["used_tokens"] > named["budget"]["budget_tokens"]
+    return counted(rounded(out)) if over else named
+
+
+def counted(reply: dict) -> dict:
+    """`reply` (`for_agent`'s) with its budget's ``used_tokens`` saying what the reply counts as sent (`line`: the
+    count is written into what it counts, so it is counted again until it holds); as it is without a budget."""
+    if "budget" not in reply:
+        return reply
+    tried, used = [], reply["budget"]["budget_tokens"]
+    while used not in tried:
+        tried.append(used)
+        reply["budget"]["used_tokens"] = used
+        real = tokens.count(line(reply))
+        if real == used:
+            return reply
+        used = real
+    reply["budget"]["used_tokens"] = max(tried[-2:])  # two counts a digit apart: the larger holds what it says
+    return reply
 
 
 def agent_freshness(fresh: dict) -> dict:
@@ -102,16 +134,13 @@ def as_json(answer: dict, agent_text: bool = False) -> dict:
     when `agent_text`); without one, the whole answer, floats `rounded`."""
     if "budget" not in answer:
         return rounded(answer)
-    out = for_agent(answer)
-    if agent_text:
-        out["agent_text"] = answer["agent_text"]
-    return out
+    return for_agent(answer, agent_text=agent_text)
 
 
-def no_match_reply(answer: dict) -> str:
+def no_match_reply(answer: dict, face: str = "mcp") -> str:
     """Why a search found nothing good and what to try, in one sentence (held to the budget, if any): the
-    floor's evidence and how to see the nearest passages anyway; or, while the index may not hold the answer,
-    that it is behind (`humanize.no_match_why`)."""
+    floor's evidence and how to see the nearest passages anyway, as `face` spells it (`humanize.NO_FLOOR`); or,
+    while the index may not hold the answer, that it is behind (`humanize.no_match_why`)."""
     if "budget" in answer:  # `budget.no_match_text`, as `recall.within_budget` made it
         return answer["agent_text"]
-    return no_match_text(answer["query"], no_match_why(answer), hint=nearest_hint(answer))
+    return no_match_text(answer["query"], no_match_why(answer), hint=nearest_hint(answer, face))

@@ -103,7 +103,8 @@ def api_search():
         return json_error(refusal, 400)
     try:
         answer = dash().search(form.q, form.limit, form.filters(), form.min_score, form.recency or None,
-                               form.as_of or None, form.memories, form.budget_tokens, form.fresh_only)
+                               form.as_of or None, form.memories, form.budget_tokens, form.fresh_only,
+                               agent_text=form.agent_text)
         return json_response(as_json(answer, agent_text=form.agent_text))
     except TachikomaError as exc:
         return json_error(str(exc), failure_status(exc))

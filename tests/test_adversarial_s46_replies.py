@@ -84,16 +84,18 @@ def test_a_budgeted_json_reply_gives_each_passage_once_and_little_beside_it(mem,
             assert not {"rank", "tokens", "kind"} & set(p) and p.get("also_in", [1]) and p.get("stale", 1)
         overhead = tokens.count(reply) - text_tokens(passages)
         assert overhead <= ENVELOPE + PER_PASSAGE * len(passages), (overhead, len(passages))
-    assert json.loads(body)["budget"] == data["budget"]  # `search --json` is /api/search
+    assert json.loads(body)["budget"]["passages"] == data["budget"]["passages"]  # `search --json` is /api/search
+    assert tokens.count(out) == data["budget"]["used_tokens"] <= budget  # each counts itself, its line break too (s47)
 
 
 def test_the_block_comes_in_the_json_when_asked_for(mem):
     """The block an agent pastes (`agent_text`) is one option away on both faces: `--agent-text`, `agent_text=1`.
     Failed before (an unknown option)."""
-    block = cli(mem, "search", QUERY, "--budget", "300", "--in-process").stdout.decode()
-    _, data = search_json(mem, QUERY, "--budget", "300", "--agent-text")
-    assert data["agent_text"].rstrip("\n") == block.rstrip("\n") and data["budget"]["passages"]
-    assert api(mem, q=QUERY, budget_tokens=300, agent_text=1).get_json()["agent_text"] == data["agent_text"]
+    block = cli(mem, "search", QUERY, "--budget", "1000", "--in-process").stdout.decode()
+    _, data = search_json(mem, QUERY, "--budget", "1000", "--agent-text")
+    assert data["agent_text"].rstrip("\n").split("\n")[1:] == block.rstrip("\n").split("\n")[1:]
+    assert data["budget"]["passages"]
+    assert api(mem, q=QUERY, budget_tokens=1000, agent_text=1).get_json()["agent_text"] == data["agent_text"]
 
 
 def test_the_block_is_asked_for_with_a_budget_only(mem):
@@ -308,8 +310,9 @@ def test_no_good_match_within_the_default_budget_still_says_what_to_try(mem):  #
     a budget's reply, now MCP's default, left it out. It comes when it fits the budget, on every face."""
     [(error, text, data)] = run_tools(mem, ("search", {"query": "zxqv blorf", "min_score": 0.9}))
     assert not error and data["no_good_match"] and data["budget"]["passages"] == [], text
-    assert text.startswith('No memory matches "zxqv blorf": ') and text.endswith(" min_score 0 shows the nearest "
+    assert text.startswith('No memory matches "zxqv blorf": ') and text.endswith(" min_score: 0 shows the nearest "
                                                                                  "passages anyway."), text
-    assert data["reason"] == text and data["budget"]["used_tokens"] == tokens.count(text)
+    compact = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    assert data["reason"] == text and data["budget"]["used_tokens"] == tokens.count(compact + "\n")
     tight = cli(mem, "search", "zxqv blorf", "--budget", "30", "--min-score", "0.9", "--in-process").stdout.decode()
     assert tokens.count(tight) <= 30 and "min_score" not in tight, tight

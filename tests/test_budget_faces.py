@@ -31,9 +31,11 @@ def test_the_command_line_prints_the_block_and_its_json_carries_the_passages(mem
                                 "--in-process").stdout)
     assert "results" not in data and data["budget"]["budget_tokens"] == 300
     assert data["budget"]["used_tokens"] <= 300 and "agent_text" not in data  # the passages once (`reply.as_json`)
-    asked = json.loads(tachikoma(memory, "search", QUERY, "--budget", "300", "--min-score", "0", "--json",
-                                 "--agent-text", "--in-process").stdout)
-    assert asked["agent_text"].rstrip() == text.stdout.rstrip() and asked["budget"] == data["budget"]
+    printed = tachikoma(memory, "search", QUERY, "--budget", "300", "--min-score", "0", "--json", "--agent-text",
+                        "--in-process").stdout
+    asked = json.loads(printed)  # the block inside the JSON, the whole held to the budget (since session 47)
+    assert tokens.count(printed.rstrip("\n")) <= 300 and asked["agent_text"].startswith(f'Memory evidence for "{QUERY}"')
+    assert all(f"{p['path']}:{p['lines'][0]}-{p['lines'][1]}" in asked["agent_text"] for p in asked["budget"]["passages"])
     first = data["budget"]["passages"][0]
     assert {"path", "lines", "date", "trust", "confidence", "score", "why", "text"} <= set(first)
     assert (first["path"], first["trust"], first["confidence"]) == ("rumours.md", "untrusted", "speculative")
@@ -50,11 +52,16 @@ def test_the_command_line_prints_the_block_and_its_json_carries_the_passages(mem
 def test_the_json_api_takes_budget_tokens(memory):
     build_index(memory)
     client = make_client(create_app(memory=memory, port=5000))
-    answer = client.get(f"/api/search?q={QUERY}&min_score=0&budget_tokens=120").get_json()
-    assert answer["budget"]["used_tokens"] <= 120 and answer["budget"]["passages"]
+    short = client.get(f"/api/search?q={QUERY}&min_score=0&budget_tokens=120")  # the JSON's fields alone take ~100
+    assert short.status_code == 400 and "ask for at least " in short.get_json()["error"]
+    enough = int(short.get_json()["error"].rsplit("ask for at least ", 1)[1])
+    body = client.get(f"/api/search?q={QUERY}&min_score=0&budget_tokens={enough}").get_data(as_text=True)
+    answer = json.loads(body)
+    assert answer["budget"]["used_tokens"] == tokens.count(body) <= enough and answer["budget"]["passages"]
     assert "agent_text" not in answer
-    block = client.get(f"/api/search?q={QUERY}&min_score=0&budget_tokens=120&agent_text=1").get_json()["agent_text"]
-    assert tokens.count(block) <= 120 and block.startswith("Memory evidence for")
+    body = client.get(f"/api/search?q={QUERY}&min_score=0&budget_tokens=1000&agent_text=1").get_data(as_text=True)
+    block = json.loads(body)["agent_text"]
+    assert tokens.count(body) <= 1000 and block.startswith("Memory evidence for")
     plain = client.get(f"/api/search?q={QUERY}&min_score=0").get_json()
     assert "budget" not in plain and plain["results"]
     refused = client.get(f"/api/search?q={QUERY}&budget_tokens=lots")
@@ -134,12 +141,18 @@ def test_no_good_match_within_a_budget_is_held_to_it_on_every_face(memory):
     assert said[8].strip() == "No memory matches."
     assert said[30].strip() == f'No memory matches "{NOWHERE}".'
     assert said[300].startswith(f'No memory matches "{NOWHERE}": ') and said[300] != said[30]
-    data = json.loads(tachikoma(memory, "search", NOWHERE, "--budget", "30", "--json", "--in-process").stdout)
-    assert data["no_good_match"] and data["budget"]["passages"] == [] and data["reason"] == said[30].strip()
-    assert data["budget"]["used_tokens"] == tokens.count(data["reason"]) <= 30
+    # in JSON the reply's fields count too (since session 47): 30 tokens cannot hold them, and saying so is the reply
+    short = tachikoma(memory, "search", NOWHERE, "--budget", "30", "--json", "--in-process")
+    assert short.returncode == 1 and "cannot hold the reply here: nothing matches" in short.stderr, short.stderr
+    enough = int(short.stderr.rsplit("ask for at least ", 1)[1])
+    printed = tachikoma(memory, "search", NOWHERE, "--budget", str(enough), "--json", "--in-process").stdout.rstrip()
+    data = json.loads(printed)
+    assert data["no_good_match"] and data["budget"]["passages"] == [] and data["reason"].startswith("No memory matches")
+    assert data["budget"]["used_tokens"] == tokens.count(printed + "\n") <= enough
     client = make_client(create_app(memory=memory, port=5000))
-    answer = client.get("/api/search", query_string={"q": NOWHERE, "budget_tokens": 30}).get_json()
-    assert answer["no_good_match"] and answer["reason"] == data["reason"]
+    answer = client.get("/api/search", query_string={"q": NOWHERE, "budget_tokens": 300}).get_data(as_text=True)
+    assert json.loads(answer)["no_good_match"] and tokens.count(answer) <= 300
+    assert json.loads(answer)["reason"].endswith("min_score=0 shows the nearest passages anyway."), answer
 
 
 def test_mcp_no_good_match_within_a_budget_says_why_and_stays_in_it():

@@ -126,7 +126,7 @@ def test_search_matches_the_cli_and_says_no_good_match(mem):
     assert not error and data["no_good_match"] is True and data["results"] == []
     assert text == data["reason"]  # why, and what to try, on one line; nothing to act on about the index
     assert text.startswith('No memory matches "zxqv blorf": nothing is close enough in meaning (best ')
-    assert text.endswith("min_score 0 shows the nearest passages anyway.")
+    assert text.endswith("min_score: 0 shows the nearest passages anyway.")
     assert floored[2]["no_good_match"] is True and "floor 0.99" in floored[2]["reason"], floored[2]
     assert markdown[2]["results"]
     assert all(r["path"].endswith(".md") and r["trust"] == "owner" for r in markdown[2]["results"])

@@ -78,7 +78,7 @@ def test_no_good_match_says_why_and_what_to_try_in_one_short_line(ask):
     assert not nothing.is_error and data["no_good_match"] and data["results"] == []
     assert "\n" not in text and tokens.count(text) <= 50, tokens.count(text)
     assert text.startswith('No memory matches "zxqv blorf": nothing is close enough in meaning (best ')
-    assert "or in words (best 0%, needs " in text and text.endswith("min_score 0 shows the nearest passages anyway.")
+    assert "or in words (best 0%, needs " in text and text.endswith("min_score: 0 shows the nearest passages anyway.")
     assert text == data["reason"]  # a structured-only client reads the same why
 
 

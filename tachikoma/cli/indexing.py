@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -74,10 +73,13 @@ def _start_watching(root: Path, args):
 def watch_report(as_json: bool):
     """What `index --watch` prints after each watched run: with `as_json` every run as a JSON line (``news``
     false for a run that found nothing to do), else the summary line of a run that did something
-    (`indexer.runner.Summary.news`)."""
+    (`indexer.runner.Summary.news`). The JSON is `reply.dumps`' (compact: a line per run; floats rounded as every
+    JSON reply's)."""
+    from ..reply import dumps
+
     def report(last: dict) -> None:
         if as_json:
-            print(json.dumps(last), flush=True)
+            print(dumps(last), flush=True)
         elif last["state"] == "done" and last.get("news", True):
             print(last["line"], flush=True)
 

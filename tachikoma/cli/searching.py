@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..humanize import answer_notes, no_match_reason, plural, printable, tool_match_text, vectors_text
+from ..humanize import NO_FLOOR, answer_notes, no_match_reason, plural, printable, tool_match_text, vectors_text
 from ..vocabulary import query_too_long
 from . import common
 
@@ -25,8 +25,9 @@ def cmd_search(args) -> int:
     asked = {"query": clean(" ".join(args.query)), "limit": args.limit, "kind": args.kind, "trust": args.trust,
              "untagged": args.untagged, "min_score": args.min_score, "recency": args.recency, "as_of": args.as_of,
              "memories": args.memories}
-    if args.budget:
-        asked["budget_tokens"] = args.budget
+    if args.budget:  # held to the budget as it is printed: the block, or the JSON (with the block, asked so)
+        asked.update(budget_tokens=args.budget, face="cli",
+                     form="json+text" if args.agent_text else "json" if args.json else "block")
     if args.fresh_only:
         asked["fresh_only"] = True
     answer = None
@@ -77,7 +78,7 @@ def _print_answer(answer: dict, args) -> None:
 
         print(f"no good match: {no_match_reason(answer)}")
         if answer["min_score"] > 0:
-            print(f"to see the nearest passages anyway, search without the floor: tachikoma search --min-score 0 "
+            print(f"to see the nearest passages anyway, search without the floor: tachikoma search {NO_FLOOR['cli']} "
                   f"{printable(shlex.quote(answer['query']))}")
     from ..search.explain import sentence
 

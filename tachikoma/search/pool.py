@@ -148,11 +148,13 @@ def kept_searcher(searchers: Searchers, root, config, watched: Callable[[], bool
 
 
 def search_as_asked(root, config, searchers: Searchers, asked: dict, own=None,
-                    embedder_name: str | None = None, preamble: str = "") -> dict:
+                    embedder_name: str | None = None, preamble: str = "", freshness: dict | None = None) -> dict:
     """A command-line search (`Searcher.search`'s arguments by name, the filters' fields, ``memories``,
-    ``fresh_only`` and ``budget_tokens``), in this process or handed over by `tachikoma.resident`,
+    ``fresh_only`` and ``budget_tokens``, and with a budget ``form`` and ``face``: how the reply is sent and by
+    whom, `recall.within_budget`), in this process or handed over by `tachikoma.resident`,
     answered with the searchers of `searchers`. `own(config)`: this memory's searcher for one query
-    (default `kept_searcher`); `preamble`: the first line of a budget's block (`finish`)."""
+    (default `kept_searcher`); `preamble`: the first line of a budget's block, `freshness`: what the answer's
+    freshness adds (a watcher's state), both counted in a budget (`finish`)."""
     filters = Filters(kind=asked.get("kind"), trust=asked.get("trust"), untagged=bool(asked.get("untagged")))
     options = {"min_score": asked.get("min_score"), "recency": asked.get("recency"), "as_of": asked.get("as_of")}
     limit = with_budget_limit(asked["limit"], asked.get("budget_tokens"))
@@ -169,7 +171,10 @@ def search_as_asked(root, config, searchers: Searchers, asked: dict, own=None,
         answer = fresh_answer(ranked, limit, config, source=own_files(root, config))
     else:
         answer = ranked(limit)
-    return finish(answer, root, config, asked.get("budget_tokens"), bool(asked.get("fresh_only")), preamble)
+    if freshness:  # before the budget, which counts what is sent
+        answer["freshness"].update(freshness)
+    return finish(answer, root, config, asked.get("budget_tokens"), bool(asked.get("fresh_only")), preamble,
+                  form=asked.get("form", "block"), face=asked.get("face", "cli"))
 
 
 #: With ``fresh_only``, a search that left stale results out ranks this many times as many again, up to
@@ -219,11 +224,11 @@ def with_budget_limit(limit: int, budget_tokens: int | None) -> int:
 
 
 def finish(answer: dict, root, config, budget_tokens: int | None = None, fresh_only: bool = False,
-           preamble: str = "") -> dict:
+           preamble: str = "", form: str = "block", face: str = "cli") -> dict:
     """What every face does to a search's answer: stale results marked (`staleness.mark`, per the
     settings' ``[staleness]``; left out with `fresh_only`), then, with a token budget, the answer cut
     to it (`recall.within_budget`: passages of this memory's results are read from `root`, another
-    memory's, on a shared store, are their chunks)."""
+    memory's, on a shared store, are their chunks; held to it in `form`, as `face` sends it)."""
     settings = config.staleness
     if (settings.check or fresh_only) and "staleness" not in answer:  # (`fresh_answer` marked it)
         from ..staleness import mark
@@ -235,7 +240,7 @@ def finish(answer: dict, root, config, budget_tokens: int | None = None, fresh_o
 
     here, own = Path(root), locate(root, config).name
     return within_budget(answer, int(budget_tokens), lambda r: here if r.get("memory") in (None, own) else None,
-                         preamble=preamble)
+                         preamble=preamble, form=form, face=face)
 
 
 def warm_after_run(searchers: Searchers, root, settings: Callable) -> None:

@@ -134,17 +134,18 @@ class Dashboard:
 
     def search(self, query: str, limit: int, filters: Filters, min_score: float | None = None,
                recency: str | None = None, as_of: str | None = None, memories: tuple[str, ...] = (),
-               budget_tokens: int | None = None, fresh_only: bool = False) -> dict:
+               budget_tokens: int | None = None, fresh_only: bool = False, agent_text: bool = False) -> dict:
         """The same answer as `tachikoma search --json`. Raises NoIndex, EmbedderError, TachikomaError.
         `memories`: on a shared store, the memories to search together (`search_memories`); this
         memory alone is searched with its own searcher. `budget_tokens`, `fresh_only`: as
-        `search.pool.finish` does them."""
+        `search.pool.finish` does them, a budget held to in the JSON API's reply (with the block, `agent_text`)."""
         if memories and list(memories) == [locate(self.root, self.config()).name]:
             memories = ()
         return self.live.search({"query": query, "limit": limit, "kind": filters.kind, "trust": filters.trust,
                                  "untagged": filters.untagged, "min_score": min_score, "recency": recency,
                                  "as_of": as_of, "memories": list(memories), "budget_tokens": budget_tokens,
-                                 "fresh_only": fresh_only})
+                                 "fresh_only": fresh_only, "face": "api",
+                                 "form": "json+text" if agent_text else "json"})
 
     def stale_file(self, rel: str) -> dict | None:
         """The files of a repository that the memory file `rel` names and that changed in commits since
