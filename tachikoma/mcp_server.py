@@ -478,8 +478,9 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
         budget_tokens: Annotated[int | None, Field(ge=0, le=MAX_BUDGET, strict=True, description=(
             "answer with the best evidence within this many tokens (counted offline, near OpenAI's "
             "tokenizers): passages trimmed to the turns or paragraphs around what matched, none twice, cut "
-            "where scores fall off, as one block to paste (the text content); a budget too small for one passage "
-            "(here, with the line that frames passages as data, under about 150 to 200) is refused with the size "
+            "where scores fall off, as one block to paste (the text content); the text and the structured content "
+            "(as compact JSON) each count at most the budget; a budget too small for one passage (here, with the "
+            "structured content's fields, under about 200) is refused with the size "
             f"that would do; 0: whole results; default: the server's budget ({MCP_BUDGET:,} tokens unless its "
             "settings say otherwise) when limit is not given either, else whole results"))] = None,
         fresh_only: Annotated[bool, Field(strict=True, description=(

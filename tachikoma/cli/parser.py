@@ -251,11 +251,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print results and their explanations as JSON (compact "
                    "unless printed on a terminal); with --budget, the passages as an agent is given them")
     p.add_argument("--agent-text", action="store_true", help="with --budget and --json: add the block --budget "
-                   "prints alone (agent_text), which holds the passages a second time")
+                   "prints alone (agent_text), which holds the passages a second time (the whole held to the "
+                   "budget)")
     p.add_argument("--budget", type=_whole(1, MAX_BUDGET), metavar="N", default=None,
                    help="the best evidence within N tokens (counted offline) instead of whole results: passages "
                         "trimmed around what matched, none twice, cut where the scores fall off; at least "
-                        f"{BUDGET_RESULTS} results are ranked to choose from (at most {MAX_BUDGET:,})")
+                        f"{BUDGET_RESULTS} results are ranked to choose from (at most {MAX_BUDGET:,}); held to "
+                        "as printed: the block, or with --json the JSON, its fields counted")
     p.add_argument("--fresh-only", action="store_true",
                    help="leave out stale memories: those naming files of a git repository that changed in a "
                         "commit since the memory's date")
