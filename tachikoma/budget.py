@@ -416,7 +416,7 @@ def select(results: list[dict], units: list[list[Unit]], terms: list[str], budge
                           rank=rank, date=factors.get("date"), trust=tags.get("trust") or factors.get("trust"),
                           confidence=tags.get("confidence") or factors.get("confidence"),
                           why=why(result, matched), kind=result.get("kind") or "markdown", trimmed=trimmed,
-                          memory=memory, stale=(result.get("stale") or {}).get("text"))
+                          memory=memory, stale=(result.get("stale") or {}).get("text"), tools=tools_text(result))
         n = len(chosen) + 1
         cost = cost_of(passage, n)
         room = budget - used
@@ -510,8 +510,6 @@ def whole(results: list[dict], terms: list[str]) -> list[Passage]:
     out = []
     for rank, result in enumerate(results, 1):
         tags, factors = result.get("tags") or {}, result.get("factors") or {}
-        tools = tool_match_text(result)
-        excerpt = (result.get("tool_matches") or [{}])[0].get("excerpt") if tools else None
         out.append(Passage(path=result["path"], lines=tuple(result["lines"]), text=(result.get("text") or "").strip(),
                            score=float(result.get("score") or 0), rank=rank, date=factors.get("date"),
                            trust=tags.get("trust") or factors.get("trust"),
@@ -519,5 +517,13 @@ def whole(results: list[dict], terms: list[str]) -> list[Passage]:
                            why=why(result, matched_terms(result.get("text") or "", terms)),
                            kind=result.get("kind") or "markdown", memory=result.get("memory"),
                            stale=(result.get("stale") or {}).get("text"),
-                           tools=f"{tools}: {excerpt}" if excerpt else tools))
+                           tools=tools_text(result)))
     return out
+
+
+def tools_text(result: dict) -> str | None:
+    """Where a result's keywords were found in its tool calls and the first place's text (`Passage.tools`), for a
+    passage within a budget as for a whole result: the passage's own text may not hold the words at all."""
+    tools = tool_match_text(result)
+    excerpt = (result.get("tool_matches") or [{}])[0].get("excerpt") if tools else None
+    return f"{tools}: {excerpt}" if excerpt else tools

@@ -127,19 +127,32 @@ def no_match_reason(answer: dict, brief: bool = False) -> str:
     if "best_vector_similarity" not in match:
         return f"nothing reaches the relevance floor (min_score {answer['min_score']:g})"
     above = f" above {match['meaning_from']}" if match.get("meaning_from") else ""  # e5: `scoring.SCRIPT_BACKGROUND`
-    words = f"best {match.get('best_keyword_coverage') or 0.0:.0%}, needs {match['keyword_floor']:.0%}"
-    return (f"nothing is close enough in meaning (best {match['best_vector_similarity']:.2f}{above}, floor "
-            f"{match['min_score']:g}) " + (f"or in words ({words})" if brief else
-                                           f"and no passage holds most of the query's words ({words})")
+    words = (f"best {short_of(match.get('best_keyword_coverage') or 0.0, match['keyword_floor'], True)}, "
+             f"needs {match['keyword_floor']:.0%}")
+    return (f"nothing is close enough in meaning (best {short_of(match['best_vector_similarity'], match['min_score'])}"
+            f"{above}, floor {match['min_score']:g}) " + (f"or in words ({words})" if brief else
+                                                          f"and no passage holds most of the query's words ({words})")
             + (f" nor {match['pair_floors'][1]:.0%} in a passage of meaning {match['pair_floors'][0]:.2f} or more "
-               f"(best {match.get('best_pair_coverage') or 0.0:.0%})" if match.get("pair_floors") and not brief else "")
-            + (f", and the best passage, in another language, stands {match['across_gap']:.2f} above the fifth best "
-               f"(needs {match['across_floors'][1]:.2f})" if "across_gap" in match and not brief else "")
+               f"(best {short_of(match.get('best_pair_coverage') or 0.0, match['pair_floors'][1], True)})"
+               if match.get("pair_floors") and not brief else "")
+            + (f", and the best passage, in another language, stands {short_of(match['across_gap'], match['across_floors'][1])} "
+               f"above the fifth best (needs {match['across_floors'][1]:.2f})" if "across_gap" in match and not brief else "")
             + (" and no memory is from the time asked about" if "from_the_time_asked" in match else "")
             + (" and no passage names a day in the time asked about" if "naming_the_time_asked" in match else "")
             + ("; only chunks with full vectors count for meaning, and the index is still embedding"
                if match.get("meaning_from_full_vectors_only") else "")
             + (f"; {hint}" if (hint := language_hint(answer)) else ""))
+
+
+def short_of(value: float, floor: float, share: bool = False) -> str:
+    """`value` as `no_match_reason` writes a best figure beside its floor: 2 decimals (a `share`, a whole percent),
+    or up to 2 more as it takes not to look as high as a floor it is under ("best 0.4399, floor 0.44", not
+    "best 0.44, floor 0.44"; "best 44.6%, needs 45%")."""
+    for extra in range(3):
+        text = f"{value:.{extra}%}" if share else f"{value:.{2 + extra}f}"
+        if value >= floor or float(text.rstrip("%")) / (100 if share else 1) < floor:
+            break
+    return text
 
 
 #: Why a question found nothing while the index is behind its files: they may hold the answer.

@@ -324,3 +324,20 @@ def test_a_share_that_rounds_to_no_percent_says_nothing_of_tool_calls(share):
     assert tool_match_text(result) is None
     result["factors"]["keyword_in_tools"] = 0.006  # 1% is said, as before
     assert tool_match_text(result) == "keywords 1% from tool calls: the output of Bash (line 14)"
+
+
+def test_a_passage_within_a_budget_says_where_in_the_tool_calls_its_match_was(indexed, capsys):
+    # MCP answers within a budget by default: a passage chosen for an identifier only written in a patch must
+    # say so, as a whole result does, not only "close in meaning" (session 47, a new user's memory).
+    from tachikoma.cli import main
+
+    root, _ = indexed
+    assert main(["search", "--memory", str(root), "--embedder", "hash", "ReviewSessionRegistry", "--budget", "300",
+                 "--json", "--in-process"]) == 0
+    first = json.loads(capsys.readouterr().out)["budget"]["passages"][0]
+    assert first["path"] == CODEX
+    assert first["tools"].startswith("keywords 100% from tool calls: the input of apply_patch (line 4): ")
+    assert "ReviewSessionRegistry" in first["tools"]
+    assert main(["search", "--memory", str(root), "--embedder", "hash", "ReviewSessionRegistry", "--budget", "300",
+                 "--in-process"]) == 0
+    assert "(keywords 100% from tool calls: the input of apply_patch (line 4): " not in capsys.readouterr().out
