@@ -332,7 +332,8 @@ def test_a_passage_within_a_budget_says_where_in_the_tool_calls_its_match_was(in
     from tachikoma.cli import main
 
     root, _ = indexed
-    assert main(["search", "--memory", str(root), "--embedder", "hash", "ReviewSessionRegistry", "--budget", "300",
+    # 500: since a budget holds the JSON as sent, 300 cannot hold the fields of a shared store's reply and a passage
+    assert main(["search", "--memory", str(root), "--embedder", "hash", "ReviewSessionRegistry", "--budget", "500",
                  "--json", "--in-process"]) == 0
     first = json.loads(capsys.readouterr().out)["budget"]["passages"][0]
     assert first["path"] == CODEX
