@@ -488,7 +488,8 @@ def _index_entries(root: Path, prefix: str, paths) -> dict[str, tuple[str, str] 
 
 
 def commit_blobs(root: Path, contents: dict[str, Blob | None], message: str,
-                 stage: dict[str, Blob | None] | None = None) -> str | None:
+                 stage: dict[str, Blob | None] | None = None,
+                 config_path: str | os.PathLike | None = None) -> str | None:
     """Commit `contents` (path relative to `root` -> Blob, or None to delete it) on top of HEAD.
 
     The commit is HEAD plus exactly these contents, whatever the work tree
@@ -519,7 +520,7 @@ def commit_blobs(root: Path, contents: dict[str, Blob | None], message: str,
         return None
     top, prefix = where
     gitstate.refuse_to_commit(root, "tachikoma does not commit")
-    timeout = hook_timeout(root)
+    timeout = hook_timeout(root, config_path)
     base = _head(root)
     stage = dict(stage or {})
     wanted = [(p, b) for p, b in list(contents.items()) + list(stage.items()) if b is not None]
@@ -563,15 +564,16 @@ def commit_blobs(root: Path, contents: dict[str, Blob | None], message: str,
     return new
 
 
-def hook_timeout(root: Path) -> float:
-    """Seconds each commit hook of the memory at `root` may take: its settings' ``[git] hook_timeout``, else
-    `gitrun.HOOK_TIMEOUT`. Raises TachikomaError when the settings file cannot be read."""
+def hook_timeout(root: Path, config_path: str | os.PathLike | None = None) -> float:
+    """Seconds each commit hook of the memory at `root` may take: its settings' ``[git] hook_timeout`` (the
+    settings file `config_path`, given with ``--config``, else the memory's own, as `config.load_config`
+    finds it), else `gitrun.HOOK_TIMEOUT`. Raises TachikomaError when the settings file cannot be read."""
     from .config import load_config
 
-    return load_config(Path(root)).hook_timeout or gitrun.HOOK_TIMEOUT
+    return load_config(Path(root), config_path).hook_timeout or gitrun.HOOK_TIMEOUT
 
 
-def commit(root: Path, paths: list[str], message: str) -> str | None:
+def commit(root: Path, paths: list[str], message: str, config_path: str | os.PathLike | None = None) -> str | None:
     """Commit exactly `paths` (relative to `root`) as they are in the work tree; return the commit id.
 
     Other staged or modified files are left alone (and stay staged). Paths
@@ -580,7 +582,8 @@ def commit(root: Path, paths: list[str], message: str) -> str | None:
     tree or none of the paths differs from the last commit. Raises GitError
     when git fails, NotCommitted when a path is ignored by git, in a
     submodule or in an unresolved merge conflict (the files on disk are not
-    touched either way).
+    touched either way). `config_path`: the settings file (``--config``) whose
+    ``[git] hook_timeout`` counts (`hook_timeout`).
     """
     root = Path(root)
     paths = sorted(set(paths))
@@ -604,7 +607,7 @@ def commit(root: Path, paths: list[str], message: str) -> str | None:
         if now.ignored:
             raise NotCommitted(f"{path} is ignored by git (.gitignore); not committed")
         contents[path] = _worktree_blob(full)
-    return commit_blobs(root, contents, message, stage=contents)
+    return commit_blobs(root, contents, message, stage=contents, config_path=config_path)
 
 
 def in_submodule(path: str, submodule: str) -> str:

@@ -227,7 +227,7 @@ class MemoryTools:
         written = notes.remember(self.root, text, title, folder,
                                  {"trust": trust, "confidence": confidence, "source": source}, by=by,
                                  avoid=name_or_path_matcher(self.settings().ranking.evergreen),
-                                 max_bytes=self.config().max_file_bytes)
+                                 max_bytes=self.config().max_file_bytes, config_path=self.config_path)
         done = {"path": written.path, "commit": written.commit, "commit_error": written.commit_error,
                 "already_remembered": written.existing}
         try:
@@ -257,9 +257,11 @@ class MemoryTools:
                     raise TachikomaError(f"{rel!r} is a symlink to {real!r}, which is not a memory file of its kind")
                 followed[rel] = real
             wanted.add(real)
-        plan = planning.plan(self.root, values, model.Selector(paths=frozenset(wanted)), overwrite=True)
+        plan = planning.plan(self.root, values, model.Selector(paths=frozenset(wanted)), overwrite=True,
+                             max_bytes=self.config().max_file_bytes)
         agent_rules.check_not_raised(plan.changes, self.allow_owner_trust)
-        applied = applying.apply(self.root, plan, commit=True, note=AGENT_NOTE, by=by) if plan.changes else None
+        applied = (applying.apply(self.root, plan, commit=True, note=AGENT_NOTE, by=by, config_path=self.config_path)
+                   if plan.changes else None)
         if applied is not None and locate(self.root, self.settings()).exists():
             self.reindexer.index()
         changes = applied.changes if applied else []

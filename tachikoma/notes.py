@@ -85,7 +85,7 @@ def render(text: str, title: str, values: dict[str, str], when: datetime) -> str
 def remember(root: Path, text: str, title: str | None = None, folder: str | None = None,
              values: dict[str, str | None] | None = None, commit: bool = True,
              now: datetime | None = None, by: str = "", avoid: Callable[[str], bool] | None = None,
-             max_bytes: int | None = None) -> Written:
+             max_bytes: int | None = None, config_path: str | os.PathLike | None = None) -> Written:
     """Write `text` as a new note in `folder` (relative to `root`; created if needed) and commit it.
 
     The file name comes from the title (or the text's first words); when it
@@ -97,6 +97,8 @@ def remember(root: Path, text: str, title: str | None = None, folder: str | None
     name then ends in ``-note``, and when that is refused too, nothing is written (NoteError).
     `max_bytes`: the largest file the memory indexes (``[index] max_file_bytes``); a note the index would not
     read (larger, or in a folder nested deeper than the walk goes) is refused before anything is written.
+    `config_path`: the settings file given with ``--config`` (its ``[git] hook_timeout`` counts), else the
+    memory's own.
     """
     root = Path(root)
     text, title = surrogates.clean(text or ""), surrogates.clean(title) if title else title  # half a character
@@ -139,7 +141,7 @@ def remember(root: Path, text: str, title: str | None = None, folder: str | None
     # same HEAD at once, the second fails ("HEAD moved"); and a retry must see the first call's note.
     lock = acquire_writers_lock(root, 120)
     try:
-        _finish_pending(root)
+        _finish_pending(root, config_path)
         found = _same_note(root, target_folder, stem, body)
         if found:
             written = Written(path=found, commit=None, existing=True)
@@ -150,7 +152,8 @@ def remember(root: Path, text: str, title: str | None = None, folder: str | None
             written = Written(path=_create(root, target_folder, stem, body), commit=None)
             faults.point("remember-before-commit")
         try:
-            written.commit = gitutil.commit(root, [written.path], remembered.message(written.path, by))
+            written.commit = gitutil.commit(root, [written.path], remembered.message(written.path, by),
+                                            config_path=config_path)
         except gitutil.NotCommitted as exc:  # ignored by git, say: no later run would commit it either
             written.commit_error = f"{exc} (the note is written)"
         except TachikomaError as exc:
@@ -168,9 +171,9 @@ def _joined(folder: str, name: str) -> str:
     return f"{folder}/{name}" if folder else name
 
 
-def _finish_pending(root: Path) -> None:
+def _finish_pending(root: Path, config_path: str | os.PathLike | None = None) -> None:
     """Commit what earlier runs left uncommitted (see `tagging.recovery.recover`), before this one."""
-    finish_pending(Path(root).resolve())
+    finish_pending(Path(root).resolve(), config_path)
 
 
 def _same_note(root: Path, folder: str, stem: str, body: bytes) -> str | None:

@@ -221,7 +221,8 @@ def tag_apply():
     if status != 200:
         return page("tag.html", "partials/tag_preview.html", status=status, **ctx)
     try:
-        applied = applying.apply(dash().root, ctx["plan"], commit=True, by=changed_by())
+        applied = applying.apply(dash().root, ctx["plan"], commit=True, by=changed_by(),
+                                 config_path=dash().config_path)
     except TachikomaError as exc:
         ctx["error"] = str(exc)
         return page("tag.html", "partials/tag_preview.html", status=500, **ctx)
@@ -249,7 +250,7 @@ def tag_undo(undo_id: str):
                               f"this change was already undone, or it is older than the last {KEPT_UNDOS} taggings "
                               "kept for undoing; revert its git commit instead (`git log`, then `git revert <commit>`)")
     try:
-        undone = applying.undo(dash().root, applied, commit=True, by=changed_by())
+        undone = applying.undo(dash().root, applied, commit=True, by=changed_by(), config_path=dash().config_path)
     except TachikomaError as exc:
         dash().undos.put_back(undo_id, applied)  # still undoable once the problem is fixed
         return error_response(500, "Undo failed", str(exc))

@@ -49,7 +49,7 @@ def cmd_tag(args) -> int:
     if values and not has_selector:
         common.usage_error(args, "say which files: FILE..., --kind, --path, --untagged, --since/--until, or --all")
     paths = _memory_files(root, args.files) if args.files else None
-    recovered = None if args.dry_run else recovery.recover(root)
+    recovered = None if args.dry_run else recovery.recover(root, config_path=args.config)
     if recovered is not None and not args.json:
         _report_recovered(recovered)
     try:
@@ -64,7 +64,7 @@ def cmd_tag(args) -> int:
         raise TachikomaError(str(exc)) from None
     applied = None
     if not args.dry_run and plan.changes:
-        applied = applying.apply(root, plan, commit=not args.no_commit)
+        applied = applying.apply(root, plan, commit=not args.no_commit, config_path=args.config)
         _refresh_index(root, args)
     # A selected note left untagged (binary, malformed front matter, a write failure), or tags left
     # uncommitted, is not success: a script or an agent must not read "tagged" from the exit status.
@@ -179,7 +179,7 @@ def cmd_remember(args) -> int:
     text = sys.stdin.read() if args.text == "-" else args.text
     written = notes.remember(root, clean(text), args.title, args.folder,
                              {"trust": args.trust, "confidence": args.confidence, "source": args.source},
-                             max_bytes=common.config(args, root).max_file_bytes)
+                             max_bytes=common.config(args, root).max_file_bytes, config_path=args.config)
     done = {"path": written.path, "commit": written.commit, "commit_error": written.commit_error,
             "already_remembered": written.existing, "indexed": False}
     if not written.existing:

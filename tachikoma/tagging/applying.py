@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import functools
+import os
 from dataclasses import asdict
 from pathlib import Path
 
@@ -27,22 +28,23 @@ from .writers import acquire_writers_lock
 
 
 def apply(root: Path, plan: Plan, commit: bool = True, lock_timeout: float = 120, note: str = "",
-          by: str = "") -> Applied:
+          by: str = "", config_path: str | os.PathLike | None = None) -> Applied:
     """Write `plan`; commit the changed files when in git and `commit` (`note`: a paragraph for the
-    commit message, e.g. who asked for the change; `by`: who did, for a trailer, on a shared server).
+    commit message, e.g. who asked for the change; `by`: who did, for a trailer, on a shared server;
+    `config_path`: the settings file given with ``--config``, else the memory's own counts).
 
     Files whose tags changed since the plan was made are skipped with a
     reason. Raises TagFileError (before writing anything) when the tag file is
     malformed, and TachikomaError when the lock cannot be had in time.
     """
     values = ", ".join(f"{k}={v}" for k, v in plan.values.items())
-    limit = plan.max_bytes if plan.max_bytes is not None else load_config(Path(root)).max_file_bytes
+    limit = plan.max_bytes if plan.max_bytes is not None else load_config(Path(root), config_path).max_file_bytes
     return _write(Path(root), plan.changes, commit, ("tag", values), restore=None, lock_timeout=lock_timeout,
-                  max_bytes=limit, note=note, by=by)
+                  max_bytes=limit, note=note, by=by, config_path=config_path)
 
 
 def undo(root: Path, applied: Applied | list[Change], commit: bool = True, lock_timeout: float = 120,
-         by: str = "") -> Applied:
+         by: str = "", config_path: str | os.PathLike | None = None) -> Applied:
     """Put back the tags as they were before `applied` (an Applied or its Changes).
 
     A file not touched since the apply gets its exact former bytes back
@@ -58,12 +60,13 @@ def undo(root: Path, applied: Applied | list[Change], commit: bool = True, lock_
         changes, restore = list(applied), {}
 
     return _write(Path(root), [c.inverse() for c in changes], commit, ("undo", ""), restore=restore,
-                  lock_timeout=lock_timeout, by=by)
+                  lock_timeout=lock_timeout, by=by, config_path=config_path)
 
 
 
 def _write(root: Path, changes: list[Change], commit: bool, action: tuple[str, str], restore,
-           lock_timeout: float, max_bytes: int | None = None, note: str = "", by: str = "") -> Applied:
+           lock_timeout: float, max_bytes: int | None = None, note: str = "", by: str = "",
+           config_path: str | os.PathLike | None = None) -> Applied:
     """Write `changes` and commit them, under the lock. `action` is ("tag", values) or ("undo", "").
 
     Before the first file is touched, the planned changes go into the
@@ -78,7 +81,7 @@ def _write(root: Path, changes: list[Change], commit: bool, action: tuple[str, s
     message_for = functools.partial(message, *action, note=note, by=by)
     lock = acquire_writers_lock(root, lock_timeout)
     try:
-        result.recovered = finish_pending(root)
+        result.recovered = finish_pending(root, config_path)
         markdown = [c for c in changes if c.kind == MARKDOWN]
         transcripts = [c for c in changes if c.kind == TRANSCRIPT]
         for change in changes:
@@ -86,7 +89,7 @@ def _write(root: Path, changes: list[Change], commit: bool, action: tuple[str, s
                 result.skipped.append(Skip(change.path, f"unknown kind {change.kind!r}"))
         if commit and (markdown or transcripts):
             gitstate.refuse_to_commit(root, "nothing was tagged", ", or tag without committing")
-            gitutil.hook_timeout(root)  # a broken settings file stops the run here, not at its commit
+            gitutil.hook_timeout(root, config_path)  # a broken settings file stops the run here, not at its commit
         # Read the tag file before writing anything, so a malformed one stops us early.
         tags_file = tagfile.load(root) if transcripts else None
         run_id = _save_journal(root, action, commit, markdown + transcripts) if markdown or transcripts else None
@@ -107,7 +110,7 @@ def _write(root: Path, changes: list[Change], commit: bool, action: tuple[str, s
         if written:
             result.message = message_for([c.path for c in result.changes])
         if commit and written:
-            commit_written(root, written, result, message_for, restore or {})
+            commit_written(root, written, result, message_for, restore or {}, config_path)
         faults.point("tag-after-commit")
         if run_id is not None and not result.commit_pending:
             journal.drop(root, run_id)

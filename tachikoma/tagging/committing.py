@@ -50,10 +50,12 @@ def sha(data: bytes | None) -> str | None:
 
 
 
-def commit_written(root: Path, written: list[str], result: Applied, message, restore: dict[str, Restore]) -> None:
+def commit_written(root: Path, written: list[str], result: Applied, message, restore: dict[str, Restore],
+                   config_path: str | os.PathLike | None = None) -> None:
     """Commit tachikoma's change to each of `written` (see the module docstring).
 
-    `restore` is what undo was given (empty for apply).
+    `restore` is what undo was given (empty for apply); `config_path`: the settings file (``--config``)
+    whose ``[git] hook_timeout`` counts.
     """
     try:
         known = gitutil.versions(root, written)
@@ -118,7 +120,7 @@ def commit_written(root: Path, written: list[str], result: Applied, message, res
         if problems:
             result.message = message(committed)
         try:
-            result.commit = gitutil.commit_blobs(root, contents, result.message, stage=stage)
+            result.commit = gitutil.commit_blobs(root, contents, result.message, stage=stage, config_path=config_path)
             result.committed = committed if result.commit else []
         except TachikomaError as exc:
             errors.append(_pending(str(exc)))

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import functools
+import os
 from pathlib import Path
 
 from ..reading import tagfile
@@ -18,7 +19,7 @@ from .model import Applied, Change, current_values
 from .writers import acquire_writers_lock
 
 
-def recover(root: Path, lock_timeout: float = 120) -> Applied | None:
+def recover(root: Path, lock_timeout: float = 120, config_path: str | os.PathLike | None = None) -> Applied | None:
     """Finish the writing runs that were killed (kill -9, a power cut) or could not commit.
 
     A run keeps its planned changes in the journal (`journal`) until they
@@ -32,20 +33,21 @@ def recover(root: Path, lock_timeout: float = 120) -> Applied | None:
     Every writing run does this first, so calling it is only needed when
     there is nothing new to write. Returns what was done (its `commit`,
     `commit_error`, `changes`, `remembered`), or None when no run was left
-    or the ones that were had written nothing.
+    or the ones that were had written nothing. `config_path`: the settings
+    file (``--config``) whose ``[git] hook_timeout`` the commits keep to.
     """
     root = Path(root).resolve()
     if not journal.exists(root):
         return None
     lock = acquire_writers_lock(root, lock_timeout)
     try:
-        return finish_pending(root)
+        return finish_pending(root, config_path)
     finally:
         lock.release()
 
 
 
-def finish_pending(root: Path) -> Applied | None:
+def finish_pending(root: Path, config_path: str | os.PathLike | None = None) -> Applied | None:
     """`recover`, with the writers' lock held (`acquire_writers_lock`); `root` resolved."""
     try:
         runs = journal.load(root)
@@ -59,9 +61,9 @@ def finish_pending(root: Path) -> Applied | None:
     for run in runs:
         try:
             if list(run.get("action") or [])[:1] == ["remember"]:
-                done = remembered.finish(root, run)
+                done = remembered.finish(root, run, config_path)
             else:
-                done = _finish_run(root, run)
+                done = _finish_run(root, run, config_path)
         except (KeyError, TypeError, ValueError) as exc:
             done = Applied(commit_error=f"ignored a damaged run in {journal.NAME} ({exc})")
         if done is None or not done.commit_pending:
@@ -82,7 +84,7 @@ def finish_pending(root: Path) -> Applied | None:
     return total
 
 
-def _finish_run(root: Path, saved: dict) -> Applied | None:
+def _finish_run(root: Path, saved: dict, config_path: str | os.PathLike | None = None) -> Applied | None:
     """Commit what one interrupted (or uncommitted) tagging run in the journal had written, or None."""
     action = tuple(saved["action"])
     changes = [Change(**entry) for entry in saved["changes"]]
@@ -110,7 +112,7 @@ def _finish_run(root: Path, saved: dict) -> Applied | None:
                                                            "was interrupted or could not commit.")
         result.message = message_for([c.path for c in result.changes])
         if commit:
-            commit_written(root, written, result, message_for, {})
+            commit_written(root, written, result, message_for, {}, config_path)
     return result
 
 

@@ -49,7 +49,7 @@ def find_note(root: Path, folder: str, stem: str, matches) -> str | None:
     return None
 
 
-def finish(root: Path, run: dict) -> Applied | None:
+def finish(root: Path, run: dict, config_path: str | os.PathLike | None = None) -> Applied | None:
     """Commit the note of a `remember` run left in the journal, if it was written (found by its bytes)
     and not changed since. Returns a `model.Applied` (its `remembered`, `commit`, `commit_error`,
     `commit_pending`: it failed again and stays in the journal), or None when there is nothing to do."""
@@ -59,7 +59,7 @@ def finish(root: Path, run: dict) -> Applied | None:
         return None  # killed before the note was written, or it was changed or removed since
     done = Applied(remembered=[path])
     try:
-        done.commit = gitutil.commit(root, [path], message(path))
+        done.commit = gitutil.commit(root, [path], message(path), config_path=config_path)
     except TachikomaError as exc:
         done.commit_error = f"{path} was not committed: {exc}"
         # Ignored by git, in a submodule: trying at every run would only say so for ever.
