@@ -77,3 +77,62 @@ def test_mcp_tag_and_remember_keep_to_the_hook_time_limit_of_the_server_config_f
         ("remember", {"text": "the printer is on floor 3", "title": "Printer"}), config_path=str(settings))
     assert not tag_error and tagged["commit"] is None and "within 1 s" in tagged["commit_error"], tagged
     assert not remember_error and remembered["commit"] is None and "within 1 s" in remembered["commit_error"]
+
+
+# --------------------------------------------------------------------------- 2. `--- # a comment` opens front matter
+
+
+COMMENTED = ("--- # tags, see the wiki\ntitle: Martin's printer\ntrust: owner  # I wrote it\nconfidence: high\n---\n"
+             "# Printer\n\nfloor 3, the one by the window\n")
+
+
+@pytest.mark.parametrize("opening", ["--- # tags, see the wiki", "---\t#tags", "---   #", "\ufeff--- # with a BOM"])
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_front_matter_opened_by_a_comment_is_read(tmp_path, opening, newline):
+    """YAML allows a comment after the document start marker; such a note's front matter was body text and its
+    tags were ignored (the note untagged)."""
+    from tachikoma.frontmatter import read_front_matter, split
+
+    text = f"{opening}{newline}trust: owner{newline}confidence: high{newline}---{newline}# Printer{newline}"
+    fm = split(text.removeprefix("\ufeff"))
+    assert fm.error is None and fm.meta == {"trust": "owner", "confidence": "high"}
+    assert fm.body == f"# Printer{newline}" and fm.body_line == 5
+    note = tmp_path / "n.md"
+    note.write_bytes(text.encode("utf-8"))
+    assert read_front_matter(note).meta == {"trust": "owner", "confidence": "high"}
+
+
+@pytest.mark.parametrize("first", ["---# not a comment", "--- trust: owner", "----"])
+def test_a_first_line_that_is_no_document_start_opens_no_front_matter(first):
+    from tachikoma.frontmatter import split
+
+    text = f"{first}\ntrust: owner\n---\nbody\n"
+    assert split(text).meta == {} and split(text).body == text
+
+
+def test_a_note_opened_by_a_comment_is_tagged_in_place_and_undone_byte_for_byte(git_memory):
+    """Tagging it wrote a second front matter block above the first (the comment line taken for body text)."""
+    from tachikoma.tagging import applying
+
+    note = git_memory / "printer.md"
+    note.write_text(COMMENTED)
+    git(git_memory, "add", "printer.md")
+    git(git_memory, "commit", "-q", "-m", "printer")
+    done = tachikoma_cli(git_memory, "stats", "--json")
+    assert json.loads(done.stdout)["trust"]["owner"] >= 1
+    preview = tachikoma_cli(git_memory, "tag", "--path", "printer.md", "--trust", "external", "--source", "web",
+                            "--overwrite", "--dry-run", "--json")
+    answer = json.loads(preview.stdout)
+    assert [(c["path"], c["before"], c["after"]) for c in answer["changes"]] == [
+        ("printer.md", {"trust": "owner"}, {"trust": "external", "source": "web"})], answer
+    applied = tachikoma_cli(git_memory, "tag", "--path", "printer.md", "--trust", "external", "--source", "web",
+                            "--overwrite", "--json")
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    assert note.read_text() == COMMENTED.replace("trust: owner  #", "trust: external  #").replace(
+        "confidence: high\n", "confidence: high\nsource: web\n")
+    assert git(git_memory, "status", "--porcelain") == ""
+    from tachikoma.tagging.model import Change
+
+    undone = applying.undo(git_memory, [Change("printer.md", "markdown", {"trust": "owner"},
+                                               {"trust": "external", "source": "web"})])
+    assert not undone.skipped and note.read_text() == COMMENTED

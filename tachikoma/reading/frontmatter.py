@@ -37,9 +37,12 @@ import yaml
 from yaml.constructor import ConstructorError
 from yaml.nodes import MappingNode, ScalarNode
 
-_OPEN = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n")
+#: The opening fence: ``---``, maybe with a comment after it (``--- # tags, see the wiki``: YAML allows one after
+#: the document start marker); the comment runs to the line's end, and no line break YAML counts ends it earlier.
+_FENCE = r"\A(?:\ufeff)?---(?:[ \t]+#[^\r\n\x85\u2028\u2029]*|[ \t]*)"
+_OPEN = re.compile(_FENCE + r"\r?\n")
 #: An opening fence ended by a carriage return alone: classic Mac OS line endings, which are not read.
-_OPEN_CR = re.compile(r"\A(?:\ufeff)?---[ \t]*\r(?!\n)")
+_OPEN_CR = re.compile(_FENCE + r"\r(?!\n)")
 #: Why a note with CR-only line endings is neither read for front matter nor tagged.
 CR_ONLY = ("the note's lines end with a carriage return alone (classic Mac OS line endings), which tachikoma "
            "does not read as front matter nor rewrite; convert it to LF or CRLF line endings (`mac2unix`, or "
