@@ -30,7 +30,7 @@ from typing import BinaryIO, Callable
 
 from . import faults
 
-__all__ = ["atomic_write_bytes", "atomic_write_text", "atomic_write_with", "remove_leftovers"]
+__all__ = ["atomic_write_bytes", "atomic_write_text", "atomic_write_with", "read_only", "remove_leftovers"]
 
 
 _TOKEN_BYTES = 6
@@ -63,6 +63,28 @@ def remove_leftovers(path: str | os.PathLike) -> list[Path]:
                 continue
             removed.append(target.parent / name)
     return removed
+
+
+def read_only(info: os.stat_result) -> str | None:
+    """Why a file whose status is `info` is not to be replaced: its permission bits keep us from writing it
+    (``chmod 444``), though a rename in its writable folder would replace it all the same; None when they let us.
+
+    The bits that apply are the owner's, the group's or the others' (as for a plain write); the superuser, whom
+    no bit stops, keeps to the file's: none set for anyone is read-only. The words every face shows."""
+    mode = info.st_mode
+    euid = os.geteuid() if hasattr(os, "geteuid") else None
+    if euid is None or euid == 0:
+        bits = 0o222
+    elif info.st_uid == euid:
+        bits = 0o200
+    elif info.st_gid == os.getegid() or info.st_gid in os.getgroups():
+        bits = 0o020
+    else:
+        bits = 0o002
+    if mode & bits:
+        return None
+    return (f"read-only (mode {stat.S_IMODE(mode):04o}): tachikoma does not replace a file its permissions keep "
+            "from being written; allow it (`chmod u+w`) to tag it")
 
 
 def atomic_write_text(path: str | os.PathLike, text: str, encoding: str = "utf-8") -> None:

@@ -233,7 +233,9 @@ def tag_apply():
         except (OSError, TachikomaError) as exc:
             undo_error = f"Undo is not available: the undo record could not be saved ({exc})"
     dash().refresh_index()
-    return tagged_page(form, applied, undo_id=undo_id, undone=False, undo_error=undo_error)
+    # The files the preview already left out (binary, read-only, ...) are said again: the result is the whole story.
+    return tagged_page(form, applied, undo_id=undo_id, undone=False, undo_error=undo_error,
+                       planned_skipped=ctx["plan"].skipped)
 
 
 @bp.post("/tag/undo/<undo_id>")
@@ -284,13 +286,14 @@ def preview(form: TagForm) -> tuple[dict, int]:
 
 
 def tagged_page(form: TagForm, applied: model.Applied, undo_id: str | None, undone: bool,
-                undo_error: str | None = None):
+                undo_error: str | None = None, planned_skipped: list | None = None):
     try:
         coverage_now = stats.coverage(dash().root, settings=dash().settings())
     except TachikomaError:
         coverage_now = None
     response = page("tag.html", "partials/tag_applied.html", form=form, applied=applied, undo_id=undo_id,
                     coverage=coverage_now, undone=undone, undo_error=undo_error,
+                    skipped=list(planned_skipped or []) + applied.skipped,
                     recent=recent_taggings(exclude=undo_id))  # its Undo button is in the message already
     # After the swap, so the list's refresh sees which tagging the new message shows (and leaves it out).
     response.headers["HX-Trigger-After-Swap"] = "tags-changed"

@@ -136,3 +136,97 @@ def test_a_note_opened_by_a_comment_is_tagged_in_place_and_undone_byte_for_byte(
     undone = applying.undo(git_memory, [Change("printer.md", "markdown", {"trust": "owner"},
                                                {"trust": "external", "source": "web"})])
     assert not undone.skipped and note.read_text() == COMMENTED
+
+
+# --------------------------------------------------------------------------- 4. a read-only note or tag file
+
+
+READ_ONLY = "read-only (mode 0444)"
+
+
+def mode_of(path: Path) -> int:
+    return path.stat().st_mode & 0o7777
+
+
+def skipped_of(answer: dict) -> dict[str, str]:
+    return {s["path"]: s["reason"] for s in answer["skipped"]}
+
+
+def test_the_command_line_refuses_a_read_only_note_and_tags_the_rest(git_memory):
+    """A note made read-only (chmod 444) in a folder that may be written was replaced by the rename all the same:
+    the user's "do not change this" was not honoured."""
+    locked, other = git_memory / "martin.md", git_memory / "rumours.md"
+    locked.chmod(0o444)
+    before = locked.read_bytes()
+    preview = tachikoma_cli(git_memory, "tag", "--path", "martin.md", "--path", "rumours.md", "--confidence", "low",
+                            "--overwrite", "--dry-run", "--json")
+    planned = json.loads(preview.stdout)
+    assert preview.returncode == 1 and READ_ONLY in skipped_of(planned)["martin.md"], planned
+    assert [c["path"] for c in planned["changes"]] == ["rumours.md"]
+    done = tachikoma_cli(git_memory, "tag", "--path", "martin.md", "--path", "rumours.md", "--confidence", "low",
+                         "--overwrite", "--json")
+    answer = json.loads(done.stdout)
+    assert done.returncode == 1 and READ_ONLY in skipped_of(answer)["martin.md"], answer
+    assert [c["path"] for c in answer["changes"]] == ["rumours.md"] and answer["committed"] == ["rumours.md"]
+    assert locked.read_bytes() == before and mode_of(locked) == 0o444
+    assert "confidence: low" in other.read_text()
+    text = tachikoma_cli(git_memory, "tag", "--path", "martin.md", "--confidence", "low", "--overwrite")
+    assert text.returncode == 1 and f"martin.md: {READ_ONLY}" in text.stdout + text.stderr
+    assert git(git_memory, "status", "--porcelain") == ""
+
+
+def test_a_read_only_tag_file_refuses_every_transcript_and_the_notes_are_tagged(git_memory):
+    tags = git_memory / "tachikoma-tags.yaml"
+    tags.chmod(0o444)
+    before = tags.read_bytes()
+    done = tachikoma_cli(git_memory, "tag", "--path", "2026-*/", "--confidence", "low", "--overwrite", "--json")
+    answer = json.loads(done.stdout)
+    skipped = skipped_of(answer)
+    transcripts = {"2026-03-22/session-abc.jsonl", "2026-04-02/session-chat.jsonl", "2026-05-10/design-chat.jsonl"}
+    assert transcripts <= set(skipped), answer
+    assert all(f"tachikoma-tags.yaml is {READ_ONLY}" in skipped[p] for p in transcripts), skipped
+    assert [c["path"] for c in answer["changes"]] == ["2026-03-22/meeting-notes.md"]
+    assert tags.read_bytes() == before and mode_of(tags) == 0o444
+    assert done.returncode == 1
+
+
+def test_mcp_tag_refuses_a_read_only_note_with_the_reason(git_memory):
+    locked = git_memory / "martin.md"
+    locked.chmod(0o444)
+    before = locked.read_bytes()
+    [(error, _, done)] = run_tools(git_memory, ("tag", {"paths": ["martin.md", "rumours.md"], "confidence": "low"}))
+    assert not error and [c["path"] for c in done["changed"]] == ["rumours.md"], done
+    assert READ_ONLY in {s["path"]: s["reason"] for s in done["skipped"]}["martin.md"]
+    assert locked.read_bytes() == before
+
+
+def test_the_dashboard_previews_applies_and_undoes_around_a_read_only_note(tmp_path):
+    """The preview names the read-only note; Apply tags the others; a note made read-only after the apply is
+    left as it is by Undo, which says so, and the rest is undone."""
+    from tachikoma_dashboard.app import create_app
+    from web_helpers import Client, build_index, copy_memory
+
+    root = copy_memory(tmp_path / "memory")
+    build_index(root)
+    app = create_app(memory=root, port=5000)
+    app.test_client_class = Client
+    client = app.test_client()
+    token = re.search(r'<meta name="csrf-token" content="([^"]+)"', client.get("/tag").get_data(as_text=True))[1]
+    locked, first, second = root / "martin.md", root / "rumours.md", root / "identity.md"
+    locked.chmod(0o444)
+    originals = {p: p.read_bytes() for p in (locked, first, second)}
+    form = {"kind": "markdown", "path": "/*", "confidence": "speculative", "mode": "overwrite"}
+    preview = client.get("/tag", query_string={"preview": "1", **form}).get_data(as_text=True)
+    assert "martin.md" in preview and READ_ONLY in preview
+    fingerprint = re.search(r'name="fingerprint" value="([^"]+)"', preview)[1]
+    html = client.post("/tag/apply", data={**form, "fingerprint": fingerprint, "csrf_token": token}).get_data(
+        as_text=True)
+    assert READ_ONLY in html and locked.read_bytes() == originals[locked]
+    assert b"speculative" in first.read_bytes() and b"speculative" in second.read_bytes()
+    undo_url = re.search(r'action="(/tag/undo/[^"]+)"', html)[1]
+    second.chmod(0o444)
+    tagged = second.read_bytes()
+    undone = client.post(undo_url, data={"csrf_token": token}).get_data(as_text=True)
+    assert READ_ONLY in undone and "identity.md" in undone
+    assert first.read_bytes() == originals[first] and second.read_bytes() == tagged and mode_of(second) == 0o444
+    app.extensions["tachikoma"].index_job.wait(30)

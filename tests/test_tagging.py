@@ -736,7 +736,7 @@ def test_commit_false_and_commit_identity(repo):
 def test_commit_failure_is_reported_not_raised(repo, monkeypatch):
     from tachikoma import gitutil
 
-    def failing(root, contents, message, stage=None):
+    def failing(root, contents, message, stage=None, config_path=None):
         raise gitutil.GitError("git commit failed: hook said no")
 
     monkeypatch.setattr(gitutil, "commit_blobs", failing)

@@ -21,6 +21,7 @@ from . import journal
 from .committing import commit_written, message, sha
 from .edit import edit_entry, mismatch
 from .model import Applied, Change, Plan, Restore, Skip, current_values
+from .planning import tag_file_refusal
 from .recovery import finish_pending
 from .replaced import Held
 from .rewrite import add_late, reason_of, report_unsaved, write_markdown
@@ -135,6 +136,10 @@ def _save_journal(root: Path, action: tuple[str, str], commit: bool, changes: li
 def _write_transcripts(root: Path, tags_file: tagfile.TagFile, changes: list[Change],
                        restore: dict[str, Restore], result: Applied) -> list[str]:
     target = tags_file.path
+    locked = tag_file_refusal(root)
+    if locked:  # the user's "do not change this" (chmod 444): every transcript of the run is left as it is
+        result.skipped.extend(Skip(change.path, locked) for change in changes)
+        return []
     try:
         before_bytes: bytes | None = target.read_bytes()
     except FileNotFoundError:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import functools
 import os
+import stat
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import BinaryIO
 
 from .. import gitutil, transcripts
+from ..atomic import read_only
 from ..reading import tagfile
 from ..config import load_config
 from ..reading.documents import MARKDOWN, TRANSCRIPT
@@ -63,6 +65,7 @@ def plan(root: Path, values: dict[str, str], selector: Selector | None = None, o
     else:
         unreadable = None
     result.warnings.extend(tags_file.warnings)
+    tags_locked = tag_file_refusal(root)
     times = gitutil.content_times(root) if selector.uses_dates else {}
     dirty = gitutil.dirty_paths(root) if times else set()
     for item in walk(root, warn=functools.partial(_walk_warning, result, selector)):
@@ -136,6 +139,9 @@ def plan(root: Path, values: dict[str, str], selector: Selector | None = None, o
         change, kept = _change_for(item.path, item.kind, mapping, tags, values, overwrite)
         if kept is not None:
             result.kept.append(kept)
+        if change is not None and item.kind == TRANSCRIPT and tags_locked:
+            result.skipped.append(Skip(item.path, tags_locked))
+            continue
         if change is not None and item.kind == MARKDOWN:
             try:  # the edit the run would make, made now on the bytes read: a preview never promises one it refuses
                 edit_head(head, sample, change)
@@ -226,14 +232,32 @@ def _change_for(path, kind, mapping, tags: Tags, values, overwrite) -> tuple[Cha
 
 
 def refusal(handle: BinaryIO, max_bytes: int | None) -> str | None:
-    """Why the open note must not be tagged, as indexing would not read it: over `max_bytes`
-    (``[index] max_file_bytes``) or binary. Costs one stat and one small read."""
-    size = os.fstat(handle.fileno()).st_size
+    """Why the open note must not be tagged: as indexing would not read it (over `max_bytes`, ``[index]
+    max_file_bytes``, or binary), or as its permissions keep it from being written (`atomic.read_only`). Costs
+    one stat and one small read."""
+    info = os.fstat(handle.fileno())
+    size = info.st_size
     if max_bytes is not None and size > max_bytes:
         return f"{size} bytes, over the {max_bytes}-byte limit ([index] max_file_bytes); not tagged"
     position = handle.tell()
     unreadable = unreadable_reason(handle.read(BINARY_SNIFF_BYTES))
     handle.seek(position)
-    return f"{unreadable}; not tagged" if unreadable else None
+    if unreadable:
+        return f"{unreadable}; not tagged"
+    locked = read_only(info)
+    return f"{locked}; not tagged" if locked else None
+
+
+def tag_file_refusal(root: Path) -> str | None:
+    """Why no transcript may be tagged now: the tag file is read-only (`atomic.read_only`); None when it may be
+    written, does not exist yet, or is a symlink (refused with its own reason by `tagfile.tag_file_path`)."""
+    try:
+        info = os.lstat(Path(root) / TAG_FILE)
+    except OSError:
+        return None
+    if stat.S_ISLNK(info.st_mode):
+        return None
+    locked = read_only(info)
+    return f"{TAG_FILE} is {locked}; not tagged" if locked else None
 
 

@@ -3,6 +3,7 @@ through, and the note is replaced atomically only if it is still the file read."
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import time
@@ -10,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import BinaryIO
 
-from ..atomic import atomic_write_with
+from ..atomic import atomic_write_with, read_only
 from ..reading.frontmatter import read_head, split
 from ..memory import PathOutsideMemory, open_regular, safe_path
 from ..reading.tags import WRITABLE_KEYS
@@ -170,6 +171,9 @@ def _rewrite(path: Path, handle: BinaryIO, body_at: int, new_head: bytes, expect
         if source.hexdigest() != expected_sha:
             raise _Changed()
         old.append(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)))  # a FIFO: never waited on
+        locked = read_only(os.fstat(old[0]))
+        if locked:  # made read-only since it was read (`planning.refusal`): not replaced
+            raise PermissionError(errno.EACCES, locked)
         if (_identity(os.fstat(handle.fileno())) != _identity(start)
                 or _identity(os.fstat(old[0])) != _identity(start)
                 or _stream_sha(handle) != source.hexdigest()):
