@@ -230,3 +230,59 @@ def test_the_dashboard_previews_applies_and_undoes_around_a_read_only_note(tmp_p
     assert READ_ONLY in undone and "identity.md" in undone
     assert first.read_bytes() == originals[first] and second.read_bytes() == tagged and mode_of(second) == 0o444
     app.extensions["tachikoma"].index_job.wait(30)
+
+
+# --------------------------------------------------------------------------- 1. transcript lines that hold no turn
+
+
+@pytest.mark.parametrize("line, kind", [
+    ('{"role": "user"}', "user message without text"),
+    ('{"role": "assistant", "content": ""}', "assistant message without text"),
+    ('{"role": "user", "content": null}', "user message without text"),
+    ('{"role": "user", "content": []}', "user message without text"),
+    ('{"role": "user", "content": {"image_url": "x.png"}}', "user message without text"),
+    ('{"role": "user", "content": [{"type": "image_url", "image_url": "x.png"}]}', "user message without text"),
+    ('{"role": "assistant", "content": "   "}', "assistant message without text"),
+    ('{"speaker": "Caroline", "text": ""}', "line from Caroline without text"),
+])
+def test_a_chat_line_that_holds_no_turn_is_counted_not_dropped(line, kind):
+    """A chat line with a role but nothing readable (no content, empty, an image only) was left out without a
+    word, while `{}` and a line without text from a speaker were counted."""
+    from tachikoma.transcripts import parse_transcript, problem_kind
+
+    text = '{"role": "user", "content": "hello"}\n' + line + '\n{"role": "assistant", "content": "hi"}\n'
+    result = parse_transcript(text, "chat.jsonl")
+    assert [t.text for t in result.turns] == ["hello", "hi"]
+    assert result.warnings == [f"chat.jsonl:2: 1 line of an unknown kind skipped ({kind} ×1)"]
+    assert problem_kind(result.warnings[0]) == "unknown-lines"
+
+
+def test_tool_output_before_any_turn_is_counted():
+    from tachikoma.transcripts import parse_transcript
+
+    result = parse_transcript('{"role": "tool", "content": "ls output"}\n{"role": "user", "content": "hi"}\n',
+                              "chat.jsonl")
+    assert [t.text for t in result.turns] == ["hi"]
+    assert result.warnings == ["chat.jsonl:1: 1 line of an unknown kind skipped (tool output before any turn ×1)"]
+
+
+def test_index_reports_every_line_and_file_that_holds_no_turn(tmp_path):
+    """`{}` in a session, a file of `{}` lines and an empty .jsonl, through `tachikoma index` and `stats`: each
+    is said (the empty file is a session about to start: counted, no problem, as docs/indexing.md says)."""
+    root = tmp_path / "memory"
+    root.mkdir()
+    (root / "chat.jsonl").write_text('{"role": "user", "content": "cats"}\n{}\n{"role": "user"}\n'
+                                     '{"role": "assistant", "content": "dogs"}\n')
+    (root / "braces.jsonl").write_text("{}\n{}\n")
+    (root / "new.jsonl").write_text("")
+    done = tachikoma_cli(root, "index", "--embedder", "hash", "--json")
+    summary = json.loads(done.stdout)
+    assert done.returncode == 0 and summary["skipped"] == 1 and summary["data_files"] == 1, summary
+    assert summary["files"] == 2  # chat.jsonl and the empty new.jsonl
+    warnings = "\n".join(summary["warnings"])
+    assert ("chat.jsonl:2: 2 lines of an unknown kind skipped (no role or speaker ×1, user message without text ×1)"
+            in warnings), warnings
+    assert "braces.jsonl: not a transcript: none of its 2 lines is a message of a known format" in warnings
+    assert "new.jsonl" not in warnings
+    problems = {p["path"]: p["kind"] for p in json.loads(tachikoma_cli(root, "stats", "--json").stdout)["problems"]}
+    assert problems == {"chat.jsonl": "unknown-lines", "braces.jsonl": "not-a-transcript"}

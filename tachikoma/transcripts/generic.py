@@ -44,6 +44,8 @@ def read(lines: Iterable[Line], options: Options) -> Transcript:
                 elif result.turns:
                     add_tool_text(result.turns[-1], obj.get("name") or role, OUTPUT, line.number,
                                   block_text(obj.get("content")), options)
+                else:  # no turn made the call it answers: nothing to keep it with
+                    count_unknown(result, line, "tool output before any turn")
                 continue
             content = obj.get("content", obj.get("text"))
             if content is not None and not isinstance(content, (str, list, dict)):
@@ -53,6 +55,7 @@ def read(lines: Iterable[Line], options: Options) -> Transcript:
             text = block_text(content)
             speaker = role
         elif isinstance(obj.get("speaker"), str) and obj["speaker"].strip():
+            role = ""
             speaker, text, actions = obj["speaker"].strip(), obj.get("text"), []
             if not isinstance(text, str):
                 count_unknown(result, line, f"line from {speaker} without text")
@@ -61,16 +64,18 @@ def read(lines: Iterable[Line], options: Options) -> Transcript:
             count_unknown(result, line, obj.get("type") if isinstance(obj.get("type"), str) else "no role or speaker")
             continue
         text = join(text)
-        if text or actions:
-            turn = Turn(speaker=speaker, text=text, line=line.number, timestamp=_timestamp(obj), actions=actions,
-                        role=speaker.lower() if speaker.lower() in ("user", "assistant", "system") else "other")
-            result.turns.append(turn)
-            for call in obj.get("tool_calls") or [] if actions else []:
-                function = call.get("function") if isinstance(call, dict) and isinstance(call.get("function"),
-                                                                                         dict) else call
-                if isinstance(function, dict):
-                    add_tool_text(turn, function.get("name"), INPUT, line.number,
-                                  input_text(function.get("arguments")), options, function.get("arguments"))
+        if not text and not actions:  # a message with nothing readable (empty, an image only): said, not dropped
+            count_unknown(result, line, f"{role} message without text" if role else f"line from {speaker} without text")
+            continue
+        turn = Turn(speaker=speaker, text=text, line=line.number, timestamp=_timestamp(obj), actions=actions,
+                    role=speaker.lower() if speaker.lower() in ("user", "assistant", "system") else "other")
+        result.turns.append(turn)
+        for call in obj.get("tool_calls") or [] if actions else []:
+            function = call.get("function") if isinstance(call, dict) and isinstance(call.get("function"),
+                                                                                     dict) else call
+            if isinstance(function, dict):
+                add_tool_text(turn, function.get("name"), INPUT, line.number,
+                              input_text(function.get("arguments")), options, function.get("arguments"))
     return result
 
 
