@@ -318,9 +318,10 @@ def render(entries: dict, previous: str | None = None) -> str:
     With `previous`, the file's text before, only the entries that differ are
     edited, in place (`_edited`): every other line stays byte for byte, its
     comments with it, and a changed tag keeps the comments around its value.
-    Where that cannot be done safely (anchors or aliases, a flow-style top
-    level, a value that is no text, a line break other than LF or CRLF, a
-    result that would not read back as `entries`), and without `previous`, the whole file
+    Lines are YAML's (a carriage return alone, U+0085, U+2028 and U+2029 end
+    one too). Where that cannot be done safely (anchors or aliases, a
+    flow-style top level, a value that is no text, a result that would not
+    read back as `entries`), and without `previous`, the whole file
     is written anew: the fixed header, paths sorted, tag keys trust,
     confidence, source first; other comments are then not kept. Values that
     are not mappings (see `TagFile.extra`) are written back as they are."""
@@ -364,14 +365,18 @@ def _edited(text: str, entries: dict) -> str | None:
     from .frontmatter import YamlLoader, yaml_scalar
 
     bom = "\ufeff" if text.startswith("\ufeff") else ""
-    text = text[len(bom):]  # libyaml's marks count characters from after it
-    if not text.strip() or any(c in text for c in "\x85\u2028\u2029") or "\r" in text.replace("\r\n", ""):
-        return None  # an empty file is written anew, with the header; YAML's other line breaks are not lines here
+    written = text[len(bom):]  # libyaml's marks count characters from after it
+    if not written.strip():
+        return None  # an empty file is written anew, with the header
+    # The lines as YAML counts them: a carriage return alone, U+0085, U+2028 and U+2029 break lines too. `text` has
+    # each of them as "\n", the same length, so every index is the same in both and the line arithmetic below
+    # (`_line_start`, `_after_line`, ...) sees YAML's lines; the edits are made to the file's own text.
+    text = _LONE_BREAK.sub("\n", written)
     try:
         if ("&" in text or "*" in text) and any(isinstance(event, (yaml.AliasEvent, yaml.NodeEvent)) and event.anchor
-                                                for event in yaml.parse(text, Loader=YamlLoader)):
+                                                for event in yaml.parse(written, Loader=YamlLoader)):
             return None  # an edit of one entry could change another
-        loader = YamlLoader(text)
+        loader = YamlLoader(written)
         try:
             node = loader.get_single_node()
             if isinstance(node, yaml.ScalarNode) and node.value == "" and node.tag == _NULL:
@@ -388,7 +393,7 @@ def _edited(text: str, entries: dict) -> str | None:
     if not isinstance(old, dict):
         return None
     wanted = {key: value for key, value in entries.items() if value != {}}
-    newline = "\r\n" if "\r\n" in text else "\n"
+    newline = "\r\n" if "\r\n" in written else "\r" if "\r" in written and "\n" not in written else "\n"
     edits: list[tuple[int, int, str]] = []  # (start, end, new text) in `text`
     try:
         for key in old:
@@ -426,8 +431,12 @@ def _edited(text: str, entries: dict) -> str | None:
     starts = [start for start, _ in spans]
     above: dict[int, int] = {}
     inserted: dict[int, str] = {}
+    # A block scalar ending the file without a line break ("note: |" / "  text"): a line break after it would join
+    # its value ("text\n"), so an entry that goes at the end goes above the last entry instead (out of order).
+    if end == len(text) and not text.endswith("\n") and node is not None and _open_block(text, node):
+        end = _comments_above(text, spans[-1][0], spans[-2][1] if len(spans) > 1 else 0)
     for key in sorted(new, key=_path_order):
-        index = first_from[bisect.bisect_right(orders, _path_order(key))]
+        index = min(first_from[bisect.bisect_right(orders, _path_order(key))], end)
         if index < end and index not in above:
             before = bisect.bisect_left(starts, index) - 1
             above[index] = _comments_above(text, index, spans[before][1] if before >= 0 else 0)
@@ -441,9 +450,9 @@ def _edited(text: str, entries: dict) -> str | None:
     for start, end, replacement in sorted(edits, key=lambda e: (e[0], e[1])):
         if start < done:
             return None  # two edits of the same lines: not one this knows how to make
-        pieces += [text[done:start], replacement]
+        pieces += [written[done:start], replacement]
         done = end
-    pieces.append(text[done:])
+    pieces.append(written[done:])
     result = "".join(pieces)
     try:
         if parse(Path("."), result.encode("utf-8")).all_entries() != wanted:
@@ -454,6 +463,8 @@ def _edited(text: str, entries: dict) -> str | None:
 
 
 _NULL = "tag:yaml.org,2002:null"
+#: The line breaks YAML counts that are neither LF nor CRLF's CR (see `_edited`).
+_LONE_BREAK = re.compile("\r(?!\n)|[\x85\u2028\u2029]")
 #: The header of a block scalar (after its tag, if any): group 1 holds its indicators ("+": keep its blank lines).
 _BLOCK_HEADER = re.compile(r"(?:![^ \t]*[ \t]+)?[|>]([^ \t\r\n#]*)")
 #: A document end marker at the start of a line.
@@ -519,6 +530,8 @@ def _entry_edits(text: str, mapping, before: dict, after: dict, scalar, newline:
         later = [k for k, _ in mapping.value if rank.get(str(k.value).strip().lower(), len(rank)) > rank.get(name, 0)]
         indent = " " * mapping.value[0][0].start_mark.column
         at = _line_start(text, later[0].start_mark.index) if later else _end_of(text, mapping)
+        if at == len(text) and _open_block(text, mapping):  # not after it: its value would gain a line break
+            at = _line_start(text, mapping.value[-1][0].start_mark.index)
         if at == len(text) and not text.endswith("\n"):
             line = newline + indent + line
             edits.append((at, at, line))
@@ -597,6 +610,20 @@ def _end_of(text: str, node) -> int:
             end = text.find("\n", content)
             return len(text) if end < 0 else end + 1
     return _after_line(text, mark)
+
+
+def _open_block(text: str, node) -> bool:
+    """Whether `node`'s content ends in a block scalar (``|``, ``>``; not ``|-``, which strips its final line
+    break) that runs to the end of `text`, which has no final line break: anything written after it would add one
+    to its value."""
+    import yaml
+
+    while isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and not node.flow_style and node.value:
+        node = node.value[-1][1] if isinstance(node, yaml.MappingNode) else node.value[-1]
+    if not (isinstance(node, yaml.ScalarNode) and node.style in ("|", ">") and not text.endswith("\n")):
+        return False
+    header = _BLOCK_HEADER.match(text, node.start_mark.index)
+    return header is not None and "-" not in header.group(1) and _end_of(text, node) == len(text)
 
 
 def _last(node):
