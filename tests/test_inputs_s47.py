@@ -91,7 +91,7 @@ COMMENTED = ("--- # tags, see the wiki\ntitle: Martin's printer\ntrust: owner  #
 def test_front_matter_opened_by_a_comment_is_read(tmp_path, opening, newline):
     """YAML allows a comment after the document start marker; such a note's front matter was body text and its
     tags were ignored (the note untagged)."""
-    from tachikoma.frontmatter import read_front_matter, split
+    from tachikoma.reading.frontmatter import read_front_matter, split
 
     text = f"{opening}{newline}trust: owner{newline}confidence: high{newline}---{newline}# Printer{newline}"
     fm = split(text.removeprefix("\ufeff"))
@@ -104,7 +104,7 @@ def test_front_matter_opened_by_a_comment_is_read(tmp_path, opening, newline):
 
 @pytest.mark.parametrize("first", ["---# not a comment", "--- trust: owner", "----"])
 def test_a_first_line_that_is_no_document_start_opens_no_front_matter(first):
-    from tachikoma.frontmatter import split
+    from tachikoma.reading.frontmatter import split
 
     text = f"{first}\ntrust: owner\n---\nbody\n"
     assert split(text).meta == {} and split(text).body == text
