@@ -11,9 +11,23 @@ semantics), so ``\\r\\n`` stays ``\\r\\n`` and a missing final newline stays
 missing. When `path` is a symlink, the file it points to is replaced and the
 link is kept.
 
+Only the new file is ever deleted, known by its device and inode (held
+open, so the number cannot go to another file): where names are swapped
+(`atomic_write_with`'s `displaced`) and another program saves in the
+instant the swap is undone, the newest save is left at `path` and any other
+file found under the temporary name is kept beside it
+(``<name>.conflict-<8 hex>``, `KEPT`), not deleted. The limit that remains:
+a program that reads the new file in the instant it has the name (between
+a swap and its undoing) and saves later, after the undoing, replaces the
+file put back with a save lacking that file's bytes; nothing tells which
+file its save was read from.
+
 A process killed (kill -9) between writing the temporary file and renaming
 it leaves that file behind (``.name.<12 hex>.tmp``); `remove_leftovers`
 deletes them, for a caller that holds the lock all writers of `path` take.
+Killed between a swap and its end, it leaves the file swapped out under
+that name (the note replaced, or a save refused), and `remove_leftovers`
+deletes that too.
 """
 
 from __future__ import annotations
@@ -99,9 +113,12 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
 
 def atomic_write_with(path: str | os.PathLike, fill: Callable[[BinaryIO], object],
                       before_replace: Callable[[], object] | None = None,
-                      displaced: Callable[[Path], object] | None = None) -> None:
+                      displaced: Callable[[Path], object] | None = None,
+                      kept: Callable[[Path], object] | None = None) -> os.stat_result:
     """Replace `path` atomically with what `fill(handle)` writes to an open binary file, so
-    large contents can be streamed instead of held in memory (see the module docstring).
+    large contents can be streamed instead of held in memory (see the module docstring); return
+    the new file's status, taken from its descriptor before the rename (which file it is: `path`
+    may name another one already).
 
     `before_replace()` runs once the new contents are on disk, as the last step before the
     rename: a caller checks there that the file did not change meanwhile, and raises to
@@ -109,9 +126,13 @@ def atomic_write_with(path: str | os.PathLike, fill: Callable[[BinaryIO], object
     that check and the rename, where another program may rename its own file over `path`:
     where the system can (Linux, `renameat2` with RENAME_EXCHANGE), the new file and the one
     at `path` swap names atomically and `displaced` is shown the file that was there (named
-    `old` for the moment); if it raises, the swap is undone, so that file is back in place.
+    `old` for the moment); if it raises, the swap is undone, so that file is back in place
+    (`_put_back`: when another save landed on the new file meanwhile, that newest save is the
+    one put back, and the file refused is kept beside it, given to `kept(copy)`).
     The replaced file is unlinked at once: a caller that must see a write still reaching it
-    (through a descriptor opened before the rename) holds it open itself (`tagging.replaced.Held`)."""
+    (through a descriptor opened before the rename) holds it open itself (`tagging.replaced.Held`).
+    Only the new file is ever deleted, known by its device and inode: any other file found
+    under the temporary name is kept beside `path` (`KEPT`), never removed."""
     target = Path(os.path.realpath(path))
     folder = target.parent
     try:
@@ -122,7 +143,10 @@ def atomic_write_with(path: str | os.PathLike, fill: Callable[[BinaryIO], object
     temp = folder / f"{_temp_prefix(target.name)}{secrets.token_hex(_TOKEN_BYTES)}.tmp"
     # 0o666 is filtered by the umask, as for any newly created file.
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
-    ours = True  # `temp` names the new file (not, for a moment, the one it swapped names with)
+    # Which file is ours (only this one is ever deleted), held open to the end: a file another program
+    # deletes meanwhile cannot have its inode number given to a new file (the test would then be wrong).
+    mine = os.dup(fd)
+    new = os.fstat(mine)
     try:
         with os.fdopen(fd, "wb") as handle:
             fill(handle)
@@ -130,31 +154,112 @@ def atomic_write_with(path: str | os.PathLike, fill: Callable[[BinaryIO], object
             os.fsync(handle.fileno())
             if mode is not None:
                 os.chmod(temp, mode)
+        new = os.fstat(mine)
         faults.point("atomic-before-rename")
         if before_replace is not None:
             before_replace()
         if displaced is not None and _exchange(temp, target):
-            ours = False
             try:
                 displaced(temp)
             except BaseException:
-                try:  # the file that was there goes back
-                    _exchange(temp, target)
-                except OSError:  # `target` removed meanwhile: it comes back all the same
-                    os.replace(temp, target)
-                ours = True
+                _put_back(temp, target, new, kept)
                 raise
-            os.unlink(temp)  # the file the new one replaced
+            # The file the new one replaced, as `displaced` saw it: only this process names a file `temp`.
+            os.unlink(temp)
         else:
             os.replace(temp, target)
     except BaseException:
-        if ours:
-            try:
-                os.unlink(temp)
-            except FileNotFoundError:
-                pass
+        _clear(temp, target, new, kept)
         raise
+    finally:
+        os.close(mine)
     fsync_dir(folder)
+    return new
+
+
+#: Another program's save that a swap took from `path` and could not leave there is kept beside it as
+#: ``<name>.conflict-<8 hex>``: visible, and not a memory file (no ``.md`` suffix), so never indexed.
+KEPT = ".conflict-"
+#: How many times `_put_back` swaps names when other saves keep landing, before it stops.
+_PUT_BACK_SWAPS = 8
+
+
+def _same(a: os.stat_result, b: os.stat_result) -> bool:
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
+def _put_back(temp: Path, target: Path, new: os.stat_result, kept: Callable[[Path], object] | None) -> None:
+    """`displaced` refused the file the swap put at `temp` (another save, made after the caller's last
+    check): put it back at `target` and delete the new file, the swap undone.
+
+    Another program may have renamed a save over the new file between the swap and the swap back:
+    the swap back then brings that save to `temp`, not the new file. It is the newest save and goes
+    back to `target` (another swap), and the file refused, now at `temp`, is kept beside the note
+    (`_set_aside`): it may hold bytes the newest save lacks (a program that read the new file, not
+    it). A save landing again in that instant is put back in turn, `_PUT_BACK_SWAPS` times at most;
+    nothing but the new file is deleted. A `target` removed meanwhile gets the file back without
+    replacing a file made there since."""
+    placed = None  # the file the last swap put at `target`
+    for _ in range(_PUT_BACK_SWAPS):
+        going = os.lstat(temp)
+        try:
+            if not _exchange(temp, target):
+                break
+        except FileNotFoundError:  # `target` removed meanwhile: the file comes back all the same
+            if _place(temp, target):
+                return
+            continue  # a file was made there meanwhile: the newest, it stays; swap with it
+        now = os.lstat(temp)
+        if _same(now, new):
+            os.unlink(temp)
+            return
+        if placed is not None and _same(now, placed):
+            break  # nobody saved over the file put back: the one now at `target` is newer
+        placed = going  # `now` is a save newer than the file just put back: it goes back instead
+    _set_aside(temp, target, kept)
+
+
+def _place(temp: Path, target: Path) -> bool:
+    """Give the file at `temp` the name `target` unless a file has it; False when one has."""
+    try:
+        os.link(temp, target)
+    except FileExistsError:
+        return False
+    os.unlink(temp)
+    return True
+
+
+def _set_aside(temp: Path, target: Path, kept: Callable[[Path], object] | None) -> None:
+    """Rename the file at `temp` (not ours) to a free name `KEPT` beside `target`; tell `kept`."""
+    while True:
+        copy = target.with_name(f"{_kept_stem(target.name)}{KEPT}{secrets.token_hex(4)}")
+        try:
+            os.link(temp, copy)
+        except FileExistsError:
+            continue
+        break
+    os.unlink(temp)
+    if kept is not None:
+        kept(copy)
+
+
+def _kept_stem(name: str) -> str:
+    """`name`, cut short enough for the file system with `KEPT` and 8 hex digits after it."""
+    while len(os.fsencode(name)) > 255 - len(KEPT) - 8:
+        name = name[:-1]
+    return name
+
+
+def _clear(temp: Path, target: Path, new: os.stat_result, kept: Callable[[Path], object] | None) -> None:
+    """After a failure: delete the new file if `temp` still names it; any other file there is kept."""
+    try:
+        now = os.lstat(temp)
+    except FileNotFoundError:
+        return
+    if _same(now, new):
+        os.unlink(temp)
+    else:  # interrupted between a swap and its end: another program's file, never deleted
+        _set_aside(temp, target, kept)
 
 
 _RENAME_EXCHANGE = 2

@@ -97,11 +97,18 @@ def test_lines_written_while_tag_rewrites_the_note_are_all_kept(tmp_path, how):
     (root / "race.md").write_text(HEAD + "# Race\n\n")
     written, kept, skipped = race(root, how)
     assert len(written) > 50, "the writer did not get to run"
-    missing = sorted(set(written) - set(kept))
+    # Two saves in the instant a swap is undone: the newest stays the note, the other is kept beside it.
+    copies = kept_copies(root)
+    beside = {line for copy in copies for line in copy.read_text().splitlines(keepends=True)} - set(kept)
+    print(f"kept-copies={len(copies)} lines-only-beside={len(beside)}")
+    missing = sorted(set(written) - set(kept) - beside)
     assert missing == [], f"{len(missing)} of {len(written)} lines lost: {missing[:5]}; skipped {skipped}"
-    assert kept == written, "lines kept in the order written"
+    if not copies:
+        assert kept == written, "lines kept in the order written"
+    assert all(any(copy.name in r for _, r in skipped) for copy in copies), "each copy kept is named"
     # A run may skip the note, with a reason; an editor's save may also put the old tags back under the plan.
-    expected = ("kept changing while being tagged", "changed since the plan was made")
+    expected = ("kept changing while being tagged", "changed since the plan was made",
+                "another program saved the note twice as tagging replaced it")
     assert [r for _, r in skipped if not r.startswith(expected)] == []
 
 
@@ -254,7 +261,7 @@ def test_writes_to_the_old_file_right_after_the_swap_and_later_come_back_once_in
     real_write, real_rewrite = atomic.atomic_write_with, rewrite._rewrite
     appender, rewrites = [], []
 
-    def write_right_after_the_swap(path, fill, before_replace=None, displaced=None):
+    def write_right_after_the_swap(path, fill, before_replace=None, displaced=None, **rest):
         def checked():
             before_replace()
             appender.append(open(note, "a", encoding="utf-8"))
@@ -263,7 +270,7 @@ def test_writes_to_the_old_file_right_after_the_swap_and_later_come_back_once_in
             displaced(old)
             appender[0].write("written right after the swap\n")
             appender[0].flush()
-        return real_write(path, fill, before_replace=checked, displaced=swapped)
+        return real_write(path, fill, before_replace=checked, displaced=swapped, **rest)
 
     def count(*args, **kwargs):
         rewrites.append(args)
@@ -318,7 +325,7 @@ def test_lines_appended_while_a_late_write_is_put_back_are_all_kept(planned_note
     real_write, real_rewrite = atomic.atomic_write_with, rewrite._rewrite
     opened, writes = [], []
 
-    def appending_throughout(path, fill, before_replace=None, displaced=None):
+    def appending_throughout(path, fill, before_replace=None, displaced=None, **rest):
         writes.append(path)
 
         def filled(out):
@@ -336,7 +343,7 @@ def test_lines_appended_while_a_late_write_is_put_back_are_all_kept(planned_note
                 opened[1].write("to the old file\n")
                 opened[1].close()
                 append(note, "to the new file\n")
-        return real_write(path, filled, before_replace=checked, displaced=swapped)
+        return real_write(path, filled, before_replace=checked, displaced=swapped, **rest)
 
     def write_late_then_next(*args, **kwargs):
         done = real_rewrite(*args, **kwargs)
@@ -352,3 +359,147 @@ def test_lines_appended_while_a_late_write_is_put_back_are_all_kept(planned_note
     assert note.read_text() == (HEAD.replace("owner", "external")
                                 + "body\nlate\nnext\nwhile copied\nto the old file\nto the new file\n")
     assert sorted(p.name for p in root.iterdir()) == [".cache", "race.md"]
+
+
+def saves_in_the_swap(monkeypatch, note: Path, swapped: str | None = None, back: str | None = None) -> list:
+    """An editor saves the note (`editor_save`) right after tagging's last check, so the swap shows tagging
+    that save and it is refused; then, adding the line `swapped`, right after the swap (over the tagged
+    copy, which it read), and `back` right after the swap back. The list of the saves made."""
+    real_write, real_exchange = atomic.atomic_write_with, atomic._exchange
+    saved = []
+
+    def save_in_the_swap(path, fill, before_replace=None, displaced=None, **rest):
+        def checked():
+            before_replace()
+            if not saved:
+                editor_save(note, "first save\n")
+                saved.append("checked")
+
+        def seen(old):
+            if saved == ["checked"] and swapped is not None:
+                editor_save(note, swapped)
+                saved.append("swapped")
+            displaced(old)
+        return real_write(path, fill, before_replace=checked, displaced=seen, **rest)
+
+    def exchange(a, b):
+        done = real_exchange(a, b)
+        if saved and saved[-1] != "back" and len(saved) > 1 and back is not None:
+            editor_save(note, back)
+            saved.append("back")
+        return done
+
+    monkeypatch.setattr(rewrite, "atomic_write_with", save_in_the_swap)
+    monkeypatch.setattr(atomic, "_exchange", exchange)
+    return saved
+
+
+def kept_copies(root: Path) -> list[Path]:
+    """The files beside the note (the saves kept there)."""
+    return sorted(p for p in root.iterdir() if p.name not in ("race.md", ".cache"))
+
+
+def test_a_save_over_the_tagged_copy_before_the_swap_back_is_kept(planned_note, monkeypatch):
+    """An editor saves after the last check (the swap shows tagging that save: refused) and again before
+    the swap back, over the tagged copy (it read the copy). The swap back used to bring that newest save
+    to the temporary name and delete it there, for the note's own: its line was lost. Now the newest save
+    stays the note, and the refused one, which holds a line the newest lacks, is kept beside it, named in
+    the run's report."""
+    root, note, planned = planned_note
+    if not atomic.can_exchange(root):
+        pytest.skip("no atomic exchange of names here (renameat2)")
+    saved = saves_in_the_swap(monkeypatch, note, swapped="second save\n")
+    applied = apply(root, planned, commit=False)
+    assert saved == ["checked", "swapped"]
+    tagged = HEAD.replace("owner", "external")
+    assert note.read_text() == tagged + "body\nsecond save\n", "the newest save is the note"
+    [copy] = kept_copies(root)
+    assert copy.read_text() == HEAD + "body\nfirst save\n", "the save it lacks is kept beside it"
+    assert [(p, r) for p, r in applied.skipped if copy.name in r] == [
+        ("race.md", f"another program saved the note twice as tagging replaced it: the note holds the newest save, "
+                    f"the other ({copy.stat().st_size} bytes) is kept beside it as {copy.name} (not indexed); merge "
+                    f"what the note lacks from it, then delete it")]
+    assert sorted(p.name for p in root.iterdir()) == sorted([".cache", copy.name, "race.md"])
+
+
+def test_a_save_landing_right_after_the_swap_back_stays_the_note(planned_note, monkeypatch):
+    """As above, and a third save lands right after the swap back (the editor read the refused save, now
+    the note again): it is the newest and stays the note; the tagged copy's save, which holds a line it
+    lacks, is kept beside it. Nothing deleted but tagging's own copy."""
+    root, note, planned = planned_note
+    if not atomic.can_exchange(root):
+        pytest.skip("no atomic exchange of names here (renameat2)")
+    saved = saves_in_the_swap(monkeypatch, note, swapped="second save\n", back="third save\n")
+    applied = apply(root, planned, commit=False)
+    assert saved == ["checked", "swapped", "back"]
+    tagged = HEAD.replace("owner", "external")
+    lines = note.read_text().split("---\n", 2)[2]
+    assert lines == "body\nfirst save\nthird save\n", "the newest save is the note"
+    [copy] = kept_copies(root)
+    assert copy.read_text() == tagged + "body\nsecond save\n"
+    assert [p for p, r in applied.skipped if copy.name in r] == ["race.md"]
+
+
+def test_a_note_made_anew_while_the_refused_save_goes_back_is_not_replaced(planned_note, monkeypatch):
+    """The note is removed between the swap and the swap back (the swap back finds no note), and a new
+    one is made at its name right then: the refused save used to be renamed over it. Now the new note
+    stays, and the refused save is kept beside it."""
+    root, note, planned = planned_note
+    if not atomic.can_exchange(root):
+        pytest.skip("no atomic exchange of names here (renameat2)")
+    saves_in_the_swap(monkeypatch, note)
+    real_exchange, calls = atomic._exchange, []
+
+    def removed_then_made(a, b):
+        calls.append(b)
+        if len(calls) == 2:  # the swap back
+            note.unlink()
+            try:
+                return real_exchange(a, b)
+            finally:
+                note.write_text("made anew\n")
+        return real_exchange(a, b)
+
+    monkeypatch.setattr(atomic, "_exchange", removed_then_made)
+    applied = apply(root, planned, commit=False)
+    assert note.read_text() == "made anew\n", "the new note stays (not tagged: not the note planned)"
+    [copy] = kept_copies(root)
+    assert copy.read_text() == HEAD + "body\nfirst save\n"
+    assert [p for p, r in applied.skipped if copy.name in r] == ["race.md"]
+    assert sorted(p.name for p in root.iterdir()) == sorted([".cache", copy.name, "race.md"])
+
+
+@pytest.mark.xfail(strict=True, reason="not fixed: a program that reads the tagged copy in the instant it is the note "
+                                       "(between the swap and the swap back) and saves after the swap back replaces "
+                                       "the refused save with a file lacking its bytes; nothing tells which file "
+                                       "its save was made from")
+def test_a_save_read_from_the_tagged_copy_and_made_after_the_swap_back_keeps_the_refused_save(planned_note,
+                                                                                               monkeypatch):
+    root, note, planned = planned_note
+    if not atomic.can_exchange(root):
+        pytest.skip("no atomic exchange of names here (renameat2)")
+    saves_in_the_swap(monkeypatch, note)
+    real_write, real_exchange = rewrite.atomic_write_with, atomic._exchange
+    read, calls = [], []
+
+    def read_in_the_swap(path, fill, displaced=None, **rest):
+        def seen(old):
+            if not read:
+                read.append(note.read_text())  # the tagged copy, the note for that instant
+            displaced(old)
+        return real_write(path, fill, displaced=seen, **rest)
+
+    def save_after_the_swap_back(a, b):
+        calls.append(b)
+        done = real_exchange(a, b)
+        if len(calls) == 2:
+            temp = note.with_name(f".{note.name}.editor")
+            temp.write_text(read[0] + "second save\n")
+            os.replace(temp, note)
+        return done
+
+    monkeypatch.setattr(rewrite, "atomic_write_with", read_in_the_swap)
+    monkeypatch.setattr(atomic, "_exchange", save_after_the_swap_back)
+    apply(root, planned, commit=False)
+    everything = "".join(p.read_text() for p in root.iterdir() if p.is_file())
+    assert "first save" in everything and "second save" in everything

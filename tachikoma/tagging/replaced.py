@@ -61,6 +61,8 @@ class Unsaved:
     path: Path
     size: int
     why: str
+    #: Where the bytes are kept instead: another program's save of the note, beside it (`atomic.KEPT`).
+    kept: Path | None = None
 
 
 @dataclass
@@ -83,6 +85,20 @@ class Held:
         self._placed: dict[Path, Placed] = {}
         self._holding: dict[Path, int] = {}  # how many files are held for each path
         self._add = add or append_at_end
+        self._aside: list[Unsaved] = []  # saves kept beside their notes, not reported yet
+
+    def set_aside(self, path: Path, copy: Path) -> None:
+        """Another program's save of the note at `path` could not stay the note and is kept as `copy`
+        (`atomic.atomic_write_with`'s `kept`): `check` and `finish` report it."""
+        try:
+            size = os.stat(copy).st_size
+        except OSError:
+            size = 0
+        self._aside.append(Unsaved(path, size, "saved by another program as tagging replaced the note", copy))
+
+    def _reported(self) -> list[Unsaved]:
+        aside, self._aside = self._aside, []
+        return aside
 
     def hold(self, fd: int, taken: int, path: Path) -> None:
         """Hold the open file `fd` (now owned here), replaced at `path` by a file holding its first
@@ -102,7 +118,7 @@ class Held:
                                             or len(self._files) - ready > MOST):
             ready += 1
         done, self._files = self._files[:ready], self._files[ready:]
-        return self._let_go(done, self._add)
+        return self._let_go(done, self._add) + self._reported()
 
     def finish(self) -> list[Unsaved]:
         """Wait until the last file replaced is `GRACE` old (at most `GRACE`), add back what reached every
@@ -116,7 +132,7 @@ class Held:
             time.sleep(max(0.0, self._files[-1].since + GRACE - time.monotonic()))
             everything, self._files = self._files, []
             unsaved += self._let_go(everything, add)
-        return unsaved
+        return unsaved + self._reported()
 
     def _let_go(self, files: list[_File], add: Add) -> list[Unsaved]:
         """Add back what reached `files` beyond what was taken, note by note in the order they were held,

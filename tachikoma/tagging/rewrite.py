@@ -184,7 +184,8 @@ def _rewrite(path: Path, handle: BinaryIO, body_at: int, new_head: bytes, expect
             raise _Changed()
 
     try:
-        atomic_write_with(path, fill, before_replace=unchanged, displaced=was_the_note)
+        written = atomic_write_with(path, fill, before_replace=unchanged, displaced=was_the_note,
+                                    kept=lambda copy: held.set_aside(path, copy))
     except FileNotFoundError:
         _close(old)
         raise _Changed() from None  # renamed away meanwhile: read it again
@@ -196,7 +197,6 @@ def _rewrite(path: Path, handle: BinaryIO, body_at: int, new_head: bytes, expect
         os.utime(path, ns=(start.st_atime_ns, start.st_mtime_ns + 1))
     except OSError:
         pass  # a file system that refuses it only costs the date, never the tags
-    written = os.stat(path)
     held.placed(path, Placed(written.st_dev, written.st_ino, size[0]))
     return digest.hexdigest()
 
@@ -268,7 +268,8 @@ def _insert(path: Path, handle: BinaryIO, at: int, data: bytes, held: Held) -> N
             raise _Changed()
 
     try:
-        atomic_write_with(path, fill, before_replace=unchanged, displaced=was_the_note)
+        written = atomic_write_with(path, fill, before_replace=unchanged, displaced=was_the_note,
+                                    kept=lambda copy: held.set_aside(path, copy))
     except FileNotFoundError:
         _close(old)
         raise _Changed() from None
@@ -278,17 +279,23 @@ def _insert(path: Path, handle: BinaryIO, at: int, data: bytes, held: Held) -> N
     finally:
         _close(copy)
     held.hold(old.pop(), copied[0], path)
-    written = os.stat(path)
     held.placed(path, Placed(written.st_dev, written.st_ino, copied[0] + len(data)))
 
 
 def report_unsaved(root: Path, unsaved: list[Unsaved], result: Applied) -> None:
-    """Late writes `Held` could not add back to their notes: each one's note is named with the reason."""
+    """Late writes `Held` could not add back to their notes, and saves kept beside them (`Held.set_aside`): each
+    one's note is named with the reason."""
     for lost in unsaved:
         try:
             name = lost.path.relative_to(root).as_posix()
         except ValueError:
             name = str(lost.path)
+        if lost.kept is not None:
+            result.skipped.append(Skip(name, f"another program saved the note twice as tagging replaced it: the "
+                                             f"note holds the newest save, the other ({lost.size} bytes) is kept "
+                                             f"beside it as {lost.kept.name} (not indexed); merge what the note "
+                                             f"lacks from it, then delete it"))
+            continue
         result.skipped.append(Skip(name, f"tagged, but {lost.size} bytes another program wrote to the note as it "
                                          f"was replaced could not be put back ({lost.why}): they are lost"))
 
