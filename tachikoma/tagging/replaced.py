@@ -13,6 +13,10 @@ before the rename, the new one after). How it is added is the caller's
 byte); by default, and when the note is no longer the file placed there, the
 bytes are appended at its end with O_APPEND, as that program would have.
 
+`Held` also collects the saves another program made in the instant a swap
+was undone that could not stay the note (`set_aside`: kept beside it, see
+`atomic.atomic_write_with`), so a run reports them with its late writes.
+
 The limit of any write by rename remains: a write later than `GRACE` after
 the rename (a logger holding the note open for hours) goes to a file that is
 no longer the note, and nothing can see it.

@@ -39,7 +39,10 @@ def write_markdown(root: Path, change: Change, restore: dict[str, Restore], resu
     read, byte for byte; if not, the note is read again and tagged anew, up
     to `_ATTEMPTS` times, then skipped with a reason. A write that reaches
     the old note after that check (through a descriptor opened before the
-    rename) is put back into the new one by `held` (see `replaced`).
+    rename) is put back into the new one by `held` (see `replaced`). An
+    editor's save refused at the swap, with another save renamed over the
+    tagged copy before the swap is undone, is kept beside the note and
+    reported (`atomic_write_with`'s `kept`, `Held.set_aside`).
     """
     try:
         path = safe_path(root, change.path)
