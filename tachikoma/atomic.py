@@ -144,7 +144,7 @@ def atomic_write_with(path: str | os.PathLike, fill: Callable[[BinaryIO], object
     # 0o666 is filtered by the umask, as for any newly created file.
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
     # Which file is ours (only this one is ever deleted), held open to the end: a file another program
-    # deletes meanwhile cannot have its inode number given to a new file (the test would then be wrong).
+    # deletes meanwhile cannot have its inode number given to a new file, which would then pass for ours.
     mine = os.dup(fd)
     new = os.fstat(mine)
     try:
