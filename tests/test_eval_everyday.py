@@ -192,3 +192,21 @@ def test_the_committed_sets_keep_their_rules(name):
         assert q.split == ("dev" if hashlib.sha256(q.ident.encode()).digest()[0] % 2 == 0 else "held"), q.ident
     assert max(len(c["files"]) for c in s.commits) < 5  # five or more files in a commit read as an import
     assert s.as_of.isoformat() == AS_OF.get(name, "2026-11-27T10:00:00+01:00")
+
+
+#: session 47's blind sets: a reviewer's memories in agents' own on-disk formats, kept as built (their commits of
+#: five or more files too), asked as of the moment, in UTC, the reviewer's own run searched them
+BLIND = {"claudecode": (29, 22, "2026-12-07T03:35:00+00:00"), "openclaw": (23, 20, "2026-12-07T03:37:00+00:00"),
+         "codex": (23, 20, "2026-12-07T03:38:00+00:00")}
+
+
+@pytest.mark.parametrize("name", sorted(BLIND))
+def test_the_blind_reviewer_sets_keep_their_shape(name):
+    import hashlib
+
+    files, questions, as_of = BLIND[name]
+    s = everyday.load_set(everyday.DEFAULT_SETS / name)
+    assert len({f for c in s.commits for f in c["files"]}) == files and len(s.questions) == questions
+    assert s.as_of.isoformat() == as_of and all(q.answerable and q.direction for q in s.questions)
+    for q in s.questions:
+        assert q.split == ("dev" if hashlib.sha256(q.ident.encode()).digest()[0] % 2 == 0 else "held"), q.ident
