@@ -55,6 +55,10 @@ Example ``tachikoma.toml``::
     tool_errors = false          # true: a failed tool call's line ends with its first error line
     tool_text = true             # what tool calls were given and gave back is searched by keyword (never embedded)
 
+    [privacy]
+    redact_secrets = true        # keys, tokens and passwords in memory are indexed and shown as "[secret: AWS key]"
+                                 # (docs/privacy.md); false: as written. Changing it re-reads every file
+
     [git]
     hook_timeout = 300           # seconds a commit hook may take before it is stopped (the commit is then refused)
 
@@ -302,6 +306,9 @@ class Config:
     #: `gitrun.HOOK_TIMEOUT` (300 s)
     hook_timeout: float | None = None
     mcp: McpConfig = field(default_factory=McpConfig)
+    #: ``[privacy] redact_secrets``: secrets in memory text replaced by markers in the index and on every face
+    #: (`tachikoma.redaction`); the files are never changed
+    redact_secrets: bool = True
     path: Path | None = None  # the file it was read from, if any
 
     def embedder_request(self, explicit: str | None) -> tuple[str | None, str]:
@@ -345,7 +352,8 @@ def load_config(root: Path, path: str | os.PathLike | None = None) -> Config:
 
 def _from_dict(data: dict, file: Path) -> Config:
     """Every key is checked for its type and range; the first problem is a ValueError naming the key."""
-    known = {"ranking", "search", "embedder", "index", "transcripts", "store", "serve", "staleness", "git", "mcp"}
+    known = {"ranking", "search", "embedder", "index", "transcripts", "store", "serve", "staleness", "git", "mcp",
+             "privacy"}
     unknown = set(data) - known
     if unknown:
         word = "section" if len(unknown) == 1 else "sections"
@@ -425,7 +433,17 @@ def _from_dict(data: dict, file: Path) -> Config:
                   store_url=st["url"].strip() if "url" in st else None,
                   store_name=st["name"].strip() if "name" in st else None, serve=_serve(_table(data, "serve")),
                   staleness=_staleness(_table(data, "staleness")), hook_timeout=_hook_timeout(_table(data, "git")),
-                  mcp=_mcp(_table(data, "mcp")), path=file, **switches)
+                  mcp=_mcp(_table(data, "mcp")), redact_secrets=_redact_secrets(_table(data, "privacy")), path=file,
+                  **switches)
+
+
+def _redact_secrets(table: dict) -> bool:
+    """``[privacy] redact_secrets``: true (the default) or false."""
+    _known_keys(table, {"redact_secrets"}, "privacy")
+    value = table.get("redact_secrets", True)
+    if not isinstance(value, bool):
+        raise ValueError(f"privacy.redact_secrets must be true or false, not {_toml_type(value)}")
+    return value
 
 
 def _hook_timeout(table: dict) -> float | None:

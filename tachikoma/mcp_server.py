@@ -507,7 +507,8 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
             answer = guarded(lambda: tools.read_indexed(memory, path, lines))
         else:
             answer = guarded(lambda: turn_view.read_for_agent(tools.root, path, lines, view,
-                                                              tools.config().max_file_bytes))
+                                                              tools.config().max_file_bytes,
+                                                              tools.config().redact_secrets))
         return result(read_text(answer), answer)
 
     @server.tool(name="stats", title="Memory coverage and index freshness", description=STATS_HELP,

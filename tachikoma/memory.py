@@ -19,9 +19,10 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from .reading.documents import SUFFIX_KIND, TRANSCRIPT
+from .reading.documents import MARKDOWN, SUFFIX_KIND, TRANSCRIPT
 from .errors import TachikomaError
 from .humanize import plural, printable
+from .redaction import Redactor, redact_jsonl_line
 
 CACHE_DIR = ".cache"
 INDEX_NAME = "index.db"
@@ -166,8 +167,10 @@ def safe_path(root: Path, rel_path: str) -> Path:
     return root / pure
 
 
-def read_text(root: Path, rel_path: str, lines: str | None = None, max_bytes: int = 5_000_000) -> dict:
-    """A memory file's text, whole or the line range `lines` ("12-40" or "12"), for an agent to read.
+def read_text(root: Path, rel_path: str, lines: str | None = None, max_bytes: int = 5_000_000,
+              redact: bool = True) -> dict:
+    """A memory file's text, whole or the line range `lines` ("12-40" or "12"), for an agent to read,
+    its secrets replaced by markers as the index holds them (`redaction`; `redact` false: as written).
 
     Only memory files (notes and transcripts) inside `root`. Returns
     {"path", "lines": [first, last], "total_lines", "text"}; raises
@@ -190,8 +193,11 @@ def read_text(root: Path, rel_path: str, lines: str | None = None, max_bytes: in
                              "most: ask for a line range such as '1-200'")
     kept: list[bytes] = []
     held = total = 0
+    redactor = Redactor() if redact and kind_of(rel_path) == MARKDOWN else None
     with open(full, "rb") as handle:
         for total, raw in enumerate(handle, 1):
+            if redactor is not None and total < first and (redactor.in_key or b"PRIVATE KEY" in raw):
+                redactor.line(raw.decode("utf-8", "replace"))  # a private key that the range starts inside
             if first <= total and (last is None or total <= last):
                 held += len(raw)
                 if held > max_bytes:
@@ -201,6 +207,10 @@ def read_text(root: Path, rel_path: str, lines: str | None = None, max_bytes: in
     if lines and (not 1 <= first <= last or first > total):
         raise TachikomaError(f"lines {lines} are not within {printable(rel_path)}, which has {plural(total, 'line')}")
     text = b"".join(kept).decode("utf-8", "replace").removeprefix("\ufeff").replace("\r\n", "\n")
+    if redactor is not None:
+        text = redactor.sweep(redactor.text(text))
+    elif redact:  # a transcript: each JSON line's strings
+        text = "\n".join(redact_jsonl_line(line)[0] for line in text.split("\n"))
     return {"path": rel_path, "lines": [first, min(last or total, total)], "total_lines": total,
             "text": text.removesuffix("\n")}
 

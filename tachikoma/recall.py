@@ -51,8 +51,9 @@ def _chunk_turn_text(text: str) -> str:
     return "\n".join(lines[first:])
 
 
-def units_of(root: Path | None, result: dict) -> list[budget.Unit]:
-    """The units of one search result, read from its file under `root` ([] when it cannot be read).
+def units_of(root: Path | None, result: dict, redact: bool = True) -> list[budget.Unit]:
+    """The units of one search result, read from its file under `root` ([] when it cannot be read), its
+    secrets as markers unless `redact` is false (``[privacy] redact_secrets``).
 
     A transcript's units are its turns, and the turn before its first (the question its answer
     answers); a chunk that is a piece of a turn too long for one chunk is that piece, not the
@@ -62,7 +63,7 @@ def units_of(root: Path | None, result: dict) -> list[budget.Unit]:
     first, last = result["lines"]
     try:
         if memory.kind_of(result["path"]) == TRANSCRIPT:
-            read = read_for_agent(root, result["path"], f"{max(1, first - 1)}-{last}")
+            read = read_for_agent(root, result["path"], f"{max(1, first - 1)}-{last}", redact=redact)
             units = [budget.Unit(t["line"], t["last_line"], f"{t['speaker']}: {turn_body(t)}")
                      for t in read["turns"] if turn_body(t) and t["last_line"] >= first - 1]
             before = [u for u in units if u.last < first]
@@ -71,7 +72,7 @@ def units_of(root: Path | None, result: dict) -> list[budget.Unit]:
             if len(inner) == 1 and len(piece.split()) * 1.5 < len(inner[0].text.split()):
                 inner = [budget.Unit(inner[0].first, inner[0].last, piece)]
             return [replace(u, context=True) for u in before[-1:]] + inner
-        read = memory.read_text(root, result["path"], f"{first}-{last}")
+        read = memory.read_text(root, result["path"], f"{first}-{last}", redact=redact)
         return note_units(read["text"], read["lines"][0])
     except (TachikomaError, OSError, ValueError):
         return []
@@ -108,7 +109,8 @@ def sent(answer: dict, form: str) -> list[str]:
 
 
 def within_budget(answer: dict, budget_tokens: int, root: Path | Callable[[dict], Path | None] | None,
-                  falloff: float = budget.FALLOFF, preamble: str = "", form: str = "block", face: str = "cli") -> dict:
+                  falloff: float = budget.FALLOFF, preamble: str = "", form: str = "block", face: str = "cli",
+                  redact: bool = True) -> dict:
     """The answer with its results replaced by passages that fit `budget_tokens` in `form` (`FORMS`: what the face
     sends, counted as it is sent, by `sent`).
 
@@ -129,7 +131,7 @@ def within_budget(answer: dict, budget_tokens: int, root: Path | Callable[[dict]
     if answer.get("no_good_match") or not results:  # nothing to choose from: why, held to the budget
         return _no_match(rest, budget_tokens, form, face)
     folder = root if callable(root) else (lambda _result: root)
-    units = [units_of(folder(r), r) for r in results]
+    units = [units_of(folder(r), r, redact) for r in results]
     cost, text_cost = _costs(form)
 
     def select(first: str) -> dict:

@@ -340,6 +340,9 @@ def format_text(result: dict) -> str:
                        f"{plural(index['changed_since'], 'file')} changed since")
             if index.get("other_languages"):
                 out.append(f"index: {other_languages_text(index['other_languages'])}")
+            if (secrets := index.get("secrets_redacted")) and secrets["secrets"]:
+                out.append(f"index: {plural(secrets['secrets'], 'secret')} redacted in {plural(secrets['files'], 'file')} "
+                           "(docs/privacy.md)")
     if result.get("problems"):
         out.append("problems:")
         out.extend(f"  {item['path']}: {item['reason']}" for item in result["problems"])

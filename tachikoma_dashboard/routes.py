@@ -117,7 +117,7 @@ def api_search():
 def file_page(rel: str):
     lines = parse_lines(request.args.get("lines"))
     view = read_memory_file(dash().root, rel, lines, link_for=file_url, max_bytes=dash().max_file_bytes(),
-                            image_for=image_url)
+                            image_for=image_url, redact=dash().redact_secrets())
     if view is None:
         abort(404)
     came_from = SearchForm.read(request.args)  # the search a result link came from, for the breadcrumb

@@ -62,6 +62,7 @@ class _Read:
     work_bytes: int
     #: its tool texts as stored: (chunk idx, line, tool, side, distinct words), never embedded
     tool_rows: list = field(default_factory=list)
+    secrets: int = 0  # how many secrets the reader replaced by markers (`redaction`)
 
 
 def _read_ahead(todo, prepare, depth: int = READ_AHEAD_FILES):
@@ -190,7 +191,8 @@ def store_files(root: Path, store: IndexStore, embedder: Embedder, todo, tags, g
     def prepare(f: memory.MemoryFile, status: str) -> _Read:
         doc = read_document(root, f.path, f.kind, max_bytes=config.max_file_bytes,
                             transcript_options=Options(tool_errors=config.tool_errors,
-                                                       tool_text=config.tool_text))
+                                                       tool_text=config.tool_text),
+                            redact=config.redact_secrets)
         chunks = chunk_document(doc, embedder.max_words)
         file_tags = tags.tags_for(f.path) if f.kind == TRANSCRIPT else doc.tags
         # The fingerprint of what was read; "" (never read) keeps the file due for the next run.
@@ -203,7 +205,8 @@ def store_files(root: Path, store: IndexStore, embedder: Embedder, todo, tags, g
         info["warnings"] = doc.warnings
         tool_rows = [(c.index, t.line, t.tool, t.side, words) for c in chunks for t in c.tool_texts
                      if (words := chunking.keyword_words(t.text))]
-        return _Read(info, chunks, status, list(doc.warnings), work_bytes(f, config.max_file_bytes), tool_rows)
+        return _Read(info, chunks, status, list(doc.warnings), work_bytes(f, config.max_file_bytes), tool_rows,
+                     doc.secrets)
 
     for item in _read_ahead(todo, prepare):
         for message in item.warnings:
@@ -216,6 +219,7 @@ def store_files(root: Path, store: IndexStore, embedder: Embedder, todo, tags, g
             summary.rechunked += 1
         else:
             summary.changed += 1
+        summary.secrets_read[item.info["path"]] = item.secrets
         prepared.append(item)
         pending_chunks += len(item.chunks)
         if progress:

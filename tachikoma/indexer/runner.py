@@ -30,7 +30,7 @@ from ..store.protocol import IndexStore
 from ..reading.tags import Tags
 from .pipeline import embed_all, embed_multilingual, git_columns, multilingual_reader, store_files, work_bytes
 from .reporting import Detail, RunProgress
-from .status import DATES_VERSION, held
+from .status import DATES_VERSION, SECRETS_META, held, secrets_held
 
 Warn = Callable[[str], None]
 # Called as progress(done, total, note) while chunks are embedded.
@@ -73,9 +73,21 @@ class Summary:
     #: On a shared store: the memory's name there and the store ("postgresql://…/memories"), else "".
     memory: str = ""
     store: str = ""
+    #: Secrets the index holds replaced by markers (``[privacy] redact_secrets``), and in how many files.
+    secrets: int = 0
+    secret_files: int = 0
+    #: The files read this run and how many secrets each had (kept in the index's metadata, `status.SECRETS_META`).
+    secrets_read: dict = field(default_factory=dict)
 
     def as_dict(self) -> dict:
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+        return {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "secrets_read"}
+
+    def secrets_line(self) -> str:
+        """"3 secrets redacted in 2 files (docs/privacy.md)", the index's count (no value); "" when none."""
+        if not self.secrets:
+            return ""
+        return (f"{plural(self.secrets, 'secret')} redacted in {plural(self.secret_files, 'file')} "
+                "(shown as [secret: …]; [privacy] redact_secrets, docs/privacy.md)")
 
     def news(self, before: Summary | None) -> bool:
         """Whether this run is worth a line after `before`, the last run the same process made (None: this is
@@ -244,7 +256,8 @@ def _run(root, store, embedder, reembed, config, summary, progress, note, batch,
     git_times = content_times(root)
     dirty = gitutil.dirty_paths(root) if git_times else set()
 
-    wanted_chunking = chunking.signature(embedder.max_words, config.tool_errors, config.tool_text)
+    wanted_chunking = chunking.signature(embedder.max_words, config.tool_errors, config.tool_text,
+                                         config.redact_secrets)
     outdated = store.get_meta("chunking") != wanted_chunking or store.get_meta("dates") != DATES_VERSION
     rechunk = outdated and store.counts()[0] > 0
     def left_out(message: str) -> None:  # a file or folder the walk skipped, warned about: counted as skipped
@@ -286,6 +299,8 @@ def _run(root, store, embedder, reembed, config, summary, progress, note, batch,
         # Every file is chunked and dated the current way now: an interrupted run only embeds what is left.
         store.set_meta("chunking", wanted_chunking)
         store.set_meta("dates", DATES_VERSION)
+        held_secrets = count_secrets(store, summary.secrets_read, plan.removed, rechunk)
+        summary.secrets, summary.secret_files = sum(held_secrets.values()), len(held_secrets)
     if getattr(store, "tiers", False):  # else every chunk was embedded as it was stored
         embed_all(store, embedder, batch, meter, show, note, vectors)
     if vectors != "quick" and getattr(store, "multilingual", False):
@@ -309,6 +324,18 @@ def _run(root, store, embedder, reembed, config, summary, progress, note, batch,
     store.check_present()  # deleted during the last commit: the work went into a file nobody can open
     summary.files, summary.chunks, summary.data_files = held(store)
 
+
+
+def count_secrets(store: IndexStore, read: dict[str, int], removed, everything: bool) -> dict[str, int]:
+    """The index's {path: secrets redacted} after a run that read the files of `read` (with their counts) and
+    removed those of `removed` (`everything`: every file was read again), written to its metadata."""
+    held_secrets = {} if everything else secrets_held(store)
+    held_secrets.update(read)
+    for path in removed:
+        held_secrets.pop(path, None)
+    held_secrets = {path: n for path, n in sorted(held_secrets.items()) if n}
+    store.set_meta(SECRETS_META, json.dumps(held_secrets))
+    return held_secrets
 
 
 class TagsFromIndex:

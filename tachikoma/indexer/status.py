@@ -4,6 +4,7 @@ one read). Reads only; `stats` imports it."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from .. import chunking, humanize, transcripts
@@ -41,7 +42,7 @@ def freshness(root: Path, settings: Config | None = None) -> dict:
     """
     empty = {"state": "none", "last_indexed_at": None, "last_complete_at": None, "changed_since": None,
              "files": 0, "chunks": 0, "data_files": 0, "embedder": None, "note": None, "embedded": None,
-             "other_languages": None}
+             "other_languages": None, "secrets_redacted": None}
     try:
         if settings is None:
             settings = settings_or_defaults(root)
@@ -55,6 +56,7 @@ def freshness(root: Path, settings: Config | None = None) -> dict:
             complete = store.get_meta("run_complete") != "0"  # absent: an index from before the flag
             finished = store.get_meta("last_complete_at") or (stamp if complete else None)
             files, chunks, data_files = held(store)
+            secrets = secrets_held(store)
             built_with = store.embedder  # these parse stored values: damage shows here, not in a search
             _ = store.generation
             note = None
@@ -78,11 +80,25 @@ def freshness(root: Path, settings: Config | None = None) -> dict:
                 "files": files, "chunks": chunks, "data_files": data_files,
                 "embedder": built_with[0] if built_with else None,
                 "note": note, "embedded": embedded, "other_languages": other_languages(store),
+                "secrets_redacted": {"secrets": sum(secrets.values()), "files": len(secrets)},
             }
     except IndexDamaged as exc:
         return {**empty, "state": "damaged", "error": str(exc), "note": str(exc)}
     except TachikomaError as exc:
         return {**empty, "state": "unreadable", "error": str(exc), "note": str(exc)}
+
+
+#: The index's metadata key of the secrets its files had redacted: JSON {path: count}, only files with some.
+SECRETS_META = "secrets_redacted"
+
+
+def secrets_held(store) -> dict[str, int]:
+    """{path: secrets redacted} of the index's files (`SECRETS_META`); {} when none or unreadable."""
+    try:
+        held_secrets = json.loads(store.get_meta(SECRETS_META) or "{}")
+    except ValueError:
+        return {}
+    return held_secrets if isinstance(held_secrets, dict) else {}
 
 
 def other_languages(store) -> dict | None:
@@ -161,7 +177,8 @@ def index_problems(root: Path, settings: Config | None = None) -> list[dict]:
 def chunking_for(embedder_name: str, config: Config) -> str | None:
     """The chunking signature an index built with `embedder_name` should have; None if unknown."""
     try:
-        return chunking.signature(create(embedder_name).max_words, config.tool_errors, config.tool_text)
+        return chunking.signature(create(embedder_name).max_words, config.tool_errors, config.tool_text,
+                                  config.redact_secrets)
     except TachikomaError:
         return None
 

@@ -90,6 +90,8 @@ class Document:
     #: sha256 of the bytes that were read, or None when the file could not be read (vanished,
     #: an I/O error, over the size limit): the index records a file as done only with this.
     sha256: str | None = None
+    #: How many secrets were replaced by markers as it was read (`redaction`).
+    secrets: int = 0
 
 
 @dataclass

@@ -26,6 +26,7 @@ from pathlib import Path
 from .documents import KINDS, MARKDOWN, Document
 from .frontmatter import describe_duplicates, split
 from ..memory import PathOutsideMemory, checkpoint_session, file_type, open_regular, safe_path
+from ..redaction import redact_document
 from .tags import Tags
 from ..transcripts import Options, claude_code, parse_timestamp, parse_transcript
 
@@ -44,8 +45,10 @@ _YAML_TIMESTAMP = re.compile(
 
 
 def read_document(root: Path, rel_path: str, kind: str, max_bytes: int = 5_000_000,
-                  transcript_options: Options | None = None) -> Document:
-    """Read `rel_path` (relative to the memory `root`) as a `kind` document.
+                  transcript_options: Options | None = None, redact: bool = True) -> Document:
+    """Read `rel_path` (relative to the memory `root`) as a `kind` document, its secrets replaced by
+    markers (`redaction`; `redact` false: as written, ``[privacy] redact_secrets = false``), counted in
+    ``Document.secrets``.
 
     The file is opened only through `memory.safe_path`, so a path that leaves
     the root raises `memory.PathOutsideMemory` (a caller error, not bad
@@ -53,6 +56,13 @@ def read_document(root: Path, rel_path: str, kind: str, max_bytes: int = 5_000_0
     """
     if kind not in KINDS:
         raise ValueError(f"unknown document kind {kind!r}")
+    doc = _read(root, rel_path, kind, max_bytes, transcript_options)
+    if redact:
+        doc.secrets = redact_document(doc)
+    return doc
+
+
+def _read(root: Path, rel_path: str, kind: str, max_bytes: int, transcript_options: Options | None) -> Document:
     doc = Document(path=rel_path, kind=kind)
     path = safe_path(root, rel_path)
     if kind != MARKDOWN and checkpoint_session(rel_path) is None:

@@ -19,14 +19,15 @@ VIEWS = ("turns", "raw")
 
 
 def read_for_agent(root: Path, rel_path: str, lines: str | None = None, view: str = "turns",
-                   max_bytes: int = 5_000_000) -> dict:
+                   max_bytes: int = 5_000_000, redact: bool = True) -> dict:
     """`memory.read_text`, and for a transcript in the "turns" view its turns instead of its lines:
     ``{"path", "lines", "total_lines", "view", "context", "turns": [{"line", "last_line", "speaker",
     "time", "text", "actions"}], "text"}``: "context" is the session line (agent, session, folder,
-    branch, model) and "text" that line and the turns written out for a model to read."""
+    branch, model) and "text" that line and the turns written out for a model to read. `redact`: secrets
+    as markers (`memory.read_text`)."""
     if view not in VIEWS:
         raise ValueError(f"unknown view {view!r}: use {' or '.join(VIEWS)}")
-    read = memory.read_text(root, rel_path, lines, max_bytes)
+    read = memory.read_text(root, rel_path, lines, max_bytes, redact=redact)
     if view == "raw" or memory.kind_of(rel_path) != TRANSCRIPT:
         return {**read, "view": "raw"}
     first = read["lines"][0]

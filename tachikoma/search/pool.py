@@ -240,7 +240,8 @@ def finish(answer: dict, root, config, budget_tokens: int | None = None, fresh_o
 
     here, own = Path(root), locate(root, config).name
     return within_budget(answer, int(budget_tokens), lambda r: here if r.get("memory") in (None, own) else None,
-                         preamble=preamble, form=form, face=face)
+                         preamble=preamble, form=form, face=face,
+                         redact=config.redact_secrets)
 
 
 def warm_after_run(searchers: Searchers, root, settings: Callable) -> None:

@@ -407,7 +407,8 @@ class Searcher:
                 places.setdefault((m.tool, m.side, m.line), m.as_dict())
         found = list(places.values())
         for match in found[:1] if excerpt else ():
-            match["excerpt"] = tool_excerpt(self.root / path, match["line"], terms)
+            match["excerpt"] = tool_excerpt(self.root / path, match["line"], terms,
+                                            redact=self.config.redact_secrets)
         return found
 
     def _rank_existing(self, snap: Snapshot, qvec, limit, config, filters, now, keyword, floor,

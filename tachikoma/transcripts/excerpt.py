@@ -62,11 +62,17 @@ def _strings(value: object):
             stack.extend(reversed(item))
 
 
-def tool_excerpt(path: Path, line: int, terms: list[str], width: int = EXCERPT_CHARS) -> str | None:
+def tool_excerpt(path: Path, line: int, terms: list[str], width: int = EXCERPT_CHARS,
+                 redact: bool = True) -> str | None:
     """About `width` characters of the record at `line` around the first of `terms` (case-insensitive)
     that one of its strings holds, on one line, "…" where cut; None when no string holds one (the
-    file changed, or the word matched only by its stem)."""
+    file changed, or the word matched only by its stem). With `redact` (``[privacy] redact_secrets``)
+    its secrets are markers, as in the index (`redaction`)."""
     raw = read_line(path, line)
+    if raw and redact:
+        from ..redaction import redact_jsonl_line
+
+        raw = redact_jsonl_line(raw)[0]
     try:
         obj = surrogates.loads(raw) if raw else None
     except (ValueError, RecursionError):

@@ -45,8 +45,10 @@ SESSION_FIELDS = (("agent", "Agent"), ("session", "Session"), ("subagent", "Suba
 
 
 def read_memory_file(root: Path, rel: str, lines: tuple[int, int] | None, link_for: LinkFor,
-                     max_bytes: int | None = None, image_for: LinkFor | None = None) -> dict | None:
-    """What the file page shows for `rel`, or None when it is not a memory file inside `root`.
+                     max_bytes: int | None = None, image_for: LinkFor | None = None,
+                     redact: bool = True) -> dict | None:
+    """What the file page shows for `rel`, or None when it is not a memory file inside `root`; its
+    secrets as markers, as the index holds them, unless `redact` is false (``[privacy] redact_secrets``).
 
     `lines` is the passage to highlight (a search hit); the result's
     "found" says whether it is still in the file.
@@ -59,7 +61,7 @@ def read_memory_file(root: Path, rel: str, lines: tuple[int, int] | None, link_f
     if kind is None or not path.is_file():
         return None
     limits = {"max_bytes": max_bytes} if max_bytes is not None else {}
-    doc = read_document(root, rel, kind, **limits)
+    doc = read_document(root, rel, kind, **limits, redact=redact)
     # A .jsonl with no transcript message is data, as stats, the index and tagging count it: not a transcript.
     data_file = kind != MARKDOWN and is_data_file(path, path.stat().st_size, **limits)
     warnings = list(doc.warnings)

@@ -100,6 +100,13 @@ class Dashboard:
         except TachikomaError:
             return None
 
+    def redact_secrets(self) -> bool:
+        """Whether secrets are shown as markers (``[privacy] redact_secrets``); true when the settings are broken."""
+        try:
+            return self.config().redact_secrets
+        except TachikomaError:
+            return True
+
     def recency(self) -> str:
         """The recency preset the settings choose ("default" when they are broken)."""
         try:
