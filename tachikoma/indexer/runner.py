@@ -260,6 +260,9 @@ def _run(root, store, embedder, reembed, config, summary, progress, note, batch,
                                          config.redact_secrets)
     outdated = store.get_meta("chunking") != wanted_chunking or store.get_meta("dates") != DATES_VERSION
     rechunk = outdated and store.counts()[0] > 0
+    # An index that held secrets as written (made before redaction, or with it off) keeps their bytes in its
+    # file after the re-read replaced them, unless it is scrubbed (`IndexStore.scrub`).
+    scrub = rechunk and config.redact_secrets and ", secrets redacted" not in (store.get_meta("chunking") or "")
     def left_out(message: str) -> None:  # a file or folder the walk skipped, warned about: counted as skipped
         summary.skipped += 1
         summary.left_out += 1
@@ -303,6 +306,8 @@ def _run(root, store, embedder, reembed, config, summary, progress, note, batch,
         summary.secrets, summary.secret_files = sum(held_secrets.values()), len(held_secrets)
     if getattr(store, "tiers", False):  # else every chunk was embedded as it was stored
         embed_all(store, embedder, batch, meter, show, note, vectors)
+    if scrub:
+        store.scrub()
     if vectors != "quick" and getattr(store, "multilingual", False):
         reader = multilingual if multilingual is not None else multilingual_reader(embedder, config)
         summary.chunks_multilingual = embed_multilingual(store, embedder, reader, config, batch, show, note,

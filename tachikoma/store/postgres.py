@@ -438,6 +438,10 @@ class PostgresStore:
         self.db.execute("DELETE FROM tachikoma.files WHERE memory_id = %s", (self.memory_id,))
         self._drop_vector_indexes()
 
+    def scrub(self) -> None:
+        """Nothing: a deleted row's bytes stay in PostgreSQL's pages until they are reused (`VACUUM FULL` by the
+        database's owner rewrites them; docs/privacy.md)."""
+
     # -- passages read again by the multilingual embedder (`postgres_schema.MULTILINGUAL`) --
     #: This store keeps them (`indexer.pipeline.embed_multilingual`).
     multilingual = True

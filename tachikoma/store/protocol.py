@@ -135,6 +135,9 @@ class IndexStore(Protocol):
     def clear(self) -> None:
         """Forget every file and chunk (before re-embedding with another model)."""
 
+    def scrub(self) -> None:
+        """Leave nothing of deleted rows in the store's files, where the engine can (a run that replaced secrets)."""
+
     def counts(self) -> tuple[int, int]:
         """(file rows, chunks)."""
 

@@ -33,7 +33,7 @@ from ..segment import index_text
 from .fts import keyword_expression, quote_term
 from .multilingual import arrays as multilingual_arrays
 from .sqlite_schema import (KEYWORDS_FUNCTION, MIGRATIONS, REQUIRED, MULTILINGUAL, SCHEMA, SCRIPTS,
-                            SCHEMA_VERSION, TOOL_SCHEMA)
+                            SCHEMA_VERSION, TOOL_SCHEMA, Scrubbing)
 
 #: Chunk columns holding vectors: the full model's ("vector", empty until embedded) and the quick tier's.
 VECTOR_COLUMNS = ("vector", "quick")
@@ -149,7 +149,7 @@ class FileRow:
     git_import: bool = False
 
 
-class Store:
+class Store(Scrubbing):
     """One connection to an index file. Not shared between threads."""
 
     engine = "sqlite"

@@ -1,5 +1,6 @@
 """The SQLite index's schema: its tables, the migrations that upgrade an older index in place, and
-the tables an index must hold (`REQUIRED`). `sqlite.Store` creates and checks it."""
+the tables an index must hold (`REQUIRED`). `sqlite.Store` creates and checks it, and scrubs its file of
+what deleted rows left behind (`Scrubbing`)."""
 
 from __future__ import annotations
 
@@ -152,3 +153,19 @@ SCRIPTS = {4: TOOL_SCHEMA, 6: KEYWORDS_REBUILD, 7: MULTILINGUAL}
 REQUIRED = frozenset({"meta", "files", "chunks", "chunks_file", "chunks_hash", "chunks_fts", "chunks_ai",
                       "chunks_ad", "tool_texts", "tool_texts_file", "tool_fts", "tool_texts_ai", "tool_texts_ad",
                       "multilingual"})
+
+
+class Scrubbing:
+    """`Store.scrub`, kept beside the tables it rewrites."""
+
+    def scrub(self) -> None:
+        """Leave nothing of deleted rows in the index file: SQLite keeps a deleted row's bytes in free pages, and
+        FTS5 a replaced text's words in its older segments, until they are overwritten. Each full-text index is
+        merged into one segment (`optimize`), the file rewritten (VACUUM) and the WAL emptied. Run once a run
+        replaced text that must not stay (secrets, when redaction starts: `indexer.runner`)."""
+        self.db.commit()
+        for table in ("chunks_fts", "tool_fts"):
+            self.db.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
+        self.db.commit()
+        self.db.execute("VACUUM")
+        self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
