@@ -13,7 +13,7 @@ Slack, OpenAI, private keys, JWTs, passwords in URLs, ...) and its keyword detec
 value``, ``password: value``) with its own false-positive filters. Its high-entropy detectors are
 not used: they fire on the git SHAs, UUIDs, hashes and base64 a memory is full of (docs/privacy.md
 has the counts). A few key formats it does not know are added below as detectors of its own kind
-(`_EXTRA`). A cheap pattern picks the lines that may hold a secret (`_CANDIDATE`); only those go to
+(`_detectors`). A cheap pattern picks the lines that may hold a secret (`_CANDIDATE`); only those go to
 the detectors, and each only on a window around what matched, so a long line costs little.
 
 Every function keeps the number of lines: a line range still points at the same lines.
@@ -29,11 +29,21 @@ from functools import lru_cache
 MARK = "[secret: {}]"
 _MARK_RE = re.compile(r"\[secret: [^\]\n]{1,40}\]")
 
+def _compiled_by_re2(source: str):
+    """`source` compiled by RE2, ignoring case: it matches in time linear in the text, some fifty times as fast as
+    `re` on this many alternatives (bench/bench_redaction.py), and it reads every line of every file indexed."""
+    import re2
+
+    options = re2.Options()
+    options.case_sensitive = False
+    return re2.compile(source, options)
+
+
 #: What may start a secret on a line: a secret-named key given a value, or a known key format.
-#: A line this does not match goes to no detector.
+#: A text this does not match goes to no detector; nor does a line of one that does.
 _KEYWORDS = (r"api_?key|auth_?key|service_?key|account_?key|db_?key|database_?key|priv_?key|private_?key|client_?key"
              r"|db_?pass|database_?pass|key_?pass|password|passwd|pwd|secret|contrase(?:ñ|n)a")
-_CANDIDATE = re.compile(
+_CANDIDATE = _compiled_by_re2(
     r"(?P<kw>(?:" + _KEYWORDS + r")\w*[\"'\]\\]{0,3}\s*(?::=|=>|[:=]|!=))"
     r"|(?P<env>\b[A-Z][A-Z0-9_]*(?:TOKEN|_AUTH|CREDENTIALS?|_PASS|_PW)[\"'\\]{0,2}\s*[:=])"
     r"|(?P<pem>PRIVATE KEY|PuTTY-User-Key-File)"
@@ -42,7 +52,7 @@ _CANDIDATE = re.compile(
     r"|gl(?:pat|dt|ft|soat|rt|cbt|imt|ptt|agent|oas)-|GR1348941|xox[abposr]-|hooks\.slack\.com/services"
     r"|eyJ|SG\.|AIza|hf_[A-Za-z]|npm_|_authToken|pypi-Ag|sq0csp-|AccountKey=|\b(?:AC|SK)[a-z0-9]{32}"
     r"|-us\d|\b[MNO][a-zA-Z\d_-]{23,25}\.|\d{8,10}:[0-9A-Za-z_-]{35})",
-    re.IGNORECASE)
+)
 #: How far around a candidate a detector looks (a JWT or a PyPI token is long).
 _BEFORE, _AFTER = 80, 1200
 #: What a known-format key goes on with, when its detector matched only its start.
@@ -173,7 +183,7 @@ class Redactor:
 
     def text(self, text: str) -> str:
         """`text` redacted line by line; the same number of lines."""
-        if not text:
+        if not text or (not self.in_key and not _CANDIDATE.search(text)):
             return text
         return "\n".join(self.line(line) for line in text.split("\n"))
 
@@ -308,6 +318,8 @@ def redact_document(doc) -> int:
     """Redact a `documents.Document` in place, every text a face may show or the index keeps: a note's body
     and front matter values, a transcript's turns (text, tool lines, context) and tool texts. Returns how
     many secrets were replaced."""
+    if not _CANDIDATE.search("\n".join(_texts(doc))):  # most files: one search, no detector
+        return 0
     redactor = Redactor()
     doc.text = redactor.text(doc.text)
     doc.meta = {k: _redact_strings(v, redactor, str(k)) for k, v in doc.meta.items()} if doc.meta else doc.meta
@@ -328,3 +340,16 @@ def redact_document(doc) -> int:
                 tool.text = sweep(tool.text)
                 tool.parts = [(k, sweep(v)) for k, v in tool.parts]
     return redactor.count
+
+
+def _texts(doc):
+    """Every text of `doc` that `redact_document` reads, a value under a key as ``key: value``."""
+    yield doc.text
+    yield json.dumps(doc.meta, ensure_ascii=False, default=str).replace('": ', ': ') if doc.meta else ""
+    for turn in doc.turns:
+        yield turn.text
+        yield from turn.actions
+        yield turn.context
+        for tool in turn.tool_texts:
+            yield tool.text
+            yield from (f"{k}: {v}" for k, v in tool.parts)

@@ -616,3 +616,26 @@ def test_a_clone_of_a_memory_repository_carries_on_its_name_only_when_it_claims_
     git(other, "commit", "-q", "-m", "another repository")
     with pytest.raises(TachikomaError, match="belongs to another memory folder"):
         runner.run(other, embedder_name="hash")
+
+
+def test_secrets_never_reach_the_shared_database(tmp_path, store_env):
+    """Team mode: the memory's secrets are redacted before a row is written (`tachikoma.redaction`); no column of
+    any table of the database holds a value, while the git SHA beside them is searchable."""
+    import psycopg
+
+    from secret_memory import KEPT, leaked, secret_memory
+
+    root = secret_memory(tmp_path / "memory")
+    summary = runner.run(root)
+    assert (summary.secrets, summary.secret_files) == (10, 2)
+    with psycopg.connect(store_env) as db:
+        rows = db.execute("SELECT text FROM tachikoma.chunks UNION ALL SELECT words FROM tachikoma.tool_texts "
+                          "UNION ALL SELECT value FROM tachikoma.meta").fetchall()
+    stored = "\n".join(str(row[0]) for row in rows)
+    assert "[secret: Stripe key]" in stored and KEPT["sha"] in stored and not leaked(stored)
+    s = Searcher(root)
+    try:
+        answer = s.search("AWS secret access key", 5, min_score=0)
+        assert answer["results"] and not leaked(json.dumps(answer))
+    finally:
+        s.close()
