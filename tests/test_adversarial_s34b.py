@@ -1,10 +1,10 @@
 """Adversarial tests of session 34b: a question about what is coming ranked by the days its passages name
 (`tachikoma.when.mentions`, `Searcher.search`)."""
 
-import time
 from datetime import date
 
 import pytest
+from linear import assert_linear
 from test_everyday_rules import put, written_before
 
 from tachikoma.when import mentions
@@ -49,16 +49,11 @@ def test_a_long_passage_full_of_days_is_ranked(tmp_path):
 
 @pytest.mark.parametrize("make", [dump, prose])
 def test_reading_days_is_linear_in_the_passage(make):
-    def cost(n):
-        text = make(n)
-        start = time.perf_counter()
+    def read(text):
         named = mentions.days(text, WRITTEN, TODAY)
         assert date(2026, 12, 18) in named
-        return time.perf_counter() - start
 
-    cost(500)  # warm
-    small, large = min(cost(2000) for _ in range(3)), min(cost(16000) for _ in range(2))
-    assert large < 16 * small, (small, large)  # 8× the text: ~8× the time (the overlap check was ~64×)
+    assert_linear(read, make, 2000)  # 8× the text: ~8× the time (the overlap check was ~64×)
 
 
 def test_the_duplicate_penalty_follows_the_order_the_days_give(tmp_path):

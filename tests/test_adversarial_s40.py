@@ -1,10 +1,10 @@
 """Adversarial inputs for what a question asks for (`answer_kind`): questions wrongly read as asking a phone
 number, a time of day or a birthday's day, passages holding one unrecognised, and text that made a pattern slow."""
 
-import time
 from datetime import date
 
 import pytest
+from linear import assert_linear
 
 from tachikoma.search import answer_kind
 from tachikoma.humanize import no_match_reason
@@ -18,17 +18,11 @@ TODAY = date(2026, 12, 6)
 def test_reading_a_passage_is_linear_in_a_run_of_numerals(make):
     """An hour or a month before 時/点/月 was any run of numerals, tried from each of its characters: 10,000
     digits took about 3 seconds a pattern, growing with the square of the run."""
-    def cost(n):
-        text = make(n)
-        start = time.perf_counter()
+    def read(text):
         for kind in answer_kind.KINDS:
             kind.held(text, TODAY)
-        return time.perf_counter() - start
 
-    cost(1000)  # warm
-    # milliseconds, not tenths of one: a busy machine's pauses weigh less (quadratic was ~64×, seconds at 10,000)
-    small, large = min(cost(4000) for _ in range(3)), min(cost(32000) for _ in range(3))
-    assert large < 20 * small, (small, large)  # 8× the text: ~8× the time
+    assert_linear(read, make, 4000, within=20)  # 8× the text: ~8× the time (quadratic was ~64×, seconds at 10,000)
 
 
 @pytest.mark.parametrize("kind, text", [

@@ -4,12 +4,12 @@
 last and after next ("上上周五", "先々週の金曜日", "再来週の月曜日"), Japanese days without 日 ("先週の金曜"),
 "le mardi de la semaine prochaine", the past of "hattest … geplant", and a long run of spaces read in linear time."""
 
-import time
 from datetime import datetime, timedelta, timezone
 
 import pytest
 
 from tachikoma.when import timeq
+from linear import assert_linear
 from test_ahead import assert_read_linear
 from test_foreign_weekdays import SUNDAY, THURSDAY, read
 
@@ -75,14 +75,7 @@ def test_a_day_of_the_week_in_another_language_adversarial(question, as_of, wind
 def test_a_long_run_of_spaces_is_read_in_linear_time(space):
     # a CJK day's lead was optional and the spaces after it were not: at each space the pattern ran to the end
     # of the run, so 8000 spaces took seconds and 32000 a minute and a half
-    def seconds(n: int) -> float:
-        start = time.perf_counter()
-        timeq.read("Was ist" + space * n + "?", SUNDAY)
-        return time.perf_counter() - start
-
-    seconds(400)
-    small, large = min(seconds(4000) for _ in range(3)), min(seconds(32000) for _ in range(2))
-    assert large < 16 * small, (small, large)
+    assert_linear(lambda query: timeq.read(query, SUNDAY), lambda n: "Was ist" + space * n + "?", 4000)
 
 
 @pytest.mark.parametrize("phrase", ["le mardi de la semaine prochaine ", "每周一 ", "上上周五 ", "매주 월요일 "])

@@ -5,6 +5,7 @@ asking it, and the Polish, Turkish and week-boundary time reading."""
 from datetime import date, timedelta
 
 import pytest
+from linear import assert_linear
 
 from tachikoma.search import answer_kind
 
@@ -89,25 +90,10 @@ def test_a_number_is_still_asked(question):
     assert answer_kind.asked(question) is answer_kind.NUMBER
 
 
-def _slowest_growth(read, unit: str) -> float:
-    """How many times as long `read` takes on 16,000 characters of `unit` as on 2,000 (best of three each)."""
-    import time
-    took = []
-    for n in (2000, 16000):
-        text = (unit * n)[:n]
-        best = float("inf")
-        for _ in range(3):
-            start = time.perf_counter()
-            read(text)
-            best = min(best, time.perf_counter() - start)
-        took.append(best)
-    return took[1] / took[0]
-
-
 @pytest.mark.parametrize("unit", ["-", "."])
 def test_reading_a_long_run_of_dashes_for_the_kind_asked_is_linear(unit):
     """The number's "^\\W*(?:[\\w.-]+'s )?" read a dash or a dot both ways: "-" × 16,000 took 3 s (× 64 of 2,000)."""
-    assert _slowest_growth(answer_kind.asked, unit) < 24
+    assert_linear(answer_kind.asked, lambda n: (unit * n)[:n], 2000, within=24)
 
 
 def _days_read(question: str, today: date) -> list[tuple[str, bool]]:

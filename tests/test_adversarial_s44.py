@@ -9,6 +9,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+from linear import assert_linear
 
 from tachikoma.search import answer_kind
 from tachikoma.when import periods
@@ -275,11 +276,8 @@ def test_a_figurative_birth_in_the_plural_is_still_none(query):  # pins
 
 # ------------------------------------------------------------------ 5. long inputs read in linear time
 
-@pytest.mark.parametrize("text", ["summer " * 300, "between the 1st and the " * 90, "on the 21st in July " * 100,
-                                  "When was Grandma's last fall? " * 70, "Why did this fall? " * 100,
-                                  "去年の夏何" * 400])
-def test_a_long_question_of_seasons_and_days_reads_quickly(text):
-    import time
-    started = time.perf_counter()
-    windows(text[:2000])
-    assert time.perf_counter() - started < 0.5
+@pytest.mark.parametrize("unit", ["summer ", "between the 1st and the ", "on the 21st in July ",
+                                  "When was Grandma's last fall? ", "Why did this fall? ", "去年の夏何"])
+def test_a_long_question_of_seasons_and_days_reads_in_linear_time(unit):
+    # 16,000 characters of it in about 8× the time of 2,000
+    assert_linear(windows, lambda n: (unit * n)[:n], 2000)

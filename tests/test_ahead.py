@@ -1,10 +1,10 @@
 """A window still to come a question names ("next week", "in the next six months", "nächste Woche", "来週"):
 its days (`tachikoma.when.ahead`), how `timeq` reads it (`Window.ahead`), and how `mentions` ranks by it."""
 
-import time
 from datetime import date, datetime, timedelta, timezone
 
 import pytest
+from linear import assert_linear
 from test_adversarial_s34b import search
 from test_everyday_rules import put, written_before
 
@@ -152,19 +152,13 @@ def test_a_window_ahead_past_the_last_year_is_none():
 
 
 def assert_read_linear(phrase: str, n: int, windows_each: int | None = None) -> None:
-    """`timeq.read` of `phrase` said 8n times takes less than 16 times as long as said n times (8× the phrases:
-    ~8× the time); with `windows_each`, each saying of it reads that many windows."""
-    def seconds(times: int) -> float:
-        start = time.perf_counter()
-        windows = timeq.read(phrase * times, WEDNESDAY)
-        elapsed = time.perf_counter() - start
+    """`timeq.read` of `phrase` said 8n times takes less than 16 times the CPU time of it said n times (8× the
+    phrases: ~8× the time); with `windows_each`, each saying of it reads that many windows."""
+    def check(windows, times: int) -> None:
         if windows_each is not None:
             assert len(windows) == windows_each * times
-        return elapsed
 
-    seconds(n // 5)  # warm
-    small, large = min(seconds(n) for _ in range(3)), min(seconds(8 * n) for _ in range(2))
-    assert large < 16 * small, (small, large)
+    assert_linear(lambda query: timeq.read(query, WEDNESDAY), lambda times: phrase * times, n, check=check)
 
 
 def test_reading_windows_ahead_is_linear_in_the_query():
