@@ -1,11 +1,11 @@
-"""Benchmark: what a search reply costs an agent, in characters and tokens (`tachikoma.tokens`), on each face.
+"""Benchmark: what a search reply costs an agent, in characters and tokens (`tachikoma.replies.tokens`), on each face.
 
     python bench/bench_reply_size.py                       # a copy of examples/memory, indexed with the default model
     python bench/bench_reply_size.py --memory /tmp/aj-demo # a memory already indexed
 
 For each question and budget (none, 300, 1000): the command line's `search --json` (stdout a pipe, as an agent
 reads it, `--in-process`), the JSON API's `/api/search` body, and MCP's `search` (its text and its structured
-content, compact, as the SDK sends it: the form Claude Code and VS Code forward), in `tachikoma.tokens`' count
+content, compact, as the SDK sends it: the form Claude Code and VS Code forward), in `tachikoma.replies.tokens`' count
 and, where the `bpe-openai` wheel can be imported, in cl100k_base's and o200k_base's. With a budget, how much of
 each reply is the passages' own text (counted as the block quotes them) is shown beside it. MCP with no budget is
 asked twice: with no `budget_tokens` (the server's default) and, where the server takes it, `budget_tokens: 0`
@@ -65,8 +65,8 @@ def mcp_reply(server, arguments: dict) -> tuple[str, str] | None:
 
 def passages_tokens(reply: str) -> int | None:
     """The tokens of a budgeted JSON reply's passages, as the block quotes them."""
-    from tachikoma import tokens
-    from tachikoma.budget import quoted
+    from tachikoma.replies import tokens
+    from tachikoma.replies.budget import quoted
 
     try:
         data = json.loads(reply)
@@ -88,7 +88,7 @@ def real_count():
 
 
 def row(face: str, question: str, budget, reply: str, real=None) -> str:
-    from tachikoma import tokens
+    from tachikoma.replies import tokens
 
     inside = passages_tokens(reply) if budget else None
     share = f"{inside:,}" if inside else ""

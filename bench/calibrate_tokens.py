@@ -1,4 +1,4 @@
-"""How far `tachikoma.tokens.count` is from real tokenizers, on memory text of five kinds.
+"""How far `tachikoma.replies.tokens.count` is from real tokenizers, on memory text of five kinds.
 
     pip install bpe-openai tokenizers          # in a scratch environment: not tachikoma's dependencies
     python bench/calibrate_tokens.py [--longmemeval ../shared/eval/longmemeval/longmemeval_s_dev.json.gz]
@@ -26,7 +26,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(HERE))
 
-from tachikoma import tokens  # noqa: E402 (after the path to this checkout is put first)
+from tachikoma.replies import tokens  # noqa: E402 (after the path to this checkout is put first)
 
 GERMAN = """Martin bevorzugt kurze Besprechungen am Vormittag, am liebsten vor zehn Uhr. Die Platine der Revision C
 soll Ende April fertig sein; Jonas misst den Kühlkörper bei 48 Volt noch einmal nach, weil die Temperatur
@@ -58,7 +58,7 @@ def samples(longmemeval: Path | None) -> dict[str, list[str]]:
 def json_replies(notes: list[str]) -> list[str]:
     """A budgeted reply as an agent is given it in JSON, compact, for each note: its envelope, then the note's
     paragraphs as passages (at most 5, 3 paragraphs each) with a path, lines, day, trust, score and why."""
-    from tachikoma.reply import dumps
+    from tachikoma.replies.reply import dumps
 
     out = []
     for n, note in enumerate(notes):

@@ -30,15 +30,16 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
-from . import __version__, agent_rules, memory, notes, stats, tokens
+from . import __version__, agent_rules, memory, notes, stats
+from .replies import tokens
 from .reading import turn_view
-from .budget import agent_text, quoted, whole
+from .replies.budget import agent_text, quoted, whole
 from .config import load_config
 from .errors import TachikomaError
 from .globs import name_or_path_matcher
 from .humanize import answer_notes, index_behind, index_line, plural, printable, unsafe_escaped
 from .live import LiveMemory
-from .reply import for_agent, no_match_reply
+from .replies.reply import for_agent, no_match_reply
 from .search.pool import indexed_passages
 from .store import locate
 from .tagging import applying, model, planning

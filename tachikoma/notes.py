@@ -33,7 +33,8 @@ from pathlib import Path
 
 import yaml
 
-from . import faults, gitutil
+from . import faults
+from .git import gitutil
 from .reading import surrogates
 from .atomic import fsync_dir
 from .errors import TachikomaError

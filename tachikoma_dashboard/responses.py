@@ -7,7 +7,7 @@ from flask import Flask, current_app, make_response, render_template, request
 
 from tachikoma.errors import BadQuery, EmbedderError, StoreUnreachable, TachikomaError
 from tachikoma.memory import TAG_FILE
-from tachikoma.reply import dumps
+from tachikoma.replies.reply import dumps
 from tachikoma.reading.tagfile import TagFileError
 from tachikoma.web.state import NoIndex
 
@@ -51,7 +51,7 @@ def page(full: str, fragment: str, status: int = 200, **ctx):
 
 
 def json_response(payload, status: int = 200):
-    """`payload` as a JSON body, compact and its floats rounded (`tachikoma.reply.dumps`): a program reads it."""
+    """`payload` as a JSON body, compact and its floats rounded (`tachikoma.replies.reply.dumps`): a program reads it."""
     body = dumps(payload) + "\n"
     response = make_response(body, status)
     response.mimetype = "application/json"

@@ -17,7 +17,7 @@ from tachikoma.indexer import status
 from tachikoma.tagging import applying, model, planning
 from tachikoma.errors import EmbedderError, TachikomaError
 from tachikoma.humanize import when
-from tachikoma.reply import as_json
+from tachikoma.replies.reply import as_json
 from tachikoma.search.pool import indexed_file
 from tachikoma.web.recent_taggings import merged, tagging_commits
 from tachikoma.web.forms import FileListForm, SearchForm, TagForm, plan_fingerprint

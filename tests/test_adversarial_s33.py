@@ -102,7 +102,7 @@ def test_a_budgets_notes_never_take_its_block_over_the_budget(tmp_path):
     note fitted. The note is left out when the evidence would not fit beside it."""
     from test_recall import write_note, write_session
 
-    from tachikoma import recall, tokens
+    from tachikoma.replies import recall, tokens
     from tachikoma.errors import BadQuery
     from tachikoma.indexer import runner
     from tachikoma.search.searcher import Searcher

@@ -6,7 +6,7 @@ import sys
 
 from example_memory import copy_example
 
-from tachikoma import tokens
+from tachikoma.replies import tokens
 from tachikoma.config import load_config
 from tachikoma.indexer import runner
 from tachikoma.mcp_server import answer_text, data_framing

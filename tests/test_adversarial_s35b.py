@@ -32,8 +32,8 @@ def test_29_february_of_this_leap_year_is_coming():
 def test_a_code_blocks_blank_line_left_alone_is_no_passage():
     # three chunks of a note over one code block: the first two give lines 1-2 and 4-5; the third's only
     # line not given is the block's blank line 3, which came back as a passage of no text
-    from tachikoma import budget
-    from tachikoma.recall import note_units
+    from tachikoma.replies import budget
+    from tachikoma.replies.recall import note_units
 
     whole = ["```", "retry = 3", "", "backoff = 30", "```"]
     results, units = [], []

@@ -127,7 +127,7 @@ def test_mcps_budget_is_held_while_the_index_is_behind(behind):
     for a budget of 170, 320 for 300. The line is now in the block, counted (left out, as the words found nowhere are, when
     the first passage would not fit beside it); the command line's and the JSON API's blocks say it too (they said
     nothing). Failed before (MCP over budget; the CLI block without the line)."""
-    from tachikoma import tokens
+    from tachikoma.replies import tokens
 
     [(error, text, _)] = run_tools(behind, ("search", {"query": "DRV8353 samples", "budget_tokens": 170}))
     assert error and "ask for at least" in text  # the structured content's fields count too (since session 47)
@@ -163,7 +163,7 @@ def test_search_is_described_once_and_as_mcp_answers(mem):
     (a merge left the old sentence in: 70 tokens) and promised "its tags and the score's explanation", which MCP's
     answer leaves out (`LEFT_OUT`); `budget_tokens` promised an `agent_text` field the structured content does not
     have (the block is the text content). Failed before."""
-    from tachikoma import tokens
+    from tachikoma.replies import tokens
 
     server, tools = mcp_server.build_server(mem, watch=False)
 
@@ -220,7 +220,7 @@ def test_mcps_stats_lists_a_bounded_number_of_problems_and_folders(mem):
     Failed before."""
     import json
 
-    from tachikoma import tokens
+    from tachikoma.replies import tokens
 
     for n in range(300):
         folder = mem / f"day-{n:03}"

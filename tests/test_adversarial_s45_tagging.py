@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from gitrepo import git, hook, tachikoma_cli, tag
-from tachikoma import gitrun
+from tachikoma.git import gitrun
 from tachikoma.reading import tagfile
 from tachikoma.reading.frontmatter import split
 from tachikoma.tagging import applying, model, planning, recovery

@@ -14,7 +14,7 @@ import pytest
 from example_memory import copy_example
 from mcp_helpers import run_tools
 from terminal import drained
-from tachikoma import tokens
+from tachikoma.replies import tokens
 from test_adversarial_s45_agents import api, cli
 from web_helpers import build_index
 
@@ -125,7 +125,7 @@ def test_json_replies_give_floats_to_four_decimals(mem):
 
 
 def test_a_tiny_float_keeps_its_size(mem):  # pins the rounding: no score rounds to 0
-    from tachikoma.reply import rounded
+    from tachikoma.replies.reply import rounded
 
     assert rounded({"a": [0.000012345, 0.23634667, 172.55491, 1.0, 3]}) == {"a": [1.2e-05, 0.2363, 172.5549, 1.0, 3]}
 

@@ -13,7 +13,7 @@ import pytest
 
 from example_memory import copy_example
 from mcp_helpers import run_tools
-from tachikoma import tokens
+from tachikoma.replies import tokens
 from test_adversarial_s45_agents import api, cli
 from web_helpers import build_index
 

@@ -7,7 +7,7 @@ from datetime import date
 import pytest
 
 from tachikoma.search import answer_kind
-from tachikoma.budget import why
+from tachikoma.replies.budget import why
 from tachikoma.cli import main
 from tachikoma.humanize import no_match_reason
 from tachikoma.indexer import runner

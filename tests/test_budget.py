@@ -3,8 +3,8 @@ an adaptive cut, always one passage, and the block an agent pastes."""
 
 import pytest
 
-from tachikoma import budget, tokens
-from tachikoma.budget import Unit
+from tachikoma.replies import budget, tokens
+from tachikoma.replies.budget import Unit
 
 FILLER = ("We talked about the weather, the garden, a film we both liked, and which train goes to the lake "
           "on Sundays; nothing in this turn is about anything the question asks. ")
@@ -52,7 +52,7 @@ def test_two_chunks_that_split_a_list_differently_never_give_a_line_twice():
     # end of the list 9-11. Keyed by a paragraph's first line, "Allergic to cats" came twice.
     whole = ["# Owen", "", "Jana's partner since 2020.", "", "- Birthday: 9 December.", "- Learning German, B1.",
              "- Allergic to cats (mild).", "", "Gift ideas: Lagavulin 16."]
-    from tachikoma.recall import note_units
+    from tachikoma.replies.recall import note_units
 
     later, earlier = note_units("\n".join(whole[6:]), 11), note_units("\n".join(whole[:7]), 5)
     assert [(u.first, u.last) for u in earlier] == [(5, 5), (7, 7), (9, 11)]

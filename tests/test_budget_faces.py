@@ -10,7 +10,7 @@ from test_mcp import MINILM, call, run, server
 from web_helpers import build_index
 
 from tachikoma_dashboard.app import create_app
-from tachikoma import tokens
+from tachikoma.replies import tokens
 
 QUERY = "DRV8353 discontinued"
 
@@ -103,7 +103,7 @@ def test_a_budgets_block_says_the_index_is_behind_only_when_it_is():
     """Inside the block, counted in the budget (session 45: MCP added the line after a block that had used the
     budget, 184 tokens for a budget of 170); a watcher's failure follows the block only when it fits."""
     from tachikoma.mcp_server import answer_text
-    from tachikoma.recall import within_budget
+    from tachikoma.replies.recall import within_budget
 
     result = {"path": "boiler.md", "lines": [1, 1], "text": "Ana fixed the boiler on Monday.", "score": 0.5,
               "kind": "markdown", "tags": {}, "factors": {}}
@@ -158,7 +158,7 @@ def test_no_good_match_within_a_budget_is_held_to_it_on_every_face(memory):
 def test_mcp_no_good_match_within_a_budget_says_why_and_stays_in_it():
     from tachikoma.humanize import NOT_UP_TO_DATE
     from tachikoma.mcp_server import answer_text
-    from tachikoma.recall import within_budget
+    from tachikoma.replies.recall import within_budget
 
     fresh = {"state": "complete", "last_indexed_at": "2026-12-05T10:00:00+00:00", "changed_since": 0}
     asked = {"query": "Who fixed the boiler?", "no_good_match": True, "freshness": fresh, "results": [],

@@ -15,7 +15,8 @@ import pytest
 
 from gitrepo import git, hook, run_python, tachikoma_cli, tag
 from mcp_helpers import run_tools
-from tachikoma import gitutil, notes
+from tachikoma.git import gitutil
+from tachikoma import notes
 from tachikoma.tagging import applying, journal, model, planning, recovery
 from tachikoma.errors import TachikomaError
 from tachikoma.reading.frontmatter import split

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tachikoma.reading import dates
-from tachikoma import gitutil
+from tachikoma.git import gitutil
 from tachikoma.indexer import runner, status
 from tachikoma.tagging import applying, model, planning
 from tachikoma.search import ranking

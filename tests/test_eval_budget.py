@@ -6,7 +6,7 @@ import json
 import pytest
 from test_eval_longmemeval import tiny
 
-from tachikoma import tokens
+from tachikoma.replies import tokens
 from tachikoma.cli import main
 from tachikoma.evaluation import recall_budget
 

@@ -14,7 +14,7 @@ import pytest
 from markupsafe import escape
 
 from tachikoma_dashboard.app import create_app
-from tachikoma import budget
+from tachikoma.replies import budget
 from tachikoma.cli import main
 from tachikoma.embedders import offline_default
 from tachikoma.mcp_server import answer_text

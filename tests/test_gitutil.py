@@ -4,7 +4,7 @@ from datetime import datetime, timezone
 import pytest
 from gitrepo import git
 
-from tachikoma import gitutil
+from tachikoma.git import gitutil
 from tachikoma.errors import TachikomaError
 
 

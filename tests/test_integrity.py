@@ -166,7 +166,7 @@ def test_changed_since_counts_transcripts_retagged_since_the_last_run(memory):
 def test_commit_stages_before_moving_the_branch(git_memory, monkeypatch):
     """At the moment HEAD moves, the real index already holds what is committed."""
     from gitrepo import git
-    from tachikoma import gitutil
+    from tachikoma.git import gitutil
 
     seen = {}
 
@@ -186,7 +186,7 @@ def test_commit_stages_before_moving_the_branch(git_memory, monkeypatch):
 
 def test_head_moving_meanwhile_puts_the_index_back(git_memory, monkeypatch):
     from gitrepo import git
-    from tachikoma import gitutil
+    from tachikoma.git import gitutil
 
     before = git(git_memory, "ls-files", "-s", "martin.md")
 

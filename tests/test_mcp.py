@@ -162,7 +162,7 @@ def test_no_good_match_while_a_run_is_unfinished_says_so():
     the answer said "the index is not up to date: search again once it is" over "0 files changed since"."""
     from tachikoma.humanize import NOT_UP_TO_DATE, RUN_NOT_FINISHED
     from tachikoma.mcp_server import answer_text
-    from tachikoma.recall import within_budget
+    from tachikoma.replies.recall import within_budget
 
     fresh = {"state": "incomplete", "last_indexed_at": "2026-12-05T10:00:00+00:00", "changed_since": 0}
     answer = {"query": "Who fixed the boiler?", "no_good_match": True, "freshness": fresh, "results": []}
@@ -425,7 +425,7 @@ def test_a_commit_that_failed_is_said_in_the_text_too(mem, monkeypatch):
     """The note is written and searchable but not committed: the text a model reads says so, not only the
     structured `commit_error` (it said "remembered in x.md; searchable now")."""
     from tachikoma import mcp_server
-    from tachikoma.gitutil import GitError
+    from tachikoma.git.gitutil import GitError
 
     def refused(*_args, **_kwargs):
         raise GitError("git commit failed: HEAD moved while committing")

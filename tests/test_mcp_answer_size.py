@@ -16,7 +16,7 @@ import pytest
 from mcp import Client
 
 from example_memory import copy_example
-from tachikoma import tokens
+from tachikoma.replies import tokens
 from tachikoma.embedders import offline_default
 from tachikoma.mcp_server import build_server, quoted
 from web_helpers import build_index

@@ -3,7 +3,7 @@
 import json
 from pathlib import Path
 
-from tachikoma import recall, tokens
+from tachikoma.replies import recall, tokens
 from tachikoma.indexer import runner
 from tachikoma.search.searcher import Searcher
 

@@ -734,7 +734,7 @@ def test_commit_false_and_commit_identity(repo):
 
 
 def test_commit_failure_is_reported_not_raised(repo, monkeypatch):
-    from tachikoma import gitutil
+    from tachikoma.git import gitutil
 
     def failing(root, contents, message, stage=None, config_path=None):
         raise gitutil.GitError("git commit failed: hook said no")

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from tachikoma import tokens
+from tachikoma.replies import tokens
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 from calibrate_tokens import GERMAN, JAPANESE

@@ -37,7 +37,7 @@ def usage_error(args, message: str) -> None:
 def print_json(payload) -> None:
     """`payload` as a command's `--json` prints it (`reply.dumps`): compact for a program reading a pipe or file,
     indented for a person at a terminal."""
-    from ..reply import dumps
+    from ..replies.reply import dumps
 
     print(dumps(payload, pretty=sys.stdout.isatty()))
 

@@ -73,7 +73,7 @@ def _eval_everyday(args) -> int:
 
 
 def _eval_budget(args) -> int:
-    from ..budget import FALLOFF
+    from ..replies.budget import FALLOFF
     from ..evaluation import recall_budget
 
     config = common.config(args, Path(".")) if args.config else None

@@ -77,7 +77,7 @@ def watch_report(as_json: bool):
     false for a run that found nothing to do), else the summary line of a run that did something
     (`indexer.runner.Summary.news`). The JSON is `reply.dumps`' (compact: a line per run; floats rounded as every
     JSON reply's)."""
-    from ..reply import dumps
+    from ..replies.reply import dumps
 
     def report(last: dict) -> None:
         if as_json:

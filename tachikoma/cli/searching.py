@@ -38,7 +38,7 @@ def cmd_search(args) -> int:
     if answer is None:
         answer = _search_here(root, args, asked)
     if args.json:
-        from ..reply import as_json
+        from ..replies.reply import as_json
 
         common.print_json(as_json(answer, agent_text=args.agent_text))
         return 0

@@ -29,8 +29,8 @@ from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
 
-from .. import recall, tokens
-from ..budget import FALLOFF, words
+from ..replies import recall, tokens
+from ..replies.budget import FALLOFF, words
 from ..config import Config
 from ..embedders import choose, offline_default
 from ..errors import BadQuery, TachikomaError

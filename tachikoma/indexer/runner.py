@@ -14,7 +14,8 @@ from pathlib import Path
 import numpy as np
 from filelock import FileLock, Timeout
 
-from .. import chunking, gitutil, memory
+from .. import chunking, memory
+from ..git import gitutil
 from ..reading import tagfile
 from ..atomic import atomic_write_text
 from ..config import Config, load_config

@@ -236,7 +236,7 @@ def finish(answer: dict, root, config, budget_tokens: int | None = None, fresh_o
         answer = mark(answer, settings.code_roots, settings.factor, fresh_only, source=own_files(root, config))
     if not budget_tokens:
         return answer
-    from ..recall import within_budget
+    from ..replies.recall import within_budget
 
     here, own = Path(root), locate(root, config).name
     return within_budget(answer, int(budget_tokens), lambda r: here if r.get("memory") in (None, own) else None,

@@ -9,7 +9,8 @@ import os
 from dataclasses import asdict
 from pathlib import Path
 
-from .. import faults, gitstate, gitutil
+from .. import faults
+from ..git import gitstate, gitutil
 from ..reading import tagfile
 from ..atomic import atomic_write_bytes
 from ..config import load_config

@@ -8,10 +8,10 @@ import hashlib
 import os
 from pathlib import Path
 
-from .. import gitutil
+from ..git import gitutil
 from ..reading.documents import TRANSCRIPT
 from ..errors import TachikomaError
-from ..gitutil import Blob
+from ..git.gitutil import Blob
 from ..memory import TAG_FILE
 from .edit import edit_markdown, edit_tag_file
 from .model import Applied, Restore

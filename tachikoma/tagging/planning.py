@@ -10,7 +10,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import BinaryIO
 
-from .. import gitutil, transcripts
+from ..git import gitutil
+from .. import transcripts
 from ..atomic import read_only
 from ..reading import tagfile
 from ..config import load_config

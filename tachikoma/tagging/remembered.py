@@ -14,7 +14,7 @@ import os
 import re
 from pathlib import Path
 
-from .. import gitutil
+from ..git import gitutil
 from ..errors import TachikomaError
 from ..memory import open_regular
 from .model import Applied

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tachikoma import gitutil
+from tachikoma.git import gitutil
 
 def tagging_commits(root: Path, limit: int = 5, scan: int = 200) -> list[dict]:
     """`gitutil.tagging_commits`, each with the face that made it: {"commit", "created", "message",

@@ -15,13 +15,14 @@ from dataclasses import replace
 from collections.abc import Callable
 from pathlib import Path
 
-from . import budget, memory, tokens
-from .reading.documents import TRANSCRIPT
-from .errors import BadQuery, TachikomaError
-from .fences import FenceTracker
-from .humanize import answer_notes, index_behind, index_line, nearest_hint, no_match_why
-from .reading.turn_view import read_for_agent, turn_body
-from .vocabulary import BUDGET_RESULTS
+from . import budget, tokens
+from .. import memory
+from ..reading.documents import TRANSCRIPT
+from ..errors import BadQuery, TachikomaError
+from ..fences import FenceTracker
+from ..humanize import answer_notes, index_behind, index_line, nearest_hint, no_match_why
+from ..reading.turn_view import read_for_agent, turn_body
+from ..vocabulary import BUDGET_RESULTS
 
 
 def note_units(text: str, first_line: int) -> list[budget.Unit]:

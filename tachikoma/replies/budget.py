@@ -39,8 +39,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from . import tokens
-from .humanize import printable, short_query, shown_day, tool_match_text, unsafe_escaped
-from .segment import fold_accents
+from ..humanize import printable, short_query, shown_day, tool_match_text, unsafe_escaped
+from ..segment import fold_accents
 
 #: Results scoring below this share of the best score are left out (the adaptive cut).
 FALLOFF = 0.5

@@ -37,7 +37,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from . import faults, gitrun, gitstate
+from .. import faults
+from . import gitrun, gitstate
 from .gitrun import GitError, NotCommitted, hook, hooked_message
 from .gitrun import run as _run
 
@@ -203,7 +204,7 @@ def content_changes(root: Path, verdicts: dict[str, bool] | None = None) -> dict
 
 def metadata_only(old: bytes, new: bytes) -> bool:
     """Whether two versions of a note differ only in front matter keys of `METADATA_KEYS`."""
-    from .reading.frontmatter import split  # the YAML loader, only when a change needs reading
+    from ..reading.frontmatter import split  # the YAML loader, only when a change needs reading
 
     try:
         before, after = split(old.decode("utf-8-sig")), split(new.decode("utf-8-sig"))
@@ -568,7 +569,7 @@ def hook_timeout(root: Path, config_path: str | os.PathLike | None = None) -> fl
     """Seconds each commit hook of the memory at `root` may take: its settings' ``[git] hook_timeout`` (the
     settings file `config_path`, given with ``--config``, else the memory's own, as `config.load_config`
     finds it), else `gitrun.HOOK_TIMEOUT`. Raises TachikomaError when the settings file cannot be read."""
-    from .config import load_config
+    from ..config import load_config
 
     return load_config(Path(root), config_path).hook_timeout or gitrun.HOOK_TIMEOUT
 

@@ -19,7 +19,7 @@ import json
 
 from . import tokens
 from .budget import agent_passage, no_match_text, whole
-from .humanize import nearest_hint, no_match_why
+from ..humanize import nearest_hint, no_match_why
 
 #: Decimals a float keeps in a JSON reply (scores, factors, similarities, the floor): the fourth decimal of a
 #: score is already below what tells two results apart; a smaller value keeps `SMALL_DIGITS` significant digits.

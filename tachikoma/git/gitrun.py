@@ -20,7 +20,7 @@ import signal
 import subprocess
 from pathlib import Path
 
-from .errors import TachikomaError
+from ..errors import TachikomaError
 
 #: Seconds a commit hook (or a signing ``git commit-tree``) may take before it is stopped, unless the memory's
 #: settings say otherwise (``[git] hook_timeout``).
