@@ -124,13 +124,22 @@ MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "
            "November", "December")
 
 
+#: What a chunking signature says when its index was made with secrets redacted (`signature`, `redacted`).
+REDACTED = ", secrets redacted"
+
+
 def signature(max_words: int, tool_errors: bool = False, tool_text: bool = True, redact: bool = True) -> str:
     """What an index records of how its chunks were cut: the rules' version, the window,
     whether transcripts' failing tool calls carry an excerpt (``[transcripts] tool_errors``),
     whether their tool texts are kept for keyword search (``[transcripts] tool_text``) and whether
     secrets were redacted (``[privacy] redact_secrets``: an index from before redaction has not)."""
     return (f"v{VERSION}, {max_words} words" + (", tool errors" if tool_errors else "")
-            + ("" if tool_text else ", no tool text") + (", secrets redacted" if redact else ""))
+            + ("" if tool_text else ", no tool text") + (REDACTED if redact else ""))
+
+
+def redacted(signature: str | None) -> bool:
+    """Whether an index whose chunking signature is `signature` was made with its secrets redacted."""
+    return REDACTED in (signature or "")
 
 
 def chunk_document(doc: Document, max_words: int, overlap_words: int | None = None) -> list[Chunk]:

@@ -263,7 +263,7 @@ def _run(root, store, embedder, reembed, config, summary, progress, note, batch,
     rechunk = outdated and store.counts()[0] > 0
     # An index that held secrets as written (made before redaction, or with it off) keeps their bytes in its
     # file after the re-read replaced them, unless it is scrubbed (`IndexStore.scrub`).
-    scrub = rechunk and config.redact_secrets and ", secrets redacted" not in (store.get_meta("chunking") or "")
+    scrub = rechunk and config.redact_secrets and not chunking.redacted(store.get_meta("chunking"))
     def left_out(message: str) -> None:  # a file or folder the walk skipped, warned about: counted as skipped
         summary.skipped += 1
         summary.left_out += 1
