@@ -161,7 +161,8 @@ def safe_path(root: Path, rel_path: str) -> Path:
     if _too_long(Path(root), pure):
         # No file can have this name: asking the file system would fail with ENAMETOOLONG.
         raise PathOutsideMemory(f"{printable(repr(rel_path[:60]))}…: name too long to be a file in the memory folder")
-    reason = _refusal(Path(root).resolve(), Path(root).resolve() / pure)
+    base = Path(root).resolve()
+    reason = _refusal(base, base / pure)
     if reason is not None:
         raise PathOutsideMemory(f"{printable(repr(rel_path))}: {reason}")
     return root / pure

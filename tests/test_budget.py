@@ -222,3 +222,23 @@ def test_why_names_a_prefix_part_and_an_accented_word_it_matched():
                            ["zusatz*", "Proben", "ecole", "*"])[0]
     assert passage.why.startswith("matched zusatz, proben, ecole")
     assert budget.asked(["Zusatz*", "*", "Proben"]) == ["zusatz", "proben"]
+
+
+def test_a_result_under_the_falloff_is_never_read_from_its_file(tmp_path, monkeypatch):
+    """Each result's file is read as `budget.select` reaches it: one under half the first's score gives no passage,
+    so its file is not opened (a budgeted search ranks twenty results and gives a handful)."""
+    from tachikoma.replies import recall
+
+    for name in ("a.md", "b.md", "c.md"):
+        (tmp_path / name).write_text(f"# {name}\n\nThe retry schedule is in {name}.\n", encoding="utf-8")
+    answer = {"query": "retry schedule", "keywords": ["retry", "schedule"],
+              "results": [{**result(name, (1, 3), score, kind="markdown"), "text": f"retry in {name}"}
+                          for name, score in (("a.md", 0.8), ("b.md", 0.5), ("c.md", 0.3))]}
+    opened = []
+    real = recall.memory.read_text
+    monkeypatch.setattr(recall.memory, "read_text", lambda root, path, *a, **k: opened.append(path) or
+                        real(root, path, *a, **k))
+    out = recall.within_budget(answer, 1000, tmp_path)
+    assert [p["path"] for p in out["budget"]["passages"]] == ["a.md", "b.md"]
+    assert out["budget"]["left_out"]["below_falloff"] == 1
+    assert opened == ["a.md", "b.md"]

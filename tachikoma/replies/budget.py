@@ -35,7 +35,7 @@ How the passages are chosen (`select`):
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from . import tokens
@@ -189,7 +189,7 @@ def _matches(word_set: set[str], term: str) -> bool:
 
 
 def _weights(terms: list[str], results_units: list[list[Unit]]) -> dict[str, float]:
-    """A term found in fewer of the results counts more (1 / results holding it)."""
+    """A term found in fewer of the results that may give a passage counts more (1 / results holding it)."""
     sets = [_held(" ".join(u.text for u in units)) for units in results_units]
     return {t: 1.0 / max(1, sum(_matches(s, t) for s in sets)) for t in terms}
 
@@ -353,15 +353,17 @@ def block_cost(passage: Passage, n: int) -> int:
     return tokens.count(passage.block(n))
 
 
-def select(results: list[dict], units: list[list[Unit]], terms: list[str], budget: int,
+def select(results: list[dict], units: Sequence[list[Unit]], terms: list[str], budget: int,
            falloff: float = FALLOFF, passage_share: float = PASSAGE_SHARE, reserve: int = 0,
            cost: Callable[[Passage, int], int] | None = None, text_cost: Callable[[str], int] = tokens.count) -> dict:
     """The passages of `results` (ranked, best first; `units[i]` the units of `results[i]`) for a
     budget of `budget` tokens. Returns ``{"budget_tokens", "used_tokens", "passages": [Passage],
     "left_out": {"below_falloff", "overlap", "duplicate", "over_budget"}}``, and ``"needed"`` (the budget
-    that would hold the first passage) when this one cannot; `reserve` tokens of the budget are kept for a
-    heading (`agent_text`'s first line, or a JSON reply's fields) and counted as used. `cost`: what passage number
-    n costs in the reply as it is sent (default `block_cost`), `text_cost` what its text alone costs there."""
+    that would hold the first passage) when this one cannot. `units` is read in order, and past the results above the
+    falloff only while none has given a passage (a lazy sequence need not read the rest). `reserve` tokens of the
+    budget are kept for a heading (`agent_text`'s first line, or a JSON reply's fields) and counted as used. `cost`:
+    what passage number n costs in the reply as it is sent (default `block_cost`), `text_cost` what its text alone
+    costs there."""
     custom = cost is not None
     cost_of = cost or block_cost
     if budget < 1:
@@ -372,16 +374,18 @@ def select(results: list[dict], units: list[list[Unit]], terms: list[str], budge
     if not results:
         return out
     top = max(float(r.get("score") or 0) for r in results)
-    weights = _weights(terms, units)
+    above = next((i for i, r in enumerate(results) if i and float(r.get("score") or 0) < falloff * top), len(results))
+    weights = _weights(terms, [units[i] for i in range(above)])
     cap = max(MIN_PIECE, min(int(budget * passage_share), PASSAGE_MAX))
     given: dict[tuple[str, str | None], set[int]] = {}  # (path, memory): the file lines given
     chosen: list[tuple[Passage, set]] = []
     used = min(reserve, budget)
-    for rank, (result, its_units) in enumerate(zip(results, units), 1):
+    for rank, result in enumerate(results, 1):
         score = float(result.get("score") or 0)
         if chosen and score < falloff * top:
             left_out["below_falloff"] += len(results) - rank + 1
             break
+        its_units = units[rank - 1]
         path, memory = result["path"], result.get("memory")
         if not its_units:  # nothing finer known: the chunk is one unit
             its_units = [Unit(result["lines"][0], result["lines"][1], result.get("text") or "")]

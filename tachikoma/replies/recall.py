@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from . import budget, tokens
@@ -132,7 +132,7 @@ def within_budget(answer: dict, budget_tokens: int, root: Path | Callable[[dict]
     if answer.get("no_good_match") or not results:  # nothing to choose from: why, held to the budget
         return _no_match(rest, budget_tokens, form, face)
     folder = root if callable(root) else (lambda _result: root)
-    units = [units_of(folder(r), r, redact) for r in results]
+    units = _Units(results, folder, redact)
     cost, text_cost = _costs(form)
 
     def select(first: str) -> dict:
@@ -150,6 +150,22 @@ def within_budget(answer: dict, budget_tokens: int, root: Path | Callable[[dict]
     if form == "block":
         return _with(rest, chosen, query, first)
     return _held(rest, chosen, query, first, budget_tokens, form)
+
+
+class _Units(Sequence):
+    """Each result's units (`units_of`), read from its file when `budget.select` first asks for them: a result
+    under the falloff is never read."""
+
+    def __init__(self, results: list[dict], folder: Callable[[dict], Path | None], redact: bool):
+        self.results, self.folder, self.redact, self.read = results, folder, redact, {}
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __getitem__(self, i: int) -> list[budget.Unit]:
+        if i not in self.read:
+            self.read[i] = units_of(self.folder(self.results[i]), self.results[i], self.redact)
+        return self.read[i]
 
 
 def _costs(form: str) -> tuple[Callable | None, Callable[[str], int]]:
