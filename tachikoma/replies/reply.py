@@ -106,7 +106,14 @@ def counted(reply: dict) -> dict:
     count is written into what it counts, so it is counted again until it holds); as it is without a budget."""
     if "budget" not in reply:
         return reply
-    tried, used = [], reply["budget"]["budget_tokens"]
+    # The count is a sum over the text's pieces (`tokens.count`), and the number is a piece of its own between JSON's
+    # punctuation, so the reply counted once with 0 there gives the count for any number: the first guess is exact.
+    reply["budget"]["used_tokens"] = 0
+    rest = tokens.count(line(reply)) - tokens.count("0")
+    used = rest
+    while rest + tokens.count(str(used)) != used:
+        used = rest + tokens.count(str(used))
+    tried = []
     while used not in tried:
         tried.append(used)
         reply["budget"]["used_tokens"] = used

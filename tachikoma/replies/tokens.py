@@ -24,6 +24,7 @@ in docs/agents.md). It is pure Python, about 5 MB of text a second.
 
 from __future__ import annotations
 
+import functools
 import re
 
 #: A word of letters up to this many characters counts one token.
@@ -43,9 +44,23 @@ _PIECES = re.compile(rf"([{_CJK}])|(\\[nrt])|([^\W\d_{_CJK}]+)|(\d+)|(\n\s*)|(\s
 
 
 def count(text: str) -> int:
-    """The estimated number of tokens of `text` (0 for ""; at least 1 for any other text)."""
+    """The estimated number of tokens of `text` (0 for ""; at least 1 for any other text). A text counted again (a
+    budgeted reply is counted as it is held to its budget, then as a face sends it) is remembered, up to a size."""
     if not text:
         return 0
+    return _remembered(text) if len(text) <= REMEMBERED_CHARS else _count(text)
+
+
+#: The longest text whose count is remembered (`count`): a reply's JSON, not a whole session read back.
+REMEMBERED_CHARS = 100_000
+
+
+@functools.lru_cache(maxsize=64)  # at most a few MB held
+def _remembered(text: str) -> int:
+    return _count(text)
+
+
+def _count(text: str) -> int:
     total = 0.0
     for cjk, escape, word, digits, newline, _space, other in _PIECES.findall(text):
         if word:
@@ -76,7 +91,7 @@ def cut(text: str, budget: int) -> str:
     low, high = 0, len(text)
     while low < high:  # the longest prefix that fits (count is monotone in the prefix, up to rounding)
         mid = (low + high + 1) // 2
-        if count(text[:mid]) <= budget:
+        if _count(text[:mid]) <= budget:
             low = mid
         else:
             high = mid - 1
