@@ -49,7 +49,7 @@ from pathlib import Path
 
 from ..reading import surrogates
 from . import claude_code, codex, codex_legacy, generic, openclaw
-from .common import Line, Options, Transcript, parse_timestamp
+from .common import Line, Options, Transcript, parse_timestamp, place_early_outputs
 from .excerpt import tool_excerpt
 
 __all__ = ["FORMATS", "NOT_A_TRANSCRIPT", "Options", "Transcript", "default_source", "is_data_file",
@@ -166,6 +166,7 @@ def parse_transcript(text, path: str, options: Options | None = None) -> Transcr
         return result  # an empty file (as an empty note): nothing lost, nothing to say
 
     result = reader.read(itertools.chain(before, lines), options)
+    place_early_outputs(result)
     result.format = reader.NAME
     if hasattr(reader, "locate"):
         reader.locate(path, result.session)

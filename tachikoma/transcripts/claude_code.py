@@ -34,9 +34,9 @@ import re
 from collections.abc import Iterable
 
 from ..reading import surrogates
-from ..reading.documents import INPUT, OUTPUT, Turn
-from .common import (Line, Options, Transcript, add_tool_text, block_text, blocks, context_line, count_unknown,
-                     input_text, join, mark_failed, one_line, parse_timestamp, short_id, tool_line)
+from ..reading.documents import INPUT, Turn
+from .common import (Line, Options, Transcript, add_tool_output, add_tool_text, block_text, blocks, context_line,
+                     count_unknown, input_text, join, mark_failed, one_line, parse_timestamp, short_id, tool_line)
 
 NAME = "claude-code"
 AGENT = "Claude Code"
@@ -162,8 +162,7 @@ class _Reader:
         text, commands = clean_user_text(raw)
         shell_output = join(*(m.group(1) for m in _BASH_OUTPUT.finditer(raw)))
         if shell_output:  # what a `!` command printed: the user's tool output, for keyword search only
-            add_tool_text(self.result.turns[-1] if self.result.turns else None, "! shell", OUTPUT, line.number,
-                          shell_output, self.options)
+            add_tool_output(self.result, None, "! shell", line.number, shell_output, self.options)
         if sidechain:
             if thread and text in self.prompts:
                 self.names[thread] = self.prompts[text]
@@ -175,13 +174,13 @@ class _Reader:
 
     def tool_result(self, block: dict, line: Line) -> None:
         """A tool's output: marks its call failed if it did, and is kept for keyword search with the
-        turn that made the call (the last turn when that call is not in the file)."""
+        turn that made the call (the last turn when that call is not in the file, the first when no turn
+        came before it: `add_tool_output`)."""
         found = self.tools.get(block.get("tool_use_id"))
         if block.get("is_error") is True and found:
             mark_failed(found[0], found[1], block.get("content"), self.options)
-        turn = found[0] if found else self.result.turns[-1] if self.result.turns else None
-        add_tool_text(turn, self.tool_names.get(block.get("tool_use_id")), OUTPUT, line.number,
-                      block_text(block.get("content")), self.options)
+        add_tool_output(self.result, found[0] if found else None, self.tool_names.get(block.get("tool_use_id")),
+                        line.number, block_text(block.get("content")), self.options)
 
     def assistant(self, line: Line, obj: dict, sidechain: bool, thread: str) -> None:
         message = obj["message"]

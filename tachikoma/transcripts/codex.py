@@ -26,9 +26,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from ..reading.documents import INPUT, OUTPUT, Turn
-from .common import (Line, Options, Transcript, add_tool_text, block_text, command_text, context_line, count_unknown,
-                     input_text, join, mark_failed, one_line, parse_arguments, parse_timestamp, relative_to, tool_line)
+from ..reading.documents import INPUT, Turn
+from .common import (Line, Options, Transcript, add_tool_output, add_tool_text, block_text, command_text, context_line,
+                     count_unknown, input_text, join, mark_failed, one_line, parse_arguments, parse_timestamp,
+                     relative_to, tool_line)
 
 NAME = "codex"
 AGENT = "Codex"
@@ -157,9 +158,8 @@ class Reader:
             found = self.calls.get(item.get("call_id"))
             if found and _failed(item.get("output")):
                 mark_failed(found[0], found[1], _output_text(item.get("output")), self.options)
-            turn = found[0] if found else self.result.turns[-1] if self.result.turns else None
-            add_tool_text(turn, self.call_names.get(item.get("call_id")), OUTPUT, line.number,
-                          _output_text(item.get("output")), self.options)
+            add_tool_output(self.result, found[0] if found else None, self.call_names.get(item.get("call_id")),
+                            line.number, _output_text(item.get("output")), self.options)
         elif kind not in _QUIET_ITEMS:
             count_unknown(self.result, line, f"response_item {kind}")
 
@@ -215,6 +215,6 @@ def read(lines: Iterable[Line], options: Options) -> Transcript:
         payload = line.obj.get("payload")
         has_items = has_items or (line.obj.get("type") == "response_item" and isinstance(payload, dict)
                                   and payload.get("type") == "message")
-    if not has_items:
-        items.result.turns = events.result.turns
+    if not has_items:  # the events' turns, and the tool outputs read before the first of them
+        items.result.turns, items.result.early_outputs = events.result.turns, events.result.early_outputs
     return items.result

@@ -15,7 +15,7 @@ from datetime import date, datetime, time, timezone
 from pathlib import PurePosixPath
 
 from ..reading import surrogates
-from ..reading.documents import ToolText, Turn
+from ..reading.documents import OUTPUT, ToolText, Turn
 
 _LONG_FRACTION = re.compile(r"(\.\d{6})\d+")
 #: Longest argument kept in a tool line (a command, a pattern): past it, "…".
@@ -54,6 +54,9 @@ class Transcript:
     unknown: Counter = field(default_factory=Counter)  # line kind → lines skipped for it
     unknown_first: int = 0  # first line of an unknown kind
     heartbeats: int = 0  # turns left out as heartbeat noise (OpenClaw polls answered HEARTBEAT_OK)
+    #: What tools gave back before the file's first turn (a session resumed or cut mid-call): no turn made
+    #: the call, so each is kept with the first turn once the file is read (`place_early_outputs`).
+    early_outputs: list[ToolText] = field(default_factory=list)
 
 
 def parse_timestamp(value: object) -> datetime | None:
@@ -299,10 +302,38 @@ def add_tool_text(turn: Turn | None, tool: object, side: str, line: int, text: s
     `arguments` (the call's own, whose `input_text` `text` is), also its texts apart, by key, for the page."""
     if turn is None or not options.tool_text or not text or not text.strip():
         return
-    name = " ".join(tool.split()) if isinstance(tool, str) and tool.strip() else "tool"
     parts = input_parts(arguments) if arguments is not None else []
-    turn.tool_texts.append(ToolText(tool=name, side=side, line=line, text=text,
+    turn.tool_texts.append(ToolText(tool=_tool_name(tool), side=side, line=line, text=text,
                                     parts=parts if len(parts) > 1 else []))
+
+
+def _tool_name(tool: object) -> str:
+    return " ".join(tool.split()) if isinstance(tool, str) and tool.strip() else "tool"
+
+
+def add_tool_output(result: Transcript, turn: Turn | None, tool: object, line: int, text: str,
+                    options: Options) -> None:
+    """Keep what `tool` gave back with `turn`, the turn that made the call; when the call is not in the file,
+    with the last turn; before any turn, with the file's first (held in `Transcript.early_outputs` until the
+    file is read: a session resumed from another file may open on a tool's output, and that output may hold
+    the answer a search is for)."""
+    turn = turn or (result.turns[-1] if result.turns else None)
+    if turn is not None:
+        add_tool_text(turn, tool, OUTPUT, line, text, options)
+    elif options.tool_text and text and text.strip():
+        result.early_outputs.append(ToolText(tool=_tool_name(tool), side=OUTPUT, line=line, text=text))
+
+
+def place_early_outputs(result: Transcript) -> None:
+    """Give the tool outputs read before any turn (`add_tool_output`) to the first turn, ahead of its own tool
+    texts; in a file with no turn at all, count each under the unknown lines ("tool output before any turn"),
+    so that what is not kept is said."""
+    early, result.early_outputs = result.early_outputs, []
+    if result.turns:
+        result.turns[0].tool_texts[:0] = early
+        return
+    for tool_text in early:
+        count_unknown(result, Line(tool_text.line, {}), "tool output before any turn")
 
 
 # ---------------------------------------------------------------- unknown lines
@@ -311,5 +342,5 @@ def count_unknown(result: Transcript, line: Line, kind: object) -> None:
     """Count a line this reader does not know (reported once for the file)."""
     label = kind if isinstance(kind, str) and kind else "no type"
     result.unknown[one_line(label, 40)] += 1
-    if not result.unknown_first:
+    if not result.unknown_first or line.number < result.unknown_first:
         result.unknown_first = line.number

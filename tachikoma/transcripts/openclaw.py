@@ -25,8 +25,8 @@ import re
 from collections.abc import Iterable
 
 from ..reading.documents import INPUT, OUTPUT, Turn
-from .common import (Line, Options, Transcript, add_tool_text, block_text, blocks, context_line, count_unknown,
-                     input_text, join, mark_failed, one_line, parse_timestamp, tool_line)
+from .common import (Line, Options, Transcript, add_tool_output, add_tool_text, block_text, blocks, context_line,
+                     count_unknown, input_text, join, mark_failed, one_line, parse_timestamp, tool_line)
 
 NAME = "openclaw"
 AGENT = "OpenClaw"
@@ -112,9 +112,8 @@ def read(lines: Iterable[Line], options: Options) -> Transcript:
                 found = tools.get(message.get("toolCallId"))
                 if message.get("isError") is True and found:
                     mark_failed(found[0], found[1], message.get("content"), options)
-                turn = found[0] if found else result.turns[-1] if result.turns else None
-                add_tool_text(turn, message.get("toolName"), OUTPUT, line.number,
-                              block_text(message.get("content")), options)
+                add_tool_output(result, found[0] if found else None, message.get("toolName"), line.number,
+                                block_text(message.get("content")), options)
             elif role == "bashExecution":
                 command = message.get("command")
                 if isinstance(command, str) and command.strip():

@@ -1,0 +1,135 @@
+"""Session 48: inputs a demanding user writes, against real files, a real SQLite index and real processes.
+
+A tool's output that comes before any turn of a session (a session resumed from another file, a file cut mid-call),
+in every agent format, and the count of secrets redacted on every face that indexes.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from gitrepo import CHECKOUT, tachikoma_cli
+
+#: Real sessions of every format (tests/data), beside which a word is rare enough for keywords to count it.
+SESSIONS = CHECKOUT / "tests" / "data" / "sessions"
+
+#: A word no other line of the sessions holds: found only if the early tool output is kept.
+ANSWER = "ops/zebrafish-vault"
+OUTPUT = f"deploy token stored under {ANSWER} (rotated monthly)"
+THEN = "thanks, carry on with the deploy"
+
+# --------------------------------------------------------------------------- 1. a tool's output before any turn
+
+#: Each agent format's session opening on a tool's output (line 2), then a user turn (line 3): (file, lines).
+EARLY_OUTPUT = {
+    "claude-code": ("claude/-home-mira-code-shop/3f2a9c1d-0000-4000-8000-000000000001.jsonl", [
+        {"type": "permission-mode", "permissionMode": "default", "sessionId": "3f2a9c1d-0000-4000-8000-000000000001"},
+        {"type": "user", "uuid": "u-1", "parentUuid": None, "sessionId": "3f2a9c1d-0000-4000-8000-000000000001",
+         "cwd": "/home/mira/code/shop", "timestamp": "2026-06-02T09:00:00.000Z", "isSidechain": False,
+         "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01A",
+                                                  "content": [{"type": "text", "text": OUTPUT}]}]}},
+        {"type": "user", "uuid": "u-2", "parentUuid": "u-1", "sessionId": "3f2a9c1d-0000-4000-8000-000000000001",
+         "cwd": "/home/mira/code/shop", "timestamp": "2026-06-02T09:00:05.000Z", "isSidechain": False,
+         "message": {"role": "user", "content": THEN}},
+    ]),
+    "openclaw": ("openclaw/agents/main/sessions/5b1e0c2d-0000-4000-8000-000000000002.jsonl", [
+        {"type": "session", "version": 3, "id": "5b1e0c2d-0000-4000-8000-000000000002", "cwd": "/home/mira",
+         "timestamp": "2026-06-02T09:00:00.000Z"},
+        {"type": "message", "id": "m1", "parentId": None, "timestamp": "2026-06-02T09:00:01.000Z",
+         "message": {"role": "toolResult", "toolCallId": "call_1", "toolName": "exec",
+                     "content": [{"type": "text", "text": OUTPUT}], "isError": False}},
+        {"type": "message", "id": "m2", "parentId": "m1", "timestamp": "2026-06-02T09:00:05.000Z",
+         "message": {"role": "user", "content": [{"type": "text", "text": THEN}]}},
+    ]),
+    "codex": ("codex/sessions/2026/06/02/rollout-2026-06-02T09-00-00-7c0d1e2f-0000-4000-8000-000000000003.jsonl", [
+        {"timestamp": "2026-06-02T09:00:00.000Z", "type": "session_meta",
+         "payload": {"id": "7c0d1e2f-0000-4000-8000-000000000003", "cwd": "/home/mira/code/shop"}},
+        {"timestamp": "2026-06-02T09:00:01.000Z", "type": "response_item",
+         "payload": {"type": "function_call_output", "call_id": "call_1",
+                     "output": json.dumps({"output": OUTPUT, "metadata": {"exit_code": 0}})}},
+        {"timestamp": "2026-06-02T09:00:05.000Z", "type": "response_item",
+         "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": THEN}]}},
+    ]),
+    "codex-legacy": ("codex/sessions/rollout-2025-05-07-8d1e2f3a-0000-4000-8000-000000000004.jsonl", [
+        {"id": "8d1e2f3a-0000-4000-8000-000000000004", "timestamp": "2025-05-07T09:00:00.000Z", "instructions": ""},
+        {"type": "function_call_output", "call_id": "call_1",
+         "output": json.dumps({"output": OUTPUT, "metadata": {"exit_code": 0}})},
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": THEN}]},
+    ]),
+}
+
+
+def jsonl(lines: list[dict]) -> str:
+    return "".join(json.dumps(line) + "\n" for line in lines)
+
+
+@pytest.mark.parametrize("name", sorted(EARLY_OUTPUT))
+def test_a_tool_output_before_any_turn_is_kept_with_the_first_turn(name):
+    """The output was given to the last turn, of which there was none: it was left out without a word, and a
+    search for what it held found nothing."""
+    from tachikoma.transcripts import parse_transcript
+
+    path, lines = EARLY_OUTPUT[name]
+    result = parse_transcript(jsonl(lines), path)
+    assert result.format == name and result.warnings == []
+    assert [t.text for t in result.turns] == [THEN]
+    assert [(t.side, t.line, t.text) for t in result.turns[0].tool_texts] == [("output", 2, OUTPUT)]
+
+
+@pytest.mark.parametrize("name", sorted(EARLY_OUTPUT))
+def test_a_tool_output_with_no_turn_to_keep_it_is_counted(name):
+    """A file holding a tool's output and no turn: nothing to keep it with, and it is said."""
+    from tachikoma.transcripts import parse_transcript, problem_kind
+
+    path, lines = EARLY_OUTPUT[name]
+    result = parse_transcript(jsonl(lines[:2]), path)
+    assert result.turns == []
+    assert result.warnings[0] == f"{path}:2: 1 line of an unknown kind skipped (tool output before any turn ×1)"
+    assert problem_kind(result.warnings[0]) == "unknown-lines"
+
+
+def test_a_codex_session_read_from_its_events_keeps_an_early_output_too():
+    """A rollout with no response_item message is read from its events (user_message, agent_message): the tool
+    output read before its first turn goes with that reading's first turn."""
+    from tachikoma.transcripts import parse_transcript
+
+    path, lines = EARLY_OUTPUT["codex"]
+    events = lines[:2] + [{"timestamp": "2026-06-02T09:00:05.000Z", "type": "event_msg",
+                           "payload": {"type": "user_message", "message": THEN}}]
+    result = parse_transcript(jsonl(events), path)
+    assert result.warnings == [] and [t.text for t in result.turns] == [THEN]
+    assert [(t.line, t.text) for t in result.turns[0].tool_texts] == [(2, OUTPUT)]
+
+
+def test_tool_text_off_keeps_no_early_output_and_counts_none():
+    """`[transcripts] tool_text = false` keeps no tool output anywhere: one before any turn is no exception."""
+    from tachikoma.transcripts import Options, parse_transcript
+
+    path, lines = EARLY_OUTPUT["claude-code"]
+    result = parse_transcript(jsonl(lines), path, Options(tool_text=False))
+    assert result.warnings == [] and [t.tool_texts for t in result.turns] == [[]]
+
+
+def test_a_search_finds_what_a_tool_gave_back_before_any_turn(tmp_path):
+    """Through `tachikoma index` and `search --json`: each agent's session is found by the word only its early
+    tool output holds, with that output's line and an excerpt read back from the file."""
+    root = tmp_path / "memory"
+    shutil.copytree(SESSIONS, root, ignore=shutil.ignore_patterns("not-a-transcript"))
+    for path, lines in EARLY_OUTPUT.values():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(jsonl(lines), encoding="utf-8")
+    done = tachikoma_cli(root, "index", "--embedder", "hash", "--json")
+    summary = json.loads(done.stdout)
+    ours = [w for w in summary["warnings"] if any(w.startswith(path) for path, _ in EARLY_OUTPUT.values())]
+    assert done.returncode == 0 and ours == [], summary
+    found = tachikoma_cli(root, "search", "zebrafish vault", "--json", "--limit", "10", "--min-score", "0")
+    results = json.loads(found.stdout)["results"]
+    by_path = {r["path"]: r for r in results}
+    assert set(by_path) == {path for path, _ in EARLY_OUTPUT.values()}, [r["path"] for r in results]
+    for path, result in by_path.items():
+        [match] = result["tool_matches"]
+        assert (match["side"], match["line"]) == ("output", 2), (path, match)
+        assert ANSWER in match["excerpt"], (path, match)
