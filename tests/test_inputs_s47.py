@@ -257,13 +257,17 @@ def test_a_chat_line_that_holds_no_turn_is_counted_not_dropped(line, kind):
     assert problem_kind(result.warnings[0]) == "unknown-lines"
 
 
-def test_tool_output_before_any_turn_is_counted():
+def test_tool_output_before_any_turn_is_kept_and_counted_only_when_no_turn_follows():
+    """Session 47 counted it and left it out; since session 48 it is kept with the first turn, as in every agent
+    format (tests/test_inputs_s48.py), and counted only in a file where no turn comes to keep it."""
     from tachikoma.transcripts import parse_transcript
 
     result = parse_transcript('{"role": "tool", "content": "ls output"}\n{"role": "user", "content": "hi"}\n',
                               "chat.jsonl")
-    assert [t.text for t in result.turns] == ["hi"]
-    assert result.warnings == ["chat.jsonl:1: 1 line of an unknown kind skipped (tool output before any turn ×1)"]
+    assert [t.text for t in result.turns] == ["hi"] and result.warnings == []
+    assert [(t.line, t.text) for t in result.turns[0].tool_texts] == [(1, "ls output")]
+    alone = parse_transcript('{"role": "tool", "content": "ls output"}\n', "chat.jsonl")
+    assert alone.warnings[0] == "chat.jsonl:1: 1 line of an unknown kind skipped (tool output before any turn ×1)"
 
 
 def test_index_reports_every_line_and_file_that_holds_no_turn(tmp_path):

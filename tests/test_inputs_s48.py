@@ -23,7 +23,7 @@ THEN = "thanks, carry on with the deploy"
 
 # --------------------------------------------------------------------------- 1. a tool's output before any turn
 
-#: Each agent format's session opening on a tool's output (line 2), then a user turn (line 3): (file, lines).
+#: Each format's session opening on a tool's output, then a user turn: (file, lines).
 EARLY_OUTPUT = {
     "claude-code": ("claude/-home-mira-code-shop/3f2a9c1d-0000-4000-8000-000000000001.jsonl", [
         {"type": "permission-mode", "permissionMode": "default", "sessionId": "3f2a9c1d-0000-4000-8000-000000000001"},
@@ -59,7 +59,16 @@ EARLY_OUTPUT = {
          "output": json.dumps({"output": OUTPUT, "metadata": {"exit_code": 0}})},
         {"type": "message", "role": "user", "content": [{"type": "input_text", "text": THEN}]},
     ]),
+    "generic": ("chats/2026-06-02-deploy.jsonl", [
+        {"role": "tool", "name": "lookup", "content": OUTPUT},
+        {"role": "user", "content": THEN},
+    ]),
 }
+
+
+def output_line(lines: list[dict]) -> int:
+    """The file line of the tool's output."""
+    return next(number for number, line in enumerate(lines, 1) if ANSWER in json.dumps(line))
 
 
 def jsonl(lines: list[dict]) -> str:
@@ -76,7 +85,7 @@ def test_a_tool_output_before_any_turn_is_kept_with_the_first_turn(name):
     result = parse_transcript(jsonl(lines), path)
     assert result.format == name and result.warnings == []
     assert [t.text for t in result.turns] == [THEN]
-    assert [(t.side, t.line, t.text) for t in result.turns[0].tool_texts] == [("output", 2, OUTPUT)]
+    assert [(t.side, t.line, t.text) for t in result.turns[0].tool_texts] == [("output", output_line(lines), OUTPUT)]
 
 
 @pytest.mark.parametrize("name", sorted(EARLY_OUTPUT))
@@ -85,9 +94,10 @@ def test_a_tool_output_with_no_turn_to_keep_it_is_counted(name):
     from tachikoma.transcripts import parse_transcript, problem_kind
 
     path, lines = EARLY_OUTPUT[name]
-    result = parse_transcript(jsonl(lines[:2]), path)
+    number = output_line(lines)
+    result = parse_transcript(jsonl(lines[:number]), path)
     assert result.turns == []
-    assert result.warnings[0] == f"{path}:2: 1 line of an unknown kind skipped (tool output before any turn ×1)"
+    assert result.warnings[0] == f"{path}:{number}: 1 line of an unknown kind skipped (tool output before any turn ×1)"
     assert problem_kind(result.warnings[0]) == "unknown-lines"
 
 
@@ -129,7 +139,8 @@ def test_a_search_finds_what_a_tool_gave_back_before_any_turn(tmp_path):
     results = json.loads(found.stdout)["results"]
     by_path = {r["path"]: r for r in results}
     assert set(by_path) == {path for path, _ in EARLY_OUTPUT.values()}, [r["path"] for r in results]
+    lines_of = dict(EARLY_OUTPUT.values())
     for path, result in by_path.items():
         [match] = result["tool_matches"]
-        assert (match["side"], match["line"]) == ("output", 2), (path, match)
+        assert (match["side"], match["line"]) == ("output", output_line(lines_of[path])), (path, match)
         assert ANSWER in match["excerpt"], (path, match)

@@ -2,7 +2,7 @@
 
 * ``{"role": "user" | "assistant" | "system", "content": ..., "tool_calls": [...]}``;
   lines with role ``tool`` or ``function`` carry tool output: kept for keyword
-  search with the turn before them, never as a turn.
+  search with the turn before them (before any turn: with the first), never as a turn.
 * ``{"speaker": "Caroline", "text": "...", "timestamp": ...}``.
 
 Content may be a string or a list of text blocks. A chat-API tool call
@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..reading.documents import INPUT, OUTPUT, Turn
-from .common import (Line, Options, Transcript, add_tool_text, block_text, count_unknown, input_text, join,
-                     parse_timestamp, tool_line)
+from ..reading.documents import INPUT, Turn
+from .common import (Line, Options, Transcript, add_tool_output, add_tool_text, block_text, count_unknown, input_text,
+                     join, parse_timestamp, tool_line)
 
 NAME = "generic"
 AGENT = "Chat"
@@ -41,11 +41,9 @@ def read(lines: Iterable[Line], options: Options) -> Transcript:
             if not role or role.lower() in _TOOL_ROLES:
                 if not role:
                     count_unknown(result, line, "role without a name")
-                elif result.turns:
-                    add_tool_text(result.turns[-1], obj.get("name") or role, OUTPUT, line.number,
-                                  block_text(obj.get("content")), options)
-                else:  # no turn made the call it answers: nothing to keep it with
-                    count_unknown(result, line, "tool output before any turn")
+                else:  # with the turn before it; before any turn, with the first (`add_tool_output`)
+                    add_tool_output(result, None, obj.get("name") or role, line.number, block_text(obj.get("content")),
+                                    options)
                 continue
             content = obj.get("content", obj.get("text"))
             if content is not None and not isinstance(content, (str, list, dict)):
