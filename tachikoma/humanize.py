@@ -267,6 +267,18 @@ def vectors_text(embedded: dict | None) -> str | None:
             f"{'has' if embedded['chunks'] == 1 else 'have'} full vectors" + (f" ({', '.join(rest)})" if rest else ""))
 
 
+def secrets_text(redacted: dict | None) -> str:
+    """"10 secrets redacted in 2 files (shown as [secret: …]; [privacy] redact_secrets, docs/privacy.md)": the
+    count the index holds (``{"secrets", "files"}``: `indexer.status.freshness`'s ``secrets_redacted``, an index
+    run's `Summary.secrets_redacted`), never a value; "" when there are none. What every face that indexes or
+    reports on the index says (`tachikoma index`, `stats`, `index --watch`, `remember` on the command line and
+    MCP, the dashboard's Index panel)."""
+    if not redacted or not redacted.get("secrets"):
+        return ""
+    return (f"{plural(redacted['secrets'], 'secret')} redacted in {plural(redacted.get('files') or 0, 'file')} "
+            "(shown as [secret: …]; [privacy] redact_secrets, docs/privacy.md)")
+
+
 def other_languages_text(other: dict | None) -> str:
     """"12 passages not in English (German 7, Japanese 5), read by the multilingual reader (muse) too"
     (`indexer.status.other_languages`);

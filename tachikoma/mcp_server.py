@@ -37,7 +37,7 @@ from .replies.budget import agent_text, quoted, whole
 from .config import load_config
 from .errors import TachikomaError
 from .globs import name_or_path_matcher
-from .humanize import answer_notes, index_behind, index_line, plural, printable, unsafe_escaped
+from .humanize import answer_notes, index_behind, index_line, plural, printable, secrets_text, unsafe_escaped
 from .live import LiveMemory
 from .replies.reply import for_agent, no_match_reply
 from .search.pool import indexed_passages
@@ -235,7 +235,7 @@ class MemoryTools:
             summary = self.reindexer.index()
         except TachikomaError as exc:  # the note is written (and committed) all the same: say so
             return {**done, "indexed": False, "index": f"not indexed: {exc}"}
-        return {**done, "indexed": True, "index": summary.line()}
+        return {**done, "indexed": True, "index": summary.line(), "secrets_redacted": summary.secrets_redacted()}
 
     def tag(self, paths: list[str], trust: str | None, confidence: str | None, source: str | None,
             by: str = "") -> dict:
@@ -527,6 +527,7 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
                 + f" Index: {fresh.get('state')}, updated "
                 f"{fresh.get('last_indexed_at') or 'never'}, {plural(fresh.get('changed_since') or 0, 'file')} changed since, "
                 f"{'watching' if fresh.get('watching') else 'not watching'} the folder."
+                + (f" {secrets}." if (secrets := secrets_text(fresh.get("secrets_redacted"))) else "")
                 + (f" Re-indexing failed: {fresh['watch_error']}" if fresh.get("watch_error") else "")
                 + (f" Weights: {report['balance']['text']}." if report.get("balance") else "")
                 + (f" Listed: the first {STATS_LISTED} of each list (left out: "
@@ -556,6 +557,8 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
             committed = f", committed {done['commit'][:10]}" if done["commit"] else ""
             committed += f", not committed: {done['commit_error']}" if done["commit_error"] else ""
             indexed = "searchable now" if done["indexed"] else done["index"]
+            if secrets := secrets_text(done.get("secrets_redacted")):
+                indexed += f"; {secrets}"
             said = "already remembered in" if done["already_remembered"] else "remembered in"
             return result(f"{said} {done['path']}{committed}; {indexed}", done)
 

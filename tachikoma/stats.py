@@ -24,7 +24,7 @@ from .reading.documents import KINDS, MARKDOWN
 from .errors import TachikomaError
 from .memory import TAG_FILE, walk
 from .reading.frontmatter import read_front_matter
-from .humanize import other_languages_text, plural, when
+from .humanize import other_languages_text, plural, secrets_text, when
 from .indexer.status import freshness, index_problems
 from .search.ranking import tag_weights
 from .store import locate
@@ -340,9 +340,8 @@ def format_text(result: dict) -> str:
                        f"{plural(index['changed_since'], 'file')} changed since")
             if index.get("other_languages"):
                 out.append(f"index: {other_languages_text(index['other_languages'])}")
-            if (secrets := index.get("secrets_redacted")) and secrets["secrets"]:
-                out.append(f"index: {plural(secrets['secrets'], 'secret')} redacted in {plural(secrets['files'], 'file')} "
-                           "(docs/privacy.md)")
+            if secrets := secrets_text(index.get("secrets_redacted")):
+                out.append(f"index: {secrets}")
     if result.get("problems"):
         out.append("problems:")
         out.extend(f"  {item['path']}: {item['reason']}" for item in result["problems"])

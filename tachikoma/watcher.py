@@ -184,8 +184,10 @@ class Reindexer:
         try:
             before = self.summary
             summary = self.index()
-            # "news": worth a line (`Summary.news`); a run that found nothing to do is not
-            outcome = {"state": "done", "line": summary.line(), "news": summary.news(before)}
+            # "news": worth a line (`Summary.news`); a run that found nothing to do is not. The line says the
+            # secrets the index holds redacted (`humanize.secrets_text`); JSON carries their count as `stats` does.
+            outcome = {"state": "done", "line": summary.line(), "news": summary.news(before),
+                       "secrets_redacted": summary.secrets_redacted()}
         except TachikomaError as exc:
             outcome = {"state": "failed", "error": str(exc)}
         except Exception as exc:  # noqa: BLE001 - an OSError, a bug: said in one line, and the watching goes on

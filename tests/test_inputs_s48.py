@@ -144,3 +144,101 @@ def test_a_search_finds_what_a_tool_gave_back_before_any_turn(tmp_path):
         [match] = result["tool_matches"]
         assert (match["side"], match["line"]) == ("output", output_line(lines_of[path])), (path, match)
         assert ANSWER in match["excerpt"], (path, match)
+
+
+# --------------------------------------------------------------------------- 2. secrets redacted, on every face
+
+#: What `tachikoma index` says of the secret memory (tests/secret_memory.py): every face that indexes says it so.
+SAID = "10 secrets redacted in 2 files (shown as [secret: …]; [privacy] redact_secrets, docs/privacy.md)"
+#: The same once a note holding one more key is remembered.
+SAID_AFTER_REMEMBER = SAID.replace("10 secrets redacted in 2 files", "11 secrets redacted in 3 files")
+
+
+@pytest.fixture
+def secrets_mem(tmp_path):
+    from secret_memory import secret_memory
+
+    return secret_memory(tmp_path / "memory")
+
+
+def note_with_a_key() -> str:
+    from secret_memory import SECRETS
+
+    return f"The CI bot's token, until the vault has it: GITHUB_TOKEN={SECRETS['github']}"
+
+
+def test_index_and_stats_say_the_count_in_the_same_words(secrets_mem):
+    """`stats` said "(docs/privacy.md)" where `index` said "(shown as [secret: …]; [privacy] redact_secrets, …)"."""
+    done = tachikoma_cli(secrets_mem, "index")
+    assert done.returncode == 0 and SAID in done.stdout, done.stdout
+    assert f"index: {SAID}" in tachikoma_cli(secrets_mem, "stats").stdout
+    summary = json.loads(tachikoma_cli(secrets_mem, "index", "--json").stdout)
+    assert (summary["secrets"], summary["secret_files"]) == (10, 2)
+
+
+def test_the_watcher_says_the_count_after_each_run(secrets_mem, capsys):
+    """`index --watch` printed each watched run's line (and its JSON) without the count `index` gives."""
+    from tachikoma.cli.indexing import watch_report
+    from tachikoma.live import LiveMemory
+
+    for as_json in (False, True):
+        live = LiveMemory(secrets_mem, report=watch_report(as_json))
+        try:
+            (secrets_mem / "notes" / f"more-{as_json}.md").write_text("# More\n\nRye bread is on the list.\n")
+            live.reindex({str(secrets_mem / "notes" / f"more-{as_json}.md")})
+        finally:
+            live.close()
+        printed = capsys.readouterr().out
+        if as_json:
+            run = json.loads(printed)
+            assert run["state"] == "done" and run["line"].endswith(f"; {SAID}"), run
+            assert run["secrets_redacted"] == {"secrets": 10, "files": 2}
+        else:
+            assert printed.rstrip("\n").endswith(f"; {SAID}"), printed
+
+
+def test_the_dashboards_index_panel_says_the_count(secrets_mem):
+    """The panel's facts (what the index holds) and the summary of a run made from the page."""
+    from tachikoma_dashboard.app import create_app
+    from test_app import HTMX
+    from test_app import make_client as client_for
+
+    assert tachikoma_cli(secrets_mem, "index").returncode == 0
+    app = create_app(memory=secrets_mem, port=5000)
+    try:
+        client = client_for(app)
+        page = client.get("/reindex").get_data(as_text=True)
+        assert f"<span class=\"muted\" data-secrets>{SAID}</span>" in page, page
+        marker = 'name="csrf-token" content="'
+        token = page[page.index(marker) + len(marker):]
+        token = token[:token.index('"')]
+        (secrets_mem / "notes" / "more.md").write_text("# More\n\nRye bread is on the list.\n")
+        assert client.post("/reindex", headers={**HTMX, "X-CSRFToken": token}).status_code == 202
+        assert app.extensions["tachikoma"].index_job.wait(60)["state"] == "done"
+        done = client.get("/reindex/status", headers=HTMX).get_data(as_text=True)
+        assert f"; {SAID}</p>" in done, done
+        coverage = client.get("/coverage").get_data(as_text=True)
+        assert f"data-secrets>{SAID}</span>" in coverage
+    finally:
+        app.extensions["tachikoma"].index_job.wait(30)
+
+
+def test_mcp_remember_and_stats_say_the_count(secrets_mem):
+    """MCP `remember` indexed the note and said "searchable now" only; `stats` carried the count in its structured
+    content but not in its text."""
+    from mcp_helpers import run_tools
+
+    assert tachikoma_cli(secrets_mem, "index").returncode == 0
+    (error, text, done), (stats_error, stats_text, _) = run_tools(
+        secrets_mem, ("remember", {"text": note_with_a_key(), "title": "CI token"}), ("stats", {}))
+    assert not error and done["indexed"] and done["secrets_redacted"] == {"secrets": 11, "files": 3}, done
+    assert text.endswith(f"; searchable now; {SAID_AFTER_REMEMBER}"), text
+    assert done["index"].endswith(f"; {SAID_AFTER_REMEMBER}")
+    assert not stats_error and f" {SAID_AFTER_REMEMBER}." in stats_text, stats_text
+
+
+def test_the_command_line_remember_says_the_count(secrets_mem):
+    done = tachikoma_cli(secrets_mem, "remember", note_with_a_key(), "--title", "CI token")
+    assert done.returncode == 0 and done.stdout.splitlines()[-1] == SAID_AFTER_REMEMBER, done.stdout
+    again = tachikoma_cli(secrets_mem, "remember", "the printer is on floor 3", "--title", "Printer", "--json")
+    assert json.loads(again.stdout)["secrets_redacted"] == {"secrets": 11, "files": 3}

@@ -38,8 +38,6 @@ def cmd_index(args) -> int:
         if summary.embedder_reason:  # a new index: which embedder it took, and why
             print(f"embedder {summary.embedder}: {summary.embedder_reason}")
         print(summary.line())
-        if summary.secrets_line():
-            print(summary.secrets_line())
         if balance:
             print(f"weights: {balance['text']}; {stats.BALANCE_ADVICE}")
     if live is not None:

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from ..errors import TachikomaError
-from ..humanize import plural, printable
+from ..humanize import plural, printable, secrets_text
 from . import common
 
 
@@ -186,8 +186,8 @@ def cmd_remember(args) -> int:
         from ..indexer import runner
 
         try:
-            done["index"] = runner.run(root, common.config(args, root)).line()
-            done["indexed"] = True
+            summary = runner.run(root, common.config(args, root))
+            done.update(index=summary.line(), indexed=True, secrets_redacted=summary.secrets_redacted())
         except TachikomaError as exc:  # the note is written (and committed) all the same: say so
             done["index"] = f"not indexed: {exc}; run `tachikoma index`"
     if args.json:
@@ -199,5 +199,7 @@ def cmd_remember(args) -> int:
             common.warn(f"not committed: {written.commit_error}")
         if done.get("index") and not done["indexed"]:
             common.warn(done["index"])
+        if secrets := secrets_text(done.get("secrets_redacted")):  # as `tachikoma index` says it
+            print(secrets)
     return 1 if written.commit_error else 0
 

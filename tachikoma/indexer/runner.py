@@ -25,7 +25,7 @@ from ..embedders.base import Embedder
 from ..embedders.names import reader_label
 from ..errors import EmbedderError, TachikomaError
 from ..freshness import plan_run, retagged, tag_columns, tag_file_evergreen
-from ..humanize import plural
+from ..humanize import plural, secrets_text
 from ..store import index_error, locate
 from ..store.protocol import IndexStore
 from ..reading.tags import Tags
@@ -83,12 +83,9 @@ class Summary:
     def as_dict(self) -> dict:
         return {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "secrets_read"}
 
-    def secrets_line(self) -> str:
-        """"3 secrets redacted in 2 files (docs/privacy.md)", the index's count (no value); "" when none."""
-        if not self.secrets:
-            return ""
-        return (f"{plural(self.secrets, 'secret')} redacted in {plural(self.secret_files, 'file')} "
-                "(shown as [secret: …]; [privacy] redact_secrets, docs/privacy.md)")
+    def secrets_redacted(self) -> dict:
+        """The secrets the index holds redacted, as `stats --json` carries them: ``{"secrets", "files"}``."""
+        return {"secrets": self.secrets, "files": self.secret_files}
 
     def news(self, before: Summary | None) -> bool:
         """Whether this run is worth a line after `before`, the last run the same process made (None: this is
@@ -111,7 +108,8 @@ class Summary:
                    else "") + f") in {self.seconds:.1f} s; "
                 + (f"memory {self.memory!r} in {self.store} holds " if self.memory else "index holds ")
                 + f"{plural(self.files, 'file')}{data}, "
-                f"{plural(self.chunks, 'chunk')} ({self.embedder})")
+                f"{plural(self.chunks, 'chunk')} ({self.embedder})"
+                + (f"; {secrets}" if (secrets := secrets_text(self.secrets_redacted())) else ""))
 
 
 
