@@ -18,8 +18,9 @@ message, with its speaker, text, timestamp (aware UTC), line range and the
 tool calls it made as compact lines (``[Edit src/app.py]``). What the calls
 were given and gave back (an Edit's new text, a patch, a command's output)
 is kept beside the turn as `documents.ToolText`, for keyword search only:
-it never becomes text that is embedded. Thinking, reasoning, images and file
-snapshots are left out.
+it never becomes text that is embedded; an output before the file's first
+turn goes with that turn (`common.add_tool_output`). Thinking, reasoning,
+images and file snapshots are left out.
 
 Nothing is silently lost. Each of these is reported once per file, in
 `Transcript.warnings`, in words that `problem_kind` recognises (``stats``
@@ -29,7 +30,8 @@ lists them under "problems" with that kind):
   format (a data file): the file is not indexed and not tagged (`is_data_file`);
 * ``no-turns``: a transcript in which no message has any text;
 * ``unknown-lines``: lines of a kind its reader does not know, counted by kind, and lines that hold no turn
-  (``{}``; a chat message with no text: "user message without text");
+  (``{}``; a chat message with no text: "user message without text"; a tool's output in a file with no turn
+  to keep it: "tool output before any turn", `common.place_early_outputs`);
 * ``bad-lines``: lines that are not JSON objects;
 * ``heartbeats``: OpenClaw heartbeat polls answered ``HEARTBEAT_OK``, left
   out of the index (they are dozens of identical chunks and say nothing);
