@@ -41,6 +41,13 @@ from yaml.nodes import MappingNode, ScalarNode
 #: the document start marker); the comment runs to the line's end, and no line break YAML counts ends it earlier.
 _FENCE = r"\A(?:\ufeff)?---(?:[ \t]+#[^\r\n\x85\u2028\u2029]*|[ \t]*)"
 _OPEN = re.compile(_FENCE + r"\r?\n")
+#: An opening fence whose comment holds a line break YAML counts (1.1, as PyYAML and libyaml read it) and a "\n" line
+#: does not: U+0085, U+2028 or U+2029. The fence's line runs to its "\n"; YAML reads each piece after such a break
+#: as a line of its own (`_opening`).
+_OPEN_BROKEN = re.compile(_FENCE + r"[\x85\u2028\u2029][^\n]*?\r?\n")
+_YAML_BREAK = re.compile(r"(\r\n|[\r\x85\u2028\u2029])")
+_BREAK_NAMES = {"\x85": "next line (U+0085)", "\u2028": "line separator (U+2028)",
+                "\u2029": "paragraph separator (U+2029)", "\r": "carriage return", "\r\n": "line break"}
 #: An opening fence ended by a carriage return alone: classic Mac OS line endings, which are not read.
 _OPEN_CR = re.compile(_FENCE + r"\r(?!\n)")
 #: Why a note with CR-only line endings is neither read for front matter nor tagged.
@@ -266,7 +273,7 @@ class FrontMatter:
 
 def split(text: str) -> FrontMatter:
     """Split `text` into front matter and body. Never raises."""
-    opening = _OPEN.match(text)
+    opening, unread = _opening(text)
     if not opening:
         if _OPEN_CR.match(text):
             return FrontMatter(body=text, error=CR_ONLY)
@@ -281,6 +288,8 @@ def split(text: str) -> FrontMatter:
         end += 1
     block, body = text[:end], text[end:]
     body_line = block.count("\n") + 1
+    if unread:
+        return FrontMatter(block=block, body=body, body_line=body_line, error=f"malformed front matter at line 1: {unread}")
     yaml_text = text[opening.end() : closing.start()]
     try:
         doc = load_yaml(yaml_text, first_line=2) if yaml_text.strip() else YamlDocument(data={})
@@ -295,6 +304,32 @@ def split(text: str) -> FrontMatter:
                            error="front matter is not a mapping of keys to values")
     return FrontMatter(meta=doc.data, block=block, body=body, body_line=body_line,
                        key_lines=[(key, line) for key, line, _ in doc.keys], node=doc.node)
+
+
+def _opening(text: str) -> tuple[re.Match | None, str | None]:
+    """The opening fence line of `text` (None: it opens no front matter), and why it cannot be read (None: it can).
+
+    A comment after the fence may hold U+0085, U+2028 or U+2029, which YAML 1.1 (PyYAML, libyaml: the readers
+    tachikoma uses) takes for a line break and YAML 1.2 for a character of the comment. Each piece after such a
+    break that is blank or a comment (``# ...``) reads alike either way, and the block is read; a piece holding
+    anything else would be YAML to one reader and comment to the other, and is reported rather than guessed at.
+    """
+    opening = _OPEN.match(text)
+    if opening:
+        return opening, None
+    opening = _OPEN_BROKEN.match(text)
+    if not opening:
+        return None, None
+    parts = _YAML_BREAK.split(opening.group().rstrip("\r\n"))
+    for brk, piece in zip(parts[1::2], parts[2::2]):
+        if piece.strip(" \t") and not piece.lstrip(" \t").startswith("#"):
+            shown = piece.strip(" \t")
+            shown = shown if len(shown) <= 40 else shown[:39] + "…"
+            return opening, (f"the comment after the opening --- holds a {_BREAK_NAMES[brk]}, where YAML 1.1 "
+                             f"(tachikoma's reader) ends the line, so `{shown}` after it would be read as YAML and "
+                             "not as comment (YAML 1.2 reads it as comment); remove that character, or start the "
+                             "text after it with #")
+    return opening, None
 
 
 def read_front_matter(path: Path) -> FrontMatter:
@@ -332,7 +367,7 @@ def read_head(handle: BinaryIO) -> bytes:
     if _OPEN_CR.match(first.decode("utf-8", "replace")):
         handle.seek(start)
         raise ValueError(CR_ONLY)
-    if not _OPEN.match(first.decode("utf-8", "replace")):
+    if not _opening(first.decode("utf-8", "replace"))[0]:
         bom = codecs.BOM_UTF8 if first.startswith(codecs.BOM_UTF8) else b""
         handle.seek(start + len(bom))
         return bom
