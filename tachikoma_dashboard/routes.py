@@ -14,7 +14,7 @@ from flask import Blueprint, abort, current_app, make_response, redirect, render
 
 from tachikoma import stats
 from tachikoma.indexer import status
-from tachikoma.tagging import applying, model, planning
+from tachikoma.tagging import applying, model, planning, undoing
 from tachikoma.errors import EmbedderError, TachikomaError
 from tachikoma.humanize import when
 from tachikoma.replies.reply import as_json
@@ -240,25 +240,27 @@ def tag_apply():
 
 @bp.post("/tag/undo/<undo_id>")
 def tag_undo(undo_id: str):
-    applied = dash().undos.take(undo_id)
-    if applied is None and (done := dash().undos.undone(undo_id)):
+    claim = dash().undos.claim(undo_id)
+    if claim is None and (done := dash().undos.undone(undo_id)):
         moment = when(done["undone"])
         by = f" by commit {done['commit'][:10]}" if done["commit"] else ""
         return error_response(409, "Already undone",
                               f"This tagging was already undone {moment['ago']} ({moment['text']}){by}. "
                               "Nothing was changed now.")
-    if applied is None:
+    if claim is None:
         return error_response(404, "Nothing to undo",
                               f"this change was already undone, or it is older than the last {KEPT_UNDOS} taggings "
                               "kept for undoing; revert its git commit instead (`git log`, then `git revert <commit>`)")
     try:
-        undone = applying.undo(dash().root, applied, commit=True, by=changed_by(), config_path=dash().config_path)
+        outcome = undoing.undo(dash().root, claim.applied, earlier=claim.progress, commit=True, by=changed_by(),
+                               config_path=dash().config_path)
     except TachikomaError as exc:
-        dash().undos.put_back(undo_id, applied)  # still undoable once the problem is fixed
+        dash().undos.put_back(undo_id, claim)  # still undoable once the problem is fixed
         return error_response(500, "Undo failed", str(exc))
-    dash().undos.mark_undone(undo_id, undone.commit)
+    dash().undos.settle(undo_id, claim, outcome)  # undone, or what is left stays to undo under its key
     dash().refresh_index()
-    return tagged_page(TagForm.read(request.form), undone, undo_id=None, undone=True)
+    return tagged_page(TagForm.read(request.form), outcome.done, undo_id=None if outcome.rest is None else undo_id,
+                       undone=True, outcome=outcome)
 
 
 def preview_context(form: TagForm, **values) -> dict:
@@ -286,13 +288,14 @@ def preview(form: TagForm) -> tuple[dict, int]:
 
 
 def tagged_page(form: TagForm, applied: model.Applied, undo_id: str | None, undone: bool,
-                undo_error: str | None = None, planned_skipped: list | None = None):
+                undo_error: str | None = None, planned_skipped: list | None = None,
+                outcome: undoing.Outcome | None = None):
     try:
         coverage_now = stats.coverage(dash().root, settings=dash().settings())
     except TachikomaError:
         coverage_now = None
     response = page("tag.html", "partials/tag_applied.html", form=form, applied=applied, undo_id=undo_id,
-                    coverage=coverage_now, undone=undone, undo_error=undo_error,
+                    coverage=coverage_now, undone=undone, undo_error=undo_error, outcome=outcome,
                     skipped=list(planned_skipped or []) + applied.skipped,
                     recent=recent_taggings(exclude=undo_id))  # its Undo button is in the message already
     # After the swap, so the list's refresh sees which tagging the new message shows (and leaves it out).

@@ -1,17 +1,20 @@
 """Session 48: inputs a demanding user writes, against real files and real git repositories.
 
 Front matter opened by ``--- # a comment`` whose comment holds a line break YAML counts and Python's lines do not
-(U+2028, U+2029, U+0085).
+(U+2028, U+2029, U+0085); a dashboard Undo that leaves files as they are (read-only, removed, retagged by hand):
+partly undone, and the rest undone once the reasons are fixed.
 """
 
 from __future__ import annotations
 
 import json
+import re
+from html import unescape
 from pathlib import Path
 
 import pytest
 
-from gitrepo import git, tachikoma_cli
+from gitrepo import git, tachikoma_cli, tag
 
 #: The line breaks YAML (1.1, as PyYAML and libyaml read it) counts inside a line that a "\n" does not end.
 BREAKS = {"\u2028": "U+2028", "\u2029": "U+2029", "\x85": "U+0085"}
@@ -116,3 +119,144 @@ def test_such_a_note_is_skipped_by_every_face_with_the_reason_and_never_rewritte
     stats = json.loads(tachikoma_cli(git_memory, "stats", "--json").stdout)
     problems = {p["path"]: p for p in stats["problems"]}
     assert "U+2028" in problems["anna.md"]["reason"] and problems["anna.md"]["kind"] == "front-matter", problems
+
+
+# --------------------------------------------------------------------------- 3. an Undo that leaves files as they are
+
+
+READ_ONLY = "read-only (mode 0444)"
+
+
+def dashboard(root: Path):
+    from tachikoma_dashboard.app import create_app
+    from web_helpers import Client
+
+    app = create_app(memory=root, port=5000)
+    app.test_client_class = Client
+    client = app.test_client()
+    token = re.search(r'<meta name="csrf-token" content="([^"]+)"', client.get("/tag").get_data(as_text=True))[1]
+    return app, client, token
+
+
+def words(html: str) -> str:
+    """The text of `html` as read: tags out, spaces collapsed (`<code>a.md</code>: why` reads "a.md: why")."""
+    return unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))).replace(" :", ":")
+
+
+def undo_list(client) -> str:
+    return client.get("/tag/recent", headers={"HX-Request": "true"}).get_data(as_text=True)
+
+
+def test_an_undo_that_leaves_files_as_they_are_is_partly_undone_and_undoes_them_once_fixed(tmp_path):
+    """A note made read-only since the tagging and one removed were left as they were, yet the tagging was recorded
+    undone: its Undo was gone ("Already undone"), and those two notes kept the tags for good. Now the result says
+    which files were restored and which not, and why; the tagging is listed as partly undone, with an Undo of the
+    rest, which restores them once the reasons are fixed, byte for byte and committed."""
+    from web_helpers import build_index, copy_memory, snapshot
+
+    root = copy_memory(tmp_path / "memory")
+    build_index(root)
+    app, client, token = dashboard(root)
+    original = snapshot(root)
+    form = {"kind": "markdown", "path": "/*", "confidence": "low", "mode": "overwrite"}
+    preview = client.get("/tag", query_string={"preview": "1", **form}).get_data(as_text=True)
+    fingerprint = re.search(r'name="fingerprint" value="([^"]+)"', preview)[1]
+    html = client.post("/tag/apply", data={**form, "fingerprint": fingerprint, "csrf_token": token}).get_data(
+        as_text=True)
+    assert "Tagged 3 files" in words(html), words(html)
+    undo_url = re.search(r'action="(/tag/undo/[^"]+)"', html)[1]
+    locked, removed = root / "identity.md", root / "martin.md"
+    locked.chmod(0o444)
+    tagged = locked.read_bytes()
+    removed.unlink()
+
+    html = client.post(undo_url, data={"csrf_token": token}).get_data(as_text=True)
+    said = words(html)
+    assert 'data-result="partly-undone"' in html and "Partly undone: 1 of 3 files restored" in said, said
+    left = said.split("2 files not restored", 1)[1]
+    assert f"identity.md: {READ_ONLY}" in left and "martin.md: no longer exists" in left, left
+    assert "not tagged" not in left and "to undo it" in left  # said of an undo, not of a tagging
+    assert (root / "rumours.md").read_bytes() == original["rumours.md"] and locked.read_bytes() == tagged
+    assert f'action="{undo_url}"' in html and "Undo the rest" in said  # still undoable, here ...
+    listed = words(undo_list(client))
+    assert undo_url in undo_list(client) and "Partly undone just now: 1 of 3 files restored" in listed, listed
+    assert git(root, "status", "--porcelain").split() == ["D", "martin.md"]  # the restored note is committed
+
+    again = client.post(undo_url, data={"csrf_token": token}).get_data(as_text=True)  # nothing fixed yet
+    assert "Not undone: 2 files left as they are" in words(again) and f'action="{undo_url}"' in again, words(again)
+    assert locked.read_bytes() == tagged and not removed.exists()
+
+    locked.chmod(0o644)
+    git(root, "checkout", "--", "martin.md")  # the note back, as the tagging left it
+    _, restarted, restarted_token = dashboard(root)  # ... and after a restart
+    assert undo_url in undo_list(restarted)
+    done = restarted.post(undo_url, data={"csrf_token": restarted_token}).get_data(as_text=True)
+    assert 'data-result="undone"' in done and "Undone: 2 files restored" in words(done), words(done)
+    assert snapshot(root) == original and git(root, "status", "--porcelain") == ""
+    assert undo_url not in undo_list(restarted)
+    last = restarted.post(undo_url, data={"csrf_token": restarted_token})
+    assert last.status_code == 409 and "already undone" in words(last.get_data(as_text=True))
+    app.extensions["tachikoma"].index_job.wait(30)
+
+
+def test_a_transcript_retagged_by_hand_since_stays_to_undo_and_the_tag_file_comes_back_byte_for_byte(tmp_path):
+    from web_helpers import build_index, copy_memory, snapshot
+
+    root = copy_memory(tmp_path / "memory")
+    build_index(root)
+    app, client, token = dashboard(root)
+    original = snapshot(root)
+    plan = client.get("/tag", query_string={"preview": "1", "defaults": "1"}).get_data(as_text=True)
+    fingerprint = re.search(r'name="fingerprint" value="([^"]+)"', plan)[1]
+    html = client.post("/tag/apply", data={"defaults": "1", "fingerprint": fingerprint, "csrf_token": token}
+                       ).get_data(as_text=True)
+    assert "Tagged 2 files" in html, words(html)
+    undo_url = re.search(r'action="(/tag/undo/[^"]+)"', html)[1]
+    tags = root / "tachikoma-tags.yaml"
+    tagged = tags.read_text()
+    entry = tagged.index("2026-05-10/design-chat.jsonl:")
+    tags.write_text(tagged[:entry] + tagged[entry:].replace("trust: self", "trust: owner", 1))  # by hand
+
+    said = words(client.post(undo_url, data={"csrf_token": token}).get_data(as_text=True))
+    assert "Partly undone: 1 of 2 files restored" in said, said
+    assert "2026-05-10/design-chat.jsonl: its tags changed since the tagging (trust is now 'owner')" in said
+    assert "trust: owner" in tags.read_text() and "2026-03-22/session-abc.jsonl" not in tags.read_text()
+
+    now = tags.read_text()
+    tags.write_text(now.replace("trust: owner", "trust: self", 1))  # the hand edit taken back
+    said = words(client.post(undo_url, data={"csrf_token": token}).get_data(as_text=True))
+    assert "Undone: 1 file restored" in said, said
+    assert snapshot(root) == original and git(root, "status", "--porcelain") == ""
+    app.extensions["tachikoma"].index_job.wait(30)
+
+
+def test_what_is_left_to_undo_is_the_files_left_with_their_exact_bytes(git_memory):
+    """The engine's account, from which every face words it: a note made read-only since and a transcript retagged
+    by hand are left; the rest keeps the note's exact former head, and the tag file is undone key by key (its
+    bytes before the tagging would take back the transcript already restored too)."""
+    from tachikoma.tagging import undoing
+
+    locked, tags = git_memory / "martin.md", git_memory / "tachikoma-tags.yaml"
+    before = {p: p.read_bytes() for p in (locked, git_memory / "rumours.md", tags)}
+    applied = tag(git_memory, "*", "external")
+    paths = set(applied.paths)
+    assert {"martin.md", "rumours.md", "2026-05-10/design-chat.jsonl", "2026-03-22/session-abc.jsonl"} <= paths
+    locked.chmod(0o444)
+    tags.write_text(tags.read_text().replace("trust: external", "trust: owner", 1))  # the first entry, by hand
+    hand = tags.read_text().split("trust: owner", 1)[0].rsplit("\n", 2)[-2].rstrip(":").strip('"')
+    outcome = undoing.undo(git_memory, applied)
+    assert outcome.state == undoing.PARTLY and outcome.rest is not None
+    assert sorted(s.path for s in outcome.progress.left) == sorted(["martin.md", hand]) == sorted(outcome.rest.paths)
+    assert set(outcome.progress.restored) == paths - {"martin.md", hand}
+    reasons = dict(outcome.progress.left)
+    assert "to undo it; not undone" in reasons["martin.md"] and "its tags changed since the tagging" in reasons[hand]
+    assert outcome.rest.restore["martin.md"] == applied.restore["martin.md"]
+    assert "tachikoma-tags.yaml" not in outcome.rest.restore
+    assert (git_memory / "rumours.md").read_bytes() == before[git_memory / "rumours.md"]
+
+    locked.chmod(0o644)
+    tags.write_text(tags.read_text().replace("trust: owner", "trust: external", 1))
+    last = undoing.undo(git_memory, outcome.rest, earlier=outcome.progress)
+    assert last.state == undoing.UNDONE and last.rest is None and last.headline() == "Undone: 2 files restored"
+    assert "were restored by an earlier Undo" in last.note()
+    assert {p: p.read_bytes() for p in before} == before and git(git_memory, "status", "--porcelain") == ""

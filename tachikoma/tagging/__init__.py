@@ -47,4 +47,6 @@ The package, from the bottom up (each module imports only those above it):
 - `remembered`: a `remember` run of the journal, found again and committed.
 - `recovery`: `recover` and `finish_pending`: finishing runs that were killed or could not commit.
 - `applying`: `apply` and `undo`.
+- `undoing`: an undo that leaves files as they were: what it restored, what it left and why, and the rest, to
+  undo once the reasons are fixed (a tagging partly undone).
 """

@@ -6,7 +6,10 @@ the changes (each file's tags before and after), the exact bytes to put back
 the hash of what was written, the commit and when. Beside it a small
 ``<key>.summary`` (what the page lists, so listing never parses the
 originals), and once undone a ``<key>.undone`` note (when, which commit), so
-a second Undo can say it was already done. Like the
+a second Undo can say it was already done. An undo that left files as they
+were (`tagging.undoing`) keeps the tagging under its key, holding only those
+files, with its progress (which files were restored, which left and why), so
+it is listed as partly undone and its Undo undoes the rest. Like the
 rest of ``.cache`` it is derived and private: deleting the folder only loses
 the Undo buttons (a tagging commit can still be reverted with git). Undo
 stays exact: `tagging.applying.undo` gives a file its former bytes back only when it
@@ -24,7 +27,9 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from tachikoma.tagging import model
+from typing import NamedTuple
+
+from tachikoma.tagging import model, undoing
 from tachikoma.atomic import atomic_write_bytes
 from tachikoma.memory import cache_dir
 
@@ -35,13 +40,17 @@ _KEY = re.compile(r"[A-Za-z0-9_-]{16,64}")
 VERSION = 1
 
 
-def encode(applied: model.Applied, created: float) -> dict:
-    """`applied` as a JSON-ready record (bytes as base64)."""
-    return {
+def encode(applied: model.Applied, created: float, progress: undoing.Progress | None = None) -> dict:
+    """`applied` as a JSON-ready record (bytes as base64), with the `progress` of its undoing when an undo left
+    some of it."""
+    record = {
         "version": VERSION, "created": created, "message": applied.message, "commit": applied.commit,
         "changes": [asdict(c) for c in applied.changes],
         "restore": {path: r.as_json() for path, r in applied.restore.items()},
     }
+    if progress is not None:
+        record["progress"] = progress.as_json()
+    return record
 
 
 def decode(record: dict) -> model.Applied:
@@ -53,6 +62,15 @@ def decode(record: dict) -> model.Applied:
         commit=record.get("commit"), message=record.get("message", ""),
         restore={path: model.Restore.from_json(r) for path, r in record["restore"].items()},
     )
+
+
+class Claim(NamedTuple):
+    """A tagging taken from the store to be undone: what is left of it, when it was made, and where earlier undos
+    of it left it (None: none did)."""
+
+    applied: model.Applied
+    created: float
+    progress: undoing.Progress | None
 
 
 class UndoStore:
@@ -70,12 +88,14 @@ class UndoStore:
     def _path(self, key: str) -> Path | None:
         return self._folder() / f"{key}.json" if _KEY.fullmatch(key or "") else None
 
-    def remember(self, applied: model.Applied, key: str | None = None, created: float | None = None) -> str:
-        """Keep `applied` for undoing; its key. The oldest records beyond `size` are forgotten."""
+    def remember(self, applied: model.Applied, key: str | None = None, created: float | None = None,
+                 progress: undoing.Progress | None = None) -> str:
+        """Keep `applied` for undoing (`progress`: where earlier undos of it left it); its key. The oldest
+        records beyond `size` are forgotten."""
         key = key or secrets.token_urlsafe(18)
         path = self._path(key)
         created = time.time() if created is None else created
-        record = encode(applied, created)
+        record = encode(applied, created, progress)
         atomic_write_bytes(path.with_suffix(".summary"), json.dumps(summary(record)).encode("utf-8"))
         atomic_write_bytes(path, json.dumps(record).encode("utf-8"))
         os.utime(path, (created, created))  # records are ordered by modification time
@@ -85,6 +105,11 @@ class UndoStore:
         return key
 
     def take(self, key: str) -> model.Applied | None:
+        """What is left to undo of the tagging under `key`, removed from the store (`claim`)."""
+        claim = self.claim(key)
+        return claim.applied if claim else None
+
+    def claim(self, key: str) -> Claim | None:
         """The tagging under `key`, removed from the store (None: unknown, already undone, or damaged).
 
         Taking renames the record first, so two Undo clicks at once (even
@@ -100,16 +125,27 @@ class UndoStore:
             return None
         path.with_suffix(".summary").unlink(missing_ok=True)
         try:
-            return decode(json.loads(claimed.read_bytes()))
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+            record = json.loads(claimed.read_bytes())
+            progress = record.get("progress")
+            return Claim(decode(record), float(record["created"]),
+                         undoing.Progress.from_json(progress) if progress else None)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             log.warning("undo record %s is damaged: %s", path.name, exc)
             return None
         finally:
             claimed.unlink(missing_ok=True)
 
-    def put_back(self, key: str, applied: model.Applied) -> None:
-        """Make `applied` undoable again under `key` (its undo failed)."""
-        self.remember(applied, key=key)
+    def put_back(self, key: str, claim: Claim) -> None:
+        """Make the tagging `claim`ed undoable again under `key`, as it was (its undo failed)."""
+        self.remember(claim.applied, key=key, created=claim.created, progress=claim.progress)
+
+    def settle(self, key: str, claim: Claim, outcome: undoing.Outcome) -> None:
+        """Keep what `outcome`, the undo of the tagging `claim`ed under `key`, did: undone, or partly (what is left
+        stays under its key, with its progress, to be undone once the reasons are fixed)."""
+        if outcome.rest is None:
+            self.mark_undone(key, outcome.done.commit)
+        else:
+            self.remember(outcome.rest, key=key, created=claim.created, progress=outcome.progress)
 
     def mark_undone(self, key: str, commit: str | None) -> None:
         """Note that the tagging under `key` was undone (by `commit`), for a later Undo of it to say so."""
@@ -130,7 +166,8 @@ class UndoStore:
             return None
 
     def recent(self, limit: int = 5, exclude: str | None = None) -> list[dict]:
-        """The newest records for the page, but `exclude`: {"key", "created", "message", "commit", "paths"}.
+        """The newest records for the page, but `exclude`: {"key", "created", "message", "commit", "paths"}, and
+        "progress" for a partly undone one ({"state", "at", "text"}: `undoing.Progress`; "paths": the files left).
 
         Each is read from its small summary (a record written before summaries
         existed is read whole)."""
@@ -155,9 +192,14 @@ class UndoStore:
 
 
 def summary(record: dict) -> dict:
-    """What the page lists of an `encode` record: {"created", "message", "commit", "paths"}."""
-    return {"created": record["created"], "message": record["message"], "commit": record.get("commit"),
-            "paths": [c["path"] for c in record["changes"]]}
+    """What the page lists of an `encode` record: {"created", "message", "commit", "paths"}, and "progress" when
+    an undo left some of it ({"state", "at", "text"})."""
+    listed = {"created": record["created"], "message": record["message"], "commit": record.get("commit"),
+              "paths": [c["path"] for c in record["changes"]]}
+    if record.get("progress"):
+        progress = undoing.Progress.from_json(record["progress"])
+        listed["progress"] = {"state": progress.state, "at": progress.at, "text": progress.describe()}
+    return listed
 
 
 def _newest_first(paths) -> list[Path]:
