@@ -40,6 +40,7 @@ Example ``tachikoma.toml``::
     rrf_k = 60                   # RRF's rank offset (fusion = "rrf" only)
     min_score = 0.44             # relevance floor on vector similarity (default: measured per embedder)
     time_reading = true          # read the time a query asks about ("last week", "in March") and favour it
+    named_parts = true           # "which came first: A, B or C?": A, B and C are searched on their own too
 
     [embedder]
     name = "auto"                # auto, minilm-int8, minilm, ollama, ollama:<model>, hash
@@ -250,6 +251,9 @@ class SearchConfig:
     rrf_k: float = 60.0
     min_score: float | None = None  # None: the embedder's measured floor (search.relevance_floor)
     time_reading: bool = True  # read the time a query asks about (`timeq`) and favour memories from then
+    #: A question that names several things ("which came first: A, B or C") has each searched on its own too
+    #: (`search.parts`; docs/evaluation.md, "A question that names several things").
+    named_parts: bool = True
 
 
 @dataclass(frozen=True)
@@ -544,8 +548,9 @@ def _search(table: dict) -> SearchConfig:
     floor = search.min_score
     if floor is not None and (isinstance(floor, bool) or not isinstance(floor, (int, float)) or not 0 <= floor <= 1):
         raise ValueError("search.min_score must be a number between 0 and 1")
-    if not isinstance(search.time_reading, bool):
-        raise ValueError("search.time_reading must be true or false")
+    for name in ("time_reading", "named_parts"):
+        if not isinstance(getattr(search, name), bool):
+            raise ValueError(f"search.{name} must be true or false")
     return replace(search, keyword_weight=float(weight), counting_keyword_weight=float(search.counting_keyword_weight),
                    rrf_k=float(search.rrf_k),
                    min_score=None if floor is None else float(floor))

@@ -6,8 +6,8 @@ from __future__ import annotations
 from flask import Flask, g, request
 
 from tachikoma import memory
-from tachikoma.humanize import (duration, language_hint, no_match_reason, nowhere_text, other_languages_text,
-                                secrets_text, widened_text)
+from tachikoma.humanize import (duration, language_hint, named_text, no_match_reason, nowhere_text,
+                                other_languages_text, secrets_text, widened_text)
 from tachikoma.config import RECENCY_PRESETS
 from tachikoma.reading.documents import KINDS
 from tachikoma.transcripts import without_context  # a result shows its file and date: not its context lines
@@ -28,6 +28,7 @@ def install_template_helpers(app: Flask) -> None:
     )
     app.jinja_env.globals.update(
         explain=render.explain, language_hint=language_hint, nowhere_text=nowhere_text, widened_text=widened_text,
+        named_text=named_text,
         no_match_reason=no_match_reason,
         speaker_class=speaker_class,
         STATUSES=STATUSES, KINDS=KINDS,

@@ -266,7 +266,7 @@ def why(result: dict, matched: list[str]) -> str:
     asked for ("a time of day"), and a newer memory that supersedes it ("superseded by b.md (2026-05-01)").
     The whole arithmetic is `search.explain.sentence`."""
     f = result.get("factors") or {}
-    parts = []
+    parts = [f"found for “{result['found_for']}”"] if result.get("found_for") else []
     if matched:
         parts.append("matched " + ", ".join(matched[:6]))
     elif f.get("vector_similarity") is not None:
@@ -359,7 +359,7 @@ def select(results: list[dict], units: Sequence[list[Unit]], terms: list[str], b
     """The passages of `results` (ranked, best first; `units[i]` the units of `results[i]`) for a
     budget of `budget` tokens. Returns ``{"budget_tokens", "used_tokens", "passages": [Passage],
     "left_out": {"below_falloff", "overlap", "duplicate", "over_budget"}}``, and ``"needed"`` (the budget
-    that would hold the first passage) when this one cannot. `units` is read in order, and past the results above the
+    that would hold the first passage) when this one cannot. `units` is read in order, and of a result under the
     falloff only while none has given a passage (a lazy sequence need not read the rest). `reserve` tokens of the
     budget are kept for a heading (`agent_text`'s first line, or a JSON reply's fields) and counted as used. `cost`:
     what passage number n costs in the reply as it is sent (default `block_cost`), `text_cost` what its text alone
@@ -373,18 +373,22 @@ def select(results: list[dict], units: Sequence[list[Unit]], terms: list[str], b
     out = {"budget_tokens": budget, "used_tokens": min(reserve, budget), "passages": [], "left_out": left_out}
     if not results:
         return out
-    top = max(float(r.get("score") or 0) for r in results)
-    above = next((i for i, r in enumerate(results) if i and float(r.get("score") or 0) < falloff * top), len(results))
-    weights = _weights(terms, [units[i] for i in range(above)])
+    # A result falls off under `falloff` × the best score of its own search: the question's, or that of the thing
+    # the question names that it was found for (`search.parts`), whose scores are its own.
+    tops: dict[str | None, float] = {}
+    for r in results:
+        tops[r.get("found_for")] = max(tops.get(r.get("found_for"), 0.0), float(r.get("score") or 0))
+    falls = [bool(i) and float(r.get("score") or 0) < falloff * tops[r.get("found_for")] for i, r in enumerate(results)]
+    weights = _weights(terms, [units[i] for i, fell in enumerate(falls) if not fell])
     cap = max(MIN_PIECE, min(int(budget * passage_share), PASSAGE_MAX))
     given: dict[tuple[str, str | None], set[int]] = {}  # (path, memory): the file lines given
     chosen: list[tuple[Passage, set]] = []
     used = min(reserve, budget)
     for rank, result in enumerate(results, 1):
         score = float(result.get("score") or 0)
-        if chosen and score < falloff * top:
-            left_out["below_falloff"] += len(results) - rank + 1
-            break
+        if chosen and falls[rank - 1]:
+            left_out["below_falloff"] += 1
+            continue
         its_units = units[rank - 1]
         path, memory = result["path"], result.get("memory")
         if not its_units:  # nothing finer known: the chunk is one unit

@@ -33,7 +33,7 @@ FINER = {"age_days": 5}
 #: What an agent's reply (`for_agent`) holds beside the question, ``no_good_match``, the index's freshness and the
 #: passages only when it says something: the question's words the memory holds nowhere, the files a question that
 #: gathers was widened by, the time it named, the memories a search of several searched, the process that answered.
-SAID_WHEN_SET = ("keywords_nowhere", "widened_by", "time", "memories", "served_by")
+SAID_WHEN_SET = ("keywords_nowhere", "widened_by", "named_parts", "time", "memories", "served_by")
 #: The index's freshness an agent is always given (`freshness.answer_freshness`; ``watching`` where a process watches
 #: the folder: whether to search again shortly); the rest of it only when it says something to act on: chunks
 #: without full vectors yet, result files gone, a watcher that failed.

@@ -50,6 +50,8 @@ def _scale(factors: dict) -> dict | None:
     return scale if scale and factors.get("vectors") in (None, "full") else None
 
 
+#: What a result found for one of the things a question names is similar to (`parts.merged`'s ``found_for``).
+FOUND_FOR = "to “{part}”, one of the things the question names, searched on its own"
 #: Why a question that gathers from several memories has a widened meaning (`scoring.rank_snapshot`'s `gather`).
 WIDENED = ("the question gathers from several memories (“how many”, “in total”), so it was read together with "
            "the best passages of the files it matched best")
@@ -144,7 +146,10 @@ def factors(result: dict) -> list[Factor]:
     named one), what the question asks for (when it asks a kind), the agent's words (a question about its asker),
     staleness and the duplicate penalty."""
     f = result["factors"]
-    out = [Factor("similarity", f["similarity"], fusion_text(f))]
+    why = fusion_text(f)
+    if result.get("found_for"):  # a thing the question names, searched on its own (`parts`)
+        why = f"{FOUND_FOR.format(part=result['found_for'])}" + (f": {why}" if why else "")
+    out = [Factor("similarity", f["similarity"], why)]
     if "vector_similarity" in f:
         tools = tool_match_text(result)
         out += [Factor("meaning", f["vector_similarity"], meaning_why(f), part=True),

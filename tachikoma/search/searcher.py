@@ -22,7 +22,7 @@ from typing import Callable
 import numpy as np
 
 from ..when import mentions, tense, timeq
-from . import answer_kind
+from . import answer_kind, parts
 from ..config import Config, load_config
 from ..reading.documents import TRANSCRIPT
 from ..embedders import choose, create
@@ -187,6 +187,22 @@ class Searcher:
                now: datetime | None = None, config: Config | None = None, min_score: float | None = None,
                recency: str | None = None, as_of: datetime | str | None = None, decide: bool = True,
                widen: bool = True) -> dict:
+        """Rank chunks for `query` and return the JSON-ready answer with explanations (`_search`). A question
+        that names several things ("which came first: A, B or C", `parts.named`) also has each searched on its
+        own, and the answers put together (`parts.merged`; ``[search] named_parts``)."""
+        asked = dict(filters=filters, now=now, config=config, min_score=min_score, recency=recency, as_of=as_of)
+        whole = self._search(query, limit, decide=decide, widen=widen, **asked)
+        english = question_language(whole["query"]) is None
+        things = parts.named(whole["query"]) if english and (config or self.config).search.named_parts else []
+        if not things:
+            return whole
+        answers = [self._search(thing, limit, widen=False, **asked) for thing in things]
+        return parts.merged(whole, things, answers, limit)
+
+    def _search(self, query: str, limit: int = 10, filters: Filters | None = None,
+                now: datetime | None = None, config: Config | None = None, min_score: float | None = None,
+                recency: str | None = None, as_of: datetime | str | None = None, decide: bool = True,
+                widen: bool = True) -> dict:
         """Rank chunks for `query` and return the JSON-ready answer with explanations.
 
         `as_of` (or `now`; a datetime or what `timeq.parse_as_of` reads) is the "now" of the search:

@@ -1,0 +1,99 @@
+"""A question that names several things asks about each: "Which came first: Elena's talk in Vienna, the
+climbing refresher at Kosmos, or the Porto trip?".
+
+Read as one, such a question's meaning is the mean of its things and its keywords are spread over them, so no
+memory holds most of it: each of the memories that hold one thing matches a third of it, and the question gets
+"no good match" or the one thing nearest the mean. So its things are searched too, each on its own
+(`named`), and the answers are put together (`merged`): each answer's results by their score relative to that
+answer's best, so the best memory for each thing ranks near the top beside the question's own best.
+
+Pure: no index, no embedder (`Searcher.search` asks and gives the answers).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .keywords import STOPWORDS
+
+#: At most this many things are searched on their own (a longer list is read as one question).
+MAX_PARTS = 5
+#: A thing is at most this many words ("I signed up for the rewards program at ShopRite" is one).
+MAX_PART_WORDS = 12
+#: Words that lead into the list and belong to no thing: "Which came first:", "what shipped first -", "order these".
+_LEAD = re.compile(r"^.*?(?::|\b(?:first|earlier|sooner|later|last)\s*[,:\-–—]|\border\s+these\b)\s*", re.I)
+#: A part that asks a question of its own or says what someone did: the list is of questions or clauses, not things.
+_ASKS = re.compile(r"(?:what|when|where|who|whom|whose|why|how|which|did|do|does|is|are|was|were|i|we|you)\b|"
+                   r".*\b(?:what|when|where|why|how)\b", re.I)
+#: A dash after the last thing starts what is asked of them all: "A, B and C - what does each cost?".
+_ASKED_AFTER = re.compile(r"\s+[-–—]\s+.*$")
+_WORD = re.compile(r"\w{2,}")
+#: A list of three or more: "A, B(,) and/or C" or "A, B, C".
+_SEPARATOR = re.compile(r"\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+(?=[^,]*$)", re.I)
+#: What ends a list and belongs to no thing: "in date order", "from earliest to latest", "in order".
+_TAIL = re.compile(r"\s+(?:in\s+(?:date\s+|chronological\s+|the\s+right\s+)?order|from\s+\w+\s+to\s+\w+|"
+                   r"oldest\s+to\s+newest|newest\s+to\s+oldest|for\s+me|please)\b.*$", re.I)
+
+
+def named(query: str) -> list[str]:
+    """The things `query` names in a list of three to `MAX_PARTS`, separated by commas ("the Christmas market,
+    Mum's 70th and Theo's nativity"), after what leads into it ("Which came first:") and before what it ends in
+    ("in date order", "- what does each cost"). Each is at most `MAX_PART_WORDS` words and holds a word to look
+    for; otherwise [] (the question is read as one). Two things ("which came first, A or B") are read as one
+    question: it holds each of them half, and searching them apart lowered first places on LongMemEval and LoCoMo
+    while gaining nothing (docs/evaluation.md). English only."""
+    text = query.strip().rstrip("?.!").strip()
+    lead = _LEAD.match(text)
+    body = _TAIL.sub("", text[lead.end():] if lead else text)
+    parts = _SEPARATOR.split(body) if "," in body else []
+    if len(parts) < 3:
+        return []
+    parts[-1] = _ASKED_AFTER.sub("", parts[-1])
+    parts = [p.strip(" :-–—\"'“”‘’") for p in parts]
+    if len(parts) > MAX_PARTS or any(len(p.split()) > MAX_PART_WORDS or _ASKS.match(p)
+                                                or not any(w.lower() not in STOPWORDS for w in _WORD.findall(p))
+                                                for p in parts):
+        return []  # not a list of things: a list of questions ("when it started, what she said"), or a clause
+    return parts
+
+
+def merged(whole: dict, parts: list[str], answers: list[dict], limit: int) -> dict:
+    """`whole` (the question's answer) with the results of `answers` (each part's, in `parts`' order) put
+    together: every answer with a good match gives its results, each scored relative to that answer's best
+    (its best 1.0), and they are ranked by that (ties: the question's own first, then the parts in order); a
+    chunk given by several keeps its best; at most two passages a file (`ranking.rank`'s rule). A result found
+    for a part says which (``found_for``); the answer names the parts and how many results each gave
+    (``named_parts``). With no good match for the question nor any part, `whole` as it is."""
+    sources = [(None, whole)] + list(zip(parts, answers))
+    good = [(part, answer) for part, answer in sources if not answer["no_good_match"] and answer["results"]]
+    if not any(part is not None for part, _ in good):
+        return whole
+    best: dict[tuple, tuple] = {}
+    for order, (part, answer) in enumerate(good):
+        top = max(float(r["score"]) for r in answer["results"]) or 1.0
+        for rank, result in enumerate(answer["results"]):
+            key = (result.get("memory"), result["path"], result["chunk"])
+            relative = float(result["score"]) / top
+            if key not in best or relative > best[key][0]:
+                best[key] = (relative, order, rank, part, result)
+    results, per_file, given = [], {}, {}
+    for relative, order, rank, part, result in sorted(best.values(), key=lambda b: (-b[0], b[1], b[2])):
+        file = (result.get("memory"), result["path"])
+        if per_file.get(file, 0) >= 2:
+            continue
+        per_file[file] = per_file.get(file, 0) + 1
+        if part is not None:
+            result = {**result, "found_for": part}
+            given[part] = given.get(part, 0) + 1
+        results.append(result)
+        if len(results) == limit:
+            break
+    keywords = list(whole["keywords"])
+    for answer in answers:
+        keywords += [k for k in answer["keywords"] if k not in keywords]
+    match = dict(whole["match"])
+    if whole["no_good_match"]:
+        match["answered_by"] = next(a["match"]["answered_by"] for p, a in good if p is not None)
+    return {**whole, "results": results, "keywords": keywords, "no_good_match": False, "match": match,
+            "named_parts": [{"part": part, "results": given.get(part, 0),
+                             "no_good_match": answer["no_good_match"]} for part, answer in zip(parts, answers)]}
