@@ -422,8 +422,35 @@ def argument_error(tool: str, error: ValidationError, parameters: dict | None) -
     return f"invalid arguments for {tool}: {'; '.join(problems)}. Correct them and call {tool} again."
 
 
+def compact_schema(schema):
+    """A tool's input schema as an agent reads it every session, without what pydantic adds that says nothing: each
+    property's ``title`` (its name again), and an optional argument's ``{"type": "null"}`` choice and its
+    ``"default": null`` (leaving it out is how an agent says none). The arguments are still checked against the
+    tool's own model, which takes null as before."""
+    if isinstance(schema, list):
+        return [compact_schema(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {key: compact_schema(value) for key, value in schema.items() if key != "title" or "properties" in schema}
+    choices = out.get("anyOf")
+    if isinstance(choices, list) and {"type": "null"} in choices and out.get("default", ...) is None:
+        rest = [choice for choice in choices if choice != {"type": "null"}]
+        out.pop("default")
+        out.pop("anyOf")
+        out = {**rest[0], **out} if len(rest) == 1 else {"anyOf": rest, **out}
+    if "properties" in out:
+        out["properties"] = {name: compact_schema(value) for name, value in schema["properties"].items()}
+        out.pop("title", None)
+    return out
+
+
 class _Server(MCPServer):
-    """The SDK's server, but a tool's argument errors come back as one line, not pydantic's dump."""
+    """The SDK's server, but a tool's argument errors come back as one line, not pydantic's dump, and its input
+    schemas are listed compact (`compact_schema`)."""
+
+    async def list_tools(self):
+        tools = await super().list_tools()
+        return [tool.model_copy(update={"input_schema": compact_schema(tool.input_schema)}) for tool in tools]
 
     async def call_tool(self, name, arguments, context=None):
         try:
