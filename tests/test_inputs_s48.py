@@ -101,6 +101,26 @@ def test_a_tool_output_with_no_turn_to_keep_it_is_counted(name):
     assert problem_kind(result.warnings[0]) == "unknown-lines"
 
 
+@pytest.mark.parametrize("content", ["", [], "   ", [{"type": "text", "text": ""}]])
+def test_a_claude_code_user_message_without_text_is_counted(content):
+    """A user line holding nothing (no text, tool result, image or command): counted, as a chat's is, not dropped
+    without a word; the turns around it are read."""
+    from tachikoma.transcripts import parse_transcript, problem_kind
+
+    session = "3f2a9c1d-0000-4000-8000-000000000002"
+    lines = [{"type": "user", "uuid": "u-1", "sessionId": session, "timestamp": "2026-03-02T09:00:00Z",
+              "message": {"role": "user", "content": "what did we ship?"}},
+             {"type": "user", "uuid": "u-2", "sessionId": session, "timestamp": "2026-03-02T09:00:05Z",
+              "message": {"role": "user", "content": content}},
+             {"type": "assistant", "uuid": "a-1", "sessionId": session, "timestamp": "2026-03-02T09:00:09Z",
+              "message": {"role": "assistant", "content": [{"type": "text", "text": "the billing fix"}]}}]
+    result = parse_transcript(jsonl(lines), f"claude/-home-mira/{session}.jsonl")
+    assert [t.text for t in result.turns] == ["what did we ship?", "the billing fix"]
+    assert result.warnings == [f"claude/-home-mira/{session}.jsonl:2: 1 line of an unknown kind skipped "
+                               "(user message without text ×1)"]
+    assert problem_kind(result.warnings[0]) == "unknown-lines"
+
+
 def test_a_codex_session_read_from_its_events_keeps_an_early_output_too():
     """A rollout with no response_item message is read from its events (user_message, agent_message): the tool
     output read before its first turn goes with that reading's first turn."""

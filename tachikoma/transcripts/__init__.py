@@ -30,8 +30,8 @@ lists them under "problems" with that kind):
   format (a data file): the file is not indexed and not tagged (`is_data_file`);
 * ``no-turns``: a transcript in which no message has any text;
 * ``unknown-lines``: lines of a kind its reader does not know, counted by kind, and lines that hold no turn
-  (``{}``; a chat message with no text: "user message without text"; a tool's output in a file with no turn
-  to keep it: "tool output before any turn", `common.place_early_outputs`);
+  (``{}``; a chat or Claude Code user message with nothing in it: "user message without text"; a tool's output
+  in a file with no turn to keep it: "tool output before any turn", `common.place_early_outputs`);
 * ``bad-lines``: lines that are not JSON objects;
 * ``heartbeats``: OpenClaw heartbeat polls answered ``HEARTBEAT_OK``, left
   out of the index (they are dozens of identical chunks and say nothing);

@@ -150,17 +150,22 @@ class _Reader:
             return
         texts: list[str] = []
         markers: list[str] = []
+        results = 0
         for block in blocks(content):
             kind = block.get("type")
             if kind == "text" and isinstance(block.get("text"), str):
                 texts.append(block["text"])
             elif kind == "tool_result":
                 self.tool_result(block, line)
+                results += 1
             elif kind in ("image", "document"):
                 markers.append(f"[{kind}]")
         raw = "\n".join(texts)
         text, commands = clean_user_text(raw)
         shell_output = join(*(m.group(1) for m in _BASH_OUTPUT.finditer(raw)))
+        if not (raw.strip() or markers or results):  # nothing in it at all: "content": "", [], blank text
+            count_unknown(self.result, line, "user message without text")
+            return
         if shell_output:  # what a `!` command printed: the user's tool output, for keyword search only
             add_tool_output(self.result, None, "! shell", line.number, shell_output, self.options)
         if sidechain:
