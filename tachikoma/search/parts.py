@@ -25,6 +25,17 @@ _LEAD = re.compile(r"^.*?(?::|\b(?:first|earlier|sooner|later|last)\s*[,:\-–�
 #: A part that asks a question of its own or says what someone did: the list is of questions or clauses, not things.
 _ASKS = re.compile(r"(?:what|when|where|who|whom|whose|why|how|which|did|do|does|is|are|was|were|i|we|you)\b|"
                    r".*\b(?:what|when|where|why|how)\b", re.I)
+#: A sentence's phrase set off by commas, not a thing: one that opens with a preposition ("at the office", "in the
+#: end") or a lone adverb or interjection ("Honestly", "However", "Yesterday"). Searched alone, "in the end" matches
+#: every note holding "end": "Honestly, in the end, nobody knew X" would be answered though no memory holds X.
+_PHRASE = re.compile(r"(?:about|across|after|against|along|among|around|at|before|behind|between|beyond|by|despite|"
+                     r"during|for|from|in|inside|into|near|of|on|onto|over|since|through|throughout|till|to|toward|"
+                     r"towards|under|until|upon|via|with|within|without)\s|"
+                     r"(?:actually|again|also|anyhow|anyway|apparently|basically|besides|clearly|finally|first|"
+                     r"fortunately|frankly|furthermore|hello|hey|hi|honestly|hopefully|however|ideally|instead|"
+                     r"interestingly|lately|later|luckily|meanwhile|moreover|now|obviously|oh|ok|okay|otherwise|"
+                     r"personally|please|recently|sadly|secondly|seriously|so|sorry|still|surprisingly|thanks|then|"
+                     r"though|today|tomorrow|tonight|unfortunately|well|yeah|yes|yesterday)$", re.I)
 #: A dash after the last thing starts what is asked of them all: "A, B and C - what does each cost?".
 _ASKED_AFTER = re.compile(r"\s+[-–—]\s+.*$")
 _WORD = re.compile(r"\w{2,}")
@@ -39,7 +50,7 @@ def named(query: str) -> list[str]:
     """The things `query` names in a list of three to `MAX_PARTS`, separated by commas ("the Christmas market,
     Mum's 70th and Theo's nativity"), after what leads into it ("Which came first:") and before what it ends in
     ("in date order", "- what does each cost"). Each is at most `MAX_PART_WORDS` words and holds a word to look
-    for; otherwise [] (the question is read as one). Two things ("which came first, A or B") are read as one
+    for, and is given once (three distinct at least); otherwise [] (the question is read as one). Two things ("which came first, A or B") are read as one
     question: it holds each of them half, and searching them apart lowered first places on LongMemEval and LoCoMo
     while gaining nothing (docs/evaluation.md). English only."""
     text = query.strip().rstrip("?.!").strip()
@@ -50,11 +61,13 @@ def named(query: str) -> list[str]:
         return []
     parts[-1] = _ASKED_AFTER.sub("", parts[-1])
     parts = [p.strip(" :-–—\"'“”‘’") for p in parts]
-    if len(parts) > MAX_PARTS or any(len(p.split()) > MAX_PART_WORDS or _ASKS.match(p)
+    if len(parts) > MAX_PARTS or any(len(p.split()) > MAX_PART_WORDS or _ASKS.match(p) or _PHRASE.match(p)
                                                 or not any(w.lower() not in STOPWORDS for w in _WORD.findall(p))
                                                 for p in parts):
-        return []  # not a list of things: a list of questions ("when it started, what she said"), or a clause
-    return parts
+        return []  # not a list of things: a list of questions ("when it started, what she said"), a clause,
+        # or a sentence's phrases ("Honestly, in the end, ...")
+    distinct = [p for i, p in enumerate(parts) if p.casefold() not in {q.casefold() for q in parts[:i]}]
+    return distinct if len(distinct) >= 3 else []
 
 
 def merged(whole: dict, parts: list[str], answers: list[dict], limit: int) -> dict:
