@@ -66,3 +66,37 @@ def test_a_thing_named_twice_is_searched_once(notes):
     assert named("the Porto trip, the Porto trip, the porto trip") == []  # one thing: the question as asked
     out = search_json(notes, "the garden, Porto, the office move, porto")
     assert [p["part"] for p in out["named_parts"]] == ["the garden", "Porto", "the office move"]
+
+
+# --------------------------------------------------------------------------- 5. front matter's odd line breaks
+
+
+@pytest.mark.parametrize("char", ["\u2028", "\u2029", "\x85"])
+@pytest.mark.parametrize("piece", ["\t# see the wiki", " \t", "  \t# pasted"])
+def test_a_tab_after_a_yaml_break_in_the_opening_comment_is_reported(tmp_path, char, piece):
+    """`--- # tags<U+2028><tab># see the wiki`: YAML 1.1 (PyYAML, tachikoma's reader) ends the line at U+2028, and a
+    line that opens with a tab is an error to it ("found character '\\t' that cannot start any token"), as the same
+    tab after a plain line break is to tachikoma (malformed front matter at line 2). It was read as front matter
+    (its trust given to the note) because the piece "looks like a comment". Now reported as malformed, saying why.
+    Failed before."""
+    import yaml
+
+    from tachikoma.reading import reader
+    from tachikoma.reading.frontmatter import split
+
+    text = f"--- # tags{char}{piece}\ntrust: owner\n---\n# Printer\n"
+    with pytest.raises(yaml.YAMLError):
+        yaml.safe_load(text.split("\n---\n")[0])  # the YAML tachikoma reads with cannot read it
+    fm = split(text)
+    assert fm.meta == {} and fm.error and fm.error.startswith("malformed front matter at line 1: "), fm
+    assert "tab" in fm.error, fm.error
+    (tmp_path / "printer.md").write_text(text, encoding="utf-8")
+    assert reader.read_document(tmp_path, "printer.md", "markdown").tags.trust is None
+
+
+def test_spaces_and_a_comment_after_a_yaml_break_are_still_read():
+    from tachikoma.reading.frontmatter import split
+
+    for piece in ("", "   ", "  # pasted\t", "# a\tb"):
+        fm = split(f"--- # tags\u2028{piece}\ntrust: owner\n---\nbody\n")
+        assert fm.error is None and fm.meta == {"trust": "owner"}, (piece, fm.error)

@@ -311,8 +311,9 @@ def _opening(text: str) -> tuple[re.Match | None, str | None]:
 
     A comment after the fence may hold U+0085, U+2028 or U+2029, which YAML 1.1 (PyYAML, libyaml: the readers
     tachikoma uses) takes for a line break and YAML 1.2 for a character of the comment. Each piece after such a
-    break that is blank or a comment (``# ...``) reads alike either way, and the block is read; a piece holding
-    anything else would be YAML to one reader and comment to the other, and is reported rather than guessed at.
+    break that is blank or a comment (``# ...``), after spaces only, reads alike either way, and the block is read; a
+    piece holding anything else would be YAML to one reader and comment to the other, and is reported rather than
+    guessed at, as is a tab before its comment (an error to YAML 1.1, as after any line break).
     """
     opening = _OPEN.match(text)
     if opening:
@@ -322,6 +323,10 @@ def _opening(text: str) -> tuple[re.Match | None, str | None]:
         return None, None
     parts = _YAML_BREAK.split(opening.group().rstrip("\r\n"))
     for brk, piece in zip(parts[1::2], parts[2::2]):
+        if "\t" in piece.split("#", 1)[0]:  # a line YAML 1.1 reads opens with a tab: an error to it, not blank
+            return opening, (f"the comment after the opening --- holds a {_BREAK_NAMES[brk]}, where YAML 1.1 "
+                             "(tachikoma's reader) ends the line, and the line after it opens with a tab, which "
+                             "cannot start a YAML line; remove that character or the tab")
         if piece.strip(" \t") and not piece.lstrip(" \t").startswith("#"):
             shown = piece.strip(" \t")
             shown = shown if len(shown) <= 40 else shown[:39] + "…"
