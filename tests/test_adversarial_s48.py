@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from tachikoma.search.parts import merged, named
+from tachikoma.search.parts import named
 from test_cli import tachikoma
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")

@@ -50,9 +50,9 @@ def named(query: str) -> list[str]:
     """The things `query` names in a list of three to `MAX_PARTS`, separated by commas ("the Christmas market,
     Mum's 70th and Theo's nativity"), after what leads into it ("Which came first:") and before what it ends in
     ("in date order", "- what does each cost"). Each is at most `MAX_PART_WORDS` words and holds a word to look
-    for, and is given once (three distinct at least); otherwise [] (the question is read as one). Two things ("which came first, A or B") are read as one
-    question: it holds each of them half, and searching them apart lowered first places on LongMemEval and LoCoMo
-    while gaining nothing (docs/evaluation.md). English only."""
+    for, and is given once (three distinct at least); otherwise [] (the question is read as one). Two things
+    ("which came first, A or B") are read as one question: it holds each of them half, and searching them apart
+    lowered first places on LongMemEval and LoCoMo while gaining nothing (docs/evaluation.md). English only."""
     text = query.strip().rstrip("?.!").strip()
     lead = _LEAD.match(text)
     body = _TAIL.sub("", text[lead.end():] if lead else text)
