@@ -438,11 +438,15 @@ def check(result: dict, code_roots: tuple[str, ...] = (), repos: Repositories = 
 
 def mark(answer: dict, code_roots: tuple[str, ...] = (), factor: float = 1.0, fresh_only: bool = False,
          repos: Repositories = REPOSITORIES, source: Callable[[dict], Path | None] | None = None) -> dict:
-    """`answer` (a search's) with ``stale`` on each stale result, scores × `factor` (re-ranked) when
-    below 1, stale results left out with `fresh_only`, and ``staleness`` saying what was done.
+    """`answer` (a search's) with ``stale`` on each stale result, scores × `factor` (re-ranked when below 1, as
+    the search ranked them: `search.parts.ranking`), stale results left out with `fresh_only`, and ``staleness``
+    saying what was done.
     `source(result)`: the result's file on disk, when it can be read (a session's own commits are
     then not changes since, `check`)."""
+    from .search.parts import ranking
+
     results = answer.get("results") or []
+    ranked = ranking(results)  # as they were ranked, before a score is cut
     stale = 0
     seen: dict = {}
     for result in results:
@@ -455,7 +459,7 @@ def mark(answer: dict, code_roots: tuple[str, ...] = (), factor: float = 1.0, fr
             result["score"] *= factor
             result.setdefault("factors", {})["stale"] = factor
     if factor < 1 and stale:
-        results.sort(key=lambda r: -r["score"])
+        results.sort(key=ranked)
     kept = [r for r in results if not (fresh_only and "stale" in r)]
     answer["results"] = kept
     answer["staleness"] = {"checked": len(results), "stale": stale, "factor": factor, "fresh_only": fresh_only,

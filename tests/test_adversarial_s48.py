@@ -100,3 +100,86 @@ def test_spaces_and_a_comment_after_a_yaml_break_are_still_read():
     for piece in ("", "   ", "  # pasted\t", "# a\tb"):
         fm = split(f"--- # tags\u2028{piece}\ntrust: owner\n---\nbody\n")
         assert fm.error is None and fm.meta == {"trust": "owner"}, (piece, fm.error)
+
+
+# --------------------------------------------------------------------------- 1b. what every face does after a search
+
+
+def parts_memory(tmp_path, shop):
+    """Three notes, one per thing named; the Porto note names a file of `shop` changed since (stale)."""
+    from tachikoma.indexer import runner
+
+    root = tmp_path / "memory"
+    (root / "2026-10-20").mkdir(parents=True)
+    (root / "2026-10-20" / "porto.md").write_text(
+        f"# Porto\n\nFlights to Porto for the long weekend; the booking script is billing/retry.py of {shop}.\n")
+    (root / "2026-10-20" / "garden.md").write_text("# Garden\n\nThe tomatoes need staking; compost bin full.\n")
+    (root / "2026-10-20" / "office.md").write_text("# Office move\n\nThe office moves to the third floor.\n")
+    runner.run(root, embedder_name="hash")
+    return root
+
+
+QUESTION = "Which came first: the tomatoes, the Porto flights, or the office move?"
+
+
+def test_a_things_count_says_what_the_answer_holds_after_fresh_only(tmp_path):
+    """`search --fresh-only`: a result found for a thing and left out as stale was still counted for it
+    ("“the Porto flights” (1 result)" over an answer without it; `named_parts` in JSON and MCP the same). Now each
+    thing's count is of the results the answer holds. Failed before."""
+    from test_staleness import make_shop
+
+    root = parts_memory(tmp_path, make_shop(tmp_path))
+    out = search_json(root, QUESTION, "--fresh-only", "--embedder", "hash")
+    assert out["staleness"]["left_out"] >= 1 and "porto.md" not in str(out["results"])
+    counted = {p["part"]: p["results"] for p in out["named_parts"]}
+    for part, n in counted.items():
+        assert n == sum(r.get("found_for") == part for r in out["results"]), (part, counted, out["results"])
+
+
+def test_a_stale_results_cost_moves_it_alone(tmp_path):
+    """`[staleness] factor = 0.5` cuts a stale result's score and ranks the results again, by raw score: over an
+    answer put together from a question's search and its things' (each ranked by its score relative to its own
+    search's best), that undid the putting together (the question's own best fell below a thing's second). Now the
+    results are ranked again as they were put together, the stale one's score cut: the others keep their order.
+    Failed before."""
+    from test_staleness import make_shop
+
+    root = parts_memory(tmp_path, make_shop(tmp_path))
+    (tmp_path / "half.toml").write_text("[staleness]\nfactor = 0.5\n", encoding="utf-8")
+    plain = search_json(root, QUESTION, "--embedder", "hash")
+    costed = search_json(root, QUESTION, "--embedder", "hash", "--config", str(tmp_path / "half.toml"))
+    assert any("stale" in r for r in costed["results"]) and plain["named_parts"]
+    fresh = [r["path"] for r in costed["results"] if "stale" not in r]
+    assert fresh == [r["path"] for r in plain["results"] if r["path"] in fresh]
+
+
+def test_several_memories_name_each_thing_as_their_merged_answer_holds_it(tmp_path, url, monkeypatch):
+    """`search --memories notes,trips` on a shared store: each memory's answer was put together from its things', then
+    the memories' answers were merged by raw score and ``named_parts`` was the first memory's alone: with the things
+    all in the second, the answer named none, though its results were found for them. Now the things are each
+    memory's together (a good match in any is one) and counted over the merged results. Failed before."""
+    from tachikoma.indexer import runner
+    from tachikoma.search.pool import search_memories
+    from tachikoma.store import STORE_ENV
+
+    monkeypatch.setenv(STORE_ENV, url)
+    notes, trips = tmp_path / "notes", tmp_path / "trips"
+    for root, files in ((notes, {"garden.md": "# Garden\n\nThe tomatoes need staking; compost bin full.\n"}),
+                        (trips, {"porto.md": "# Porto\n\nFlights to Porto for the long weekend in June.\n",
+                                 "kyoto.md": "# Kyoto\n\nThe ryokan in Kyoto is booked for April, two nights.\n",
+                                 "vienna.md": "# Vienna\n\nElena gives her soil talk in Vienna in March.\n"})):
+        root.mkdir()
+        for name, text in files.items():
+            (root / name).write_text(text, encoding="utf-8")
+        (root / "tachikoma.toml").write_text(f'[store]\nname = "{root.name}"\n', encoding="utf-8")
+        runner.run(root, embedder_name="hash")
+    question = "Which came first: the Porto flights, the Kyoto ryokan, or Elena's Vienna talk?"
+    trips_alone = search_memories(notes, ["trips"], question, 10, min_score=0.9)
+    notes_alone = search_memories(notes, ["notes"], question, 10, min_score=0.9)
+    assert trips_alone.get("named_parts") and not notes_alone.get("named_parts")
+    both = search_memories(notes, ["notes", "trips"], question, 10, min_score=0.9)  # keywords decide
+    assert [p["part"] for p in both.get("named_parts") or []] == [p["part"] for p in trips_alone["named_parts"]]
+    for p in both["named_parts"]:
+        assert p["results"] == sum(r.get("found_for") == p["part"] for r in both["results"]), both["named_parts"]
+    trips_order = [r["path"] for r in trips_alone["results"]]
+    assert [r["path"] for r in both["results"] if r["memory"] == "trips"] == trips_order  # as trips put them

@@ -110,3 +110,26 @@ def merged(whole: dict, parts: list[str], answers: list[dict], limit: int) -> di
     return {**whole, "results": results, "keywords": keywords, "no_good_match": False, "match": match,
             "named_parts": [{"part": part, "results": given.get(part, 0),
                              "no_good_match": answer["no_good_match"]} for part, answer in zip(parts, answers)]}
+
+
+def ranking(results: list[dict]):
+    """A sort key that ranks `results` again as `merged` ranked them: each by its score relative to the best of its
+    own search (the question's, or that of the thing it was found for, ``found_for``); for an answer that names
+    nothing, by score. For what ranks results after a search: a stale result's score cut (`staleness.mark`, which
+    asks for the key before it cuts any), several memories' answers merged (`pool.merge_answers`)."""
+    tops: dict[str | None, float] = {}
+    for r in results:
+        tops[r.get("found_for")] = max(tops.get(r.get("found_for"), 0.0), float(r["score"]))
+    return lambda r: -float(r["score"]) / (tops.get(r.get("found_for")) or 1.0)
+
+
+def recounted(answer: dict) -> dict:
+    """`answer` with each thing's count (``named_parts``) of the results it holds now: after stale results were
+    left out (`fresh_only`), a cut to the limit, or several memories' answers merged."""
+    if answer.get("named_parts"):
+        given: dict[str, int] = {}
+        for r in answer.get("results") or []:
+            if r.get("found_for"):
+                given[r["found_for"]] = given.get(r["found_for"], 0) + 1
+        answer["named_parts"] = [{**p, "results": given.get(p["part"], 0)} for p in answer["named_parts"]]
+    return answer

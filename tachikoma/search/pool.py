@@ -28,6 +28,7 @@ from typing import Callable, Iterator
 from ..config import Config, load_config
 from ..errors import BadQuery
 from ..store import Location, locate
+from . import parts
 from .searcher import Searcher
 from .snapshot import Filters
 
@@ -234,6 +235,7 @@ def finish(answer: dict, root, config, budget_tokens: int | None = None, fresh_o
         from ..staleness import mark
 
         answer = mark(answer, settings.code_roots, settings.factor, fresh_only, source=own_files(root, config))
+    parts.recounted(answer)  # the things a question names: each one's results as the answer holds them now
     if not budget_tokens:
         return answer
     from ..replies.recall import within_budget
@@ -355,7 +357,8 @@ def search_memories(root: Path, names: list[str], query: str, limit: int = 10, c
 def merge_answers(answers: list[dict], limit: int, names: list[str]) -> dict:
     """One answer from each memory's answer to the same query (each asked with ``decide=False``)."""
     answered = [a for a in answers if not a["no_good_match"]]
-    merged = sorted((r for a in answers for r in a["results"]), key=lambda r: -r["score"])[:limit] if answered else []
+    every = [r for a in answers for r in a["results"]]
+    merged = sorted(every, key=parts.ranking(every))[:limit] if answered else []  # by score, or as `parts.merged`
     best = max(answered or answers, key=lambda a: a["match"]["best_vector_similarity"])
     match = dict(best["match"], best_vector_similarity=max(a["match"]["best_vector_similarity"] for a in answers))
     coverages = [a["match"]["best_keyword_coverage"] for a in answers if a["match"]["best_keyword_coverage"] is not None]
@@ -366,5 +369,12 @@ def merge_answers(answers: list[dict], limit: int, names: list[str]) -> dict:
     keywords = list(dict.fromkeys(word for a in answers for word in a["keywords"]))
     nowhere = [word for word in answers[0]["keywords_nowhere"] if all(word in a["keywords_nowhere"] for a in answers)]
     widened = [dict(w, memory=name) for name, a in zip(names, answers) for w in a.get("widened_by", [])]
-    return dict(answers[0], results=merged, no_good_match=not merged, match=match, keywords=keywords,
-                keywords_nowhere=nowhere, widened_by=widened, memories=list(names))
+    out = dict(answers[0], results=merged, no_good_match=not merged, match=match, keywords=keywords,
+               keywords_nowhere=nowhere, widened_by=widened, memories=list(names))
+    named: dict[str, bool] = {}  # the things the question names, each with a good match in any memory
+    for a in answers:
+        for p in a.get("named_parts") or []:
+            named[p["part"]] = named.get(p["part"], True) and p["no_good_match"]
+    if named:
+        out["named_parts"] = [{"part": part, "results": 0, "no_good_match": nothing} for part, nothing in named.items()]
+    return parts.recounted(out)
