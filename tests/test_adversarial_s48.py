@@ -183,3 +183,29 @@ def test_several_memories_name_each_thing_as_their_merged_answer_holds_it(tmp_pa
         assert p["results"] == sum(r.get("found_for") == p["part"] for r in both["results"]), both["named_parts"]
     trips_order = [r["path"] for r in trips_alone["results"]]
     assert [r["path"] for r in both["results"] if r["memory"] == "trips"] == trips_order  # as trips put them
+
+
+# --------------------------------------------------------------------------- 4. partly undone
+
+
+def test_a_file_restored_by_hand_before_undo_the_rest_counts_as_restored(git_memory):
+    """A note left by an Undo (read-only) and then put back by hand as it was before the tagging (its former bytes,
+    writable again): "Undo the rest" found its tags "changed since the tagging" and left it, every time, so the
+    tagging stayed listed as partly undone, its Undo never done. What is left to undo is done when the file already
+    holds what the undo would write."""
+    from gitrepo import tag
+    from tachikoma.tagging import undoing
+
+    note = git_memory / "martin.md"
+    before = note.read_bytes()
+    applied = tag(git_memory, "*", "external")
+    note.chmod(0o444)
+    outcome = undoing.undo(git_memory, applied)
+    assert outcome.state == undoing.PARTLY and "martin.md" in outcome.rest.paths
+    note.chmod(0o644)
+    note.write_bytes(before)  # put back by hand
+    last = undoing.undo(git_memory, outcome.rest, earlier=outcome.progress)
+    assert last.rest is None and last.state == undoing.UNDONE, (last.headline(), last.progress.left)
+    assert last.headline() == "Undone: 1 file restored" and "martin.md already held its tags" in last.note()
+    assert "by an earlier Undo" in last.note() and sorted(last.progress.restored) == sorted(applied.paths)
+    assert note.read_bytes() == before

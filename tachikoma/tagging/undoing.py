@@ -101,6 +101,9 @@ class Outcome:
     rest: Applied | None
     #: Where the undoing stands, counting earlier goes (its `left`: the files of `rest`, with their reasons).
     progress: Progress
+    #: The files that already held the tags the undo gives back (put back by hand since an undo left them):
+    #: counted restored, nothing written.
+    found: list[str] = field(default_factory=list)
 
     @property
     def state(self) -> str:
@@ -110,12 +113,12 @@ class Outcome:
     @property
     def earlier(self) -> int:
         """How many files earlier undos of the tagging restored."""
-        return len(self.progress.restored) - len(self.done.changes)
+        return len(self.progress.restored) - len(self.done.changes) - len(self.found)
 
     def headline(self) -> str:
         """e.g. "Undone: 2 files restored", "Partly undone: 1 of 3 files restored", "Not undone: 2 files left as
         they are"."""
-        n, left = len(self.done.changes), len(self.progress.left)
+        n, left = len(self.done.changes) + len(self.found), len(self.progress.left)
         if self.rest is None:
             return f"Undone: {plural(n, 'file')} restored"
         if not n:
@@ -125,6 +128,12 @@ class Outcome:
     def note(self) -> str:
         """What the headline leaves out: the files earlier undos restored, and what to do about those left ("")."""
         said = []
+        if self.found:
+            named = ", ".join(self.found[:NAMED]) + (f" and {len(self.found) - NAMED} more" if len(self.found) > NAMED
+                                                     else "")
+            said.append(f"{named} already held {'its' if len(self.found) == 1 else 'their'} tags from before the "
+                        "tagging (put back by hand): nothing was written to "
+                        f"{'it' if len(self.found) == 1 else 'them'}.")
         if self.earlier:
             said.append(f"{'This tagging is undone: ' if self.rest is None else ''}{plural(self.earlier, 'file')} "
                         f"of it {'was' if self.earlier == 1 else 'were'} restored by an earlier Undo.")
@@ -140,21 +149,52 @@ def undo(root: Path, applied: Applied, earlier: Progress | None = None, commit: 
 
     Raises what `applying.undo` raises (nothing was written then: the tagging stays as it was, to undo again)."""
     done = applying.undo(root, applied, commit=commit, lock_timeout=lock_timeout, by=by, config_path=config_path)
-    done.skipped = [Skip(s.path, as_undo(s.reason)) for s in done.skipped]
-    rest = _rest(applied, done)
+    found = _found(Path(root), applied, {s.path for s in done.skipped})
+    done.skipped = [Skip(s.path, as_undo(s.reason)) for s in done.skipped if s.path not in found]
+    rest = _rest(applied, done, found)
     why = {s.path: s.reason for s in done.skipped}
     left = [Skip(c.path, why.get(c.path, "left as it is")) for c in rest.changes] if rest else []
-    progress = Progress([*(earlier.restored if earlier else []), *done.paths], left, time.time(), done.commit)
-    return Outcome(done, rest, progress)
+    progress = Progress([*(earlier.restored if earlier else []), *done.paths, *found], left, time.time(), done.commit)
+    return Outcome(done, rest, progress, found)
 
 
-def _rest(applied: Applied, done: Applied) -> Applied | None:
+def _found(root: Path, applied: Applied, skipped: set[str]) -> list[str]:
+    """The files of `applied` the undo left (`skipped`) that hold, for every key the tagging changed, the value it
+    had before (put back by hand): the undo has nothing to do there."""
+    from ..errors import TachikomaError
+    from ..memory import safe_path
+    from ..reading import tagfile
+    from ..reading.frontmatter import read_front_matter
+    from .model import current_values
+
+    entries = None
+    found = []
+    for change in applied.changes:
+        if change.path not in skipped:
+            continue
+        try:
+            if change.kind == TRANSCRIPT:
+                entries = tagfile.load(root).all_entries() if entries is None else entries
+                now = current_values(entries.get(change.path))
+            else:
+                read = read_front_matter(safe_path(root, change.path))
+                if read.error:
+                    continue
+                now = current_values(read.meta)
+        except (OSError, ValueError, TachikomaError):  # unreadable, gone, outside, a malformed tag file: left, as said
+            continue
+        if all(now.get(key) == change.before.get(key) for key in change.keys):
+            found.append(change.path)
+    return found
+
+
+def _rest(applied: Applied, done: Applied, found: list[str]) -> Applied | None:
     """What of `applied` is still to undo once `done`, its undo, was made: the changes of the files it did not
-    restore, with their exact former bytes; None when it restored every file.
+    restore nor `found` as they were, with their exact former bytes; None when it restored every file.
 
     The tag file's bytes before the tagging are kept only while no transcript of it was restored: once some
     were, putting those bytes back would undo more than what is left, and the rest is undone key by key."""
-    restored = set(done.paths)
+    restored = {*done.paths, *found}
     changes = [c for c in applied.changes if c.path not in restored]
     if not changes:
         return None
