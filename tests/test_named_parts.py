@@ -128,3 +128,14 @@ def test_a_things_passage_falls_off_against_its_own_best_within_a_budget():
     assert [p.path for p in out["passages"]] == ["a.md", "porto.md"]
     assert out["left_out"]["below_falloff"] == 2
     assert "found for “the Porto trip”" in out["passages"][1].why
+
+
+def test_the_answers_evidence_is_the_best_of_its_searches():
+    """As several memories' answers give it: the best meaning and keyword coverage any search found, so an answer
+    a thing's search gave does not show the question's own weaker evidence beside it."""
+    whole = _answer([], no_good_match=True)
+    whole["match"].update(best_vector_similarity=0.31, best_keyword_coverage=0.4)
+    thing = _answer([_result("porto.md", 0.5)])
+    thing["match"].update(best_vector_similarity=0.58, best_keyword_coverage=0.25)
+    out = merged(whole, ["a", "b", "c"], [thing, _answer([], True), _answer([], True)], limit=5)
+    assert out["match"]["best_vector_similarity"] == 0.58 and out["match"]["best_keyword_coverage"] == 0.4

@@ -104,7 +104,11 @@ def merged(whole: dict, parts: list[str], answers: list[dict], limit: int) -> di
     keywords = list(whole["keywords"])
     for answer in answers:
         keywords += [k for k in answer["keywords"] if k not in keywords]
-    match = dict(whole["match"])
+    match = dict(whole["match"])  # the best evidence of any of the searches, as several memories' answers give it
+    for key in ("best_vector_similarity", "best_keyword_coverage", "best_pair_coverage"):
+        found = [a["match"][key] for a in [whole, *answers] if a["match"].get(key) is not None]
+        if found:
+            match[key] = max(found)
     if whole["no_good_match"]:
         match["answered_by"] = next(a["match"]["answered_by"] for p, a in good if p is not None)
     return {**whole, "results": results, "keywords": keywords, "no_good_match": False, "match": match,
