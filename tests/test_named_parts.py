@@ -28,6 +28,7 @@ def test_the_things_a_question_names(question, things):
     "Walk me through the boiler: when it broke, what the plumber said, and when it was fixed",  # a list of questions
     "Which event happened first, the meeting with Rachel or the pride parade?",  # two: each half of the question
     "How many kitchen items did I replace or fix?",
+    "Who graduated first, second and third among Emma, Rachel and Alex?",  # commas inside one longer sentence
     "Which of a, b, c, d, e, f came first?",  # too many to be a list of things asked about
     "Was it this, that or the other?",  # words with nothing to look for
 ])

@@ -36,6 +36,9 @@ _PHRASE = re.compile(r"(?:about|across|after|against|along|among|around|at|befor
                      r"interestingly|lately|later|luckily|meanwhile|moreover|now|obviously|oh|ok|okay|otherwise|"
                      r"personally|please|recently|sadly|secondly|seriously|so|sorry|still|surprisingly|thanks|then|"
                      r"though|today|tomorrow|tonight|unfortunately|well|yeah|yes|yesterday)$", re.I)
+#: "and" or "or" inside a thing before the last: the commas do not set off things ("first, second and third among
+#: Emma, Rachel and Alex" is one question about three people, not "second and third among Emma", "Rachel", "Alex").
+_JOINED = re.compile(r"\s(?:and|or)\s", re.I)
 #: A dash after the last thing starts what is asked of them all: "A, B and C - what does each cost?".
 _ASKED_AFTER = re.compile(r"\s+[-–—]\s+.*$")
 _WORD = re.compile(r"\w{2,}")
@@ -61,11 +64,11 @@ def named(query: str) -> list[str]:
         return []
     parts[-1] = _ASKED_AFTER.sub("", parts[-1])
     parts = [p.strip(" :-–—\"'“”‘’") for p in parts]
-    if len(parts) > MAX_PARTS or any(len(p.split()) > MAX_PART_WORDS or _ASKS.match(p) or _PHRASE.match(p)
-                                                or not any(w.lower() not in STOPWORDS for w in _WORD.findall(p))
-                                                for p in parts):
+    if len(parts) > MAX_PARTS or any(_JOINED.search(p) for p in parts[:-1]) or any(
+            len(p.split()) > MAX_PART_WORDS or _ASKS.match(p) or _PHRASE.match(p)
+            or not any(w.lower() not in STOPWORDS for w in _WORD.findall(p)) for p in parts):
         return []  # not a list of things: a list of questions ("when it started, what she said"), a clause,
-        # or a sentence's phrases ("Honestly, in the end, ...")
+        # a sentence's phrases ("Honestly, in the end, ..."), commas inside a longer sentence
     distinct = [p for i, p in enumerate(parts) if p.casefold() not in {q.casefold() for q in parts[:i]}]
     return distinct if len(distinct) >= 3 else []
 
