@@ -23,6 +23,14 @@ def copy_example(target: Path, source: Path = EXAMPLE) -> Path:
     return target
 
 
+def indexed_example(target: Path, embedder: str = "hash") -> Path:
+    """`copy_example` at `target`, indexed with `embedder` (default the hash embedder: fast, no model)."""
+    from tachikoma.indexer import runner
+
+    runner.run(copy_example(target), embedder_name=embedder)
+    return target
+
+
 def example_and_runbook(folder: Path, runbook_name: str | None = "operations") -> tuple[Path, Path]:
     """Two memories for a shared store, both indexed (hash embedder) into the store the environment names:
     the example memory in `folder`/notes and a one-note runbook in `folder`/ops, indexed under

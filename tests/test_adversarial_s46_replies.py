@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from example_memory import copy_example
+from example_memory import indexed_example
 from mcp_helpers import run_tools
 from terminal import drained
 from tachikoma.replies import tokens
@@ -26,9 +26,7 @@ QUERY = "DRV8353 samples"
 @pytest.fixture(scope="module")
 def mem(tmp_path_factory):
     """The example memory indexed with the hash embedder; the tests here only read it."""
-    root = copy_example(tmp_path_factory.mktemp("replies") / "memory")
-    build_index(root)
-    return root
+    return indexed_example(tmp_path_factory.mktemp("replies") / "memory")
 
 
 def search_json(root, *args: str) -> tuple[str, dict]:
@@ -288,8 +286,7 @@ def test_mcps_search_answers_within_a_budget_unless_asked_for_whole_results(mem)
 
 
 def test_the_default_budget_is_the_memorys_setting(tmp_path):
-    root = copy_example(tmp_path / "memory")
-    build_index(root)
+    root = indexed_example(tmp_path / "memory")
     (root / "tachikoma.toml").write_text("[mcp]\nbudget_tokens = 400\n")
     [(_, text, data)] = run_tools(root, ("search", {"query": QUERY}))
     assert data["budget"]["budget_tokens"] == 400 and tokens.count(text) <= 400

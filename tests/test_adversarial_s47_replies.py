@@ -11,11 +11,10 @@ from contextlib import redirect_stdout
 
 import pytest
 
-from example_memory import copy_example
+from example_memory import indexed_example
 from mcp_helpers import run_tools
 from tachikoma.replies import tokens
 from test_adversarial_s45_agents import api, cli
-from web_helpers import build_index
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -26,9 +25,7 @@ NOWHERE = "zxqv blorf"
 @pytest.fixture(scope="module")
 def mem(tmp_path_factory):
     """The example memory indexed with the hash embedder; the tests here only read it."""
-    root = copy_example(tmp_path_factory.mktemp("s47") / "memory")
-    build_index(root)
-    return root
+    return indexed_example(tmp_path_factory.mktemp("s47") / "memory")
 
 
 def compact(data: dict) -> str:

@@ -15,11 +15,10 @@ import re
 import pytest
 from mcp import Client
 
-from example_memory import copy_example
+from example_memory import indexed_example
 from tachikoma.replies import tokens
 from tachikoma.embedders import offline_default
 from tachikoma.mcp_server import build_server, quoted
-from web_helpers import build_index
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -32,8 +31,7 @@ PER_ANSWER = {"structured": 300, "text": 150}
 
 @pytest.fixture(scope="module")
 def ask(tmp_path_factory):
-    root = copy_example(tmp_path_factory.mktemp("size") / "memory")
-    build_index(root, offline_default())  # the default model: the floor an agent meets
+    root = indexed_example(tmp_path_factory.mktemp("size") / "memory", offline_default())  # the floor an agent meets
     server, tools = build_server(root, watch=False)
 
     def call(arguments: dict):
