@@ -7,7 +7,8 @@ lines; `recall.units_of` reads them), and the query's words; it reads nothing.
 How the passages are chosen (`select`):
 
 1. **Adaptive cut.** Results are taken best first while their score is at least `FALLOFF` × the
-   best score; what falls below is weak evidence and left out, even when the budget has room.
+   best score of their own search (the question's, or a thing's it names: `search.parts.best_scores`); what
+   falls below is weak evidence and left out, even when the budget has room.
 2. **Trimmed to what matched.** In each result the unit holding most of the query's words (rarer
    words first: a word found in fewer of the results counts more) is the passage's centre (one of
    the chunk's own units: the turn before a transcript chunk is context, never the centre); the
@@ -40,6 +41,7 @@ from dataclasses import dataclass, field, replace
 
 from . import tokens
 from ..humanize import printable, short_query, shown_day, tool_match_text, unsafe_escaped
+from ..search.parts import best_scores
 from ..segment import fold_accents
 
 #: Results scoring below this share of the best score are left out (the adaptive cut).
@@ -375,10 +377,8 @@ def select(results: list[dict], units: Sequence[list[Unit]], terms: list[str], b
         return out
     # A result falls off under `falloff` × the best score of its own search: the question's, or that of the thing
     # the question names that it was found for (`search.parts`), whose scores are its own.
-    tops: dict[str | None, float] = {}
-    for r in results:
-        tops[r.get("found_for")] = max(tops.get(r.get("found_for"), 0.0), float(r.get("score") or 0))
-    falls = [bool(i) and float(r.get("score") or 0) < falloff * tops[r.get("found_for")] for i, r in enumerate(results)]
+    best = best_scores(results)
+    falls = [bool(i) and float(r.get("score") or 0) < falloff * best[r.get("found_for")] for i, r in enumerate(results)]
     weights = _weights(terms, [units[i] for i, fell in enumerate(falls) if not fell])
     cap = max(MIN_PIECE, min(int(budget * passage_share), PASSAGE_MAX))
     given: dict[tuple[str, str | None], set[int]] = {}  # (path, memory): the file lines given

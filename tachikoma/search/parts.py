@@ -119,15 +119,23 @@ def merged(whole: dict, parts: list[str], answers: list[dict], limit: int) -> di
                              "no_good_match": answer["no_good_match"]} for part, answer in zip(parts, answers)]}
 
 
+def best_scores(results: list[dict]) -> dict[str | None, float]:
+    """The best score of each search `results` came from: the question's (None) and each thing's it names
+    (``found_for``, `merged`). What a result's score is measured against: its rank (`ranking`), a budget's
+    falloff (`replies.budget.select`)."""
+    best: dict[str | None, float] = {}
+    for r in results:
+        best[r.get("found_for")] = max(best.get(r.get("found_for"), 0.0), float(r.get("score") or 0))
+    return best
+
+
 def ranking(results: list[dict]):
     """A sort key that ranks `results` again as `merged` ranked them: each by its score relative to the best of its
-    own search (the question's, or that of the thing it was found for, ``found_for``); for an answer that names
-    nothing, by score. For what ranks results after a search: a stale result's score cut (`staleness.mark`, which
-    asks for the key before it cuts any), several memories' answers merged (`pool.merge_answers`)."""
-    tops: dict[str | None, float] = {}
-    for r in results:
-        tops[r.get("found_for")] = max(tops.get(r.get("found_for"), 0.0), float(r["score"]))
-    return lambda r: -float(r["score"]) / (tops.get(r.get("found_for")) or 1.0)
+    own search (`best_scores`); for an answer that names nothing, by score. For what ranks results after a search:
+    a stale result's score cut (`staleness.mark`, which asks for the key before it cuts any), several memories'
+    answers merged (`pool.merge_answers`)."""
+    best = best_scores(results)
+    return lambda r: -float(r["score"]) / (best.get(r.get("found_for")) or 1.0)
 
 
 def recounted(answer: dict) -> dict:
