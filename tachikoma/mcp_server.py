@@ -431,17 +431,19 @@ def compact_schema(schema):
         return [compact_schema(item) for item in schema]
     if not isinstance(schema, dict):
         return schema
-    out = {key: compact_schema(value) for key, value in schema.items() if key != "title" or "properties" in schema}
+    out = {key: {name: compact_schema(each) for name, each in value.items()} if key in _NAMED  # names, not keywords
+           else compact_schema(value) for key, value in schema.items() if key != "title"}
     choices = out.get("anyOf")
     if isinstance(choices, list) and {"type": "null"} in choices and out.get("default", ...) is None:
         rest = [choice for choice in choices if choice != {"type": "null"}]
         out.pop("default")
         out.pop("anyOf")
         out = {**rest[0], **out} if len(rest) == 1 else {"anyOf": rest, **out}
-    if "properties" in out:
-        out["properties"] = {name: compact_schema(value) for name, value in schema["properties"].items()}
-        out.pop("title", None)
     return out
+
+
+#: Schema keywords whose value maps names to schemas (remember has an argument named "title").
+_NAMED = ("properties", "$defs")
 
 
 class _Server(MCPServer):
