@@ -423,8 +423,7 @@ def _from_dict(data: dict, file: Path) -> Config:
     _known_keys(t, {"tool_errors", "tool_text"}, "transcripts")
     switches = {key: t.get(key, getattr(Config, key)) for key in ("tool_errors", "tool_text")}
     for key, value in switches.items():
-        if not isinstance(value, bool):
-            raise ValueError(f"transcripts.{key} must be true or false, not {_toml_type(value)}")
+        _switch(value, f"transcripts.{key}")
     st = _table(data, "store")
     _known_keys(st, {"url", "name"}, "store")
     for key in ("url", "name"):
@@ -444,10 +443,7 @@ def _from_dict(data: dict, file: Path) -> Config:
 def _redact_secrets(table: dict) -> bool:
     """``[privacy] redact_secrets``: true (the default) or false."""
     _known_keys(table, {"redact_secrets"}, "privacy")
-    value = table.get("redact_secrets", True)
-    if not isinstance(value, bool):
-        raise ValueError(f"privacy.redact_secrets must be true or false, not {_toml_type(value)}")
-    return value
+    return _switch(table.get("redact_secrets", True), "privacy.redact_secrets")
 
 
 def _hook_timeout(table: dict) -> float | None:
@@ -472,9 +468,7 @@ def _mcp(table: dict) -> McpConfig:
 
 def _staleness(table: dict) -> StalenessConfig:
     _known_keys(table, {f.name for f in fields(StalenessConfig)}, "staleness")
-    check = table.get("check", True)
-    if not isinstance(check, bool):
-        raise ValueError(f"staleness.check must be true or false, not {_toml_type(check)}")
+    check = _switch(table.get("check", True), "staleness.check")
     factor = _number(table.get("factor", 1.0), "staleness.factor")
     if not 0 <= factor <= 1:
         raise ValueError("staleness.factor must be a number between 0 and 1")
@@ -522,6 +516,12 @@ def _number(value, name: str) -> float:
     return float(value)
 
 
+def _switch(value, name: str) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"{name} must be true or false, not {_toml_type(value)}")
+    return value
+
+
 def _whole(value, name: str, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise ValueError(f"{name} must be a whole number ≥ {minimum}, not {_toml_type(value)}")
@@ -549,8 +549,7 @@ def _search(table: dict) -> SearchConfig:
     if floor is not None and (isinstance(floor, bool) or not isinstance(floor, (int, float)) or not 0 <= floor <= 1):
         raise ValueError("search.min_score must be a number between 0 and 1")
     for name in ("time_reading", "named_parts"):
-        if not isinstance(getattr(search, name), bool):
-            raise ValueError(f"search.{name} must be true or false")
+        _switch(getattr(search, name), f"search.{name}")
     return replace(search, keyword_weight=float(weight), counting_keyword_weight=float(search.counting_keyword_weight),
                    rrf_k=float(search.rrf_k),
                    min_score=None if floor is None else float(floor))
