@@ -192,9 +192,8 @@ class Searcher:
         own, and the answers put together (`parts.merged`; ``[search] named_parts``)."""
         asked = dict(filters=filters, now=now, config=config, min_score=min_score, recency=recency, as_of=as_of)
         whole = self._search(query, limit, decide=decide, widen=widen, **asked)
-        english = question_language(whole["query"]) is None
-        things = parts.named(whole["query"]) if english and (config or self.config).search.named_parts else []
-        if not things:
+        things = parts.named(whole["query"]) if (config or self.config).search.named_parts else []
+        if not things or question_language(whole["query"]) is not None:  # (English only; told once it is a list)
             return whole
         answers = [self._search(thing, limit, widen=False, **asked) for thing in things]
         return parts.merged(whole, things, answers, limit)
