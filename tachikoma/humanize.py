@@ -220,23 +220,26 @@ def widened_text(answer: dict) -> str | None:
     return f"a question that gathers from several memories: read together with {listed}, the files it matched best"
 
 
-def named_text(answer: dict) -> str | None:
+def named_text(answer: dict, counted: bool = True) -> str | None:
     """The things a question names, each searched on its own too (``named_parts``, `search.parts`): "a question
     that names several things: each searched on its own too, its best ranked beside the question's own: “the Porto
-    trip” (2 results), “Kosmos” (no good match)"; None when it names none."""
+    trip” (2 results), “Kosmos” (no good match)"; None when it names none. Not `counted`: without the results'
+    counts (a reply cut to a budget gives passages, each saying what it was found for, not the results)."""
     named = answer.get("named_parts") or []
     if not named:
         return None
-    listed = ", ".join(f"“{p['part']}” ({'no good match' if p['no_good_match'] else plural(p['results'], 'result')})"
+    listed = ", ".join(f"“{p['part']}”" + (" (no good match)" if p["no_good_match"]
+                                           else f" ({plural(p['results'], 'result')})" if counted else "")
                        for p in named)
     return ("a question that names several things: each searched on its own too, its best ranked beside the "
             f"question's own: {listed}")
 
 
-def answer_notes(answer: dict) -> list[str]:
+def answer_notes(answer: dict, counted: bool = True) -> list[str]:
     """What every face says of an answer with results besides its results: the words found nowhere
-    (`nowhere_text`), the files that widened it (`widened_text`) and the things it names (`named_text`)."""
-    notes = (nowhere_text(answer), widened_text(answer), named_text(answer)) if answer.get("results") else ()
+    (`nowhere_text`), the files that widened it (`widened_text`) and the things it names (`named_text`; not
+    `counted`: without how many results each gave, for a reply cut to a budget)."""
+    notes = (nowhere_text(answer), widened_text(answer), named_text(answer, counted)) if answer.get("results") else ()
     return [note for note in notes if note]
 
 

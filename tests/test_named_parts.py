@@ -106,6 +106,13 @@ def test_a_question_naming_three_things_finds_each(tmp_path):
     assert ("a question that names several things: each searched on its own too, its best ranked beside the "
             "question's own: “Elena's talk in Vienna” (1 result)") in said
     assert "to “the Porto trip”, one of the things the question names, searched on its own" in said
+    # Cut to a budget, the reply gives passages, not results: its note counts none (it said "(1 result)" beside
+    # however many passages fitted); in JSON each passage says what it was found for.
+    cut = tachikoma("search", question, "--memory", str(tmp_path), "--budget", "400").stdout
+    assert "question's own: “Elena's talk in Vienna”, “the climbing refresher at Kosmos”, “the Porto trip”\n" in cut
+    passages = json.loads(tachikoma("search", question, "--memory", str(tmp_path), "--budget", "1000",
+                                    "--json").stdout)["budget"]["passages"]
+    assert any(p["why"].startswith("found for “the Porto trip”") for p in passages)
     off = tmp_path / "off.toml"
     off.write_text("[search]\nnamed_parts = false\n", encoding="utf-8")
     asked_as_one = json.loads(tachikoma("search", question, "--memory", str(tmp_path), "--json", "--limit", "4",

@@ -140,7 +140,7 @@ def within_budget(answer: dict, budget_tokens: int, root: Path | Callable[[dict]
                              reserve=_reserve(rest, budget_tokens, first, form), cost=cost, text_cost=text_cost)
 
     fresh = answer.get("freshness") or {}
-    notes = [index_line(fresh)] * index_behind(fresh) + answer_notes(answer)
+    notes = [index_line(fresh)] * index_behind(fresh) + answer_notes(answer, counted=False)  # passages, not results
     first = "\n".join([preamble] * bool(preamble) + notes)
     chosen = select(first)
     if notes and "needed" in chosen:  # no room for the first passage beside the notes: without them
