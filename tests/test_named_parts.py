@@ -17,6 +17,11 @@ from test_cli import tachikoma
                                                                        "Hana's birthday"]),
     ("order these: the bike repair, Kyoto, the dentist", ["the bike repair", "Kyoto", "the dentist"]),
     ("what shipped first - procrastinate, 0042a or 0042b?", ["procrastinate", "0042a", "0042b"]),
+    # titles that open with a preposition, a question word or hold "and" name things all the same
+    ("Which came out first: Before Sunrise, Before Sunset or Before Midnight?",
+     ["Before Sunrise", "Before Sunset", "Before Midnight"]),
+    ("which did I watch first: When Harry Met Sally, Pride and Prejudice, or Do The Right Thing?",
+     ["When Harry Met Sally", "Pride and Prejudice", "Do The Right Thing"]),
 ])
 def test_the_things_a_question_names(question, things):
     assert named(question) == things
@@ -31,6 +36,8 @@ def test_the_things_a_question_names(question, things):
     "Who graduated first, second and third among Emma, Rachel and Alex?",  # commas inside one longer sentence
     "Which of a, b, c, d, e, f came first?",  # too many to be a list of things asked about
     "Was it this, that or the other?",  # words with nothing to look for
+    "Hi, At Work, Kyoto",  # a greeting is no thing, title-cased or not
+    "Frankly, At the office, the dentist, Kyoto",
 ])
 def test_a_question_read_as_one(question):
     assert named(question) == []

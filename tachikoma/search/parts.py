@@ -36,6 +36,8 @@ _PHRASE = re.compile(r"(?:about|across|after|against|along|among|around|at|befor
                      r"interestingly|lately|later|luckily|meanwhile|moreover|now|obviously|oh|ok|okay|otherwise|"
                      r"personally|please|recently|sadly|secondly|seriously|so|sorry|still|surprisingly|thanks|then|"
                      r"though|today|tomorrow|tonight|unfortunately|well|yeah|yes|yesterday)$", re.I)
+#: The small words a title leaves in lower case: "Pride and Prejudice", "A Tale of Two Cities".
+_TITLE_SMALL = frozenset("a an and as at but by for from in into nor of on or over the to up with".split())
 #: "and" or "or" inside a thing before the last: the commas do not set off things ("first, second and third among
 #: Emma, Rachel and Alex" is one question about three people, not "second and third among Emma", "Rachel", "Alex").
 _JOINED = re.compile(r"\s(?:and|or)\s", re.I)
@@ -64,13 +66,22 @@ def named(query: str) -> list[str]:
         return []
     parts[-1] = _ASKED_AFTER.sub("", parts[-1])
     parts = [p.strip(" :-–—\"'“”‘’") for p in parts]
-    if len(parts) > MAX_PARTS or any(_JOINED.search(p) for p in parts[:-1]) or any(
-            len(p.split()) > MAX_PART_WORDS or _ASKS.match(p) or _PHRASE.match(p)
+    if len(parts) > MAX_PARTS or any(_JOINED.search(p) and not _title(p) for p in parts[:-1]) or any(
+            len(p.split()) > MAX_PART_WORDS or (_ASKS.match(p) or _PHRASE.match(p)) and not _title(p)
             or not any(w.lower() not in STOPWORDS for w in _WORD.findall(p)) for p in parts):
         return []  # not a list of things: a list of questions ("when it started, what she said"), a clause,
         # a sentence's phrases ("Honestly, in the end, ..."), commas inside a longer sentence
     distinct = [p for i, p in enumerate(parts) if p.casefold() not in {q.casefold() for q in parts[:i]}]
     return distinct if len(distinct) >= 3 else []
+
+
+def _title(part: str) -> bool:
+    """`part` is written as a title, of two words or more, each capitalised but a title's small words: "Before
+    Sunrise", "When Harry Met Sally", "Pride and Prejudice" name things, where "in the end" or "when it broke" does
+    not."""
+    words = part.split()
+    return len(words) > 1 and words[0][:1].isupper() and all(
+        w[:1].isupper() or not w[:1].isalpha() or w in _TITLE_SMALL for w in words[1:])
 
 
 def merged(whole: dict, parts: list[str], answers: list[dict], limit: int) -> dict:
