@@ -89,13 +89,16 @@ def merged(whole: dict, parts: list[str], answers: list[dict], limit: int) -> di
     together: every answer with a good match gives its results, each scored relative to that answer's best
     (its best 1.0), and they are ranked by that (ties: the question's own first, then the parts in order); a
     chunk given by several keeps its best; at most two passages a file (`ranking.rank`'s rule). A result found
-    for a part says which (``found_for``); the answer names the parts and how many results each gave
-    (``named_parts``). With no good match for the question nor any part, `whole` as it is."""
+    for a part says which (``found_for``), and the parts it ranks as high for, a tie it was not given for
+    (``also_found_for``: a thing's best that is the question's own best too); the answer names the parts and how
+    many results each gave (``named_parts``), those ties counted. With no good match for the question nor any part,
+    `whole` as it is."""
     sources = [(None, whole)] + list(zip(parts, answers))
     good = [(part, answer) for part, answer in sources if not answer["no_good_match"] and answer["results"]]
     if not any(part is not None for part, _ in good):
         return whole
     best: dict[tuple, tuple] = {}
+    tied: dict[tuple, list[str]] = {}  # the things a result ranks as high for as for the search it is given to
     for order, (part, answer) in enumerate(good):
         top = max(float(r["score"]) for r in answer["results"]) or 1.0
         for rank, result in enumerate(answer["results"]):
@@ -103,7 +106,10 @@ def merged(whole: dict, parts: list[str], answers: list[dict], limit: int) -> di
             relative = float(result["score"]) / top
             if key not in best or relative > best[key][0]:
                 best[key] = (relative, order, rank, part, result)
-    results, per_file, given = [], {}, {}
+                tied[key] = []
+            elif relative == best[key][0] and part is not None:
+                tied[key].append(part)
+    results, per_file = [], {}
     for relative, order, rank, part, result in sorted(best.values(), key=lambda b: (-b[0], b[1], b[2])):
         file = (result.get("memory"), result["path"])
         if per_file.get(file, 0) >= 2:
@@ -111,7 +117,9 @@ def merged(whole: dict, parts: list[str], answers: list[dict], limit: int) -> di
         per_file[file] = per_file.get(file, 0) + 1
         if part is not None:
             result = {**result, "found_for": part}
-            given[part] = given.get(part, 0) + 1
+        also = tied[(result.get("memory"), result["path"], result["chunk"])]
+        if also:  # (a tie goes to the question's own, then the first thing: it is found for these all the same)
+            result = {**result, "also_found_for": also}
         results.append(result)
         if len(results) == limit:
             break
@@ -125,9 +133,9 @@ def merged(whole: dict, parts: list[str], answers: list[dict], limit: int) -> di
             match[key] = max(found)
     if whole["no_good_match"]:
         match["answered_by"] = next(a["match"]["answered_by"] for p, a in good if p is not None)
-    return {**whole, "results": results, "keywords": keywords, "no_good_match": False, "match": match,
-            "named_parts": [{"part": part, "results": given.get(part, 0),
-                             "no_good_match": answer["no_good_match"]} for part, answer in zip(parts, answers)]}
+    return recounted({**whole, "results": results, "keywords": keywords, "no_good_match": False, "match": match,
+                      "named_parts": [{"part": part, "results": 0, "no_good_match": answer["no_good_match"]}
+                                      for part, answer in zip(parts, answers)]})
 
 
 def best_scores(results: list[dict]) -> dict[str | None, float]:
@@ -155,7 +163,8 @@ def recounted(answer: dict) -> dict:
     if answer.get("named_parts"):
         given: dict[str, int] = {}
         for r in answer.get("results") or []:
-            if r.get("found_for"):
-                given[r["found_for"]] = given.get(r["found_for"], 0) + 1
+            for part in [r.get("found_for"), *(r.get("also_found_for") or [])]:
+                if part:
+                    given[part] = given.get(part, 0) + 1
         answer["named_parts"] = [{**p, "results": given.get(p["part"], 0)} for p in answer["named_parts"]]
     return answer

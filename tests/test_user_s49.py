@@ -1,0 +1,34 @@
+"""Session 49: a demanding user's pass over the session 47 and 48 changes (usability breaks)."""
+
+from __future__ import annotations
+
+from tachikoma.humanize import named_text
+from tachikoma.search.parts import merged, recounted
+
+
+def _answer(results, no_good_match=False):
+    return {"query": "q", "keywords": [], "results": results, "no_good_match": no_good_match,
+            "match": {"answered_by": None if no_good_match else "meaning"}}
+
+
+def _result(path, score, chunk=0):
+    return {"path": path, "chunk": chunk, "score": score, "lines": [1, 2]}
+
+
+def test_a_thing_whose_best_is_the_questions_own_best_is_not_said_to_have_found_nothing():
+    """"Which came first: Elena's talk in Vienna, the climbing refresher at Kosmos, or the Porto trip?": the
+    question's own best was elena.md, and so was the search for "Elena's talk in Vienna"'s. The tie went to the
+    question's own, and every face said “Elena's talk in Vienna” (0 results), though elena.md, its best, was the
+    answer's first result."""
+    whole = _answer([_result("elena.md", 0.44), _result("wohnung.md", 0.21)])
+    elena = _answer([_result("elena.md", 0.62), _result("wohnung.md", 0.05)])
+    kosmos = _answer([_result("jonas.md", 0.70), _result("journal.md", 0.05)])
+    porto = _answer([_result("porto.md", 0.69), _result("mia.md", 0.15)])
+    out = merged(whole, ["Elena's talk in Vienna", "Kosmos", "the Porto trip"], [elena, kosmos, porto], limit=10)
+    assert out["results"][0]["path"] == "elena.md" and "found_for" not in out["results"][0]  # ranked as before
+    counts = {p["part"]: p["results"] for p in out["named_parts"]}
+    assert counts["Elena's talk in Vienna"] == 1, out["named_parts"]
+    assert "“Elena's talk in Vienna” (1 result)" in named_text(out)
+    assert {p["part"]: p["results"] for p in recounted(out)["named_parts"]} == counts  # counted again the same
+    cut = recounted({**out, "results": out["results"][1:]})  # a cut that leaves it out no longer counts it
+    assert {p["part"]: p["results"] for p in cut["named_parts"]}["Elena's talk in Vienna"] == 0
