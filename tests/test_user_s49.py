@@ -32,3 +32,23 @@ def test_a_thing_whose_best_is_the_questions_own_best_is_not_said_to_have_found_
     assert {p["part"]: p["results"] for p in recounted(out)["named_parts"]} == counts  # counted again the same
     cut = recounted({**out, "results": out["results"][1:]})  # a cut that leaves it out no longer counts it
     assert {p["part"]: p["results"] for p in cut["named_parts"]}["Elena's talk in Vienna"] == 0
+
+
+def test_remember_on_the_command_line_is_mcps_remember(tmp_path):
+    """`tachikoma remember --help`: "The same remembering as MCP's `remember` tool". MCP's note is `self` and
+    `medium`, never partly tagged (docs/agents.md); the command line's was `self` and no confidence, so `stats`
+    counted it partly tagged, it ranked below the same note written by MCP (confidence 0.7, not 0.9), and MCP's
+    retry of it wrote a copy (`-2`) instead of finding it."""
+    from mcp_helpers import run_tools
+    from test_daily_use import run
+    from web_helpers import copy_memory
+
+    root = copy_memory(tmp_path / "memory")
+    code, out, err = run("--memory", str(root), "remember", "The lab door code changed on Monday.", "--title",
+                         "Lab door", "--json")
+    assert code == 0, err
+    written = (root / "lab-door.md").read_text()
+    assert "trust: self" in written and "confidence: medium" in written, written
+    [(failed, text, done)] = run_tools(root, ("remember", {"text": "The lab door code changed on Monday.",
+                                                           "title": "Lab door"}))
+    assert not failed and done["already_remembered"] and done["path"] == "lab-door.md", text

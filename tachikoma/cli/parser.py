@@ -330,7 +330,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--folder", help="a folder inside the memory, e.g. notes/2026 (made if missing)")
     p.add_argument("--trust", type=_tag_value("trust"), default="self",
                    help="who it came from: owner, self (the default), external, untrusted")
-    p.add_argument("--confidence", type=_tag_value("confidence"), help="high, medium, low or speculative")
+    p.add_argument("--confidence", type=_tag_value("confidence"), default="medium",
+                   help="how sure it is: high, medium (the default), low or speculative")
     p.add_argument("--source", type=_tag_value("source"), help="free text: where the memory came from")
     p.add_argument("--json", action="store_true", help="print what was written as JSON")
 
