@@ -52,3 +52,18 @@ def test_remember_on_the_command_line_is_mcps_remember(tmp_path):
     [(failed, text, done)] = run_tools(root, ("remember", {"text": "The lab door code changed on Monday.",
                                                            "title": "Lab door"}))
     assert not failed and done["already_remembered"] and done["path"] == "lab-door.md", text
+
+
+def test_a_passage_matched_only_in_its_tool_calls_is_not_said_to_be_close_in_meaning():
+    """MCP's `search` "zebrafinch cluster port" over a Claude Code session whose tool output alone held those words
+    gave the passage `"why": "close in meaning (0.00)"` beside `"tools": "keywords 100% from tool calls: ..."`:
+    a cosine of 0.00 is not close, and meaning was not why it was chosen (session 47 added ``tools`` for this, and
+    left the why). It says where it matched."""
+    from tachikoma.replies.budget import why
+
+    result = {"path": "s.jsonl", "factors": {"vector_similarity": 0.0012, "keyword_in_tools": 1.0},
+              "tool_matches": [{"tool": "Bash", "side": "output", "line": 4, "excerpt": "zebrafinch-cluster"}]}
+    said = why(result, [])
+    assert "close in meaning" not in said and "tool calls" in said, said
+    plain = {"path": "a.md", "factors": {"vector_similarity": 0.52}}
+    assert why(plain, []) == "close in meaning (0.52)"

@@ -264,13 +264,16 @@ def _shingles(text: str, n: int = 5) -> set[tuple[str, ...]]:
 
 def why(result: dict, matched: list[str]) -> str:
     """Why a result ranks where it does, in a few words an agent reads beside its score: "matched retry,
-    schedule" (else how close in meaning), the time the question named, whether it holds the kind of thing
-    asked for ("a time of day"), and a newer memory that supersedes it ("superseded by b.md (2026-05-01)").
+    schedule" (else "matched in its tool calls", else how close in meaning), the time the question named, whether
+    it holds the kind of thing asked for ("a time of day"), and a newer memory that supersedes it ("superseded by
+    b.md (2026-05-01)").
     The whole arithmetic is `search.explain.sentence`."""
     f = result.get("factors") or {}
     parts = [f"found for “{result['found_for']}”"] if result.get("found_for") else []
     if matched:
         parts.append("matched " + ", ".join(matched[:6]))
+    elif tool_match_text(result):  # its words are in its tool calls (``tools`` says where), not its meaning
+        parts.append("matched in its tool calls")
     elif f.get("vector_similarity") is not None:
         parts.append(f"close in meaning ({f['vector_similarity']:.2f})")
     if f.get("time_reason"):
