@@ -89,6 +89,22 @@ def test_the_cut_stops_where_scores_fall_off_even_with_room_left():
     assert len(budget.select(rs, units, ["retry"], 5000, falloff=0.0)["passages"]) == 4
 
 
+def test_a_weak_date_says_where_it_comes_from():
+    """A note dated by the commit that imported it with many others (or by its file's time) showed that day as its
+    date in the block and the JSON: "which came first" read the import's day as when it happened."""
+    imported = {**result("porto.md", (1, 1), 0.8, kind="markdown", date="2026-12-07T10:00:00+00:00"),
+                "factors": {"date": "2026-12-07T10:00:00+00:00", "date_source": "git-import", "date_trust": "weak"}}
+    own = {**result("kyoto.md", (1, 1), 0.7, kind="markdown"),
+           "factors": {"date": "2026-03-02T00:00:00+00:00", "date_source": "frontmatter", "date_trust": "own"}}
+    out = budget.select([imported, own], [[Unit(1, 1, "the Porto trip")], [Unit(1, 1, "the Kyoto trip")]],
+                        ["trip"], 2000, falloff=0.0)
+    first, second = out["passages"]
+    assert "porto.md:1-1 · 2026-12-07 (imported) · (" in first.block(1)
+    assert "kyoto.md:1-1 · 2026-03-02 · (" in second.block(2)
+    assert budget.agent_passage(first.as_dict())["weak_date"] == "imported"
+    assert "weak_date" not in budget.agent_passage(second.as_dict())
+
+
 def test_the_best_alone_larger_than_the_budget_still_comes_back_trimmed_around_its_match():
     long_turn = "assistant: " + FILLER * 30 + "The retry schedule lives in billing/retry.py. " + FILLER * 30
     out = budget.select([result("s.jsonl", (4, 4), 0.9)], [[Unit(4, 4, long_turn)]], ["retry", "schedule"], 60)

@@ -63,7 +63,8 @@ def test_ten_results_give_each_passage_once_in_each_form_with_what_an_agent_need
         assert {"path", "lines", "date", "trust", "confidence", "score", "why", "text"} <= set(r)
         assert "factors" not in r and "tags" not in r
         # the same source, trust and score in the text, below the passage quoted
-        assert f"\n   — {r['path']}:{r['lines'][0]}-{r['lines'][1]} · {r['date']} · (" in text
+        day = r["date"] + (f" ({r['weak_date']})" if r.get("weak_date") else "")  # rumours.md: imported
+        assert f"\n   — {r['path']}:{r['lines'][0]}-{r['lines'][1]} · {day} · (" in text
         source = f"\n   — {r['path']}:{r['lines'][0]}-{r['lines'][1]} · "
         shown = re.search(rf" · score (\d\.\d{{3}}); {re.escape(r['why'])}\n", text[text.index(source):] + "\n")
         assert shown and abs(float(shown[1]) - r["score"]) <= 6e-4, text  # 3 decimals; the JSON's 4

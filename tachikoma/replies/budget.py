@@ -102,10 +102,15 @@ class Passage:
     #: Where a whole result's keywords were found in its tool calls, and their text read back
     #: (`humanize.tool_match_text`: "keywords 100% from tool calls: the input of Edit (line 12): …").
     tools: str | None = None
+    #: Where a weak date comes from (`reading.dates`: the commit that imported the file with many others, or the
+    #: file's time), said beside it: it is not when what the passage says happened. None: the memory's own date or
+    #: its last edit.
+    weak_date: str | None = None
 
     def heading(self) -> str:
         """The line before the passage's text: where it is from and how far to trust it."""
         day = (self.date or "")[:10] or "undated"
+        day += f" ({self.weak_date})" if self.weak_date and self.date else ""
         stale = f"; {printable(self.stale)}: check the code" if self.stale else ""
         trust = trust_words(self.trust, self.confidence)
         where = f"[{self.memory}] {self.path}" if self.memory is not None else self.path
@@ -126,7 +131,8 @@ class Passage:
                "confidence": self.confidence, "score": self.score, "rank": self.rank, "why": self.why,
                "text": self.text, "tokens": self.tokens, "trimmed": self.trimmed, "also_in": self.also_in,
                "kind": self.kind, "stale": self.stale}
-        out.update({key: value for key, value in (("memory", self.memory), ("tools", self.tools)) if value is not None})
+        out.update({key: value for key, value in (("memory", self.memory), ("tools", self.tools),
+                                                  ("weak_date", self.weak_date)) if value is not None})
         return out
 
     def as_result(self) -> dict:
@@ -135,9 +141,9 @@ class Passage:
 
 
 #: What an agent is given of a passage beside its path, lines, date, trust, confidence, score, why and text, only
-#: when it has it: its memory (a shared store), stale files, tool calls, the other files holding it, and that it
-#: was trimmed (less than its result: `read` gives the rest).
-AGENT_EXTRAS = ("memory", "stale", "tools", "also_in", "trimmed")
+#: when it has it: its memory (a shared store), stale files, tool calls, the other files holding it, that it
+#: was trimmed (less than its result: `read` gives the rest), and where a weak date comes from.
+AGENT_EXTRAS = ("memory", "stale", "tools", "also_in", "trimmed", "weak_date")
 
 
 def agent_passage(passage: dict) -> dict:
@@ -427,7 +433,8 @@ def select(results: list[dict], units: Sequence[list[Unit]], terms: list[str], b
                           rank=rank, date=factors.get("date"), trust=tags.get("trust") or factors.get("trust"),
                           confidence=tags.get("confidence") or factors.get("confidence"),
                           why=why(result, matched), kind=result.get("kind") or "markdown", trimmed=trimmed,
-                          memory=memory, stale=(result.get("stale") or {}).get("text"), tools=tools_text(result))
+                          memory=memory, stale=(result.get("stale") or {}).get("text"), tools=tools_text(result),
+                          weak_date=weak_date(factors))
         n = len(chosen) + 1
         cost = cost_of(passage, n)
         room = budget - used
@@ -528,8 +535,18 @@ def whole(results: list[dict], terms: list[str]) -> list[Passage]:
                            why=why(result, matched_terms(result.get("text") or "", terms)),
                            kind=result.get("kind") or "markdown", memory=result.get("memory"),
                            stale=(result.get("stale") or {}).get("text"),
-                           tools=tools_text(result)))
+                           tools=tools_text(result), weak_date=weak_date(factors)))
     return out
+
+
+#: How a passage's weak date is said (`Passage.weak_date`), by its source (`reading.dates`).
+WEAK_DATES = {"git-import": "imported", "mtime": "file time"}
+
+
+def weak_date(factors: dict) -> str | None:
+    """Where a result's date comes from when it is weak (`WEAK_DATES`: an import commit, a file's time); None for
+    the memory's own date or its last edit."""
+    return WEAK_DATES.get(factors.get("date_source")) if factors.get("date_trust") == "weak" else None
 
 
 def tools_text(result: dict) -> str | None:
