@@ -25,7 +25,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from tachikoma.evaluation.everyday import build_repo, load_set
-    from tachikoma.function_words import question_language
+    from tachikoma.language.function_words import question_language
     from tachikoma.indexer import runner
     from tachikoma.search.keywords import WordRows, keyword_terms
     from tachikoma.store import locate

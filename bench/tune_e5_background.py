@@ -38,7 +38,7 @@ from tachikoma.embedders.auto import passage_language
 from tachikoma.embedders.names import E5_SMALL
 from tachikoma.evaluation import everyday
 from tachikoma.evaluation.longmemeval import VectorCache
-from tachikoma.function_words import language_of
+from tachikoma.language.function_words import language_of
 from tachikoma.indexer import runner
 from tachikoma.search import scoring
 from tachikoma.search.keywords import STOPWORDS

@@ -100,7 +100,7 @@ from functools import cached_property
 
 from .reading.documents import MARKDOWN, TRANSCRIPT, Chunk, Document, Turn
 from .fences import FenceTracker
-from .segment import has_runs, run_characters
+from .language.segment import has_runs, run_characters
 
 #: Bump when a change to the rules gives other chunks for the same document and window.
 #: 5: transcript chunks carry their turns' tool texts (keyword only).

@@ -10,7 +10,7 @@ from test_hybrid import TopicEmbedder, topic_memory
 from tachikoma.when import timeq
 from tachikoma.config import Config
 from tachikoma.indexer import runner
-from tachikoma.function_words import language_of
+from tachikoma.language.function_words import language_of
 from tachikoma.search.keywords import STOPWORDS, nowhere_weight, query_terms
 from tachikoma.search.pool import merge_answers
 from tachikoma.search.searcher import Searcher

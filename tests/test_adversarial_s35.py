@@ -3,7 +3,7 @@
 
 import pytest
 
-from tachikoma.function_words import question_language
+from tachikoma.language.function_words import question_language
 from tachikoma.search.keywords import counts_in, gathers_in
 
 

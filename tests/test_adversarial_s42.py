@@ -101,7 +101,7 @@ def _days_read(question: str, today: date) -> list[tuple[str, bool]]:
     from datetime import datetime, timezone
 
     from tachikoma.when import tense, timeq
-    from tachikoma.function_words import question_language
+    from tachikoma.language.function_words import question_language
     now = datetime(today.year, today.month, today.day, 12, tzinfo=timezone.utc)
     language = question_language(question)
     coming = tense.ahead_in(question, language) or timeq.names_day_ahead(question, now, language)

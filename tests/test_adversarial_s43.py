@@ -6,7 +6,7 @@ Each test names whether it failed before its fix or pins behaviour that was righ
 import pytest
 
 from tachikoma.search.keywords import STOPWORDS, asks_besides_time, query_terms
-from tachikoma.segment import index_text, japanese_parts, query_words
+from tachikoma.language.segment import index_text, japanese_parts, query_words
 
 
 # --- fixed: a particle written alone, or between words in another script, asked itself ("の" is in nearly every

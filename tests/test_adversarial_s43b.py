@@ -8,7 +8,7 @@ import pytest
 
 from tachikoma.search import answer_kind
 from tachikoma.when import mentions
-from tachikoma.function_words import question_language
+from tachikoma.language.function_words import question_language
 from time_reading import windows_at
 
 DECEMBER = datetime.fromisoformat("2026-12-04T10:00:00+01:00")  # a Friday

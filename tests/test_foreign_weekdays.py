@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from tachikoma.when import tense, timeq
-from tachikoma.function_words import question_language
+from tachikoma.language.function_words import question_language
 from tachikoma.indexer import runner
 from tachikoma.search.searcher import Searcher
 from test_ahead import assert_read_linear

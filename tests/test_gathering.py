@@ -14,7 +14,7 @@ from tachikoma.embedders.base import l2_normalise
 from tachikoma.humanize import widened_text
 from tachikoma.indexer import runner
 from tachikoma.search import explain, ranking
-from tachikoma.function_words import question_language
+from tachikoma.language.function_words import question_language
 from tachikoma.search.keywords import COUNTING, GATHERING, counts_in, gathers_in
 from tachikoma.search.pool import merge_answers
 from tachikoma.search.searcher import Searcher

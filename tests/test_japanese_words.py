@@ -8,7 +8,7 @@ part's pairs (or its one kanji), and `search.keywords.query_terms` leaves out th
 import pytest
 
 from tachikoma.search.keywords import STOPWORDS, query_terms
-from tachikoma.segment import japanese_parts, query_words
+from tachikoma.language.segment import japanese_parts, query_words
 
 
 @pytest.mark.parametrize("run, parts", [

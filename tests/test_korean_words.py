@@ -10,7 +10,7 @@ import pytest
 
 from tachikoma.indexer import runner
 from tachikoma.search.keywords import STOPWORDS, asks_besides_time, keyword_search, query_terms
-from tachikoma.segment import index_text, korean_stem, query_words
+from tachikoma.language.segment import index_text, korean_stem, query_words
 from tachikoma.store import STORE_ENV, locate
 
 NOTES = {

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from tachikoma.function_words import question_language
+from tachikoma.language.function_words import question_language
 from tachikoma.humanize import language_hint, no_match_reason
 from tachikoma.search.keywords import STOPWORDS
 from tachikoma.search.searcher import Searcher

@@ -13,7 +13,7 @@ import pytest
 from tachikoma.indexer import runner
 from tachikoma.search.keywords import STOPWORDS, keyword_search, query_terms
 from tachikoma.search.searcher import Searcher
-from tachikoma.segment import fold_accents, index_text, query_words
+from tachikoma.language.segment import fold_accents, index_text, query_words
 from tachikoma.store import STORE_ENV, locate
 from tachikoma.store import postgres_schema as pg_store
 from tachikoma.store.index_check import keyword_index_problem

@@ -132,7 +132,7 @@ def test_due_to_is_no_question_about_what_is_coming(question, coming):
 def test_a_day_without_its_year_just_ahead_is_the_coming_one(question, coming):
     from datetime import datetime, timezone
 
-    from tachikoma.function_words import question_language
+    from tachikoma.language.function_words import question_language
     from tachikoma.when.timeq import names_day_ahead
 
     now = datetime(2026, 12, 5, 10, tzinfo=timezone.utc)

@@ -22,7 +22,7 @@ from tachikoma.embedders import E5_SMALL
 from tachikoma.indexer import runner
 from tachikoma.search import ranking
 from tachikoma.search.searcher import Searcher
-from tachikoma.segment import dominant_script
+from tachikoma.language.segment import dominant_script
 
 POLYGLOT = Path(__file__).resolve().parents[1] / "bench" / "everyday" / "polyglot" / "memory"
 

@@ -11,7 +11,7 @@ import pytest
 from tachikoma.search import answer_kind
 from tachikoma.when import mentions
 from tachikoma.embedders.auto import passage_language
-from tachikoma.function_words import question_language
+from tachikoma.language.function_words import question_language
 from tachikoma.search.keywords import STOPWORDS, gathers_in, query_terms
 from test_ahead import assert_read_linear
 from test_foreign_weekdays import THURSDAY, read

@@ -8,7 +8,7 @@ from linear import assert_linear
 
 from tachikoma.search import answer_kind
 from tachikoma.when import mentions, timeq
-from tachikoma.function_words import question_language
+from tachikoma.language.function_words import question_language
 from tachikoma.search.keywords import STOPWORDS, asks_besides_time, query_terms
 from time_reading import windows_at
 

@@ -6,7 +6,7 @@ from datetime import datetime
 import pytest
 
 from tachikoma.when import timeq
-from tachikoma.function_words import question_language
+from tachikoma.language.function_words import question_language
 from tachikoma.search.keywords import STOPWORDS, query_terms
 from time_reading import windows_at
 

@@ -26,9 +26,9 @@ from pathlib import Path
 
 from ..fences import FenceTracker
 from ..reading.frontmatter import split as split_front_matter
-from ..function_words import (ENGLISH_COMMON, ENGLISH_FUNCTION, LANGUAGE_NAMES, LANGUAGES, QUESTION_ONLY,
-                              SCRIPT_LANGUAGES)
-from ..segment import dominant_script, script
+from ..language.function_words import (ENGLISH_COMMON, ENGLISH_FUNCTION, LANGUAGE_NAMES, LANGUAGES, QUESTION_ONLY,
+                                       SCRIPT_LANGUAGES)
+from ..language.segment import dominant_script, script
 from .names import E5_SMALL
 
 #: At most this many files are read, spread evenly over the memory's sorted paths.

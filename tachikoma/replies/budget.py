@@ -42,7 +42,7 @@ from dataclasses import dataclass, field, replace
 from . import tokens
 from ..humanize import printable, short_query, shown_day, tool_match_text, unsafe_escaped
 from ..search.parts import best_scores
-from ..segment import fold_accents
+from ..language.segment import fold_accents
 
 #: Results scoring below this share of the best score are left out (the adaptive cut).
 FALLOFF = 0.5

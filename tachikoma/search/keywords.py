@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..when import tense
-from ..function_words import (CJK_FUNCTION_CHARACTERS, CJK_QUESTION_WORDS, ENGLISH_ASKING, ENGLISH_CLITIC, JAPANESE,
-                              JAPANESE_FUNCTION_CHARACTERS, KOREAN, function_words_of, other_function_words)
-from ..segment import has_runs, korean_stem, query_words
+from ..language.function_words import (CJK_FUNCTION_CHARACTERS, CJK_QUESTION_WORDS, ENGLISH_ASKING, ENGLISH_CLITIC, JAPANESE,
+                                       JAPANESE_FUNCTION_CHARACTERS, KOREAN, function_words_of, other_function_words)
+from ..language.segment import has_runs, korean_stem, query_words
 from ..store.fts import PREFIX, unstemmed
 from ..store.sqlite import Store
 from . import compounds, ranking

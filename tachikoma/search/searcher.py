@@ -29,7 +29,7 @@ from ..embedders import choose, create
 from ..embedders.base import Embedder
 from ..embedders.names import ENGLISH_ONLY
 from ..errors import BadQuery, EmbedderError, NoIndexYet
-from ..function_words import ANY_FUNCTION_WORD, question_language
+from ..language.function_words import ANY_FUNCTION_WORD, question_language
 from ..store import ENGINE_INDEX_MIN_CHUNKS, Location, locate
 from ..reading.tags import Tags
 from . import vector_index, voice

@@ -19,7 +19,7 @@ from ..reading import dates
 from ..reading.documents import TRANSCRIPT
 from ..embedders.names import E5_SMALL
 from ..globs import name_or_path_mask
-from ..segment import dominant_script
+from ..language.segment import dominant_script
 from ..store.sqlite import Store
 from . import ranking, voice
 

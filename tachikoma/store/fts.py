@@ -7,7 +7,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 
-from ..segment import fold_accents
+from ..language.segment import fold_accents
 from .sqlite_schema import FTS_TOKENIZE
 
 

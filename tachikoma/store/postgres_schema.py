@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from ..errors import NoIndexYet, TachikomaError
-from ..segment import fold_accents, index_text
+from ..language.segment import fold_accents, index_text
 from .postgres_errors import redacted
 
 SCHEMA_VERSION = 5

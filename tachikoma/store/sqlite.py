@@ -29,7 +29,7 @@ import numpy as np
 
 from . import index_check
 from ..errors import IndexDamaged, NoIndexYet, TachikomaError
-from ..segment import index_text
+from ..language.segment import index_text
 from .fts import keyword_expression, quote_term
 from .multilingual import arrays as multilingual_arrays
 from .sqlite_schema import (KEYWORDS_FUNCTION, MIGRATIONS, REQUIRED, MULTILINGUAL, SCHEMA, SCRIPTS,

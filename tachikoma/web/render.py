@@ -18,7 +18,7 @@ from tachikoma.search import explain as explained
 from tachikoma.search.explain import DATE_SOURCES
 from tachikoma.search.keywords import STOPWORDS
 from tachikoma.search.keywords import query_terms as search_terms
-from tachikoma.segment import has_runs
+from tachikoma.language.segment import has_runs
 from tachikoma.store.fts import highlight as fts_highlight
 
 def dated(factors: dict) -> str:

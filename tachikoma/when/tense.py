@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import re
 
-from ..function_words import question_language
+from ..language.function_words import question_language
 
 
 #: A question about what is coming ("what's planned for January", "which deliveries are we waiting for in

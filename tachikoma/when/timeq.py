@@ -68,7 +68,7 @@ from .periods import cjk_nth_day_window as _cjk_nth_day_window
 from .periods import nth_day_window as _nth_day_window
 from .periods import season_window as _season_window
 from .periods import this_last
-from ..function_words import question_language
+from ..language.function_words import question_language
 from .tense import ahead as _ahead
 from .tense import ahead_in as _tense_ahead_in
 from .tense import duration as _duration
