@@ -234,3 +234,20 @@ def test_a_watched_searcher_counts_changes_behind_its_answers(root, monkeypatch)
     finally:
         watched.close()
         counted.close()
+
+
+def test_a_search_a_host_answers_imports_no_numpy(root):
+    """The command line asks a running host before it imports anything heavy (docs/agents.md, "A running
+    tachikoma answers the command line": 46 ms against 325 ms in-process). Printing the host's answer needs
+    the explanation's words, not numpy: `embedders.names` reached through the package must not load it."""
+    probe = ("import sys\n"
+             "from tachikoma.cli import main\n"
+             f"code = main(['--memory', {str(root)!r}, 'search', {QUERY!r}])\n"
+             "print('numpy' in sys.modules, file=sys.stderr)\n")
+    with hosting("--memory", str(root), "index", "--watch", "--quiet"):
+        wait_for(lambda: answered(root))
+        for extra in ([], ["--json"], ["--budget", "300"], ["--budget", "300", "--json"]):
+            done = subprocess.run([sys.executable, "-c", probe.replace("'search',", f"'search', *{extra!r},")],
+                                  capture_output=True, text=True, timeout=120)
+            assert done.returncode == 0, done.stderr
+            assert done.stderr.strip().splitlines()[-1] == "False", (extra, done.stderr)

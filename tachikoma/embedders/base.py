@@ -9,9 +9,10 @@ trained with task prefixes (nomic-embed-text wants ``search_document: `` and
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable, Protocol, Sequence
+from typing import TYPE_CHECKING, Callable, Protocol, Sequence
 
-import numpy as np
+if TYPE_CHECKING:  # numpy is imported where vectors are made: `embedders.names`, which the command line's
+    import numpy as np  # explanations use through this package, must not cost its import (docs/agents.md)
 
 # Called after each batch with (texts done so far, total texts).
 ProgressCallback = Callable[[int, int], None]
@@ -41,6 +42,8 @@ class Embedder(Protocol):
 
 def l2_normalise(vectors: np.ndarray) -> np.ndarray:
     """Scale each row to unit length (rows of zeros stay zero)."""
+    import numpy as np
+
     vectors = np.asarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(vectors, axis=-1, keepdims=True)
     return vectors / np.maximum(norms, 1e-12)

@@ -41,7 +41,6 @@ from dataclasses import dataclass, field, replace
 
 from . import tokens
 from ..humanize import printable, short_query, shown_day, tool_match_text, unsafe_escaped
-from ..search.parts import best_scores
 from ..language.segment import fold_accents
 
 #: Results scoring below this share of the best score are left out (the adaptive cut).
@@ -386,6 +385,8 @@ def select(results: list[dict], units: Sequence[list[Unit]], terms: list[str], b
         return out
     # A result falls off under `falloff` × the best score of its own search: the question's, or that of the thing
     # the question names that it was found for (`search.parts`), whose scores are its own.
+    from ..search.parts import best_scores  # here: search/ costs numpy, which printing a host's answer never needs
+
     best = best_scores(results)
     falls = [bool(i) and float(r.get("score") or 0) < falloff * best[r.get("found_for")] for i, r in enumerate(results)]
     weights = _weights(terms, [units[i] for i, fell in enumerate(falls) if not fell])
