@@ -180,3 +180,18 @@ def test_every_command_the_parser_knows_is_dispatched():
     assert {name: dispatch.command(name).__name__ for name in commands} == {name: f"cmd_{name}" for name in commands}
     with pytest.raises(TachikomaError, match="no command 'nope'"):
         dispatch.command("nope")
+
+
+def test_search_help_names_every_factor_of_the_score():
+    """`tachikoma search --help` gives the score's formula: every factor docs/ranking.md's formula multiplies
+    (it left out `asked` and `agents_words`, which explanations show)."""
+    import re
+    from pathlib import Path
+
+    ranking = (Path(__file__).resolve().parent.parent / "docs" / "ranking.md").read_text(encoding="utf-8")
+    formula = re.search(r"^score = (.*)$", ranking, re.MULTILINE).group(1)
+    factors = [f.strip() for f in formula.split("×")]
+    assert "asked" in factors and "agents_words" in factors
+    search = next(p for p in _parsers(build_parser()) if p.prog.endswith(" search"))
+    help_formula = re.search(r"score = ([^(]*)", " ".join(search.description.split())).group(1)
+    assert [f.strip() for f in help_formula.split("×")] == factors

@@ -237,11 +237,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("search", parents=[common], help="search the memory, best first, with score explanations",
                        description="score = similarity × trust_weight × confidence_weight × recency "
-                                   "× time × duplicate_penalty (at most two chunks per file; the second × 0.8). "
-                                   "time is 1.0 unless the query names one (\"last week\", \"in March\", "
-                                   "\"on 2026-03-22\"): then memories from that time rank first; or asks what "
-                                   "is coming (\"when is my next …\"): then passages naming a day still to "
-                                   "come rank first.")
+                                   "× time × asked × agents_words × duplicate_penalty (at most two chunks per "
+                                   "file; the second × 0.8). time is 1.0 unless the query names one (\"last "
+                                   "week\", \"in March\", \"on 2026-03-22\"): then memories from that time rank "
+                                   "first; or asks what is coming (\"when is my next …\"): then passages naming a "
+                                   "day still to come rank first. asked is 1.0 unless the question asks for a "
+                                   "kind of thing (a phone number, a time of day): then a passage without one "
+                                   "× 0.7. agents_words is 1.0 unless an English question is about its asker "
+                                   "(\"what did I …\"): then a transcript passage of the agent's turns alone "
+                                   "× 0.85. docs/ranking.md has the rest.")
     p.add_argument("query", nargs="+", help="what to look for")
     p.add_argument("--memories", metavar="A,B", type=_names, default=None,
                    help="on a shared store (PostgreSQL): search these memories (by name) together; every "
