@@ -104,6 +104,22 @@ def test_a_weak_date_says_where_it_comes_from():
     assert budget.agent_passage(first.as_dict())["weak_date"] == "imported"
     assert "weak_date" not in budget.agent_passage(second.as_dict())
 
+def test_the_cut_reads_how_well_a_result_answers_not_its_tags():
+    """An untagged note (trust 0.6 × confidence 0.7) that answers as well as the tagged chat above it (self, high:
+    0.9) scores under half of it; the cut used to leave it out with room to spare (52 of the sixteen everyday
+    memories' questions lost the file their top 5 held). The tags still order the passages."""
+    chat = {**result("chat.jsonl", (1, 1), 0.9 * 1.0 * 0.60, trust="self", confidence="high"),
+            "factors": {"trust_weight": 0.9, "confidence_weight": 1.0, "vector_similarity": 0.6}}
+    note = {**result("note.md", (1, 1), 0.6 * 0.7 * 0.55, kind="markdown"),
+            "factors": {"trust_weight": 0.6, "confidence_weight": 0.7, "vector_similarity": 0.55}}
+    weak = {**result("weak.md", (1, 1), 1.0 * 1.0 * 0.28, kind="markdown", trust="owner", confidence="high"),
+            "factors": {"trust_weight": 1.0, "confidence_weight": 1.0, "vector_similarity": 0.28}}
+    assert note["score"] < 0.5 * chat["score"] < weak["score"]
+    units = [[Unit(1, 1, f"retry: {name}")] for name in ("chat", "note", "weak")]
+    out = budget.select([chat, weak, note], units, ["retry"], 5000)
+    assert [p.path for p in out["passages"]] == ["chat.jsonl", "note.md"]  # in rank order; the weak one off
+    assert out["left_out"]["below_falloff"] == 1
+
 
 def test_the_best_alone_larger_than_the_budget_still_comes_back_trimmed_around_its_match():
     long_turn = "assistant: " + FILLER * 30 + "The retry schedule lives in billing/retry.py. " + FILLER * 30

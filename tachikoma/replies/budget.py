@@ -6,9 +6,11 @@ lines; `recall.units_of` reads them), and the query's words; it reads nothing.
 
 How the passages are chosen (`select`):
 
-1. **Adaptive cut.** Results are taken best first while their score is at least `FALLOFF` × the
-   best score of their own search (the question's, or a thing's it names: `search.parts.best_scores`); what
-   falls below is weak evidence and left out, even when the budget has room.
+1. **Adaptive cut.** Results are taken best first while their score without their tags' weights
+   (`relevance`) is at least `FALLOFF` × the best of their own search (the question's, or a thing's it
+   names: `search.parts.best_scores`); what falls below is weak evidence and left out, even when the
+   budget has room. The tags order the passages but do not cut them: an untagged note (0.42) that
+   answers as well as a tagged chat above it (0.81 or 0.9) is under half its score.
 2. **Trimmed to what matched.** In each result the unit holding most of the query's words (rarer
    words first: a word found in fewer of the results counts more) is the passage's centre (one of
    the chunk's own units: the turn before a transcript chunk is context, never the centre); the
@@ -363,6 +365,15 @@ def block_cost(passage: Passage, n: int) -> int:
     return tokens.count(passage.block(n))
 
 
+def relevance(result: dict) -> float:
+    """A result's score without its tags' weights (trust × confidence): how well it answers, which the adaptive cut
+    reads. The tags order the passages; they do not leave out an untagged note that answers as well as the tagged
+    chat ranked above it (0.42 against 0.81: under half its score)."""
+    f = result.get("factors") or {}
+    tags = float(f.get("trust_weight") or 1.0) * float(f.get("confidence_weight") or 1.0)
+    return float(result.get("score") or 0) / tags
+
+
 def select(results: list[dict], units: Sequence[list[Unit]], terms: list[str], budget: int,
            falloff: float = FALLOFF, passage_share: float = PASSAGE_SHARE, reserve: int = 0,
            cost: Callable[[Passage, int], int] | None = None, text_cost: Callable[[str], int] = tokens.count) -> dict:
@@ -387,8 +398,8 @@ def select(results: list[dict], units: Sequence[list[Unit]], terms: list[str], b
     # the question names that it was found for (`search.parts`), whose scores are its own.
     from ..search.parts import best_scores  # here: search/ costs numpy, which printing a host's answer never needs
 
-    best = best_scores(results)
-    falls = [bool(i) and float(r.get("score") or 0) < falloff * best[r.get("found_for")] for i, r in enumerate(results)]
+    best = best_scores(results, relevance)
+    falls = [bool(i) and relevance(r) < falloff * best[r.get("found_for")] for i, r in enumerate(results)]
     weights = _weights(terms, [units[i] for i, fell in enumerate(falls) if not fell])
     cap = max(MIN_PIECE, min(int(budget * passage_share), PASSAGE_MAX))
     given: dict[tuple[str, str | None], set[int]] = {}  # (path, memory): the file lines given

@@ -13,6 +13,7 @@ Pure: no index, no embedder (`Searcher.search` asks and gives the answers).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from .keywords import STOPWORDS
 
@@ -138,13 +139,14 @@ def merged(whole: dict, parts: list[str], answers: list[dict], limit: int) -> di
                                       for part, answer in zip(parts, answers)]})
 
 
-def best_scores(results: list[dict]) -> dict[str | None, float]:
+def best_scores(results: list[dict], value: Callable[[dict], float] | None = None) -> dict[str | None, float]:
     """The best score of each search `results` came from: the question's (None) and each thing's it names
-    (``found_for``, `merged`). What a result's score is measured against: its rank (`ranking`), a budget's
-    falloff (`replies.budget.select`)."""
+    (``found_for``, `merged`); `value` reads a result's score (default: its ``score``). What a result's score is
+    measured against: its rank (`ranking`), a budget's falloff (`replies.budget.select`)."""
+    value = value or (lambda r: float(r.get("score") or 0))
     best: dict[str | None, float] = {}
     for r in results:
-        best[r.get("found_for")] = max(best.get(r.get("found_for"), 0.0), float(r.get("score") or 0))
+        best[r.get("found_for")] = max(best.get(r.get("found_for"), 0.0), value(r))
     return best
 
 
