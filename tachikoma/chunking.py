@@ -86,8 +86,8 @@ Transcripts
 
 Chunking is deterministic: the same document always gives the same chunks.
 An index records the `signature` of the chunking it was built with; when
-the rules (`VERSION`) or the embedder's window change, the indexer chunks
-every file again (chunks whose text did not change keep their vectors).
+the rules (`VERSION`, which a change to what a reader keeps bumps too) or the
+embedder's window change, the indexer reads and chunks every file again (chunks whose text did not change keep their vectors).
 """
 
 from __future__ import annotations
@@ -105,7 +105,9 @@ from .language.segment import has_runs, run_characters
 #: Bump when a change to the rules gives other chunks for the same document and window.
 #: 5: transcript chunks carry their turns' tool texts (keyword only).
 #: 6: words of scripts written without spaces counted by characters (`word_count`), cut at 。！？ and inside runs.
-VERSION = 6
+#: 7: a transcript's tool output before its first turn kept with that turn (the reader's rule, so a session
+#:    indexed before is read again though its file did not change).
+VERSION = 7
 #: Characters of a run of a script written without spaces (`segment.run_characters`) that count as one word: a
 #: Chinese or Japanese word is one to three characters, and MiniLM reads about one token a character there.
 RUN_CHARACTERS_PER_WORD = 2
