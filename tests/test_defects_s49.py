@@ -2,13 +2,17 @@
 
 1. An index made before a tool's output ahead of a session's first turn was kept (session 48) reads its sessions
    again, though their files did not change (the chunking signature, `chunking.VERSION`).
+2. A carriage return alone in the opening fence's comment (``--- # tags\r``) of a note whose lines end with a line
+   feed is read as U+2028 in the same place is, or reported saying so: not as classic Mac OS line endings.
 """
 
 from __future__ import annotations
 
 import json
 
-from gitrepo import tachikoma_cli
+import pytest
+
+from gitrepo import git, tachikoma_cli
 from test_inputs_s48 import ANSWER, EARLY_OUTPUT, jsonl, output_line
 
 # --------------------------------------------------------------------------- 1. early tool outputs, indexed before
@@ -46,3 +50,81 @@ def test_an_index_made_before_early_outputs_were_kept_reads_the_session_again(tm
     assert (match["side"], match["line"]) == ("output", output_line(lines)) and ANSWER in match["excerpt"]
     summary = json.loads(done.stdout)
     assert summary["rechunked"] == 2 and summary["chunks_embedded"] == 0, summary  # read again, nothing embedded
+
+
+# --------------------------------------------------------------------------- 2. a carriage return in `--- # comment`
+
+#: Notes whose lines end with a line feed (or CRLF) but whose opening fence's comment holds a carriage return alone,
+#: after which comes a comment or nothing: every YAML reader ends the line there, and what follows it is no YAML.
+READ_ALIKE = {
+    "cr-then-comment.md": "--- # tags\r# see the wiki\ntrust: owner\n---\n# Printer\n\nFloor 3.\r\n",
+    "cr-then-spaces.md": "--- # tags\r   \ntrust: owner\n---\n# Printer\n\nFloor 3.\n",
+    "cr-before-crlf.md": "--- # tags\r\r\ntrust: owner\r\n---\r\n# Printer\r\n\r\nFloor 3.\r\n",
+}
+#: The same with text after the carriage return: YAML to every YAML reader, on the fence's own line to a reader
+#: of lines (tachikoma's editing, an editor's): reported, never guessed at.
+REPORTED = {
+    "cr-ends-the-comment.md": ("--- # tags\rtrust: self\ntrust: owner\n---\n# Printer\n", "trust: self"),
+    "cr-inside-the-comment.md": ("--- # tags\r, see the wiki\ntrust: owner\n---\n# Printer\n", ", see the wiki"),
+    "cr-then-a-tab.md": ("--- # tags\r\t# see the wiki\ntrust: owner\n---\n# Printer\n", "tab"),
+}
+
+
+def read_front_matter_of(root, name, text, read_front_matter):
+    """`read_front_matter` (which reads the head of the file alone, `read_head`) of `text` written to `root/name`."""
+    (root / name).write_bytes(text.encode())
+    return read_front_matter(root / name)
+
+
+@pytest.mark.parametrize("name", sorted(READ_ALIKE))
+def test_a_carriage_return_in_the_fences_comment_then_a_comment_is_read(git_memory, name):
+    """Reported as "classic Mac OS line endings" (convert with mac2unix), though its lines end with line feeds;
+    read now, as U+2028 there is, and tagged with its body and fence line byte for byte."""
+    from tachikoma.reading import reader
+    from tachikoma.reading.frontmatter import read_front_matter, split
+
+    text = READ_ALIKE[name]
+    fm = split(text)
+    assert fm.error is None and fm.meta == {"trust": "owner"}, fm.error
+    (git_memory / name).write_bytes(text.encode())
+    assert read_front_matter(git_memory / name).meta == {"trust": "owner"}
+    document = reader.read_document(git_memory, name, "markdown")
+    assert document.tags.trust == "owner" and document.warnings == [], document.warnings
+    git(git_memory, "add", "-A")
+    git(git_memory, "commit", "-q", "-m", "a note")
+    done = tachikoma_cli(git_memory, "tag", "--path", name, "--trust", "self", "--overwrite")
+    assert done.returncode == 0, done.stderr
+    written = (git_memory / name).read_bytes().decode()
+    assert written.startswith(text.split("\n", 1)[0] + "\n") and written.endswith(fm.body)
+    assert written.replace("trust: self", "trust: owner") == text and split(written).meta == {"trust": "self"}
+
+
+@pytest.mark.parametrize("name", sorted(REPORTED))
+def test_a_carriage_return_in_the_fences_comment_then_text_is_reported_as_such(git_memory, name):
+    """Reported as classic Mac OS line endings; now as malformed front matter naming the carriage return in the
+    fence's comment, on every face, and never tagged."""
+    from tachikoma.reading import reader
+    from tachikoma.reading.frontmatter import read_front_matter, split
+
+    text, shown = REPORTED[name]
+    for fm in (split(text), read_front_matter_of(git_memory, name, text, read_front_matter)):
+        assert fm.meta == {} and fm.error.startswith("malformed front matter at line 1: the comment after the "
+                                                     "opening --- holds a carriage return"), fm.error
+        assert shown in fm.error and "classic Mac" not in fm.error and "mac2unix" not in fm.error
+    assert any("carriage return" in w and "classic Mac" not in w
+               for w in reader.read_document(git_memory, name, "markdown").warnings)
+    git(git_memory, "add", "-A")
+    git(git_memory, "commit", "-q", "-m", "a note")
+    done = tachikoma_cli(git_memory, "tag", "--path", name, "--trust", "self", "--overwrite")
+    assert f"skipped {name}: malformed front matter at line 1: the comment after the opening --- holds a " \
+           "carriage return" in done.stderr, done.stderr
+    assert (git_memory / name).read_bytes() == text.encode()
+
+
+@pytest.mark.parametrize("text", ["---\rtrust: owner\r---\rbody\r", "--- # tags\rtrust: owner\r---\rbody\r",
+                                  "--- # tags\r# see the wiki\rtrust: owner\r---\rbody\r", "---\r"])
+def test_a_note_whose_lines_do_end_with_a_carriage_return_is_still_named_so(tmp_path, text):
+    from tachikoma.reading.frontmatter import CR_ONLY, read_front_matter, split
+
+    assert split(text).error == CR_ONLY
+    assert read_front_matter_of(tmp_path, "old-mac.md", text, read_front_matter).error == CR_ONLY

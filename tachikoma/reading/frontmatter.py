@@ -42,14 +42,16 @@ from yaml.nodes import MappingNode, ScalarNode
 _FENCE = r"\A(?:\ufeff)?---(?:[ \t]+#[^\r\n\x85\u2028\u2029]*|[ \t]*)"
 _OPEN = re.compile(_FENCE + r"\r?\n")
 #: An opening fence whose comment holds a line break YAML counts (1.1, as PyYAML and libyaml read it) and a "\n" line
-#: does not: U+0085, U+2028 or U+2029. The fence's line runs to its "\n"; YAML reads each piece after such a break
-#: as a line of its own (`_opening`).
-_OPEN_BROKEN = re.compile(_FENCE + r"[\x85\u2028\u2029][^\n]*?\r?\n")
+#: does not: U+0085, U+2028, U+2029 or, in a note whose lines do not end so (`_OPEN_CR`), a carriage return alone.
+#: The fence's line runs to its "\n"; YAML reads each piece after such a break as a line of its own (`_opening`).
+_OPEN_BROKEN = re.compile(_FENCE + r"(?:[\x85\u2028\u2029]|\r(?!\n))[^\n]*?\r?\n")
 _YAML_BREAK = re.compile(r"(\r\n|[\r\x85\u2028\u2029])")
 _BREAK_NAMES = {"\x85": "next line (U+0085)", "\u2028": "line separator (U+2028)",
                 "\u2029": "paragraph separator (U+2029)", "\r": "carriage return", "\r\n": "line break"}
-#: An opening fence ended by a carriage return alone: classic Mac OS line endings, which are not read.
-_OPEN_CR = re.compile(_FENCE + r"\r(?!\n)")
+#: An opening fence ended by a carriage return alone, and the line after it too (or the note ends there): classic
+#: Mac OS line endings, which are not read. One carriage return in the fence's comment of a note whose lines end
+#: with "\n" is not that (`_OPEN_BROKEN`).
+_OPEN_CR = re.compile(_FENCE + r"\r[^\r\n]*(?:\r(?!\n)|\Z)")
 #: Why a note with CR-only line endings is neither read for front matter nor tagged.
 CR_ONLY = ("the note's lines end with a carriage return alone (classic Mac OS line endings), which tachikoma "
            "does not read as front matter nor rewrite; convert it to LF or CRLF line endings (`mac2unix`, or "
@@ -273,10 +275,10 @@ class FrontMatter:
 
 def split(text: str) -> FrontMatter:
     """Split `text` into front matter and body. Never raises."""
+    if _OPEN_CR.match(text):
+        return FrontMatter(body=text, error=CR_ONLY)
     opening, unread = _opening(text)
     if not opening:
-        if _OPEN_CR.match(text):
-            return FrontMatter(body=text, error=CR_ONLY)
         return FrontMatter(body=text)
     closing = _CLOSE.search(text, opening.end())
     if not closing:
@@ -313,7 +315,10 @@ def _opening(text: str) -> tuple[re.Match | None, str | None]:
     tachikoma uses) takes for a line break and YAML 1.2 for a character of the comment. Each piece after such a
     break that is blank or a comment (``# ...``), after spaces only, reads alike either way, and the block is read; a
     piece holding anything else would be YAML to one reader and comment to the other, and is reported rather than
-    guessed at, as is a tab before its comment (an error to YAML 1.1, as after any line break).
+    guessed at, as is a tab before its comment (an error to YAML 1.1, as after any line break). A carriage return
+    alone there (in a note whose lines end with "\n") ends the line to every YAML reader but not to a reader of
+    lines (tachikoma's editing, an editor's): read alike when what follows it is blank or a comment, and reported
+    otherwise, never as classic Mac OS line endings (`CR_ONLY`).
     """
     opening = _OPEN.match(text)
     if opening:
@@ -322,18 +327,21 @@ def _opening(text: str) -> tuple[re.Match | None, str | None]:
     if not opening:
         return None, None
     parts = _YAML_BREAK.split(opening.group().rstrip("\r\n"))
+    holder = "the comment after the opening ---" if "#" in parts[0] else "the opening --- line"
     for brk, piece in zip(parts[1::2], parts[2::2]):
+        # A carriage return alone: every YAML reader ends the line there, though the note's lines end with "\n".
+        where = (", which YAML reads as a line break though the note's lines end with a line feed," if brk == "\r"
+                 else ", where YAML 1.1 (tachikoma's reader) ends the line,")
         if "\t" in piece.split("#", 1)[0]:  # a line YAML 1.1 reads opens with a tab: an error to it, not blank
-            return opening, (f"the comment after the opening --- holds a {_BREAK_NAMES[brk]}, where YAML 1.1 "
-                             "(tachikoma's reader) ends the line, and the line after it opens with a tab, which "
-                             "cannot start a YAML line; remove that character or the tab")
+            return opening, (f"{holder} holds a {_BREAK_NAMES[brk]}{where} and the line after it opens with a tab, "
+                             "which cannot start a YAML line; remove that character or the tab")
         if piece.strip(" \t") and not piece.lstrip(" \t").startswith("#"):
             shown = piece.strip(" \t")
             shown = shown if len(shown) <= 40 else shown[:39] + "…"
-            return opening, (f"the comment after the opening --- holds a {_BREAK_NAMES[brk]}, where YAML 1.1 "
-                             f"(tachikoma's reader) ends the line, so `{shown}` after it would be read as YAML and "
-                             "not as comment (YAML 1.2 reads it as comment); remove that character, or start the "
-                             "text after it with #")
+            said = ("would be YAML on the fence's own line" if brk == "\r"
+                    else "would be read as YAML and not as comment (YAML 1.2 reads it as comment)")
+            return opening, (f"{holder} holds a {_BREAK_NAMES[brk]}{where} so `{shown}` after it {said}; remove "
+                             "that character, or start the text after it with #")
     return opening, None
 
 
