@@ -4,11 +4,14 @@
    again, though their files did not change (the chunking signature, `chunking.VERSION`).
 2. A carriage return alone in the opening fence's comment (``--- # tags\r``) of a note whose lines end with a line
    feed is read as U+2028 in the same place is, or reported saying so: not as classic Mac OS line endings.
+3. The dashboard's Undo of a tagging (whole, partly, the rest) is no tagging of its own in the list of recent
+   taggings, and the tagging it undid is listed as partly undone, or undone.
 """
 
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -128,3 +131,73 @@ def test_a_note_whose_lines_do_end_with_a_carriage_return_is_still_named_so(tmp_
 
     assert split(text).error == CR_ONLY
     assert read_front_matter_of(tmp_path, "old-mac.md", text, read_front_matter).error == CR_ONLY
+
+
+# --------------------------------------------------------------------------- 3. an undo is no tagging of its own
+
+
+def recent_items(client) -> list[str]:
+    """The recent taggings the page lists, each as read (`words`)."""
+    from test_undo_frontmatter_s48 import undo_list, words
+
+    html = undo_list(client)
+    return [words(item).strip() for item in re.findall(r"<li data-undo=.*?</details>.*?</li>", html, re.S)]
+
+
+def test_an_undo_is_never_listed_as_a_tagging_and_the_tagging_says_how_far_it_is_undone(tmp_path):
+    """Each Undo commits with the tagging trailer, and the list read that commit from git as a tagging "by the
+    command line or a local dashboard" (one more after every Undo the rest), which could then be "undone" with git;
+    and once the tagging was undone, it was listed as a tagging someone else made, not as undone."""
+    from test_undo_frontmatter_s48 import dashboard, words
+    from web_helpers import build_index, copy_memory
+
+    root = copy_memory(tmp_path / "memory")
+    build_index(root)
+    app, client, token = dashboard(root)
+    form = {"kind": "markdown", "path": "/*", "confidence": "low", "mode": "overwrite"}
+    preview = client.get("/tag", query_string={"preview": "1", **form}).get_data(as_text=True)
+    fingerprint = re.search(r'name="fingerprint" value="([^"]+)"', preview)[1]
+    html = client.post("/tag/apply", data={**form, "fingerprint": fingerprint, "csrf_token": token}).get_data(
+        as_text=True)
+    undo_url = re.search(r'action="(/tag/undo/[^"]+)"', html)[1]
+    tagging = git(root, "rev-parse", "HEAD").strip()
+    locked = root / "identity.md"
+    locked.chmod(0o444)
+
+    for _ in range(2):  # an undo that leaves the locked note, twice
+        html = client.post(undo_url, data={"csrf_token": token}).get_data(as_text=True)
+        assert "partly-undone" in html or "not-undone" in html, words(html)
+        assert "Undo tagging" not in words(html.split('id="tag-recent"', 1)[-1])  # the result page's list
+        [item] = recent_items(client)
+        assert item.startswith(f"Tag 3 files (confidence=low) just now · commit {tagging[:10]}"), item
+        assert "Partly undone just now: 2 of 3 files restored" in item and "Undo the rest" in item, item
+
+    locked.chmod(0o644)
+    html = client.post(undo_url, data={"csrf_token": token}).get_data(as_text=True)
+    assert 'data-result="undone"' in html, words(html)
+    assert git(root, "log", "-1", "--format=%s").startswith("tachikoma: undo tagging of 1 file")
+    [item] = recent_items(client)
+    assert item.startswith(f"Tag 3 files (confidence=low) just now · commit {tagging[:10]}"), item
+    assert "Undone just now" in item and "Undo" not in item.replace("Undone", ""), item
+    assert "left to undo" not in item
+    app.extensions["tachikoma"].index_job.wait(30)
+
+
+def test_a_tagging_undone_in_one_go_is_listed_undone(tmp_path):
+    from test_undo_frontmatter_s48 import dashboard
+    from web_helpers import build_index, copy_memory
+
+    root = copy_memory(tmp_path / "memory")
+    build_index(root)
+    app, client, token = dashboard(root)
+    plan = client.get("/tag", query_string={"preview": "1", "defaults": "1"}).get_data(as_text=True)
+    fingerprint = re.search(r'name="fingerprint" value="([^"]+)"', plan)[1]
+    html = client.post("/tag/apply", data={"defaults": "1", "fingerprint": fingerprint, "csrf_token": token}
+                       ).get_data(as_text=True)
+    undo_url = re.search(r'action="(/tag/undo/[^"]+)"', html)[1]
+    html = client.post(undo_url, data={"csrf_token": token}).get_data(as_text=True)
+    assert 'data-result="undone"' in html
+    [item] = recent_items(client)
+    assert item.startswith("Tag 2 files (trust=self") and "Undone just now" in item, item
+    assert undo_url not in html.split('id="tag-recent"', 1)[-1]
+    app.extensions["tachikoma"].index_job.wait(30)

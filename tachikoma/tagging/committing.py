@@ -17,16 +17,26 @@ from .edit import edit_markdown, edit_tag_file
 from .model import Applied, Restore
 
 
+#: How the commit message of an undo starts (`message`, `is_undo`).
+UNDO_SUBJECT = "tachikoma: undo tagging of "
+
+
 def message(action: str, values: str, paths: list[str], note: str = "", by: str = "") -> str:
     """The commit message of a tagging run ("tag" with its `values`, or "undo") over `paths`."""
     if action == "undo":
-        subject = f"tachikoma: undo tagging of {_files(len(paths))}"
+        subject = f"{UNDO_SUBJECT}{_files(len(paths))}"
     else:
         subject = f"tachikoma: tag {_files(len(paths))} ({values})"
     # The trailer (its own last paragraph) tells `gitutil.content_times` this commit changed tags only,
     # so tagging never makes a memory younger.
     return (subject + (f"\n\n{note}" if note else "") + _listing(paths) + f"\n{gitutil.TAGGING_TRAILER}: 1\n"
             + gitutil.changed_by_trailer(by))
+
+
+def is_undo(commit_message: str) -> bool:
+    """Whether a commit with the tagging trailer, whose message is `commit_message`, is an undo's (it carries the
+    trailer too, so that an undo never makes a memory younger), not a tagging."""
+    return commit_message.startswith(UNDO_SUBJECT)
 
 
 def _files(n: int) -> str:

@@ -143,16 +143,18 @@ class UndoStore:
         """Keep what `outcome`, the undo of the tagging `claim`ed under `key`, did: undone, or partly (what is left
         stays under its key, with its progress, to be undone once the reasons are fixed)."""
         if outcome.rest is None:
-            self.mark_undone(key, outcome.done.commit)
+            self.mark_undone(key, outcome.done.commit, tagging=claim.applied.commit)
         else:
             self.remember(outcome.rest, key=key, created=claim.created, progress=outcome.progress)
 
-    def mark_undone(self, key: str, commit: str | None) -> None:
-        """Note that the tagging under `key` was undone (by `commit`), for a later Undo of it to say so."""
+    def mark_undone(self, key: str, commit: str | None, tagging: str | None = None) -> None:
+        """Note that the tagging under `key` (whose commit is `tagging`) was undone (by `commit`), for a later Undo
+        of it to say so, and the list of recent taggings to list it undone (`undone_taggings`)."""
         path = self._path(key)
         if path is None:
             return
-        atomic_write_bytes(path.with_suffix(".undone"), json.dumps({"undone": time.time(), "commit": commit}).encode())
+        note = {"undone": time.time(), "commit": commit, "tagging": tagging}
+        atomic_write_bytes(path.with_suffix(".undone"), json.dumps(note).encode())
         for old in _newest_first(self._folder().glob("*.undone"))[self.size:]:
             old.unlink(missing_ok=True)
 
@@ -164,6 +166,19 @@ class UndoStore:
             return {"undone": float(note["undone"]), "commit": note.get("commit")} if note else None
         except (OSError, ValueError, KeyError, TypeError):
             return None
+
+    def undone_taggings(self) -> dict[str, dict]:
+        """The taggings undone here, by their commit: {"at": when, "commit": the undo's commit}. A note written
+        before it named the tagging's commit is left out."""
+        found = {}
+        for path in self._folder().glob("*.undone"):
+            try:
+                note = json.loads(path.read_bytes())
+                if note.get("tagging"):
+                    found[str(note["tagging"])] = {"at": float(note["undone"]), "commit": note.get("commit")}
+            except (OSError, ValueError, KeyError, TypeError, AttributeError):
+                continue
+        return found
 
     def recent(self, limit: int = 5, exclude: str | None = None) -> list[dict]:
         """The newest records for the page, but `exclude`: {"key", "created", "message", "commit", "paths"}, and
