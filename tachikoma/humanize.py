@@ -283,15 +283,17 @@ def vectors_text(embedded: dict | None) -> str | None:
             f"{'has' if embedded['chunks'] == 1 else 'have'} full vectors" + (f" ({', '.join(rest)})" if rest else ""))
 
 
-def secrets_text(redacted: dict | None) -> str:
+def secrets_text(redacted: dict | None, where: str = "") -> str:
     """"10 secrets redacted in 2 files (shown as [secret: …]; [privacy] redact_secrets, docs/privacy.md)": the
     count the index holds (``{"secrets", "files"}``: `indexer.status.freshness`'s ``secrets_redacted``, an index
     run's `Summary.secrets_redacted`), never a value; "" when there are none. What every face that indexes or
-    reports on the index says (`tachikoma index`, `stats`, `index --watch`, `remember` on the command line and
-    MCP, the dashboard's Index panel)."""
+    reports on the index says (`tachikoma index`, `stats`, `index --watch`, the dashboard's Index panel);
+    `remember` on the command line and MCP says those of the note it wrote (`Summary.secrets_in`), `where` "the
+    note" naming it in place of the count of files."""
     if not redacted or not redacted.get("secrets"):
         return ""
-    return (f"{plural(redacted['secrets'], 'secret')} redacted in {plural(redacted.get('files') or 0, 'file')} "
+    where = where or plural(redacted.get("files") or 0, "file")
+    return (f"{plural(redacted['secrets'], 'secret')} redacted in {where} "
             "(shown as [secret: …]; [privacy] redact_secrets, docs/privacy.md)")
 
 

@@ -235,7 +235,8 @@ class MemoryTools:
             summary = self.reindexer.index()
         except TachikomaError as exc:  # the note is written (and committed) all the same: say so
             return {**done, "indexed": False, "index": f"not indexed: {exc}"}
-        return {**done, "indexed": True, "index": summary.line(), "secrets_redacted": summary.secrets_redacted()}
+        # The note's own secrets (`index` is the index's line, with every file's).
+        return {**done, "indexed": True, "index": summary.line(), "secrets_redacted": summary.secrets_in(written.path)}
 
     def tag(self, paths: list[str], trust: str | None, confidence: str | None, source: str | None,
             by: str = "") -> dict:
@@ -586,7 +587,7 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
             committed = f", committed {done['commit'][:10]}" if done["commit"] else ""
             committed += f", not committed: {done['commit_error']}" if done["commit_error"] else ""
             indexed = "searchable now" if done["indexed"] else done["index"]
-            if secrets := secrets_text(done.get("secrets_redacted")):
+            if secrets := secrets_text(done.get("secrets_redacted"), "the note"):
                 indexed += f"; {secrets}"
             said = "already remembered in" if done["already_remembered"] else "remembered in"
             return result(f"{said} {done['path']}{committed}; {indexed}", done)

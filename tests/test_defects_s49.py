@@ -6,6 +6,7 @@
    feed is read as U+2028 in the same place is, or reported saying so: not as classic Mac OS line endings.
 3. The dashboard's Undo of a tagging (whole, partly, the rest) is no tagging of its own in the list of recent
    taggings, and the tagging it undid is listed as partly undone, or undone.
+4. `remember` (command line and MCP) says the secrets redacted in the note it wrote, not the whole index's.
 """
 
 from __future__ import annotations
@@ -201,3 +202,48 @@ def test_a_tagging_undone_in_one_go_is_listed_undone(tmp_path):
     assert item.startswith("Tag 2 files (trust=self") and "Undone just now" in item, item
     assert undo_url not in html.split('id="tag-recent"', 1)[-1]
     app.extensions["tachikoma"].index_job.wait(30)
+
+
+# --------------------------------------------------------------------------- 4. remember's secrets: the note's own
+
+#: What `remember` says of a note holding one key.
+ONE_IN_THE_NOTE = "1 secret redacted in the note (shown as [secret: …]; [privacy] redact_secrets, docs/privacy.md)"
+
+
+@pytest.fixture
+def secrets_mem(tmp_path):
+    """The secret memory (tests/secret_memory.py: 10 secrets in 2 files), indexed."""
+    from secret_memory import secret_memory
+
+    root = secret_memory(tmp_path / "memory")
+    assert tachikoma_cli(root, "index").returncode == 0
+    return root
+
+
+def test_the_command_line_remember_says_the_secrets_of_the_note_it_wrote(secrets_mem):
+    """A clean note was said to hold "10 secrets redacted in 2 files": the whole index's."""
+    from test_inputs_s48 import note_with_a_key
+
+    clean = tachikoma_cli(secrets_mem, "remember", "the printer is on floor 3", "--title", "Printer")
+    assert clean.returncode == 0 and "secret" not in clean.stdout, clean.stdout
+    data = json.loads(tachikoma_cli(secrets_mem, "remember", "the scanner is on floor 2", "--title", "Scanner",
+                                    "--json").stdout)
+    assert data["indexed"] and data["secrets_redacted"] == {"secrets": 0, "files": 0}, data
+    keyed = tachikoma_cli(secrets_mem, "remember", note_with_a_key(), "--title", "CI token")
+    assert keyed.returncode == 0 and keyed.stdout.splitlines()[-1] == ONE_IN_THE_NOTE, keyed.stdout
+    stats = json.loads(tachikoma_cli(secrets_mem, "stats", "--json").stdout)  # the index's count is the index's
+    assert stats["index"]["secrets_redacted"] == {"secrets": 11, "files": 3}
+
+
+def test_mcp_remember_says_the_secrets_of_the_note_it_wrote(secrets_mem):
+    from mcp_helpers import run_tools
+    from test_inputs_s48 import SAID_AFTER_REMEMBER, note_with_a_key
+
+    (clean_error, clean_text, clean), (error, text, keyed), (stats_error, stats_text, _) = run_tools(
+        secrets_mem, ("remember", {"text": "the printer is on floor 3", "title": "Printer"}),
+        ("remember", {"text": note_with_a_key(), "title": "CI token"}), ("stats", {}))
+    assert not clean_error and clean_text.endswith("; searchable now") and "secret" not in clean_text, clean_text
+    assert clean["secrets_redacted"] == {"secrets": 0, "files": 0}, clean
+    assert not error and text.endswith(f"; searchable now; {ONE_IN_THE_NOTE}"), text
+    assert keyed["secrets_redacted"] == {"secrets": 1, "files": 1}, keyed
+    assert not stats_error and f" {SAID_AFTER_REMEMBER}." in stats_text, stats_text  # the index's, as before

@@ -245,20 +245,23 @@ def test_the_dashboards_index_panel_says_the_count(secrets_mem):
 
 def test_mcp_remember_and_stats_say_the_count(secrets_mem):
     """MCP `remember` indexed the note and said "searchable now" only; `stats` carried the count in its structured
-    content but not in its text."""
+    content but not in its text. (Session 49: `remember` says the note's own secrets, `index` the index's.)"""
     from mcp_helpers import run_tools
 
     assert tachikoma_cli(secrets_mem, "index").returncode == 0
     (error, text, done), (stats_error, stats_text, _) = run_tools(
         secrets_mem, ("remember", {"text": note_with_a_key(), "title": "CI token"}), ("stats", {}))
-    assert not error and done["indexed"] and done["secrets_redacted"] == {"secrets": 11, "files": 3}, done
-    assert text.endswith(f"; searchable now; {SAID_AFTER_REMEMBER}"), text
+    assert not error and done["indexed"] and done["secrets_redacted"] == {"secrets": 1, "files": 1}, done
+    assert text.endswith("; searchable now; 1 secret redacted in the note (shown as [secret: …]; [privacy] "
+                         "redact_secrets, docs/privacy.md)"), text
     assert done["index"].endswith(f"; {SAID_AFTER_REMEMBER}")
     assert not stats_error and f" {SAID_AFTER_REMEMBER}." in stats_text, stats_text
 
 
 def test_the_command_line_remember_says_the_count(secrets_mem):
+    """(Session 49: the note's own secrets, not the index's.)"""
     done = tachikoma_cli(secrets_mem, "remember", note_with_a_key(), "--title", "CI token")
-    assert done.returncode == 0 and done.stdout.splitlines()[-1] == SAID_AFTER_REMEMBER, done.stdout
+    assert done.returncode == 0 and done.stdout.splitlines()[-1] == SAID.replace(
+        "10 secrets redacted in 2 files", "1 secret redacted in the note"), done.stdout
     again = tachikoma_cli(secrets_mem, "remember", "the printer is on floor 3", "--title", "Printer", "--json")
-    assert json.loads(again.stdout)["secrets_redacted"] == {"secrets": 11, "files": 3}
+    assert json.loads(again.stdout)["secrets_redacted"] == {"secrets": 0, "files": 0}

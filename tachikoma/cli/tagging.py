@@ -187,7 +187,8 @@ def cmd_remember(args) -> int:
 
         try:
             summary = runner.run(root, common.config(args, root))
-            done.update(index=summary.line(), indexed=True, secrets_redacted=summary.secrets_redacted())
+            # The note's own secrets (`index` is the index's line, with every file's).
+            done.update(index=summary.line(), indexed=True, secrets_redacted=summary.secrets_in(written.path))
         except TachikomaError as exc:  # the note is written (and committed) all the same: say so
             done["index"] = f"not indexed: {exc}; run `tachikoma index`"
     if args.json:
@@ -199,7 +200,7 @@ def cmd_remember(args) -> int:
             common.warn(f"not committed: {written.commit_error}")
         if done.get("index") and not done["indexed"]:
             common.warn(done["index"])
-        if secrets := secrets_text(done.get("secrets_redacted")):  # as `tachikoma index` says it
+        if secrets := secrets_text(done.get("secrets_redacted"), "the note"):  # in `tachikoma index`'s words
             print(secrets)
     return 1 if written.commit_error else 0
 

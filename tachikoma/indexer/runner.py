@@ -79,13 +79,21 @@ class Summary:
     secret_files: int = 0
     #: The files read this run and how many secrets each had (kept in the index's metadata, `status.SECRETS_META`).
     secrets_read: dict = field(default_factory=dict)
+    #: Every file the index holds with secrets redacted after this run, and how many (`count_secrets`).
+    secrets_held: dict = field(default_factory=dict)
 
     def as_dict(self) -> dict:
-        return {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "secrets_read"}
+        return {k: getattr(self, k) for k in self.__dataclass_fields__ if k not in ("secrets_read", "secrets_held")}
 
     def secrets_redacted(self) -> dict:
         """The secrets the index holds redacted, as `stats --json` carries them: ``{"secrets", "files"}``."""
         return {"secrets": self.secrets, "files": self.secret_files}
+
+    def secrets_in(self, path: str) -> dict:
+        """The secrets redacted in the file at `path` alone (read by this run or an earlier one), as
+        `secrets_redacted` carries the index's: ``{"secrets", "files"}``."""
+        count = self.secrets_held.get(path, 0)
+        return {"secrets": count, "files": 1 if count else 0}
 
     def news(self, before: Summary | None) -> bool:
         """Whether this run is worth a line after `before`, the last run the same process made (None: this is
@@ -301,7 +309,7 @@ def _run(root, store, embedder, reembed, config, summary, progress, note, batch,
         # Every file is chunked and dated the current way now: an interrupted run only embeds what is left.
         store.set_meta("chunking", wanted_chunking)
         store.set_meta("dates", DATES_VERSION)
-        held_secrets = count_secrets(store, summary.secrets_read, plan.removed, rechunk)
+        summary.secrets_held = held_secrets = count_secrets(store, summary.secrets_read, plan.removed, rechunk)
         summary.secrets, summary.secret_files = sum(held_secrets.values()), len(held_secrets)
     if getattr(store, "tiers", False):  # else every chunk was embedded as it was stored
         embed_all(store, embedder, batch, meter, show, note, vectors)
