@@ -83,7 +83,11 @@ class Summary:
     secrets_held: dict = field(default_factory=dict)
 
     def as_dict(self) -> dict:
-        return {k: getattr(self, k) for k in self.__dataclass_fields__ if k not in ("secrets_read", "secrets_held")}
+        """The summary as `index --json` and the dashboard's Index page carry it; the secrets as `stats --json` and
+        `index --watch --json` do (``secrets_redacted``: ``{"secrets", "files"}``)."""
+        skip = ("secrets_read", "secrets_held", "secrets", "secret_files")
+        return {**{k: getattr(self, k) for k in self.__dataclass_fields__ if k not in skip},
+                "secrets_redacted": self.secrets_redacted()}
 
     def secrets_redacted(self) -> dict:
         """The secrets the index holds redacted, as `stats --json` carries them: ``{"secrets", "files"}``."""
