@@ -142,7 +142,7 @@ def recent_items(client) -> list[str]:
     from test_undo_frontmatter_s48 import undo_list, words
 
     html = undo_list(client)
-    return [words(item).strip() for item in re.findall(r"<li data-undo=.*?</details>.*?</li>", html, re.S)]
+    return [words(item).strip() for item in re.findall(r"<li data-tagging.*?</details>.*?</li>", html, re.S)]
 
 
 def test_an_undo_is_never_listed_as_a_tagging_and_the_tagging_says_how_far_it_is_undone(tmp_path):
@@ -201,6 +201,22 @@ def test_a_tagging_undone_in_one_go_is_listed_undone(tmp_path):
     [item] = recent_items(client)
     assert item.startswith("Tag 2 files (trust=self") and "Undone just now" in item, item
     assert undo_url not in html.split('id="tag-recent"', 1)[-1]
+    app.extensions["tachikoma"].index_job.wait(30)
+
+
+def test_a_tagging_no_dashboard_can_undo_carries_no_undo_key(tmp_path):
+    """A tagging made on the command line is listed with `data-undo="None"`: the key it has not, as text."""
+    from test_undo_frontmatter_s48 import dashboard, undo_list
+    from web_helpers import build_index, copy_memory
+
+    root = copy_memory(tmp_path / "memory")
+    build_index(root)
+    assert tachikoma_cli(root, "tag", "--kind", "markdown", "--path", "/*", "--confidence", "low",
+                         "--overwrite").returncode == 0
+    app, client, _token = dashboard(root)
+    html = undo_list(client)
+    assert "data-tagging" in html and "by the command line" in html
+    assert "data-undo" not in html, html
     app.extensions["tachikoma"].index_job.wait(30)
 
 
