@@ -62,7 +62,9 @@ def test_every_face_says_the_same_words_for_the_same_result(root, capsys):
         # MCP gives an agent each result's source, trust in words and score, and why in a few words (not the
         # arithmetic: `tachikoma search --json` keeps it)
         trust = budget.trust_words(r["tags"].get("trust"), r["tags"].get("confidence"))
-        assert (f"   — {r['path']}:{r['lines'][0]}-{r['lines'][1]} · {r['factors']['date'][:10]} · ({trust}) · "
+        weak = budget.weak_date(r["factors"])  # a date from the commit that imported the note says so
+        day = r["factors"]["date"][:10] + (f" ({weak})" if weak else "")
+        assert (f"   — {r['path']}:{r['lines'][0]}-{r['lines'][1]} · {day} · ({trust}) · "
                 f"score {r['score']:.3f}") in mcp
         assert f"<code>{explain.arithmetic(r)}</code>" in page
         for x in explain.factors(r):  # each factor's own row: its name and the same words for why
