@@ -129,12 +129,14 @@ def no_match_reason(answer: dict, brief: bool = False) -> str:
     above = f" above {match['meaning_from']}" if match.get("meaning_from") else ""  # e5: `scoring.SCRIPT_BACKGROUND`
     words = (f"best {short_of(match.get('best_keyword_coverage') or 0.0, match['keyword_floor'], True)}, "
              f"needs {match['keyword_floor']:.0%}")
+    wordless = not any(c.isalnum() for c in answer.get("query") or "")  # "?", "…": no word, no coverage to tell
     return (f"nothing is close enough in meaning (best {short_of(match['best_vector_similarity'], match['min_score'])}"
-            f"{above}, floor {match['min_score']:g}) " + (f"or in words ({words})" if brief else
+            f"{above}, floor {match['min_score']:g}) " + ("and the query holds no word to look for" if wordless else
+                                                          f"or in words ({words})" if brief else
                                                           f"and no passage holds most of the query's words ({words})")
             + (f" nor {match['pair_floors'][1]:.0%} in a passage of meaning {match['pair_floors'][0]:.2f} or more "
                f"(best {short_of(match.get('best_pair_coverage') or 0.0, match['pair_floors'][1], True)})"
-               if match.get("pair_floors") and not brief else "")
+               if match.get("pair_floors") and not brief and not wordless else "")
             + (f", and the best passage, in another language, stands {short_of(match['across_gap'], match['across_floors'][1])} "
                f"above the fifth best (needs {match['across_floors'][1]:.2f})" if "across_gap" in match and not brief else "")
             + (" and no memory is from the time asked about" if "from_the_time_asked" in match else "")

@@ -67,3 +67,15 @@ def test_a_passage_matched_only_in_its_tool_calls_is_not_said_to_be_close_in_mea
     assert "close in meaning" not in said and "tool calls" in said, said
     plain = {"path": "a.md", "factors": {"vector_similarity": 0.52}}
     assert why(plain, []) == "close in meaning (0.52)"
+
+
+def test_a_query_with_no_word_is_told_so(tmp_path):
+    """`search "?"` said "no passage holds most of the query's words (best 0%)" of a query that holds none."""
+    from tachikoma.humanize import no_match_reason
+
+    match = {"answered_by": None, "best_vector_similarity": 0.14, "best_keyword_coverage": 0.0, "min_score": 0.44,
+             "keyword_floor": 0.45, "pair_floors": [0.3, 0.33], "best_pair_coverage": 0.0}
+    said = no_match_reason({"query": "?", "match": match})
+    assert said == "nothing is close enough in meaning (best 0.14, floor 0.44) and the query holds no word to look for"
+    assert no_match_reason({"query": "?", "match": match}, brief=True) == said
+    assert "most of the query's words" in no_match_reason({"query": "zxqv?", "match": match})
