@@ -67,21 +67,24 @@ def named(query: str) -> list[str]:
         return []
     parts[-1] = _ASKED_AFTER.sub("", parts[-1])
     parts = [p.strip(" :-–—\"'“”‘’") for p in parts]
-    if len(parts) > MAX_PARTS or any(_JOINED.search(p) and not _title(p) for p in parts[:-1]) or any(
-            len(p.split()) > MAX_PART_WORDS or (_ASKS.match(p) or _PHRASE.match(p)) and not _title(p)
-            or not any(w.lower() not in STOPWORDS for w in _WORD.findall(p)) for p in parts):
+    # A list of titles (each part one, a lone word capitalised too): a title names a thing even when it opens with a
+    # preposition or a question word or holds "and". Not a title among other parts: "Did Alice, Bob and Carol meet?"
+    titled = [_title(p) for p in parts] if all(_title(p, 1) for p in parts) else [False] * len(parts)
+    if len(parts) > MAX_PARTS or any(_JOINED.search(p) and not t for p, t in zip(parts[:-1], titled)) or any(
+            len(p.split()) > MAX_PART_WORDS or (_ASKS.match(p) or _PHRASE.match(p)) and not t
+            or not any(w.lower() not in STOPWORDS for w in _WORD.findall(p)) for p, t in zip(parts, titled)):
         return []  # not a list of things: a list of questions ("when it started, what she said"), a clause,
         # a sentence's phrases ("Honestly, in the end, ..."), commas inside a longer sentence
     distinct = [p for i, p in enumerate(parts) if p.casefold() not in {q.casefold() for q in parts[:i]}]
     return distinct if len(distinct) >= 3 else []
 
 
-def _title(part: str) -> bool:
-    """`part` is written as a title, of two words or more, each capitalised but a title's small words: "Before
+def _title(part: str, least: int = 2) -> bool:
+    """`part` is written as a title, of `least` words or more, each capitalised but a title's small words: "Before
     Sunrise", "When Harry Met Sally", "Pride and Prejudice" name things, where "in the end" or "when it broke" does
     not."""
     words = part.split()
-    return len(words) > 1 and words[0][:1].isupper() and all(
+    return len(words) >= least and words[0][:1].isupper() and all(
         w[:1].isupper() or not w[:1].isalpha() or w in _TITLE_SMALL for w in words[1:])
 
 
