@@ -41,3 +41,45 @@ def test_a_question_no_memory_answers_is_not_answered_through_a_name_read_as_a_t
     assert done.returncode == 0, done.stderr
     answer = json.loads(done.stdout)
     assert answer["no_good_match"] and not answer["results"] and not answer.get("named_parts"), answer
+
+
+# --------------------------------------------------------------------------- front matter: carriage returns in the fence
+
+#: Notes whose lines end with a line feed, but whose opening fence's comment holds two carriage returns alone: each
+#: followed by a comment or nothing, which every YAML reader reads as such (as two U+2028 there are read).
+TWO_CRS = {
+    "two-comments.md": "--- # tags\r# see the wiki\r# and the runbook\ntrust: owner\n---\n# Printer\n\nFloor 3.\n",
+    "cr-then-blank.md": "--- # tags\r\r# see the wiki\ntrust: owner\n---\n# Printer\n\nFloor 3.\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(TWO_CRS))
+def test_two_carriage_returns_in_the_fence_of_a_note_whose_lines_end_with_line_feeds_are_no_classic_mac(
+        tmp_path, name):
+    """The second carriage return in the fence's comment made the note one "whose lines end with a carriage return
+    alone (classic Mac OS line endings)" (convert it with mac2unix), though every line of it ends with a line feed
+    and U+2028 in the same two places is read: it is read as one carriage return there is, and tagged so."""
+    from tachikoma.reading.frontmatter import read_front_matter, split
+    from tachikoma.tagging.edit import edit_markdown
+    from tachikoma.tagging.model import Change
+
+    text = TWO_CRS[name]
+    assert split(text.replace("\r", "\u2028")).meta == {"trust": "owner"}  # as U+2028 there is read
+    fm = split(text)
+    assert fm.error is None and fm.meta == {"trust": "owner"}, fm.error
+    (tmp_path / name).write_bytes(text.encode())
+    assert read_front_matter(tmp_path / name).meta == {"trust": "owner"}
+    tagged = edit_markdown(text.encode(), Change(path=name, kind="markdown", before={}, after={"confidence": "high"}))
+    assert tagged.decode().endswith("trust: owner\nconfidence: high\n---\n# Printer\n\nFloor 3.\n")
+    assert tagged.decode().startswith(text.split("\n", 1)[0] + "\n")  # the fence's line kept byte for byte
+
+
+@pytest.mark.parametrize("text", ["---\rtrust: owner\r---\rbody\r", "---\rtrust: owner\r---\rbody\r\n",
+                                  "--- # tags\r# see\r# more\rtrust: owner\r---\rbody\r", "---\rtrust: owner\rbody\r",
+                                  "---\r", "--- # tags\r"])
+def test_a_note_whose_front_matter_does_end_its_lines_with_carriage_returns_is_still_named_so(tmp_path, text):
+    from tachikoma.reading.frontmatter import CR_ONLY, read_front_matter, split
+
+    assert split(text).error == CR_ONLY
+    (tmp_path / "old-mac.md").write_bytes(text.encode())
+    assert read_front_matter(tmp_path / "old-mac.md").error == CR_ONLY

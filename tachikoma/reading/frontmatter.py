@@ -48,10 +48,10 @@ _OPEN_BROKEN = re.compile(_FENCE + r"(?:[\x85\u2028\u2029]|\r(?!\n))[^\n]*?\r?\n
 _YAML_BREAK = re.compile(r"(\r\n|[\r\x85\u2028\u2029])")
 _BREAK_NAMES = {"\x85": "next line (U+0085)", "\u2028": "line separator (U+2028)",
                 "\u2029": "paragraph separator (U+2029)", "\r": "carriage return", "\r\n": "line break"}
-#: An opening fence ended by a carriage return alone, and the line after it too (or the note ends there): classic
-#: Mac OS line endings, which are not read. One carriage return in the fence's comment of a note whose lines end
-#: with "\n" is not that (`_OPEN_BROKEN`).
-_OPEN_CR = re.compile(_FENCE + r"\r[^\r\n]*(?:\r(?!\n)|\Z)")
+#: An opening fence ended by a carriage return alone, and the block's lines too (its closing fence comes before any
+#: "\n"), or the note's (it holds no "\n" but at its end): classic Mac OS line endings, which are not read. Carriage
+#: returns in the fence's comment of a note whose lines end with "\n" are not that (`_OPEN_BROKEN`).
+_OPEN_CR = re.compile(_FENCE + r"\r(?:[^\n]*?\r(?:---|\.\.\.)[ \t]*(?:\r|\n|\Z)|[^\n]*\n?\Z)")
 #: Why a note with CR-only line endings is neither read for front matter nor tagged.
 CR_ONLY = ("the note's lines end with a carriage return alone (classic Mac OS line endings), which tachikoma "
            "does not read as front matter nor rewrite; convert it to LF or CRLF line endings (`mac2unix`, or "
@@ -377,7 +377,9 @@ def read_head(handle: BinaryIO) -> bytes:
     """
     start = handle.tell()
     first = handle.readline(MAX_FRONT_MATTER)
-    if _OPEN_CR.match(first.decode("utf-8", "replace")):
+    after = handle.read(1)  # whether the note goes on after its first line, as `_OPEN_CR` reads it
+    handle.seek(start + len(first))
+    if _OPEN_CR.match((first + after).decode("utf-8", "replace")):
         handle.seek(start)
         raise ValueError(CR_ONLY)
     if not _opening(first.decode("utf-8", "replace"))[0]:
