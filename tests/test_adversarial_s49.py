@@ -29,6 +29,21 @@ def test_a_name_after_a_question_word_is_no_title_unless_every_part_is_one(quest
     assert named(question) == []
 
 
+@pytest.mark.parametrize(("question", "things"), [
+    ("Which did I read first: War and Peace, Crime and Punishment, or Pride and Prejudice?",
+     ["War and Peace", "Crime and Punishment", "Pride and Prejudice"]),
+    ("Which came out first: Tom and Jerry, Bonnie and Clyde, or Romeo and Juliet?",
+     ["Tom and Jerry", "Bonnie and Clyde", "Romeo and Juliet"]),
+    ("Which did I watch first: Before Sunrise, Heat, or Romeo and Juliet?", ["Before Sunrise", "Heat", "Romeo and Juliet"]),
+])
+def test_the_last_of_a_list_of_titles_keeps_its_and(question, things):
+    """A list of titles is a list of things even when a title holds "and", but the last title after ", or" was cut
+    at its "and" as a list's last two are: "Pride", "Prejudice" searched alone, four things named for three."""
+    from tachikoma.search.parts import named
+
+    assert named(question) == things
+
+
 def test_a_question_no_memory_answers_is_not_answered_through_a_name_read_as_a_title(tmp_path):
     root = tmp_path / "memory"
     root.mkdir()

@@ -47,6 +47,10 @@ _ASKED_AFTER = re.compile(r"\s+[-–—]\s+.*$")
 _WORD = re.compile(r"\w{2,}")
 #: A list of three or more: "A, B(,) and/or C" or "A, B, C".
 _SEPARATOR = re.compile(r"\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+(?=[^,]*$)", re.I)
+#: Commas alone between things, and a list whose last thing follows ", or"/", and" and holds "and" or "or" itself
+#: ("…, Crime and Punishment, or Pride and Prejudice": a list of titles, where the last is one title).
+_COMMAS = re.compile(r"\s*,\s*(?:(?:and|or)\s+)?", re.I)
+_OXFORD = re.compile(r",\s*(?:and|or)\s+[^,]*\s(?:and|or)\s[^,]*$", re.I)
 #: What ends a list and belongs to no thing: "in date order", "from earliest to latest", "in order".
 _TAIL = re.compile(r"\s+(?:in\s+(?:date\s+|chronological\s+|the\s+right\s+)?order|from\s+\w+\s+to\s+\w+|"
                    r"oldest\s+to\s+newest|newest\s+to\s+oldest|for\s+me|please)\b.*$", re.I)
@@ -62,11 +66,12 @@ def named(query: str) -> list[str]:
     text = query.strip().rstrip("?.!").strip()
     lead = _LEAD.match(text)
     body = _TAIL.sub("", text[lead.end():] if lead else text)
-    parts = _SEPARATOR.split(body) if "," in body else []
+    parts = _cleaned(_SEPARATOR.split(body)) if "," in body else []
+    if _OXFORD.search(body):  # "…, or Pride and Prejudice": in a list of titles the last keeps its "and"
+        commas = _cleaned(_COMMAS.split(body))
+        parts = commas if all(_title(p, 1) for p in commas) else parts
     if len(parts) < 3:
         return []
-    parts[-1] = _ASKED_AFTER.sub("", parts[-1])
-    parts = [p.strip(" :-–—\"'“”‘’") for p in parts]
     # A list of titles (each part one, a lone word capitalised too): a title names a thing even when it opens with a
     # preposition or a question word or holds "and". Not a title among other parts: "Did Alice, Bob and Carol meet?"
     titled = [_title(p) for p in parts] if all(_title(p, 1) for p in parts) else [False] * len(parts)
@@ -77,6 +82,13 @@ def named(query: str) -> list[str]:
         # a sentence's phrases ("Honestly, in the end, ..."), commas inside a longer sentence
     distinct = [p for i, p in enumerate(parts) if p.casefold() not in {q.casefold() for q in parts[:i]}]
     return distinct if len(distinct) >= 3 else []
+
+
+def _cleaned(parts: list[str]) -> list[str]:
+    """The things of a list as `_SEPARATOR` or `_COMMAS` cut it: what is asked after the last left out, and the
+    punctuation around each."""
+    parts = [*parts[:-1], _ASKED_AFTER.sub("", parts[-1])] if parts else parts
+    return [p.strip(" :-–—\"'“”‘’") for p in parts]
 
 
 def _title(part: str, least: int = 2) -> bool:
