@@ -98,3 +98,17 @@ def test_a_note_whose_front_matter_does_end_its_lines_with_carriage_returns_is_s
     assert split(text).error == CR_ONLY
     (tmp_path / "old-mac.md").write_bytes(text.encode())
     assert read_front_matter(tmp_path / "old-mac.md").error == CR_ONLY
+
+
+
+# --------------------------------------------------------------------------- humanize: a query with no word to look for
+
+
+def test_the_evidence_without_its_query_is_told_of_its_words():
+    """`no_match_reason` of an answer's evidence without its query (tests/test_newuser_s47.py) said "the query holds
+    no word to look for": a missing query was read as "?"."""
+    from tachikoma.humanize import no_match_reason
+
+    match = {"best_vector_similarity": 0.30, "min_score": 0.44, "best_keyword_coverage": 0.40, "keyword_floor": 0.45}
+    said = no_match_reason({"match": match, "min_score": 0.44})
+    assert "no word to look for" not in said and "most of the query's words (best 40%, needs 45%)" in said, said
