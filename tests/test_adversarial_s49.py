@@ -112,3 +112,20 @@ def test_the_evidence_without_its_query_is_told_of_its_words():
     match = {"best_vector_similarity": 0.30, "min_score": 0.44, "best_keyword_coverage": 0.40, "keyword_floor": 0.45}
     said = no_match_reason({"match": match, "min_score": 0.44})
     assert "no word to look for" not in said and "most of the query's words (best 40%, needs 45%)" in said, said
+
+
+@pytest.mark.parametrize("query", ["the", "of the", "was it"])
+def test_a_query_of_function_words_alone_is_told_it_holds_no_word_to_look_for(tmp_path, query):
+    """"?" is told "the query holds no word to look for", but "the" (whose keywords are none: a function word is
+    not looked for) was still told "no passage holds most of the query's words (best 0%, needs 45%)", on every
+    face: no passage could, the query holds none."""
+    root = tmp_path / "memory"
+    root.mkdir()
+    (root / "bob.md").write_text("# Bob\n\nBob plays the cello on Tuesdays at the community hall.\n")
+    assert tachikoma_cli(root, "index").returncode == 0
+    answer = json.loads(tachikoma_cli(root, "search", query, "--json").stdout)
+    assert answer["no_good_match"] and answer["keywords"] == []
+    for args in ((), ("--budget", "300")):
+        done = tachikoma_cli(root, "search", query, *args)
+        assert "the query holds no word to look for" in done.stdout + done.stderr, done.stdout
+        assert "most of the query's words" not in done.stdout + done.stderr
