@@ -129,10 +129,10 @@ def no_match_reason(answer: dict, brief: bool = False) -> str:
     above = f" above {match['meaning_from']}" if match.get("meaning_from") else ""  # e5: `scoring.SCRIPT_BACKGROUND`
     words = (f"best {short_of(match.get('best_keyword_coverage') or 0.0, match['keyword_floor'], True)}, "
              f"needs {match['keyword_floor']:.0%}")
-    # "?", "…", or function words alone ("the": no keyword, found or not): no word, no coverage to tell (an answer
-    # without its query, the evidence alone, is told of its words)
-    wordless = "query" in answer and (not any(c.isalnum() for c in answer["query"] or "") or (
-        answer.get("keywords", True) == [] and answer.get("keywords_nowhere", True) == []))
+    # "?", "…", or function words alone ("the"): no word, no coverage to tell (the searcher says so, ``no_words``; an
+    # answer without its query, the evidence alone, is told of its words). A word in every passage ("Martin" in a
+    # memory about him) or in none is no keyword either, but the query holds it.
+    wordless = match.get("no_words") or "query" in answer and not any(c.isalnum() for c in answer["query"] or "")
     return (f"nothing is close enough in meaning (best {short_of(match['best_vector_similarity'], match['min_score'])}"
             f"{above}, floor {match['min_score']:g}) " + ("and the query holds no word to look for" if wordless else
                                                           f"or in words ({words})" if brief else

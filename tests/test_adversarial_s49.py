@@ -129,3 +129,18 @@ def test_a_query_of_function_words_alone_is_told_it_holds_no_word_to_look_for(tm
         done = tachikoma_cli(root, "search", query, *args)
         assert "the query holds no word to look for" in done.stdout + done.stderr, done.stdout
         assert "most of the query's words" not in done.stdout + done.stderr
+
+
+def test_a_word_in_every_passage_or_in_none_is_still_a_word_the_query_holds(tmp_path):
+    """"Where does Martin live?" in a memory about Martin: "Martin" is in every passage and "live" in none, so neither
+    is a keyword, and the answer was told "the query holds no word to look for" (the test above's rule read the
+    empty keyword lists). The query holds words; no passage holds most of them."""
+    root = tmp_path / "memory"
+    root.mkdir()
+    (root / "martin.md").write_text("# Martin\n\nMartin designs motor controllers in Munich.\n")
+    (root / "meetings.md").write_text("# Meetings\n\nMartin prefers short stand-ups at 09:30.\n")
+    assert tachikoma_cli(root, "index").returncode == 0
+    answer = json.loads(tachikoma_cli(root, "search", "Where does Martin live?", "--json", "--min-score", "0.9").stdout)
+    assert answer["no_good_match"] and answer["keywords"] == [] and "no_words" not in answer["match"]
+    said = tachikoma_cli(root, "search", "Where does Martin live?", "--min-score", "0.9").stdout
+    assert "no word to look for" not in said and "most of the query's words" in said, said

@@ -360,6 +360,8 @@ class Searcher:
         english_read = multi_qvec is not None and snap.multi_rows is not None and bool((snap.multi_language == "").any())
         if self.multilingual_error:  # the passages it read are searched with this embedder's meaning instead
             answer["match"]["multilingual_unavailable"] = self.multilingual_error
+        if not counts:  # "?", "the": no word to look for (not "Martin" in every note, or "live" in none)
+            answer["match"]["no_words"] = True
         if answer["match"]["answered_by"] is None and self.embedder.name in ENGLISH_ONLY and language \
                 and not english_read:  # its meaning cannot reach an English note (`humanize.language_hint`)
             answer["match"]["question_language"] = language
