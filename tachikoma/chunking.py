@@ -107,7 +107,8 @@ from .language.segment import has_runs, run_characters
 #: 6: words of scripts written without spaces counted by characters (`word_count`), cut at 。！？ and inside runs.
 #: 7: a transcript's tool output before its first turn kept with that turn (the reader's rule, so a session
 #:    indexed before is read again though its file did not change).
-VERSION = 7
+#: 8: a note's first chunk opens with what its front matter names it (`front_matter_line`).
+VERSION = 8
 #: Characters of a run of a script written without spaces (`segment.run_characters`) that count as one word: a
 #: Chinese or Japanese word is one to three characters, and MiniLM reads about one token a character there.
 RUN_CHARACTERS_PER_WORD = 2
@@ -154,6 +155,8 @@ def chunk_document(doc: Document, max_words: int, overlap_words: int | None = No
         raise ValueError("overlap_words must be at least 0 and less than max_words")
     if doc.kind == MARKDOWN:
         pieces = _chunk_markdown(doc.text, doc.body_line, max_words, overlap_words)
+        if pieces and (named := front_matter_line(doc.meta, pieces[0][0])):
+            pieces[0] = (_with_context(named, pieces[0][0]), *pieces[0][1:])
     elif doc.kind == TRANSCRIPT:
         pieces = _chunk_turns(doc.turns, max_words, overlap_words)
     else:
@@ -398,6 +401,35 @@ def _chunk_markdown(text: str, first_line: int, max_words: int, overlap_words: i
             cut = tied[(len(tied) - 1) // 2]
             todo += [(cut, hi), (lo, cut)]
     return out
+
+
+#: Front matter keys that name a note (Claude Code's memory notes write `name`), give it other names (Obsidian's
+#: `aliases`) or say what it holds (Claude Code's `description`), read in this order.
+TITLE_KEYS, ALIAS_KEYS, DESCRIPTION_KEYS = ("title", "name"), ("aliases", "alias"), ("description", "summary")
+#: The longest front matter line a chunk opens with, in characters (a description pasted whole is cut).
+FRONT_MATTER_CHARS = 300
+
+
+def front_matter_line(meta: dict, text: str) -> str:
+    """What a note's front matter says it is, for its first chunk's first line (embedded and found by keyword, as a
+    heading path is, and not counted in `max_words`): its title, its other names, its description, each left out
+    when `text` (the chunk) already holds it: "Webhook retry policy: the retry policy decided for outgoing
+    merchant webhooks", "also Prof. Kessler, HK". "" when it says none of these: only text values count (a list of
+    aliases, each text)."""
+    lowered = {str(k).strip().lower(): v for k, v in (meta or {}).items()}
+    held = " ".join(text.split()).casefold()
+
+    def texts(keys: tuple[str, ...]) -> list[str]:
+        values = [lowered[k] for k in keys if k in lowered]
+        found = [v for value in values for v in (value if isinstance(value, list) else [value])]
+        said = [" ".join(v.split()) for v in found if isinstance(v, str) and v.strip()]
+        return [v for i, v in enumerate(said) if v.casefold() not in held and v not in said[:i]]
+
+    title, others, about = texts(TITLE_KEYS)[:1], texts(ALIAS_KEYS), texts(DESCRIPTION_KEYS)[:1]
+    names = title[0] if title else ""
+    if others:
+        names = f"{names} (also {', '.join(others)})" if names else f"also {', '.join(others)}"
+    return ": ".join(part for part in (names, *about) if part)[:FRONT_MATTER_CHARS].rstrip()
 
 
 # ---------------------------------------------------------------- transcripts

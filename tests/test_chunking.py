@@ -636,3 +636,28 @@ def test_an_english_note_is_cut_as_before():
     text = "The boiler is serviced every October. Call Brandl before nine! " * 40
     chunks = chunk_document(md(text), 80)
     assert len(chunks) == 6 and all(word_count(c.text) == len(c.text.split()) <= 80 for c in chunks)
+
+
+def test_a_notes_first_chunk_opens_with_what_its_front_matter_names_it():
+    """Claude Code's memory notes say what they are in front matter (`name`, `description`) and Obsidian notes give
+    other names (`aliases`): the passages held none of it, so "HK" found the note that links to Hannah Kessler's
+    note and not hers. The first chunk opens with it, as a heading path (`front_matter_line`)."""
+    from tachikoma.chunking import chunk_document, front_matter_line
+    from tachikoma.reading.documents import MARKDOWN, Document
+
+    assert front_matter_line({"name": "Webhook retry policy", "type": "project",
+                              "description": "the retry policy decided for outgoing merchant webhooks"},
+                             "Decided 2026-10-14 with Priya") == \
+        "Webhook retry policy: the retry policy decided for outgoing merchant webhooks"
+    assert front_matter_line({"aliases": ["Prof. Kessler", "HK"], "tags": ["people"]},
+                             "# Hannah Kessler\nMy second supervisor.") == "also Prof. Kessler, HK"
+    # what the chunk already says is not said again; only text values count
+    assert front_matter_line({"title": "Hannah Kessler", "aliases": "HK"}, "# Hannah Kessler") == "also HK"
+    assert front_matter_line({"Title": "Hannah", "Aliases": ["HK", "HK"]}, "x") == "Hannah (also HK)"
+    assert front_matter_line({"aliases": [1, None, {"a": 1}], "title": 2026, "trust": "owner"}, "x") == ""
+    assert len(front_matter_line({"description": "word " * 200}, "x")) <= 300
+
+    doc = Document(path="people/hk.md", kind=MARKDOWN, text="# Hannah Kessler\n\n" + "Office 3.14. " * 200,
+                   meta={"aliases": ["HK"]})
+    first, second, *_ = chunk_document(doc, 80)
+    assert first.text.startswith("also HK\n# Hannah Kessler") and "HK" not in second.text
