@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from tachikoma.humanize import named_text
 from tachikoma.search.parts import merged, recounted
 
@@ -79,3 +81,22 @@ def test_a_query_with_no_word_is_told_so(tmp_path):
     assert said == "nothing is close enough in meaning (best 0.14, floor 0.44) and the query holds no word to look for"
     assert no_match_reason({"query": "?", "match": match}, brief=True) == said
     assert "most of the query's words" in no_match_reason({"query": "zxqv?", "match": match})
+
+
+def test_a_note_is_found_by_the_other_name_its_front_matter_gives_it(tmp_path):
+    """Obsidian's `aliases`: "HK" found the meeting note linking to `[[Hannah Kessler|HK]]` first and her own note,
+    whose front matter names her HK, far below; "Prof. Kessler" got no good match."""
+    notes = {"People/Hannah Kessler.md": "---\naliases: [Prof. Kessler, HK]\ntags: [people]\n---\n# Hannah Kessler\n\n"
+                                         "My second supervisor. Office 3.14 in the Informatics Forum.\n",
+             "sync.md": "# Weekly sync\n\nMet [[Hannah Kessler|HK]] about the annotation scheme. #meeting\n",
+             "climbing.md": "# Climbing\n\nBouldering at Alien Rock on Thursdays.\n",
+             "groceries.md": "# Groceries\n\nOat milk, lentils, coffee.\n"}
+    from test_cli import tachikoma
+
+    for path, text in notes.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text, encoding="utf-8")
+    assert tachikoma("index", "--memory", str(tmp_path)).returncode == 0
+    for asked in ("HK", "Prof. Kessler"):
+        answer = json.loads(tachikoma("search", asked, "--memory", str(tmp_path), "--json").stdout)
+        assert not answer["no_good_match"] and answer["results"][0]["path"] == "People/Hannah Kessler.md", asked
