@@ -640,8 +640,8 @@ def test_an_english_note_is_cut_as_before():
 
 def test_a_notes_first_chunk_opens_with_what_its_front_matter_names_it():
     """Claude Code's memory notes say what they are in front matter (`name`, `description`) and Obsidian notes give
-    other names (`aliases`): the passages held none of it, so "HK" found the note that links to Hannah Kessler's
-    note and not hers. The first chunk opens with it, as a heading path (`front_matter_line`)."""
+    other names (`aliases`): the passages held none of it, so "HK" found only the note that links to Hannah Kessler
+    by that name, not hers by its words. The first chunk opens with it, as a heading path (`front_matter_line`)."""
     from tachikoma.chunking import chunk_document, front_matter_line
     from tachikoma.reading.documents import MARKDOWN, Document
 
