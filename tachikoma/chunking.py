@@ -44,7 +44,10 @@ Markdown
     chunk starts with that section's own heading line and the heading has no
     parents (then the heading says it all). Continuation pieces of a split
     section therefore always name where they are. The context line is not
-    counted in `max_words`.
+    counted in `max_words`. A note's first chunk opens, before it, with what
+    the note's front matter names it (`front_matter_line`: its title, other
+    names and description, as Claude Code's memory notes and Obsidian write
+    them).
 
 Transcripts
     Each turn is rendered ``"speaker: text"``. Consecutive turns are packed
@@ -87,7 +90,8 @@ Transcripts
 Chunking is deterministic: the same document always gives the same chunks.
 An index records the `signature` of the chunking it was built with; when
 the rules (`VERSION`, which a change to what a reader keeps bumps too) or the
-embedder's window change, the indexer reads and chunks every file again (chunks whose text did not change keep their vectors).
+embedder's window change, the indexer reads and chunks every file again
+(chunks whose text did not change keep their vectors).
 """
 
 from __future__ import annotations
