@@ -851,7 +851,7 @@ def test_undo_store_lists_from_small_summaries(indexed):
     summary.unlink()  # a record from before summaries: read whole
     assert [r["key"] for r in store.recent()] == [key]
     assert store.recent(exclude=key) == []
-    assert store.take(key) is not None and store.recent() == [] and store.undone(key) is None
+    assert store.claim(key) is not None and store.recent() == [] and store.undone(key) is None
     store.mark_undone(key, "abc123")
     assert store.undone(key)["commit"] == "abc123"
 
@@ -881,12 +881,12 @@ def test_undo_records_are_bounded_and_keys_never_name_a_path(client, indexed):
     kept = {p.stem for p in (indexed / ".cache" / "undo").glob("*.json")}
     assert kept == set(keys[2:])  # the newest three
     assert [r["key"] for r in store.recent()] == keys[:1:-1]
-    assert store.take(keys[0]) is None
-    taken = store.take(keys[-1])
+    assert store.claim(keys[0]) is None
+    taken = store.claim(keys[-1]).applied
     assert taken.changes == applied.changes and taken.restore == applied.restore  # bytes round-trip exactly
-    assert store.take(keys[-1]) is None  # taken once
+    assert store.claim(keys[-1]) is None  # taken once
     for key in ("../../tachikoma-tags", "", "a/b", "x" * 100):
-        assert store.take(key) is None
+        assert store.claim(key) is None
     response = client.post("/tag/undo/..%2F..%2Fetc", headers={**HTMX, "X-CSRFToken": csrf_token(client)})
     assert response.status_code == 404
 

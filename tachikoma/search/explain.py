@@ -148,7 +148,7 @@ def factors(result: dict) -> list[Factor]:
     f = result["factors"]
     why = fusion_text(f)
     if result.get("found_for"):  # a thing the question names, searched on its own (`parts`)
-        why = f"{FOUND_FOR.format(part=result['found_for'])}" + (f": {why}" if why else "")
+        why = FOUND_FOR.format(part=result["found_for"]) + (f": {why}" if why else "")
     out = [Factor("similarity", f["similarity"], why)]
     if "vector_similarity" in f:
         tools = tool_match_text(result)

@@ -104,11 +104,6 @@ class UndoStore:
             old.with_suffix(".summary").unlink(missing_ok=True)
         return key
 
-    def take(self, key: str) -> model.Applied | None:
-        """What is left to undo of the tagging under `key`, removed from the store (`claim`)."""
-        claim = self.claim(key)
-        return claim.applied if claim else None
-
     def claim(self, key: str) -> Claim | None:
         """The tagging under `key`, removed from the store (None: unknown, already undone, or damaged).
 
