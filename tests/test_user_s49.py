@@ -102,3 +102,15 @@ def test_a_note_is_found_by_the_other_name_its_front_matter_gives_it(tmp_path):
     answer = json.loads(tachikoma("search", "HK", "--memory", str(tmp_path), "--json").stdout)
     hers = next(r for r in answer["results"] if r["path"] == "People/Hannah Kessler.md")
     assert hers["factors"]["keyword_score"] > 0  # found by the name, as the note linking to her is
+
+
+def test_a_templates_placeholder_in_front_matter_is_said_in_words_a_writer_can_act_on():
+    """An Obsidian daily-note template (`created: {{date:YYYY-MM-DD}}`, in the blind Obsidian vault) was reported
+    as "malformed front matter at line 3: found unhashable key": braces inside braces are a mapping used as a key
+    to YAML. It says so and how to write it; the note is still read whole as text."""
+    from tachikoma.reading.frontmatter import split
+
+    read = split("---\ntags: [daily]\ncreated: {{date:YYYY-MM-DD}}\n---\n# {{date:dddd D MMMM YYYY}}\n")
+    assert read.error == ("malformed front matter at line 3: a key that is itself a mapping, as {{date}} is to YAML "
+                          "(braces inside braces), such as a template's placeholder: quote it (\"{{date}}\")")
+    assert "# {{date:dddd D MMMM YYYY}}" in read.body

@@ -52,6 +52,10 @@ _BREAK_NAMES = {"\x85": "next line (U+0085)", "\u2028": "line separator (U+2028)
 #: "\n"), or the note's (it holds no "\n" but at its end): classic Mac OS line endings, which are not read. Carriage
 #: returns in the fence's comment of a note whose lines end with "\n" are not that (`_OPEN_BROKEN`).
 _OPEN_CR = re.compile(_FENCE + r"\r(?:[^\n]*?\r(?:---|\.\.\.)[ \t]*(?:\r|\n|\Z)|[^\n]*\n?\Z)")
+#: A mapping where YAML wants a key: text in double braces, as a template writes `created: {{date}}`, is a flow
+#: mapping inside a flow mapping to YAML (PyYAML says "found unhashable key").
+UNHASHABLE_KEY = ("a key that is itself a mapping, as {{date}} is to YAML (braces inside braces), such as a "
+                  "template's placeholder: quote it (\"{{date}}\")")
 #: Why a note with CR-only line endings is neither read for front matter nor tagged.
 CR_ONLY = ("the note's lines end with a carriage return alone (classic Mac OS line endings), which tachikoma "
            "does not read as front matter nor rewrite; convert it to LF or CRLF line endings (`mac2unix`, or "
@@ -92,8 +96,8 @@ class YamlLoader(_BaseLoader):
         for key_node, value_node in node.value:
             key = self.construct_object(key_node, deep=deep)
             if not isinstance(key, collections.abc.Hashable):
-                raise ConstructorError("while constructing a mapping", node.start_mark,
-                                       "found unhashable key", key_node.start_mark)
+                raise ConstructorError("while constructing a mapping", node.start_mark, UNHASHABLE_KEY,
+                                       key_node.start_mark)
             if (isinstance(key, str) and key.strip().lower() in TEXT_KEYS
                     and isinstance(value_node, ScalarNode) and value_node.tag in _NOT_TEXT):
                 value = value_node.value
