@@ -204,6 +204,21 @@ def test_impossible_date_is_a_warning_with_its_line_not_a_crash(tmp_path, value)
     assert doc.meta["date"] == value
 
 
+def test_a_dendron_notes_unix_time_in_milliseconds_is_its_date(tmp_path):
+    """Dendron writes `updated` and `created` as Unix times in milliseconds: a real vault's every note was warned
+    "front matter updated '1796247600000' is not a date, ignored" and dated by git instead. 13 digits are read as
+    milliseconds and 10 as seconds; other numbers are still no date."""
+    write(tmp_path, "proj.flat.md", "---\nid: x1\ntitle: Flat\nupdated: 1796247600000\ncreated: 1780000000000\n---\nb\n")
+    doc = read_document(tmp_path, "proj.flat.md", MARKDOWN)
+    assert doc.date == datetime(2026, 12, 2, 21, 40, tzinfo=UTC) and doc.warnings == []
+    write(tmp_path, "s.md", "---\ndate: 1796247600\n---\nb\n")
+    assert read_document(tmp_path, "s.md", MARKDOWN).date == datetime(2026, 12, 2, 21, 40, tzinfo=UTC)
+    for value in ("20261201", "179624760000", "01796247600000", "17962476000000"):
+        write(tmp_path, "n.md", f"---\ndate: {value}\n---\nb\n")
+        doc = read_document(tmp_path, "n.md", MARKDOWN)
+        assert doc.date is None and doc.warnings == [f"n.md:2: front matter date {value!r} is not a date, ignored"]
+
+
 def test_impossible_updated_falls_back_to_date(tmp_path):
     write(tmp_path, "d.md", "---\nupdated: 2026-02-30\ndate: 2026-02-28\n---\nbody\n")
     doc = read_document(tmp_path, "d.md", MARKDOWN)

@@ -34,6 +34,8 @@ from ..transcripts import Options, claude_code, parse_timestamp, parse_transcrip
 BINARY_SNIFF_BYTES = 8192
 _DATE_KEYS = ("updated", "date")
 _AT_LINE = re.compile(r" at line (\d+)")
+#: A Unix time in a date key: milliseconds (Dendron's `updated: 1796247600000`) or seconds, 2001 to 2286.
+_UNIX_TIME = re.compile(r"[1-9]\d{12}|[1-9]\d{9}")
 #: YAML 1.1 timestamp forms that datetime.fromisoformat does not take (one-digit
 #: month or day, spaces before the zone, "+1" zones).
 _YAML_TIMESTAMP = re.compile(
@@ -351,9 +353,12 @@ def parse_date(value: object) -> datetime | None:
 
     Takes ISO 8601 text (``2026-03-22``, ``2026-03-22T10:00:00+02:00``, a
     trailing ``Z``), YAML's looser forms (``2026-3-2``, ``2026-03-22 10:00:00
-    +2``) and date/datetime objects. Numbers are not dates here. Impossible
-    dates (month 13, February 30, hour 25) are None. Naive values are UTC.
+    +2``) and date/datetime objects; and a whole number that is a Unix time in milliseconds (13 digits, as Dendron
+    writes `updated` and `created`) or seconds (10 digits). Other numbers are not dates here. Impossible dates (month 13, February 30,
+    hour 25) are None. Naive values are UTC.
     """
+    if type(value) is int and _UNIX_TIME.fullmatch(str(value)):
+        return datetime.fromtimestamp(value / (1000 if value >= 10**12 else 1), tz=timezone.utc)
     if isinstance(value, (bool, int, float)):
         return None
     if not isinstance(value, str):
