@@ -229,7 +229,8 @@ def named_text(answer: dict, counted: bool = True) -> str | None:
     """The things a question names, each searched on its own too (``named_parts``, `search.parts`): "a question
     that names several things: each searched on its own too, its best ranked beside the question's own: “the Porto
     trip” (2 results), “Kosmos” (no good match)"; None when it names none. Not `counted`: without the results'
-    counts (a reply cut to a budget gives passages, each saying what it was found for, not the results)."""
+    counts (a reply cut to a budget gives passages, each saying what it was found for, not the results; its note is
+    written before they are chosen, and its ``named_parts`` count them: `replies.recall.held_for`)."""
     named = answer.get("named_parts") or []
     if not named:
         return None

@@ -154,3 +154,41 @@ def test_the_answers_evidence_is_the_best_of_its_searches():
     thing["match"].update(best_vector_similarity=0.58, best_keyword_coverage=0.25)
     out = merged(whole, ["a", "b", "c"], [thing, _answer([], True), _answer([], True)], limit=5)
     assert out["match"]["best_vector_similarity"] == 0.58 and out["match"]["best_keyword_coverage"] == 0.4
+
+
+def test_a_budgeted_reply_counts_the_passages_it_holds_for_each_thing():
+    """Cut to a token budget, ``named_parts`` counts the passages the reply holds for each thing, not the results
+    the search found: a thing's result under its falloff, or one the budget had no room for, gives no passage (the
+    JSON said "the Porto trip": 2 beside one passage found for it)."""
+    from tachikoma.replies import reply
+    from tachikoma.replies.recall import within_budget
+
+    def found(path, score, part=None, words=8):
+        return {**_result(path, score), "kind": "markdown", "factors": {}, "tags": {},
+                "text": f"Porto and Kosmos notes in {path}. " + "More about the long weekend away. " * words,
+                **({"found_for": part} if part else {})}
+
+    results = [found("a.md", 0.60), found("kosmos.md", 0.40, "Kosmos"), found("porto.md", 0.30, "the Porto trip"),
+               found("porto-old.md", 0.05, "the Porto trip")]  # under half its own search's best: no passage
+    searched = [{"part": "the Porto trip", "results": 2, "no_good_match": False},
+                {"part": "Kosmos", "results": 1, "no_good_match": False},
+                {"part": "the dentist", "results": 0, "no_good_match": True}]
+    fresh = {"state": "complete", "last_indexed_at": "2026-12-05T10:00:00+00:00", "changed_since": 0}
+    asked = {"query": "Which came first: the Porto trip, Kosmos or the dentist?", "keywords": ["porto", "kosmos"],
+             "no_good_match": False, "results": results, "freshness": fresh, "named_parts": searched}
+
+    def counts(named):
+        return {p["part"]: p["results"] for p in named}
+
+    for form in ("block", "json", "mcp"):
+        got = within_budget(asked, 2000, None, form=form)
+        assert [p["path"] for p in got["budget"]["passages"]] == ["a.md", "kosmos.md", "porto.md"], form
+        assert counts(got["named_parts"]) == {"the Porto trip": 1, "Kosmos": 1, "the dentist": 0}, form
+        assert got["named_parts"][2]["no_good_match"]  # what the thing's own search found stays said
+        assert counts(reply.for_agent(got)["named_parts"]) == counts(got["named_parts"])
+    assert counts(asked["named_parts"]) == {"the Porto trip": 2, "Kosmos": 1, "the dentist": 0}  # not changed in place
+    # A budget with room for the first passage alone: neither thing has a passage in the reply.
+    tight = within_budget({**asked, "results": [{**r, "text": r["text"] * 4} for r in results]}, 320, None,
+                          form="json")
+    assert [p["path"] for p in tight["budget"]["passages"]] == ["a.md"]
+    assert counts(reply.as_json(tight)["named_parts"]) == {"the Porto trip": 0, "Kosmos": 0, "the dentist": 0}

@@ -148,8 +148,8 @@ def within_budget(answer: dict, budget_tokens: int, root: Path | Callable[[dict]
     if "needed" in chosen:
         raise _too_small(budget_tokens, chosen["needed"] - budget.MIN_PIECE, chosen["needed"], form)
     if form == "block":
-        return _with(rest, chosen, query, first)
-    return _held(rest, chosen, query, first, budget_tokens, form)
+        return _with(rest, chosen, query, first, results)
+    return _held(rest, chosen, query, first, budget_tokens, form, results)
 
 
 class _Units(Sequence):
@@ -206,25 +206,30 @@ def _too_small(budget_tokens: int, frame: int, needed: int, form: str) -> BadQue
                     f"{FRAME_WORDS[form]} take {frame} before any of its text; ask for at least {needed}")
 
 
-def _with(rest: dict, chosen: dict, query: str, first: str, block_used: int | None = None) -> dict:
-    """The answer with `chosen`'s passages (`budget.select`'s), and their block; `block_used`: what the block's
-    first line says it uses (default: the selection's count)."""
+def _with(rest: dict, chosen: dict, query: str, first: str, results: list[dict],
+          block_used: int | None = None) -> dict:
+    """The answer with `chosen`'s passages (`budget.select`'s, of `results`), and their block; `block_used`: what
+    the block's first line says it uses (default: the selection's count). The things the question names
+    (``named_parts``) count the passages the reply holds for each, not the search's results (`held_for`)."""
     out = dict(rest)
     out["budget"] = {**{k: v for k, v in chosen.items() if k != "passages"},
                      "passages": [p.as_dict() for p in chosen["passages"]]}
+    if rest.get("named_parts"):
+        out["named_parts"] = held_for(rest["named_parts"], results, chosen["passages"])
     said = chosen if block_used is None else {**chosen, "used_tokens": block_used}
     out["agent_text"] = budget.agent_text(query, said, first)
     return out
 
 
-def _held(rest: dict, chosen: dict, query: str, first: str, budget_tokens: int, form: str) -> dict:
+def _held(rest: dict, chosen: dict, query: str, first: str, budget_tokens: int, form: str,
+          results: list[dict]) -> dict:
     """The answer with `chosen`'s passages as `form` sends it (`sent`), held to `budget_tokens` as counted there: the
     last passage left out while it does not fit, the only one cut shorter; ``used_tokens`` is then what the JSON
     counts (`reply.as_json`, `reply.for_agent` count it again as they send it), and the block's first line says what
     the block counts. Raises BadQuery when not even `budget.FIRST_PIECE` tokens of the first passage fit."""
     chosen = {**chosen, "passages": list(chosen["passages"]), "left_out": dict(chosen["left_out"])}
     while True:
-        out = _settled_block(rest, chosen, query, first)
+        out = _settled_block(rest, chosen, query, first, results)
         over = max(tokens.count(piece) for piece in sent(out, form)) - budget_tokens
         if over <= 0:
             return out
@@ -242,16 +247,26 @@ def _held(rest: dict, chosen: dict, query: str, first: str, budget_tokens: int, 
         chosen["passages"][0] = replace(only, text=text + "…", lines=(only.lines[0], last), trimmed=True)
 
 
-def _settled_block(rest: dict, chosen: dict, query: str, first: str) -> dict:
+def _settled_block(rest: dict, chosen: dict, query: str, first: str, results: list[dict]) -> dict:
     """`_with`, the block's first line saying what the block itself counts."""
     used = chosen["used_tokens"]
     for _ in range(4):
-        out = _with(rest, chosen, query, first, block_used=used)
+        out = _with(rest, chosen, query, first, results, block_used=used)
         counted = tokens.count(out["agent_text"])
         if counted == used:
             break
         used = counted
     return out
+
+
+def held_for(named: list[dict], results: list[dict], passages: list[budget.Passage]) -> list[dict]:
+    """The things a question names (``named_parts``), each counted as the passages chosen of `results` hold it
+    (a passage's result `found_for` it, or ranked as high for it: `search.parts.recounted`): a thing's result under
+    the falloff, a duplicate or one the budget had no room for is no passage of the reply. What each thing's own
+    search found (``no_good_match``) stays as it was."""
+    from ..search.parts import recounted  # here: search/ costs numpy, which printing a host's answer never needs
+
+    return recounted({"named_parts": named, "results": [results[p.rank - 1] for p in passages]})["named_parts"]
 
 
 def _no_match(rest: dict, budget_tokens: int, form: str, face: str) -> dict:
