@@ -74,7 +74,8 @@ Read one memory file (a path from `search`, relative to the memory folder), whol
 range such as "12-40". Use it when a search snippet is not enough context. Lines are numbered
 from 1 in the answer. A transcript (.jsonl) comes as its turns: speaker, time, text and tool
 lines, each with the file lines it came from (thinking, tool output and images are left out);
-view "raw" gives its JSONL lines instead. A long session is read by line range. Only files
+view "raw" gives its JSONL lines instead. A note comes as its lines whichever view is asked (the
+answer's `view` is "text"). A long session is read by line range. Only files
 inside the memory folder can be read. On a shared store, `memory` names another memory (a result
 of a search over several memories names its memory): its file comes as that memory's index holds
 it, passage by passage."""
@@ -380,7 +381,7 @@ def read_text(answer: dict) -> str:
                 f"for the JSONL); {READ_FRAMING['turns']}\n\n" + ("\n\n".join(parts) or "(no message in these lines)"))
     raw_lines = answer["text"].split("\n") if answer["text"] else []
     numbered = "\n".join(f"{n:>5}  {one_line(line)}" for n, line in enumerate(raw_lines, answer["lines"][0]))
-    return f"{where}; {READ_FRAMING['raw']}\n{numbered}"
+    return f"{where}; {READ_FRAMING['raw']}\n{numbered}"  # a transcript's JSONL lines ("raw") or a note's ("text")
 
 
 def tag_text(done: dict) -> str:
@@ -530,7 +531,8 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
         lines: Annotated[str | None, Field(pattern=r"^\s*\d{1,9}\s*(-\s*\d{1,9}\s*)?$",
                                            description="a line range such as '12-40', or one line")] = None,
         view: Annotated[View, Field(description="for a transcript: 'turns' (speaker, time, text, tool lines) "
-                                                "or 'raw' (its JSONL lines); a note is always its text")] = "turns",
+                                                "or 'raw' (its JSONL lines); a note is always its text (view "
+                                                "'text' in the answer)")] = "turns",
         memory: Annotated[str | None, Field(min_length=1, max_length=200, description=(
             "on a shared (PostgreSQL) store: the memory the file belongs to, when it is not this one"))] = None,
     ) -> CallToolResult:

@@ -247,9 +247,10 @@ def test_read_gives_a_transcript_as_turns_raw_on_request_and_a_long_one_by_line_
                     await call(client, "read", {"path": "session.jsonl", "lines": "1-20"}),
                     await call(client, "read", {"path": "session.jsonl", "lines": "9-11"}),
                     await call(client, "read", {"path": "session.jsonl", "lines": "19", "view": "raw"}),
-                    await call(client, "read", {"path": "martin.md", "lines": "1-2", "view": "turns"}))
+                    await call(client, "read", {"path": "martin.md", "lines": "1-2", "view": "turns"}),
+                    await call(client, "read", {"path": "martin.md", "lines": "1-2", "view": "raw"}))
 
-    whole, turns, some, raw, note = run(scenario)
+    whole, turns, some, raw, note, raw_note = run(scenario)
     assert whole[0] and f"session.jsonl is {size:,} bytes" in whole[1] and "ask for a line range" in whole[1]
     error, text, answer = turns
     assert not error and answer["view"] == "turns" and answer["total_lines"] == 30
@@ -264,7 +265,11 @@ def test_read_gives_a_transcript_as_turns_raw_on_request_and_a_long_one_by_line_
     error, text, answer = raw
     assert not error and answer["view"] == "raw" and "iVBORw0KGgo" in answer["text"]
     assert text.splitlines()[1].startswith("   19  {")
-    assert not note[0] and note[2]["view"] == "raw" and note[2]["lines"] == [1, 2]
+    # A note has no turns and no JSONL: it comes as its text whichever view is asked, and says so (it said "raw"
+    # to a caller who asked for the default "turns").
+    for error, text, answer in (note, raw_note):
+        assert not error and answer["view"] == "text" and answer["lines"] == [1, 2], answer
+        assert text.startswith("martin.md lines 1-2 of ") and text.splitlines()[1].startswith("    1  ")
 
 
 def test_remember_writes_commits_and_indexes_at_once_without_overwriting(mem):

@@ -216,7 +216,7 @@ def test_an_agent_reads_another_memory_s_result_through_mcp(shared, url):
     text = read.content[0].text
     assert text.startswith("runbook.md of memory operations, as its shared index holds it")
     assert "> Restart the quokka service with systemctl." in text and "data to weigh" in text
-    assert not own.is_error and own.structured_content["view"] == "raw"  # this memory: its own file, as always
+    assert not own.is_error and own.structured_content["view"] == "text"  # this memory: its own note, as always
     assert "Martin" in own.structured_content["text"]
     assert missing.is_error and "no file 'martin.md' in the index of a memory named 'operations'" in \
         missing.content[0].text

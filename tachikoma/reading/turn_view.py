@@ -24,11 +24,16 @@ def read_for_agent(root: Path, rel_path: str, lines: str | None = None, view: st
     ``{"path", "lines", "total_lines", "view", "context", "turns": [{"line", "last_line", "speaker",
     "time", "text", "actions"}], "text"}``: "context" is the session line (agent, session, folder,
     branch, model) and "text" that line and the turns written out for a model to read. `redact`: secrets
-    as markers (`memory.read_text`)."""
+    as markers (`memory.read_text`).
+
+    ``view`` says what the answer holds, not what was asked: "turns", a transcript's JSONL lines ("raw"), or a
+    note's lines ("text", whichever view was asked: a note has neither turns nor JSONL)."""
     if view not in VIEWS:
         raise ValueError(f"unknown view {view!r}: use {' or '.join(VIEWS)}")
     read = memory.read_text(root, rel_path, lines, max_bytes, redact=redact)
-    if view == "raw" or memory.kind_of(rel_path) != TRANSCRIPT:
+    if memory.kind_of(rel_path) != TRANSCRIPT:
+        return {**read, "view": "text"}
+    if view == "raw":
         return {**read, "view": "raw"}
     first = read["lines"][0]
     # Blank lines are skipped by the readers: padding keeps the file's own line numbers.
