@@ -573,8 +573,9 @@ def set_keys(text: str, values: dict[str, str | bool]) -> str:
     _refuse_duplicates(fm, values)
     if not fm.block and re.search(r"\r(?!\n)", text[:200]) and "\n" not in text[:200]:
         raise ValueError(CR_ONLY)  # a block with other line endings than the note's would only confuse
-    newline = "\r\n" if "\r\n" in (fm.block or text[:200]) else "\n"
     lines = _lines(fm.block)
+    below = lines[-1] if lines else fm.body.partition("\n")[0] + "\n" * ("\n" in fm.body)
+    newline = _new_ending("".join(lines[1:-1]), fm.block + fm.body, below)
     if not lines:
         lines = ["---" + newline, "---" + newline]
     body_lines, closing = lines[1:-1], lines[-1]
@@ -588,7 +589,7 @@ def set_keys(text: str, values: dict[str, str | bool]) -> str:
         if key not in remaining or start not in places:  # not a key: a line of a value that looks like one
             continue
         line = body_lines[start]
-        eol = newline if line.endswith("\n") else ""
+        eol = _ending(line)  # a line rewritten keeps its own ending
         place = places[start]
         if place.one_line:
             # The value alone changes: a comment after it stays (`trust: self  # checked by Martin`), and so
@@ -621,6 +622,27 @@ def set_keys(text: str, values: dict[str, str | bool]) -> str:
         if (read is not value) if isinstance(value, bool) else (str(read) != value):
             raise ValueError(f"could not update front matter safely: {key} reads back differently")
     return result
+
+
+def _ending(line: str) -> str:
+    """The ending of one of `_lines`' lines: CRLF, LF, or "" (a last line without one)."""
+    return "\r\n" if line.endswith("\r\n") else "\n" if line.endswith("\n") else ""
+
+
+def _new_ending(inner: str, seen: str, below: str) -> str:
+    """The ending of a line `set_keys` adds to a front matter block: the one most of the block's own lines (`inner`,
+    between its fences) end with; when it has none or they tie, the one most lines of the text `seen` end with (the
+    block and the body as far as it was given: `tagging.edit` gives its first `tagging.edit.SAMPLE` bytes); when
+    those tie too, that of the line the new one is written above (`below`: the closing fence, or for a new block the
+    body's first line), else LF. A fence's own ending does not decide it alone: `--- # tags` CRLF, then `---` LF
+    and a body of LF lines is a file of LF lines whose first line an editor ended otherwise. A carriage return alone
+    ends no line here (a note with such line endings is not edited: `CR_ONLY`)."""
+    for text in (inner, seen):
+        crlf = text.count("\r\n")
+        lf = text.count("\n") - crlf
+        if crlf != lf:
+            return "\r\n" if crlf > lf else "\n"
+    return _ending(below) or "\n"
 
 
 def remove_keys(text: str, keys, drop_empty_block: bool = False) -> str:
