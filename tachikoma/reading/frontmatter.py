@@ -322,7 +322,9 @@ def _opening(text: str) -> tuple[re.Match | None, str | None]:
     guessed at, as is a tab before its comment (an error to YAML 1.1, as after any line break). A carriage return
     alone there (in a note whose lines end with "\n") ends the line to every YAML reader but not to a reader of
     lines (tachikoma's editing, an editor's): read alike when what follows it is blank or a comment, and reported
-    otherwise, never as classic Mac OS line endings (`CR_ONLY`).
+    otherwise, never as classic Mac OS line endings (`CR_ONLY`). Such a character right after a fence with no comment
+    (``---`` U+2028 ``trust: owner``) is no comment's to YAML 1.2 either: to it the ``---`` line goes on, which opens
+    nothing; the writer is told to put a line break there (removing the character would leave no fence).
     """
     opening = _OPEN.match(text)
     if opening:
@@ -331,21 +333,26 @@ def _opening(text: str) -> tuple[re.Match | None, str | None]:
     if not opening:
         return None, None
     parts = _YAML_BREAK.split(opening.group().rstrip("\r\n"))
-    holder = "the comment after the opening ---" if "#" in parts[0] else "the opening --- line"
+    commented = "#" in parts[0]  # else the fence alone is before it: removing the character would leave no fence
+    holder = "the comment after the opening ---" if commented else "the opening --- line"
+    fix = "remove that character" if commented else "put a line break in place of that character"
     for brk, piece in zip(parts[1::2], parts[2::2]):
         # A carriage return alone: every YAML reader ends the line there, though the note's lines end with "\n".
         where = (", which YAML reads as a line break though the note's lines end with a line feed," if brk == "\r"
                  else ", where YAML 1.1 (tachikoma's reader) ends the line,")
         if "\t" in piece.split("#", 1)[0]:  # a line YAML 1.1 reads opens with a tab: an error to it, not blank
             return opening, (f"{holder} holds a {_BREAK_NAMES[brk]}{where} and the line after it opens with a tab, "
-                             "which cannot start a YAML line; remove that character or the tab")
+                             f"which cannot start a YAML line; {fix} {'or' if commented else 'and remove'} the tab")
         if piece.strip(" \t") and not piece.lstrip(" \t").startswith("#"):
             shown = piece.strip(" \t")
             shown = shown if len(shown) <= 40 else shown[:39] + "…"
             said = ("would be YAML on the fence's own line" if brk == "\r"
-                    else "would be read as YAML and not as comment (YAML 1.2 reads it as comment)")
-            return opening, (f"{holder} holds a {_BREAK_NAMES[brk]}{where} so `{shown}` after it {said}; remove "
-                             "that character, or start the text after it with #")
+                    else "would be read as YAML and not as comment (YAML 1.2 reads it as comment)" if commented
+                    else "would be a line of YAML to YAML 1.1 but to YAML 1.2, which reads no line break there, "
+                         "part of the --- line, which then opens no front matter")
+            after = ", or start the text after it with #" if commented else (
+                f" to make `{shown}` a line of the front matter, or remove that character and the text after it")
+            return opening, f"{holder} holds a {_BREAK_NAMES[brk]}{where} so `{shown}` after it {said}; {fix}{after}"
     return opening, None
 
 
