@@ -314,12 +314,14 @@ def tag_recent():
 
 def recent_taggings(exclude: str | None = None) -> list[dict]:
     """The tagging page's list: the dashboard's own taggings (with Undo) and those of the command line and
-    MCP, read from git (`recent_taggings`: no undo's commit, and those the dashboard undid marked undone),
-    newest first; `exclude`: the one the page's message shows."""
+    MCP, read from git (`recent_taggings`: no undo's commit; those undone, by the dashboard's note or by git, marked
+    undone, and the rest with why they have no Undo here), newest first; `exclude`: the one the page's message
+    shows."""
     mine = dash().undos.recent(limit=50)
     own = {r.get("commit") for r in mine if r.get("commit")}
     others = [c for c in tagging_commits(dash().root) if c["commit"] not in own]
-    return merged([r for r in mine if r["key"] != exclude], others, undone=dash().undos.undone_taggings())
+    return merged([r for r in mine if r["key"] != exclude], others, undone=dash().undos.undone_taggings(),
+                  kept=KEPT_UNDOS)
 
 
 # --------------------------------------------------------------------------- re-index
