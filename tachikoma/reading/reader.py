@@ -354,8 +354,8 @@ def parse_date(value: object) -> datetime | None:
     Takes ISO 8601 text (``2026-03-22``, ``2026-03-22T10:00:00+02:00``, a
     trailing ``Z``), YAML's looser forms (``2026-3-2``, ``2026-03-22 10:00:00
     +2``) and date/datetime objects; and a whole number that is a Unix time in milliseconds (13 digits, as Dendron
-    writes `updated` and `created`) or seconds (10 digits). Other numbers are not dates here. Impossible dates (month 13, February 30,
-    hour 25) are None. Naive values are UTC.
+    writes `updated` and `created`) or seconds (10 digits). Other numbers are not dates here. Impossible dates
+    (month 13, February 30, hour 25) are None. Naive values are UTC.
     """
     if type(value) is int and _UNIX_TIME.fullmatch(str(value)):
         return datetime.fromtimestamp(value / (1000 if value >= 10**12 else 1), tz=timezone.utc)
