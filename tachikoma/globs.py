@@ -16,6 +16,8 @@ import re
 
 import re2
 
+from .vocabulary import MAX_SCOPE_PATTERNS
+
 #: The longest pattern a tag selector takes (the longest path a file system has: PATH_MAX).
 MAX_PATTERN_CHARS = 4096
 
@@ -152,6 +154,21 @@ def pattern_error(pattern: str) -> str | None:
         _glob_regex(pattern.lstrip("/"))
     except InvalidPattern as exc:
         return f"{pattern!r} is not a glob tachikoma can read: {exc}"
+    return None
+
+
+def scope_error(patterns: list[str] | tuple[str, ...]) -> str | None:
+    """Why `patterns` cannot keep a search to the files under them (a folder or a glob each, as `pattern_matches`
+    reads them), in the words every face uses; None when they can."""
+    if len(patterns) > MAX_SCOPE_PATTERNS:
+        return f"path: at most {MAX_SCOPE_PATTERNS} folders or globs, not {len(patterns)}"
+    for pattern in patterns:
+        if not isinstance(pattern, str) or not pattern.strip():
+            return "path: each is a folder ('projects/') or a glob ('**/*meeting*.md'), not empty"
+        if len(pattern) > MAX_PATTERN_CHARS:
+            return f"path: a folder or glob is at most {MAX_PATTERN_CHARS:,} characters, not {len(pattern):,}"
+        if error := pattern_error(pattern):
+            return f"path: {error}"
     return None
 
 

@@ -120,6 +120,8 @@ def no_match_reason(answer: dict, brief: bool = False) -> str:
     `brief` (what an agent is told: `budget.no_match_text`): the two best figures and their floors alone,
     "nothing is close enough in meaning (best 0.32, floor 0.44) or in words (best 40%, needs 45%)"."""
     match = answer.get("match") or {}
+    if match.get("filtered_out"):
+        return "no indexed file passes the search's filters (its path, kind, trust, source or untagged)"
     if match.get("passages_holding_it") == 0:  # found, but not what is asked for (`answer_kind`)
         read = match["passages_read"]  # a memory with one passage found has no "1 best passages"
         return f"the question asks for {match['asked_for']} and " + (
@@ -193,7 +195,13 @@ def nearest_hint(answer: dict, face: str = "mcp") -> str:
     shows the nearest passages anyway." on the command line); "" while the index may not hold the answer
     (`index_behind`: search again once it does) or with no floor."""
     behind = index_behind(answer.get("freshness") or {})
-    return f"{NO_FLOOR[face]} shows the nearest passages anyway." if answer.get("min_score") and not behind else ""
+    return f"{NO_FLOOR[face]} shows the nearest passages anyway." if floor_hides(answer) and not behind else ""
+
+
+def floor_hides(answer: dict) -> bool:
+    """Whether a floor of 0 would show passages "no good match" left out: a floor decided, and some file passes the
+    search's filters (``match.filtered_out``: none does)."""
+    return bool(answer.get("min_score")) and not (answer.get("match") or {}).get("filtered_out")
 
 
 def no_match_why(answer: dict) -> str:

@@ -36,15 +36,16 @@ from .reading import turn_view
 from .replies.budget import agent_text, quoted, whole
 from .config import load_config
 from .errors import TachikomaError
-from .globs import name_or_path_matcher
+from .globs import MAX_PATTERN_CHARS, name_or_path_matcher, scope_error
 from .humanize import answer_notes, index_behind, index_line, plural, printable, secrets_text, unsafe_escaped
 from .live import LiveMemory
 from .replies.reply import for_agent, no_match_reply
 from .search.pool import indexed_passages
 from .store import locate
 from .tagging import applying, model, planning
-from .reading.tags import CONFIDENCE_VALUES, TRUST_VALUES, InvalidTagValue
-from .vocabulary import BUDGET_RESULTS, DEFAULT_LIMIT, MAX_BUDGET, MAX_LIMIT, MAX_QUERY_CHARS, MCP_BUDGET
+from .reading.tags import CONFIDENCE_VALUES, TRUST_VALUES, InvalidTagValue, check_value
+from .vocabulary import (BUDGET_RESULTS, DEFAULT_LIMIT, MAX_BUDGET, MAX_LIMIT, MAX_QUERY_CHARS, MAX_SCOPE_PATTERNS,
+                         MCP_BUDGET)
 
 log = logging.getLogger("tachikoma.mcp")
 
@@ -182,15 +183,23 @@ class MemoryTools:
     def search(self, query: str, limit: int | None = None, kind: str | None = None, trust: str | None = None,
                min_score: float | None = None, recency: str | None = None, as_of: str | None = None,
                memories: list[str] | None = None, budget_tokens: int | None = None, fresh_only: bool = False,
-               untagged: bool = False) -> dict:
+               untagged: bool = False, path: list[str] | None = None, source: str | None = None) -> dict:
         """`LiveMemory.search`. Asked with neither `limit` nor `budget_tokens`, the best evidence within the memory's
         `[mcp] budget_tokens` (`vocabulary.MCP_BUDGET`); a budget of 0 asks for whole results (`limit` of them,
-        `vocabulary.DEFAULT_LIMIT` unless given)."""
+        `vocabulary.DEFAULT_LIMIT` unless given). `path`: folders or globs (`globs.scope_error`); `source`: a source
+        tag as `tag` writes it, or "missing"."""
+        if path and (error := scope_error(path)):
+            raise TachikomaError(error)
+        if source and source.strip().lower() == "missing":
+            source = "missing"
+        elif source:
+            source = check_value("source", source)
         if limit is None and budget_tokens is None:
             budget_tokens = self.config().mcp.budget_tokens
         limit, budget_tokens = limit or DEFAULT_LIMIT, budget_tokens or None
         return self.live.search({"query": query, "limit": limit, "kind": kind, "trust": trust, "untagged": untagged,
-                                 "min_score": min_score, "recency": recency, "as_of": as_of,
+                                 "path": [p.strip() for p in path or ()], "source": source, "min_score": min_score,
+                                 "recency": recency, "as_of": as_of,
                                  "memories": list(dict.fromkeys(memories)) if memories else None,
                                  "budget_tokens": budget_tokens, "fresh_only": fresh_only, "face": "mcp", "form": "mcp"},
                                 preamble=data_framing(self.allow_owner_trust))
@@ -520,9 +529,14 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
         fresh_only: Annotated[bool, Field(strict=True, description=(
             "leave out stale memories: those naming files of a git repository that changed in a commit "
             "since (each stale result says which files, how many commits and when, in `stale`)"))] = False,
+        path: Annotated[list[Annotated[str, Field(min_length=1, max_length=MAX_PATTERN_CHARS)]] | None, Field(
+            max_length=MAX_SCOPE_PATTERNS, description="only files in these folders ('projects/lintel/') or matching "
+                                                       "these globs ('**/*meeting*.md'): a file matching any")] = None,
+        source: Annotated[str | None, Field(min_length=1, max_length=200, description=(
+            "only files with this source tag ('claude-code', 'openclaw', …), or 'missing' (none)"))] = None,
     ) -> CallToolResult:
         answer = guarded(lambda: tools.search(query, limit, kind, trust, min_score, recency, as_of, memories,
-                                              budget_tokens, fresh_only, untagged))
+                                              budget_tokens, fresh_only, untagged, path, source))
         return result(answer_text(answer, tools.allow_owner_trust), for_agent(answer))
 
     @server.tool(title="Read a memory file", description=READ_HELP, annotations=reading)

@@ -46,7 +46,9 @@ from pathlib import Path
 
 from . import __version__
 
-PROTOCOL = 2
+#: What a question and its answer hold; a host answers only a client of its own protocol (and version). 3: a
+#: search's ``path`` and ``source`` filters (a host that ignored them would answer a kept search with the whole memory).
+PROTOCOL = 3
 #: How long a client waits for an answer before it searches by itself. A host that is loading a large
 #: index for its first query is still faster than a cold start, so this is generous.
 ANSWER_SECONDS = 15.0

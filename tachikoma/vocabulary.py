@@ -15,6 +15,8 @@ DEFAULT_LIMIT = 10
 #: MCP): a question is a sentence or two; past this it is a document pasted by mistake (or an attempt to keep the
 #: server busy).
 MAX_QUERY_CHARS = 2000
+#: The most folders or globs one search is kept to (`search --path`, ``path`` on the other faces; `globs.scope_error`).
+MAX_SCOPE_PATTERNS = 20
 #: The largest token budget a search takes (`--budget`, ``budget_tokens``), and how many results a
 #: search with a budget ranks at least, to choose its passages from (`recall.within_budget`).
 MAX_BUDGET = 100_000

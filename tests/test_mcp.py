@@ -79,7 +79,7 @@ def test_tools_listed_with_annotations_and_read_only_leaves_out_writers(mem):
     assert tools["tag"].annotations.destructive_hint is True
     assert set(tools["search"].input_schema["properties"]) == {"query", "limit", "kind", "trust", "min_score",
                                                                "recency", "as_of", "memories", "budget_tokens", "fresh_only",
-                                                               "untagged"}
+                                                               "untagged", "path", "source"}
     assert set(tools["remember"].input_schema["properties"]) == {"text", "title", "folder", "trust", "confidence",
                                                                  "source"}
     assert set(tools["tag"].input_schema["properties"]) == {"paths", "trust", "confidence", "source"}

@@ -193,6 +193,20 @@ def _search_trust(text: str) -> str:
         raise argparse.ArgumentTypeError(f"{exc} or missing") from None
 
 
+def _search_path(text: str) -> str:
+    """A --path of search: a folder or a glob (`globs.scope_error`)."""
+    from ..globs import scope_error
+
+    if error := scope_error([text]):
+        raise argparse.ArgumentTypeError(error.removeprefix("path: "))
+    return text
+
+
+def _search_source(text: str) -> str:
+    """A --source filter for search: a source as tag writes it (`check_value`), or 'missing' (no source)."""
+    return "missing" if text.strip().lower() == "missing" else _tag_value("source")(text)
+
+
 def _names(value: str) -> list[str]:
     names = [n.strip() for n in value.split(",") if n.strip()]
     if not names:
@@ -269,6 +283,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--trust", type=_search_trust, metavar="VALUE",
                    help="only files with this trust: owner, self, external, untrusted or missing")
     p.add_argument("--untagged", action="store_true", help="only files with neither trust nor confidence")
+    p.add_argument("--path", metavar="PATTERN", action="append", type=_search_path,
+                   help="only files in a folder ('projects/lintel/') or matching a glob ('**/*meeting*.md', "
+                        "'2026-1*/': the folders that match), as tag --path reads them; repeat it for several (a "
+                        "file matching any)")
+    p.add_argument("--source", type=_search_source, metavar="NAME",
+                   help="only files with this source tag (claude-code, openclaw, …), or missing (none)")
     p.add_argument("--embedder", metavar="NAME", help="must match the index's embedder")
     p.add_argument("--min-score", type=_fraction, metavar="X",
                    help="relevance floor, 0-1, one decision for the whole answer: when no passage reaches it "

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..humanize import NO_FLOOR, answer_notes, no_match_reason, plural, printable, tool_match_text, vectors_text
-from ..vocabulary import query_too_long
+from ..humanize import NO_FLOOR, answer_notes, floor_hides, no_match_reason, plural, printable, tool_match_text, vectors_text
+from ..vocabulary import MAX_SCOPE_PATTERNS, query_too_long
 from . import common
 
 
@@ -18,13 +18,15 @@ def cmd_search(args) -> int:
     if args.agent_text and not (args.json and args.budget):
         common.usage_error(args, "--agent-text goes with --budget and --json: it adds the block a budget makes "
                                  "to the JSON (without --json, --budget prints the block alone)")
+    if args.path and len(args.path) > MAX_SCOPE_PATTERNS:
+        common.usage_error(args, f"--path: at most {MAX_SCOPE_PATTERNS} folders or globs, not {len(args.path)}")
     root = common.root(args)
     from ..reading.surrogates import clean
 
     # a byte that is not UTF-8 in the command line comes as half a character: made whole, as in files
     asked = {"query": clean(" ".join(args.query)), "limit": args.limit, "kind": args.kind, "trust": args.trust,
              "untagged": args.untagged, "min_score": args.min_score, "recency": args.recency, "as_of": args.as_of,
-             "memories": args.memories}
+             "memories": args.memories, "path": args.path, "source": args.source}
     if args.budget:  # held to the budget as it is printed: the block, or the JSON (with the block, asked so)
         asked.update(budget_tokens=args.budget, face="cli",
                      form="json+text" if args.agent_text else "json" if args.json else "block")
@@ -77,7 +79,7 @@ def _print_answer(answer: dict, args) -> None:
         import shlex
 
         print(f"no good match: {no_match_reason(answer)}")
-        if answer["min_score"] > 0:
+        if floor_hides(answer):
             print(f"to see the nearest passages anyway, search without the floor: tachikoma search {NO_FLOOR['cli']} "
                   f"{printable(shlex.quote(answer['query']))}")
     from ..search.explain import sentence

@@ -156,7 +156,8 @@ def search_as_asked(root, config, searchers: Searchers, asked: dict, own=None,
     answered with the searchers of `searchers`. `own(config)`: this memory's searcher for one query
     (default `kept_searcher`); `preamble`: the first line of a budget's block, `freshness`: what the answer's
     freshness adds (a watcher's state), both counted in a budget (`finish`)."""
-    filters = Filters(kind=asked.get("kind"), trust=asked.get("trust"), untagged=bool(asked.get("untagged")))
+    filters = Filters(kind=asked.get("kind"), trust=asked.get("trust"), untagged=bool(asked.get("untagged")),
+                      paths=tuple(asked.get("path") or ()), source=asked.get("source"))
     options = {"min_score": asked.get("min_score"), "recency": asked.get("recency"), "as_of": asked.get("as_of")}
     limit = with_budget_limit(asked["limit"], asked.get("budget_tokens"))
 

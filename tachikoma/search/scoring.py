@@ -274,10 +274,9 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
     allowed = (snap.date < timeq.end_of_day(now)) | weak_date
     if exclude is not None:
         allowed &= ~exclude[snap.chunk_file]
-    if filters:
-        extra = filters.mask(snap)
-        if extra is not None:
-            allowed &= extra
+    extra = filters.mask(snap) if filters else None
+    if extra is not None:
+        allowed &= extra
     trust_w, conf_w = snap.tag_weights(cfg)
     rule = cfg.rule
     # The age recency counts: from the memory's own date, or (the seed's rule) from its last modification.
@@ -344,6 +343,8 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
         across = (is_across, weaker, ACROSS_GAP, ACROSS_RANK)
     match = ranking.match_evidence(meaning, coverage, decides, min_score, keyword_floor,
                                    asked if time_only else None, pair=(weaker, PAIR_COVERAGE), across=across)
+    if extra is not None and not extra.any():
+        match["filtered_out"] = True  # no file passes the search's filters: nothing to decide on
     if background:
         match["meaning_from"] = f"the {SCRIPT_BACKGROUND[snap.embedder]:.0%} quantile of the passages in its script"
     if snap.tier is not None and (snap.tier != FULL).any():

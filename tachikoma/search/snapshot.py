@@ -3,7 +3,7 @@
 `Snapshot.load` reads the index in one read transaction; the vectors come
 through a memory-mapped cache beside the index (`load_vectors`), which is
 what makes a cold search from the command line fast. `Filters` (kind, trust,
-untagged) are masks over a snapshot; tiers say which vectors each chunk has
+untagged, source, folders and globs) are masks over a snapshot; tiers say which vectors each chunk has
 while an index run is still embedding.
 """
 
@@ -18,7 +18,7 @@ import numpy as np
 from ..reading import dates
 from ..reading.documents import TRANSCRIPT
 from ..embedders.names import E5_SMALL
-from ..globs import name_or_path_mask
+from ..globs import name_or_path_mask, pattern_matches
 from ..language.segment import dominant_script
 from ..store.sqlite import Store
 from . import ranking, voice
@@ -37,6 +37,10 @@ class Filters:
     kind: str | None = None  # "markdown" | "transcript"
     trust: str | None = None  # a trust value, or "missing"
     untagged: bool = False  # only files without any valid trust or confidence
+    #: only files under these folders or matching these globs, as `tag --path` reads them (`globs.pattern_matches`):
+    #: a file matching any
+    paths: tuple[str, ...] = ()
+    source: str | None = None  # only files with this source tag (in any case), or "missing"
 
     def mask(self, snap: "Snapshot") -> np.ndarray | None:
         keep = np.ones(len(snap.paths), dtype=bool)
@@ -46,6 +50,13 @@ class Filters:
             keep &= np.array([t is None for t in snap.trust])
         elif self.trust:
             keep &= snap.trust == self.trust
+        if self.source == "missing":
+            keep &= np.array([s is None for s in snap.sources])
+        elif self.source:  # as written, whatever its case ("Martin" finds source: martin)
+            wanted = self.source.casefold()
+            keep &= np.array([s is not None and s.casefold() == wanted for s in snap.sources], dtype=bool)
+        if self.paths:
+            keep &= snap.files_under(self.paths)
         if self.untagged:
             keep &= np.array([t is None and c is None for t, c in zip(snap.trust, snap.confidence)])
         return None if keep.all() else keep[snap.chunk_file]
@@ -158,6 +169,16 @@ class Snapshot:
         if key not in self._weights:
             by_glob = np.array(name_or_path_mask(globs, self.paths), dtype=bool)
             self._weights[key] = self.evergreen | by_glob if len(self.paths) else self.evergreen
+        return self._weights[key]
+
+    def files_under(self, patterns: tuple[str, ...]) -> np.ndarray:
+        """(F,) bool: in a folder or matching a glob of `patterns` (`Filters.paths`), computed once per list."""
+        key = ("under", patterns)
+        if key not in self._weights:
+            if len(self._weights) > 8:
+                self._weights.clear()
+            self._weights[key] = np.fromiter((any(pattern_matches(p, path) for p in patterns) for path in self.paths),
+                                             dtype=bool, count=len(self.paths))
         return self._weights[key]
 
     def tag_weights(self, cfg) -> tuple[np.ndarray, np.ndarray]:

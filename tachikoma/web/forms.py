@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from tachikoma.when import timeq
-from tachikoma.globs import MAX_PATTERN_CHARS, is_glob, pattern_error
+from tachikoma.globs import MAX_PATTERN_CHARS, is_glob, pattern_error, scope_error
 from tachikoma.tagging import model
 from tachikoma.config import RECENCY_PRESETS
 from tachikoma.vocabulary import DEFAULT_LIMIT, MAX_BUDGET, MAX_LIMIT, query_too_long, whole_number
@@ -55,6 +55,8 @@ class SearchForm:
     kind: str = ""
     trust: str = ""
     untagged: bool = False
+    path: tuple[str, ...] = ()  # only files in these folders or matching these globs (`Filters.paths`)
+    source: str = ""  # only files with this source tag, or "missing"
     limit: int = DEFAULT_LIMIT
     min_score: float | None = None  # None: the memory's setting
     recency: str = ""  # a recency preset; "": the memory's setting
@@ -79,6 +81,20 @@ class SearchForm:
                 form.errors[name] = error
         if form.trust and form.trust not in (*TRUST_VALUES, "missing"):
             form.errors["trust"] = f"trust must be one of {', '.join(TRUST_VALUES)} or missing"
+        # path=a&path=b (the API, links) or one from the search page's field; an empty field is no filter
+        form.path = tuple(dict.fromkeys(p.strip() for p in _given(args, "path") if p.strip()))
+        if error := scope_error(form.path):
+            form.errors["path"] = error
+        source = _text(args, "source")
+        if source.lower() == "missing":
+            form.source = "missing"
+        elif source:
+            try:
+                form.source = normalise_value("source", source) or ""
+            except InvalidTagValue as exc:
+                form.errors["source"] = str(exc)
+            if not form.source and "source" not in form.errors:
+                form.errors["source"] = f"source {source[:40]!r} is no source tag"
         limit = _int(args.get("limit"), DEFAULT_LIMIT)
         if limit is None or not 1 <= limit <= MAX_LIMIT:
             form.errors["limit"] = f"limit must be a whole number from 1 to {MAX_LIMIT}"
@@ -115,9 +131,8 @@ class SearchForm:
             form.errors["agent_text"] = ("agent_text goes with budget_tokens: it adds the block a budget makes to the "
                                          "answer")
         # memories=a,b (the API, links) or memories=a&memories=b (the search page's checkboxes)
-        given = args.getlist("memories") if hasattr(args, "getlist") else [args.get("memories") or ""]
-        form.memories = tuple(dict.fromkeys(n.strip() for value in given for n in (value or "").split(",")
-                                            if n.strip()))
+        form.memories = tuple(dict.fromkeys(n.strip() for value in _given(args, "memories")
+                                            for n in value.split(",") if n.strip()))
         return form
 
     def check_memories(self, known: list[str]) -> None:
@@ -138,20 +153,28 @@ class SearchForm:
         return "; ".join(self.errors.values()) or None
 
     def filters(self) -> Filters:
-        return Filters(kind=self.kind or None, trust=self.trust or None, untagged=self.untagged)
+        return Filters(kind=self.kind or None, trust=self.trust or None, untagged=self.untagged, paths=self.path,
+                       source=self.source or None)
 
     @property
     def filtered(self) -> bool:
-        return bool(self.kind or self.trust or self.untagged)
+        return bool(self.kind or self.trust or self.untagged or self.path or self.source)
 
     def args(self, **changes) -> dict:
         """The query string for this search (defaults left out), with `changes`."""
         values = {"q": self.q, "kind": self.kind, "trust": self.trust, "untagged": "1" if self.untagged else "",
+                  "path": list(self.path), "source": self.source,
                   "limit": self.limit if self.limit != DEFAULT_LIMIT else "",
                   "min_score": "" if self.min_score is None else f"{self.min_score:g}", "recency": self.recency,
                   "as_of": self.as_of, "memories": ",".join(self.memories)}
         values.update(changes)
-        return {k: v for k, v in values.items() if v not in ("", None)}
+        return {k: v for k, v in values.items() if v not in ("", None, [])}
+
+
+def _given(args, name: str) -> list[str]:
+    """Every value of a query argument given once or more (``path=a&path=b``), each a string."""
+    values = args.getlist(name) if hasattr(args, "getlist") else [args.get(name)]
+    return [value for value in values if isinstance(value, str)]
 
 
 @dataclass

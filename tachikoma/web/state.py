@@ -149,7 +149,8 @@ class Dashboard:
         if memories and list(memories) == [locate(self.root, self.config()).name]:
             memories = ()
         return self.live.search({"query": query, "limit": limit, "kind": filters.kind, "trust": filters.trust,
-                                 "untagged": filters.untagged, "min_score": min_score, "recency": recency,
+                                 "untagged": filters.untagged, "path": list(filters.paths), "source": filters.source,
+                                 "min_score": min_score, "recency": recency,
                                  "as_of": as_of, "memories": list(memories), "budget_tokens": budget_tokens,
                                  "fresh_only": fresh_only, "face": "api",
                                  "form": "json+text" if agent_text else "json"})
