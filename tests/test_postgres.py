@@ -490,6 +490,11 @@ def test_a_large_memory_takes_its_vector_candidates_from_hnsw_and_explains_exact
         assert len(asked) == len(QUERIES) + 1 and approx.snapshot().vector_index is not None
         assert _top(filtered) == _top(exact.search("Martin meeting preferences", 10, now=NOW, min_score=0,
                                                    filters=Filters(kind="markdown")))
+        kept = Filters(paths=("2026-03-22/", "martin.md"), source="missing")  # a search kept to folders, a source
+        scoped = approx.search("Martin meeting preferences", 10, now=NOW, min_score=0, filters=kept)
+        assert scoped["results"] and {r["path"] for r in scoped["results"]} <= {"2026-03-22/meeting-notes.md",
+                                                                                "2026-03-22/session-abc.jsonl"}
+        assert _top(scoped) == _top(exact.search("Martin meeting preferences", 10, now=NOW, min_score=0, filters=kept))
     finally:
         exact.close()
         approx.close()
