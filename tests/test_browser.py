@@ -490,3 +490,18 @@ def test_the_file_page_of_a_stale_memory_lists_its_changed_files(tmp_path, page)
         assert "lines=" in page.url
         assert page.problems == [] and page.dialogs == []
         app.extensions["tachikoma"].index_job.wait(60)
+
+
+def test_the_folder_field_keeps_the_search_to_a_folder(server, page):
+    """Typing a folder in *Folder* narrows the results in place to its files, and the URL keeps it."""
+    page.goto(server.url + "/?q=DRV8353+heat+sink+Jonas+Martin")
+    page.wait_for_selector("li.result")
+    assert len(set(page.locator("li.result a.path").all_inner_texts())) > 2
+    page.locator("input[name=path]").fill("2026-03-22/")
+    page.locator("input[name=path]").press("Tab")  # a change searches again, as the other filters do
+    page.wait_for_url(re.compile(r"path=2026-03-22"))
+    page.wait_for_function("[...document.querySelectorAll('li.result a.path')].every(a => "
+                           "a.textContent.trim().startsWith('2026-03-22/'))")
+    expected = api(server, "/api/search?q=DRV8353+heat+sink+Jonas+Martin&path=2026-03-22/")
+    assert page.locator("li.result a.path").all_inner_texts() == [r["path"] for r in expected["results"]]
+    assert page.problems == []
