@@ -295,7 +295,8 @@ def _without_blocking(path, flags: int) -> int:
     return os.open(path, flags | getattr(os, "O_NONBLOCK", 0))
 
 
-def walk(root: Path, warn=None, unlisted: list[str] | None = None) -> list[MemoryFile]:
+def walk(root: Path, warn=None, unlisted: list[str] | None = None,
+         folders: list[Path] | None = None) -> list[MemoryFile]:
     """Every markdown and transcript file under `root`, sorted by path.
 
     `warn(message)` is called for each file or folder skipped for a reason
@@ -315,6 +316,8 @@ def walk(root: Path, warn=None, unlisted: list[str] | None = None) -> list[Memor
     that file is not (`alias.md -> real.md` gives real.md alone), and only
     once for several symlinks to the same file. The walk keeps its own
     stack, so no nesting depth can exhaust Python's recursion limit.
+    `folders`, when given, gets each folder the walk listed (the root first): the folders whose changes can
+    change what it finds, and the only ones the watcher watches.
     """
     root = root.resolve()
     found: list[MemoryFile] = []
@@ -335,6 +338,8 @@ def walk(root: Path, warn=None, unlisted: list[str] | None = None) -> list[Memor
         except OSError as exc:
             skip_folder(rel_here, f"cannot list ({exc.strerror or exc}), skipped")
             continue
+        if folders is not None:
+            folders.append(here)
         subfolders = []
         rel_base = "" if here == root else rel_here + "/"
         dotted = "/." in "/" + rel_base  # inside a hidden folder (`.claude`): every name is looked at

@@ -1,7 +1,9 @@
 """Keep the index fresh: watch the memory folder and re-index when it changes.
 
 `watchfiles` (inotify, FSEvents or ReadDirectoryChangesW under the hood)
-reports changes; nothing is polled while the folder is quiet. Changes are
+reports changes; nothing is polled while the folder is quiet. It watches the
+folders the indexer reads (`watched_folders`), each on its own, never through
+a symlink, and watches again when a folder comes or goes. Changes are
 grouped until the folder has been quiet for `QUIET_MS` (at most `GROUP_MS`
 of changes are grouped), so an editor's save or a `git checkout` makes one
 run, not one per file. Hidden files and folders (``.cache`` with the index
@@ -18,12 +20,13 @@ after it, so changes made meanwhile are never left out.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from datetime import datetime, timezone
 from collections.abc import Callable
 from pathlib import Path
 
-from .memory import CLAUDE_FOLDER, CONFIG_FILE, TAG_FILE, hidden, kind_of
+from .memory import CLAUDE_FOLDER, CONFIG_FILE, TAG_FILE, hidden, kind_of, walk
 
 log = logging.getLogger("tachikoma.watch")
 logging.getLogger("watchfiles").setLevel(logging.WARNING)  # not "1 change detected" on every save
@@ -45,6 +48,15 @@ def relevant(root: Path, path: str) -> bool:
     name = rel.name
     # A folder (renamed or removed whole) has no suffix: it may hold memory files (`.claude` does too).
     return kind_of(rel.as_posix()) is not None or name in (TAG_FILE, CONFIG_FILE, CLAUDE_FOLDER) or "." not in name
+
+
+def watched_folders(root: Path) -> list[Path]:
+    """The folders whose changes can change the index, each to be watched on its own: those `memory.walk` reads
+    (the root, and below it no hidden folder but Claude Code's, no `.git` or `.cache`, never a folder through a
+    symlink, none nested deeper than the walk goes)."""
+    folders: list[Path] = []
+    walk(root, folders=folders)
+    return folders or [root]
 
 
 class Watcher:
@@ -89,21 +101,50 @@ class Watcher:
 
         if self.catch_up:
             self._call(set())
+        pending: set[str] = set()
         try:
-            changes = watch(self.root, watch_filter=lambda _change, path: relevant(self.root, path),
-                            debounce=self.group_ms, step=self.quiet_ms, stop_event=self._stop,
-                            rust_timeout=1_000, yield_on_timeout=True, raise_interrupt=False)
-            for batch in changes:
-                self._ready.set()
-                if self._stop.is_set():
-                    return
-                if batch:
-                    self._call({path for _change, path in batch})
+            while not self._stop.is_set():
+                # Each folder the indexer reads, on its own (`watched_folders`): watchfiles' recursive watch
+                # follows symlinked folders, out of the memory too (a link to a home folder would watch all of it).
+                folders = watched_folders(self.root)
+                changes = watch(*folders, watch_filter=lambda _change, path: self._counts(path), recursive=False,
+                                debounce=self.group_ms, step=self.quiet_ms, stop_event=self._stop,
+                                rust_timeout=1_000, yield_on_timeout=True, raise_interrupt=False)
+                try:
+                    for batch in changes:
+                        self._ready.set()
+                        if self._stop.is_set():
+                            return
+                        pending |= {path for _change, path in batch}
+                        if not pending:
+                            continue
+                        if any(kind_of(path) is None or os.path.isdir(path) for path in pending) \
+                                and watched_folders(self.root) != folders:
+                            # A folder came, went or was renamed: watch the folders as they are now first, then
+                            # run, so that nothing written into a new folder meanwhile is missed.
+                            break
+                        self._call(pending)
+                        pending = set()
+                except FileNotFoundError:
+                    continue  # a folder went between the walk and its watch: walk again
+                finally:
+                    changes.close()
         except Exception as exc:  # noqa: BLE001 - a watcher that dies says why, and searching goes on
             self.error = f"watching {self.root} stopped: {type(exc).__name__}: {exc}"
             log.error("%s", self.error)
         finally:
             self._ready.set()
+
+    def _counts(self, path: str) -> bool:
+        """Whether a change at `path` is one to act on: a `relevant` one, or a folder that is not hidden (made,
+        or moved in whole: its files are read by the run, and the folder is watched from then on)."""
+        if relevant(self.root, path):
+            return True
+        try:
+            rel = Path(path).relative_to(self.root).as_posix()
+        except ValueError:
+            return False
+        return rel != "." and not hidden(rel, folder=True) and os.path.isdir(path)
 
     def _call(self, paths: set[str]) -> None:
         try:

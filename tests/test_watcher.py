@@ -189,3 +189,52 @@ def test_index_watch_prints_a_line_only_for_a_run_that_did_something(memory, cap
     finally:
         printed.close()
         as_json.close()
+
+
+def test_the_watcher_never_watches_through_a_symlinked_folder(tmp_path):
+    """A symlink to a folder outside the memory (a home folder, /tmp) is skipped by the indexer, and the watcher
+    keeps to the same rule: before, watchfiles followed it, watched every folder below it (a symlink to a large
+    tree used up the system's inotify watches, and watching stopped) and re-indexed for each change out there.
+    Folders made later, dotted names too, are watched as they come, and a file written in one at once is indexed."""
+    root = tmp_path / "memory"
+    (root / "notes").mkdir(parents=True)
+    (root / "notes" / "n.md").write_text("# N\nnote\n")
+    outside = tmp_path / "outside"
+    (outside / "a" / "b").mkdir(parents=True)
+    (root / "link").symlink_to(outside, target_is_directory=True)
+    (root / "notes" / "up").symlink_to(root, target_is_directory=True)  # a loop
+    calls: list[set[str]] = []
+    lock = threading.Lock()
+
+    def on_change(paths):
+        with lock:
+            calls.append(paths)
+        runner.run(root, embedder_name="hash")
+
+    def wait_for(check, seconds=15):
+        deadline = time.monotonic() + seconds
+        while not check() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return check()
+
+    watcher = Watcher(root, on_change, catch_up=True).start()
+    try:
+        assert watcher.wait_ready(30)
+        assert wait_for(lambda: len(calls) == 1)  # the catch-up run
+        (outside / "a" / "b" / "x.md").write_text("# Outside\nnot memory\n")
+        time.sleep(1.5)
+        with lock:
+            assert len(calls) == 1, calls  # nothing outside the memory is watched
+        (root / "notes" / "n.md").write_text("# N\nnote, edited\n")
+        assert wait_for(lambda: any(str(root / "notes" / "n.md") in c for c in calls))
+        (root / "v1.2").mkdir()  # a new folder (a dot in its name), and a note written in it at once
+        (root / "v1.2" / "a.md").write_text("# A\nalpha\n")
+        assert wait_for(lambda: any(str(root / "v1.2") in c for c in calls))
+        assert wait_for(lambda: status.freshness(root)["files"] == 2 and status.freshness(root)["changed_since"] == 0)
+        before = len(calls)
+        (root / "v1.2" / "b.md").write_text("# B\nbeta\n")  # the new folder is watched
+        assert wait_for(lambda: any(str(root / "v1.2" / "b.md") in c for c in calls[before:])), (before, calls)
+        assert wait_for(lambda: status.freshness(root)["files"] == 3)
+        assert watcher.error is None
+    finally:
+        watcher.stop()
