@@ -353,6 +353,25 @@ def test_phone_pages_fit_the_screen(server, browser, memory):
     context.close()
 
 
+def test_a_long_source_fits_a_phone(server, browser, memory):
+    """A note copied from a web page says where from, a long address or sentence in `source`: its badge is cut with
+    an ellipsis, inside the screen. Before, the badge (one line that does not wrap) made a search result and a
+    coverage list 460-480 px wide at 390."""
+    note = memory / "inbox" / "pricing.md"
+    note.write_text("---\ntrust: external\nconfidence: medium\nsource: cloud.google.com pricing page, copied "
+                    "2026-11-17 by hand from the on-demand section\n---\n# Motor driver pricing\n\n"
+                    "The motor driver samples cost 4.10 EUR each in tens.\n")
+    build_index(memory)
+    context = browser.new_context(viewport=PHONE, is_mobile=True)
+    page = context.new_page()
+    for path in ("/?q=motor+driver+pricing", "/coverage/files?status=tagged", "/file/inbox/pricing.md"):
+        page.goto(server.url + path)
+        assert page.locator(".badge.source").first.is_visible(), path
+        widths = page.evaluate(WIDTHS)
+        assert widths["page"] <= PHONE["width"], (path, widths)
+    context.close()
+
+
 def test_hit_is_not_under_the_sticky_header_on_a_phone(server, browser, memory):
     long_note = "# Long note\n\n" + "\n\n".join(f"Paragraph {n} of filler text." for n in range(1, 80)) + "\n"
     (memory / "inbox" / "long.md").write_text(long_note)
