@@ -139,6 +139,25 @@ def test_recent_taggings_lists_every_face(root):
     assert "Undo this tagging" not in said  # those are undone with git, not here
 
 
+def test_recent_taggings_name_the_transcripts_a_tagging_tagged(root):
+    """A tagging of transcripts changes one file in git, the tag file; "Recent taggings" listed that ("Tag 1 file
+    ... 1 file: tachikoma-tags.yaml"), a link to a page that does not exist, instead of the sessions it tagged."""
+    from tachikoma_dashboard.app import create_app
+
+    code, out, err = run("--memory", str(root), "tag", "--json")  # the defaults: untagged transcripts
+    assert code == 0, err
+    tagged = sorted(change["path"] for change in json.loads(out)["changes"])
+    assert tagged and all(path.endswith(".jsonl") for path in tagged)
+    client = create_app(memory=root, port=5000).test_client()
+    html = client.get("/tag", base_url="http://127.0.0.1:5000").get_data(as_text=True)
+    listed = re.search(r'<li data-tagging>.*?</li>\s*</ul>\s*</details>', html, re.S).group(0)
+    links = re.findall(r'<a href="(/file/[^"]+)">([^<]+)</a>', listed)
+    assert sorted(name for _, name in links) == tagged
+    assert "tachikoma-tags.yaml" not in listed
+    for href, _ in links:
+        assert client.get(href, base_url="http://127.0.0.1:5000").status_code == 200, href
+
+
 SESSION = (Path(__file__).parent / "data" / "sessions" / "claude-code" / "-home-mira-code-tachikoma"
            / "5c1e7a90-2b44-4f0e-9d61-3a7be0c4d218.jsonl")
 

@@ -12,7 +12,7 @@ from ..git import gitutil
 from ..reading.documents import TRANSCRIPT
 from ..errors import TachikomaError
 from ..git.gitutil import Blob
-from ..memory import TAG_FILE
+from ..memory import TAG_FILE, kind_of
 from .edit import edit_markdown, edit_tag_file
 from .model import Applied, Restore
 
@@ -37,6 +37,18 @@ def is_undo(commit_message: str) -> bool:
     """Whether a commit with the tagging trailer, whose message is `commit_message`, is an undo's (it carries the
     trailer too, so that an undo never makes a memory younger), not a tagging."""
     return commit_message.startswith(UNDO_SUBJECT)
+
+
+def listed(commit_message: str) -> list[str]:
+    """The files a tagging's commit message (`message`) lists, the paragraph before its trailers: those the run
+    tagged (a transcript among them, though git saw only the tag file change); [] when the message lists none or a
+    hook rewrote it so that another paragraph stands there."""
+    paragraphs = commit_message.strip().split("\n\n")
+    for i, paragraph in enumerate(paragraphs):
+        if any(line.startswith(f"{gitutil.TAGGING_TRAILER}:") for line in paragraph.splitlines()):
+            names = paragraphs[i - 1].splitlines() if i >= 2 else []
+            return names if names and all(kind_of(name) for name in names) else []
+    return []
 
 
 def _files(n: int) -> str:

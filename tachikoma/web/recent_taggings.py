@@ -18,18 +18,21 @@ from __future__ import annotations
 from pathlib import Path
 
 from tachikoma.git import gitutil
-from tachikoma.tagging.committing import is_undo
+from tachikoma.tagging.committing import is_undo, listed
 
 
 def tagging_commits(root: Path, limit: int = 5, scan: int = 200) -> list[dict]:
     """`gitutil.tagging_commits` but undos' (`committing.is_undo`), each with the face that made it:
-    {"commit", "created", "message", "paths", "face"}, and what later undo commits did of it (`restored_in_git`):
+    {"commit", "created", "message", "paths", "face"} ("paths": the files it tagged, as its message lists them,
+    `committing.listed`: a transcript's tags change the tag file in git; else those git saw change), and what later
+    undo commits did of it (`restored_in_git`):
     "undone" {"at", "commit"} when they restored every file, else "restored" {"files", "at", "commit"} when some."""
     found = gitutil.tagging_commits(root, scan, scan)  # newest first
     taggings = [(i, c) for i, c in enumerate(found) if not is_undo(c["message"])][:limit]
     undos = [(i, c) for i, c in enumerate(found) if is_undo(c["message"])]
     restored = restored_in_git(root, taggings, undos)
-    return [{**c, "face": face(c["message"]), **restored.get(c["commit"], {})} for _, c in taggings]
+    return [{**c, "paths": listed(c["message"]) or c["paths"], "face": face(c["message"]),
+             **restored.get(c["commit"], {})} for _, c in taggings]
 
 
 def restored_in_git(root: Path, taggings: list[tuple[int, dict]], undos: list[tuple[int, dict]]) -> dict[str, dict]:
