@@ -796,6 +796,19 @@ def apply_defaults(client) -> str:
     return re.search(r'hx-post="(/tag/undo/[^"]+)"', html).group(1)
 
 
+def test_the_applied_message_reads_as_sentences(client):
+    """"Committed 1a2b3c4d5e.Coverage now: ..." ran two sentences together: the template's lines were joined without
+    the space between them. As a browser shows it (tags dropped, not turned into spaces):"""
+    html = client.post("/tag/apply", data={**preview_form(client), "csrf_token": csrf_token(client)},
+                       headers=HTMX).get_data(as_text=True)
+    shown = " ".join(unescape(re.sub(r"<[^>]+>", "", html)).split())
+    assert re.search(r"Committed [0-9a-f]{10}\. Coverage now: \d+ of \d+ files tagged", shown), shown[:400]
+    undone = client.post(re.search(r'hx-post="(/tag/undo/[^"]+)"', html).group(1),
+                         headers={**HTMX, "X-CSRFToken": csrf_token(client)}).get_data(as_text=True)
+    shown = " ".join(unescape(re.sub(r"<[^>]+>", "", undone)).split())
+    assert re.search(r"Committed [0-9a-f]{10}\. Coverage now:", shown), shown[:400]
+
+
 def test_undo_survives_a_restart(app, client, indexed):
     original = snapshot(indexed)
     undo_url = apply_defaults(client)
