@@ -97,6 +97,16 @@ def test_serve_refusal_reads_as_english(root, monkeypatch):
     assert code == 1 and "since the dashboard and MCP read and write your memory" in err
 
 
+def test_serve_help_says_where_mcp_is_served():
+    """`serve --help` said --mcp serves "(localhost only)", and `serve --host 0.0.0.0 --mcp --tokens-file F` serves it
+    on every address (docs/team.md): the help names the condition instead."""
+    done = subprocess.run([sys.executable, "-m", "tachikoma", "serve", "--help"], capture_output=True, text=True,
+                          env={**os.environ, "COLUMNS": "500"})
+    line = next(text for text in done.stdout.splitlines() if text.strip().startswith("--mcp "))
+    assert "localhost only" not in line
+    assert "--tokens-file" in line and "--trusted-proxy" in line
+
+
 def test_remember_on_the_command_line_writes_commits_and_indexes(root, monkeypatch):
     code, out, err = run("--memory", str(root), "remember", "The okapi sleeps at noon.", "--title", "Okapi",
                          "--folder", "notes/zoo", "--confidence", "high", "--json")

@@ -371,7 +371,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     p.add_argument("--port", type=_port, default=5000, help="port, 1-65535 (default 5000)")
     p.add_argument("--no-watch", action="store_true", help="do not watch the memory folder (re-index by hand)")
-    p.add_argument("--mcp", action="store_true", help="also serve MCP over streamable HTTP at /mcp (localhost only)")
+    p.add_argument("--mcp", action="store_true",
+                   help="also serve MCP over streamable HTTP at /mcp, beside the dashboard (a --host other than "
+                        "this machine's loopback needs --tokens-file or --trusted-proxy, as the dashboard does)")
     p.add_argument("--mcp-read-only", action="store_true", help="with --mcp: leave out the tools that write")
     p.add_argument("--mcp-allow-owner-trust", action="store_true",
                    help="with --mcp: let agents set trust 'owner' (by default they may set at most 'self')")
