@@ -91,3 +91,15 @@ def test_a_budgets_structured_content_gives_its_passages_once(ask):
         assert serialized.count(json.dumps(p["text"], ensure_ascii=False)) == 1
         assert quoted(p["text"]) in text
     assert tokens.count(text) <= 600
+
+
+def test_the_time_a_question_named_is_given_in_words_an_agent_reads(ask):
+    """`time` gave an agent each window's unix seconds beside its label ("start": 1795996800.0, "end": ...): the
+    only times of the reply not in ISO 8601, saying again what the label says, about 20 tokens a window. An agent
+    is given the phrase and the days it names; `search --json` without a budget keeps the seconds."""
+    found = ask({"query": "what did we decide about the gate driver last week", "budget_tokens": 600, "min_score": 0})
+    windows = found.structured_content["time"]
+    assert [set(w) for w in windows] == [{"phrase", "label"}], windows
+    assert windows[0]["phrase"] == "last week" and ".." in windows[0]["label"]
+    ahead = ask({"query": "what is on next week", "budget_tokens": 600, "min_score": 0}).structured_content["time"]
+    assert ahead and all(set(w) == {"phrase", "label", "ahead"} for w in ahead), ahead

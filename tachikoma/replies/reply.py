@@ -34,6 +34,9 @@ FINER = {"age_days": 5}
 #: passages only when it says something: the question's words the memory holds nowhere, the files a question that
 #: gathers was widened by, the time it named, the memories a search of several searched, the process that answered.
 SAID_WHEN_SET = ("keywords_nowhere", "widened_by", "named_parts", "time", "memories", "served_by")
+#: What an agent is not given of a time the question named: its bounds in unix seconds, which its ``label`` says in
+#: days (the only times of a reply not in ISO 8601; ``search --json`` without a budget keeps them).
+WINDOW_SECONDS = ("start", "end")
 #: The index's freshness an agent is always given (`freshness.answer_freshness`; ``watching`` where a process watches
 #: the folder: whether to search again shortly); the rest of it only when it says something to act on: chunks
 #: without full vectors yet, result files gone, a watcher that failed.
@@ -84,6 +87,9 @@ def for_agent(answer: dict, agent_text: bool = False) -> dict:
     if answer["no_good_match"]:
         out["reason"] = no_match_reply(answer)
     out.update({key: answer[key] for key in SAID_WHEN_SET if answer.get(key) and key != "served_by"})
+    if out.get("time"):
+        out["time"] = [{key: value for key, value in window.items() if key not in WINDOW_SECONDS}
+                       for window in out["time"]]
     out["freshness"] = agent_freshness(answer.get("freshness") or {})
     staleness = answer.get("staleness") or {}
     if staleness.get("stale") or staleness.get("fresh_only"):
