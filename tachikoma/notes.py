@@ -206,6 +206,11 @@ def _folder(root: Path, folder: str | None) -> str:
     if not folder:
         return ""
     _refuse_hidden("folder", folder)
+    if "\\" in folder:
+        # A Windows path ("notes\\2026") is one folder of that name here, which git cannot check out on Windows.
+        meant = folder.replace("\\", "/")
+        raise NoteError(f"the folder {printable(repr(folder))} holds a backslash: separate folders with '/' "
+                        f"({printable(repr(meant))}); a backslash in a name cannot be checked out on Windows")
     try:
         full = safe_path(root, folder)
     except PathOutsideMemory as exc:

@@ -150,6 +150,25 @@ def test_remember_refuses_control_and_invisible_characters_in_folder_and_title(m
     assert not [p for p in mem.rglob("*") if char in p.name]
 
 
+def test_remember_refuses_a_windows_path_as_a_folder(mem):
+    r"""An agent on Windows writes folders its way: "notes\\2026" made one folder named `notes\2026` at the top of
+    the memory, and "people\\..\\..\\tmp" or "C:\\temp" one named so (a path that reads as leaving the memory), names
+    git cannot check out on Windows. A backslash is refused with what to write instead; nothing is written."""
+    head = git(mem, "rev-parse", "HEAD").strip()
+
+    async def scenario():
+        async with Client(server(mem, "--no-watch")) as client:
+            return [await call(client, "remember", {"text": "A note.", "title": "plan", "folder": folder})
+                    for folder in ("notes\\2026", "people\\..\\..\\tmp", "C:\\temp")]
+
+    answers = run(scenario)
+    for error, text, _ in answers:
+        assert error and "backslash" in text and "'/'" in text, text
+    assert "'notes/2026'" in answers[0][1]
+    assert git(mem, "rev-parse", "HEAD").strip() == head and git(mem, "status", "--porcelain") == ""
+    assert not [p for p in mem.rglob("*") if "\\" in p.name]
+
+
 def test_a_source_with_a_newline_or_an_override_never_reaches_a_commit_subject(mem):
     head = git(mem, "rev-parse", "HEAD").strip()
 
