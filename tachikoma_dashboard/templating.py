@@ -7,7 +7,7 @@ from flask import Flask, g, request
 
 from tachikoma import memory
 from tachikoma.humanize import (duration, language_hint, named_text, no_match_reason, nowhere_text,
-                                other_languages_text, secrets_text, widened_text)
+                                other_languages_text, printable, secrets_text, widened_text)
 from tachikoma.config import RECENCY_PRESETS
 from tachikoma.reading.documents import KINDS
 from tachikoma.transcripts import without_context  # a result shows its file and date: not its context lines
@@ -25,6 +25,8 @@ def install_template_helpers(app: Flask) -> None:
         highlight=render.highlight, snippet=render.snippet, passage=without_context, ago=render.ago, when=render.when,
         num=render.num, pct=render.pct, dated=render.dated, fraction=render.fraction, plural=render.plural,
         duration=duration, other_languages=other_languages_text, secrets=secrets_text,
+        # a file's name as the command line prints it: a right-to-left override or a newline escaped, not obeyed
+        printable=printable,
     )
     app.jinja_env.globals.update(
         explain=render.explain, language_hint=language_hint, nowhere_text=nowhere_text, widened_text=widened_text,

@@ -519,6 +519,28 @@ def test_hostile_markdown_renders_inert(indexed):
     # what each kind of hostile markup becomes, and links out of the folder: test_web_render.py
 
 
+def test_a_file_name_with_a_right_to_left_override_is_shown_escaped(indexed):
+    """A name holding U+202E (right-to-left override) shows its letters backwards from there ("invoice\u202efdp.md"
+    reads "invoicedm.pdf"): the command line prints such a name escaped (`humanize.printable`), the dashboard printed
+    it raw in results, file lists, the file page, the tag preview and its changes. Every face now shows it as the
+    command line does; links still lead to the file."""
+    name = "invoice\u202efdp.md"
+    (indexed / "inbox" / name).write_text("# Invoice\nThe invoice for the okapi enclosure.\n")
+    build_index(indexed)
+    client = make_client(create_app(memory=indexed, port=5000))
+    pages = {url: client.get(url) for url in (
+        "/?q=okapi+enclosure+invoice", "/file/inbox/invoice%E2%80%AEfdp.md", "/coverage/files?status=untagged",
+        "/tag?preview=1&path=inbox/&trust=self", "/coverage")}
+    for url, response in pages.items():
+        assert response.status_code == 200, url
+        shown = unescape(re.sub(r"<[^>]*>", "", response.get_data(as_text=True)))  # the text, no attributes
+        assert "\u202e" not in shown, url
+        if url != "/coverage":
+            assert "inbox/invoice\\u202efdp.md" in shown, url
+    html = pages["/?q=okapi+enclosure+invoice"].get_data(as_text=True)
+    assert 'href="/file/inbox/invoice%E2%80%AEfdp.md?' in html  # the link is the file's
+
+
 @pytest.mark.parametrize("url", [
     "/file/../outside.md", "/file/%2e%2e/outside.md", "/file/%2E%2E%2Foutside.md", "/file/inbox/../../outside.md",
     "/file//etc/passwd", "/file/%2Fetc%2Fpasswd", "/file/.git/config", "/file/.cache/index.db",
