@@ -168,6 +168,21 @@ def safe_path(root: Path, rel_path: str) -> Path:
     return root / pure
 
 
+def stands_for(root: Path, rel_path: str) -> str | None:
+    """The memory file that `rel_path` (a path `safe_path` let through) reaches through a symlink, as the walk lists
+    it (`alias.md -> real.md`: "real.md"; a file in a symlinked folder: its own path), when that is a memory file of
+    the same kind; None when `rel_path` is that file itself, or what it reaches is no such file (`note.md ->
+    note.txt` stands for itself)."""
+    full = Path(root) / rel_path
+    try:
+        real = full.resolve().relative_to(Path(root).resolve()).as_posix()
+    except (OSError, RuntimeError, ValueError):
+        return None
+    if real == full.relative_to(root).as_posix() or kind_of(real) != kind_of(rel_path):
+        return None
+    return real if (Path(root) / real).is_file() else None
+
+
 def read_text(root: Path, rel_path: str, lines: str | None = None, max_bytes: int = 5_000_000,
               redact: bool = True) -> dict:
     """A memory file's text, whole or the line range `lines` ("12-40" or "12"), for an agent to read,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, current_app, make_response, redirect, render_template, request, send_file, url_for
 
-from tachikoma import stats
+from tachikoma import memory, stats
 from tachikoma.indexer import status
 from tachikoma.tagging import applying, model, planning, undoing
 from tachikoma.errors import EmbedderError, TachikomaError
@@ -120,6 +120,9 @@ def file_page(rel: str):
                             image_for=image_url, redact=dash().redact_secrets())
     if view is None:
         abort(404)
+    real = memory.stands_for(dash().root, rel)
+    if real is not None:  # a symlink to a note is that note (indexed, ranked and tagged under its own name)
+        return redirect(url_for("dashboard.file_page", rel=real, **request.args), code=302)
     came_from = SearchForm.read(request.args)  # the search a result link came from, for the breadcrumb
     part = "partials/file_head.html" if request.args.get("part") == "head" else "partials/file_body.html"
     return page("file.html", part, search_args=came_from.args() if came_from.q else {},

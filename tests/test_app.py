@@ -541,6 +541,24 @@ def test_a_file_name_with_a_right_to_left_override_is_shown_escaped(indexed):
     assert 'href="/file/inbox/invoice%E2%80%AEfdp.md?' in html  # the link is the file's
 
 
+def test_a_symlinked_note_opens_as_the_note_it_stands_for(indexed):
+    """`alias.md -> martin.md` is the same note: the command line and MCP tag martin.md when asked to tag alias.md.
+    The file page of the alias (a note's link can lead there) offered "Edit tags", whose preview said "No file
+    matched" (the alias is not among the memory's files, its note is). It now opens the note's own page."""
+    (indexed / "inbox" / "alias.md").symlink_to(indexed / "martin.md")
+    client = make_client(create_app(memory=indexed, port=5000))
+    response = client.get("/file/inbox/alias.md?lines=7-9&q=meetings")
+    assert response.status_code in (301, 302, 303, 307, 308)
+    assert response.headers["Location"].endswith("/file/martin.md?lines=7-9&q=meetings")
+    html = client.get(response.headers["Location"]).get_data(as_text=True)
+    assert 'name="path" value="martin.md"' in html
+    preview = client.get("/tag", query_string={"preview": "1", "kind": "markdown", "path": "martin.md",
+                                               "mode": "overwrite", "confidence": "low"}).get_data(as_text=True)
+    assert "1 file would change" in text_of(preview)
+    (indexed / "inbox" / "dangling.md").symlink_to(indexed / "inbox" / "nowhere.md")
+    assert client.get("/file/inbox/dangling.md").status_code == 404
+
+
 @pytest.mark.parametrize("url", [
     "/file/../outside.md", "/file/%2e%2e/outside.md", "/file/%2E%2E%2Foutside.md", "/file/inbox/../../outside.md",
     "/file//etc/passwd", "/file/%2Fetc%2Fpasswd", "/file/.git/config", "/file/.cache/index.db",
