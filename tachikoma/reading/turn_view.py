@@ -22,9 +22,10 @@ def read_for_agent(root: Path, rel_path: str, lines: str | None = None, view: st
                    max_bytes: int = 5_000_000, redact: bool = True) -> dict:
     """`memory.read_text`, and for a transcript in the "turns" view its turns instead of its lines:
     ``{"path", "lines", "total_lines", "view", "context", "turns": [{"line", "last_line", "speaker",
-    "time", "text", "actions"}], "text"}``: "context" is the session line (agent, session, folder,
-    branch, model) and "text" that line and the turns written out for a model to read. `redact`: secrets
-    as markers (`memory.read_text`).
+    "time", "text", "actions"}]}``: "context" is the session line (agent, session, folder, branch, model).
+    Each turn's text is there once: MCP's structured content is this, and its text content writes the turns
+    out quoted (`mcp_server.read_text`; a turn's text written out unquoted could pass for a turn heading).
+    `redact`: secrets as markers (`memory.read_text`).
 
     ``view`` says what the answer holds, not what was asked: "turns", a transcript's JSONL lines ("raw"), or a
     note's lines ("text", whichever view was asked: a note has neither turns nor JSONL)."""
@@ -43,9 +44,8 @@ def read_for_agent(root: Path, rel_path: str, lines: str | None = None, view: st
               "time": t.timestamp.strftime("%Y-%m-%d %H:%M UTC") if t.timestamp else None,
               "text": t.text, "actions": list(t.actions)} for t in transcript.turns]
     context = next((t.context for t in transcript.turns if t.context), "")  # as the session begins here
-    text = "\n\n".join([context] * bool(context) + [_turn_text(turn) for turn in turns])
     return {"path": read["path"], "lines": read["lines"], "total_lines": read["total_lines"], "view": "turns",
-            "context": context, "turns": turns, "text": text}
+            "context": context, "turns": turns}
 
 
 def turn_head(turn: dict) -> str:
@@ -59,6 +59,3 @@ def turn_body(turn: dict) -> str:
     """What a turn says: its text and its tool lines (from the session file: the memory's words)."""
     return "\n".join(part for part in (turn["text"], *turn["actions"]) if part)
 
-
-def _turn_text(turn: dict) -> str:
-    return "\n".join(part for part in (turn_head(turn), turn_body(turn)) if part)
