@@ -95,3 +95,17 @@ def test_the_sentence_multiplies_what_the_arithmetic_does():
     assert explain.formula(r) == "similarity × trust × confidence × recency × time × duplicate penalty = score"
     assert explain.arithmetic(r) == "0.46 × 1.00 × 0.60 × 0.80 × 0.85 × 0.80 = 0.15"
     assert [x.name for x in explain.factors(r) if x.part] == ["meaning", "keywords"]
+
+
+def test_a_passage_read_by_the_multilingual_reader_says_its_cosine_was_put_on_the_index_scale():
+    """"meaning 0.56 (the passage is in Spanish: cosine 0.38 of the multilingual reader (muse)'s embeddings)" on the
+    command line left a reader wondering how 0.38 made 0.56: the dashboard's panel said "on this index's embedder's
+    scale", the one-line sentence did not (the E5 scale's line says "on a scale from 0.76"). It says so now."""
+    f = {"similarity": 0.56, "vector_similarity": 0.56, "keyword_score": 0.43,
+         "fusion": {"method": "convex", "keyword_weight": 0.4, "meaning_alone": True},
+         "read_by": {"embedder": "muse:universal-sentence-encoder-multilingual-3", "cosine": 0.38,
+                     "language": "Spanish", "query_language": "English"}}
+    assert explain.fusion_text(f) == (
+        "meaning 0.56 (the passage is in Spanish: cosine 0.38 of the multilingual reader (muse)'s embeddings, put on "
+        "this index's scale) alone: the passage is not in the question's language, so keywords (0.43) do not weigh "
+        "on it")

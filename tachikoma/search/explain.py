@@ -77,10 +77,13 @@ def meaning_why(factors: dict) -> str:
 
 def read_by_text(read_by: dict, short: bool = False) -> str:
     """"the passage is in German: cosine 0.82 of the multilingual reader (muse)'s embeddings (question in
-    English), on this index's embedder's scale"; `short`: up to "embeddings"."""
+    English), on this index's embedder's scale"; `short` (beside the meaning it made, in the one-line sentence):
+    "...'s embeddings, put on this index's scale"."""
     text = (f"the passage is in {read_by['language']}: cosine {read_by['cosine']:.2f} of "
             f"{reader_label(read_by['embedder'])}'s embeddings")
-    return text if short else f"{text} (question in {read_by['query_language']}), on this index's embedder's scale"
+    if short:
+        return f"{text}, put on this index's scale"
+    return f"{text} (question in {read_by['query_language']}), on this index's embedder's scale"
 
 
 @dataclass(frozen=True)
