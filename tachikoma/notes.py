@@ -64,11 +64,41 @@ class Written:
     existing: bool = False
 
 
+#: Names Windows keeps for devices, with any extension ("con.md"): git there refuses such a path, and a clone of the
+#: memory fails (`core.protectNTFS`).
+_DEVICE = re.compile(r"(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?", re.IGNORECASE)
+#: Characters a Windows file name cannot hold (a backslash is told apart: it is a Windows path's separator).
+_NOT_ON_WINDOWS = '<>:"|?*'
+
+
 def slug(text: str) -> str:
-    """A file name stem from a title: lower case ASCII words joined by hyphens ("note" if none)."""
+    """A file name stem from a title: lower case ASCII words joined by hyphens ("note" if none); a name Windows keeps
+    for a device ("con", "nul") ends in ``-note``."""
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
     words = re.findall(r"[a-z0-9]+", ascii_text.lower())[:_SLUG_WORDS]
-    return "-".join(words)[:80].strip("-") or "note"
+    stem = "-".join(words)[:80].strip("-") or "note"
+    return f"{stem}-note" if _DEVICE.fullmatch(stem) else stem
+
+
+def _refuse_unportable(folder: str) -> None:
+    """Refuse a folder git cannot check out on Windows, where a memory's clone may live: a Windows path ("notes\\2026",
+    told the folder meant), a character Windows file names cannot hold, a name ending in a dot or a space, or a
+    name Windows keeps for a device ("aux", "com3")."""
+    if "\\" in folder:
+        # A Windows path ("notes\\2026") is one folder of that name here, which git cannot check out on Windows.
+        meant = folder.replace("\\", "/")
+        raise NoteError(f"the folder {printable(repr(folder))} holds a backslash: separate folders with '/' "
+                        f"({printable(repr(meant))}); a backslash in a name cannot be checked out on Windows")
+    for part in folder.split("/"):
+        if part in ("", ".", ".."):  # the path's own steps: `safe_path` judges them
+            continue
+        held = sorted({ch for ch in part if ch in _NOT_ON_WINDOWS})
+        why = (f"holds {' '.join(repr(ch) for ch in held)}, which a name cannot hold on Windows" if held else
+               "ends in a dot or a space, which Windows drops from a name" if part.endswith((".", " ")) else
+               "is a name Windows keeps for a device" if _DEVICE.fullmatch(part) else None)
+        if why:
+            raise NoteError(f"the folder {printable(repr(folder))}: {printable(repr(part))} {why}, so git cannot "
+                            "check the note out there; name the folder otherwise")
 
 
 _HEADING = re.compile(r"[ ]{0,3}#{1,6}(?:[ \t]+(.*?))?[ \t#]*(?:\r?\n|$)")
@@ -206,11 +236,7 @@ def _folder(root: Path, folder: str | None) -> str:
     if not folder:
         return ""
     _refuse_hidden("folder", folder)
-    if "\\" in folder:
-        # A Windows path ("notes\\2026") is one folder of that name here, which git cannot check out on Windows.
-        meant = folder.replace("\\", "/")
-        raise NoteError(f"the folder {printable(repr(folder))} holds a backslash: separate folders with '/' "
-                        f"({printable(repr(meant))}); a backslash in a name cannot be checked out on Windows")
+    _refuse_unportable(folder)
     try:
         full = safe_path(root, folder)
     except PathOutsideMemory as exc:

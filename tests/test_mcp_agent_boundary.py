@@ -169,6 +169,29 @@ def test_remember_refuses_a_windows_path_as_a_folder(mem):
     assert not [p for p in mem.rglob("*") if "\\" in p.name]
 
 
+def test_remember_writes_no_name_git_cannot_check_out_on_windows(mem):
+    """A memory is a git repository, cloned where its owner works. A title "CON" or "nul" made `con.md`, `nul.md`, and
+    a folder "aux", "notes:2026" or "drafts." one of that name: names Windows keeps for devices or cannot hold, so
+    git there refuses the path and the clone fails. Such a title's file ends in `-note` (as an evergreen name's
+    does); such a folder is refused with why, and nothing is written."""
+    head = git(mem, "rev-parse", "HEAD").strip()
+
+    async def scenario():
+        async with Client(server(mem, "--no-watch")) as client:
+            titles = [await call(client, "remember", {"text": f"Note {n}.", "title": title})
+                      for n, title in enumerate(("CON", "nul", "Lpt1"))]
+            folders = [await call(client, "remember", {"text": "A note.", "title": "plan", "folder": folder})
+                       for folder in ("aux", "notes/com3", "notes:2026", "drafts.", "drafts /x", 'a"b', "x|y", "q?")]
+            return titles, folders
+
+    titles, folders = run(scenario)
+    assert [data["path"] for _, _, data in titles] == ["con-note.md", "nul-note.md", "lpt1-note.md"], titles
+    for error, text, _ in folders:
+        assert error and "Windows" in text, text
+    assert len(git(mem, "log", "--format=%H", f"{head}..HEAD").split()) == 3  # the three notes, nothing else
+    assert not (mem / "aux").exists() and not (mem / "notes").exists() and git(mem, "status", "--porcelain") == ""
+
+
 def test_a_source_with_a_newline_or_an_override_never_reaches_a_commit_subject(mem):
     head = git(mem, "rev-parse", "HEAD").strip()
 
