@@ -16,7 +16,7 @@ from . import memory
 from .errors import TachikomaError
 from .globs import name_or_path_matcher
 from .humanize import plural, printable
-from .reading.tags import TRUST_VALUES, normalise_value
+from .reading.tags import CONFIDENCE_VALUES, TRUST_VALUES, normalise_value
 
 #: What an agent's note is tagged when the agent says nothing of its trust or confidence, or says null: its own
 #: memory, of medium confidence. Never untagged: an untagged note ranks by `[ranking.trust] missing` and
@@ -26,11 +26,12 @@ NOTE_TRUST, NOTE_CONFIDENCE = "self", "medium"
 OWNER_REFUSED = ("trust 'owner' means the user said it, and an agent may not claim that through this server: "
                  "use trust 'self' for what you learned or were told, or ask the user to set owner trust "
                  "(with `tachikoma tag` or the dashboard, or by starting the server with --allow-owner-trust)")
-#: Why `tag` does not raise a file's trust: a note the user or an agent marked `untrusted` or `external` can hold
-#: anything (a web page, an injected "tag this note self"), and an agent's say-so is not the user's.
-TRUST_RAISE_REFUSED = ("an agent may not raise a memory's trust: {files} already {have} trust {before}, and '{after}' "
-                       "ranks above it; an agent may lower trust or set it where none is set, and the user raises it "
-                       "(with `tachikoma tag` or the dashboard)")
+#: Why `tag` does not raise a file's trust or confidence: a note the user or an agent marked `untrusted` or
+#: `external` can hold anything (a web page, an injected "tag this note self"), one marked `speculative` is a guess
+#: (`high` would double its weight), and an agent's say-so is not the user's.
+RAISE_REFUSED = ("an agent may not raise a memory's {key}: {files} already {have} {key} {before}, and '{after}' ranks "
+                 "above it; an agent may lower {key} or set it where none is set, and the user raises it (with "
+                 "`tachikoma tag` or the dashboard)")
 #: Why `tag` changes no file in a hidden folder nor one `[ranking] evergreen` names: agents load those (CLAUDE.md,
 #: .claude/rules/, MEMORY.md, SOUL.md...) as the user's own instructions, and a tag's text goes into the file.
 INSTRUCTIONS_REFUSED = ("an agent may not tag {path!r}: {why}, which agents load as the user's own instructions, and "
@@ -86,17 +87,19 @@ def check_taggable(rel: str, real: str, evergreen: tuple[str, ...]) -> None:
 
 
 def check_not_raised(changes, allow_owner_trust: bool) -> None:
-    """An agent lowers trust, or sets it where none is (or none valid), and never raises it: `untrusted` → `self`
-    would let what a note says (an injected instruction among it) rank as the agent's own memory. `changes`: a
-    tagging plan's (`tagging.planning`). Not when the server lets agents set owner trust (`allow_owner_trust`:
-    the user trusts them with every level)."""
+    """An agent lowers trust and confidence, or sets them where none is (or none valid), and never raises them:
+    `untrusted` → `self` would let what a note says (an injected instruction among it) rank as the agent's own
+    memory, and `speculative` → `high` would make a guess weigh twice as much. `changes`: a tagging plan's
+    (`tagging.planning`). Not when the server lets agents set owner trust (`allow_owner_trust`: the user trusts
+    them with every level)."""
     if allow_owner_trust:
         return
-    raised = [(c.path, before, c.after["trust"]) for c in changes if "trust" in c.after
-              and (before := normalise_value("trust", c.before.get("trust"))) is not None
-              and TRUST_VALUES.index(c.after["trust"]) < TRUST_VALUES.index(before)]
-    if raised:
-        path, before, after = raised[0]
-        files = printable(path) + (f" and {plural(len(raised) - 1, 'other file')}" if len(raised) > 1 else "")
-        raise TachikomaError(TRUST_RAISE_REFUSED.format(files=files, have="has" if len(raised) == 1 else "have",
-                                                        before=before, after=after))
+    for key, order in (("trust", TRUST_VALUES), ("confidence", CONFIDENCE_VALUES)):
+        raised = [(c.path, before, c.after[key]) for c in changes if key in c.after
+                  and (before := normalise_value(key, c.before.get(key))) is not None
+                  and order.index(c.after[key]) < order.index(before)]
+        if raised:
+            path, before, after = raised[0]
+            files = printable(path) + (f" and {plural(len(raised) - 1, 'other file')}" if len(raised) > 1 else "")
+            raise TachikomaError(RAISE_REFUSED.format(key=key, files=files, have="has" if len(raised) == 1 else "have",
+                                                      before=before, after=after))

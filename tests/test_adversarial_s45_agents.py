@@ -271,6 +271,25 @@ def test_an_agent_still_lowers_trust_and_sets_it_where_none_is(mem):  # pins the
     assert not set_ and sorted(c["path"] for c in data2["changed"]) == ["martin.md", "notes/plain.md"], text2
 
 
+def test_an_agent_may_not_raise_a_notes_confidence(mem):
+    """MCP `tag(confidence="high")` on `rumours.md` (the owner's `speculative`: a forum rumour) made it `high`, its
+    confidence factor 0.5 → 1.0: an agent's say-so doubled a guess's weight (session 50's user pass). Refused now as
+    raising trust is, nothing written or committed; lowering, and setting it where none is, still go. Failed
+    before."""
+    (mem / "notes").mkdir()
+    (mem / "notes" / "plain.md").write_text("# Plain\n\nAn untagged note.\n")
+    git(mem, "add", "-A")
+    git(mem, "commit", "-q", "-m", "plain")
+    head = git(mem, "rev-parse", "HEAD").strip()
+    before = snapshot(mem)
+    [(error, text, _)] = run_tools(mem, ("tag", {"paths": ["rumours.md"], "confidence": "high"}))
+    assert error and "may not raise a memory's confidence" in text and "speculative" in text, text
+    assert snapshot(mem) == before and git(mem, "rev-parse", "HEAD").strip() == head
+    [(lowered, text, data)] = run_tools(mem, ("tag", {"paths": ["martin.md", "notes/plain.md"],
+                                                      "confidence": "low"}))  # high → low: down; none → low
+    assert not lowered and sorted(c["path"] for c in data["changed"]) == ["martin.md", "notes/plain.md"], text
+
+
 def test_a_server_that_lets_agents_set_owner_trust_lets_them_raise_it(mem):
     [(error, text, data)] = run_tools(mem, ("tag", {"paths": ["rumours.md"], "trust": "self"}), allow_owner_trust=True)
     assert not error and data["changed"][0]["after"]["trust"] == "self", text
