@@ -148,6 +148,8 @@ def _compiled(source: str, ignore_case: bool):
 def pattern_error(pattern: str) -> str | None:
     """Why `pattern` is no pattern a selector or the evergreen list can use, in a sentence; None when it is one."""
     pattern = pattern.replace("\\", "/")
+    if ".." in pattern.split("/"):  # matches nothing: every path it is matched against is inside the memory
+        return f"{pattern!r} points outside the memory folder: a folder or glob is read from the memory's root"
     if not is_glob(pattern):
         return None
     try:

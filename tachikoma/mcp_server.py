@@ -45,7 +45,7 @@ from .store import locate
 from .tagging import applying, model, planning
 from .reading.tags import CONFIDENCE_VALUES, TRUST_VALUES, InvalidTagValue, check_value
 from .vocabulary import (BUDGET_RESULTS, DEFAULT_LIMIT, MAX_BUDGET, MAX_LIMIT, MAX_QUERY_CHARS, MAX_SCOPE_PATTERNS,
-                         MCP_BUDGET)
+                         MAX_SOURCE_CHARS, MCP_BUDGET)
 
 log = logging.getLogger("tachikoma.mcp")
 
@@ -532,7 +532,7 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
         path: Annotated[list[Annotated[str, Field(min_length=1, max_length=MAX_PATTERN_CHARS)]] | None, Field(
             max_length=MAX_SCOPE_PATTERNS, description="only files in these folders ('projects/lintel/') or matching "
                                                        "these globs ('**/*meeting*.md'): a file matching any")] = None,
-        source: Annotated[str | None, Field(min_length=1, max_length=200, description=(
+        source: Annotated[str | None, Field(min_length=1, max_length=MAX_SOURCE_CHARS, description=(
             "only files with this source tag ('claude-code', 'openclaw', …), or 'missing' (none)"))] = None,
     ) -> CallToolResult:
         answer = guarded(lambda: tools.search(query, limit, kind, trust, min_score, recency, as_of, memories,
@@ -595,7 +595,7 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
                                                  "allows agents to set it")] = agent_rules.NOTE_TRUST,
             confidence: Annotated[Confidence | None, Field(description="how sure (default, and null: "
                                                            "medium)")] = agent_rules.NOTE_CONFIDENCE,
-            source: Annotated[str | None, Field(max_length=200, description="where it came from")] = None,
+            source: Annotated[str | None, Field(max_length=MAX_SOURCE_CHARS, description="where it came from")] = None,
             ctx: Context | None = None,
         ) -> CallToolResult:
             by = who_asked(ctx)
@@ -618,7 +618,7 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
                                                  "untrusted; owner only if the server allows agents to set "
                                                  "it")] = None,
             confidence: Annotated[Confidence | None, Field(description="how sure it is")] = None,
-            source: Annotated[str | None, Field(max_length=200, description="where it came from")] = None,
+            source: Annotated[str | None, Field(max_length=MAX_SOURCE_CHARS, description="where it came from")] = None,
             ctx: Context | None = None,
         ) -> CallToolResult:
             by = who_asked(ctx)

@@ -15,6 +15,9 @@ DEFAULT_LIMIT = 10
 #: MCP): a question is a sentence or two; past this it is a document pasted by mistake (or an attempt to keep the
 #: server busy).
 MAX_QUERY_CHARS = 2000
+#: The longest `source` tag any face writes (it goes into the file's front matter or the tag file, and into the
+#: commit subject) or searches by: a name or a link, not a paragraph.
+MAX_SOURCE_CHARS = 200
 #: The most folders or globs one search is kept to (`search --path`, ``path`` on the other faces; `globs.scope_error`).
 MAX_SCOPE_PATTERNS = 20
 #: The largest token budget a search takes (`--budget`, ``budget_tokens``), and how many results a

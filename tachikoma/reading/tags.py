@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..vocabulary import MAX_SOURCE_CHARS
+
 TRUST_VALUES = ("owner", "self", "external", "untrusted")
 CONFIDENCE_VALUES = ("high", "medium", "low", "speculative")
 TAG_KEYS = ("trust", "confidence", "source")
@@ -61,6 +63,9 @@ def check_value(key: str, raw: str | None) -> str | None:
         if hidden := hidden_characters(value):  # it goes into the file and the commit subject as it is
             raise InvalidTagValue(f"invalid source '{printable(value)}': it holds a control or invisible "
                                   f"character ({', '.join(printable(ch) for ch in hidden)}); leave it out")
+        if len(value) > MAX_SOURCE_CHARS:  # the same on every face (MCP's schema says it too)
+            raise InvalidTagValue(f"invalid source '{printable(value[:40])}…': {len(value):,} characters, at most "
+                                  f"{MAX_SOURCE_CHARS} (a name or a link)")
     if value is None:
         allowed = ", ".join(ALLOWED.get(key, ("true", "false") if key == EVERGREEN else ("any non-empty text",)))
         raise InvalidTagValue(f"invalid {key} {raw!r}: use one of {allowed}")

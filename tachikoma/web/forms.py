@@ -15,7 +15,7 @@ from tachikoma.config import RECENCY_PRESETS
 from tachikoma.vocabulary import DEFAULT_LIMIT, MAX_BUDGET, MAX_LIMIT, query_too_long, whole_number
 from tachikoma.reading.documents import KINDS
 from tachikoma.search.snapshot import Filters
-from tachikoma.reading.tags import STATUSES, TRUST_VALUES, WRITABLE_KEYS, InvalidTagValue, normalise_value
+from tachikoma.reading.tags import STATUSES, TRUST_VALUES, WRITABLE_KEYS, InvalidTagValue, check_value, normalise_value
 
 
 def _text(data, name: str) -> str:
@@ -88,13 +88,11 @@ class SearchForm:
         source = _text(args, "source")
         if source.lower() == "missing":
             form.source = "missing"
-        elif source:
+        elif source:  # as every face checks a source (`check_value`)
             try:
-                form.source = normalise_value("source", source) or ""
+                form.source = check_value("source", source)
             except InvalidTagValue as exc:
                 form.errors["source"] = str(exc)
-            if not form.source and "source" not in form.errors:
-                form.errors["source"] = f"source {source[:40]!r} is no source tag"
         limit = _int(args.get("limit"), DEFAULT_LIMIT)
         if limit is None or not 1 <= limit <= MAX_LIMIT:
             form.errors["limit"] = f"limit must be a whole number from 1 to {MAX_LIMIT}"
