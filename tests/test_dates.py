@@ -597,6 +597,25 @@ def test_a_dated_update_still_supersedes_after_an_import(tmp_path):
     assert found["memory/2026-02-10.md"]["factors"]["superseded_by"]["path"] == "memory/2026-03-05.md"
 
 
+def test_an_import_puts_no_memory_inside_the_time_asked_about(tmp_path):
+    """An existing memory committed at once in the week asked about: "what did I decide last week" gave every
+    imported note "time: 2026-03-01, asked 'last week'", 1.0, beside the daily note truly from that week, and the
+    question's "no good match" was decided by them (session 50's user pass). A weak date is when the file was
+    copied, not what it is from: outside any window, said so. Failed before."""
+    top = tmp_path / "repo"
+    _tomas_memory(top)
+    put(top, "memory/2026-02-26.md", "# 2026-02-26\n\nDecided to print the packaging proofs in Porto.\n")
+    commit_all(top, "a daily note", "2026-03-02T18:00:00Z")
+    runner.run(top, embedder_name="hash")
+    # asked on Wednesday 4 March: last week is 23 February to 1 March, the import's day among them
+    found = _search(top, "what did I decide about the packaging review last week", datetime(2026, 3, 4, tzinfo=UTC))
+    daily, tomas = found["memory/2026-02-26.md"]["factors"], found["people/tomas.md"]["factors"]
+    assert (daily["time"], daily["time_reason"]) == (1.0, "time: 2026-02-26, asked 'last week'")
+    assert tomas["date_trust"] == "weak" and tomas["time"] == 0.6
+    assert tomas["time_reason"] == ("time: 2026-03-01, asked 'last week'; a weak date (an import or a file time), not "
+                                    "when it is from")
+
+
 def test_words_held_reads_a_common_word_as_a_rare_one(tmp_path, monkeypatch):
     """A word in more than WORDS_HELD_SCAN chunks is looked up chunk by chunk instead of read whole:
     the same answer either way."""

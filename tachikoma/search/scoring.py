@@ -285,8 +285,10 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
     age_days = np.maximum(now_ts - aged, 0.0) / DAY
     evergreen = snap.evergreen_files(cfg.evergreen)
     rec = ranking.recency_rule(age_days, evergreen[snap.chunk_file], rule, weak=None if by_modification else weak_date)
-    in_time, nearest = timeq.factor(snap.date, list(windows), timeq.OUTSIDE_TIME_ONLY if time_only else None,
-                                    sharp=time_only)
+    outside = timeq.OUTSIDE_TIME_ONLY if time_only else timeq.OUTSIDE
+    in_time, nearest = timeq.factor(snap.date, list(windows), outside, sharp=time_only)
+    if windows:  # a weak date (an import's commit, a file time) says when the file was copied, not what it is from
+        in_time = np.where(weak_date, np.minimum(in_time, outside), in_time)
     similarity = ranking.fuse(vector, keyword, fusion)
     from_question = vector  # the meaning of the question alone decides "no good match"
     shared = similarity > 0  # the chunks that share something with the question itself, not only widened
@@ -376,7 +378,7 @@ def rank_snapshot(snap: Snapshot, qvec: np.ndarray, limit: int, config: Config,
                                "superseded" if superseded_by[pos] >= 0 else "age"),
             "time": float(in_time[pos]),
             "time_reason": timeq.explain(float(in_time[pos]), float(snap.date[pos]),
-                                         windows[nearest[pos]] if windows else None, now.tzinfo),
+                                         windows[nearest[pos]] if windows else None, now.tzinfo, bool(weak_date[pos])),
             "duplicate_penalty": float(penalty),
         })
         if c0:  # what the meaning was read from: the cosine, on the embedder's scale

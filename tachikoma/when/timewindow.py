@@ -132,10 +132,12 @@ def factor(dates: np.ndarray, windows: list[Window], outside: float | None = Non
     return best, nearest
 
 
-def explain(value: float, when: float, window: Window | None, tz) -> str:
-    """"time: 2026-03-22, asked 'on 2026-03-22'" (or "… outside it")."""
+def explain(value: float, when: float, window: Window | None, tz, weak: bool = False) -> str:
+    """"time: 2026-03-22, asked 'on 2026-03-22'" (or "… outside it"; a `weak` date, an import's or a file time, is
+    no time a memory is from: "… a weak date (an import or a file time), not when it is from")."""
     if window is None:
         return ""
     day = datetime.fromtimestamp(when, tz).date().isoformat()
-    where = "" if value >= 1.0 else f", outside {window.label}"
+    where = ("; a weak date (an import or a file time), not when it is from" if weak else
+             "" if value >= 1.0 else f", outside {window.label}")
     return f"time: {day}, asked '{window.phrase}'{where}"
