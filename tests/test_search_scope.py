@@ -2,15 +2,12 @@
 face: a person whose memory holds work and home, or an agent that knows which project it is in, asks within it."""
 
 import asyncio
-import contextlib
-import io
 import json
 import re
 
 import pytest
 from mcp import Client
 
-from tachikoma import cli
 from tachikoma.indexer import runner
 from tachikoma.search.searcher import Searcher
 from tachikoma.search.snapshot import Filters
@@ -18,6 +15,7 @@ from tachikoma.vocabulary import MAX_SCOPE_PATTERNS
 from tachikoma_dashboard.app import create_app
 
 from test_app import make_client
+from test_daily_use import run as cli_run
 from test_mcp import MINILM, call, server
 
 Q = "DRV8353 heat sink Jonas Martin"
@@ -63,16 +61,6 @@ def test_a_search_kept_to_a_source_tag(searcher):
     assert "2026-03-22/session-abc.jsonl" in missing and not missing & {"martin.md", "rumours.md", "identity.md"}
     both = searcher.search(Q, 50, Filters(source="martin", paths=("2026-03-22/",)))
     assert both["results"] == [] and both["match"]["filtered_out"]
-
-
-def cli_run(*args: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = cli.main(list(args))
-        except SystemExit as exc:
-            code = exc.code
-    return code, out.getvalue(), err.getvalue()
 
 
 def test_the_command_line_keeps_a_search_to_a_folder_and_says_when_no_file_is_in_it(indexed):

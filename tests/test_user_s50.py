@@ -1,25 +1,13 @@
 """What session 50's demanding user found at the edges of tagging: a source as long as a page on two faces and none
 on the third, and a folder outside the memory that "matched no file"."""
 
-import contextlib
-import io
-
 import pytest
 
-from tachikoma import cli
 from tachikoma.globs import pattern_error
 from tachikoma.reading.tags import InvalidTagValue, check_value
 from tachikoma.vocabulary import MAX_SOURCE_CHARS
 
-
-def cli_run(*args: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = cli.main(list(args))
-        except SystemExit as exc:
-            code = exc.code
-    return code, out.getvalue(), err.getvalue()
+from test_daily_use import run as cli_run
 
 
 def test_a_source_is_as_long_on_every_face_as_mcp_allows(memory):
