@@ -30,10 +30,8 @@ def test_relevant_changes(tmp_path):
     assert not relevant(root, "/elsewhere/a.md")
 
 
-def test_changes_are_grouped_and_the_index_writes_do_not_loop(tmp_path):
-    root = tmp_path / "memory"
-    root.mkdir()
-    (root / "a.md").write_text("# A\nalpha\n")
+def _indexing_recorder(root):
+    """The paths of each call, their lock, and an `on_change` that records them and indexes `root`."""
     calls: list[set[str]] = []
     lock = threading.Lock()
 
@@ -41,6 +39,14 @@ def test_changes_are_grouped_and_the_index_writes_do_not_loop(tmp_path):
         with lock:
             calls.append(paths)
         runner.run(root, embedder_name="hash")
+    return calls, lock, on_change
+
+
+def test_changes_are_grouped_and_the_index_writes_do_not_loop(tmp_path):
+    root = tmp_path / "memory"
+    root.mkdir()
+    (root / "a.md").write_text("# A\nalpha\n")
+    calls, lock, on_change = _indexing_recorder(root)
 
     watcher = Watcher(root, on_change, catch_up=True).start()
     try:
@@ -203,13 +209,7 @@ def test_the_watcher_never_watches_through_a_symlinked_folder(tmp_path):
     (outside / "a" / "b").mkdir(parents=True)
     (root / "link").symlink_to(outside, target_is_directory=True)
     (root / "notes" / "up").symlink_to(root, target_is_directory=True)  # a loop
-    calls: list[set[str]] = []
-    lock = threading.Lock()
-
-    def on_change(paths):
-        with lock:
-            calls.append(paths)
-        runner.run(root, embedder_name="hash")
+    calls, lock, on_change = _indexing_recorder(root)
 
     def wait_for(check, seconds=15):
         deadline = time.monotonic() + seconds
