@@ -194,8 +194,10 @@ def test_mcp_tag_refuses_a_read_only_note_with_the_reason(git_memory):
     locked = git_memory / "martin.md"
     locked.chmod(0o444)
     before = locked.read_bytes()
-    [(error, _, done)] = run_tools(git_memory, ("tag", {"paths": ["martin.md", "rumours.md"], "confidence": "low"}))
-    assert not error and [c["path"] for c in done["changed"]] == ["rumours.md"], done
+    # (medium → low: an agent lowers confidence; speculative → low would raise it, which it may not)
+    [(error, _, done)] = run_tools(git_memory, ("tag", {"paths": ["martin.md", "projects/tachikoma.md"],
+                                                        "confidence": "low"}))
+    assert not error and [c["path"] for c in done["changed"]] == ["projects/tachikoma.md"], done
     assert READ_ONLY in {s["path"]: s["reason"] for s in done["skipped"]}["martin.md"]
     assert locked.read_bytes() == before
 
