@@ -52,6 +52,11 @@ Example ``tachikoma.toml``::
     budget_tokens = 1000         # MCP search with neither limit nor budget_tokens: the best evidence within this
                                  # many tokens; 0 = whole results (limit 10)
 
+    [index]
+    max_file_bytes = 5000000     # larger files are skipped with a warning
+    exclude = []                 # folders and files left out of the memory, relative to it: ["Templates/",
+                                 # "Archive/**", "**/drafts/*.md"] (`memory.Exclusion`)
+
     [transcripts]
     tool_errors = false          # true: a failed tool call's line ends with its first error line
     tool_text = true             # what tool calls were given and gave back is searched by keyword (never embedded)
@@ -152,8 +157,8 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from .errors import EmbedderError, TachikomaError
-from .globs import pattern_error
-from .memory import CONFIG_FILE
+from .globs import MAX_PATTERN_CHARS, pattern_error
+from .memory import CONFIG_FILE, NO_EXCLUSION, Exclusion
 from .reading.tags import CONFIDENCE_VALUES, TRUST_VALUES
 from .vocabulary import MAX_BUDGET, MCP_BUDGET
 
@@ -295,6 +300,9 @@ class Config:
     #: (every passage: a question in another language reaches the English ones too) or "off" (false)
     multilingual: str = "auto"
     max_file_bytes: int = 5_000_000
+    #: ``[index] exclude``: the files and folders left out of the memory (`memory.Exclusion`): not indexed,
+    #: counted, read or tagged
+    exclude: Exclusion = NO_EXCLUSION
     #: ``[transcripts] tool_errors``: a failing tool call's line gets the first error line of its output
     tool_errors: bool = False
     #: ``[store] url``: where the index lives; None: the SQLite file in ``.cache`` (`tachikoma.store`)
@@ -417,8 +425,9 @@ def _from_dict(data: dict, file: Path) -> Config:
         except EmbedderError as exc:
             raise ValueError(f"embedder.name: {exc}") from None
     i = _table(data, "index")
-    _known_keys(i, {"max_file_bytes"}, "index")
+    _known_keys(i, {"max_file_bytes", "exclude"}, "index")
     max_bytes = _whole(i.get("max_file_bytes", Config.max_file_bytes), "index.max_file_bytes", minimum=1)
+    exclude = _exclude(i.get("exclude", []))
     t = _table(data, "transcripts")
     _known_keys(t, {"tool_errors", "tool_text"}, "transcripts")
     switches = {key: t.get(key, getattr(Config, key)) for key in ("tool_errors", "tool_text")}
@@ -432,12 +441,39 @@ def _from_dict(data: dict, file: Path) -> Config:
         if key in st and not st[key].strip():
             raise ValueError(f"store.{key} must not be empty")
     return Config(ranking=ranking, search=search, embedder=embedder.strip(), multilingual=multilingual,
-                  max_file_bytes=max_bytes,
+                  max_file_bytes=max_bytes, exclude=exclude,
                   store_url=st["url"].strip() if "url" in st else None,
                   store_name=st["name"].strip() if "name" in st else None, serve=_serve(_table(data, "serve")),
                   staleness=_staleness(_table(data, "staleness")), hook_timeout=_hook_timeout(_table(data, "git")),
                   mcp=_mcp(_table(data, "mcp")), redact_secrets=_redact_secrets(_table(data, "privacy")), path=file,
                   **switches)
+
+
+def _exclude(value) -> Exclusion:
+    """``[index] exclude``: an array of path patterns relative to the memory folder (`memory.Exclusion`), each a
+    glob `globs` can read, none reaching out of the memory or naming the whole of it."""
+    example = 'such as ["Templates/", "Archive/**"]'
+    if not isinstance(value, list):
+        raise ValueError(f"index.exclude must be an array of path patterns {example}, not {_toml_type(value)}")
+    patterns = []
+    for n, pattern in enumerate(value):
+        if not isinstance(pattern, str) or not pattern.strip():
+            what = "an empty string" if isinstance(pattern, str) else _toml_type(pattern)
+            raise ValueError(f"index.exclude[{n}] must be a path pattern such as \"Templates/\", not {what}")
+        pattern = pattern.strip()
+        if len(pattern) > MAX_PATTERN_CHARS:
+            raise ValueError(f"index.exclude[{n}] is longer than {MAX_PATTERN_CHARS:,} characters")
+        if error := pattern_error(pattern):
+            raise ValueError(f"index.exclude: {error}")
+        names = [part for part in pattern.replace("\\", "/").split("/") if part not in ("", ".")]
+        if ".." in names:
+            raise ValueError(f"index.exclude: {pattern!r} reaches out of the memory folder (..): a pattern is a path "
+                             "relative to the memory folder")
+        if not names:
+            raise ValueError(f"index.exclude: {pattern!r} would leave out the whole memory: name the folders or "
+                             "files to leave out, such as \"Templates/\"")
+        patterns.append(pattern)
+    return Exclusion(tuple(dict.fromkeys(patterns)))
 
 
 def _redact_secrets(table: dict) -> bool:

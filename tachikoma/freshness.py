@@ -9,6 +9,7 @@ embedders): `indexer` builds its runs on the same `plan_run`.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -46,8 +47,11 @@ class Plan:
 
 
 def plan_run(root: Path, store: IndexStore, warn: Warn | None = None, rechunk: bool = False,
-             max_bytes: int | None = None, known: dict | None = None) -> Plan:
+             max_bytes: int | None = None, known: dict | None = None,
+             exclude: memory.Exclusion = memory.NO_EXCLUSION, excluded: list[memory.Excluded] | None = None) -> Plan:
     """Compare the folder with the index. `rechunk`: unchanged files are to be chunked again too.
+    `exclude` (``[index] exclude``): the files it leaves out are not memory, so an indexed one is removed; what
+    it left out is added to `excluded` when given (`memory.walk`).
 
     A row's sha256 is the hash of the content that was read and chunked; a row
     with none ("") was never read (it vanished, failed, or was over the size
@@ -59,7 +63,7 @@ def plan_run(root: Path, store: IndexStore, warn: Warn | None = None, rechunk: b
     plan = Plan([], [], [], [])
     seen = set()
     unlisted: list[str] = []
-    for f in memory.walk(root, warn, unlisted):
+    for f in memory.walk(root, warn, unlisted, exclude=exclude, excluded=excluded):
         seen.add(f.path)
         row = known.get(f.path)
         same_stat = row is not None and row.size == f.size and row.mtime_ns == f.mtime_ns
@@ -113,11 +117,12 @@ def copied_session(warnings: list[str]) -> str | None:
     return None
 
 
-def pending_changes(root: Path, store: IndexStore, max_bytes: int | None = None) -> int:
-    """How many files were added, changed, removed or re-tagged (transcripts, in the tag file) since
-    the last index run, or still need reading."""
+def pending_changes(root: Path, store: IndexStore, max_bytes: int | None = None,
+                    exclude: memory.Exclusion = memory.NO_EXCLUSION) -> int:
+    """How many files were added, changed, removed (or left out by `exclude` since) or re-tagged (transcripts,
+    in the tag file) since the last index run, or still need reading."""
     rows = store.files()
-    plan = plan_run(root, store, max_bytes=max_bytes, known=rows)
+    plan = plan_run(root, store, max_bytes=max_bytes, known=rows, exclude=exclude)
     due = {f.path for f, _ in plan.todo} | set(plan.removed)
     from .reading import tagfile  # YAML: imported by the freshness check only, not with this module
 
@@ -142,19 +147,21 @@ def embedded_counts(store: IndexStore, complete: bool) -> dict:
     return {"chunks": sum(tiers.values()), **tiers}
 
 
-def answer_freshness(root: Path, store: IndexStore) -> dict:
+def answer_freshness(root: Path, store: IndexStore, config_path: str | os.PathLike | None = None) -> dict:
     """The freshness every search answer carries: when the index was last updated, whether
     that run finished, and how many files were added, changed or removed since.
 
     ``state`` is "complete" or "incomplete" (a run is under way or was
     interrupted); times are ISO 8601 UTC. ``embedded`` says how many chunks
-    have full vectors (`embedded_counts`).
+    have full vectors (`embedded_counts`). `config_path`: the search's settings file (None: the memory's own),
+    read now (the defaults when it cannot be): its size limit and ``[index] exclude``, as an index run reads them.
     """
     stamp = store.get_meta("last_indexed_at")
     complete = store.get_meta("run_complete") != "0"
+    settings = settings_or_defaults(root, config_path)
     return {"state": "complete" if complete else "incomplete",
             "last_indexed_at": iso(store, stamp),
-            "changed_since": pending_changes(root, store, settings_or_defaults(root).max_file_bytes),
+            "changed_since": pending_changes(root, store, settings.max_file_bytes, settings.exclude),
             "embedded": embedded_counts(store, complete)}
 
 

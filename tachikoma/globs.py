@@ -38,21 +38,60 @@ def pattern_matches(pattern: str, path: str, ignore_case: bool = False) -> bool:
     A glob is matched by RE2 (`_glob_regex`) in time linear in the path, whatever the pattern: a pattern comes
     from whoever fills the dashboard's tag form or commits the settings file, and as a backtracking regular
     expression "*?*?*?*?*?*?*?*?Z" took seconds against a session's name (hours for a few more stars)."""
+    how, text = _reading(pattern)
+    if how == "name":
+        return _glob_regex(text, ignore_case).match(path.rsplit("/", 1)[-1]) is not None
+    if how == "path":
+        return _glob_regex(text, ignore_case).match(path) is not None
+    if not text:
+        return True
+    if ignore_case:
+        text, path = text.casefold(), path.casefold()
+    return path == text or path.startswith(text + "/")
+
+
+def _reading(pattern: str) -> tuple[str, str]:
+    """How `pattern_matches` reads `pattern`: ("name", glob) matched against the file name, ("path", glob) against
+    the whole path (a folder glob, "2026-1*/", as everything in the folders it matches), or ("prefix", folder or
+    file path) for one without a wildcard ("" for the whole memory)."""
     pattern = pattern.replace("\\", "/")
     while pattern.startswith("./"):
         pattern = pattern[2:]
     if is_glob(pattern):
-        if pattern.endswith("/"):  # a folder glob ("2026-1*/"): everything in the folders it matches
-            return _glob_regex(pattern.lstrip("/") + "**", ignore_case).match(path) is not None
+        if pattern.endswith("/"):
+            return "path", pattern.lstrip("/") + "**"
         if "/" not in pattern:
-            return _glob_regex(pattern, ignore_case).match(path.rsplit("/", 1)[-1]) is not None
-        return _glob_regex(pattern.lstrip("/"), ignore_case).match(path) is not None
-    prefix = pattern.strip("/")
-    if not prefix:
-        return True
-    if ignore_case:
-        prefix, path = prefix.casefold(), path.casefold()
-    return path == prefix or path.startswith(prefix + "/")
+            return "name", pattern
+        return "path", pattern.lstrip("/")
+    return "prefix", pattern.strip("/")
+
+
+@functools.lru_cache(maxsize=16)
+def path_matcher(patterns: tuple[str, ...]):
+    """A function telling whether a relative POSIX path matches any of `patterns` as `pattern_matches` reads them
+    (keeping case), with one regular expression for all their globs (none for folders and paths without a
+    wildcard): a walk tests every file of a large memory against them (``[index] exclude``). A glob over the file
+    name is read over the path after any folder, its ``**`` as ``*`` (a name holds no "/"). Made once per list."""
+    read = [_reading(pattern) for pattern in patterns]
+    if any(how == "prefix" and not text for how, text in read):
+        return lambda path: True
+    globs = [(how, text) for how, text in read if how != "prefix"]
+    sources = ["(?:.*/)?" + glob_source(text.replace("**", "*")) if how == "name" else glob_source(text)
+               for how, text in globs]
+    globbed = _compiled("|".join(f"(?:{source})" for source in sources), False) if sources else None
+    # A call into RE2 costs a microsecond or two: a path holding none of the globs' required words is not asked.
+    needed = [max(re.split(r"\*\*/|[*?\[]", re.sub(r"\[!?\]?[^]]*]", "[", text)), key=len) for _, text in globs]
+    needed = () if not all(needed) else tuple(needed)
+    prefixes = tuple(text for how, text in read if how == "prefix")
+    below = tuple(prefix + "/" for prefix in prefixes)
+
+    def matches(path: str) -> bool:
+        if path in prefixes or path.startswith(below):
+            return True
+        if globbed is None or (needed and not any(word in path for word in needed)):
+            return False
+        return globbed.match(path) is not None
+    return matches
 
 
 def name_or_path_matches(pattern: str, path: str) -> bool:

@@ -76,7 +76,8 @@ class LiveMemory:
         for the changes made while nothing watched. `ready_within`: wait that many seconds at most for
         the watching to begin (changes from then on are seen)."""
         self._runs_own = on_change is None
-        self.watcher = Watcher(self.root, on_change or self.reindex, catch_up=catch_up).start()
+        self.watcher = Watcher(self.root, on_change or self.reindex, catch_up=catch_up,
+                               exclude=lambda: self.settings().exclude).start()
         if ready_within is not None:
             self.watcher.wait_ready(ready_within)
         return self.watcher

@@ -7,7 +7,10 @@ hidden file or folder holding memory files is skipped with a warning (``.git``
 and ``.cache`` are never looked into). A symlink that resolves outside the
 root, into a hidden folder, or nowhere (a loop), is skipped with a warning,
 and so is a file whose name is not valid UTF-8 (the index stores names as
-text). `humanize.printable` shows a name safely in a terminal.
+text). The person leaves out more with ``[index] exclude`` (`Exclusion`: a
+template folder, an archive); the walk never enters a folder it leaves out,
+and reading or tagging such a file is refused. `humanize.printable` shows a
+name safely in a terminal.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from pathlib import Path, PurePosixPath
 
 from .reading.documents import MARKDOWN, SUFFIX_KIND, TRANSCRIPT
 from .errors import TachikomaError
+from .globs import path_matcher, pattern_matches
 from .humanize import plural, printable
 from .redaction import Redactor, redact_jsonl_line
 
@@ -69,6 +73,93 @@ def hidden(rel: str, folder: bool | None = None) -> bool:
 
 class PathOutsideMemory(TachikomaError):
     """A requested path is not inside the memory root."""
+
+
+#: The setting that leaves files and folders out of the memory (`Exclusion`), as messages name it.
+EXCLUDE_SETTING = "[index] exclude"
+
+
+@dataclass(frozen=True)
+class Exclusion:
+    """The files and folders the person leaves out of the memory (``[index] exclude``): glob patterns relative to
+    the memory folder, read as `globs.pattern_matches` reads a tag selector's (``Templates/`` or ``Archive/**``: a
+    folder and everything in it; ``**/drafts/*.md``; ``*.excalidraw.md``: that name in any folder). A file is left
+    out when a pattern matches it or a folder it is in; a folder is left out whole (never walked) when a pattern
+    matches it, or matches every name in it. Matching keeps case, as the file system does. The one rule the walk
+    (so indexing, freshness, `stats` and tagging), the watcher, `read` and tagging by path follow."""
+
+    patterns: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.patterns)
+
+    def matching(self, rel: str) -> str | None:
+        """The first pattern that matches the path `rel` itself ("/" between its names), or None. One match or two
+        for them all (`globs.path_matcher`): the walk asks it of every file."""
+        if not self.patterns or not path_matcher(self.patterns)(rel):
+            return None
+        return next(pattern for pattern in self.patterns if pattern_matches(pattern, rel))
+
+    def folder(self, rel: str) -> str | None:
+        """The pattern that leaves out the folder `rel` and everything in it, or None. A glob that matches the
+        folder's path with an empty name after it ("Archive/" for ``Archive/**``) matches every name in it."""
+        return self.matching(rel) or self.matching(rel + "/")
+
+    def file(self, rel: str) -> str | None:
+        """The pattern that leaves out the file (or folder) at `rel`: it, or a folder it is in; None when none does.
+        `rel` may be spelt as a person types it ("./a.md", "a//b.md")."""
+        if not self.patterns:
+            return None
+        spelt = rel.replace("\\", "/") if os.sep == "\\" else rel  # on POSIX a backslash is part of a name
+        parts = [part for part in spelt.split("/") if part not in ("", ".")]
+        for depth in range(1, len(parts)):
+            if pattern := self.folder("/".join(parts[:depth])):
+                return pattern
+        return self.folder("/".join(parts)) if parts else None
+
+    def refusal(self, root: Path, rel: str) -> str | None:
+        """Why the file at `rel` is not memory by this setting ("left out of the memory by [index] exclude
+        ('Templates/')"), by its path or, through a symlink, by the file it is; None when it is memory."""
+        pattern = self.file(rel)
+        if pattern is None and self.patterns:
+            try:
+                base = Path(root).resolve()
+                real = (base / rel).resolve().relative_to(base).as_posix()
+            except (OSError, RuntimeError, ValueError):
+                real = None
+            pattern = self.file(real) if real else None
+        return None if pattern is None else excluded_reason(pattern)
+
+    def refuse(self, root: Path, rel: str, what: str) -> None:
+        """Raise PathExcluded when the file at `rel` is left out (`refusal`); `what` ends the message ("not read")."""
+        if (reason := self.refusal(root, rel)) is not None:
+            raise PathExcluded(f"{printable(repr(rel))} is {reason}: {what}")
+
+
+#: No file left out: the setting's default.
+NO_EXCLUSION = Exclusion()
+
+
+def excluded_reason(pattern: str) -> str:
+    """"left out of the memory by [index] exclude ('Templates/')": what every face says of an excluded path."""
+    return f"left out of the memory by {EXCLUDE_SETTING} ({printable(repr(pattern))})"
+
+
+class PathExcluded(TachikomaError):
+    """A requested file is left out of the memory by ``[index] exclude`` (`Exclusion.refuse`)."""
+
+
+@dataclass(frozen=True)
+class Excluded:
+    """Memory files the walk left out by ``[index] exclude``, one folder's worth: a folder left out whole (`whole`:
+    not walked, its memory files counted by name, over `HIDDEN_COUNT_ENTRIES` entries at most: `at_least`), or the
+    files of one folder that a pattern left out one by one."""
+
+    folder: str  # "." for the top
+    pattern: str
+    files: int
+    whole: bool
+    at_least: bool = False
 
 
 def cache_dir(root: Path) -> Path:
@@ -184,11 +275,12 @@ def stands_for(root: Path, rel_path: str) -> str | None:
 
 
 def read_text(root: Path, rel_path: str, lines: str | None = None, max_bytes: int = 5_000_000,
-              redact: bool = True) -> dict:
+              redact: bool = True, exclude: Exclusion = NO_EXCLUSION) -> dict:
     """A memory file's text, whole or the line range `lines` ("12-40" or "12"), for an agent to read,
     its secrets replaced by markers as the index holds them (`redaction`; `redact` false: as written).
 
-    Only memory files (notes and transcripts) inside `root`. Returns
+    Only memory files (notes and transcripts) inside `root`, none that `exclude` leaves out (PathExcluded,
+    saying which pattern). Returns
     {"path", "lines": [first, last], "total_lines", "text"}; raises
     TachikomaError for anything else, a range outside the file, or more than
     `max_bytes` to return. The file is read line by line, so a line range of
@@ -199,6 +291,7 @@ def read_text(root: Path, rel_path: str, lines: str | None = None, max_bytes: in
     if kind_of(rel_path) is None or not full.is_file():
         raise TachikomaError(f"{printable(repr(rel_path))} is not a memory file (a .md note or .jsonl "
                              "transcript) in the memory folder")
+    exclude.refuse(root, rel_path, "not read")
     first, last = 1, None
     if lines:
         parts = [int(p) for p in lines.replace(" ", "").split("-")]
@@ -310,9 +403,9 @@ def _without_blocking(path, flags: int) -> int:
     return os.open(path, flags | getattr(os, "O_NONBLOCK", 0))
 
 
-def walk(root: Path, warn=None, unlisted: list[str] | None = None,
-         folders: list[Path] | None = None) -> list[MemoryFile]:
-    """Every markdown and transcript file under `root`, sorted by path.
+def walk(root: Path, warn=None, unlisted: list[str] | None = None, folders: list[Path] | None = None,
+         exclude: Exclusion = NO_EXCLUSION, excluded: list[Excluded] | None = None) -> list[MemoryFile]:
+    """Every markdown and transcript file under `root`, sorted by path, but those `exclude` leaves out.
 
     `warn(message)` is called for each file or folder skipped for a reason
     the person may want to fix: a symlink that leaves the root, points into
@@ -333,6 +426,12 @@ def walk(root: Path, warn=None, unlisted: list[str] | None = None,
     stack, so no nesting depth can exhaust Python's recursion limit.
     `folders`, when given, gets each folder the walk listed (the root first): the folders whose changes can
     change what it finds, and the only ones the watcher watches.
+
+    A folder `exclude` leaves out (``[index] exclude``) is never entered, nor is a file it leaves out listed
+    (a symlink is left out when the file it points to is); none is warned about: the person chose it. When
+    `excluded` is given, what was left out is added to it (`Excluded`: a folder's memory files counted by name,
+    as a hidden folder's are), one entry per folder left out whole and per folder and pattern of files left out
+    one by one.
     """
     root = root.resolve()
     found: list[MemoryFile] = []
@@ -370,6 +469,11 @@ def walk(root: Path, warn=None, unlisted: list[str] | None = None,
             if not _is_utf8(name):
                 _warn(warn, f"{shown}: folder name is not valid UTF-8, skipped (rename it to index it)")
                 continue
+            if exclude and (pattern := exclude.folder(rel_base + name)):
+                if excluded is not None:  # a symlinked folder is not looked into: it may point out of the memory
+                    held, capped = (0, False) if sub.is_symlink() else _count_memory_files(sub, rel_base + name)
+                    excluded.append(Excluded(rel_base + name, pattern, held, whole=True, at_least=capped))
+                continue
             if sub.is_symlink():
                 reason = _refusal(root, sub)
                 # Never followed: walking it would risk loops and reading a file twice.
@@ -384,6 +488,7 @@ def walk(root: Path, warn=None, unlisted: list[str] | None = None,
         stack.extend(reversed(subfolders))
         # Strings, not Paths, for the files: the walk runs on every search (freshness).
         base = str(here) + os.sep
+        left_out: dict[str, int] = {}  # pattern -> files of this folder it left out
         for name, is_dir in listed:
             if is_dir:
                 continue
@@ -399,6 +504,9 @@ def walk(root: Path, warn=None, unlisted: list[str] | None = None,
             if not _is_utf8(name):
                 _warn(warn, f"{printable(rel)}: file name is not valid UTF-8, skipped (rename it to index it)")
                 continue
+            if exclude and (pattern := exclude.matching(rel)):
+                left_out[pattern] = left_out.get(pattern, 0) + 1
+                continue
             try:
                 st = os.lstat(full)  # one system call for a plain file; a symlink is followed below
                 if stat.S_ISLNK(st.st_mode):
@@ -406,7 +514,11 @@ def walk(root: Path, warn=None, unlisted: list[str] | None = None,
                     if reason is not None:
                         _warn(warn, f"{printable(rel)}: {reason}, skipped")
                         continue
-                    aliases[rel] = Path(full).resolve().relative_to(root).as_posix()
+                    target = Path(full).resolve().relative_to(root).as_posix()
+                    if exclude and (pattern := exclude.file(target)):  # an alias of a file left out
+                        left_out[pattern] = left_out.get(pattern, 0) + 1
+                        continue
+                    aliases[rel] = target
                     st = os.stat(full)
             except OSError as exc:
                 _warn(warn, f"{printable(rel)}: cannot read ({exc.strerror}), skipped")
@@ -416,20 +528,33 @@ def walk(root: Path, warn=None, unlisted: list[str] | None = None,
                 _warn(warn, f"{printable(rel)}: not a regular file ({what}), skipped")
                 continue
             found.append(MemoryFile(rel, kind, full, st.st_size, st.st_mtime_ns))
+        if excluded is not None:
+            excluded.extend(Excluded(rel_here, pattern, n, whole=False) for pattern, n in left_out.items())
     found.sort(key=lambda f: f.path)
     return _without_aliases(found, aliases)
 
 
 def _hidden_folder(folder: Path, rel: str, warn) -> None:
-    """Warn about a hidden folder the walk does not read when it holds memory files (by name, at any depth,
-    without following symlinks or looking into `NOT_LOOKED_INTO`; over `HIDDEN_COUNT_ENTRIES` entries at most).
+    """Warn about a hidden folder the walk does not read when it holds memory files (`_count_memory_files`).
     A symlinked one is not looked into: it may point out of the memory."""
     if folder.is_symlink():
         return
-    held, listed, stack = 0, 0, [folder]
+    held, capped = _count_memory_files(folder)
+    if held:
+        counted = f"at least {held} memory files" if capped else plural(held, "memory file")
+        _warn(warn, f"{printable(rel)}: {counted}, hidden, not read ({HIDDEN_READ})")
+
+
+def _count_memory_files(folder: Path, rel: str | None = None) -> tuple[int, bool]:
+    """How many memory files a folder the walk does not enter holds, by name, at any depth (without following
+    symlinks or looking into `NOT_LOOKED_INTO`), and whether more than `HIDDEN_COUNT_ENTRIES` entries were
+    there to list (the count is then a lower bound). Nothing is opened. `rel`: the folder's path in the memory,
+    when what is hidden in it (`hidden`) is not memory and not counted (a folder left out by the settings)."""
+    held, listed, stack = 0, 0, [(str(folder), rel)]
     while stack and listed <= HIDDEN_COUNT_ENTRIES:
+        here, rel_here = stack.pop()
         try:
-            with os.scandir(stack.pop()) as entries:
+            with os.scandir(here) as entries:
                 for entry in entries:
                     listed += 1
                     if listed > HIDDEN_COUNT_ENTRIES:
@@ -438,16 +563,17 @@ def _hidden_folder(folder: Path, rel: str, warn) -> None:
                         is_dir = entry.is_dir(follow_symlinks=False)
                     except OSError:
                         continue
+                    inside = None if rel_here is None else f"{rel_here}/{entry.name}"
+                    if inside is not None and entry.name.startswith(".") and hidden(inside, folder=is_dir):
+                        continue
                     if is_dir:
                         if entry.name not in NOT_LOOKED_INTO:
-                            stack.append(entry.path)
+                            stack.append((entry.path, inside))
                     elif kind_of(entry.name) is not None and not entry.name.startswith(NEVER_NOTES):
                         held += 1
         except OSError:
             continue
-    if held:
-        counted = f"at least {held} memory files" if listed > HIDDEN_COUNT_ENTRIES else plural(held, "memory file")
-        _warn(warn, f"{printable(rel)}: {counted}, hidden, not read ({HIDDEN_READ})")
+    return held, listed > HIDDEN_COUNT_ENTRIES
 
 
 def _is_dir(entry: os.DirEntry) -> bool:

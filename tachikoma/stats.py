@@ -22,7 +22,7 @@ from .config import Config, settings_or_defaults
 from .globs import name_or_path_matcher
 from .reading.documents import KINDS, MARKDOWN
 from .errors import TachikomaError
-from .memory import TAG_FILE, walk
+from .memory import EXCLUDE_SETTING, TAG_FILE, Excluded, Exclusion, walk
 from .reading.frontmatter import read_front_matter
 from .humanize import other_languages_text, plural, secrets_text, when
 from .indexer.status import freshness, index_problems
@@ -60,7 +60,9 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
          "balance": None or {"notes", "untagged_notes", "untagged_weight", "heavier_files",
                              "heavier_weight", "heavier_kinds": {kind: files}, "text"},  # `weight_balance`
          "problems": [{"path", "reason", "kind"}],
-         "tag_file": None or {"file", "line", "problem", "message", "not_counted"}}
+         "tag_file": None or {"file", "line", "problem", "message", "not_counted"},
+         "excluded": {"patterns", "files", "folders": [{"folder", "pattern", "files", "whole", "at_least"}],
+                      "unmatched"}}     # what `[index] exclude` leaves out (`excluded_report`)
 
     An invalid value counts as missing in "trust" / "confidence". A ``.jsonl`` that is not a
     transcript (a data file: not indexed, not tagged) is a problem and is not counted;
@@ -70,7 +72,8 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
     tags it holds, are not ("not_counted"). `on_file(path, kind,
     folder, tags)` is called for every file counted (see `files`). `settings`: the settings searches
     use (`--config`; None: the memory's tachikoma.toml, `config.settings_or_defaults`), whose weights
-    "balance" and globs "evergreen" are counted with.
+    "balance" and globs "evergreen" are counted with, and whose ``[index] exclude`` leaves files out: not
+    counted, and said in "excluded".
     """
     root = Path(root).resolve()
     problems: list[dict] = []
@@ -107,7 +110,8 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
     tagged: list[tuple[str, str | None, str | None]] = []  # (kind, trust, confidence) of every file
 
     walked: dict[str, None] = {}
-    for item in walk(root, warn=walk_warning):
+    excluded: list[Excluded] = []
+    for item in walk(root, warn=walk_warning, exclude=settings.exclude, excluded=excluded):
         walked[item.path] = None
         marked = False
         if item.kind == MARKDOWN:
@@ -175,7 +179,22 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
     result["tag_file"] = None if unreadable is None else {
         "file": TAG_FILE, "line": unreadable.line, "problem": unreadable.problem, "message": str(unreadable),
         "not_counted": not_counted}
+    result["excluded"] = excluded_report(settings.exclude, excluded)
     return result
+
+
+def excluded_report(exclude: Exclusion, excluded: list[Excluded]) -> dict:
+    """What ``[index] exclude`` left out of a walk (`memory.walk`'s `excluded`), one entry per folder:
+    ``{"patterns", "files", "folders": [{"folder", "pattern", "files", "whole", "at_least"}], "unmatched"}``:
+    the memory files left out (at least, where a large folder was counted in part), the folders holding some
+    ("." the top; "whole": left out whole, not walked), and the patterns that left out no file or folder
+    (a misspelt folder, say)."""
+    used = {entry.pattern for entry in excluded}
+    folders = [{"folder": entry.folder, "pattern": entry.pattern, "files": entry.files, "whole": entry.whole,
+                "at_least": entry.at_least} for entry in sorted(excluded, key=lambda e: (e.folder, e.pattern))
+               if entry.files]
+    return {"patterns": list(exclude.patterns), "files": sum(entry["files"] for entry in folders),
+            "folders": folders, "unmatched": [pattern for pattern in exclude.patterns if pattern not in used]}
 
 
 #: A memory's notes weigh too little beside its other files (`weight_balance`) when at least this share of
@@ -256,11 +275,13 @@ def _walk_kind(reason: str) -> str:
     return "skipped"  # a symlink out of the memory, a folder symlink
 
 
-def files(root: Path, status: str | None = None, kind: str | None = None, folder: str | None = None) -> list[dict]:
+def files(root: Path, status: str | None = None, kind: str | None = None, folder: str | None = None,
+          settings: Config | None = None) -> list[dict]:
     """The files behind one of `coverage`'s counts: [{"path", "kind", "folder", "status", "tags"}], by path.
 
     `status`, `kind` and `folder` (as in "by_folder": "." for the top level)
-    narrow the list; None keeps every value. Raises TagFileError when the tag file cannot be read
+    narrow the list; None keeps every value. `settings`: as `coverage`'s (what ``[index] exclude``
+    leaves out is not listed). Raises TagFileError when the tag file cannot be read
     and the list would hold transcripts (only notes can be listed then).
     """
     found: list[dict] = []
@@ -271,7 +292,7 @@ def files(root: Path, status: str | None = None, kind: str | None = None, folder
             found.append({"path": path, "kind": file_kind, "folder": file_folder, "status": tags.status,
                           "tags": tags})
 
-    counted = coverage(root, on_file=keep)
+    counted = coverage(root, on_file=keep, settings=settings)
     broken = counted["tag_file"]
     if broken and broken["not_counted"] and kind != MARKDOWN:  # the list would leave its transcripts out
         raise tagfile.TagFileError(broken["message"], broken["line"], broken["problem"])
@@ -288,6 +309,24 @@ def report(root: Path, config_path: str | os.PathLike | None = None) -> dict:
     result["index"] = freshness(root, settings)
     result["problems"] += index_problems(Path(root).resolve(), settings)
     return result
+
+
+def _excluded_lines(excluded: dict | None) -> list[str]:
+    """What `format_text` says of ``[index] exclude`` (`excluded_report`): nothing when it is not set; else how many
+    memory files it leaves out, one line per folder holding some, and the patterns that match nothing."""
+    if not excluded or not excluded["patterns"]:
+        return []
+    some = any(entry["at_least"] for entry in excluded["folders"])
+    out = [f"excluded by {EXCLUDE_SETTING}: {'at least ' if some else ''}{plural(excluded['files'], 'file')}, "
+           "not indexed, counted, read or tagged"]
+    names = {id(entry): "(top level)" if entry["folder"] == "." else f"{entry['folder']}/"
+             for entry in excluded["folders"]}
+    width = max(map(len, names.values()), default=0)
+    for entry in excluded["folders"]:
+        files = f"{'at least ' if entry['at_least'] else ''}{plural(entry['files'], 'file')}"
+        out.append(f"  {names[id(entry)]:<{width}}  {files} ({entry['pattern']})")
+    out.extend(f"  {pattern}: matches no file or folder" for pattern in excluded["unmatched"])
+    return out
 
 
 def _line(bucket: dict) -> str:
@@ -320,6 +359,7 @@ def format_text(result: dict) -> str:
     if green is not None:
         out.append(f"evergreen (age never counts): {plural(green['files'], 'file')} ({green['marked']} marked "
                    f"evergreen: true, {green['by_config']} by [ranking] evergreen)")
+    out.extend(_excluded_lines(result.get("excluded")))
     if result["invalid_values"]:
         out.append("invalid values (count as missing; fix or retag with --overwrite):")
         out.extend(f"  {item['path']}: {item['key']} {item['value']!r}" for item in result["invalid_values"])

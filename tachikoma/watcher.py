@@ -10,6 +10,10 @@ run, not one per file. Hidden files and folders (``.cache`` with the index
 itself, ``.git``, editors' temporary files) are ignored, as the indexer
 ignores them (`memory.hidden`: Claude Code's ``.claude/CLAUDE.md`` and
 ``.claude/rules/`` count); memory files, the tag file and settings count.
+Changes in what ``[index] exclude`` leaves out are ignored too, and its
+folders are not watched (`memory.Exclusion`, read again after each run: saving
+the setting is a change to the settings file, whose run applies it; the
+folders are then watched again as it leaves them).
 
 Runs are incremental (`indexer.runner.run`), one at a time: the watcher's own runs
 follow each other, and it waits for a run that another process holds the
@@ -26,7 +30,7 @@ from datetime import datetime, timezone
 from collections.abc import Callable
 from pathlib import Path
 
-from .memory import CLAUDE_FOLDER, CONFIG_FILE, TAG_FILE, hidden, kind_of, walk
+from .memory import CLAUDE_FOLDER, CONFIG_FILE, NO_EXCLUSION, TAG_FILE, Exclusion, hidden, kind_of, walk
 
 log = logging.getLogger("tachikoma.watch")
 logging.getLogger("watchfiles").setLevel(logging.WARNING)  # not "1 change detected" on every save
@@ -37,8 +41,9 @@ GROUP_MS = 2_000
 LOCK_WAIT_SECONDS = 600.0
 
 
-def relevant(root: Path, path: str) -> bool:
-    """Whether a change at `path` (absolute) can change the index."""
+def relevant(root: Path, path: str, exclude: Exclusion = NO_EXCLUSION) -> bool:
+    """Whether a change at `path` (absolute) can change the index: not one in a hidden place, nor one in a file or
+    folder `exclude` (``[index] exclude``) leaves out; the tag file and the settings always."""
     try:
         rel = Path(path).relative_to(root)
     except ValueError:
@@ -46,16 +51,18 @@ def relevant(root: Path, path: str) -> bool:
     if hidden(rel.as_posix()):
         return False
     name = rel.name
+    if exclude and name not in (TAG_FILE, CONFIG_FILE) and exclude.file(rel.as_posix()):
+        return False
     # A folder (renamed or removed whole) has no suffix: it may hold memory files (`.claude` does too).
     return kind_of(rel.as_posix()) is not None or name in (TAG_FILE, CONFIG_FILE, CLAUDE_FOLDER) or "." not in name
 
 
-def watched_folders(root: Path) -> list[Path]:
+def watched_folders(root: Path, exclude: Exclusion = NO_EXCLUSION) -> list[Path]:
     """The folders whose changes can change the index, each to be watched on its own: those `memory.walk` reads
     (the root, and below it no hidden folder but Claude Code's, no `.git` or `.cache`, never a folder through a
-    symlink, none nested deeper than the walk goes)."""
+    symlink, none nested deeper than the walk goes, none `exclude`, ``[index] exclude``, leaves out)."""
     folders: list[Path] = []
-    walk(root, folders=folders)
+    walk(root, folders=folders, exclude=exclude)
     return folders or [root]
 
 
@@ -68,10 +75,14 @@ class Watcher:
     """
 
     def __init__(self, root: Path, on_change: Callable[[set[str]], None], catch_up: bool = True,
-                 quiet_ms: int = QUIET_MS, group_ms: int = GROUP_MS):
+                 quiet_ms: int = QUIET_MS, group_ms: int = GROUP_MS,
+                 exclude: Callable[[], Exclusion] | None = None):
         self.root = Path(root).resolve()
         self.on_change = on_change
         self.catch_up = catch_up
+        #: The settings' ``[index] exclude`` (`relevant`), asked again after each call of `on_change`.
+        self._exclusion_now = exclude
+        self.exclude = self._exclusion()
         self.quiet_ms, self.group_ms = quiet_ms, group_ms
         self._stop = threading.Event()
         self._ready = threading.Event()
@@ -106,7 +117,7 @@ class Watcher:
             while not self._stop.is_set():
                 # Each folder the indexer reads, on its own (`watched_folders`): watchfiles' recursive watch
                 # follows symlinked folders, out of the memory too (a link to a home folder would watch all of it).
-                folders = watched_folders(self.root)
+                folders = watched_folders(self.root, self.exclude)
                 changes = watch(*folders, watch_filter=lambda _change, path: self._counts(path), recursive=False,
                                 debounce=self.group_ms, step=self.quiet_ms, stop_event=self._stop,
                                 rust_timeout=1_000, yield_on_timeout=True, raise_interrupt=False)
@@ -119,12 +130,15 @@ class Watcher:
                         if not pending:
                             continue
                         if any(kind_of(path) is None or os.path.isdir(path) for path in pending) \
-                                and watched_folders(self.root) != folders:
+                                and watched_folders(self.root, self.exclude) != folders:
                             # A folder came, went or was renamed: watch the folders as they are now first, then
                             # run, so that nothing written into a new folder meanwhile is missed.
                             break
+                        before = self.exclude
                         self._call(pending)
                         pending = set()
+                        if self.exclude != before:  # [index] exclude changed: watch the folders it leaves in now
+                            break
                 except FileNotFoundError:
                     continue  # a folder went between the walk and its watch: walk again
                 finally:
@@ -136,21 +150,33 @@ class Watcher:
             self._ready.set()
 
     def _counts(self, path: str) -> bool:
-        """Whether a change at `path` is one to act on: a `relevant` one, or a folder that is not hidden (made,
-        or moved in whole: its files are read by the run, and the folder is watched from then on)."""
-        if relevant(self.root, path):
+        """Whether a change at `path` is one to act on: a `relevant` one, or a folder that is not hidden nor left
+        out by ``[index] exclude`` (made, or moved in whole: its files are read by the run, and the folder is watched
+        from then on)."""
+        if relevant(self.root, path, self.exclude):
             return True
         try:
             rel = Path(path).relative_to(self.root).as_posix()
         except ValueError:
             return False
-        return rel != "." and not hidden(rel, folder=True) and os.path.isdir(path)
+        return (rel != "." and not hidden(rel, folder=True) and not (self.exclude and self.exclude.file(rel))
+                and os.path.isdir(path))
 
     def _call(self, paths: set[str]) -> None:
         try:
             self.on_change(paths)
         except Exception:  # noqa: BLE001 - one failed run must not stop the watching
             log.exception("re-indexing after a change failed")
+        self.exclude = self._exclusion()  # the run read the settings: a changed exclude counts from now on
+
+    def _exclusion(self) -> Exclusion:
+        if self._exclusion_now is None:
+            return NO_EXCLUSION
+        try:
+            return self._exclusion_now()
+        except Exception:  # noqa: BLE001 - settings that cannot be read leave nothing out (the run says why)
+            log.debug("reading [index] exclude failed", exc_info=True)
+            return NO_EXCLUSION
 
 
 class KeptEmbedder:

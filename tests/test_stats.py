@@ -92,7 +92,8 @@ def test_keys_are_exactly_the_documented_shape(crafted):
     result = coverage(crafted)
     assert list(result) == ["files", "tagged", "partial", "untagged", "invalid", "percent", "by_kind",
                             "by_folder", "trust", "confidence", "invalid_values", "evergreen", "balance", "problems",
-                            "tag_file"]
+                            "tag_file", "excluded"]
+    assert result["excluded"] == {"patterns": [], "files": 0, "folders": [], "unmatched": []}
 
 
 def test_evergreen_files_are_counted(tmp_path):

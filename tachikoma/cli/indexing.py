@@ -130,5 +130,10 @@ def _printable_report(report: dict) -> dict:
         if key in out:
             out[key] = [{k: printable(v) if isinstance(v, str) and k != "value" else v for k, v in item.items()}
                         for item in out[key]]
+    if out.get("excluded"):  # the folders and patterns `[index] exclude` left out, as written in the settings
+        excluded = out["excluded"]
+        out["excluded"] = {**excluded, "unmatched": [printable(p) for p in excluded["unmatched"]],
+                           "folders": [{**entry, "folder": printable(entry["folder"]),
+                                        "pattern": printable(entry["pattern"])} for entry in excluded["folders"]]}
     return out
 

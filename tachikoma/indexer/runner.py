@@ -52,6 +52,8 @@ class Summary:
     skipped: int = 0
     #: Of those, the files and folders the walk left out (each run warns about them again).
     left_out: int = 0
+    #: Memory files ``[index] exclude`` leaves out (not read; a folder's counted by name): not skipped, chosen.
+    excluded: int = 0
     rechunked: int = 0  # unchanged files chunked again because the chunking changed
     #: Files read this run: added, changed, re-chunked, or read to nothing (counted in `skipped`).
     read: int = 0
@@ -102,17 +104,19 @@ class Summary:
     def news(self, before: Summary | None) -> bool:
         """Whether this run is worth a line after `before`, the last run the same process made (None: this is
         its first, whose summary always is): it read, removed or retagged a file or made vectors, or the walk left
-        out more or fewer files than before. A watcher's run that found nothing to do is not."""
+        out (or ``[index] exclude`` excluded) more or fewer files than before. A watcher's run that found nothing to do is not."""
         did = (self.read or self.removed or self.retagged or self.chunks_embedded or self.chunks_quick
                or self.chunks_multilingual)
-        return before is None or bool(did) or (self.left_out, self.embedder) != (before.left_out, before.embedder)
+        return before is None or bool(did) or ((self.left_out, self.excluded, self.embedder)
+                                               != (before.left_out, before.excluded, before.embedder))
 
     def line(self) -> str:
         rechunked = f", {self.rechunked} re-chunked" if self.rechunked else ""
         rechunked += f", {self.retagged} retagged" if self.retagged else ""
         data = f" and {plural(self.data_files, '.jsonl data file')}" if self.data_files else ""
+        excluded = f"{self.excluded} excluded, " if self.excluded else ""
         return (f"{self.added} added, {self.changed} changed, {self.removed} removed, "
-                f"{self.skipped} skipped, {self.unchanged} unchanged{rechunked}; "
+                f"{self.skipped} skipped, {excluded}{self.unchanged} unchanged{rechunked}; "
                 f"{plural(self.chunks_embedded, 'chunk')} embedded "
                 f"({self.chunks_reused} reused"
                 + (f", {self.chunks_multilingual} also read by {reader_label(self.multilingual_embedder)}"
@@ -199,7 +203,7 @@ def run(
             built_with = None if (reembed and requested) or current is None else current[0]
             if built_with is None:  # a new index (or one re-embedded as asked): say which embedder and why
                 if requested is None:  # "auto": by the memory's language (`embedders.auto`)
-                    requested, summary.embedder_reason = auto.choice(root)
+                    requested, summary.embedder_reason = auto.choice(root, exclude=config.exclude)
                 else:
                     summary.embedder_reason = f"asked for ({origin})"
             embedder = choose(requested, built_with, origin=origin)
@@ -279,7 +283,9 @@ def _run(root, store, embedder, reembed, config, summary, progress, note, batch,
         summary.left_out += 1
         note(message)
 
-    plan = plan_run(root, store, left_out, rechunk, config.max_file_bytes)
+    excluded: list[memory.Excluded] = []
+    plan = plan_run(root, store, left_out, rechunk, config.max_file_bytes, exclude=config.exclude, excluded=excluded)
+    summary.excluded = sum(entry.files for entry in excluded)
     summary.unchanged = len(plan.unchanged) + len(plan.touched)
     summary.read = len(plan.todo)
     store.check_present()

@@ -76,7 +76,7 @@ def freshness(root: Path, settings: Config | None = None) -> dict:
             return {
                 "state": "complete" if complete else "incomplete",
                 "last_indexed_at": iso(store, stamp), "last_complete_at": iso(store, finished),
-                "changed_since": pending_changes(root, store, settings.max_file_bytes),
+                "changed_since": pending_changes(root, store, settings.max_file_bytes, settings.exclude),
                 "files": files, "chunks": chunks, "data_files": data_files,
                 "embedder": built_with[0] if built_with else None,
                 "note": note, "embedded": embedded, "other_languages": other_languages(store),

@@ -503,7 +503,7 @@ class Searcher:
         thread, so that the walk of the memory folder (a stat per file: most of a cold search in a
         large memory) runs while the query is embedded and ranked. Later ones (the dashboard, MCP)
         refresh it after ranking, in `_finish_freshness`, and never slow the ranking down."""
-        return _FreshnessCheck(self.root, self.store) if self._freshness is None else None
+        return _FreshnessCheck(self.root, self.store, self.config.path) if self._freshness is None else None
 
     def _finish_freshness(self, checking: "_FreshnessCheck | None") -> dict:
         if checking is not None:
@@ -518,7 +518,7 @@ class Searcher:
         # changes as they come: counted again, before the answer.
         from ..freshness import answer_freshness
 
-        self._freshness = (generation, time.monotonic(), answer_freshness(self.root, self.store))
+        self._freshness = (generation, time.monotonic(), answer_freshness(self.root, self.store, self.config.path))
         return dict(self._freshness[2])
 
     def _refreshed_behind(self, generation: int) -> tuple:
@@ -534,7 +534,7 @@ class Searcher:
             except Exception:  # noqa: BLE001 - the next count is started below
                 pass
         if self._refreshing is None and time.monotonic() - self._freshness[1] > FRESHNESS_SECONDS:
-            self._refreshing = _FreshnessCheck(self.root, self.store)
+            self._refreshing = _FreshnessCheck(self.root, self.store, self.config.path)
         return self._freshness
 
 
@@ -542,9 +542,9 @@ class Searcher:
 class _FreshnessCheck(threading.Thread):
     """`freshness.answer_freshness` on a connection of its own (one connection per thread)."""
 
-    def __init__(self, root: Path, store):
+    def __init__(self, root: Path, store, config_path: Path | None = None):
         super().__init__(name="tachikoma-freshness", daemon=True)
-        self.root, self.index = root, store
+        self.root, self.index, self.config_path = root, store, config_path
         self.generation, self.started = store.generation, time.monotonic()
         self._value: dict | None = None
         self._error: BaseException | None = None
@@ -555,7 +555,7 @@ class _FreshnessCheck(threading.Thread):
             from ..freshness import answer_freshness
 
             with self.index.reopen() as store:
-                self._value = answer_freshness(self.root, store)
+                self._value = answer_freshness(self.root, store, self.config_path)
         except BaseException as exc:  # handed to the searching thread, which raises it
             self._error = exc
 
