@@ -76,10 +76,10 @@ range such as "12-40". Use it when a search snippet is not enough context. Lines
 from 1 in the answer. A transcript (.jsonl) comes as its turns: speaker, time, text and tool
 lines, each with the file lines it came from (thinking, tool output and images are left out);
 view "raw" gives its JSONL lines instead. A note comes as its lines whichever view is asked (the
-answer's `view` is "text"). A long session is read by line range. Only files
-inside the memory folder can be read. On a shared store, `memory` names another memory (a result
-of a search over several memories names its memory): its file comes as that memory's index holds
-it, passage by passage."""
+answer's `view` is "text"). A long session is read by line range. Only files inside the memory
+folder can be read, none its settings leave out. On a shared store, `memory` names another memory
+(a result of a search over several memories names its memory): its file comes as that memory's
+index holds it, passage by passage."""
 
 STATS_HELP = """\
 Describe the memory: how many files there are, how many are tagged with trust/confidence/source
@@ -235,10 +235,12 @@ class MemoryTools:
         trust, confidence = trust or agent_rules.NOTE_TRUST, confidence or agent_rules.NOTE_CONFIDENCE
         agent_rules.check_trust(trust, self.allow_owner_trust)
         agent_rules.check_folder(self.root, folder)
+        config = self.config()
         written = notes.remember(self.root, text, title, folder,
                                  {"trust": trust, "confidence": confidence, "source": source}, by=by,
                                  avoid=name_or_path_matcher(self.settings().ranking.evergreen),
-                                 max_bytes=self.config().max_file_bytes, config_path=self.config_path)
+                                 max_bytes=config.max_file_bytes, config_path=self.config_path,
+                                 exclude=config.exclude)
         done = {"path": written.path, "commit": written.commit, "commit_error": written.commit_error,
                 "already_remembered": written.existing}
         try:
@@ -254,12 +256,13 @@ class MemoryTools:
         if not values:
             raise TachikomaError("say what to set: trust, confidence and/or source")
         agent_rules.check_trust(trust, self.allow_owner_trust)
-        evergreen = self.settings().ranking.evergreen
+        evergreen, config = self.settings().ranking.evergreen, self.config()
         wanted, followed = set(), {}
         for rel in paths:
             full = memory.safe_path(self.root, rel)
             if memory.kind_of(rel) is None or not full.is_file():
                 raise TachikomaError(f"{rel!r} is not a memory file (a .md note or .jsonl transcript) in the memory")
+            config.exclude.refuse(self.root, rel, "not tagged")
             # The file itself, as the walk spells it ("./a.md", "a//b.md"); through a symlink (a file alias,
             # a symlinked folder: safe_path keeps them inside the memory) the file it points to.
             real = full.resolve().relative_to(self.root.resolve()).as_posix()
@@ -270,7 +273,7 @@ class MemoryTools:
                 followed[rel] = real
             wanted.add(real)
         plan = planning.plan(self.root, values, model.Selector(paths=frozenset(wanted)), overwrite=True,
-                             max_bytes=self.config().max_file_bytes)
+                             max_bytes=config.max_file_bytes, exclude=config.exclude)
         agent_rules.check_not_raised(plan.changes, self.allow_owner_trust)
         applied = (applying.apply(self.root, plan, commit=True, note=AGENT_NOTE, by=by, config_path=self.config_path)
                    if plan.changes else None)
@@ -309,6 +312,11 @@ def held_to(report: dict, most: int) -> dict:
     if len(folders) > most:
         kept = sorted(folders, key=lambda name: -folders[name]["files"])[:most]
         out["by_folder"], left_out["by_folder"] = {name: folders[name] for name in sorted(kept)}, len(folders) - most
+    excluded = report.get("excluded") or {}
+    if len(excluded.get("folders") or ()) > most:  # `[index] exclude`'s folders: those leaving out the most
+        kept = sorted(range(len(excluded["folders"])), key=lambda n: -excluded["folders"][n]["files"])[:most]
+        out["excluded"] = {**excluded, "folders": [excluded["folders"][n] for n in sorted(kept)]}
+        left_out["excluded_folders"] = len(excluded["folders"]) - most
     if left_out:
         out["left_out"] = left_out
     return out
@@ -553,9 +561,11 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
         if memory is not None and memory != tools.memory_name():
             answer = guarded(lambda: tools.read_indexed(memory, path, lines))
         else:
-            answer = guarded(lambda: turn_view.read_for_agent(tools.root, path, lines, view,
-                                                              tools.config().max_file_bytes,
-                                                              tools.config().redact_secrets))
+            def read_here() -> dict:
+                config = tools.config()
+                return turn_view.read_for_agent(tools.root, path, lines, view, config.max_file_bytes,
+                                                config.redact_secrets, config.exclude)
+            answer = guarded(read_here)
         return result(read_text(answer), answer)
 
     @server.tool(name="stats", title="Memory coverage and index freshness", description=STATS_HELP,
@@ -570,6 +580,8 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
                 + (f" Not counted: {plural(report['tag_file']['not_counted'], 'transcript')}, whose tags are in "
                    f"{report['tag_file']['file']}, which cannot be read ({report['tag_file']['problem']})."
                    if report.get("tag_file") else "")
+                + (f" Left out by [index] exclude: {plural(excluded['files'], 'file')} (not searched or read)."
+                   if (excluded := report.get("excluded") or {}).get("patterns") else "")
                 + f" Index: {fresh.get('state')}, updated "
                 f"{fresh.get('last_indexed_at') or 'never'}, {plural(fresh.get('changed_since') or 0, 'file')} changed since, "
                 f"{'watching' if fresh.get('watching') else 'not watching'} the folder."

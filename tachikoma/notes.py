@@ -39,7 +39,7 @@ from .reading import surrogates
 from .atomic import fsync_dir
 from .errors import TachikomaError
 from .humanize import hidden_characters, printable
-from .memory import MAX_DEPTH, PathOutsideMemory, safe_path
+from .memory import MAX_DEPTH, NO_EXCLUSION, Exclusion, PathOutsideMemory, safe_path
 from .tagging import journal, remembered
 from .tagging.model import check_values
 from .tagging.recovery import finish_pending
@@ -116,7 +116,8 @@ def render(text: str, title: str, values: dict[str, str], when: datetime) -> str
 def remember(root: Path, text: str, title: str | None = None, folder: str | None = None,
              values: dict[str, str | None] | None = None, commit: bool = True,
              now: datetime | None = None, by: str = "", avoid: Callable[[str], bool] | None = None,
-             max_bytes: int | None = None, config_path: str | os.PathLike | None = None) -> Written:
+             max_bytes: int | None = None, config_path: str | os.PathLike | None = None,
+             exclude: Exclusion = NO_EXCLUSION) -> Written:
     """Write `text` as a new note in `folder` (relative to `root`; created if needed) and commit it.
 
     The file name comes from the title (or the text's first words); when it
@@ -127,7 +128,8 @@ def remember(root: Path, text: str, title: str | None = None, folder: str | None
     settings make evergreen, such as MEMORY.md or CLAUDE.md, which agents load as who they are); the
     name then ends in ``-note``, and when that is refused too, nothing is written (NoteError).
     `max_bytes`: the largest file the memory indexes (``[index] max_file_bytes``); a note the index would not
-    read (larger, or in a folder nested deeper than the walk goes) is refused before anything is written.
+    read (larger, or in a folder nested deeper than the walk goes) is refused before anything is written, and so
+    is one that `exclude` (``[index] exclude``) would leave out of the memory.
     `config_path`: the settings file given with ``--config`` (its ``[git] hook_timeout`` counts), else the
     memory's own.
     """
@@ -152,6 +154,9 @@ def remember(root: Path, text: str, title: str | None = None, folder: str | None
         checked = check_values(given) if given else {}
     except (InvalidTagValue, TachikomaError) as exc:
         raise NoteError(str(exc)) from None
+    if folder and (reason := exclude.refusal(root, folder.strip())):  # before the folder is made
+        raise NoteError(f"the folder {printable(repr(folder.strip()))} is {reason}, so a note there would never be "
+                        "found: remember it in another folder")
     target_folder = _folder(root, folder)
     body = render(text, title, checked, now or datetime.now(UTC)).encode("utf-8")
     if max_bytes is not None and len(body) > max_bytes:
@@ -164,6 +169,9 @@ def remember(root: Path, text: str, title: str | None = None, folder: str | None
             raise NoteError(f"a note in {target_folder or 'the top folder'} would be evergreen by the memory's "
                             "settings ([ranking] evergreen), which only the owner chooses: remember it in "
                             "another folder")
+    if reason := exclude.refusal(root, _joined(target_folder, f"{stem}.md")):
+        raise NoteError(f"the note {_joined(target_folder, f'{stem}.md')!r} would be {reason}, so never found: "
+                        "give it another title or folder")
     if not (commit and gitutil.repo_toplevel(root) is not None):
         found = _same_note(root, target_folder, stem, body)
         return Written(path=found, commit=None, existing=True) if found else \

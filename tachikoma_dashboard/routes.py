@@ -17,6 +17,7 @@ from tachikoma.indexer import status
 from tachikoma.tagging import applying, model, planning, undoing
 from tachikoma.errors import EmbedderError, TachikomaError
 from tachikoma.humanize import when
+from tachikoma.memory import PathExcluded
 from tachikoma.replies.reply import as_json
 from tachikoma.search.pool import indexed_file
 from tachikoma.web.recent_taggings import merged, tagging_commits
@@ -116,8 +117,13 @@ def api_search():
 @bp.get("/file/<path:rel>")
 def file_page(rel: str):
     lines = parse_lines(request.args.get("lines"))
-    view = read_memory_file(dash().root, rel, lines, link_for=file_url, max_bytes=dash().max_file_bytes(),
-                            image_for=image_url, redact=dash().redact_secrets())
+    try:
+        view = read_memory_file(dash().root, rel, lines, link_for=file_url, max_bytes=dash().max_file_bytes(),
+                                image_for=image_url, redact=dash().redact_secrets(), exclude=dash().settings().exclude)
+    except PathExcluded as exc:  # said, not a bare "not found": the setting is why
+        return error_response(403, "Left out of the memory", str(exc),
+                              hint="To show, search and tag it again, take that pattern out of [index] exclude "
+                                   "in the settings file (tachikoma.toml unless --config names another).")
     if view is None:
         abort(404)
     real = memory.stands_for(dash().root, rel)
@@ -189,7 +195,7 @@ def coverage_files():
     if not form.errors:
         try:
             files = stats.files(dash().root, status=form.status or None, kind=form.kind or None,
-                                folder=form.folder or None)
+                                folder=form.folder or None, settings=dash().settings())
         except TachikomaError as exc:
             error, status = counting_failure(exc)
     return page("coverage_files.html", "partials/coverage_files.html", status=status, form=form, files=files,
@@ -274,7 +280,7 @@ def preview(form: TagForm) -> tuple[dict, int]:
     """The plan for the tagging form (nothing written) as the preview shows it, and the status."""
     if form.defaults:
         try:
-            plan = planning.default_plan(dash().root, max_bytes=dash().max_file_bytes())
+            plan = planning.default_plan(dash().root, max_bytes=dash().max_file_bytes(), exclude=dash().exclude())
         except TachikomaError as exc:
             return preview_context(form, error=str(exc)), 500
         return preview_context(form, plan=plan, fingerprint=plan_fingerprint(plan)), 200
@@ -284,7 +290,7 @@ def preview(form: TagForm) -> tuple[dict, int]:
     selector, values = parsed
     try:
         plan = planning.plan(dash().root, values, selector, overwrite=form.overwrite,
-                             max_bytes=dash().max_file_bytes())
+                             max_bytes=dash().max_file_bytes(), exclude=dash().exclude())
     except TachikomaError as exc:
         return preview_context(form, error=str(exc)), 500
     return preview_context(form, plan=plan, fingerprint=plan_fingerprint(plan)), 200

@@ -53,13 +53,14 @@ def cmd_tag(args) -> int:
     if recovered is not None and not args.json:
         _report_recovered(recovered)
     try:
+        settings = common.config(args, root)
         if not values:
-            plan = planning.default_plan(root, max_bytes=common.config(args, root).max_file_bytes)
+            plan = planning.default_plan(root, max_bytes=settings.max_file_bytes, exclude=settings.exclude)
         else:
             selector = model.Selector(kind=args.kind, pattern=tuple(args.path or ()), untagged_only=args.untagged,
                                       modified_since=args.since, modified_until=args.until, paths=paths)
             plan = planning.plan(root, values, selector, overwrite=args.overwrite,
-                                 max_bytes=common.config(args, root).max_file_bytes)
+                                 max_bytes=settings.max_file_bytes, exclude=settings.exclude)
     except InvalidTagValue as exc:
         raise TachikomaError(str(exc)) from None
     applied = None
@@ -177,9 +178,10 @@ def cmd_remember(args) -> int:
 
     root = common.root(args)
     text = sys.stdin.read() if args.text == "-" else args.text
+    settings = common.config(args, root)
     written = notes.remember(root, clean(text), args.title, args.folder,
                              {"trust": args.trust, "confidence": args.confidence, "source": args.source},
-                             max_bytes=common.config(args, root).max_file_bytes, config_path=args.config)
+                             max_bytes=settings.max_file_bytes, config_path=args.config, exclude=settings.exclude)
     done = {"path": written.path, "commit": written.commit, "commit_error": written.commit_error,
             "already_remembered": written.existing, "indexed": False}
     if not written.existing:

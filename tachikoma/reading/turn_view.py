@@ -19,19 +19,20 @@ VIEWS = ("turns", "raw")
 
 
 def read_for_agent(root: Path, rel_path: str, lines: str | None = None, view: str = "turns",
-                   max_bytes: int = 5_000_000, redact: bool = True) -> dict:
+                   max_bytes: int = 5_000_000, redact: bool = True,
+                   exclude: memory.Exclusion = memory.NO_EXCLUSION) -> dict:
     """`memory.read_text`, and for a transcript in the "turns" view its turns instead of its lines:
     ``{"path", "lines", "total_lines", "view", "context", "turns": [{"line", "last_line", "speaker",
     "time", "text", "actions"}]}``: "context" is the session line (agent, session, folder, branch, model).
     Each turn's text is there once: MCP's structured content is this, and its text content writes the turns
     out quoted (`mcp_server.read_text`; a turn's text written out unquoted could pass for a turn heading).
-    `redact`: secrets as markers (`memory.read_text`).
+    `redact`: secrets as markers; `exclude`: what ``[index] exclude`` leaves out is refused (`memory.read_text`).
 
     ``view`` says what the answer holds, not what was asked: "turns", a transcript's JSONL lines ("raw"), or a
     note's lines ("text", whichever view was asked: a note has neither turns nor JSONL)."""
     if view not in VIEWS:
         raise ValueError(f"unknown view {view!r}: use {' or '.join(VIEWS)}")
-    read = memory.read_text(root, rel_path, lines, max_bytes, redact=redact)
+    read = memory.read_text(root, rel_path, lines, max_bytes, redact=redact, exclude=exclude)
     if memory.kind_of(rel_path) != TRANSCRIPT:
         return {**read, "view": "text"}
     if view == "raw":

@@ -17,7 +17,8 @@ from ..reading import tagfile
 from ..config import load_config
 from ..reading.documents import MARKDOWN, TRANSCRIPT
 from ..reading.frontmatter import FrontMatter, read_head, split
-from ..memory import TAG_FILE, kind_of, open_regular, walk
+from ..globs import is_glob
+from ..memory import TAG_FILE, Exclusion, kind_of, open_regular, walk
 from ..reading.reader import BINARY_SNIFF_BYTES, unreadable_reason
 from ..reading.tags import EVERGREEN, UNTAGGED, WRITABLE_KEYS, Tags, normalise_value
 from .edit import BOM, SAMPLE, edit_head
@@ -37,7 +38,7 @@ def _in_memory(root: Path, pattern: str) -> str | None:
 
 
 def plan(root: Path, values: dict[str, str], selector: Selector | None = None, overwrite: bool = False,
-         max_bytes: int | None = None) -> Plan:
+         max_bytes: int | None = None, exclude: Exclusion | None = None) -> Plan:
     """What tagging the files chosen by `selector` with `values` would change. Writes nothing.
 
     Existing valid values are kept unless `overwrite`; an invalid existing
@@ -46,7 +47,9 @@ def plan(root: Path, values: dict[str, str], selector: Selector | None = None, o
     indented keys, CR-only line endings: the very edit is tried on the bytes
     read), are listed in `skipped` and never rewritten, and so are notes
     indexing would not read: binary, or over `max_bytes` (default: the
-    memory's ``[index] max_file_bytes``). Raises
+    memory's ``[index] max_file_bytes``). A file `exclude` leaves out (default:
+    the memory's ``[index] exclude``) is not memory: never matched by a glob or
+    a folder, and one the selection names by its path is skipped, saying so. Raises
     InvalidTagValue for a value outside the vocabulary, and TagFileError when
     the tag file cannot be read and the selection holds a transcript (a
     selection of notes only needs no tag file).
@@ -56,9 +59,12 @@ def plan(root: Path, values: dict[str, str], selector: Selector | None = None, o
     if any(os.path.isabs(pattern) for pattern in selector.patterns):
         selector = replace(selector, pattern=tuple(_in_memory(root, p) or "" for p in selector.patterns))
     values = check_values(values)
-    if max_bytes is None:
-        max_bytes = load_config(root).max_file_bytes
+    if max_bytes is None or exclude is None:
+        settings = load_config(root)
+        max_bytes = settings.max_file_bytes if max_bytes is None else max_bytes
+        exclude = settings.exclude if exclude is None else exclude
     result = Plan(root=root, values=values, overwrite=overwrite, max_bytes=max_bytes)
+    _named_but_excluded(result, selector, exclude)
     try:
         tags_file = tagfile.load(root)
     except tagfile.TagFileError as exc:  # notes can be tagged all the same; a transcript cannot (below)
@@ -69,7 +75,7 @@ def plan(root: Path, values: dict[str, str], selector: Selector | None = None, o
     tags_locked = tag_file_refusal(root)
     times = gitutil.content_times(root) if selector.uses_dates else {}
     dirty = gitutil.dirty_paths(root) if times else set()
-    for item in walk(root, warn=functools.partial(_walk_warning, result, selector)):
+    for item in walk(root, warn=functools.partial(_walk_warning, result, selector), exclude=exclude):
         if not selector.matches_path(item.path, item.kind):
             continue
         if selector.uses_dates:
@@ -157,6 +163,24 @@ def plan(root: Path, values: dict[str, str], selector: Selector | None = None, o
     return result
 
 
+def _named_but_excluded(result: Plan, selector: Selector, exclude: Exclusion) -> None:
+    """The files and folders the selection names by path (`tag FILE`, a pattern without a wildcard) that `exclude`
+    leaves out: a file is matched and skipped with the reason, a folder said in a warning; the walk lists none of
+    their files, so the selection would otherwise read as matching nothing."""
+    if not exclude:
+        return
+    named = sorted(selector.paths or ()) + [p for p in selector.patterns if p and not is_glob(p)]
+    for path in dict.fromkeys(named):
+        reason = exclude.refusal(result.root, path)
+        if reason is None:
+            continue
+        if kind_of(path.rstrip("/")) is not None:
+            result.matched += 1
+            result.skipped.append(Skip(path, f"{reason}; not tagged"))
+        else:
+            result.warnings.append(f"{path}: {reason}; its files are not tagged")
+
+
 def _walk_warning(result: Plan, selector: Selector, message: str) -> None:
     """A file the walk skipped (a FIFO, a symlink out of the memory) that the selection names is
     matched and skipped with the walk's reason, not "no file matched"; anything else is a warning."""
@@ -176,7 +200,7 @@ def _is_empty(path: Path) -> bool:
         return False
 
 
-def default_plan(root: Path, max_bytes: int | None = None) -> Plan:
+def default_plan(root: Path, max_bytes: int | None = None, exclude: Exclusion | None = None) -> Plan:
     """The default tags (`DEFAULTS`, `DEFAULTS_TEXT`) for every transcript that has no tags at all:
     what `tachikoma tag` with no options and the dashboard's "Use the defaults" do.
 
@@ -186,7 +210,8 @@ def default_plan(root: Path, max_bytes: int | None = None) -> Plan:
     skipped with a reason (as by `plan`), and so is an empty ``.jsonl`` (an
     agent creates it before its first line: its agent is not known yet).
     """
-    result = plan(root, DEFAULTS, Selector(kind=TRANSCRIPT, untagged_only=True), max_bytes=max_bytes)
+    result = plan(root, DEFAULTS, Selector(kind=TRANSCRIPT, untagged_only=True), max_bytes=max_bytes,
+                  exclude=exclude)
     kept = []
     for change in result.changes:
         found = transcripts.sniff_format(result.root / change.path)

@@ -46,9 +46,10 @@ SESSION_FIELDS = (("agent", "Agent"), ("session", "Session"), ("subagent", "Suba
 
 def read_memory_file(root: Path, rel: str, lines: tuple[int, int] | None, link_for: LinkFor,
                      max_bytes: int | None = None, image_for: LinkFor | None = None,
-                     redact: bool = True) -> dict | None:
+                     redact: bool = True, exclude: memory.Exclusion = memory.NO_EXCLUSION) -> dict | None:
     """What the file page shows for `rel`, or None when it is not a memory file inside `root`; its
     secrets as markers, as the index holds them, unless `redact` is false (``[privacy] redact_secrets``).
+    A memory file `exclude` leaves out (``[index] exclude``) raises `memory.PathExcluded`, which says why.
 
     `lines` is the passage to highlight (a search hit); the result's
     "found" says whether it is still in the file.
@@ -60,6 +61,7 @@ def read_memory_file(root: Path, rel: str, lines: tuple[int, int] | None, link_f
         return None
     if kind is None or not path.is_file():
         return None
+    exclude.refuse(root, rel, "not shown")
     limits = {"max_bytes": max_bytes} if max_bytes is not None else {}
     doc = read_document(root, rel, kind, **limits, redact=redact)
     # A .jsonl with no transcript message is data, as stats, the index and tagging count it: not a transcript.

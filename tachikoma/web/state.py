@@ -100,6 +100,14 @@ class Dashboard:
         except TachikomaError:
             return None
 
+    def exclude(self):
+        """What ``[index] exclude`` leaves out (`memory.Exclusion`); None when the settings are broken, so a tagging
+        reads them itself and refuses with their error rather than risk writing to a file they leave out."""
+        try:
+            return self.config().exclude
+        except TachikomaError:
+            return None
+
     def redact_secrets(self) -> bool:
         """Whether secrets are shown as markers (``[privacy] redact_secrets``); true when the settings are broken."""
         try:
