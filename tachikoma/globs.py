@@ -1,4 +1,4 @@
-"""Path patterns, as the tag selector and the evergreen list use them.
+"""Path patterns, as the tag selector, the evergreen list and ``[index] exclude`` use them.
 
 With a ``*``, ``?`` or ``[`` a pattern is a glob: ``*`` matches within one
 folder level, ``**/`` any number of folders (``**/*.jsonl`` also matches
@@ -6,7 +6,8 @@ folder level, ``**/`` any number of folders (``**/*.jsonl`` also matches
 any folder, and one ending in ``/`` (``2026-1*/``) the files in the folders
 it matches. Otherwise it is a folder (``2026-03/`` or ``2026-03``) or one
 file's path. `name_or_path_matches` (the evergreen list) also lets a bare
-file name (``MEMORY.md``) match that name in any folder.
+file name (``MEMORY.md``) match that name in any folder; `path_matcher` reads
+several patterns as `pattern_matches` does, at once (``[index] exclude``).
 """
 
 from __future__ import annotations

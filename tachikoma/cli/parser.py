@@ -234,7 +234,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("index", parents=[common], help="bring the index up to date with the memory folder",
                        description="Walk the memory folder and index new and changed files. Unchanged files cost "
-                                   "nothing; removed files leave the index. Safe to interrupt: the next run finishes.")
+                                   "nothing; removed files leave the index, and so do the files [index] exclude in "
+                                   "tachikoma.toml leaves out (\"N excluded\"). Safe to interrupt: the next run "
+                                   "finishes.")
     p.add_argument("--embedder", metavar="NAME", help="minilm, minilm-int8, e5-small (multilingual), ollama, "
                                                       "ollama:<model> or hash (default: the index's own; for a new "
                                                       "index Ollama if it answers, else minilm-int8, or minilm "
@@ -312,7 +314,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="tag groups of files (default: untagged transcripts → self/medium, source: the agent)",
                        description=f"With no selector and no values (the dashboard's \"Use the defaults\"), "
                                    f"{DEFAULTS_TEXT}. A .jsonl file that is not a transcript (a data file) is "
-                                   "never tagged. Markdown is never tagged by default. Existing values are kept "
+                                   "never tagged, nor a file [index] exclude leaves out (one named by its path "
+                                   "is skipped). Markdown is never tagged by default. Existing values are kept "
                                    "unless --overwrite (each file keeping a different value of its own is "
                                    "listed). Markdown gets front matter; transcripts get entries in "
                                    "tachikoma-tags.yaml. In a git repository the change is committed. Exits 0 "
@@ -320,7 +323,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "(the last line says whether no file matched, or the matches already had the "
                                    "values or kept their own); 1 on an error, and when a selected file is "
                                    "skipped, not tagged (binary, too large, malformed front matter, not "
-                                   "writable; a .jsonl data file does not count), also with --dry-run; 2 for a "
+                                   "writable, excluded; a .jsonl data file does not count), also with --dry-run; 2 for a "
                                    "mistyped command line.")
     p.add_argument("files", nargs="*", metavar="FILE", help="select these files (paths in the memory, or from "
                    "here into it): `tachikoma tag notes/a.md 2026-03-22/s.jsonl --confidence medium`")
@@ -361,7 +364,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("stats", parents=[common],
                        help="tag coverage: tagged, partly tagged, untagged and invalid files",
-                       description="Counts come from the files themselves (the source of truth). Exit status: 0, "
+                       description="Counts come from the files themselves (the source of truth), less those "
+                                   "[index] exclude leaves out (said, one line per folder). Exit status: 0, "
                                    "or 1 when the index is damaged or unreadable (the files are counted all the same).")
     p.add_argument("--json", action="store_true", help="print as JSON")
 
