@@ -96,7 +96,11 @@ class Exclusion:
     def matching(self, rel: str) -> str | None:
         """The first pattern that matches the path `rel` itself ("/" between its names), or None. One match or two
         for them all (`globs.path_matcher`): the walk asks it of every file."""
-        if not self.patterns or not path_matcher(self.patterns)(rel):
+        if not self.patterns:
+            return None
+        if not rel.isascii() and not _is_utf8(rel):  # a name that is not UTF-8 (the watcher sees them): the rest counts
+            rel = rel.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+        if not path_matcher(self.patterns)(rel):
             return None
         return next(pattern for pattern in self.patterns if pattern_matches(pattern, rel))
 

@@ -141,6 +141,10 @@ def test_the_watcher_ignores_excluded_paths_and_follows_a_changed_setting(vault)
     assert not relevant(vault, str(vault / "notes" / "drafts" / "x.md"), exclude)
     assert relevant(vault, str(vault / "notes" / "drafts" / "deeper" / "x.md"), exclude)
     assert relevant(vault, str(vault / "tachikoma.toml"), memory.Exclusion(("*.toml",)))
+    # A name that is not UTF-8 (watchfiles gives it with surrogate escapes, which RE2 cannot take) is matched by
+    # what it does spell, and never stops the watching.
+    assert not relevant(vault, f"{vault}/notes/drafts/x\udcff.md", exclude)
+    assert relevant(vault, f"{vault}/notes/x\udcff.md", exclude)
     calls: list[set[str]] = []
     watcher = Watcher(vault, calls.append, catch_up=False, exclude=lambda: load_config(vault).exclude).start()
     try:
