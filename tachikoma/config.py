@@ -157,7 +157,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from .errors import EmbedderError, TachikomaError
-from .globs import MAX_PATTERN_CHARS, pattern_error
+from .globs import MAX_PATTERN_CHARS, InvalidPattern, path_matcher, pattern_error
 from .memory import CONFIG_FILE, NO_EXCLUSION, Exclusion
 from .reading.tags import CONFIDENCE_VALUES, TRUST_VALUES
 from .vocabulary import MAX_BUDGET, MCP_BUDGET
@@ -473,7 +473,13 @@ def _exclude(value) -> Exclusion:
             raise ValueError(f"index.exclude: {pattern!r} would leave out the whole memory: name the folders or "
                              "files to leave out, such as \"Templates/\"")
         patterns.append(pattern)
-    return Exclusion(tuple(dict.fromkeys(patterns)))
+    patterns = tuple(dict.fromkeys(patterns))
+    try:
+        path_matcher(patterns)  # read together, as the walk reads them (kept: made once)
+    except InvalidPattern as exc:
+        raise ValueError(f"index.exclude: its {len(patterns):,} patterns are too many to read together ({exc}): "
+                         "leave some out, or name their folders (\"Archive/\" for everything in it)") from None
+    return Exclusion(patterns)
 
 
 def _redact_secrets(table: dict) -> bool:

@@ -284,6 +284,10 @@ def test_a_bad_pattern_is_one_line_naming_the_key_and_changes_nothing(vault):
     with pytest.raises(TachikomaError, match=r"index\.exclude must be an array of path patterns"):
         (vault / "tachikoma.toml").write_text('[index]\nexclude = "Templates/"\n', encoding="utf-8")
         load_config(vault)
+    many = ", ".join(f'"**/d{n}[a-z][a-z]*/**/x[a-z]?*.md"' for n in range(20_000))  # each fine, together too large
+    (vault / "tachikoma.toml").write_text(f"[index]\nexclude = [{many}]\n", encoding="utf-8")
+    with pytest.raises(TachikomaError, match=r"index\.exclude: its 20,000 patterns are too many to read together"):
+        load_config(vault)
 
 
 def test_one_matcher_reads_the_patterns_as_the_tag_selector_does():
