@@ -317,3 +317,25 @@ def test_postgres_drops_a_newly_excluded_file_the_same_way(tmp_path, url, monkey
     summary = runner.run(root)
     assert (summary.removed, summary.excluded) == (4, 4) and indexed(root) == KEPT
     assert status.freshness(root)["changed_since"] == 0
+
+
+def test_a_new_index_judges_the_memory_s_language_without_what_the_setting_leaves_out(tmp_path):
+    """`[embedder] name = "auto"` samples the memory's files for their language: an archive of German letters the
+    setting leaves out does not make an English memory "mostly not English"."""
+    from tachikoma.embedders import auto
+
+    root = tmp_path / "vault"
+    (root / "Archive").mkdir(parents=True)
+    (root / "notes").mkdir()
+    german = ("Die Heizung im Keller ist seit dem Winter kaputt und der Vermieter hat noch nicht geantwortet. "
+              "Wir haben deshalb mit der Hausverwaltung gesprochen, aber sie wollten erst im Frühjahr kommen. ")
+    english = ("The boiler in the basement has been broken since the winter and the landlord has not answered yet. "
+               "We spoke with the building management, but they only wanted to come in the spring. ")
+    for n in range(8):
+        (root / "Archive" / f"brief-{n}.md").write_text(f"# Brief {n}\n\n{german * 4}", encoding="utf-8")
+    for n in range(2):
+        (root / "notes" / f"note-{n}.md").write_text(f"# Note {n}\n\n{english * 4}", encoding="utf-8")
+    assert auto.detect(root).mostly_not_english
+    (root / "tachikoma.toml").write_text('[index]\nexclude = ["Archive/"]\n', encoding="utf-8")
+    detection = auto.detect(root, load_config(root).exclude)
+    assert detection.files == 2 and not detection.mostly_not_english

