@@ -229,7 +229,7 @@ def test_a_failing_freshness_check_fails_the_search(memory, monkeypatch):
     """The freshness walk runs in a thread beside the ranking; what goes wrong there is the search's error."""
     runner.run(memory, embedder_name="hash")
 
-    def broken(root, store):
+    def broken(root, store, config_path=None):
         raise TachikomaError("cannot list the memory folder")
     monkeypatch.setattr(freshness, "answer_freshness", broken)
     s = Searcher(memory)
