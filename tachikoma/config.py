@@ -450,8 +450,9 @@ def _from_dict(data: dict, file: Path) -> Config:
 
 
 def _exclude(value) -> Exclusion:
-    """``[index] exclude``: an array of path patterns relative to the memory folder (`memory.Exclusion`), each a
-    glob `globs` can read, none reaching out of the memory or naming the whole of it."""
+    """``[index] exclude``: an array of path patterns relative to the memory folder (`memory.Exclusion`), each one
+    `globs.pattern_error` lets through (a glob it can read, none reaching out with ".."), none naming the whole
+    memory, and all of them readable together (`globs.path_matcher`)."""
     example = 'such as ["Templates/", "Archive/**"]'
     if not isinstance(value, list):
         raise ValueError(f"index.exclude must be an array of path patterns {example}, not {_toml_type(value)}")
@@ -463,13 +464,9 @@ def _exclude(value) -> Exclusion:
         pattern = pattern.strip()
         if len(pattern) > MAX_PATTERN_CHARS:
             raise ValueError(f"index.exclude[{n}] is longer than {MAX_PATTERN_CHARS:,} characters")
-        if error := pattern_error(pattern):
+        if error := pattern_error(pattern):  # a glob no one can read, or one reaching out with ".."
             raise ValueError(f"index.exclude: {error}")
-        names = [part for part in pattern.replace("\\", "/").split("/") if part not in ("", ".")]
-        if ".." in names:
-            raise ValueError(f"index.exclude: {pattern!r} reaches out of the memory folder (..): a pattern is a path "
-                             "relative to the memory folder")
-        if not names:
+        if not [part for part in pattern.replace("\\", "/").split("/") if part not in ("", ".")]:
             raise ValueError(f"index.exclude: {pattern!r} would leave out the whole memory: name the folders or "
                              "files to leave out, such as \"Templates/\"")
         patterns.append(pattern)
