@@ -23,7 +23,7 @@ from tachikoma.live import LiveMemory
 from tachikoma.notes import NoteError, remember
 from tachikoma.search.searcher import Searcher
 from tachikoma.store import STORE_ENV, locate
-from tachikoma.watcher import Watcher, relevant
+from tachikoma.watcher import Watcher, relevant, watched_folders
 
 NOTES = {
     "Templates/daily.md": '---\ndate: "{{date}}"\n---\n# {{date}}\n\n## Boiler\nCheck the boiler pressure.\n',
@@ -145,6 +145,8 @@ def test_the_watcher_ignores_excluded_paths_and_follows_a_changed_setting(vault)
     # what it does spell, and never stops the watching.
     assert not relevant(vault, f"{vault}/notes/drafts/x\udcff.md", exclude)
     assert relevant(vault, f"{vault}/notes/x\udcff.md", exclude)
+    watched = {folder.relative_to(vault.resolve()).as_posix() for folder in watched_folders(vault, exclude)}
+    assert watched == {".", "Daily", "notes", "notes/drafts", "notes/drafts/deeper"}  # no Templates/, no Archive/
     calls: list[set[str]] = []
     watcher = Watcher(vault, calls.append, catch_up=False, exclude=lambda: load_config(vault).exclude).start()
     try:
