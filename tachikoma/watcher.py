@@ -129,10 +129,13 @@ class Watcher:
                         pending |= {path for _change, path in batch}
                         if not pending:
                             continue
+                        if any(os.path.basename(path) == CONFIG_FILE for path in pending):
+                            self.exclude = self._exclusion()  # as saved: the folders it leaves in are watched first
                         if any(kind_of(path) is None or os.path.isdir(path) for path in pending) \
                                 and watched_folders(self.root, self.exclude) != folders:
-                            # A folder came, went or was renamed: watch the folders as they are now first, then
-                            # run, so that nothing written into a new folder meanwhile is missed.
+                            # A folder came, went or was renamed (or [index] exclude changed): watch the folders as
+                            # they are now first, then run, so that nothing written into a new folder meanwhile is
+                            # missed.
                             break
                         before = self.exclude
                         self._call(pending)
