@@ -18,7 +18,7 @@ import numpy as np
 from ..reading import dates
 from ..reading.documents import TRANSCRIPT
 from ..embedders.names import E5_SMALL
-from ..globs import name_or_path_mask, pattern_matches
+from ..globs import name_or_path_mask, path_matcher
 from ..language.segment import dominant_script
 from ..store.sqlite import Store
 from . import ranking, voice
@@ -177,8 +177,8 @@ class Snapshot:
         if key not in self._weights:
             if len(self._weights) > 8:
                 self._weights.clear()
-            self._weights[key] = np.fromiter((any(pattern_matches(p, path) for p in patterns) for path in self.paths),
-                                             dtype=bool, count=len(self.paths))
+            matches = path_matcher(patterns)  # one expression for all the globs, as [index] exclude reads them
+            self._weights[key] = np.fromiter(map(matches, self.paths), dtype=bool, count=len(self.paths))
         return self._weights[key]
 
     def tag_weights(self, cfg) -> tuple[np.ndarray, np.ndarray]:
