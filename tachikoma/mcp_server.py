@@ -43,7 +43,7 @@ from .replies.reply import for_agent, no_match_reply
 from .search.pool import indexed_passages
 from .store import locate
 from .tagging import applying, model, planning
-from .reading.tags import CONFIDENCE_VALUES, TRUST_VALUES, InvalidTagValue, check_value
+from .reading.tags import CONFIDENCE_VALUES, TRUST_VALUES, InvalidTagValue, source_filter
 from .vocabulary import (BUDGET_RESULTS, DEFAULT_LIMIT, MAX_BUDGET, MAX_LIMIT, MAX_QUERY_CHARS, MAX_SCOPE_PATTERNS,
                          MAX_SOURCE_CHARS, MCP_BUDGET)
 
@@ -190,10 +190,7 @@ class MemoryTools:
         tag as `tag` writes it, or "missing"."""
         if path and (error := scope_error(path)):
             raise TachikomaError(error)
-        if source and source.strip().lower() == "missing":
-            source = "missing"
-        elif source:
-            source = check_value("source", source)
+        source = source_filter(source) if source else None
         if limit is None and budget_tokens is None:
             budget_tokens = self.config().mcp.budget_tokens
         limit, budget_tokens = limit or DEFAULT_LIMIT, budget_tokens or None

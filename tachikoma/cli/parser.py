@@ -203,8 +203,13 @@ def _search_path(text: str) -> str:
 
 
 def _search_source(text: str) -> str:
-    """A --source filter for search: a source as tag writes it (`check_value`), or 'missing' (no source)."""
-    return "missing" if text.strip().lower() == "missing" else _tag_value("source")(text)
+    """A --source filter for search (`tags.source_filter`): a source as tag writes it, or 'missing' (no source)."""
+    from ..reading.tags import InvalidTagValue, source_filter
+
+    try:
+        return source_filter(text)
+    except InvalidTagValue as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _names(value: str) -> list[str]:

@@ -72,6 +72,12 @@ def check_value(key: str, raw: str | None) -> str | None:
     return value
 
 
+def source_filter(raw: str) -> str:
+    """A search's source filter (`search --source`, ``source`` on the JSON API and MCP): "missing" (files with no
+    source), or a source as every face checks one it writes (`check_value`; raises InvalidTagValue)."""
+    return "missing" if raw.strip().lower() == "missing" else check_value("source", raw)
+
+
 @dataclass(frozen=True)
 class Tags:
     """The quality metadata of one file, validated.

@@ -15,7 +15,8 @@ from tachikoma.config import RECENCY_PRESETS
 from tachikoma.vocabulary import DEFAULT_LIMIT, MAX_BUDGET, MAX_LIMIT, query_too_long, whole_number
 from tachikoma.reading.documents import KINDS
 from tachikoma.search.snapshot import Filters
-from tachikoma.reading.tags import STATUSES, TRUST_VALUES, WRITABLE_KEYS, InvalidTagValue, check_value, normalise_value
+from tachikoma.reading.tags import (STATUSES, TRUST_VALUES, WRITABLE_KEYS, InvalidTagValue, normalise_value,
+                                    source_filter)
 
 
 def _text(data, name: str) -> str:
@@ -85,12 +86,9 @@ class SearchForm:
         form.path = tuple(dict.fromkeys(p.strip() for p in _given(args, "path") if p.strip()))
         if error := scope_error(form.path):
             form.errors["path"] = error
-        source = _text(args, "source")
-        if source.lower() == "missing":
-            form.source = "missing"
-        elif source:  # as every face checks a source (`check_value`)
+        if source := _text(args, "source"):
             try:
-                form.source = check_value("source", source)
+                form.source = source_filter(source)
             except InvalidTagValue as exc:
                 form.errors["source"] = str(exc)
         limit = _int(args.get("limit"), DEFAULT_LIMIT)
