@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..humanize import NO_FLOOR, answer_notes, floor_hides, no_match_reason, plural, printable, tool_match_text, vectors_text
-from ..vocabulary import MAX_SCOPE_PATTERNS, query_too_long
+from ..vocabulary import query_too_long
 from . import common
 
 
@@ -18,8 +18,11 @@ def cmd_search(args) -> int:
     if args.agent_text and not (args.json and args.budget):
         common.usage_error(args, "--agent-text goes with --budget and --json: it adds the block a budget makes "
                                  "to the JSON (without --json, --budget prints the block alone)")
-    if args.path and len(args.path) > MAX_SCOPE_PATTERNS:
-        common.usage_error(args, f"--path: at most {MAX_SCOPE_PATTERNS} folders or globs, not {len(args.path)}")
+    if args.path:  # each was checked as it was parsed (`parser._search_path`); here how many
+        from ..globs import scope_error
+
+        if error := scope_error(args.path):
+            common.usage_error(args, f"--{error}")
     root = common.root(args)
     from ..reading.surrogates import clean
 
