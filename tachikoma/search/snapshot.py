@@ -165,32 +165,32 @@ class Snapshot:
 
     def evergreen_files(self, globs: tuple[str, ...]) -> np.ndarray:
         """(F,) bool: evergreen by the file itself or by a `globs` pattern, computed once per list."""
-        key = ("evergreen", globs)
-        if key not in self._weights:
+        def make() -> np.ndarray:
             by_glob = np.array(name_or_path_mask(globs, self.paths), dtype=bool)
-            self._weights[key] = self.evergreen | by_glob if len(self.paths) else self.evergreen
-        return self._weights[key]
+            return self.evergreen | by_glob if len(self.paths) else self.evergreen
+        return self._per_file(("evergreen", globs), make)
 
     def files_under(self, patterns: tuple[str, ...]) -> np.ndarray:
         """(F,) bool: in a folder or matching a glob of `patterns` (`Filters.paths`), computed once per list."""
-        key = ("under", patterns)
-        if key not in self._weights:
-            if len(self._weights) > 8:
-                self._weights.clear()
+        def make() -> np.ndarray:
             matches = path_matcher(patterns)  # one expression for all the globs, as [index] exclude reads them
-            self._weights[key] = np.fromiter(map(matches, self.paths), dtype=bool, count=len(self.paths))
-        return self._weights[key]
+            return np.fromiter(map(matches, self.paths), dtype=bool, count=len(self.paths))
+        return self._per_file(("under", patterns), make)
 
     def tag_weights(self, cfg) -> tuple[np.ndarray, np.ndarray]:
         """Per-file trust and confidence weights for a ranking config, computed once per config."""
         key = (tuple(sorted(cfg.trust.items())), tuple(sorted(cfg.confidence.items())))
+        return self._per_file(key, lambda: (ranking.tag_weights(self.trust, cfg.trust),
+                                            ranking.tag_weights(self.confidence, cfg.confidence)))
+
+    def _per_file(self, key, make):
+        """`make()`'s per-file arrays, kept under `key` while this snapshot lives (`rows` keeps the files whole, and
+        these with them); at most nine kinds kept, all dropped for the tenth."""
         if key not in self._weights:
             if len(self._weights) > 8:
                 self._weights.clear()
-            self._weights[key] = (ranking.tag_weights(self.trust, cfg.trust),
-                                  ranking.tag_weights(self.confidence, cfg.confidence))
+            self._weights[key] = make()
         return self._weights[key]
-
 
 def chunk_scripts(store: Store, chunk_ids: np.ndarray, generation: int) -> np.ndarray:
     """(N,) str: the script of each chunk's text (`segment.dominant_script`, from its first
