@@ -113,11 +113,12 @@ class Watcher:
         if self.catch_up:
             self._call(set())
         pending: set[str] = set()
+        walked: list[Path] | None = None  # the folders as a change just found them (walked once, not again)
         try:
             while not self._stop.is_set():
                 # Each folder the indexer reads, on its own (`watched_folders`): watchfiles' recursive watch
                 # follows symlinked folders, out of the memory too (a link to a home folder would watch all of it).
-                folders = watched_folders(self.root, self.exclude)
+                folders, walked = walked or watched_folders(self.root, self.exclude), None
                 changes = watch(*folders, watch_filter=lambda _change, path: self._counts(path), recursive=False,
                                 debounce=self.group_ms, step=self.quiet_ms, stop_event=self._stop,
                                 rust_timeout=1_000, yield_on_timeout=True, raise_interrupt=False)
@@ -132,10 +133,11 @@ class Watcher:
                         if any(os.path.basename(path) == CONFIG_FILE for path in pending):
                             self.exclude = self._exclusion()  # as saved: the folders it leaves in are watched first
                         if any(kind_of(path) is None or os.path.isdir(path) for path in pending) \
-                                and watched_folders(self.root, self.exclude) != folders:
+                                and (now := watched_folders(self.root, self.exclude)) != folders:
                             # A folder came, went or was renamed (or [index] exclude changed): watch the folders as
-                            # they are now first, then run, so that nothing written into a new folder meanwhile is
-                            # missed.
+                            # they are now first (as just walked), then run, so that nothing written into a new
+                            # folder meanwhile is missed.
+                            walked = now
                             break
                         before = self.exclude
                         self._call(pending)
