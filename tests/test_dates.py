@@ -81,6 +81,12 @@ def commit_all(top, message, date):
     ("notes/v2026-01-01x.md", (2026, 1, 1)),
     ("notes/120260-01-01.md", None),  # five digits are no year
     ("notes/plain.md", None),
+    ("journals/2026_12_03.md", (2026, 12, 3)),  # Logseq's journal page
+    ("vault/daily.journal.2026.12.02.md", (2026, 12, 2)),  # Dendron's daily note
+    ("vault/scratch.2026.10.03.151204.md", (2026, 10, 3)),  # Dendron's scratch note: a time follows
+    ("notes/2026-12.03.md", None),  # one separator throughout
+    ("notes/2026_02_30.md", None),
+    ("notes/v1.2.3.md", None),
 ])
 def test_path_dates(path, expected):
     found = dates.path_date(path)
@@ -323,6 +329,28 @@ def test_an_old_index_is_upgraded_without_embedding(dated):
     found = factors_by_path(dated, "lighthouse lamp")
     assert found["session.jsonl"]["date_source"] == "transcript" and found["2026-04-02/notes.md"]["date_source"] == "path"
     assert runner.run(dated, embedder_name="hash").rechunked == 0
+
+
+def test_an_index_dated_before_logseq_and_dendron_names_dates_them_on_its_next_run(tmp_path):
+    """A journal page named as Logseq names it and a daily note named as Dendron does are dated by their names,
+    and an index made before those names were read (dates version 1) dates them on its next run, embedding
+    nothing again."""
+    root = tmp_path / "graph"
+    put(root, "journals/2026_11_30.md", "- Walked to the lighthouse lamp\n", mtime=at(2026, 12, 1, 8))
+    put(root, "vault/daily.journal.2026.11.20.md", "Lighthouse lamp: new bulb ordered.\n", mtime=at(2026, 12, 1, 8))
+    runner.run(root, embedder_name="hash")
+    found = factors_by_path(root, "lighthouse lamp")
+    assert found["journals/2026_11_30.md"]["date"].startswith("2026-11-30")
+    assert found["vault/daily.journal.2026.11.20.md"]["date"].startswith("2026-11-20")
+    assert {f["date_source"] for f in found.values()} == {"path"}
+    with Store(root / ".cache" / "index.db") as store:  # as an index made before: file times
+        store.db.execute("UPDATE files SET path_date = NULL")
+        store.db.execute("UPDATE meta SET value = '1' WHERE key = 'dates'")
+        store.db.commit()
+    assert "dated by an older tachikoma" in status.freshness(root)["note"]
+    summary = runner.run(root, embedder_name="hash")
+    assert summary.chunks_embedded == 0 and summary.rechunked == 2
+    assert {f["date_source"] for f in factors_by_path(root, "lighthouse lamp").values()} == {"path"}
 
 
 def test_recency_of_each_chunk_in_a_search(dated):

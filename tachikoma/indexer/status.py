@@ -16,9 +16,10 @@ from ..freshness import embedded_counts, iso, pending_changes
 from ..store import locate
 from ..store.protocol import IndexStore
 
-#: What the stored dates mean (`dates`). An index whose ``dates`` differs (made before per-chunk dates)
-#: has every file read and chunked again by the next run, reusing every vector, to fill them in.
-DATES_VERSION = "1"
+#: What the stored dates mean (`dates`). An index whose ``dates`` differs (made before per-chunk dates, or
+#: before a path's ``2026_02_10`` and ``2026.02.10`` were read as dates: version 1) has every file read and
+#: chunked again by the next run, reusing every vector, to fill them in.
+DATES_VERSION = "2"
 
 
 def held(store: IndexStore) -> tuple[int, int, int]:

@@ -7,7 +7,10 @@ Recency needs to know when what a chunk says was true. In order of trust:
    session committed today may hold a conversation from last year.
 2. ``frontmatter``: a note's ``updated``, else its ``date``.
 3. ``path``: a ``YYYY-MM-DD`` in the file or folder name
-   (``memory/2026-02-10.md``, ``2026-03-22/notes.md``); the deepest wins.
+   (``memory/2026-02-10.md``, ``2026-03-22/notes.md``), or the same with
+   ``_`` or ``.`` between its parts, as Logseq names its journal pages
+   (``journals/2026_02_10.md``) and Dendron its daily notes
+   (``daily.journal.2026.02.10.md``); the deepest wins.
 4. ``git``: the last commit that changed the file's content other than its
    quality tags (`gitutil.content_changes`): tachikoma's tagging commits and
    hand edits of tag keys alone do not count, so tagging never makes a
@@ -56,16 +59,19 @@ TRUST = {TRANSCRIPT_SOURCE: OWN, FRONTMATTER: OWN, PATH: OWN, GIT: COMMIT, GIT_I
 #: Per index into `SOURCES`: 2 own, 1 commit, 0 weak (what `ranking.supersessions` compares).
 STRENGTH = tuple({OWN: 2, COMMIT: 1, WEAK: 0}[TRUST[s]] for s in SOURCES)
 
-_PATH_DATE = re.compile(r"(?<![0-9])([0-9]{4})-([0-9]{2})-([0-9]{2})(?![0-9])")
+#: A date in a file or folder name: ``2026-02-10``, ``2026_02_10`` (Logseq's journals) or ``2026.02.10``
+#: (Dendron's daily notes), one separator throughout ("2026-02.10" is none).
+_PATH_DATE = re.compile(r"(?<![0-9])([0-9]{4})([-_.])([0-9]{2})\2([0-9]{2})(?![0-9])")
 
 
 def path_date(path: str) -> datetime | None:
-    """The ``YYYY-MM-DD`` of the deepest path part naming a real date (its last one), as midnight UTC."""
+    """The date (``YYYY-MM-DD``, ``YYYY_MM_DD`` or ``YYYY.MM.DD``) of the deepest path part naming a real date
+    (its last one), as midnight UTC."""
     for part in reversed(path.split("/")):
         for match in reversed(list(_PATH_DATE.finditer(part))):
-            year, month, day = (int(g) for g in match.groups())
+            year, _, month, day = match.groups()
             try:
-                return datetime(year, month, day, tzinfo=timezone.utc)
+                return datetime(int(year), int(month), int(day), tzinfo=timezone.utc)
             except ValueError:
                 continue  # 2026-02-30 is not a date
     return None
