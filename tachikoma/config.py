@@ -157,7 +157,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from .errors import EmbedderError, TachikomaError
-from .globs import MAX_PATTERN_CHARS, InvalidPattern, path_matcher, pattern_error
+from .globs import InvalidPattern, path_matcher, pattern_error
 from .memory import CONFIG_FILE, NO_EXCLUSION, Exclusion
 from .reading.tags import CONFIDENCE_VALUES, TRUST_VALUES
 from .vocabulary import MAX_BUDGET, MCP_BUDGET
@@ -451,8 +451,8 @@ def _from_dict(data: dict, file: Path) -> Config:
 
 def _exclude(value) -> Exclusion:
     """``[index] exclude``: an array of path patterns relative to the memory folder (`memory.Exclusion`), each one
-    `globs.pattern_error` lets through (a glob it can read, none reaching out with ".."), none naming the whole
-    memory, and all of them readable together (`globs.path_matcher`)."""
+    `globs.pattern_error` takes for a pattern leaving out less than the whole memory, and all of them readable
+    together (`globs.path_matcher`)."""
     example = 'such as ["Templates/", "Archive/**"]'
     if not isinstance(value, list):
         raise ValueError(f"index.exclude must be an array of path patterns {example}, not {_toml_type(value)}")
@@ -462,13 +462,8 @@ def _exclude(value) -> Exclusion:
             what = "an empty string" if isinstance(pattern, str) else _toml_type(pattern)
             raise ValueError(f"index.exclude[{n}] must be a path pattern such as \"Templates/\", not {what}")
         pattern = pattern.strip()
-        if len(pattern) > MAX_PATTERN_CHARS:
-            raise ValueError(f"index.exclude[{n}] is longer than {MAX_PATTERN_CHARS:,} characters")
-        if error := pattern_error(pattern):  # a glob no one can read, or one reaching out with ".."
+        if error := pattern_error(pattern, whole_memory=False):
             raise ValueError(f"index.exclude: {error}")
-        if not [part for part in pattern.replace("\\", "/").split("/") if part not in ("", ".")]:
-            raise ValueError(f"index.exclude: {pattern!r} would leave out the whole memory: name the folders or "
-                             "files to leave out, such as \"Templates/\"")
         patterns.append(pattern)
     patterns = tuple(dict.fromkeys(patterns))
     try:

@@ -17,10 +17,7 @@ import re
 
 import re2
 
-from .vocabulary import MAX_SCOPE_PATTERNS
-
-#: The longest pattern a tag selector takes (the longest path a file system has: PATH_MAX).
-MAX_PATTERN_CHARS = 4096
+from .vocabulary import MAX_PATTERN_CHARS, MAX_SCOPE_PATTERNS
 
 
 def is_glob(pattern: str) -> bool:
@@ -185,11 +182,23 @@ def _compiled(source: str, ignore_case: bool):
         raise InvalidPattern(reason) from None
 
 
-def pattern_error(pattern: str) -> str | None:
-    """Why `pattern` is no pattern a selector or the evergreen list can use, in a sentence; None when it is one."""
+def pattern_error(pattern: str, whole_memory: bool = True) -> str | None:
+    """Why `pattern` is no folder or glob tachikoma takes, in a sentence naming it; None when it is one.
+
+    The one check of a path pattern wherever one is given: `tag --path` (and the tag selector every face builds),
+    `search --path` and ``path`` on the other faces (`scope_error`), the dashboard's tag form, ``[ranking]
+    evergreen`` and ``[index] exclude``; a caller puts only its own prefix before it ("path: ", "index.exclude: ").
+    A pattern is at most `vocabulary.MAX_PATTERN_CHARS` characters, has no ".." part (it would match nothing:
+    every path it is matched against is inside the memory), and is a glob RE2 reads; with `whole_memory` false
+    (``[index] exclude``) it names less than the whole memory folder ("./" is refused)."""
+    if len(pattern) > MAX_PATTERN_CHARS:
+        return f"{pattern[:40]!r}… is {len(pattern):,} characters long; the limit is {MAX_PATTERN_CHARS:,}"
     pattern = pattern.replace("\\", "/")
-    if ".." in pattern.split("/"):  # matches nothing: every path it is matched against is inside the memory
+    parts = pattern.split("/")
+    if ".." in parts:
         return f"{pattern!r} points outside the memory folder: a folder or glob is read from the memory's root"
+    if not whole_memory and all(part in ("", ".") for part in parts):
+        return f"{pattern!r} is the whole memory folder, not a folder or file in it"
     if not is_glob(pattern):
         return None
     try:
@@ -207,8 +216,6 @@ def scope_error(patterns: list[str] | tuple[str, ...]) -> str | None:
     for pattern in patterns:
         if not isinstance(pattern, str) or not pattern.strip():
             return "path: each is a folder ('projects/') or a glob ('**/*meeting*.md'), not empty"
-        if len(pattern) > MAX_PATTERN_CHARS:
-            return f"path: a folder or glob is at most {MAX_PATTERN_CHARS:,} characters, not {len(pattern):,}"
         if error := pattern_error(pattern):
             return f"path: {error}"
     return None

@@ -36,7 +36,7 @@ from .reading import turn_view
 from .replies.budget import agent_text, quoted, whole
 from .config import load_config
 from .errors import TachikomaError
-from .globs import MAX_PATTERN_CHARS, name_or_path_matcher, scope_error
+from .globs import name_or_path_matcher, scope_error
 from .humanize import answer_notes, index_behind, index_line, plural, printable, secrets_text, unsafe_escaped
 from .live import LiveMemory
 from .replies.reply import for_agent, no_match_reply
@@ -44,8 +44,8 @@ from .search.pool import indexed_passages
 from .store import locate
 from .tagging import applying, model, planning
 from .reading.tags import CONFIDENCE_VALUES, TRUST_VALUES, InvalidTagValue, source_filter
-from .vocabulary import (BUDGET_RESULTS, DEFAULT_LIMIT, MAX_BUDGET, MAX_LIMIT, MAX_QUERY_CHARS, MAX_SCOPE_PATTERNS,
-                         MAX_SOURCE_CHARS, MCP_BUDGET)
+from .vocabulary import (BUDGET_RESULTS, DEFAULT_LIMIT, MAX_BUDGET, MAX_LIMIT, MAX_PATTERN_CHARS, MAX_QUERY_CHARS,
+                         MAX_SCOPE_PATTERNS, MAX_SOURCE_CHARS, MCP_BUDGET)
 
 log = logging.getLogger("tachikoma.mcp")
 

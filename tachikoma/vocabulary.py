@@ -20,6 +20,10 @@ MAX_QUERY_CHARS = 2000
 MAX_SOURCE_CHARS = 200
 #: The most folders or globs one search is kept to (`search --path`, ``path`` on the other faces; `globs.scope_error`).
 MAX_SCOPE_PATTERNS = 20
+#: The longest folder or glob any face takes, in characters (`tag --path`, `search --path`, ``path`` on the other
+#: faces, the dashboard's tag form, ``[index] exclude``, ``[ranking] evergreen``; `globs.pattern_error`): the
+#: longest path a file system has (PATH_MAX).
+MAX_PATTERN_CHARS = 4096
 #: The largest token budget a search takes (`--budget`, ``budget_tokens``), and how many results a
 #: search with a budget ranks at least, to choose its passages from (`recall.within_budget`).
 MAX_BUDGET = 100_000

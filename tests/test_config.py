@@ -43,7 +43,7 @@ def load(tmp_path, text):
     ('[index]\nexclude = ["  "]\n', 'index.exclude[0] must be a path pattern such as "Templates/", not an empty string'),
     ('[index]\nexclude = ["[z-a]*.md"]\n', "index.exclude: '[z-a]*.md' is not a glob tachikoma can read"),
     ('[index]\nexclude = ["../notes/"]\n', "index.exclude: '../notes/' points outside the memory folder"),
-    ('[index]\nexclude = ["./"]\n', "index.exclude: './' would leave out the whole memory"),
+    ('[index]\nexclude = ["./"]\n', "index.exclude: './' is the whole memory folder"),
     ('[embedder]\nmodel = "hash"\n', "unknown key embedder.model; known: multilingual, name"),
     ('[embedder]\nmultilingual = "yes"\n', 'embedder.multilingual must be true, false, "auto", "passages" or "all"'),
     ("[embedder]\nname = 5\n", "embedder.name must be a string"),

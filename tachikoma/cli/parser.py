@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 from .. import __version__
-from ..vocabulary import (BUDGET_RESULTS, DEFAULT_LIMIT, DEFAULTS_TEXT, MAX_BUDGET, MAX_LIMIT, RECENCY_NAMES,
-                          whole_number)
+from ..vocabulary import (BUDGET_RESULTS, DEFAULT_LIMIT, DEFAULTS_TEXT, MAX_BUDGET, MAX_LIMIT, MAX_PATTERN_CHARS,
+                          RECENCY_NAMES, whole_number)
 
 
 EPILOG = f"""\
@@ -202,6 +202,15 @@ def _search_path(text: str) -> str:
     return text
 
 
+def _tag_path(text: str) -> str:
+    """A --path of tag: a folder or a glob (`globs.pattern_error`, as the selector on every face checks it)."""
+    from ..globs import pattern_error
+
+    if error := pattern_error(text):
+        raise argparse.ArgumentTypeError(error)
+    return text
+
+
 def _search_source(text: str) -> str:
     """A --source filter for search (`tags.source_filter`): a source as tag writes it, or 'missing' (no source)."""
     from ..reading.tags import InvalidTagValue, source_filter
@@ -333,9 +342,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="*", metavar="FILE", help="select these files (paths in the memory, or from "
                    "here into it): `tachikoma tag notes/a.md 2026-03-22/s.jsonl --confidence medium`")
     p.add_argument("--kind", choices=["markdown", "transcript"], help="select files of this kind")
-    p.add_argument("--path", metavar="PATTERN", action="append",
+    p.add_argument("--path", metavar="PATTERN", action="append", type=_tag_path,
                    help="select a folder ('2026-03/') or a glob ('**/*meeting*.md', '2026-1*/': the folders that "
-                        "match); repeat it for several (a file matching any)")
+                        f"match), at most {MAX_PATTERN_CHARS:,} characters; repeat it for several (a file matching "
+                        "any)")
     p.add_argument("--untagged", action="store_true", help="select only files with no tags at all")
     p.add_argument("--since", type=_date, metavar="YYYY-MM-DD", help="select files modified on or after")
     p.add_argument("--until", type=_date, metavar="YYYY-MM-DD", help="select files modified on or before")

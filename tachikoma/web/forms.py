@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from tachikoma.when import timeq
-from tachikoma.globs import MAX_PATTERN_CHARS, is_glob, pattern_error, scope_error
+from tachikoma.globs import is_glob, pattern_error, scope_error
 from tachikoma.tagging import model
 from tachikoma.config import RECENCY_PRESETS
 from tachikoma.vocabulary import DEFAULT_LIMIT, MAX_BUDGET, MAX_LIMIT, query_too_long, whole_number
@@ -217,10 +217,7 @@ class TagForm:
         """The selector and checked values, or None with `errors` filled in."""
         if error := _kind_error(self.kind):
             self.errors["kind"] = error
-        if len(self.path) > MAX_PATTERN_CHARS:
-            self.errors["path"] = (f"the path or pattern is {len(self.path):,} characters long; the limit is "
-                                   f"{MAX_PATTERN_CHARS:,}")
-        elif error := pattern_error(self.path):
+        if error := pattern_error(self.path):
             self.errors["path"] = error
         dates = {}
         for name in ("after", "before"):

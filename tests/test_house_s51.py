@@ -1,0 +1,70 @@
+"""Session 51's house-keeping: one home for each idea that had several, each with the behaviour that changed."""
+
+import pytest
+
+from tachikoma.config import load_config
+from tachikoma.errors import TachikomaError
+from tachikoma.globs import pattern_error, scope_error
+from tachikoma.reading.tags import InvalidTagValue
+from tachikoma.tagging.model import Selector
+from tachikoma.vocabulary import MAX_PATTERN_CHARS
+from tachikoma.web.forms import TagForm
+
+from test_daily_use import run as cli_run
+
+LONG = "notes/" + "a" * (MAX_PATTERN_CHARS - 5)  # one character over the limit
+
+
+# --------------------------------------------------------------------------- 1. one check of a path pattern
+
+
+def test_tag_path_is_held_to_the_pattern_length_every_other_face_holds(memory):
+    """`search --path`, MCP's ``path``, the dashboard's tag form and ``[index] exclude`` held a folder or glob to
+    4,096 characters; `tachikoma tag --path` (the tagging selector, which checked only `globs.pattern_error`) took
+    any length and said "nothing to tag". It is now refused as a mistyped command line, exit 2, in the words
+    `search --path` uses, and nothing is written. Failed before (exit 0)."""
+    assert len(LONG) == MAX_PATTERN_CHARS + 1
+    before = (memory / "martin.md").read_bytes()
+    said = f"is {MAX_PATTERN_CHARS + 1:,} characters long; the limit is {MAX_PATTERN_CHARS:,}"
+    code, out, err = cli_run("--memory", str(memory), "tag", "--path", LONG, "--trust", "self")
+    assert code == 2 and out == "" and "argument --path: 'notes/aaa" in err and said in err, err
+    code, _, err = cli_run("--memory", str(memory), "search", "Martin", "--path", LONG)
+    assert code == 2 and said in err, err
+    with pytest.raises(InvalidTagValue, match=said):  # the selector the dashboard and the API build, too
+        Selector(pattern=("notes/", LONG))
+    assert (memory / "martin.md").read_bytes() == before
+    at_limit = LONG[:-1]
+    assert pattern_error(at_limit) is None and Selector(pattern=at_limit).patterns == (at_limit,)
+
+
+@pytest.mark.parametrize("pattern", [LONG, "notes/../x", "[z-a]*.md"])
+def test_a_bad_pattern_is_said_in_the_same_words_on_every_face(memory, pattern):
+    """The length was said four ways ("index.exclude[0] is longer than …", "path: a folder or glob is at most …",
+    "the path or pattern is … characters long"; nothing on `tag --path`). Every face now says `globs.pattern_error`'s
+    sentence after its own prefix. Failed before for the long pattern."""
+    said = pattern_error(pattern)
+    assert said
+    assert scope_error([pattern]) == f"path: {said}"
+    form = TagForm(path=pattern, trust="self")
+    assert form.parse() is None and form.errors["path"] == said
+    (memory / "tachikoma.toml").write_text(f'[index]\nexclude = ["{pattern}"]\n', encoding="utf-8")
+    with pytest.raises(TachikomaError) as caught:
+        load_config(memory)
+    assert str(caught.value).endswith(f"index.exclude: {said}")
+    code, _, err = cli_run("--memory", str(memory), "tag", "--path", pattern, "--trust", "self")
+    assert code == 2 and err.rstrip().endswith(f"argument --path: {said}"), err
+
+
+def test_an_evergreen_pattern_is_held_to_the_same_length(memory):
+    """``[ranking] evergreen`` checked its globs with `pattern_error` but no length: a settings file could hold a
+    pattern of any size, matched on every cold search. It is held to the same bound. Failed before."""
+    (memory / "tachikoma.toml").write_text(f'[ranking]\nevergreen = ["MEMORY.md", "{LONG}"]\n', encoding="utf-8")
+    with pytest.raises(TachikomaError, match=f"ranking.evergreen: 'notes/a+'… is {MAX_PATTERN_CHARS + 1:,} characters"):
+        load_config(memory)
+
+
+def test_only_exclude_refuses_the_whole_memory(memory):
+    """"./" leaves nothing to index, so ``[index] exclude`` refuses it; as a tag selector or a search's folder it
+    is the whole memory, as before."""
+    assert pattern_error("./", whole_memory=False) == "'./' is the whole memory folder, not a folder or file in it"
+    assert pattern_error("./") is None and scope_error(["/"]) is None
