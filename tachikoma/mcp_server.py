@@ -257,12 +257,12 @@ class MemoryTools:
         wanted, followed = set(), {}
         for rel in paths:
             full = memory.safe_path(self.root, rel)
-            if memory.kind_of(rel) is None or not full.is_file():
-                raise TachikomaError(f"{rel!r} is not a memory file (a .md note or .jsonl transcript) in the memory")
-            config.exclude.refuse(self.root, rel, "not tagged")
             # The file itself, as the walk spells it ("./a.md", "a//b.md"); through a symlink (a file alias,
             # a symlinked folder: safe_path keeps them inside the memory) the file it points to.
-            real = full.resolve().relative_to(self.root.resolve()).as_posix()
+            real = memory.resolved(self.root, rel)
+            if memory.kind_of(rel) is None or not full.is_file() or real is None:
+                raise TachikomaError(f"{rel!r} is not a memory file (a .md note or .jsonl transcript) in the memory")
+            config.exclude.refuse(self.root, rel, "not tagged")
             agent_rules.check_taggable(rel, real, evergreen)
             if real != full.relative_to(self.root).as_posix():
                 if memory.kind_of(real) != memory.kind_of(rel):

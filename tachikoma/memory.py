@@ -126,11 +126,7 @@ class Exclusion:
         ('Templates/')"), by its path or, through a symlink, by the file it is; None when it is memory."""
         pattern = self.file(rel)
         if pattern is None and self.patterns:
-            try:
-                base = Path(root).resolve()
-                real = (base / rel).resolve().relative_to(base).as_posix()
-            except (OSError, RuntimeError, ValueError):
-                real = None
+            real = resolved(root, rel)
             pattern = self.file(real) if real else None
         return None if pattern is None else excluded_reason(pattern)
 
@@ -268,14 +264,22 @@ def stands_for(root: Path, rel_path: str) -> str | None:
     it (`alias.md -> real.md`: "real.md"; a file in a symlinked folder: its own path), when that is a memory file of
     the same kind; None when `rel_path` is that file itself, or what it reaches is no such file (`note.md ->
     note.txt` stands for itself)."""
-    full = Path(root) / rel_path
-    try:
-        real = full.resolve().relative_to(Path(root).resolve()).as_posix()
-    except (OSError, RuntimeError, ValueError):
-        return None
-    if real == full.relative_to(root).as_posix() or kind_of(real) != kind_of(rel_path):
+    real = resolved(root, rel_path)
+    if real is None or kind_of(real) != kind_of(rel_path) or real == (Path(root) / rel_path).relative_to(root).as_posix():
         return None
     return real if (Path(root) / real).is_file() else None
+
+
+def resolved(root: Path, rel_path: str) -> str | None:
+    """What `rel_path` reaches inside the memory folder `root` once every symlink on its way is followed, relative
+    to `root` ("/" between names; its own path, tidied, when it passes no symlink); None when that is outside the
+    memory or cannot be resolved (a loop). The one way a path is followed through a symlink to the file it is
+    (`stands_for`, `Exclusion.refusal`, MCP `tag`)."""
+    try:
+        base = Path(root).resolve()
+        return (base / rel_path).resolve().relative_to(base).as_posix()
+    except (OSError, RuntimeError, ValueError):
+        return None
 
 
 def read_text(root: Path, rel_path: str, lines: str | None = None, max_bytes: int = 5_000_000,
