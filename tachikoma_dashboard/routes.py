@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, current_app, make_response, redirect, render_template, request, send_file, url_for
 
-from tachikoma import memory, stats
+from tachikoma import stats
 from tachikoma.indexer import status
 from tachikoma.tagging import applying, model, planning, undoing
 from tachikoma.errors import EmbedderError, TachikomaError
@@ -22,7 +22,7 @@ from tachikoma.replies.reply import as_json
 from tachikoma.search.pool import indexed_file
 from tachikoma.web.recent_taggings import merged, tagging_commits
 from tachikoma.web.forms import FileListForm, SearchForm, TagForm, plan_fingerprint
-from tachikoma.web.memory_file import indexed_file_view, parse_lines, read_memory_file
+from tachikoma.web.memory_file import indexed_file_view, page_path, parse_lines, read_memory_file
 from tachikoma.web.memory_image import SVG, SVG_CSP, find_image
 from tachikoma.web.state import KEPT_UNDOS, Dashboard, NoIndex
 from tachikoma.web.vendor import htmx_script
@@ -116,19 +116,20 @@ def api_search():
 
 @bp.get("/file/<path:rel>")
 def file_page(rel: str):
-    lines = parse_lines(request.args.get("lines"))
+    lines, exclude = parse_lines(request.args.get("lines")), dash().settings().exclude
     try:
-        view = read_memory_file(dash().root, rel, lines, link_for=file_url, max_bytes=dash().max_file_bytes(),
-                                image_for=image_url, redact=dash().redact_secrets(), exclude=dash().settings().exclude)
+        shown = page_path(dash().root, rel, exclude)
+        if shown is not None and shown != rel:  # a symlink to a note is that note: its page, the alias unread
+            return redirect(url_for("dashboard.file_page", rel=shown, **request.args), code=302)
+        view = None if shown is None else read_memory_file(
+            dash().root, rel, lines, link_for=file_url, max_bytes=dash().max_file_bytes(), image_for=image_url,
+            redact=dash().redact_secrets(), exclude=exclude)
     except PathExcluded as exc:  # said, not a bare "not found": the setting is why
         return error_response(403, "Left out of the memory", str(exc),
                               hint="To show, search and tag it again, take that pattern out of [index] exclude "
                                    "in the settings file (tachikoma.toml unless --config names another).")
     if view is None:
         abort(404)
-    real = memory.stands_for(dash().root, rel)
-    if real is not None:  # a symlink to a note is that note (indexed, ranked and tagged under its own name)
-        return redirect(url_for("dashboard.file_page", rel=real, **request.args), code=302)
     came_from = SearchForm.read(request.args)  # the search a result link came from, for the breadcrumb
     part = "partials/file_head.html" if request.args.get("part") == "head" else "partials/file_body.html"
     return page("file.html", part, search_args=came_from.args() if came_from.q else {},

@@ -68,3 +68,36 @@ def test_only_exclude_refuses_the_whole_memory(memory):
     is the whole memory, as before."""
     assert pattern_error("./", whole_memory=False) == "'./' is the whole memory folder, not a folder or file in it"
     assert pattern_error("./") is None and scope_error(["/"]) is None
+
+
+# --------------------------------------------------------------------------- 3. a symlinked note's page
+
+
+def test_a_symlinked_notes_page_redirects_without_reading_either_file(memory, monkeypatch):
+    """The file page of `alias.md -> martin.md` read the whole note (front matter, text, secrets redacted) and then
+    threw it away to redirect to martin.md's page: a large note was read twice for one page, and one that could not
+    be read was an error where the redirect was due. The page now knows where to go from the path alone. Failed
+    before (one read of the alias)."""
+    from tachikoma.web import memory_file
+    from tachikoma_dashboard.app import create_app
+
+    from test_app import make_client
+
+    read = []
+    real_read = memory_file.read_document
+    monkeypatch.setattr(memory_file, "read_document", lambda root, rel, *a, **k: read.append(rel) or
+                        real_read(root, rel, *a, **k))
+    (memory / "inbox" / "alias.md").symlink_to(memory / "martin.md")
+    app = create_app(memory=memory, port=5000)
+    try:
+        client = make_client(app)
+        response = client.get("/file/inbox/alias.md?lines=7-9")
+        assert response.status_code == 302 and response.headers["Location"].endswith("/file/martin.md?lines=7-9")
+        assert read == []
+        assert client.get("/file/martin.md?lines=7-9").status_code == 200 and read == ["martin.md"]
+        (memory / "tachikoma.toml").write_text('[index]\nexclude = ["martin.md"]\n', encoding="utf-8")
+        refused = client.get("/file/inbox/alias.md")  # refused through the symlink, as before, not redirected
+        assert refused.status_code == 403 and "left out of the memory" in refused.get_data(as_text=True)
+        assert read == ["martin.md"]
+    finally:
+        app.extensions["tachikoma"].close()

@@ -2,10 +2,10 @@
 sanitised (so a search hit's lines can be highlighted), or a transcript as
 a list of turns.
 
-Everything but `read_memory_file` is a pure function. Links between memory
-files are made by a `link_for(rel_path)` callable the caller passes (and
-links to images in the memory by `image_for`), so nothing here needs a
-Flask request.
+Everything but `read_memory_file` and `page_path` (which look at the file
+system) is a pure function. Links between memory files are made by a
+`link_for(rel_path)` callable the caller passes (and links to images in the
+memory by `image_for`), so nothing here needs a Flask request.
 """
 
 from __future__ import annotations
@@ -44,6 +44,28 @@ SESSION_FIELDS = (("agent", "Agent"), ("session", "Session"), ("subagent", "Suba
                   ("branch", "Branch"), ("model", "Model"))
 
 
+def _page_file(root: Path, rel: str, exclude: memory.Exclusion) -> Path | None:
+    """The memory file at `rel` that the file page may show, or None when it is not a memory file inside `root`;
+    `memory.PathExcluded` when `exclude` leaves it out. Reads nothing of it."""
+    try:
+        path = memory.safe_path(root, rel)
+    except memory.PathOutsideMemory:
+        return None
+    if memory.kind_of(rel) is None or not path.is_file():
+        return None
+    exclude.refuse(root, rel, "not shown")
+    return path
+
+
+def page_path(root: Path, rel: str, exclude: memory.Exclusion = memory.NO_EXCLUSION) -> str | None:
+    """Whose page shows `rel`: `rel` itself, or the memory file a symlink at `rel` stands for (`memory.stands_for`:
+    a symlinked note is that note, indexed, ranked and tagged under its own name), found without reading either
+    file; None when `rel` is no memory file inside `root`. Raises `memory.PathExcluded` as `read_memory_file` does."""
+    if _page_file(root, rel, exclude) is None:
+        return None
+    return memory.stands_for(root, rel) or rel
+
+
 def read_memory_file(root: Path, rel: str, lines: tuple[int, int] | None, link_for: LinkFor,
                      max_bytes: int | None = None, image_for: LinkFor | None = None,
                      redact: bool = True, exclude: memory.Exclusion = memory.NO_EXCLUSION) -> dict | None:
@@ -54,14 +76,9 @@ def read_memory_file(root: Path, rel: str, lines: tuple[int, int] | None, link_f
     `lines` is the passage to highlight (a search hit); the result's
     "found" says whether it is still in the file.
     """
-    kind = memory.kind_of(rel)
-    try:
-        path = memory.safe_path(root, rel)
-    except memory.PathOutsideMemory:
+    kind, path = memory.kind_of(rel), _page_file(root, rel, exclude)
+    if path is None:
         return None
-    if kind is None or not path.is_file():
-        return None
-    exclude.refuse(root, rel, "not shown")
     limits = {"max_bytes": max_bytes} if max_bytes is not None else {}
     doc = read_document(root, rel, kind, **limits, redact=redact)
     # A .jsonl with no transcript message is data, as stats, the index and tagging count it: not a transcript.
