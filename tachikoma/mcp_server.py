@@ -254,7 +254,7 @@ class MemoryTools:
             raise TachikomaError("say what to set: trust, confidence and/or source")
         agent_rules.check_trust(trust, self.allow_owner_trust)
         evergreen, config = self.settings().ranking.evergreen, self.config()
-        wanted, followed = set(), {}
+        followed, named = {}, {}
         for rel in paths:
             full = memory.safe_path(self.root, rel)
             # The file itself, as the walk spells it ("./a.md", "a//b.md"); through a symlink (a file alias,
@@ -262,15 +262,19 @@ class MemoryTools:
             real = memory.resolved(self.root, rel)
             if memory.kind_of(rel) is None or not full.is_file() or real is None:
                 raise TachikomaError(f"{rel!r} is not a memory file (a .md note or .jsonl transcript) in the memory")
-            config.exclude.refuse(self.root, rel, "not tagged")
             agent_rules.check_taggable(rel, real, evergreen)
             if real != full.relative_to(self.root).as_posix():
                 if memory.kind_of(real) != memory.kind_of(rel):
                     raise TachikomaError(f"{rel!r} is a symlink to {real!r}, which is not a memory file of its kind")
                 followed[rel] = real
-            wanted.add(real)
+            named[rel] = real
+        wanted = set(named.values())
         plan = planning.plan(self.root, values, model.Selector(paths=frozenset(wanted)), overwrite=True,
                              max_bytes=config.max_file_bytes, exclude=config.exclude)
+        # The plan's check, which every face shares: a file named that [index] exclude leaves out is refused, by the
+        # path the agent gave, and nothing is written.
+        if refused := next((rel for rel, real in named.items() if real in plan.excluded), None):
+            raise memory.PathExcluded.of(refused, plan.excluded[named[refused]], "not tagged")
         agent_rules.check_not_raised(plan.changes, self.allow_owner_trust)
         applied = (applying.apply(self.root, plan, commit=True, note=AGENT_NOTE, by=by, config_path=self.config_path)
                    if plan.changes else None)

@@ -133,7 +133,7 @@ class Exclusion:
     def refuse(self, root: Path, rel: str, what: str) -> None:
         """Raise PathExcluded when the file at `rel` is left out (`refusal`); `what` ends the message ("not read")."""
         if (reason := self.refusal(root, rel)) is not None:
-            raise PathExcluded(f"{printable(repr(rel))} is {reason}: {what}")
+            raise PathExcluded.of(rel, reason, what)
 
 
 #: No file left out: the setting's default.
@@ -147,6 +147,12 @@ def excluded_reason(pattern: str) -> str:
 
 class PathExcluded(TachikomaError):
     """A requested file is left out of the memory by ``[index] exclude`` (`Exclusion.refuse`)."""
+
+    @classmethod
+    def of(cls, rel: str, reason: str, what: str) -> PathExcluded:
+        """"'Templates/daily.md' is left out of the memory by [index] exclude ('Templates/'): not read": the refusal
+        of the file at `rel`, `reason` as `Exclusion.refusal` says it, `what` not done."""
+        return cls(f"{printable(repr(rel))} is {reason}: {what}")
 
 
 @dataclass(frozen=True)

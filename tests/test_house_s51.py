@@ -101,3 +101,48 @@ def test_a_symlinked_notes_page_redirects_without_reading_either_file(memory, mo
         assert read == ["martin.md"]
     finally:
         app.extensions["tachikoma"].close()
+
+
+# --------------------------------------------------------------------------- 4. MCP tag and [index] exclude
+
+
+@pytest.fixture
+def excluding(memory):
+    (memory / "Templates").mkdir()
+    (memory / "Templates" / "daily.md").write_text("# {{date}}\n\nThe daily template.\n", encoding="utf-8")
+    (memory / "Archive").mkdir()
+    (memory / "inbox" / "alias.md").symlink_to(memory / "Templates" / "daily.md")
+    (memory / "Archive" / "link.md").symlink_to(memory / "martin.md")
+    (memory / "tachikoma.toml").write_text('[index]\nexclude = ["Templates/", "Archive/**"]\n', encoding="utf-8")
+    return memory
+
+
+def test_mcp_tag_refuses_an_excluded_file_by_the_plans_check_naming_the_pattern(excluding):
+    """MCP `tag` refused an excluded file itself, then the tagging plan, which every face shares, checked the same
+    paths again. The plan's check is now the only one, and MCP's refusal is made from it: in the same words as
+    before, naming the path the agent gave (a symlink too) and the pattern, with nothing written."""
+    from mcp_helpers import run_tools
+
+    before = {rel: (excluding / rel).read_bytes() for rel in ("martin.md", "Templates/daily.md")}
+    answers = run_tools(excluding, ("tag", {"paths": ["martin.md", "Templates/daily.md"], "trust": "self"}),
+                        ("tag", {"paths": ["inbox/alias.md"], "trust": "self"}))
+    said = "is left out of the memory by [index] exclude ('Templates/'): not tagged"
+    (error, text, _), (alias_error, alias_text, _) = answers
+    assert error and text.endswith(f": 'Templates/daily.md' {said}"), text
+    assert alias_error and alias_text.endswith(f": 'inbox/alias.md' {said}"), alias_text
+    assert {rel: (excluding / rel).read_bytes() for rel in before} == before
+
+
+def test_mcp_tag_through_a_symlink_in_an_excluded_folder_tags_the_note_as_the_command_line_does(excluding):
+    """`Archive/link.md -> martin.md`, Archive/ left out: `tachikoma tag Archive/link.md` tagged martin.md (the
+    note the link stands for is memory), while MCP's own check refused the link by its path. With the plan's check
+    alone, MCP tags martin.md too, saying it followed the symlink. Failed before (refused)."""
+    from mcp_helpers import run_tools
+
+    code, out, _ = cli_run("--memory", str(excluding), "tag", "Archive/link.md", "--confidence", "low", "--overwrite",
+                           "--dry-run")
+    assert code == 0 and out.startswith("martin.md: ") and "1 file would change" in out, out
+    [(error, text, done)] = run_tools(excluding, ("tag", {"paths": ["Archive/link.md"], "confidence": "low"}))
+    assert not error and "Archive/link.md is a symlink: tagged martin.md." in text, text
+    assert done["symlinks"] == [{"path": "Archive/link.md", "target": "martin.md"}]
+    assert "confidence: low" in (excluding / "martin.md").read_text()

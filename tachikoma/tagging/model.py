@@ -194,6 +194,9 @@ class Plan:
     kept: list[Kept] = field(default_factory=list)
     #: Skipped files that are no failure: a .jsonl data file (never tagged), an empty session (by the defaults).
     not_memory: set[str] = field(default_factory=set)
+    #: The files the selection names by path that ``[index] exclude`` leaves out, each with why
+    #: (`memory.Exclusion.refusal`): skipped too, and what MCP's `tag` refuses with.
+    excluded: dict[str, str] = field(default_factory=dict)
 
     @property
     def left_untagged(self) -> list[Skip]:

@@ -177,6 +177,7 @@ def _named_but_excluded(result: Plan, selector: Selector, exclude: Exclusion) ->
         if kind_of(path.rstrip("/")) is not None:
             result.matched += 1
             result.skipped.append(Skip(path, f"{reason}; not tagged"))
+            result.excluded[path] = reason
         else:
             result.warnings.append(f"{path}: {reason}; its files are not tagged")
 
