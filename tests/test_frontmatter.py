@@ -1,6 +1,7 @@
 import pytest
 
-from tachikoma.reading.frontmatter import YamlError, load_yaml, remove_keys, set_keys, split
+from tachikoma.reading.frontmatter import remove_keys, set_keys, split
+from tachikoma.reading.yaml_rules import YamlError, load_yaml
 from tachikoma.reading.tags import INVALID, PARTIAL, Tags
 
 # --------------------------------------------------------------------------- load_yaml

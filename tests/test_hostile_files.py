@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tachikoma.reading import frontmatter
+from tachikoma.reading import frontmatter, yaml_rules
 from tachikoma import memory as mem, stats
 from tachikoma.indexer import runner
 from tachikoma.tagging import applying, model, planning
@@ -213,11 +213,11 @@ def test_aliases_may_add_up_to_the_budget():
     # 100 * 100 values through aliases are within the budget; twice as many more are over it.
     row = "r: &r [" + ", ".join(["v"] * 99) + "]\n"
     table = "t: &t [" + ", ".join(["*r"] * 100) + "]\n"
-    assert frontmatter.load_yaml(row + table).data["t"][99][98] == "v"
+    assert yaml_rules.load_yaml(row + table).data["t"][99][98] == "v"
     raised = None
     try:
-        frontmatter.load_yaml(row + table + "u: [" + ", ".join(["*t"] * 2) + "]\n")
-    except frontmatter.YamlError as exc:
+        yaml_rules.load_yaml(row + table + "u: [" + ", ".join(["*t"] * 2) + "]\n")
+    except yaml_rules.YamlError as exc:
         raised = str(exc)
     assert raised is not None and "would expand it to 30,108 values" in raised
 

@@ -24,7 +24,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from .documents import KINDS, MARKDOWN, Document
-from .frontmatter import describe_duplicates, split
+from .frontmatter import split
+from .yaml_rules import describe_duplicates
 from ..memory import PathOutsideMemory, checkpoint_session, file_type, open_regular, safe_path
 from ..redaction import redact_document
 from .tags import Tags

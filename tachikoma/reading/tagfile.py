@@ -52,7 +52,7 @@ Rules:
   (``b.jsonl: *x``) are copied, so tagging one path never changes another.
 - A tag given twice in one entry (``trust`` and ``Trust``) is reported; the
   value written last counts, and tagging that key replaces both.
-- Values are read as for front matter (`frontmatter.load_yaml`): ``no`` and
+- Values are read as for front matter (`yaml_rules.load_yaml`): ``no`` and
   ``on`` are text, dates are text, ``source`` keeps numbers as written.
 - When tachikoma writes the file it changes only the entries that change
   (`render`): other lines stay byte for byte, comments included, a changed
@@ -215,7 +215,7 @@ def parse(root: Path, raw: bytes, name: str | None = None) -> TagFile:
     result has `exists` set. Raises TagFileError like `load`.
     """
     # YAML is imported only when there is a tag file to read: a search's freshness check loads it.
-    from .frontmatter import YamlError, describe_duplicates, duplicate_keys, load_yaml
+    from .yaml_rules import YamlError, describe_duplicates, duplicate_keys, load_yaml
 
     root = Path(root)
     result = TagFile(root=root, exists=True)
@@ -362,7 +362,8 @@ def _edited(text: str, entries: dict) -> str | None:
 
     import yaml
 
-    from .frontmatter import YamlLoader, yaml_scalar
+    from .frontmatter import yaml_scalar
+    from .yaml_rules import YamlLoader
 
     bom = "\ufeff" if text.startswith("\ufeff") else ""
     written = text[len(bom):]  # libyaml's marks count characters from after it
