@@ -9,7 +9,7 @@ from example_memory import copy_example
 from tachikoma.replies import tokens
 from tachikoma.config import load_config
 from tachikoma.indexer import runner
-from tachikoma.mcp_server import answer_text, data_framing
+from tachikoma.mcp_answers import answer_text, data_framing
 from tachikoma.search.pool import Searchers, search_as_asked
 
 

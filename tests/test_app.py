@@ -24,7 +24,7 @@ from tachikoma import cli, stats
 from tachikoma.config import load_config
 from tachikoma.errors import EmbedderError
 from tachikoma.web.render import explain
-from tachikoma.mcp_server import answer_text
+from tachikoma.mcp_answers import answer_text
 from web_helpers import Client, build_index, copy_memory, git_run, snapshot
 
 HTMX = {"HX-Request": "true"}

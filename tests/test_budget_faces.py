@@ -102,7 +102,7 @@ def test_mcp_search_with_a_budget_is_one_block_evidence_first_then_source_and_tr
 def test_a_budgets_block_says_the_index_is_behind_only_when_it_is():
     """Inside the block, counted in the budget (session 45: MCP added the line after a block that had used the
     budget, 184 tokens for a budget of 170); a watcher's failure follows the block only when it fits."""
-    from tachikoma.mcp_server import answer_text
+    from tachikoma.mcp_answers import answer_text
     from tachikoma.replies.recall import within_budget
 
     result = {"path": "boiler.md", "lines": [1, 1], "text": "Ana fixed the boiler on Monday.", "score": 0.5,
@@ -157,7 +157,7 @@ def test_no_good_match_within_a_budget_is_held_to_it_on_every_face(memory):
 
 def test_mcp_no_good_match_within_a_budget_says_why_and_stays_in_it():
     from tachikoma.humanize import NOT_UP_TO_DATE
-    from tachikoma.mcp_server import answer_text
+    from tachikoma.mcp_answers import answer_text
     from tachikoma.replies.recall import within_budget
 
     fresh = {"state": "complete", "last_indexed_at": "2026-12-05T10:00:00+00:00", "changed_since": 0}

@@ -17,7 +17,7 @@ from tachikoma_dashboard.app import create_app
 from tachikoma.replies import budget
 from tachikoma.cli import main
 from tachikoma.embedders import offline_default
-from tachikoma.mcp_server import answer_text
+from tachikoma.mcp_answers import answer_text
 from tachikoma.search import explain
 from web_helpers import build_index, copy_memory
 

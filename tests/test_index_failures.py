@@ -18,7 +18,8 @@ from tachikoma import memory as mem
 from tachikoma.indexer import pipeline, runner, status
 from tachikoma.config import load_config
 from tachikoma.errors import TachikomaError
-from tachikoma.mcp_server import MemoryTools, answer_text
+from tachikoma.mcp_answers import answer_text
+from tachikoma.mcp_server import MemoryTools
 from tachikoma.watcher import Reindexer
 
 

@@ -161,7 +161,7 @@ def test_no_good_match_while_a_run_is_unfinished_says_so():
     """Right after the server starts (its run under way) or after an interrupted run, no file changed since:
     the answer said "the index is not up to date: search again once it is" over "0 files changed since"."""
     from tachikoma.humanize import NOT_UP_TO_DATE, RUN_NOT_FINISHED
-    from tachikoma.mcp_server import answer_text
+    from tachikoma.mcp_answers import answer_text
     from tachikoma.replies.recall import within_budget
 
     fresh = {"state": "incomplete", "last_indexed_at": "2026-12-05T10:00:00+00:00", "changed_since": 0}

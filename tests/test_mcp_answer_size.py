@@ -18,7 +18,8 @@ from mcp import Client
 from example_memory import indexed_example
 from tachikoma.replies import tokens
 from tachikoma.embedders import offline_default
-from tachikoma.mcp_server import build_server, quoted
+from tachikoma.mcp_server import build_server
+from tachikoma.replies.budget import quoted
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 

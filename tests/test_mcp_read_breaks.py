@@ -14,7 +14,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from tachikoma.reading import turn_view
-from tachikoma.mcp_server import read_text
+from tachikoma.mcp_answers import read_text
 
 BREAKS = ["\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
 NUMBERED = re.compile(r"^ {0,4}\d+  ")

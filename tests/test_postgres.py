@@ -502,7 +502,8 @@ def test_a_large_memory_takes_its_vector_candidates_from_hnsw_and_explains_exact
 
 def test_api_and_mcp_search_several_memories(tmp_path, store_env):
     from tachikoma_dashboard.app import create_app
-    from tachikoma.mcp_server import MemoryTools, answer_text
+    from tachikoma.mcp_answers import answer_text
+    from tachikoma.mcp_server import MemoryTools
 
     notes, _ = example_and_runbook(tmp_path, runbook_name=None)
     app = create_app(memory=notes, port=5000)

@@ -25,7 +25,7 @@ def read_for_agent(root: Path, rel_path: str, lines: str | None = None, view: st
     ``{"path", "lines", "total_lines", "view", "context", "turns": [{"line", "last_line", "speaker",
     "time", "text", "actions"}]}``: "context" is the session line (agent, session, folder, branch, model).
     Each turn's text is there once: MCP's structured content is this, and its text content writes the turns
-    out quoted (`mcp_server.read_text`; a turn's text written out unquoted could pass for a turn heading).
+    out quoted (`mcp_answers.read_text`; a turn's text written out unquoted could pass for a turn heading).
     `redact`: secrets as markers; `exclude`: what ``[index] exclude`` leaves out is refused (`memory.read_text`).
 
     ``view`` says what the answer holds, not what was asked: "turns", a transcript's JSONL lines ("raw"), or a
