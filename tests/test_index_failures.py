@@ -304,7 +304,7 @@ def test_a_full_disk_is_named_by_search_stats_mcp_and_tag(small_disk):
 def test_an_io_error_on_a_nearly_full_disk_says_the_disk_is_full(tmp_path, monkeypatch):
     """Where no small file system can be mounted: the same verdict, with the free space faked."""
     import shutil as real_shutil
-    from tachikoma.store import sqlite as store
+    from tachikoma.store import sqlite_errors as store
 
     path = tmp_path / ".cache" / "index.db"
     monkeypatch.setattr(store.shutil, "disk_usage", lambda _folder: real_shutil._ntuple_diskusage(10**9, 10**9 - 4096, 4096))

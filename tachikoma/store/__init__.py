@@ -27,7 +27,8 @@ from . import index_check  # noqa: F401 (the store package's names, imported fro
 # takes it), so that `postgres` need not import this package, which opens it.
 from .protocol import ENGINE_INDEX_MIN_CHUNKS, IndexStore  # noqa: F401 (ENGINE_INDEX_MIN_CHUNKS)
 from .fts import keyword_expression, quote_term  # noqa: F401 (the store package's names, imported from here by callers)
-from .sqlite import FileRow, Store, damaged, disk_full, index_error  # noqa: F401 (the store package's names, imported from here by callers)
+from .sqlite import FileRow, Store  # noqa: F401 (the store package's names, imported from here by callers)
+from .sqlite_errors import damaged, disk_full, index_error  # noqa: F401 (the store package's names, imported from here by callers)
 from .sqlite_schema import FTS_TOKENIZE, MIGRATIONS, REQUIRED, SCHEMA, SCHEMA_VERSION, TOOL_SCHEMA  # noqa: F401 (the store package's names, imported from here by callers)
 
 SQLiteStore = Store

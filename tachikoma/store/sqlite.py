@@ -7,19 +7,16 @@ that the next run completes.
 
 A damaged index file (corrupt pages, a missing table, unreadable metadata)
 raises `IndexDamaged`, whose one-line message says to delete the ``.cache``
-folder and index again: the index is derived, so that is always safe.
-`index_error` maps any SQLite error to a one-line TachikomaError, for code
-that queries `Store.db` directly.
+folder and index again: the index is derived, so that is always safe
+(`sqlite_errors`: every SQLite failure as one line).
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import json
 import os
 import secrets
-import shutil
 import sqlite3
 import time
 from dataclasses import dataclass
@@ -32,6 +29,7 @@ from ..errors import IndexDamaged, NoIndexYet, TachikomaError
 from ..language.segment import index_text
 from .fts import keyword_expression, quote_term
 from .multilingual import arrays as multilingual_arrays
+from .sqlite_errors import damaged, guarded, index_error
 from .sqlite_schema import (KEYWORDS_FUNCTION, MIGRATIONS, REQUIRED, MULTILINGUAL, SCHEMA, SCRIPTS,
                             SCHEMA_VERSION, TOOL_SCHEMA, Scrubbing)
 
@@ -50,75 +48,6 @@ def _run_script(db: sqlite3.Connection, script: str) -> None:
         if sqlite3.complete_statement(statement):
             db.execute(statement)
             statement = ""
-
-
-def damaged(path: Path, reason: str) -> IndexDamaged:
-    path = Path(path)
-    return IndexDamaged(f"the index {path} is damaged ({reason}): delete {path.parent} and run `tachikoma index` "
-                        "to rebuild it from the memory files")
-
-
-#: Less free space than this where the index lives, and an I/O failure is put down to a full disk:
-#: opening the index needs room for its shared-memory file (32 KB) and write-ahead log.
-LOW_SPACE_BYTES = 1 << 20
-
-
-def disk_full(folder: Path) -> str | None:
-    """"the disk is full (12 KB free)" when the file system holding `folder` is (nearly) full, else None."""
-    try:
-        free = shutil.disk_usage(folder).free
-    except OSError:
-        return None
-    return f"the disk is full ({free // 1024:,} KB free)" if free < LOW_SPACE_BYTES else None
-
-
-def index_error(path: Path, exc: sqlite3.Error) -> TachikomaError:
-    """A one-line error for an SQLite failure on the index at `path`: busy, read-only,
-    full disk and I/O failures say so; anything else means the file is damaged."""
-    reason = " ".join(str(exc).split()) or type(exc).__name__
-    lowered = reason.lower()
-    if isinstance(exc, sqlite3.OperationalError) and ("full" in lowered or "i/o error" in lowered
-                                                      or "unable to open" in lowered):
-        full = disk_full(Path(path).parent)
-        if full:  # SQLite says "disk I/O error" when it cannot even make its shared-memory file
-            if "full" in lowered:
-                return TachikomaError(f"cannot write the index {path}: {full}; free some space and try again")
-            return TachikomaError(f"cannot open the index {path}: {full} ({reason}); free some space and try again")
-    if isinstance(exc, sqlite3.OperationalError):
-        if "locked" in lowered or "busy" in lowered:
-            return TachikomaError(f"the index {path} is busy (another process is writing it): try again")
-        if "readonly" in lowered or "read-only" in lowered:
-            if os.path.exists(f"{path}-journal"):
-                # Left by a write that did not finish: a reader cannot roll it back, and the folder is
-                # not read-only for all that. (The index uses a write-ahead log, never this journal.)
-                return damaged(path, f"a leftover {Path(path).name}-journal from a write that did not finish")
-            return TachikomaError(f"cannot write the index {path}: it or its folder is read-only")
-        if "full" in lowered:
-            return TachikomaError(f"cannot write the index {path}: the disk is full")
-        if "unable to open" in lowered or "i/o error" in lowered:
-            return TachikomaError(f"cannot open the index {path} ({reason})")
-    return damaged(path, reason)
-
-
-def _guarded(parses: str | None = None):
-    """Turn SQLite errors of a Store method into one-line TachikomaErrors; with `parses` (what
-    the method reads), also a stored value that does not parse (ValueError, TypeError) into
-    IndexDamaged."""
-    def wrap(method):
-        @functools.wraps(method)
-        def guarded(self, *args, **kwargs):
-            try:
-                return method(self, *args, **kwargs)
-            except (sqlite3.ProgrammingError, sqlite3.InterfaceError):
-                raise  # a bug in the caller, not the file
-            except sqlite3.DatabaseError as exc:
-                raise index_error(self.path, exc) from exc
-            except (ValueError, TypeError) as exc:
-                if not parses:
-                    raise
-                raise damaged(self.path, f"unreadable {parses}: {exc}") from exc
-        return guarded
-    return wrap
 
 
 def json_column(text: str, empty: str, make):
@@ -223,7 +152,7 @@ class Store(Scrubbing):
             raise TachikomaError(f"the index {self.path} was deleted or replaced while tachikoma was using it: "
                                  "run `tachikoma index` again")
 
-    @_guarded(parses="schema version")
+    @guarded(parses="schema version")
     def _migrate(self, readonly: bool) -> None:
         has_meta = self.db.execute(
             "SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchone()
@@ -331,29 +260,29 @@ class Store(Scrubbing):
         self.close()
 
     # -- metadata -------------------------------------------------------
-    @_guarded()
+    @guarded()
     def get_meta(self, key: str) -> str | None:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return row[0] if row else None
 
-    @_guarded()
+    @guarded()
     def set_meta(self, key: str, value: str) -> None:
         self.db.execute("INSERT INTO meta(key, value) VALUES (?, ?) "
                         "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
 
     @property
-    @_guarded(parses="embedder dimension")
+    @guarded(parses="embedder dimension")
     def embedder(self) -> tuple[str, int] | None:
         name, dim = self.get_meta("embedder"), self.get_meta("dim")
         return (name, int(dim)) if name and dim else None
 
-    @_guarded()
+    @guarded()
     def bump_generation(self) -> None:
         """Mark the index as changed, so long-running readers reload their vectors."""
         self.db.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")
 
     @property
-    @_guarded(parses="generation")
+    @guarded(parses="generation")
     def generation(self) -> int:
         return int(self.get_meta("generation") or 0)
 
@@ -365,7 +294,7 @@ class Store(Scrubbing):
         return f"{index_id}-{generation}" if index_id and index_id.isalnum() else str(generation)
 
     # -- files ------------------------------------------------------------
-    @_guarded(parses="file rows")
+    @guarded(parses="file rows")
     def files(self) -> dict[str, FileRow]:
         rows = self.db.execute(
             "SELECT id, path, kind, sha256, size, mtime_ns, fm_date, git_date, trust, confidence, "
@@ -373,14 +302,14 @@ class Store(Scrubbing):
         return {r[1]: FileRow(*r[:11], json_column(r[11], "{}", dict), json_column(r[12], "[]", list), r[13], r[14], r[15],
                               bool(r[16]), bool(r[17])) for r in rows}
 
-    @_guarded(parses="file rows")
+    @guarded(parses="file rows")
     def chunkless_warnings(self, kind: str) -> list[list[str]]:
         """The warnings of each file of `kind` that has no chunk (nothing to index, or not indexed)."""
         rows = self.db.execute("SELECT warnings FROM files WHERE kind = ? AND NOT EXISTS "
                                "(SELECT 1 FROM chunks WHERE chunks.file_id = files.id)", (kind,)).fetchall()
         return [json.loads(r[0]) for r in rows]
 
-    @_guarded()
+    @guarded()
     def vectors_by_hash(self, hashes: list[str], column: str = "vector") -> dict[str, bytes]:
         """Any stored vector (of `column`, `VECTOR_COLUMNS`) whose chunk text hash is in `hashes`
         (moved or copied text); chunks not embedded yet have none."""
@@ -393,7 +322,7 @@ class Store(Scrubbing):
                 f"SELECT hash, {column} FROM chunks WHERE hash IN ({marks}) AND length({column}) > 0", part))
         return found
 
-    @_guarded()
+    @guarded()
     def pending(self, column: str, limit: int) -> list[tuple[str, str]]:
         """Up to `limit` distinct (hash, text) of chunks that lack a `column` vector (for "quick": lack
         both), newest memories first: the chunk's own date, else its file's best known date."""
@@ -404,13 +333,13 @@ class Store(Scrubbing):
             "GROUP BY c.hash ORDER BY newest DESC, c.hash LIMIT ?", (int(limit),)).fetchall()
         return [(r[0], r[1]) for r in rows]
 
-    @_guarded()
+    @guarded()
     def count_pending(self, column: str) -> int:
         """How many distinct chunk texts lack a `column` vector (`pending`)."""
         assert column in VECTOR_COLUMNS
         return self.db.execute(f"SELECT count(DISTINCT c.hash) FROM chunks c WHERE {_LACKS[column]}").fetchone()[0]
 
-    @_guarded()
+    @guarded()
     def fill(self, column: str, vectors: dict[str, bytes]) -> None:
         """Store `column` vectors by chunk text hash; a full vector drops the quick one it replaces.
         Call inside a transaction."""
@@ -419,7 +348,7 @@ class Store(Scrubbing):
                if column == "vector" else "UPDATE chunks SET quick = ? WHERE hash = ? AND length(vector) = 0")
         self.db.executemany(sql, [(blob, h) for h, blob in vectors.items()])
 
-    @_guarded()
+    @guarded()
     def tier_counts(self) -> dict[str, int]:
         """How many chunks have full vectors, only quick ones, or none yet (keyword search only). Only the
         chunks not embedded yet are read (`chunks_unembedded`), not every vector."""
@@ -431,7 +360,7 @@ class Store(Scrubbing):
     #: This store keeps them (`indexer.pipeline.embed_multilingual`).
     multilingual = True
 
-    @_guarded()
+    @guarded()
     def unjudged(self, limit: int, after: str = "", english: bool = False) -> list[tuple[str, str]]:
         """Up to `limit` distinct (hash, text) of chunks whose text has no `multilingual` row yet (`english`: or
         was judged English, without a vector), by hash after `after`."""
@@ -441,34 +370,34 @@ class Store(Scrubbing):
                                (after, int(limit)))
         return [(r[0], r[1]) for r in rows]
 
-    @_guarded()
+    @guarded()
     def judge(self, rows: list[tuple[str, str | None, bytes]]) -> None:
         """Store (hash, language or None for English, vector or b"") per chunk text. Call inside a transaction."""
         self.db.executemany("INSERT OR REPLACE INTO multilingual(hash, language, vector) VALUES (?,?,?)", rows)
 
-    @_guarded()
+    @guarded()
     def drop_english_vectors(self) -> int:
         """Empty the vectors of passages judged English; returns how many. Call inside a transaction."""
         return self.db.execute("UPDATE multilingual SET vector = x'' WHERE language IS NULL AND length(vector) > 0"
                                ).rowcount
 
-    @_guarded()
+    @guarded()
     def forget_judgements(self) -> None:
         """Drop every row (another multilingual embedder reads them next). Call inside a transaction."""
         self.db.execute("DELETE FROM multilingual")
 
-    @_guarded()
+    @guarded()
     def forget_unused_judgements(self) -> int:
         """Drop the rows of texts no chunk holds any more; returns how many. Call inside a transaction."""
         return self.db.execute("DELETE FROM multilingual WHERE hash NOT IN (SELECT hash FROM chunks)").rowcount
 
-    @_guarded()
+    @guarded()
     def language_counts(self) -> dict[str, int]:
         """Chunks per language of the passages the multilingual embedder read."""
         return dict(self.db.execute("SELECT m.language, count(*) FROM chunks c JOIN multilingual m ON m.hash = c.hash "
                                     "WHERE m.language IS NOT NULL AND length(m.vector) > 0 GROUP BY m.language"))
 
-    @_guarded(parses="vectors")
+    @guarded(parses="vectors")
     def load_multilingual(self, dim: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The chunks whose text has a multilingual vector: (M,) chunk ids ascending, (M,) their languages
         and the (M, dim) float32 matrix."""
@@ -476,7 +405,7 @@ class Store(Scrubbing):
                                "WHERE length(m.vector) > 0 ORDER BY c.id").fetchall()
         return multilingual_arrays(rows, dim)
 
-    @_guarded()
+    @guarded()
     def replace_file(self, info: dict, chunks: list[tuple], tool_texts: list[tuple[int, int, str, str, str]] = ()) -> None:
         """Insert or replace one file and all its chunks (idx, start, end, text, hash, vector, date[,
         quick]): vector b"" when not embedded yet, quick None when it has none; and its tool texts
@@ -500,7 +429,7 @@ class Store(Scrubbing):
         self.db.executemany("INSERT INTO tool_texts(file_id, chunk_idx, line, tool, side, words) VALUES (?,?,?,?,?,?)",
                             [(file_id, *t) for t in tool_texts])
 
-    @_guarded()
+    @guarded()
     def update_file(self, path: str, **columns) -> None:
         """Change some columns of a file row (stat after a touch, tags, git date)."""
         if "invalid" in columns:
@@ -508,7 +437,7 @@ class Store(Scrubbing):
         sets = ", ".join(f"{name} = ?" for name in columns)
         self.db.execute(f"UPDATE files SET {sets} WHERE path = ?", (*columns.values(), path))
 
-    @_guarded()
+    @guarded()
     def delete_file(self, path: str) -> None:
         row = self.db.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchone()
         if row:
@@ -516,7 +445,7 @@ class Store(Scrubbing):
             self.db.execute("DELETE FROM tool_texts WHERE file_id = ?", (row[0],))
             self.db.execute("DELETE FROM files WHERE id = ?", (row[0],))
 
-    @_guarded()
+    @guarded()
     def clear(self) -> None:
         """Forget every file and chunk (used before re-embedding with another model)."""
         self.db.execute("DELETE FROM chunks")
@@ -527,7 +456,7 @@ class Store(Scrubbing):
         self.db.execute("INSERT INTO tool_fts(tool_fts) VALUES ('rebuild')")
 
     # -- reading for search ------------------------------------------------
-    @_guarded(parses="vectors")
+    @guarded(parses="vectors")
     def load_matrix(self, dim: int, column: str = "vector") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """All chunk ids, their file ids and an (N, dim) float32 matrix of their `column` vectors;
         a chunk without one has a row of zeros (`has_vectors` says which)."""
@@ -545,14 +474,14 @@ class Store(Scrubbing):
             raise ValueError("a vector holds NaN or infinity")
         return ids, file_ids, matrix
 
-    @_guarded()
+    @guarded()
     def has_vectors(self, column: str = "vector") -> np.ndarray:
         """(N,) bool in chunk id order: which chunks have a `column` vector."""
         assert column in VECTOR_COLUMNS
         rows = self.db.execute(f"SELECT length({column}) > 0 FROM chunks ORDER BY id").fetchall()
         return np.fromiter((bool(r[0]) for r in rows), dtype=bool, count=len(rows))
 
-    @_guarded()
+    @guarded()
     def chunk_details(self, chunk_ids: list[int]) -> dict[int, tuple]:
         """id → (path, kind, idx, line_start, line_end, text) for the given chunks."""
         if not chunk_ids:
@@ -563,14 +492,14 @@ class Store(Scrubbing):
             f"JOIN files f ON f.id = c.file_id WHERE c.id IN ({marks})", chunk_ids)
         return {r[0]: r[1:] for r in rows}
 
-    @_guarded()
+    @guarded()
     def map_chunk_texts(self, of_text, kind: str | None = None) -> dict[int, object]:
         """chunk id → `of_text(text)` for every chunk (of the files of `kind`), read in one pass."""
         where = " JOIN files f ON f.id = c.file_id WHERE f.kind = ?" if kind else ""
         rows = self.db.execute(f"SELECT c.id, c.text FROM chunks c{where}", (kind,) if kind else ())
         return {chunk: of_text(text or "") for chunk, text in rows}
 
-    @_guarded()
+    @guarded()
     def file_passages(self, path: str) -> list[tuple[int, int, str]]:
         """(first line, last line, text) of each chunk of the file at `path`, in order: what the index
         holds of a file, shown where the file itself is not at hand (another memory's result)."""
@@ -600,34 +529,34 @@ class Store(Scrubbing):
         """`tool_keyword_count` of each of `terms` (each counted up to `cap`)."""
         return [self.tool_keyword_count(term, cap) for term in terms]
 
-    @_guarded()
+    @guarded()
     def tool_matches(self, terms: list[str], limit: int) -> list[tuple[int, float, str, str, int]]:
         """(chunk id, bm25, tool, side, line) of the best `limit` tool texts holding any of `terms`, best first."""
         return self.db.execute(f"SELECT c.id, bm25(tool_fts), t.tool, t.side, t.line {self._TOOL_CHUNKS} "
                                "ORDER BY bm25(tool_fts), tool_fts.rowid LIMIT ?",
                                (keyword_expression(terms), int(limit))).fetchall()
 
-    @_guarded()
+    @guarded()
     def chunks_holding_in_tools(self, term: str, limit: int, among: list[int] | None = None) -> list[int]:
         """Ids of chunks whose tool texts hold `term` (up to `limit` of them; only those of `among` if given)."""
         restrict = f" AND c.id IN ({','.join('?' * len(among))})" if among else ""
         return [r[0] for r in self.db.execute(f"SELECT DISTINCT c.id {self._TOOL_CHUNKS}{restrict} LIMIT ?",
                                               (quote_term(term), *(among or ()), limit))]
 
-    @_guarded()
+    @guarded()
     def tool_text_count(self) -> int:
         """About how many tool texts the index holds (the highest row id: at least as many; 0 when none,
         and keyword search need not look at them)."""
         row = self.db.execute("SELECT max(id) FROM tool_texts").fetchone()
         return int(row[0] or 0)
 
-    @_guarded()
+    @guarded()
     def counts(self) -> tuple[int, int]:
         files = self.db.execute("SELECT count(*) FROM files").fetchone()[0]
         chunks = self.db.execute("SELECT count(*) FROM chunks").fetchone()[0]
         return files, chunks
 
-    @_guarded()
+    @guarded()
     def ranking_files(self) -> list[tuple]:
         """Per file, ordered by id: (id, path, kind, trust, confidence, source, turn_date, fm_date,
         path_date, git_date, mtime_ns, evergreen, git_import), what a search snapshot needs."""
@@ -635,12 +564,12 @@ class Store(Scrubbing):
             "SELECT id, path, kind, trust, confidence, source, turn_date, fm_date, path_date, git_date, "
             "mtime_ns, evergreen, git_import FROM files ORDER BY id").fetchall()
 
-    @_guarded()
+    @guarded()
     def chunk_dates(self) -> list[tuple[int, float]]:
         """(chunk id, date) of every chunk with a date of its own, by id."""
         return self.db.execute("SELECT id, date FROM chunks WHERE date IS NOT NULL ORDER BY id").fetchall()
 
-    @_guarded()
+    @guarded()
     def chunk_spans(self) -> dict[int, tuple[str, int, int]]:
         """chunk id → (path, first line, last line) of every chunk."""
         return {r[0]: (r[1], r[2], r[3]) for r in self.db.execute(
@@ -651,7 +580,7 @@ class Store(Scrubbing):
         """How many chunks hold `term` (as the keyword index reads it), counted up to `cap`."""
         return self._count_holding("chunks_fts", term, cap)
 
-    @_guarded()
+    @guarded()
     def _count_holding(self, fts: str, term: str, cap: int) -> int:
         """How many rows of the FTS5 table `fts` hold `term`, counted up to `cap`."""
         return self.db.execute(f"SELECT count(*) FROM (SELECT 1 FROM {fts} WHERE {fts} MATCH ? LIMIT ?)",
@@ -661,7 +590,7 @@ class Store(Scrubbing):
         """`keyword_count` of each of `terms`."""
         return [self.keyword_count(term, cap) for term in terms]
 
-    @_guarded()
+    @guarded()
     def keyword_matches(self, terms: list[str], limit: int | None) -> list[tuple[int, float]]:
         """(chunk id, bm25) of the chunks holding any of `terms`, best first (FTS5's bm25(): negative,
         lower is better); `limit` None: every match."""
@@ -672,7 +601,7 @@ class Store(Scrubbing):
             args += (int(limit),)
         return [(int(r[0]), float(r[1])) for r in self.db.execute(sql, args)]
 
-    @_guarded()
+    @guarded()
     def chunks_holding(self, term: str, limit: int) -> list[int]:
         """Ids of up to `limit` chunks holding `term`."""
         return [r[0] for r in self.db.execute("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?",
@@ -682,7 +611,7 @@ class Store(Scrubbing):
         """`chunks_holding` of each of `terms`."""
         return [self.chunks_holding(term, limit) for term in terms]
 
-    @_guarded()
+    @guarded()
     def chunks_holding_among(self, term: str, chunk_ids: list[int]) -> list[int]:
         """Which of `chunk_ids` hold `term`. (`rowid IN` makes FTS5 run the match once per id, a fixed
         few milliseconds: for a word in few chunks `chunks_holding` is faster.)"""
