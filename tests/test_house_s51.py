@@ -37,6 +37,16 @@ def test_tag_path_is_held_to_the_pattern_length_every_other_face_holds(memory):
     assert pattern_error(at_limit) is None and Selector(pattern=at_limit).patterns == (at_limit,)
 
 
+@pytest.mark.parametrize("pattern", ["", "  ", ".", "./"])
+def test_tag_path_naming_no_folder_or_the_whole_memory_is_refused_for_all(memory, pattern):
+    """`tag` tags every file only when told --all; `--path ""` (or ".") matched every file and tagged the whole
+    memory without it. Now a usage error naming --all, exit 2, nothing written. Failed before (exit 0)."""
+    before = (memory / "martin.md").read_bytes()
+    code, out, err = cli_run("--memory", str(memory), "tag", "--path", pattern, "--trust", "self")
+    assert code == 2 and out == "" and "--all" in err, err
+    assert (memory / "martin.md").read_bytes() == before
+
+
 @pytest.mark.parametrize("pattern", [LONG, "notes/../x", "[z-a]*.md"])
 def test_a_bad_pattern_is_said_in_the_same_words_on_every_face(memory, pattern):
     """The length was said four ways ("index.exclude[0] is longer than …", "path: a folder or glob is at most …",

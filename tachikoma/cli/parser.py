@@ -203,11 +203,14 @@ def _search_path(text: str) -> str:
 
 
 def _tag_path(text: str) -> str:
-    """A --path of tag: a folder or a glob (`globs.pattern_error`, as the selector on every face checks it)."""
+    """A --path of tag: a folder or a glob (`globs.pattern_error`, as the selector on every face checks it), neither
+    empty nor the whole memory folder, which only --all tags."""
     from ..globs import pattern_error
 
-    if error := pattern_error(text):
-        raise argparse.ArgumentTypeError(error)
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty --path names no folder or glob (every file is --all)")
+    if error := pattern_error(text, whole_memory=False):
+        raise argparse.ArgumentTypeError(error + ("" if pattern_error(text) else " (every file is --all)"))
     return text
 
 
