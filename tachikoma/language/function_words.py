@@ -37,6 +37,14 @@ meint meinte gemeint bedeutet heißt gemacht getan erledigt etwas jemand irgendw
 """)
 QUESTION_WORDS_FR = _spellings("passé dit raconté noté appelle quelqu quelque")
 QUESTION_WORDS_ES = _spellings("pasó dijo dicho contó anoté apunté llama alguien hice hecho")
+#: The same in Italian, Portuguese and Dutch: "Cosa ho fatto ieri?", "O que aconteceu ontem?", "Wat heb ik gisteren
+#: gedaan?" ask about a time alone, as "What did I do yesterday?" does.
+QUESTION_WORDS_IT = _spellings("""
+successo succede accaduto fatto fatta fare faccio detto scritto annotato segnato appuntato chiama chiamato
+qualcosa qualcuno
+""")
+QUESTION_WORDS_PT = _spellings("aconteceu acontece feito fiz fez fizemos disse dito anotei escrevi chama alguém algo")
+QUESTION_WORDS_NL = _spellings("gebeurd gebeurt gebeurde gedaan deed doen gezegd zei genoteerd opgeschreven heet iets iemand")
 
 #: Lower case, each with its spelling without umlauts (`_spellings`).
 GERMAN = _spellings("""
@@ -80,14 +88,14 @@ il lo la i gli le un uno una di del dello della dei degli delle da dal dalla dai
 su sul sulla per tra fra e ed o ma anche che chi cui non è sono era erano ha hanno ho abbiamo essere
 questo questa quello quella come dove quando perché più molto già ancora sempre mio mia tuo tua suo sua
 nostro nostra oggi ieri domani dopodomani cosa
-""")
+""") | QUESTION_WORDS_IT
 
 PORTUGUESE = _spellings("""
 o a os as um uma uns umas de do da dos das em no na nos nas por pelo pela pelos pelas para com sem
 e ou mas que quem qual quando onde como porque não é são era eram foi foram ser está estão estava tem
 têm tinha há meu minha seu sua nosso nossa você vocês ele ela eles elas eu muito mais também já ainda
 hoje ontem amanhã tenho temos
-""")
+""") | QUESTION_WORDS_PT
 
 DUTCH = _spellings("""
 de het een en of maar want dus van in op aan met voor door bij naar uit over onder tussen tot zonder
@@ -95,7 +103,7 @@ is zijn was waren ben bent heeft hebben had hadden wordt worden werd kan kunnen 
 wil willen ik jij je hij zij ze wij we jullie u mijn jouw zijn haar ons onze hun niet geen ook nog al
 wel er hier daar dat dit deze die wie wat waar wanneer hoe waarom
 vandaag gisteren eergisteren morgen overmorgen heb hebt
-""")
+""") | QUESTION_WORDS_NL
 
 #: Polish: its prepositions, pronouns, "to be", "to have" and question words, in the forms a question says them
 #: ("Co mam w sobotę?", "Kiedy są urodziny mamy Kasi?", "Jak zrobić zakwas?"). Not the ones that are English words
@@ -224,7 +232,7 @@ def other_function_words(words: list[str], english: frozenset[str], told: str | 
 #: one of its function words that is not English ("Wer hat die Schlüssel?": "wer").
 ENGLISH_HOMOGRAPHS = frozenset("""
 am bin hat man mag war den car son plus par pour ton sans ma pas al con era sin hay ya yo come dove ha
-non uno su ed com sem van door over want bent op tot met hoe
+non uno su ed com sem van door over want bent op tot met hoe fare deed fez algo
 """.split())
 
 
