@@ -555,9 +555,9 @@ def dashboard_with_mcp(wsgi_app, root: Path, port: int, config_path: str | None 
     `tachikoma.web.serving.bridged_dashboard`) everywhere else, for `tachikoma serve --mcp` on 127.0.0.1:`port`.
 
     The MCP endpoint refuses a Host header other than 127.0.0.1, localhost or
-    [::1] on `port` (421: DNS rebinding) and an Origin header from any other
-    page (403), with the SDK's own transport security; the dashboard keeps
-    its Host check and CSRF. `live`: the dashboard's memory kept open (its
+    [::1] on `port` (421: DNS rebinding; in any case, by the dashboard's own rule,
+    `tachikoma.web.hosts.HostGuard`) and an Origin header from any other
+    page (403); the dashboard keeps its Host check and CSRF. `live`: the dashboard's memory kept open (its
     searchers, and its watcher, which keeps the index fresh), which the tools
     share. Returns the app and the tools' state.
 
@@ -569,27 +569,25 @@ def dashboard_with_mcp(wsgi_app, root: Path, port: int, config_path: str | None 
     from mcp.server.transport_security import TransportSecuritySettings
     from starlette.routing import Mount
 
+    from .web.hosts import HostGuard, Served
     from .web.serving import bridged_dashboard
 
     server, tools = build_server(root, config_path, read_only, watch=False, allow_owner_trust=allow_owner_trust,
                                  live=live)
     logging.getLogger("mcp").setLevel(logging.WARNING)  # not a line per session on the dashboard's console
-    hosts = [f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"]
-    if host not in ("0.0.0.0", "::", "", "127.0.0.1", "localhost", "::1"):
-        hosts.append(f"[{host}]:{port}" if ":" in host else f"{host}:{port}")
-    origins = [f"http://{h}" for h in hosts]
-    if access is not None and access.public_url:
-        hosts += [access.public_host(), f"{access.public_host()}:*"]
-        origins.append(access.public_origin())
-    security = TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts,
-                                         allowed_origins=origins)
+    public = access is not None and bool(access.public_url)
+    served = Served(host, port, public=(access.public_host(),) if public else ())
+    # The SDK's own check compares Host and Origin byte for byte (`LOCALHOST:5000` refused where the dashboard
+    # answers it): HostGuard checks both by the dashboard's rule instead, before anything else runs.
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
     app = server.streamable_http_app(streamable_http_path="/mcp", transport_security=security)
     app.router.routes.append(Mount("/", app=bridged_dashboard(wsgi_app)))
     if access is not None:
         from .web.access import Authenticated
 
-        return Authenticated(app, access), tools
-    return app, tools
+        app = Authenticated(app, access)
+    return HostGuard(app, served, access.public_url if public else None,
+                     access.public_origin() if public else None), tools
 
 
 def run_stdio(root: Path, config_path: str | None = None, read_only: bool = False, watch: bool = True,

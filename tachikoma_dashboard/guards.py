@@ -19,10 +19,9 @@ import ipaddress
 from flask import Flask, current_app, g, request
 from flask_wtf.csrf import CSRFError
 
+from tachikoma.web.hosts import Served
 from tachikoma_dashboard.responses import error_response
 
-LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
-WILDCARD_HOSTS = ("0.0.0.0", "::", "")
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
        "form-action 'self'; frame-ancestors 'none'")
@@ -73,19 +72,9 @@ def loopback_peer(address: str | None) -> bool:
 
 
 def answered_address(config) -> str:
-    """An address the Host check lets through, in words: the public address, else the served host and
-    port (127.0.0.1 for a wildcard bind, which answers only loopback names without a public address)."""
+    """An address the Host check lets through, in words (`Served.address`)."""
     access = config.get("TACHIKOMA_ACCESS")
-    if access is not None and access.public_url:
-        return f"{access.public_url} (its public address, --public-url)"
-    host, port = config["TACHIKOMA_HOST"] or "127.0.0.1", config["TACHIKOMA_PORT"]
-    if host in WILDCARD_HOSTS:
-        host = "127.0.0.1"
-        more = " (or give the address people open with --public-url)"
-    else:
-        more = ""
-    where = f"http://{host_label(host)}" + (f":{port}" if port else "")
-    return where + "/" + more
+    return served(config).address(access.public_url if access is not None else None)
 
 
 def add_security_headers(response):
@@ -115,43 +104,14 @@ def csrf_refused(exc: CSRFError):
                           f"{exc.description} Nothing was changed: reload the page and try again.")
 
 
+def served(config) -> Served:
+    """The address the app's `config` says it is served on (TACHIKOMA_HOST, _PORT, _ALLOWED_HOSTS, _PUBLIC_HOSTS),
+    for the one Host rule the dashboard and MCP over HTTP share (`tachikoma.web.hosts`)."""
+    return Served(config["TACHIKOMA_HOST"] or "", config["TACHIKOMA_PORT"], tuple(config["TACHIKOMA_ALLOWED_HOSTS"]),
+                  tuple(config.get("TACHIKOMA_PUBLIC_HOSTS", ())))
+
+
 def host_allowed(config, header: str) -> bool:
-    """Whether the Host `header` names the served address (app `config`: TACHIKOMA_HOST, _PORT, _ALLOWED_HOSTS).
-
-    Loopback names are always allowed; with TACHIKOMA_PORT None any port is. The public address's
-    host (TACHIKOMA_PUBLIC_HOSTS, a shared dashboard behind a proxy) is allowed on any port.
-    """
-    name, port = split_host(header)
-    if name in config.get("TACHIKOMA_PUBLIC_HOSTS", ()):
-        return True
-    names = set(LOOPBACK_NAMES) | set(config["TACHIKOMA_ALLOWED_HOSTS"])
-    configured = config["TACHIKOMA_HOST"] or ""
-    if configured not in WILDCARD_HOSTS:
-        names.add(host_label(configured))
-    if name not in names:
-        return False
-    served = config["TACHIKOMA_PORT"]
-    if served is None:
-        return True
-    return port == str(served) or (port is None and int(served) == 80)
-
-
-def split_host(value: str) -> tuple[str, str | None]:
-    """A Host header as (lower-case name, port or None); IPv6 names keep their brackets."""
-    value = value.strip().lower()
-    if value.startswith("["):
-        end = value.find("]")
-        if end == -1:
-            return value, None
-        name, rest = value[:end + 1], value[end + 1:]
-        return name, rest[1:] if rest.startswith(":") else None
-    if value.count(":") == 1:
-        name, port = value.split(":")
-        return name, port
-    return value, None
-
-
-def host_label(host: str) -> str:
-    """A host name as a Host header spells it: IPv6 addresses in brackets."""
-    host = host.strip().lower()
-    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+    """Whether the Host `header` names the served address (`Served.allows`: in any case; loopback names always,
+    any port when TACHIKOMA_PORT is None, the public address's host on any port)."""
+    return served(config).allows(header)

@@ -57,6 +57,18 @@ def test_foreign_host_and_origin_are_refused(served):
     assert httpx.post(base + "/reindex").status_code == 400  # still no POST without a CSRF token
 
 
+def test_a_host_in_capitals_is_answered_by_mcp_as_by_the_dashboard(served):
+    """`LOCALHOST:port` names what `localhost:port` does: the dashboard answered it and MCP refused it (421)."""
+    base, port = served
+    for host in (f"LOCALHOST:{port}", f"LocalHost:{port}"):
+        answered = httpx.post(base + "/mcp", json=INITIALIZE, headers={**STREAMABLE, "Host": host,
+                                                                       "Origin": f"http://{host}"})
+        assert answered.status_code == 200, answered.text
+        assert httpx.get(base + "/", headers={"Host": host}).status_code == 200
+    refused = httpx.post(base + "/mcp", json=INITIALIZE, headers={**STREAMABLE, "Host": f"localhost:{port + 1}"})
+    assert refused.status_code == 421 and f"open it at http://127.0.0.1:{port}/" in refused.text
+
+
 def test_mcp_over_http_binds_to_localhost_only(tmp_path):
     root = copy_memory(tmp_path / "memory")
     result = subprocess.run([sys.executable, "-m", "tachikoma", "serve", "--memory", str(root), "--host", "0.0.0.0",

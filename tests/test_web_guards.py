@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from tachikoma_dashboard.guards import host_allowed, host_label, split_host
+import asyncio
+
+from tachikoma.web.hosts import HostGuard, Served, host_label, split_host
+from tachikoma_dashboard.guards import host_allowed
 
 
 def served(host="127.0.0.1", port=5000, allowed=()) -> dict:
@@ -51,3 +54,43 @@ def test_configured_and_allowed_names():
     assert not host_allowed(config, "box.lan:8081") and not host_allowed(config, "other.lan:8080")
     assert host_allowed(served(host="fe80::1", port=8080), "[fe80::1]:8080")
     assert not host_allowed(served(host="0.0.0.0", port=8080), "0.0.0.0:8080")  # a wildcard is not a name
+
+
+def mcp_status(served_at: Served, host: str, origin: str | None = None, path: str = "/mcp") -> int:
+    """The status MCP over HTTP's guard (`HostGuard`) answers a request with `host` (and `origin`): 200 when it
+    lets the request through to the app behind it."""
+    sent = []
+
+    async def app(scope, receive, send):
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+
+    async def send(message):
+        sent.append(message)
+
+    headers = [(b"host", host.encode("latin-1"))] + ([(b"origin", origin.encode("latin-1"))] if origin else [])
+    asyncio.run(HostGuard(app, served_at)({"type": "http", "path": path, "headers": headers}, None, send))
+    return sent[0]["status"]
+
+
+@pytest.mark.parametrize("header", [
+    "127.0.0.1:5000", "localhost:5000", "LOCALHOST:5000", "LocalHost:5000", "[::1]:5000", "Box.LAN:5000",
+    "localhost:5001", "localhost", "evil.example:5000", "EVIL.example:5000", "127.0.0.1.evil.example:5000", "",
+])
+def test_the_dashboard_and_mcp_answer_the_same_hosts_in_any_case(header):
+    """One rule (`tachikoma.web.hosts.Served`): MCP over HTTP refused `LOCALHOST:5000`, which the dashboard
+    answers (the SDK compared the header byte for byte); a host name is the same in any case."""
+    dashboard = host_allowed(served(allowed=["box.lan"]), header)
+    assert mcp_status(Served("127.0.0.1", 5000, ("box.lan",)), header) == (200 if dashboard else 421)
+    assert dashboard is (header.lower() in ("127.0.0.1:5000", "localhost:5000", "[::1]:5000", "box.lan:5000"))
+
+
+def test_mcp_s_origin_is_a_page_of_the_served_address_in_any_case():
+    at = Served("127.0.0.1", 5000, public=("memory.example.org",))
+    assert mcp_status(at, "localhost:5000", "http://LOCALHOST:5000") == 200
+    assert mcp_status(at, "localhost:5000", "http://127.0.0.1:5000") == 200
+    assert mcp_status(at, "localhost:5000", "http://evil.example") == 403
+    assert mcp_status(at, "localhost:5000", "http://localhost:5001") == 403
+    assert mcp_status(at, "localhost:5000", "http://memory.example.org") == 403  # only its public origin, below
+    assert mcp_status(at, "localhost:5000", "null") == 403
+    assert at.allows_origin("HTTPS://Memory.Example.org", "https://memory.example.org")
+    assert mcp_status(at, "evil.example:5000", path="/search") == 200  # the dashboard checks for itself

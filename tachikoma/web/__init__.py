@@ -3,6 +3,7 @@
 routes and its glue: guards, sign-in, responses, template helpers.
 
 - `access`: who may use a shared dashboard or MCP over HTTP (tokens, proxies);
+- `hosts`: which Host header names the served address (the dashboard's and MCP over HTTP's one rule);
 - `state`: what outlives a request (searcher, warm-up, undo store);
 - `index_job`: the background index run and its progress;
 - `forms`: the search and bulk-tagging forms, read and checked;
