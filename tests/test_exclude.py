@@ -234,7 +234,8 @@ def test_tagging_never_writes_an_excluded_file(vault):
     code, _, err = run_cli("--memory", str(vault), "tag", "--path", "Templates/daily.md", "--trust", "owner")
     assert code == 1 and f"skipped Templates/daily.md: {said}" in err
     code, _, err = run_cli("--memory", str(vault), "tag", "--path", "Templates/", "--trust", "owner")
-    assert "Templates/: left out of the memory by [index] exclude ('Templates/'); its files are not tagged" in err
+    assert code == 1 and ("skipped Templates/: left out of the memory by [index] exclude ('Templates/'); none of "
+                          "its files is tagged") in err
     code, out, _ = run_cli("--memory", str(vault), "tag", "--path", "**/*.md", "--trust", "owner", "--dry-run")
     assert code == 0 and {line.split(":")[0] for line in out.splitlines()[:-1]} == KEPT
     code, out, _ = run_cli("--memory", str(vault), "tag", "--path", "**/*.md", "--trust", "owner")
@@ -260,6 +261,58 @@ def test_tagging_never_writes_an_excluded_file(vault):
     finally:
         app.extensions["tachikoma"].close()
     assert {rel: (vault / rel).read_bytes() for rel in LEFT_OUT} == before
+
+
+def test_a_folder_or_glob_naming_only_excluded_files_is_no_success_on_any_face(vault):
+    """`tag --path Templates/` warned and exited 0 ("nothing to tag: no file matched"), where a file named by its path
+    is skipped with the reason and exit status 1. A folder or glob that matches files the setting leaves out and no
+    other says so, naming the setting's pattern, and exits 1, on the command line (--json too) and in the
+    dashboard's preview; one matching memory files besides tags those, and a pattern matching nothing at all is
+    still "no file matched" (exit 0)."""
+    before = {rel: (vault / rel).read_bytes() for rel in LEFT_OUT}
+    cases = {"Templates/": "left out of the memory by [index] exclude ('Templates/'); none of its files is tagged",
+             "Templates": "left out of the memory by [index] exclude ('Templates/'); none of its files is tagged",
+             "Templates/*.md": "matches only files left out of the memory by [index] exclude ('Templates/'); none "
+                               "is tagged",
+             "Archive/2019/": "left out of the memory by [index] exclude ('Archive/**'); none of its files is tagged",
+             "**/*boiler*.md": None,  # notes/boiler.md too: tagged, the archived one not
+             "**/idea.md": "matches only files left out of the memory by [index] exclude ('**/drafts/*.md'); none "
+                           "is tagged",
+             "[AT]*/**/*.md": "matches only files left out of the memory by [index] exclude ('Archive/**', "
+                              "'Templates/'); none is tagged"}
+    for pattern, said in cases.items():
+        code, out, err = run_cli("--memory", str(vault), "tag", "--path", pattern, "--trust", "self", "--dry-run")
+        if said is None:
+            assert code == 0 and out.startswith("notes/boiler.md: ") and err == ""
+            assert out.endswith("\ndry run: 1 file would change; nothing written\n")
+            continue
+        assert code == 1 and err == f"skipped {pattern}: {said}\n", (pattern, err)
+        assert out == "nothing to tag: the selection matches only files [index] exclude leaves out (above)\n"
+    code, out, _ = run_cli("--memory", str(vault), "tag", "--path", "Templates/", "--trust", "self", "--json")
+    answer = json.loads(out)
+    assert code == 1 and answer["matched"] == 0 and answer["warnings"] == []
+    assert answer["excluded_patterns"] == [{"pattern": "Templates/", "reason": cases["Templates/"]}]
+    code, out, err = run_cli("--memory", str(vault), "tag", "--path", "Templates/", "--path", "Daily/", "--trust",
+                             "self")
+    assert code == 1 and out.startswith("Daily/2026-03-01.md: ") and out.endswith("\ntagged 1 file\n")
+    assert err == f"skipped Templates/: {cases['Templates/']}\n"
+    code, out, err = run_cli("--memory", str(vault), "tag", "--path", "Nowhere/", "--trust", "self")
+    assert (code, out, err) == (0, "nothing to tag: no file matched the selection\n", "")
+    assert {rel: (vault / rel).read_bytes() for rel in LEFT_OUT} == before
+
+    from tachikoma_dashboard.app import create_app
+    from web_helpers import Client
+
+    app = create_app(memory=vault, port=5000)
+    app.test_client_class = Client
+    try:
+        for pattern in ("Templates/", "Templates/*.md"):
+            preview = app.test_client().get("/tag", query_string={"preview": "1", "path": pattern, "trust": "self"})
+            html = preview.get_data(as_text=True)
+            assert 'data-nothing="excluded"' in html and 'data-nothing="no-match"' not in html
+            assert f"<code>{pattern}</code>: {cases[pattern]}".replace("'", "&#39;") in html
+    finally:
+        app.extensions["tachikoma"].close()
 
 
 def test_remember_writes_no_note_the_setting_would_leave_out(vault):

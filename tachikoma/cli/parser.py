@@ -332,7 +332,8 @@ def build_parser() -> argparse.ArgumentParser:
                        description=f"With no selector and no values (the dashboard's \"Use the defaults\"), "
                                    f"{DEFAULTS_TEXT}. A .jsonl file that is not a transcript (a data file) is "
                                    "never tagged, nor a file [index] exclude leaves out (one named by its path "
-                                   "is skipped). Markdown is never tagged by default. Existing values are kept "
+                                   "is skipped, and so is a --path folder or glob matching no other). Markdown is "
+                                   "never tagged by default. Existing values are kept "
                                    "unless --overwrite (each file keeping a different value of its own is "
                                    "listed). Markdown gets front matter; transcripts get entries in "
                                    "tachikoma-tags.yaml. In a git repository the change is committed. Exits 0 "
@@ -340,7 +341,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "(the last line says whether no file matched, or the matches already had the "
                                    "values or kept their own); 1 on an error, and when a selected file is "
                                    "skipped, not tagged (binary, too large, malformed front matter, not "
-                                   "writable, excluded; a .jsonl data file does not count), also with --dry-run; 2 for a "
+                                   "writable, excluded; a .jsonl data file does not count) or a --path matches only excluded "
+                                   "files, also with --dry-run; 2 for a "
                                    "mistyped command line.")
     p.add_argument("files", nargs="*", metavar="FILE", help="select these files (paths in the memory, or from "
                    "here into it): `tachikoma tag notes/a.md 2026-03-22/s.jsonl --confidence medium`")

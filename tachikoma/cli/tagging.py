@@ -67,9 +67,11 @@ def cmd_tag(args) -> int:
     if not args.dry_run and plan.changes:
         applied = applying.apply(root, plan, commit=not args.no_commit, config_path=args.config)
         _refresh_index(root, args)
-    # A selected note left untagged (binary, malformed front matter, a write failure), or tags left
-    # uncommitted, is not success: a script or an agent must not read "tagged" from the exit status.
-    status = 1 if plan.left_untagged or (applied and (applied.skipped or applied.commit_error)) else 0
+    # A selected note left untagged (binary, malformed front matter, a write failure), a folder or glob naming only
+    # files [index] exclude leaves out, or tags left uncommitted, is not success: a script or an agent must not
+    # read "tagged" from the exit status.
+    status = 1 if (plan.left_untagged or plan.excluded_patterns
+                   or (applied and (applied.skipped or applied.commit_error))) else 0
     if recovered is not None and recovered.commit_pending:
         status = 1  # an earlier run's files are still not committed
     if args.json:
@@ -85,7 +87,7 @@ def cmd_tag(args) -> int:
         print(printable(f"{kept.path}: {kept.describe()} (--overwrite replaces it)"))
     for message in getattr(plan, "warnings", []):
         common.warn(message)
-    for path, reason in plan.skipped + (applied.skipped if applied else []):
+    for path, reason in plan.excluded_patterns + plan.skipped + (applied.skipped if applied else []):
         print(printable(f"skipped {path}: {reason}"), file=sys.stderr)
     if applied and applied.commit_error:
         common.warn(applied.commit_report())
@@ -115,6 +117,8 @@ def _kept_text(plan) -> str:
 def _nothing_to_tag(plan) -> str:
     """Why a tag run changed nothing: no file matched, or every matched file already had the values, kept
     its own (fill mode) or was skipped."""
+    if not plan.matched and plan.excluded_patterns:
+        return "nothing to tag: the selection matches only files [index] exclude leaves out (above)"
     if not plan.matched:
         return "nothing to tag: no file matched the selection"
     reasons = []
@@ -153,6 +157,7 @@ def _plan_json(plan, applied, dry_run: bool) -> dict:
             "kept": [{"path": k.path, "kept": k.existing, "asked": k.asked} for k in plan.kept],
             "changes": [{"path": c.path, "kind": c.kind, "before": c.before, "after": c.after} for c in changes],
             "skipped": [{"path": p, "reason": r} for p, r in plan.skipped + (applied.skipped if applied else [])],
+            "excluded_patterns": [{"pattern": p, "reason": r} for p, r in plan.excluded_patterns],
             "commit": applied.commit if applied else None,
             "committed": applied.committed if applied else [],
             "commit_error": applied.commit_error if applied else None,

@@ -197,6 +197,9 @@ class Plan:
     #: The files the selection names by path that ``[index] exclude`` leaves out, each with why
     #: (`memory.Exclusion.refusal`): skipped too, and what MCP's `tag` refuses with.
     excluded: dict[str, str] = field(default_factory=dict)
+    #: The selection's folders and globs that match files ``[index] exclude`` leaves out and no other, each with
+    #: why (`Skip`: the pattern, the reason): nothing they name is tagged, which is no success (exit status 1).
+    excluded_patterns: list[Skip] = field(default_factory=list)
 
     @property
     def left_untagged(self) -> list[Skip]:

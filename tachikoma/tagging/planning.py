@@ -17,8 +17,9 @@ from ..reading import tagfile
 from ..config import load_config
 from ..reading.documents import MARKDOWN, TRANSCRIPT
 from ..reading.frontmatter import FrontMatter, read_head, split
-from ..globs import is_glob
-from ..memory import TAG_FILE, Exclusion, kind_of, open_regular, walk
+from ..globs import is_glob, pattern_matches
+from ..humanize import printable
+from ..memory import EXCLUDE_SETTING, NO_EXCLUSION, TAG_FILE, Exclusion, kind_of, open_regular, walk
 from ..reading.reader import BINARY_SNIFF_BYTES, unreadable_reason
 from ..reading.tags import EVERGREEN, UNTAGGED, WRITABLE_KEYS, Tags, normalise_value
 from .edit import BOM, SAMPLE, edit_head
@@ -49,7 +50,9 @@ def plan(root: Path, values: dict[str, str], selector: Selector | None = None, o
     indexing would not read: binary, or over `max_bytes` (default: the
     memory's ``[index] max_file_bytes``). A file `exclude` leaves out (default:
     the memory's ``[index] exclude``) is not memory: never matched by a glob or
-    a folder, and one the selection names by its path is skipped, saying so. Raises
+    a folder, and one the selection names by its path is skipped, saying so; a
+    folder or glob that matches such files and no other is in `excluded_patterns`
+    with the pattern that leaves them out. Raises
     InvalidTagValue for a value outside the vocabulary, and TagFileError when
     the tag file cannot be read and the selection holds a transcript (a
     selection of notes only needs no tag file).
@@ -65,6 +68,9 @@ def plan(root: Path, values: dict[str, str], selector: Selector | None = None, o
         exclude = settings.exclude if exclude is None else exclude
     result = Plan(root=root, values=values, overwrite=overwrite, max_bytes=max_bytes)
     _named_but_excluded(result, selector, exclude)
+    # The selection's folders and globs not yet seen matching a file the walk lists (`_only_excluded`).
+    refused = {skip.path for skip in result.excluded_patterns + result.skipped}
+    unseen = [p for p in selector.patterns if exclude and p and p not in refused]
     try:
         tags_file = tagfile.load(root)
     except tagfile.TagFileError as exc:  # notes can be tagged all the same; a transcript cannot (below)
@@ -76,6 +82,8 @@ def plan(root: Path, values: dict[str, str], selector: Selector | None = None, o
     times = gitutil.content_times(root) if selector.uses_dates else {}
     dirty = gitutil.dirty_paths(root) if times else set()
     for item in walk(root, warn=functools.partial(_walk_warning, result, selector), exclude=exclude):
+        if unseen:
+            unseen = [p for p in unseen if not pattern_matches(p, item.path)]
         if not selector.matches_path(item.path, item.kind):
             continue
         if selector.uses_dates:
@@ -160,13 +168,16 @@ def plan(root: Path, values: dict[str, str], selector: Selector | None = None, o
             result.changes.append(change)
         else:
             result.unchanged_paths.append(item.path)
+    if unseen:
+        _only_excluded(result, unseen, exclude)
     return result
 
 
 def _named_but_excluded(result: Plan, selector: Selector, exclude: Exclusion) -> None:
     """The files and folders the selection names by path (`tag FILE`, a pattern without a wildcard) that `exclude`
-    leaves out: a file is matched and skipped with the reason, a folder said in a warning; the walk lists none of
-    their files, so the selection would otherwise read as matching nothing."""
+    leaves out: a file is matched and skipped with the reason, a folder is an excluded pattern
+    (`Plan.excluded_patterns`); the walk lists none of their files, so the selection would otherwise read as
+    matching nothing."""
     if not exclude:
         return
     named = sorted(selector.paths or ()) + [p for p in selector.patterns if p and not is_glob(p)]
@@ -179,7 +190,25 @@ def _named_but_excluded(result: Plan, selector: Selector, exclude: Exclusion) ->
             result.skipped.append(Skip(path, f"{reason}; not tagged"))
             result.excluded[path] = reason
         else:
-            result.warnings.append(f"{path}: {reason}; its files are not tagged")
+            result.excluded_patterns.append(Skip(path, f"{reason}; none of its files is tagged"))
+
+
+def _only_excluded(result: Plan, patterns: list[str], exclude: Exclusion) -> None:
+    """Of `patterns` (the selection's, none matching a file the walk listed), those that match files `exclude`
+    leaves out, each an excluded pattern naming the setting's patterns that leave them out
+    (`Plan.excluded_patterns`). Walks the folder again, the parts left out too: only when a pattern matched
+    nothing of the memory."""
+    leaving: dict[str, list[str]] = {p: [] for p in patterns}
+    for item in walk(result.root, exclude=NO_EXCLUSION):
+        for pattern in patterns:
+            why = exclude.file(item.path) if pattern_matches(pattern, item.path) else None
+            if why is not None and why not in leaving[pattern]:
+                leaving[pattern].append(why)
+    for pattern, whys in leaving.items():
+        if whys:
+            said = ", ".join(printable(repr(why)) for why in whys)
+            result.excluded_patterns.append(Skip(pattern, f"matches only files left out of the memory by "
+                                                          f"{EXCLUDE_SETTING} ({said}); none is tagged"))
 
 
 def _walk_warning(result: Plan, selector: Selector, message: str) -> None:
