@@ -169,6 +169,37 @@ def test_serve_logs_a_watched_run_only_when_it_did_something(memory, caplog):
     assert run_for("watch")[0][0] == logging.INFO
 
 
+def test_serve_s_first_run_says_it_is_the_start_not_that_files_changed(memory, caplog):
+    """`serve` began with "index run (files changed): 0 added, 0 changed, 0 removed, 0 skipped, 11 unchanged": its
+    watcher's first run catches up with what changed while nothing watched, whether anything did or not. That
+    run says "at start"; a run a change started still says "files changed"."""
+    import logging
+
+    from tachikoma_dashboard.app import create_app
+
+    (memory / "tachikoma.toml").write_text('[embedder]\nname = "hash"\n')
+    runner.run(memory)
+    caplog.set_level(logging.DEBUG, logger="tachikoma.web")
+    app = create_app(memory=memory, watch=True)
+    dashboard = app.extensions["tachikoma"]
+    try:
+        deadline = time.monotonic() + 60
+        while dashboard.index_job.snapshot()["state"] != "done" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        said = [r.getMessage() for r in caplog.records if r.name == "tachikoma.web"]
+        assert len(said) == 1 and said[0].startswith("index run (at start): 0 added, 0 changed, 0 removed"), said
+        assert dashboard.index_job.snapshot()["reason"] == "start"
+        assert dashboard.live.watcher.wait_ready(10)
+        caplog.clear()
+        (memory / "identity.md").unlink()
+        while not any("files changed" in r.getMessage() for r in caplog.records) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        said = [r.getMessage() for r in caplog.records if r.name == "tachikoma.web"]
+        assert said and said[-1].startswith("index run (files changed): 0 added, 0 changed, 1 removed"), said
+    finally:
+        dashboard.close()
+
+
 def test_index_watch_prints_a_line_only_for_a_run_that_did_something(memory, capsys):
     """`index --watch` printed a summary line for every watched run, "0 added, 0 changed, …" included; with
     --json it still gives every run, each saying whether it was news."""

@@ -17,15 +17,16 @@ if TYPE_CHECKING:
     from tachikoma.config import Config
 
 log = logging.getLogger("tachikoma.web")
-#: Why a run started, as the server's console says it.
-WHY = {"watch": "files changed", "reindex": "Re-index pressed", "refresh": "tags changed"}
+#: Why a run started, as the server's console says it ("start": the watcher's first run, which catches up with what
+#: changed while nothing watched, if anything did).
+WHY = {"start": "at start", "watch": "files changed", "reindex": "Re-index pressed", "refresh": "tags changed"}
 
 
 class IndexJob:
     """Runs `indexer.runner.run` for `root` in a thread; `snapshot()` is its state for the page.
 
     The state is a dict: "state" (idle, running, done, failed), "reason"
-    (reindex, or refresh after tagging), progress ("done", "total", "path")
+    (reindex, refresh after tagging, watch, or start: the watcher's first run), progress ("done", "total", "path")
     and, once finished, the summary or the error.
     """
 
@@ -47,7 +48,7 @@ class IndexJob:
         runs again after it, so the changes it was started for are not left out)."""
         with self._lock:
             if self._thread is not None and self._thread.is_alive():
-                if reason in ("refresh", "watch"):
+                if reason in ("refresh", "watch", "start"):
                     self._again = reason
                 return False
             self.state = self._fresh(reason)

@@ -60,8 +60,9 @@ class Dashboard:
 
     def start_watching(self) -> None:
         """Re-index in the background whenever the memory folder changes (after a first run that
-        catches up with changes made while nothing was watching)."""
-        self.live.watch(lambda _paths: self.index_job.start("watch"))
+        catches up with changes made while nothing was watching: the watcher calls it with no paths, its reason
+        "start", as the console says, since no change may have been made)."""
+        self.live.watch(lambda paths: self.index_job.start("watch" if paths else "start"))
 
     def index_version(self) -> str:
         """What pages poll to refresh themselves: "<index>|<runs>". The first part changes when an
