@@ -104,6 +104,40 @@ def test_the_run_line_counts_in_the_singular_too(memory):
     assert "1 added" in line and "; 1 chunk embedded (" in line and "index holds 2 files, " in line
 
 
+@pytest.mark.parametrize("engine", ["sqlite", "postgres"])
+def test_the_run_line_accounts_for_every_chunk_it_stores(tmp_path, engine, request, monkeypatch):
+    """Chunks of one run with the same text are embedded once: the line said "2 chunks embedded (0 reused)" for the
+    four chunks it stored, two of them unaccounted for (a memory of repeated transcript lines: "55 chunks embedded"
+    beside 1,523 stored). Those repeating another chunk's text are counted (`chunks_repeated` in `index --json`,
+    beside the keys it had), whether the repeat is in the same batch or a later one (each file its own batch here;
+    PostgreSQL embeds a batch before the next, so its later repeats found a vector and were counted as reused)."""
+    from tachikoma.store import STORE_ENV
+
+    if engine == "postgres":
+        monkeypatch.setenv(STORE_ENV, request.getfixturevalue("url"))
+    monkeypatch.setattr(pipeline, "STORE_BATCH_CHUNKS", 1)
+    root = tmp_path / "memory"
+    root.mkdir()
+    same = "# Same\n\nThe very same text in each note.\n"
+    for name in ("a.md", "b.md", "c.md"):
+        (root / name).write_text(same)
+    (root / "o.md").write_text("# Other\n\nSomething else entirely.\n")
+    first = runner.run(root, embedder_name="hash")
+    assert (first.chunks_embedded, first.chunks_reused, first.chunks_repeated) == (2, 0, 2)
+    assert "; 2 chunks embedded (0 reused, 2 repeat another chunk's text) in " in first.line()
+    for name in ("d.md", "e.md"):
+        (root / name).write_text(same)
+    second = runner.run(root)
+    assert (second.chunks_embedded, second.chunks_reused, second.chunks_repeated) == (0, 2, 0)
+    assert "; 0 chunks embedded (2 reused) in " in second.line()
+    for name in ("f.md", "g.md"):
+        (root / name).write_text("# New\n\nA new text, twice.\n")
+    third = runner.run(root)
+    assert (third.chunks_embedded, third.chunks_reused, third.chunks_repeated) == (1, 0, 1)
+    assert "; 1 chunk embedded (0 reused, 1 repeats another chunk's text) in " in third.line()
+    assert {"chunks_embedded": 1, "chunks_reused": 0, "chunks_repeated": 1}.items() <= third.as_dict().items()
+
+
 def test_a_file_over_the_size_limit_is_not_pending_in_search_answers_either(memory):
     """A session over max_file_bytes is skipped and reported; it is not "changed since" for ever in every
     search answer (MCP then said the index was not up to date after each run), as `stats` already counts it."""

@@ -158,6 +158,7 @@ def store_files(root: Path, store: IndexStore, embedder: Embedder, todo, tags, g
     prepared: list[_Read] = []
     pending_chunks = 0
     tiers = getattr(store, "tiers", False)
+    new_texts: set[str] = set()  # the hashes of the texts this run stores that the index held no vector for
 
     def flush() -> None:
         nonlocal prepared, pending_chunks
@@ -166,9 +167,19 @@ def store_files(root: Path, store: IndexStore, embedder: Embedder, todo, tags, g
         wanted = [c.hash for item in prepared for c in item.chunks]
         known = store.vectors_by_hash(wanted)
         known_quick = store.vectors_by_hash([h for h in wanted if h not in known], "quick") if quick and tiers else {}
-        reused = sum(h in known for h in wanted)
+        # Each chunk's vector: one the index held for its text (reused), or its text's, embedded once for every
+        # chunk of this run holding it (the first new; the others repeat it: counted, so the line adds up).
+        reused = repeated = 0
+        for h in wanted:
+            if h in new_texts:
+                repeated += 1
+            elif h in known:
+                reused += 1
+            else:
+                new_texts.add(h)
         meter.chunks_reused += reused
         summary.chunks_reused += reused
+        summary.chunks_repeated += repeated
         if not tiers:
             _embed_now(embedder, {c.hash: c.text for item in prepared for c in item.chunks if c.hash not in known},
                        known, meter, lambda: show(prepared[-1].info["path"]))

@@ -59,7 +59,9 @@ class Summary:
     read: int = 0
     retagged: int = 0
     chunks_embedded: int = 0
-    chunks_reused: int = 0
+    chunks_reused: int = 0  # chunks stored with a vector the index held for the same text
+    #: Chunks stored whose text another chunk of this run has too: given the vector that text was embedded to once.
+    chunks_repeated: int = 0
     chunks_quick: int = 0  # chunk texts given quick vectors (`quick_tier`) before their full ones
     chunks_multilingual: int = 0  # chunk texts (not in English, or all) given the multilingual embedder's vectors too
     multilingual_embedder: str = ""  # its name
@@ -119,6 +121,8 @@ class Summary:
                 f"{self.skipped} skipped, {excluded}{self.unchanged} unchanged{rechunked}; "
                 f"{plural(self.chunks_embedded, 'chunk')} embedded "
                 f"({self.chunks_reused} reused"
+                + (f", {self.chunks_repeated} {'repeats' if self.chunks_repeated == 1 else 'repeat'} another chunk's "
+                   "text" if self.chunks_repeated else "")
                 + (f", {self.chunks_multilingual} also read by {reader_label(self.multilingual_embedder)}"
                    if self.chunks_multilingual
                    else "") + f") in {self.seconds:.1f} s; "
