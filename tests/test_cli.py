@@ -301,7 +301,7 @@ def test_file_names_with_control_characters_are_escaped(memory):
     assert warnings and all(line.startswith("warning: ") for line in warnings), out.stderr
     assert any("bin\\x1b[2Jary.md" in line for line in warnings) and "\x1b" not in out.stderr
     tag = tachikoma("--memory", str(memory), "tag", "--path", "*.md", "--trust", "self", "--dry-run")
-    assert "new\\nline.md: no tags" in tag.stdout
+    assert "new\\nline.md: no quality tags" in tag.stdout
     search = tachikoma("--memory", str(memory), "search", "odd name")
     assert "new\\nline.md:1-1" in search.stdout
 

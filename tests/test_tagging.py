@@ -510,12 +510,28 @@ def test_change_shows_the_files_current_tags(memory):
     p = plan(memory, {"source": "x"}, Selector(pattern="partial.md"))
     assert p.changes[0].describe() == "trust=owner → + source=x"
     assert plan(memory, {"trust": "self"}, Selector(pattern="plain.md")).changes[0].describe() == \
-        "no tags → + trust=self"
+        "no quality tags → + trust=self"
     back = p.changes[0].inverse()
     assert back.current == {"trust": "owner", "source": "x"}
     assert back.describe() == "trust=owner, source=x → - source"
     applied = apply(memory, p)
     assert applied.changes[0].current == {"trust": "owner"}
+
+
+def test_the_preview_of_a_note_with_topic_tags_does_not_say_it_has_no_tags(memory, capsys):
+    """An Obsidian note's own `tags: [boiler, house]` are topic tags, not trust, confidence or source: the preview
+    said "no tags → + trust=self" of it. It says "no quality tags", and the note's topic tags stay as they were."""
+    from tachikoma import cli
+
+    note = memory / "obsidian.md"
+    note.write_text("---\ntags: [boiler, house]\naliases: [heating]\n---\n# Boiler\n\nServiced in March.\n")
+    assert cli.main(["--memory", str(memory), "tag", "obsidian.md", "--trust", "self", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == "obsidian.md: no quality tags → + trust=self"
+    assert "no tags" not in out
+    assert cli.main(["--memory", str(memory), "tag", "obsidian.md", "--trust", "self", "--no-commit"]) == 0
+    assert note.read_text() == ("---\ntags: [boiler, house]\naliases: [heating]\ntrust: self\n---\n# Boiler\n\n"
+                                "Serviced in March.\n")
 
 
 # --------------------------------------------------------------------------- git

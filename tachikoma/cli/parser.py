@@ -351,7 +351,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="select a folder ('2026-03/') or a glob ('**/*meeting*.md', '2026-1*/': the folders that "
                         f"match), at most {MAX_PATTERN_CHARS:,} characters; repeat it for several (a file matching "
                         "any)")
-    p.add_argument("--untagged", action="store_true", help="select only files with no tags at all")
+    p.add_argument("--untagged", action="store_true", help="select only files with no trust, confidence or source "
+                   "tag at all (a note's own topic tags do not count)")
     p.add_argument("--since", type=_date, metavar="YYYY-MM-DD", help="select files modified on or after")
     p.add_argument("--until", type=_date, metavar="YYYY-MM-DD", help="select files modified on or before")
     p.add_argument("--all", action="store_true", help="select every file (needed to tag without another selector)")

@@ -140,12 +140,14 @@ class Change:
     def describe(self) -> str:
         """The change in context, e.g. "trust=owner, confidence=high → + source=x".
 
-        Left of the arrow: every tag the file has now ("no tags"). Right: each
+        Left of the arrow: every tag the file has now ("no quality tags": a note's
+        own topic tags, ``tags: [...]``, are none of trust, confidence, source or
+        evergreen, so a note holding them has none either). Right: each
         change, "+ key=value" for an added tag, "key=value" for a replaced one
         and "- key" for a removed one.
         """
         now = {**self.current, **self.before}
-        left = ", ".join(f"{k}={now[k]}" for k in WRITABLE_KEYS if k in now) or "no tags"
+        left = ", ".join(f"{k}={now[k]}" for k in WRITABLE_KEYS if k in now) or "no quality tags"
         right = []
         for key in self.keys:
             if key not in self.after:
