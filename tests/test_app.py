@@ -444,9 +444,45 @@ def test_api_errors_are_json(client):
 # --------------------------------------------------------------------------- a memory file
 
 
+def h1s(html: str) -> list[str]:
+    """The text of each h1 of a page, as an HTML parser reads it."""
+    from html.parser import HTMLParser
+
+    found: list[list[str]] = []
+
+    class Headings(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            if tag == "h1":
+                found.append([])
+
+        def handle_endtag(self, tag):
+            if tag == "h1":
+                found.append(None)
+
+        def handle_data(self, data):
+            if found and found[-1] is not None:
+                found[-1].append(data)
+
+    Headings().feed(html)
+    return [" ".join("".join(parts).split()) for parts in found if parts is not None]
+
+
+def test_every_page_has_one_h1(client):
+    """The file page of a note had two h1s: the file's name and the note's own `# Martin Keller` (a screen reader's
+    list of headings gave the page two titles). Its title is the one h1, the note's headings a level down; every
+    other page has one too."""
+    page = client.get("/file/martin.md").get_data(as_text=True)
+    assert h1s(page) == ["martin.md"]
+    assert "<h2>Martin Keller</h2>" in page and "<h3>Preferences</h3>" in page
+    for path in ("/", "/?q=Martin+meetings", "/coverage", "/coverage/files?status=untagged", "/tag", "/reindex",
+                 "/file/2026-03-22/session-abc.jsonl", "/file/nowhere.md"):
+        html = client.get(path).get_data(as_text=True)
+        assert len(h1s(html)) == 1, (path, h1s(html))
+
+
 def test_markdown_file_page(client):
     html = client.get("/file/martin.md").get_data(as_text=True)
-    assert "<h1>Martin Keller</h1>" in html
+    assert "<h2>Martin Keller</h2>" in html
     assert "trust: owner" in html and "confidence: high" in html and "source: martin" in html
     assert 'id="hit"' not in html
 

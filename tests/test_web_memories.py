@@ -115,7 +115,8 @@ def test_another_memory_s_file_opens_as_its_index_holds_it_escaped(dashboard, sh
     assert page.status_code == 200 and "data-indexed-file" in body and "<strong>operations</strong>" in body
     assert "<script>alert(1)</script>" not in body and "alert(1)</script>" not in body  # sanitised (issue 32: as
     # markdown, as the file page renders its own notes)
-    assert "<h2>Later</h2>" in body and '<input type="checkbox" disabled aria-label="to do"> feed the quokka' in body
+    assert body.count("<h1") == 1 and "<h2>Hostile</h2>" in body  # one h1 a page: the file's name
+    assert "<h3>Later</h3>" in body and '<input type="checkbox" disabled aria-label="to do"> feed the quokka' in body
     tags = re.search(r"<dl class=\"file-tags\" data-indexed-tags>(.*?)</dl>", body, re.S).group(1)
     assert " ".join(re.sub(r"<[^>]+>", " ", tags).split()) == \
         "trust external confidence not set source not set evergreen not set"

@@ -260,11 +260,20 @@ def test_sanitising_keeps_safe_markdown():
             "```python\nprint('<hi>')\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n"
             "[site](https://example.org/x) and <mailto:someone@example.org>\n\n> quoted\n")
     html = rendered(text)
-    for kept in ("<h1>Title</h1>", "<em>emphasis</em>", "<strong>strong</strong>", "<code>code</code>",
+    for kept in ("<h2>Title</h2>", "<em>emphasis</em>", "<strong>strong</strong>", "<code>code</code>",
                  "<li>one</li>", "<table>", "<td>1</td>", "<blockquote>", "&lt;hi&gt;"):
         assert kept in html, kept
     assert '<a href="https://example.org/x" rel="noopener noreferrer nofollow">site</a>' in html
     assert 'href="mailto:' in html
+
+
+def test_a_note_s_headings_are_a_level_below_its_page_s_title():
+    """The file page's title is its h1; a note's own `# Title` was a second one. Every heading goes a level down (an h6
+    stays h6), attributes kept; a heading written as text is still text."""
+    html = rendered("# One\n\n## Two\n\n###### Six\n\n##### Five {#five}\n\nSay `<h1>` or <h1>raw</h1>.\n")
+    assert "<h1" not in html.replace("&lt;h1&gt;", "")
+    assert "<h2>One</h2>" in html and "<h3>Two</h3>" in html and "<h6>Six</h6>" in html
+    assert "<code>&lt;h1&gt;</code>" in html and "<h2>raw</h2>" in html  # raw HTML, sanitised, goes down too
 
 
 def test_sanitise_is_markup():

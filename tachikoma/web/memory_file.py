@@ -165,7 +165,7 @@ def indexed_file_view(passages: list[tuple[int, int, str]], lines: tuple[int, in
     if link_for is not None and memory.kind_of(rel) == MARKDOWN:
         converter = markdown.Markdown(extensions=MD_EXTENSIONS, output_format="html")
         for passage in shown:
-            passage.html = task_boxes(sanitise(converter.reset().convert(passage.text), rel, link_for))
+            passage.html = rendered(converter, passage.text, rel, link_for)
     return {"passages": shown, "found": mark_first([p for p in shown if p.hit])}
 
 
@@ -194,9 +194,25 @@ def render_markdown(text: str, first_line: int, rel_path: str, lines: tuple[int,
     converter = markdown.Markdown(extensions=MD_EXTENSIONS, output_format="html")
     for block in blocks:
         source = "\n".join(block.lines + ([""] + refs if refs else []))
-        block.html = task_boxes(sanitise(converter.reset().convert(source), rel_path, link_for, image_for))
+        block.html = rendered(converter, source, rel_path, link_for, image_for)
         block.hit = overlaps(block.start, block.end, lines)
     return [b for b in blocks if str(b.html).strip()]
+
+
+def rendered(converter: markdown.Markdown, source: str, rel_path: str, link_for: LinkFor,
+             image_for: LinkFor | None = None) -> Markup:
+    """Markdown `source` of the memory file `rel_path` as a file page shows it: sanitised (`sanitise`), its headings a
+    level down (`demoted`: the page's own title is its one h1), its task boxes drawn (`task_boxes`)."""
+    return task_boxes(demoted(sanitise(converter.reset().convert(source), rel_path, link_for, image_for)))
+
+
+_HEADING_TAG = re.compile(r"<(/?)h([1-5])(?=[\s>])")
+
+
+def demoted(html: Markup) -> Markup:
+    """Sanitised HTML with each heading a level down (h1 → h2 … h5 → h6; an h6 stays), so a note's own `# Title`
+    is no second h1 beside its page's (one h1 a page: what a screen reader lists as the page's title)."""
+    return Markup(_HEADING_TAG.sub(lambda m: f"<{m.group(1)}h{int(m.group(2)) + 1}", str(html)))
 
 
 _TASK = re.compile(r"(<li>(?:\s*<p>)?)\[([ xX])\][ \t]")
