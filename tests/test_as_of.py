@@ -145,10 +145,9 @@ def test_api_and_dashboard_as_of(dated):
 
 def test_mcp_search_as_of(dated):
     from mcp import Client as McpClient
-    from mcp.client.stdio import StdioServerParameters
+    from mcp_helpers import stdio_server
 
-    params = StdioServerParameters(command=sys.executable, args=["-m", "tachikoma", "mcp", "--memory", str(dated),
-                                                                 "--no-watch"], env={"TACHIKOMA_DEBUG": ""})
+    params = stdio_server(dated, "--no-watch")
 
     async def scenario():
         async with McpClient(params) as client:

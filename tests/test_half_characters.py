@@ -13,14 +13,12 @@ import asyncio
 import contextlib
 import io
 import json
-import sys
 from pathlib import Path
 
 import pytest
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
-
 from gitrepo import git
+from mcp_helpers import stdio_server
 from tachikoma import cli
 from tachikoma.reading import surrogates
 from tachikoma.indexer import runner
@@ -91,9 +89,7 @@ def test_tag_tags_a_transcript_with_a_half_emoji(half):
 
 
 def test_mcp_remember_in_a_memory_with_a_half_emoji_answers_and_finds_the_note(half):
-    params = StdioServerParameters(command=sys.executable,
-                                   args=["-m", "tachikoma", "mcp", "--memory", str(half), "--no-watch"],
-                                   env={"TACHIKOMA_DEBUG": ""})
+    params = stdio_server(half, "--no-watch")
 
     async def scenario():
         async with Client(params) as client:

@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
-
 from gitrepo import git
+from mcp_helpers import stdio_server
 from tachikoma.humanize import plural
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -21,15 +20,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 MINILM = '[embedder]\nname = "minilm"\n'
 
 
-#: The checkout under test: the server runs its code, not that of wherever the package is installed (a helper's
-#: worktree beside an editable install of another; the SDK passes a server no PYTHONPATH of its own).
-CHECKOUT = Path(__file__).resolve().parents[1]
-
-
-def server(root: Path, *extra: str) -> StdioServerParameters:
-    return StdioServerParameters(command=sys.executable, args=["-m", "tachikoma", "mcp", "--memory", str(root),
-                                                               *extra],
-                                 env={"TACHIKOMA_DEBUG": "", "PYTHONPATH": str(CHECKOUT)})
+server = stdio_server  # a server run from the tree under test (other tests import it from here)
 
 
 def run(scenario):

@@ -8,11 +8,9 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import sys
 
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
-
+from mcp_helpers import stdio_server
 from tachikoma.reading import turn_view
 from tachikoma.mcp_answers import read_text
 
@@ -51,8 +49,7 @@ def test_a_speaker_name_cannot_fake_a_turn_heading(tmp_path):
 def test_mcp_read_answers_a_note_with_line_separators_numbered(tmp_path):
     hostile_note(tmp_path)
     (tmp_path / "tachikoma.toml").write_text('[embedder]\nname = "hash"\n')
-    params = StdioServerParameters(command=sys.executable, env={"TACHIKOMA_DEBUG": ""},
-                                   args=["-m", "tachikoma", "mcp", "--memory", str(tmp_path), "--no-watch"])
+    params = stdio_server(tmp_path, "--no-watch")
 
     async def scenario():
         async with Client(params) as client:

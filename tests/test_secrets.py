@@ -12,9 +12,9 @@ import sys
 
 import pytest
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
 
 from gitrepo import CHECKOUT, git, run_python
+from mcp_helpers import stdio_server
 from secret_memory import KEPT, NOTE, NOTE_PATH, SECRETS, SESSION_PATH, index_bytes, leaked, secret_memory
 from tachikoma.redaction import redact_jsonl_line, redact_text
 from web_helpers import Client as WebClient
@@ -120,9 +120,7 @@ def test_the_dashboard_api_and_file_pages(mem):
 
 
 def test_mcp_search_and_read(mem):
-    params = StdioServerParameters(command=sys.executable, args=["-m", "tachikoma", "mcp", "--memory", str(mem),
-                                                                 "--no-watch"],
-                                   env={"TACHIKOMA_DEBUG": "", "PYTHONPATH": str(CHECKOUT)})
+    params = stdio_server(mem, "--no-watch")
 
     async def scenario():
         async with Client(params) as client:

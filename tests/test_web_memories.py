@@ -191,13 +191,11 @@ def test_an_agent_reads_another_memory_s_result_through_mcp(shared, url):
     with that memory gives the file as the shared index holds it, quoted as data; a path the memory's index
     does not hold is a tool error."""
     import asyncio
-    import sys
 
     from mcp import Client
-    from mcp.client.stdio import StdioServerParameters
+    from mcp_helpers import stdio_server
 
-    params = StdioServerParameters(command=sys.executable, args=["-m", "tachikoma", "mcp", "--memory", str(shared),
-                                                                 "--store", url, "--no-watch"])
+    params = stdio_server(shared, "--store", url, "--no-watch")
 
     async def scenario():
         async with Client(params) as client:
