@@ -104,6 +104,47 @@ def test_a_newly_excluded_file_leaves_the_index_on_the_next_run_and_says_so(tmp_
     assert runner.run(root).added == 4 and indexed(root) == set(NOTES)
 
 
+def test_a_search_before_the_next_run_neither_reads_nor_returns_a_newly_excluded_file(tmp_path, monkeypatch):
+    """Until the next index run, the index still holds a file `[index] exclude` now leaves out: searches counted it in
+    `changed_since`, but still ranked it, and a budgeted reply read its text from the file (a template's
+    "{{date}}" first for "boiler pressure"). It is left out of every answer at once, by its path (so on every face),
+    and no reply reads it; it is no missing file either."""
+    from tachikoma.replies import recall
+    from tachikoma.search.pool import Searchers, search_as_asked
+
+    root = write_vault(tmp_path / "vault", settings='[embedder]\nname = "hash"\n')
+    runner.run(root)
+    (root / "tachikoma.toml").write_text('[embedder]\nname = "hash"\n' + EXCLUDE, encoding="utf-8")
+    read, real = [], memory.read_text  # every file a reply reads goes through it (`recall.units_of`, `turn_view`)
+    monkeypatch.setattr(memory, "read_text", lambda where, rel, *a, **k: read.append(rel) or real(where, rel, *a, **k))
+    queries = ["check the boiler pressure template", "old Vaillant boiler from 2004", "half-baked idea boiler"]
+    searcher = Searcher(root)
+    try:
+        for query in queries:
+            answer = searcher.search(query, 10, min_score=0)
+            assert {r["path"] for r in answer["results"]} <= KEPT, query
+            assert answer["freshness"]["changed_since"] == 4 and answer["freshness"]["missing_files"] == 0
+    finally:
+        searcher.close()
+    searchers = Searchers()
+    try:
+        for query in queries:
+            reply = search_as_asked(root, load_config(root), searchers, {"query": query, "limit": 5, "min_score": 0,
+                                                                        "budget_tokens": 400, "face": "cli"})
+            passages = reply["budget"]["passages"]
+            assert passages and {p["path"] for p in passages} <= KEPT, query
+            evidence = [line for line in reply["agent_text"].splitlines() if line.startswith(">")]  # quoted passages
+            assert evidence, query
+            assert not any(word in line for line in evidence for word in ("{{date}}", "Vaillant", "half-baked"))
+    finally:
+        searchers.close()
+    assert read and set(read) <= KEPT  # the budget read the kept notes' lines, and no other file
+    [(error, _, found)] = run_tools(root, ("search", {"query": queries[0], "min_score": 0}))
+    passages = found["budget"]["passages"]  # MCP's search is held to 1,000 tokens unless asked otherwise
+    assert not error and passages and {p["path"] for p in passages} <= KEPT
+    assert recall.memory is memory  # the module the budget reads through, spied on above
+
+
 def test_stats_says_what_the_setting_leaves_out_one_line_per_folder(vault):
     """`stats` counts no excluded file, and says the setting's effect: how many files, one line per folder (not
     per file), and a pattern that matches nothing (a misspelt folder); --json carries the same."""

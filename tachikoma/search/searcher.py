@@ -431,15 +431,28 @@ class Searcher:
     def _rank_existing(self, snap: Snapshot, qvec, limit, config, filters, now, keyword, floor,
                        **more) -> tuple[dict, int]:
         """`rank_snapshot` (`more`: its keyword arguments), leaving out files deleted or renamed since the
-        index last saw them.
+        index last saw them, and files `config`'s ``[index] exclude`` leaves out that the index still holds (set
+        since its last run): neither their text nor a passage of theirs is in the answer.
 
-        Only the files of the results are checked (a stat each), and those whose passages widened a
-        question that gathers (the answer names them too); a missing one is excluded and the ranking
+        Files left out by their paths are known at once (`Snapshot.files_left_out`). Only the files of the results
+        are checked (a stat each; through a symlink, whether the file it is is left out), and those whose passages
+        widened a question that gathers (the answer names them too); a missing one is excluded and the ranking
         done again. Returns the answer and how many indexed files were found missing.
         """
-        gone = np.zeros(len(snap.paths), dtype=bool)
         if not self.local:
             return rank_snapshot(snap, qvec, limit, config, filters, now, keyword, floor, **more), 0
+        exclusion = config.exclude
+        left_out = snap.files_left_out(exclusion) if exclusion else np.zeros(len(snap.paths), dtype=bool)
+        gone = left_out.copy()
+
+        def missing(f: int) -> bool:
+            if not os.path.lexists(self.root / snap.paths[f]):
+                return True
+            if exclusion and exclusion.refusal(self.root, snap.paths[f]) is not None:  # a symlink to such a file
+                left_out[f] = True
+                return True
+            return False
+
         for attempt in range(MISSING_ROUNDS + 1):
             answer = rank_snapshot(snap, qvec, limit, config, filters, now, keyword, floor,
                                    exclude=gone if gone.any() else None, **more)
@@ -447,11 +460,11 @@ class Searcher:
             files.update(answer["feedback"]["file_positions"] if answer["feedback"] else ())
             if attempt == MISSING_ROUNDS - 1:
                 files = range(len(snap.paths))  # many files went at once: check them all, once
-            missing = [f for f in files if not gone[f] and not os.path.lexists(self.root / snap.paths[f])]
-            if not missing:
-                return answer, int(gone.sum())
-            gone[missing] = True
-        return answer, int(gone.sum())
+            found = [f for f in files if not gone[f] and missing(f)]
+            if not found:
+                break
+            gone[found] = True
+        return answer, int((gone & ~left_out).sum())
 
     def _multilingual_query(self, snap: Snapshot, query: str, config: Config) -> np.ndarray | None:
         """The query embedded by the multilingual embedder, when `snap` has passages it read (`multi_rows`),

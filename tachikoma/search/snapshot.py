@@ -177,6 +177,15 @@ class Snapshot:
             return np.fromiter(map(matches, self.paths), dtype=bool, count=len(self.paths))
         return self._per_file(("under", patterns), make)
 
+    def files_left_out(self, exclude) -> np.ndarray:
+        """(F,) bool: the files ``[index] exclude`` (`exclude`, a `memory.Exclusion`) leaves out by their paths,
+        computed once per setting. An index made before the setting holds them until its next run (searches count
+        them in ``changed_since`` meanwhile); they are no memory from the moment it is set."""
+        def make() -> np.ndarray:
+            return np.fromiter((exclude.file(path) is not None for path in self.paths), dtype=bool,
+                               count=len(self.paths))
+        return self._per_file(("left out", exclude.patterns), make)
+
     def tag_weights(self, cfg) -> tuple[np.ndarray, np.ndarray]:
         """Per-file trust and confidence weights for a ranking config, computed once per config."""
         key = (tuple(sorted(cfg.trust.items())), tuple(sorted(cfg.confidence.items())))
