@@ -489,6 +489,8 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
                    if report.get("tag_file") else "")
                 + (f" Left out by [index] exclude: {plural(excluded['files'], 'file')} (not searched or read)."
                    if (excluded := report.get("excluded") or {}).get("patterns") else "")
+                + (f" Left out as {stats.COPIES_SAID}: {plural(copies['files'], 'file')} (not searched or read)."
+                   if (copies := report.get("logseq_copies")) else "")
                 + f" Index: {fresh.get('state')}, updated "
                 f"{fresh.get('last_indexed_at') or 'never'}, {plural(fresh.get('changed_since') or 0, 'file')} changed since, "
                 f"{'watching' if fresh.get('watching') else 'not watching'} the folder."

@@ -9,7 +9,8 @@ root, into a hidden folder, or nowhere (a loop), is skipped with a warning,
 and so is a file whose name is not valid UTF-8 (the index stores names as
 text). The person leaves out more with ``[index] exclude`` (`Exclusion`: a
 template folder, an archive); the walk never enters a folder it leaves out,
-and reading or tagging such a file is refused. `humanize.printable` shows a
+and reading or tagging such a file is refused. A Logseq graph's copies of its
+pages (``logseq/bak/``, `logseq.copies_folder`) are left out the same way. `humanize.printable` shows a
 name safely in a terminal.
 """
 
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from .reading.documents import MARKDOWN, SUFFIX_KIND, TRANSCRIPT
+from .reading import logseq
 from .errors import TachikomaError
 from .globs import path_matcher, pattern_matches
 from .humanize import plural, printable
@@ -123,12 +125,15 @@ class Exclusion:
 
     def refusal(self, root: Path, rel: str) -> str | None:
         """Why the file at `rel` is not memory by this setting ("left out of the memory by [index] exclude
-        ('Templates/')"), by its path or, through a symlink, by the file it is; None when it is memory."""
-        pattern = self.file(rel)
-        if pattern is None and self.patterns:
-            real = resolved(root, rel)
-            pattern = self.file(real) if real else None
-        return None if pattern is None else excluded_reason(pattern)
+        ('Templates/')"), or as a Logseq graph's copies of pages (`logseq.copies_folder`), by its path or, through a
+        symlink, by the file it is; None when it is memory."""
+        spelt = rel.replace("\\", "/") if os.sep == "\\" else rel
+        pattern, copies = self.file(rel), logseq.copies_folder(root, spelt)
+        if pattern is None and copies is None and (real := resolved(root, rel)):
+            pattern, copies = self.file(real) if self.patterns else None, logseq.copies_folder(root, real)
+        if pattern is not None:
+            return excluded_reason(pattern)
+        return None if copies is None else logseq.copies_reason(copies)
 
     def refuse(self, root: Path, rel: str, what: str) -> None:
         """Raise PathExcluded when the file at `rel` is left out (`refusal`); `what` ends the message ("not read")."""
@@ -159,13 +164,15 @@ class PathExcluded(TachikomaError):
 class Excluded:
     """Memory files the walk left out by ``[index] exclude``, one folder's worth: a folder left out whole (`whole`:
     not walked, its memory files counted by name, over `HIDDEN_COUNT_ENTRIES` entries at most: `at_least`), or the
-    files of one folder that a pattern left out one by one."""
+    files of one folder that a pattern left out one by one. `logseq`: a Logseq graph's copies of pages
+    (``logseq/bak/``, `logseq.COPIES`), left out whole by no pattern (`pattern` is "")."""
 
     folder: str  # "." for the top
     pattern: str
     files: int
     whole: bool
     at_least: bool = False
+    logseq: bool = False
 
 
 def cache_dir(root: Path) -> Path:
@@ -445,7 +452,8 @@ def walk(root: Path, warn=None, unlisted: list[str] | None = None, folders: list
     (a symlink is left out when the file it points to is); none is warned about: the person chose it. When
     `excluded` is given, what was left out is added to it (`Excluded`: a folder's memory files counted by name,
     as a hidden folder's are), one entry per folder left out whole and per folder and pattern of files left out
-    one by one.
+    one by one. A Logseq graph's folders of copies (`logseq.COPIES` in a ``logseq/`` folder holding
+    ``config.edn``) are left out the same way, unwarned, each an entry marked `logseq`.
     """
     root = root.resolve()
     found: list[MemoryFile] = []
@@ -471,8 +479,16 @@ def walk(root: Path, warn=None, unlisted: list[str] | None = None, folders: list
         subfolders = []
         rel_base = "" if here == root else rel_here + "/"
         dotted = "/." in "/" + rel_base  # inside a hidden folder (`.claude`): every name is looked at
+        # A Logseq graph's own folder (its `config.edn` beside them): its copies of pages are not memory.
+        graph = here != root and here.name == logseq.LOGSEQ_FOLDER and (logseq.CONFIG_NAME, False) in listed
         for name, is_dir in listed:
             if not is_dir:
+                continue
+            if graph and name in logseq.COPIES:
+                if excluded is not None:
+                    sub = here / name
+                    held, capped = (0, False) if sub.is_symlink() else _count_memory_files(sub)
+                    excluded.append(Excluded(rel_base + name, "", held, whole=True, at_least=capped, logseq=True))
                 continue
             if (dotted or name.startswith(".")) and hidden(rel_base + name, folder=True):
                 if warn is not None and name not in NOT_LOOKED_INTO:

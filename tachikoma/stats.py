@@ -24,6 +24,7 @@ from .reading.documents import KINDS, MARKDOWN
 from .errors import TachikomaError
 from .memory import EXCLUDE_SETTING, TAG_FILE, Excluded, Exclusion, walk
 from .reading.frontmatter import read_front_matter
+from .reading.logseq import COPIES_SAID
 from .humanize import other_languages_text, plural, secrets_text, when
 from .indexer.status import freshness, index_problems
 from .search.ranking import tag_weights
@@ -62,7 +63,9 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
          "problems": [{"path", "reason", "kind"}],
          "tag_file": None or {"file", "line", "problem", "message", "not_counted"},
          "excluded": {"patterns", "files", "folders": [{"folder", "pattern", "files", "whole", "at_least"}],
-                      "unmatched"}}     # what `[index] exclude` leaves out (`excluded_report`)
+                      "unmatched"},     # what `[index] exclude` leaves out (`excluded_report`)
+         "logseq_copies": None or {"files", "folders": [{"folder", "files", "at_least"}]}}
+                                        # a Logseq graph's copies of pages, left out (`copies_report`)
 
     An invalid value counts as missing in "trust" / "confidence". A ``.jsonl`` that is not a
     transcript (a data file: not indexed, not tagged) is a problem and is not counted;
@@ -73,7 +76,8 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
     folder, tags)` is called for every file counted (see `files`). `settings`: the settings searches
     use (`--config`; None: the memory's tachikoma.toml, `config.settings_or_defaults`), whose weights
     "balance" and globs "evergreen" are counted with, and whose ``[index] exclude`` leaves files out: not
-    counted, and said in "excluded".
+    counted, and said in "excluded". A Logseq graph's copies of pages (``logseq/bak/``, `logseq.COPIES`) are not
+    counted either, and said in "logseq_copies".
     """
     root = Path(root).resolve()
     problems: list[dict] = []
@@ -179,7 +183,8 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
     result["tag_file"] = None if unreadable is None else {
         "file": TAG_FILE, "line": unreadable.line, "problem": unreadable.problem, "message": str(unreadable),
         "not_counted": not_counted}
-    result["excluded"] = excluded_report(settings.exclude, excluded)
+    result["excluded"] = excluded_report(settings.exclude, [entry for entry in excluded if not entry.logseq])
+    result["logseq_copies"] = copies_report([entry for entry in excluded if entry.logseq])
     return result
 
 
@@ -195,6 +200,27 @@ def excluded_report(exclude: Exclusion, excluded: list[Excluded]) -> dict:
                if entry.files]
     return {"patterns": list(exclude.patterns), "files": sum(entry["files"] for entry in folders),
             "folders": folders, "unmatched": [pattern for pattern in exclude.patterns if pattern not in used]}
+
+
+def copies_report(copies: list[Excluded]) -> dict | None:
+    """What the walk left out as a Logseq graph's copies of pages (`memory.walk`'s `excluded` entries marked
+    `logseq`): ``{"files", "folders": [{"folder", "files", "at_least"}]}``, the folders holding some memory files;
+    None when none does."""
+    folders = [{"folder": entry.folder, "files": entry.files, "at_least": entry.at_least}
+               for entry in sorted(copies, key=lambda e: e.folder) if entry.files]
+    return {"files": sum(entry["files"] for entry in folders), "folders": folders} if folders else None
+
+
+def copies_line(copies: dict | None) -> str | None:
+    """The one line `format_text` says of `copies_report`: "Logseq's own copies of pages (…), not memory: 2 files
+    (logseq/bak/ 2), not indexed, counted, read or tagged"; None when there are none."""
+    if not copies:
+        return None
+    some = any(entry["at_least"] for entry in copies["folders"])
+    where = ", ".join(f"{entry['folder']}/ {'at least ' if entry['at_least'] else ''}{entry['files']}"
+                      for entry in copies["folders"])
+    return (f"{COPIES_SAID}: {'at least ' if some else ''}{plural(copies['files'], 'file')} ({where}), "
+            "not indexed, counted, read or tagged")
 
 
 #: A memory's notes weigh too little beside its other files (`weight_balance`) when at least this share of
@@ -360,6 +386,8 @@ def format_text(result: dict) -> str:
         out.append(f"evergreen (age never counts): {plural(green['files'], 'file')} ({green['marked']} marked "
                    f"evergreen: true, {green['by_config']} by [ranking] evergreen)")
     out.extend(_excluded_lines(result.get("excluded")))
+    if line := copies_line(result.get("logseq_copies")):
+        out.append(line)
     if result["invalid_values"]:
         out.append("invalid values (count as missing; fix or retag with --overwrite):")
         out.extend(f"  {item['path']}: {item['key']} {item['value']!r}" for item in result["invalid_values"])

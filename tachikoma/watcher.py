@@ -13,7 +13,8 @@ ignores them (`memory.hidden`: Claude Code's ``.claude/CLAUDE.md`` and
 Changes in what ``[index] exclude`` leaves out are ignored too, and its
 folders are not watched (`memory.Exclusion`, read again after each run: saving
 the setting is a change to the settings file, whose run applies it; the
-folders are then watched again as it leaves them).
+folders are then watched again as it leaves them); so are a Logseq graph's
+copies of pages (``logseq/bak/``, `logseq.copies_folder`).
 
 Runs are incremental (`indexer.runner.run`), one at a time: the watcher's own runs
 follow each other, and it waits for a run that another process holds the
@@ -31,6 +32,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .memory import CLAUDE_FOLDER, CONFIG_FILE, NO_EXCLUSION, TAG_FILE, Exclusion, hidden, kind_of, walk
+from .reading.logseq import copies_folder
 
 log = logging.getLogger("tachikoma.watch")
 logging.getLogger("watchfiles").setLevel(logging.WARNING)  # not "1 change detected" on every save
@@ -48,7 +50,7 @@ def relevant(root: Path, path: str, exclude: Exclusion = NO_EXCLUSION) -> bool:
         rel = Path(path).relative_to(root)
     except ValueError:
         return False
-    if hidden(rel.as_posix()):
+    if hidden(rel.as_posix()) or copies_folder(root, rel.as_posix()):  # a Logseq graph's copies are not memory
         return False
     name = rel.name
     if exclude and name not in (TAG_FILE, CONFIG_FILE) and exclude.file(rel.as_posix()):
@@ -165,7 +167,7 @@ class Watcher:
         except ValueError:
             return False
         return (rel != "." and not hidden(rel, folder=True) and not (self.exclude and self.exclude.file(rel))
-                and os.path.isdir(path))
+                and not copies_folder(self.root, rel) and os.path.isdir(path))
 
     def _call(self, paths: set[str]) -> None:
         try:

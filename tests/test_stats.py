@@ -92,8 +92,9 @@ def test_keys_are_exactly_the_documented_shape(crafted):
     result = coverage(crafted)
     assert list(result) == ["files", "tagged", "partial", "untagged", "invalid", "percent", "by_kind",
                             "by_folder", "trust", "confidence", "invalid_values", "evergreen", "balance", "problems",
-                            "tag_file", "excluded"]
+                            "tag_file", "excluded", "logseq_copies"]
     assert result["excluded"] == {"patterns": [], "files": 0, "folders": [], "unmatched": []}
+    assert result["logseq_copies"] is None  # no Logseq graph here
 
 
 def test_evergreen_files_are_counted(tmp_path):

@@ -135,5 +135,9 @@ def _printable_report(report: dict) -> dict:
         out["excluded"] = {**excluded, "unmatched": [printable(p) for p in excluded["unmatched"]],
                            "folders": [{**entry, "folder": printable(entry["folder"]),
                                         "pattern": printable(entry["pattern"])} for entry in excluded["folders"]]}
+    if out.get("logseq_copies"):  # a Logseq graph's copies of pages: the graph's folder is named as it is on disk
+        copies = out["logseq_copies"]
+        out["logseq_copies"] = {**copies, "folders": [{**entry, "folder": printable(entry["folder"])}
+                                                      for entry in copies["folders"]]}
     return out
 

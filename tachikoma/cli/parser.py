@@ -252,8 +252,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("index", parents=[common], help="bring the index up to date with the memory folder",
                        description="Walk the memory folder and index new and changed files. Unchanged files cost "
                                    "nothing; removed files leave the index, and so do the files [index] exclude in "
-                                   "tachikoma.toml leaves out (\"N excluded\"). Safe to interrupt: the next run "
-                                   "finishes.")
+                                   "tachikoma.toml leaves out and a Logseq graph's copies of pages in logseq/bak/ "
+                                   "(\"N excluded\"). Safe to interrupt: the next run finishes.")
     p.add_argument("--embedder", metavar="NAME", help="minilm, minilm-int8, e5-small (multilingual), ollama, "
                                                       "ollama:<model> or hash (default: the index's own; for a new "
                                                       "index Ollama if it answers, else minilm-int8, or minilm "

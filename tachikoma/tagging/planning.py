@@ -175,11 +175,9 @@ def plan(root: Path, values: dict[str, str], selector: Selector | None = None, o
 
 def _named_but_excluded(result: Plan, selector: Selector, exclude: Exclusion) -> None:
     """The files and folders the selection names by path (`tag FILE`, a pattern without a wildcard) that `exclude`
-    leaves out: a file is matched and skipped with the reason, a folder is an excluded pattern
-    (`Plan.excluded_patterns`); the walk lists none of their files, so the selection would otherwise read as
-    matching nothing."""
-    if not exclude:
-        return
+    leaves out, or that are a Logseq graph's copies of pages (`Exclusion.refusal`): a file is matched and skipped
+    with the reason, a folder is an excluded pattern (`Plan.excluded_patterns`); the walk lists none of their
+    files, so the selection would otherwise read as matching nothing."""
     named = sorted(selector.paths or ()) + [p for p in selector.patterns if p and not is_glob(p)]
     for path in dict.fromkeys(named):
         reason = exclude.refusal(result.root, path)

@@ -1,0 +1,133 @@
+"""A Logseq graph read as Logseq defines it, with real files and a real SQLite index: its own folders of copies
+(``logseq/bak/``, ``logseq/version-files/``, ``logseq/.recycle/``) are not memory."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from tachikoma import cli, memory
+from tachikoma.indexer import runner
+from tachikoma.store import locate
+from tachikoma.watcher import relevant
+
+CONFIG = ('{:meta/version 1\n ;; namespaces as work___harbour.md\n :file/name-format :triple-lowbar\n'
+          ' :preferred-format "Markdown"}\n')
+GRAPH = {
+    "logseq/config.edn": CONFIG,
+    "journals/2026_12_03.md": "- Moved the boiler service to Friday [[casa/boiler]]\n",
+    "pages/casa___boiler.md": "tags:: casa\n\n- ## Service\n\t- booked for Friday 11 December\n",
+    "logseq/bak/pages/casa___boiler/2026-11-05T20_41_07.318Z.Desktop.md": "- ## Service\n\t- booked for Monday\n",
+    "logseq/version-files/base/pages/casa___boiler.md": "- ## Service\n\t- booked for Tuesday\n",
+    "logseq/.recycle/pages_casa___old.md": "- the old boiler page\n",
+}
+COPIES = {rel for rel in GRAPH if rel.startswith(("logseq/bak/", "logseq/version-files/", "logseq/.recycle/"))}
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def graph(tmp_path) -> Path:
+    return write(tmp_path / "graph", GRAPH)
+
+
+def indexed(root: Path) -> set[str]:
+    with locate(root).open(readonly=True) as store:
+        return set(store.files())
+
+
+def run_cli(*args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main(list(args))
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_logseq_s_copies_of_pages_are_not_memory(graph):
+    """The backup, the sync version and the deleted page are neither indexed nor warned about (the hidden
+    `.recycle` is not said as hidden): the run counts them as left out on purpose, as `[index] exclude`'s."""
+    summary = runner.run(graph, embedder_name="hash")
+    assert indexed(graph) == {"journals/2026_12_03.md", "pages/casa___boiler.md"}
+    assert summary.excluded == 3 and summary.skipped == 0 and summary.warnings == []
+    assert "0 skipped, 3 excluded, 0 unchanged" in summary.line()
+
+
+def test_a_graph_in_a_folder_of_the_memory_too_and_only_a_graph(tmp_path):
+    """A graph may be a folder of the memory (a git repository holding a graph and an agent's sessions); a
+    `logseq/bak/` with no `logseq/config.edn` beside it is no graph's, so it is memory as any folder is."""
+    root = tmp_path / "memory"
+    write(root, {f"notes/{rel}": text for rel, text in GRAPH.items()})
+    write(root, {"other/logseq/bak/kept.md": "# a folder someone named so\n", "sessions/a.md": "# a note\n"})
+    runner.run(root, embedder_name="hash")
+    assert indexed(root) == {"notes/journals/2026_12_03.md", "notes/pages/casa___boiler.md",
+                             "other/logseq/bak/kept.md", "sessions/a.md"}
+    assert memory.read_text(root, "other/logseq/bak/kept.md")["text"] == "# a folder someone named so"
+
+
+def test_an_indexed_backup_leaves_the_index_once_the_folder_is_a_graph(tmp_path):
+    """An index made before (or before `config.edn` was there) loses the copies on the next run."""
+    root = write(tmp_path / "graph", {rel: text for rel, text in GRAPH.items() if rel != "logseq/config.edn"})
+    runner.run(root, embedder_name="hash")
+    assert COPIES - {"logseq/.recycle/pages_casa___old.md"} <= indexed(root)
+    write(root, {"logseq/config.edn": CONFIG})
+    summary = runner.run(root, embedder_name="hash")
+    assert summary.removed == 2 and indexed(root) == {"journals/2026_12_03.md", "pages/casa___boiler.md"}
+
+
+def test_stats_says_what_logseq_s_folders_leave_out_in_one_line(graph):
+    code, out, _ = run_cli("--memory", str(graph), "stats")
+    assert code == 0 and out.startswith("2 files:")
+    assert ("Logseq's own copies of pages (backups, old versions, deleted pages), not memory: 3 files "
+            "(logseq/.recycle/ 1, logseq/bak/ 1, logseq/version-files/ 1), not indexed, counted, read or tagged"
+            in out.splitlines())
+    assert "hidden" not in out
+    report = json.loads(run_cli("--memory", str(graph), "stats", "--json")[1])
+    assert report["logseq_copies"] == {"files": 3, "folders": [
+        {"folder": "logseq/.recycle", "files": 1, "at_least": False},
+        {"folder": "logseq/bak", "files": 1, "at_least": False},
+        {"folder": "logseq/version-files", "files": 1, "at_least": False}]}
+    assert report["excluded"]["files"] == 0 and report["problems"] == []
+
+
+def test_reading_or_tagging_a_copy_is_refused_and_the_watcher_ignores_them(graph):
+    backup = "logseq/bak/pages/casa___boiler/2026-11-05T20_41_07.318Z.Desktop.md"
+    with pytest.raises(memory.PathExcluded, match=r"left out of the memory: Logseq's own copies of pages "
+                                                  r"\(backups, old versions, deleted pages\), not memory, in "
+                                                  r"logseq/bak/: not read"):
+        memory.read_text(graph, backup)
+    before = (graph / backup).read_bytes()
+    code, _, err = run_cli("--memory", str(graph), "tag", "--path", backup, "--trust", "owner")
+    assert code == 1 and "Logseq's own copies of pages" in err and (graph / backup).read_bytes() == before
+    assert not relevant(graph, str(graph / backup))
+    assert not relevant(graph, str(graph / "logseq" / "version-files" / "base" / "x.md"))
+    assert relevant(graph, str(graph / "pages" / "casa___boiler.md"))
+
+
+def test_the_dashboard_and_mcp_say_it_too(graph):
+    from mcp_helpers import run_tools
+    from tachikoma_dashboard.app import create_app
+    from web_helpers import Client
+
+    runner.run(graph, embedder_name="hash")
+    [(error, text, report)] = run_tools(graph, ("stats", {}))
+    assert not error and report["logseq_copies"]["files"] == 3
+    assert ("Left out as Logseq's own copies of pages (backups, old versions, deleted pages), not memory: 3 files "
+            "(not searched or read).") in text
+    app = create_app(memory=graph, port=5000)
+    app.test_client_class = Client
+    try:
+        page = app.test_client().get("/file/logseq/bak/pages/casa___boiler/2026-11-05T20_41_07.318Z.Desktop.md")
+        assert page.status_code == 403 and "Logseq&#39;s own copies of pages" in page.get_data(as_text=True)
+        coverage = app.test_client().get("/coverage").get_data(as_text=True)
+        assert 'data-logseq-copies="3"' in coverage and "<code>logseq/version-files/</code>: 1 file" in coverage
+    finally:
+        app.extensions["tachikoma"].close()
