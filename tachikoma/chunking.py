@@ -47,7 +47,8 @@ Markdown
     counted in `max_words`. A note's first chunk opens, before it, with what
     the note's front matter names it (`front_matter_line`: its title, other
     names and description, as Claude Code's memory notes and Obsidian write
-    them).
+    them), or a Logseq page's name and ``alias::`` names (`Document.names`;
+    front matter's win where both give one).
 
 Transcripts
     Each turn is rendered ``"speaker: text"``. Consecutive turns are packed
@@ -112,7 +113,8 @@ from .language.segment import has_runs, run_characters
 #: 7: a transcript's tool output before its first turn kept with that turn (the reader's rule, so a session
 #:    indexed before is read again though its file did not change).
 #: 8: a note's first chunk opens with what its front matter names it (`front_matter_line`).
-VERSION = 8
+#: 9: a Logseq page's first chunk opens with its name and aliases too (`Document.names`).
+VERSION = 9
 #: Characters of a run of a script written without spaces (`segment.run_characters`) that count as one word: a
 #: Chinese or Japanese word is one to three characters, and MiniLM reads about one token a character there.
 RUN_CHARACTERS_PER_WORD = 2
@@ -159,7 +161,7 @@ def chunk_document(doc: Document, max_words: int, overlap_words: int | None = No
         raise ValueError("overlap_words must be at least 0 and less than max_words")
     if doc.kind == MARKDOWN:
         pieces = _chunk_markdown(doc.text, doc.body_line, max_words, overlap_words)
-        if pieces and (named := front_matter_line(doc.meta, pieces[0][0])):
+        if pieces and (named := front_matter_line({**doc.names, **doc.meta}, pieces[0][0])):
             pieces[0] = (_with_context(named, pieces[0][0]), *pieces[0][1:])
     elif doc.kind == TRANSCRIPT:
         pieces = _chunk_turns(doc.turns, max_words, overlap_words)

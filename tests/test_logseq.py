@@ -131,3 +131,88 @@ def test_the_dashboard_and_mcp_say_it_too(graph):
         assert 'data-logseq-copies="3"' in coverage and "<code>logseq/version-files/</code>: 1 file" in coverage
     finally:
         app.extensions["tachikoma"].close()
+
+
+# ---------------------------------------------------------------- a page's name
+
+def test_a_page_is_named_by_its_file_name_as_logseq_decodes_it(tmp_path):
+    """`:file/name-format :triple-lowbar` (read from config.edn, not from a comment): `___` is a namespace,
+    URL-encoded characters are decoded (an older `%2F` name too), empty namespaces dropped; Logseq's older format
+    reads `.` as a namespace; a name macOS wrote decomposed is composed."""
+    from tachikoma.reading.logseq import LEGACY, TRIPLE_LOWBAR, name_format, title_from_file_name
+
+    assert title_from_file_name("work___harbour", TRIPLE_LOWBAR) == "work/harbour"
+    assert title_from_file_name("work___harbour___rollout", TRIPLE_LOWBAR) == "work/harbour/rollout"
+    assert title_from_file_name("admin%2Futenze", TRIPLE_LOWBAR) == "admin/utenze"
+    assert title_from_file_name("What now%3F", TRIPLE_LOWBAR) == "What now?"
+    assert title_from_file_name("a______b", TRIPLE_LOWBAR) == "a/b"
+    assert title_from_file_name("v1.2 notes", TRIPLE_LOWBAR) == "v1.2 notes"
+    assert title_from_file_name("100%", TRIPLE_LOWBAR) == "100%"  # not an encoded character: kept
+    assert title_from_file_name("work.harbour", LEGACY) == "work/harbour"
+    assert title_from_file_name("work%2Fharbour", LEGACY) == "work/harbour"
+    assert title_from_file_name("carta d'identita\u0300", LEGACY) == "carta d'identità"
+    graph = write(tmp_path / "graph", {"logseq/config.edn": CONFIG})
+    assert name_format(graph) == TRIPLE_LOWBAR
+    (graph / "logseq" / "config.edn").write_text(";; :file/name-format :triple-lowbar, one day\n{:meta/version 1}\n")
+    assert name_format(graph) == LEGACY
+
+
+def test_a_pages_first_block_names_it_and_gives_it_other_names(tmp_path):
+    """`title::` in the first block overrides the file name; `alias::` gives other names (comma-separated,
+    `[[links]]` whole); the properties are those the first block opens with, after YAML front matter too, written
+    alone or as its first bullet; a journal is named by its date, not by a name here."""
+    from tachikoma.reading.logseq import first_block, page_names
+
+    graph = write(tmp_path / "graph", {"logseq/config.edn": CONFIG})
+    assert page_names(graph, "pages/work___harbour.md", "alias:: harbour, [[Port, the]]\n\n- ## What it is\n") == \
+        {"title": "work/harbour", "alias": ["harbour", "Port, the"]}
+    assert page_names(graph, "pages/admin%2Futenze.md", "title:: Admin / Utenze\ntags:: admin\n- x\n") == \
+        {"title": "Admin / Utenze"}
+    assert page_names(graph, "pages/sub/Dario Esposito.md", "- Colleague on the Harbour team\n") == \
+        {"title": "Dario Esposito"}
+    assert page_names(graph, "journals/2026_12_03.md", "- a day\n") == {}
+    assert page_names(graph, "journals/2026_12_03.md", "alias:: the move day\n- a day\n") == {"alias": ["the move day"]}
+    assert page_names(tmp_path, "pages/work___harbour.md", "alias:: harbour\n") == {}  # in no graph
+    assert [p.key for p in first_block("\n- alias:: Sas\n  tags:: person\n- title:: not the first block\n")] == \
+        ["alias", "tags"]
+    assert first_block("- My partner.\n  alias:: Sas\n") == []
+    assert first_block("Title:: Shouting\n")[0].key == "title"
+
+
+def test_a_page_is_found_by_its_name_and_aliases(tmp_path):
+    """"who's dario" missed `pages/Dario Esposito.md`, whose text never says his surname, and a word only in a page's
+    name could not be found: its first chunk opens with its name (and the aliases it does not say), as a note's
+    opens with what its front matter names it; front matter's title wins."""
+    from tachikoma.chunking import chunk_document
+    from tachikoma.reading.reader import read_document
+
+    graph = write(tmp_path / "graph", {
+        "logseq/config.edn": CONFIG,
+        "pages/Dario Esposito.md": "tags:: person\n\n- Colleague on the Harbour team since January.\n",
+        "pages/work___harbour.md": "alias:: Porto\n\n- ## What it is\n\t- Replaces the nightly batch planner.\n",
+        "pages/clip___knee.md": "---\ntitle: Knee pain in cyclists\n---\n- Saddle too low.\n",
+        "pages/old.md": "- Nothing here says it.\n"})
+    [first] = chunk_document(read_document(graph, "pages/Dario Esposito.md", "markdown"), 80)
+    assert first.text.startswith("Dario Esposito\ntags:: person") and (first.line_start, first.line_end) == (1, 3)
+    [first] = chunk_document(read_document(graph, "pages/work___harbour.md", "markdown"), 80)
+    assert first.text.startswith("work/harbour\nalias:: Porto")
+    [first] = chunk_document(read_document(graph, "pages/clip___knee.md", "markdown"), 80)
+    assert first.text.startswith("Knee pain in cyclists\n- Saddle")
+    runner.run(graph, embedder_name="hash")
+    from tachikoma.search.searcher import Searcher
+
+    searcher = Searcher(graph)
+    try:
+        assert searcher.search("Esposito", 3, min_score=0)["results"][0]["path"] == "pages/Dario Esposito.md"
+        assert searcher.search("work", 3, min_score=0)["results"][0]["path"] == "pages/work___harbour.md"
+    finally:
+        searcher.close()
+
+
+def test_the_file_page_shows_the_page_s_name(graph):
+    from tachikoma.web.memory_file import read_memory_file
+
+    write(graph, {"pages/work___harbour.md": "alias:: Porto, Haven\n\n- ## What it is\n"})
+    shown = read_memory_file(graph, "pages/work___harbour.md", None, lambda rel, line=None: rel)
+    assert list(shown["meta"].items())[:2] == [("Logseq page", "work/harbour"), ("alias", "Porto, Haven")]
+    assert read_memory_file(graph, "journals/2026_12_03.md", None, lambda rel, line=None: rel)["meta"] == {}

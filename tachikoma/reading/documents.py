@@ -81,6 +81,9 @@ class Document:
     body_line: int = 1  # markdown: file line of the body's first line
     meta: dict = field(default_factory=dict)  # front matter (markdown only)
     tags: Tags = field(default_factory=Tags)  # front matter tags (markdown only)
+    #: markdown only: what it is named outside its front matter, read as front matter's names are: a Logseq
+    #: page's {"title": name, "alias": [other names]} (`logseq.page_names`); {} for any other note
+    names: dict = field(default_factory=dict)
     date: datetime | None = None  # front matter `updated`, else `date` (aware, UTC)
     turns: list[Turn] = field(default_factory=list)  # transcript only
     #: transcript only: what the reader learnt of the session ("format", "agent", "session",

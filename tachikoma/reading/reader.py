@@ -26,6 +26,7 @@ from pathlib import Path
 from .documents import KINDS, MARKDOWN, Document
 from .frontmatter import split
 from .yaml_rules import describe_duplicates
+from . import logseq
 from ..memory import PathOutsideMemory, checkpoint_session, file_type, open_regular, safe_path
 from ..redaction import redact_document
 from .tags import Tags
@@ -55,13 +56,16 @@ def read_document(root: Path, rel_path: str, kind: str, max_bytes: int = 5_000_0
 
     The file is opened only through `memory.safe_path`, so a path that leaves
     the root raises `memory.PathOutsideMemory` (a caller error, not bad
-    content). Never raises for what the file contains.
+    content). Never raises for what the file contains. A note in a Logseq graph
+    gets the names Logseq gives it (`Document.names`, `logseq.page_names`).
     """
     if kind not in KINDS:
         raise ValueError(f"unknown document kind {kind!r}")
     doc = _read(root, rel_path, kind, max_bytes, transcript_options)
     if redact:
         doc.secrets = redact_document(doc)
+    if kind == MARKDOWN and doc.sha256 is not None:  # a Logseq page's name: its title:: and alias:: as redacted
+        doc.names = logseq.page_names(root, rel_path, doc.text)
     return doc
 
 

@@ -100,6 +100,10 @@ def read_memory_file(root: Path, rel: str, lines: tuple[int, int] | None, link_f
         found = mark_first([t for t in turns if t.hit])
         session = session_details(doc.session, root, link_for, rel)
     meta = {shown_value(k): shown_value(v) for k, v in doc.meta.items() if str(k).strip().lower() not in TAG_KEYS}
+    if doc.names:  # a Logseq page: the name Logseq shows (its file name decoded, or title::) and its aliases
+        meta = {**({"Logseq page": shown_value(doc.names["title"])} if doc.names.get("title") else {}),
+                **({"alias": shown_value(", ".join(doc.names["alias"]))} if doc.names.get("alias") else {}),
+                **meta}
     return {"rel": rel, "kind": kind, "data_file": data_file, "doc": doc, "tags": tags, "tag_values": tag_values,
             "meta": meta,
             "blocks": blocks, "turns": turns, "session": session, "lines": lines, "warnings": warnings,
