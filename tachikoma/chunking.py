@@ -7,8 +7,10 @@ numbers are file line numbers.
 
 Markdown
     The body is cut into sections at ATX headings (``#`` to ``######``;
-    ``#`` lines inside ``` or ~~~ fenced code blocks are not headings). Text
-    before the first heading is a section of its own.
+    ``#`` lines inside ``` or ~~~ fenced code blocks are not headings), and at
+    a bullet holding one, as outliners write them (Logseq's ``- ## What it
+    is``, at any indentation; ``- #tag`` is none). Text before the first
+    heading is a section of its own.
 
     Consecutive sections are merged into one chunk when they fit within
     `max_words` together. Where a group that does not fit is cut depends on
@@ -114,7 +116,8 @@ from .language.segment import has_runs, run_characters
 #:    indexed before is read again though its file did not change).
 #: 8: a note's first chunk opens with what its front matter names it (`front_matter_line`).
 #: 9: a Logseq page's first chunk opens with its name and aliases too (`Document.names`).
-VERSION = 9
+#: 10: a bullet holding a heading (``- ## What it is``) is a heading (`_BULLET_HEADING`).
+VERSION = 10
 #: Characters of a run of a script written without spaces (`segment.run_characters`) that count as one word: a
 #: Chinese or Japanese word is one to three characters, and MiniLM reads about one token a character there.
 RUN_CHARACTERS_PER_WORD = 2
@@ -123,6 +126,9 @@ PATH_SEPARATOR = " › "
 DEFAULT_OVERLAP = 0.15
 
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
+#: A heading an outliner writes as a bullet (Logseq's ``- ## What it is``, at any indentation): as CommonMark reads
+#: a heading in a list item, ``#`` to ``######`` then a space, so ``- #tag`` and ``- #1 priority`` are no headings.
+_BULLET_HEADING = re.compile(r"^[ \t]*[-*+][ \t]+(#{1,6})[ \t]+(\S.*?)[ \t]*$")
 _CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+$")
 #: Where a line is cut into sentences; the separator kept (empty after 。！？, which need no space).
 _SENTENCE_END = re.compile(r"((?<=[.!?…])\s+|(?<=[。！？])(?=\S))")
@@ -337,7 +343,7 @@ def _sections(text: str, first_line: int) -> list[_Section]:
     fences = FenceTracker()
     for i, line in enumerate(text.split("\n")):
         number = first_line + i
-        if not fences.code(line) and (heading := _HEADING.match(line)) is not None:
+        if not fences.code(line) and (heading := _HEADING.match(line) or _BULLET_HEADING.match(line)) is not None:
             level = len(heading.group(1))
             title = _CLOSING_HASHES.sub("", heading.group(2) or "").strip()
             while stack and stack[-1][0] >= level:

@@ -661,3 +661,26 @@ def test_a_notes_first_chunk_opens_with_what_its_front_matter_names_it():
                    meta={"aliases": ["HK"]})
     first, second, *_ = chunk_document(doc, 80)
     assert first.text.startswith("also HK\n# Hannah Kessler") and "HK" not in second.text
+
+
+def test_a_bullet_holding_a_heading_is_a_heading_as_one_at_line_start_is():
+    """Logseq (and other outliners) write headings as bullets, `- ## What it is`, indented under their parents:
+    they cut sections and give the heading path exactly as `## What it is` does. A bullet is a heading only as
+    CommonMark reads one (`#` to `######`, then a space, then a title): `- #tag`, `- #1 priority`, `-## x` and a
+    heading mark in a code block are not."""
+    body = " ".join(f"w{i}" for i in range(30))
+    outline = (f"- ## Harbour\n\t- {body}\n\t- ### Incidents\n\t\t- {body}\n- ## Rollout\n\t- {body}\n"
+               f"\t* ### Dates\n\t\t- {body}\n")
+    plain = f"## Harbour\n\t- {body}\n### Incidents\n\t\t- {body}\n## Rollout\n\t- {body}\n### Dates\n\t\t- {body}\n"
+    cut = chunk_document(md(outline), 40)
+    same = chunk_document(md(plain), 40)
+    assert [(c.line_start, c.line_end) for c in cut] == [(c.line_start, c.line_end) for c in same] == \
+        [(1, 2), (3, 4), (5, 6), (7, 8)]
+    assert [c.text.split("\n")[0] for c in cut] == ["- ## Harbour", f"Harbour {SEP} Incidents", "- ## Rollout",
+                                                    f"Rollout {SEP} Dates"]
+    not_headings = (f"- #tag {body}\n- #1 priority {body}\n-## glued {body}\n```\n- ## in code\n```\n"
+                    f"- ## \n- {body}\n")
+    assert [(c.line_start, c.line_end) for c in chunk_document(md(not_headings), 200)] == [(1, 8)]
+    for budget in (40, 70):  # cut where the same lines without a "#" are cut: by size alone
+        assert [(c.line_start, c.line_end, c.text.replace("#", "x")) for c in chunk_document(md(not_headings), budget)] \
+            == [(c.line_start, c.line_end, c.text) for c in chunk_document(md(not_headings.replace("#", "x")), budget)]
