@@ -10,7 +10,10 @@ Markdown
     ``#`` lines inside ``` or ~~~ fenced code blocks are not headings), and at
     a bullet holding one, as outliners write them (Logseq's ``- ## What it
     is``, at any indentation; ``- #tag`` is none). Text before the first
-    heading is a section of its own.
+    heading is a section of its own. Lines that say nothing are left out of
+    the chunks, their line numbers kept: Logseq's ``id:: <uuid>`` and
+    ``collapsed:: true``; and so are its ``((block refs))`` (not resolved:
+    their id would only be keyword noise).
 
     Consecutive sections are merged into one chunk when they fit within
     `max_words` together. Where a group that does not fit is cut depends on
@@ -117,7 +120,8 @@ from .language.segment import has_runs, run_characters
 #: 8: a note's first chunk opens with what its front matter names it (`front_matter_line`).
 #: 9: a Logseq page's first chunk opens with its name and aliases too (`Document.names`).
 #: 10: a bullet holding a heading (``- ## What it is``) is a heading (`_BULLET_HEADING`).
-VERSION = 10
+#: 11: Logseq's ``id:: <uuid>`` and ``collapsed:: true`` lines and ``((block refs))`` left out (`_NO_CONTENT`).
+VERSION = 11
 #: Characters of a run of a script written without spaces (`segment.run_characters`) that count as one word: a
 #: Chinese or Japanese word is one to three characters, and MiniLM reads about one token a character there.
 RUN_CHARACTERS_PER_WORD = 2
@@ -129,6 +133,14 @@ _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
 #: A heading an outliner writes as a bullet (Logseq's ``- ## What it is``, at any indentation): as CommonMark reads
 #: a heading in a list item, ``#`` to ``######`` then a space, so ``- #tag`` and ``- #1 priority`` are no headings.
 _BULLET_HEADING = re.compile(r"^[ \t]*[-*+][ \t]+(#{1,6})[ \t]+(\S.*?)[ \t]*$")
+_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+#: A property line that says nothing: Logseq's block id (``id:: 6a1f0c2e-…``, what a ``((block ref))`` points at) and
+#: a block's folding (``collapsed:: true``). Left out of a chunk's text, its line numbers kept.
+_NO_CONTENT = re.compile(rf"^[ \t]*(?:[-*+][ \t]+)?(?:id::[ \t]*{_UUID}|collapsed::[ \t]*(?:true|false))[ \t]*$",
+                         re.IGNORECASE)
+#: A Logseq block reference, ``((6a1f0c2e-…))``: not resolved (the block's text is where it is), and left out of a
+#: chunk's text with the space before it, so its id is no keyword.
+_BLOCK_REF = re.compile(rf"[ \t]?\(\({_UUID}\)\)", re.IGNORECASE)
 _CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+$")
 #: Where a line is cut into sentences; the separator kept (empty after 。！？, which need no space).
 _SENTENCE_END = re.compile(r"((?<=[.!?…])\s+|(?<=[。！？])(?=\S))")
@@ -343,7 +355,12 @@ def _sections(text: str, first_line: int) -> list[_Section]:
     fences = FenceTracker()
     for i, line in enumerate(text.split("\n")):
         number = first_line + i
-        if not fences.code(line) and (heading := _HEADING.match(line) or _BULLET_HEADING.match(line)) is not None:
+        code = fences.code(line)
+        if not code and "::" in line and _NO_CONTENT.match(line):
+            continue
+        if not code and "((" in line:
+            line = _BLOCK_REF.sub("", line)
+        if not code and (heading := _HEADING.match(line) or _BULLET_HEADING.match(line)) is not None:
             level = len(heading.group(1))
             title = _CLOSING_HASHES.sub("", heading.group(2) or "").strip()
             while stack and stack[-1][0] >= level:

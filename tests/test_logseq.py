@@ -216,3 +216,39 @@ def test_the_file_page_shows_the_page_s_name(graph):
     shown = read_memory_file(graph, "pages/work___harbour.md", None, lambda rel, line=None: rel)
     assert list(shown["meta"].items())[:2] == [("Logseq page", "work/harbour"), ("alias", "Porto, Haven")]
     assert read_memory_file(graph, "journals/2026_12_03.md", None, lambda rel, line=None: rel)["meta"] == {}
+
+
+# ---------------------------------------------------------------- lines that say nothing
+
+def test_block_ids_folding_and_block_refs_are_no_text(graph):
+    """`id:: <uuid>` (what a `((block ref))` points at) and `collapsed:: true` were indexed as text, the id split
+    into keyword junk: they are left out of the chunks, whose line numbers still map to the file, which is
+    untouched; a `((ref))` is not resolved, and leaves no id behind. A line that says something is kept."""
+    from tachikoma.chunking import chunk_document
+    from tachikoma.reading.reader import read_document
+
+    uuid = "6a1f0c2e-7b4d-4c1a-9e55-2f83d1b6a0c7"
+    journal = (f"- Keys handed back to Pautasso\n\t- deposit: **€1.250** back by 15 December\n\t  id:: {uuid}\n"
+               f"- ## Incidents\n\t- collapsed:: true\n\t- Reminder about the deposit: (({uuid.upper()}))\n"
+               f"\t- followed the runbook ((6a0e3b51-88c2-4f0f-b7a4-1c9d2e6f4a10)): retention set to 3 days\n"
+               f"\t- id:: not-a-uuid and collapsed:: sometimes\n```\nid:: {uuid}\n```\n")
+    write(graph, {"journals/2026_12_02.md": journal})
+    before = (graph / "journals" / "2026_12_02.md").read_bytes()
+    chunks = chunk_document(read_document(graph, "journals/2026_12_02.md", "markdown"), 30)
+    assert [(c.line_start, c.line_end) for c in chunks] == [(1, 2), (4, 11)]
+    assert chunks[0].text == "- Keys handed back to Pautasso\n\t- deposit: **€1.250** back by 15 December"
+    assert chunks[1].text.split("\n")[:5] == [
+        "- ## Incidents", "\t- Reminder about the deposit:", "\t- followed the runbook: retention set to 3 days",
+        "\t- id:: not-a-uuid and collapsed:: sometimes", "```"]
+    assert f"id:: {uuid}" in chunks[1].text  # in a code block: as written
+    runner.run(graph, embedder_name="hash")
+    assert (graph / "journals" / "2026_12_02.md").read_bytes() == before
+    from tachikoma.search.searcher import Searcher
+
+    searcher = Searcher(graph)
+    try:
+        assert searcher.search("6a0e3b51", 3, min_score=0)["results"] == []
+        assert searcher.search("Pautasso", 3, min_score=0)["results"][0]["lines"] == [1, 11]
+        assert searcher.search("sometimes", 3, min_score=0)["results"]  # the line that says something
+    finally:
+        searcher.close()
