@@ -22,8 +22,9 @@ from .config import Config, settings_or_defaults
 from .globs import name_or_path_matcher
 from .reading.documents import KINDS, MARKDOWN
 from .errors import TachikomaError
-from .memory import EXCLUDE_SETTING, TAG_FILE, Excluded, Exclusion, walk
-from .reading.frontmatter import read_front_matter
+from .memory import EXCLUDE_SETTING, TAG_FILE, Excluded, Exclusion, open_regular, walk
+from .reading import logseq
+from .reading.frontmatter import read_front_matter, read_head
 from .reading.logseq import COPIES_SAID
 from .humanize import other_languages_text, plural, secrets_text, when
 from .indexer.status import freshness, index_problems
@@ -115,6 +116,7 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
 
     walked: dict[str, None] = {}
     excluded: list[Excluded] = []
+    graphs: dict[str, bool] = {}  # folder -> whether it is a Logseq graph (`logseq.graph_of`)
     for item in walk(root, warn=walk_warning, exclude=settings.exclude, excluded=excluded):
         walked[item.path] = None
         marked = False
@@ -133,6 +135,8 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
                 else:
                     tags = Tags.from_mapping(fm.meta)
                     marked = dates.front_matter_evergreen(fm.meta)
+                    if (ignored := _tags_as_properties(root, item, tags, graphs)) is not None:
+                        problems.append(ignored)
                     repeated = fm.duplicate_problem(TAG_KEYS)
                     if repeated:
                         problems.append({"path": item.path, "reason": f"{repeated}; the last one is counted",
@@ -186,6 +190,24 @@ def coverage(root: Path, on_file: Callable[[str, str, str, Tags], None] | None =
     result["excluded"] = excluded_report(settings.exclude, [entry for entry in excluded if not entry.logseq])
     result["logseq_copies"] = copies_report([entry for entry in excluded if entry.logseq])
     return result
+
+
+def _tags_as_properties(root: Path, item, tags: Tags, graphs: dict[str, bool]) -> dict | None:
+    """The problem of a note of a Logseq graph whose first block writes tags as properties (``trust:: owner``,
+    `logseq.tags_ignored`: not read, as its index warning says too), kind "logseq-tags"; None for any other note.
+    Only a graph's notes are read again, each up to `logseq.FIRST_BLOCK_BYTES` of its body."""
+    if logseq.graph_of(root, item.path, graphs) is None:
+        return None
+    try:
+        with open_regular(item.abspath) as handle:
+            head = read_head(handle)
+            block = logseq.first_block_of(handle)
+    except (OSError, ValueError):  # what is wrong with the file is said by the front matter's read
+        return None
+    if (ignored := logseq.tags_ignored(item.path, block, tags)) is None:
+        return None
+    line = head.count(b"\n") + 1 + ignored[0]  # the body's first line, then the property's
+    return {"path": item.path, "reason": f"line {line}: {ignored[1]}", "kind": "logseq-tags"}
 
 
 def excluded_report(exclude: Exclusion, excluded: list[Excluded]) -> dict:

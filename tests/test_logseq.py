@@ -252,3 +252,49 @@ def test_block_ids_folding_and_block_refs_are_no_text(graph):
         assert searcher.search("sometimes", 3, min_score=0)["results"]  # the line that says something
     finally:
         searcher.close()
+
+
+# ---------------------------------------------------------------- tags written as properties
+
+def test_tags_written_as_properties_are_not_read_and_said_with_how_to_tag(graph):
+    """`trust:: owner` and `confidence:: high` in a page's first block were ignored in silence and `stats` counted
+    the page untagged. They are still not read (a note's tags have one place, its YAML front matter, which tagging
+    writes), but the index run and `stats` say so, naming the file and line and how to tag it; once it is tagged so
+    (its body, properties and all, kept byte for byte), nothing is said. A `source::` alone, Logseq's common
+    property of a clipping, is not warned about; nor is a property its front matter agrees with."""
+    write(graph, {
+        "pages/Saskia de Wit.md": "alias:: Sas\ntrust:: owner\nconfidence:: high\n\n- My partner.\n",
+        "pages/clip___knee.md": "type:: [[clipping]]\nsource:: https://example.org/knee\n\n- Saddle too low.\n",
+        "pages/agreed.md": "---\ntrust: owner\n---\ntrust:: Owner\n- ok\n",
+        "pages/rumour.md": "---\nconfidence: low\n---\nconfidence:: speculative\nsource:: a colleague\n- maybe\n",
+        "pages/bad.md": "- trust:: boss\n- text\n"})
+    said = ("pages/Saskia de Wit.md:2: trust:: owner and confidence:: high: Logseq properties, which are not tags to "
+            "tachikoma (it reads tags from YAML front matter, which Logseq keeps): not read; tag it with "
+            "`tachikoma tag --path 'pages/Saskia de Wit.md' --trust owner --confidence high`")
+    summary = runner.run(graph, embedder_name="hash")
+    assert said in summary.warnings and "pages/Saskia de Wit.md" in indexed(graph)
+    assert ("pages/rumour.md:4: confidence:: speculative and source:: a colleague: Logseq properties, which are not "
+            "tags to tachikoma (it reads tags from YAML front matter, which Logseq keeps): not read; tag it with "
+            "`tachikoma tag --path pages/rumour.md --confidence speculative --source 'a colleague' --overwrite`"
+            ) in summary.warnings
+    assert [w for w in summary.warnings if w.startswith("pages/bad.md:1: trust:: boss: a Logseq property, which is "
+                                                         "no tag to tachikoma")]
+    assert not [w for w in summary.warnings if w.startswith(("pages/clip", "pages/agreed"))]
+    report = json.loads(run_cli("--memory", str(graph), "stats", "--json")[1])
+    assert {p["path"]: p["reason"] for p in report["problems"] if p["kind"] == "logseq-tags"} == {
+        "pages/Saskia de Wit.md": said.removeprefix("pages/Saskia de Wit.md:2: ").join(["line 2: ", ""]),
+        "pages/rumour.md": next(w for w in summary.warnings if w.startswith("pages/rumour.md:4: ")).replace(
+            "pages/rumour.md:4: ", "line 4: ", 1),
+        "pages/bad.md": next(w for w in summary.warnings if w.startswith("pages/bad.md:1: ")).replace(
+            "pages/bad.md:1: ", "line 1: ", 1)}
+    assert report["untagged"] == 5 and report["partial"] == 2  # Saskia is untagged, as the index ranks her
+
+    body = (graph / "pages" / "Saskia de Wit.md").read_bytes()
+    code, _, _ = run_cli("--memory", str(graph), "tag", "--path", "pages/Saskia de Wit.md", "--trust", "owner",
+                         "--confidence", "high")
+    assert code == 0 and (graph / "pages" / "Saskia de Wit.md").read_bytes() == \
+        b"---\ntrust: owner\nconfidence: high\n---\n" + body
+    summary = runner.run(graph, embedder_name="hash")
+    assert not [w for w in summary.warnings if "Saskia" in w]
+    report = json.loads(run_cli("--memory", str(graph), "stats", "--json")[1])
+    assert "pages/Saskia de Wit.md" not in {p["path"] for p in report["problems"]} and report["tagged"] == 1

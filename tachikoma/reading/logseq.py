@@ -8,17 +8,22 @@ them as pages, and they are not memory here either (`COPIES`, `copies_folder`): 
 
 A page is named by its file name (`page_title`: ``pages/work___harbour.md`` is "work/harbour"), unless its first
 block sets ``title::``; ``alias::`` gives it other names (`page_names`, which a note's first chunk opens with, as
-with front matter's). Nothing here imports the rest of tachikoma.
+with front matter's). Tags written as properties in the first block (``trust:: owner``) are not read, and said
+(`tags_ignored`): a note's tags have one place, its YAML front matter, which tagging writes.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shlex
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 from urllib.parse import unquote
+
+from .tags import TAG_KEYS, Tags, normalise_value
 
 #: Logseq's own folder in a graph, and the file that makes a folder a graph.
 LOGSEQ_FOLDER, CONFIG_NAME = "logseq", "config.edn"
@@ -62,15 +67,26 @@ CONFIG_BYTES = 1_000_000
 _formats: dict[str, tuple[tuple[int, int], str]] = {}
 
 
-def graph_of(root: Path, rel: str) -> str | None:
+def graph_of(root: Path, rel: str, known: dict[str, bool] | None = None) -> str | None:
     """The graph the file `rel` (relative to the memory `root`) is in: the nearest folder above it, up to the root,
     that holds ``logseq/config.edn``, as a path relative to the root ("" for the root itself); None when no folder
-    does."""
+    does. `known`: what was found of folders before, kept there (a walk over many files asks once per folder)."""
     folders = rel.split("/")[:-1]
     for depth in range(len(folders), -1, -1):
-        if holds_graph(Path(root, *folders[:depth])):
-            return "/".join(folders[:depth])
+        folder = "/".join(folders[:depth])
+        if known is None:
+            found = holds_graph(Path(root, *folders[:depth]))
+        elif (found := known.get(folder)) is None:
+            found = known[folder] = holds_graph(Path(root, *folders[:depth]))
+        if found:
+            return folder
     return None
+
+
+def first_block_of(handle: BinaryIO) -> list[Property]:
+    """`first_block` of the note open as the binary `handle`, positioned at its body (after its front matter,
+    `frontmatter.read_head`), read from at most `FIRST_BLOCK_BYTES` of it."""
+    return first_block(handle.read(FIRST_BLOCK_BYTES).decode("utf-8", "replace").replace("\r\n", "\n"))
 
 
 def name_format(graph: Path) -> str:
@@ -169,14 +185,58 @@ def page_names(root: Path, rel: str, text: str) -> dict:
     """What a file of a Logseq graph is named, as `chunking.front_matter_line` reads front matter: ``{"title"}``, its
     first block's ``title::`` or else, for a page, its decoded file name; ``{"alias": [...]}``, its ``alias::``
     names. {} for a file in no graph (`graph_of`), or one named neither way (a journal without properties)."""
+    return read_page(root, rel, text)[0]
+
+
+def read_page(root: Path, rel: str, text: str, tags: Tags | None = None) -> tuple[dict, tuple[int, str] | None]:
+    """`page_names` of the file `rel` of a Logseq graph whose body is `text`, and `tags_ignored` of its first block
+    beside the front matter `tags` it has; ({}, None) for a file in no graph."""
     graph = graph_of(root, rel)
     if graph is None:
-        return {}
-    properties = {p.key: p.value for p in reversed(first_block(text))}  # the first of a key counts
+        return {}, None
+    block = first_block(text)
+    properties = {p.key: p.value for p in reversed(block)}  # the first of a key counts
     names: dict = {}
     title = properties.get("title", "").strip() or page_title(root, rel, graph)
     if title:
         names["title"] = title
     if aliases := listed(properties.get("alias", "")):
         names["alias"] = aliases
-    return names
+    return names, tags_ignored(rel, block, tags or Tags())
+
+
+# ---------------------------------------------------------------- tags written as properties
+
+#: The tags whose property in a page's first block is warned about (`tags_ignored`): tachikoma's own words. A
+#: ``source::`` alone is Logseq's common property of a clipping (its URL), named only beside one of these.
+WARNED_KEYS = ("trust", "confidence")
+#: The most of a page's body read after its front matter for its first block (`stats` reads no more).
+FIRST_BLOCK_BYTES = 64 * 1024
+
+
+def tags_ignored(rel: str, block: list[Property], tags: Tags) -> tuple[int, str] | None:
+    """(line in the text the block was read from, why) when the first block of the page `rel` writes tachikoma's
+    tags as Logseq properties (``trust:: owner``, ``confidence:: high``, with a ``source::`` beside them) that its
+    front matter `tags` do not hold: they are not read, as tachikoma reads a note's tags from YAML front matter
+    alone (tagging writes them there, which Logseq keeps, so each tag has one place). The reason says how to tag
+    it instead; None when there is nothing to say."""
+    written = {p.key: p for p in reversed(block) if p.key in TAG_KEYS}
+    if not any(key in written for key in WARNED_KEYS):
+        return None
+    held = {"trust": tags.trust, "confidence": tags.confidence, "source": tags.source}
+    differing = [written[key] for key in TAG_KEYS if key in written
+                 and (normalise_value(key, written[key].value) or "not a value") != held[key]]
+    if not differing:
+        return None
+    said = [f"{p.key}:: {p.value}" for p in differing]
+    said = f"{', '.join(said[:-1])} and {said[-1]}" if len(said) > 1 else said[0]
+    valid = [(p.key, value) for p in differing if (value := normalise_value(p.key, p.value)) is not None]
+    asked = " ".join(f"--{key} {shlex.quote(value)}" for key, value in valid)
+    overwrite = " --overwrite" if any(held[key] for key, _ in valid) else ""
+    how = (f"tag it with `tachikoma tag --path {shlex.quote(rel)} {asked}{overwrite}`" if valid
+           else "tag it with `tachikoma tag --path … --trust …` (owner, self, external or untrusted) or "
+                "`--confidence …` (high, medium, low or speculative)")
+    many = len(differing) > 1
+    return (min(p.line for p in differing),
+            f"{said}: {'Logseq properties, which are not tags' if many else 'a Logseq property, which is no tag'} "
+            f"to tachikoma (it reads tags from YAML front matter, which Logseq keeps): not read; {how}")

@@ -57,15 +57,18 @@ def read_document(root: Path, rel_path: str, kind: str, max_bytes: int = 5_000_0
     The file is opened only through `memory.safe_path`, so a path that leaves
     the root raises `memory.PathOutsideMemory` (a caller error, not bad
     content). Never raises for what the file contains. A note in a Logseq graph
-    gets the names Logseq gives it (`Document.names`, `logseq.page_names`).
+    gets the names Logseq gives it (`Document.names`, `logseq.page_names`), and a
+    warning for tags written as its properties (`logseq.tags_ignored`).
     """
     if kind not in KINDS:
         raise ValueError(f"unknown document kind {kind!r}")
     doc = _read(root, rel_path, kind, max_bytes, transcript_options)
     if redact:
         doc.secrets = redact_document(doc)
-    if kind == MARKDOWN and doc.sha256 is not None:  # a Logseq page's name: its title:: and alias:: as redacted
-        doc.names = logseq.page_names(root, rel_path, doc.text)
+    if kind == MARKDOWN and doc.sha256 is not None:  # a Logseq page: its title:: and alias:: as redacted
+        doc.names, ignored = logseq.read_page(root, rel_path, doc.text, doc.tags)
+        if ignored is not None:  # tags written as its properties: not read, and said
+            doc.warnings.append(f"{rel_path}:{doc.body_line + ignored[0]}: {ignored[1]}")
     return doc
 
 
