@@ -16,9 +16,14 @@ from ..language.function_words import question_language
 #: occurrence, which no memory is from yet, so it is no time asked about (as "next March" is not); the word
 #: stays a keyword. Not when the question also speaks of the past ("what did we plan for January").
 #: Not "due to" (because of), "next to", "next door" (beside) nor a will after "'s", "my", "the" … (the paper).
+#: "What's on", "anything on" a day and "what am I doing" ask about plans, as "What's on Thursday?" asked on a
+#: Friday asks about the Thursday ahead (session 51: three writers of blind sets asked "anything on Sunday?" so).
 _FUTURE = re.compile(r"\b(?:(?<![’']s\s)(?<!\ba\s)(?<!\b(?:my|an)\s)(?<!\b(?:his|her|our|the|its)\s)(?<!\byour\s)"
                      r"(?<!\btheir\s)will|won't|shall|going\s+to|gonna|upcoming|coming\s+up|comes?\s+up|"
-                     r"next(?!\s+(?:to|door)\b)|due(?!\s+to\b)|planned|scheduled|expected|waiting\s+for)\b|\w'll\b", re.I)
+                     r"next(?!\s+(?:to|door)\b)|due(?!\s+to\b)|planned|scheduled|expected|waiting\s+for|"
+                     r"what(?:['’]s|\s+is)\s+on|anything\s+on(?=\s+(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|the\s+\d|\d))|"
+                     r"(?:am|are|is)\s+(?:i|we|you|he|she|they)\s+doing)\b"
+                     r"|\w'll\b", re.I)
 _PAST = re.compile(r"\b(?:did|didn't|was|wasn't|were|weren't|had|hadn't|happened|ago)\b", re.I)
 #: The same words in the other languages `function_words.question_language` tells ("Wer kommt im Dezember?",
 #: "Qu'est-ce qui est prévu en janvier ?", "12月の予定は？"): (what is coming, what was). A question told as
