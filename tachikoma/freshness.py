@@ -36,6 +36,28 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+def same_stat(indexed: tuple[int, int], size: int, mtime_ns: int) -> bool:
+    """Whether a file of `size` bytes modified at `mtime_ns` is as the index last read it (`indexed`: its size and
+    time then): what an index run takes as unchanged without reading it again (`plan_run`)."""
+    return indexed[0] == size and indexed[1] == mtime_ns
+
+
+def changed_since_read(root: Path, indexed: dict[str, tuple[int, int]]) -> list[str]:
+    """Which of the files `indexed` (path: its size and time when the index read it) are no longer as the index
+    read them: another size or time now (a text edited since: the index's line numbers may point elsewhere), or
+    gone. A stat each: for a search's results (`Searcher.search`), whose passages are read from their files."""
+    changed = []
+    for path, stat in indexed.items():
+        try:
+            now = os.stat(root / path)
+        except OSError:
+            changed.append(path)
+            continue
+        if not same_stat(stat, now.st_size, now.st_mtime_ns):
+            changed.append(path)
+    return sorted(changed)
+
+
 @dataclass
 class Plan:
     """What a run has to do, found by comparing the folder with the index."""
@@ -66,9 +88,9 @@ def plan_run(root: Path, store: IndexStore, warn: Warn | None = None, rechunk: b
     for f in memory.walk(root, warn, unlisted, exclude=exclude, excluded=excluded):
         seen.add(f.path)
         row = known.get(f.path)
-        same_stat = row is not None and row.size == f.size and row.mtime_ns == f.mtime_ns
+        unchanged = row is not None and same_stat((row.size, row.mtime_ns), f.size, f.mtime_ns)
         if max_bytes is not None and f.size > max_bytes:
-            if same_stat and not row.sha256:
+            if unchanged and not row.sha256:
                 plan.unchanged.append(f)  # skipped before, skipped again: nothing to do
             else:
                 plan.todo.append((f, "changed" if row else "added"))  # the reader skips it, with a warning
@@ -76,7 +98,7 @@ def plan_run(root: Path, store: IndexStore, warn: Warn | None = None, rechunk: b
         if row is None or not row.sha256:
             plan.todo.append((f, "changed" if row else "added"))
             continue
-        if same_stat:
+        if unchanged:
             if rechunk:
                 plan.todo.append((f, "rechunked"))
             else:

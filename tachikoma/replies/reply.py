@@ -133,12 +133,14 @@ def counted(reply: dict) -> dict:
 
 def agent_freshness(fresh: dict) -> dict:
     """The index's freshness as an agent is given it: `FRESHNESS`, then ``embedded`` while chunks lack full vectors,
-    ``missing_files`` when result files are gone and ``watch_error`` when the watcher failed."""
+    ``missing_files`` when result files are gone, ``changed_files`` when result files changed since the index read
+    them (their passages are the index's; `read` gives the file as it is now) and ``watch_error`` when the watcher
+    failed."""
     out = {key: fresh.get(key) for key in FRESHNESS if key in fresh}
     embedded = fresh.get("embedded") or {}
     if embedded.get("full", 0) < embedded.get("chunks", 0):
         out["embedded"] = embedded
-    out.update({key: fresh[key] for key in ("missing_files", "watch_error") if fresh.get(key)})
+    out.update({key: fresh[key] for key in ("missing_files", "changed_files", "watch_error") if fresh.get(key)})
     return out
 
 

@@ -230,7 +230,8 @@ def finish(answer: dict, root, config, budget_tokens: int | None = None, fresh_o
     """What every face does to a search's answer: stale results marked (`staleness.mark`, per the
     settings' ``[staleness]``; left out with `fresh_only`), then, with a token budget, the answer cut
     to it (`recall.within_budget`: passages of this memory's results are read from `root`, another
-    memory's, on a shared store, are their chunks; held to it in `form`, as `face` sends it)."""
+    memory's, on a shared store, and those of a file changed since the index read it (`changed_files`), are their
+    chunks; held to it in `form`, as `face` sends it)."""
     settings = config.staleness
     if (settings.check or fresh_only) and "staleness" not in answer:  # (`fresh_answer` marked it)
         from ..staleness import mark
@@ -242,7 +243,9 @@ def finish(answer: dict, root, config, budget_tokens: int | None = None, fresh_o
     from ..replies.recall import within_budget
 
     here, own = Path(root), locate(root, config).name
-    return within_budget(answer, int(budget_tokens), lambda r: here if r.get("memory") in (None, own) else None,
+    edited = set((answer.get("freshness") or {}).get("changed_files") or ())  # its lines moved: not read
+    return within_budget(answer, int(budget_tokens),
+                         lambda r: here if r.get("memory") in (None, own) and r["path"] not in edited else None,
                          preamble=preamble, form=form, face=face,
                          redact=config.redact_secrets)
 

@@ -326,9 +326,12 @@ class Searcher:
                 answer, again = rank(snap, keyword, tool_share, feedback=answer["feedback"], asker=asker)
                 hidden = max(hidden, again)  # files found missing the first time are not checked again
             details = store.chunk_details([int(snap.chunk_ids[i]) for i in answer["positions"]])
+        # A result's file edited since the index read it: its lines may hold other text now. Its passage is the
+        # index's (a budget's reply reads no lines of it, `pool.finish`), and the answer's freshness names it.
+        changed = set(self._changed_since_read(details.values()))
         results = []
         for pos, factors, score in zip(answer["positions"], answer["factors"], answer["scores"]):
-            path, kind, idx, start, end, text = details[int(snap.chunk_ids[pos])]
+            path, kind, idx, start, end, text, *_ = details[int(snap.chunk_ids[pos])]
             f = snap.chunk_file[pos]
             tags = Tags(snap.trust[f], snap.confidence[f], snap.sources[f])
             results.append({"path": path, "kind": kind, "chunk": idx, "lines": [start, end], "text": text,
@@ -338,7 +341,7 @@ class Searcher:
             if factors.get("keyword_in_tools"):
                 results[-1]["tool_matches"] = self._tool_evidence(
                     path, int(snap.chunk_ids[pos]), tool_matches, tool_words,
-                    excerpt=factors["keyword_in_tools"] >= TOOL_EXCERPT_SHARE)
+                    excerpt=factors["keyword_in_tools"] >= TOOL_EXCERPT_SHARE and path not in changed)
         if coming:
             results = mentions.mark(results, now.date(), ahead, now.tzinfo, alone=ahead_only)
         if ahead_only and answer["match"]["answered_by"] is None:  # of all it ranked, not the `limit` shown
@@ -367,6 +370,8 @@ class Searcher:
             answer["match"]["question_language"] = language
         finished = time.perf_counter()
         freshness = dict(self._finish_freshness(checking) if self.local else NOT_HERE, missing_files=hidden)
+        if changed := sorted(changed & {r["path"] for r in results}):
+            freshness["changed_files"] = changed
         keywords = keywords + [t for t in tool_words if t not in keywords]
         return {"query": query, "keywords": keywords, "keywords_nowhere": nowhere,
                 "widened_by": [{"path": path} for path in (answer["feedback"] or {}).get("files", []) if results],
@@ -391,7 +396,7 @@ class Searcher:
         dated, _ = ranked_dates(snap, config.ranking)
         out = []
         for pos in positions:
-            path, kind, idx, start, end, text = details[int(snap.chunk_ids[pos])]
+            path, kind, idx, start, end, text, *_ = details[int(snap.chunk_ids[pos])]
             day = datetime.fromtimestamp(float(dated[pos]), timezone.utc).isoformat(timespec="seconds")
             out.append({"path": path, "kind": kind, "chunk": idx, "lines": [start, end], "text": text,
                         "factors": {"date": day}})
@@ -427,6 +432,15 @@ class Searcher:
             match["excerpt"] = tool_excerpt(self.root / path, match["line"], terms,
                                             redact=self.config.redact_secrets)
         return found
+
+    def _changed_since_read(self, details) -> list[str]:
+        """The files of `details` (`store.chunk_details`' rows) that changed since the index read them
+        (`freshness.changed_since_read`); none on another machine's memory (`local` false), whose files are not here."""
+        if not self.local:
+            return []
+        from ..freshness import changed_since_read
+
+        return changed_since_read(self.root, {row[0]: (row[6], row[7]) for row in details})
 
     def _rank_existing(self, snap: Snapshot, qvec, limit, config, filters, now, keyword, floor,
                        **more) -> tuple[dict, int]:

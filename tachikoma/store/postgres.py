@@ -519,7 +519,8 @@ class PostgresStore:
         if not chunk_ids:
             return {}
         rows = self.db.execute(
-            "SELECT c.id, f.path, f.kind, c.idx, c.line_start, c.line_end, c.text FROM tachikoma.chunks c "
+            "SELECT c.id, f.path, f.kind, c.idx, c.line_start, c.line_end, c.text, f.size, f.mtime_ns "
+            "FROM tachikoma.chunks c "
             "JOIN tachikoma.files f ON f.id = c.file_id WHERE c.id = ANY(%s)", (list(chunk_ids),))
         return {r[0]: r[1:] for r in rows}
 

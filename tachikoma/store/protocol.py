@@ -153,7 +153,8 @@ class IndexStore(Protocol):
         """(chunk id, date) of every chunk with a date of its own, by id."""
 
     def chunk_details(self, chunk_ids: list[int]) -> dict[int, tuple]:
-        """id → (path, kind, idx, line_start, line_end, text) for the given chunks."""
+        """id → (path, kind, idx, line_start, line_end, text, size, mtime_ns) for the given chunks: `size` and
+        `mtime_ns` are those of the file as the index last read it (`freshness.changed_since_read`)."""
 
     def map_chunk_texts(self, of_text, kind: str | None = None) -> dict[int, object]:
         """chunk id → `of_text(text)` for every chunk (of the files of `kind`), in one pass over the index."""

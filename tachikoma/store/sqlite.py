@@ -483,12 +483,12 @@ class Store(Scrubbing):
 
     @guarded()
     def chunk_details(self, chunk_ids: list[int]) -> dict[int, tuple]:
-        """id → (path, kind, idx, line_start, line_end, text) for the given chunks."""
+        """id → (path, kind, idx, line_start, line_end, text, size, mtime_ns) for the given chunks."""
         if not chunk_ids:
             return {}
         marks = ",".join("?" * len(chunk_ids))
         rows = self.db.execute(
-            "SELECT c.id, f.path, f.kind, c.idx, c.line_start, c.line_end, c.text FROM chunks c "
+            "SELECT c.id, f.path, f.kind, c.idx, c.line_start, c.line_end, c.text, f.size, f.mtime_ns FROM chunks c "
             f"JOIN files f ON f.id = c.file_id WHERE c.id IN ({marks})", chunk_ids)
         return {r[0]: r[1:] for r in rows}
 

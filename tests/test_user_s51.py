@@ -1,0 +1,76 @@
+"""What session 51's demanding user found: a two-person consultancy sharing one memory in git, searched on SQLite
+and on PostgreSQL (team mode), with notes in English and Dutch and a Codex agent that pays for every token."""
+
+from __future__ import annotations
+
+import pytest
+
+from tachikoma.config import load_config
+from tachikoma.indexer import runner
+from tachikoma.replies.reply import for_agent
+from tachikoma.search.pool import Searchers, search_as_asked
+from tachikoma.store import STORE_ENV
+
+RATES = """---
+trust: owner
+confidence: high
+date: 2026-11-28
+---
+# Rates for 2027
+
+Agreed by Eva and Rob on 28 November 2026.
+
+| who | 2026 | 2027 |
+|---|---|---|
+| partner | €115 / hour | €125 / hour |
+| junior | none | €85 / hour |
+"""
+PARKING = ("## Parking\n\nDe parkeervergunning voor de Stadsbuitengracht kost €310 per jaar.\nVraag Eva naar de pas.\n"
+           "Dit staat hier bovenaan ingevoegd.\n\n")
+OTHER = "# Lunch\n\nBroodje Bert delivers the workshop lunch, no cashews.\n"
+
+
+def _memory(root):
+    root.mkdir()
+    (root / "rates.md").write_text(RATES, encoding="utf-8")
+    (root / "lunch.md").write_text(OTHER, encoding="utf-8")
+    runner.run(root, embedder_name="hash")
+    return root
+
+
+def _ask(root, query: str, **more) -> dict:
+    config = load_config(root)
+    searchers = Searchers()
+    try:
+        return search_as_asked(root, config, searchers, {"query": query, "limit": 10, "min_score": 0, **more})
+    finally:
+        searchers.close()
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "postgresql"])
+def test_a_budgeted_reply_quotes_what_was_indexed_not_the_lines_an_edit_moved_there(tmp_path, engine, request,
+                                                                                     monkeypatch):
+    """A note edited after its last index run (a paragraph added at its top; a server started with --no-watch, a
+    search from the command line): a budgeted reply (MCP's default) read the index's line numbers from the file as it
+    is now, and quoted the new paragraph about a parking permit as the owner's evidence for "what rate do partners
+    charge in 2027", under the rates note's name and trust; the rate table was in none of it. A result whose file
+    changed since the index read it is now quoted as the index holds it, and the answer's freshness names that file.
+    Failed before on both engines."""
+    if engine == "postgresql":
+        monkeypatch.setenv(STORE_ENV, request.getfixturevalue("url"))
+    root = _memory(tmp_path / "memory")
+    (root / "rates.md").write_text(RATES.replace("# Rates for 2027\n", PARKING + "# Rates for 2027\n"),
+                                   encoding="utf-8")
+    answer = _ask(root, "what rate do partners charge in 2027", budget_tokens=400, form="json")
+    passages = [p for p in answer["budget"]["passages"] if p["path"] == "rates.md"]
+    assert passages, answer["budget"]
+    quoted = "\n".join(p["text"] for p in passages)
+    assert "€125 / hour" in quoted and "parkeervergunning" not in quoted
+    assert answer["freshness"]["changed_files"] == ["rates.md"]
+    assert for_agent(answer)["freshness"]["changed_files"] == ["rates.md"]  # what MCP's structured content says
+    whole = _ask(root, "what rate do partners charge in 2027")  # without a budget: the chunks, as before
+    assert whole["freshness"]["changed_files"] == ["rates.md"]
+    unchanged = _ask(root, "workshop lunch cashews", limit=1)
+    assert [r["path"] for r in unchanged["results"]] == ["lunch.md"]
+    assert "changed_files" not in unchanged["freshness"]  # only a result's file that changed is named
+
