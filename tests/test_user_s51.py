@@ -74,3 +74,19 @@ def test_a_budgeted_reply_quotes_what_was_indexed_not_the_lines_an_edit_moved_th
     assert [r["path"] for r in unchanged["results"]] == ["lunch.md"]
     assert "changed_files" not in unchanged["freshness"]  # only a result's file that changed is named
 
+
+def test_mcp_read_of_a_note_saved_as_utf16_says_so_instead_of_giving_its_bytes(memory):
+    """A Dutch note saved by Notepad as UTF-16: the index skips it ("UTF-16 text: save it as UTF-8") and the
+    dashboard says the same, but MCP `read` answered its bytes decoded as UTF-8, a NUL between every two letters
+    (400 tokens of noise for 70 letters). It is now refused with the index's reason. Failed before."""
+    from mcp_helpers import run_tools
+
+    note = "# Kerstborrel\n\nDe kerstborrel is op 18 december bij Eva thuis.\n"
+    (memory / "kerst.md").write_bytes(b"\xff\xfe" + note.encode("utf-16-le"))
+    (memory / "blob.md").write_bytes(b"PK\x03\x04\x00\x00 not a note")
+    runner.run(memory, embedder_name="hash")
+    (utf16_error, utf16, _), (binary_error, binary, _), (error, fine, _) = run_tools(
+        memory, ("read", {"path": "kerst.md"}), ("read", {"path": "blob.md"}), ("read", {"path": "martin.md"}))
+    assert utf16_error and "UTF-16 text: save it as UTF-8" in utf16 and "\\x00" not in utf16
+    assert binary_error and "binary file" in binary
+    assert not error and "Martin" in fine

@@ -11,8 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from .. import memory
+from ..errors import TachikomaError
 from ..humanize import printable
 from .documents import TRANSCRIPT
+from .reader import BINARY_SNIFF_BYTES, unreadable_reason
 from ..transcripts import Options, parse_transcript
 
 VIEWS = ("turns", "raw")
@@ -26,13 +28,18 @@ def read_for_agent(root: Path, rel_path: str, lines: str | None = None, view: st
     "time", "text", "actions"}]}``: "context" is the session line (agent, session, folder, branch, model).
     Each turn's text is there once: MCP's structured content is this, and its text content writes the turns
     out quoted (`mcp_answers.read_text`; a turn's text written out unquoted could pass for a turn heading).
-    `redact`: secrets as markers; `exclude`: what ``[index] exclude`` leaves out is refused (`memory.read_text`).
+    `redact`: secrets as markers; `exclude`: what ``[index] exclude`` leaves out is refused (`memory.read_text`), and so
+    is a file the index does not read as text (UTF-16, binary: `reader.unreadable_reason`).
 
     ``view`` says what the answer holds, not what was asked: "turns", a transcript's JSONL lines ("raw"), or a
     note's lines ("text", whichever view was asked: a note has neither turns nor JSONL)."""
     if view not in VIEWS:
         raise ValueError(f"unknown view {view!r}: use {' or '.join(VIEWS)}")
     read = memory.read_text(root, rel_path, lines, max_bytes, redact=redact, exclude=exclude)
+    with memory.open_regular(memory.safe_path(root, rel_path)) as handle:
+        unreadable = unreadable_reason(handle.read(BINARY_SNIFF_BYTES))
+    if unreadable is not None:  # as the index and the dashboard say it, not its bytes as text (NULs and all)
+        raise TachikomaError(f"{printable(rel_path)} is not read as text ({unreadable}); the index leaves it out too")
     if memory.kind_of(rel_path) != TRANSCRIPT:
         return {**read, "view": "text"}
     if view == "raw":
