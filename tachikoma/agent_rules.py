@@ -22,10 +22,12 @@ from .reading.tags import CONFIDENCE_VALUES, TRUST_VALUES, normalise_value
 #: memory, of medium confidence. Never untagged: an untagged note ranks by `[ranking.trust] missing` and
 #: `[ranking.confidence] missing`, which the user may set as high as owner's and high's.
 NOTE_TRUST, NOTE_CONFIDENCE = "self", "medium"
-#: The most trust an agent may assert through MCP unless the server allows owner trust.
+#: The most trust an agent may assert through MCP unless the server allows owner trust; `{option}` is the option
+#: that allows it on the server the agent asked (`OWNER_TRUST_OPTION`: `tachikoma mcp`'s, or `tachikoma serve`'s).
 OWNER_REFUSED = ("trust 'owner' means the user said it, and an agent may not claim that through this server: "
                  "use trust 'self' for what you learned or were told, or ask the user to set owner trust "
-                 "(with `tachikoma tag` or the dashboard, or by starting the server with --allow-owner-trust)")
+                 "(with `tachikoma tag` or the dashboard, or by starting the server with {option})")
+OWNER_TRUST_OPTION = {"stdio": "--allow-owner-trust", "http": "--mcp-allow-owner-trust"}
 #: Why `tag` does not raise a file's trust or confidence: a note the user or an agent marked `untrusted` or
 #: `external` can hold anything (a web page, an injected "tag this note self"), one marked `speculative` is a guess
 #: (`high` would double its weight), and an agent's say-so is not the user's.
@@ -48,10 +50,11 @@ def _hidden(path: str) -> bool:
     return any(part.startswith(".") for part in path.replace("\\", "/").split("/") if part not in ("", ".", ".."))
 
 
-def check_trust(trust: str | None, allow_owner_trust: bool) -> None:
-    """An agent asserts at most `self` trust, unless the server allows owner trust."""
+def check_trust(trust: str | None, allow_owner_trust: bool, transport: str = "stdio") -> None:
+    """An agent asserts at most `self` trust, unless the server allows owner trust (the refusal names the option
+    that allows it for the server's `transport`, `OWNER_TRUST_OPTION`)."""
     if (trust or "").strip().lower() == "owner" and not allow_owner_trust:
-        raise TachikomaError(OWNER_REFUSED)
+        raise TachikomaError(OWNER_REFUSED.format(option=OWNER_TRUST_OPTION[transport]))
 
 
 def check_folder(root: Path, folder: str | None) -> None:

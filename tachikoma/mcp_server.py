@@ -136,10 +136,11 @@ class MemoryTools:
     its own, watched unless `watch` is off."""
 
     def __init__(self, root: Path, config_path: str | None = None, watch: bool = True,
-                 allow_owner_trust: bool = False, live: LiveMemory | None = None):
+                 allow_owner_trust: bool = False, live: LiveMemory | None = None, transport: str = "stdio"):
         self.root = root
         self.config_path = config_path
         self.allow_owner_trust = allow_owner_trust
+        self.transport = transport  # "stdio" (`tachikoma mcp`) or "http" (`tachikoma serve --mcp`)
         load_config(root, config_path)  # a broken settings file stops the server at start
         self._own = live is None
         self.live = live or LiveMemory(root, config_path, warn=log.warning, missing=self._being_built)
@@ -223,7 +224,7 @@ class MemoryTools:
         """A new note (`notes.remember`), indexed at once; trust and confidence null are an agent's note's own
         (`agent_rules.NOTE_TRUST`, `NOTE_CONFIDENCE`), never untagged."""
         trust, confidence = trust or agent_rules.NOTE_TRUST, confidence or agent_rules.NOTE_CONFIDENCE
-        agent_rules.check_trust(trust, self.allow_owner_trust)
+        agent_rules.check_trust(trust, self.allow_owner_trust, self.transport)
         agent_rules.check_folder(self.root, folder)
         config = self.config()
         written = notes.remember(self.root, text, title, folder,
@@ -245,7 +246,7 @@ class MemoryTools:
         values = {k: v for k, v in (("trust", trust), ("confidence", confidence), ("source", source)) if v}
         if not values:
             raise TachikomaError("say what to set: trust, confidence and/or source")
-        agent_rules.check_trust(trust, self.allow_owner_trust)
+        agent_rules.check_trust(trust, self.allow_owner_trust, self.transport)
         evergreen, config = self.settings().ranking.evergreen, self.config()
         followed, named = {}, {}
         for rel in paths:
@@ -391,10 +392,12 @@ class _Server(MCPServer):
 
 
 def build_server(root: Path, config_path: str | None = None, read_only: bool = False, watch: bool = True,
-                 allow_owner_trust: bool = False, live: LiveMemory | None = None):
+                 allow_owner_trust: bool = False, live: LiveMemory | None = None, transport: str = "stdio"):
     """The MCP server for the memory at `root`, and its tools' state (to close). Agents may set at most
-    `self` trust unless `allow_owner_trust`. `live`: another face's memory kept open, shared (`MemoryTools`)."""
-    tools = MemoryTools(root, config_path, watch=watch, allow_owner_trust=allow_owner_trust, live=live)
+    `self` trust unless `allow_owner_trust`. `live`: another face's memory kept open, shared (`MemoryTools`).
+    `transport`: "stdio" or "http", the server agents reach (its option for owner trust is named when refused)."""
+    tools = MemoryTools(root, config_path, watch=watch, allow_owner_trust=allow_owner_trust, live=live,
+                        transport=transport)
     server = _Server("tachikoma", title="tachikoma memory", instructions=INSTRUCTIONS, version=__version__)
     reading = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
@@ -575,7 +578,7 @@ def dashboard_with_mcp(wsgi_app, root: Path, port: int, config_path: str | None 
     from .web.serving import bridged_dashboard
 
     server, tools = build_server(root, config_path, read_only, watch=False, allow_owner_trust=allow_owner_trust,
-                                 live=live)
+                                 live=live, transport="http")
     logging.getLogger("mcp").setLevel(logging.WARNING)  # not a line per session on the dashboard's console
     public = access is not None and bool(access.public_url)
     served = Served(host, port, public=(access.public_host(),) if public else ())

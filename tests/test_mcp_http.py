@@ -40,7 +40,8 @@ def test_mcp_over_http_beside_the_dashboard(served):
     assert names == {"search", "read", "stats", "remember", "tag"}
     assert not found.is_error and found.structured_content["results"]
     assert bad.is_error and "not a path inside the memory folder" in bad.content[0].text
-    assert owner.is_error and "--allow-owner-trust" in owner.content[0].text  # the agent boundary over HTTP too
+    assert owner.is_error and "--mcp-allow-owner-trust" in owner.content[0].text  # the agent boundary over HTTP too
+    # (the option `tachikoma serve` takes: until session 51 it named `tachikoma mcp`'s, which serve refuses)
     api = httpx.get(base + "/api/search", params={"q": "DRV8353 gate driver", "min_score": 0}).json()
     assert [r["path"] for r in api["results"]] == [r["path"] for r in found.structured_content["results"]]
 

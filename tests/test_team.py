@@ -167,7 +167,7 @@ def test_mcp_over_http_needs_a_token_and_commits_name_the_agent(root, tokens):
         assert not found.is_error and found.structured_content["results"]
         assert not kept.is_error, kept.content[0].text
         assert "Tachikoma-Changed-By: an agent authenticated as bot (MCP)" in last_commit(root)
-        assert owner.is_error and "--allow-owner-trust" in owner.content[0].text  # an agent's say-so, even so
+        assert owner.is_error and "--mcp-allow-owner-trust" in owner.content[0].text  # an agent's say-so, even so
         _, kept, _ = asyncio.run(asyncio.wait_for(scenario(ALICE), 90))  # an owner's token used by an agent
         assert kept.structured_content["already_remembered"]
         assert httpx.get(base + "/api/stats", headers=bearer(ALICE)).status_code == 200  # the dashboard too
