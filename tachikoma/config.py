@@ -51,6 +51,8 @@ Example ``tachikoma.toml``::
     [mcp]
     budget_tokens = 1000         # MCP search with neither limit nor budget_tokens: the best evidence within this
                                  # many tokens; 0 = whole results (limit 10)
+    read_tokens = 25000          # the most tokens one MCP read answer holds (larger: refused, naming the lines that
+                                 # fit); 0 = no cap
 
     [index]
     max_file_bytes = 5000000     # larger files are skipped with a warning
@@ -160,7 +162,7 @@ from .errors import EmbedderError, TachikomaError
 from .globs import InvalidPattern, path_matcher, pattern_error
 from .memory import CONFIG_FILE, NO_EXCLUSION, Exclusion
 from .reading.tags import CONFIDENCE_VALUES, TRUST_VALUES
-from .vocabulary import MAX_BUDGET, MCP_BUDGET
+from .vocabulary import MAX_BUDGET, MCP_BUDGET, MCP_READ_TOKENS
 
 
 
@@ -287,6 +289,7 @@ MULTILINGUAL_MODES = ("auto", "passages", "all", "off")
 @dataclass(frozen=True)
 class McpConfig:
     budget_tokens: int = MCP_BUDGET  # MCP `search` asked with neither limit nor budget_tokens; 0: whole results
+    read_tokens: int = MCP_READ_TOKENS  # the most tokens one MCP `read` answer holds; 0: no cap
 
 
 @dataclass(frozen=True)
@@ -497,7 +500,10 @@ def _mcp(table: dict) -> McpConfig:
     if isinstance(budget, bool) or not isinstance(budget, int) or not 0 <= budget <= MAX_BUDGET:
         raise ValueError(f"mcp.budget_tokens must be a whole number from 0 (whole results) to {MAX_BUDGET:,}, "
                          f"not {_toml_type(budget)}")
-    return McpConfig(budget_tokens=budget)
+    read = table.get("read_tokens", MCP_READ_TOKENS)
+    if isinstance(read, bool) or not isinstance(read, int) or read < 0:
+        raise ValueError(f"mcp.read_tokens must be a whole number, 0 for no cap, not {_toml_type(read)}")
+    return McpConfig(budget_tokens=budget, read_tokens=read)
 
 
 def _staleness(table: dict) -> StalenessConfig:

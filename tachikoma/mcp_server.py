@@ -34,6 +34,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
 from . import __version__, agent_rules, memory, notes, stats
+from .replies import read_cap
 from .reading import turn_view
 from .config import load_config
 from .errors import TachikomaError
@@ -78,7 +79,8 @@ range such as "12-40". Use it when a search snippet is not enough context. Lines
 from 1 in the answer. A transcript (.jsonl) comes as its turns: speaker, time, text and tool
 lines, each with the file lines it came from (thinking, tool output and images are left out);
 view "raw" gives its JSONL lines instead. A note comes as its lines whichever view is asked (the
-answer's `view` is "text"). A long session is read by line range. Only files inside the memory
+answer's `view` is "text"). A long session is read by line range: an answer over the server's
+token cap is refused, naming the lines that fit. Only files inside the memory
 folder can be read, none its settings leave out. On a shared store, `memory` names another memory
 (a result of a search over several memories names its memory): its file comes as that memory's
 index holds it, passage by passage."""
@@ -476,7 +478,9 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
                 return turn_view.read_for_agent(tools.root, path, lines, view, config.max_file_bytes,
                                                 config.redact_secrets, config.exclude)
             answer = guarded(read_here)
-        return result(read_text(answer), answer)
+        text = read_text(answer)
+        guarded(lambda: read_cap.check(answer, text, tools.config().mcp.read_tokens))  # what the agent pays for
+        return result(text, answer)
 
     @server.tool(name="stats", title="Memory coverage and index freshness", description=STATS_HELP,
                  annotations=reading)

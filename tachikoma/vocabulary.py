@@ -33,6 +33,9 @@ BUDGET_RESULTS = 30
 #: 1,000 held more of the answer turns (0.608) than the ranking's first chunks filling 2,000 tokens (0.519), using
 #: 766 tokens on average (docs/agents.md, docs/evaluation.md).
 MCP_BUDGET = 1000
+#: The most tokens one MCP `read` answer holds (`[mcp] read_tokens`, 0: no cap; `replies.read_cap`): a larger one is
+#: refused, naming the lines that fit. A model's context is a few hundred thousand tokens at most.
+MCP_READ_TOKENS = 25_000
 
 
 def query_too_long(query: str) -> str | None:

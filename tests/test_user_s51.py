@@ -90,3 +90,46 @@ def test_mcp_read_of_a_note_saved_as_utf16_says_so_instead_of_giving_its_bytes(m
     assert utf16_error and "UTF-16 text: save it as UTF-8" in utf16 and "\\x00" not in utf16
     assert binary_error and "binary file" in binary
     assert not error and "Martin" in fine
+
+
+def test_mcp_read_is_held_to_read_tokens_and_names_the_lines_that_fit(memory):
+    """An agent that pays for every token: `read` of a Codex session holding one pasted log of 1.5 MB answered about
+    300,000 tokens of text and as many of structured content, more than a model's context. A read whose answer is
+    over `[mcp] read_tokens` (25,000 by default) is refused, naming its size and the lines from its first that fit;
+    a line alone over the cap is said so, with where to read on. Failed before (the whole file came back)."""
+    from mcp_helpers import run_tools
+    from tachikoma.replies import tokens
+
+    (memory / "pasted.md").write_text("# Pasted\n\n" + "lang " * 40_000 + "\n")
+    error, text, _ = run_tools(memory, ("read", {"path": "pasted.md"}))[0]  # the default cap, 25,000
+    assert error and "more than the 25,000 a read gives at once" in text and tokens.count(text) < 200
+    (memory / "tachikoma.toml").write_text("[mcp]\nread_tokens = 2000\n")
+    log = "".join(f"- 2026-12-0{1 + i % 7} 10:{i % 60:02d} export run {i} finished for the bakery forecast\n"
+                  for i in range(600))
+    (memory / "export-log.md").write_text("# Export log\n\n" + log + "\n" + "lang " * 20_000 + "\n\nThe end.\n")
+    whole, fitting, one_line, after = run_tools(
+        memory, ("read", {"path": "export-log.md"}), ("read", {"path": "export-log.md", "lines": "1-40"}),
+        ("read", {"path": "export-log.md", "lines": "604"}), ("read", {"path": "export-log.md", "lines": "605-606"}))
+    error, text, _ = whole
+    assert error and "export-log.md lines 1-606 would be about" in text and "more than the 2,000" in text
+    asked = text.split("ask for lines '", 1)[1].split("'", 1)[0]
+    first, last = map(int, asked.split("-"))
+    assert first == 1 and 40 < last < 600
+    error, text, data = run_tools(memory, ("read", {"path": "export-log.md", "lines": asked}))[0]
+    assert not error and data["lines"] == [1, last] and tokens.count(text) <= 2000
+    assert not fitting[0] and "export run 0 finished" in fitting[1]
+    error, text, _ = one_line
+    assert error and "line 604 alone is more than that" in text
+    assert not after[0] and "The end." in after[1]
+    (memory / "tachikoma.toml").write_text("[mcp]\nread_tokens = 0\n")  # no cap: as before
+    error, text, _ = run_tools(memory, ("read", {"path": "export-log.md", "lines": "604"}))[0]
+    assert not error and tokens.count(text) > 20_000
+
+
+def test_read_tokens_must_be_a_whole_number(memory):
+    from tachikoma.errors import TachikomaError
+
+    for bad in ("-1", "1.5", "true", '"lots"'):
+        (memory / "tachikoma.toml").write_text(f"[mcp]\nread_tokens = {bad}\n")
+        with pytest.raises((TachikomaError, ValueError), match="mcp.read_tokens must be a whole number"):
+            load_config(memory)
