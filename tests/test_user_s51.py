@@ -133,3 +133,22 @@ def test_read_tokens_must_be_a_whole_number(memory):
         (memory / "tachikoma.toml").write_text(f"[mcp]\nread_tokens = {bad}\n")
         with pytest.raises((TachikomaError, ValueError), match="mcp.read_tokens must be a whole number"):
             load_config(memory)
+
+
+def test_over_several_memories_the_files_changed_are_this_memorys(tmp_path, url, monkeypatch):
+    """A search over two memories of the shared store, this one named second (`--memories notes,memory`): the answer's
+    freshness is the first memory's, so the files changed since the index read them were the other memory's, and a
+    budgeted reply read this memory's edited note by its old line numbers. They are now this memory's, on PostgreSQL."""
+    monkeypatch.setenv(STORE_ENV, url)
+    other = tmp_path / "notes"
+    other.mkdir()
+    (other / "lunch.md").write_text(OTHER, encoding="utf-8")
+    runner.run(other, embedder_name="hash")
+    root = _memory(tmp_path / "memory")
+    (root / "rates.md").write_text(RATES.replace("# Rates for 2027\n", PARKING + "# Rates for 2027\n"),
+                                   encoding="utf-8")
+    answer = _ask(root, "what rate do partners charge in 2027", budget_tokens=400, form="json",
+                  memories=["notes", "memory"])
+    assert answer["freshness"]["changed_files"] == ["rates.md"]
+    quoted = "\n".join(p["text"] for p in answer["budget"]["passages"] if p["path"] == "rates.md")
+    assert "€125 / hour" in quoted and "parkeervergunning" not in quoted

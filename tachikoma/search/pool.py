@@ -330,8 +330,9 @@ def search_memories(root: Path, names: list[str], query: str, limit: int = 10, c
     match when any memory has one (then the best results of all of them, a memory without one of its
     own included), ``match`` is the best evidence of any, ``keywords`` every memory's, ``keywords_nowhere``
     those no memory holds, ``widened_by`` each memory's own (with its name); freshness and the like are the
-    first memory's; ``memories`` lists the names searched. `searchers` (`Searchers`): a long-lived process's
-    open searchers and connections, reused; None: opened for this query and closed after it."""
+    first memory's, but for ``changed_files``, this memory's; ``memories`` lists the names searched. `searchers`
+    (`Searchers`): a long-lived process's open searchers and connections, reused; None: opened for this query and
+    closed after it."""
     config = config or load_config(root)
     here = locate(root, config)
     if here.url is None:
@@ -355,7 +356,13 @@ def search_memories(root: Path, names: list[str], query: str, limit: int = 10, c
     finally:
         if searchers is None:
             pool.close()
-    return merge_answers(answers, limit, names)
+    merged = merge_answers(answers, limit, names)
+    # Its freshness is the first memory's; the files changed since the index read them are this one's, whose
+    # results alone a budget reads from their files (`finish`), and which `read` reads without `memory`.
+    merged["freshness"] = {key: value for key, value in merged["freshness"].items() if key != "changed_files"}
+    if changed := next((a["freshness"].get("changed_files") for n, a in zip(names, answers) if n == here.name), None):
+        merged["freshness"]["changed_files"] = changed
+    return merged
 
 
 def merge_answers(answers: list[dict], limit: int, names: list[str]) -> dict:
