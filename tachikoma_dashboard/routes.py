@@ -20,6 +20,7 @@ from tachikoma.humanize import when
 from tachikoma.memory import PathExcluded
 from tachikoma.replies.reply import as_json
 from tachikoma.search.pool import indexed_file
+from tachikoma.store.postgres_errors import redacted
 from tachikoma.web.recent_taggings import merged, tagging_commits
 from tachikoma.web.forms import FileListForm, SearchForm, TagForm, plan_fingerprint
 from tachikoma.web.memory_file import indexed_file_view, page_path, parse_lines, read_memory_file
@@ -394,6 +395,8 @@ def reindex_start():
 
 
 def reindex_panel(job: dict, status: int = 200, **ctx):
+    location = dash().location()  # the page says where the index lives: an SQLite file, or a memory in a database
+    ctx["shared_index"] = None if location.url is None else {"name": location.name, "database": redacted(location.url)}
     if "has_index" not in ctx:
         try:
             ctx["has_index"] = dash().has_index()

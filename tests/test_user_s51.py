@@ -152,3 +152,28 @@ def test_over_several_memories_the_files_changed_are_this_memorys(tmp_path, url,
     assert answer["freshness"]["changed_files"] == ["rates.md"]
     quoted = "\n".join(p["text"] for p in answer["budget"]["passages"] if p["path"] == "rates.md")
     assert "€125 / hour" in quoted and "parkeervergunning" not in quoted
+
+
+def test_the_index_page_says_where_a_shared_index_lives(tmp_path, url, monkeypatch):
+    """A dashboard served on the PostgreSQL store said "The search index lives in <memory>/.cache/index.db": a file
+    that is not its index (none, or an old SQLite one beside it). The page names the memory in its database (the
+    address without a password, as every other message), and the SQLite file only on SQLite. Failed before."""
+    from tachikoma_dashboard.app import create_app
+
+    monkeypatch.setenv(STORE_ENV, url)
+    root = _memory(tmp_path / "memory")
+    app = create_app(memory=root, port=5000, watch=False)
+    try:
+        page = app.test_client().get("/reindex", base_url="http://127.0.0.1:5000").get_data(as_text=True)
+    finally:
+        app.extensions["tachikoma"].index_job.wait(30)
+    assert "index.db" not in page
+    assert "The search index is the memory <code>memory</code> in the PostgreSQL database <code>postgresql://" in page
+    monkeypatch.delenv(STORE_ENV)
+    lite = _memory(tmp_path / "lite")
+    app = create_app(memory=lite, port=5000, watch=False)
+    try:
+        page = app.test_client().get("/reindex", base_url="http://127.0.0.1:5000").get_data(as_text=True)
+    finally:
+        app.extensions["tachikoma"].index_job.wait(30)
+    assert f"The search index lives in <code>{lite}/.cache/index.db</code>" in page
