@@ -98,7 +98,7 @@ summary of finished work. Write self-contained text (names and dates spelled out
 overwrites anything: a new file is made (a numbered name if the title is taken), committed when
 the memory is a git repository, and indexed at once. Returns the new file's path. Trust says who
 the memory came from: 'self' (you, the default), 'external' or 'untrusted'; 'owner' means the user
-said it, which an agent cannot claim unless the server was started with --allow-owner-trust."""
+said it, which an agent cannot claim unless the owner started this server allowing it."""
 
 TAG_HELP = """\
 Set trust, confidence and/or source on memory files named by path, to change how they rank:
@@ -107,7 +107,7 @@ medium, low, speculative) how sure it is. Use it when you learn that a memory is
 outdated or especially reliable. Values already set are replaced. Markdown notes get the tags
 in their front matter (the text is untouched); transcripts in the tag file. The change is
 committed in a git memory, so it can be reverted. Trust 'owner' means the user said it: an agent
-cannot set it unless the server was started with --allow-owner-trust."""
+cannot set it unless the owner started this server allowing it."""
 
 Kind = Literal["markdown", "transcript"]
 Recency = Literal["off", "default", "strong", "seed"]
