@@ -11,7 +11,7 @@ from __future__ import annotations
 from .humanize import answer_notes, index_behind, index_line, plural, printable, unsafe_escaped
 from .reading import turn_view
 from .replies import tokens
-from .replies.budget import agent_text, quoted, whole
+from .replies.budget import agent_text, named_results, quoted, whole
 from .replies.reply import no_match_reply
 from .tagging import model
 
@@ -46,7 +46,7 @@ def answer_text(answer: dict, allow_owner_trust: bool = False) -> str:
     if answer["no_good_match"]:
         return no_match_reply(answer) + after
     first = "\n".join([data_framing(allow_owner_trust)] + [printable(note) for note in answer_notes(answer)])
-    passages = whole(answer["results"], answer.get("keywords") or [])
+    passages = whole(named_results(answer), answer.get("keywords") or [])
     return agent_text(answer["query"], {"passages": passages}, first, with_why=True).rstrip("\n") + after
 
 

@@ -533,6 +533,17 @@ def agent_text(query: str, selection: dict, preamble: str = "", with_why: bool =
     return "\n".join(blocks)
 
 
+def named_results(answer: dict) -> list[dict]:
+    """The answer's results as its passages name their memory: each its own only when the search covered several
+    memories (the answer's ``memories``, the rule of the dashboard's badge and the command line's lines). A search of
+    one memory of a shared store names it nowhere: on every passage's source line and in its JSON it was tokens an
+    agent pays for and learns nothing from (`read` takes a path of the memory searched without one)."""
+    results = answer.get("results") or []
+    if answer.get("memories"):
+        return results
+    return [{key: value for key, value in r.items() if key != "memory"} if "memory" in r else r for r in results]
+
+
 def whole(results: list[dict], terms: list[str]) -> list[Passage]:
     """Each result whole, as a passage (a search without a budget): its text untrimmed, its why from the
     query's words (`terms`) it holds, and where tool calls matched (`Passage.tools`)."""

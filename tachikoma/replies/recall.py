@@ -135,8 +135,10 @@ def within_budget(answer: dict, budget_tokens: int, root: Path | Callable[[dict]
     units = _Units(results, folder, redact)
     cost, text_cost = _costs(form)
 
+    named = budget.named_results(answer)  # a passage names its memory when several were searched
+
     def select(first: str) -> dict:
-        return budget.select(results, units, answer.get("keywords") or [], budget_tokens, falloff=falloff,
+        return budget.select(named, units, answer.get("keywords") or [], budget_tokens, falloff=falloff,
                              reserve=_reserve(rest, budget_tokens, first, form), cost=cost, text_cost=text_cost)
 
     fresh = answer.get("freshness") or {}

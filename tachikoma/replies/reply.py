@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 
 from . import tokens
-from .budget import agent_passage, no_match_text, whole
+from .budget import agent_passage, named_results, no_match_text, whole
 from ..humanize import nearest_hint, no_match_why
 
 #: Decimals a float keeps in a JSON reply (scores, factors, similarities, the floor): the fourth decimal of a
@@ -97,7 +97,7 @@ def for_agent(answer: dict, agent_text: bool = False) -> dict:
     if "budget" in answer:
         out["budget"] = {**answer["budget"], "passages": [agent_passage(p) for p in answer["budget"]["passages"]]}
     else:
-        out["results"] = [p.as_result() for p in whole(answer["results"], answer.get("keywords") or [])]
+        out["results"] = [p.as_result() for p in whole(named_results(answer), answer.get("keywords") or [])]
     if agent_text:
         out["agent_text"] = answer["agent_text"]
     if not answer.get("served_by"):
