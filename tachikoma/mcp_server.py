@@ -335,16 +335,21 @@ def who_asked(ctx: Context | None) -> str:
 
 def argument_error(tool: str, error: ValidationError, parameters: dict | None) -> str:
     """Pydantic's report on a tool's arguments as one line a model can act on: each argument, what is
-    wrong with it, what it was given and what it takes (the schema's description); no help links."""
+    wrong with it, what it was given and what it takes (the schema's description); no help links. A number over its
+    maximum is told the maximum alone ("budget_tokens: at most 100,000, got 200000"): the argument's description
+    (700 characters of budget_tokens') says nothing more about it."""
     described = (parameters or {}).get("properties", {})
     problems = []
     for item in error.errors(include_url=False):
         name = ".".join(str(part) for part in item["loc"]) or "arguments"
+        given = repr(item.get("input"))
+        given = given if len(given) <= 60 else given[:57] + "..."
         if item["type"] == "missing":
             problem = f"{name} is required"
+        elif item["type"] == "less_than_equal" and isinstance(most := (item.get("ctx") or {}).get("le"), int):
+            problems.append(f"{name}: at most {most:,}, got {given}")
+            continue
         else:
-            given = repr(item.get("input"))
-            given = given if len(given) <= 60 else given[:57] + "..."
             problem = f"{name}: {item['msg'][:1].lower()}{item['msg'][1:]}, got {given}"
         about = described.get(str(item["loc"][0]), {}).get("description") if item["loc"] else None
         problems.append(f"{problem} ({about})" if about else problem)

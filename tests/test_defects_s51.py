@@ -58,3 +58,28 @@ def test_one_memory_of_a_shared_store_is_not_named_on_every_passage(shared):
         assert {p["memory"] for p in both["budget"]["passages"]} >= {"operations"}
     finally:
         tools.close()
+
+
+# --------------------------------------------------------------------------- 3. a budget over the limit
+
+
+def test_a_budget_over_the_limit_is_refused_in_one_short_line(tmp_path):
+    """MCP's search refused `budget_tokens: 200000` in 754 characters: pydantic's "less than or equal to 100000" and
+    then the argument's whole description. A value over its maximum is told the maximum alone, on every face.
+    Failed before (MCP's length)."""
+    from example_memory import indexed_example
+    from mcp_helpers import run_tools
+    from tachikoma_dashboard.app import create_app
+
+    mem = indexed_example(tmp_path / "mem")
+    (error, text, _), (_, limit_text, _) = run_tools(mem, ("search", {"query": "x", "budget_tokens": 200_000}),
+                                                      ("search", {"query": "x", "limit": 500}))
+    assert error and text == ("invalid arguments for search: budget_tokens: at most 100,000, got 200000. "
+                              "Correct them and call search again."), text
+    assert "limit: at most 100, got 500." in limit_text and len(limit_text) < 120, limit_text
+    api = create_app(memory=mem, port=5000, watch=False).test_client().get(
+        "/api/search", base_url="http://127.0.0.1:5000", query_string={"q": "x", "budget_tokens": "200000"})
+    assert api.status_code == 400 and "100,000" in api.get_json()["error"] and len(api.get_json()["error"]) < 80
+    cli = subprocess.run([sys.executable, "-m", "tachikoma", "--memory", str(mem), "search", "x", "--budget", "200000"],
+                         capture_output=True, text=True, env=tree_env(), timeout=120)
+    assert cli.returncode == 2 and cli.stderr.splitlines()[-1].endswith("is not a whole number from 1 to 100,000")

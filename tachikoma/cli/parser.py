@@ -121,7 +121,7 @@ def _whole(least: int, most: int | None = None):
     def check(text: str) -> int:
         value = whole_number(text)  # plain digits: not "5_0", a full-width "５", " 5" or "+5"
         if value is None or value < least or (most is not None and value > most):
-            span = f"from {least} to {most}" if most is not None else f"of {least} or more"
+            span = f"from {least:,} to {most:,}" if most is not None else f"of {least:,} or more"
             raise argparse.ArgumentTypeError(f"{text!r} is not a whole number {span}")
         return value
 

@@ -120,7 +120,7 @@ class SearchForm:
         if _text(args, "budget_tokens"):
             tokens = _int(args.get("budget_tokens"), None)
             if tokens is None or not 1 <= tokens <= MAX_BUDGET:
-                form.errors["budget_tokens"] = f"budget_tokens must be a whole number from 1 to {MAX_BUDGET}"
+                form.errors["budget_tokens"] = f"budget_tokens must be a whole number from 1 to {MAX_BUDGET:,}"
             else:
                 form.budget_tokens = tokens
         if form.agent_text and form.budget_tokens is None and "budget_tokens" not in form.errors:
