@@ -8,16 +8,25 @@ it matches. Otherwise it is a folder (``2026-03/`` or ``2026-03``) or one
 file's path. `name_or_path_matches` (the evergreen list) also lets a bare
 file name (``MEMORY.md``) match that name in any folder; `path_matcher` reads
 several patterns as `pattern_matches` does, at once (``[index] exclude``).
+A pattern and a path are compared in one Unicode normalisation (`nfc`): ``café/``
+typed composed matches a folder macOS named decomposed, and the other way round.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 
 import re2
 
 from .vocabulary import MAX_PATTERN_CHARS, MAX_SCOPE_PATTERNS
+
+
+def nfc(text: str) -> str:
+    """`text` in Unicode's composed form (NFC), the one spelling two names are compared in: ``café.md`` as a keyboard
+    types it (composed) and as macOS writes it (decomposed, NFD) are one name. ASCII as it is, at no cost."""
+    return text if text.isascii() else unicodedata.normalize("NFC", text)
 
 
 def is_glob(pattern: str) -> bool:
@@ -35,8 +44,10 @@ def pattern_matches(pattern: str, path: str, ignore_case: bool = False) -> bool:
 
     A glob is matched by RE2 (`_glob_regex`) in time linear in the path, whatever the pattern: a pattern comes
     from whoever fills the dashboard's tag form or commits the settings file, and as a backtracking regular
-    expression "*?*?*?*?*?*?*?*?Z" took seconds against a session's name (hours for a few more stars)."""
-    how, text = _reading(pattern)
+    expression "*?*?*?*?*?*?*?*?Z" took seconds against a session's name (hours for a few more stars). Both are
+    compared in one Unicode normalisation (`nfc`)."""
+    how, text = _reading(nfc(pattern))
+    path = nfc(path)
     if how == "name":
         return _glob_regex(text, ignore_case).match(path.rsplit("/", 1)[-1]) is not None
     if how == "path":
@@ -70,7 +81,7 @@ def path_matcher(patterns: tuple[str, ...]):
     (keeping case), with one regular expression for all their globs (none for folders and paths without a
     wildcard): a walk tests every file of a large memory against them (``[index] exclude``). A glob over the file
     name is read over the path after any folder, its ``**`` as ``*`` (a name holds no "/"). Made once per list."""
-    read = [_reading(pattern) for pattern in patterns]
+    read = [_reading(nfc(pattern)) for pattern in patterns]
     if any(how == "prefix" and not text for how, text in read):
         return lambda path: True
     globs = [(how, text) for how, text in read if how != "prefix"]
@@ -84,6 +95,7 @@ def path_matcher(patterns: tuple[str, ...]):
     below = tuple(prefix + "/" for prefix in prefixes)
 
     def matches(path: str) -> bool:
+        path = nfc(path)
         if path in prefixes or path.startswith(below):
             return True
         if globbed is None or (needed and not any(word in path for word in needed)):
@@ -96,7 +108,7 @@ def name_or_path_matches(pattern: str, path: str) -> bool:
     """`pattern_matches`, ignoring case, where a pattern without "/" always matches the file name
     in any folder (``MEMORY.md`` is every MEMORY.md)."""
     if _by_name(pattern):
-        return _glob_regex(pattern, True).match(path.rsplit("/", 1)[-1]) is not None
+        return _glob_regex(nfc(pattern), True).match(nfc(path.rsplit("/", 1)[-1])) is not None
     return pattern_matches(pattern, path, ignore_case=True)
 
 
@@ -114,7 +126,7 @@ def name_or_path_matcher(patterns: tuple[str, ...]):
     globbed = [p for p in by_name if not (p.isascii() and p.lower() in plain)]
 
     def regex(chosen):
-        return _compiled("|".join(f"(?:{glob_source(p)})" for p in chosen), True) if chosen else None
+        return _compiled("|".join(f"(?:{glob_source(nfc(p))})" for p in chosen), True) if chosen else None
     glob_regex, any_name_regex = regex(globbed), regex(by_name)
 
     def matches(path: str) -> bool:
@@ -122,7 +134,7 @@ def name_or_path_matcher(patterns: tuple[str, ...]):
         if name.isascii():  # ASCII against ASCII: ignoring case is comparing lower-cased names
             if name.lower() in plain or (glob_regex is not None and glob_regex.match(name) is not None):
                 return True
-        elif any_name_regex is not None and any_name_regex.match(name) is not None:
+        elif any_name_regex is not None and any_name_regex.match(nfc(name)) is not None:
             return True
         return bool(by_path) and any(pattern_matches(p, path, ignore_case=True) for p in by_path)
     return matches

@@ -259,7 +259,7 @@ class MemoryTools:
             if memory.kind_of(rel) is None or not full.is_file() or real is None:
                 raise TachikomaError(f"{rel!r} is not a memory file (a .md note or .jsonl transcript) in the memory")
             agent_rules.check_taggable(rel, real, evergreen)
-            if real != full.relative_to(self.root).as_posix():
+            if real != memory.spelled(self.root, full.relative_to(self.root).as_posix()):
                 if memory.kind_of(real) != memory.kind_of(rel):
                     raise TachikomaError(f"{rel!r} is a symlink to {real!r}, which is not a memory file of its kind")
                 followed[rel] = real

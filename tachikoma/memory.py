@@ -20,13 +20,14 @@ import functools
 import os
 import re
 import stat
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from .reading.documents import MARKDOWN, SUFFIX_KIND, TRANSCRIPT
 from .reading import logseq
 from .errors import TachikomaError
-from .globs import path_matcher, pattern_matches
+from .globs import nfc, path_matcher, pattern_matches
 from .humanize import plural, printable
 from .redaction import Redactor, redact_jsonl_line
 
@@ -255,13 +256,14 @@ def safe_path(root: Path, rel_path: str) -> Path:
     Absolute paths, ``..`` components, hidden components (`hidden`), NUL characters and
     symlinks that resolve outside the root, into a hidden folder (or loop)
     raise PathOutsideMemory. On POSIX a backslash is an ordinary character
-    of a file name; on Windows it separates folders.
+    of a file name; on Windows it separates folders. A path the folder does not hold as written, whose
+    names it holds in Unicode's other normalisation, is the path as the folder spells it (`spelled`).
     """
     if not rel_path or "\x00" in rel_path:
         raise PathOutsideMemory("empty or invalid path")
-    pure = PurePosixPath(rel_path.replace("\\", "/") if os.sep == "\\" else rel_path)
-    if pure.is_absolute() or any(part in ("..", "") for part in pure.parts) or hidden("/".join(pure.parts)):
-        raise PathOutsideMemory(f"{printable(repr(rel_path))} is not a path inside the memory folder")
+    pure = _inside(PurePosixPath(rel_path.replace("\\", "/") if os.sep == "\\" else rel_path), rel_path)
+    if not pure.as_posix().isascii() and not os.path.lexists(Path(root) / pure):
+        pure = _inside(PurePosixPath(spelled(root, pure.as_posix())), rel_path)  # judged again as the folder spells it
     if _too_long(Path(root), pure):
         # No file can have this name: asking the file system would fail with ENAMETOOLONG.
         raise PathOutsideMemory(f"{printable(repr(rel_path[:60]))}…: name too long to be a file in the memory folder")
@@ -272,27 +274,68 @@ def safe_path(root: Path, rel_path: str) -> Path:
     return root / pure
 
 
+def _inside(pure: PurePosixPath, rel_path: str) -> PurePosixPath:
+    """`pure` (`rel_path` as a path), refused (PathOutsideMemory) when it is absolute, climbs out or is hidden."""
+    if pure.is_absolute() or any(part in ("..", "") for part in pure.parts) or hidden("/".join(pure.parts)):
+        raise PathOutsideMemory(f"{printable(repr(rel_path))} is not a path inside the memory folder")
+    return pure
+
+
 def stands_for(root: Path, rel_path: str) -> str | None:
     """The memory file that `rel_path` (a path `safe_path` let through) reaches through a symlink, as the walk lists
     it (`alias.md -> real.md`: "real.md"; a file in a symlinked folder: its own path), when that is a memory file of
     the same kind; None when `rel_path` is that file itself, or what it reaches is no such file (`note.md ->
     note.txt` stands for itself)."""
     real = resolved(root, rel_path)
-    if real is None or kind_of(real) != kind_of(rel_path) or real == (Path(root) / rel_path).relative_to(root).as_posix():
+    itself = spelled(root, (Path(root) / rel_path).relative_to(root).as_posix())
+    if real is None or kind_of(real) != kind_of(rel_path) or real == itself:
         return None
     return real if (Path(root) / real).is_file() else None
 
 
 def resolved(root: Path, rel_path: str) -> str | None:
     """What `rel_path` reaches inside the memory folder `root` once every symlink on its way is followed, relative
-    to `root` ("/" between names; its own path, tidied, when it passes no symlink); None when that is outside the
-    memory or cannot be resolved (a loop). The one way a path is followed through a symlink to the file it is
-    (`stands_for`, `Exclusion.refusal`, MCP `tag`)."""
+    to `root` ("/" between names; its own path, tidied, when it passes no symlink), its names as the folder spells
+    them (`spelled`); None when that is outside the memory or cannot be resolved (a loop). The one way a path is
+    followed through a symlink to the file it is (`stands_for`, `Exclusion.refusal`, MCP `tag`, `tag FILE`)."""
     try:
         base = Path(root).resolve()
-        return (base / rel_path).resolve().relative_to(base).as_posix()
+        return (base / spelled(root, rel_path)).resolve().relative_to(base).as_posix()
     except (OSError, RuntimeError, ValueError):
         return None
+
+
+def spelled(root: Path, rel_path: str) -> str:
+    """`rel_path` (relative to `root`, "/" between names) as the memory folder spells it: each name not in ASCII that
+    its folder does not hold as written taken as the entry of that folder that is the same name in Unicode's other
+    normalisation (`globs.nfc`: ``café.md`` typed composed, NFC, for the ``café.md`` macOS wrote decomposed, NFD, and
+    the other way round). A folder that holds both spellings (two files on Linux) gives each its own; on a file
+    system that holds one whatever it is asked (macOS), the name it lists. As written when no entry or several
+    match. Only entries of folders the path has reached are looked at: `safe_path` judges the result as any path."""
+    if rel_path.isascii():
+        return rel_path
+    folder, names = Path(root), []
+    for name in rel_path.split("/"):
+        if name not in ("", ".", "..") and not name.isascii():
+            name = _entry(folder, name)
+        names.append(name)
+        folder = folder / name
+    return "/".join(names)
+
+
+def _entry(folder: Path, name: str) -> str:
+    """The name of `folder`'s entry that `name` (not ASCII) stands for (`spelled`)."""
+    others = {unicodedata.normalize(form, name) for form in ("NFC", "NFD")} - {name}
+    if os.path.lexists(folder / name) and not any(os.path.lexists(folder / other) for other in others):
+        return name  # held as written, and no other spelling answers: the common case costs no listing
+    try:
+        listed = os.listdir(folder)
+    except OSError:
+        return name
+    if name in listed:
+        return name
+    same = [entry for entry in listed if nfc(entry) == nfc(name)]
+    return same[0] if len(same) == 1 else name
 
 
 def read_text(root: Path, rel_path: str, lines: str | None = None, max_bytes: int = 5_000_000,

@@ -3,13 +3,18 @@
 1. An agent's budgeted reply from one memory of a shared (PostgreSQL) store named that memory on every passage's
    source line (``[notes] martin.md:7-17 …``) and in every passage's JSON: tokens an agent pays for and learns
    nothing from. The memory is named only when the search covered several (the answer's ``memories``).
+2. A file whose name is stored decomposed (NFD, as macOS writes ``café.md``) was not found by MCP `read` and `tag`,
+   `tachikoma tag FILE` or `--path` when the name was typed composed (NFC), and the other way round.
+3. A budget over the limit was refused, on MCP, in 754 characters.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import unicodedata
 
 import pytest
 
@@ -83,3 +88,102 @@ def test_a_budget_over_the_limit_is_refused_in_one_short_line(tmp_path):
     cli = subprocess.run([sys.executable, "-m", "tachikoma", "--memory", str(mem), "search", "x", "--budget", "200000"],
                          capture_output=True, text=True, env=tree_env(), timeout=120)
     assert cli.returncode == 2 and cli.stderr.splitlines()[-1].endswith("is not a whole number from 1 to 100,000")
+
+
+# --------------------------------------------------------------------------- 2. a name in either normalisation
+
+FOLDER, NAME = "Réunions", "café.md"
+NOTE = "---\ntrust: owner\n---\n# Café\n\nThe espresso machine on floor 3 descales every Friday.\n"
+
+
+def spelt(form: str, text: str) -> str:
+    return unicodedata.normalize(form, text)
+
+
+@pytest.mark.parametrize("stored, typed", [("NFD", "NFC"), ("NFC", "NFD")])
+def test_a_name_typed_in_the_other_normalisation_reaches_the_file(tmp_path, stored, typed):
+    """`Réunions/café.md` stored in one normalisation and typed in the other: MCP `read` said it is not a memory
+    file, MCP `tag` and `tachikoma tag FILE` refused it, and `search --path` (a folder or the file) found nothing.
+    Failed before (every face, both ways)."""
+    from example_memory import copy_example
+    from mcp_helpers import run_tools
+    from tachikoma.indexer import runner
+
+    mem = copy_example(tmp_path / "mem")  # the example memory, and beside its notes:
+    (mem / spelt(stored, FOLDER)).mkdir()
+    (mem / spelt(stored, FOLDER) / spelt(stored, NAME)).write_text(NOTE, encoding="utf-8")
+    (mem / "other.md").write_text("# Other\n\nThe espresso beans come from a roaster in Munich.\n", encoding="utf-8")
+    runner.run(mem, embedder_name="hash")
+    on_disk, given = f"{spelt(stored, FOLDER)}/{spelt(stored, NAME)}", f"{spelt(typed, FOLDER)}/{spelt(typed, NAME)}"
+    assert on_disk != given and not (mem / given).exists()  # two spellings on Linux: one file, one nothing
+    (read_error, read_text, _), (tag_error, tag_text, tagged) = run_tools(
+        mem, ("read", {"path": given}), ("tag", {"paths": [given], "confidence": "high"}), allow_owner_trust=False)
+    assert not read_error and "descales every Friday" in read_text, read_text
+    assert not tag_error and [c["path"] for c in tagged["changed"]] == [on_disk] and not tagged["symlinks"], tag_text
+    assert "confidence: high" in (mem / on_disk).read_text(encoding="utf-8")
+    cli = lambda *a: subprocess.run([sys.executable, "-m", "tachikoma", "--memory", str(mem), *a],  # noqa: E731
+                                    capture_output=True, text=True, env=tree_env(), timeout=300)
+    done = cli("tag", given, "--source", "chat", "--no-commit", "--json")
+    assert done.returncode == 0, done.stderr
+    assert [c["path"] for c in json.loads(done.stdout)["changes"]] == [on_disk], done.stdout
+    assert "source: chat" in (mem / on_disk).read_text(encoding="utf-8")
+    for scope in (spelt(typed, FOLDER) + "/", given, "**/" + spelt(typed, NAME)):
+        found = cli("search", "espresso descales", "--path", scope, "--json", "--in-process", "--min-score", "0")
+        assert found.returncode == 0, found.stderr
+        assert [r["path"] for r in json.loads(found.stdout)["results"]] == [on_disk], (scope, found.stdout)
+
+
+@pytest.mark.parametrize("stored, typed", [("NFD", "NFC"), ("NFC", "NFD")])
+def test_every_pattern_matches_a_name_in_the_other_normalisation(stored, typed):
+    """`tag --path`, `search --path`, `[index] exclude` and the evergreen list compare a pattern typed in one
+    normalisation with names held in the other. Failed before."""
+    from tachikoma.globs import name_or_path_matcher, path_matcher, pattern_matches
+    from tachikoma.memory import Exclusion
+
+    path = f"{spelt(stored, FOLDER)}/{spelt(stored, NAME)}"
+    for pattern in (spelt(typed, FOLDER) + "/", spelt(typed, FOLDER + "/" + NAME), "*/" + spelt(typed, "caf*.md"),
+                    spelt(typed, "café*")):
+        assert pattern_matches(pattern, path) and path_matcher((pattern,))(path), pattern
+    assert Exclusion((spelt(typed, FOLDER) + "/",)).file(path) is not None
+    assert name_or_path_matcher((spelt(typed, NAME),))(path)
+
+
+def test_each_spelling_is_its_own_file_when_both_are_there(tmp_path):
+    """Linux holds `café.md` composed and decomposed as two files: each name reaches its own, never the other."""
+    from tachikoma import memory
+
+    for form in ("NFC", "NFD"):
+        (tmp_path / spelt(form, NAME)).write_text(f"# {form}\n", encoding="utf-8")
+    for form in ("NFC", "NFD"):
+        assert memory.read_text(tmp_path, spelt(form, NAME))["text"] == f"# {form}"
+        assert memory.resolved(tmp_path, spelt(form, NAME)) == spelt(form, NAME)
+
+
+def test_a_file_system_that_answers_either_spelling_gives_the_name_it_lists(tmp_path, monkeypatch):
+    """macOS finds `café.md` typed composed when it holds it decomposed, so the path typed exists, but the walk (and
+    so the index and tagging) lists the name as held: the path typed is the name listed, not a symlink to it."""
+    from tachikoma import memory
+
+    (tmp_path / spelt("NFD", NAME)).write_text("# café\n", encoding="utf-8")
+    real = os.path.lexists
+    monkeypatch.setattr(os.path, "lexists", lambda p: real(spelt("NFD", os.fspath(p))))  # either spelling answers
+    assert memory.resolved(tmp_path, spelt("NFC", NAME)) == spelt("NFD", NAME)
+    assert memory.stands_for(tmp_path, spelt("NFC", NAME)) is None
+
+
+def test_the_other_spelling_never_reaches_outside_the_memory(tmp_path):
+    """A name in the other normalisation is looked for among the entries of the memory's own folders only: a symlink
+    so named that points outside is refused as before, and so is a path that climbs out."""
+    from tachikoma import memory
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / NAME).write_text("# secret\n", encoding="utf-8")
+    mem = tmp_path / "mem"
+    mem.mkdir()
+    (mem / spelt("NFD", NAME)).symlink_to(outside / NAME)
+    (mem / ".hidden").mkdir()
+    (mem / ".hidden" / spelt("NFD", NAME)).write_text("# hidden\n", encoding="utf-8")
+    for given in (spelt("NFC", NAME), f"../outside/{spelt('NFD', NAME)}", f".hidden/{spelt('NFC', NAME)}"):
+        with pytest.raises(memory.PathOutsideMemory):
+            memory.safe_path(mem, given)

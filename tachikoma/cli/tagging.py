@@ -31,7 +31,7 @@ def _memory_files(root: Path, files: list[str]) -> frozenset[str]:
             raise TachikomaError(f"{given!r} is outside the memory folder {root}") from None
         if memory.kind_of(rel) is None or not full.is_file():
             raise TachikomaError(f"{given!r} is not a memory file (a .md note or .jsonl transcript) in {root}")
-        wanted.add(full.resolve().relative_to(top).as_posix())
+        wanted.add(memory.resolved(root, rel) or full.resolve().relative_to(top).as_posix())  # as the walk spells it
     return frozenset(wanted)
 
 
