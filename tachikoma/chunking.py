@@ -121,7 +121,9 @@ from .language.segment import has_runs, run_characters
 #: 9: a Logseq page's first chunk opens with its name and aliases too (`Document.names`).
 #: 10: a bullet holding a heading (``- ## What it is``) is a heading (`_BULLET_HEADING`).
 #: 11: Logseq's ``id:: <uuid>`` and ``collapsed:: true`` lines and ``((block refs))`` left out (`_NO_CONTENT`).
-VERSION = 11
+#: 12: a code block opened after a list item's marker (``- ```bash``) is code, to its fence or its item's end
+#:     (`fences`): its ``# comment`` is no heading, its closing fence opens nothing.
+VERSION = 12
 #: Characters of a run of a script written without spaces (`segment.run_characters`) that count as one word: a
 #: Chinese or Japanese word is one to three characters, and MiniLM reads about one token a character there.
 RUN_CHARACTERS_PER_WORD = 2

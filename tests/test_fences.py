@@ -53,3 +53,49 @@ def test_chunker_headings_and_page_blocks_agree_on_the_code():
         assert not (block.end in code and block.end + 1 in code)
     fenced = [b for b in blocks if b.start == 3]
     assert fenced and fenced[0].end == 9
+
+
+# A Logseq page: every block a bullet, nested by tabs, a code block opened on its bullet's line.
+LOGSEQ = """- Deploy notes
+\t- ```bash
+\t  # restart the service
+\t  systemctl restart quokka
+\t  ```
+\t- ## Checks
+- after
+"""
+
+# Markdown: a code block inside a list item, a blank line in it, then a heading after the list.
+LIST_ITEM = """# Setup
+
+- Install it:
+- ```sh
+  # not a heading
+
+  pip install tachikoma
+  ```
+- Then run it.
+
+## Next
+"""
+
+
+def test_a_fence_inside_a_list_item_is_code():
+    """`- ```bash` opened nothing, so its indented `# comment` was a heading, and its closing `  ```` (two spaces)
+    opened a fence that made the rest of the note code (`## Next` no heading). Failed before."""
+    assert code_lines(LOGSEQ) == [2, 3, 4, 5]
+    assert code_lines(LIST_ITEM) == [4, 5, 6, 7, 8]
+    assert code_lines("1. ```python\n   # code\n   ```\n2. # heading") == [1, 2, 3]
+    assert [s.path for s in _sections(LOGSEQ, 1) if s.heading] == [("Checks",)]
+    assert [s.path for s in _sections(LIST_ITEM, 1) if s.heading] == [("Setup",), ("Setup", "Next")]
+
+
+def test_a_list_items_fence_ends_with_its_item():
+    """A line indented less than the item's text ends the item and its code block (CommonMark), and is read as any
+    line: a heading, or a fence of its own. A closing fence indented less still closes it."""
+    assert code_lines("- ```\n  code\n# Heading\ntext") == [1, 2]
+    assert [s.path for s in _sections("- ```\n  code\n# Heading\ntext", 1) if s.heading] == [("Heading",)]
+    assert code_lines("- ```\n  code\n```\n# Heading") == [1, 2, 3]
+    assert code_lines("\t- ```\n\t  code\n- ~~~\n  more\n  ~~~\nafter") == [1, 2, 3, 4, 5]
+    assert code_lines("- ```\n  code\n\n  more\n  ```\nafter") == [1, 2, 3, 4, 5]  # a blank line does not end it
+    assert code_lines("- ``` not `a` fence\n  # heading") == []
