@@ -351,6 +351,17 @@ class _Section:
         return sum(word_count(text) for _, text in self.lines)
 
 
+def heading(line: str) -> tuple[int, str] | None:
+    """A heading line's level and title as the chunker reads one: ``## What it is`` (after at most three spaces, as
+    CommonMark has it), or a bullet holding one at any depth (``- ## What it is``, as outliners write it), its
+    closing hashes left out; None for any other line (``- #tag``, ``#1 priority``). The dashboard's snippets show a
+    heading's title alone by this rule (`web.render.plain`)."""
+    found = _HEADING.match(line) or _BULLET_HEADING.match(line)
+    if found is None:
+        return None
+    return len(found.group(1)), _CLOSING_HASHES.sub("", found.group(2) or "").strip()
+
+
 def _sections(text: str, first_line: int) -> list[_Section]:
     sections = [_Section(path=(), heading=False, lines=[])]
     stack: list[tuple[int, str]] = []
@@ -362,9 +373,8 @@ def _sections(text: str, first_line: int) -> list[_Section]:
             continue
         if not code and "((" in line:
             line = _BLOCK_REF.sub("", line)
-        if not code and (heading := _HEADING.match(line) or _BULLET_HEADING.match(line)) is not None:
-            level = len(heading.group(1))
-            title = _CLOSING_HASHES.sub("", heading.group(2) or "").strip()
+        if not code and (found := heading(line)) is not None:
+            level, title = found
             while stack and stack[-1][0] >= level:
                 stack.pop()
             stack.append((level, title))

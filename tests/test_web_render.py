@@ -75,6 +75,13 @@ def test_snippet_leaves_out_markdown_syntax():
     assert snippet(text, "driver") == "Motor\nDecisions\nPart · Choice\ndriver · DRV8353\ncode"
 
 
+def test_snippet_leaves_out_a_bullet_headings_marks_too():
+    """A bullet holding a heading, as Logseq writes one (`- ## Checks`, at any depth), is a heading to the chunker, but
+    the snippet showed its `- ##`, where `## Checks` at a line's start shows as `Checks`. Failed before."""
+    text = "- ## Checks\n\t- ### Disk ###\n\t- df -h on every host\n- #tag stays\n- ##"
+    assert snippet(text, "disk") == "Checks\nDisk\n\t- df -h on every host\n- #tag stays\n- ##"  # no title: no heading
+
+
 def test_snippet_short_text_loses_blank_lines_only():
     assert snippet("one\n\n\ntwo\n", "x") == "one\ntwo"
 

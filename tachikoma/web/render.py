@@ -13,6 +13,7 @@ from functools import lru_cache
 
 from markupsafe import Markup, escape
 
+from tachikoma.chunking import heading
 from tachikoma.humanize import ago, memory_day, plural, when  # noqa: F401 (tachikoma_dashboard.templating)
 from tachikoma.search import explain as explained
 from tachikoma.search.explain import DATE_SOURCES
@@ -130,7 +131,6 @@ def highlight(text: str, query: str, keywords=None) -> Markup:
     return Markup("".join(out))
 
 
-_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 _TABLE_ROW = re.compile(r"^\s*\|(.*)\|\s*$")
 _FENCE = re.compile(r"^\s{0,3}(?:`{3,}|~{3,})")
@@ -138,7 +138,8 @@ _STRONG = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
 
 
 def plain(text: str) -> str:
-    """Markdown syntax a snippet should not show, taken out: heading marks, table rules and
+    """Markdown syntax a snippet should not show, taken out: heading marks (a heading, `## Checks` or a bullet
+    holding one, `- ## Checks`, as the chunker reads one: `chunking.heading`, shown as its title), table rules and
     pipes (cells joined by " · "), code fences, ** and __ around bold text."""
     lines = []
     for line in text.split("\n"):
@@ -147,7 +148,8 @@ def plain(text: str) -> str:
         row = _TABLE_ROW.match(line)
         if row:
             line = " · ".join(cell.strip() for cell in row.group(1).split("|"))
-        line = _STRONG.sub(r"\2", _HEADING.sub("", line))
+        titled = heading(line)
+        line = _STRONG.sub(r"\2", titled[1] if titled is not None else line)
         lines.append(line)
     return "\n".join(lines)
 
