@@ -351,6 +351,15 @@ class _Section:
         return sum(word_count(text) for _, text in self.lines)
 
 
+def read_line(line: str) -> str | None:
+    """A note's line outside a code block as its chunks hold it: None for a line that says nothing (`_NO_CONTENT`:
+    Logseq's ``id:: <uuid>`` and ``collapsed:: true``), else the line without its block references (`_BLOCK_REF`).
+    A budgeted reply reads a note's paragraphs by this rule too (`replies.recall.note_units`)."""
+    if "::" in line and _NO_CONTENT.match(line):
+        return None
+    return _BLOCK_REF.sub("", line) if "((" in line else line
+
+
 def heading(line: str) -> tuple[int, str] | None:
     """A heading line's level and title as the chunker reads one: ``## What it is`` (after at most three spaces, as
     CommonMark has it), or a bullet holding one at any depth (``- ## What it is``, as outliners write it), its
@@ -369,10 +378,8 @@ def _sections(text: str, first_line: int) -> list[_Section]:
     for i, line in enumerate(text.split("\n")):
         number = first_line + i
         code = fences.code(line)
-        if not code and "::" in line and _NO_CONTENT.match(line):
+        if not code and (line := read_line(line)) is None:
             continue
-        if not code and "((" in line:
-            line = _BLOCK_REF.sub("", line)
         if not code and (found := heading(line)) is not None:
             level, title = found
             while stack and stack[-1][0] >= level:

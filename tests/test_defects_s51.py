@@ -6,6 +6,7 @@
 2. A file whose name is stored decomposed (NFD, as macOS writes ``café.md``) was not found by MCP `read` and `tag`,
    `tachikoma tag FILE` or `--path` when the name was typed composed (NFC), and the other way round.
 3. A budget over the limit was refused, on MCP, in 754 characters.
+4c. A budgeted reply quoted Logseq's ``id:: <uuid>`` and ``collapsed:: true`` lines, which the chunker leaves out.
 """
 
 from __future__ import annotations
@@ -187,3 +188,34 @@ def test_the_other_spelling_never_reaches_outside_the_memory(tmp_path):
     for given in (spelt("NFC", NAME), f"../outside/{spelt('NFD', NAME)}", f".hidden/{spelt('NFC', NAME)}"):
         with pytest.raises(memory.PathOutsideMemory):
             memory.safe_path(mem, given)
+
+
+# --------------------------------------------------------------------------- 4c. Logseq's lines that say nothing
+
+PAGE = """- Deploy checklist for the quokka service
+  id:: 6a1f0c2e-7b4d-4c1e-9a2b-3c4d5e6f7a8b
+  collapsed:: true
+\t- Drain the load balancer before the restart
+\t  id:: 7b2e1d3f-8c5e-4d2f-8b3c-4d5e6f7a8b9c
+\t- See ((6a1f0c2e-7b4d-4c1e-9a2b-3c4d5e6f7a8b)) for the rollback
+"""
+
+
+def test_a_budgeted_reply_leaves_out_lines_that_say_nothing(tmp_path):
+    """`search --budget` quoted `id:: 6a1f…` and `collapsed:: true` (and a block reference's uuid) as evidence: tokens
+    and noise the chunker already leaves out of what it indexes (`chunking._NO_CONTENT`). The reply reads a note's
+    lines by the same rule; its line numbers are the file's. Failed before."""
+    from tachikoma.indexer import runner
+
+    mem = tmp_path / "mem"
+    mem.mkdir()
+    (mem / "deploy.md").write_text(PAGE, encoding="utf-8")
+    runner.run(mem, embedder_name="hash")
+    done = subprocess.run([sys.executable, "-m", "tachikoma", "--memory", str(mem), "search", "quokka load balancer",
+                           "--budget", "300", "--json", "--in-process", "--min-score", "0"],
+                          capture_output=True, text=True, env=tree_env(), timeout=300)
+    assert done.returncode == 0, done.stderr
+    [passage] = json.loads(done.stdout)["budget"]["passages"]
+    assert passage["text"] == ("- Deploy checklist for the quokka service\n\t- Drain the load balancer before the "
+                               "restart\n\t- See for the rollback"), passage["text"]
+    assert passage["lines"] == [1, 6]

@@ -19,6 +19,7 @@ from . import budget, tokens
 from .. import memory
 from ..reading.documents import TRANSCRIPT
 from ..errors import BadQuery, TachikomaError
+from ..chunking import read_line
 from ..fences import FenceTracker
 from ..humanize import answer_notes, index_behind, index_line, nearest_hint, no_match_why
 from ..reading.turn_view import read_for_agent, turn_body
@@ -26,12 +27,15 @@ from ..vocabulary import BUDGET_RESULTS
 
 
 def note_units(text: str, first_line: int) -> list[budget.Unit]:
-    """The paragraphs of note lines starting at file line `first_line`."""
+    """The paragraphs of note lines starting at file line `first_line`, each line outside a code block as the chunks
+    hold it (`chunking.read_line`): a line that says nothing (Logseq's ``id:: <uuid>``) is left out, ending its
+    paragraph as a blank line does (each line of a paragraph is the file's next), block references are left out."""
     out: list[budget.Unit] = []
     block: list[tuple[int, str]] = []
     fences = FenceTracker()
     for i, line in enumerate(text.split("\n")):
         in_code = fences.code(line)
+        line = line if in_code else read_line(line) or ""
         if line.strip() or in_code:
             block.append((first_line + i, line.rstrip()))
         elif block:
