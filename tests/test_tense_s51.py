@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from tachikoma.when import timeq
-from tachikoma.when.tense import ahead_in
+from tachikoma.when.tense import plans_in
 
 FRIDAY = datetime(2026, 12, 4, 8, 40, tzinfo=timezone(timedelta(hours=1)))
 
@@ -23,18 +23,22 @@ FRIDAY = datetime(2026, 12, 4, 8, 40, tzinfo=timezone(timedelta(hours=1)))
     ("What was on Monday?", "2026-11-30"),
     ("What was I doing on Monday?", "2026-11-30"),
     ("Who did I meet on Thursday?", "2026-12-03"),
+    ("What's on this Monday?", "2026-11-30"),
+    ("anything on Monday last week?", "2026-11-23"),  # "this Monday": this week's, gone or not
+    ("What is on the 21st?", "2026-12-21"),  # a date keeps its own reading (a day within 31 days ahead)
 ])
 def test_a_day_of_the_week_asked_about_is_the_one_the_tense_says(question, day):
     windows = timeq.read(question, FRIDAY)
     assert [w.label for w in windows] == [day], question
 
 
-@pytest.mark.parametrize("question, ahead", [
-    ("what's on the shopping list", True),  # says what is coming, which only a named day or month reads
-    ("is anything on fire", False),
-    ("anything on the 14th?", True),
+@pytest.mark.parametrize("question, plans", [
+    ("what's on the shopping list", True),  # asks what is planned: only a day of the week said with it reads it
+    ("is anything on fire", True),
     ("What is Anna doing about the leak?", False),  # "is Anna doing": not the asker nor a pronoun
     ("What was on the agenda?", False),
+    ("what did I say was on Monday", False),  # the past
+    ("anything on Monday last week?", False),
 ])
-def test_the_words_that_say_what_is_coming(question, ahead):
-    assert ahead_in(question, None) is ahead
+def test_the_words_that_ask_what_is_planned(question, plans):
+    assert plans_in(question) is plans

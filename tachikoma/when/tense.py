@@ -16,15 +16,17 @@ from ..language.function_words import question_language
 #: occurrence, which no memory is from yet, so it is no time asked about (as "next March" is not); the word
 #: stays a keyword. Not when the question also speaks of the past ("what did we plan for January").
 #: Not "due to" (because of), "next to", "next door" (beside) nor a will after "'s", "my", "the" … (the paper).
-#: "What's on", "anything on" a day and "what am I doing" ask about plans, as "What's on Thursday?" asked on a
-#: Friday asks about the Thursday ahead (session 51: three writers of blind sets asked "anything on Sunday?" so).
 _FUTURE = re.compile(r"\b(?:(?<![’']s\s)(?<!\ba\s)(?<!\b(?:my|an)\s)(?<!\b(?:his|her|our|the|its)\s)(?<!\byour\s)"
                      r"(?<!\btheir\s)will|won't|shall|going\s+to|gonna|upcoming|coming\s+up|comes?\s+up|"
-                     r"next(?!\s+(?:to|door)\b)|due(?!\s+to\b)|planned|scheduled|expected|waiting\s+for|"
-                     r"what(?:['’]s|\s+is)\s+on|anything\s+on(?=\s+(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|the\s+\d|\d))|"
-                     r"(?:am|are|is)\s+(?:i|we|you|he|she|they)\s+doing)\b"
-                     r"|\w'll\b", re.I)
+                     r"next(?!\s+(?:to|door)\b)|due(?!\s+to\b)|planned|scheduled|expected|waiting\s+for)\b|\w'll\b", re.I)
 _PAST = re.compile(r"\b(?:did|didn't|was|wasn't|were|weren't|had|hadn't|happened|ago)\b", re.I)
+#: English words that ask what is planned ("What's on Thursday?", "anything on Monday?", "What am I doing on
+#: Monday?"): a day of the week said alone or after "on" in such a question is the coming one (`timeq`), as in "What
+#: will I do on Monday?", where "What did I do on Monday?" is the one gone (session 51: three writers of blind sets
+#: asked "anything on Sunday?" so). Read for that day alone: "What's on this Monday?" stays this week's, and a month
+#: or a date keeps its own reading.
+_PLANS = re.compile(r"\bwhat(?:['’]s|\s+is)\s+on\b|\banything\s+on\b|\b(?:am|are|is)\s+(?:i|we|you|he|she|they)\s+"
+                    r"doing\b", re.I)
 #: The same words in the other languages `function_words.question_language` tells ("Wer kommt im Dezember?",
 #: "Qu'est-ce qui est prévu en janvier ?", "12月の予定は？"): (what is coming, what was). A question told as
 #: one of them is read with its own words only (German "Was" is "what", not "was"). What was holds the past
@@ -115,6 +117,17 @@ def ahead(text: str) -> bool:
 def ahead_in(text: str, language: str | None) -> bool:
     """`ahead` for a text whose language (`function_words.question_language`) the caller has told already."""
     return bool(_CUES.get(language, (_FUTURE, _PAST))[0].search(text)) and not past_in(text, language)
+
+
+#: A word that puts a day of the week in the past though the question asks what is planned ("anything on Monday
+#: last week?").
+_GONE = re.compile(r"\b(?:last|previous|past)\b", re.I)
+
+
+def plans_in(text: str) -> bool:
+    """Whether an English `text` asks what is planned (`_PLANS`) and does not speak of the past (`past_in`,
+    `_GONE`)."""
+    return bool(_PLANS.search(text)) and not past_in(text, None) and not _GONE.search(text)
 
 
 def past_in(text: str, language: str | None) -> bool:

@@ -73,6 +73,7 @@ from .tense import ahead as _ahead
 from .tense import ahead_in as _tense_ahead_in
 from .tense import duration as _duration
 from .tense import past_in as _past_in
+from .tense import plans_in as _plans_in
 from .foreign_time import CHINESE_DAY_NUMBERS, FOREIGN_PATTERNS, OF_A_WEEK, cjk_number
 from .time_words import (ACQUIRED_AFTER, AHEAD_HINTS, BARE_MONTH_WORDS, DAYS_ALSO_NAMES, EVERY_AFTER, EVERY_BEFORE,
                          FOREIGN_DAYS, FOREIGN_MONTH_LEADS, FOREIGN_NEXT, FOREIGN_NUMBERS, FOREIGN_THIS_LAST,
@@ -502,7 +503,9 @@ def _resolve(kind: str, m: re.Match, text: str, today: date, now: float, tz, ahe
             if not lead and (not name[:1].isupper() or _HABIT.search(text, max(0, m.start() - 16), m.start())):
                 return None  # "monday" in lower case; "every Monday", "each Friday": a habit, no one day
             target = WEEKDAYS[name.lower()]
-            if lead in ("", "on", "this") and ahead():  # the coming one: "what will we do on Monday"
+            # "anything on Monday?", "what am I doing on Monday": the coming one, unless it is today
+            plans = lead in ("", "on") and target != today.weekday() and _plans_in(text)
+            if lead in ("", "on", "this") and ahead() or plans:  # the coming one: "what will we do on Monday"
                 return replace(_days(*_coming.weekday(target, today, False), tz, phrase), ahead=True)
             day = _coming.this_or_latest(target, today, lead == "this", past)  # "this Saturday": this week's
             return replace(_days(day, day, tz, phrase), ahead=day > today)
