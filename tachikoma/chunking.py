@@ -131,10 +131,12 @@ RUN_CHARACTERS_PER_WORD = 2
 PATH_SEPARATOR = " › "
 DEFAULT_OVERLAP = 0.15
 
-_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
+#: An ATX heading; its text (group 2) is tidied by `_heading_title`. Every pattern here that reads a line to its end
+#: takes the rest of it greedily: a lazy ``(.*?)[ \t]*$`` costs the square of a run of spaces in the line.
+_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*))?$")
 #: A heading an outliner writes as a bullet (Logseq's ``- ## What it is``, at any indentation): as CommonMark reads
 #: a heading in a list item, ``#`` to ``######`` then a space, so ``- #tag`` and ``- #1 priority`` are no headings.
-_BULLET_HEADING = re.compile(r"^[ \t]*[-*+][ \t]+(#{1,6})[ \t]+(\S.*?)[ \t]*$")
+_BULLET_HEADING = re.compile(r"^[ \t]*[-*+][ \t]+(#{1,6})[ \t]+(\S.*)$")
 _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 #: A property line that says nothing: Logseq's block id (``id:: 6a1f0c2e-…``, what a ``((block ref))`` points at) and
 #: a block's folding (``collapsed:: true``). Left out of a chunk's text, its line numbers kept.
@@ -143,7 +145,6 @@ _NO_CONTENT = re.compile(rf"^[ \t]*(?:[-*+][ \t]+)?(?:id::[ \t]*{_UUID}|collapse
 #: A Logseq block reference, ``((6a1f0c2e-…))``: not resolved (the block's text is where it is), and left out of a
 #: chunk's text with the space before it, so its id is no keyword.
 _BLOCK_REF = re.compile(rf"[ \t]?\(\({_UUID}\)\)", re.IGNORECASE)
-_CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+$")
 #: Where a line is cut into sentences; the separator kept (empty after 。！？, which need no space).
 _SENTENCE_END = re.compile(r"((?<=[.!?…])\s+|(?<=[。！？])(?=\S))")
 #: Between the first and last day of a transcript chunk's date line.
@@ -368,7 +369,7 @@ def heading(line: str) -> tuple[int, str] | None:
     found = _HEADING.match(line) or _BULLET_HEADING.match(line)
     if found is None:
         return None
-    return len(found.group(1)), _CLOSING_HASHES.sub("", found.group(2) or "").strip()
+    return len(found.group(1)), _heading_title(found.group(2) or "")
 
 
 def _sections(text: str, first_line: int) -> list[_Section]:
@@ -388,6 +389,16 @@ def _sections(text: str, first_line: int) -> list[_Section]:
             sections.append(_Section(tuple(t for _, t in stack), True, [], _rank(stack)))
         sections[-1].lines.append((number, line))
     return [s for s in sections if s.words]
+
+
+def _heading_title(text: str) -> str:
+    """A heading's text without the space around it and its closing #s (``## Title ##`` is "Title"; ``C#`` keeps
+    its #, which no space is before), in one pass over it."""
+    title = text.rstrip(" \t")
+    bare = title.rstrip("#")
+    if bare != title and (not bare or bare[-1] in " \t"):
+        title = bare
+    return title.strip()
 
 
 def _context(section: _Section, starts_at_heading: bool) -> str:

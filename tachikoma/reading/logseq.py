@@ -148,7 +148,9 @@ def page_title(root: Path, rel: str, graph: str) -> str | None:
 # ---------------------------------------------------------------- the first block's properties
 
 #: A property line, ``key:: value`` (the first of a block may be its bullet, ``- title:: …``).
-_PROPERTY = re.compile(r"^[ \t]*(?P<bullet>[-*+][ \t]+)?(?P<key>[^\W\d][\w.-]*)::(?:[ \t]+(?P<value>.*?))?[ \t]*$")
+#: Its value is taken to the line's end and its trailing space cut after (`first_block`): a lazy ``(.*?)[ \t]*$`` costs
+#: the square of a run of spaces in it.
+_PROPERTY = re.compile(r"^[ \t]*(?P<bullet>[-*+][ \t]+)?(?P<key>[^\W\d][\w.-]*)::(?:[ \t]+(?P<value>.*))?$")
 #: One value of a list of them, ``[[a, b]]`` whole: ``alias:: [[Sas]], Saskia``.
 _LISTED = re.compile(r"\s*(?:\[\[(.*?)\]\]|([^,]+))")
 
@@ -171,7 +173,7 @@ def first_block(text: str) -> list[Property]:
         match = _PROPERTY.match(lines[number])
         if match is None or (found and match["bullet"]):  # another block begins
             break
-        found.append(Property(match["key"].lower(), match["value"] or "", number))
+        found.append(Property(match["key"].lower(), (match["value"] or "").rstrip(" \t"), number))
     return found
 
 
