@@ -101,7 +101,17 @@ def _refuse_unportable(folder: str) -> None:
                             "check the note out there; name the folder otherwise")
 
 
-_HEADING = re.compile(r"[ ]{0,3}#{1,6}(?:[ \t]+(.*?))?[ \t#]*(?:\r?\n|$)")
+#: A heading line, its text to the line's end (`opening_heading` cuts the closing #s and spaces): a lazy ``(.*?)``
+#: before ``[ \t#]*$`` costs the square of a run of spaces in the line.
+_HEADING = re.compile(r"[ ]{0,3}#{1,6}(?:[ \t]+(.*))?[ \t#]*")
+
+
+def opening_heading(text: str) -> str | None:
+    """The title of the heading `text` opens with (blank lines before it ignored; "" for a bare ``#``), without its
+    closing #s and spaces; None when it opens with none."""
+    line = text.lstrip("\r\n").split("\n", 1)[0].removesuffix("\r")
+    match = _HEADING.fullmatch(line)
+    return None if match is None else (match.group(1) or "").rstrip(" \t#")
 
 
 def render(text: str, title: str, values: dict[str, str], when: datetime) -> str:
@@ -109,7 +119,7 @@ def render(text: str, title: str, values: dict[str, str], when: datetime) -> str
     ``# heading`` unless `text` starts with one, then `text`."""
     meta = {"title": title, "date": when.isoformat(timespec="seconds"), **values}
     front = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=10_000)
-    heading = "" if _HEADING.match(text.lstrip("\r\n")) else f"# {title}\n\n"
+    heading = "" if opening_heading(text) is not None else f"# {title}\n\n"
     return f"---\n{front}---\n\n{heading}{text if text.endswith(chr(10)) else text + chr(10)}"
 
 
@@ -146,8 +156,8 @@ def remember(root: Path, text: str, title: str | None = None, folder: str | None
     if len(title) > MAX_TITLE:
         raise NoteError(f"the title is longer than {MAX_TITLE} characters")
     if not title:
-        first = _HEADING.match(text.lstrip("\r\n"))
-        words = (first.group(1) or "") if first else text
+        first = opening_heading(text)
+        words = first if first is not None else text
         title = " ".join(words.split()[:_SLUG_WORDS])[:MAX_TITLE] or " ".join(text.split()[:_SLUG_WORDS])[:MAX_TITLE]
     given = {k: v for k, v in (values or {}).items() if v is not None}
     try:

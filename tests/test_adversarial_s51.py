@@ -4,7 +4,10 @@
 from __future__ import annotations
 
 import time
+from datetime import datetime, timezone
 from pathlib import Path
+
+import yaml
 
 from tachikoma.chunking import _sections, chunk_document
 from tachikoma.reading import logseq
@@ -46,3 +49,20 @@ def test_a_heading_or_property_line_with_a_long_run_of_spaces_is_read_in_linear_
     assert [s.path for s in _sections(text, 1)] == [("Title",), ("Sub",), ("C#",), ("C#", ""), ("C#", "", "a #")]
     assert logseq.first_block("title:: a b \t\nalias::\t x , y  \n- z\n") == [
         logseq.Property("title", "a b", 0), logseq.Property("alias", "x , y", 1)]
+
+
+def test_remember_reads_the_heading_a_note_opens_with_in_linear_time(tmp_path):
+    """`remember` (MCP's tool, an agent's text) looked for the heading a note opens with by a pattern that took the
+    square of a run of spaces in its first line: 5 s for 20,000 spaces, hours for the largest note it takes. The
+    title it reads is as before."""
+    from tachikoma import notes
+
+    when = datetime(2026, 12, 3, 12, 0, tzinfo=timezone.utc)
+    took = timed(lambda: notes.remember(tmp_path, "# Boiler" + " " * 60_000 + "x\nbody\n", commit=False, now=when))
+    assert took < 2.0, f"{took:.1f} s"
+    (tmp_path / "titles").mkdir()
+    for text, title in [("# Deploy keys ##  \r\nThey live in the vault.", "Deploy keys"),
+                        ("\n\n  ## Anna # \nprefers tea", "Anna"), ("#######\nseven", "####### seven"),
+                        ("#Hashtag first\nnot a heading", "#Hashtag first not a heading")]:
+        written = notes.remember(tmp_path / "titles", text, commit=False, now=when)
+        assert yaml.safe_load((tmp_path / "titles" / written.path).read_text().split("---")[1])["title"] == title
