@@ -479,10 +479,22 @@ def front_matter_line(meta: dict, text: str) -> str:
     held = " ".join(text.split()).casefold()
 
     def texts(keys: tuple[str, ...]) -> list[str]:
+        """The text values of `keys`, each once, none the chunk holds: as many as the line can show (a page's
+        `alias::` may list thousands, each compared once)."""
         values = [lowered[k] for k in keys if k in lowered]
-        found = [v for value in values for v in (value if isinstance(value, list) else [value])]
-        said = [" ".join(v.split()) for v in found if isinstance(v, str) and v.strip()]
-        return [v for i, v in enumerate(said) if v.casefold() not in held and v not in said[:i]]
+        said: dict[str, None] = {}
+        length = 0
+        for found in (v for value in values for v in (value if isinstance(value, list) else [value])):
+            if not isinstance(found, str) or not found.strip():
+                continue
+            text = " ".join(found.split())
+            if text in said or text.casefold() in held:
+                continue
+            said[text] = None
+            length += len(text) + 2
+            if length > FRONT_MATTER_CHARS:
+                break
+        return list(said)
 
     title, others, about = texts(TITLE_KEYS)[:1], texts(ALIAS_KEYS), texts(DESCRIPTION_KEYS)[:1]
     names = title[0] if title else ""

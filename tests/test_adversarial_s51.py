@@ -66,3 +66,49 @@ def test_remember_reads_the_heading_a_note_opens_with_in_linear_time(tmp_path):
                         ("#Hashtag first\nnot a heading", "#Hashtag first not a heading")]:
         written = notes.remember(tmp_path / "titles", text, commit=False, now=when)
         assert yaml.safe_load((tmp_path / "titles" / written.path).read_text().split("---")[1])["title"] == title
+
+
+def test_a_page_with_a_huge_alias_list_is_chunked_in_linear_time(tmp_path):
+    """A first chunk opens with what a page is named (`front_matter_line`), and its other names were told apart by
+    comparing each with every one before it: a page whose `alias::` lists 40,000 names (or a note whose front
+    matter's `aliases:` does) took 10 s to chunk, the square of the list. The line says the same, held to its
+    length as before."""
+    names = ", ".join(f"name{i}" for i in range(40_000))
+    graph = write(tmp_path / "graph", {"logseq/config.edn": CONFIG, "pages/many.md": f"alias:: {names}\n\n- body\n",
+                                       "notes/yaml.md": "---\naliases: [" + names + "]\n---\n# Yaml\nbody\n"})
+    for rel in ("pages/many.md", "notes/yaml.md"):
+        doc = read_document(graph, rel, "markdown")
+        took = timed(lambda doc=doc: chunk_document(doc, 80))
+        assert took < 2.0, f"{rel}: {took:.1f} s"
+    from tachikoma.chunking import FRONT_MATTER_CHARS, front_matter_line
+
+    line = front_matter_line({"title": "Many", "alias": ["a", "b", "a", "A", "c  d", "c d", *map(str, range(500))]},
+                             "- body a")
+    assert line.startswith("Many (also c d, 0, 1, 2, 3,") and len(line) <= FRONT_MATTER_CHARS  # "a", "b" in the chunk
+
+
+def test_a_page_name_never_decodes_to_a_control_character(tmp_path):
+    """A page's file name is decoded as Logseq decodes it (`%2F` is "/"), and `%00` was decoded too: a NUL in the
+    first chunk's text, which PostgreSQL refuses, so one page named `a%00b.md` stopped every index run of a shared
+    store with a database error; `%1B` put an escape in it, `%0A` a line break. A name that would decode to a
+    control character is left as written, as one that decodes to no text is."""
+    graph = write(tmp_path / "graph", {"logseq/config.edn": CONFIG, "pages/a%00b.md": "- nul\n",
+                                       "pages/a%1B[31mred.md": "- escape\n", "pages/line%0Abreak.md": "- break\n",
+                                       "pages/What now%3F.md": "- fine\n", "pages/caf%C3%A9.md": "- fine\n"})
+    names = {rel: read_document(graph, rel, "markdown").names.get("title")
+             for rel in ("pages/a%00b.md", "pages/a%1B[31mred.md", "pages/line%0Abreak.md", "pages/What now%3F.md",
+                         "pages/caf%C3%A9.md")}
+    assert names == {"pages/a%00b.md": "a%00b", "pages/a%1B[31mred.md": "a%1B[31mred",
+                     "pages/line%0Abreak.md": "line%0Abreak", "pages/What now%3F.md": "What now?",
+                     "pages/caf%C3%A9.md": "café"}
+
+
+def test_a_page_named_with_an_encoded_nul_is_indexed_on_postgresql(tmp_path, url, monkeypatch):
+    from tachikoma.indexer import runner
+    from tachikoma.store import STORE_ENV, locate
+
+    monkeypatch.setenv(STORE_ENV, url)
+    graph = write(tmp_path / "graph", {"logseq/config.edn": CONFIG, "pages/a%00b.md": "- nul\n", "pages/ok.md": "- ok\n"})
+    runner.run(graph, embedder_name="hash")
+    with locate(graph).open(readonly=True) as store:
+        assert set(store.files()) == {"pages/a%00b.md", "pages/ok.md"}

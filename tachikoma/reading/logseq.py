@@ -112,13 +112,15 @@ def name_format(graph: Path) -> str:
 
 def _decoded(text: str) -> str:
     """`text` with its URL-encoded characters decoded (``%2F`` is "/", ``%3F`` "?"), or as it is where they do not
-    decode to UTF-8 text (Logseq leaves such a name as written too)."""
+    decode to UTF-8 text (Logseq leaves such a name as written too) or would decode to a control character (``%00``,
+    ``%1B``, ``%0A``: a name holds none, and PostgreSQL's text no NUL)."""
     if "%" not in text:
         return text
     try:
-        return unquote(text, errors="strict")
+        decoded = unquote(text, errors="strict")
     except UnicodeDecodeError:
         return text
+    return text if any(unicodedata.category(ch) == "Cc" for ch in decoded) else decoded
 
 
 def title_from_file_name(stem: str, spelling: str) -> str:
