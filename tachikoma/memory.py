@@ -522,8 +522,9 @@ def walk(root: Path, warn=None, unlisted: list[str] | None = None, folders: list
         subfolders = []
         rel_base = "" if here == root else rel_here + "/"
         dotted = "/." in "/" + rel_base  # inside a hidden folder (`.claude`): every name is looked at
-        # A Logseq graph's own folder (its `config.edn` beside them): its copies of pages are not memory.
-        graph = here != root and here.name == logseq.LOGSEQ_FOLDER and (logseq.CONFIG_NAME, False) in listed
+        # A Logseq graph's own folder (its `config.edn` beside them): its copies of pages are not memory. Asked as
+        # every face that refuses a copy asks it (`logseq.copies_folder`): a config.edn that is no file makes none.
+        graph = here != root and here.name == logseq.LOGSEQ_FOLDER and logseq.holds_graph(here.parent)
         for name, is_dir in listed:
             if not is_dir:
                 continue
@@ -562,6 +563,7 @@ def walk(root: Path, warn=None, unlisted: list[str] | None = None, folders: list
         # Strings, not Paths, for the files: the walk runs on every search (freshness).
         base = str(here) + os.sep
         left_out: dict[str, int] = {}  # pattern -> files of this folder it left out
+        copies = 0  # symlinks of this folder to a Logseq graph's copies of pages, left out as those are
         for name, is_dir in listed:
             if is_dir:
                 continue
@@ -591,6 +593,9 @@ def walk(root: Path, warn=None, unlisted: list[str] | None = None, folders: list
                     if exclude and (pattern := exclude.file(target)):  # an alias of a file left out
                         left_out[pattern] = left_out.get(pattern, 0) + 1
                         continue
+                    if logseq.copies_folder(root, target) is not None:  # an alias of a graph's copy of a page
+                        copies += 1
+                        continue
                     aliases[rel] = target
                     st = os.stat(full)
             except OSError as exc:
@@ -603,6 +608,8 @@ def walk(root: Path, warn=None, unlisted: list[str] | None = None, folders: list
             found.append(MemoryFile(rel, kind, full, st.st_size, st.st_mtime_ns))
         if excluded is not None:
             excluded.extend(Excluded(rel_here, pattern, n, whole=False) for pattern, n in left_out.items())
+            if copies:
+                excluded.append(Excluded(rel_here, "", copies, whole=False, logseq=True))
     found.sort(key=lambda f: f.path)
     return _without_aliases(found, aliases)
 

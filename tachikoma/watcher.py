@@ -32,7 +32,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .memory import CLAUDE_FOLDER, CONFIG_FILE, NO_EXCLUSION, TAG_FILE, Exclusion, hidden, kind_of, walk
-from .reading.logseq import copies_folder
+from .reading.logseq import CONFIG_NAME, LOGSEQ_FOLDER, copies_folder
 
 log = logging.getLogger("tachikoma.watch")
 logging.getLogger("watchfiles").setLevel(logging.WARNING)  # not "1 change detected" on every save
@@ -45,7 +45,8 @@ LOCK_WAIT_SECONDS = 600.0
 
 def relevant(root: Path, path: str, exclude: Exclusion = NO_EXCLUSION) -> bool:
     """Whether a change at `path` (absolute) can change the index: not one in a hidden place, nor one in a file or
-    folder `exclude` (``[index] exclude``) leaves out; the tag file and the settings always."""
+    folder `exclude` (``[index] exclude``) leaves out, nor a Logseq graph's copies of pages; the tag file, the
+    settings and a graph's ``logseq/config.edn`` (which makes its copies no memory) always."""
     try:
         rel = Path(path).relative_to(root)
     except ValueError:
@@ -53,6 +54,8 @@ def relevant(root: Path, path: str, exclude: Exclusion = NO_EXCLUSION) -> bool:
     if hidden(rel.as_posix()) or copies_folder(root, rel.as_posix()):  # a Logseq graph's copies are not memory
         return False
     name = rel.name
+    if name == CONFIG_NAME and rel.parent.name == LOGSEQ_FOLDER:  # a graph made or unmade: its copies are not memory
+        return True
     if exclude and name not in (TAG_FILE, CONFIG_FILE) and exclude.file(rel.as_posix()):
         return False
     # A folder (renamed or removed whole) has no suffix: it may hold memory files (`.claude` does too).

@@ -112,3 +112,82 @@ def test_a_page_named_with_an_encoded_nul_is_indexed_on_postgresql(tmp_path, url
     runner.run(graph, embedder_name="hash")
     with locate(graph).open(readonly=True) as store:
         assert set(store.files()) == {"pages/a%00b.md", "pages/ok.md"}
+
+
+# ---------------------------------------------------------------- a graph's copies: one rule on every face
+
+GRAPH = {"logseq/config.edn": CONFIG, "pages/p.md": "- a page about tea\n",
+         "logseq/bak/pages/b.md": "- zebrafish boiler, an old backup\n"}
+
+
+def test_a_graph_is_the_same_to_the_walk_and_to_every_face_that_refuses_a_copy(tmp_path):
+    """The walk took a `logseq/` folder for a graph's when anything named config.edn but a folder was in it (a
+    dangling symlink, a FIFO), where `read`, tagging and the file page ask for a file: the backup was left out of
+    the index and yet read. Both ask `logseq.holds_graph`: a config.edn that is no file makes no graph."""
+    from tachikoma import memory
+    from tachikoma.indexer import runner
+    from tachikoma.store import locate
+
+    graph = write(tmp_path / "graph", {rel: text for rel, text in GRAPH.items() if rel != "logseq/config.edn"})
+    (graph / "logseq" / "config.edn").symlink_to("nowhere.edn")
+    summary = runner.run(graph, embedder_name="hash")
+    with locate(graph).open(readonly=True) as store:
+        assert set(store.files()) == {"pages/p.md", "logseq/bak/pages/b.md"} and summary.excluded == 0
+    assert memory.read_text(graph, "logseq/bak/pages/b.md")["text"].startswith("- zebrafish")
+    (graph / "logseq" / "config.edn").unlink()
+    (graph / "logseq" / "config.edn").write_text(CONFIG)
+    summary = runner.run(graph, embedder_name="hash")
+    with locate(graph).open(readonly=True) as store:
+        assert set(store.files()) == {"pages/p.md"} and summary.excluded == 1
+
+
+def test_a_symlink_to_a_copy_is_left_out_as_the_copy_is(tmp_path):
+    """A note symlinked to a file in `logseq/bak/` was indexed under its own name (the walk asked only `[index]
+    exclude` of the file it stands for), though `read` and the file page refuse it as a copy. It is left out, and
+    counted with the graph's copies."""
+    import json
+
+    from tachikoma.indexer import runner
+    from tachikoma.store import locate
+
+    graph = write(tmp_path / "graph", GRAPH)
+    (graph / "pages" / "alias.md").symlink_to("../logseq/bak/pages/b.md")
+    summary = runner.run(graph, embedder_name="hash")
+    with locate(graph).open(readonly=True) as store:
+        assert set(store.files()) == {"pages/p.md"}
+    assert summary.excluded == 2
+    from test_logseq import run_cli
+
+    report = json.loads(run_cli("--memory", str(graph), "stats", "--json")[1])
+    assert report["logseq_copies"]["files"] == 2 and report["files"] == 1
+
+
+def test_the_watcher_sees_a_graph_made_or_unmade(tmp_path):
+    """Logseq writes `logseq/config.edn` when it opens a folder as a graph: from then on its copies are no memory.
+    The watcher took the file for none of its business, so the copies stayed in the index until another change."""
+    from tachikoma.watcher import relevant
+
+    graph = write(tmp_path / "graph", GRAPH)
+    assert relevant(graph, str(graph / "logseq" / "config.edn"))
+    assert relevant(graph, str(graph / "notes" / "logseq" / "config.edn"))
+    assert not relevant(graph, str(graph / "pages" / "config.edn"))
+    assert not relevant(graph, str(graph / "logseq" / "custom.css"))
+
+
+def test_a_search_leaves_out_the_copies_of_a_folder_that_became_a_graph_before_the_next_run(tmp_path):
+    """An index made before the folder held `logseq/config.edn` holds its `logseq/bak/` copies: a search ranked them
+    (the backup's stale text first for "zebrafish boiler") until the next index run, though `read` refuses them.
+    They are left out at once, as a file `[index] exclude` leaves out is, not counted as missing."""
+    from tachikoma.indexer import runner
+    from tachikoma.search.searcher import Searcher
+
+    graph = write(tmp_path / "graph", {rel: text for rel, text in GRAPH.items() if rel != "logseq/config.edn"})
+    runner.run(graph, embedder_name="hash")
+    write(graph, {"logseq/config.edn": CONFIG})
+    searcher = Searcher(graph)
+    try:
+        answer = searcher.search("zebrafish boiler", 5, min_score=0)
+    finally:
+        searcher.close()
+    assert [r["path"] for r in answer["results"]] in ([], ["pages/p.md"])
+    assert answer["freshness"]["missing_files"] == 0

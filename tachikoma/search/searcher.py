@@ -25,6 +25,7 @@ from ..when import mentions, tense, timeq
 from . import answer_kind, parts
 from ..config import Config, load_config
 from ..reading.documents import TRANSCRIPT
+from ..reading.logseq import copies_folder
 from ..embedders import choose, create
 from ..embedders.base import Embedder
 from ..embedders.names import ENGLISH_ONLY
@@ -446,7 +447,8 @@ class Searcher:
                        **more) -> tuple[dict, int]:
         """`rank_snapshot` (`more`: its keyword arguments), leaving out files deleted or renamed since the
         index last saw them, and files `config`'s ``[index] exclude`` leaves out that the index still holds (set
-        since its last run): neither their text nor a passage of theirs is in the answer.
+        since its last run), or a Logseq graph's copies of pages (`logseq.copies_folder`): neither their text nor
+        a passage of theirs is in the answer.
 
         Files left out by their paths are known at once (`Snapshot.files_left_out`). Only the files of the results
         are checked (a stat each; through a symlink, whether the file it is is left out), and those whose passages
@@ -462,7 +464,10 @@ class Searcher:
         def missing(f: int) -> bool:
             if not os.path.lexists(self.root / snap.paths[f]):
                 return True
-            if exclusion and exclusion.refusal(self.root, snap.paths[f]) is not None:  # a symlink to such a file
+            # A symlink to a file left out; or a Logseq graph's copy of a page, in a folder that became a graph
+            # (`logseq/config.edn` made) since the index read it.
+            if (exclusion.refusal(self.root, snap.paths[f]) if exclusion
+                    else copies_folder(self.root, snap.paths[f])) is not None:
                 left_out[f] = True
                 return True
             return False
