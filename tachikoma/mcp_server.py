@@ -484,7 +484,7 @@ def build_server(root: Path, config_path: str | None = None, read_only: bool = F
                                                 config.redact_secrets, config.exclude)
             answer = guarded(read_here)
         text = read_text(answer)
-        guarded(lambda: read_cap.check(answer, text, tools.config().mcp.read_tokens))  # what the agent pays for
+        guarded(lambda: read_cap.check(answer, text, tools.config().mcp.read_tokens, read_text))  # what it pays for
         return result(text, answer)
 
     @server.tool(name="stats", title="Memory coverage and index freshness", description=STATS_HELP,

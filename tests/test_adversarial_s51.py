@@ -191,3 +191,37 @@ def test_a_search_leaves_out_the_copies_of_a_folder_that_became_a_graph_before_t
         searcher.close()
     assert [r["path"] for r in answer["results"]] in ([], ["pages/p.md"])
     assert answer["freshness"]["missing_files"] == 0
+
+
+# ---------------------------------------------------------------- MCP read's token cap
+
+def _asked_lines(text: str) -> str:
+    return text.split("ask for lines '", 1)[1].split("'", 1)[0]
+
+
+def test_the_lines_a_refused_read_names_are_read_when_asked_for(tmp_path):
+    """A `read` over `[mcp] read_tokens` names the lines from its first that fit; it counted each line's text alone,
+    not as the answer writes it (a line number before each, "> " before each line of a turn), so a note of many blank
+    lines or a session whose turns hold many short lines was told "ask for lines '1-104'", and asking for them was
+    refused again with the same words: an agent following the advice never read on. The lines named are measured as
+    the answer sends them, and read whole when asked for; a cap smaller than a read's own framing says so."""
+    import json
+
+    from mcp_helpers import run_tools
+
+    root = tmp_path / "memory"
+    turn = {"type": "user", "message": {"role": "user", "content": "\n".join(["a"] * 20)},
+            "timestamp": "2026-01-01T00:00:00Z", "sessionId": "s"}
+    write(root, {"blank.md": "# Blank\n" + "\n" * 30_000 + "end\n", "quotes.md": '"\n' * 20_000,
+                 "session.jsonl": "\n".join(json.dumps(turn) for _ in range(3_000)) + "\n",
+                 "tachikoma.toml": "[mcp]\nread_tokens = 5000\n"})
+    for path in ("blank.md", "quotes.md", "session.jsonl"):
+        error, text, _ = run_tools(root, ("read", {"path": path}))[0]
+        assert error and "ask for lines '" in text, text
+        asked = _asked_lines(text)
+        error, again, data = run_tools(root, ("read", {"path": path, "lines": asked}))[0]
+        assert not error, f"{path} {asked}: {again}"
+        assert data["lines"][0] == 1 and data["lines"][1] == int(asked.split("-")[1])
+    write(root, {"tachikoma.toml": "[mcp]\nread_tokens = 40\n"})
+    error, text, _ = run_tools(root, ("read", {"path": "blank.md", "lines": "1-3"}))[0]
+    assert error and "line 1 alone" not in text and "[mcp] read_tokens (40) is less than" in text, text
