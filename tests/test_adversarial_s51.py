@@ -225,3 +225,21 @@ def test_the_lines_a_refused_read_names_are_read_when_asked_for(tmp_path):
     write(root, {"tachikoma.toml": "[mcp]\nread_tokens = 40\n"})
     error, text, _ = run_tools(root, ("read", {"path": "blank.md", "lines": "1-3"}))[0]
     assert error and "line 1 alone" not in text and "[mcp] read_tokens (40) is less than" in text, text
+
+
+def test_the_warning_of_tags_written_as_properties_is_short_and_its_command_runs(tmp_path):
+    """`trust::` beside a `source::` of 5,000 characters (a pasted page) or holding an escape: the index run's
+    warning quoted the value whole (a 10,000-character line, the value twice) and told the owner to run
+    `tachikoma tag … --source '<5,000 characters>'`, which `tag` refuses (at most 200 characters, no control
+    character). The value is shortened in the warning, and the command names only values `tag` takes."""
+    from tachikoma.indexer import runner
+
+    long = "x" * 5_000
+    graph = write(tmp_path / "graph", {"logseq/config.edn": CONFIG,
+                                       "pages/long.md": f"trust:: owner\nsource:: {long}\n\n- text\n",
+                                       "pages/escape.md": "confidence:: high\nsource:: a\x1b[31mb\n\n- text\n"})
+    warnings = {w.split(":", 1)[0]: w for w in runner.run(graph, embedder_name="hash").warnings}
+    assert len(warnings["pages/long.md"]) < 600, len(warnings["pages/long.md"])
+    assert warnings["pages/long.md"].endswith("`tachikoma tag --path pages/long.md --trust owner`")
+    assert "--source" not in warnings["pages/escape.md"]
+    assert warnings["pages/escape.md"].endswith("`tachikoma tag --path pages/escape.md --confidence high`")

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import BinaryIO
 from urllib.parse import unquote
 
-from .tags import TAG_KEYS, Tags, normalise_value
+from .tags import TAG_KEYS, InvalidTagValue, Tags, check_value, normalise_value
 
 #: Logseq's own folder in a graph, and the file that makes a folder a graph.
 LOGSEQ_FOLDER, CONFIG_NAME = "logseq", "config.edn"
@@ -232,9 +232,9 @@ def tags_ignored(rel: str, block: list[Property], tags: Tags) -> tuple[int, str]
                  and (normalise_value(key, written[key].value) or "not a value") != held[key]]
     if not differing:
         return None
-    said = [f"{p.key}:: {p.value}" for p in differing]
+    said = [f"{p.key}:: {_shortened(p.value)}" for p in differing]
     said = f"{', '.join(said[:-1])} and {said[-1]}" if len(said) > 1 else said[0]
-    valid = [(p.key, value) for p in differing if (value := normalise_value(p.key, p.value)) is not None]
+    valid = [(p.key, value) for p in differing if (value := _taggable(p.key, p.value)) is not None]
     asked = " ".join(f"--{key} {shlex.quote(value)}" for key, value in valid)
     overwrite = " --overwrite" if any(held[key] for key, _ in valid) else ""
     how = (f"tag it with `tachikoma tag --path {shlex.quote(rel)} {asked}{overwrite}`" if valid
@@ -244,3 +244,20 @@ def tags_ignored(rel: str, block: list[Property], tags: Tags) -> tuple[int, str]
     return (min(p.line for p in differing),
             f"{said}: {'Logseq properties, which are not tags' if many else 'a Logseq property, which is no tag'} "
             f"to tachikoma (it reads tags from YAML front matter, which Logseq keeps): not read; {how}")
+
+
+#: The most of a property's value a warning quotes (a `source::` may hold a pasted page).
+SAID_CHARS = 80
+
+
+def _shortened(value: str) -> str:
+    return value if len(value) <= SAID_CHARS else value[:SAID_CHARS] + "…"
+
+
+def _taggable(key: str, value: str) -> str | None:
+    """`value` as `tachikoma tag` takes it for `key` (`tags.check_value`: a source of at most 200 characters, no
+    control character), or None when it would refuse it: the command a warning names must run."""
+    try:
+        return check_value(key, value)
+    except InvalidTagValue:
+        return None
