@@ -243,3 +243,15 @@ def test_the_warning_of_tags_written_as_properties_is_short_and_its_command_runs
     assert warnings["pages/long.md"].endswith("`tachikoma tag --path pages/long.md --trust owner`")
     assert "--source" not in warnings["pages/escape.md"]
     assert warnings["pages/escape.md"].endswith("`tachikoma tag --path pages/escape.md --confidence high`")
+
+
+def test_tagging_a_graph_s_copies_does_not_blame_index_exclude(tmp_path):
+    """`tag --path logseq/bak/` is skipped as Logseq's copies of pages, and the last line said "the selection matches
+    only files [index] exclude leaves out", a setting the memory does not have. It says they are left out of the
+    memory, the line above saying why."""
+    from test_logseq import run_cli
+
+    graph = write(tmp_path / "graph", GRAPH)
+    code, out, err = run_cli("--memory", str(graph), "tag", "--path", "logseq/bak/", "--trust", "self", "--dry-run")
+    assert code == 1 and "Logseq's own copies of pages" in err
+    assert out == "nothing to tag: the selection matches only files left out of the memory (above)\n"

@@ -328,7 +328,7 @@ def test_a_folder_or_glob_naming_only_excluded_files_is_no_success_on_any_face(v
             assert out.endswith("\ndry run: 1 file would change; nothing written\n")
             continue
         assert code == 1 and err == f"skipped {pattern}: {said}\n", (pattern, err)
-        assert out == "nothing to tag: the selection matches only files [index] exclude leaves out (above)\n"
+        assert out == "nothing to tag: the selection matches only files left out of the memory (above)\n"
     code, out, _ = run_cli("--memory", str(vault), "tag", "--path", "Templates/", "--trust", "self", "--json")
     answer = json.loads(out)
     assert code == 1 and answer["matched"] == 0 and answer["warnings"] == []

@@ -118,7 +118,7 @@ def _nothing_to_tag(plan) -> str:
     """Why a tag run changed nothing: no file matched, or every matched file already had the values, kept
     its own (fill mode) or was skipped."""
     if not plan.matched and plan.excluded_patterns:
-        return "nothing to tag: the selection matches only files [index] exclude leaves out (above)"
+        return "nothing to tag: the selection matches only files left out of the memory (above)"
     if not plan.matched:
         return "nothing to tag: no file matched the selection"
     reasons = []
