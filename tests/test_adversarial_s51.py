@@ -255,3 +255,37 @@ def test_tagging_a_graph_s_copies_does_not_blame_index_exclude(tmp_path):
     code, out, err = run_cli("--memory", str(graph), "tag", "--path", "logseq/bak/", "--trust", "self", "--dry-run")
     assert code == 1 and "Logseq's own copies of pages" in err
     assert out == "nothing to tag: the selection matches only files left out of the memory (above)\n"
+
+
+# ---------------------------------------------------------------- PostgreSQL's text holds no NUL
+
+def test_a_nul_in_a_file_s_text_or_tags_does_not_stop_a_postgresql_index_run(tmp_path, url, monkeypatch):
+    """PostgreSQL's text holds no NUL (SQLite's does): a session whose JSON holds "\\u0000" (a tool's binary output),
+    a note with a NUL past the first 8 KB that the binary sniff reads, or front matter whose YAML says `source:
+    "a\\0b"` each stopped every index run of a shared store with a database error, the whole memory unindexed from then
+    on. What the store keeps holds U+FFFD in its place; the run indexes everything."""
+    import json
+
+    from tachikoma.indexer import runner
+    from tachikoma.search.searcher import Searcher
+    from tachikoma.store import STORE_ENV, locate
+
+    monkeypatch.setenv(STORE_ENV, url)
+    turns = [{"type": "user", "message": {"role": "user", "content": "the kiln log says \u0000\u0000 zebrafish"},
+              "timestamp": "2026-01-01T00:00:00Z", "sessionId": "s"},
+             {"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": "noted"}]},
+              "timestamp": "2026-01-01T00:00:01Z", "sessionId": "s"}]
+    root = tmp_path / "memory"
+    write(root, {"session.jsonl": "\n".join(json.dumps(t) for t in turns) + "\n",
+                 "source.md": '---\nsource: "a\\0b"\n---\n# Source\nquartz teapot\n', "ok.md": "# ok\nfine\n"})
+    (root / "late.md").write_bytes(b"# Late\n" + b"word " * 3000 + b"\nmarmalade\x00jar\n")
+    summary = runner.run(root, embedder_name="hash")
+    with locate(root).open(readonly=True) as store:
+        assert set(store.files()) == {"session.jsonl", "source.md", "ok.md", "late.md"}, summary.line()
+    searcher = Searcher(root)
+    try:
+        for word, path in (("zebrafish", "session.jsonl"), ("marmalade", "late.md"), ("quartz", "source.md")):
+            results = searcher.search(word, 3, min_score=0)["results"]
+            assert results and results[0]["path"] == path and "\x00" not in results[0]["text"]
+    finally:
+        searcher.close()

@@ -395,25 +395,27 @@ class PostgresStore:
             "INSERT INTO tachikoma.files (memory_id, path, kind, sha256, size, mtime_ns, fm_date, git_date, trust, "
             "confidence, source, invalid, warnings, indexed_at, path_date, turn_date, evergreen, git_import) "
             "VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) RETURNING id",
-            (self.memory_id, info["path"], info["kind"], info["sha256"], info["size"], info["mtime_ns"],
-             info.get("fm_date"), info.get("git_date"), info.get("trust"), info.get("confidence"),
-             info.get("source"), json.dumps(info.get("invalid", {})), json.dumps(info.get("warnings", [])),
-             time.time(), info.get("path_date"), info.get("turn_date"), bool(info.get("evergreen")),
-             bool(info.get("git_import")))).fetchone()[0]
+            tuple(map(_no_nul, (
+                self.memory_id, info["path"], info["kind"], info["sha256"], info["size"], info["mtime_ns"],
+                info.get("fm_date"), info.get("git_date"), info.get("trust"), info.get("confidence"),
+                info.get("source"), json.dumps(info.get("invalid", {})), json.dumps(info.get("warnings", [])),
+                time.time(), info.get("path_date"), info.get("turn_date"), bool(info.get("evergreen")),
+                bool(info.get("git_import")))))).fetchone()[0]
         if chunks:
             with self.db.cursor() as cur:
                 cur.executemany(
                     "INSERT INTO tachikoma.chunks (memory_id, file_id, idx, line_start, line_end, text, hash, vector, "
                     "date, kw) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
-                    [(self.memory_id, file_id, idx, start, end, text, digest,
-                      np.frombuffer(vector, dtype=np.float32), date, keyword_text(text))
+                    [(self.memory_id, file_id, idx, start, end, (held := _no_nul(text)), digest,
+                      np.frombuffer(vector, dtype=np.float32), date, keyword_text(held))
                      for idx, start, end, text, digest, vector, date in chunks])
         if tool_texts:
             with self.db.cursor() as cur:
                 cur.executemany(
                     "INSERT INTO tachikoma.tool_texts (memory_id, file_id, chunk_idx, line, tool, side, words, kw) "
                     "VALUES (%s,%s,%s,%s,%s,%s,%s,%s)",
-                    [(self.memory_id, file_id, *t, keyword_text(t[-1])) for t in tool_texts])
+                    [(self.memory_id, file_id, *(held := tuple(map(_no_nul, t))), keyword_text(held[-1]))
+                     for t in tool_texts])
 
     @_guarded
     def update_file(self, path: str, **columns) -> None:
@@ -424,7 +426,7 @@ class PostgresStore:
                 columns[flag] = bool(columns[flag])
         sets = ", ".join(f"{name} = %s" for name in columns)
         self.db.execute(f"UPDATE tachikoma.files SET {sets} WHERE memory_id = %s AND path = %s",
-                        (*columns.values(), self.memory_id, path))
+                        (*map(_no_nul, columns.values()), self.memory_id, path))
 
     @_guarded
     def delete_file(self, path: str) -> None:
@@ -667,6 +669,12 @@ class PostgresStore:
         return [r[0] for r in self.db.execute(
             f"SELECT id FROM tachikoma.chunks WHERE id = ANY(%(ids)s) AND tsv @@ {term_query('%(term)s')}",
             {"ids": list(chunk_ids), "term": asked_word(term)})]
+
+
+def _no_nul(value):
+    """`value` as PostgreSQL's text can hold it: a NUL (a session's "\\u0000", a note's byte past what the binary
+    sniff reads, a YAML "\\0"; SQLite's text holds them) as U+FFFD. Any other value as it is."""
+    return value.replace("\x00", "\ufffd") if isinstance(value, str) and "\x00" in value else value
 
 
 def _floats(sent: bytes) -> np.ndarray:
