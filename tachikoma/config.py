@@ -502,7 +502,7 @@ def _mcp(table: dict) -> McpConfig:
                          f"not {_toml_type(budget)}")
     read = table.get("read_tokens", MCP_READ_TOKENS)
     if isinstance(read, bool) or not isinstance(read, int) or read < 0:
-        raise ValueError(f"mcp.read_tokens must be a whole number, 0 for no cap, not {_toml_type(read)}")
+        raise ValueError(f"mcp.read_tokens must be a whole number from 0 (no cap) up, not {_toml_type(read)}")
     return McpConfig(budget_tokens=budget, read_tokens=read)
 
 

@@ -289,3 +289,17 @@ def test_a_nul_in_a_file_s_text_or_tags_does_not_stop_a_postgresql_index_run(tmp
             assert results and results[0]["path"] == path and "\x00" not in results[0]["text"]
     finally:
         searcher.close()
+
+
+def test_a_negative_read_tokens_is_told_the_range(tmp_path):
+    """`read_tokens = -5` was told "must be a whole number, 0 for no cap, not the integer -5": -5 is a whole number.
+    The refusal says the range, as `budget_tokens`'s does."""
+    import pytest
+
+    from tachikoma.config import load_config
+    from tachikoma.errors import TachikomaError
+
+    write(tmp_path, {"tachikoma.toml": "[mcp]\nread_tokens = -5\n"})
+    with pytest.raises(TachikomaError, match=r"mcp.read_tokens must be a whole number from 0 \(no cap\) up, not the "
+                                             r"integer -5$"):
+        load_config(tmp_path)
