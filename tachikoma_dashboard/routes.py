@@ -121,7 +121,9 @@ def file_page(rel: str):
     try:
         shown = page_path(dash().root, rel, exclude)
         if shown is not None and shown != rel:  # a symlink to a note is that note: its page, the alias unread
-            return redirect(url_for("dashboard.file_page", rel=shown, **request.args), code=302)
+            # The query as it was sent: made again by url_for, a key it reads (rel, _method, _external) broke it.
+            query = request.query_string.decode("latin-1")
+            return redirect(url_for("dashboard.file_page", rel=shown) + ("?" + query if query else ""), code=302)
         view = None if shown is None else read_memory_file(
             dash().root, rel, lines, link_for=file_url, max_bytes=dash().max_file_bytes(), image_for=image_url,
             redact=dash().redact_secrets(), exclude=exclude)

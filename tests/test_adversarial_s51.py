@@ -303,3 +303,28 @@ def test_a_negative_read_tokens_is_told_the_range(tmp_path):
     with pytest.raises(TachikomaError, match=r"mcp.read_tokens must be a whole number from 0 \(no cap\) up, not the "
                                              r"integer -5$"):
         load_config(tmp_path)
+
+
+# ---------------------------------------------------------------- the dashboard
+
+def test_a_symlinked_note_s_page_redirects_whatever_its_query_holds(tmp_path):
+    """The page of `alias.md -> real.md` redirects to the note's page with the same query, built by `url_for` from
+    the query's keys: `?rel=x` (a key the route takes) or `?_method=POST` (one `url_for` reads as its own) raised
+    in `url_for` and the page was a 500 with a traceback on the console. The query is passed on as it was sent."""
+    from tachikoma.indexer import runner
+    from tachikoma_dashboard.app import create_app
+    from web_helpers import Client
+
+    root = write(tmp_path / "memory", {"real.md": "# Real\nthe note\n"})
+    (root / "alias.md").symlink_to("real.md")
+    runner.run(root, embedder_name="hash")
+    app = create_app(memory=root, port=5000)
+    app.test_client_class = Client
+    try:
+        client = app.test_client()
+        for query in ("lines=1-2&q=note", "rel=x", "_method=POST", "_external=1&_anchor=top", "q=%C3%A9+%26"):
+            response = client.get(f"/file/alias.md?{query}")
+            assert response.status_code == 302, (query, response.status_code)
+            assert response.headers["Location"] == f"/file/real.md?{query}"
+    finally:
+        app.extensions["tachikoma"].close()
