@@ -109,8 +109,8 @@ _HEADING = re.compile(r"[ ]{0,3}#{1,6}(?:[ \t]+(.*))?[ \t#]*")
 def opening_heading(text: str) -> str | None:
     """The title of the heading `text` opens with (blank lines before it ignored; "" for a bare ``#``), without its
     closing #s and spaces; None when it opens with none."""
-    line = text.lstrip("\r\n").split("\n", 1)[0].removesuffix("\r")
-    match = _HEADING.fullmatch(line)
+    line, ended, _ = text.lstrip("\r\n").partition("\n")
+    match = _HEADING.fullmatch(line.removesuffix("\r") if ended else line)  # a CRLF's CR, not a CR alone
     return None if match is None else (match.group(1) or "").rstrip(" \t#")
 
 
