@@ -217,7 +217,14 @@ def pattern_error(pattern: str, whole_memory: bool = True) -> str | None:
         _glob_regex(pattern.lstrip("/"))
     except InvalidPattern as exc:
         return f"{pattern!r} is not a glob tachikoma can read: {exc}"
+    if not whole_memory and all(pattern_matches(pattern, path) for path in _EVERY_KIND_OF_PATH):
+        return f"{pattern!r} matches every file, the whole memory folder, not a folder or file in it"
     return None
+
+
+#: Paths of every shape a memory holds (a top-level note, a session two folders down, odd names): a glob matching
+#: them all (`*`, `**`, `**/*`) names the whole memory, which ``[index] exclude`` may not leave out.
+_EVERY_KIND_OF_PATH = ("a.md", "MEMORY.md", "notes/b.md", "2026-03/22/s-1.jsonl", "x y/z_9.MD", ".hidden/c.md")
 
 
 def scope_error(patterns: list[str] | tuple[str, ...]) -> str | None:

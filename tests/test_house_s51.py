@@ -80,6 +80,22 @@ def test_only_exclude_refuses_the_whole_memory(memory):
     assert pattern_error("./") is None and scope_error(["/"]) is None
 
 
+@pytest.mark.parametrize("pattern", ["*", "**", "**/*", "/**", "**/*.*"])
+def test_a_glob_matching_every_file_is_the_whole_memory_to_exclude_and_to_tag(memory, pattern):
+    """``[index] exclude = ["**"]`` emptied the index with no error where "./" was refused, and `tag --path '**'`
+    tagged every file without --all. Both are refused now, naming the whole memory; a glob leaving some files
+    is not. Failed before."""
+    (memory / "tachikoma.toml").write_text(f'[index]\nexclude = ["{pattern}"]\n', encoding="utf-8")
+    with pytest.raises(TachikomaError, match="matches every file, the whole memory folder"):
+        load_config(memory)
+    (memory / "tachikoma.toml").unlink()
+    before = (memory / "martin.md").read_bytes()
+    code, _, err = cli_run("--memory", str(memory), "tag", "--path", pattern, "--trust", "self")
+    assert code == 2 and "--all" in err, err
+    assert (memory / "martin.md").read_bytes() == before
+    assert pattern_error("*.md", whole_memory=False) is None and pattern_error("*/**", whole_memory=False) is None
+
+
 # --------------------------------------------------------------------------- 3. a symlinked note's page
 
 
