@@ -124,9 +124,10 @@ def ahead_in(text: str, language: str | None) -> bool:
 _GONE = re.compile(r"\b(?:last|previous|past)\b", re.I)
 
 
+@functools.lru_cache(maxsize=16)
 def plans_in(text: str) -> bool:
     """Whether an English `text` asks what is planned (`_PLANS`) and does not speak of the past (`past_in`,
-    `_GONE`)."""
+    `_GONE`). Read once a text, not once each day of the week it names (linear time)."""
     return bool(_PLANS.search(text)) and not past_in(text, None) and not _GONE.search(text)
 
 
