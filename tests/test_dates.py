@@ -87,6 +87,8 @@ def commit_all(top, message, date):
     ("notes/2026-12.03.md", None),  # one separator throughout
     ("notes/2026_02_30.md", None),
     ("notes/v1.2.3.md", None),
+    ("vendor/lib-1000.10.10.md", None),  # a version: a year before 1900 takes "-" alone
+    ("history/1066-10-14.md", (1066, 10, 14)),
 ])
 def test_path_dates(path, expected):
     found = dates.path_date(path)

@@ -60,7 +60,8 @@ TRUST = {TRANSCRIPT_SOURCE: OWN, FRONTMATTER: OWN, PATH: OWN, GIT: COMMIT, GIT_I
 STRENGTH = tuple({OWN: 2, COMMIT: 1, WEAK: 0}[TRUST[s]] for s in SOURCES)
 
 #: A date in a file or folder name: ``2026-02-10``, ``2026_02_10`` (Logseq's journals) or ``2026.02.10``
-#: (Dendron's daily notes), one separator throughout ("2026-02.10" is none).
+#: (Dendron's daily notes), one separator throughout ("2026-02.10" is none); with ``_`` or ``.`` a year from 1900
+#: to 2199 (``lib-1000.10.10`` is a version).
 _PATH_DATE = re.compile(r"(?<![0-9])([0-9]{4})([-_.])([0-9]{2})\2([0-9]{2})(?![0-9])")
 
 
@@ -69,7 +70,9 @@ def path_date(path: str) -> datetime | None:
     (its last one), as midnight UTC."""
     for part in reversed(path.split("/")):
         for match in reversed(list(_PATH_DATE.finditer(part))):
-            year, _, month, day = match.groups()
+            year, separator, month, day = match.groups()
+            if separator != "-" and not 1900 <= int(year) < 2200:
+                continue  # "lib-1000.10.10", "v2.0001_02_03": a version, not a day
             try:
                 return datetime(int(year), int(month), int(day), tzinfo=timezone.utc)
             except ValueError:
