@@ -3,17 +3,16 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 from pathlib import Path
 
 import pytest
 
-from tachikoma import cli, memory
+from tachikoma import memory
 from tachikoma.indexer import runner
-from tachikoma.store import locate
 from tachikoma.watcher import relevant
+
+from test_exclude import indexed, run_cli
 
 CONFIG = ('{:meta/version 1\n ;; namespaces as work___harbour.md\n :file/name-format :triple-lowbar\n'
           ' :preferred-format "Markdown"}\n')
@@ -38,18 +37,6 @@ def write(root: Path, files: dict[str, str]) -> Path:
 @pytest.fixture
 def graph(tmp_path) -> Path:
     return write(tmp_path / "graph", GRAPH)
-
-
-def indexed(root: Path) -> set[str]:
-    with locate(root).open(readonly=True) as store:
-        return set(store.files())
-
-
-def run_cli(*args: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = cli.main(list(args))
-    return code, out.getvalue(), err.getvalue()
 
 
 def test_logseq_s_copies_of_pages_are_not_memory(graph):

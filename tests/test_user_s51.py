@@ -160,20 +160,17 @@ def test_the_index_page_says_where_a_shared_index_lives(tmp_path, url, monkeypat
     address without a password, as every other message), and the SQLite file only on SQLite. Failed before."""
     from tachikoma_dashboard.app import create_app
 
+    def index_page(root) -> str:
+        app = create_app(memory=root, port=5000, watch=False)
+        try:
+            return app.test_client().get("/reindex", base_url="http://127.0.0.1:5000").get_data(as_text=True)
+        finally:
+            app.extensions["tachikoma"].index_job.wait(30)
+
     monkeypatch.setenv(STORE_ENV, url)
-    root = _memory(tmp_path / "memory")
-    app = create_app(memory=root, port=5000, watch=False)
-    try:
-        page = app.test_client().get("/reindex", base_url="http://127.0.0.1:5000").get_data(as_text=True)
-    finally:
-        app.extensions["tachikoma"].index_job.wait(30)
+    page = index_page(_memory(tmp_path / "memory"))
     assert "index.db" not in page
     assert "The search index is the memory <code>memory</code> in the PostgreSQL database <code>postgresql://" in page
     monkeypatch.delenv(STORE_ENV)
     lite = _memory(tmp_path / "lite")
-    app = create_app(memory=lite, port=5000, watch=False)
-    try:
-        page = app.test_client().get("/reindex", base_url="http://127.0.0.1:5000").get_data(as_text=True)
-    finally:
-        app.extensions["tachikoma"].index_job.wait(30)
-    assert f"The search index lives in <code>{lite}/.cache/index.db</code>" in page
+    assert f"The search index lives in <code>{lite}/.cache/index.db</code>" in index_page(lite)
